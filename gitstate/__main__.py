@@ -1,0 +1,23 @@
+"""Entry point. `gitstate hook ...` is dispatched before click is imported: git runs hooks on
+every commit, and a commit that does not concern gitstate must cost almost nothing."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["hook"] and len(args) > 1 and args[1] in _light_hooks():
+        from gitstate.hooks import run_hook
+        return run_hook(args[1], args[2:])
+    from gitstate.cli import main as cli_main
+    return cli_main(args)
+
+
+def _light_hooks() -> frozenset[str]:
+    return frozenset({"pre-commit", "commit-msg", "pre-receive"})
+
+
+if __name__ == "__main__":
+    sys.exit(main())

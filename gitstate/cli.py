@@ -1,0 +1,322 @@
+"""The command line: parse, call the core, render (text for people, `--json` for agents).
+
+Errors of any command become one message and an exit code (0 done, 1 rejected, 2 usage);
+nothing ever prompts.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Callable
+
+import click
+
+from gitstate import __version__
+from gitstate.errors import EXIT_REJECTED, EXIT_USAGE, GitstateError
+
+HELP = """gitstate: a git-native lifecycle state machine for AI agents.
+
+Each agent's state is a committed file, agent/<id>/_state.md; every change of state is one
+commit tagged [STATE:x]; git hooks refuse illegal moves. Try it:
+
+\b
+  gitstate demo                      a scripted multi-agent story in a throwaway repo
+  gitstate init                      manage this repository (lifecycle 'haak')
+  gitstate spawn alice --role architect
+  gitstate transition alice inbox -m "restored"
+  gitstate status                    who is where, and what they may do next
+"""
+
+
+def _json_out(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, sort_keys=False, default=str))
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+
+
+@click.group(help=HELP, invoke_without_command=True, context_settings={"max_content_width": 100})
+@click.version_option(__version__, prog_name="gitstate")
+@click.option("-C", "directory", default=None, metavar="PATH",
+              help="Run as if started in PATH.")
+@click.pass_context
+def cli(ctx: click.Context, directory: str | None) -> None:
+    ctx.obj = {"dir": directory}
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
+
+
+def _repo(ctx: click.Context):
+    from gitstate.repo import open_managed
+    return open_managed(ctx.obj.get("dir"))
+
+
+# ---------------------------------------------------------------------------------------
+# Setting up
+
+
+@cli.command()
+@click.option("--lifecycle", "lifecycle", metavar="PRESET|FILE", default=None,
+              help="A shipped preset (see `gitstate presets`) or a lifecycle.yaml file. "
+                   "Default: keep the repository's, or 'haak'.")
+@click.option("--force", is_flag=True, help="Replace an existing lifecycle and protocol docs.")
+@click.option("--no-commit", is_flag=True, help="Write the files but do not commit them.")
+@click.option("--server", is_flag=True, help="Install the pre-receive hook in a bare hub.")
+@json_option
+@click.pass_context
+def init(ctx, lifecycle, force, no_commit, server, as_json):
+    """Make this repository managed (idempotent)."""
+    if server:
+        from gitstate.server import init_server
+        report = init_server(ctx.obj.get("dir"), lifecycle)
+    else:
+        from gitstate.initrepo import init as do_init
+        report = do_init(ctx.obj.get("dir"), lifecycle, force=force, commit=not no_commit)
+    if as_json:
+        _json_out(report.__dict__)
+        return
+    for line in report.actions:
+        click.echo(f"  {line}")
+    click.echo(f"managed with lifecycle '{report.lifecycle}'; hooks in {report.hooks_dir}"
+               + ("" if report.actions else " (nothing to change)"))
+
+
+@cli.command()
+@json_option
+def presets(as_json):
+    """List the shipped lifecycles."""
+    from gitstate.lifecycle import load_lifecycle
+    from gitstate.resources import preset_dir, presets as names
+
+    rows = []
+    for name in names():
+        lc = load_lifecycle((preset_dir(name) / "lifecycle.yaml").read_text(encoding="utf-8"),
+                            f"{name}/lifecycle.yaml")
+        rows.append({"name": name, "description": lc.description, "initial": lc.initial,
+                     "states": list(lc.states), "default": name == "haak"})
+    if as_json:
+        _json_out(rows)
+        return
+    for r in rows:
+        mark = " (default)" if r["default"] else ""
+        click.echo(f"{r['name']}{mark}: {r['description']}")
+        click.echo(f"    states: {', '.join(r['states'])}")
+
+
+@cli.command()
+@click.option("--mermaid", is_flag=True, help="Draw it as a Mermaid state diagram.")
+@click.option("--preset", default=None, help="Show a shipped preset instead of this repo's.")
+@json_option
+@click.pass_context
+def lifecycle(ctx, mermaid, preset, as_json):
+    """Show (or draw) this repository's lifecycle."""
+    from gitstate.lifecycle import describe, load_lifecycle, to_mermaid
+
+    if preset:
+        from gitstate.resources import preset_dir
+        lc = load_lifecycle((preset_dir(preset) / "lifecycle.yaml").read_text(encoding="utf-8"),
+                            f"{preset}/lifecycle.yaml")
+    else:
+        lc = _repo(ctx).lifecycle()
+    if as_json:
+        _json_out(lc.to_dict())
+    else:
+        click.echo(to_mermaid(lc) if mermaid else describe(lc), nl=False)
+
+
+# ---------------------------------------------------------------------------------------
+# Moving agents
+
+
+def _print_move(result, as_json: bool) -> None:
+    info = result.plan.info
+    if as_json:
+        _json_out({"commit": result.sha, "agent": info["agent"], "from": info["from"],
+                   "to": info["to"], "path": info["path"],
+                   "subject": result.plan.message.split("\n", 1)[0]})
+    else:
+        frm = f"{info['from']} -> " if info["from"] else ""
+        click.echo(f"{info['agent']}: {frm}{info['to']}  ({result.sha[:10]})")
+
+
+@cli.command()
+@click.argument("agent")
+@click.option("--role", default=None, help="The role this agent holds.")
+@click.option("--model", default=None, help="The model behind the agent.")
+@click.option("--parent", "parent", default=None, help="The agent that spawned this one.")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Set a front-matter key.")
+@click.option("-m", "--message", "text", default=None, help="Text of the commit subject.")
+@json_option
+@click.pass_context
+def spawn(ctx, agent, role, model, parent, sets, text, as_json):
+    """Register AGENT in the initial state (one commit)."""
+    from gitstate.moves import parse_sets, spawn as do_spawn
+    result = do_spawn(_repo(ctx), agent, role=role, model=model, parent_agent=parent,
+                      sets=parse_sets(sets), text=text)
+    _print_move(result, as_json)
+
+
+@cli.command()
+@click.argument("agent")
+@click.argument("state")
+@click.option("-m", "--message", "text", default=None, help="Text of the commit subject.")
+@click.option("--body", default="", help="A longer commit body (may @mention agents).")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Set a front-matter key.")
+@click.option("--approved-by", default=None, metavar="HUMAN",
+              help="Add 'Approved-by: HUMAN' for moves that need approval.")
+@click.option("--push", is_flag=True, help="Also push to the hub (not yet available).")
+@json_option
+@click.pass_context
+def transition(ctx, agent, state, text, body, sets, approved_by, push, as_json):
+    """Move AGENT to STATE: one atomic commit of its state file and whatever is staged."""
+    from gitstate.moves import parse_sets, transition as do_transition
+    if push:
+        raise GitstateError("--push is not available yet", hint="commit, then `git push`")
+    result = do_transition(_repo(ctx), agent, state, text=text, sets=parse_sets(sets),
+                           approved_by=approved_by, body=body)
+    _print_move(result, as_json)
+
+
+# ---------------------------------------------------------------------------------------
+# Reading
+
+
+@cli.command()
+@click.argument("agent", required=False)
+@json_option
+@click.pass_context
+def status(ctx, agent, as_json):
+    """Current state, mortality phase and legal next states (of AGENT, or of everyone)."""
+    from gitstate.grammar import canonical_id
+    from gitstate.models import agent_status
+
+    repo = _repo(ctx)
+    head = repo.git.head()
+    lc = repo.lifecycle(head)
+    if agent:
+        agent = canonical_id(agent)
+        path = lc.state_path(agent)
+        data = repo.git.cat_files([f"{head}:{path}"])[0] if head else None
+        if data is None:
+            raise GitstateError(f"unknown agent '{agent}': {path} is not committed",
+                                hint=f"spawn it with `gitstate spawn {agent}`")
+        rows = [agent_status(agent, path, data, lc)]
+    else:
+        rows = [agent_status(a, lc.state_path(a), d, lc)
+                for a, d in sorted(repo.agents_at(lc, head).items())]
+    if as_json:
+        _json_out([r.as_json() for r in rows] if not agent else rows[0].as_json())
+        return
+    if not rows:
+        click.echo("no agents yet: `gitstate spawn <id>` registers one")
+        return
+    for r in rows:
+        _print_status(r, detailed=bool(agent))
+
+
+def _print_status(r, detailed: bool) -> None:
+    if r.problem and r.state is None:
+        click.echo(f"{r.agent}: unreadable state file: {r.problem}")
+        return
+    bits = [f"{r.agent}: {r.state} ({r.roster})"]
+    if r.role:
+        bits.append(f"role {r.role}")
+    if r.context_pct is not None:
+        bits.append(f"context {r.context_pct:g}% {r.phase}")
+    click.echo("  ".join(bits))
+    if detailed:
+        if r.thread:
+            click.echo(f"  thread: {r.thread}")
+        if r.summary:
+            click.echo(f"  summary: {r.summary}")
+        click.echo(f"  next: {', '.join(r.next) if r.next else 'nothing (terminal)'}")
+        if r.advice:
+            click.echo(f"  {r.advice}")
+    if r.problem:
+        click.echo(f"  problem: {r.problem}")
+
+
+@cli.command()
+@json_option
+@click.pass_context
+def check(ctx, as_json):
+    """Validate the lifecycle and every _state.md in the work tree."""
+    from gitstate.checks import check_worktree
+    problems = check_worktree(_repo(ctx))
+    if as_json:
+        _json_out({"ok": not problems, "problems": [p.as_json() for p in problems]})
+    else:
+        for p in problems:
+            where = f"{p.file}:{p.line}" if p.line else p.file
+            click.echo(f"[{p.rule}] {where}: {p.message}")
+        click.echo("ok: lifecycle and state files are valid" if not problems
+                   else f"{len(problems)} problem{'s' if len(problems) != 1 else ''}")
+    if problems:
+        sys.exit(EXIT_REJECTED)
+
+
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.argument("name")
+@click.option("--agent", default=None, help="For runtime hooks: which agent (or $GITSTATE_AGENT).")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.pass_context
+def hook(ctx, name, agent, args):
+    """Entry points for git hooks (pre-commit, commit-msg, pre-receive) and agent runtimes
+    (session-start)."""
+    import os
+    if name in ("pre-commit", "commit-msg", "pre-receive"):
+        from gitstate.hooks import run_hook
+        sys.exit(run_hook(name, list(args)))
+    if name == "session-start":
+        agent = agent or os.environ.get("GITSTATE_AGENT")
+        if not agent:
+            click.echo("gitstate: no agent given (--agent ID or $GITSTATE_AGENT); "
+                       "showing everyone", err=True)
+        ctx.invoke(status, agent=agent or None, as_json=False)
+        return
+    raise GitstateError(f"unknown hook '{name}'", hint="known: pre-commit, commit-msg, "
+                        "pre-receive, session-start")
+
+
+@cli.command()
+@click.option("--dir", "directory", default=None, type=click.Path(file_okay=False),
+              help="Where to make the throwaway repository (default: a new temp folder).")
+def demo(directory):
+    """Run a scripted multi-agent story in a throwaway repository and show the result."""
+    from gitstate.demo import run_demo
+    sys.exit(run_demo(directory))
+
+
+# ---------------------------------------------------------------------------------------
+
+
+def main(args: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if args is None else args)
+    as_json = "--json" in args
+    try:
+        rv = cli.main(args=args, prog_name="gitstate", standalone_mode=False)
+        return rv if isinstance(rv, int) else 0
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.ClickException as exc:
+        exc.show()
+        return EXIT_USAGE
+    except click.Abort:
+        return EXIT_REJECTED
+    except GitstateError as exc:
+        if as_json:
+            _json_out(exc.to_dict())
+        click.echo(f"gitstate: {exc}", err=True)
+        return exc.exit_code
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a bug of ours: say so plainly; the traceback is opt-in
+        import os
+        if os.environ.get("GITSTATE_DEBUG"):
+            raise
+        click.echo(f"gitstate: internal error: {type(exc).__name__}: {exc}\n"
+                   "  (set GITSTATE_DEBUG=1 to see the traceback; please report it)", err=True)
+        return EXIT_REJECTED

@@ -1,0 +1,137 @@
+"""`gitstate demo`: a short multi-agent story, told through the real commands and hooks."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+from gitstate.git import Git
+
+
+class _Story:
+    def __init__(self, repo: Path):
+        self.repo = repo
+        self.git = Git(repo)
+        self.failures: list[str] = []
+
+    def say(self, text: str) -> None:
+        click.echo("")
+        click.secho(f"# {text}", fg="cyan")
+
+    def gitstate(self, *args: str, expect: int = 0) -> int:
+        from gitstate.cli import main
+        click.secho(f"$ gitstate {' '.join(_quote(a) for a in args)}", bold=True)
+        try:
+            code = main(["-C", str(self.repo), *args])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        if code != expect:
+            self.failures.append(f"`gitstate {' '.join(args)}` exited {code}, expected {expect}")
+        return code
+
+    def shell(self, *cmd: str, expect: int = 0) -> int:
+        click.secho(f"$ {' '.join(_quote(a) for a in cmd)}", bold=True)
+        proc = subprocess.run(cmd, cwd=self.repo, capture_output=True, text=True)
+        for stream in (proc.stdout, proc.stderr):
+            if stream.strip():
+                click.echo(stream.rstrip())
+        if proc.returncode != expect:
+            self.failures.append(f"`{' '.join(cmd)}` exited {proc.returncode}, expected {expect}")
+        return proc.returncode
+
+    def write(self, rel: str, text: str) -> None:
+        path = self.repo / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _quote(arg: str) -> str:
+    return f'"{arg}"' if any(c in arg for c in " @;'") else arg
+
+
+def run_demo(directory: str | None = None) -> int:
+    repo = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="gitstate-demo-"))
+    repo.mkdir(parents=True, exist_ok=True)
+    if any(repo.iterdir()):
+        click.echo(f"gitstate demo: {repo} is not empty; give an empty or new folder", err=True)
+        return 2
+    env_git = Git(repo)
+    env_git.run("init", "-q", "-b", "main")
+    for key, value in (("user.name", "gitstate demo"), ("user.email", "demo@gitstate.invalid"),
+                       ("commit.gpgsign", "false")):
+        env_git.run("config", key, value)
+    os.environ.pop("GIT_INDEX_FILE", None)
+    s = _Story(repo)
+    click.secho(f"gitstate demo in {repo}", bold=True)
+
+    s.say("Make the repository managed: the lifecycle 'haak', its protocols, the hooks.")
+    s.gitstate("init")
+
+    s.say("Three agents are born, each in the initial state, each in one commit.")
+    s.gitstate("spawn", "alice", "--role", "architect", "--model", "opus-4-6",
+               "--set", "person=zach", "--set", "project=haak")
+    s.gitstate("spawn", "bob", "--role", "librarian", "--set", "person=zach")
+    s.gitstate("spawn", "carol", "--role", "steward", "--set", "person=zach")
+
+    s.say("alice works through the loop; her design lands in the same commit as her state,\n"
+          "# and @bob in the message is a message to bob.")
+    s.gitstate("transition", "alice", "inbox", "-m", "restored from a cold start")
+    s.gitstate("transition", "alice", "distill", "-m", "nothing in the inbox")
+    s.write("docs/design.md", "# Roster fold\n\nFold tagged commits into a roster.\n")
+    s.shell("git", "add", "docs/design.md")
+    s.gitstate("transition", "alice", "deep_work", "-m", "roster: design drafted",
+               "--set", "thread=roster-fold", "--set", "context_pct=40",
+               "--body", "@bob please index docs/design.md")
+
+    s.say("bob tries to skip ahead by editing his state file and committing by hand.\n"
+          "# The pre-commit hook refuses, and says what would be legal.")
+    s.gitstate("transition", "bob", "inbox", "-m", "restored")
+    state = repo / "agent" / "bob" / "_state.md"
+    state.write_text(state.read_text(encoding="utf-8").replace("state: inbox", "state: deep_work"),
+                     encoding="utf-8")
+    s.shell("git", "commit", "-q", "-am", "@bob: [STATE:deep_work] skipping the distill step",
+            expect=1)
+    s.say("Nothing was committed; bob's edit is still in his work tree. He takes the legal path.")
+    s.shell("git", "status", "--short")
+    s.shell("git", "checkout", "--", "agent/bob/_state.md")
+    s.gitstate("transition", "bob", "distill", "-m", "reading alice's design")
+
+    s.say("carol freezes: her freeze-state file is her self-portrait for whoever needs her.")
+    s.gitstate("transition", "carol", "inbox", "-m", "restored")
+    s.gitstate("transition", "carol", "distill", "-m", "work will resume next week")
+    template = _template("freeze-state.md")
+    s.write("data/freeze-states/carol.md", template.replace("session_id: null", "session_id: carol"))
+    s.shell("git", "add", "data/freeze-states/carol.md")
+    s.gitstate("transition", "carol", "frozen", "-m", "frozen at 60%",
+               "--set", "freeze_state=data/freeze-states/carol.md", "--set", "context_pct=60")
+    s.say("Waking a frozen agent is a human's call: without approval it is refused.")
+    s.gitstate("transition", "carol", "bootstrap", "-m", "waking myself", expect=1)
+
+    s.say("alice finishes and dies, leaving a final summary.")
+    s.gitstate("transition", "alice", "inbox", "-m", "design done")
+    s.gitstate("transition", "alice", "distill", "-m", "wrapping up")
+    s.gitstate("transition", "alice", "dead", "-m", "done",
+               "--set", "final_summary=Designed the roster fold; see docs/design.md")
+
+    s.say("Where everyone stands now, and the history git keeps.")
+    s.gitstate("status")
+    s.shell("git", "log", "--oneline", "-8")
+
+    click.echo("")
+    if s.failures:
+        click.secho("The demo did not go as scripted:", fg="red", err=True)
+        for f in s.failures:
+            click.echo(f"  {f}", err=True)
+        return 1
+    click.secho(f"Done. Explore it: cd {repo} && git log --stat", bold=True)
+    return 0
+
+
+def _template(name: str) -> str:
+    from gitstate.resources import read_shipped
+    return read_shipped("data", name)

@@ -1,0 +1,158 @@
+"""The commit grammar (SPEC §3): agent ids, `@id: [STATE:x] text` subjects, trailers, mentions.
+
+Pure functions over strings; no git, no files.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gitstate.errors import InvalidId
+
+ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+_ID_RE = re.compile(rf"^{ID_PATTERN}$")
+# `@ALL` addresses every agent, so no agent may be called "all".
+RESERVED_IDS = frozenset({"all"})
+
+# The canonical subject. The tag is matched case-insensitively so that `[state:x]` is not
+# silently taken for an ordinary commit; anything but the exact form is reported.
+_SUBJECT_RE = re.compile(rf"^@(?P<id>{ID_PATTERN}):[ \t]*\[STATE:(?P<state>[^\]\s]*)\][ \t]*(?P<text>.*)$")
+_PREFIX_RE = re.compile(rf"^@(?P<id>{ID_PATTERN}):")
+_TAG_ANYWHERE_RE = re.compile(r"\[\s*state\s*:", re.IGNORECASE)
+_MENTION_RE = re.compile(rf"(?<![\w@.+-])@(?P<id>{ID_PATTERN})")
+_TRAILER_RE = re.compile(r"^(?P<key>[A-Za-z0-9][A-Za-z0-9-]*)[ \t]*:[ \t]*(?P<value>.*\S)?[ \t]*$")
+_SCISSORS_RE = re.compile(r"^# -+ >8 -+$")
+
+
+def is_valid_id(text: str) -> bool:
+    return bool(_ID_RE.match(text)) and text.lower() not in RESERVED_IDS
+
+
+def canonical_id(text: str) -> str:
+    """The id as stored (lower case); raises InvalidId with what is allowed."""
+    if not isinstance(text, str) or not is_valid_id(text):
+        shown = text if isinstance(text, str) and len(text) <= 80 else f"{str(text)[:77]}..."
+        reason = ("'all' is reserved for @ALL" if isinstance(text, str) and text.lower() == "all"
+                  else "ids are 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit")
+        raise InvalidId(f"invalid agent id {shown!r}: {reason}")
+    return text.lower()
+
+
+@dataclass(frozen=True)
+class Message:
+    """A commit message, read by the grammar."""
+
+    subject: str
+    body: str
+    prefix: str | None = None          # canonical id of a leading `@id:`
+    tag: str | None = None             # state named by a well-formed `[STATE:x]`
+    text: str = ""                     # subject text after the tag
+    malformed: str | None = None       # why a tag-like subject is not well formed
+    trailers: dict[str, list[str]] = field(default_factory=dict)  # lower-case keys
+    mentions: frozenset[str] = frozenset()  # canonical ids; "all" for @ALL
+
+    @property
+    def has_tag(self) -> bool:
+        return self.tag is not None or self.malformed is not None
+
+    def trailer(self, key: str) -> list[str]:
+        return self.trailers.get(key.lower(), [])
+
+
+def clean_message(raw: str) -> list[str]:
+    """Message lines as git would keep them: comments and everything below scissors dropped."""
+    lines = []
+    for line in raw.replace("\r\n", "\n").split("\n"):
+        if _SCISSORS_RE.match(line):
+            break
+        if line.startswith("#"):
+            continue
+        lines.append(line.rstrip())
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return lines
+
+
+def parse_message(raw: str, accept: tuple[re.Pattern, ...] = ()) -> Message:
+    """Read a commit message. `accept` adds other subject forms (named groups `id`, `state`)."""
+    lines = clean_message(raw)
+    subject = lines[0] if lines else ""
+    body = "\n".join(lines[1:]).strip("\n")
+    prefix, tag, text, malformed = _parse_subject(subject, accept)
+    trailers = parse_trailers(body)
+    mentions = find_mentions(subject, body, prefix)
+    return Message(subject=subject, body=body, prefix=prefix, tag=tag, text=text,
+                   malformed=malformed, trailers=trailers, mentions=mentions)
+
+
+def _parse_subject(subject: str, accept: tuple[re.Pattern, ...]):
+    m = _SUBJECT_RE.match(subject)
+    if m:
+        ident, state = m.group("id"), m.group("state")
+        if not is_valid_id(ident):
+            return None, state or None, m.group("text"), f"'{ident}' is not a valid agent id"
+        if not state:
+            return ident.lower(), None, m.group("text"), "the tag names no state: [STATE:]"
+        return ident.lower(), state, m.group("text"), None
+    for pattern in accept:
+        am = pattern.search(subject)
+        if am and is_valid_id(am.group("id") or "") and am.group("state"):
+            return am.group("id").lower(), am.group("state"), subject[am.end():].strip(), None
+    pm = _PREFIX_RE.match(subject)
+    prefix = pm.group("id").lower() if pm and is_valid_id(pm.group("id")) else None
+    if _TAG_ANYWHERE_RE.search(subject):
+        return prefix, None, subject, (
+            "a state tag must open the subject exactly as '@<id>: [STATE:<state>] <text>'")
+    return prefix, None, subject[pm.end():].strip() if pm else subject, None
+
+
+def parse_trailers(body: str) -> dict[str, list[str]]:
+    """`Key: value` lines of the body's last paragraph (keys lower-cased)."""
+    paragraphs = [p for p in body.split("\n\n") if p.strip()]
+    if not paragraphs:
+        return {}
+    found: dict[str, list[str]] = {}
+    for line in paragraphs[-1].split("\n"):
+        if line[:1].isspace() and found:
+            continue  # continuation of the previous trailer
+        m = _TRAILER_RE.match(line)
+        if not m:
+            return {}
+        found.setdefault(m.group("key").lower(), []).append((m.group("value") or "").strip())
+    return found
+
+
+def find_mentions(subject: str, body: str, prefix: str | None = None) -> frozenset[str]:
+    """Canonical ids addressed with `@id` or `@ALL`; the author's own prefix is not one."""
+    text = subject
+    if prefix is not None:
+        pm = _PREFIX_RE.match(subject)
+        if pm:
+            text = subject[pm.end():]
+    found = set()
+    for chunk in (text, body):
+        for m in _MENTION_RE.finditer(chunk):
+            ident = m.group("id").rstrip(".")
+            if ident.lower() == "all":
+                found.add("all")
+            elif is_valid_id(ident):
+                found.add(ident.lower())
+    return frozenset(found)
+
+
+def format_subject(agent: str, state: str, text: str) -> str:
+    text = " ".join(text.split())
+    return f"@{agent}: [STATE:{state}] {text}".rstrip()
+
+
+def format_message(agent: str, state: str, text: str, body: str = "",
+                   trailers: list[tuple[str, str]] = ()) -> str:
+    parts = [format_subject(agent, state, text)]
+    if body.strip():
+        parts.append(body.strip())
+    if trailers:
+        parts.append("\n".join(f"{k}: {v}" for k, v in trailers))
+    return "\n\n".join(parts) + "\n"

@@ -1,0 +1,84 @@
+"""A managed repository: where its law (the lifecycle) and its agents' state files are.
+
+Light on purpose (git subprocesses, yaml): the hooks use it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from gitstate import statefile
+from gitstate.errors import InvalidFile, NotManaged
+from gitstate.git import Git
+from gitstate.lifecycle import Lifecycle, load_lifecycle
+from gitstate.rules import FileChange
+
+LIFECYCLE_PATH = "protocols/lifecycle.yaml"
+
+
+@dataclass
+class Managed:
+    git: Git
+    top: Path | None  # None for a bare repository
+
+    # -- the law --------------------------------------------------------------------------
+
+    def lifecycle(self, rev: str | None = "HEAD", *, index: bool = True,
+                  worktree: bool = True) -> Lifecycle:
+        """The lifecycle in force: as committed at `rev`, else as staged, else in the work tree."""
+        specs = ([f"{rev}:{LIFECYCLE_PATH}"] if rev else []) + ([f":{LIFECYCLE_PATH}"] if index else [])
+        for spec, data in zip(specs, self.git.cat_files(specs)):
+            if data is not None:
+                where = LIFECYCLE_PATH if spec.startswith(":") else f"{rev}:{LIFECYCLE_PATH}"
+                return load_lifecycle(statefile.decode(data, where), LIFECYCLE_PATH)
+        if worktree and self.top is not None:
+            path = self.top / LIFECYCLE_PATH
+            if path.is_file():
+                return load_lifecycle(statefile.decode(path.read_bytes(), LIFECYCLE_PATH),
+                                      LIFECYCLE_PATH)
+        raise NotManaged(f"no {LIFECYCLE_PATH} here: this repository is not managed by gitstate",
+                         hint="run `gitstate init` (or `gitstate init --lifecycle PRESET`)")
+
+    # -- agents ---------------------------------------------------------------------------
+
+    def agents_at(self, lc: Lifecycle, rev: str | None) -> dict[str, bytes]:
+        """Agent id -> state file bytes for every state file committed at `rev`."""
+        if rev is None:
+            return {}
+        rx = lc.state_path_regex()
+        head_dir = lc.state_file.split("{id}")[0]
+        paths = [p for p in self.git.ls_tree_paths(rev, head_dir.rstrip("/")) if rx.match(p)]
+        datas = self.git.cat_files(f"{rev}:{p}" for p in paths)
+        return {rx.match(p).group("id"): d for p, d in zip(paths, datas) if d is not None}
+
+    def staged_state_changes(self, lc: Lifecycle, base: str | None,
+                             skip: set[str] = frozenset()) -> list[FileChange]:
+        """State files whose staged content differs from `base`."""
+        rx = lc.state_path_regex()
+        paths = [p for p in self.git.staged_changes(base) if rx.match(p) and p not in skip]
+        return self.changes_between(paths, base, None)
+
+    def changes_between(self, paths: list[str], base: str | None,
+                        target: str | None) -> list[FileChange]:
+        """FileChange for each path from `base` to `target` (None as target: the index)."""
+        if not paths:
+            return []
+        olds = self.git.cat_files(f"{base}:{p}" for p in paths) if base else [None] * len(paths)
+        news = self.git.cat_files(f"{target or ''}:{p}" for p in paths)
+        return [FileChange(p, o, n) for p, o, n in zip(paths, olds, news)]
+
+
+def open_managed(path: str | None = None) -> Managed:
+    from gitstate.git import find_repo
+    git, top = find_repo(path)
+    return Managed(git, top)
+
+
+def parse_state_or_none(data: bytes | None, where: str) -> statefile.StateDoc | None:
+    if data is None:
+        return None
+    try:
+        return statefile.parse_bytes(data, where)
+    except InvalidFile:
+        return None

@@ -1,0 +1,246 @@
+"""The validator: what a commit changes in state files, plus its message -> every violation.
+
+Pure: it is handed file contents and a lifecycle and never touches git. The hooks, `transition`
+and (later) `verify` all call `validate`, so a move is judged the same wherever it is made.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gitstate import statefile
+from gitstate.errors import InvalidFile
+from gitstate.grammar import Message, is_valid_id, parse_message
+from gitstate.lifecycle import Lifecycle
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One state file in a commit: its content in the parent and in the commit (None: absent)."""
+
+    path: str
+    old: bytes | None
+    new: bytes | None
+
+
+@dataclass(frozen=True)
+class Violation:
+    rule: str
+    message: str
+    where: str | None = None
+
+    def __str__(self) -> str:
+        return f"[{self.rule}] {self.where}: {self.message}" if self.where \
+            else f"[{self.rule}] {self.message}"
+
+    def to_dict(self) -> dict:
+        return {"rule": self.rule, "message": self.message, "where": self.where}
+
+
+# Short ids and readable names of every rule, for docs and `--json` consumers.
+RULES = {
+    "invalid-id": "the agent id in a state file's path is not a valid id",
+    "unreadable": "a state file that cannot be parsed",
+    "bad-field": "a known front-matter key with a value of the wrong type",
+    "agent-mismatch": "'agent:' differs from the agent's directory",
+    "unknown-state": "'state:' names a state the lifecycle does not declare",
+    "not-initial": "a new agent must start in the lifecycle's initial state",
+    "deleted": "a state file was deleted",
+    "terminal": "an agent in a terminal state was changed",
+    "illegal-transition": "a move the lifecycle does not allow",
+    "missing-field": "a field the target state requires is missing",
+    "needs-approval": "a move that needs an Approved-by: trailer from a lifecycle human",
+    "urgent": "entering a state the mortality policy forbids at urgent context",
+    "multiple-agents": "one commit changes more than one agent's state",
+    "malformed-subject": "a state tag not in the form '@id: [STATE:x] text'",
+    "tag-mismatch": "the [STATE:x] tag differs from the state the commit writes",
+    "tag-without-change": "a [STATE:x] tag but no state file change",
+    "change-without-tag": "a state file change without a [STATE:x] tag",
+    "prefix-mismatch": "the @id: prefix is not the agent whose state file changed",
+}
+
+
+@dataclass
+class _Parsed:
+    """A change with both sides parsed (or the reason they could not be)."""
+
+    change: FileChange
+    agent: str                      # canonical id from the path
+    old: statefile.StateDoc | None = None
+    new: statefile.StateDoc | None = None
+    old_error: str | None = None
+    new_problem: bool = False       # the new side had problems that make later rules moot
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | None,
+             *, inherited: set[str] = frozenset()) -> list[Violation]:
+    """Every violation of a commit. `message` None checks content only (pre-commit).
+
+    `changes` are the state files whose content differs from the (first) parent. Paths in
+    `inherited` came unchanged from another parent of a merge and were judged there.
+    """
+    out: list[Violation] = []
+    rx = lc.state_path_regex()
+    parsed: list[_Parsed] = []
+    for ch in changes:
+        if ch.path in inherited or ch.old == ch.new:
+            continue
+        m = rx.match(ch.path)
+        if not m:
+            continue
+        raw_id = m.group("id")
+        if not is_valid_id(raw_id) or raw_id != raw_id.lower():
+            hint = (f"; agent directories are lower case: use '{raw_id.lower()}'"
+                    if is_valid_id(raw_id) else "")
+            out.append(Violation("invalid-id", f"'{raw_id}' is not a valid agent id{hint} "
+                                 "(1-64 letters, digits, '.', '_' or '-', starting with a letter "
+                                 "or digit; 'all' is reserved)", ch.path))
+            continue
+        parsed.append(_check_file(_Parsed(ch, raw_id), lc, out))
+
+    msg = parse_message(message) if isinstance(message, str) else message
+    if msg is not None:
+        _check_message(parsed, msg, lc, out)
+    agents = sorted({p.agent for p in parsed})
+    if len(agents) > 1:
+        out.append(Violation("multiple-agents", "one commit may change one agent's state; this "
+                             f"one changes {', '.join(agents)} (commit each agent separately)"))
+    return out
+
+
+def _check_file(p: _Parsed, lc: Lifecycle, out: list[Violation]) -> _Parsed:
+    ch = p.change
+    if ch.old is not None:
+        try:
+            p.old = statefile.parse_bytes(ch.old, ch.path)
+        except InvalidFile as exc:
+            p.old_error = str(exc)  # a broken past does not block a repair
+    if ch.new is None:
+        state = p.old.state if p.old else "unknown"
+        out.append(Violation("deleted", f"{p.agent}'s state file was deleted (state {state}); "
+                             "state files are history and stay: move the agent to a terminal "
+                             "state instead", ch.path))
+        p.new_problem = True
+        return p
+    try:
+        p.new = statefile.parse_bytes(ch.new, ch.path)
+    except InvalidFile as exc:
+        out.append(Violation("unreadable", exc.message + (f" ({exc.hint})" if exc.hint else ""),
+                             exc.where or ch.path))
+        p.new_problem = True
+        return p
+    new = p.new
+    for key, line, problem in statefile.field_problems(new):
+        out.append(Violation("bad-field", problem, f"{ch.path}:{line}"))
+        if key in ("agent", "state"):
+            p.new_problem = True
+    agent_field = new.agent
+    if isinstance(agent_field, str) and agent_field.lower() != p.agent:
+        out.append(Violation("agent-mismatch", f"'agent: {agent_field}' but the file belongs to "
+                             f"'{p.agent}' (its directory); they must be the same id",
+                             f"{ch.path}:{new.line_of('agent')}"))
+    state = new.state
+    if p.new_problem or not isinstance(state, str):
+        return p
+    if state not in lc.states:
+        out.append(Violation("unknown-state", f"'{state}' is not a state of lifecycle "
+                             f"'{lc.name}' (states: {', '.join(lc.states)})",
+                             f"{ch.path}:{new.line_of('state')}"))
+        p.new_problem = True
+        return p
+    where = f"{ch.path}:{new.line_of('state')}"
+    old_state = p.old.state if p.old is not None else None
+    if ch.old is None:
+        if state != lc.initial:
+            out.append(Violation("not-initial", f"a new agent starts in '{lc.initial}', not "
+                                 f"'{state}'", where))
+    elif p.old is not None and old_state in lc.states:
+        if lc.states[old_state].terminal:
+            out.append(Violation("terminal", f"{p.agent} is {old_state}, a terminal state; its "
+                                 "state file is final and may not change", where))
+        elif not lc.is_legal(old_state, state):
+            out.append(Violation("illegal-transition", f"{p.agent} is in {old_state}; "
+                                 f"{legal_moves(lc, old_state)}, not {state}", where))
+    for req in lc.states[state].requires:
+        if not statefile.is_filled(new.get(req)):
+            out.append(Violation("missing-field", f"state '{state}' requires '{req}:' to be "
+                                 f"filled in", f"{ch.path}:{new.line_of(req) if req in new.front else 2}"))
+    _check_mortality(p, lc, old_state, state, where, out)
+    return p
+
+
+def legal_moves(lc: Lifecycle, state: str) -> str:
+    """"from inbox the lifecycle allows: distill (or staying in inbox)"."""
+    targets = lc.targets(state)
+    stay = state in lc.allowed_from(state) and state not in targets
+    text = f"from {state} the lifecycle allows: {', '.join(targets) or 'nothing'}"
+    return text + (f" (or staying in {state})" if stay else "")
+
+
+def _check_mortality(p: _Parsed, lc: Lifecycle, old_state: str | None, state: str,
+                     where: str, out: list[Violation]) -> None:
+    mort = lc.policies.mortality
+    if mort is None or state == old_state or state not in mort.urgent_forbids:
+        return
+    pct = p.new.get("context_pct") if p.new else None
+    if isinstance(pct, (int, float)) and not isinstance(pct, bool) and pct >= mort.urgent:
+        ends = [s for s in lc.allowed_from(old_state or lc.initial)
+                if lc.states[s].roster in ("frozen", "dead")]
+        advice = (f"freeze or die instead (from {old_state} the lifecycle allows: "
+                  f"{', '.join(ends)})" if ends else
+                  "externalize what you know and head for a frozen or dead state")
+        out.append(Violation("urgent", f"{p.agent} is at {pct}% context (urgent from "
+                             f"{mort.urgent}%): entering {state} is refused; {advice}", where))
+
+
+def _check_message(parsed: list[_Parsed], msg: Message, lc: Lifecycle,
+                   out: list[Violation]) -> None:
+    where = "commit message"
+    if msg.malformed:
+        out.append(Violation("malformed-subject", f"{msg.malformed}; got {msg.subject!r}", where))
+    if not parsed:
+        if msg.tag is not None:
+            path = lc.state_path(msg.prefix or "<id>")
+            out.append(Violation("tag-without-change", f"the subject is tagged [STATE:{msg.tag}] "
+                                 f"but the commit changes no state file; stage {path} with "
+                                 f"'state: {msg.tag}', or drop the tag", where))
+        return
+    if not msg.has_tag:
+        for p in parsed:
+            written = p.new.state if p.new is not None else None
+            suggestion = (f"'@{p.agent}: [STATE:{written}] <text>'" if isinstance(written, str)
+                          else f"'@{p.agent}: [STATE:<state>] <text>'")
+            out.append(Violation("change-without-tag", f"{p.change.path} changes but the subject "
+                                 f"has no state tag; use {suggestion}", where))
+        return
+    if msg.tag is None:
+        return  # malformed, already reported
+    if msg.prefix is not None and msg.prefix not in {p.agent for p in parsed}:
+        changed = ", ".join(p.agent for p in parsed)
+        out.append(Violation("prefix-mismatch", f"the subject speaks as @{msg.prefix} but the "
+                             f"commit changes the state of {changed}", where))
+    for p in parsed:
+        if msg.prefix is not None and p.agent != msg.prefix:
+            continue
+        written = p.new.state if p.new is not None else None
+        if isinstance(written, str) and written != msg.tag:
+            out.append(Violation("tag-mismatch", f"the subject says [STATE:{msg.tag}] but "
+                                 f"{p.change.path} writes 'state: {written}'", where))
+        if p.new is not None and not p.new_problem and p.old is not None \
+                and isinstance(p.old.state, str) and isinstance(written, str) \
+                and lc.needs_approval(p.old.state, written):
+            _check_approval(p, msg, lc, p.old.state, written, out)
+
+
+def _check_approval(p: _Parsed, msg: Message, lc: Lifecycle, old: str, new: str,
+                    out: list[Violation]) -> None:
+    humans = {h.lower(): h for h in lc.policies.humans}
+    given = [v for v in msg.trailer("approved-by")]
+    if any(v.strip().lower() in humans for v in given):
+        return
+    named = f" ('{', '.join(given)}' is not one of them)" if given else ""
+    out.append(Violation("needs-approval", f"{old} -> {new} needs a human's approval: add the "
+                         f"trailer 'Approved-by: <human>' naming one of "
+                         f"{', '.join(lc.policies.humans)}{named}", "commit message"))

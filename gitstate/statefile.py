@@ -1,0 +1,240 @@
+"""`_state.md`: YAML front matter (typed known keys) and a free markdown body (SPEC §2).
+
+Writing is surgical: setting a key rewrites only that key's lines, so unknown keys, comments,
+key order and the body stay byte-for-byte as they were.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from gitstate import yamlio
+from gitstate.errors import InvalidFile
+from gitstate.grammar import is_valid_id
+
+MAX_STATE_FILE_BYTES = 1 << 20  # a state file is a page of notes, not a data store
+_OPEN = re.compile(r"^---[ \t]*\r?\n?$")
+_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?\n?$")
+_TOP_KEY = re.compile(r"^(?P<key>[A-Za-z0-9_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]|$)")
+_COMMIT_RE = re.compile(r"^[0-9a-fA-F]{4,64}$")
+
+
+def decode(data: bytes, where: str) -> str:
+    """Bytes of a data file as text; a clear error for non-UTF-8 or oversized input."""
+    if len(data) > MAX_STATE_FILE_BYTES:
+        raise InvalidFile(f"file is {len(data):,} bytes; gitstate reads at most "
+                          f"{MAX_STATE_FILE_BYTES:,}", where=where)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise InvalidFile(f"not UTF-8 text (byte {exc.start} is {data[exc.start]:#04x})",
+                          where=f"{where}:{line}") from None
+
+
+@dataclass(frozen=True)
+class StateDoc:
+    """A parsed state file. `head + front_text + close + body` is the original text."""
+
+    path: str
+    front: dict[str, Any]
+    lines: yamlio.LineMap
+    head: str
+    front_text: str
+    close: str
+    body: str
+
+    def text(self) -> str:
+        return self.head + self.front_text + self.close + self.body
+
+    def line_of(self, key: str) -> int:
+        return self.lines.get((key,), 2)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.front.get(key, default)
+
+    @property
+    def agent(self) -> Any:
+        return self.front.get("agent")
+
+    @property
+    def state(self) -> Any:
+        return self.front.get("state")
+
+
+def parse(text: str, path: str) -> StateDoc:
+    """Split and parse a state file; InvalidFile names the file and line of any problem."""
+    lines = text.splitlines(keepends=True)
+    if not lines or not _OPEN.match(lines[0]):
+        first = lines[0].rstrip("\r\n") if lines else ""
+        shown = f" (it starts with {first[:40]!r})" if first else " (the file is empty)"
+        raise InvalidFile("no front matter: a state file must start with a line '---'" + shown,
+                          where=f"{path}:1",
+                          hint="expected '---', then 'agent: <id>' and 'state: <state>', then '---'")
+    for i in range(1, len(lines)):
+        if _CLOSE.match(lines[i]):
+            break
+    else:
+        raise InvalidFile("front matter opened on line 1 is never closed with a '---' line",
+                          where=f"{path}:1")
+    front_text = "".join(lines[1:i])
+    data, linemap = yamlio.load(front_text, where=path, line_offset=1)
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise InvalidFile("front matter must be a mapping of 'key: value' lines",
+                          where=f"{path}:2")
+    bad = [k for k in data if not isinstance(k, str)]
+    if bad:
+        raise InvalidFile(f"front matter key {bad[0]!r} is not text", where=f"{path}:2")
+    return StateDoc(path=path, front=data, lines=linemap, head=lines[0], front_text=front_text,
+                    close=lines[i], body="".join(lines[i + 1:]))
+
+
+def parse_bytes(data: bytes, path: str) -> StateDoc:
+    return parse(decode(data, path), path)
+
+
+# ---------------------------------------------------------------------------------------
+# Known keys and their types. One table serves the hooks, `check` and the writers.
+
+
+def _text(v: Any) -> str | None:
+    return None if isinstance(v, (str, int, float)) and not isinstance(v, bool) \
+        else "must be text"
+
+
+def _id(v: Any) -> str | None:
+    return None if isinstance(v, str) and is_valid_id(v) else \
+        "must be an agent id (1-64 letters, digits, '.', '_' or '-', starting with a letter or digit)"
+
+
+def _count(v: Any) -> str | None:
+    return None if isinstance(v, int) and not isinstance(v, bool) and v >= 0 \
+        else "must be a whole number >= 0"
+
+
+def _percent(v: Any) -> str | None:
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 100
+    return None if ok else "must be a number from 0 to 100"
+
+
+def _commit(v: Any) -> str | None:
+    return None if isinstance(v, (str, int)) and not isinstance(v, bool) \
+        and _COMMIT_RE.match(str(v)) else "must be a commit hash (4-64 hex digits)"
+
+
+def _relpath(v: Any) -> str | None:
+    if not isinstance(v, str) or not v:
+        return "must be a path inside the repository"
+    parts = v.split("/")
+    if v.startswith("/") or "\\" in v or any(p in ("", ".", "..") for p in parts):
+        return "must be a relative path inside the repository, without '..'"
+    return None
+
+
+FIELDS: dict[str, Callable[[Any], str | None]] = {
+    "agent": _id,
+    "state": _text,
+    "role": _text,
+    "model": _text,
+    "person": _text,
+    "project": _text,
+    "parent": _id,
+    "depth": _count,
+    "thread": _text,
+    "context_pct": _percent,
+    "summary": _text,
+    "last_read_commit": _commit,
+    "freeze_state": _relpath,
+    "final_summary": _text,
+    "updated": _text,
+    "pid": _count,
+    "host": _text,
+}
+REQUIRED = ("agent", "state")
+
+
+def field_problems(doc: StateDoc) -> list[tuple[str, int, str]]:
+    """(key, line, problem) for each known key of the wrong type or a missing required key."""
+    out = []
+    for key in REQUIRED:
+        if doc.front.get(key) in (None, ""):
+            out.append((key, 2, f"'{key}:' is required"))
+    for key, check in FIELDS.items():
+        value = doc.front.get(key)
+        if value is None or (key in REQUIRED and value == ""):
+            continue
+        problem = check(value)
+        if problem:
+            out.append((key, doc.line_of(key), f"'{key}' {problem}, not {value!r}"))
+    return out
+
+
+def is_filled(value: Any) -> bool:
+    return value is not None and not (isinstance(value, str) and not value.strip())
+
+
+def as_text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+# ---------------------------------------------------------------------------------------
+# Writing
+
+
+def with_fields(doc: StateDoc, updates: dict[str, Any]) -> str:
+    """The file's text with `updates` applied to the front matter; all else unchanged."""
+    lines = doc.front_text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    for key, value in updates.items():
+        entry = yamlio.dump_entry(key, value)
+        span = _key_span(lines, key)
+        if span is None:
+            lines.append(entry)
+        else:
+            lines[span[0]:span[1]] = [entry]
+    front_text = "".join(lines)
+    expected = dict(doc.front)
+    expected.update(updates)
+    try:
+        reread, _ = yamlio.load(front_text, where=doc.path)
+    except InvalidFile:
+        reread = None
+    if reread != expected:
+        # Unusual YAML (anchors, flow mappings, keys spread over lines): the surgical edit
+        # could not be proven right, so write the whole mapping. Values are kept; layout is not.
+        import yaml
+        front_text = yaml.safe_dump(expected, sort_keys=False, allow_unicode=True,
+                                    default_flow_style=False, width=1 << 16)
+    return doc.head + front_text + doc.close + doc.body
+
+
+def _key_span(lines: list[str], key: str) -> tuple[int, int] | None:
+    """Line range [start, end) of a top-level key's entry, continuation lines included."""
+    start = None
+    for i, line in enumerate(lines):
+        m = _TOP_KEY.match(line)
+        if m and m.group("key") == key:
+            start = i
+            break
+    if start is None:
+        return None
+    end = start + 1
+    while end < len(lines):
+        line = lines[end]
+        if line.strip() == "" or line[0] in " \t" or line.startswith("- ") or line.rstrip() == "-":
+            end += 1
+            continue
+        break
+    while end > start + 1 and (lines[end - 1].strip() == "" or lines[end - 1].lstrip().startswith("#")):
+        end -= 1  # trailing blank or comment lines belong to what follows
+    return start, end
+
+
+def new_state_text(template: str, path: str, fields: dict[str, Any]) -> str:
+    """A fresh state file from the template with `fields` set."""
+    return with_fields(parse(template, path), fields)
