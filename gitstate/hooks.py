@@ -32,7 +32,8 @@ CHAINED_SUFFIX = ".pre-gitstate"
 def run_hook(name: str, args: list[str]) -> int:
     try:
         if name == "pre-commit":
-            return _report(_check_staged(Git(), message=None))
+            return _report(_check_staged(Git(), message=None),
+                           later="The commit message is checked next, once these are fixed.")
         if name == "commit-msg":
             if not args:
                 print("gitstate: commit-msg hook needs the message file", file=sys.stderr)
@@ -49,13 +50,15 @@ def run_hook(name: str, args: list[str]) -> int:
     return 2
 
 
-def _report(violations: list[Violation]) -> int:
+def _report(violations: list[Violation], later: str = "") -> int:
     if not violations:
         return 0
     n = len(violations)
     lines = [f"gitstate: commit refused ({n} problem{'s' if n != 1 else ''}):"]
     lines += [f"  {v}" for v in violations]
     lines.append("Nothing was committed; the index and work tree are as they were.")
+    if later:
+        lines.append(later)
     print("\n".join(lines), file=sys.stderr)
     return 1
 
@@ -69,12 +72,22 @@ def _commit_base(git: Git) -> str | None:
 
 
 def _parent_is_amend() -> bool:
-    # git tells hooks nothing about --amend; on Linux its command line says it.
-    try:
-        raw = Path(f"/proc/{os.getppid()}/cmdline").read_bytes()
-    except OSError:
-        return False
-    return b"--amend" in raw.split(b"\0")
+    # git tells hooks nothing about --amend; on Linux the command line of the `git commit`
+    # that runs us (our parent's parent: the shim's shell sits between) says it.
+    pid = os.getppid()
+    for _ in range(4):
+        try:
+            raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+            stat_line = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return False
+        args = raw.split(b"\0")
+        if args and args[0].rsplit(b"/", 1)[-1] == b"git" or b"commit" in args[:3]:
+            return b"--amend" in args
+        pid = int(stat_line.rsplit(")", 1)[1].split()[1])
+        if pid <= 1:
+            return False
+    return False
 
 
 def _check_staged(git: Git, message: str | None) -> list[Violation]:

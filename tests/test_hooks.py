@@ -1,0 +1,290 @@
+"""Every rule, shown refusing a bad commit and accepting a good one through the real hooks,
+with plain `git commit` and hand-edited state files, exactly as a user would."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import git, gitstate, set_state_line, snapshot, state_path, walk
+
+
+@pytest.fixture
+def team(repo):
+    for agent in ("alice", "bob"):
+        res = gitstate(repo, "spawn", agent)
+        assert res.returncode == 0, res.stderr
+    return repo
+
+
+def commit(repo: Path, message: str, *paths: str, extra: tuple[str, ...] = ()):
+    if paths:
+        git(repo, "add", "-A", "--", *paths)
+    return git(repo, "commit", "-q", *extra, "-m", message, check=False)
+
+
+def refused(repo: Path, message: str, *paths: str, rule: str, extra: tuple[str, ...] = ()) -> str:
+    """Commit and assert the hook refused it for `rule`, leaving everything as it was."""
+    if paths:
+        git(repo, "add", "-A", "--", *paths)
+    before = snapshot(repo)
+    res = git(repo, "commit", "-q", *extra, "-m", message, check=False)
+    assert res.returncode != 0, f"expected [{rule}] to refuse the commit"
+    assert f"[{rule}]" in res.stderr, res.stderr
+    assert "Nothing was committed" in res.stderr
+    assert snapshot(repo) == before, "a refused commit must leave HEAD, index and work tree"
+    return res.stderr
+
+
+def test_a_hand_made_legal_commit_is_accepted(team):
+    set_state_line(team, "alice", "state", "inbox")
+    (team / "work.txt").write_text("work\n")
+    res = commit(team, "@alice: [STATE:inbox] restored", "agent/alice/_state.md", "work.txt")
+    assert res.returncode == 0, res.stderr
+    files = git(team, "show", "--name-only", "--format=", "HEAD").stdout.split()
+    assert files == ["agent/alice/_state.md", "work.txt"]   # work and state landed together
+
+
+def test_ordinary_commits_pass(team):
+    (team / "notes.txt").write_text("x\n")
+    assert commit(team, "notes, cc @alice", "notes.txt").returncode == 0
+    (team / "agent" / "alice" / "scratch.md").write_text("mine\n")
+    assert commit(team, "@alice: scratch notes", "agent/alice/scratch.md").returncode == 0
+
+
+def test_illegal_transition(team):
+    set_state_line(team, "alice", "state", "deep_work")
+    err = refused(team, "@alice: [STATE:deep_work] skip", "agent/alice/_state.md",
+                  rule="illegal-transition")
+    assert "from bootstrap the lifecycle allows: inbox" in err
+    assert "agent/alice/_state.md:3" in err
+
+
+def test_tag_mismatch(team):
+    set_state_line(team, "alice", "state", "inbox")
+    refused(team, "@alice: [STATE:distill] x", "agent/alice/_state.md", rule="tag-mismatch")
+
+
+def test_tag_without_change(team):
+    (team / "w.txt").write_text("w\n")
+    refused(team, "@alice: [STATE:inbox] forgot the file", "w.txt", rule="tag-without-change")
+
+
+def test_change_without_tag(team):
+    set_state_line(team, "alice", "state", "inbox")
+    err = refused(team, "moved alice", "agent/alice/_state.md", rule="change-without-tag")
+    assert "@alice: [STATE:inbox]" in err
+
+
+def test_prefix_mismatch(team):
+    set_state_line(team, "alice", "state", "inbox")
+    refused(team, "@bob: [STATE:inbox] not mine", "agent/alice/_state.md", rule="prefix-mismatch")
+
+
+def test_more_than_one_agent(team):
+    set_state_line(team, "alice", "state", "inbox")
+    set_state_line(team, "bob", "state", "inbox")
+    refused(team, "@alice: [STATE:inbox] both", "agent", rule="multiple-agents")
+
+
+def test_required_fields(team):
+    walk(team, "alice", "inbox", "distill")
+    set_state_line(team, "alice", "state", "dead")
+    refused(team, "@alice: [STATE:dead] bye", "agent/alice/_state.md", rule="missing-field")
+    set_state_line(team, "alice", "final_summary", "built the thing")
+    assert commit(team, "@alice: [STATE:dead] bye", "agent/alice/_state.md").returncode == 0
+
+
+def test_leaving_a_terminal_state(team):
+    walk(team, "alice", "inbox", "distill")
+    res = gitstate(team, "transition", "alice", "dead", "--set", "final_summary=done")
+    assert res.returncode == 0, res.stderr
+    set_state_line(team, "alice", "state", "bootstrap")
+    refused(team, "@alice: [STATE:bootstrap] back", "agent/alice/_state.md", rule="terminal")
+
+
+def test_deleting_a_state_file(team):
+    git(team, "rm", "-q", "agent/bob/_state.md")
+    refused(team, "remove bob", rule="deleted")
+
+
+def test_invalid_ids_and_agent_mismatch(team):
+    bad = team / "agent" / "Bad Id!" / "_state.md"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("---\nagent: x\nstate: bootstrap\n---\n")
+    refused(team, "@x: [STATE:bootstrap] hi", "agent", rule="invalid-id")
+    git(team, "reset", "-q")
+    bad.unlink()
+    set_state_line(team, "alice", "agent", "bob")
+    refused(team, "@alice: [STATE:bootstrap] who am i", "agent/alice/_state.md",
+            rule="agent-mismatch")
+
+
+def test_new_agent_must_start_in_the_initial_state(team):
+    p = state_path(team, "carol")
+    p.parent.mkdir(parents=True)
+    p.write_text("---\nagent: carol\nstate: deep_work\n---\n")
+    err = refused(team, "@carol: [STATE:deep_work] born busy", "agent/carol/_state.md",
+                  rule="not-initial")
+    assert "starts in 'bootstrap'" in err
+    p.write_text("---\nagent: carol\nstate: bootstrap\n---\n")
+    assert commit(team, "@carol: [STATE:bootstrap] born", "agent/carol/_state.md").returncode == 0
+
+
+def test_unknown_state_and_broken_files(team):
+    set_state_line(team, "alice", "state", "napping")
+    err = refused(team, "@alice: [STATE:napping] zz", "agent/alice/_state.md", rule="unknown-state")
+    assert "states: bootstrap, inbox" in err
+    state_path(team, "alice").write_text("---\nagent: alice\nstate: [inbox\n---\n")
+    err = refused(team, "@alice: [STATE:inbox] x", "agent/alice/_state.md", rule="unreadable")
+    assert "agent/alice/_state.md:" in err
+    state_path(team, "alice").write_bytes(b"---\nagent: alice\nstate: inbox\nx: \xff\n---\n")
+    err = refused(team, "@alice: [STATE:inbox] x", "agent/alice/_state.md", rule="unreadable")
+    assert "not UTF-8" in err and "agent/alice/_state.md:4" in err
+
+
+def test_bad_field_values(team):
+    set_state_line(team, "alice", "state", "inbox")
+    set_state_line(team, "alice", "context_pct", "140")
+    refused(team, "@alice: [STATE:inbox] x", "agent/alice/_state.md", rule="bad-field")
+
+
+def test_approval_for_waking_a_frozen_agent(team):
+    walk(team, "alice", "inbox", "distill")
+    res = gitstate(team, "transition", "alice", "frozen",
+                   "--set", "freeze_state=data/freeze-states/alice.md")
+    assert res.returncode == 0, res.stderr
+    set_state_line(team, "alice", "state", "bootstrap")
+    refused(team, "@alice: [STATE:bootstrap] waking myself", "agent/alice/_state.md",
+            rule="needs-approval")
+    res = commit(team, "@alice: [STATE:bootstrap] woken\n\nApproved-by: zach", "agent/alice/_state.md")
+    assert res.returncode == 0, res.stderr
+
+
+def test_urgent_context_refuses_new_work(team):
+    walk(team, "alice", "inbox", "distill")
+    set_state_line(team, "alice", "state", "deep_work")
+    set_state_line(team, "alice", "context_pct", "95")
+    err = refused(team, "@alice: [STATE:deep_work] one more", "agent/alice/_state.md", rule="urgent")
+    assert "freeze or die" in err
+
+
+def test_malformed_subject(team):
+    set_state_line(team, "alice", "state", "inbox")
+    refused(team, "alice [STATE:inbox] x", "agent/alice/_state.md", rule="malformed-subject")
+
+
+def test_every_problem_is_printed_at_once(team):
+    # pre-commit sees the files (before any editor opens) and reports all their problems
+    set_state_line(team, "alice", "state", "dead")
+    set_state_line(team, "alice", "agent", "zed")
+    err = refused(team, "@bob: [STATE:idle] all wrong", "agent/alice/_state.md",
+                  rule="illegal-transition")
+    for rule in ("agent-mismatch", "missing-field"):
+        assert f"[{rule}]" in err
+    assert "message is checked next" in err
+    # commit-msg sees files and message together and reports everything it finds
+    set_state_line(team, "alice", "state", "inbox")
+    set_state_line(team, "alice", "agent", "alice")
+    err = refused(team, "@bob: [STATE:idle] wrong words\n\n[STATE:x] again",
+                  "agent/alice/_state.md", rule="prefix-mismatch")
+    assert "[tag-mismatch]" not in err  # the tag is bob's, and bob changed nothing
+    err = refused(team, "@alice: [STATE:idle] wrong tag", "agent/alice/_state.md",
+                  rule="tag-mismatch")
+
+
+def test_commit_all_with_a_bad_edit_keeps_the_edit(team):
+    set_state_line(team, "alice", "state", "deep_work")
+    before = state_path(team, "alice").read_bytes()
+    res = git(team, "commit", "-q", "-am", "@alice: [STATE:deep_work] skip", check=False)
+    assert res.returncode != 0
+    assert state_path(team, "alice").read_bytes() == before
+    assert git(team, "status", "--porcelain").stdout == " M agent/alice/_state.md\n"
+
+
+def test_amending_a_state_commit_judges_it_against_its_parent(team):
+    walk(team, "alice", "inbox")
+    res = git(team, "commit", "-q", "--amend", "-m", "@alice: [STATE:inbox] restored, reworded",
+              check=False)
+    assert res.returncode == 0, res.stderr
+    assert git(team, "log", "-1", "--format=%s").stdout.strip().endswith("reworded")
+
+
+def test_merging_branches_with_state_changes(team):
+    git(team, "checkout", "-q", "-b", "side")
+    walk(team, "alice", "inbox")
+    git(team, "checkout", "-q", "main")
+    walk(team, "bob", "inbox")
+    res = git(team, "merge", "-q", "--no-edit", "side", check=False)
+    assert res.returncode == 0, res.stderr
+    assert "state: inbox" in state_path(team, "alice").read_text()
+
+
+def test_a_merge_that_invents_a_state_is_refused(team):
+    git(team, "checkout", "-q", "-b", "side")
+    walk(team, "alice", "inbox")
+    git(team, "checkout", "-q", "main")
+    walk(team, "bob", "inbox")
+    git(team, "merge", "-q", "--no-commit", "side")
+    set_state_line(team, "alice", "state", "distill")
+    git(team, "add", "agent/alice/_state.md")
+    res = git(team, "commit", "-q", "--no-edit", check=False)
+    assert res.returncode != 0 and "[illegal-transition]" in res.stderr
+
+
+def test_editing_the_lifecycle_is_checked(team):
+    lc = team / "protocols" / "lifecycle.yaml"
+    lc.write_text(lc.read_text().replace("initial: bootstrap", "initial: nowhere"))
+    refused(team, "tweak the law", "protocols/lifecycle.yaml", rule="lifecycle")
+
+
+# -- the hook's cost ------------------------------------------------------------------------
+
+
+def test_ordinary_commit_never_starts_python(team, tmp_path):
+    """The shims decide in shell: an ordinary commit does not run gitstate at all."""
+    marker = tmp_path / "ran"
+    fake = tmp_path / "fake-python"
+    fake.write_text(f"#!/bin/sh\necho \"$@\" >> {marker}\nexit 0\n")
+    fake.chmod(0o755)
+    git(team, "config", "gitstate.python", str(fake))
+    (team / "plain.txt").write_text("x\n")
+    assert commit(team, "plain work", "plain.txt").returncode == 0
+    assert not marker.exists()
+    set_state_line(team, "alice", "state", "inbox")     # a state commit does reach it
+    assert commit(team, "@alice: [STATE:inbox] x", "agent/alice/_state.md").returncode == 0
+    assert "hook pre-commit" in marker.read_text()
+
+
+def test_hook_run_imports_no_heavy_modules(team):
+    """Even when Python runs (a state commit), the hook imports no pydantic, GitPython, click."""
+    set_state_line(team, "alice", "state", "inbox")
+    git(team, "add", "agent/alice/_state.md")
+    probe = ("import sys, runpy\n"
+             "sys.argv = ['gitstate', 'hook', 'pre-commit']\n"
+             "try:\n    runpy.run_module('gitstate', run_name='__main__')\n"
+             "except SystemExit as e:\n    code = e.code\n"
+             "import json\n"
+             "heavy = [m for m in ('pydantic', 'git', 'click') if m in sys.modules]\n"
+             "print(json.dumps({'code': code, 'heavy': heavy}))\n")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=team, capture_output=True, text=True)
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result == {"code": 0, "heavy": []}, out.stderr
+
+
+def test_hook_without_gitstate_refuses_state_commits(team):
+    git(team, "config", "gitstate.python", "/nonexistent/python")
+    env = dict(os.environ, PATH="/usr/bin:/bin")
+    set_state_line(team, "alice", "state", "inbox")
+    git(team, "add", "agent/alice/_state.md")
+    res = subprocess.run(["git", "commit", "-q", "-m", "@alice: [STATE:inbox] x"], cwd=team,
+                         capture_output=True, text=True, env=env)
+    if subprocess.run(["python3", "-c", "import gitstate"], env=env, cwd=team,
+                      capture_output=True).returncode == 0:
+        pytest.skip("a system python3 here has gitstate installed")
+    assert res.returncode != 0 and "cannot be found" in res.stderr

@@ -1,0 +1,172 @@
+"""The lifecycle model and its load-time checks (pure: no git)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from gitstate.errors import InvalidFile
+from gitstate.lifecycle import LifecycleInvalid, load_lifecycle, to_mermaid
+from gitstate.resources import preset_dir, presets, shipped
+
+GOOD = """\
+name: tiny
+initial: start
+states:
+  start: {roster: living}
+  work: {roster: living}
+  done: {roster: dead, terminal: true, requires: [final_summary]}
+transitions:
+  start: [work]
+  work: [done]
+"""
+
+
+def problems(text: str) -> list[tuple[int | None, str]]:
+    with pytest.raises(LifecycleInvalid) as info:
+        load_lifecycle(textwrap.dedent(text), "life.yaml")
+    return info.value.problems
+
+
+def test_good_lifecycle_loads_and_answers():
+    lc = load_lifecycle(GOOD)
+    assert lc.initial == "start"
+    assert lc.is_legal("start", "work")
+    assert lc.is_legal("work", "work")          # staying put is a progress update
+    assert not lc.is_legal("start", "done")
+    assert not lc.is_legal("done", "done")      # ... but not in a terminal state
+    assert lc.allowed_from("work") == ("done", "work")
+    assert lc.roster_of("done") == "dead"
+    assert lc.state_path("alice") == "agent/alice/_state.md"
+
+
+def test_every_problem_is_reported_with_its_line():
+    found = problems("""\
+        initial: start
+        states:
+          start: {roster: living}
+          lost: {roster: living}
+          done: {roster: dead, terminal: true}
+        transitions:
+          start: [done, nowhere]
+          done: [start]
+        """)
+    messages = " | ".join(m for _, m in found)
+    assert "names undeclared state 'nowhere'" in messages
+    assert "terminal state 'done' has exits" in messages
+    assert "unreachable from 'start': lost" in messages
+    assert "trap state 'lost'" in messages
+    assert all(ln is not None for ln, _ in found)
+    assert (7, "transition 'start -> nowhere' names undeclared state 'nowhere'") in found
+
+
+@pytest.mark.parametrize("initial, expected", [
+    ("", "no initial state"),
+    ("initial: [start, work]\n", "exactly one initial state"),
+    ("initial: nope\n", "initial state 'nope' is not declared"),
+])
+def test_exactly_one_declared_initial_state(initial, expected):
+    text = GOOD.replace("initial: start\n", initial)
+    assert any(expected in m for _, m in problems(text))
+
+
+def test_a_stopping_state_must_be_reachable():
+    found = problems("""\
+        initial: a
+        states: {a: {}, b: {}}
+        transitions: {a: [b], b: [a]}
+        """)
+    assert any("no terminal or frozen state" in m for _, m in found)
+
+
+def test_loops_that_cannot_stop_are_named():
+    found = problems("""\
+        initial: a
+        states: {a: {}, b: {}, c: {}, end: {roster: dead, terminal: true}}
+        transitions: {a: [b, end], b: [c], c: [b]}
+        """)
+    assert any("can be reached from: b, c" in m for _, m in found)
+
+
+def test_yaml_one_one_booleans_stay_state_names():
+    lc = load_lifecycle("""\
+initial: on
+states:
+  on: {}
+  off: {}
+  yes: {roster: dead, terminal: true}
+transitions:
+  on: [off]
+  off: [yes]
+""")
+    assert set(lc.states) == {"on", "off", "yes"}
+    assert lc.targets("on") == ("off",)
+
+
+def test_unknown_keys_and_bad_values_are_named():
+    found = problems(GOOD + "policies:\n  max_lving: 3\n  approval: ['frozen to work']\n"
+                            "  humans: [zach]\n")
+    msgs = [m for _, m in found]
+    assert any("unknown policies key 'max_lving'" in m and "max_living" in m for m in msgs)
+    assert any("must read 'from -> to'" in m for m in msgs)
+
+
+def test_policy_names_must_exist():
+    found = problems(GOOD + "policies:\n  humans: [zach]\n  approval: ['ghost -> *']\n"
+                            "  timeouts: {'start -> done': 30m}\n"
+                            "  mortality: {urgent_forbids: [nap]}\n")
+    msgs = " | ".join(m for _, m in found)
+    assert "undeclared state 'ghost'" in msgs
+    assert "timeout 'start -> done' is not a declared transition" in msgs
+    assert "urgent_forbids names undeclared state 'nap'" in msgs
+
+
+def test_timeouts_parse_durations():
+    lc = load_lifecycle(GOOD + "policies:\n  timeouts: {'work -> done': 30m}\n")
+    assert lc.policies.timeouts == {("work", "done"): 1800}
+    assert "after 30m" in to_mermaid(lc)
+
+
+def test_layout_must_be_a_safe_relative_pattern():
+    for bad in ("/abs/{id}/_state.md", "agent/../{id}.md", "agent/_state.md", "{id}/{id}.md"):
+        found = problems(GOOD + f"layout: {{state_file: '{bad}'}}\n")
+        assert any("layout.state_file" in m for _, m in found), bad
+    lc = load_lifecycle(GOOD + "layout: {state_file: '{id}/_state.md'}\n")
+    assert lc.state_path_regex().match("era-1/_state.md").group("id") == "era-1"
+
+
+def test_accept_patterns_need_named_groups():
+    found = problems(GOOD + "grammar: {accept: ['^@(\\w+)']}\n")
+    assert any("named groups" in m for _, m in found)
+
+
+def test_broken_yaml_names_file_and_line():
+    with pytest.raises(InvalidFile) as info:
+        load_lifecycle("initial: a\nstates:\n  a: [\n", "life.yaml")
+    assert info.value.where.startswith("life.yaml:")
+
+
+def test_mermaid_draws_every_transition():
+    lc = load_lifecycle(GOOD)
+    text = to_mermaid(lc)
+    assert text.startswith("stateDiagram-v2")
+    assert "[*] --> s_start" in text and "s_start --> s_work" in text and "s_done --> [*]" in text
+
+
+@pytest.mark.parametrize("name", presets())
+def test_every_preset_loads_and_documents_its_states(name):
+    d = preset_dir(name)
+    lc = load_lifecycle((d / "lifecycle.yaml").read_text(), f"{name}/lifecycle.yaml")
+    for state in lc.states:
+        doc = d / f"{state}.md"
+        assert doc.is_file(), f"preset {name} has no protocol doc for state {state}"
+        assert doc.read_text().startswith(f"# {state}")
+
+
+def test_haak_is_shipped_and_default():
+    assert "haak" in presets()
+    lc = load_lifecycle((shipped("protocols", "haak", "lifecycle.yaml")).read_text())
+    assert lc.initial == "bootstrap"
+    assert lc.needs_approval("frozen", "bootstrap")
+    assert lc.roles["architect"].max == 1

@@ -1,0 +1,109 @@
+"""_state.md: parsing, typed known keys, and byte-for-byte round trips (pure)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from gitstate import statefile
+from gitstate.errors import InvalidFile
+
+DOC = """---
+agent: alice
+state: deep_work   # a comment stays
+role: architect
+custom_key: {nested: [1, 2]}
+context_pct: 62
+---
+## Notes
+free text, *never* parsed: ---
+"""
+
+
+def test_parse_known_and_unknown_keys():
+    doc = statefile.parse(DOC, "agent/alice/_state.md")
+    assert doc.agent == "alice" and doc.state == "deep_work"
+    assert doc.get("custom_key") == {"nested": [1, 2]}
+    assert doc.line_of("role") == 4
+    assert doc.text() == DOC
+
+
+def test_with_fields_changes_only_what_it_sets():
+    doc = statefile.parse(DOC, "p")
+    out = statefile.with_fields(doc, {"state": "inbox", "thread": "fold"})
+    assert "state: inbox\n" in out
+    assert "role: architect\n" in out and "custom_key: {nested: [1, 2]}\n" in out
+    assert out.endswith("---\n## Notes\nfree text, *never* parsed: ---\n")
+    again = statefile.parse(out, "p")
+    assert again.front == {**doc.front, "state": "inbox", "thread": "fold"}
+
+
+def test_multiline_values_are_replaced_whole():
+    text = "---\nagent: a\nstate: x\nsummary: >\n  long\n  text\nrole: r\n---\nbody\n"
+    out = statefile.with_fields(statefile.parse(text, "p"), {"summary": "short"})
+    assert out == "---\nagent: a\nstate: x\nsummary: short\nrole: r\n---\nbody\n"
+
+
+@pytest.mark.parametrize("text, line, words", [
+    ("", 1, "no front matter"),
+    ("hello\n---\n", 1, "must start with a line '---'"),
+    ("---\nagent: a\n", 1, "never closed"),
+    ("---\nagent: a\nstate: [x\n---\n", 4, "invalid YAML"),
+    ("---\n- a\n- b\n---\n", 2, "must be a mapping"),
+])
+def test_broken_front_matter_names_file_and_line(text, line, words):
+    with pytest.raises(InvalidFile) as info:
+        statefile.parse(text, "agent/a/_state.md")
+    assert info.value.where == f"agent/a/_state.md:{line}"
+    assert words in info.value.message
+
+
+def test_non_utf8_and_huge_files_are_clear_errors():
+    with pytest.raises(InvalidFile) as info:
+        statefile.parse_bytes(b"---\nagent: a\n\xff\n---\n", "f.md")
+    assert info.value.where == "f.md:3" and "not UTF-8" in info.value.message
+    with pytest.raises(InvalidFile) as info:
+        statefile.parse_bytes(b"x" * (statefile.MAX_STATE_FILE_BYTES + 1), "f.md")
+    assert "at most" in info.value.message
+
+
+def test_field_types_are_checked():
+    text = ("---\nagent: Not An Id!\nstate: x\ncontext_pct: 150\ndepth: -1\n"
+            "freeze_state: ../../etc/passwd\nlast_read_commit: zzz\n---\n")
+    found = {key: line for key, line, _ in statefile.field_problems(statefile.parse(text, "p"))}
+    assert found == {"agent": 2, "context_pct": 4, "depth": 5, "freeze_state": 6,
+                     "last_read_commit": 7}
+
+
+def test_yaml_quirks_do_not_change_values():
+    doc = statefile.parse("---\nagent: a\nstate: on\nupdated: 2026-11-22T10:04:00Z\n---\n", "p")
+    assert doc.state == "on"
+    assert doc.get("updated") == "2026-11-22T10:04:00Z"
+
+
+keys = st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True).filter(
+    lambda k: k not in statefile.FIELDS)
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6),
+                    st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")),
+                            max_size=30))
+
+
+@settings(max_examples=150, deadline=None)
+@given(extra=st.dictionaries(keys, scalars, max_size=5),
+       body=st.text(max_size=200),
+       updates=st.dictionaries(st.sampled_from(["state", "thread", "summary", "context_pct"]),
+                               scalars, max_size=4))
+def test_round_trip_keeps_unknown_keys_and_body(extra, body, updates):
+    import yaml
+    front = "agent: alice\nstate: inbox\n" + "".join(
+        yaml.safe_dump({k: v}, allow_unicode=True, width=1 << 16) for k, v in extra.items())
+    text = f"---\n{front}---\n{body}"
+    doc = statefile.parse(text, "p")
+    assert doc.text() == text
+    out = statefile.with_fields(doc, updates)
+    assert out.endswith(f"---\n{body}")
+    again = statefile.parse(out, "p")
+    assert again.front == {**doc.front, **updates}
+    for key in extra:  # untouched entries keep their exact lines
+        line = yaml.safe_dump({key: extra[key]}, allow_unicode=True, width=1 << 16)
+        assert line in out
