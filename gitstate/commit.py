@@ -15,6 +15,7 @@ compare-and-swap of HEAD (`git update-ref HEAD new old`). So:
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import time
@@ -36,6 +37,7 @@ class Plan:
     message: str
     info: dict = field(default_factory=dict)   # handed back to the caller in the result
     executable: frozenset[str] = frozenset()    # paths committed with mode 100755
+    with_staged: bool = True                    # commit what the user staged, too
 
     def mode(self, path: str) -> str:
         return "100755" if path in self.executable else "100644"
@@ -75,42 +77,53 @@ def commit_atomically(git: Git, top: Path, prepare: Callable[[str | None], Plan]
     """Build and publish one commit on HEAD; retry from `prepare` if HEAD moved meanwhile."""
     gdir = git_dir(git)
     with repo_lock(gdir):
+        recover(git, top, gdir)
         for _ in range(MAX_ATTEMPTS):
             parent = git.head()
             plan = prepare(parent)
             for path in plan.files:
                 safe_path(top, path)
-            sha = _build(git, gdir, parent, plan)
+            entries = [(path, plan.mode(path), None if data is None else git.hash_object(data))
+                       for path, data in plan.files.items()]
+            sha = _build(git, gdir, parent, plan, entries)
             subject = plan.message.split("\n", 1)[0]
+            journal = _write_journal(gdir, sha, parent, entries)
             if git.ok("update-ref", "-m", f"{reflog}: {subject}", "HEAD", sha, parent or ""):
-                _sync_index_and_tree(git, top, plan)
+                _finish(git, top, entries, plan.files)
+                journal.unlink()
                 return Result(sha=sha, parent=parent, plan=plan)
+            journal.unlink()
         raise GitFailure(f"HEAD kept moving while committing ({MAX_ATTEMPTS} attempts); "
                          "nothing was committed", hint="try again")
 
 
-def _index_file(git: Git, gdir: Path) -> Path:
+def _index_file(gdir: Path) -> Path:
     env_index = os.environ.get("GIT_INDEX_FILE")
     return Path(env_index) if env_index else gdir / "index"
 
 
-def _build(git: Git, gdir: Path, parent: str | None, plan: Plan) -> str:
-    """The commit object for `plan` on top of `parent` and the current index (not published)."""
+Entry = tuple[str, str, "str | None"]   # path, mode, blob (None: delete)
+
+
+def _index_info(entries: list[Entry]) -> bytes:
+    lines = [f"0 {'0' * 40}\t{path}" if blob is None else f"{mode} {blob}\t{path}"
+             for path, mode, blob in entries]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _build(git: Git, gdir: Path, parent: str | None, plan: Plan, entries: list[Entry]) -> str:
+    """The commit object for `plan` on top of `parent` (and the index), not yet published."""
     tmp = gdir / "gitstate" / f"index.{os.getpid()}.tmp"
-    real = _index_file(git, gdir)
+    real = _index_file(gdir)
     try:
-        if real.exists():
-            shutil.copyfile(real, tmp)
         env = {"GIT_INDEX_FILE": str(tmp)}
-        if parent is None and not real.exists():
+        if plan.with_staged and real.exists():
+            shutil.copyfile(real, tmp)
+        elif parent is not None:
+            git.run("read-tree", parent, env=env)
+        else:
             git.run("read-tree", "--empty", env=env)
-        infos = []
-        for path, data in plan.files.items():
-            if data is None:
-                infos.append(f"0 {'0' * 40}\t{path}")
-            else:
-                infos.append(f"{plan.mode(path)} {git.hash_object(data)}\t{path}")
-        git.run("update-index", "--index-info", input=("\n".join(infos) + "\n").encode(), env=env)
+        git.run("update-index", "--index-info", input=_index_info(entries), env=env)
         tree = git.text("write-tree", env=env)
         args = ["commit-tree", tree] + (["-p", parent] if parent else []) + ["-F", "-"]
         return git.text(*args, input=plan.message.encode())
@@ -119,26 +132,74 @@ def _build(git: Git, gdir: Path, parent: str | None, plan: Plan) -> str:
             tmp.unlink()
 
 
-def _sync_index_and_tree(git: Git, top: Path, plan: Plan) -> None:
-    """After publishing: the real index and work tree take the committed files."""
-    infos = []
-    for path, data in plan.files.items():
+# A commit is published by the swap of HEAD; the index and work tree follow a moment later.
+# A journal written before the swap lets the next gitstate command finish that second step
+# if the process was killed in between, so the index never silently lags behind HEAD.
+
+
+def _journal_path(gdir: Path) -> Path:
+    return gdir / "gitstate" / "pending.json"
+
+
+def journal_pending(gdir: Path) -> bool:
+    return _journal_path(gdir).is_file()
+
+
+def _write_journal(gdir: Path, sha: str, parent: str | None, entries: list[Entry]) -> Path:
+    path = _journal_path(gdir)
+    write_file(path, json.dumps({"commit": sha, "parent": parent,
+                                 "entries": [list(e) for e in entries]}).encode())
+    return path
+
+
+def recover(git: Git, top: Path | None, gdir: Path | None = None) -> bool:
+    """Finish a commit whose process died between publishing and updating the index."""
+    gdir = gdir or git_dir(git)
+    path = _journal_path(gdir)
+    try:
+        pending = json.loads(path.read_text())
+    except FileNotFoundError:
+        return False
+    except ValueError:   # torn journal: it was never acted on (written before the swap)
+        path.unlink()
+        return False
+    finished = False
+    if git.head() == pending.get("commit") and top is not None:
+        entries = [tuple(e) for e in pending["entries"]]
+        parent = pending.get("parent")
+        olds = git.cat_files(f"{parent}:{p}" for p, _, _ in entries) if parent \
+            else [None] * len(entries)
+        datas: dict[str, bytes | None] = {}
+        for (p, _, blob), old in zip(entries, olds):
+            target = top / p
+            current = target.read_bytes() if target.is_file() else None
+            if current is None or current == old:   # not edited since: bring it up to date
+                datas[p] = None if blob is None else git.cat_files([blob])[0]
+        _finish(git, top, entries, datas)
+        finished = True
+    path.unlink()
+    return finished
+
+
+def _finish(git: Git, top: Path, entries: list[Entry], datas: dict[str, bytes | None]) -> None:
+    """The real index and work tree take the committed files (only those in `datas`)."""
+    for path, mode, blob in entries:
+        if path not in datas:
+            continue
         target = safe_path(top, path)
-        if data is None:
-            infos.append(f"0 {'0' * 40}\t{path}")
+        if blob is None:
             with contextlib.suppress(FileNotFoundError):
                 target.unlink()
-            continue
-        write_file(target, data, executable=path in plan.executable)
-        infos.append(f"{plan.mode(path)} {git.hash_object(data)}\t{path}")
-    payload = ("\n".join(infos) + "\n").encode()
+        else:
+            write_file(target, datas[path], executable=mode == "100755")
+    payload = _index_info(entries)
     for attempt in range(40):
         # git's own index.lock may be held for a moment by another git command
         if _update_index(git, payload):
             return
         time.sleep(0.025 * (attempt + 1))
-    raise GitFailure("the commit was made, but the index stayed locked by another git command; "
-                     "run `git reset -q -- " + " ".join(plan.files) + "` to refresh it")
+    raise GitFailure("the commit was made, but the index stayed locked by another git command",
+                     hint="run any gitstate command again to bring the index up to date")
 
 
 def _update_index(git: Git, payload: bytes) -> bool:

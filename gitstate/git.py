@@ -146,14 +146,15 @@ def _plain(stderr: bytes, args: tuple[str, ...]) -> str:
     return text
 
 
-def find_repo(path: str | os.PathLike | None = None) -> tuple[Git, Path]:
-    """(git, top of work tree) for the repository containing `path`; NotManaged if none."""
+def find_repo(path: str | os.PathLike | None = None) -> tuple[Git, Path, Path]:
+    """(git, top of work tree, git dir) of the repository containing `path`."""
     git = Git(path)
-    proc = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=git.cwd,
-                          capture_output=True)
-    if proc.returncode != 0:
+    proc = subprocess.run(["git", "rev-parse", "--show-toplevel", "--absolute-git-dir"],
+                          cwd=git.cwd, capture_output=True)
+    lines = proc.stdout.decode().splitlines()
+    if proc.returncode != 0 or len(lines) != 2:
         where = os.path.abspath(path or ".")
         raise NotManaged(f"not inside a git work tree: {where}",
                          hint="run `git init` first, then `gitstate init`")
-    top = Path(proc.stdout.decode().strip())
-    return Git(top), top
+    top = Path(lines[0])
+    return Git(top), top, Path(lines[1])

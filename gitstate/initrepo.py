@@ -49,8 +49,8 @@ def _source(lifecycle: str | None) -> tuple[str, dict[str, str]]:
         return (d / "lifecycle.yaml").read_text(encoding="utf-8"), docs
     f = Path(lifecycle)
     if not f.is_file():
-        raise UsageError(f"--lifecycle {lifecycle!r} is neither a shipped preset "
-                         f"({', '.join(presets())}) nor a file")
+        raise UsageError(f"--lifecycle {lifecycle!r} is neither a lifecycle file nor a shipped "
+                         f"preset; shipped presets: {', '.join(presets())}")
     text = f.read_bytes().decode("utf-8", "replace")
     lc = load_lifecycle(text, str(f))
     docs = {}
@@ -160,6 +160,7 @@ def _commit(git: Git, top: Path, files: dict[str, bytes], lc: Lifecycle) -> str 
 
     def prepare(parent: str | None) -> Plan:
         return Plan(changed, f"gitstate: manage this repository with lifecycle '{lc.name}'\n",
-                    executable=frozenset(p for p in changed if p.startswith(SHIM_DIR + "/")))
+                    executable=frozenset(p for p in changed if p.startswith(SHIM_DIR + "/")),
+                    with_staged=False)
 
     return commit_atomically(git, top, prepare, reflog="gitstate init").sha

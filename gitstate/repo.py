@@ -70,8 +70,13 @@ class Managed:
 
 
 def open_managed(path: str | None = None) -> Managed:
+    """The repository around `path`, with any commit interrupted by a crash finished first."""
+    from gitstate.commit import journal_pending, recover, repo_lock
     from gitstate.git import find_repo
-    git, top = find_repo(path)
+    git, top, gdir = find_repo(path)
+    if journal_pending(gdir):
+        with repo_lock(gdir):
+            recover(git, top, gdir)
     return Managed(git, top)
 
 

@@ -1,0 +1,275 @@
+"""The command line, run as a user runs it: a fresh process in a real repository."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import git, gitstate, make_repo, snapshot, state_path, walk
+
+
+def ok(repo: Path, *args: str):
+    res = gitstate(repo, *args)
+    assert res.returncode == 0, f"gitstate {' '.join(args)}:\n{res.stdout}\n{res.stderr}"
+    return res
+
+
+def head(repo: Path) -> str:
+    return git(repo, "rev-parse", "HEAD").stdout.strip()
+
+
+# -- init -----------------------------------------------------------------------------------
+
+
+def test_init_in_a_repo_without_commits(empty_repo):
+    res = ok(empty_repo, "init")
+    assert "managed with lifecycle 'haak'" in res.stdout
+    assert (empty_repo / "protocols" / "lifecycle.yaml").is_file()
+    assert (empty_repo / "protocols" / "deep_work.md").is_file()
+    assert git(empty_repo, "config", "core.hooksPath").stdout.strip() == ".githooks"
+    assert git(empty_repo, "log", "--format=%s").stdout.startswith("gitstate: manage")
+    modes = git(empty_repo, "ls-files", "-s", ".githooks").stdout
+    assert modes.count("100755") == 2
+    assert git(empty_repo, "status", "--porcelain").stdout == ""
+
+
+def test_init_is_idempotent(repo):
+    before = head(repo)
+    res = ok(repo, "init")
+    assert "nothing to change" in res.stdout
+    assert head(repo) == before
+
+
+def test_init_keeps_what_the_user_staged(empty_repo):
+    (empty_repo / "mine.txt").write_text("staged\n")
+    git(empty_repo, "add", "mine.txt")
+    ok(empty_repo, "init")
+    assert git(empty_repo, "diff", "--cached", "--name-only").stdout == "mine.txt\n"
+    assert "mine.txt" not in git(empty_repo, "show", "--name-only", "HEAD").stdout
+
+
+def test_init_chains_to_a_users_existing_hook(empty_repo):
+    hooks = empty_repo / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    mine = hooks / "pre-commit"
+    mine.write_text("#!/bin/sh\necho user-hook-ran >> \"$(git rev-parse --git-dir)/ran\"\n")
+    mine.chmod(0o755)
+    res = ok(empty_repo, "init")
+    assert "kept your pre-commit hook" in res.stdout
+    assert git(empty_repo, "config", "core.hooksPath", check=False).stdout == ""
+    assert (hooks / "pre-commit.pre-gitstate").read_text().startswith("#!/bin/sh\necho user")
+    ok(empty_repo, "spawn", "alice")
+    state = state_path(empty_repo, "alice")
+    state.write_text(state.read_text().replace("state: bootstrap", "state: deep_work"))
+    git(empty_repo, "add", "-A")
+    res = git(empty_repo, "commit", "-qm", "@alice: [STATE:deep_work] x", check=False)
+    assert res.returncode == 1 and "[illegal-transition]" in res.stderr
+    git(empty_repo, "checkout", "-q", "HEAD", "--", "agent")
+    (empty_repo / "f").write_text("x")
+    git(empty_repo, "add", "f")
+    git(empty_repo, "commit", "-qm", "plain")
+    assert (empty_repo / ".git" / "ran").read_text() == "user-hook-ran\n"
+    again = ok(empty_repo, "init")   # idempotent with chained hooks too
+    assert "kept" not in again.stdout
+
+
+def test_init_installs_into_a_configured_hooks_path(empty_repo):
+    git(empty_repo, "config", "core.hooksPath", "myhooks")
+    ok(empty_repo, "init")
+    assert (empty_repo / "myhooks" / "commit-msg").is_file()
+    assert git(empty_repo, "config", "core.hooksPath").stdout.strip() == "myhooks"
+
+
+def test_init_with_a_lifecycle_file(empty_repo, tmp_path):
+    life = tmp_path / "life.yaml"
+    life.write_text("name: tiny\ninitial: a\nstates: {a: {}, z: {roster: dead, terminal: true}}\n"
+                    "transitions: {a: [z]}\n")
+    ok(empty_repo, "init", "--lifecycle", str(life))
+    assert "tiny" in ok(empty_repo, "lifecycle").stdout
+    res = gitstate(empty_repo, "init", "--lifecycle", "haak")
+    assert res.returncode == 1 and "--force" in res.stderr
+    ok(empty_repo, "init", "--lifecycle", "haak", "--force")
+    assert "haak" in ok(empty_repo, "lifecycle").stdout
+
+
+def test_init_refuses_bad_input(empty_repo, tmp_path):
+    res = gitstate(empty_repo, "init", "--lifecycle", "nope")
+    assert res.returncode == 2 and "shipped presets: haak" in res.stderr
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("initial: a\nstates: {a: {}}\ntransitions: {a: [b]}\n")
+    res = gitstate(empty_repo, "init", "--lifecycle", str(bad))
+    assert res.returncode == 1 and "bad.yaml:3" in res.stderr and "Traceback" not in res.stderr
+    res = gitstate(tmp_path, "init")
+    assert res.returncode == 1 and "not a git repository" in res.stderr
+
+
+# -- spawn / transition ---------------------------------------------------------------------
+
+
+def test_spawn_and_transition_commit_atomically(repo):
+    res = ok(repo, "spawn", "ERA-1", "--role", "architect", "--model", "opus", "--json")
+    data = json.loads(res.stdout)
+    assert data["agent"] == "era-1" and data["to"] == "bootstrap" and data["from"] is None
+    text = state_path(repo, "era-1").read_text()
+    assert "agent: era-1\n" in text and "role: architect\n" in text and "depth: 0\n" in text
+    (repo / "work.py").write_text("print('hi')\n")
+    git(repo, "add", "work.py")
+    ok(repo, "transition", "era-1", "inbox", "-m", "restored", "--set", "context_pct=12",
+       "--set", "custom=kept")
+    shown = git(repo, "show", "--name-only", "--format=%s", "HEAD").stdout.split("\n")
+    assert shown[0] == "@era-1: [STATE:inbox] restored"
+    assert set(filter(None, shown[1:])) == {"agent/era-1/_state.md", "work.py"}
+    assert git(repo, "status", "--porcelain").stdout == ""
+    text = state_path(repo, "era-1").read_text()
+    assert "context_pct: 12\n" in text and "custom: kept\n" in text
+
+
+def test_illegal_transition_is_refused_before_committing(repo):
+    ok(repo, "spawn", "alice")
+    (repo / "w.txt").write_text("staged work\n")
+    git(repo, "add", "w.txt")
+    before = snapshot(repo)
+    res = gitstate(repo, "transition", "alice", "deep_work")
+    assert res.returncode == 1
+    assert "alice is in bootstrap; from bootstrap the lifecycle allows: inbox" in res.stderr
+    assert snapshot(repo) == before
+
+
+def test_refusal_in_json(repo):
+    ok(repo, "spawn", "alice")
+    res = gitstate(repo, "transition", "alice", "idle", "--json")
+    assert res.returncode == 1
+    data = json.loads(res.stdout)
+    assert data["error"] == "Rejected"
+    assert data["violations"][0]["rule"] == "illegal-transition"
+
+
+def test_the_cli_and_the_hook_use_the_same_words(repo):
+    ok(repo, "spawn", "alice")
+    cli_err = gitstate(repo, "transition", "alice", "deep_work").stderr
+    p = state_path(repo, "alice")
+    p.write_text(p.read_text().replace("state: bootstrap", "state: deep_work"))
+    git(repo, "add", "-A")
+    hook_err = git(repo, "commit", "-qm", "@alice: [STATE:deep_work] x", check=False).stderr
+    line = "[illegal-transition] agent/alice/_state.md:3: alice is in bootstrap"
+    assert line in cli_err and line in hook_err
+
+
+@pytest.mark.parametrize("agent", ["../evil", "a/b", "-rf", "all", "x" * 65, "bad id"])
+def test_hostile_ids_are_refused_and_never_used_as_paths(repo, agent):
+    before = snapshot(repo)
+    res = gitstate(repo, "spawn", "--", agent)
+    assert res.returncode == 1 and "invalid agent id" in res.stderr
+    assert snapshot(repo) == before
+    assert not (repo.parent / "evil").exists()
+
+
+def test_unknown_agents_and_bad_options(repo):
+    res = gitstate(repo, "transition", "ghost", "inbox")
+    assert res.returncode == 1 and "spawn it first" in res.stderr
+    ok(repo, "spawn", "alice")
+    res = gitstate(repo, "spawn", "alice")
+    assert res.returncode == 1 and "already exists" in res.stderr
+    res = gitstate(repo, "transition", "alice", "inbox", "--set", "nokey")
+    assert res.returncode == 2 and "KEY=VALUE" in res.stderr
+    res = gitstate(repo, "transition", "alice", "inbox", "--set", "state=x")
+    assert res.returncode == 2
+    res = gitstate(repo, "transition", "alice")
+    assert res.returncode == 2
+
+
+def test_parent_and_depth(repo):
+    ok(repo, "spawn", "boss")
+    ok(repo, "spawn", "kid", "--parent", "boss")
+    text = state_path(repo, "kid").read_text()
+    assert "parent: boss\n" in text and "depth: 1\n" in text
+    res = gitstate(repo, "spawn", "orphan", "--parent", "nobody")
+    assert res.returncode == 1 and "does not exist" in res.stderr
+
+
+def test_transition_keeps_the_agents_own_notes(repo):
+    ok(repo, "spawn", "alice")
+    p = state_path(repo, "alice")
+    p.write_text(p.read_text() + "\nmy private note ü\n")
+    ok(repo, "transition", "alice", "inbox")
+    committed = git(repo, "show", "HEAD:agent/alice/_state.md").stdout
+    assert committed.endswith("my private note ü\n")
+
+
+def test_a_state_file_edited_into_nonsense_is_reported_not_crashed(repo):
+    ok(repo, "spawn", "alice")
+    state_path(repo, "alice").write_text("---\nagent: alice\nstate: [oops\n---\n")
+    res = gitstate(repo, "transition", "alice", "inbox")
+    assert res.returncode == 1 and "agent/alice/_state.md:4: invalid YAML" in res.stderr
+    assert "Traceback" not in res.stderr
+
+
+# -- reading --------------------------------------------------------------------------------
+
+
+def test_status(repo):
+    assert "no agents yet" in ok(repo, "status").stdout
+    ok(repo, "spawn", "alice", "--role", "architect")
+    ok(repo, "spawn", "bob")
+    walk(repo, "alice", "inbox", "distill")
+    ok(repo, "transition", "alice", "deep_work", "--set", "context_pct=80", "--set", "thread=t")
+    rows = json.loads(ok(repo, "status", "--json").stdout)
+    assert [r["agent"] for r in rows] == ["alice", "bob"]
+    alice = json.loads(ok(repo, "status", "alice", "--json").stdout)
+    assert alice["state"] == "deep_work" and alice["phase"] == "legacy"
+    assert alice["next"] == ["inbox", "deep_work"] and alice["roster"] == "living"
+    text = ok(repo, "status", "alice").stdout
+    assert "next: inbox, deep_work" in text and "legacy" in text
+
+
+def test_check(repo):
+    assert "ok" in ok(repo, "check").stdout
+    ok(repo, "spawn", "alice")
+    p = state_path(repo, "alice")
+    p.write_text(p.read_text().replace("state: bootstrap", "state: napping"))
+    res = gitstate(repo, "check", "--json")
+    assert res.returncode == 1
+    [problem] = json.loads(res.stdout)["problems"]
+    assert problem["rule"] == "unknown-state" and problem["line"] == 3
+
+
+def test_lifecycle_and_presets(repo):
+    assert "initial:   bootstrap" in ok(repo, "lifecycle").stdout
+    assert ok(repo, "lifecycle", "--mermaid").stdout.startswith("stateDiagram-v2")
+    data = json.loads(ok(repo, "lifecycle", "--json").stdout)
+    assert data["initial"] == "bootstrap" and "frozen" in data["states"]
+    rows = json.loads(ok(repo, "presets", "--json").stdout)
+    assert any(r["name"] == "haak" and r["default"] for r in rows)
+
+
+def test_reading_an_unmanaged_repo_says_what_to_do(empty_repo):
+    res = gitstate(empty_repo, "status")
+    assert res.returncode == 1 and "gitstate init" in res.stderr
+
+
+def test_no_command_shows_help():
+    res = gitstate(Path.cwd())
+    assert res.returncode == 0 and "gitstate demo" in res.stdout
+
+
+def test_runtime_session_start_hook(repo):
+    ok(repo, "spawn", "alice")
+    res = ok(repo, "hook", "session-start", "--agent", "alice")
+    assert "alice: bootstrap" in res.stdout and "next: inbox" in res.stdout
+
+
+def test_demo_tells_its_story(tmp_path):
+    res = gitstate(tmp_path, "demo", "--dir", str(tmp_path / "story"))
+    assert res.returncode == 0, res.stdout + res.stderr
+    told = res.stdout + res.stderr
+    assert "[illegal-transition]" in told and "[needs-approval]" in told
+    story = tmp_path / "story"
+    log = git(story, "log", "--format=%s").stdout
+    assert "@alice: [STATE:dead] done" in log
+    assert "skipping the distill step" not in log
+    status = json.loads(gitstate(story, "status", "--json").stdout)
+    assert {r["agent"]: r["state"] for r in status} == {
+        "alice": "dead", "bob": "distill", "carol": "frozen"}

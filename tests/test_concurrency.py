@@ -1,0 +1,148 @@
+"""Racing writers and killed commands never corrupt the index or lose a commit."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+
+from conftest import git, gitstate, state_path, walk
+from gitstate.commit import Plan, commit_atomically
+from gitstate.git import Git
+
+
+def start(repo, *args):
+    return subprocess.Popen([sys.executable, "-m", "gitstate", *args], cwd=repo,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL)
+
+
+def assert_healthy(repo):
+    assert git(repo, "fsck", "--no-progress", check=False).returncode == 0
+    git(repo, "ls-files", "-s")                       # the index is readable
+    assert git(repo, "diff", "--cached", "--name-only").stdout == ""  # index == HEAD
+
+
+def test_a_moved_head_is_detected_and_the_move_rejudged(repo):
+    """The compare-and-swap on HEAD: if someone commits meanwhile, nothing is lost."""
+    g = Git(repo)
+    seen_parents = []
+
+    def prepare(parent):
+        seen_parents.append(parent)
+        if len(seen_parents) == 1:   # another writer lands between our read and our swap
+            (repo / "other.txt").write_text("theirs\n")
+            git(repo, "add", "other.txt")
+            git(repo, "commit", "-q", "-m", "someone else")
+        return Plan({"mine.txt": b"mine\n"}, "my commit\n", with_staged=False)
+
+    result = commit_atomically(g, repo, prepare)
+    assert len(seen_parents) == 2 and seen_parents[0] != seen_parents[1]
+    assert result.parent == seen_parents[1]
+    log = git(repo, "log", "--format=%s", "-2").stdout.split("\n")
+    assert log[:2] == ["my commit", "someone else"]
+    assert git(repo, "show", "HEAD:other.txt").stdout == "theirs\n"
+    assert_healthy(repo)
+
+
+def test_racing_transitions_of_different_agents_all_land(repo):
+    agents = ["a1", "a2", "a3", "a4"]
+    for a in agents:
+        assert gitstate(repo, "spawn", a).returncode == 0
+    base = int(git(repo, "rev-list", "--count", "HEAD").stdout)
+    for target in ("inbox", "distill"):
+        procs = [start(repo, "transition", a, target) for a in agents]
+        for p in procs:
+            out, err = p.communicate()
+            assert p.returncode == 0, err
+    assert int(git(repo, "rev-list", "--count", "HEAD").stdout) == base + 2 * len(agents)
+    assert git(repo, "rev-list", "--merges", "HEAD").stdout == ""
+    for a in agents:
+        assert "state: distill" in git(repo, "show", f"HEAD:agent/{a}/_state.md").stdout
+    assert_healthy(repo)
+
+
+def test_racing_moves_of_one_agent_one_lands_the_other_is_rejudged(repo):
+    assert gitstate(repo, "spawn", "alice").returncode == 0
+    walk(repo, "alice", "inbox", "distill")
+    before = int(git(repo, "rev-list", "--count", "HEAD").stdout)
+    procs = [start(repo, "transition", "alice", s) for s in ("deep_work", "idle")]
+    results = [(p.wait(), p.stderr.read()) for p in procs]
+    codes = sorted(code for code, _ in results)
+    assert codes == [0, 1], results          # one landed; the other, judged again, refused
+    refused = next(err for code, err in results if code == 1)
+    assert "[illegal-transition]" in refused
+    assert int(git(repo, "rev-list", "--count", "HEAD").stdout) == before + 1
+    assert_healthy(repo)
+
+
+def test_a_killed_transition_leaves_a_valid_repository(repo):
+    assert gitstate(repo, "spawn", "alice").returncode == 0
+    states = ["inbox", "distill", "deep_work", "inbox", "distill", "idle", "inbox"]
+    for i, target in enumerate(states):
+        p = start(repo, "transition", "alice", target)
+        time.sleep(0.02 * (i % 5))      # kill at varying points; every outcome must be valid
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        assert git(repo, "fsck", "--no-progress", check=False).returncode == 0
+        # any gitstate command finishes a commit that was published but not yet synced
+        assert gitstate(repo, "status").returncode == 0
+        head_state = git(repo, "show", "HEAD:agent/alice/_state.md").stdout
+        current = next(ln.split(": ", 1)[1] for ln in head_state.splitlines()
+                       if ln.startswith("state:"))
+        if current != target:            # it died before publishing: finish the move now
+            res = gitstate(repo, "transition", "alice", target)
+            assert res.returncode == 0, res.stderr
+        assert f"state: {target}" in state_path(repo, "alice").read_text()
+        assert_healthy(repo)
+
+
+def test_a_commit_interrupted_after_publishing_is_finished_by_the_next_command(repo, monkeypatch):
+    import pytest
+    from gitstate import commit as commit_mod
+    from gitstate.moves import transition
+    from gitstate.repo import open_managed
+
+    assert gitstate(repo, "spawn", "alice").returncode == 0
+
+    def die(*args, **kwargs):
+        raise KeyboardInterrupt("killed between publishing and syncing the index")
+
+    monkeypatch.setattr(commit_mod, "_finish", die)
+    with pytest.raises(KeyboardInterrupt):
+        transition(open_managed(str(repo)), "alice", "inbox")
+    monkeypatch.undo()
+    assert "state: inbox" in git(repo, "show", "HEAD:agent/alice/_state.md").stdout
+    assert git(repo, "diff", "--cached", "--name-only").stdout == "agent/alice/_state.md\n"
+    assert (repo / ".git" / "gitstate" / "pending.json").is_file()
+
+    assert gitstate(repo, "status").returncode == 0          # finishes the interrupted commit
+    assert_healthy(repo)
+    assert "state: inbox" in state_path(repo, "alice").read_text()
+    assert not (repo / ".git" / "gitstate" / "pending.json").exists()
+    assert gitstate(repo, "transition", "alice", "distill").returncode == 0
+
+
+def test_a_commit_interrupted_before_publishing_leaves_nothing(repo, monkeypatch):
+    import pytest
+    from gitstate import commit as commit_mod
+    from gitstate.moves import transition
+    from gitstate.repo import open_managed
+
+    assert gitstate(repo, "spawn", "alice").returncode == 0
+    head = git(repo, "rev-parse", "HEAD").stdout
+    real_write = commit_mod._write_journal
+
+    def write_then_die(*args):
+        real_write(*args)
+        raise KeyboardInterrupt("killed before the swap")
+
+    monkeypatch.setattr(commit_mod, "_write_journal", write_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        transition(open_managed(str(repo)), "alice", "inbox")
+    monkeypatch.undo()
+    assert gitstate(repo, "status").returncode == 0
+    assert git(repo, "rev-parse", "HEAD").stdout == head
+    assert "state: bootstrap" in state_path(repo, "alice").read_text()
+    assert_healthy(repo)
