@@ -9,11 +9,14 @@ is used only where a command needs repository plumbing beyond this (`init`).
 from __future__ import annotations
 
 import os
-import subprocess
-from pathlib import Path
-from typing import Iterable, Iterator
+
+TYPE_CHECKING = False  # typing itself costs the hooks milliseconds; see hooks.py
 
 from gitstate.errors import GitFailure, NotManaged
+
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Iterable, Iterator
 
 ZERO = "0" * 40
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -33,24 +36,33 @@ class Git:
         env.update(extra or {})
         return env
 
+    def _call(self, args: tuple[str, ...], input: bytes | None,
+              env: dict[str, str] | None) -> tuple[int, bytes, bytes]:
+        argv = ["git"] + (["-C", self.cwd] if self.cwd else []) + list(args)
+        full_env = self._env(env)
+        if _can_spawn_light(input):
+            return _spawn_light(argv, input, full_env)
+        import subprocess
+        proc = subprocess.run(argv, input=input, capture_output=True, env=full_env)
+        return proc.returncode, proc.stdout, proc.stderr
+
     def run(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
             check: bool = True) -> bytes:
         """stdout of `git args...`; GitFailure (with git's message) if it fails and `check`."""
-        proc = subprocess.run(["git", *args], cwd=self.cwd, input=input, capture_output=True,
-                              env=self._env(env))
-        if check and proc.returncode != 0:
-            raise GitFailure(_plain(proc.stderr, args), where=f"git {args[0]}")
-        return proc.stdout
+        code, out, err = self._call(args, input, env)
+        if check and code != 0:
+            raise GitFailure(_plain(err, args), where=f"git {args[0]}")
+        return out
 
     def text(self, *args: str, **kw) -> str:
         return self.run(*args, **kw).decode("utf-8", "replace").strip()
 
     def ok(self, *args: str, env: dict[str, str] | None = None) -> bool:
-        return subprocess.run(["git", *args], cwd=self.cwd, capture_output=True,
-                              env=self._env(env)).returncode == 0
+        return self._call(args, None, env)[0] == 0
 
     def stream(self, *args: str) -> Iterator[bytes]:
         """Lines of a long-running git command's stdout, read as they come."""
+        import subprocess
         proc = subprocess.Popen(["git", *args], cwd=self.cwd, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, env=self._env(None))
         try:
@@ -64,13 +76,6 @@ class Git:
 
     # -- where am I -------------------------------------------------------------------
 
-    def toplevel(self) -> Path:
-        return Path(self.text("rev-parse", "--show-toplevel"))
-
-    def git_dir(self) -> Path:
-        path = Path(self.text("rev-parse", "--absolute-git-dir"))
-        return path
-
     def is_bare(self) -> bool:
         return self.text("rev-parse", "--is-bare-repository") == "true"
 
@@ -78,17 +83,15 @@ class Git:
 
     def rev(self, rev: str) -> str | None:
         """The commit a revision names, or None (unborn HEAD, unknown name)."""
-        out = subprocess.run(["git", "rev-parse", "-q", "--verify", f"{rev}^{{commit}}"],
-                             cwd=self.cwd, capture_output=True, env=self._env(None))
-        if out.returncode != 0:
-            return None
-        return out.stdout.decode().strip() or None
+        code, out, _ = self._call(("rev-parse", "-q", "--verify", f"{rev}^{{commit}}"), None, None)
+        return (out.decode().strip() or None) if code == 0 else None
 
     def head(self) -> str | None:
         return self.rev("HEAD")
 
-    def cat_files(self, specs: Iterable[str]) -> list[bytes | None]:
-        """Contents of `rev:path` / `:path` objects in one `git cat-file --batch`; None if absent."""
+    def cat_batch(self, specs: Iterable[str]) -> list[tuple[str, str, bytes] | None]:
+        """(sha, type, content) of each object named (`rev`, `rev:path`, `:path`) in one
+        `git cat-file --batch`; None for a name that resolves to nothing."""
         specs = list(specs)
         if not specs:
             return []
@@ -96,7 +99,7 @@ class Git:
             if "\n" in s:
                 raise GitFailure(f"a path with a newline cannot be read: {s!r}")
         out = self.run("cat-file", "--batch", input="".join(s + "\n" for s in specs).encode())
-        results: list[bytes | None] = []
+        results: list[tuple[str, str, bytes] | None] = []
         pos = 0
         for _ in specs:
             nl = out.index(b"\n", pos)
@@ -105,10 +108,14 @@ class Git:
             if header.endswith((b" missing", b" ambiguous")):
                 results.append(None)
                 continue
-            _sha, kind, size = header.split()
-            results.append(out[pos:pos + int(size)] if kind == b"blob" else None)
+            sha, kind, size = header.split()
+            results.append((sha.decode(), kind.decode(), out[pos:pos + int(size)]))
             pos += int(size) + 1
         return results
+
+    def cat_files(self, specs: Iterable[str]) -> list[bytes | None]:
+        """Blob contents of `rev:path` / `:path` in one batch; None if absent or not a blob."""
+        return [r[2] if r is not None and r[1] == "blob" else None for r in self.cat_batch(specs)]
 
     def hash_object(self, data: bytes) -> str:
         return self.text("hash-object", "-w", "--stdin", input=data)
@@ -132,9 +139,62 @@ class Git:
         return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
     def config(self, key: str) -> str | None:
-        out = subprocess.run(["git", "config", "--get", key], cwd=self.cwd, capture_output=True,
-                             env=self._env(None))
-        return out.stdout.decode().strip() if out.returncode == 0 else None
+        code, out, _ = self._call(("config", "--get", key), None, None)
+        return out.decode().strip() if code == 0 else None
+
+
+# Running git without the `subprocess` module: it is the largest import left on the hook path.
+# A small input is written into the pipe before git starts reading, which cannot block while
+# it fits the pipe's buffer; anything larger goes through `subprocess`.
+_LIGHT_INPUT_MAX = 16384
+
+
+def _can_spawn_light(input: bytes | None) -> bool:
+    return hasattr(os, "posix_spawnp") and (input is None or len(input) <= _LIGHT_INPUT_MAX)
+
+
+def _spawn_light(argv: list[str], input: bytes | None,
+                 env: dict[str, str] | None) -> tuple[int, bytes, bytes]:
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    actions = [(os.POSIX_SPAWN_DUP2, in_r, 0), (os.POSIX_SPAWN_DUP2, out_w, 1),
+               (os.POSIX_SPAWN_DUP2, err_w, 2)]
+    actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in (in_r, in_w, out_r, out_w, err_r, err_w)]
+    try:
+        pid = os.posix_spawnp(argv[0], argv, os.environ if env is None else env,
+                              file_actions=actions)
+    except OSError as exc:
+        for fd in (in_r, in_w, out_r, out_w, err_r, err_w):
+            os.close(fd)
+        raise GitFailure(f"cannot run git: {exc.strerror}",
+                         hint="install git and make sure it is on PATH") from None
+    os.close(in_r)
+    os.close(out_w)
+    os.close(err_w)
+    try:
+        if input:
+            os.write(in_w, input)
+    except BrokenPipeError:
+        pass
+    finally:
+        os.close(in_w)
+    out = _read_all(out_r)
+    err = _read_all(err_r)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), out, err
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    try:
+        while True:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
 
 
 def _plain(stderr: bytes, args: tuple[str, ...]) -> str:
@@ -149,12 +209,12 @@ def _plain(stderr: bytes, args: tuple[str, ...]) -> str:
 def find_repo(path: str | os.PathLike | None = None) -> tuple[Git, Path, Path]:
     """(git, top of work tree, git dir) of the repository containing `path`."""
     git = Git(path)
-    proc = subprocess.run(["git", "rev-parse", "--show-toplevel", "--absolute-git-dir"],
-                          cwd=git.cwd, capture_output=True)
-    lines = proc.stdout.decode().splitlines()
-    if proc.returncode != 0 or len(lines) != 2:
+    code, out, _ = git._call(("rev-parse", "--show-toplevel", "--absolute-git-dir"), None, None)
+    lines = out.decode().splitlines()
+    if code != 0 or len(lines) != 2:
         where = os.path.abspath(path or ".")
         raise NotManaged(f"not inside a git work tree: {where}",
                          hint="run `git init` first, then `gitstate init`")
+    from pathlib import Path
     top = Path(lines[0])
     return Git(top), top, Path(lines[1])

@@ -6,9 +6,9 @@ Pure functions over strings; no git, no files.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from gitstate.errors import InvalidId
+from gitstate.record import Record
 
 ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
 _ID_RE = re.compile(rf"^{ID_PATTERN}$")
@@ -39,18 +39,17 @@ def canonical_id(text: str) -> str:
     return text.lower()
 
 
-@dataclass(frozen=True)
-class Message:
-    """A commit message, read by the grammar."""
+class Message(Record):
+    """A commit message, read by the grammar.
 
-    subject: str
-    body: str
-    prefix: str | None = None          # canonical id of a leading `@id:`
-    tag: str | None = None             # state named by a well-formed `[STATE:x]`
-    text: str = ""                     # subject text after the tag
-    malformed: str | None = None       # why a tag-like subject is not well formed
-    trailers: dict[str, list[str]] = field(default_factory=dict)  # lower-case keys
-    mentions: frozenset[str] = frozenset()  # canonical ids; "all" for @ALL
+    prefix: canonical id of a leading `@id:`; tag: the state a well-formed `[STATE:x]` names;
+    text: the subject after the tag; malformed: why a tag-like subject is not well formed;
+    trailers: lower-case keys to values; mentions: canonical ids, "all" for @ALL.
+    """
+
+    __slots__ = ("subject", "body", "prefix", "tag", "text", "malformed", "trailers", "mentions")
+    _defaults = {"prefix": None, "tag": None, "text": "", "malformed": None, "trailers": {},
+                 "mentions": frozenset()}
 
     @property
     def has_tag(self) -> bool:

@@ -1,45 +1,59 @@
-"""Git hook entry points (light imports only) and the installation of the hook shims.
+"""Git hook entry points. This is the hot path: light imports only.
 
-The shims in `.githooks/` decide in shell whether a commit concerns gitstate at all; only then
-do they start Python and call `run_hook`. Nothing here imports click, pydantic or GitPython.
+The shims in `.githooks/` decide in shell whether a commit concerns gitstate at all, and start
+Python only when it does. For a state commit:
+
+- pre-commit gets the staged state-file lines of `git diff --cached --raw` on stdin, judges the
+  files (everything but the message), and, when they are legal, writes the exact subject prefix
+  that would make the commit legal (`@alice: [STATE:deep_work]`) to an "expect" file, keyed by
+  HEAD and those raw lines;
+- commit-msg, in shell, accepts a message whose subject starts with that prefix when the key
+  still matches, without starting Python again. Any other message (a mismatch, a move that
+  needs approval, a merge, no expect file) is judged in full by Python here.
+
+So Python decides every verdict; the shell only recognises a verdict Python already gave.
+Nothing here imports click, pydantic, GitPython, pathlib or dataclasses.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import stat
 import sys
-from pathlib import Path
 
+from gitstate import statefile
 from gitstate.errors import GitstateError
 from gitstate.git import Git
-from gitstate.lifecycle import Lifecycle, LifecycleInvalid, load_lifecycle
-from gitstate.repo import LIFECYCLE_PATH, Managed
-from gitstate.rules import Violation, validate
-from gitstate import statefile
+from gitstate.lifecycle import LifecycleInvalid, load_lifecycle, load_lifecycle_cached
+from gitstate.repo import LIFECYCLE_PATH
+from gitstate.rules import FileChange, Violation, validate
 
-SHIM_MARK = "# gitstate-shim:"
-HOOK_NAMES = ("pre-commit", "commit-msg")
-SERVER_HOOK_NAMES = ("pre-receive",)
-CHAINED_SUFFIX = ".pre-gitstate"
+LATER = "The commit message is checked next, once these are fixed."
 
 
-# ---------------------------------------------------------------------------------------
-# Entry points
+def main() -> int:
+    """`python -c 'from gitstate.hooks import main; main()' NAME ARGS...` (what the shims run:
+    it skips the start-up of `python -m`)."""
+    if len(sys.argv) < 2:
+        print("usage: gitstate hook NAME [ARGS...]", file=sys.stderr)
+        return 2
+    return run_hook(sys.argv[1], sys.argv[2:])
 
 
 def run_hook(name: str, args: list[str]) -> int:
     try:
+        expect = args[args.index("--expect") + 1] if "--expect" in args[:-1] else None
+        cache = os.path.join(os.path.dirname(expect), "gitstate") if expect else None
         if name == "pre-commit":
-            return _report(_check_staged(Git(), message=None),
-                           later="The commit message is checked next, once these are fixed.")
+            return pre_commit(Git(), _stdin_text(), expect, cache)
         if name == "commit-msg":
-            if not args:
-                print("gitstate: commit-msg hook needs the message file", file=sys.stderr)
+            files = [a for i, a in enumerate(args) if a != "--expect" and
+                     (i == 0 or args[i - 1] != "--expect")]
+            if not files:
+                print("gitstate: the commit-msg hook needs the message file", file=sys.stderr)
                 return 2
-            raw = Path(args[0]).read_bytes().decode("utf-8", "replace")
-            return _report(_check_staged(Git(), message=raw))
+            with open(files[0], "rb") as fh:
+                message = fh.read().decode("utf-8", "replace")
+            return _report(_judge_staged(Git(), _stdin_text(), message, cache)[0])
         if name == "pre-receive":
             from gitstate.server import pre_receive
             return pre_receive(Git(), sys.stdin.buffer)
@@ -48,6 +62,28 @@ def run_hook(name: str, args: list[str]) -> int:
         return exc.exit_code
     print(f"gitstate: unknown hook '{name}'", file=sys.stderr)
     return 2
+
+
+def _stdin_text() -> str:
+    if sys.stdin is None or sys.stdin.isatty():
+        return ""
+    return sys.stdin.read()
+
+
+def pre_commit(git: Git, raw: str, expect: str | None, cache: str | None = None) -> int:
+    if expect:
+        _remove(expect)   # a verdict is only ever for the commit being made now
+    violations, verdict = _judge_staged(git, raw, None, cache)
+    if violations:
+        return _report(violations, LATER)
+    if expect and verdict:
+        head, prefix = verdict
+        try:
+            with open(expect, "w", encoding="utf-8") as fh:
+                fh.write(f"{head}\n{prefix}\n{raw.rstrip(chr(10))}\n")
+        except OSError:
+            pass  # no shortcut then: commit-msg judges the message in full
+    return 0
 
 
 def _report(violations: list[Violation], later: str = "") -> int:
@@ -63,12 +99,99 @@ def _report(violations: list[Violation], later: str = "") -> int:
     return 1
 
 
-def _commit_base(git: Git) -> str | None:
-    """The commit the new one will sit on: HEAD, or HEAD's parent for `git commit --amend`."""
-    head = git.head()
-    if head and _parent_is_amend():
-        return git.rev("HEAD^")
-    return head
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _raw_paths(raw: str) -> list[str] | None:
+    """Paths of `git diff --raw` lines, or None if git quoted one (then ask git with -z)."""
+    paths = []
+    for line in raw.splitlines():
+        if "\t" not in line:
+            continue
+        path = line.split("\t", 1)[1]
+        if path.startswith('"'):
+            return None
+        paths.append(path)
+    return paths
+
+
+def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = None):
+    """(violations, verdict) for the commit being made from the index.
+
+    verdict is (HEAD, subject prefix) when the files alone are legal and the message could be
+    recognised in shell; None when commit-msg must judge in full.
+    """
+    base = "HEAD^" if _parent_is_amend() else "HEAD"
+    paths = _raw_paths(raw) if raw.strip() else None
+    if paths is None:
+        paths = git.staged_changes(git.rev(base))
+    specs = ["HEAD", "MERGE_HEAD", f"{base}:{LIFECYCLE_PATH}", f":{LIFECYCLE_PATH}"]
+    for p in paths:
+        specs += [f"{base}:{p}", f":{p}"]
+    got = git.cat_batch(specs)
+    head, merge_head, old_lc, new_lc = got[:4]
+    contents = got[4:]
+    out: list[Violation] = []
+    if LIFECYCLE_PATH in paths:
+        out += _check_new_lifecycle(new_lc)
+    law = old_lc or new_lc
+    if law is None:
+        return out, None  # not managed (yet): nothing to enforce
+    try:
+        lc = load_lifecycle_cached(law[2], law[0], LIFECYCLE_PATH, cache)
+    except GitstateError as exc:
+        return out or [Violation("lifecycle", exc.message, LIFECYCLE_PATH)], None
+    rx = lc.state_path_regex()
+    changes = []
+    for i, p in enumerate(paths):
+        if rx.match(p):
+            old, new = contents[2 * i], contents[2 * i + 1]
+            changes.append(FileChange(p, old and old[2], new and new[2]))
+    inherited = _inherited_from_merge(git, merge_head[0], changes) if merge_head else set()
+    out += validate(changes, lc, message, inherited=inherited)
+    verdict = None
+    if not out and not merge_head:
+        verdict = _verdict(lc, changes, head[0] if head else "none")
+    return out, verdict
+
+
+def _verdict(lc, changes: list[FileChange], head: str):
+    """The subject prefix that makes these (legal) files a legal commit, if shell can check it."""
+    rx = lc.state_path_regex()
+    changed = [c for c in changes if c.old != c.new]
+    if len(changed) != 1 or changed[0].new is None:
+        return None
+    c = changed[0]
+    new = statefile.parse_bytes(c.new, c.path).state
+    old = statefile.parse_bytes(c.old, c.path).state if c.old is not None else None
+    if old is not None and lc.needs_approval(old, new):
+        return None   # trailers are read by Python only
+    return head, f"@{rx.match(c.path).group('id')}: [STATE:{new}]"
+
+
+def _check_new_lifecycle(staged) -> list[Violation]:
+    if staged is None:
+        return [Violation("lifecycle", "the lifecycle is being deleted; a managed repository "
+                          "needs one", LIFECYCLE_PATH)]
+    try:
+        load_lifecycle(statefile.decode(staged[2], LIFECYCLE_PATH), LIFECYCLE_PATH)
+    except LifecycleInvalid as exc:
+        return [Violation("lifecycle", exc.message, LIFECYCLE_PATH)]
+    except GitstateError as exc:
+        return [Violation("lifecycle", exc.message, exc.where or LIFECYCLE_PATH)]
+    return []
+
+
+def _inherited_from_merge(git: Git, other: str, changes: list[FileChange]) -> set[str]:
+    """Paths a merge takes unchanged from its other parent: they were judged there."""
+    if not changes:
+        return set()
+    versions = git.cat_files(f"{other}:{c.path}" for c in changes)
+    return {c.path for c, v in zip(changes, versions) if v == c.new}
 
 
 def _parent_is_amend() -> bool:
@@ -77,123 +200,15 @@ def _parent_is_amend() -> bool:
     pid = os.getppid()
     for _ in range(4):
         try:
-            raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-            stat_line = Path(f"/proc/{pid}/stat").read_text()
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                args = fh.read().split(b"\0")
+            with open(f"/proc/{pid}/stat") as fh:
+                stat_line = fh.read()
         except OSError:
             return False
-        args = raw.split(b"\0")
         if args and args[0].rsplit(b"/", 1)[-1] == b"git" or b"commit" in args[:3]:
             return b"--amend" in args
         pid = int(stat_line.rsplit(")", 1)[1].split()[1])
         if pid <= 1:
             return False
     return False
-
-
-def _check_staged(git: Git, message: str | None) -> list[Violation]:
-    """Every violation of the commit being made from the index (and message, if given)."""
-    repo = Managed(git, None)
-    base = _commit_base(git)
-    out: list[Violation] = []
-    staged = git.staged_changes(base)
-    if LIFECYCLE_PATH in staged:
-        out += _check_new_lifecycle(git)
-    try:
-        lc = repo.lifecycle(base, worktree=False)
-    except LifecycleInvalid as exc:
-        return out or [Violation("lifecycle", exc.message, LIFECYCLE_PATH)]
-    except GitstateError:
-        return out  # not managed (yet): nothing to enforce
-    rx = lc.state_path_regex()
-    paths = [p for p in staged if rx.match(p)]
-    changes = repo.changes_between(paths, base, None)
-    inherited = _inherited_from_merge(git, changes)
-    out += validate(changes, lc, message, inherited=inherited)
-    return out
-
-
-def _check_new_lifecycle(git: Git) -> list[Violation]:
-    data = git.cat_files([f":{LIFECYCLE_PATH}"])[0]
-    if data is None:
-        return [Violation("lifecycle", "the lifecycle is being deleted; a managed repository "
-                          "needs one", LIFECYCLE_PATH)]
-    try:
-        load_lifecycle(statefile.decode(data, LIFECYCLE_PATH), LIFECYCLE_PATH)
-    except GitstateError as exc:
-        return [Violation("lifecycle", exc.message, exc.where or LIFECYCLE_PATH)]
-    return []
-
-
-def _inherited_from_merge(git: Git, changes) -> set[str]:
-    """Paths a merge takes unchanged from its other parent(s): they were judged there."""
-    git_dir = Path(git.text("rev-parse", "--absolute-git-dir"))
-    merge_head = git_dir / "MERGE_HEAD"
-    if not changes or not merge_head.is_file():
-        return set()
-    others = [ln.strip() for ln in merge_head.read_text().splitlines() if ln.strip()]
-    inherited = set()
-    for other in others:
-        versions = git.cat_files(f"{other}:{c.path}" for c in changes)
-        inherited |= {c.path for c, v in zip(changes, versions) if v == c.new}
-    return inherited
-
-
-# ---------------------------------------------------------------------------------------
-# Installing the shims
-
-
-def paths_pattern(lc: Lifecycle) -> str:
-    """A loose ERE that matches (at least) every state file path and the lifecycle, as
-    printed by `git diff --name-only` (which may quote unusual paths)."""
-    head, _, tail = lc.state_file.partition("{id}")
-    state = f"{_ere(tail)}\"?$" if tail else f"^\"?{_ere(head)}"
-    return f"{state}|{_ere(LIFECYCLE_PATH)}\"?$"
-
-
-def _ere(text: str) -> str:
-    return re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", text)
-
-
-def render_shim(name: str, lc: Lifecycle) -> str:
-    from gitstate.resources import read_shipped
-    template = read_shipped("githooks", name)
-    return template.replace("@GITSTATE_PATHS@", paths_pattern(lc).replace("'", "'\\''"))
-
-
-def is_ours(path: Path) -> bool:
-    try:
-        with path.open("rb") as fh:
-            return SHIM_MARK.encode() in fh.read(400)
-    except OSError:
-        return False
-
-
-def write_executable(path: Path, text: str) -> bool:
-    """Write `text` (atomically) unless the file already says exactly that. True if written."""
-    if path.is_file() and path.read_text(encoding="utf-8", errors="replace") == text:
-        return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.chmod(tmp.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH | stat.S_IRUSR)
-    os.replace(tmp, path)
-    return True
-
-
-def install_into(hook_dir: Path, names: tuple[str, ...], lc: Lifecycle) -> list[str]:
-    """Put our shims into a live hooks folder, keeping any user hook as `<name>.pre-gitstate`,
-    which the shim runs after its own check. Returns what was done, for the user."""
-    done = []
-    for name in names:
-        target = hook_dir / name
-        if target.exists() and not is_ours(target):
-            kept = target.with_name(name + CHAINED_SUFFIX)
-            if kept.exists():
-                raise GitstateError(f"both {target} and {kept} exist and neither is gitstate's; "
-                                    "gitstate will not overwrite a hook of yours",
-                                    hint=f"merge them by hand, or remove {kept}")
-            os.replace(target, kept)
-            done.append(f"kept your {name} hook as {kept.name}; gitstate runs it after its check")
-        if write_executable(target, render_shim(name, lc)):
-            done.append(f"installed {target}")
-    return done

@@ -14,7 +14,7 @@ from pathlib import Path
 from gitstate.commit import Plan, commit_atomically
 from gitstate.errors import GitstateError, NotManaged, UsageError
 from gitstate.git import Git
-from gitstate.hooks import HOOK_NAMES, install_into, is_ours, render_shim, write_executable
+from gitstate.shims import HOOK_NAMES, install_into, is_ours, render_shim, write_executable
 from gitstate.lifecycle import Lifecycle, load_lifecycle
 from gitstate.repo import LIFECYCLE_PATH
 from gitstate.resources import preset_dir, presets, read_shipped

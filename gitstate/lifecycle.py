@@ -8,12 +8,13 @@ All problems are reported together, not just the first.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
-from typing import Any
+TYPE_CHECKING = False  # importing typing costs the hooks milliseconds
 
-from gitstate import yamlio
 from gitstate.errors import InvalidFile
+from gitstate.record import Record
+
+if TYPE_CHECKING:
+    from typing import Any
 
 ROSTERS = ("living", "frozen", "dead")
 STATE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
@@ -31,33 +32,22 @@ POLICY_KEYS = {"humans", "approval", "mortality", "max_living", "max_depth", "ti
 MORTALITY_KEYS = {"midlife", "legacy", "urgent", "urgent_forbids"}
 
 
-@dataclass(frozen=True)
-class State:
-    name: str
-    roster: str
-    terminal: bool = False
-    requires: tuple[str, ...] = ()
-    description: str = ""
-    protocol: str | None = None
+class State(Record):
+    __slots__ = ("name", "roster", "terminal", "requires", "description", "protocol")
+    _defaults = {"terminal": False, "requires": (), "description": "", "protocol": None}
 
 
-@dataclass(frozen=True)
-class Role:
-    name: str
-    mandate: str | None = None
-    max: int | None = None
-    description: str = ""
-    spawns: tuple[str, ...] | None = None   # kinds this role may spawn (None: any)
-    never_spawns: tuple[str, ...] = ()      # kinds this role must never spawn
-    self_spawn: bool = True                 # may spawn its own kind
+class Role(Record):
+    # spawns: kinds this role may spawn (None: any); never_spawns: kinds it must never spawn;
+    # self_spawn: whether it may spawn its own kind
+    __slots__ = ("name", "mandate", "max", "description", "spawns", "never_spawns", "self_spawn")
+    _defaults = {"mandate": None, "max": None, "description": "", "spawns": None,
+                 "never_spawns": (), "self_spawn": True}
 
 
-@dataclass(frozen=True)
-class Mortality:
-    midlife: int = 50
-    legacy: int = 75
-    urgent: int = 90
-    urgent_forbids: tuple[str, ...] = ()
+class Mortality(Record):
+    __slots__ = ("midlife", "legacy", "urgent", "urgent_forbids")
+    _defaults = {"midlife": 50, "legacy": 75, "urgent": 90, "urgent_forbids": ()}
 
     def phase(self, context_pct: float | None) -> str:
         if context_pct is None:
@@ -71,29 +61,20 @@ class Mortality:
         return "young"
 
 
-@dataclass(frozen=True)
-class Policies:
-    humans: tuple[str, ...] = ()
-    approval: tuple[tuple[str, str], ...] = ()     # (from-pattern, to-pattern), '*' allowed
-    mortality: Mortality | None = None
-    max_living: int | None = None
-    max_depth: int | None = None
-    timeouts: dict[tuple[str, str], int] = field(default_factory=dict)  # seconds
-    custom_roles: bool = True
+class Policies(Record):
+    # approval: (from-pattern, to-pattern) pairs, '*' matching any state;
+    # timeouts: (from, to) -> seconds
+    __slots__ = ("humans", "approval", "mortality", "max_living", "max_depth", "timeouts",
+                 "custom_roles")
+    _defaults = {"humans": (), "approval": (), "mortality": None, "max_living": None,
+                 "max_depth": None, "timeouts": {}, "custom_roles": True}
 
 
-@dataclass(frozen=True)
-class Lifecycle:
-    name: str
-    initial: str
-    states: dict[str, State]
-    transitions: dict[str, tuple[str, ...]]
-    roles: dict[str, Role] = field(default_factory=dict)
-    policies: Policies = field(default_factory=Policies)
-    state_file: str = DEFAULT_STATE_FILE
-    accept: tuple[str, ...] = ()
-    description: str = ""
-    source: str = "lifecycle.yaml"
+class Lifecycle(Record):
+    __slots__ = ("name", "initial", "states", "transitions", "roles", "policies", "state_file",
+                 "accept", "description", "source")
+    _defaults = {"roles": {}, "policies": Policies(), "state_file": DEFAULT_STATE_FILE, "accept": (),
+                 "description": "", "source": "lifecycle.yaml"}
 
     # -- questions the rules ask ---------------------------------------------------------
 
@@ -114,7 +95,7 @@ class Lifecycle:
     def needs_approval(self, old: str, new: str) -> bool:
         if old == new:
             return False
-        return any(fnmatchcase(old, a) and fnmatchcase(new, b) for a, b in self.policies.approval)
+        return any(_glob(a, old) and _glob(b, new) for a, b in self.policies.approval)
 
     def roster_of(self, state: str) -> str | None:
         s = self.states.get(state)
@@ -122,7 +103,7 @@ class Lifecycle:
 
     @property
     def mortality(self) -> Mortality:
-        return self.policies.mortality or Mortality()
+        return self.policies.mortality or _DEFAULT_MORTALITY
 
     def state_path(self, agent: str) -> str:
         return self.state_file.replace("{id}", agent)
@@ -160,6 +141,14 @@ class Lifecycle:
             "layout": {"state_file": self.state_file},
             "grammar": {"accept": list(self.accept)},
         }
+
+
+_DEFAULT_MORTALITY = Mortality()
+
+
+def _glob(pattern: str, name: str) -> bool:
+    """Shell-style match where only '*' is special (state names have no other metacharacter)."""
+    return re.fullmatch(".*".join(re.escape(p) for p in pattern.split("*")), name) is not None
 
 
 def state_path_regex(pattern: str) -> re.Pattern:
@@ -212,7 +201,7 @@ class LifecycleInvalid(InvalidFile):
 class _Reader:
     """Collects problems while building the model from located YAML."""
 
-    def __init__(self, lines: yamlio.LineMap):
+    def __init__(self, lines: dict):
         self.lines = lines
         self.problems: list[tuple[int | None, str]] = []
 
@@ -268,6 +257,7 @@ def _kind(value: Any) -> str:
 
 def load_lifecycle(text: str, source: str = "protocols/lifecycle.yaml") -> Lifecycle:
     """Parse and check a lifecycle; raises LifecycleInvalid listing every problem."""
+    from gitstate import yamlio
     data, lines = yamlio.load(text, where=source)
     r = _Reader(lines)
     if not isinstance(data, dict):
@@ -501,7 +491,7 @@ def _check_requires(lc: Lifecycle, r: _Reader) -> None:
 
 def _check_policy_names(lc: Lifecycle, r: _Reader) -> None:
     def known(state: str) -> bool:
-        return state == "*" or state in lc.states or any(c in state for c in "*?[")
+        return state == "*" or state in lc.states or "*" in state
 
     for i, (a, b) in enumerate(lc.policies.approval):
         for s in (a, b):
@@ -633,3 +623,79 @@ def describe(lc: Lifecycle) -> str:
     if lc.state_file != DEFAULT_STATE_FILE:
         out += ["", f"state files: {lc.state_file}"]
     return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------------------
+# A cache of checked lifecycles, for the hooks: reading one back from JSON skips both the
+# PyYAML import and the checks. Keyed by the blob's hash, so an edited lifecycle is a miss.
+
+
+def to_plain(lc: Lifecycle) -> dict:
+    """Everything needed to rebuild `lc`, as JSON-ready data."""
+    pol = lc.policies
+    return {
+        "name": lc.name, "initial": lc.initial, "description": lc.description,
+        "source": lc.source, "state_file": lc.state_file, "accept": list(lc.accept),
+        "states": [[s.name, s.roster, s.terminal, list(s.requires), s.description, s.protocol]
+                   for s in lc.states.values()],
+        "transitions": {k: list(v) for k, v in lc.transitions.items()},
+        "roles": [[r.name, r.mandate, r.max, r.description,
+                   None if r.spawns is None else list(r.spawns), list(r.never_spawns),
+                   r.self_spawn] for r in lc.roles.values()],
+        "policies": {
+            "humans": list(pol.humans), "approval": [list(a) for a in pol.approval],
+            "mortality": None if pol.mortality is None else [
+                pol.mortality.midlife, pol.mortality.legacy, pol.mortality.urgent,
+                list(pol.mortality.urgent_forbids)],
+            "max_living": pol.max_living, "max_depth": pol.max_depth,
+            "timeouts": [[a, b, s] for (a, b), s in pol.timeouts.items()],
+            "custom_roles": pol.custom_roles},
+    }
+
+
+def from_plain(d: dict) -> Lifecycle:
+    pol = d["policies"]
+    mort = pol["mortality"]
+    return Lifecycle(
+        name=d["name"], initial=d["initial"], description=d["description"], source=d["source"],
+        state_file=d["state_file"], accept=tuple(d["accept"]),
+        states={s[0]: State(s[0], s[1], s[2], tuple(s[3]), s[4], s[5]) for s in d["states"]},
+        transitions={k: tuple(v) for k, v in d["transitions"].items()},
+        roles={r[0]: Role(r[0], r[1], r[2], r[3], None if r[4] is None else tuple(r[4]),
+                          tuple(r[5]), r[6]) for r in d["roles"]},
+        policies=Policies(
+            humans=tuple(pol["humans"]), approval=tuple(tuple(a) for a in pol["approval"]),
+            mortality=None if mort is None else Mortality(mort[0], mort[1], mort[2],
+                                                          tuple(mort[3])),
+            max_living=pol["max_living"], max_depth=pol["max_depth"],
+            timeouts={(a, b): s for a, b, s in pol["timeouts"]},
+            custom_roles=pol["custom_roles"]))
+
+
+def load_lifecycle_cached(data: bytes, blob: str, source: str,
+                          cache_dir: str | None) -> Lifecycle:
+    """`load_lifecycle` of a committed or staged blob, remembered under `cache_dir`."""
+    import json
+    import os
+
+    from gitstate import __version__
+    from gitstate.statefile import decode
+
+    path = os.path.join(cache_dir, f"lifecycle-{__version__}-{blob}.json") if cache_dir else None
+    if path:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                return from_plain(json.load(fh))
+        except (OSError, ValueError, KeyError, IndexError, TypeError):
+            pass  # a miss, or a damaged entry: rebuild it
+    lc = load_lifecycle(decode(data, source), source)
+    if path:
+        try:
+            os.makedirs(cache_dir, exist_ok=True)
+            tmp = f"{path}.{os.getpid()}.tmp"
+            with open(tmp, "w", encoding="utf-8") as fh:
+                json.dump(to_plain(lc), fh)
+            os.replace(tmp, path)
+        except OSError:
+            pass
+    return lc

@@ -5,8 +5,7 @@ Light on purpose (git subprocesses, yaml): the hooks use it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
+TYPE_CHECKING = False  # importing typing costs the hooks milliseconds
 
 from gitstate import statefile
 from gitstate.errors import InvalidFile, NotManaged
@@ -14,13 +13,18 @@ from gitstate.git import Git
 from gitstate.lifecycle import Lifecycle, load_lifecycle
 from gitstate.rules import FileChange
 
+if TYPE_CHECKING:
+    from pathlib import Path
+
 LIFECYCLE_PATH = "protocols/lifecycle.yaml"
 
 
-@dataclass
 class Managed:
-    git: Git
-    top: Path | None  # None for a bare repository
+    """A repository under gitstate: `top` is its work tree (None for a bare repository)."""
+
+    def __init__(self, git: Git, top: Path | None):
+        self.git = git
+        self.top = top
 
     # -- the law --------------------------------------------------------------------------
 

@@ -6,29 +6,26 @@ and (later) `verify` all call `validate`, so a move is judged the same wherever 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+TYPE_CHECKING = False  # importing typing costs the hooks milliseconds
 
 from gitstate import statefile
 from gitstate.errors import InvalidFile
 from gitstate.grammar import Message, is_valid_id, parse_message
-from gitstate.lifecycle import Lifecycle
+from gitstate.record import Record
+
+if TYPE_CHECKING:
+    from gitstate.lifecycle import Lifecycle
 
 
-@dataclass(frozen=True)
-class FileChange:
+class FileChange(Record):
     """One state file in a commit: its content in the parent and in the commit (None: absent)."""
 
-    path: str
-    old: bytes | None
-    new: bytes | None
+    __slots__ = ("path", "old", "new")
 
 
-@dataclass(frozen=True)
-class Violation:
-    rule: str
-    message: str
-    where: str | None = None
+class Violation(Record):
+    __slots__ = ("rule", "message", "where")
+    _defaults = {"where": None}
 
     def __str__(self) -> str:
         return f"[{self.rule}] {self.where}: {self.message}" if self.where \
@@ -61,17 +58,12 @@ RULES = {
 }
 
 
-@dataclass
-class _Parsed:
-    """A change with both sides parsed (or the reason they could not be)."""
+class _Parsed(Record):
+    """A change with both sides parsed. `new_problem`: the new side is too broken for the
+    rules that follow to say anything useful."""
 
-    change: FileChange
-    agent: str                      # canonical id from the path
-    old: statefile.StateDoc | None = None
-    new: statefile.StateDoc | None = None
-    old_error: str | None = None
-    new_problem: bool = False       # the new side had problems that make later rules moot
-    extras: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ("change", "agent", "old", "new", "old_error", "new_problem")
+    _defaults = {"old": None, "new": None, "old_error": None, "new_problem": False}
 
 
 def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | None,

@@ -49,7 +49,7 @@ def pre_receive(git: Git, stdin: BinaryIO) -> int:
 def init_server(path: str | None, lifecycle: str | None) -> ServerReport:
     """Install the pre-receive shim into a bare hub (the law comes from the pushed history)."""
     from gitstate.errors import UsageError
-    from gitstate.hooks import install_into
+    from gitstate.shims import install_into
     from gitstate.lifecycle import load_lifecycle
     from gitstate.resources import preset_dir
 

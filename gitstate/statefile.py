@@ -7,12 +7,15 @@ key order and the body stay byte-for-byte as they were.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any, Callable
+TYPE_CHECKING = False  # importing typing costs the hooks milliseconds
 
-from gitstate import yamlio
 from gitstate.errors import InvalidFile
+from gitstate.flatyaml import load_flat
 from gitstate.grammar import is_valid_id
+from gitstate.record import Record
+
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 MAX_STATE_FILE_BYTES = 1 << 20  # a state file is a page of notes, not a data store
 _OPEN = re.compile(r"^---[ \t]*\r?\n?$")
@@ -34,17 +37,11 @@ def decode(data: bytes, where: str) -> str:
                           where=f"{where}:{line}") from None
 
 
-@dataclass(frozen=True)
-class StateDoc:
-    """A parsed state file. `head + front_text + close + body` is the original text."""
+class StateDoc(Record):
+    """A parsed state file. `head + front_text + close + body` is the original text;
+    `front` is the parsed mapping and `lines` the line of each key."""
 
-    path: str
-    front: dict[str, Any]
-    lines: yamlio.LineMap
-    head: str
-    front_text: str
-    close: str
-    body: str
+    __slots__ = ("path", "front", "lines", "head", "front_text", "close", "body")
 
     def text(self) -> str:
         return self.head + self.front_text + self.close + self.body
@@ -80,7 +77,12 @@ def parse(text: str, path: str) -> StateDoc:
         raise InvalidFile("front matter opened on line 1 is never closed with a '---' line",
                           where=f"{path}:1")
     front_text = "".join(lines[1:i])
-    data, linemap = yamlio.load(front_text, where=path, line_offset=1)
+    flat = load_flat(front_text, line_offset=1)
+    if flat is not None:
+        data, linemap = flat
+    else:
+        from gitstate import yamlio  # only for front matter beyond flat `key: scalar` lines
+        data, linemap = yamlio.load(front_text, where=path, line_offset=1)
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -187,6 +189,7 @@ def as_text(value: Any) -> str | None:
 
 def with_fields(doc: StateDoc, updates: dict[str, Any]) -> str:
     """The file's text with `updates` applied to the front matter; all else unchanged."""
+    from gitstate import yamlio
     lines = doc.front_text.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"

@@ -10,9 +10,12 @@ can point at "file:line".
 from __future__ import annotations
 
 import re
-from typing import Any
+TYPE_CHECKING = False  # importing typing costs the hooks milliseconds
 
 import yaml
+
+if TYPE_CHECKING:
+    from typing import Any
 
 from gitstate.errors import InvalidFile
 
@@ -32,7 +35,7 @@ StrictLoader.add_implicit_resolver(
     "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
 
 # Lines of a loaded document: a key path (tuple of mapping keys / list indexes) -> 1-based line.
-LineMap = dict[tuple, int]
+LineMap = dict
 
 
 def load(text: str, *, where: str, line_offset: int = 0) -> tuple[Any, LineMap]:

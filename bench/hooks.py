@@ -1,0 +1,108 @@
+"""Added latency of gitstate's hooks (pre-commit + commit-msg together) on `git commit`.
+
+For each kind of commit, the same commit is made alternately with the hooks and with hooks
+switched off (`-c core.hooksPath=<empty dir>`); the added latency is the difference of the
+medians. Run from the repository root with the project's Python:
+
+    .venv/bin/python bench/hooks.py [--runs 30]
+
+Targets (issue "The core"): <= 20 ms for a commit touching no state file, <= 100 ms for a
+state commit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TARGETS_MS = {"ordinary": 20.0, "state": 100.0}
+
+
+def sh(repo: Path, *args: str) -> None:
+    subprocess.run(args, cwd=repo, check=True, capture_output=True)
+
+
+def timed_commit(repo: Path, message: str, hooks_off: str | None) -> float:
+    cmd = ["git"] + (["-c", f"core.hooksPath={hooks_off}"] if hooks_off else []) + \
+        ["commit", "-q", "-m", message]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=repo, capture_output=True, text=True)
+    elapsed = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"commit failed: {proc.stderr}")
+    return elapsed * 1000
+
+
+def setup(root: Path) -> Path:
+    repo = root / "repo"
+    repo.mkdir()
+    sh(repo, "git", "init", "-q", "-b", "main")
+    for k, v in (("user.name", "bench"), ("user.email", "bench@example.invalid"),
+                 ("commit.gpgsign", "false")):
+        sh(repo, "git", "config", k, v)
+    sh(repo, sys.executable, "-m", "gitstate", "init")
+    sh(repo, sys.executable, "-m", "gitstate", "spawn", "alice")
+    for state in ("inbox", "distill", "deep_work"):
+        sh(repo, sys.executable, "-m", "gitstate", "transition", "alice", state)
+    return repo
+
+
+def measure(runs: int) -> dict[str, dict[str, float]]:
+    with tempfile.TemporaryDirectory(prefix="gitstate-bench-") as tmp:
+        root = Path(tmp)
+        repo = setup(root)
+        off = root / "no-hooks"
+        off.mkdir()
+        samples: dict[str, dict[str, list[float]]] = {
+            k: {"hooks": [], "bare": []} for k in TARGETS_MS}
+        state_file = repo / "agent" / "alice" / "_state.md"
+        text = state_file.read_text()
+        n = 0
+        for i in range(runs):
+            for mode in ("hooks", "bare"):
+                n += 1
+                (repo / "work.txt").write_text(f"{n}\n")
+                sh(repo, "git", "add", "work.txt")
+                samples["ordinary"][mode].append(
+                    timed_commit(repo, f"ordinary work {n}", None if mode == "hooks" else str(off)))
+                n += 1
+                state_file.write_text(text.replace("summary: null", f"summary: step {n}"))
+                (repo / "work.txt").write_text(f"{n}\n")
+                sh(repo, "git", "add", "work.txt", str(state_file))
+                samples["state"][mode].append(
+                    timed_commit(repo, f"@alice: [STATE:deep_work] step {n}",
+                                 None if mode == "hooks" else str(off)))
+        out = {}
+        for kind, s in samples.items():
+            hooks, bare = statistics.median(s["hooks"]), statistics.median(s["bare"])
+            out[kind] = {"with_hooks_ms": hooks, "without_ms": bare, "added_ms": hooks - bare,
+                         "target_ms": TARGETS_MS[kind]}
+        return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args()
+    results = measure(args.runs)
+    print(f"python {sys.version.split()[0]}, git "
+          f"{subprocess.run(['git', '--version'], capture_output=True, text=True).stdout.split()[-1]}"
+          f", {os.cpu_count()} cores, median of {args.runs} runs each")
+    print(f"{'commit':<10}{'with hooks':>12}{'without':>10}{'added':>9}{'target':>9}")
+    worst = 0
+    for kind, r in results.items():
+        verdict = "ok" if r["added_ms"] <= r["target_ms"] else "OVER"
+        worst |= verdict != "ok"
+        print(f"{kind:<10}{r['with_hooks_ms']:>10.1f}ms{r['without_ms']:>8.1f}ms"
+              f"{r['added_ms']:>7.1f}ms{r['target_ms']:>7.0f}ms  {verdict}")
+    return 1 if worst else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

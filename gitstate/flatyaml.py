@@ -1,0 +1,127 @@
+"""A reader for the flat YAML that state files almost always hold, without importing PyYAML.
+
+Importing PyYAML costs a hook more than 20 ms (its reader compiles a large regular expression
+at import). Front matter is nearly always flat `key: scalar` lines, so this module reads that
+subset itself and answers None for anything else: nesting, lists, flow collections, anchors,
+tags, double quotes, numbers other than plain integers, sexagesimal or octal lookalikes. The
+caller then parses with PyYAML. Within the subset the result is the same as `yamlio.load`
+(tests/test_flatyaml.py checks that with generated input).
+"""
+
+from __future__ import annotations
+
+import re
+
+_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*):(?:[ \t]+(.*))?\Z")
+_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
+_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
+_BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False,
+          "FALSE": False}
+# Anything YAML might read as something other than the text itself sends us to PyYAML.
+_NOT_PLAIN = re.compile(
+    r"""[\[\]{}"`\\\t]|: |:\Z| \#|\A[-?:,&*!|>'%@#]"""
+    r"""|\A(?:=|<<)\Z""")
+# The YAML 1.1 forms of numbers (binary, octal, hex, underscores, base 60, floats, .inf, .nan).
+_NUMBER_LIKE = re.compile(
+    r"""[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+"""
+    r"""|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+"""
+    r"""|[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"""
+    r"""|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)""")
+_RESERVED_KEYS = frozenset(_NULLS) | frozenset(_BOOLS)
+
+
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def _printable(text: str) -> bool:
+    """YAML's printable set, less its extra line breaks (NEL, LS, PS): the check PyYAML's
+    reader makes with an expression that is costly to compile."""
+    if text.isascii():
+        return not _ASCII_CONTROL.search(text)
+    for ch in text:
+        o = ord(ch)
+        if (o < 0x20 and o not in (9, 10, 13)) or 0x7F <= o <= 0x9F or o in (0x2028, 0x2029) \
+                or 0xD800 <= o <= 0xDFFF or o in (0xFFFE, 0xFFFF, 0xFEFF):
+            return False
+    return True
+
+
+def load_flat(text: str, line_offset: int = 0):
+    """(mapping, lines) like `yamlio.load`, or None if `text` is not flat simple YAML."""
+    if not _printable(text):
+        return None
+    data: dict = {}
+    lines: dict = {(): 1 + line_offset}
+    first = None
+    for number, line in enumerate(text.split("\n"), start=1 + line_offset):
+        if "\r" in line:
+            return None
+        stripped = line.strip(" \t")
+        if not stripped or stripped.startswith("#"):
+            if line[:1] in (" ", "\t") and stripped:
+                return None  # an indented comment may sit inside a block
+            continue
+        m = _KEY.match(line)
+        if m is None:
+            return None
+        key, raw = m.group(1), m.group(2)
+        if key in _RESERVED_KEYS or key in data:
+            return None
+        value = _scalar((raw or "").strip(" \t"))
+        if value is _NO:
+            return None
+        data[key] = value
+        lines[(key,)] = number
+        first = first or number
+    if not data:
+        return None  # an empty document is None in YAML; let PyYAML say so
+    lines[()] = first
+    return data, lines
+
+
+class _No:
+    pass
+
+
+_NO = _No()
+
+
+def _scalar(raw: str):
+    if raw.startswith("'"):
+        return _single_quoted(raw)
+    if " #" in raw:
+        raw = raw.split(" #", 1)[0].rstrip(" \t")
+    if raw in _NULLS:
+        return None
+    if raw in _BOOLS:
+        return _BOOLS[raw]
+    if _INT.match(raw):
+        return int(raw)
+    if _NOT_PLAIN.search(raw) or _NUMBER_LIKE.fullmatch(raw):
+        return _NO
+    return raw
+
+
+def _single_quoted(raw: str):
+    body, rest = _split_quote(raw[1:])
+    if body is None or "\t" in body:
+        return _NO
+    if rest and not re.match(r"[ \t]+(?:#.*)?\Z", rest):
+        return _NO
+    return body
+
+
+def _split_quote(text: str):
+    out = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "'":
+            if text[i + 1:i + 2] == "'":
+                out.append("'")
+                i += 2
+                continue
+            return "".join(out), text[i + 1:]
+        out.append(ch)
+        i += 1
+    return None, ""

@@ -1,0 +1,75 @@
+"""Installing the hook shims: render them for a lifecycle, chain to a user's own hooks."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+
+from gitstate.errors import GitstateError
+from gitstate.lifecycle import Lifecycle
+from gitstate.repo import LIFECYCLE_PATH
+
+SHIM_MARK = "# gitstate-shim:"
+HOOK_NAMES = ("pre-commit", "commit-msg")
+CHAINED_SUFFIX = ".pre-gitstate"
+
+
+
+
+def paths_pattern(lc: Lifecycle) -> str:
+    """A loose ERE that matches (at least) every state file path and the lifecycle, as
+    printed by `git diff --name-only` (which may quote unusual paths)."""
+    head, _, tail = lc.state_file.partition("{id}")
+    state = f"{_ere(tail)}\"?$" if tail else f"^\"?{_ere(head)}"
+    return f"{state}|{_ere(LIFECYCLE_PATH)}\"?$"
+
+
+def _ere(text: str) -> str:
+    return re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", text)
+
+
+def render_shim(name: str, lc: Lifecycle) -> str:
+    from gitstate.resources import read_shipped
+    template = read_shipped("githooks", name)
+    return template.replace("@GITSTATE_PATHS@", paths_pattern(lc).replace("'", "'\\''"))
+
+
+def is_ours(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            return SHIM_MARK.encode() in fh.read(400)
+    except OSError:
+        return False
+
+
+def write_executable(path: Path, text: str) -> bool:
+    """Write `text` (atomically) unless the file already says exactly that. True if written."""
+    if path.is_file() and path.read_text(encoding="utf-8", errors="replace") == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.chmod(tmp.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH | stat.S_IRUSR)
+    os.replace(tmp, path)
+    return True
+
+
+def install_into(hook_dir: Path, names: tuple[str, ...], lc: Lifecycle) -> list[str]:
+    """Put our shims into a live hooks folder, keeping any user hook as `<name>.pre-gitstate`,
+    which the shim runs after its own check. Returns what was done, for the user."""
+    done = []
+    for name in names:
+        target = hook_dir / name
+        if target.exists() and not is_ours(target):
+            kept = target.with_name(name + CHAINED_SUFFIX)
+            if kept.exists():
+                raise GitstateError(f"both {target} and {kept} exist and neither is gitstate's; "
+                                    "gitstate will not overwrite a hook of yours",
+                                    hint=f"merge them by hand, or remove {kept}")
+            os.replace(target, kept)
+            done.append(f"kept your {name} hook as {kept.name}; gitstate runs it after its check")
+        if write_executable(target, render_shim(name, lc)):
+            done.append(f"installed {target}")
+    return done

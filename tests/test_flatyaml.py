@@ -1,0 +1,46 @@
+"""The flat front-matter reader agrees with the full YAML loader wherever it answers."""
+
+from __future__ import annotations
+
+from hypothesis import example, given, settings, strategies as st
+
+from gitstate import yamlio
+from gitstate.flatyaml import load_flat
+
+TRICKY = ["on", "off", "yes", "no", "y", "n", "null", "~", "Null", "true", "FALSE", "0x1f",
+          "0o17", "017", "1_000", "1:30", "1.5", ".5", "1e3", "1.0e+3", ".inf", "-.inf", ".nan",
+          "2026-11-22", "2026-11-22T10:04:00Z", "3f2a9c1", "1234567", "-1", "+3", "0", "00",
+          "=", "<<", "a: b", "a #b", "a#b", "'quoted'", "'it''s'", "'unclosed", "- x", "-x",
+          "? x", "[1, 2]", "{a: 1}", "&anchor x", "*ref", "!tag x", "|", ">", "%x", "@x",
+          "`x`", '"dq"', "x:", "a\tb", "plain text, with (parens)", "alice's", "ünïcödé",
+          "", " ", "# only a comment", "x # comment", "'q' # c", "'q'x"]
+keys = st.sampled_from(["agent", "state", "on", "yes", "null", "true", "n", "k.e-y", "_x",
+                        "1", "a b", "x"])
+values = st.one_of(st.sampled_from(TRICKY), st.text(max_size=12))
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.tuples(keys, values), min_size=1, max_size=6),
+       st.sampled_from(["", "\n", "# c\n", "  # indented\n", "  nested: 1\n"]))
+@example([("agent", "alice"), ("state", "inbox")], "")
+def test_flat_reader_matches_yaml_wherever_it_answers(pairs, extra):
+    text = "".join(f"{k}: {v}\n" for k, v in pairs) + extra
+    fast = load_flat(text, 1)
+    if fast is None:
+        return
+    try:
+        slow = yamlio.load(text, where="t", line_offset=1)
+    except Exception as exc:  # PyYAML refuses it: the flat reader must not have accepted it
+        raise AssertionError(f"flat reader accepted what YAML rejects: {text!r} ({exc})")
+    assert fast[0] == slow[0], text
+    for key in fast[0]:
+        assert fast[1][(key,)] == slow[1][(key,)], text
+
+
+def test_the_common_state_file_is_read_without_pyyaml():
+    text = ("agent: alice\nstate: deep_work   # working\nrole: architect\nparent: null\n"
+            "depth: 0\ncontext_pct: 62\nsummary: Implementing the roster fold, part 2\n"
+            "last_read_commit: 3f2a9c1\nupdated: '2026-11-22T10:04:00Z'\n")
+    data, lines = load_flat(text, 1)
+    assert data["state"] == "deep_work" and data["context_pct"] == 62
+    assert data["updated"] == "2026-11-22T10:04:00Z" and lines[("role",)] == 4
