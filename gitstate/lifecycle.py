@@ -58,7 +58,7 @@ class Mortality(Record):
             return "legacy"
         if context_pct >= self.midlife:
             return "midlife"
-        return "young"
+        return "fresh"
 
 
 class Policies(Record):
