@@ -1,0 +1,37 @@
+"""A bare hub whose pre-receive hook holds every pushed commit to the lifecycle."""
+
+from __future__ import annotations
+
+from conftest import git, gitstate, make_repo, set_state_line, walk
+
+
+def test_hub_refuses_a_push_that_bypassed_the_local_hooks(tmp_path):
+    hub = tmp_path / "hub.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(hub))
+    res = gitstate(hub, "init", "--server")
+    assert res.returncode == 0, res.stderr
+    assert (hub / "hooks" / "pre-receive").is_file()
+
+    work = make_repo(tmp_path / "work")
+    assert gitstate(work, "init").returncode == 0
+    assert gitstate(work, "spawn", "alice").returncode == 0
+    walk(work, "alice", "inbox")
+    git(work, "remote", "add", "origin", str(hub))
+    res = git(work, "push", "-q", "origin", "main", check=False)
+    assert res.returncode == 0, res.stderr                     # a lawful history is accepted
+
+    set_state_line(work, "alice", "state", "deep_work")        # illegal: inbox -> deep_work
+    git(work, "commit", "-q", "--no-verify", "-am", "@alice: [STATE:deep_work] sneaky")
+    res = git(work, "push", "-q", "origin", "main", check=False)
+    assert res.returncode != 0
+    assert "push refused by the hub" in res.stderr and "[illegal-transition]" in res.stderr
+    assert "sneaky" not in git(hub, "log", "--format=%s", "main").stdout
+
+    git(work, "reset", "-q", "--hard", "HEAD^")               # fix it and push the legal move
+    walk(work, "alice", "distill")
+    assert git(work, "push", "-q", "origin", "main", check=False).returncode == 0
+
+
+def test_server_init_needs_a_bare_repository(repo):
+    res = gitstate(repo, "init", "--server")
+    assert res.returncode == 2 and "bare" in res.stderr
