@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import BinaryIO
 
-from gitstate.git import ZERO, Git
+from gitstate.git import Git
 from gitstate.replay import check_commit
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
-@dataclass
-class ServerReport:
-    lifecycle: str
-    hooks_dir: str
-    actions: list[str] = field(default_factory=list)
-    commit: str | None = None
+    from gitstate.initrepo import InitReport
 
 
 def pre_receive(git: Git, stdin: BinaryIO) -> int:
@@ -46,9 +41,12 @@ def pre_receive(git: Git, stdin: BinaryIO) -> int:
     return 1
 
 
-def init_server(path: str | None, lifecycle: str | None) -> ServerReport:
+def init_server(path: str | None, lifecycle: str | None) -> InitReport:
     """Install the pre-receive shim into a bare hub (the law comes from the pushed history)."""
+    from pathlib import Path
+
     from gitstate.errors import UsageError
+    from gitstate.initrepo import InitReport
     from gitstate.shims import install_into
     from gitstate.lifecycle import load_lifecycle
     from gitstate.resources import preset_dir
@@ -60,5 +58,5 @@ def init_server(path: str | None, lifecycle: str | None) -> ServerReport:
     lc = load_lifecycle((preset_dir(lifecycle or "haak") / "lifecycle.yaml").read_text("utf-8"))
     actions = install_into(gdir / "hooks", ("pre-receive",), lc)
     git.run("config", "gitstate.python", sys.executable)
-    return ServerReport(lifecycle="(as committed in each pushed history)",
+    return InitReport(lifecycle="(as committed in each pushed history)",
                         hooks_dir=str(gdir / "hooks"), actions=actions)
