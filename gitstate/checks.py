@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from gitstate import statefile
 from gitstate.errors import GitstateError
 from gitstate.lifecycle import LifecycleInvalid
@@ -19,6 +21,7 @@ def check_worktree(repo: Managed) -> list[Problem]:
                 for ln, msg in exc.problems]
     except GitstateError as exc:
         return [Problem(file=exc.where or LIFECYCLE_PATH, rule="lifecycle", message=exc.message)]
+    out += _check_hooks(repo, lc)
     top = repo.top
     rx = lc.state_path_regex()
     head_dir = lc.state_file.split("{id}")[0]
@@ -60,4 +63,32 @@ def check_worktree(repo: Managed) -> list[Problem]:
                     out.append(Problem(file=rel, line=doc.line_of(req) if req in doc.front else 2,
                                        rule="missing-field",
                                        message=f"state '{state}' requires '{req}:'"))
+    return out
+
+
+def _check_hooks(repo: Managed, lc) -> list[Problem]:
+    """The shims must be installed, current for this lifecycle's layout, and used by git."""
+    from pathlib import Path
+
+    from gitstate.shims import HOOK_NAMES, render_shim
+
+    configured = repo.git.config("core.hooksPath")
+    if configured:
+        hook_dir = Path(configured).expanduser()
+        hook_dir = hook_dir if hook_dir.is_absolute() else repo.top / hook_dir
+    else:
+        hook_dir = Path(repo.git.text("rev-parse", "--git-path", "hooks"))
+        hook_dir = hook_dir if hook_dir.is_absolute() else repo.top / hook_dir
+    out = []
+    for name in HOOK_NAMES:
+        path = hook_dir / name
+        if not path.is_file():
+            out.append(Problem(file=str(path), rule="hooks", message=f"the {name} hook is not "
+                               "installed, so commits are not checked; run `gitstate init`"))
+        elif path.read_text(encoding="utf-8", errors="replace") != render_shim(name, lc):
+            out.append(Problem(file=str(path), rule="hooks", message=f"the {name} hook is not "
+                               "gitstate's current shim for this lifecycle; run `gitstate init`"))
+        elif not os.access(path, os.X_OK):
+            out.append(Problem(file=str(path), rule="hooks", message=f"the {name} hook is not "
+                               "executable, so git skips it; run `gitstate init`"))
     return out

@@ -225,6 +225,14 @@ def test_status(repo):
     assert "next: inbox, deep_work" in text and "legacy" in text
 
 
+def test_check_notices_missing_hooks(repo):
+    git(repo, "config", "--unset", "core.hooksPath")
+    res = gitstate(repo, "check")
+    assert res.returncode == 1 and "[hooks]" in res.stdout and "gitstate init" in res.stdout
+    ok(repo, "init")
+    assert "ok" in ok(repo, "check").stdout
+
+
 def test_check(repo):
     assert "ok" in ok(repo, "check").stdout
     ok(repo, "spawn", "alice")
