@@ -24,7 +24,7 @@ ROLES = ["architect", "steward", "strategist", "librarian", "auditor", None, Non
 def state_text(agent: str, state: str, role: str | None, n: int, extra: dict) -> bytes:
     lines = ["---", f"agent: {agent}", f"state: {state}", f"role: {role or 'null'}",
              "model: opus-4-6", "person: zach", "project: haak", "parent: null", "depth: 0",
-             f"thread: thread-{n % 37}", f"context_pct: {min(99, n % 100)}",
+             f"thread: thread-{n % 37}", f"context_pct: {n % 80}",
              f"summary: step {n} of the work on thread {n % 37}",
              "last_read_commit: null"]
     lines += [f"{k}: {v}" for k, v in extra.items()]

@@ -30,7 +30,11 @@ commit tagged [STATE:x]; git hooks refuse illegal moves. Try it:
 
 
 def _json_out(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, sort_keys=False, default=str))
+    # Pretty for a person at a terminal; compact (and several times faster) for programs.
+    if sys.stdout.isatty():
+        click.echo(json.dumps(data, indent=2, default=str))
+    else:
+        click.echo(json.dumps(data, separators=(",", ":"), default=str))
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
@@ -235,6 +239,163 @@ def _print_status(r, detailed: bool) -> None:
             click.echo(f"  {r.advice}")
     if r.problem:
         click.echo(f"  problem: {r.problem}")
+
+
+def _ago(seconds: int | None) -> str:
+    if seconds is None:
+        return "?"
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            rest = seconds % size // {"d": 3600, "h": 60, "m": 1}[unit]
+            small = {"d": "h", "h": "m", "m": "s"}[unit]
+            return f"{seconds // size}{unit}{rest}{small}" if rest else f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def _when(ts: int) -> str:
+    import datetime
+    return datetime.datetime.fromtimestamp(ts, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
+
+
+at_option = click.option("--at", default=None, metavar="REV|DATE",
+                         help="As it was at a commit, or at a date (time travel).")
+
+
+@cli.command()
+@at_option
+@json_option
+@click.pass_context
+def roster(ctx, at, as_json):
+    """Living, freezer and cemetery, derived from git history."""
+    from gitstate.views import roster as build
+    view = build(_repo(ctx), at)
+    if as_json:
+        _json_out(view)
+        return
+    groups = [("living", "living"), ("freezer", "freezer"), ("cemetery", "cemetery"),
+              ("unknown", "unreadable")]
+    everyone = [r for key, _ in groups for r in view.get(key) or []]
+    width = max((len(r["agent"]) for r in everyone), default=0)
+    for key, title in groups:
+        rows = view.get(key) or []
+        if not rows:
+            continue
+        click.echo(f"{title} ({len(rows)})")
+        for r in rows:
+            bits = [f"  {r['agent']:<{width}}  {r['state'] or '?':<10}"]
+            if r.get("role"):
+                bits.append(f"role {r['role']}")
+            if r.get("context_pct") is not None:
+                bits.append(f"{r['context_pct']:g}% {r['phase']}")
+            if key == "living" and r.get("thread"):
+                bits.append(f"thread {r['thread']}")
+            if r.get("seconds_in_state") is not None:
+                bits.append(f"{_ago(r['seconds_in_state'])} in state")
+            if r.get("freeze_state"):
+                bits.append(f"freeze-state {r['freeze_state']}")
+            if r.get("final_summary"):
+                bits.append(f"\"{r['final_summary']}\"")
+            if r.get("problem"):
+                bits.append(f"problem: {r['problem']}")
+            click.echo("  ".join(bits))
+    if not everyone:
+        click.echo("no agents yet: `gitstate spawn <id>` registers one")
+
+
+@cli.command()
+@at_option
+@json_option
+@click.pass_context
+def vacancies(ctx, at, as_json):
+    """Roles whose holders froze or died, and roles never filled."""
+    from gitstate.history import vacancy_notice
+    from gitstate.views import vacant_roles
+    view = vacant_roles(_repo(ctx), at)
+    if as_json:
+        _json_out(view)
+        return
+    if not view["vacancies"]:
+        click.echo("no vacant roles")
+    for v in view["vacancies"]:
+        click.echo(vacancy_notice(v))
+
+
+@cli.command("log")
+@click.argument("agent", required=False)
+@json_option
+@click.pass_context
+def log_cmd(ctx, agent, as_json):
+    """Transition history (of AGENT, or of everyone), oldest first."""
+    from gitstate.views import transitions
+    rows = transitions(_repo(ctx), agent)
+    if as_json:
+        _json_out(rows)
+        return
+    for r in rows:
+        move = f"{r['from']} -> {r['to']}" if r["from"] else f"born in {r['to']}"
+        click.echo(f"{_when(r['time'])}  {r['commit'][:10]}  {r['agent']}: {move}"
+                   + (f"  {r['text']}" if r["text"] else "") + f"  ({r['author']})")
+    if not rows:
+        click.echo("no state commits yet")
+
+
+@cli.command()
+@click.argument("agent")
+@click.option("--mark-read", is_flag=True,
+              help="Move the agent's last_read_commit to HEAD (a state commit).")
+@json_option
+@click.pass_context
+def inbox(ctx, agent, mark_read, as_json):
+    """Messages to AGENT (@AGENT or @ALL) since its last_read_commit."""
+    from gitstate.views import inbox as build
+    repo = _repo(ctx)
+    view = build(repo, agent)
+    if mark_read and view["head"] != view["since"]:
+        from gitstate.moves import mark_read as do_mark
+        result = do_mark(repo, view["agent"], view["head"], len(view["messages"]))
+        view["marked_read"] = {"commit": result.sha, "last_read_commit": view["head"]}
+    if as_json:
+        _json_out(view)
+        return
+    since = f"since {view['since'][:10]}" if view["since"] else "from the beginning"
+    click.echo(f"{view['agent']}: {len(view['messages'])} message"
+               f"{'s' if len(view['messages']) != 1 else ''} {since}")
+    for m in view["messages"]:
+        click.echo(f"  {m['commit'][:10]}  {_when(m['time'])}  {m['subject']}")
+        for line in m["body"].splitlines():
+            if "@" in line:  # the lines that speak to someone
+                click.echo(f"      {line.strip()}")
+    if view.get("marked_read"):
+        click.echo(f"last_read_commit -> {view['head'][:10]} "
+                   f"({view['marked_read']['commit'][:10]})")
+
+
+@cli.command()
+@click.argument("revs", nargs=-1, metavar="[RANGE]")
+@json_option
+@click.pass_context
+def verify(ctx, revs, as_json):
+    """Replay history (default: all of HEAD's) through the hooks' rules; flag every commit
+    that broke them, e.g. one made with `git commit --no-verify`."""
+    from gitstate.verify import describe_problem, verify as run
+    repo = _repo(ctx)
+    head = repo.git.head()
+    if head is None:
+        problems, judged = [], 0
+    elif revs:
+        problems, judged = run(repo.git, list(revs), repo.cache_dir)
+    else:
+        problems, judged = run(repo.git, [head], repo.cache_dir, remember=True)
+    if as_json:
+        _json_out({"ok": not problems, "problems": problems, "judged": judged})
+    else:
+        for p in problems:
+            click.echo(describe_problem(p))
+        bad = len({p["commit"] for p in problems})
+        click.echo(f"{bad} commit{'s' if bad != 1 else ''} broke the rules" if problems
+                   else "ok: every commit follows the lifecycle")
+    if problems:
+        sys.exit(EXIT_REJECTED)
 
 
 @cli.command()

@@ -60,19 +60,33 @@ class Git:
     def ok(self, *args: str, env: dict[str, str] | None = None) -> bool:
         return self._call(args, None, env)[0] == 0
 
-    def stream(self, *args: str) -> Iterator[bytes]:
-        """Lines of a long-running git command's stdout, read as they come."""
+    def stream(self, *args: str, sep: bytes = b"\n") -> Iterator[bytes]:
+        """Records of a long-running git command's stdout, split on `sep`, as they come:
+        the caller works while git is still writing."""
         import subprocess
-        proc = subprocess.Popen(["git", *args], cwd=self.cwd, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env=self._env(None))
-        try:
+        import tempfile
+        with tempfile.TemporaryFile() as err:
+            proc = subprocess.Popen(["git", *args], cwd=self.cwd, stdout=subprocess.PIPE,
+                                    stderr=err, env=self._env(None))
             assert proc.stdout is not None
-            yield from proc.stdout
-        finally:
-            proc.stdout.close()
-            err = proc.stderr.read() if proc.stderr else b""
-            if proc.wait() != 0:
-                raise GitFailure(_plain(err, args), where=f"git {args[0]}")
+            fd = proc.stdout.fileno()
+            rest = b""
+            try:
+                while True:
+                    chunk = os.read(fd, 1 << 20)
+                    if not chunk:
+                        break
+                    parts = (rest + chunk).split(sep)
+                    rest = parts.pop()
+                    yield from parts
+                if rest:
+                    yield rest
+            finally:
+                proc.stdout.close()
+                code = proc.wait()
+            if code != 0:
+                err.seek(0)
+                raise GitFailure(_plain(err.read(), args), where=f"git {args[0]}")
 
     # -- where am I -------------------------------------------------------------------
 

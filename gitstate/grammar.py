@@ -108,6 +108,22 @@ def _parse_subject(subject: str, accept: tuple[re.Pattern, ...]):
     return prefix, None, subject[pm.end():].strip() if pm else subject, None
 
 
+def subject_tag(subject: str, accept: tuple[re.Pattern, ...] = ()):
+    """(agent, state, text) of a well-formed tagged subject, else None. The fast path of
+    `parse_message` for reading history: no trailers, no mentions."""
+    m = _SUBJECT_RE.match(subject)
+    if m:
+        ident, state = m.group("id"), m.group("state")
+        if state and ident.lower() not in RESERVED_IDS:
+            return ident.lower(), state, m.group("text")
+        return None
+    for pattern in accept:
+        am = pattern.search(subject)
+        if am and is_valid_id(am.group("id") or "") and am.group("state"):
+            return am.group("id").lower(), am.group("state"), subject[am.end():].strip()
+    return None
+
+
 def parse_trailers(body: str) -> dict[str, list[str]]:
     """`Key: value` lines of the body's last paragraph (keys lower-cased)."""
     paragraphs = [p for p in body.split("\n\n") if p.strip()]

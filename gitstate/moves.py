@@ -14,7 +14,7 @@ from gitstate import statefile, yamlio
 from gitstate.commit import Plan, Result, commit_atomically, reject_if
 from gitstate.errors import GitstateError, InvalidFile, UsageError
 from gitstate.grammar import canonical_id, format_message
-from gitstate.repo import Managed
+from gitstate.repo import GitAncestry, Managed
 from gitstate.rules import FileChange, validate
 
 _SET_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
@@ -152,4 +152,16 @@ def _judge(repo: Managed, lc, head: str | None, path: str, old: bytes | None, ne
            message: str, action: str) -> None:
     """Refuse before committing, with exactly the hook's words; staged state files count."""
     changes = [FileChange(path, old, new)] + repo.staged_state_changes(lc, head, skip={path})
-    reject_if(validate(changes, lc, message), action)
+    reject_if(validate(changes, lc, message, ancestry=GitAncestry(repo.git, head)), action)
+
+
+def mark_read(repo: Managed, agent: str, head: str, count: int) -> Result:
+    """Move the inbox checkpoint to `head`: a progress update in the agent's current state."""
+    agent = canonical_id(agent)
+    lc = repo.lifecycle(head)
+    data = repo.git.cat_files([f"{head}:{lc.state_path(agent)}"])[0]
+    state = _state_or_none(data, lc.state_path(agent)) if data else None
+    if state is None:
+        raise GitstateError(f"cannot read {agent}'s state to move its checkpoint")
+    text = f"inbox: read {count} message{'s' if count != 1 else ''}"
+    return transition(repo, agent, state, text=text, sets={"last_read_commit": head})

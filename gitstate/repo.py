@@ -10,8 +10,8 @@ TYPE_CHECKING = False  # importing typing costs the hooks milliseconds
 from gitstate import statefile
 from gitstate.errors import InvalidFile, NotManaged
 from gitstate.git import Git
-from gitstate.lifecycle import Lifecycle, load_lifecycle
-from gitstate.rules import FileChange
+from gitstate.lifecycle import Lifecycle, load_lifecycle, load_lifecycle_cached
+from gitstate.rules import Ancestry, FileChange
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -22,9 +22,10 @@ LIFECYCLE_PATH = "protocols/lifecycle.yaml"
 class Managed:
     """A repository under gitstate: `top` is its work tree (None for a bare repository)."""
 
-    def __init__(self, git: Git, top: Path | None):
+    def __init__(self, git: Git, top: Path | None, cache_dir: str | None = None):
         self.git = git
         self.top = top
+        self.cache_dir = cache_dir   # .git/gitstate: caches that are pure speed-ups
 
     # -- the law --------------------------------------------------------------------------
 
@@ -32,10 +33,9 @@ class Managed:
                   worktree: bool = True) -> Lifecycle:
         """The lifecycle in force: as committed at `rev`, else as staged, else in the work tree."""
         specs = ([f"{rev}:{LIFECYCLE_PATH}"] if rev else []) + ([f":{LIFECYCLE_PATH}"] if index else [])
-        for spec, data in zip(specs, self.git.cat_files(specs)):
-            if data is not None:
-                where = LIFECYCLE_PATH if spec.startswith(":") else f"{rev}:{LIFECYCLE_PATH}"
-                return load_lifecycle(statefile.decode(data, where), LIFECYCLE_PATH)
+        for found in self.git.cat_batch(specs):
+            if found is not None and found[1] == "blob":
+                return load_lifecycle_cached(found[2], found[0], LIFECYCLE_PATH, self.cache_dir)
         if worktree and self.top is not None:
             path = self.top / LIFECYCLE_PATH
             if path.is_file():
@@ -81,7 +81,7 @@ def open_managed(path: str | None = None) -> Managed:
     if journal_pending(gdir):
         with repo_lock(gdir):
             recover(git, top, gdir)
-    return Managed(git, top)
+    return Managed(git, top, str(gdir / "gitstate"))
 
 
 def parse_state_or_none(data: bytes | None, where: str) -> statefile.StateDoc | None:
@@ -91,3 +91,25 @@ def parse_state_or_none(data: bytes | None, where: str) -> statefile.StateDoc | 
         return statefile.parse_bytes(data, where)
     except InvalidFile:
         return None
+
+
+class GitAncestry(Ancestry):
+    """Ancestry questions answered by git, asked only when a checkpoint actually moves."""
+
+    def __init__(self, git: Git, base: str | None):
+        self.git = git
+        self._base_name = base
+        self._resolved = False
+
+    @property
+    def base(self) -> str | None:
+        if not self._resolved:
+            self._base = self.git.rev(self._base_name) if self._base_name else None
+            self._resolved = True
+        return self._base
+
+    def commit(self, rev: str) -> str | None:
+        return self.git.rev(rev)
+
+    def is_ancestor(self, a: str, b: str) -> bool:
+        return self.git.ok("merge-base", "--is-ancestor", a, b)

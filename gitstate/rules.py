@@ -22,10 +22,15 @@ class FileChange(Record):
 
     __slots__ = ("path", "old", "new")
 
+    def __init__(self, path: str, old: bytes | None, new: bytes | None):
+        self.path, self.old, self.new = path, old, new
+
 
 class Violation(Record):
     __slots__ = ("rule", "message", "where")
-    _defaults = {"where": None}
+
+    def __init__(self, rule: str, message: str, where: str | None = None):
+        self.rule, self.message, self.where = rule, message, where
 
     def __str__(self) -> str:
         return f"[{self.rule}] {self.where}: {self.message}" if self.where \
@@ -55,7 +60,21 @@ RULES = {
     "tag-without-change": "a [STATE:x] tag but no state file change",
     "change-without-tag": "a state file change without a [STATE:x] tag",
     "prefix-mismatch": "the @id: prefix is not the agent whose state file changed",
+    "inbox-checkpoint": "last_read_commit moved backwards or to a commit outside the history",
 }
+
+
+class Ancestry:
+    """What the checkpoint rule needs from git: `base` is the parent of the commit being
+    judged. Subclassed by the git-backed callers; the pure core never calls git itself."""
+
+    base: str | None = None
+
+    def commit(self, rev: str) -> str | None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def is_ancestor(self, a: str, b: str) -> bool:  # pragma: no cover - interface
+        raise NotImplementedError
 
 
 class _Parsed(Record):
@@ -63,11 +82,16 @@ class _Parsed(Record):
     rules that follow to say anything useful."""
 
     __slots__ = ("change", "agent", "old", "new", "old_error", "new_problem")
-    _defaults = {"old": None, "new": None, "old_error": None, "new_problem": False}
+
+    def __init__(self, change: FileChange, agent: str):
+        self.change, self.agent = change, agent
+        self.old = self.new = self.old_error = None
+        self.new_problem = False
 
 
 def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | None,
-             *, inherited: set[str] = frozenset()) -> list[Violation]:
+             *, inherited: set[str] = frozenset(), ancestry: Ancestry | None = None,
+             memo: dict | None = None) -> list[Violation]:
     """Every violation of a commit. `message` None checks content only (pre-commit).
 
     `changes` are the state files whose content differs from the (first) parent. Paths in
@@ -90,7 +114,10 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
                                  "(1-64 letters, digits, '.', '_' or '-', starting with a letter "
                                  "or digit; 'all' is reserved)", ch.path))
             continue
-        parsed.append(_check_file(_Parsed(ch, raw_id), lc, out))
+        p = _check_file(_Parsed(ch, raw_id), lc, out, memo)
+        parsed.append(p)
+        if ancestry is not None:
+            _check_checkpoint(p, ancestry, out)
 
     msg = parse_message(message) if isinstance(message, str) else message
     if msg is not None:
@@ -102,11 +129,29 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
     return out
 
 
-def _check_file(p: _Parsed, lc: Lifecycle, out: list[Violation]) -> _Parsed:
+def _parse(data: bytes, path: str, memo: dict | None) -> statefile.StateDoc:
+    """Parse, remembering the latest result (or error) per path in `memo` when one is given:
+    when replaying history, a file's old side is the new side judged just before."""
+    if memo is None:
+        return statefile.parse_bytes(data, path)
+    hit = memo.get(path)
+    if hit is None or hit[0] != data:
+        try:
+            hit = (data, statefile.parse_bytes(data, path))
+        except InvalidFile as exc:
+            hit = (data, exc)
+        memo[path] = hit
+    if isinstance(hit[1], InvalidFile):
+        raise hit[1]
+    return hit[1]
+
+
+def _check_file(p: _Parsed, lc: Lifecycle, out: list[Violation],
+                memo: dict | None = None) -> _Parsed:
     ch = p.change
     if ch.old is not None:
         try:
-            p.old = statefile.parse_bytes(ch.old, ch.path)
+            p.old = _parse(ch.old, ch.path, memo)
         except InvalidFile as exc:
             p.old_error = str(exc)  # a broken past does not block a repair
     if ch.new is None:
@@ -117,7 +162,7 @@ def _check_file(p: _Parsed, lc: Lifecycle, out: list[Violation]) -> _Parsed:
         p.new_problem = True
         return p
     try:
-        p.new = statefile.parse_bytes(ch.new, ch.path)
+        p.new = _parse(ch.new, ch.path, memo)
     except InvalidFile as exc:
         out.append(Violation("unreadable", exc.message + (f" ({exc.hint})" if exc.hint else ""),
                              exc.where or ch.path))
@@ -185,6 +230,28 @@ def _check_mortality(p: _Parsed, lc: Lifecycle, old_state: str | None, state: st
                   "externalize what you know and head for a frozen or dead state")
         out.append(Violation("urgent", f"{p.agent} is at {pct}% context (urgent from "
                              f"{mort.urgent}%): entering {state} is refused; {advice}", where))
+
+
+def _check_checkpoint(p: _Parsed, ancestry: Ancestry, out: list[Violation]) -> None:
+    """An inbox checkpoint only moves forward, and only to a commit already in the history."""
+    if p.new is None or p.new_problem:
+        return
+    new = p.new.get("last_read_commit")
+    old = p.old.get("last_read_commit") if p.old is not None else None
+    if new is None or str(new) == str(old):
+        return
+    where = f"{p.change.path}:{p.new.line_of('last_read_commit')}"
+    new_sha = ancestry.commit(str(new))
+    if new_sha is None or ancestry.base is None or not ancestry.is_ancestor(new_sha, ancestry.base):
+        out.append(Violation("inbox-checkpoint", f"last_read_commit {new} is not a commit in this "
+                             "history (it must be the parent of this commit or one of its "
+                             "ancestors)", where))
+        return
+    old_sha = ancestry.commit(str(old)) if old is not None else None
+    if old_sha is not None and not ancestry.is_ancestor(old_sha, new_sha):
+        out.append(Violation("inbox-checkpoint", f"last_read_commit may only move forward: "
+                             f"{new} is not a descendant of the previous checkpoint {old}",
+                             where))
 
 
 def _check_message(parsed: list[_Parsed], msg: Message, lc: Lifecycle,

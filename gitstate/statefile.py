@@ -43,6 +43,10 @@ class StateDoc(Record):
 
     __slots__ = ("path", "front", "lines", "head", "front_text", "close", "body")
 
+    def __init__(self, path, front, lines, head, front_text, close, body):
+        self.path, self.front, self.lines, self.head = path, front, lines, head
+        self.front_text, self.close, self.body = front_text, close, body
+
     def text(self) -> str:
         return self.head + self.front_text + self.close + self.body
 

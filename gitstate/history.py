@@ -1,0 +1,196 @@
+"""Everything derived from `git log`: the tag timeline and the fold from it to the roster.
+
+Reading is one streamed `git log` (tagged subjects only, filtered by git itself) plus one
+`git cat-file --batch` for the state files at the revision asked about. The fold from tag
+events to per-agent records is pure and can be resumed: folding new commits onto a saved
+result equals folding the whole history (see index.py).
+"""
+
+from __future__ import annotations
+
+from gitstate import statefile
+from gitstate.git import Git
+from gitstate.grammar import subject_tag
+from gitstate.lifecycle import Lifecycle
+from gitstate.record import Record
+
+TAG_GREP = r"\[STATE:"     # git --grep (basic regex) for the standard subject
+_SEP = "\x1f"
+
+
+# A tag event is a plain tuple, for speed on long histories:
+# (sha, time, author, agent, state, text) of a commit whose subject tags an agent's state.
+SHA, TIME, AUTHOR, AGENT, STATE, TEXT = range(6)
+
+
+class AgentTrack(Record):
+    """What the tag timeline says of one agent: first and last tagged commits, the state the
+    last tag named, when that state was entered, and how many tagged commits it has."""
+
+    __slots__ = ("first", "last", "tag", "entered", "count", "previous")
+    _defaults = {"previous": None}
+
+
+# ---------------------------------------------------------------------------------------
+# Reading
+
+
+def log_args(lc: Lifecycle, revs: list[str]) -> list[str]:
+    """`git log` arguments that yield every tagged commit of `revs`, oldest first."""
+    args = ["log", "--reverse", "--topo-order", f"--format=%H{_SEP}%ct{_SEP}%an{_SEP}%s"]
+    if not lc.accept:  # other subject forms cannot be expressed as a git grep: read them all
+        args.append(f"--grep={TAG_GREP}")
+    return args + revs + ["--"]
+
+
+def tag_events(git: Git, lc: Lifecycle, revs: list[str]) -> list[tuple]:
+    """Tag events of `revs` (e.g. ["HEAD"], ["old..HEAD"]), oldest first."""
+    accept = lc.accept_patterns()
+    out = []
+    for raw in git.stream(*log_args(lc, revs)):
+        parts = raw.decode("utf-8", "replace").split(_SEP, 3)
+        if len(parts) != 4:
+            continue
+        tag = subject_tag(parts[3], accept)
+        if tag is not None:
+            out.append((parts[0], int(parts[1] or 0), parts[2]) + tag)
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# The fold (pure)
+
+
+def fold(tracks: dict[str, AgentTrack], events) -> dict[str, AgentTrack]:
+    """Fold tag events (oldest first) into per-agent tracks; returns the same dict."""
+    for sha, when, _author, agent, state, _text in events:
+        t = tracks.get(agent)
+        here = (sha, when)
+        if t is None:
+            tracks[agent] = AgentTrack(here, here, state, here, 1, None)
+            continue
+        if state != t.tag:
+            t.previous = t.tag
+            t.entered = here
+            t.tag = state
+        t.last = here
+        t.count += 1
+    return tracks
+
+
+def track_to_plain(t: AgentTrack) -> list:
+    return [list(t.first), list(t.last), t.tag, list(t.entered), t.count, t.previous]
+
+
+def track_from_plain(p: list) -> AgentTrack:
+    return AgentTrack(tuple(p[0]), tuple(p[1]), p[2], tuple(p[3]), p[4], p[5])
+
+
+# ---------------------------------------------------------------------------------------
+# Views
+
+
+class _Front:
+    """Front matter as a mapping, with the accessors a StateDoc has."""
+
+    def __init__(self, front: dict):
+        self.front = front
+        self.state = front.get("state")
+
+    def get(self, key: str, default=None):
+        return self.front.get(key, default)
+
+
+ROSTER_GROUPS = {"living": "living", "frozen": "freezer", "dead": "cemetery"}
+
+
+def agent_record(agent: str, path: str, front: dict | None, problem: str | None,
+                 track: AgentTrack | None, lc: Lifecycle, now: int) -> dict:
+    """One roster entry: the state file's front matter at the revision (None if it could not
+    be read, for `problem`), with what the tag timeline adds."""
+    rec: dict = {"agent": agent, "path": path, "state": None, "roster": None, "role": None,
+                 "model": None, "context_pct": None, "phase": "unknown", "thread": None,
+                 "summary": None, "first_commit": None, "last_commit": None,
+                 "in_state_since": None, "seconds_in_state": None, "problem": None}
+    if track is not None:
+        rec["first_commit"] = {"sha": track.first[0], "time": track.first[1]}
+        rec["last_commit"] = {"sha": track.last[0], "time": track.last[1]}
+    if front is None:
+        rec["problem"] = problem or f"{path} does not exist at this revision"
+        if track is not None:  # fall back on what the last tag said
+            rec["state"] = track.tag
+            rec["roster"] = lc.roster_of(track.tag)
+        return rec
+    doc = _Front(front)
+    state = doc.state if isinstance(doc.state, str) else None
+    rec["state"] = state
+    rec["roster"] = lc.roster_of(state) if state else None
+    if state and state not in lc.states:
+        rec["problem"] = f"'{state}' is not a state of lifecycle '{lc.name}'"
+    for key in ("role", "model", "thread", "summary", "person", "project", "parent"):
+        rec[key] = statefile.as_text(doc.get(key))
+    pct = doc.get("context_pct")
+    if isinstance(pct, (int, float)) and not isinstance(pct, bool):
+        rec["context_pct"] = pct
+        rec["phase"] = lc.mortality.phase(pct)
+    depth = doc.get("depth")
+    rec["depth"] = depth if isinstance(depth, int) and not isinstance(depth, bool) else None
+    rec["last_read_commit"] = statefile.as_text(doc.get("last_read_commit"))
+    if rec["roster"] == "frozen":
+        rec["freeze_state"] = statefile.as_text(doc.get("freeze_state"))
+    if rec["roster"] == "dead":
+        rec["final_summary"] = statefile.as_text(doc.get("final_summary"))
+    if track is not None:
+        since = track.entered if track.tag == state else track.last
+        rec["in_state_since"] = {"sha": since[0], "time": since[1]}
+        rec["seconds_in_state"] = max(0, now - since[1])
+    return rec
+
+
+def roster_view(records: list[dict]) -> dict:
+    """Living, freezer and cemetery, each sorted by agent id."""
+    out: dict = {"living": [], "freezer": [], "cemetery": [], "unknown": []}
+    for r in sorted(records, key=lambda r: r["agent"]):
+        out[ROSTER_GROUPS.get(r["roster"], "unknown")].append(r)
+    if not out["unknown"]:
+        del out["unknown"]
+    return out
+
+
+def vacancies(records: list[dict], lc: Lifecycle) -> list[dict]:
+    """Roles with no living holder: vacant after a holder froze or died, or never filled."""
+    holders: dict[str, list[dict]] = {}
+    for r in records:
+        if r.get("role"):
+            holders.setdefault(r["role"], []).append(r)
+    roles = list(lc.roles) + sorted(r for r in holders if r not in lc.roles)
+    out = []
+    for role in roles:
+        held = holders.get(role, [])
+        if any(h["roster"] == "living" for h in held):
+            continue
+        mandate = lc.roles[role].mandate if role in lc.roles else None
+        if not held:
+            out.append({"role": role, "status": "unfilled", "mandate": mandate,
+                        "last_holder": None, "since": None, "frozen_holders": []})
+            continue
+        last = max(held, key=lambda h: (h["in_state_since"] or {}).get("time", 0))
+        out.append({"role": role, "status": "vacant", "mandate": mandate,
+                    "last_holder": last["agent"], "last_holder_state": last["state"],
+                    "since": last["in_state_since"],
+                    "frozen_holders": sorted(h["agent"] for h in held
+                                             if h["roster"] == "frozen")})
+    return out
+
+
+def vacancy_notice(v: dict) -> str:
+    mandate = v["mandate"] or "not yet written"
+    if v["status"] == "unfilled":
+        return f"Role '{v['role']}' has never been filled. Mandate: {mandate}."
+    text = f"Role '{v['role']}' is vacant. Last held by {v['last_holder']}"
+    if v["since"]:
+        text += f" ({v['last_holder_state']} since {v['since']['sha'][:10]})"
+    text += f". Mandate: {mandate}."
+    if v["frozen_holders"]:
+        text += f" Frozen holders: {', '.join(v['frozen_holders'])}."
+    return text

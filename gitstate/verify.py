@@ -1,0 +1,205 @@
+"""`gitstate verify`: replay history through the hooks' own rules.
+
+One streamed `git log --raw` gives every commit with the blobs it changed (merges against
+their first parent); one `git cat-file --batch` gives the contents of every state file
+involved. Each commit is then judged by `rules.validate` exactly as the hooks would have judged
+it, so a commit made with `git commit --no-verify`, or pushed from a clone without hooks, is
+caught. A merge takes unchanged from its other parents what was judged there.
+
+The result for the whole history of HEAD is remembered under `.git/gitstate/`; a later run on
+a descendant judges only the new commits.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import re
+
+from gitstate import __version__
+from gitstate.errors import GitstateError
+from gitstate.git import Git
+from gitstate.lifecycle import Lifecycle, load_lifecycle_cached
+from gitstate.repo import LIFECYCLE_PATH, GitAncestry
+from gitstate.rules import FileChange, validate
+
+_REC, _END = "\x1e", "\x1d"
+_FORMAT = f"--format={_REC}%H%x1f%P%x1f%ct%x1f%an%x1f%B{_END}"
+_ZERO = re.compile(r"^0+$")
+CACHE_NAME = "verified.marshal"
+
+
+class Commit:
+    __slots__ = ("sha", "parents", "time", "author", "message", "changes")
+
+    def __init__(self, sha, parents, time, author, message, changes):
+        self.sha, self.parents, self.time = sha, parents, time
+        self.author, self.message, self.changes = author, message, changes
+
+    @property
+    def subject(self) -> str:
+        return self.message.split("\n", 1)[0]
+
+
+def read_commits(git: Git, revs: list[str]) -> list[Commit]:
+    """Every commit of `revs`, oldest first, with (path, old blob, new blob) of its changes."""
+    args = ["-c", "core.quotePath=false", "log", "--reverse", "--topo-order", "--raw",
+            "--no-abbrev", "--no-renames", "--diff-merges=first-parent", _FORMAT, *revs, "--"]
+    out = []
+    for chunk in git.stream(*args, sep=_REC.encode()):
+        if not chunk:
+            continue
+        head, _, raw = chunk.decode("utf-8", "surrogateescape").partition(_END)
+        fields = head.split("\x1f", 4)
+        if len(fields) != 5:
+            continue
+        sha, parents, ct, author, message = fields
+        changes = []
+        for line in raw.split("\n"):
+            if not line.startswith(":"):
+                continue
+            meta, _, path = line.partition("\t")
+            parts = meta.split()
+            if len(parts) < 5:
+                continue
+            old, new = parts[2], parts[3]
+            changes.append((_unquote(path), None if _ZERO.match(old) else old,
+                            None if _ZERO.match(new) else new))
+        out.append(Commit(sha, parents.split(), int(ct or 0), author, message, changes))
+    return out
+
+
+def _unquote(path: str) -> str:
+    """git's C-style quoting of unusual paths, undone."""
+    if not (path.startswith('"') and path.endswith('"')):
+        return path
+    body = path[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape")
+    return body.encode("latin-1", "surrogateescape").decode("utf-8", "surrogateescape")
+
+
+def verify(git: Git, revs: list[str], cache_dir: str | None, *,
+           remember: bool = False) -> tuple[list[dict], int]:
+    """(problems, number of commits judged) for the history of `revs`."""
+    saved = _load(cache_dir) if remember else None
+    head = revs[0] if len(revs) == 1 else None
+    problems: list[dict] = []
+    judged_revs = revs
+    if saved and head and saved["tip"] == head:
+        return saved["problems"], 0
+    if saved and head and _extends(git, saved["tip"], head):
+        problems = list(saved["problems"])
+        judged_revs = [f"{saved['tip']}..{head}"]
+    commits = read_commits(git, judged_revs)
+    problems += _judge_all(git, commits, cache_dir)
+    if remember and head:
+        _store(cache_dir, {"tip": head, "problems": problems})
+    return problems, len(commits)
+
+
+def _judge_all(git: Git, commits: list[Commit], cache_dir: str | None) -> list[dict]:
+    # the lifecycle blob in force at each commit, inherited from the first parent
+    law: dict[str, tuple[str, bytes] | None] = {}
+    outside = sorted({c.parents[0] for c in commits if c.parents} - {c.sha for c in commits})
+    for parent, found in zip(outside, git.cat_batch(f"{p}:{LIFECYCLE_PATH}" for p in outside)):
+        law[parent] = (found[0], found[2]) if found and found[1] == "blob" else None
+
+    blobs = {b for c in commits for _, old, new in c.changes for b in (old, new) if b}
+    contents = dict(zip(blobs, git.cat_files(blobs))) if blobs else {}
+    lifecycles: dict[str, Lifecycle | None] = {}
+    parsed: dict = {}   # each blob is parsed once, though it is judged as new and as old
+    problems = []
+    for c in commits:
+        parent = c.parents[0] if c.parents else None
+        before = law.get(parent) if parent else None
+        after = before
+        violations = []
+        for path, _old, new in c.changes:
+            if path == LIFECYCLE_PATH:
+                after = (new, contents.get(new)) if new else None
+        law[c.sha] = after
+        rules_from = before or after
+        if rules_from is None:
+            continue  # not managed yet at this point of history
+        lc = _lifecycle(rules_from, lifecycles, cache_dir)
+        if after is not None and after is not before and after[0] != (before or ("",))[0]:
+            if _lifecycle(after, lifecycles, cache_dir) is None:
+                violations.append({"rule": "lifecycle", "message": "this commit leaves "
+                                   f"{LIFECYCLE_PATH} invalid", "where": LIFECYCLE_PATH})
+        if lc is None:
+            problems += _as_problems(c, violations)
+            continue
+        rx = lc.state_path_regex()
+        changes = [FileChange(p, contents.get(o) if o else None, contents.get(n) if n else None)
+                   for p, o, n in c.changes if rx.match(p)]
+        if not changes and "[" not in c.subject and not lc.accept:
+            problems += _as_problems(c, violations)
+            continue
+        inherited: set[str] = set()
+        if len(c.parents) > 1 and changes:
+            for other in c.parents[1:]:
+                versions = git.cat_files(f"{other}:{ch.path}" for ch in changes)
+                inherited |= {ch.path for ch, v in zip(changes, versions) if v == ch.new}
+        found = validate(changes, lc, c.message, inherited=inherited,
+                         ancestry=GitAncestry(git, parent), memo=parsed)
+        violations += [v.to_dict() for v in found]
+        problems += _as_problems(c, violations)
+    return problems
+
+
+def _lifecycle(entry: tuple[str, bytes | None], memo: dict, cache_dir: str | None):
+    blob, data = entry
+    if blob not in memo:
+        try:
+            memo[blob] = load_lifecycle_cached(data or b"", blob, LIFECYCLE_PATH, cache_dir)
+        except GitstateError:
+            memo[blob] = None
+    return memo[blob]
+
+
+def _as_problems(c: Commit, violations: list[dict]) -> list[dict]:
+    return [{"commit": c.sha, "subject": c.subject, "author": c.author, "time": c.time, **v}
+            for v in violations]
+
+
+def _extends(git: Git, tip: str, rev: str) -> bool:
+    if not git.ok("merge-base", "--is-ancestor", tip, rev):
+        return False
+    return git.text("rev-list", "--merges", "-n", "1", f"{tip}..{rev}") == ""
+
+
+def _path(cache_dir: str | None) -> str | None:
+    return os.path.join(cache_dir, CACHE_NAME) if cache_dir else None
+
+
+def _load(cache_dir: str | None) -> dict | None:
+    path = _path(cache_dir)
+    if not path:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            data = marshal.load(fh)
+        if isinstance(data, dict) and data.get("version") == __version__:
+            return data
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    return None
+
+
+def _store(cache_dir: str | None, data: dict) -> None:
+    path = _path(cache_dir)
+    if not path:
+        return
+    try:
+        os.makedirs(cache_dir, exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as fh:
+            marshal.dump({**data, "version": __version__}, fh)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def describe_problem(p: dict) -> str:
+    where = f"{p['where']}: " if p.get("where") else ""
+    return f"{p['commit'][:10]} [{p['rule']}] {where}{p['message']}  ({p['subject'][:60]})"
+
