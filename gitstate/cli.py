@@ -371,6 +371,34 @@ def inbox(ctx, agent, mark_read, as_json):
 
 
 @cli.command()
+@click.option("--sqlite", "sqlite_path", default=None, metavar="PATH",
+              help="Also upsert the graph into this SQLite file (default: data/entities.db).")
+@click.option("--no-sqlite", is_flag=True, help="Only print the graph.")
+@json_option
+@click.pass_context
+def situations(ctx, sqlite_path, no_sqlite, as_json):
+    """The entity graph of agent sessions, from history; written to SQLite too."""
+    from gitstate.entities import graph, write_sqlite
+    repo = _repo(ctx)
+    data = graph(repo)
+    if not no_sqlite:
+        path = sqlite_path or str(repo.top / "data" / "entities.db")
+        data["sqlite"] = {"path": path, **write_sqlite(data, path)}
+    if as_json:
+        _json_out(data)
+        return
+    sessions = [e for e in data["entities"] if e["id"].startswith("situation:session-")]
+    for e in sessions:
+        links = [b for b in data["belongings"] if b["owner"] == e["id"]]
+        bits = [f"{b['quality']} {b['member']}" for b in links if b["quality"] != "description"]
+        click.echo(f"{e['id']}  [{e['quality'] or '?'}]  {e['started_at'] or '?'} .. "
+                   f"{e['ended_at'] or '?'}" + (f"  ({', '.join(bits)})" if bits else ""))
+    if "sqlite" in data:
+        s = data["sqlite"]
+        click.echo(f"wrote {s['path']}: {s['entities']} entities, {s['belongings']} belongings")
+
+
+@cli.command()
 @click.argument("revs", nargs=-1, metavar="[RANGE]")
 @json_option
 @click.pass_context

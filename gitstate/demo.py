@@ -118,9 +118,14 @@ def run_demo(directory: str | None = None) -> int:
     s.gitstate("transition", "alice", "dead", "-m", "done",
                "--set", "final_summary=Designed the roster fold; see docs/design.md")
 
-    s.say("Where everyone stands now, and the history git keeps.")
-    s.gitstate("status")
-    s.shell("git", "log", "--oneline", "-8")
+    s.say("Everything else is derived from git log: the roster (living, freezer, cemetery),\n"
+          "# the roles that fell vacant, and what is waiting in bob's inbox.")
+    s.gitstate("roster")
+    s.gitstate("vacancies")
+    s.gitstate("inbox", "bob")
+    s.say("And every commit in the history followed the law (hooks or not):")
+    s.gitstate("verify")
+    s.shell("git", "log", "--oneline", "-6")
 
     click.echo("")
     if s.failures:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 from gitstate.errors import GitstateError, UsageError
@@ -17,7 +18,9 @@ def resolve_at(repo: Managed, at: str | None) -> tuple[str | None, int]:
         return repo.git.head(), int(time.time())
     sha = repo.git.rev(at)
     if sha is None:
-        out = repo.git.run("rev-list", "-1", f"--before={at}", "HEAD", check=False)
+        # git reads any text as some date, so only a date that looks like one is asked about
+        out = repo.git.run("rev-list", "-1", f"--before={at}", "HEAD", check=False) \
+            if _looks_like_date(at) else b""
         sha = out.decode().strip() or None
         if sha is None:
             raise UsageError(f"--at {at!r} is neither a revision nor a date with commits "
@@ -26,10 +29,23 @@ def resolve_at(repo: Managed, at: str | None) -> tuple[str | None, int]:
     return sha, when
 
 
+_RELATIVE = re.compile(r"^\d+\s+(second|minute|hour|day|week|month|year)s?\s+ago$")
+
+
+def _looks_like_date(text: str) -> bool:
+    import datetime
+    try:
+        datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+        return True
+    except ValueError:
+        return bool(_RELATIVE.match(text.strip()))
+
+
 def agent_records(repo: Managed, at: str | None = None) -> tuple[list[dict], str | None, object]:
     """Every agent with a state file at the revision, plus those only history knows of."""
     rev, now = resolve_at(repo, at)
-    lc = repo.lifecycle(rev)
+    # time travel reads the law as it was then, never today's work tree
+    lc = repo.lifecycle(rev) if at is None else repo.lifecycle(rev, index=False, worktree=False)
     index = Index(repo.git, lc, repo.cache_dir)
     tracks = index.tracks(rev, remember=at is None)
     records = [agent_record(a, path, front, problem, tracks.get(a), lc, now)

@@ -1,0 +1,115 @@
+"""Situations: the entity graph of agent sessions (SPEC §5), as JSON and as SQLite.
+
+Each agent session is the entity `situation:session-<id>`. The model (`agent:<model>`) and
+the person (`person:<person>`) belong to it as actors, its role (`role:<role>`) as method, its
+project (`situation:<project>`) as domain; its first and last state commits bound it in time,
+its roster is its quality, and its summary and final summary belong to it as descriptions.
+Agents whose state files were deleted are still there: they are read as of their last tagged
+commit. The graph is one-way: nothing reads it back into gitstate.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from gitstate import statefile
+from gitstate.errors import InvalidFile
+from gitstate.index import Index
+from gitstate.repo import Managed
+
+QUALITY = {"living": "live", "frozen": "frozen", "dead": "dead"}
+
+
+def _iso(ts: int | None) -> str | None:
+    if ts is None:
+        return None
+    return datetime.datetime.fromtimestamp(ts, datetime.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%SZ")
+
+
+def graph(repo: Managed) -> dict:
+    """{"entities": [...], "belongings": [...]} for every agent the history knows."""
+    head = repo.git.head()
+    if head is None:
+        return {"commit": None, "entities": [], "belongings": []}
+    lc = repo.lifecycle(head)
+    index = Index(repo.git, lc, repo.cache_dir)
+    tracks = index.tracks(head)
+    fronts = {a: front for a, (_p, front, _e) in index.fronts(head).items()}
+    gone = sorted(a for a in tracks if a not in fronts)   # files deleted since
+    datas = repo.git.cat_files(f"{tracks[a].last[0]}:{lc.state_path(a)}" for a in gone)
+    for agent, data in zip(gone, datas):
+        try:
+            fronts[agent] = statefile.parse_bytes(data, lc.state_path(agent)).front if data else None
+        except InvalidFile:
+            fronts[agent] = None
+
+    entities: dict[str, dict] = {}
+    belongings: list[dict] = []
+
+    def entity(eid: str, kind: str, name: str, **extra) -> None:
+        if eid not in entities:
+            entities[eid] = {"id": eid, "type": kind, "name": name, "started_at": None,
+                             "ended_at": None, "quality": None}
+        entities[eid].update({k: v for k, v in extra.items() if v is not None})
+
+    for agent in sorted(set(fronts) | set(tracks)):
+        front = fronts.get(agent) or {}
+        track = tracks.get(agent)
+        state = front.get("state") if isinstance(front.get("state"), str) else (
+            track.tag if track else None)
+        session = f"situation:session-{agent}"
+        entity(session, "situation", f"session-{agent}",
+               started_at=_iso(track.first[1]) if track else None,
+               ended_at=_iso(track.last[1]) if track else None,
+               quality=QUALITY.get(lc.roster_of(state)) if state else None)
+        links = (("model", "agent", "actor"), ("person", "person", "actor"),
+                 ("role", "role", "method"), ("project", "situation", "domain"))
+        for key, kind, quality in links:
+            value = statefile.as_text(front.get(key))
+            if value:
+                eid = f"{kind}:{value}"
+                entity(eid, kind, value)
+                belongings.append({"member": eid, "owner": session, "quality": quality,
+                                   "value": None})
+        for key in ("summary", "final_summary"):
+            value = statefile.as_text(front.get(key))
+            if value:
+                belongings.append({"member": f"text:{key}", "owner": session,
+                                   "quality": "description", "value": value})
+    return {"commit": head, "entities": list(entities.values()), "belongings": belongings}
+
+
+def write_sqlite(data: dict, path: str) -> dict:
+    """Upsert the graph into the SQLite file at `path` (created with the shipped schema)."""
+    import os
+    import sqlite3
+
+    from gitstate.resources import read_shipped
+
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    con = sqlite3.connect(path)
+    try:
+        with con:
+            con.executescript(read_shipped("data", "entities.sql"))
+            con.executemany(
+                "INSERT INTO entities (id, type, name, started_at, ended_at, quality) "
+                "VALUES (:id, :type, :name, :started_at, :ended_at, :quality) "
+                "ON CONFLICT(id) DO UPDATE SET type=excluded.type, name=excluded.name, "
+                "started_at=COALESCE(excluded.started_at, entities.started_at), "
+                "ended_at=COALESCE(excluded.ended_at, entities.ended_at), "
+                "quality=COALESCE(excluded.quality, entities.quality)",
+                data["entities"])
+            con.executemany(
+                "INSERT INTO belongings (member, owner, quality, value) "
+                "VALUES (:member, :owner, :quality, :value) "
+                "ON CONFLICT(member, owner, quality) DO UPDATE SET value=excluded.value",
+                data["belongings"])
+            con.execute("INSERT INTO meta (key, value) VALUES ('commit', ?) "
+                        "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                        (data["commit"],))
+        counts = {t: con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+                  for t in ("entities", "belongings")}
+    finally:
+        con.close()
+    return counts

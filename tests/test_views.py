@@ -1,0 +1,259 @@
+"""Roster, vacancies, log, inbox, situations and verify on real repositories."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from conftest import git, gitstate, make_repo, set_state_line, state_path, walk
+from gitstate.repo import open_managed
+from gitstate.views import roster
+
+
+def js(repo: Path, *args: str):
+    res = gitstate(repo, *args, "--json")
+    assert res.returncode in (0, 1), res.stderr
+    return json.loads(res.stdout)
+
+
+def stable(view: dict) -> dict:
+    """A roster without what depends on the wall clock or the cache."""
+    out = {}
+    for group in ("living", "freezer", "cemetery", "unknown"):
+        out[group] = [{k: v for k, v in r.items() if k != "seconds_in_state"}
+                      for r in view.get(group, [])]
+    return out
+
+
+@pytest.fixture
+def team(repo):
+    for agent, role in (("alice", "architect"), ("bob", "librarian"), ("carol", "steward")):
+        assert gitstate(repo, "spawn", agent, "--role", role).returncode == 0
+    return repo
+
+
+def test_roster_groups_and_details(team):
+    walk(team, "alice", "inbox", "distill")
+    assert gitstate(team, "transition", "alice", "dead", "--set", "final_summary=done").returncode == 0
+    walk(team, "carol", "inbox", "distill")
+    assert gitstate(team, "transition", "carol", "frozen",
+                    "--set", "freeze_state=data/freeze-states/carol.md").returncode == 0
+    view = js(team, "roster")
+    assert [r["agent"] for r in view["living"]] == ["bob"]
+    assert view["freezer"][0]["freeze_state"] == "data/freeze-states/carol.md"
+    dead = view["cemetery"][0]
+    assert dead["agent"] == "alice" and dead["final_summary"] == "done"
+    head = git(team, "rev-parse", "HEAD~3").stdout.strip()
+    assert dead["in_state_since"]["sha"] == git(team, "rev-parse", "HEAD~3").stdout.strip() \
+        or dead["last_commit"]["sha"] == head
+    first = git(team, "log", "--reverse", "--format=%H", "--grep=@alice:").stdout.split()[0]
+    assert dead["first_commit"]["sha"] == first
+    text = gitstate(team, "roster").stdout
+    assert "living (1)" in text and "freezer (1)" in text and "cemetery (1)" in text
+
+
+def test_vacancies_and_succession(team):
+    walk(team, "alice", "inbox", "distill")
+    assert gitstate(team, "transition", "alice", "dead", "--set", "final_summary=x").returncode == 0
+    found = {v["role"]: v for v in js(team, "vacancies")["vacancies"]}
+    assert found["architect"]["status"] == "vacant" and found["architect"]["last_holder"] == "alice"
+    assert found["architect"]["mandate"] == "patterns/methods/23-architect-mandate.md"
+    assert found["strategist"]["status"] == "unfilled"
+    assert "librarian" not in found
+    assert "Role 'architect' is vacant. Last held by alice" in gitstate(team, "vacancies").stdout
+    gitstate(team, "transition", "bob", "inbox", "--set", "role=architect")
+    found = {v["role"] for v in js(team, "vacancies")["vacancies"]}
+    assert "architect" not in found and "librarian" in found
+
+
+def test_log_lists_transitions(team):
+    walk(team, "alice", "inbox", "distill")
+    rows = js(team, "log", "alice")
+    assert [(r["from"], r["to"]) for r in rows] == [(None, "bootstrap"), ("bootstrap", "inbox"),
+                                                    ("inbox", "distill")]
+    assert rows[1]["author"] == "Test Person" and rows[1]["text"] == "to inbox"
+    assert len(js(team, "log")) == 5
+    res = gitstate(team, "log", "nobody")
+    assert res.returncode == 1 and "no history" in res.stderr
+
+
+def test_inbox_and_mark_read(team):
+    (team / "f.txt").write_text("x")
+    git(team, "add", "f.txt")
+    git(team, "commit", "-qm", "design ready\n\n@bob please review; @carol fyi")
+    git(team, "commit", "-q", "--allow-empty", "-m", "standup @ALL")
+    git(team, "commit", "-q", "--allow-empty", "-m", "email me at bob@example.com")
+    view = js(team, "inbox", "bob")
+    assert [m["subject"] for m in view["messages"]] == ["design ready", "standup @ALL"]
+    assert view["messages"][1]["to_all"] is True
+    marked = js(team, "inbox", "bob", "--mark-read")
+    assert marked["marked_read"]["last_read_commit"] == marked["head"]
+    assert js(team, "inbox", "bob")["messages"] == []
+    git(team, "commit", "-q", "--allow-empty", "-m", "one more for @bob")
+    assert [m["subject"] for m in js(team, "inbox", "bob")["messages"]] == ["one more for @bob"]
+    # the agent's own prefix is not a message to itself
+    assert gitstate(team, "transition", "bob", "inbox", "-m", "note to @bob self").returncode == 0
+    assert len(js(team, "inbox", "bob")["messages"]) == 1
+
+
+def test_checkpoint_cannot_move_backwards_or_outside_history(team):
+    first = git(team, "rev-list", "--max-parents=0", "HEAD").stdout.strip()
+    assert gitstate(team, "inbox", "alice", "--mark-read").returncode == 0
+    set_state_line(team, "alice", "last_read_commit", first)
+    git(team, "add", "-A")
+    res = git(team, "commit", "-qm", "@alice: [STATE:bootstrap] rewind", check=False)
+    assert res.returncode == 1 and "[inbox-checkpoint]" in res.stderr and "forward" in res.stderr
+    git(team, "reset", "-q", "--hard")
+    git(team, "checkout", "-q", "-b", "side")
+    git(team, "commit", "-q", "--allow-empty", "-m", "on a side branch")
+    side = git(team, "rev-parse", "HEAD").stdout.strip()
+    git(team, "checkout", "-q", "main")
+    set_state_line(team, "alice", "last_read_commit", side)
+    git(team, "add", "-A")
+    res = git(team, "commit", "-qm", "@alice: [STATE:bootstrap] elsewhere", check=False)
+    assert res.returncode == 1 and "not a commit in this history" in res.stderr
+
+
+def test_index_is_incremental_and_a_pure_speed_up(team):
+    walk(team, "alice", "inbox")
+    before = js(team, "roster")
+    cache = team / ".git" / "gitstate" / "tracks.json"
+    assert cache.is_file()
+    walk(team, "alice", "distill")
+    walk(team, "bob", "inbox")
+    warm = js(team, "roster")
+    shutil.rmtree(team / ".git" / "gitstate")
+    cold = js(team, "roster")
+    assert stable(warm) == stable(cold) != stable(before)
+    assert cold["living"][0]["state"] == "distill"
+
+
+def test_rewritten_history_is_rebuilt_not_trusted(team):
+    walk(team, "alice", "inbox", "distill")
+    js(team, "roster")                         # cache now at the tip
+    git(team, "reset", "-q", "--hard", "HEAD~2")
+    walk(team, "alice", "inbox")
+    view = js(team, "roster")
+    alice = next(r for r in view["living"] if r["agent"] == "alice")
+    assert alice["state"] == "inbox"
+    assert alice["last_commit"]["sha"] == git(team, "rev-parse", "HEAD").stdout.strip()
+
+
+def test_fetched_commits_show_up(team, tmp_path):
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(team), str(clone))
+    assert gitstate(clone, "init").returncode == 0     # hooks for this clone
+    js(clone, "roster")
+    walk(team, "alice", "inbox")
+    git(clone, "fetch", "-q", "origin")
+    assert js(clone, "roster", "--at", "origin/main")["living"][0]["state"] == "inbox"
+    git(clone, "merge", "-q", "--ff-only", "origin/main")
+    assert js(clone, "roster")["living"][0]["state"] == "inbox"
+
+
+def test_branches_and_merges(team):
+    git(team, "checkout", "-q", "-b", "side")
+    walk(team, "alice", "inbox")
+    git(team, "checkout", "-q", "main")
+    js(team, "roster")
+    walk(team, "bob", "inbox")
+    git(team, "merge", "-q", "--no-edit", "side")
+    warm = js(team, "roster")
+    states = {r["agent"]: r["state"] for r in warm["living"]}
+    assert states == {"alice": "inbox", "bob": "inbox", "carol": "bootstrap"}
+    shutil.rmtree(team / ".git" / "gitstate")
+    assert stable(js(team, "roster")) == stable(warm)
+    assert gitstate(team, "verify").returncode == 0
+
+
+def test_time_travel_equals_a_clone_reset_there(team, tmp_path):
+    rng = random.Random(4)
+    moves = {"bootstrap": ["inbox"], "inbox": ["distill"], "distill": ["deep_work", "idle"],
+             "deep_work": ["inbox"], "idle": ["inbox"]}
+    current = {"alice": "bootstrap", "bob": "bootstrap", "carol": "bootstrap"}
+    for _ in range(8):
+        agent = rng.choice(sorted(current))
+        target = rng.choice(moves[current[agent]])
+        walk(team, agent, target)
+        current[agent] = target
+    commits = git(team, "rev-list", "HEAD", "--", "protocols/lifecycle.yaml", "agent").stdout.split()
+    repo = open_managed(str(team))
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(team), str(clone))
+    for sha in commits[::2]:
+        git(clone, "reset", "-q", "--hard", sha)
+        there = roster(open_managed(str(clone)))
+        assert stable(roster(repo, at=sha)) == stable(there), sha
+    date = git(team, "log", "-1", "--format=%cI", commits[3]).stdout.strip()
+    assert js(team, "roster", "--at", date)["commit"] in commits
+    res = gitstate(team, "roster", "--at", "not-a-rev-or-date")
+    assert res.returncode == 2
+
+
+def test_verify_catches_what_bypassed_the_hooks(team):
+    assert js(team, "verify")["ok"] is True
+    set_state_line(team, "alice", "state", "deep_work")
+    git(team, "commit", "-q", "--no-verify", "-am", "@alice: [STATE:deep_work] sneaky")
+    set_state_line(team, "bob", "state", "inbox")
+    git(team, "commit", "-q", "--no-verify", "-am", "bob moved without a tag")
+    res = gitstate(team, "verify", "--json")
+    assert res.returncode == 1
+    found = {(p["subject"], p["rule"]) for p in json.loads(res.stdout)["problems"]}
+    assert ("@alice: [STATE:deep_work] sneaky", "illegal-transition") in found
+    assert ("bob moved without a tag", "change-without-tag") in found
+    assert gitstate(team, "verify", "HEAD~1..HEAD").returncode == 1
+    assert gitstate(team, "verify", "HEAD~5..HEAD~2").returncode == 0
+    shutil.rmtree(team / ".git" / "gitstate")      # the cache changes nothing
+    assert len(json.loads(gitstate(team, "verify", "--json").stdout)["problems"]) == 2
+
+
+def test_situations_graph_in_sqlite(team):
+    gitstate(team, "transition", "alice", "inbox", "--set", "model=opus-4-6",
+             "--set", "person=zach", "--set", "project=haak", "--set", "summary=designing")
+    data = js(team, "situations")
+    ids = {e["id"] for e in data["entities"]}
+    assert {"situation:session-alice", "agent:opus-4-6", "person:zach", "role:architect",
+            "situation:haak"} <= ids
+    db = team / "data" / "entities.db"
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT member, quality FROM belongings WHERE owner = "
+                       "'situation:session-alice' ORDER BY member").fetchall()
+    assert rows == [("agent:opus-4-6", "actor"), ("person:zach", "actor"),
+                    ("role:architect", "method"), ("situation:haak", "domain"),
+                    ("text:summary", "description")]
+    assert con.execute("SELECT quality FROM entities WHERE id = 'situation:session-alice'"
+                       ).fetchone() == ("live",)
+    counts = con.execute("SELECT COUNT(*) FROM entities").fetchone()
+    con.close()
+    js(team, "situations")                                   # idempotent
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT COUNT(*) FROM entities").fetchone() == counts
+    con.close()
+    # history survives a state file being deleted later (here by force)
+    git(team, "rm", "-q", "agent/carol/_state.md")
+    git(team, "commit", "-q", "--no-verify", "-m", "remove carol")
+    again = js(team, "situations", "--sqlite", str(team / "other.db"))
+    assert "situation:session-carol" in {e["id"] for e in again["entities"]}
+    con = sqlite3.connect(team / "other.db")
+    assert con.execute("SELECT member FROM belongings WHERE owner = 'situation:session-carol' "
+                       "AND quality = 'method'").fetchone() == ("role:steward",)
+    con.close()
+
+
+def test_grammar_accept_reads_older_subject_forms(empty_repo):
+    life = (Path(__file__).resolve().parents[1] / "protocols" / "haak" / "lifecycle.yaml")
+    text = life.read_text() + "grammar:\n  accept:\n    - '^@(?P<id>[\\w-]+)\\s*\\[(?P<state>\\w+)\\]:'\n"
+    (empty_repo / "life.yaml").write_text(text)
+    assert gitstate(empty_repo, "init", "--lifecycle", str(empty_repo / "life.yaml")).returncode == 0
+    p = state_path(empty_repo, "old")
+    p.parent.mkdir(parents=True)
+    p.write_text("---\nagent: old\nstate: bootstrap\n---\n")
+    git(empty_repo, "add", "-A")
+    git(empty_repo, "commit", "-q", "--no-verify", "-m", "@old [bootstrap]: legacy form")
+    rows = js(empty_repo, "log", "old")
+    assert [(r["to"], r["text"]) for r in rows] == [("bootstrap", "legacy form")]
