@@ -30,6 +30,15 @@ _NUMBER_LIKE = re.compile(
 _RESERVED_KEYS = frozenset(_NULLS) | frozenset(_BOOLS)
 
 
+# `key: value` where value is empty, a plain integer, a single-quoted text without quotes
+# inside, or words that start with a letter and hold nothing YAML could read otherwise.
+_COMMON = re.compile(
+    r"([A-Za-z_][A-Za-z0-9_.-]*):"
+    r"(?:[ \t]+(?:([A-Za-z][A-Za-z0-9_./,()+-]*(?: [A-Za-z0-9_./,()+-]+)*)"
+    r"|((?:0|[1-9][0-9]*))|'([^'\t]*)'))?"
+    r"(?:[ \t]+#[^\n]*)?[ \t]*\Z")
+_NULL_OR_BOOL = {"null": None, "Null": None, "NULL": None, "true": True, "True": True,
+                 "TRUE": True, "false": False, "False": False, "FALSE": False}
 _ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
@@ -53,9 +62,27 @@ def load_flat(text: str, line_offset: int = 0):
     data: dict = {}
     lines: dict = {(): 1 + line_offset}
     first = None
+    if "\r" in text:
+        return None
     for number, line in enumerate(text.split("\n"), start=1 + line_offset):
-        if "\r" in line:
-            return None
+        fast = _COMMON.match(line)
+        if fast is not None:   # the usual line, read with one expression
+            key = fast.group(1)
+            if key in _RESERVED_KEYS or key in data:
+                return None
+            word, integer, quoted = fast.group(2), fast.group(3), fast.group(4)
+            if word is not None:
+                value = _NULL_OR_BOOL[word] if word in _NULL_OR_BOOL else word
+            elif integer is not None:
+                value = int(integer)
+            elif quoted is not None:
+                value = quoted
+            else:
+                value = None
+            data[key] = value
+            lines[(key,)] = number
+            first = first or number
+            continue
         stripped = line.strip(" \t")
         if not stripped or stripped.startswith("#"):
             if line[:1] in (" ", "\t") and stripped:

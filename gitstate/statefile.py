@@ -166,12 +166,13 @@ REQUIRED = ("agent", "state")
 def field_problems(doc: StateDoc) -> list[tuple[str, int, str]]:
     """(key, line, problem) for each known key of the wrong type or a missing required key."""
     out = []
+    front = doc.front
     for key in REQUIRED:
-        if doc.front.get(key) in (None, ""):
+        if front.get(key) in (None, ""):
             out.append((key, 2, f"'{key}:' is required"))
-    for key, check in FIELDS.items():
-        value = doc.front.get(key)
-        if value is None or (key in REQUIRED and value == ""):
+    for key, value in front.items():
+        check = FIELDS.get(key)
+        if check is None or value is None or (key in REQUIRED and value == ""):
             continue
         problem = check(value)
         if problem:

@@ -13,7 +13,9 @@ TRICKY = ["on", "off", "yes", "no", "y", "n", "null", "~", "Null", "true", "FALS
           "=", "<<", "a: b", "a #b", "a#b", "'quoted'", "'it''s'", "'unclosed", "- x", "-x",
           "? x", "[1, 2]", "{a: 1}", "&anchor x", "*ref", "!tag x", "|", ">", "%x", "@x",
           "`x`", '"dq"', "x:", "a\tb", "plain text, with (parens)", "alice's", "ünïcödé",
-          "", " ", "# only a comment", "x # comment", "'q' # c", "'q'x"]
+          "", " ", "# only a comment", "x # comment", "'q' # c", "'q'x", "a,b", "a, b",
+          "(x)", "x+y", "a/b", "x.y", "x -y", "a - b", "C++", "x_(y)", "null x", "true story",
+          "a #b #c", "v1.2.3", "x,", "x)"]
 keys = st.sampled_from(["agent", "state", "on", "yes", "null", "true", "n", "k.e-y", "_x",
                         "1", "a b", "x"])
 values = st.one_of(st.sampled_from(TRICKY), st.text(max_size=12))

@@ -1,0 +1,131 @@
+"""How fast gitstate derives its views from long histories, against a git floor.
+
+For each synthetic repository (made by bench/gen.py if missing) it measures, in one run:
+  floor           git log --grep='\\[STATE:' --format=%H%x1f%ct%x1f%an%x1f%s
+  roster cold     gitstate roster --json, with the index under .git/gitstate removed
+  roster warm     gitstate roster --json after 100 new commits (the index from the last read)
+  verify cold     gitstate verify, with no saved result
+  verify warm     gitstate verify after 100 new commits
+
+    .venv/bin/python bench/history.py [--sizes 10000,100000] [--runs 3]
+
+Targets (issue "Everything else from git log"): roster cold <= 1.5x floor on 100k commits;
+roster warm <= 150 ms and flat as history grows; verify cold <= 3x floor on 100k commits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from gen import generate, state_text  # noqa: E402
+
+FLOOR = ["git", "log", r"--grep=\[STATE:", "--format=%H%x1f%ct%x1f%an%x1f%s"]
+GITSTATE = [sys.executable, "-m", "gitstate"]
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def timed(cmd: list[str], cwd: Path) -> tuple[float, bytes]:
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, env=ENV)
+    elapsed = time.perf_counter() - t0
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.decode()}")
+    return elapsed, proc.stdout
+
+
+def append_commits(repo: Path, n: int, serial: int) -> None:
+    """n new legal commits on main: progress updates of living agents and ordinary work."""
+    view = json.loads(subprocess.run(GITSTATE + ["roster", "--json"], cwd=repo, env=ENV,
+                                     capture_output=True, check=True).stdout)
+    living = view["living"][:50]
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True,
+                          text=True, check=True).stdout.strip()
+    t = int(subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=repo, capture_output=True,
+                           text=True, check=True).stdout)
+    chunks = []
+    for i in range(n):
+        t += 30
+        if i % 3 == 2 or not living:
+            msg, path = f"bench work {serial}-{i}\n", f"src/bench{i % 7}.txt"
+            data = f"{serial}-{i}\n".encode()
+        else:
+            r = living[i % len(living)]
+            msg = f"@{r['agent']}: [STATE:{r['state']}] bench progress {serial}-{i}\n"
+            path = f"agent/{r['agent']}/_state.md"
+            data = state_text(r["agent"], r["state"], r["role"], 10_000 + i, {})
+        m = msg.encode()
+        chunks.append(b"commit refs/heads/main\n")
+        chunks.append(f"committer Bench <bench@example.invalid> {t} +0000\n".encode())
+        chunks.append(f"data {len(m)}\n".encode() + m + b"\n")
+        if i == 0:
+            chunks.append(f"from {head}\n".encode())
+        chunks.append(f"M 100644 inline {path}\ndata {len(data)}\n".encode() + data + b"\n")
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input=b"".join(chunks),
+                   check=True)
+    subprocess.run(["git", "reset", "-q", "--hard", "main"], cwd=repo, check=True)
+
+
+def bench_repo(source: Path, runs: int) -> dict:
+    with tempfile.TemporaryDirectory(prefix="gitstate-bench-") as tmp:
+        repo = Path(tmp) / "repo"
+        shutil.copytree(source, repo, symlinks=True)
+        subprocess.run(["git", "commit-graph", "write", "--reachable"], cwd=repo, check=True)
+        cache = repo / ".git" / "gitstate"
+        floor, cold = [], []
+        for _ in range(runs):
+            shutil.rmtree(cache, ignore_errors=True)
+            cold.append(timed(GITSTATE + ["roster", "--json"], repo)[0])
+            floor.append(timed(FLOOR, repo)[0])
+        warm = []
+        for i in range(runs):
+            append_commits(repo, 100, i)
+            warm.append(timed(GITSTATE + ["roster", "--json"], repo)[0])
+        shutil.rmtree(cache, ignore_errors=True)
+        verify_cold = timed(GITSTATE + ["verify"], repo)[0]
+        append_commits(repo, 100, runs)
+        verify_warm = timed(GITSTATE + ["verify"], repo)[0]
+        count = int(subprocess.run(["git", "rev-list", "--count", "HEAD"], cwd=repo,
+                                   capture_output=True, text=True).stdout)
+    f = statistics.median(floor)
+    return {"commits": count, "floor_s": f, "roster_cold_s": statistics.median(cold),
+            "roster_cold_x": statistics.median(cold) / f,
+            "roster_warm_ms": statistics.median(warm) * 1000,
+            "verify_cold_s": verify_cold, "verify_cold_x": verify_cold / f,
+            "verify_warm_ms": verify_warm * 1000}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=HERE / "out")
+    args = parser.parse_args()
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, median of {args.runs} runs")
+    print(f"{'commits':>8} {'floor':>7} {'roster cold':>12} {'warm+100':>9} "
+          f"{'verify cold':>12} {'verify+100':>10}")
+    for size in (int(s) for s in args.sizes.split(",")):
+        source = args.out / f"repo-{size // 1000}k"
+        if not source.is_dir():
+            print(f"generating {source} ...", file=sys.stderr)
+            generate(source, size, 1000)
+        r = bench_repo(source, args.runs)
+        print(f"{r['commits']:>8} {r['floor_s']:>6.2f}s {r['roster_cold_s']:>6.2f}s "
+              f"({r['roster_cold_x']:.2f}x) {r['roster_warm_ms']:>6.0f}ms "
+              f"{r['verify_cold_s']:>6.2f}s ({r['verify_cold_x']:.1f}x) "
+              f"{r['verify_warm_ms']:>7.0f}ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
