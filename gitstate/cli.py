@@ -458,11 +458,24 @@ def hook(ctx, name, agent, args):
         from gitstate.hooks import run_hook
         sys.exit(run_hook(name, list(args)))
     if name == "session-start":
+        # What an agent needs first: where it stands, which roles are vacant, what awaits it.
+        from gitstate.history import vacancy_notice
+        from gitstate.views import inbox as build_inbox, vacant_roles
         agent = agent or os.environ.get("GITSTATE_AGENT")
         if not agent:
             click.echo("gitstate: no agent given (--agent ID or $GITSTATE_AGENT); "
                        "showing everyone", err=True)
         ctx.invoke(status, agent=agent or None, as_json=False)
+        repo = _repo(ctx)
+        notices = [vacancy_notice(v) for v in vacant_roles(repo)["vacancies"]]
+        if notices:
+            click.echo("Vacant roles (register with --role to take one):")
+            for n in notices:
+                click.echo(f"  {n}")
+        if agent:
+            waiting = build_inbox(repo, agent)["messages"]
+            click.echo(f"Inbox: {len(waiting)} message{'s' if len(waiting) != 1 else ''} "
+                       f"waiting (`gitstate inbox {agent}`)")
         return
     raise GitstateError(f"unknown hook '{name}'", hint="known: pre-commit, commit-msg, "
                         "pre-receive, session-start")

@@ -36,6 +36,7 @@ def graph(repo: Managed) -> dict:
     index = Index(repo.git, lc, repo.cache_dir)
     tracks = index.tracks(head)
     fronts = {a: front for a, (_p, front, _e) in index.fronts(head).items()}
+    index.save()
     gone = sorted(a for a in tracks if a not in fronts)   # files deleted since
     datas = repo.git.cat_files(f"{tracks[a].last[0]}:{lc.state_path(a)}" for a in gone)
     for agent, data in zip(gone, datas):

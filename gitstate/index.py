@@ -21,8 +21,15 @@ from gitstate.git import Git
 from gitstate.history import fold, tag_events, track_from_plain, track_to_plain
 from gitstate.lifecycle import Lifecycle
 
-FORMAT = 1
-CACHE_NAME = "tracks.json"
+FORMAT = 2
+TRACKS_NAME = "tracks.json"
+BLOBS_NAME = "fronts.json"
+_BLOBS_WORTH_SAVING = 300
+# The front-matter keys a view reads, remembered per blob as a list (compact to load).
+KEPT = ("agent", "state", "role", "model", "thread", "summary", "person", "project", "parent",
+        "depth", "context_pct", "last_read_commit", "freeze_state", "final_summary")
+_SEP = "\x1f"
+_LINEAR_LIMIT = 5000            # past this many new commits, a rebuild is as cheap
 
 
 class Index:
@@ -32,40 +39,51 @@ class Index:
         self.git = git
         self.lc = lc
         self.cache_dir = cache_dir
-        self._saved = self._load()
+        self._saved = self._load(TRACKS_NAME) or {"tip": None, "tracks": {}}
+        self._blobs = (self._load(BLOBS_NAME) or {}).get("blobs", {})
+        self._dirty = False
+        self._new_blobs = 0
 
     # -- persistence ----------------------------------------------------------------------
-
-    def _path(self) -> str | None:
-        return os.path.join(self.cache_dir, CACHE_NAME) if self.cache_dir else None
+    # Two files: the tracks (small, rewritten whenever the tip moves) and the parsed state
+    # files by blob (larger; rewritten only once enough new blobs were parsed to pay for it).
 
     def _identity(self) -> list:
         return [FORMAT, __version__, list(self.lc.accept)]
 
-    def _load(self) -> dict:
-        path = self._path()
-        if path:
-            try:
-                with open(path, encoding="utf-8") as fh:
-                    data = json.load(fh)
-                if data.get("identity") == self._identity():
-                    return data
-            except (OSError, ValueError, AttributeError):
-                pass  # missing or damaged: rebuilt below
-        return {"identity": self._identity(), "tip": None, "tracks": {}, "blobs": {}}
+    def _load(self, name: str) -> dict | None:
+        if not self.cache_dir:
+            return None
+        try:
+            with open(os.path.join(self.cache_dir, name), encoding="utf-8") as fh:
+                data = json.load(fh)
+            if data.get("identity") == self._identity():
+                return data
+        except (OSError, ValueError, AttributeError):
+            pass  # missing or damaged: rebuilt
+        return None
 
-    def _save(self) -> None:
-        path = self._path()
-        if not path:
-            return
+    def _write(self, name: str, data: dict) -> None:
         try:
             os.makedirs(self.cache_dir, exist_ok=True)
+            path = os.path.join(self.cache_dir, name)
             tmp = f"{path}.{os.getpid()}.tmp"
             with open(tmp, "w", encoding="utf-8") as fh:
-                json.dump(self._saved, fh, separators=(",", ":"))
+                json.dump({**data, "identity": self._identity()}, fh, separators=(",", ":"))
             os.replace(tmp, path)
-        except OSError:
+        except (OSError, ValueError):
             pass  # a cache that cannot be written only costs speed
+
+    def save(self) -> None:
+        """Write what was learnt (once, after a read), if it is worth writing."""
+        if not self.cache_dir:
+            return
+        if self._dirty:
+            self._write(TRACKS_NAME, self._saved)
+            self._dirty = False
+        if self._new_blobs > _BLOBS_WORTH_SAVING or (self._new_blobs and len(self._blobs) < 300):
+            self._write(BLOBS_NAME, {"blobs": self._blobs})
+            self._new_blobs = 0
 
     # -- the tag timeline -----------------------------------------------------------------
 
@@ -76,22 +94,44 @@ class Index:
         tip = self._saved.get("tip")
         if tip == rev:
             return {a: track_from_plain(p) for a, p in self._saved["tracks"].items()}
-        if tip and self._extends(tip, rev):
+        new = self._line_since(tip, rev) if tip else None
+        if new is not None:
             tracks = {a: track_from_plain(p) for a, p in self._saved["tracks"].items()}
-            tracks = fold(tracks, tag_events(self.git, self.lc, [f"{tip}..{rev}"]))
+            tracks = fold(tracks, new)
         else:
             tracks = fold({}, tag_events(self.git, self.lc, [rev]))
         if remember:
             self._saved["tip"] = rev
             self._saved["tracks"] = {a: track_to_plain(t) for a, t in tracks.items()}
-            self._save()
+            self._dirty = True
         return tracks
 
-    def _extends(self, tip: str, rev: str) -> bool:
-        """True if `rev` is `tip` plus a line of new commits without merges."""
-        if not self.git.ok("merge-base", "--is-ancestor", tip, rev):
-            return False
-        return self.git.text("rev-list", "--merges", "-n", "1", f"{tip}..{rev}") == ""
+    def _line_since(self, tip: str, rev: str) -> list | None:
+        """Tag events of `tip..rev` if `rev` is `tip` plus a line of new commits without
+        merges (one `git log`, which also proves it); None if history went any other way."""
+        from gitstate.grammar import subject_tag
+        out = self.git.run("log", f"--max-count={_LINEAR_LIMIT + 1}",
+                           f"--format=%H{_SEP}%P{_SEP}%ct{_SEP}%an{_SEP}%s", f"{tip}..{rev}",
+                           "--", check=False)
+        rows = [line.split(_SEP, 4) for line in out.decode("utf-8", "replace").split("\n")
+                if line.count(_SEP) >= 4]
+        if not rows or len(rows) > _LINEAR_LIMIT:
+            return None
+        expected = rows[0][0]
+        if expected != rev:
+            return None
+        for i, (sha, parents, _ct, _an, _s) in enumerate(rows):
+            parent = rows[i + 1][0] if i + 1 < len(rows) else tip
+            if sha != expected or parents != parent:
+                return None   # a merge, or a line that does not start at tip
+            expected = parent
+        accept = self.lc.accept_patterns()
+        events = []
+        for sha, _parents, ct, author, subject in reversed(rows):
+            tag = subject_tag(subject, accept)
+            if tag is not None:
+                events.append((sha, int(ct or 0), author) + tag)
+        return events
 
     # -- state files at a revision --------------------------------------------------------
 
@@ -99,20 +139,22 @@ class Index:
         """agent -> (path, front matter, problem) for every state file committed at `rev`.
         Front matters are remembered by blob hash: only new blobs are read and parsed."""
         entries = self._entries(rev)
-        known = self._saved.setdefault("blobs", {})
+        known = self._blobs
         missing = [(a, p, b) for a, p, b in entries if b not in known]
         datas = self.git.cat_files(b for _, _, b in missing)
         for (agent, path, blob), data in zip(missing, datas):
             try:
-                known[blob] = [statefile.parse_bytes(data or b"", path).front, None]
+                front = statefile.parse_bytes(data or b"", path).front
+                known[blob] = [[_plain(front.get(k)) for k in KEPT], None]
             except InvalidFile as exc:
                 known[blob] = [None, str(exc)]
         if missing:
             live = {b for _, _, b in entries}
             if len(known) > 2 * len(live) + 1000:   # forget blobs no longer looked at
-                self._saved["blobs"] = known = {b: known[b] for b in live}
-            self._save()
-        return {a: (p, known[b][0], known[b][1]) for a, p, b in entries}
+                self._blobs = known = {b: known[b] for b in live}
+            self._new_blobs += len(missing)
+        return {a: (p, None if known[b][0] is None else dict(zip(KEPT, known[b][0])), known[b][1])
+                for a, p, b in entries}
 
     def _entries(self, rev: str | None) -> list[tuple[str, str, str]]:
         """(agent, path, blob) of every state file committed at `rev`."""
@@ -132,3 +174,10 @@ class Index:
         return entries
 
 
+
+
+def _plain(value):
+    """A front-matter value as JSON keeps it (nested YAML is kept as its text)."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)

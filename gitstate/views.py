@@ -50,6 +50,7 @@ def agent_records(repo: Managed, at: str | None = None) -> tuple[list[dict], str
     tracks = index.tracks(rev, remember=at is None)
     records = [agent_record(a, path, front, problem, tracks.get(a), lc, now)
                for a, (path, front, problem) in index.fronts(rev).items()]
+    index.save()
     return records, rev, lc
 
 

@@ -265,8 +265,11 @@ def test_no_command_shows_help():
 
 def test_runtime_session_start_hook(repo):
     ok(repo, "spawn", "alice")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "hello @alice")
     res = ok(repo, "hook", "session-start", "--agent", "alice")
     assert "alice: bootstrap" in res.stdout and "next: inbox" in res.stdout
+    assert "Role 'strategist' has never been filled" in res.stdout
+    assert "Inbox: 1 message waiting" in res.stdout
 
 
 def test_demo_tells_its_story(tmp_path):
