@@ -12,10 +12,9 @@ the fields of each blob are remembered by its hash, so a warm read parses only n
 
 from __future__ import annotations
 
-import json
 import os
 
-from gitstate import __version__, statefile
+from gitstate import __version__, cache, statefile
 from gitstate.errors import InvalidFile
 from gitstate.git import Git
 from gitstate.history import fold, tag_events, track_from_plain, track_to_plain
@@ -52,27 +51,10 @@ class Index:
         return [FORMAT, __version__, list(self.lc.accept)]
 
     def _load(self, name: str) -> dict | None:
-        if not self.cache_dir:
-            return None
-        try:
-            with open(os.path.join(self.cache_dir, name), encoding="utf-8") as fh:
-                data = json.load(fh)
-            if data.get("identity") == self._identity():
-                return data
-        except (OSError, ValueError, AttributeError):
-            pass  # missing or damaged: rebuilt
-        return None
+        return cache.load(self.cache_dir, name, self._identity())
 
     def _write(self, name: str, data: dict) -> None:
-        try:
-            os.makedirs(self.cache_dir, exist_ok=True)
-            path = os.path.join(self.cache_dir, name)
-            tmp = f"{path}.{os.getpid()}.tmp"
-            with open(tmp, "w", encoding="utf-8") as fh:
-                json.dump({**data, "identity": self._identity()}, fh, separators=(",", ":"))
-            os.replace(tmp, path)
-        except (OSError, ValueError):
-            pass  # a cache that cannot be written only costs speed
+        cache.store(self.cache_dir, name, self._identity(), data)
 
     def save(self) -> None:
         """Write what was learnt (once, after a read), if it is worth writing."""

@@ -675,27 +675,17 @@ def from_plain(d: dict) -> Lifecycle:
 def load_lifecycle_cached(data: bytes, blob: str, source: str,
                           cache_dir: str | None) -> Lifecycle:
     """`load_lifecycle` of a committed or staged blob, remembered under `cache_dir`."""
-    import json
-    import os
-
-    from gitstate import __version__
+    from gitstate import __version__, cache
     from gitstate.statefile import decode
 
-    path = os.path.join(cache_dir, f"lifecycle-{__version__}-{blob}.json") if cache_dir else None
-    if path:
+    name = f"lifecycle-{blob}.json"
+    identity = [1, __version__]
+    saved = cache.load(cache_dir, name, identity)
+    if saved is not None:
         try:
-            with open(path, encoding="utf-8") as fh:
-                return from_plain(json.load(fh))
-        except (OSError, ValueError, KeyError, IndexError, TypeError):
-            pass  # a miss, or a damaged entry: rebuild it
+            return from_plain(saved["lifecycle"])
+        except (KeyError, IndexError, TypeError, ValueError):
+            pass  # damaged: rebuilt below
     lc = load_lifecycle(decode(data, source), source)
-    if path:
-        try:
-            os.makedirs(cache_dir, exist_ok=True)
-            tmp = f"{path}.{os.getpid()}.tmp"
-            with open(tmp, "w", encoding="utf-8") as fh:
-                json.dump(to_plain(lc), fh)
-            os.replace(tmp, path)
-        except OSError:
-            pass
+    cache.store(cache_dir, name, identity, {"lifecycle": to_plain(lc)})
     return lc

@@ -12,11 +12,9 @@ a descendant judges only the new commits.
 
 from __future__ import annotations
 
-import marshal
-import os
 import re
 
-from gitstate import __version__
+from gitstate import __version__, cache
 from gitstate.errors import GitstateError
 from gitstate.git import Git
 from gitstate.lifecycle import Lifecycle, load_lifecycle_cached
@@ -26,7 +24,7 @@ from gitstate.rules import FileChange, validate
 _REC, _END = "\x1e", "\x1d"
 _FORMAT = f"--format={_REC}%H%x1f%P%x1f%ct%x1f%an%x1f%B{_END}"
 _ZERO = re.compile(r"^0+$")
-CACHE_NAME = "verified.marshal"
+CACHE_NAME = "verified.json"
 
 
 class Commit:
@@ -162,41 +160,22 @@ def _as_problems(c: Commit, violations: list[dict]) -> list[dict]:
 
 
 def _extends(git: Git, tip: str, rev: str) -> bool:
+    """True if `rev` is `tip` plus a line of new commits without merges."""
     if not git.ok("merge-base", "--is-ancestor", tip, rev):
         return False
     return git.text("rev-list", "--merges", "-n", "1", f"{tip}..{rev}") == ""
 
 
-def _path(cache_dir: str | None) -> str | None:
-    return os.path.join(cache_dir, CACHE_NAME) if cache_dir else None
+def _identity() -> list:
+    return [1, __version__]
 
 
 def _load(cache_dir: str | None) -> dict | None:
-    path = _path(cache_dir)
-    if not path:
-        return None
-    try:
-        with open(path, "rb") as fh:
-            data = marshal.load(fh)
-        if isinstance(data, dict) and data.get("version") == __version__:
-            return data
-    except (OSError, ValueError, EOFError, TypeError):
-        pass
-    return None
+    return cache.load(cache_dir, CACHE_NAME, _identity())
 
 
 def _store(cache_dir: str | None, data: dict) -> None:
-    path = _path(cache_dir)
-    if not path:
-        return
-    try:
-        os.makedirs(cache_dir, exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as fh:
-            marshal.dump({**data, "version": __version__}, fh)
-        os.replace(tmp, path)
-    except OSError:
-        pass
+    cache.store(cache_dir, CACHE_NAME, _identity(), data)
 
 
 def describe_problem(p: dict) -> str:
