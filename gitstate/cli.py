@@ -182,6 +182,93 @@ def transition(ctx, agent, state, text, body, sets, approved_by, push, as_json):
     _print_move(result, as_json)
 
 
+@cli.command()
+@click.argument("agent")
+@click.option("-m", "--message", "text", default=None, help="Text of the commit subject.")
+@click.option("--situation", default=None, help="primary_situation for a new freeze-state.")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Set a front-matter key.")
+@json_option
+@click.pass_context
+def freeze(ctx, agent, text, situation, sets, as_json):
+    """Freeze AGENT: write (or check) data/freeze-states/AGENT.md and freeze, in one commit.
+
+    If the file exists it must have all its sections; if not, the template is written with
+    the agent's role and thread filled in (edit it and commit it as a progress update later).
+    """
+    from gitstate.moves import freeze as do_freeze, parse_sets
+    _print_move(do_freeze(_repo(ctx), agent, text=text, situation=situation,
+                          sets=parse_sets(sets)), as_json)
+
+
+@cli.command()
+@click.argument("agent")
+@click.option("--approved-by", required=True, metavar="HUMAN",
+              help="The human (one of the lifecycle's `humans`) who decided to wake it.")
+@click.option("--state", default=None, help="Where to wake it to (default: the first living "
+                                              "state the lifecycle allows).")
+@click.option("-m", "--message", "text", default=None, help="Text of the commit subject.")
+@json_option
+@click.pass_context
+def wake(ctx, agent, approved_by, state, text, as_json):
+    """Resume a frozen AGENT; a human's decision (Approved-by)."""
+    from gitstate.moves import wake as do_wake
+    _print_move(do_wake(_repo(ctx), agent, approved_by, text=text, state=state), as_json)
+
+
+@cli.command()
+@click.argument("agent")
+@click.option("--summary", required=True, help="The final summary (required to die).")
+@click.option("--approved-by", default=None, metavar="HUMAN",
+              help="Needed when the move is gated (e.g. burying a frozen agent in haak).")
+@click.option("-m", "--message", "text", default=None, help="Text of the commit subject.")
+@json_option
+@click.pass_context
+def bury(ctx, agent, summary, approved_by, text, as_json):
+    """AGENT dies with a final summary; says so when its role falls vacant."""
+    from gitstate.history import vacancy_notice
+    from gitstate.moves import bury as do_bury
+    from gitstate.views import vacant_roles
+    repo = _repo(ctx)
+    result = do_bury(repo, agent, summary, text=text, approved_by=approved_by)
+    who = result.plan.info["agent"]
+    notices = [vacancy_notice(v) for v in vacant_roles(repo)["vacancies"]
+               if v.get("last_holder") == who]
+    if as_json:
+        info = result.plan.info
+        _json_out({"commit": result.sha, "agent": who, "from": info["from"], "to": info["to"],
+                   "vacancies": notices})
+        return
+    _print_move(result, False)
+    for n in notices:
+        click.echo(n)
+
+
+@cli.command()
+@click.argument("agent")
+@json_option
+@click.pass_context
+def show(ctx, agent, as_json):
+    """Print a frozen AGENT's freeze-state: ask it without waking it."""
+    from gitstate import statefile
+    from gitstate.moves import current_state, freeze_state_path
+    repo = _repo(ctx)
+    _lc, state, front = current_state(repo, agent)
+    rel = statefile.as_text(front.get("freeze_state")) or freeze_state_path(agent.lower())
+    data = repo.git.cat_files([f"HEAD:{rel}"])[0]
+    if data is None:
+        raise GitstateError(f"{agent} has no freeze-state committed at {rel} (it is in {state})")
+    text = statefile.decode(data, rel)
+    if as_json:
+        import re
+        doc = statefile.parse(text, rel) if text.startswith("---") else None
+        parts = re.split(r"^##[ \t]+(.+?)[ \t]*$", doc.body if doc else text, flags=re.M)
+        sections = {parts[i].strip(): parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+        _json_out({"agent": agent.lower(), "state": state, "path": rel,
+                   "front": doc.front if doc else {}, "sections": sections})
+    else:
+        click.echo(text, nl=False)
+
+
 # ---------------------------------------------------------------------------------------
 # Reading
 

@@ -24,7 +24,7 @@ from gitstate import statefile
 from gitstate.errors import GitstateError
 from gitstate.git import Git
 from gitstate.lifecycle import LifecycleInvalid, load_lifecycle, load_lifecycle_cached
-from gitstate.repo import LIFECYCLE_PATH, GitAncestry
+from gitstate.repo import LIFECYCLE_PATH, GitContext
 from gitstate.rules import FileChange, Violation, validate
 
 LATER = "The commit message is checked next, once these are fixed."
@@ -153,7 +153,7 @@ def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = N
             changes.append(FileChange(p, old and old[2], new and new[2]))
     inherited = _inherited_from_merge(git, merge_head[0], changes) if merge_head else set()
     out += validate(changes, lc, message, inherited=inherited,
-                    ancestry=GitAncestry(git, base if head else None))
+                    context=GitContext(git, base if head else None, tree=None))
     verdict = None
     if not out and not merge_head:
         verdict = _verdict(lc, changes, head[0] if head else "none")

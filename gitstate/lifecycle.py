@@ -28,7 +28,7 @@ TOP_KEYS = {"name", "description", "initial", "states", "transitions", "roles", 
 STATE_KEYS = {"roster", "terminal", "requires", "description", "protocol"}
 ROLE_KEYS = {"mandate", "max", "description", "spawns", "never_spawns", "self_spawn"}
 POLICY_KEYS = {"humans", "approval", "mortality", "max_living", "max_depth", "timeouts",
-               "custom_roles"}
+               "custom_roles", "atomic_commits"}
 MORTALITY_KEYS = {"midlife", "legacy", "urgent", "urgent_forbids"}
 
 
@@ -65,9 +65,10 @@ class Policies(Record):
     # approval: (from-pattern, to-pattern) pairs, '*' matching any state;
     # timeouts: (from, to) -> seconds
     __slots__ = ("humans", "approval", "mortality", "max_living", "max_depth", "timeouts",
-                 "custom_roles")
+                 "custom_roles", "atomic_commits")
     _defaults = {"humans": (), "approval": (), "mortality": None, "max_living": None,
-                 "max_depth": None, "timeouts": {}, "custom_roles": True}
+                 "max_depth": None, "timeouts": {}, "custom_roles": True,
+                 "atomic_commits": False}
 
 
 class Lifecycle(Record):
@@ -137,6 +138,7 @@ class Lifecycle(Record):
                 "max_depth": pol.max_depth,
                 "timeouts": {f"{a} -> {b}": s for (a, b), s in pol.timeouts.items()},
                 "custom_roles": pol.custom_roles,
+                "atomic_commits": pol.atomic_commits,
             },
             "layout": {"state_file": self.state_file},
             "grammar": {"accept": list(self.accept)},
@@ -396,6 +398,10 @@ def _read_policies(r: _Reader, raw: Any) -> Policies:
     if not isinstance(custom_roles, bool):
         r.bad(("policies", "custom_roles"), "custom_roles must be true or false")
         custom_roles = True
+    atomic = p.get("atomic_commits", False)
+    if not isinstance(atomic, bool):
+        r.bad(("policies", "atomic_commits"), "atomic_commits must be true or false")
+        atomic = False
     return Policies(
         humans=tuple(r.names(p.get("humans"), ("policies", "humans"), "policies.humans")),
         approval=tuple(approval),
@@ -403,7 +409,8 @@ def _read_policies(r: _Reader, raw: Any) -> Policies:
         max_living=r.integer(p.get("max_living"), ("policies", "max_living"), "max_living", 1),
         max_depth=r.integer(p.get("max_depth"), ("policies", "max_depth"), "max_depth", 0),
         timeouts=timeouts,
-        custom_roles=custom_roles)
+        custom_roles=custom_roles,
+        atomic_commits=atomic)
 
 
 # ---------------------------------------------------------------------------------------
@@ -618,6 +625,10 @@ def describe(lc: Lifecycle) -> str:
         lines.append(f"  max spawn depth: {pol.max_depth}")
     for (a, b), s in pol.timeouts.items():
         lines.append(f"  timeout: {a} -> {b} after {_fmt_seconds(s)}")
+    if not pol.custom_roles:
+        lines.append("  only the roles above may be held")
+    if pol.atomic_commits:
+        lines.append("  atomic commits: an agent's every commit carries its state file")
     if lines:
         out += ["", "policies:"] + lines
     if lc.state_file != DEFAULT_STATE_FILE:
@@ -649,7 +660,7 @@ def to_plain(lc: Lifecycle) -> dict:
                 list(pol.mortality.urgent_forbids)],
             "max_living": pol.max_living, "max_depth": pol.max_depth,
             "timeouts": [[a, b, s] for (a, b), s in pol.timeouts.items()],
-            "custom_roles": pol.custom_roles},
+            "custom_roles": pol.custom_roles, "atomic_commits": pol.atomic_commits},
     }
 
 
@@ -669,7 +680,7 @@ def from_plain(d: dict) -> Lifecycle:
                                                           tuple(mort[3])),
             max_living=pol["max_living"], max_depth=pol["max_depth"],
             timeouts={(a, b): s for a, b, s in pol["timeouts"]},
-            custom_roles=pol["custom_roles"]))
+            custom_roles=pol["custom_roles"], atomic_commits=pol["atomic_commits"]))
 
 
 def load_lifecycle_cached(data: bytes, blob: str, source: str,

@@ -14,7 +14,7 @@ from gitstate import statefile, yamlio
 from gitstate.commit import Plan, Result, commit_atomically, reject_if
 from gitstate.errors import GitstateError, InvalidFile, UsageError
 from gitstate.grammar import canonical_id, format_message
-from gitstate.repo import GitAncestry, Managed
+from gitstate.repo import GitContext, Managed
 from gitstate.rules import FileChange, validate
 
 _SET_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
@@ -116,10 +116,11 @@ def _depth_of(repo: Managed, lc, head: str | None, parent_agent: str | None) -> 
 
 def transition(repo: Managed, agent: str, state: str, *, text: str | None = None,
                sets: dict[str, Any] | None = None, approved_by: str | None = None,
-               body: str = "") -> Result:
-    """Move `agent` to `state` in one commit, together with whatever is staged."""
+               body: str = "", files: dict[str, bytes] | None = None) -> Result:
+    """Move `agent` to `state` in one commit, together with whatever is staged and `files`."""
     agent = canonical_id(agent)
     sets = dict(sets or {})
+    files = dict(files or {})
 
     def prepare(head: str | None) -> Plan:
         lc = repo.lifecycle(head)
@@ -133,9 +134,9 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
         new = statefile.with_fields(base, {"state": state, **sets, "updated": now_iso()}).encode()
         trailers = [("Approved-by", approved_by)] if approved_by else []
         message = format_message(agent, state, text or f"{old_state} -> {state}", body, trailers)
-        _judge(repo, lc, head, path, old, new, message, "transition")
-        return Plan({path: new}, message, {"agent": agent, "from": old_state, "to": state,
-                                          "path": path})
+        _judge(repo, lc, head, path, old, new, message, "transition", files)
+        return Plan({path: new, **files}, message, {"agent": agent, "from": old_state,
+                                                    "to": state, "path": path})
 
     return commit_atomically(repo.git, repo.top, prepare, reflog="gitstate transition")
 
@@ -149,10 +150,12 @@ def _state_or_none(data: bytes, path: str) -> str | None:
 
 
 def _judge(repo: Managed, lc, head: str | None, path: str, old: bytes | None, new: bytes,
-           message: str, action: str) -> None:
+           message: str, action: str, files: dict[str, bytes] | None = None) -> None:
     """Refuse before committing, with exactly the hook's words; staged state files count."""
     changes = [FileChange(path, old, new)] + repo.staged_state_changes(lc, head, skip={path})
-    reject_if(validate(changes, lc, message, ancestry=GitAncestry(repo.git, head)), action)
+    context = GitContext(repo.git, head, tree=None, overrides={**(files or {}), path: new},
+                         lc=lc)
+    reject_if(validate(changes, lc, message, context=context), action)
 
 
 def mark_read(repo: Managed, agent: str, head: str, count: int) -> Result:
@@ -165,3 +168,89 @@ def mark_read(repo: Managed, agent: str, head: str, count: int) -> Result:
         raise GitstateError(f"cannot read {agent}'s state to move its checkpoint")
     text = f"inbox: read {count} message{'s' if count != 1 else ''}"
     return transition(repo, agent, state, text=text, sets={"last_read_commit": head})
+
+
+# ---------------------------------------------------------------------------------------
+# The named moves of the lifecycle: freeze, wake, bury
+
+
+def current_state(repo: Managed, agent: str) -> tuple[Any, str, Any]:
+    """(lifecycle, state, front matter) of a committed agent at HEAD."""
+    agent = canonical_id(agent)
+    head = repo.git.head()
+    lc = repo.lifecycle(head)
+    path = lc.state_path(agent)
+    data = repo.git.cat_files([f"{head}:{path}"])[0] if head else None
+    if data is None:
+        raise GitstateError(f"unknown agent '{agent}': {path} is not committed",
+                            hint=f"spawn it first: `gitstate spawn {agent}`")
+    doc = statefile.parse_bytes(data, path)
+    return lc, doc.state, doc.front
+
+
+def move_to_roster(lc, state: str, roster: str, *, terminal: bool | None = None,
+                   verb: str) -> str:
+    """The state to go to from `state` whose roster is `roster` (the first the lifecycle
+    lists); a clear error naming the legal moves when there is none."""
+    from gitstate.rules import legal_moves
+    for target in lc.targets(state):
+        spec = lc.states[target]
+        if spec.roster == roster and (terminal is None or spec.terminal == terminal):
+            return target
+    raise GitstateError(f"cannot {verb} from {state}: no {roster} state is one move away; "
+                        f"{legal_moves(lc, state)}")
+
+
+def freeze_state_path(agent: str) -> str:
+    return f"data/freeze-states/{agent}.md"
+
+
+def freeze(repo: Managed, agent: str, *, text: str | None = None,
+           situation: str | None = None, sets: dict[str, Any] | None = None) -> Result:
+    """Write (or check) the agent's freeze-state file and freeze, in one commit."""
+    from gitstate.resources import read_shipped
+    from gitstate.society import freeze_file_problems
+
+    agent = canonical_id(agent)
+    lc, state, front = current_state(repo, agent)
+    target = move_to_roster(lc, state, "frozen", verb="freeze")
+    rel = freeze_state_path(agent)
+    existing = repo.top / rel if repo.top is not None else None
+    if existing is not None and existing.is_file():
+        data = existing.read_bytes()
+        problems = freeze_file_problems(statefile.decode(data, rel))
+        if problems:
+            raise GitstateError(f"{rel} is not a complete freeze-state: " + "; ".join(problems),
+                                hint="fill it in from the template (delete it to have "
+                                     "gitstate write the template)")
+    else:
+        template = statefile.parse(read_shipped("data", "freeze-state.md"), rel)
+        data = statefile.with_fields(template, {
+            "session_id": agent, "frozen_at": now_iso(),
+            "role": statefile.as_text(front.get("role")),
+            "primary_situation": situation or statefile.as_text(front.get("thread"))
+            or statefile.as_text(front.get("summary"))}).encode()
+    pct = front.get("context_pct")
+    default = f"frozen at {pct}%" if isinstance(pct, (int, float)) else "frozen"
+    return transition(repo, agent, target, text=text or default,
+                      sets={**(sets or {}), "freeze_state": rel}, files={rel: data})
+
+
+def wake(repo: Managed, agent: str, approved_by: str, *, text: str | None = None,
+         state: str | None = None) -> Result:
+    """Leave the frozen state for a living one, with a human's approval."""
+    lc, current, _ = current_state(repo, agent)
+    if lc.roster_of(current) != "frozen":
+        raise GitstateError(f"{canonical_id(agent)} is not frozen (it is in {current})")
+    target = state or move_to_roster(lc, current, "living", verb="wake")
+    return transition(repo, agent, target, text=text or f"woken by {approved_by}",
+                      approved_by=approved_by)
+
+
+def bury(repo: Managed, agent: str, summary: str, *, text: str | None = None,
+         approved_by: str | None = None) -> Result:
+    """Die: move to the terminal dead state with a final summary."""
+    lc, current, _ = current_state(repo, agent)
+    target = move_to_roster(lc, current, "dead", terminal=True, verb="die")
+    return transition(repo, agent, target, text=text or "died",
+                      sets={"final_summary": summary}, approved_by=approved_by)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from gitstate.errors import GitstateError
 from gitstate.git import Git
 from gitstate.lifecycle import LifecycleInvalid
-from gitstate.repo import GitAncestry, Managed
+from gitstate.repo import GitContext, Managed
 from gitstate.rules import Violation, validate
 
 
@@ -36,4 +36,4 @@ def check_commit(git: Git, sha: str) -> list[Violation]:
         versions = git.cat_files(f"{other}:{c.path}" for c in changes)
         inherited |= {c.path for c, v in zip(changes, versions) if v == c.new}
     message = git.run("log", "-1", "--format=%B", sha).decode("utf-8", "replace")
-    return validate(changes, lc, message, inherited=inherited, ancestry=GitAncestry(git, base))
+    return validate(changes, lc, message, inherited=inherited, context=GitContext(git, base, tree=sha))

@@ -11,7 +11,7 @@ from gitstate import statefile
 from gitstate.errors import InvalidFile, NotManaged
 from gitstate.git import Git
 from gitstate.lifecycle import Lifecycle, load_lifecycle, load_lifecycle_cached
-from gitstate.rules import Ancestry, FileChange
+from gitstate.rules import Context, FileChange
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -93,13 +93,19 @@ def parse_state_or_none(data: bytes | None, where: str) -> statefile.StateDoc | 
         return None
 
 
-class GitAncestry(Ancestry):
-    """Ancestry questions answered by git, asked only when a checkpoint actually moves."""
+class GitContext(Context):
+    """The commit being judged, as git sees it: `tree` is its commit (None: the index, for a
+    commit being made), `overrides` files about to be written on top of the index."""
 
-    def __init__(self, git: Git, base: str | None):
+    def __init__(self, git: Git, base: str | None, *, tree: str | None = None,
+                 overrides: dict[str, bytes] | None = None, lc: Lifecycle | None = None):
         self.git = git
         self._base_name = base
         self._resolved = False
+        self._tree = tree
+        self._overrides = overrides or {}
+        self._lc = lc
+        self._agents: dict | None = None
 
     @property
     def base(self) -> str | None:
@@ -113,3 +119,35 @@ class GitAncestry(Ancestry):
 
     def is_ancestor(self, a: str, b: str) -> bool:
         return self.git.ok("merge-base", "--is-ancestor", a, b)
+
+    def tree_file(self, path: str) -> bytes | None:
+        if path in self._overrides:
+            return self._overrides[path]
+        return self.git.cat_files([f"{self._tree or ''}:{path}"])[0]
+
+    def agents(self) -> dict[str, dict]:
+        if self._agents is None:
+            lc = self._lc or Managed(self.git, None).lifecycle(
+                self._tree or self._base_name, worktree=False)
+            rx = lc.state_path_regex()
+            head_dir = lc.state_file.split("{id}")[0].rstrip("/")
+            if self._tree:
+                paths = self.git.ls_tree_paths(self._tree, head_dir)
+            else:
+                paths = self.git.index_paths(head_dir)
+            paths = [p for p in paths if rx.match(p)]
+            datas = self.git.cat_files(f"{self._tree or ''}:{p}" for p in paths)
+            found = {}
+            for path, data in zip(paths, datas):
+                data = self._overrides.get(path, data)
+                doc = parse_state_or_none(data, path)
+                if doc is not None:
+                    found[rx.match(path).group("id")] = doc.front
+            for path, data in self._overrides.items():
+                m = rx.match(path)
+                if m and m.group("id") not in found:
+                    doc = parse_state_or_none(data, path)
+                    if doc is not None:
+                        found[m.group("id")] = doc.front
+            self._agents = found
+        return self._agents

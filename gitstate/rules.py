@@ -61,12 +61,25 @@ RULES = {
     "change-without-tag": "a state file change without a [STATE:x] tag",
     "prefix-mismatch": "the @id: prefix is not the agent whose state file changed",
     "inbox-checkpoint": "last_read_commit moved backwards or to a commit outside the history",
+    "unknown-role": "a role the lifecycle does not declare, where custom roles are not allowed",
+    "role-max": "more living holders of a role than its max",
+    "max-living": "more living agents than the lifecycle's max_living",
+    "parent": "a parent that is not an agent of the repository",
+    "depth": "a depth that is not the parent's plus one",
+    "max-depth": "a spawn deeper than the lifecycle's max_depth",
+    "self-spawn": "a role spawning its own kind, or a kind it must never spawn",
+    "freeze-state": "a freeze without its complete freeze-state file in the same commit",
+    "atomic": "an agent's commit without its state file, where commits must be atomic",
 }
 
 
-class Ancestry:
-    """What the checkpoint rule needs from git: `base` is the parent of the commit being
-    judged. Subclassed by the git-backed callers; the pure core never calls git itself."""
+class Context:
+    """What rules about the rest of the repository ask, answered by the caller (git-backed in
+    the hooks, `transition` and `verify`; plain data in tests). The pure core never calls git.
+
+    `base` is the parent of the commit being judged; `tree_file` and `agents` see the commit
+    as it will be (after the change). Each is asked only when a rule needs it.
+    """
 
     base: str | None = None
 
@@ -74,6 +87,13 @@ class Ancestry:
         raise NotImplementedError
 
     def is_ancestor(self, a: str, b: str) -> bool:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def tree_file(self, path: str) -> bytes | None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def agents(self) -> dict[str, dict]:  # pragma: no cover - interface
+        """agent id -> front matter of every readable state file in the commit."""
         raise NotImplementedError
 
 
@@ -90,7 +110,7 @@ class _Parsed(Record):
 
 
 def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | None,
-             *, inherited: set[str] = frozenset(), ancestry: Ancestry | None = None,
+             *, inherited: set[str] = frozenset(), context: Context | None = None,
              memo: dict | None = None) -> list[Violation]:
     """Every violation of a commit. `message` None checks content only (pre-commit).
 
@@ -116,12 +136,15 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
             continue
         p = _check_file(_Parsed(ch, raw_id), lc, out, memo)
         parsed.append(p)
-        if ancestry is not None:
-            _check_checkpoint(p, ancestry, out)
+        if context is not None:
+            _check_checkpoint(p, context, out)
 
     msg = parse_message(message) if isinstance(message, str) else message
     if msg is not None:
         _check_message(parsed, msg, lc, out)
+    if context is not None:
+        from gitstate.society import check_society
+        out += check_society(parsed, lc, context, msg)
     agents = sorted({p.agent for p in parsed})
     if len(agents) > 1:
         out.append(Violation("multiple-agents", "one commit may change one agent's state; this "
@@ -232,7 +255,7 @@ def _check_mortality(p: _Parsed, lc: Lifecycle, old_state: str | None, state: st
                              f"{mort.urgent}%): entering {state} is refused; {advice}", where))
 
 
-def _check_checkpoint(p: _Parsed, ancestry: Ancestry, out: list[Violation]) -> None:
+def _check_checkpoint(p: _Parsed, ancestry: Context, out: list[Violation]) -> None:
     """An inbox checkpoint only moves forward, and only to a commit already in the history."""
     if p.new is None or p.new_problem:
         return

@@ -18,7 +18,7 @@ from gitstate import __version__, cache
 from gitstate.errors import GitstateError
 from gitstate.git import Git
 from gitstate.lifecycle import Lifecycle, load_lifecycle_cached
-from gitstate.repo import LIFECYCLE_PATH, GitAncestry
+from gitstate.repo import LIFECYCLE_PATH, GitContext
 from gitstate.rules import FileChange, validate
 
 _REC, _END = "\x1e", "\x1d"
@@ -138,7 +138,7 @@ def _judge_all(git: Git, commits: list[Commit], cache_dir: str | None) -> list[d
                 versions = git.cat_files(f"{other}:{ch.path}" for ch in changes)
                 inherited |= {ch.path for ch, v in zip(changes, versions) if v == ch.new}
         found = validate(changes, lc, c.message, inherited=inherited,
-                         ancestry=GitAncestry(git, parent), memo=parsed)
+                         context=GitContext(git, parent, tree=c.sha), memo=parsed)
         violations += [v.to_dict() for v in found]
         problems += _as_problems(c, violations)
     return problems

@@ -97,7 +97,7 @@ def test_init_with_a_lifecycle_file(empty_repo, tmp_path):
 
 def test_init_refuses_bad_input(empty_repo, tmp_path):
     res = gitstate(empty_repo, "init", "--lifecycle", "nope")
-    assert res.returncode == 2 and "shipped presets: haak" in res.stderr
+    assert res.returncode == 2 and "shipped presets: era, haak, maos, registry, squad" in res.stderr
     bad = tmp_path / "bad.yaml"
     bad.write_text("initial: a\nstates: {a: {}}\ntransitions: {a: [b]}\n")
     res = gitstate(empty_repo, "init", "--lifecycle", str(bad))

@@ -156,8 +156,7 @@ def test_bad_field_values(team):
 
 def test_approval_for_waking_a_frozen_agent(team):
     walk(team, "alice", "inbox", "distill")
-    res = gitstate(team, "transition", "alice", "frozen",
-                   "--set", "freeze_state=data/freeze-states/alice.md")
+    res = gitstate(team, "freeze", "alice")
     assert res.returncode == 0, res.stderr
     set_state_line(team, "alice", "state", "bootstrap")
     refused(team, "@alice: [STATE:bootstrap] waking myself", "agent/alice/_state.md",

@@ -41,8 +41,7 @@ def test_roster_groups_and_details(team):
     walk(team, "alice", "inbox", "distill")
     assert gitstate(team, "transition", "alice", "dead", "--set", "final_summary=done").returncode == 0
     walk(team, "carol", "inbox", "distill")
-    assert gitstate(team, "transition", "carol", "frozen",
-                    "--set", "freeze_state=data/freeze-states/carol.md").returncode == 0
+    assert gitstate(team, "freeze", "carol").returncode == 0
     view = js(team, "roster")
     assert [r["agent"] for r in view["living"]] == ["bob"]
     assert view["freezer"][0]["freeze_state"] == "data/freeze-states/carol.md"

@@ -1,0 +1,149 @@
+"""Rules that look beyond the agent being moved: roles and their limits, the pool cap, who may
+spawn whom, freeze-state files, and atomic commits. Pure: the repository is seen through the
+`Context` the caller hands in, and asked only when a rule needs it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gitstate import statefile
+from gitstate.grammar import Message, is_valid_id
+from gitstate.lifecycle import Lifecycle
+from gitstate.rules import Context, Violation
+
+FREEZE_SECTIONS = ("Key Decisions", "Accumulated Knowledge", "Open Questions", "Files Changed",
+                   "Handoff Notes")
+_HEADING = re.compile(r"^##[ \t]+(.+?)[ \t]*$", re.MULTILINE)
+
+
+def _int(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def check_society(parsed: list, lc: Lifecycle, ctx: Context, msg: Message | None) -> list:
+    out: list[Violation] = []
+    for p in parsed:
+        if p.new is None or p.new_problem or p.new.state not in lc.states:
+            continue
+        _check_agent(p, lc, ctx, out)
+    if msg is not None and lc.policies.atomic_commits and msg.prefix \
+            and msg.prefix not in {p.agent for p in parsed}:
+        out.append(Violation("atomic", f"every commit of an agent carries its state file: this "
+                             f"commit speaks as @{msg.prefix} but does not change "
+                             f"{lc.state_path(msg.prefix)}", "commit message"))
+    return out
+
+
+def _living(lc: Lifecycle, front: dict) -> bool:
+    state = front.get("state")
+    return isinstance(state, str) and lc.roster_of(state) == "living"
+
+
+def _check_agent(p, lc: Lifecycle, ctx: Context, out: list[Violation]) -> None:
+    new, path = p.new, p.change.path
+    state = new.state
+    old_state = p.old.state if p.old is not None else None
+    living = lc.roster_of(state) == "living"
+    was_living = p.old is not None and isinstance(old_state, str) \
+        and lc.roster_of(old_state) == "living"
+    role = statefile.as_text(new.get("role"))
+    old_role = statefile.as_text(p.old.get("role")) if p.old is not None else None
+    role_at = f"{path}:{new.line_of('role')}"
+
+    if role and not lc.policies.custom_roles and role not in lc.roles:
+        out.append(Violation("unknown-role", f"role '{role}' is not one of this lifecycle's "
+                             f"roles ({', '.join(lc.roles) or 'none'}), and custom roles are "
+                             "not allowed", role_at))
+    spec = lc.roles.get(role) if role else None
+    if living and spec is not None and spec.max and (not was_living or role != old_role):
+        holders = sorted(a for a, f in ctx.agents().items()
+                         if statefile.as_text(f.get("role")) == role and _living(lc, f))
+        if len(holders) > spec.max:
+            out.append(Violation("role-max", f"role '{role}' may have {spec.max} living "
+                                 f"holder{'s' if spec.max != 1 else ''}; with this commit it "
+                                 f"would have {len(holders)} ({', '.join(holders)}). Wait for a "
+                                 "vacancy, or have the holder hand the role over", role_at))
+    cap = lc.policies.max_living
+    if living and not was_living and cap:
+        count = sum(1 for f in ctx.agents().values() if _living(lc, f))
+        if count > cap:
+            what = "spawn" if p.old is None else f"move out of {old_state}"
+            out.append(Violation("max-living", f"at most {cap} agents may be living at once; "
+                                 f"this {what} would make {count}. Let one end, freeze or "
+                                 "suspend first", f"{path}:{new.line_of('state')}"))
+    if p.old is None:
+        _check_birth(p, lc, ctx, role, out)
+    if lc.roster_of(state) == "frozen" and state != old_state \
+            and "freeze_state" in lc.states[state].requires:
+        _check_freeze_file(p, ctx, out)
+
+
+def _check_birth(p, lc: Lifecycle, ctx: Context, role: str | None,
+                 out: list[Violation]) -> None:
+    new, path = p.new, p.change.path
+    parent = new.get("parent")
+    depth = _int(new.get("depth"))
+    depth_at = f"{path}:{new.line_of('depth')}"
+    if isinstance(parent, str) and is_valid_id(parent):
+        pf = ctx.agents().get(parent.lower())
+        if pf is None:
+            out.append(Violation("parent", f"parent '{parent}' is not an agent of this "
+                                 "repository", f"{path}:{new.line_of('parent')}"))
+            return
+        expected = (_int(pf.get("depth")) or 0) + 1
+        if depth != expected:
+            out.append(Violation("depth", f"depth must be the parent's plus one: {parent} is at "
+                                 f"depth {expected - 1}, so {p.agent} is at {expected}, not "
+                                 f"{depth}", depth_at))
+        prole = statefile.as_text(pf.get("role"))
+        pspec = lc.roles.get(prole) if prole else None
+        if role and pspec is not None:
+            if role == prole and not pspec.self_spawn:
+                out.append(Violation("self-spawn", f"a {prole} may not spawn another {prole} "
+                                     f"({parent} spawning {p.agent})",
+                                     f"{path}:{new.line_of('role')}"))
+            elif role in pspec.never_spawns or (pspec.spawns is not None
+                                                and role not in pspec.spawns):
+                allowed = [r for r in (pspec.spawns or lc.roles) if r not in pspec.never_spawns
+                           and (r != prole or pspec.self_spawn)]
+                out.append(Violation("self-spawn", f"a {prole} may not spawn a {role}; it may "
+                                     f"spawn: {', '.join(allowed) or 'nothing'}",
+                                     f"{path}:{new.line_of('role')}"))
+    elif depth not in (None, 0):
+        out.append(Violation("depth", f"an agent without a parent is at depth 0, not {depth}",
+                             depth_at))
+    limit = lc.policies.max_depth
+    if limit is not None and depth is not None and depth > limit:
+        out.append(Violation("max-depth", f"{p.agent} would be at depth {depth}; this "
+                             f"lifecycle allows depths up to {limit}", depth_at))
+
+
+def freeze_file_problems(text: str) -> list[str]:
+    """What a freeze-state file lacks: front matter, or any of the sections."""
+    problems = []
+    if not text.startswith("---"):
+        problems.append("it has no front matter (session_id, frozen_at, role, "
+                        "primary_situation)")
+    found = {h.strip().lower() for h in _HEADING.findall(text)}
+    missing = [s for s in FREEZE_SECTIONS if s.lower() not in found]
+    if missing:
+        problems.append("it lacks the section" + ("s " if len(missing) > 1 else " ")
+                        + ", ".join(f"'## {m}'" for m in missing))
+    return problems
+
+
+def _check_freeze_file(p, ctx: Context, out: list[Violation]) -> None:
+    new = p.new
+    target = statefile.as_text(new.get("freeze_state"))
+    where = f"{p.change.path}:{new.line_of('freeze_state')}"
+    if not target or statefile.FIELDS["freeze_state"](target):
+        return  # missing-field / bad-field already say so
+    data = ctx.tree_file(target)
+    if data is None:
+        out.append(Violation("freeze-state", f"{target} is not in this commit: write the "
+                             "freeze-state file and commit it with the freeze "
+                             f"(`gitstate freeze {p.agent}` does both)", where))
+        return
+    for problem in freeze_file_problems(data.decode("utf-8", "replace")):
+        out.append(Violation("freeze-state", f"{target}: {problem}", where))
