@@ -269,6 +269,64 @@ def show(ctx, agent, as_json):
         click.echo(text, nl=False)
 
 
+@cli.command("await")
+@click.argument("agents", nargs=-1, required=True)
+@click.option("--timeout", type=float, default=None, metavar="SECONDS",
+              help="Give up after this long (exit 124).")
+@click.pass_context
+def await_cmd(ctx, agents, timeout):
+    """Block until every AGENT reaches a terminal state, printing each change as it lands.
+    Exit 0 when all succeeded, 1 if any failed, 124 on timeout."""
+    from gitstate.ops import await_agents
+    sys.exit(await_agents(_repo(ctx), list(agents), timeout,
+                          lambda line: click.echo(line, nl=True)))
+
+
+@cli.command()
+@click.option("--dry-run", is_flag=True, help="Only list the timed transitions that are due.")
+@json_option
+@click.pass_context
+def sweep(ctx, dry_run, as_json):
+    """Commit every timed transition that is due (e.g. idle -> suspended after 30m), as the
+    system. The hooks accept such a move only once it is due."""
+    from gitstate.ops import due_timeouts, sweep as do_sweep
+    repo = _repo(ctx)
+    if dry_run or as_json:
+        due = due_timeouts(repo)
+        if not dry_run:
+            do_sweep(repo, lambda line: None)
+        if as_json:
+            _json_out({"due": due, "committed": not dry_run})
+        else:
+            for d in due:
+                click.echo(f"{d['agent']}: {d['from']} -> {d['to']} is due (after {d['after']})")
+        return
+    if not do_sweep(repo, click.echo):
+        click.echo("nothing is due")
+
+
+@cli.command()
+@click.option("--host", default=None, help="Which host's agents to check (default: this one).")
+@click.pass_context
+def reap(ctx, host):
+    """Mark every living agent of this host whose process (pid) is gone as failed."""
+    from gitstate.ops import reap as do_reap
+    if not do_reap(_repo(ctx), click.echo, host):
+        click.echo("no agent has lost its process")
+
+
+@cli.command()
+@click.option("--approved-by", default=None, metavar="HUMAN",
+              help="For agents whose way to rest passes a gated move.")
+@click.pass_context
+def shutdown(ctx, approved_by):
+    """Move every living agent to a frozen or terminal state, children before parents."""
+    from gitstate.ops import shutdown as do_shutdown
+    skipped = do_shutdown(_repo(ctx), click.echo, approved_by)
+    if skipped:
+        sys.exit(EXIT_REJECTED)
+
+
 # ---------------------------------------------------------------------------------------
 # Reading
 
@@ -371,7 +429,7 @@ def roster(ctx, at, as_json):
         for r in rows:
             bits = [f"  {r['agent']:<{width}}  {r['state'] or '?':<10}"]
             if r.get("role"):
-                bits.append(f"role {r['role']}")
+                bits.append(f"{r['role']} #{r.get('instance', 1)}")
             if r.get("context_pct") is not None:
                 bits.append(f"{r['context_pct']:g}% {r['phase']}")
             if key == "living" and r.get("thread"):

@@ -147,8 +147,21 @@ def agent_record(agent: str, path: str, front: dict | None, problem: str | None,
     return rec
 
 
+def number_instances(records: list[dict]) -> None:
+    """Instances of a role numbered in the order they were born (architect #1, #2, ...)."""
+    by_role: dict[str, list[dict]] = {}
+    for r in records:
+        if r.get("role"):
+            by_role.setdefault(r["role"], []).append(r)
+    for holders in by_role.values():
+        holders.sort(key=lambda r: ((r["first_commit"] or {}).get("time", 0), r["agent"]))
+        for i, r in enumerate(holders, start=1):
+            r["instance"] = i
+
+
 def roster_view(records: list[dict]) -> dict:
     """Living, freezer and cemetery, each sorted by agent id."""
+    number_instances(records)
     out: dict = {"living": [], "freezer": [], "cemetery": [], "unknown": []}
     for r in sorted(records, key=lambda r: r["agent"]):
         out[ROSTER_GROUPS.get(r["roster"], "unknown")].append(r)

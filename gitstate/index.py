@@ -20,13 +20,13 @@ from gitstate.git import Git
 from gitstate.history import fold, tag_events, track_from_plain, track_to_plain
 from gitstate.lifecycle import Lifecycle
 
-FORMAT = 2
+FORMAT = 3
 TRACKS_NAME = "tracks.json"
 BLOBS_NAME = "fronts.json"
 _BLOBS_WORTH_SAVING = 300
 # The front-matter keys a view reads, remembered per blob as a list (compact to load).
 KEPT = ("agent", "state", "role", "model", "thread", "summary", "person", "project", "parent",
-        "depth", "context_pct", "last_read_commit", "freeze_state", "final_summary")
+        "depth", "context_pct", "last_read_commit", "freeze_state", "final_summary", "pid", "host")
 _SEP = "\x1f"
 _LINEAR_LIMIT = 5000            # past this many new commits, a rebuild is as cheap
 

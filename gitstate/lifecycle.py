@@ -25,7 +25,8 @@ _DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 TOP_KEYS = {"name", "description", "initial", "states", "transitions", "roles", "policies",
             "layout", "grammar"}
-STATE_KEYS = {"roster", "terminal", "requires", "description", "protocol"}
+STATE_KEYS = {"roster", "terminal", "requires", "description", "protocol", "outcome"}
+OUTCOMES = ("success", "failure")
 ROLE_KEYS = {"mandate", "max", "description", "spawns", "never_spawns", "self_spawn"}
 POLICY_KEYS = {"humans", "approval", "mortality", "max_living", "max_depth", "timeouts",
                "custom_roles", "atomic_commits"}
@@ -33,8 +34,10 @@ MORTALITY_KEYS = {"midlife", "legacy", "urgent", "urgent_forbids"}
 
 
 class State(Record):
-    __slots__ = ("name", "roster", "terminal", "requires", "description", "protocol")
-    _defaults = {"terminal": False, "requires": (), "description": "", "protocol": None}
+    # outcome: how an ending reads to whoever waits on it (success, or failure)
+    __slots__ = ("name", "roster", "terminal", "requires", "description", "protocol", "outcome")
+    _defaults = {"terminal": False, "requires": (), "description": "", "protocol": None,
+                 "outcome": "success"}
 
 
 class Role(Record):
@@ -122,7 +125,8 @@ class Lifecycle(Record):
             "description": self.description,
             "initial": self.initial,
             "states": {n: {"roster": s.roster, "terminal": s.terminal, "requires": list(s.requires),
-                           "description": s.description, "protocol": s.protocol}
+                           "description": s.description, "protocol": s.protocol,
+                           "outcome": s.outcome}
                        for n, s in self.states.items()},
             "transitions": {k: list(v) for k, v in self.transitions.items()},
             "roles": {n: {"mandate": r.mandate, "max": r.max, "description": r.description}
@@ -308,8 +312,13 @@ def _read_states(r: _Reader, raw: Any) -> dict[str, State]:
         if not isinstance(terminal, bool):
             r.bad(path + ("terminal",), f"state '{name}': terminal must be true or false")
             terminal = False
+        outcome = spec.get("outcome", "success")
+        if outcome not in OUTCOMES:
+            r.bad(path + ("outcome",), f"state '{name}': outcome must be one of "
+                                       f"{', '.join(OUTCOMES)}, not {outcome!r}")
+            outcome = "success"
         states[name] = State(
-            name=name, roster=roster, terminal=terminal,
+            name=name, roster=roster, terminal=terminal, outcome=outcome,
             requires=tuple(r.names(spec.get("requires"), path + ("requires",),
                                    f"state '{name}': requires")),
             description=str(spec.get("description") or ""),
@@ -596,7 +605,8 @@ def describe(lc: Lifecycle) -> str:
            f"initial:   {lc.initial}", "", "states:"]
     width = max(len(n) for n in lc.states) if lc.states else 0
     for name, s in lc.states.items():
-        flags = [s.roster] + (["terminal"] if s.terminal else [])
+        flags = [s.roster] + (["terminal"] if s.terminal else []) + (
+            ["failure"] if s.outcome == "failure" else [])
         if s.requires:
             flags.append("requires " + ", ".join(s.requires))
         nxt = lc.targets(name)
@@ -647,8 +657,8 @@ def to_plain(lc: Lifecycle) -> dict:
     return {
         "name": lc.name, "initial": lc.initial, "description": lc.description,
         "source": lc.source, "state_file": lc.state_file, "accept": list(lc.accept),
-        "states": [[s.name, s.roster, s.terminal, list(s.requires), s.description, s.protocol]
-                   for s in lc.states.values()],
+        "states": [[s.name, s.roster, s.terminal, list(s.requires), s.description, s.protocol,
+                    s.outcome] for s in lc.states.values()],
         "transitions": {k: list(v) for k, v in lc.transitions.items()},
         "roles": [[r.name, r.mandate, r.max, r.description,
                    None if r.spawns is None else list(r.spawns), list(r.never_spawns),
@@ -670,7 +680,8 @@ def from_plain(d: dict) -> Lifecycle:
     return Lifecycle(
         name=d["name"], initial=d["initial"], description=d["description"], source=d["source"],
         state_file=d["state_file"], accept=tuple(d["accept"]),
-        states={s[0]: State(s[0], s[1], s[2], tuple(s[3]), s[4], s[5]) for s in d["states"]},
+        states={s[0]: State(s[0], s[1], s[2], tuple(s[3]), s[4], s[5], s[6])
+                for s in d["states"]},
         transitions={k: tuple(v) for k, v in d["transitions"].items()},
         roles={r[0]: Role(r[0], r[1], r[2], r[3], None if r[4] is None else tuple(r[4]),
                           tuple(r[5]), r[6]) for r in d["roles"]},
@@ -690,7 +701,7 @@ def load_lifecycle_cached(data: bytes, blob: str, source: str,
     from gitstate.statefile import decode
 
     name = f"lifecycle-{blob}.json"
-    identity = [1, __version__]
+    identity = [2, __version__]
     saved = cache.load(cache_dir, name, identity)
     if saved is not None:
         try:

@@ -98,8 +98,10 @@ class GitContext(Context):
     commit being made), `overrides` files about to be written on top of the index."""
 
     def __init__(self, git: Git, base: str | None, *, tree: str | None = None,
-                 overrides: dict[str, bytes] | None = None, lc: Lifecycle | None = None):
+                 overrides: dict[str, bytes] | None = None, lc: Lifecycle | None = None,
+                 now: float | None = None):
         self.git = git
+        self._now = now
         self._base_name = base
         self._resolved = False
         self._tree = tree
@@ -119,6 +121,32 @@ class GitContext(Context):
 
     def is_ancestor(self, a: str, b: str) -> bool:
         return self.git.ok("merge-base", "--is-ancestor", a, b)
+
+    def now(self) -> float:
+        if self._now is None:
+            if self._tree:
+                self._now = float(self.git.text("log", "-1", "--format=%ct", self._tree))
+            else:
+                import time
+                self._now = time.time()
+        return self._now
+
+    def entered(self, agent: str, state: str) -> float | None:
+        from gitstate.grammar import subject_tag
+        if not self.base:
+            return None
+        out = self.git.text("log", "--format=%ct%x1f%s", "-i", f"--grep=^@{agent}:",
+                            self.base, "--")
+        entered = None
+        for line in out.split("\n"):
+            ct, _, subject = line.partition("\x1f")
+            tag = subject_tag(subject)
+            if tag is None or tag[0] != agent:
+                continue
+            if tag[1] != state:
+                break
+            entered = float(ct)
+        return entered
 
     def tree_file(self, path: str) -> bytes | None:
         if path in self._overrides:

@@ -70,6 +70,7 @@ RULES = {
     "self-spawn": "a role spawning its own kind, or a kind it must never spawn",
     "freeze-state": "a freeze without its complete freeze-state file in the same commit",
     "atomic": "an agent's commit without its state file, where commits must be atomic",
+    "timeout": "a timed transition taken before it is due",
 }
 
 
@@ -94,6 +95,14 @@ class Context:
 
     def agents(self) -> dict[str, dict]:  # pragma: no cover - interface
         """agent id -> front matter of every readable state file in the commit."""
+        raise NotImplementedError
+
+    def now(self) -> float:  # pragma: no cover - interface
+        """When the commit is made (the commit's own time, when replaying history)."""
+        raise NotImplementedError
+
+    def entered(self, agent: str, state: str) -> float | None:  # pragma: no cover
+        """When `agent` entered `state`, by the tags of the history before the commit."""
         raise NotImplementedError
 
 

@@ -77,6 +77,29 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, out: list[Violation]) -> None:
     if lc.roster_of(state) == "frozen" and state != old_state \
             and "freeze_state" in lc.states[state].requires:
         _check_freeze_file(p, ctx, out)
+    if isinstance(old_state, str) and (old_state, state) in lc.policies.timeouts:
+        _check_timeout(p, lc, ctx, old_state, state, out)
+
+
+def _check_timeout(p, lc: Lifecycle, ctx: Context, old: str, new: str,
+                   out: list[Violation]) -> None:
+    """A timed transition is taken only once it is due, counted from entering the state."""
+    wait = lc.policies.timeouts[(old, new)]
+    since = ctx.entered(p.agent, old)
+    now = ctx.now()
+    if since is not None and now - since >= wait:
+        return
+    left = f"; due in {int(wait - (now - since))}s" if since is not None else ""
+    out.append(Violation("timeout", f"{old} -> {new} happens only after {_fmt(wait)} in {old}"
+                         f"{left} (`gitstate sweep` makes it when due)",
+                         f"{p.change.path}:{p.new.line_of('state')}"))
+
+
+def _fmt(seconds: int) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds % size == 0:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
 
 
 def _check_birth(p, lc: Lifecycle, ctx: Context, role: str | None,

@@ -138,7 +138,7 @@ def _judge_all(git: Git, commits: list[Commit], cache_dir: str | None) -> list[d
                 versions = git.cat_files(f"{other}:{ch.path}" for ch in changes)
                 inherited |= {ch.path for ch, v in zip(changes, versions) if v == ch.new}
         found = validate(changes, lc, c.message, inherited=inherited,
-                         context=GitContext(git, parent, tree=c.sha), memo=parsed)
+                         context=GitContext(git, parent, tree=c.sha, now=c.time), memo=parsed)
         violations += [v.to_dict() for v in found]
         problems += _as_problems(c, violations)
     return problems
