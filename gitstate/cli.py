@@ -629,10 +629,14 @@ def hook(ctx, name, agent, args):
 @cli.command()
 @click.option("--dir", "directory", default=None, type=click.Path(file_okay=False),
               help="Where to make the throwaway repository (default: a new temp folder).")
-def demo(directory):
+@click.option("--preset", default=None, help="Tell the story of this preset (default: haak).")
+def demo(directory, preset):
     """Run a scripted multi-agent story in a throwaway repository and show the result."""
     from gitstate.demo import run_demo
-    sys.exit(run_demo(directory))
+    if preset is not None:
+        from gitstate.resources import preset_dir
+        preset_dir(preset)   # a clear error for an unknown name
+    sys.exit(run_demo(directory, preset))
 
 
 # ---------------------------------------------------------------------------------------

@@ -54,7 +54,7 @@ def _quote(arg: str) -> str:
     return f'"{arg}"' if any(c in arg for c in " @;'") else arg
 
 
-def run_demo(directory: str | None = None) -> int:
+def run_demo(directory: str | None = None, preset: str | None = None) -> int:
     repo = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="gitstate-demo-"))
     repo.mkdir(parents=True, exist_ok=True)
     if any(repo.iterdir()):
@@ -68,6 +68,9 @@ def run_demo(directory: str | None = None) -> int:
     os.environ.pop("GIT_INDEX_FILE", None)
     s = _Story(repo)
     click.secho(f"gitstate demo in {repo}", bold=True)
+    if preset not in (None, "haak"):
+        _preset_story(s, preset)
+        return _ending(s, repo)
 
     s.say("Make the repository managed: the lifecycle 'haak', its protocols, the hooks.")
     s.gitstate("init")
@@ -127,6 +130,10 @@ def run_demo(directory: str | None = None) -> int:
     s.gitstate("verify")
     s.shell("git", "log", "--oneline", "-6")
 
+    return _ending(s, repo)
+
+
+def _ending(s: _Story, repo: Path) -> int:
     click.echo("")
     if s.failures:
         click.secho("The demo did not go as scripted:", fg="red", err=True)
@@ -135,6 +142,77 @@ def run_demo(directory: str | None = None) -> int:
         return 1
     click.secho(f"Done. Explore it: cd {repo} && git log --stat", bold=True)
     return 0
+
+
+def _hand_edit(s: _Story, agent: str, state: str) -> None:
+    path = s.repo / "agent" / agent / "_state.md"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(f"state: {state}\n" if ln.startswith("state:") else ln
+                            for ln in lines), encoding="utf-8")
+
+
+def _preset_story(s: _Story, preset: str) -> None:
+    """The story of each other preset: its lifecycle walked end to end, and its own law."""
+    from gitstate.lifecycle import load_lifecycle
+    from gitstate.resources import preset_dir
+
+    lc = load_lifecycle((preset_dir(preset) / "lifecycle.yaml").read_text(encoding="utf-8"))
+    s.say(f"Make the repository managed with the preset '{preset}': {lc.description}.")
+    s.gitstate("init", "--lifecycle", preset)
+    s.gitstate("lifecycle")
+    roles = list(lc.roles)
+    s.say("Two agents are born in the initial state.")
+    s.gitstate("spawn", "ada", *(["--role", roles[0]] if roles else []))
+    s.gitstate("spawn", "ben", *(["--role", roles[1]] if len(roles) > 1 else []))
+
+    from gitstate.ops import _path_to_rest
+    path = _path_to_rest(lc, lc.initial) or []
+    s.say(f"ada walks her lifecycle to rest: {' -> '.join([lc.initial] + path)}.")
+    for step in path:
+        spec = lc.states[step]
+        if spec.roster == "frozen" and "freeze_state" in spec.requires:
+            s.gitstate("freeze", "ada")
+        elif "final_summary" in spec.requires:
+            s.gitstate("bury", "ada", "--summary", "all done")
+        else:
+            s.gitstate("transition", "ada", step, "-m", f"on to {step}")
+
+    illegal = next((t for t in lc.states if t not in lc.allowed_from(lc.initial)), None)
+    who, to = ("ben", illegal) if illegal else ("ada", lc.initial)
+    s.say(f"{who} edits the state file by hand to go to '{to}'; the hook refuses.")
+    _hand_edit(s, who, to)
+    s.shell("git", "commit", "-q", "-am", f"@{who}: [STATE:{to}] by hand", expect=1)
+    s.shell("git", "checkout", "--", f"agent/{who}/_state.md")
+
+    if preset == "era":
+        s.say("In era every commit of an agent carries its state file: a bare note is refused.")
+        s.write("notes.md", "ben's thoughts\n")
+        s.shell("git", "add", "notes.md")
+        s.shell("git", "commit", "-q", "-m", "@ben: some notes", expect=1)
+        s.shell("git", "reset", "-q")
+    elif preset == "registry":
+        s.say("A programmer may not spawn another programmer, and depth is limited.")
+        s.gitstate("spawn", "cal", "--parent", "ben", "--role", roles[1], expect=1)
+        s.gitstate("spawn", "cal", "--parent", "ben", "--role", "researcher")
+        s.say("ada waits for her helpers to end (here: the one already done).")
+        s.gitstate("await", "ada", "--timeout", "5")
+    elif preset == "squad":
+        s.say("idle -> suspended is a timed move: before 30 minutes it is refused.")
+        s.gitstate("transition", "ben", "active")
+        s.gitstate("transition", "ben", "idle")
+        s.gitstate("transition", "ben", "suspended", expect=1)
+        s.gitstate("sweep")
+    elif preset == "maos":
+        s.say(f"Role limits: a second {roles[0]} is refused while the first is living.")
+        s.gitstate("spawn", "cy", "--role", roles[0])
+        s.gitstate("spawn", "dee", "--role", roles[0], expect=1)
+        s.say("Shut everyone down in order.")
+        s.gitstate("shutdown")
+
+    s.say("The roster, the vacant roles, and a check of the whole history.")
+    s.gitstate("roster")
+    s.gitstate("vacancies")
+    s.gitstate("verify")
 
 
 def _template(name: str) -> str:

@@ -185,7 +185,7 @@ def _path_to_rest(lc: Lifecycle, start: str) -> list[str] | None:
             found.append(s)
             continue
         for t in lc.targets(s):
-            if t not in back:
+            if t not in back and (s, t) not in lc.policies.timeouts:  # timed moves are sweep's
                 back[t], depth[t] = s, depth[s] + 1
                 todo.append(t)
     if not found:

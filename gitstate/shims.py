@@ -33,7 +33,8 @@ def _ere(text: str) -> str:
 def render_shim(name: str, lc: Lifecycle) -> str:
     from gitstate.resources import read_shipped
     template = read_shipped("githooks", name)
-    return template.replace("@GITSTATE_PATHS@", paths_pattern(lc).replace("'", "'\\''"))
+    return (template.replace("@GITSTATE_PATHS@", paths_pattern(lc).replace("'", "'\\''"))
+            .replace("@GITSTATE_ATOMIC@", "1" if lc.policies.atomic_commits else ""))
 
 
 def is_ours(path: Path) -> bool:

@@ -129,7 +129,8 @@ def _judge_all(git: Git, commits: list[Commit], cache_dir: str | None) -> list[d
         rx = lc.state_path_regex()
         changes = [FileChange(p, contents.get(o) if o else None, contents.get(n) if n else None)
                    for p, o, n in c.changes if rx.match(p)]
-        if not changes and "[" not in c.subject and not lc.accept:
+        if not changes and "[" not in c.subject and not lc.accept \
+                and not (lc.policies.atomic_commits and c.subject.startswith("@")):
             problems += _as_problems(c, violations)
             continue
         inherited: set[str] = set()

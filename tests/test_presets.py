@@ -1,0 +1,254 @@
+"""Every preset's story in a real repository, through the CLI and the hooks; each preset's own
+law shown refusing a plain `git commit`."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import git, gitstate, make_repo, set_state_line, state_path, walk
+
+
+def managed(tmp_path: Path, preset: str) -> Path:
+    repo = make_repo(tmp_path / preset)
+    res = gitstate(repo, "init", "--lifecycle", preset)
+    assert res.returncode == 0, res.stderr
+    return repo
+
+
+def ok(repo, *args):
+    res = gitstate(repo, *args)
+    assert res.returncode == 0, f"gitstate {' '.join(args)}: {res.stdout}{res.stderr}"
+    return res
+
+
+def refused_commit(repo: Path, message: str, rule: str, *paths: str) -> str:
+    git(repo, "add", "-A", "--", *(paths or (".",)))
+    res = git(repo, "commit", "-q", "-m", message, check=False)
+    assert res.returncode == 1 and f"[{rule}]" in res.stderr, res.stderr
+    return res.stderr
+
+
+def new_state_file(repo: Path, agent: str, **front) -> None:
+    p = state_path(repo, agent)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text("---\n" + "".join(f"{k}: {v}\n" for k, v in {"agent": agent, **front}.items())
+                 + "---\n")
+
+
+def roster(repo: Path) -> dict:
+    return json.loads(ok(repo, "roster", "--json").stdout)
+
+
+def test_presets_are_listed(tmp_path):
+    rows = json.loads(ok(tmp_path, "presets", "--json").stdout)
+    assert [r["name"] for r in rows] == ["era", "haak", "maos", "registry", "squad"]
+
+
+@pytest.mark.parametrize("preset", ["haak", "era", "registry", "squad", "maos"])
+def test_every_preset_tells_its_story(tmp_path, preset):
+    res = gitstate(tmp_path, "demo", "--preset", preset, "--dir", str(tmp_path / "story"))
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "refused" in res.stdout + res.stderr
+    assert ok(tmp_path / "story", "lifecycle", "--mermaid").stdout.startswith("stateDiagram")
+
+
+# -- haak --------------------------------------------------------------------------------
+
+
+def test_haak_freeze_show_wake_bury_and_succession(tmp_path):
+    repo = managed(tmp_path, "haak")
+    ok(repo, "spawn", "alice", "--role", "architect")
+    walk(repo, "alice", "inbox", "distill")
+    # a freeze by hand without its freeze-state file is refused by the hook
+    set_state_line(repo, "alice", "state", "frozen")
+    set_state_line(repo, "alice", "freeze_state", "data/freeze-states/alice.md")
+    refused_commit(repo, "@alice: [STATE:frozen] by hand", "freeze-state")
+    fs = repo / "data" / "freeze-states" / "alice.md"
+    fs.parent.mkdir(parents=True)
+    fs.write_text("---\nsession_id: alice\n---\n## Key Decisions\n- x\n")
+    err = refused_commit(repo, "@alice: [STATE:frozen] by hand", "freeze-state")
+    assert "'## Accumulated Knowledge'" in err
+    git(repo, "reset", "-q", "--hard")
+    fs.unlink(missing_ok=True)
+    ok(repo, "freeze", "alice", "--situation", "the roster fold")
+    shown = json.loads(ok(repo, "show", "alice", "--json").stdout)
+    assert shown["front"]["primary_situation"] == "the roster fold"
+    assert set(shown["sections"]) == {"Key Decisions", "Accumulated Knowledge",
+                                      "Open Questions", "Files Changed", "Handoff Notes"}
+    assert "Handoff Notes" in ok(repo, "show", "alice").stdout
+    # role limits: a second living architect is refused, at spawn and by hand
+    res = gitstate(repo, "wake", "alice", "--approved-by", "mallory")
+    assert res.returncode == 1 and "[needs-approval]" in res.stderr
+    ok(repo, "wake", "alice", "--approved-by", "zach")
+    new_state_file(repo, "bob", state="bootstrap", role="architect")
+    refused_commit(repo, "@bob: [STATE:bootstrap] born", "role-max")
+    git(repo, "reset", "-q", "--hard")
+    git(repo, "clean", "-qfd")
+    walk(repo, "alice", "inbox", "distill")
+    res = ok(repo, "bury", "alice", "--summary", "designed the fold")
+    assert "Role 'architect' is vacant. Last held by alice" in res.stdout
+    assert "mandate" in res.stdout.lower()
+    ok(repo, "spawn", "bob", "--role", "architect")      # the vacancy can be filled now
+
+
+def test_haak_mortality_phases(tmp_path):
+    repo = managed(tmp_path, "haak")
+    ok(repo, "spawn", "alice")
+    walk(repo, "alice", "inbox")
+    for pct, phase in ((10, "fresh"), (55, "midlife"), (80, "legacy"), (92, "urgent")):
+        ok(repo, "transition", "alice", "inbox", "--set", f"context_pct={pct}")
+        assert json.loads(ok(repo, "status", "alice", "--json").stdout)["phase"] == phase
+    ok(repo, "transition", "alice", "distill")
+    res = gitstate(repo, "transition", "alice", "deep_work")
+    assert res.returncode == 1 and "freeze or die" in res.stderr
+
+
+# -- era ---------------------------------------------------------------------------------
+
+
+def test_era_loop_and_atomic_commits(tmp_path):
+    repo = managed(tmp_path, "era")
+    ok(repo, "spawn", "era-1")
+    walk(repo, "era-1", "inbox", "distill", "deep_work", "inbox", "distill", "logout")
+    assert roster(repo)["freezer"][0]["state"] == "logout"
+    walk(repo, "era-1", "bootstrap")                     # the next cold start
+    (repo / "notes.md").write_text("thinking\n")
+    refused_commit(repo, "@ERA-1: notes", "atomic", "notes.md")
+    set_state_line(repo, "era-1", "thread", "notes")
+    git(repo, "add", "-A")
+    assert git(repo, "commit", "-qm", "@era-1: [STATE:bootstrap] notes", check=False).returncode == 0
+    git(repo, "commit", "-q", "--allow-empty", "--no-verify", "-m", "@era-1: sneaky")
+    res = gitstate(repo, "verify")
+    assert res.returncode == 1 and "[atomic]" in res.stdout
+
+
+# -- registry ----------------------------------------------------------------------------
+
+
+def test_registry_parents_depth_and_self_spawn(tmp_path):
+    repo = managed(tmp_path, "registry")
+    ok(repo, "spawn", "root", "--role", "general")
+    ok(repo, "spawn", "p1", "--parent", "root", "--role", "programmer")
+    assert "depth: 1" in state_path(repo, "p1").read_text()
+    res = gitstate(repo, "spawn", "p2", "--parent", "p1", "--role", "programmer")
+    assert res.returncode == 1 and "[self-spawn]" in res.stderr
+    ok(repo, "spawn", "g1", "--parent", "p1", "--role", "general")
+    res = gitstate(repo, "spawn", "g2", "--parent", "g1", "--role", "general")
+    assert res.returncode == 1 and "[max-depth]" in res.stderr
+    # by hand: a lie about depth, and a programmer spawning a programmer
+    new_state_file(repo, "liar", state="in-progress", parent="root", depth=0)
+    refused_commit(repo, "@liar: [STATE:in-progress] born", "depth")
+    new_state_file(repo, "liar", state="in-progress", parent="p1", depth=2, role="programmer")
+    refused_commit(repo, "@liar: [STATE:in-progress] born", "self-spawn")
+
+
+def test_registry_await(tmp_path):
+    repo = managed(tmp_path, "registry")
+    for a in ("a", "b"):
+        ok(repo, "spawn", a)
+    waiting = subprocess.Popen([sys.executable, "-m", "gitstate", "await", "a", "b"], cwd=repo,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ok(repo, "transition", "a", "done")
+    ok(repo, "transition", "b", "failed")
+    out, err = waiting.communicate(timeout=60)
+    assert waiting.returncode == 1, err
+    assert "a: in-progress -> done" in out or "a: done" in out
+    assert "failed: b" in out
+    ok(repo, "spawn", "c")
+    res = gitstate(repo, "await", "a", "--timeout", "1")
+    assert res.returncode == 0
+    res = gitstate(repo, "await", "c", "--timeout", "0.2")
+    assert res.returncode == 124 and "timed out" in res.stdout
+    res = gitstate(repo, "await", "ghost")
+    assert res.returncode == 1 and "unknown agent" in res.stderr
+
+
+# -- squad -------------------------------------------------------------------------------
+
+
+def test_squad_timeouts_and_sweep(tmp_path):
+    repo = managed(tmp_path, "squad")
+    ok(repo, "spawn", "s1")
+    walk(repo, "s1", "active", "idle")
+    set_state_line(repo, "s1", "state", "suspended")
+    err = refused_commit(repo, "@s1: [STATE:suspended] early", "timeout")
+    assert "only after 30m in idle" in err
+    git(repo, "reset", "-q", "--hard")
+    assert "nothing is due" in ok(repo, "sweep").stdout
+    # an agent that went idle an hour ago is due: sweep commits it, as the system
+    ok(repo, "spawn", "s2")
+    walk(repo, "s2", "active")
+    env = dict(os.environ, GIT_COMMITTER_DATE="2000-01-01T00:00:00Z")
+    res = subprocess.run([sys.executable, "-m", "gitstate", "transition", "s2", "idle"], cwd=repo,
+                         env=env, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    out = ok(repo, "sweep").stdout
+    assert "s2: idle -> suspended" in out and "s1" not in out
+    assert git(repo, "log", "-1", "--format=%an").stdout.strip() == "gitstate"
+    assert ok(repo, "verify").returncode == 0
+
+
+def test_squad_pool_cap_at_spawn_and_resume(tmp_path):
+    repo = managed(tmp_path, "squad")
+    life = repo / "protocols" / "lifecycle.yaml"
+    life.write_text(life.read_text().replace("max_living: 8", "max_living: 2"))
+    git(repo, "commit", "-qam", "smaller pool")
+    ok(repo, "spawn", "s1")
+    ok(repo, "spawn", "s2")
+    res = gitstate(repo, "spawn", "s3")
+    assert res.returncode == 1 and "[max-living]" in res.stderr
+    new_state_file(repo, "s3", state="spawning")
+    refused_commit(repo, "@s3: [STATE:spawning] by hand", "max-living")
+    git(repo, "reset", "-q", "--hard")
+    git(repo, "clean", "-qfd")
+
+
+# -- maos --------------------------------------------------------------------------------
+
+
+def test_maos_roles_instances_limits(tmp_path):
+    repo = managed(tmp_path, "maos")
+    ok(repo, "spawn", "e1", "--role", "engineer")
+    ok(repo, "spawn", "e2", "--role", "engineer")
+    ok(repo, "spawn", "x1", "--role", "chemist")           # custom roles are allowed here
+    living = {r["agent"]: r for r in roster(repo)["living"]}
+    assert (living["e1"]["instance"], living["e2"]["instance"]) == (1, 2)
+    assert "engineer #2" in ok(repo, "roster").stdout
+    ok(repo, "spawn", "a1", "--role", "architect")
+    new_state_file(repo, "a2", state="pending", role="architect")
+    refused_commit(repo, "@a2: [STATE:pending] born", "role-max")
+    git(repo, "reset", "-q", "--hard")
+    git(repo, "clean", "-qfd")
+    life = repo / "protocols" / "lifecycle.yaml"
+    life.write_text(life.read_text().replace("custom_roles: true", "custom_roles: false"))
+    git(repo, "commit", "-qam", "predefined roles only")
+    res = gitstate(repo, "spawn", "x2", "--role", "alchemist")
+    assert res.returncode == 1 and "[unknown-role]" in res.stderr
+
+
+def test_maos_reap_and_shutdown(tmp_path):
+    repo = managed(tmp_path, "maos")
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    host = socket.gethostname()
+    for agent, pid in (("dead-proc", gone.pid), ("live-proc", os.getpid())):
+        ok(repo, "spawn", agent, "--role", "engineer")
+        ok(repo, "transition", agent, "running", "--set", f"pid={pid}", "--set", f"host={host}")
+    ok(repo, "spawn", "waiting")
+    out = ok(repo, "reap").stdout
+    assert f"dead-proc: running -> failed (process {gone.pid} is gone)" in out
+    assert "live-proc" not in out
+    assert git(repo, "log", "-1", "--format=%an %s").stdout.startswith("gitstate @dead-proc:")
+    ok(repo, "shutdown")
+    view = roster(repo)
+    assert view["living"] == []
+    ends = {r["agent"]: r["state"] for r in view["cemetery"]}
+    assert ends == {"dead-proc": "failed", "live-proc": "complete", "waiting": "failed"}
+    assert ok(repo, "verify").returncode == 0
