@@ -220,16 +220,19 @@ def wake(ctx, agent, approved_by, state, text, as_json):
 @click.option("--summary", required=True, help="The final summary (required to die).")
 @click.option("--approved-by", default=None, metavar="HUMAN",
               help="Needed when the move is gated (e.g. burying a frozen agent in haak).")
+@click.option("--transfer-role-to", "transfer_to", default=None, metavar="ID2",
+              help="Hand the role to ID2 in the same commit (no vacancy, never two holders).")
 @click.option("-m", "--message", "text", default=None, help="Text of the commit subject.")
 @json_option
 @click.pass_context
-def bury(ctx, agent, summary, approved_by, text, as_json):
+def bury(ctx, agent, summary, approved_by, transfer_to, text, as_json):
     """AGENT dies with a final summary; says so when its role falls vacant."""
     from gitstate.history import vacancy_notice
     from gitstate.moves import bury as do_bury
     from gitstate.views import vacant_roles
     repo = _repo(ctx)
-    result = do_bury(repo, agent, summary, text=text, approved_by=approved_by)
+    result = do_bury(repo, agent, summary, text=text, approved_by=approved_by,
+                     transfer_to=transfer_to)
     who = result.plan.info["agent"]
     notices = [vacancy_notice(v) for v in vacant_roles(repo)["vacancies"]
                if v.get("last_holder") == who]

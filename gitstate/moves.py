@@ -152,7 +152,12 @@ def _state_or_none(data: bytes, path: str) -> str | None:
 def _judge(repo: Managed, lc, head: str | None, path: str, old: bytes | None, new: bytes,
            message: str, action: str, files: dict[str, bytes] | None = None) -> None:
     """Refuse before committing, with exactly the hook's words; staged state files count."""
-    changes = [FileChange(path, old, new)] + repo.staged_state_changes(lc, head, skip={path})
+    rx = lc.state_path_regex()
+    extra = [p for p in (files or {}) if rx.match(p)]
+    olds = repo.git.cat_files(f"{head}:{p}" for p in extra) if head else [None] * len(extra)
+    changes = [FileChange(path, old, new)] + [
+        FileChange(p, o, files[p]) for p, o in zip(extra, olds)]
+    changes += repo.staged_state_changes(lc, head, skip={path, *extra})
     context = GitContext(repo.git, head, tree=None, overrides={**(files or {}), path: new},
                          lc=lc)
     reject_if(validate(changes, lc, message, context=context), action)
@@ -248,9 +253,27 @@ def wake(repo: Managed, agent: str, approved_by: str, *, text: str | None = None
 
 
 def bury(repo: Managed, agent: str, summary: str, *, text: str | None = None,
-         approved_by: str | None = None) -> Result:
-    """Die: move to the terminal dead state with a final summary."""
-    lc, current, _ = current_state(repo, agent)
+         approved_by: str | None = None, transfer_to: str | None = None) -> Result:
+    """Die: move to the terminal dead state with a final summary. With `transfer_to`, the role
+    goes to that agent in the same commit: never vacant, never held twice."""
+    lc, current, front = current_state(repo, agent)
     target = move_to_roster(lc, current, "dead", terminal=True, verb="die")
-    return transition(repo, agent, target, text=text or "died",
-                      sets={"final_summary": summary}, approved_by=approved_by)
+    sets: dict[str, Any] = {"final_summary": summary}
+    files: dict[str, bytes] = {}
+    body = ""
+    if transfer_to:
+        role = statefile.as_text(front.get("role"))
+        if not role:
+            raise GitstateError(f"{canonical_id(agent)} holds no role to hand over")
+        to = canonical_id(transfer_to)
+        to_path = lc.state_path(to)
+        old_to, work_to = _current(repo, repo.git.head(), to_path)
+        if old_to is None:
+            raise GitstateError(f"unknown agent '{to}': {to_path} is not committed")
+        base = statefile.parse_bytes(work_to if work_to is not None else old_to, to_path)
+        files[to_path] = statefile.with_fields(base, {"role": role,
+                                                      "updated": now_iso()}).encode()
+        sets["role"] = None
+        body = f"Role-transfer: {role} -> {to}"
+    return transition(repo, agent, target, text=text or "died", sets=sets,
+                      approved_by=approved_by, body=body, files=files)

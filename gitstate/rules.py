@@ -8,6 +8,8 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # importing typing costs the hooks milliseconds
 
+import re
+
 from gitstate import statefile
 from gitstate.errors import InvalidFile
 from gitstate.grammar import Message, is_valid_id, parse_message
@@ -155,10 +157,47 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
         from gitstate.society import check_society
         out += check_society(parsed, lc, context, msg)
     agents = sorted({p.agent for p in parsed})
-    if len(agents) > 1:
+    # Without the message (pre-commit) a role transfer cannot be told apart: judged later.
+    if len(agents) > 1 and msg is not None and not _is_role_transfer(parsed, msg, out):
         out.append(Violation("multiple-agents", "one commit may change one agent's state; this "
                              f"one changes {', '.join(agents)} (commit each agent separately)"))
     return out
+
+
+_TRANSFER = re.compile(r"^(?P<role>\S+)\s*->\s*(?P<to>\S+)$")
+
+
+def _is_role_transfer(parsed: list[_Parsed], msg: Message | None, out: list) -> bool:
+    """The one commit that may touch two agents: `Role-transfer: <role> -> <to>` hands a role
+    from the agent that speaks to another, so that the role is never vacant nor doubly held.
+    The receiver's file may change only in `role` (and `updated`)."""
+    if msg is None or len(parsed) != 2 or msg.prefix is None:
+        return False
+    values = msg.trailer("role-transfer")
+    m = _TRANSFER.match(values[0].strip()) if len(values) == 1 else None
+    if m is None:
+        return False
+    role, to = m.group("role"), m.group("to").lower()
+    giver = next((p for p in parsed if p.agent == msg.prefix), None)
+    taker = next((p for p in parsed if p.agent == to), None)
+    if giver is None or taker is None or giver is taker or taker.old is None \
+            or taker.new is None or giver.old is None or giver.new is None:
+        return False
+    where = f"{taker.change.path}:{taker.new.line_of('role')}"
+    if statefile.as_text(giver.old.get("role")) != role:
+        out.append(Violation("multiple-agents", f"{giver.agent} cannot hand over role '{role}': "
+                             "it does not hold it", "commit message"))
+        return True
+    if statefile.as_text(giver.new.get("role")) == role:
+        out.append(Violation("multiple-agents", f"{giver.agent} hands over '{role}' but keeps "
+                             "it; set its role to null in the same commit", "commit message"))
+        return True
+    before = {k: v for k, v in taker.old.front.items() if k not in ("role", "updated")}
+    after = {k: v for k, v in taker.new.front.items() if k not in ("role", "updated")}
+    if before != after or statefile.as_text(taker.new.get("role")) != role:
+        out.append(Violation("multiple-agents", f"in a role transfer {to}'s state file may only "
+                             f"take the role ('role: {role}')", where))
+    return True
 
 
 def _parse(data: bytes, path: str, memo: dict | None) -> statefile.StateDoc:

@@ -252,3 +252,30 @@ def test_maos_reap_and_shutdown(tmp_path):
     ends = {r["agent"]: r["state"] for r in view["cemetery"]}
     assert ends == {"dead-proc": "failed", "live-proc": "complete", "waiting": "failed"}
     assert ok(repo, "verify").returncode == 0
+
+
+def test_haak_role_transfer_in_one_commit(tmp_path):
+    repo = managed(tmp_path, "haak")
+    ok(repo, "spawn", "alice", "--role", "architect")
+    ok(repo, "spawn", "bob")
+    walk(repo, "alice", "inbox", "distill")
+    res = ok(repo, "bury", "alice", "--summary", "handing over", "--transfer-role-to", "bob")
+    assert "vacant" not in res.stdout
+    files = git(repo, "show", "--name-only", "--format=", "HEAD").stdout.split()
+    assert files == ["agent/alice/_state.md", "agent/bob/_state.md"]
+    assert "architect" not in {v["role"] for v in
+                               json.loads(ok(repo, "vacancies", "--json").stdout)["vacancies"]}
+    living = roster(repo)["living"]
+    assert [(r["agent"], r["role"]) for r in living] == [("bob", "architect")]
+    # a "transfer" that changes more than the receiver's role is two agents' moves: refused
+    ok(repo, "spawn", "carol", "--role", "steward")
+    ok(repo, "spawn", "dan")
+    walk(repo, "carol", "inbox", "distill")
+    set_state_line(repo, "carol", "state", "dead")
+    set_state_line(repo, "carol", "final_summary", "bye")
+    set_state_line(repo, "carol", "role", "null")
+    set_state_line(repo, "dan", "role", "steward")
+    set_state_line(repo, "dan", "state", "inbox")
+    err = refused_commit(repo, "@carol: [STATE:dead] bye\n\nRole-transfer: steward -> dan",
+                         "multiple-agents")
+    assert "may only take the role" in err
