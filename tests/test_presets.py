@@ -147,6 +147,8 @@ def test_registry_parents_depth_and_self_spawn(tmp_path):
     refused_commit(repo, "@liar: [STATE:in-progress] born", "depth")
     new_state_file(repo, "liar", state="in-progress", parent="p1", depth=2, role="programmer")
     refused_commit(repo, "@liar: [STATE:in-progress] born", "self-spawn")
+    new_state_file(repo, "liar", state="in-progress", parent="g1", depth=3, role="general")
+    refused_commit(repo, "@liar: [STATE:in-progress] born", "max-depth")
 
 
 def test_registry_await(tmp_path):
@@ -231,6 +233,8 @@ def test_maos_roles_instances_limits(tmp_path):
     git(repo, "commit", "-qam", "predefined roles only")
     res = gitstate(repo, "spawn", "x2", "--role", "alchemist")
     assert res.returncode == 1 and "[unknown-role]" in res.stderr
+    new_state_file(repo, "x2", state="pending", role="alchemist")
+    refused_commit(repo, "@x2: [STATE:pending] born", "unknown-role")
 
 
 def test_maos_reap_and_shutdown(tmp_path):
