@@ -45,7 +45,7 @@ class Role(Record):
     # self_spawn: whether it may spawn its own kind
     __slots__ = ("name", "mandate", "max", "description", "spawns", "never_spawns", "self_spawn")
     _defaults = {"mandate": None, "max": None, "description": "", "spawns": None,
-                 "never_spawns": (), "self_spawn": True}
+                 "never_spawns": (), "self_spawn": False}
 
 
 class Mortality(Record):
@@ -345,10 +345,10 @@ def _read_roles(r: _Reader, raw: Any) -> dict[str, Role]:
         spec = r.mapping(spec, path, f"role '{name}'")
         r.unknown_keys(spec, ROLE_KEYS, path, f"role '{name}'")
         spawns = spec.get("spawns")
-        self_spawn = spec.get("self_spawn", True)
+        self_spawn = spec.get("self_spawn", False)   # a role spawns its own kind only if allowed
         if not isinstance(self_spawn, bool):
             r.bad(path + ("self_spawn",), f"role '{name}': self_spawn must be true or false")
-            self_spawn = True
+            self_spawn = False
         roles[name] = Role(
             name=name,
             mandate=None if spec.get("mandate") is None else str(spec.get("mandate")),
@@ -701,7 +701,7 @@ def load_lifecycle_cached(data: bytes, blob: str, source: str,
     from gitstate.statefile import decode
 
     name = f"lifecycle-{blob}.json"
-    identity = [2, __version__]
+    identity = [3, __version__]
     saved = cache.load(cache_dir, name, identity)
     if saved is not None:
         try:

@@ -121,13 +121,13 @@ def _check_birth(p, lc: Lifecycle, ctx: Context, role: str | None,
                                  f"{depth}", depth_at))
         prole = statefile.as_text(pf.get("role"))
         pspec = lc.roles.get(prole) if prole else None
-        if role and pspec is not None:
-            if role == prole and not pspec.self_spawn:
-                out.append(Violation("self-spawn", f"a {prole} may not spawn another {prole} "
-                                     f"({parent} spawning {p.agent})",
-                                     f"{path}:{new.line_of('role')}"))
-            elif role in pspec.never_spawns or (pspec.spawns is not None
-                                                and role not in pspec.spawns):
+        if role and role == prole and not (pspec is not None and pspec.self_spawn):
+            out.append(Violation("self-spawn", f"a {prole} may not spawn another {prole} "
+                                 f"({parent} spawning {p.agent}); only roles with "
+                                 "'self_spawn: true' may", f"{path}:{new.line_of('role')}"))
+        elif role and pspec is not None:
+            if role in pspec.never_spawns or (pspec.spawns is not None
+                                              and role not in pspec.spawns):
                 allowed = [r for r in (pspec.spawns or lc.roles) if r not in pspec.never_spawns
                            and (r != prole or pspec.self_spawn)]
                 out.append(Violation("self-spawn", f"a {prole} may not spawn a {role}; it may "
@@ -142,12 +142,22 @@ def _check_birth(p, lc: Lifecycle, ctx: Context, role: str | None,
                              f"lifecycle allows depths up to {limit}", depth_at))
 
 
+FREEZE_KEYS = ("session_id", "frozen_at", "role", "primary_situation")
+
+
 def freeze_file_problems(text: str) -> list[str]:
-    """What a freeze-state file lacks: front matter, or any of the sections."""
+    """What a freeze-state file lacks: its front matter keys, or any of the sections."""
     problems = []
-    if not text.startswith("---"):
-        problems.append("it has no front matter (session_id, frozen_at, role, "
-                        "primary_situation)")
+    try:
+        front = statefile.parse(text, "freeze-state").front
+    except Exception:  # InvalidFile: no or broken front matter
+        front = None
+    if front is None:
+        problems.append("it has no readable front matter (" + ", ".join(FREEZE_KEYS) + ")")
+    else:
+        missing_keys = [k for k in FREEZE_KEYS if k not in front]
+        if missing_keys:
+            problems.append("its front matter lacks " + ", ".join(missing_keys))
     found = {h.strip().lower() for h in _HEADING.findall(text)}
     missing = [s for s in FREEZE_SECTIONS if s.lower() not in found]
     if missing:

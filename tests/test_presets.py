@@ -74,7 +74,7 @@ def test_haak_freeze_show_wake_bury_and_succession(tmp_path):
     fs.parent.mkdir(parents=True)
     fs.write_text("---\nsession_id: alice\n---\n## Key Decisions\n- x\n")
     err = refused_commit(repo, "@alice: [STATE:frozen] by hand", "freeze-state")
-    assert "'## Accumulated Knowledge'" in err
+    assert "'## Accumulated Knowledge'" in err and "lacks frozen_at, role" in err
     git(repo, "reset", "-q", "--hard")
     fs.unlink(missing_ok=True)
     ok(repo, "freeze", "alice", "--situation", "the roster fold")
@@ -194,6 +194,9 @@ def test_squad_timeouts_and_sweep(tmp_path):
     out = ok(repo, "sweep").stdout
     assert "s2: idle -> suspended" in out and "s1" not in out
     assert git(repo, "log", "-1", "--format=%an").stdout.strip() == "gitstate"
+    assert roster(repo)["freezer"][0]["agent"] == "s2"
+    walk(repo, "s2", "active", "idle", "cleanup")          # resume, then end
+    assert roster(repo)["cemetery"][0]["agent"] == "s2"
     assert ok(repo, "verify").returncode == 0
 
 
