@@ -115,7 +115,8 @@ def presets(as_json):
 @click.pass_context
 def lifecycle(ctx, mermaid, preset, as_json):
     """Show (or draw) this repository's lifecycle."""
-    from gitstate.lifecycle import describe, load_lifecycle, to_mermaid
+    from gitstate.lifecycle import load_lifecycle
+    from gitstate.render import describe, to_mermaid
 
     if preset:
         from gitstate.resources import preset_dir

@@ -23,7 +23,8 @@ import sys
 from gitstate import statefile
 from gitstate.errors import GitstateError
 from gitstate.git import Git
-from gitstate.lifecycle import LifecycleInvalid, load_lifecycle, load_lifecycle_cached
+from gitstate.lifecycle import LifecycleInvalid, load_lifecycle
+from gitstate.lifecycle_cache import load_lifecycle_cached
 from gitstate.repo import LIFECYCLE_PATH, GitContext
 from gitstate.rules import FileChange, Violation, validate
 

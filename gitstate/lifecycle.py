@@ -174,6 +174,14 @@ def parse_duration(value: Any) -> int | None:
     return int(m.group(1)) * _DURATION_UNITS[m.group(2)]
 
 
+def fmt_duration(seconds: int) -> str:
+    """30m, 2h, 1d, 45s: the shortest exact form."""
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds % size == 0:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
 def parse_arrow(text: str) -> tuple[str, str] | None:
     """`"a -> b"` -> ("a", "b")."""
     if not isinstance(text, str) or "->" not in text:
@@ -554,160 +562,3 @@ def _check_accept(lc: Lifecycle, r: _Reader) -> None:
 _CHECKS = (_check_has_states, _check_one_initial, _check_transitions_name_states,
            _check_no_exit_from_terminal, _check_reachable, _check_no_trap, _check_can_end,
            _check_requires, _check_policy_names, _check_layout, _check_accept)
-
-
-# ---------------------------------------------------------------------------------------
-# Rendering
-
-
-def _mermaid_id(state: str) -> str:
-    return "s_" + re.sub(r"[^A-Za-z0-9_]", "_", state)
-
-
-def to_mermaid(lc: Lifecycle) -> str:
-    """A Mermaid stateDiagram of the lifecycle: rosters as classes, gated moves labelled."""
-    out = ["stateDiagram-v2"]
-    for name in lc.states:
-        out.append(f'    state "{name}" as {_mermaid_id(name)}')
-    out.append(f"    [*] --> {_mermaid_id(lc.initial)}")
-    for src, targets in lc.transitions.items():
-        for dst in targets:
-            labels = []
-            if lc.needs_approval(src, dst):
-                labels.append("approval")
-            if (src, dst) in lc.policies.timeouts:
-                labels.append(f"after {_fmt_seconds(lc.policies.timeouts[(src, dst)])}")
-            label = f" : {', '.join(labels)}" if labels else ""
-            out.append(f"    {_mermaid_id(src)} --> {_mermaid_id(dst)}{label}")
-    for name, state in lc.states.items():
-        if state.terminal:
-            out.append(f"    {_mermaid_id(name)} --> [*]")
-    out.append("    classDef living fill:#e6f4ea,stroke:#2e7d32")
-    out.append("    classDef frozen fill:#e3f2fd,stroke:#1565c0")
-    out.append("    classDef dead fill:#eeeeee,stroke:#616161")
-    for roster in ROSTERS:
-        members = [_mermaid_id(n) for n, s in lc.states.items() if s.roster == roster]
-        if members:
-            out.append(f"    class {','.join(members)} {roster}")
-    return "\n".join(out) + "\n"
-
-
-def _fmt_seconds(seconds: int) -> str:
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds % size == 0:
-            return f"{seconds // size}{unit}"
-    return f"{seconds}s"
-
-
-def describe(lc: Lifecycle) -> str:
-    """The lifecycle as a person reads it."""
-    out = [f"lifecycle: {lc.name}" + (f" — {lc.description}" if lc.description else ""),
-           f"initial:   {lc.initial}", "", "states:"]
-    width = max(len(n) for n in lc.states) if lc.states else 0
-    for name, s in lc.states.items():
-        flags = [s.roster] + (["terminal"] if s.terminal else []) + (
-            ["failure"] if s.outcome == "failure" else [])
-        if s.requires:
-            flags.append("requires " + ", ".join(s.requires))
-        nxt = lc.targets(name)
-        arrow = f" -> {', '.join(nxt)}" if nxt else ""
-        out.append(f"  {name:<{width}}  [{'; '.join(flags)}]{arrow}")
-    if lc.roles:
-        out += ["", "roles:"]
-        for name, role in lc.roles.items():
-            bits = [f"max {role.max}" if role.max else "any number"]
-            if role.mandate:
-                bits.append(f"mandate {role.mandate}")
-            out.append(f"  {name}: {'; '.join(bits)}")
-    pol = lc.policies
-    lines = []
-    if pol.humans:
-        lines.append(f"  humans: {', '.join(pol.humans)}")
-    if pol.approval:
-        lines.append("  approval needed: " + ", ".join(f"{a} -> {b}" for a, b in pol.approval))
-    if pol.mortality:
-        m = pol.mortality
-        lines.append(f"  mortality: midlife {m.midlife}%, legacy {m.legacy}%, urgent {m.urgent}%"
-                     + (f" (urgent forbids {', '.join(m.urgent_forbids)})" if m.urgent_forbids else ""))
-    if pol.max_living:
-        lines.append(f"  max living agents: {pol.max_living}")
-    if pol.max_depth is not None:
-        lines.append(f"  max spawn depth: {pol.max_depth}")
-    for (a, b), s in pol.timeouts.items():
-        lines.append(f"  timeout: {a} -> {b} after {_fmt_seconds(s)}")
-    if not pol.custom_roles:
-        lines.append("  only the roles above may be held")
-    if pol.atomic_commits:
-        lines.append("  atomic commits: an agent's every commit carries its state file")
-    if lines:
-        out += ["", "policies:"] + lines
-    if lc.state_file != DEFAULT_STATE_FILE:
-        out += ["", f"state files: {lc.state_file}"]
-    return "\n".join(out) + "\n"
-
-
-# ---------------------------------------------------------------------------------------
-# A cache of checked lifecycles, for the hooks: reading one back from JSON skips both the
-# PyYAML import and the checks. Keyed by the blob's hash, so an edited lifecycle is a miss.
-
-
-def to_plain(lc: Lifecycle) -> dict:
-    """Everything needed to rebuild `lc`, as JSON-ready data."""
-    pol = lc.policies
-    return {
-        "name": lc.name, "initial": lc.initial, "description": lc.description,
-        "source": lc.source, "state_file": lc.state_file, "accept": list(lc.accept),
-        "states": [[s.name, s.roster, s.terminal, list(s.requires), s.description, s.protocol,
-                    s.outcome] for s in lc.states.values()],
-        "transitions": {k: list(v) for k, v in lc.transitions.items()},
-        "roles": [[r.name, r.mandate, r.max, r.description,
-                   None if r.spawns is None else list(r.spawns), list(r.never_spawns),
-                   r.self_spawn] for r in lc.roles.values()],
-        "policies": {
-            "humans": list(pol.humans), "approval": [list(a) for a in pol.approval],
-            "mortality": None if pol.mortality is None else [
-                pol.mortality.midlife, pol.mortality.legacy, pol.mortality.urgent,
-                list(pol.mortality.urgent_forbids)],
-            "max_living": pol.max_living, "max_depth": pol.max_depth,
-            "timeouts": [[a, b, s] for (a, b), s in pol.timeouts.items()],
-            "custom_roles": pol.custom_roles, "atomic_commits": pol.atomic_commits},
-    }
-
-
-def from_plain(d: dict) -> Lifecycle:
-    pol = d["policies"]
-    mort = pol["mortality"]
-    return Lifecycle(
-        name=d["name"], initial=d["initial"], description=d["description"], source=d["source"],
-        state_file=d["state_file"], accept=tuple(d["accept"]),
-        states={s[0]: State(s[0], s[1], s[2], tuple(s[3]), s[4], s[5], s[6])
-                for s in d["states"]},
-        transitions={k: tuple(v) for k, v in d["transitions"].items()},
-        roles={r[0]: Role(r[0], r[1], r[2], r[3], None if r[4] is None else tuple(r[4]),
-                          tuple(r[5]), r[6]) for r in d["roles"]},
-        policies=Policies(
-            humans=tuple(pol["humans"]), approval=tuple(tuple(a) for a in pol["approval"]),
-            mortality=None if mort is None else Mortality(mort[0], mort[1], mort[2],
-                                                          tuple(mort[3])),
-            max_living=pol["max_living"], max_depth=pol["max_depth"],
-            timeouts={(a, b): s for a, b, s in pol["timeouts"]},
-            custom_roles=pol["custom_roles"], atomic_commits=pol["atomic_commits"]))
-
-
-def load_lifecycle_cached(data: bytes, blob: str, source: str,
-                          cache_dir: str | None) -> Lifecycle:
-    """`load_lifecycle` of a committed or staged blob, remembered under `cache_dir`."""
-    from gitstate import __version__, cache
-    from gitstate.statefile import decode
-
-    name = f"lifecycle-{blob}.json"
-    identity = [3, __version__]
-    saved = cache.load(cache_dir, name, identity)
-    if saved is not None:
-        try:
-            return from_plain(saved["lifecycle"])
-        except (KeyError, IndexError, TypeError, ValueError):
-            pass  # damaged: rebuilt below
-    lc = load_lifecycle(decode(data, source), source)
-    cache.store(cache_dir, name, identity, {"lifecycle": to_plain(lc)})
-    return lc

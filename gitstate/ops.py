@@ -16,10 +16,9 @@ from gitstate import statefile
 from gitstate.errors import GitstateError
 from gitstate.grammar import canonical_id
 from gitstate.index import Index
-from gitstate.lifecycle import Lifecycle
+from gitstate.lifecycle import Lifecycle, fmt_duration
 from gitstate.moves import freeze, transition
 from gitstate.repo import Managed
-from gitstate.society import _fmt
 
 SYSTEM = ("gitstate", "gitstate@localhost")
 
@@ -112,7 +111,7 @@ def due_timeouts(repo: Managed, now: float | None = None) -> list[dict]:
             continue
         for (a, b), seconds in lc.policies.timeouts.items():
             if a == state and now - track.entered[1] >= seconds:
-                due.append({"agent": agent, "from": a, "to": b, "after": _fmt(seconds),
+                due.append({"agent": agent, "from": a, "to": b, "after": fmt_duration(seconds),
                             "since": track.entered[0]})
                 break
     return due

@@ -10,7 +10,8 @@ TYPE_CHECKING = False  # importing typing costs the hooks milliseconds
 from gitstate import statefile
 from gitstate.errors import InvalidFile, NotManaged
 from gitstate.git import Git
-from gitstate.lifecycle import Lifecycle, load_lifecycle, load_lifecycle_cached
+from gitstate.lifecycle import Lifecycle, load_lifecycle
+from gitstate.lifecycle_cache import load_lifecycle_cached
 from gitstate.rules import Context, FileChange
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ import re
 
 from gitstate import statefile
 from gitstate.grammar import Message, is_valid_id
-from gitstate.lifecycle import Lifecycle
+from gitstate.lifecycle import Lifecycle, fmt_duration
 from gitstate.rules import Context, Violation
 
 FREEZE_SECTIONS = ("Key Decisions", "Accumulated Knowledge", "Open Questions", "Files Changed",
@@ -90,16 +90,10 @@ def _check_timeout(p, lc: Lifecycle, ctx: Context, old: str, new: str,
     if since is not None and now - since >= wait:
         return
     left = f"; due in {int(wait - (now - since))}s" if since is not None else ""
-    out.append(Violation("timeout", f"{old} -> {new} happens only after {_fmt(wait)} in {old}"
+    out.append(Violation("timeout", f"{old} -> {new} happens only after {fmt_duration(wait)} in {old}"
                          f"{left} (`gitstate sweep` makes it when due)",
                          f"{p.change.path}:{p.new.line_of('state')}"))
 
-
-def _fmt(seconds: int) -> str:
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds % size == 0:
-            return f"{seconds // size}{unit}"
-    return f"{seconds}s"
 
 
 def _check_birth(p, lc: Lifecycle, ctx: Context, role: str | None,

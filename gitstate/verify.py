@@ -17,7 +17,8 @@ import re
 from gitstate import __version__, cache
 from gitstate.errors import GitstateError
 from gitstate.git import Git
-from gitstate.lifecycle import Lifecycle, load_lifecycle_cached
+from gitstate.lifecycle import Lifecycle
+from gitstate.lifecycle_cache import load_lifecycle_cached
 from gitstate.repo import LIFECYCLE_PATH, GitContext
 from gitstate.rules import FileChange, validate
 

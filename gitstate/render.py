@@ -1,0 +1,89 @@
+"""Lifecycles drawn for people: a Mermaid state diagram, and a plain-text summary."""
+
+from __future__ import annotations
+
+import re
+
+from gitstate.lifecycle import DEFAULT_STATE_FILE, ROSTERS, Lifecycle, fmt_duration
+
+
+
+def _mermaid_id(state: str) -> str:
+    return "s_" + re.sub(r"[^A-Za-z0-9_]", "_", state)
+
+
+def to_mermaid(lc: Lifecycle) -> str:
+    """A Mermaid stateDiagram of the lifecycle: rosters as classes, gated moves labelled."""
+    out = ["stateDiagram-v2"]
+    for name in lc.states:
+        out.append(f'    state "{name}" as {_mermaid_id(name)}')
+    out.append(f"    [*] --> {_mermaid_id(lc.initial)}")
+    for src, targets in lc.transitions.items():
+        for dst in targets:
+            labels = []
+            if lc.needs_approval(src, dst):
+                labels.append("approval")
+            if (src, dst) in lc.policies.timeouts:
+                labels.append(f"after {fmt_duration(lc.policies.timeouts[(src, dst)])}")
+            label = f" : {', '.join(labels)}" if labels else ""
+            out.append(f"    {_mermaid_id(src)} --> {_mermaid_id(dst)}{label}")
+    for name, state in lc.states.items():
+        if state.terminal:
+            out.append(f"    {_mermaid_id(name)} --> [*]")
+    out.append("    classDef living fill:#e6f4ea,stroke:#2e7d32")
+    out.append("    classDef frozen fill:#e3f2fd,stroke:#1565c0")
+    out.append("    classDef dead fill:#eeeeee,stroke:#616161")
+    for roster in ROSTERS:
+        members = [_mermaid_id(n) for n, s in lc.states.items() if s.roster == roster]
+        if members:
+            out.append(f"    class {','.join(members)} {roster}")
+    return "\n".join(out) + "\n"
+
+
+def describe(lc: Lifecycle) -> str:
+    """The lifecycle as a person reads it."""
+    out = [f"lifecycle: {lc.name}" + (f" — {lc.description}" if lc.description else ""),
+           f"initial:   {lc.initial}", "", "states:"]
+    width = max(len(n) for n in lc.states) if lc.states else 0
+    for name, s in lc.states.items():
+        flags = [s.roster] + (["terminal"] if s.terminal else []) + (
+            ["failure"] if s.outcome == "failure" else [])
+        if s.requires:
+            flags.append("requires " + ", ".join(s.requires))
+        nxt = lc.targets(name)
+        arrow = f" -> {', '.join(nxt)}" if nxt else ""
+        out.append(f"  {name:<{width}}  [{'; '.join(flags)}]{arrow}")
+    if lc.roles:
+        out += ["", "roles:"]
+        for name, role in lc.roles.items():
+            bits = [f"max {role.max}" if role.max else "any number"]
+            if role.mandate:
+                bits.append(f"mandate {role.mandate}")
+            out.append(f"  {name}: {'; '.join(bits)}")
+    pol = lc.policies
+    lines = []
+    if pol.humans:
+        lines.append(f"  humans: {', '.join(pol.humans)}")
+    if pol.approval:
+        lines.append("  approval needed: " + ", ".join(f"{a} -> {b}" for a, b in pol.approval))
+    if pol.mortality:
+        m = pol.mortality
+        lines.append(f"  mortality: midlife {m.midlife}%, legacy {m.legacy}%, urgent {m.urgent}%"
+                     + (f" (urgent forbids {', '.join(m.urgent_forbids)})" if m.urgent_forbids else ""))
+    if pol.max_living:
+        lines.append(f"  max living agents: {pol.max_living}")
+    if pol.max_depth is not None:
+        lines.append(f"  max spawn depth: {pol.max_depth}")
+    for (a, b), s in pol.timeouts.items():
+        lines.append(f"  timeout: {a} -> {b} after {fmt_duration(s)}")
+    if not pol.custom_roles:
+        lines.append("  only the roles above may be held")
+    if pol.atomic_commits:
+        lines.append("  atomic commits: an agent's every commit carries its state file")
+    if lines:
+        out += ["", "policies:"] + lines
+    if lc.state_file != DEFAULT_STATE_FILE:
+        out += ["", f"state files: {lc.state_file}"]
+    return "\n".join(out) + "\n"
+
+
