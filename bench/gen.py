@@ -18,7 +18,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 NEXT = {"bootstrap": ["inbox"], "inbox": ["distill"], "distill": ["deep_work", "idle"],
         "deep_work": ["inbox", "deep_work"], "idle": ["inbox"]}
-ROLES = ["architect", "steward", "strategist", "librarian", "auditor", None, None, None]
+# Roles without a holder limit, so that the history stays within haak's law; the first agent
+# is the (single) architect.
+ROLES = ["librarian", "auditor", None, None]
+FREEZE = ("---\nsession_id: {a}\nfrozen_at: '2026-11-22T10:00:00Z'\nrole: null\n"
+          "primary_situation: bench\n---\n## Key Decisions\n- x\n## Accumulated Knowledge\nx\n"
+          "## Open Questions\n- x\n## Files Changed\n- x\n## Handoff Notes\nx\n")
 
 
 def state_text(agent: str, state: str, role: str | None, n: int, extra: dict) -> bytes:
@@ -58,7 +63,9 @@ def generate(path: Path, commits: int, agents: int, seed: int = 7) -> None:
             out.write(f"M 100644 inline {p}\n".encode())
             out.write(f"data {len(data)}\n".encode() + data + b"\n")
 
-    lifecycle = (ROOT / "protocols" / "haak" / "lifecycle.yaml").read_bytes()
+    # haak, with room for every agent of the benchmark to be alive at once
+    lifecycle = (ROOT / "protocols" / "haak" / "lifecycle.yaml").read_bytes().replace(
+        b"max_living: 20", f"max_living: {agents}".encode())
     commit("gitstate: manage this repository with lifecycle 'haak'\n",
            {"protocols/lifecycle.yaml": lifecycle})
     ids = [f"agent-{i:04d}" for i in range(agents)]
@@ -71,7 +78,7 @@ def generate(path: Path, commits: int, agents: int, seed: int = 7) -> None:
         made += 1
         if pending and (not living or rng.random() < 0.05):
             a = pending.pop(0)
-            state[a], role[a] = "bootstrap", rng.choice(ROLES)
+            state[a], role[a] = "bootstrap", "architect" if a == ids[0] else rng.choice(ROLES)
             living.append(a)
             commit(f"@{a}: [STATE:bootstrap] spawned\n",
                    {f"agent/{a}/_state.md": state_text(a, "bootstrap", role[a], made, {})})
@@ -89,16 +96,18 @@ def generate(path: Path, commits: int, agents: int, seed: int = 7) -> None:
             nxt = rng.choice(["frozen", "dead"])
         else:
             nxt = rng.choice(NEXT[s])
+        files = {}
         if nxt == "frozen":
             extra["freeze_state"] = f"data/freeze-states/{a}.md"
+            files[extra["freeze_state"]] = FREEZE.format(a=a).encode()
         if nxt == "dead":
             extra["final_summary"] = f"{a} finished"
         state[a] = nxt
         if nxt in ("frozen", "dead"):
             living.remove(a)
         body = f"\n\nprogress note for @{rng.choice(ids)}" if rng.random() < 0.1 else ""
-        commit(f"@{a}: [STATE:{nxt}] step {made}{body}\n",
-               {f"agent/{a}/_state.md": state_text(a, nxt, role[a], made, extra)})
+        files[f"agent/{a}/_state.md"] = state_text(a, nxt, role[a], made, extra)
+        commit(f"@{a}: [STATE:{nxt}] step {made}{body}\n", files)
         if not living and not pending:
             break
     out.close()

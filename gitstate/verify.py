@@ -40,12 +40,34 @@ class Commit:
         return self.message.split("\n", 1)[0]
 
 
-def read_commits(git: Git, revs: list[str]) -> list[Commit]:
-    """Every commit of `revs`, oldest first, with (path, old blob, new blob) of its changes."""
+def read_commits(git: Git, revs: list[str]):
+    """Every commit of `revs`, oldest first, with (path, old blob, new blob) of its changes.
+
+    A thread drains git's output as it comes, so that git keeps walking history while the
+    commits already read are being judged (the two take about as long on long histories)."""
+    import queue
+    import threading
+
     args = ["-c", "core.quotePath=false", "log", "--reverse", "--topo-order", "--raw",
             "--no-abbrev", "--no-renames", "--diff-merges=first-parent", _FORMAT, *revs, "--"]
-    out = []
-    for chunk in git.stream(*args, sep=_REC.encode()):
+    chunks: queue.Queue = queue.Queue(maxsize=4096)
+    done = object()
+
+    def pump() -> None:
+        try:
+            for chunk in git.stream(*args, sep=_REC.encode()):
+                chunks.put(chunk)
+            chunks.put(done)
+        except BaseException as exc:  # handed to the reading side, raised there
+            chunks.put(exc)
+
+    threading.Thread(target=pump, daemon=True).start()
+    while True:
+        chunk = chunks.get()
+        if chunk is done:
+            return
+        if isinstance(chunk, BaseException):
+            raise chunk
         if not chunk:
             continue
         head, _, raw = chunk.decode("utf-8", "surrogateescape").partition(_END)
@@ -64,8 +86,7 @@ def read_commits(git: Git, revs: list[str]) -> list[Commit]:
             old, new = parts[2], parts[3]
             changes.append((_unquote(path), None if _ZERO.match(old) else old,
                             None if _ZERO.match(new) else new))
-        out.append(Commit(sha, parents.split(), int(ct or 0), author, message, changes))
-    return out
+        yield Commit(sha, parents.split(), int(ct or 0), author, message, changes)
 
 
 def _unquote(path: str) -> str:
@@ -88,24 +109,47 @@ def verify(git: Git, revs: list[str], cache_dir: str | None, *,
     if saved and head and _extends(git, saved["tip"], head):
         problems = list(saved["problems"])
         judged_revs = [f"{saved['tip']}..{head}"]
-    commits = read_commits(git, judged_revs)
-    problems += _judge_all(git, commits, cache_dir)
+    found, judged = _judge_all(git, read_commits(git, judged_revs), cache_dir)
+    problems += found
     if remember and head:
         _store(cache_dir, {"tip": head, "problems": problems})
-    return problems, len(commits)
+    return problems, judged
 
 
-def _judge_all(git: Git, commits: list[Commit], cache_dir: str | None) -> list[dict]:
+BATCH = 2000
+
+
+def _judge_all(git: Git, commits, cache_dir: str | None) -> tuple[list[dict], int]:
+    """(problems, count) for commits (oldest first), judged in batches as they are read."""
+    state = {"law": {}, "lifecycles": {}, "parsed": {}}
+    problems: list[dict] = []
+    batch: list[Commit] = []
+    count = 0
+    for c in commits:
+        batch.append(c)
+        if len(batch) >= BATCH:
+            problems += _judge_batch(git, batch, cache_dir, state)
+            count += len(batch)
+            batch = []
+    if batch:
+        problems += _judge_batch(git, batch, cache_dir, state)
+        count += len(batch)
+    return problems, count
+
+
+def _judge_batch(git: Git, commits: list[Commit], cache_dir: str | None,
+                 state: dict) -> list[dict]:
     # the lifecycle blob in force at each commit, inherited from the first parent
-    law: dict[str, tuple[str, bytes] | None] = {}
-    outside = sorted({c.parents[0] for c in commits if c.parents} - {c.sha for c in commits})
+    law: dict[str, tuple[str, bytes] | None] = state["law"]
+    outside = sorted({c.parents[0] for c in commits if c.parents} - {c.sha for c in commits}
+                     - set(law))
     for parent, found in zip(outside, git.cat_batch(f"{p}:{LIFECYCLE_PATH}" for p in outside)):
         law[parent] = (found[0], found[2]) if found and found[1] == "blob" else None
 
     blobs = {b for c in commits for _, old, new in c.changes for b in (old, new) if b}
     contents = dict(zip(blobs, git.cat_files(blobs))) if blobs else {}
-    lifecycles: dict[str, Lifecycle | None] = {}
-    parsed: dict = {}   # each blob is parsed once, though it is judged as new and as old
+    lifecycles: dict[str, Lifecycle | None] = state["lifecycles"]
+    parsed: dict = state["parsed"]   # each blob parsed once, judged as new and then as old
     problems = []
     for c in commits:
         parent = c.parents[0] if c.parents else None
