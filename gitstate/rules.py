@@ -217,6 +217,9 @@ def _parse(data: bytes, path: str, memo: dict | None) -> statefile.StateDoc:
     return hit[1]
 
 
+parse_state = _parse
+
+
 def _check_file(p: _Parsed, lc: Lifecycle, out: list[Violation],
                 memo: dict | None = None) -> _Parsed:
     ch = p.change

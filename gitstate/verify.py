@@ -20,7 +20,7 @@ from gitstate.git import Git
 from gitstate.lifecycle import Lifecycle
 from gitstate.lifecycle_cache import load_lifecycle_cached
 from gitstate.repo import LIFECYCLE_PATH, GitContext
-from gitstate.rules import FileChange, validate
+from gitstate.rules import FileChange, parse_state, validate
 
 _REC, _END = "\x1e", "\x1d"
 _FORMAT = f"--format={_REC}%H%x1f%P%x1f%ct%x1f%an%x1f%B{_END}"
@@ -121,7 +121,7 @@ BATCH = 2000
 
 def _judge_all(git: Git, commits, cache_dir: str | None) -> tuple[list[dict], int]:
     """(problems, count) for commits (oldest first), judged in batches as they are read."""
-    state = {"law": {}, "lifecycles": {}, "parsed": {}}
+    state = {"law": {}, "lifecycles": {}, "parsed": {}, "run": {"at": None, "agents": {}}}
     problems: list[dict] = []
     batch: list[Commit] = []
     count = 0
@@ -150,6 +150,7 @@ def _judge_batch(git: Git, commits: list[Commit], cache_dir: str | None,
     contents = dict(zip(blobs, git.cat_files(blobs))) if blobs else {}
     lifecycles: dict[str, Lifecycle | None] = state["lifecycles"]
     parsed: dict = state["parsed"]   # each blob parsed once, judged as new and then as old
+    run: dict = state["run"]         # every agent's front matter along the line being replayed
     problems = []
     for c in commits:
         parent = c.parents[0] if c.parents else None
@@ -162,8 +163,11 @@ def _judge_batch(git: Git, commits: list[Commit], cache_dir: str | None,
         law[c.sha] = after
         rules_from = before or after
         if rules_from is None:
+            _carry_over(run, c, parent)
             continue  # not managed yet at this point of history
         lc = _lifecycle(rules_from, lifecycles, cache_dir)
+        if lc is None:
+            run["agents"], run["at"] = None, None
         if after is not None and after is not before and after[0] != (before or ("",))[0]:
             if _lifecycle(after, lifecycles, cache_dir) is None:
                 violations.append({"rule": "lifecycle", "message": "this commit leaves "
@@ -176,6 +180,7 @@ def _judge_batch(git: Git, commits: list[Commit], cache_dir: str | None,
                    for p, o, n in c.changes if rx.match(p)]
         if not changes and "[" not in c.subject and not lc.accept \
                 and not (lc.policies.atomic_commits and c.subject.startswith("@")):
+            _carry_over(run, c, parent)   # no state file changed: they carry over as they were
             problems += _as_problems(c, violations)
             continue
         inherited: set[str] = set()
@@ -183,11 +188,69 @@ def _judge_batch(git: Git, commits: list[Commit], cache_dir: str | None,
             for other in c.parents[1:]:
                 versions = git.cat_files(f"{other}:{ch.path}" for ch in changes)
                 inherited |= {ch.path for ch, v in zip(changes, versions) if v == ch.new}
-        found = validate(changes, lc, c.message, inherited=inherited,
-                         context=GitContext(git, parent, tree=c.sha, now=c.time), memo=parsed)
+        ctx = _ReplayContext(git, parent, c, lc, run, contents, parsed)
+        found = validate(changes, lc, c.message, inherited=inherited, context=ctx, memo=parsed)
+        ctx.settle()
         violations += [v.to_dict() for v in found]
         problems += _as_problems(c, violations)
     return problems
+
+
+def _carry_over(run: dict, c: Commit, parent: str | None) -> None:
+    """The agents' state files of `c` are its parent's: keep them if they were known."""
+    if run["agents"] is not None and run["at"] == parent:
+        run["at"] = c.sha
+    else:
+        run["agents"], run["at"] = None, None
+
+
+class _ReplayContext(GitContext):
+    """A commit being replayed. The state files of every agent (asked by the rules about
+    roles and the pool) are kept up to date commit by commit along a line of history, instead
+    of being read from git again for each commit; at a fork they are read once from the tree."""
+
+    def __init__(self, git: Git, parent: str | None, c: Commit, lc: Lifecycle, run: dict,
+                 contents: dict, parsed: dict):
+        super().__init__(git, parent, tree=c.sha, now=c.time, lc=lc)
+        linear = run["agents"] is not None and (
+            run["at"] == parent if parent else run["at"] is None)
+        self._running = run["agents"] if linear else None
+        self._changes = [(p, n) for p, _o, n in c.changes if lc.state_path_regex().match(p)]
+        self._contents, self._parsed, self._run, self._sha = contents, parsed, run, c.sha
+        self._rx = lc.state_path_regex()
+        self._applied = False
+
+    def _apply(self) -> None:
+        if self._applied or self._running is None:
+            return
+        self._applied = True
+        for path, new in self._changes:
+            agent = self._rx.match(path).group("id")
+            try:
+                doc = parse_state(self._contents.get(new) or b"", path, self._parsed) \
+                    if new else None
+            except GitstateError:
+                doc = None
+            if doc is None:
+                self._running.pop(agent, None)
+            else:
+                self._running[agent] = doc.front
+
+    def agents(self) -> dict[str, dict]:
+        if self._agents is None:
+            if self._running is not None:
+                self._apply()
+                self._agents = self._running
+            else:
+                self._agents = super().agents()
+        return self._agents
+
+    def settle(self) -> None:
+        """After judging: hand the agents' state files on to the next commit, if known."""
+        self._apply()
+        known = self._running if self._running is not None else self._agents
+        self._run["agents"] = known
+        self._run["at"] = self._sha if known is not None else None
 
 
 def _lifecycle(entry: tuple[str, bytes | None], memo: dict, cache_dir: str | None):
