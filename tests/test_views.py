@@ -256,3 +256,19 @@ def test_grammar_accept_reads_older_subject_forms(empty_repo):
     git(empty_repo, "commit", "-q", "--no-verify", "-m", "@old [bootstrap]: legacy form")
     rows = js(empty_repo, "log", "old")
     assert [(r["to"], r["text"]) for r in rows] == [("bootstrap", "legacy form")]
+
+
+def test_verify_sees_role_limits_across_branches(team):
+    """The roles of every agent are followed through branches and merges when replaying."""
+    git(team, "checkout", "-q", "-b", "side")
+    assert gitstate(team, "spawn", "dave", "--role", "librarian").returncode == 0
+    git(team, "checkout", "-q", "main")
+    p = state_path(team, "eve")
+    p.parent.mkdir(parents=True)
+    p.write_text("---\nagent: eve\nstate: bootstrap\nrole: architect\n---\n")
+    git(team, "add", "-A")
+    git(team, "commit", "-q", "--no-verify", "-m", "@eve: [STATE:bootstrap] second architect")
+    git(team, "merge", "-q", "--no-edit", "side")
+    res = gitstate(team, "verify", "--json")
+    rules = [(p["subject"], p["rule"]) for p in json.loads(res.stdout)["problems"]]
+    assert rules == [("@eve: [STATE:bootstrap] second architect", "role-max")]
