@@ -25,7 +25,7 @@ from gitstate.errors import GitstateError
 from gitstate.git import Git
 from gitstate.lifecycle import LifecycleInvalid, load_lifecycle
 from gitstate.lifecycle_cache import load_lifecycle_cached
-from gitstate.repo import LIFECYCLE_PATH, GitContext
+from gitstate.repo import LIFECYCLE_PATH, GitContext, inherited_paths
 from gitstate.rules import FileChange, Violation, validate
 
 LATER = "The commit message is checked next, once these are fixed."
@@ -152,7 +152,7 @@ def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = N
         if rx.match(p):
             old, new = contents[2 * i], contents[2 * i + 1]
             changes.append(FileChange(p, old and old[2], new and new[2]))
-    inherited = _inherited_from_merge(git, merge_head[0], changes) if merge_head else set()
+    inherited = inherited_paths(git, [merge_head[0]] if merge_head else [], changes)
     out += validate(changes, lc, message, inherited=inherited,
                     context=GitContext(git, base if head else None, tree=None))
     verdict = None
@@ -186,14 +186,6 @@ def _check_new_lifecycle(staged) -> list[Violation]:
     except GitstateError as exc:
         return [Violation("lifecycle", exc.message, exc.where or LIFECYCLE_PATH)]
     return []
-
-
-def _inherited_from_merge(git: Git, other: str, changes: list[FileChange]) -> set[str]:
-    """Paths a merge takes unchanged from its other parent: they were judged there."""
-    if not changes:
-        return set()
-    versions = git.cat_files(f"{other}:{c.path}" for c in changes)
-    return {c.path for c, v in zip(changes, versions) if v == c.new}
 
 
 def _parent_is_amend() -> bool:

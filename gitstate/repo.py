@@ -85,6 +85,17 @@ def open_managed(path: str | None = None) -> Managed:
     return Managed(git, top, str(gdir / "gitstate"))
 
 
+def inherited_paths(git: Git, others: list[str], changes: list[FileChange]) -> set[str]:
+    """Paths a merge takes unchanged from one of its other parents: they were judged there."""
+    if not changes or not others:
+        return set()
+    found: set[str] = set()
+    for other in others:
+        versions = git.cat_files(f"{other}:{c.path}" for c in changes)
+        found |= {c.path for c, v in zip(changes, versions) if v == c.new}
+    return found
+
+
 def parse_state_or_none(data: bytes | None, where: str) -> statefile.StateDoc | None:
     if data is None:
         return None

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 
 from gitstate.git import Git
-from gitstate.replay import check_commit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -15,28 +14,30 @@ if TYPE_CHECKING:
 
 
 def pre_receive(git: Git, stdin: BinaryIO) -> int:
-    """Refuse the whole push if any new commit breaks the rules (hooks bypassed or not)."""
-    bad: list[tuple[str, str, list]] = []
+    """Refuse the whole push if any new commit breaks the rules (hooks bypassed or not):
+    the new commits of every ref are replayed exactly as `gitstate verify` replays history."""
+    from gitstate.verify import verify
+
+    bad: list[tuple[str, dict]] = []
     for line in stdin.read().decode("utf-8", "replace").splitlines():
         parts = line.split()
         if len(parts) != 3:
             continue
-        old, new, ref = parts
+        _old, new, ref = parts
         if set(new) == {"0"}:
             continue  # a deletion carries no commits
-        args = ["rev-list", "--reverse", "--topo-order", new, "--not", "--all"]
-        for sha in git.text(*args).split():
-            violations = check_commit(git, sha)
-            if violations:
-                bad.append((ref, sha, violations))
+        problems, _ = verify(git, [new, "--not", "--all"], None)
+        bad += [(ref, p) for p in problems]
     if not bad:
         return 0
     print("gitstate: push refused by the hub:", file=sys.stderr)
-    for ref, sha, violations in bad:
-        subject = git.text("log", "-1", "--format=%s", sha)
-        print(f"  {sha[:10]} ({ref}) {subject}", file=sys.stderr)
-        for v in violations:
-            print(f"    {v}", file=sys.stderr)
+    shown = None
+    for ref, p in bad:
+        if p["commit"] != shown:
+            shown = p["commit"]
+            print(f"  {p['commit'][:10]} ({ref}) {p['subject']}", file=sys.stderr)
+        where = f"{p['where']}: " if p.get("where") else ""
+        print(f"    [{p['rule']}] {where}{p['message']}", file=sys.stderr)
     print("Fix these commits (e.g. rebase them) and push again.", file=sys.stderr)
     return 1
 

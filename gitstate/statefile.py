@@ -241,8 +241,3 @@ def _key_span(lines: list[str], key: str) -> tuple[int, int] | None:
     while end > start + 1 and (lines[end - 1].strip() == "" or lines[end - 1].lstrip().startswith("#")):
         end -= 1  # trailing blank or comment lines belong to what follows
     return start, end
-
-
-def new_state_text(template: str, path: str, fields: dict[str, Any]) -> str:
-    """A fresh state file from the template with `fields` set."""
-    return with_fields(parse(template, path), fields)

@@ -19,7 +19,7 @@ from gitstate.errors import GitstateError
 from gitstate.git import Git
 from gitstate.lifecycle import Lifecycle
 from gitstate.lifecycle_cache import load_lifecycle_cached
-from gitstate.repo import LIFECYCLE_PATH, GitContext
+from gitstate.repo import LIFECYCLE_PATH, GitContext, inherited_paths
 from gitstate.rules import FileChange, parse_state, validate
 
 _REC, _END = "\x1e", "\x1d"
@@ -183,11 +183,7 @@ def _judge_batch(git: Git, commits: list[Commit], cache_dir: str | None,
             _carry_over(run, c, parent)   # no state file changed: they carry over as they were
             problems += _as_problems(c, violations)
             continue
-        inherited: set[str] = set()
-        if len(c.parents) > 1 and changes:
-            for other in c.parents[1:]:
-                versions = git.cat_files(f"{other}:{ch.path}" for ch in changes)
-                inherited |= {ch.path for ch, v in zip(changes, versions) if v == ch.new}
+        inherited = inherited_paths(git, c.parents[1:], changes)
         ctx = _ReplayContext(git, parent, c, lc, run, contents, parsed)
         found = validate(changes, lc, c.message, inherited=inherited, context=ctx, memo=parsed)
         ctx.settle()
