@@ -9,9 +9,9 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["hook"] and len(args) > 1 and args[1] in _light_hooks():
-        from gitstate.hooks import run_hook
+        from gitstate.doors.hooks import run_hook
         return run_hook(args[1], args[2:])
-    from gitstate.cli import main as cli_main
+    from gitstate.cli.app import main as cli_main
     return cli_main(args)
 
 

@@ -8,8 +8,8 @@ import sys
 import time
 
 from conftest import git, gitstate, state_path, walk
-from gitstate.commit import Plan, commit_atomically
-from gitstate.git import Git
+from gitstate.git.atomic import Plan, commit_atomically
+from gitstate.git.runner import Git
 
 
 def start(repo, *args):
@@ -100,9 +100,9 @@ def test_a_killed_transition_leaves_a_valid_repository(repo):
 
 def test_a_commit_interrupted_after_publishing_is_finished_by_the_next_command(repo, monkeypatch):
     import pytest
-    from gitstate import commit as commit_mod
-    from gitstate.moves import transition
-    from gitstate.repo import open_managed
+    from gitstate.git import atomic as commit_mod
+    from gitstate.moves.agent import transition
+    from gitstate.git.repo import open_managed
 
     assert gitstate(repo, "spawn", "alice").returncode == 0
 
@@ -126,9 +126,9 @@ def test_a_commit_interrupted_after_publishing_is_finished_by_the_next_command(r
 
 def test_a_commit_interrupted_before_publishing_leaves_nothing(repo, monkeypatch):
     import pytest
-    from gitstate import commit as commit_mod
-    from gitstate.moves import transition
-    from gitstate.repo import open_managed
+    from gitstate.git import atomic as commit_mod
+    from gitstate.moves.agent import transition
+    from gitstate.git.repo import open_managed
 
     assert gitstate(repo, "spawn", "alice").returncode == 0
     head = git(repo, "rev-parse", "HEAD").stdout

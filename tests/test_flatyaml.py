@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import example, given, settings, strategies as st
 
-from gitstate import yamlio
-from gitstate.flatyaml import load_flat
+from gitstate.law import yamlio
+from gitstate.law.flatyaml import load_flat
 
 TRICKY = ["on", "off", "yes", "no", "y", "n", "null", "~", "Null", "true", "FALSE", "0x1f",
           "0o17", "017", "1_000", "1:30", "1.5", ".5", "1e3", "1.0e+3", ".inf", "-.inf", ".nan",

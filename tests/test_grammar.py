@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from gitstate.errors import InvalidId
-from gitstate.grammar import canonical_id, format_message, is_valid_id, parse_message
+from gitstate.law.grammar import canonical_id, format_message, is_valid_id, parse_message
 
 ids = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,20}", fullmatch=True).filter(
     lambda s: s.lower() != "all" and not s.endswith("."))

@@ -267,7 +267,7 @@ def test_hook_run_imports_no_heavy_modules(team):
     git(team, "add", "agent/alice/_state.md")
     raw = git(team, "diff", "--cached", "--raw", "--no-renames", "--abbrev=40").stdout
     probe = ("import sys, json\n"
-             "from gitstate.hooks import run_hook\n"
+             "from gitstate.doors.hooks import run_hook\n"
              "code = run_hook('pre-commit', ['--expect', '.git/gitstate-expect'])\n"
              "heavy = [m for m in ('pydantic', 'git', 'click', 'yaml', 'dataclasses', 'typing')"
              " if m in sys.modules]\n"

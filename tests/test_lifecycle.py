@@ -7,8 +7,8 @@ import textwrap
 import pytest
 
 from gitstate.errors import InvalidFile
-from gitstate.lifecycle import LifecycleInvalid, load_lifecycle
-from gitstate.render import to_mermaid
+from gitstate.law.lifecycle import LifecycleInvalid, load_lifecycle
+from gitstate.law.diagram import to_mermaid
 from gitstate.resources import preset_dir, presets, shipped
 
 GOOD = """\

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from gitstate.lifecycle import load_lifecycle
+from gitstate.law.lifecycle import load_lifecycle
 from gitstate.resources import shipped
-from gitstate.rules import FileChange, validate
+from gitstate.law.rules import FileChange, validate
 
 HAAK = load_lifecycle(shipped("protocols", "haak", "lifecycle.yaml").read_text())
 P = "agent/alice/_state.md"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gitstate import statefile
+from gitstate.law import statefile
 from gitstate.errors import InvalidFile
 
 DOC = """---

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import git, gitstate, make_repo, set_state_line, state_path, walk
-from gitstate.repo import open_managed
-from gitstate.views import roster
+from gitstate.git.repo import open_managed
+from gitstate.history.views import roster
 
 
 def js(repo: Path, *args: str):

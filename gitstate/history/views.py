@@ -6,10 +6,10 @@ import re
 import time
 
 from gitstate.errors import GitstateError, UsageError
-from gitstate.grammar import canonical_id, parse_message
-from gitstate.history import agent_record, roster_view, tag_events, vacancies
-from gitstate.index import Index
-from gitstate.repo import Managed
+from gitstate.law.grammar import canonical_id, parse_message
+from gitstate.history.fold import agent_record, roster_view, tag_events, vacancies
+from gitstate.history.index import Index
+from gitstate.git.repo import Managed
 
 
 def resolve_at(repo: Managed, at: str | None) -> tuple[str | None, int]:
@@ -98,7 +98,7 @@ def inbox(repo: Managed, agent: str) -> dict:
     data = repo.git.cat_files([f"{head}:{lc.state_path(agent)}"])[0] if head else None
     if data is None:
         raise GitstateError(f"unknown agent '{agent}'", hint=f"spawn it: `gitstate spawn {agent}`")
-    from gitstate import statefile
+    from gitstate.law import statefile
     doc = statefile.parse_bytes(data, lc.state_path(agent))
     since = statefile.as_text(doc.get("last_read_commit"))
     if since and repo.git.rev(since) is None:

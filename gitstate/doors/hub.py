@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import sys
 
-from gitstate.git import Git
+from gitstate.git.runner import Git
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import BinaryIO
 
-    from gitstate.initrepo import InitReport
+    from gitstate.doors.install import InitReport
 
 
 def pre_receive(git: Git, stdin: BinaryIO) -> int:
     """Refuse the whole push if any new commit breaks the rules (hooks bypassed or not):
     the new commits of every ref are replayed exactly as `gitstate verify` replays history."""
-    from gitstate.verify import verify
+    from gitstate.history.verify import verify
 
     bad: list[tuple[str, dict]] = []
     for line in stdin.read().decode("utf-8", "replace").splitlines():
@@ -47,9 +47,9 @@ def init_server(path: str | None, lifecycle: str | None) -> InitReport:
     from pathlib import Path
 
     from gitstate.errors import UsageError
-    from gitstate.initrepo import InitReport
-    from gitstate.shims import install_into
-    from gitstate.lifecycle import load_lifecycle
+    from gitstate.doors.install import InitReport
+    from gitstate.doors.shims import install_into
+    from gitstate.law.lifecycle import load_lifecycle
     from gitstate.resources import preset_dir
 
     git = Git(path)

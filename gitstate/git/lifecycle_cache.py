@@ -4,7 +4,7 @@ hash, so an edited lifecycle is a miss."""
 
 from __future__ import annotations
 
-from gitstate.lifecycle import (Lifecycle, Mortality, Policies, Role, State, load_lifecycle)
+from gitstate.law.lifecycle import (Lifecycle, Mortality, Policies, Role, State, load_lifecycle)
 
 
 def to_plain(lc: Lifecycle) -> dict:
@@ -53,8 +53,9 @@ def from_plain(d: dict) -> Lifecycle:
 def load_lifecycle_cached(data: bytes, blob: str, source: str,
                           cache_dir: str | None) -> Lifecycle:
     """`load_lifecycle` of a committed or staged blob, remembered under `cache_dir`."""
-    from gitstate import __version__, cache
-    from gitstate.statefile import decode
+    from gitstate import __version__
+    from gitstate.git import cache
+    from gitstate.law.statefile import decode
 
     name = f"lifecycle-{blob}.json"
     identity = [3, __version__]

@@ -10,13 +10,13 @@ TYPE_CHECKING = False  # importing typing costs the hooks milliseconds
 
 import re
 
-from gitstate import statefile
+from gitstate.law import statefile
 from gitstate.errors import InvalidFile
-from gitstate.grammar import Message, is_valid_id, parse_message
-from gitstate.record import Record
+from gitstate.law.grammar import Message, is_valid_id, parse_message
+from gitstate.law.record import Record
 
 if TYPE_CHECKING:
-    from gitstate.lifecycle import Lifecycle
+    from gitstate.law.lifecycle import Lifecycle
 
 
 class FileChange(Record):
@@ -154,7 +154,7 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
     if msg is not None:
         _check_message(parsed, msg, lc, out)
     if context is not None:
-        from gitstate.society import check_society
+        from gitstate.law.society import check_society
         out += check_society(parsed, lc, context, msg)
     agents = sorted({p.agent for p in parsed})
     # Without the message (pre-commit) a role transfer cannot be told apart: judged later.

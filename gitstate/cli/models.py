@@ -10,8 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from gitstate import statefile
-from gitstate.lifecycle import Lifecycle
+from gitstate.law import statefile
+from gitstate.law.lifecycle import Lifecycle
 
 
 class Record(BaseModel):

@@ -12,13 +12,13 @@ import time
 from collections import deque
 from typing import Callable
 
-from gitstate import statefile
+from gitstate.law import statefile
 from gitstate.errors import GitstateError
-from gitstate.grammar import canonical_id
-from gitstate.index import Index
-from gitstate.lifecycle import Lifecycle, fmt_duration
-from gitstate.moves import freeze, transition
-from gitstate.repo import Managed
+from gitstate.law.grammar import canonical_id
+from gitstate.history.index import Index
+from gitstate.law.lifecycle import Lifecycle, fmt_duration
+from gitstate.moves.agent import freeze, transition
+from gitstate.git.repo import Managed
 
 SYSTEM = ("gitstate", "gitstate@localhost")
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import datetime
 
-from gitstate import statefile
+from gitstate.law import statefile
 from gitstate.errors import InvalidFile
-from gitstate.index import Index
-from gitstate.repo import Managed
+from gitstate.history.index import Index
+from gitstate.git.repo import Managed
 
 QUALITY = {"living": "live", "frozen": "frozen", "dead": "dead"}
 

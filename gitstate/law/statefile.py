@@ -10,9 +10,9 @@ import re
 TYPE_CHECKING = False  # importing typing costs the hooks milliseconds
 
 from gitstate.errors import InvalidFile
-from gitstate.flatyaml import load_flat
-from gitstate.grammar import is_valid_id
-from gitstate.record import Record
+from gitstate.law.flatyaml import load_flat
+from gitstate.law.grammar import is_valid_id
+from gitstate.law.record import Record
 
 if TYPE_CHECKING:
     from typing import Any, Callable
@@ -85,7 +85,7 @@ def parse(text: str, path: str) -> StateDoc:
     if flat is not None:
         data, linemap = flat
     else:
-        from gitstate import yamlio  # only for front matter beyond flat `key: scalar` lines
+        from gitstate.law import yamlio# only for front matter beyond flat `key: scalar` lines
         data, linemap = yamlio.load(front_text, where=path, line_offset=1)
     if data is None:
         data = {}
@@ -194,7 +194,7 @@ def as_text(value: Any) -> str | None:
 
 def with_fields(doc: StateDoc, updates: dict[str, Any]) -> str:
     """The file's text with `updates` applied to the front matter; all else unchanged."""
-    from gitstate import yamlio
+    from gitstate.law import yamlio
     lines = doc.front_text.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import re
 
-from gitstate import __version__, cache
+from gitstate import __version__
+from gitstate.git import cache
 from gitstate.errors import GitstateError
-from gitstate.git import Git
-from gitstate.lifecycle import Lifecycle
-from gitstate.lifecycle_cache import load_lifecycle_cached
-from gitstate.repo import LIFECYCLE_PATH, GitContext, inherited_paths
-from gitstate.rules import FileChange, parse_state, validate
+from gitstate.git.runner import Git
+from gitstate.law.lifecycle import Lifecycle
+from gitstate.git.lifecycle_cache import load_lifecycle_cached
+from gitstate.git.repo import LIFECYCLE_PATH, GitContext, inherited_paths
+from gitstate.law.rules import FileChange, parse_state, validate
 
 _REC, _END = "\x1e", "\x1d"
 _FORMAT = f"--format={_REC}%H%x1f%P%x1f%ct%x1f%an%x1f%B{_END}"

@@ -11,7 +11,7 @@ import re
 TYPE_CHECKING = False  # importing typing costs the hooks milliseconds
 
 from gitstate.errors import InvalidFile
-from gitstate.record import Record
+from gitstate.law.record import Record
 
 if TYPE_CHECKING:
     from typing import Any
@@ -271,7 +271,7 @@ def _kind(value: Any) -> str:
 
 def load_lifecycle(text: str, source: str = "protocols/lifecycle.yaml") -> Lifecycle:
     """Parse and check a lifecycle; raises LifecycleInvalid listing every problem."""
-    from gitstate import yamlio
+    from gitstate.law import yamlio
     data, lines = yamlio.load(text, where=source)
     r = _Reader(lines)
     if not isinstance(data, dict):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from gitstate.lifecycle import DEFAULT_STATE_FILE, ROSTERS, Lifecycle, fmt_duration
+from gitstate.law.lifecycle import DEFAULT_STATE_FILE, ROSTERS, Lifecycle, fmt_duration
 
 
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import re
 
-from gitstate import statefile
-from gitstate.grammar import Message, is_valid_id
-from gitstate.lifecycle import Lifecycle, fmt_duration
-from gitstate.rules import Context, Violation
+from gitstate.law import statefile
+from gitstate.law.grammar import Message, is_valid_id
+from gitstate.law.lifecycle import Lifecycle, fmt_duration
+from gitstate.law.rules import Context, Violation
 
 FREEZE_SECTIONS = ("Key Decisions", "Accumulated Knowledge", "Open Questions", "Files Changed",
                    "Handoff Notes")

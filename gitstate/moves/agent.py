@@ -10,12 +10,12 @@ import re
 from datetime import datetime, timezone
 from typing import Any
 
-from gitstate import statefile, yamlio
-from gitstate.commit import Plan, Result, commit_atomically, reject_if
+from gitstate.law import statefile, yamlio
+from gitstate.git.atomic import Plan, Result, commit_atomically, reject_if
 from gitstate.errors import GitstateError, InvalidFile, UsageError
-from gitstate.grammar import canonical_id, format_message
-from gitstate.repo import GitContext, Managed
-from gitstate.rules import FileChange, validate
+from gitstate.law.grammar import canonical_id, format_message
+from gitstate.git.repo import GitContext, Managed
+from gitstate.law.rules import FileChange, validate
 
 _SET_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 PROTECTED_KEYS = {"agent": "it is the agent's id", "state": "name the state as the STATE argument"}
@@ -197,7 +197,7 @@ def move_to_roster(lc, state: str, roster: str, *, terminal: bool | None = None,
                    verb: str) -> str:
     """The state to go to from `state` whose roster is `roster` (the first the lifecycle
     lists); a clear error naming the legal moves when there is none."""
-    from gitstate.rules import legal_moves
+    from gitstate.law.rules import legal_moves
     for target in lc.targets(state):
         spec = lc.states[target]
         if spec.roster == roster and (terminal is None or spec.terminal == terminal):
@@ -214,7 +214,7 @@ def freeze(repo: Managed, agent: str, *, text: str | None = None,
            situation: str | None = None, sets: dict[str, Any] | None = None) -> Result:
     """Write (or check) the agent's freeze-state file and freeze, in one commit."""
     from gitstate.resources import read_shipped
-    from gitstate.society import freeze_file_problems
+    from gitstate.law.society import freeze_file_problems
 
     agent = canonical_id(agent)
     lc, state, front = current_state(repo, agent)

@@ -11,12 +11,12 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gitstate.commit import Plan, commit_atomically
+from gitstate.git.atomic import Plan, commit_atomically
 from gitstate.errors import GitstateError, NotManaged, UsageError
-from gitstate.git import Git
-from gitstate.shims import HOOK_NAMES, install_into, is_ours, render_shim, write_executable
-from gitstate.lifecycle import Lifecycle, load_lifecycle
-from gitstate.repo import LIFECYCLE_PATH
+from gitstate.git.runner import Git
+from gitstate.doors.shims import HOOK_NAMES, install_into, is_ours, render_shim, write_executable
+from gitstate.law.lifecycle import Lifecycle, load_lifecycle
+from gitstate.git.repo import LIFECYCLE_PATH
 from gitstate.resources import preset_dir, presets, read_shipped
 
 SHIM_DIR = ".githooks"
@@ -146,7 +146,7 @@ def _activate(git: Git, git_dir: Path, top: Path, lc: Lifecycle, actions: list[s
 
 
 def _write(top: Path, rel: str, data: bytes) -> None:
-    from gitstate.commit import safe_path, write_file
+    from gitstate.git.atomic import safe_path, write_file
     write_file(safe_path(top, rel), data)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from gitstate.errors import InvalidId
-from gitstate.record import Record
+from gitstate.law.record import Record
 
 ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
 _ID_RE = re.compile(rf"^{ID_PATTERN}$")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 
-from gitstate import statefile
+from gitstate.law import statefile
 from gitstate.errors import GitstateError
-from gitstate.lifecycle import LifecycleInvalid
-from gitstate.models import Problem
-from gitstate.repo import LIFECYCLE_PATH, Managed
-from gitstate.grammar import is_valid_id
+from gitstate.law.lifecycle import LifecycleInvalid
+from gitstate.cli.models import Problem
+from gitstate.git.repo import LIFECYCLE_PATH, Managed
+from gitstate.law.grammar import is_valid_id
 
 
 def check_worktree(repo: Managed) -> list[Problem]:
@@ -70,7 +70,7 @@ def _check_hooks(repo: Managed, lc) -> list[Problem]:
     """The shims must be installed, current for this lifecycle's layout, and used by git."""
     from pathlib import Path
 
-    from gitstate.shims import HOOK_NAMES, render_shim
+    from gitstate.doors.shims import HOOK_NAMES, render_shim
 
     configured = repo.git.config("core.hooksPath")
     if configured:

@@ -8,11 +8,11 @@ result equals folding the whole history (see index.py).
 
 from __future__ import annotations
 
-from gitstate import statefile
-from gitstate.git import Git
-from gitstate.grammar import subject_tag
-from gitstate.lifecycle import Lifecycle
-from gitstate.record import Record
+from gitstate.law import statefile
+from gitstate.git.runner import Git
+from gitstate.law.grammar import subject_tag
+from gitstate.law.lifecycle import Lifecycle
+from gitstate.law.record import Record
 
 TAG_GREP = r"\[STATE:"     # git --grep (basic regex) for the standard subject
 _SEP = "\x1f"

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # importing typing costs the hooks milliseconds
 
-from gitstate import statefile
+from gitstate.law import statefile
 from gitstate.errors import InvalidFile, NotManaged
-from gitstate.git import Git
-from gitstate.lifecycle import Lifecycle, load_lifecycle
-from gitstate.lifecycle_cache import load_lifecycle_cached
-from gitstate.rules import Context, FileChange
+from gitstate.git.runner import Git
+from gitstate.law.lifecycle import Lifecycle, load_lifecycle
+from gitstate.git.lifecycle_cache import load_lifecycle_cached
+from gitstate.law.rules import Context, FileChange
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -76,8 +76,8 @@ class Managed:
 
 def open_managed(path: str | None = None) -> Managed:
     """The repository around `path`, with any commit interrupted by a crash finished first."""
-    from gitstate.commit import journal_pending, recover, repo_lock
-    from gitstate.git import find_repo
+    from gitstate.git.atomic import journal_pending, recover, repo_lock
+    from gitstate.git.runner import find_repo
     git, top, gdir = find_repo(path)
     if journal_pending(gdir):
         with repo_lock(gdir):
@@ -144,7 +144,7 @@ class GitContext(Context):
         return self._now
 
     def entered(self, agent: str, state: str) -> float | None:
-        from gitstate.grammar import subject_tag
+        from gitstate.law.grammar import subject_tag
         if not self.base:
             return None
         out = self.git.text("log", "--format=%ct%x1f%s", "-i", f"--grep=^@{agent}:",

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from gitstate.errors import GitFailure, GitstateError, Rejected
-from gitstate.git import Git
+from gitstate.git.runner import Git
 
 MAX_ATTEMPTS = 8
 

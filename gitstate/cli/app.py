@@ -52,7 +52,7 @@ def cli(ctx: click.Context, directory: str | None) -> None:
 
 
 def _repo(ctx: click.Context):
-    from gitstate.repo import open_managed
+    from gitstate.git.repo import open_managed
     return open_managed(ctx.obj.get("dir"))
 
 
@@ -72,10 +72,10 @@ def _repo(ctx: click.Context):
 def init(ctx, lifecycle, force, no_commit, server, as_json):
     """Make this repository managed (idempotent)."""
     if server:
-        from gitstate.server import init_server
+        from gitstate.doors.hub import init_server
         report = init_server(ctx.obj.get("dir"), lifecycle)
     else:
-        from gitstate.initrepo import init as do_init
+        from gitstate.doors.install import init as do_init
         report = do_init(ctx.obj.get("dir"), lifecycle, force=force, commit=not no_commit)
     if as_json:
         _json_out(report.__dict__)
@@ -90,7 +90,7 @@ def init(ctx, lifecycle, force, no_commit, server, as_json):
 @json_option
 def presets(as_json):
     """List the shipped lifecycles."""
-    from gitstate.lifecycle import load_lifecycle
+    from gitstate.law.lifecycle import load_lifecycle
     from gitstate.resources import preset_dir, presets as names
 
     rows = []
@@ -115,8 +115,8 @@ def presets(as_json):
 @click.pass_context
 def lifecycle(ctx, mermaid, preset, as_json):
     """Show (or draw) this repository's lifecycle."""
-    from gitstate.lifecycle import load_lifecycle
-    from gitstate.render import describe, to_mermaid
+    from gitstate.law.lifecycle import load_lifecycle
+    from gitstate.law.diagram import describe, to_mermaid
 
     if preset:
         from gitstate.resources import preset_dir
@@ -156,7 +156,7 @@ def _print_move(result, as_json: bool) -> None:
 @click.pass_context
 def spawn(ctx, agent, role, model, parent, sets, text, as_json):
     """Register AGENT in the initial state (one commit)."""
-    from gitstate.moves import parse_sets, spawn as do_spawn
+    from gitstate.moves.agent import parse_sets, spawn as do_spawn
     result = do_spawn(_repo(ctx), agent, role=role, model=model, parent_agent=parent,
                       sets=parse_sets(sets), text=text)
     _print_move(result, as_json)
@@ -175,7 +175,7 @@ def spawn(ctx, agent, role, model, parent, sets, text, as_json):
 @click.pass_context
 def transition(ctx, agent, state, text, body, sets, approved_by, push, as_json):
     """Move AGENT to STATE: one atomic commit of its state file and whatever is staged."""
-    from gitstate.moves import parse_sets, transition as do_transition
+    from gitstate.moves.agent import parse_sets, transition as do_transition
     if push:
         raise GitstateError("--push is not available yet", hint="commit, then `git push`")
     result = do_transition(_repo(ctx), agent, state, text=text, sets=parse_sets(sets),
@@ -196,7 +196,7 @@ def freeze(ctx, agent, text, situation, sets, as_json):
     If the file exists it must have all its sections; if not, the template is written with
     the agent's role and thread filled in (edit it and commit it as a progress update later).
     """
-    from gitstate.moves import freeze as do_freeze, parse_sets
+    from gitstate.moves.agent import freeze as do_freeze, parse_sets
     _print_move(do_freeze(_repo(ctx), agent, text=text, situation=situation,
                           sets=parse_sets(sets)), as_json)
 
@@ -212,7 +212,7 @@ def freeze(ctx, agent, text, situation, sets, as_json):
 @click.pass_context
 def wake(ctx, agent, approved_by, state, text, as_json):
     """Resume a frozen AGENT; a human's decision (Approved-by)."""
-    from gitstate.moves import wake as do_wake
+    from gitstate.moves.agent import wake as do_wake
     _print_move(do_wake(_repo(ctx), agent, approved_by, text=text, state=state), as_json)
 
 
@@ -228,9 +228,9 @@ def wake(ctx, agent, approved_by, state, text, as_json):
 @click.pass_context
 def bury(ctx, agent, summary, approved_by, transfer_to, text, as_json):
     """AGENT dies with a final summary; says so when its role falls vacant."""
-    from gitstate.history import vacancy_notice
-    from gitstate.moves import bury as do_bury
-    from gitstate.views import vacant_roles
+    from gitstate.history.fold import vacancy_notice
+    from gitstate.moves.agent import bury as do_bury
+    from gitstate.history.views import vacant_roles
     repo = _repo(ctx)
     result = do_bury(repo, agent, summary, text=text, approved_by=approved_by,
                      transfer_to=transfer_to)
@@ -253,8 +253,8 @@ def bury(ctx, agent, summary, approved_by, transfer_to, text, as_json):
 @click.pass_context
 def show(ctx, agent, as_json):
     """Print a frozen AGENT's freeze-state: ask it without waking it."""
-    from gitstate import statefile
-    from gitstate.moves import current_state, freeze_state_path
+    from gitstate.law import statefile
+    from gitstate.moves.agent import current_state, freeze_state_path
     repo = _repo(ctx)
     _lc, state, front = current_state(repo, agent)
     rel = statefile.as_text(front.get("freeze_state")) or freeze_state_path(agent.lower())
@@ -281,7 +281,7 @@ def show(ctx, agent, as_json):
 def await_cmd(ctx, agents, timeout):
     """Block until every AGENT reaches a terminal state, printing each change as it lands.
     Exit 0 when all succeeded, 1 if any failed, 124 on timeout."""
-    from gitstate.ops import await_agents
+    from gitstate.moves.operations import await_agents
     sys.exit(await_agents(_repo(ctx), list(agents), timeout,
                           lambda line: click.echo(line, nl=True)))
 
@@ -293,7 +293,7 @@ def await_cmd(ctx, agents, timeout):
 def sweep(ctx, dry_run, as_json):
     """Commit every timed transition that is due (e.g. idle -> suspended after 30m), as the
     system. The hooks accept such a move only once it is due."""
-    from gitstate.ops import due_timeouts, sweep as do_sweep
+    from gitstate.moves.operations import due_timeouts, sweep as do_sweep
     repo = _repo(ctx)
     if dry_run or as_json:
         due = due_timeouts(repo)
@@ -314,7 +314,7 @@ def sweep(ctx, dry_run, as_json):
 @click.pass_context
 def reap(ctx, host):
     """Mark every living agent of this host whose process (pid) is gone as failed."""
-    from gitstate.ops import reap as do_reap
+    from gitstate.moves.operations import reap as do_reap
     if not do_reap(_repo(ctx), click.echo, host):
         click.echo("no agent has lost its process")
 
@@ -325,7 +325,7 @@ def reap(ctx, host):
 @click.pass_context
 def shutdown(ctx, approved_by):
     """Move every living agent to a frozen or terminal state, children before parents."""
-    from gitstate.ops import shutdown as do_shutdown
+    from gitstate.moves.operations import shutdown as do_shutdown
     skipped = do_shutdown(_repo(ctx), click.echo, approved_by)
     if skipped:
         sys.exit(EXIT_REJECTED)
@@ -341,8 +341,8 @@ def shutdown(ctx, approved_by):
 @click.pass_context
 def status(ctx, agent, as_json):
     """Current state, mortality phase and legal next states (of AGENT, or of everyone)."""
-    from gitstate.grammar import canonical_id
-    from gitstate.models import agent_status
+    from gitstate.law.grammar import canonical_id
+    from gitstate.cli.models import agent_status
 
     repo = _repo(ctx)
     head = repo.git.head()
@@ -416,7 +416,7 @@ at_option = click.option("--at", default=None, metavar="REV|DATE",
 @click.pass_context
 def roster(ctx, at, as_json):
     """Living, freezer and cemetery, derived from git history."""
-    from gitstate.views import roster as build
+    from gitstate.history.views import roster as build
     view = build(_repo(ctx), at)
     if as_json:
         _json_out(view)
@@ -457,8 +457,8 @@ def roster(ctx, at, as_json):
 @click.pass_context
 def vacancies(ctx, at, as_json):
     """Roles whose holders froze or died, and roles never filled."""
-    from gitstate.history import vacancy_notice
-    from gitstate.views import vacant_roles
+    from gitstate.history.fold import vacancy_notice
+    from gitstate.history.views import vacant_roles
     view = vacant_roles(_repo(ctx), at)
     if as_json:
         _json_out(view)
@@ -475,7 +475,7 @@ def vacancies(ctx, at, as_json):
 @click.pass_context
 def log_cmd(ctx, agent, as_json):
     """Transition history (of AGENT, or of everyone), oldest first."""
-    from gitstate.views import transitions
+    from gitstate.history.views import transitions
     rows = transitions(_repo(ctx), agent)
     if as_json:
         _json_out(rows)
@@ -496,11 +496,11 @@ def log_cmd(ctx, agent, as_json):
 @click.pass_context
 def inbox(ctx, agent, mark_read, as_json):
     """Messages to AGENT (@AGENT or @ALL) since its last_read_commit."""
-    from gitstate.views import inbox as build
+    from gitstate.history.views import inbox as build
     repo = _repo(ctx)
     view = build(repo, agent)
     if mark_read and view["head"] != view["since"]:
-        from gitstate.moves import mark_read as do_mark
+        from gitstate.moves.agent import mark_read as do_mark
         result = do_mark(repo, view["agent"], view["head"], len(view["messages"]))
         view["marked_read"] = {"commit": result.sha, "last_read_commit": view["head"]}
     if as_json:
@@ -527,7 +527,7 @@ def inbox(ctx, agent, mark_read, as_json):
 @click.pass_context
 def situations(ctx, sqlite_path, no_sqlite, as_json):
     """The entity graph of agent sessions, from history; written to SQLite too."""
-    from gitstate.entities import graph, write_sqlite
+    from gitstate.history.entities import graph, write_sqlite
     repo = _repo(ctx)
     data = graph(repo)
     if not no_sqlite:
@@ -554,7 +554,7 @@ def situations(ctx, sqlite_path, no_sqlite, as_json):
 def verify(ctx, revs, as_json):
     """Replay history (default: all of HEAD's) through the hooks' rules; flag every commit
     that broke them, e.g. one made with `git commit --no-verify`."""
-    from gitstate.verify import describe_problem, verify as run
+    from gitstate.history.verify import describe_problem, verify as run
     repo = _repo(ctx)
     head = repo.git.head()
     if head is None:
@@ -580,7 +580,7 @@ def verify(ctx, revs, as_json):
 @click.pass_context
 def check(ctx, as_json):
     """Validate the lifecycle and every _state.md in the work tree."""
-    from gitstate.checks import check_worktree
+    from gitstate.doors.check import check_worktree
     problems = check_worktree(_repo(ctx))
     if as_json:
         _json_out({"ok": not problems, "problems": [p.as_json() for p in problems]})
@@ -604,12 +604,12 @@ def hook(ctx, name, agent, args):
     (session-start)."""
     import os
     if name in ("pre-commit", "commit-msg", "pre-receive"):
-        from gitstate.hooks import run_hook
+        from gitstate.doors.hooks import run_hook
         sys.exit(run_hook(name, list(args)))
     if name == "session-start":
         # What an agent needs first: where it stands, which roles are vacant, what awaits it.
-        from gitstate.history import vacancy_notice
-        from gitstate.views import inbox as build_inbox, vacant_roles
+        from gitstate.history.fold import vacancy_notice
+        from gitstate.history.views import inbox as build_inbox, vacant_roles
         agent = agent or os.environ.get("GITSTATE_AGENT")
         if not agent:
             click.echo("gitstate: no agent given (--agent ID or $GITSTATE_AGENT); "
@@ -636,7 +636,7 @@ def hook(ctx, name, agent, args):
 @click.option("--preset", default=None, help="Tell the story of this preset (default: haak).")
 def demo(directory, preset):
     """Run a scripted multi-agent story in a throwaway repository and show the result."""
-    from gitstate.demo import run_demo
+    from gitstate.cli.demo import run_demo
     if preset is not None:
         from gitstate.resources import preset_dir
         preset_dir(preset)   # a clear error for an unknown name

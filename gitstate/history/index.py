@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import os
 
-from gitstate import __version__, cache, statefile
+from gitstate import __version__
+from gitstate.git import cache
+from gitstate.law import statefile
 from gitstate.errors import InvalidFile
-from gitstate.git import Git
-from gitstate.history import fold, tag_events, track_from_plain, track_to_plain
-from gitstate.lifecycle import Lifecycle
+from gitstate.git.runner import Git
+from gitstate.history.fold import fold, tag_events, track_from_plain, track_to_plain
+from gitstate.law.lifecycle import Lifecycle
 
 FORMAT = 3
 TRACKS_NAME = "tracks.json"
@@ -91,7 +93,7 @@ class Index:
     def _line_since(self, tip: str, rev: str) -> list | None:
         """Tag events of `tip..rev` if `rev` is `tip` plus a line of new commits without
         merges (one `git log`, which also proves it); None if history went any other way."""
-        from gitstate.grammar import subject_tag
+        from gitstate.law.grammar import subject_tag
         out = self.git.run("log", f"--max-count={_LINEAR_LIMIT + 1}",
                            f"--format=%H{_SEP}%P{_SEP}%ct{_SEP}%an{_SEP}%s", f"{tip}..{rev}",
                            "--", check=False)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from gitstate.git import Git
+from gitstate.git.runner import Git
 
 
 class _Story:
@@ -24,7 +24,7 @@ class _Story:
         click.secho(f"# {text}", fg="cyan")
 
     def gitstate(self, *args: str, expect: int = 0) -> int:
-        from gitstate.cli import main
+        from gitstate.cli.app import main
         click.secho(f"$ gitstate {' '.join(_quote(a) for a in args)}", bold=True)
         try:
             code = main(["-C", str(self.repo), *args])
@@ -153,7 +153,7 @@ def _hand_edit(s: _Story, agent: str, state: str) -> None:
 
 def _preset_story(s: _Story, preset: str) -> None:
     """The story of each other preset: its lifecycle walked end to end, and its own law."""
-    from gitstate.lifecycle import load_lifecycle
+    from gitstate.law.lifecycle import load_lifecycle
     from gitstate.resources import preset_dir
 
     lc = load_lifecycle((preset_dir(preset) / "lifecycle.yaml").read_text(encoding="utf-8"))
@@ -165,7 +165,7 @@ def _preset_story(s: _Story, preset: str) -> None:
     s.gitstate("spawn", "ada", *(["--role", roles[0]] if roles else []))
     s.gitstate("spawn", "ben", *(["--role", roles[1]] if len(roles) > 1 else []))
 
-    from gitstate.ops import _path_to_rest
+    from gitstate.moves.operations import _path_to_rest
     path = _path_to_rest(lc, lc.initial) or []
     s.say(f"ada walks her lifecycle to rest: {' -> '.join([lc.initial] + path)}.")
     for step in path:

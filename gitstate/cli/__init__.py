@@ -1,0 +1,1 @@
+"""The command line: click commands by topic, their rendering, and the demo."""

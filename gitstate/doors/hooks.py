@@ -1,0 +1,208 @@
+"""Git hook entry points. This is the hot path: light imports only.
+
+The shims in `.githooks/` decide in shell whether a commit concerns gitstate at all, and start
+Python only when it does. For a state commit:
+
+- pre-commit gets the staged state-file lines of `git diff --cached --raw` on stdin, judges the
+  files (everything but the message), and, when they are legal, writes the exact subject prefix
+  that would make the commit legal (`@alice: [STATE:deep_work]`) to an "expect" file, keyed by
+  HEAD and those raw lines;
+- commit-msg, in shell, accepts a message whose subject starts with that prefix when the key
+  still matches, without starting Python again. Any other message (a mismatch, a move that
+  needs approval, a merge, no expect file) is judged in full by Python here.
+
+So Python decides every verdict; the shell only recognises a verdict Python already gave.
+Nothing here imports click, pydantic, GitPython, pathlib or dataclasses.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from gitstate.law import statefile
+from gitstate.errors import GitstateError
+from gitstate.git.runner import Git
+from gitstate.law.lifecycle import LifecycleInvalid, load_lifecycle
+from gitstate.git.lifecycle_cache import load_lifecycle_cached
+from gitstate.git.repo import LIFECYCLE_PATH, GitContext, inherited_paths
+from gitstate.law.rules import FileChange, Violation, validate
+
+LATER = "The commit message is checked next, once these are fixed."
+
+
+def main() -> int:
+    """`python -c 'from gitstate.doors.hooks import main; main()' NAME ARGS...` (what the shims run:
+    it skips the start-up of `python -m`)."""
+    if len(sys.argv) < 2:
+        print("usage: gitstate hook NAME [ARGS...]", file=sys.stderr)
+        return 2
+    return run_hook(sys.argv[1], sys.argv[2:])
+
+
+def run_hook(name: str, args: list[str]) -> int:
+    try:
+        expect = args[args.index("--expect") + 1] if "--expect" in args[:-1] else None
+        cache = os.path.join(os.path.dirname(expect), "gitstate") if expect else None
+        if name == "pre-commit":
+            return pre_commit(Git(), _stdin_text(), expect, cache)
+        if name == "commit-msg":
+            files = [a for i, a in enumerate(args) if a != "--expect" and
+                     (i == 0 or args[i - 1] != "--expect")]
+            if not files:
+                print("gitstate: the commit-msg hook needs the message file", file=sys.stderr)
+                return 2
+            with open(files[0], "rb") as fh:
+                message = fh.read().decode("utf-8", "replace")
+            return _report(_judge_staged(Git(), _stdin_text(), message, cache)[0])
+        if name == "pre-receive":
+            from gitstate.doors.hub import pre_receive
+            return pre_receive(Git(), sys.stdin.buffer)
+    except GitstateError as exc:
+        print(f"gitstate: {exc}", file=sys.stderr)
+        return exc.exit_code
+    print(f"gitstate: unknown hook '{name}'", file=sys.stderr)
+    return 2
+
+
+def _stdin_text() -> str:
+    if sys.stdin is None or sys.stdin.isatty():
+        return ""
+    return sys.stdin.read()
+
+
+def pre_commit(git: Git, raw: str, expect: str | None, cache: str | None = None) -> int:
+    if expect:
+        _remove(expect)   # a verdict is only ever for the commit being made now
+    violations, verdict = _judge_staged(git, raw, None, cache)
+    if violations:
+        return _report(violations, LATER)
+    if expect and verdict:
+        head, prefix = verdict
+        try:
+            with open(expect, "w", encoding="utf-8") as fh:
+                fh.write(f"{head}\n{prefix}\n{raw.rstrip(chr(10))}\n")
+        except OSError:
+            pass  # no shortcut then: commit-msg judges the message in full
+    return 0
+
+
+def _report(violations: list[Violation], later: str = "") -> int:
+    if not violations:
+        return 0
+    n = len(violations)
+    lines = [f"gitstate: commit refused ({n} problem{'s' if n != 1 else ''}):"]
+    lines += [f"  {v}" for v in violations]
+    lines.append("Nothing was committed; the index and work tree are as they were.")
+    if later:
+        lines.append(later)
+    print("\n".join(lines), file=sys.stderr)
+    return 1
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _raw_paths(raw: str) -> list[str] | None:
+    """Paths of `git diff --raw` lines, or None if git quoted one (then ask git with -z)."""
+    paths = []
+    for line in raw.splitlines():
+        if "\t" not in line:
+            continue
+        path = line.split("\t", 1)[1]
+        if path.startswith('"'):
+            return None
+        paths.append(path)
+    return paths
+
+
+def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = None):
+    """(violations, verdict) for the commit being made from the index.
+
+    verdict is (HEAD, subject prefix) when the files alone are legal and the message could be
+    recognised in shell; None when commit-msg must judge in full.
+    """
+    base = "HEAD^" if _parent_is_amend() else "HEAD"
+    paths = _raw_paths(raw) if raw.strip() else None
+    if paths is None:
+        paths = git.staged_changes(git.rev(base))
+    specs = ["HEAD", "MERGE_HEAD", f"{base}:{LIFECYCLE_PATH}", f":{LIFECYCLE_PATH}"]
+    for p in paths:
+        specs += [f"{base}:{p}", f":{p}"]
+    got = git.cat_batch(specs)
+    head, merge_head, old_lc, new_lc = got[:4]
+    contents = got[4:]
+    out: list[Violation] = []
+    if LIFECYCLE_PATH in paths:
+        out += _check_new_lifecycle(new_lc)
+    law = old_lc or new_lc
+    if law is None:
+        return out, None  # not managed (yet): nothing to enforce
+    try:
+        lc = load_lifecycle_cached(law[2], law[0], LIFECYCLE_PATH, cache)
+    except GitstateError as exc:
+        return out or [Violation("lifecycle", exc.message, LIFECYCLE_PATH)], None
+    rx = lc.state_path_regex()
+    changes = []
+    for i, p in enumerate(paths):
+        if rx.match(p):
+            old, new = contents[2 * i], contents[2 * i + 1]
+            changes.append(FileChange(p, old and old[2], new and new[2]))
+    inherited = inherited_paths(git, [merge_head[0]] if merge_head else [], changes)
+    out += validate(changes, lc, message, inherited=inherited,
+                    context=GitContext(git, base if head else None, tree=None))
+    verdict = None
+    if not out and not merge_head:
+        verdict = _verdict(lc, changes, head[0] if head else "none")
+    return out, verdict
+
+
+def _verdict(lc, changes: list[FileChange], head: str):
+    """The subject prefix that makes these (legal) files a legal commit, if shell can check it."""
+    rx = lc.state_path_regex()
+    changed = [c for c in changes if c.old != c.new]
+    if len(changed) != 1 or changed[0].new is None:
+        return None
+    c = changed[0]
+    new = statefile.parse_bytes(c.new, c.path).state
+    old = statefile.parse_bytes(c.old, c.path).state if c.old is not None else None
+    if old is not None and lc.needs_approval(old, new):
+        return None   # trailers are read by Python only
+    return head, f"@{rx.match(c.path).group('id')}: [STATE:{new}]"
+
+
+def _check_new_lifecycle(staged) -> list[Violation]:
+    if staged is None:
+        return [Violation("lifecycle", "the lifecycle is being deleted; a managed repository "
+                          "needs one", LIFECYCLE_PATH)]
+    try:
+        load_lifecycle(statefile.decode(staged[2], LIFECYCLE_PATH), LIFECYCLE_PATH)
+    except LifecycleInvalid as exc:
+        return [Violation("lifecycle", exc.message, LIFECYCLE_PATH)]
+    except GitstateError as exc:
+        return [Violation("lifecycle", exc.message, exc.where or LIFECYCLE_PATH)]
+    return []
+
+
+def _parent_is_amend() -> bool:
+    # git tells hooks nothing about --amend; on Linux the command line of the `git commit`
+    # that runs us (our parent's parent: the shim's shell sits between) says it.
+    pid = os.getppid()
+    for _ in range(4):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                args = fh.read().split(b"\0")
+            with open(f"/proc/{pid}/stat") as fh:
+                stat_line = fh.read()
+        except OSError:
+            return False
+        if args and args[0].rsplit(b"/", 1)[-1] == b"git" or b"commit" in args[:3]:
+            return b"--amend" in args
+        pid = int(stat_line.rsplit(")", 1)[1].split()[1])
+        if pid <= 1:
+            return False
+    return False

@@ -1,0 +1,1 @@
+"""The one door to git: the process runner, the managed repository, atomic commits, caches."""

@@ -1,0 +1,1 @@
+"""The law, pure: lifecycles, state files, the commit grammar and the rules. No git, no files, no click."""
