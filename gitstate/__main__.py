@@ -11,7 +11,7 @@ def main(argv: list[str] | None = None) -> int:
     if args[:1] == ["hook"] and len(args) > 1 and args[1] in _light_hooks():
         from gitstate.doors.hooks import run_hook
         return run_hook(args[1], args[2:])
-    from gitstate.cli.app import main as cli_main
+    from gitstate.cli.main import main as cli_main
     return cli_main(args)
 
 

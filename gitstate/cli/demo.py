@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import click
 
+from gitstate.cli import moves, operations, setup, views
+from gitstate.cli.app import cli
 from gitstate.git.runner import Git
 
 
@@ -23,15 +24,14 @@ class _Story:
         click.echo("")
         click.secho(f"# {text}", fg="cyan")
 
-    def gitstate(self, *args: str, expect: int = 0) -> int:
-        from gitstate.cli.app import main
-        click.secho(f"$ gitstate {' '.join(_quote(a) for a in args)}", bold=True)
-        try:
-            code = main(["-C", str(self.repo), *args])
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
+    def gitstate(self, name: str, run, *args, expect: int = 0, **options) -> int:
+        """Show the command line, then call the function that command calls."""
+        from gitstate.cli.app import guarded
+        argv = [name, *_words(args), *_flags(options)]
+        click.secho(f"$ gitstate {' '.join(_quote(a) for a in argv)}", bold=True)
+        code = guarded(run, str(self.repo), *args, **options)
         if code != expect:
-            self.failures.append(f"`gitstate {' '.join(args)}` exited {code}, expected {expect}")
+            self.failures.append(f"`gitstate {' '.join(argv)}` exited {code}, expected {expect}")
         return code
 
     def shell(self, *cmd: str, expect: int = 0) -> int:
@@ -48,6 +48,28 @@ class _Story:
         path = self.repo / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
+
+
+_FLAGS = {"text": "-m", "sets": "--set", "transfer_to": "--transfer-role-to"}
+
+
+def _words(args: tuple) -> list[str]:
+    return [str(w) for a in args for w in (a if isinstance(a, (list, tuple)) else [a])]
+
+
+def _flags(options: dict) -> list[str]:
+    """The command-line flags that say what `options` say."""
+    out: list[str] = []
+    for key, value in options.items():
+        flag = _FLAGS.get(key, "--" + key.replace("_", "-"))
+        if value is True:
+            out.append(flag)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                out += [flag, str(item)]
+        elif value is not None:
+            out += [flag, str(value)]
+    return out
 
 
 def _quote(arg: str) -> str:
@@ -73,27 +95,29 @@ def run_demo(directory: str | None = None, preset: str | None = None) -> int:
         return _ending(s, repo)
 
     s.say("Make the repository managed: the lifecycle 'haak', its protocols, the hooks.")
-    s.gitstate("init")
+    s.gitstate("init", setup.run_init)
 
     s.say("Three agents are born, each in the initial state, each in one commit.")
-    s.gitstate("spawn", "alice", "--role", "architect", "--model", "opus-4-6",
-               "--set", "person=zach", "--set", "project=haak")
-    s.gitstate("spawn", "bob", "--role", "librarian", "--set", "person=zach")
-    s.gitstate("spawn", "carol", "--role", "steward", "--set", "person=zach")
+    s.gitstate("spawn", moves.run_spawn, "alice", role="architect", model="opus-4-6",
+               sets=["person=zach", "project=haak"])
+    s.gitstate("spawn", moves.run_spawn, "bob", role="librarian", sets=["person=zach"])
+    s.gitstate("spawn", moves.run_spawn, "carol", role="steward", sets=["person=zach"])
 
     s.say("alice works through the loop; her design lands in the same commit as her state,\n"
           "# and @bob in the message is a message to bob.")
-    s.gitstate("transition", "alice", "inbox", "-m", "restored from a cold start")
-    s.gitstate("transition", "alice", "distill", "-m", "nothing in the inbox")
+    s.gitstate("transition", moves.run_transition, "alice", "inbox",
+               text="restored from a cold start")
+    s.gitstate("transition", moves.run_transition, "alice", "distill",
+               text="nothing in the inbox")
     s.write("docs/design.md", "# Roster fold\n\nFold tagged commits into a roster.\n")
     s.shell("git", "add", "docs/design.md")
-    s.gitstate("transition", "alice", "deep_work", "-m", "roster: design drafted",
-               "--set", "thread=roster-fold", "--set", "context_pct=40",
-               "--body", "@bob please index docs/design.md")
+    s.gitstate("transition", moves.run_transition, "alice", "deep_work",
+               text="roster: design drafted", sets=["thread=roster-fold", "context_pct=40"],
+               body="@bob please index docs/design.md")
 
     s.say("bob tries to skip ahead by editing his state file and committing by hand.\n"
           "# The pre-commit hook refuses, and says what would be legal.")
-    s.gitstate("transition", "bob", "inbox", "-m", "restored")
+    s.gitstate("transition", moves.run_transition, "bob", "inbox", text="restored")
     state = repo / "agent" / "bob" / "_state.md"
     state.write_text(state.read_text(encoding="utf-8").replace("state: inbox", "state: deep_work"),
                      encoding="utf-8")
@@ -102,32 +126,35 @@ def run_demo(directory: str | None = None, preset: str | None = None) -> int:
     s.say("Nothing was committed; bob's edit is still in his work tree. He takes the legal path.")
     s.shell("git", "status", "--short")
     s.shell("git", "checkout", "--", "agent/bob/_state.md")
-    s.gitstate("transition", "bob", "distill", "-m", "reading alice's design")
+    s.gitstate("transition", moves.run_transition, "bob", "distill",
+               text="reading alice's design")
 
     s.say("carol freezes: her freeze-state file is her self-portrait for whoever needs her.")
-    s.gitstate("transition", "carol", "inbox", "-m", "restored")
-    s.gitstate("transition", "carol", "distill", "-m", "work will resume next week")
+    s.gitstate("transition", moves.run_transition, "carol", "inbox", text="restored")
+    s.gitstate("transition", moves.run_transition, "carol", "distill",
+               text="work will resume next week")
     template = _template("freeze-state.md")
     s.write("data/freeze-states/carol.md", template.replace("session_id: null", "session_id: carol"))
     s.shell("git", "add", "data/freeze-states/carol.md")
-    s.gitstate("transition", "carol", "frozen", "-m", "frozen at 60%",
-               "--set", "freeze_state=data/freeze-states/carol.md", "--set", "context_pct=60")
+    s.gitstate("transition", moves.run_transition, "carol", "frozen", text="frozen at 60%",
+               sets=["freeze_state=data/freeze-states/carol.md", "context_pct=60"])
     s.say("Waking a frozen agent is a human's call: without approval it is refused.")
-    s.gitstate("transition", "carol", "bootstrap", "-m", "waking myself", expect=1)
+    s.gitstate("transition", moves.run_transition, "carol", "bootstrap", text="waking myself",
+               expect=1)
 
     s.say("alice finishes and dies, leaving a final summary.")
-    s.gitstate("transition", "alice", "inbox", "-m", "design done")
-    s.gitstate("transition", "alice", "distill", "-m", "wrapping up")
-    s.gitstate("transition", "alice", "dead", "-m", "done",
-               "--set", "final_summary=Designed the roster fold; see docs/design.md")
+    s.gitstate("transition", moves.run_transition, "alice", "inbox", text="design done")
+    s.gitstate("transition", moves.run_transition, "alice", "distill", text="wrapping up")
+    s.gitstate("transition", moves.run_transition, "alice", "dead", text="done",
+               sets=["final_summary=Designed the roster fold; see docs/design.md"])
 
     s.say("Everything else is derived from git log: the roster (living, freezer, cemetery),\n"
           "# the roles that fell vacant, and what is waiting in bob's inbox.")
-    s.gitstate("roster")
-    s.gitstate("vacancies")
-    s.gitstate("inbox", "bob")
+    s.gitstate("roster", views.run_roster)
+    s.gitstate("vacancies", views.run_vacancies)
+    s.gitstate("inbox", views.run_inbox, "bob")
     s.say("And every commit in the history followed the law (hooks or not):")
-    s.gitstate("verify")
+    s.gitstate("verify", views.run_verify)
     s.shell("git", "log", "--oneline", "-6")
 
     return _ending(s, repo)
@@ -153,17 +180,17 @@ def _hand_edit(s: _Story, agent: str, state: str) -> None:
 
 def _preset_story(s: _Story, preset: str) -> None:
     """The story of each other preset: its lifecycle walked end to end, and its own law."""
-    from gitstate.law.lifecycle import load_lifecycle
+    from gitstate.law.load import load_lifecycle
     from gitstate.resources import preset_dir
 
     lc = load_lifecycle((preset_dir(preset) / "lifecycle.yaml").read_text(encoding="utf-8"))
     s.say(f"Make the repository managed with the preset '{preset}': {lc.description}.")
-    s.gitstate("init", "--lifecycle", preset)
-    s.gitstate("lifecycle")
+    s.gitstate("init", setup.run_init, lifecycle=preset)
+    s.gitstate("lifecycle", setup.run_lifecycle)
     roles = list(lc.roles)
     s.say("Two agents are born in the initial state.")
-    s.gitstate("spawn", "ada", *(["--role", roles[0]] if roles else []))
-    s.gitstate("spawn", "ben", *(["--role", roles[1]] if len(roles) > 1 else []))
+    s.gitstate("spawn", moves.run_spawn, "ada", role=roles[0] if roles else None)
+    s.gitstate("spawn", moves.run_spawn, "ben", role=roles[1] if len(roles) > 1 else None)
 
     from gitstate.moves.operations import _path_to_rest
     path = _path_to_rest(lc, lc.initial) or []
@@ -171,11 +198,11 @@ def _preset_story(s: _Story, preset: str) -> None:
     for step in path:
         spec = lc.states[step]
         if spec.roster == "frozen" and "freeze_state" in spec.requires:
-            s.gitstate("freeze", "ada")
+            s.gitstate("freeze", moves.run_freeze, "ada")
         elif "final_summary" in spec.requires:
-            s.gitstate("bury", "ada", "--summary", "all done")
+            s.gitstate("bury", moves.run_bury, "ada", summary="all done")
         else:
-            s.gitstate("transition", "ada", step, "-m", f"on to {step}")
+            s.gitstate("transition", moves.run_transition, "ada", step, text=f"on to {step}")
 
     illegal = next((t for t in lc.states if t not in lc.allowed_from(lc.initial)), None)
     who, to = ("ben", illegal) if illegal else ("ada", lc.initial)
@@ -192,29 +219,41 @@ def _preset_story(s: _Story, preset: str) -> None:
         s.shell("git", "reset", "-q")
     elif preset == "registry":
         s.say("A programmer may not spawn another programmer, and depth is limited.")
-        s.gitstate("spawn", "cal", "--parent", "ben", "--role", roles[1], expect=1)
-        s.gitstate("spawn", "cal", "--parent", "ben", "--role", "researcher")
+        s.gitstate("spawn", moves.run_spawn, "cal", parent="ben", role=roles[1], expect=1)
+        s.gitstate("spawn", moves.run_spawn, "cal", parent="ben", role="researcher")
         s.say("ada waits for her helpers to end (here: the one already done).")
-        s.gitstate("await", "ada", "--timeout", "5")
+        s.gitstate("await", operations.run_await, ["ada"], timeout=5)
     elif preset == "squad":
         s.say("idle -> suspended is a timed move: before 30 minutes it is refused.")
-        s.gitstate("transition", "ben", "active")
-        s.gitstate("transition", "ben", "idle")
-        s.gitstate("transition", "ben", "suspended", expect=1)
-        s.gitstate("sweep")
+        s.gitstate("transition", moves.run_transition, "ben", "active")
+        s.gitstate("transition", moves.run_transition, "ben", "idle")
+        s.gitstate("transition", moves.run_transition, "ben", "suspended", expect=1)
+        s.gitstate("sweep", operations.run_sweep)
     elif preset == "maos":
         s.say(f"Role limits: a second {roles[0]} is refused while the first is living.")
-        s.gitstate("spawn", "cy", "--role", roles[0])
-        s.gitstate("spawn", "dee", "--role", roles[0], expect=1)
+        s.gitstate("spawn", moves.run_spawn, "cy", role=roles[0])
+        s.gitstate("spawn", moves.run_spawn, "dee", role=roles[0], expect=1)
         s.say("Shut everyone down in order.")
-        s.gitstate("shutdown")
+        s.gitstate("shutdown", operations.run_shutdown)
 
     s.say("The roster, the vacant roles, and a check of the whole history.")
-    s.gitstate("roster")
-    s.gitstate("vacancies")
-    s.gitstate("verify")
+    s.gitstate("roster", views.run_roster)
+    s.gitstate("vacancies", views.run_vacancies)
+    s.gitstate("verify", views.run_verify)
 
 
 def _template(name: str) -> str:
     from gitstate.resources import read_shipped
     return read_shipped("data", name)
+
+
+@cli.command()
+@click.option("--dir", "directory", default=None, type=click.Path(file_okay=False),
+              help="Where to make the throwaway repository (default: a new temp folder).")
+@click.option("--preset", default=None, help="Tell the story of this preset (default: haak).")
+def demo(directory, preset):
+    """Run a scripted multi-agent story in a throwaway repository and show the result."""
+    if preset is not None:
+        from gitstate.resources import preset_dir
+        preset_dir(preset)   # a clear error for an unknown name
+    return run_demo(directory, preset)

@@ -43,6 +43,15 @@ class Problem(Record):
     rule: str
     message: str
 
+    @classmethod
+    def from_violation(cls, v) -> Problem:
+        """A rule's violation, its `where` ("file:line" or "file") split in two."""
+        where = v.where or ""
+        path, _, line = where.rpartition(":")
+        if path and line.isdigit():
+            return cls(file=path, line=int(line), rule=v.rule, message=v.message)
+        return cls(file=where, rule=v.rule, message=v.message)
+
 
 PHASE_ADVICE = {
     "midlife": "midlife: make sure key decisions are written down",

@@ -23,10 +23,11 @@ import sys
 from gitstate.law import statefile
 from gitstate.errors import GitstateError
 from gitstate.git.runner import Git
-from gitstate.law.lifecycle import LifecycleInvalid, load_lifecycle
+from gitstate.law.load import LifecycleInvalid, load_lifecycle
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
-from gitstate.git.repo import LIFECYCLE_PATH, GitContext, inherited_paths
+from gitstate.git.repo import GitContext, inherited_paths
 from gitstate.law.rules import FileChange, Violation, validate
+from gitstate.law.lifecycle import LIFECYCLE_PATH
 
 LATER = "The commit message is checked next, once these are fixed."
 

@@ -49,7 +49,7 @@ def init_server(path: str | None, lifecycle: str | None) -> InitReport:
     from gitstate.errors import UsageError
     from gitstate.doors.install import InitReport
     from gitstate.doors.shims import install_into
-    from gitstate.law.lifecycle import load_lifecycle
+    from gitstate.law.load import load_lifecycle
     from gitstate.resources import preset_dir
 
     git = Git(path)

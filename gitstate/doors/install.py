@@ -15,9 +15,10 @@ from gitstate.git.atomic import Plan, commit_atomically
 from gitstate.errors import GitstateError, NotManaged, UsageError
 from gitstate.git.runner import Git
 from gitstate.doors.shims import HOOK_NAMES, install_into, is_ours, render_shim, write_executable
-from gitstate.law.lifecycle import Lifecycle, load_lifecycle
-from gitstate.git.repo import LIFECYCLE_PATH
+from gitstate.law.lifecycle import Lifecycle
+from gitstate.law.load import load_lifecycle
 from gitstate.resources import preset_dir, presets, read_shipped
+from gitstate.law.lifecycle import LIFECYCLE_PATH
 
 SHIM_DIR = ".githooks"
 AGENT_GUIDE = "agent/README.md"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from gitstate.errors import GitstateError
 from gitstate.law.lifecycle import Lifecycle
-from gitstate.git.repo import LIFECYCLE_PATH
+from gitstate.law.lifecycle import LIFECYCLE_PATH
 
 SHIM_MARK = "# gitstate-shim:"
 HOOK_NAMES = ("pre-commit", "commit-msg")

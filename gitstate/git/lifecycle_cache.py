@@ -4,7 +4,8 @@ hash, so an edited lifecycle is a miss."""
 
 from __future__ import annotations
 
-from gitstate.law.lifecycle import (Lifecycle, Mortality, Policies, Role, State, load_lifecycle)
+from gitstate.law.lifecycle import Lifecycle, Mortality, Policies, Role, State
+from gitstate.law.load import load_lifecycle
 
 
 def to_plain(lc: Lifecycle) -> dict:

@@ -10,14 +10,14 @@ TYPE_CHECKING = False  # importing typing costs the hooks milliseconds
 from gitstate.law import statefile
 from gitstate.errors import InvalidFile, NotManaged
 from gitstate.git.runner import Git
-from gitstate.law.lifecycle import Lifecycle, load_lifecycle
+from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle
+from gitstate.law.load import load_lifecycle
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.law.rules import Context, FileChange
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-LIFECYCLE_PATH = "protocols/lifecycle.yaml"
 
 
 class Managed:

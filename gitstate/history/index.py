@@ -12,8 +12,6 @@ the fields of each blob are remembered by its hash, so a warm read parses only n
 
 from __future__ import annotations
 
-import os
-
 from gitstate import __version__
 from gitstate.git import cache
 from gitstate.law import statefile

@@ -20,8 +20,9 @@ from gitstate.errors import GitstateError
 from gitstate.git.runner import Git
 from gitstate.law.lifecycle import Lifecycle
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
-from gitstate.git.repo import LIFECYCLE_PATH, GitContext, inherited_paths
+from gitstate.git.repo import GitContext, inherited_paths
 from gitstate.law.rules import FileChange, parse_state, validate
+from gitstate.law.lifecycle import LIFECYCLE_PATH
 
 _REC, _END = "\x1e", "\x1d"
 _FORMAT = f"--format={_REC}%H%x1f%P%x1f%ct%x1f%an%x1f%B{_END}"

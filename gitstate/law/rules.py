@@ -13,111 +13,11 @@ import re
 from gitstate.law import statefile
 from gitstate.errors import InvalidFile
 from gitstate.law.grammar import Message, is_valid_id, parse_message
-from gitstate.law.record import Record
+from gitstate.law.society import check_society
+from gitstate.law.verdict import Context, FileChange, Parsed, Violation  # noqa: F401  (FileChange, Context: part of this module's API)
 
 if TYPE_CHECKING:
     from gitstate.law.lifecycle import Lifecycle
-
-
-class FileChange(Record):
-    """One state file in a commit: its content in the parent and in the commit (None: absent)."""
-
-    __slots__ = ("path", "old", "new")
-
-    def __init__(self, path: str, old: bytes | None, new: bytes | None):
-        self.path, self.old, self.new = path, old, new
-
-
-class Violation(Record):
-    __slots__ = ("rule", "message", "where")
-
-    def __init__(self, rule: str, message: str, where: str | None = None):
-        self.rule, self.message, self.where = rule, message, where
-
-    def __str__(self) -> str:
-        return f"[{self.rule}] {self.where}: {self.message}" if self.where \
-            else f"[{self.rule}] {self.message}"
-
-    def to_dict(self) -> dict:
-        return {"rule": self.rule, "message": self.message, "where": self.where}
-
-
-# Short ids and readable names of every rule, for docs and `--json` consumers.
-RULES = {
-    "invalid-id": "the agent id in a state file's path is not a valid id",
-    "unreadable": "a state file that cannot be parsed",
-    "bad-field": "a known front-matter key with a value of the wrong type",
-    "agent-mismatch": "'agent:' differs from the agent's directory",
-    "unknown-state": "'state:' names a state the lifecycle does not declare",
-    "not-initial": "a new agent must start in the lifecycle's initial state",
-    "deleted": "a state file was deleted",
-    "terminal": "an agent in a terminal state was changed",
-    "illegal-transition": "a move the lifecycle does not allow",
-    "missing-field": "a field the target state requires is missing",
-    "needs-approval": "a move that needs an Approved-by: trailer from a lifecycle human",
-    "urgent": "entering a state the mortality policy forbids at urgent context",
-    "multiple-agents": "one commit changes more than one agent's state",
-    "malformed-subject": "a state tag not in the form '@id: [STATE:x] text'",
-    "tag-mismatch": "the [STATE:x] tag differs from the state the commit writes",
-    "tag-without-change": "a [STATE:x] tag but no state file change",
-    "change-without-tag": "a state file change without a [STATE:x] tag",
-    "prefix-mismatch": "the @id: prefix is not the agent whose state file changed",
-    "inbox-checkpoint": "last_read_commit moved backwards or to a commit outside the history",
-    "unknown-role": "a role the lifecycle does not declare, where custom roles are not allowed",
-    "role-max": "more living holders of a role than its max",
-    "max-living": "more living agents than the lifecycle's max_living",
-    "parent": "a parent that is not an agent of the repository",
-    "depth": "a depth that is not the parent's plus one",
-    "max-depth": "a spawn deeper than the lifecycle's max_depth",
-    "self-spawn": "a role spawning its own kind, or a kind it must never spawn",
-    "freeze-state": "a freeze without its complete freeze-state file in the same commit",
-    "atomic": "an agent's commit without its state file, where commits must be atomic",
-    "timeout": "a timed transition taken before it is due",
-}
-
-
-class Context:
-    """What rules about the rest of the repository ask, answered by the caller (git-backed in
-    the hooks, `transition` and `verify`; plain data in tests). The pure core never calls git.
-
-    `base` is the parent of the commit being judged; `tree_file` and `agents` see the commit
-    as it will be (after the change). Each is asked only when a rule needs it.
-    """
-
-    base: str | None = None
-
-    def commit(self, rev: str) -> str | None:  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def is_ancestor(self, a: str, b: str) -> bool:  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def tree_file(self, path: str) -> bytes | None:  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def agents(self) -> dict[str, dict]:  # pragma: no cover - interface
-        """agent id -> front matter of every readable state file in the commit."""
-        raise NotImplementedError
-
-    def now(self) -> float:  # pragma: no cover - interface
-        """When the commit is made (the commit's own time, when replaying history)."""
-        raise NotImplementedError
-
-    def entered(self, agent: str, state: str) -> float | None:  # pragma: no cover
-        """When `agent` entered `state`, by the tags of the history before the commit."""
-        raise NotImplementedError
-
-
-class _Parsed(Record):
-    """A change with both sides parsed. `new_problem`: the new side is too broken for the
-    rules that follow to say anything useful."""
-
-    __slots__ = ("change", "agent", "old", "new", "old_error", "new_problem")
-
-    def __init__(self, change: FileChange, agent: str):
-        self.change, self.agent = change, agent
-        self.old = self.new = self.old_error = None
-        self.new_problem = False
 
 
 def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | None,
@@ -130,7 +30,7 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
     """
     out: list[Violation] = []
     rx = lc.state_path_regex()
-    parsed: list[_Parsed] = []
+    parsed: list[Parsed] = []
     for ch in changes:
         if ch.path in inherited or ch.old == ch.new:
             continue
@@ -138,14 +38,9 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
         if not m:
             continue
         raw_id = m.group("id")
-        if not is_valid_id(raw_id) or raw_id != raw_id.lower():
-            hint = (f"; agent directories are lower case: use '{raw_id.lower()}'"
-                    if is_valid_id(raw_id) else "")
-            out.append(Violation("invalid-id", f"'{raw_id}' is not a valid agent id{hint} "
-                                 "(1-64 letters, digits, '.', '_' or '-', starting with a letter "
-                                 "or digit; 'all' is reserved)", ch.path))
+        if _check_id(raw_id, ch.path, out):
             continue
-        p = _check_file(_Parsed(ch, raw_id), lc, out, memo)
+        p = _check_file(Parsed(ch, raw_id), lc, out, memo)
         parsed.append(p)
         if context is not None:
             _check_checkpoint(p, context, out)
@@ -154,7 +49,6 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
     if msg is not None:
         _check_message(parsed, msg, lc, out)
     if context is not None:
-        from gitstate.law.society import check_society
         out += check_society(parsed, lc, context, msg)
     agents = sorted({p.agent for p in parsed})
     # Without the message (pre-commit) a role transfer cannot be told apart: judged later.
@@ -167,7 +61,7 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
 _TRANSFER = re.compile(r"^(?P<role>\S+)\s*->\s*(?P<to>\S+)$")
 
 
-def _is_role_transfer(parsed: list[_Parsed], msg: Message | None, out: list) -> bool:
+def _is_role_transfer(parsed: list[Parsed], msg: Message | None, out: list) -> bool:
     """The one commit that may touch two agents: `Role-transfer: <role> -> <to>` hands a role
     from the agent that speaks to another, so that the role is never vacant nor doubly held.
     The receiver's file may change only in `role` (and `updated`)."""
@@ -220,8 +114,34 @@ def _parse(data: bytes, path: str, memo: dict | None) -> statefile.StateDoc:
 parse_state = _parse
 
 
-def _check_file(p: _Parsed, lc: Lifecycle, out: list[Violation],
-                memo: dict | None = None) -> _Parsed:
+def _check_id(raw_id: str, path: str, out: list[Violation]) -> bool:
+    """True (and a violation) if the id in a state file's path is not a valid agent id."""
+    if is_valid_id(raw_id) and raw_id == raw_id.lower():
+        return False
+    hint = (f"; agent directories are lower case: use '{raw_id.lower()}'"
+            if is_valid_id(raw_id) else "")
+    out.append(Violation("invalid-id", f"'{raw_id}' is not a valid agent id{hint} "
+                         "(1-64 letters, digits, '.', '_' or '-', starting with a letter "
+                         "or digit; 'all' is reserved)", path))
+    return True
+
+
+def file_violations(path: str, data: bytes, lc: Lifecycle) -> list[Violation]:
+    """What is wrong with one state file on its own, whatever came before it: its id, its
+    front matter, its known keys, its state and that state's required fields. `gitstate check`
+    judges the work tree with this; commits add the transition rules on top."""
+    out: list[Violation] = []
+    m = lc.state_path_regex().match(path)
+    if m is None or _check_id(m.group("id"), path, out):
+        return out
+    p = Parsed(FileChange(path, None, data), m.group("id"))
+    if _check_content(p, lc, out, None):
+        _check_requires(p, lc, p.new.state, out)
+    return out
+
+
+def _check_file(p: Parsed, lc: Lifecycle, out: list[Violation],
+                memo: dict | None = None) -> Parsed:
     ch = p.change
     if ch.old is not None:
         try:
@@ -235,32 +155,9 @@ def _check_file(p: _Parsed, lc: Lifecycle, out: list[Violation],
                              "state instead", ch.path))
         p.new_problem = True
         return p
-    try:
-        p.new = _parse(ch.new, ch.path, memo)
-    except InvalidFile as exc:
-        out.append(Violation("unreadable", exc.message + (f" ({exc.hint})" if exc.hint else ""),
-                             exc.where or ch.path))
-        p.new_problem = True
+    if not _check_content(p, lc, out, memo):
         return p
-    new = p.new
-    for key, line, problem in statefile.field_problems(new):
-        out.append(Violation("bad-field", problem, f"{ch.path}:{line}"))
-        if key in ("agent", "state"):
-            p.new_problem = True
-    agent_field = new.agent
-    if isinstance(agent_field, str) and agent_field.lower() != p.agent:
-        out.append(Violation("agent-mismatch", f"'agent: {agent_field}' but the file belongs to "
-                             f"'{p.agent}' (its directory); they must be the same id",
-                             f"{ch.path}:{new.line_of('agent')}"))
-    state = new.state
-    if p.new_problem or not isinstance(state, str):
-        return p
-    if state not in lc.states:
-        out.append(Violation("unknown-state", f"'{state}' is not a state of lifecycle "
-                             f"'{lc.name}' (states: {', '.join(lc.states)})",
-                             f"{ch.path}:{new.line_of('state')}"))
-        p.new_problem = True
-        return p
+    new, state = p.new, p.new.state
     where = f"{ch.path}:{new.line_of('state')}"
     old_state = p.old.state if p.old is not None else None
     if ch.old is None:
@@ -274,12 +171,50 @@ def _check_file(p: _Parsed, lc: Lifecycle, out: list[Violation],
         elif not lc.is_legal(old_state, state):
             out.append(Violation("illegal-transition", f"{p.agent} is in {old_state}; "
                                  f"{legal_moves(lc, old_state)}, not {state}", where))
-    for req in lc.states[state].requires:
-        if not statefile.is_filled(new.get(req)):
-            out.append(Violation("missing-field", f"state '{state}' requires '{req}:' to be "
-                                 f"filled in", f"{ch.path}:{new.line_of(req) if req in new.front else 2}"))
+    _check_requires(p, lc, state, out)
     _check_mortality(p, lc, old_state, state, where, out)
     return p
+
+
+def _check_content(p: Parsed, lc: Lifecycle, out: list[Violation], memo: dict | None) -> bool:
+    """Parse the new side and judge it on its own; True if it names a declared state."""
+    ch = p.change
+    try:
+        p.new = _parse(ch.new, ch.path, memo)
+    except InvalidFile as exc:
+        out.append(Violation("unreadable", exc.message + (f" ({exc.hint})" if exc.hint else ""),
+                             exc.where or ch.path))
+        p.new_problem = True
+        return False
+    new = p.new
+    for key, line, problem in statefile.field_problems(new):
+        out.append(Violation("bad-field", problem, f"{ch.path}:{line}"))
+        if key in ("agent", "state"):
+            p.new_problem = True
+    agent_field = new.agent
+    if isinstance(agent_field, str) and agent_field.lower() != p.agent:
+        out.append(Violation("agent-mismatch", f"'agent: {agent_field}' but the file belongs to "
+                             f"'{p.agent}' (its directory); they must be the same id",
+                             f"{ch.path}:{new.line_of('agent')}"))
+    state = new.state
+    if p.new_problem or not isinstance(state, str):
+        return False
+    if state not in lc.states:
+        out.append(Violation("unknown-state", f"'{state}' is not a state of lifecycle "
+                             f"'{lc.name}' (states: {', '.join(lc.states)})",
+                             f"{ch.path}:{new.line_of('state')}"))
+        p.new_problem = True
+        return False
+    return True
+
+
+def _check_requires(p: Parsed, lc: Lifecycle, state: str, out: list[Violation]) -> None:
+    new = p.new
+    for req in lc.states[state].requires:
+        if not statefile.is_filled(new.get(req)):
+            line = new.line_of(req) if req in new.front else 2
+            out.append(Violation("missing-field", f"state '{state}' requires '{req}:' to be "
+                                 "filled in", f"{p.change.path}:{line}"))
 
 
 def legal_moves(lc: Lifecycle, state: str) -> str:
@@ -290,7 +225,7 @@ def legal_moves(lc: Lifecycle, state: str) -> str:
     return text + (f" (or staying in {state})" if stay else "")
 
 
-def _check_mortality(p: _Parsed, lc: Lifecycle, old_state: str | None, state: str,
+def _check_mortality(p: Parsed, lc: Lifecycle, old_state: str | None, state: str,
                      where: str, out: list[Violation]) -> None:
     mort = lc.policies.mortality
     if mort is None or state == old_state or state not in mort.urgent_forbids:
@@ -306,7 +241,7 @@ def _check_mortality(p: _Parsed, lc: Lifecycle, old_state: str | None, state: st
                              f"{mort.urgent}%): entering {state} is refused; {advice}", where))
 
 
-def _check_checkpoint(p: _Parsed, ancestry: Context, out: list[Violation]) -> None:
+def _check_checkpoint(p: Parsed, ancestry: Context, out: list[Violation]) -> None:
     """An inbox checkpoint only moves forward, and only to a commit already in the history."""
     if p.new is None or p.new_problem:
         return
@@ -328,7 +263,7 @@ def _check_checkpoint(p: _Parsed, ancestry: Context, out: list[Violation]) -> No
                              where))
 
 
-def _check_message(parsed: list[_Parsed], msg: Message, lc: Lifecycle,
+def _check_message(parsed: list[Parsed], msg: Message, lc: Lifecycle,
                    out: list[Violation]) -> None:
     where = "commit message"
     if msg.malformed:
@@ -367,7 +302,7 @@ def _check_message(parsed: list[_Parsed], msg: Message, lc: Lifecycle,
             _check_approval(p, msg, lc, p.old.state, written, out)
 
 
-def _check_approval(p: _Parsed, msg: Message, lc: Lifecycle, old: str, new: str,
+def _check_approval(p: Parsed, msg: Message, lc: Lifecycle, old: str, new: str,
                     out: list[Violation]) -> None:
     humans = {h.lower(): h for h in lc.policies.humans}
     given = [v for v in msg.trailer("approved-by")]

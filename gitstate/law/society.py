@@ -10,7 +10,7 @@ import re
 from gitstate.law import statefile
 from gitstate.law.grammar import Message, is_valid_id
 from gitstate.law.lifecycle import Lifecycle, fmt_duration
-from gitstate.law.rules import Context, Violation
+from gitstate.law.verdict import Context, Violation
 
 FREEZE_SECTIONS = ("Key Decisions", "Accumulated Knowledge", "Open Questions", "Files Changed",
                    "Handoff Notes")

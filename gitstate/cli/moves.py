@@ -1,0 +1,182 @@
+"""Moving one agent: spawn, transition, freeze, wake, bury, and show (a frozen agent's
+freeze-state, asked without waking it)."""
+
+from __future__ import annotations
+
+import click
+
+from gitstate.cli.app import cli, directory_of, json_option, json_out, message_option, \
+    open_repo, set_option
+from gitstate.cli.text import print_move
+from gitstate.errors import GitstateError
+
+
+def run_spawn(directory: str | None, agent: str, *, role: str | None = None,
+              model: str | None = None, parent: str | None = None, sets=(),
+              text: str | None = None, as_json: bool = False) -> int:
+    from gitstate.moves.agent import parse_sets, spawn
+    result = spawn(open_repo(directory), agent, role=role, model=model, parent_agent=parent,
+                   sets=parse_sets(sets), text=text)
+    print_move(result, as_json)
+    return 0
+
+
+@cli.command()
+@click.argument("agent")
+@click.option("--role", default=None, help="The role this agent holds.")
+@click.option("--model", default=None, help="The model behind the agent.")
+@click.option("--parent", "parent", default=None, help="The agent that spawned this one.")
+@set_option
+@message_option
+@json_option
+@click.pass_context
+def spawn(ctx, agent, role, model, parent, sets, text, as_json):
+    """Register AGENT in the initial state (one commit)."""
+    return run_spawn(directory_of(ctx), agent, role=role, model=model, parent=parent,
+                     sets=sets, text=text, as_json=as_json)
+
+
+def run_transition(directory: str | None, agent: str, state: str, *, text: str | None = None,
+                   body: str = "", sets=(), approved_by: str | None = None, push: bool = False,
+                   as_json: bool = False) -> int:
+    from gitstate.moves.agent import parse_sets, transition
+    if push:
+        raise GitstateError("--push is not available yet", hint="commit, then `git push`")
+    result = transition(open_repo(directory), agent, state, text=text, sets=parse_sets(sets),
+                        approved_by=approved_by, body=body)
+    print_move(result, as_json)
+    return 0
+
+
+@cli.command()
+@click.argument("agent")
+@click.argument("state")
+@message_option
+@click.option("--body", default="", help="A longer commit body (may @mention agents).")
+@set_option
+@click.option("--approved-by", default=None, metavar="HUMAN",
+              help="Add 'Approved-by: HUMAN' for moves that need approval.")
+@click.option("--push", is_flag=True, help="Also push to the hub (not yet available).")
+@json_option
+@click.pass_context
+def transition(ctx, agent, state, text, body, sets, approved_by, push, as_json):
+    """Move AGENT to STATE: one atomic commit of its state file and whatever is staged."""
+    return run_transition(directory_of(ctx), agent, state, text=text, body=body, sets=sets,
+                          approved_by=approved_by, push=push, as_json=as_json)
+
+
+def run_freeze(directory: str | None, agent: str, *, text: str | None = None,
+               situation: str | None = None, sets=(), as_json: bool = False) -> int:
+    from gitstate.moves.agent import freeze, parse_sets
+    print_move(freeze(open_repo(directory), agent, text=text, situation=situation,
+                      sets=parse_sets(sets)), as_json)
+    return 0
+
+
+@cli.command()
+@click.argument("agent")
+@message_option
+@click.option("--situation", default=None, help="primary_situation for a new freeze-state.")
+@set_option
+@json_option
+@click.pass_context
+def freeze(ctx, agent, text, situation, sets, as_json):
+    """Freeze AGENT: write (or check) data/freeze-states/AGENT.md and freeze, in one commit.
+
+    If the file exists it must have all its sections; if not, the template is written with
+    the agent's role and thread filled in (edit it and commit it as a progress update later).
+    """
+    return run_freeze(directory_of(ctx), agent, text=text, situation=situation, sets=sets,
+                      as_json=as_json)
+
+
+def run_wake(directory: str | None, agent: str, approved_by: str, *, state: str | None = None,
+             text: str | None = None, as_json: bool = False) -> int:
+    from gitstate.moves.agent import wake
+    print_move(wake(open_repo(directory), agent, approved_by, text=text, state=state), as_json)
+    return 0
+
+
+@cli.command()
+@click.argument("agent")
+@click.option("--approved-by", required=True, metavar="HUMAN",
+              help="The human (one of the lifecycle's `humans`) who decided to wake it.")
+@click.option("--state", default=None, help="Where to wake it to (default: the first living "
+                                              "state the lifecycle allows).")
+@message_option
+@json_option
+@click.pass_context
+def wake(ctx, agent, approved_by, state, text, as_json):
+    """Resume a frozen AGENT; a human's decision (Approved-by)."""
+    return run_wake(directory_of(ctx), agent, approved_by, state=state, text=text,
+                    as_json=as_json)
+
+
+def run_bury(directory: str | None, agent: str, summary: str, *, approved_by: str | None = None,
+             transfer_to: str | None = None, text: str | None = None,
+             as_json: bool = False) -> int:
+    from gitstate.history.fold import vacancy_notice
+    from gitstate.history.views import vacant_roles
+    from gitstate.moves.agent import bury
+    repo = open_repo(directory)
+    result = bury(repo, agent, summary, text=text, approved_by=approved_by,
+                  transfer_to=transfer_to)
+    who = result.plan.info["agent"]
+    notices = [vacancy_notice(v) for v in vacant_roles(repo)["vacancies"]
+               if v.get("last_holder") == who]
+    if as_json:
+        info = result.plan.info
+        json_out({"commit": result.sha, "agent": who, "from": info["from"], "to": info["to"],
+                  "vacancies": notices})
+        return 0
+    print_move(result, False)
+    for n in notices:
+        click.echo(n)
+    return 0
+
+
+@cli.command()
+@click.argument("agent")
+@click.option("--summary", required=True, help="The final summary (required to die).")
+@click.option("--approved-by", default=None, metavar="HUMAN",
+              help="Needed when the move is gated (e.g. burying a frozen agent in haak).")
+@click.option("--transfer-role-to", "transfer_to", default=None, metavar="ID2",
+              help="Hand the role to ID2 in the same commit (no vacancy, never two holders).")
+@message_option
+@json_option
+@click.pass_context
+def bury(ctx, agent, summary, approved_by, transfer_to, text, as_json):
+    """AGENT dies with a final summary; says so when its role falls vacant."""
+    return run_bury(directory_of(ctx), agent, summary, approved_by=approved_by,
+                    transfer_to=transfer_to, text=text, as_json=as_json)
+
+
+def run_show(directory: str | None, agent: str, *, as_json: bool = False) -> int:
+    from gitstate.law import statefile
+    from gitstate.moves.agent import current_state, freeze_state_path
+    repo = open_repo(directory)
+    _lc, state, front = current_state(repo, agent)
+    rel = statefile.as_text(front.get("freeze_state")) or freeze_state_path(agent.lower())
+    data = repo.git.cat_files([f"HEAD:{rel}"])[0]
+    if data is None:
+        raise GitstateError(f"{agent} has no freeze-state committed at {rel} (it is in {state})")
+    text = statefile.decode(data, rel)
+    if as_json:
+        import re
+        doc = statefile.parse(text, rel) if text.startswith("---") else None
+        parts = re.split(r"^##[ \t]+(.+?)[ \t]*$", doc.body if doc else text, flags=re.M)
+        sections = {parts[i].strip(): parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+        json_out({"agent": agent.lower(), "state": state, "path": rel,
+                  "front": doc.front if doc else {}, "sections": sections})
+    else:
+        click.echo(text, nl=False)
+    return 0
+
+
+@cli.command()
+@click.argument("agent")
+@json_option
+@click.pass_context
+def show(ctx, agent, as_json):
+    """Print a frozen AGENT's freeze-state: ask it without waking it."""
+    return run_show(directory_of(ctx), agent, as_json=as_json)

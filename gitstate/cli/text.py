@@ -1,0 +1,92 @@
+"""Text for people: durations, times, and the layouts of status and the roster."""
+
+from __future__ import annotations
+
+import click
+
+
+def ago(seconds: int | None) -> str:
+    if seconds is None:
+        return "?"
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            rest = seconds % size // {"d": 3600, "h": 60, "m": 1}[unit]
+            small = {"d": "h", "h": "m", "m": "s"}[unit]
+            return f"{seconds // size}{unit}{rest}{small}" if rest else f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def when(ts: int) -> str:
+    import datetime
+    return datetime.datetime.fromtimestamp(ts, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+def print_move(result, as_json: bool) -> None:
+    from gitstate.cli.app import json_out
+    info = result.plan.info
+    if as_json:
+        json_out({"commit": result.sha, "agent": info["agent"], "from": info["from"],
+                  "to": info["to"], "path": info["path"],
+                  "subject": result.plan.message.split("\n", 1)[0]})
+    else:
+        frm = f"{info['from']} -> " if info["from"] else ""
+        click.echo(f"{info['agent']}: {frm}{info['to']}  ({result.sha[:10]})")
+
+
+def print_status(r, detailed: bool) -> None:
+    if r.problem and r.state is None:
+        click.echo(f"{r.agent}: unreadable state file: {r.problem}")
+        return
+    bits = [f"{r.agent}: {r.state} ({r.roster})"]
+    if r.role:
+        bits.append(f"role {r.role}")
+    if r.context_pct is not None:
+        bits.append(f"context {r.context_pct:g}% {r.phase}")
+    click.echo("  ".join(bits))
+    if detailed:
+        if r.thread:
+            click.echo(f"  thread: {r.thread}")
+        if r.summary:
+            click.echo(f"  summary: {r.summary}")
+        click.echo(f"  next: {', '.join(r.next) if r.next else 'nothing (terminal)'}")
+        if r.advice:
+            click.echo(f"  {r.advice}")
+    if r.problem:
+        click.echo(f"  problem: {r.problem}")
+
+
+ROSTER_GROUPS = (("living", "living"), ("freezer", "freezer"), ("cemetery", "cemetery"),
+                 ("unknown", "unreadable"))
+
+
+def print_roster(view: dict) -> None:
+    everyone = [r for key, _ in ROSTER_GROUPS for r in view.get(key) or []]
+    width = max((len(r["agent"]) for r in everyone), default=0)
+    for key, title in ROSTER_GROUPS:
+        rows = view.get(key) or []
+        if not rows:
+            continue
+        click.echo(f"{title} ({len(rows)})")
+        for r in rows:
+            bits = [f"  {r['agent']:<{width}}  {r['state'] or '?':<10}"]
+            if r.get("role"):
+                bits.append(f"{r['role']} #{r.get('instance', 1)}")
+            if r.get("context_pct") is not None:
+                bits.append(f"{r['context_pct']:g}% {r['phase']}")
+            if key == "living" and r.get("thread"):
+                bits.append(f"thread {r['thread']}")
+            if r.get("seconds_in_state") is not None:
+                bits.append(f"{ago(r['seconds_in_state'])} in state")
+            if r.get("freeze_state"):
+                bits.append(f"freeze-state {r['freeze_state']}")
+            if r.get("final_summary"):
+                bits.append(f"\"{r['final_summary']}\"")
+            if r.get("problem"):
+                bits.append(f"problem: {r['problem']}")
+            click.echo("  ".join(bits))
+    if not everyone:
+        click.echo("no agents yet: `gitstate spawn <id>` registers one")

@@ -1,0 +1,210 @@
+"""Reading: status, roster, vacancies, log, inbox, situations, verify. Each has `--json`."""
+
+from __future__ import annotations
+
+import click
+
+from gitstate.cli.app import at_option, cli, directory_of, json_option, json_out, open_repo
+from gitstate.cli.text import plural, print_roster, print_status, when
+from gitstate.errors import EXIT_REJECTED, GitstateError
+
+
+def run_status(directory: str | None, agent: str | None = None, *, as_json: bool = False) -> int:
+    from gitstate.cli.models import agent_status
+    from gitstate.law.grammar import canonical_id
+
+    repo = open_repo(directory)
+    head = repo.git.head()
+    lc = repo.lifecycle(head)
+    if agent:
+        agent = canonical_id(agent)
+        path = lc.state_path(agent)
+        data = repo.git.cat_files([f"{head}:{path}"])[0] if head else None
+        if data is None:
+            raise GitstateError(f"unknown agent '{agent}': {path} is not committed",
+                                hint=f"spawn it with `gitstate spawn {agent}`")
+        rows = [agent_status(agent, path, data, lc)]
+    else:
+        rows = [agent_status(a, lc.state_path(a), d, lc)
+                for a, d in sorted(repo.agents_at(lc, head).items())]
+    if as_json:
+        json_out([r.as_json() for r in rows] if not agent else rows[0].as_json())
+        return 0
+    if not rows:
+        click.echo("no agents yet: `gitstate spawn <id>` registers one")
+        return 0
+    for r in rows:
+        print_status(r, detailed=bool(agent))
+    return 0
+
+
+@cli.command()
+@click.argument("agent", required=False)
+@json_option
+@click.pass_context
+def status(ctx, agent, as_json):
+    """Current state, mortality phase and legal next states (of AGENT, or of everyone)."""
+    return run_status(directory_of(ctx), agent, as_json=as_json)
+
+
+def run_roster(directory: str | None, at: str | None = None, *, as_json: bool = False) -> int:
+    from gitstate.history.views import roster
+    view = roster(open_repo(directory), at)
+    if as_json:
+        json_out(view)
+    else:
+        print_roster(view)
+    return 0
+
+
+@cli.command()
+@at_option
+@json_option
+@click.pass_context
+def roster(ctx, at, as_json):
+    """Living, freezer and cemetery, derived from git history."""
+    return run_roster(directory_of(ctx), at, as_json=as_json)
+
+
+def run_vacancies(directory: str | None, at: str | None = None, *,
+                  as_json: bool = False) -> int:
+    from gitstate.history.fold import vacancy_notice
+    from gitstate.history.views import vacant_roles
+    view = vacant_roles(open_repo(directory), at)
+    if as_json:
+        json_out(view)
+        return 0
+    if not view["vacancies"]:
+        click.echo("no vacant roles")
+    for v in view["vacancies"]:
+        click.echo(vacancy_notice(v))
+    return 0
+
+
+@cli.command()
+@at_option
+@json_option
+@click.pass_context
+def vacancies(ctx, at, as_json):
+    """Roles whose holders froze or died, and roles never filled."""
+    return run_vacancies(directory_of(ctx), at, as_json=as_json)
+
+
+def run_log(directory: str | None, agent: str | None = None, *, as_json: bool = False) -> int:
+    from gitstate.history.views import transitions
+    rows = transitions(open_repo(directory), agent)
+    if as_json:
+        json_out(rows)
+        return 0
+    for r in rows:
+        move = f"{r['from']} -> {r['to']}" if r["from"] else f"born in {r['to']}"
+        click.echo(f"{when(r['time'])}  {r['commit'][:10]}  {r['agent']}: {move}"
+                   + (f"  {r['text']}" if r["text"] else "") + f"  ({r['author']})")
+    if not rows:
+        click.echo("no state commits yet")
+    return 0
+
+
+@cli.command("log")
+@click.argument("agent", required=False)
+@json_option
+@click.pass_context
+def log_cmd(ctx, agent, as_json):
+    """Transition history (of AGENT, or of everyone), oldest first."""
+    return run_log(directory_of(ctx), agent, as_json=as_json)
+
+
+def run_inbox(directory: str | None, agent: str, *, mark_read: bool = False,
+              as_json: bool = False) -> int:
+    from gitstate.history.views import inbox
+    repo = open_repo(directory)
+    view = inbox(repo, agent)
+    if mark_read and view["head"] != view["since"]:
+        from gitstate.moves.agent import mark_read as do_mark
+        result = do_mark(repo, view["agent"], view["head"], len(view["messages"]))
+        view["marked_read"] = {"commit": result.sha, "last_read_commit": view["head"]}
+    if as_json:
+        json_out(view)
+        return 0
+    since = f"since {view['since'][:10]}" if view["since"] else "from the beginning"
+    click.echo(f"{view['agent']}: {plural(len(view['messages']), 'message')} {since}")
+    for m in view["messages"]:
+        click.echo(f"  {m['commit'][:10]}  {when(m['time'])}  {m['subject']}")
+        for line in m["body"].splitlines():
+            if "@" in line:  # the lines that speak to someone
+                click.echo(f"      {line.strip()}")
+    if view.get("marked_read"):
+        click.echo(f"last_read_commit -> {view['head'][:10]} "
+                   f"({view['marked_read']['commit'][:10]})")
+    return 0
+
+
+@cli.command()
+@click.argument("agent")
+@click.option("--mark-read", is_flag=True,
+              help="Move the agent's last_read_commit to HEAD (a state commit).")
+@json_option
+@click.pass_context
+def inbox(ctx, agent, mark_read, as_json):
+    """Messages to AGENT (@AGENT or @ALL) since its last_read_commit."""
+    return run_inbox(directory_of(ctx), agent, mark_read=mark_read, as_json=as_json)
+
+
+@cli.command()
+@click.option("--sqlite", "sqlite_path", default=None, metavar="PATH",
+              help="Also upsert the graph into this SQLite file (default: data/entities.db).")
+@click.option("--no-sqlite", is_flag=True, help="Only print the graph.")
+@json_option
+@click.pass_context
+def situations(ctx, sqlite_path, no_sqlite, as_json):
+    """The entity graph of agent sessions, from history; written to SQLite too."""
+    from gitstate.history.entities import graph, write_sqlite
+    repo = open_repo(directory_of(ctx))
+    data = graph(repo)
+    if not no_sqlite:
+        path = sqlite_path or str(repo.top / "data" / "entities.db")
+        data["sqlite"] = {"path": path, **write_sqlite(data, path)}
+    if as_json:
+        json_out(data)
+        return 0
+    sessions = [e for e in data["entities"] if e["id"].startswith("situation:session-")]
+    for e in sessions:
+        links = [b for b in data["belongings"] if b["owner"] == e["id"]]
+        bits = [f"{b['quality']} {b['member']}" for b in links if b["quality"] != "description"]
+        click.echo(f"{e['id']}  [{e['quality'] or '?'}]  {e['started_at'] or '?'} .. "
+                   f"{e['ended_at'] or '?'}" + (f"  ({', '.join(bits)})" if bits else ""))
+    if "sqlite" in data:
+        s = data["sqlite"]
+        click.echo(f"wrote {s['path']}: {s['entities']} entities, {s['belongings']} belongings")
+    return 0
+
+
+def run_verify(directory: str | None, revs=(), *, as_json: bool = False) -> int:
+    from gitstate.history.verify import describe_problem, verify
+    repo = open_repo(directory)
+    head = repo.git.head()
+    if head is None:
+        problems, judged = [], 0
+    elif revs:
+        problems, judged = verify(repo.git, list(revs), repo.cache_dir)
+    else:
+        problems, judged = verify(repo.git, [head], repo.cache_dir, remember=True)
+    if as_json:
+        json_out({"ok": not problems, "problems": problems, "judged": judged})
+    else:
+        for p in problems:
+            click.echo(describe_problem(p))
+        bad = len({p["commit"] for p in problems})
+        click.echo(f"{plural(bad, 'commit')} broke the rules" if problems
+                   else "ok: every commit follows the lifecycle")
+    return EXIT_REJECTED if problems else 0
+
+
+@cli.command()
+@click.argument("revs", nargs=-1, metavar="[RANGE]")
+@json_option
+@click.pass_context
+def verify(ctx, revs, as_json):
+    """Replay history (default: all of HEAD's) through the hooks' rules; flag every commit
+    that broke them, e.g. one made with `git commit --no-verify`."""
+    return run_verify(directory_of(ctx), revs, as_json=as_json)

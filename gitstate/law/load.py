@@ -1,0 +1,389 @@
+"""Loading a lifecycle: read `protocols/lifecycle.yaml` into the model and check it.
+
+A lifecycle is checked the way a state-machine library checks a machine when it is defined:
+one `_check_*` function per rule, each naming the offending states and the line they are on.
+All problems are reported together, not just the first.
+"""
+
+from __future__ import annotations
+
+import re
+TYPE_CHECKING = False  # importing typing costs the hooks milliseconds
+
+from gitstate.errors import InvalidFile
+from gitstate.law.lifecycle import (DEFAULT_STATE_FILE, MORTALITY_KEYS, OUTCOMES, POLICY_KEYS,
+                                    ROLE_KEYS, ROLE_NAME_RE, ROSTERS, STATE_KEYS,
+                                    STATE_NAME_RE, TOP_KEYS, Lifecycle, Mortality, Policies,
+                                    Role, State, parse_arrow, parse_duration)
+
+if TYPE_CHECKING:
+    from typing import Any
+
+
+class LifecycleInvalid(InvalidFile):
+    """Every problem found in a lifecycle file, each with its line."""
+
+    def __init__(self, source: str, problems: list[tuple[int | None, str]]):
+        self.problems = problems
+        self.source = source
+        lines = [f"{source}:{ln}: {msg}" if ln else f"{source}: {msg}" for ln, msg in problems]
+        n = len(problems)
+        super().__init__(f"invalid lifecycle ({n} problem{'s' if n != 1 else ''}):\n  "
+                         + "\n  ".join(lines))
+
+    def to_dict(self) -> dict:
+        return {"error": "LifecycleInvalid", "message": self.message,
+                "problems": [{"file": self.source, "line": ln, "message": msg}
+                             for ln, msg in self.problems]}
+
+
+class _Reader:
+    """Collects problems while building the model from located YAML."""
+
+    def __init__(self, lines: dict):
+        self.lines = lines
+        self.problems: list[tuple[int | None, str]] = []
+
+    def line(self, *path) -> int | None:
+        while path:
+            if path in self.lines:
+                return self.lines[path]
+            path = path[:-1]
+        return self.lines.get(())
+
+    def bad(self, path: tuple, message: str) -> None:
+        self.problems.append((self.line(*path), message))
+
+    def mapping(self, value: Any, path: tuple, what: str) -> dict:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.bad(path, f"{what} must be a mapping, not {_kind(value)}")
+            return {}
+        return value
+
+    def names(self, value: Any, path: tuple, what: str) -> list[str]:
+        if value is None:
+            return []
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.bad(path, f"{what} must be a list of names")
+            return []
+        return value
+
+    def unknown_keys(self, data: dict, known: set[str], path: tuple, what: str) -> None:
+        for key in data:
+            if key not in known:
+                self.bad(path + (key,), f"unknown {what} key '{key}'; known keys: "
+                         + ", ".join(sorted(known)))
+
+    def integer(self, value: Any, path: tuple, what: str, lo: int = 0, hi: int | None = None):
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < lo \
+                or (hi is not None and value > hi):
+            rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+            self.bad(path, f"{what} must be a whole number {rng}, not {value!r}")
+            return None
+        return value
+
+
+def _kind(value: Any) -> str:
+    return {dict: "a mapping", list: "a list", str: "text", bool: "true/false",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+def load_lifecycle(text: str, source: str = "protocols/lifecycle.yaml") -> Lifecycle:
+    """Parse and check a lifecycle; raises LifecycleInvalid listing every problem."""
+    from gitstate.law import yamlio
+    data, lines = yamlio.load(text, where=source)
+    r = _Reader(lines)
+    if not isinstance(data, dict):
+        raise LifecycleInvalid(source, [(1, "a lifecycle must be a mapping with at least "
+                                            "'initial', 'states' and 'transitions'")])
+    r.unknown_keys(data, TOP_KEYS, (), "lifecycle")
+    states = _read_states(r, data.get("states"))
+    transitions = _read_transitions(r, data.get("transitions"))
+    roles = _read_roles(r, data.get("roles"))
+    policies = _read_policies(r, data.get("policies"))
+    layout = r.mapping(data.get("layout"), ("layout",), "layout")
+    r.unknown_keys(layout, {"state_file"}, ("layout",), "layout")
+    state_file = layout.get("state_file", DEFAULT_STATE_FILE)
+    grammar = r.mapping(data.get("grammar"), ("grammar",), "grammar")
+    r.unknown_keys(grammar, {"accept"}, ("grammar",), "grammar")
+    accept = tuple(r.names(grammar.get("accept"), ("grammar", "accept"), "grammar.accept"))
+    initial = data.get("initial")
+    name = data.get("name", "unnamed")
+
+    lc = Lifecycle(name=str(name), initial=initial, states=states, transitions=transitions,
+                   roles=roles, policies=policies, state_file=state_file, accept=accept,
+                   description=str(data.get("description") or ""), source=source)
+    for check in _CHECKS:
+        check(lc, r)
+    if r.problems:
+        raise LifecycleInvalid(source, sorted(r.problems, key=lambda p: (p[0] or 0)))
+    return lc
+
+
+def _read_states(r: _Reader, raw: Any) -> dict[str, State]:
+    states: dict[str, State] = {}
+    for name, spec in r.mapping(raw, ("states",), "states").items():
+        path = ("states", name)
+        if not isinstance(name, str) or not STATE_NAME_RE.match(name):
+            r.bad(path, f"state name {name!r} must start with a letter and use only letters, "
+                        "digits, '_' or '-'")
+            continue
+        spec = r.mapping(spec, path, f"state '{name}'")
+        r.unknown_keys(spec, STATE_KEYS, path, f"state '{name}'")
+        roster = spec.get("roster", "living")
+        if roster not in ROSTERS:
+            r.bad(path + ("roster",), f"state '{name}': roster must be one of "
+                                      f"{', '.join(ROSTERS)}, not {roster!r}")
+            roster = "living"
+        terminal = spec.get("terminal", False)
+        if not isinstance(terminal, bool):
+            r.bad(path + ("terminal",), f"state '{name}': terminal must be true or false")
+            terminal = False
+        outcome = spec.get("outcome", "success")
+        if outcome not in OUTCOMES:
+            r.bad(path + ("outcome",), f"state '{name}': outcome must be one of "
+                                       f"{', '.join(OUTCOMES)}, not {outcome!r}")
+            outcome = "success"
+        states[name] = State(
+            name=name, roster=roster, terminal=terminal, outcome=outcome,
+            requires=tuple(r.names(spec.get("requires"), path + ("requires",),
+                                   f"state '{name}': requires")),
+            description=str(spec.get("description") or ""),
+            protocol=spec.get("protocol"))
+    return states
+
+
+def _read_transitions(r: _Reader, raw: Any) -> dict[str, tuple[str, ...]]:
+    out: dict[str, tuple[str, ...]] = {}
+    for src, targets in r.mapping(raw, ("transitions",), "transitions").items():
+        out[str(src)] = tuple(r.names(targets, ("transitions", src),
+                                      f"transitions from '{src}'"))
+    return out
+
+
+def _read_roles(r: _Reader, raw: Any) -> dict[str, Role]:
+    roles: dict[str, Role] = {}
+    for name, spec in r.mapping(raw, ("roles",), "roles").items():
+        path = ("roles", name)
+        if not isinstance(name, str) or not ROLE_NAME_RE.match(name):
+            r.bad(path, f"role name {name!r} must start with a letter and use only letters, "
+                        "digits, '.', '_' or '-'")
+            continue
+        spec = r.mapping(spec, path, f"role '{name}'")
+        r.unknown_keys(spec, ROLE_KEYS, path, f"role '{name}'")
+        spawns = spec.get("spawns")
+        self_spawn = spec.get("self_spawn", False)   # a role spawns its own kind only if allowed
+        if not isinstance(self_spawn, bool):
+            r.bad(path + ("self_spawn",), f"role '{name}': self_spawn must be true or false")
+            self_spawn = False
+        roles[name] = Role(
+            name=name,
+            mandate=None if spec.get("mandate") is None else str(spec.get("mandate")),
+            max=r.integer(spec.get("max"), path + ("max",), f"role '{name}': max", lo=1),
+            description=str(spec.get("description") or ""),
+            spawns=None if spawns is None else tuple(
+                r.names(spawns, path + ("spawns",), f"role '{name}': spawns")),
+            never_spawns=tuple(r.names(spec.get("never_spawns"), path + ("never_spawns",),
+                                       f"role '{name}': never_spawns")),
+            self_spawn=self_spawn)
+    return roles
+
+
+def _read_policies(r: _Reader, raw: Any) -> Policies:
+    p = r.mapping(raw, ("policies",), "policies")
+    r.unknown_keys(p, POLICY_KEYS, ("policies",), "policies")
+    approval = []
+    for i, item in enumerate(r.names(p.get("approval"), ("policies", "approval"),
+                                     "policies.approval")):
+        arrow = parse_arrow(item)
+        if arrow is None:
+            r.bad(("policies", "approval", i), f"approval rule {item!r} must read 'from -> to' "
+                                               "('*' matches any state)")
+        else:
+            approval.append(arrow)
+    mortality = None
+    if "mortality" in p:
+        m = r.mapping(p.get("mortality"), ("policies", "mortality"), "policies.mortality")
+        r.unknown_keys(m, MORTALITY_KEYS, ("policies", "mortality"), "mortality")
+        vals = {k: r.integer(m.get(k, d), ("policies", "mortality", k), f"mortality.{k}", 0, 100)
+                for k, d in (("midlife", 50), ("legacy", 75), ("urgent", 90))}
+        mortality = Mortality(
+            midlife=vals["midlife"] if vals["midlife"] is not None else 50,
+            legacy=vals["legacy"] if vals["legacy"] is not None else 75,
+            urgent=vals["urgent"] if vals["urgent"] is not None else 90,
+            urgent_forbids=tuple(r.names(m.get("urgent_forbids"),
+                                         ("policies", "mortality", "urgent_forbids"),
+                                         "mortality.urgent_forbids")))
+        if not mortality.midlife <= mortality.legacy <= mortality.urgent:
+            r.bad(("policies", "mortality"), "mortality thresholds must rise: "
+                  f"midlife {mortality.midlife} <= legacy {mortality.legacy} "
+                  f"<= urgent {mortality.urgent}")
+    timeouts: dict[tuple[str, str], int] = {}
+    for key, value in r.mapping(p.get("timeouts"), ("policies", "timeouts"),
+                                "policies.timeouts").items():
+        arrow = parse_arrow(key)
+        seconds = parse_duration(value)
+        if arrow is None:
+            r.bad(("policies", "timeouts", key), f"timeout key {key!r} must read 'from -> to'")
+        elif seconds is None:
+            r.bad(("policies", "timeouts", key), f"timeout {value!r} for '{key}' must be a "
+                  "duration such as 45s, 30m, 2h or 1d")
+        else:
+            timeouts[arrow] = seconds
+    custom_roles = p.get("custom_roles", True)
+    if not isinstance(custom_roles, bool):
+        r.bad(("policies", "custom_roles"), "custom_roles must be true or false")
+        custom_roles = True
+    atomic = p.get("atomic_commits", False)
+    if not isinstance(atomic, bool):
+        r.bad(("policies", "atomic_commits"), "atomic_commits must be true or false")
+        atomic = False
+    return Policies(
+        humans=tuple(r.names(p.get("humans"), ("policies", "humans"), "policies.humans")),
+        approval=tuple(approval),
+        mortality=mortality,
+        max_living=r.integer(p.get("max_living"), ("policies", "max_living"), "max_living", 1),
+        max_depth=r.integer(p.get("max_depth"), ("policies", "max_depth"), "max_depth", 0),
+        timeouts=timeouts,
+        custom_roles=custom_roles,
+        atomic_commits=atomic)
+
+
+# ---------------------------------------------------------------------------------------
+# Checks: one per rule, each adding located problems.
+
+
+def _check_has_states(lc: Lifecycle, r: _Reader) -> None:
+    if not lc.states:
+        r.bad(("states",), "the lifecycle declares no states")
+
+
+def _check_one_initial(lc: Lifecycle, r: _Reader) -> None:
+    if lc.initial is None:
+        r.bad((), "no initial state: add 'initial: <state>'")
+    elif not isinstance(lc.initial, str):
+        r.bad(("initial",), f"exactly one initial state is needed, not {_kind(lc.initial)} "
+                            f"({lc.initial!r})")
+    elif lc.initial not in lc.states:
+        r.bad(("initial",), f"initial state '{lc.initial}' is not declared under states "
+                            f"(declared: {', '.join(lc.states) or 'none'})")
+
+
+def _check_transitions_name_states(lc: Lifecycle, r: _Reader) -> None:
+    for src, targets in lc.transitions.items():
+        if src not in lc.states:
+            r.bad(("transitions", src), f"transitions from undeclared state '{src}'")
+        for i, dst in enumerate(targets):
+            if dst not in lc.states:
+                r.bad(("transitions", src, i), f"transition '{src} -> {dst}' names undeclared "
+                                               f"state '{dst}'")
+
+
+def _check_no_exit_from_terminal(lc: Lifecycle, r: _Reader) -> None:
+    for name, state in lc.states.items():
+        if state.terminal and lc.transitions.get(name):
+            r.bad(("transitions", name), f"terminal state '{name}' has exits "
+                  f"({', '.join(lc.transitions[name])}); a terminal state is final")
+
+
+def _reachable(lc: Lifecycle, start: str) -> set[str]:
+    seen, todo = {start}, [start]
+    while todo:
+        for nxt in lc.transitions.get(todo.pop(), ()):
+            if nxt in lc.states and nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def _check_reachable(lc: Lifecycle, r: _Reader) -> None:
+    if not isinstance(lc.initial, str) or lc.initial not in lc.states:
+        return
+    unreachable = [s for s in lc.states if s not in _reachable(lc, lc.initial)]
+    if unreachable:
+        r.bad(("states", unreachable[0]), f"unreachable from '{lc.initial}': "
+              + ", ".join(unreachable))
+
+
+def _check_no_trap(lc: Lifecycle, r: _Reader) -> None:
+    for name, state in lc.states.items():
+        if not state.terminal and not lc.transitions.get(name):
+            r.bad(("states", name), f"trap state '{name}': it is not terminal and has no "
+                  "transitions out (mark it 'terminal: true' or give it exits)")
+
+
+def _check_can_end(lc: Lifecycle, r: _Reader) -> None:
+    """Every state must be able to reach a terminal or frozen state: no endless loops only."""
+    ends = {n for n, s in lc.states.items() if s.terminal or s.roster in ("frozen", "dead")}
+    if not ends:
+        r.bad(("states",), "no terminal or frozen state: agents would have no way to stop "
+                           "(add a state with 'terminal: true' or 'roster: frozen')")
+        return
+    stuck = [n for n in lc.states if n not in ends and not (_reachable(lc, n) & ends)]
+    if stuck:
+        r.bad(("states", stuck[0]), "no terminal or frozen state can be reached from: "
+              + ", ".join(stuck))
+
+
+def _check_requires(lc: Lifecycle, r: _Reader) -> None:
+    for name, state in lc.states.items():
+        for f in state.requires:
+            if f in ("agent", "state"):
+                r.bad(("states", name, "requires"), f"state '{name}': '{f}' is always required")
+
+
+def _check_policy_names(lc: Lifecycle, r: _Reader) -> None:
+    def known(state: str) -> bool:
+        return state == "*" or state in lc.states or "*" in state
+
+    for i, (a, b) in enumerate(lc.policies.approval):
+        for s in (a, b):
+            if not known(s):
+                r.bad(("policies", "approval", i), f"approval rule '{a} -> {b}' names "
+                                                   f"undeclared state '{s}'")
+    if lc.policies.approval and not lc.policies.humans:
+        r.bad(("policies", "approval"), "approval rules need 'humans' who may approve")
+    for (a, b) in lc.policies.timeouts:
+        key = f"{a} -> {b}"
+        for s in (a, b):
+            if s not in lc.states:
+                r.bad(("policies", "timeouts", key), f"timeout '{key}' names undeclared state '{s}'")
+        if a in lc.states and b in lc.states and b not in lc.transitions.get(a, ()):
+            r.bad(("policies", "timeouts", key), f"timeout '{key}' is not a declared transition "
+                  f"(from '{a}' the lifecycle allows: {', '.join(lc.transitions.get(a, ())) or 'nothing'})")
+    for s in lc.mortality.urgent_forbids:
+        if s not in lc.states:
+            r.bad(("policies", "mortality", "urgent_forbids"), f"urgent_forbids names "
+                                                               f"undeclared state '{s}'")
+
+
+def _check_layout(lc: Lifecycle, r: _Reader) -> None:
+    p = lc.state_file
+    if not isinstance(p, str) or p.count("{id}") != 1 or p.startswith("/") or "\\" in p \
+            or any(part in ("", ".", "..") for part in p.split("/")):
+        r.bad(("layout", "state_file"), f"layout.state_file {p!r} must be a relative path with "
+              "exactly one '{id}' and a file name, e.g. 'agent/{id}/_state.md'")
+
+
+def _check_accept(lc: Lifecycle, r: _Reader) -> None:
+    for i, pattern in enumerate(lc.accept):
+        try:
+            rx = re.compile(pattern)
+        except re.error as exc:
+            r.bad(("grammar", "accept", i), f"grammar.accept pattern is not a regular "
+                                            f"expression: {exc}")
+            continue
+        if not {"id", "state"} <= set(rx.groupindex):
+            r.bad(("grammar", "accept", i), "grammar.accept pattern needs the named groups "
+                                            "(?P<id>...) and (?P<state>...)")
+
+
+_CHECKS = (_check_has_states, _check_one_initial, _check_transitions_name_states,
+           _check_no_exit_from_terminal, _check_reachable, _check_no_trap, _check_can_end,
+           _check_requires, _check_policy_names, _check_layout, _check_accept)

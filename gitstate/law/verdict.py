@@ -1,0 +1,109 @@
+"""What a judgement is made of: the changes judged, the violations found, the rule ids, and
+the `Context` through which rules see the rest of the repository. Shared by the per-agent
+rules (`rules`) and the rules about the whole society (`society`).
+"""
+
+from __future__ import annotations
+
+from gitstate.law.record import Record
+
+
+class FileChange(Record):
+    """One state file in a commit: its content in the parent and in the commit (None: absent)."""
+
+    __slots__ = ("path", "old", "new")
+
+    def __init__(self, path: str, old: bytes | None, new: bytes | None):
+        self.path, self.old, self.new = path, old, new
+
+
+class Violation(Record):
+    __slots__ = ("rule", "message", "where")
+
+    def __init__(self, rule: str, message: str, where: str | None = None):
+        self.rule, self.message, self.where = rule, message, where
+
+    def __str__(self) -> str:
+        return f"[{self.rule}] {self.where}: {self.message}" if self.where \
+            else f"[{self.rule}] {self.message}"
+
+    def to_dict(self) -> dict:
+        return {"rule": self.rule, "message": self.message, "where": self.where}
+
+
+# Short ids and readable names of every rule, for docs and `--json` consumers.
+RULES = {
+    "invalid-id": "the agent id in a state file's path is not a valid id",
+    "unreadable": "a state file that cannot be parsed",
+    "bad-field": "a known front-matter key with a value of the wrong type",
+    "agent-mismatch": "'agent:' differs from the agent's directory",
+    "unknown-state": "'state:' names a state the lifecycle does not declare",
+    "not-initial": "a new agent must start in the lifecycle's initial state",
+    "deleted": "a state file was deleted",
+    "terminal": "an agent in a terminal state was changed",
+    "illegal-transition": "a move the lifecycle does not allow",
+    "missing-field": "a field the target state requires is missing",
+    "needs-approval": "a move that needs an Approved-by: trailer from a lifecycle human",
+    "urgent": "entering a state the mortality policy forbids at urgent context",
+    "multiple-agents": "one commit changes more than one agent's state",
+    "malformed-subject": "a state tag not in the form '@id: [STATE:x] text'",
+    "tag-mismatch": "the [STATE:x] tag differs from the state the commit writes",
+    "tag-without-change": "a [STATE:x] tag but no state file change",
+    "change-without-tag": "a state file change without a [STATE:x] tag",
+    "prefix-mismatch": "the @id: prefix is not the agent whose state file changed",
+    "inbox-checkpoint": "last_read_commit moved backwards or to a commit outside the history",
+    "unknown-role": "a role the lifecycle does not declare, where custom roles are not allowed",
+    "role-max": "more living holders of a role than its max",
+    "max-living": "more living agents than the lifecycle's max_living",
+    "parent": "a parent that is not an agent of the repository",
+    "depth": "a depth that is not the parent's plus one",
+    "max-depth": "a spawn deeper than the lifecycle's max_depth",
+    "self-spawn": "a role spawning its own kind, or a kind it must never spawn",
+    "freeze-state": "a freeze without its complete freeze-state file in the same commit",
+    "atomic": "an agent's commit without its state file, where commits must be atomic",
+    "timeout": "a timed transition taken before it is due",
+}
+
+
+class Context:
+    """What rules about the rest of the repository ask, answered by the caller (git-backed in
+    the hooks, `transition` and `verify`; plain data in tests). The pure core never calls git.
+
+    `base` is the parent of the commit being judged; `tree_file` and `agents` see the commit
+    as it will be (after the change). Each is asked only when a rule needs it.
+    """
+
+    base: str | None = None
+
+    def commit(self, rev: str) -> str | None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def is_ancestor(self, a: str, b: str) -> bool:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def tree_file(self, path: str) -> bytes | None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def agents(self) -> dict[str, dict]:  # pragma: no cover - interface
+        """agent id -> front matter of every readable state file in the commit."""
+        raise NotImplementedError
+
+    def now(self) -> float:  # pragma: no cover - interface
+        """When the commit is made (the commit's own time, when replaying history)."""
+        raise NotImplementedError
+
+    def entered(self, agent: str, state: str) -> float | None:  # pragma: no cover
+        """When `agent` entered `state`, by the tags of the history before the commit."""
+        raise NotImplementedError
+
+
+class Parsed(Record):
+    """A change with both sides parsed. `new_problem`: the new side is too broken for the
+    rules that follow to say anything useful."""
+
+    __slots__ = ("change", "agent", "old", "new", "old_error", "new_problem")
+
+    def __init__(self, change: FileChange, agent: str):
+        self.change, self.agent = change, agent
+        self.old = self.new = self.old_error = None
+        self.new_problem = False
