@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 from gitstate.history.fold import (AgentTrack, agent_record, fold, roster_view, track_from_plain,
                               track_to_plain, vacancies, vacancy_notice)
-from gitstate.law.lifecycle import load_lifecycle
+from gitstate.law.load import load_lifecycle
 from gitstate.resources import shipped
 
 HAAK = load_lifecycle(shipped("protocols", "haak", "lifecycle.yaml").read_text())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from gitstate.law.lifecycle import load_lifecycle
+from gitstate.law.load import load_lifecycle
 from gitstate.resources import shipped
 from gitstate.law.rules import FileChange, validate
 

@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from gitstate.errors import InvalidFile
-from gitstate.law.lifecycle import LifecycleInvalid, load_lifecycle
+from gitstate.law.load import LifecycleInvalid, load_lifecycle
 from gitstate.law.diagram import to_mermaid
 from gitstate.resources import preset_dir, presets, shipped
 

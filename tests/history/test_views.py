@@ -245,7 +245,7 @@ def test_situations_graph_in_sqlite(team):
 
 
 def test_grammar_accept_reads_older_subject_forms(empty_repo):
-    life = (Path(__file__).resolve().parents[1] / "protocols" / "haak" / "lifecycle.yaml")
+    life = (Path(__file__).resolve().parents[2] / "protocols" / "haak" / "lifecycle.yaml")
     text = life.read_text() + "grammar:\n  accept:\n    - '^@(?P<id>[\\w-]+)\\s*\\[(?P<state>\\w+)\\]:'\n"
     (empty_repo / "life.yaml").write_text(text)
     assert gitstate(empty_repo, "init", "--lifecycle", str(empty_repo / "life.yaml")).returncode == 0
