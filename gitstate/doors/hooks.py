@@ -25,7 +25,7 @@ from gitstate.errors import GitstateError
 from gitstate.git.runner import Git
 from gitstate.law.load import LifecycleInvalid, load_lifecycle
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
-from gitstate.git.repo import GitContext, inherited_paths
+from gitstate.git.repo import GitContext, judge_merge_at
 from gitstate.law.rules import FileChange, Violation, validate
 from gitstate.law.lifecycle import LIFECYCLE_PATH
 
@@ -153,9 +153,11 @@ def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = N
         if rx.match(p):
             old, new = contents[2 * i], contents[2 * i + 1]
             changes.append(FileChange(p, old and old[2], new and new[2]))
-    inherited = inherited_paths(git, [merge_head[0]] if merge_head else [], changes)
-    out += validate(changes, lc, message, inherited=inherited,
-                    context=GitContext(git, base if head else None, tree=None))
+    context = GitContext(git, base if head else None, tree=None)
+    if merge_head and head:
+        out += judge_merge_at(git, lc, [head[0], merge_head[0]], None, context)
+    else:
+        out += validate(changes, lc, message, context=context)
     verdict = None
     if not out and not merge_head:
         verdict = _verdict(lc, changes, head[0] if head else "none")

@@ -21,18 +21,15 @@ if TYPE_CHECKING:
 
 
 def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | None,
-             *, inherited: set[str] = frozenset(), context: Context | None = None,
-             memo: dict | None = None) -> list[Violation]:
-    """Every violation of a commit. `message` None checks content only (pre-commit).
-
-    `changes` are the state files whose content differs from the (first) parent. Paths in
-    `inherited` came unchanged from another parent of a merge and were judged there.
-    """
+             *, context: Context | None = None, memo: dict | None = None) -> list[Violation]:
+    """Every violation of a commit with one parent. `message` None checks content only
+    (pre-commit). `changes` are the state files whose content differs from the parent; merges
+    are judged by `law.merge` and `validate_merged`."""
     out: list[Violation] = []
     rx = lc.state_path_regex()
     parsed: list[Parsed] = []
     for ch in changes:
-        if ch.path in inherited or ch.old == ch.new:
+        if ch.old == ch.new:
             continue
         m = rx.match(ch.path)
         if not m:
@@ -112,6 +109,28 @@ def _parse(data: bytes, path: str, memo: dict | None) -> statefile.StateDoc:
 
 
 parse_state = _parse
+
+
+def validate_merged(changes: list[FileChange], lc: Lifecycle,
+                    context: Context) -> list[Violation]:
+    """What a merge takes from a parent other than the first was judged on that parent's line;
+    the rules about the whole society (roles, pool, lineage) are judged again here, on the
+    merged result, with `old` the first parent's version."""
+    rx = lc.state_path_regex()
+    parsed = []
+    for ch in changes:
+        m = rx.match(ch.path)
+        if m is None or ch.new is None:
+            continue
+        p = Parsed(ch, m.group("id"))
+        try:
+            p.new = statefile.parse_bytes(ch.new, ch.path)
+            p.old = statefile.parse_bytes(ch.old, ch.path) if ch.old is not None else None
+        except InvalidFile:
+            continue  # judged (and refused) on its own line
+        if isinstance(p.new.state, str) and p.new.state in lc.states:
+            parsed.append(p)
+    return check_society(parsed, lc, context, None, merged=True)
 
 
 def _check_id(raw_id: str, path: str, out: list[Violation]) -> bool:
@@ -215,6 +234,22 @@ def _check_requires(p: Parsed, lc: Lifecycle, state: str, out: list[Violation]) 
             line = new.line_of(req) if req in new.front else 2
             out.append(Violation("missing-field", f"state '{state}' requires '{req}:' to be "
                                  "filled in", f"{p.change.path}:{line}"))
+
+
+def check_law_change(lc: Lifecycle, message: str | Message, changed: list[str]) -> list[Violation]:
+    """A commit that changes the law (lifecycle, allowed signers, hook shims) needs a human's
+    approval where the law in force says so (`law` in `policies.approval`)."""
+    if not changed or not lc.policies.law_approval:
+        return []
+    msg = parse_message(message) if isinstance(message, str) else message
+    humans = {h.lower() for h in lc.policies.humans}
+    given = msg.trailer("approved-by")
+    if any(v.strip().lower() in humans for v in given):
+        return []
+    named = f" ('{', '.join(given)}' is not one of them)" if given else ""
+    return [Violation("needs-approval", f"this commit changes the law ({', '.join(changed)}); "
+                      "that needs a human's approval: add the trailer 'Approved-by: <human>' "
+                      f"naming one of {', '.join(lc.policies.humans)}{named}", "commit message")]
 
 
 def legal_moves(lc: Lifecycle, state: str) -> str:

@@ -21,12 +21,15 @@ def _int(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def check_society(parsed: list, lc: Lifecycle, ctx: Context, msg: Message | None) -> list:
+def check_society(parsed: list, lc: Lifecycle, ctx: Context, msg: Message | None,
+                  *, merged: bool = False) -> list:
+    """Violations of the rules about the whole society. `merged`: the changes are what a merge
+    takes from another line, where the rules about one agent's own moves were judged."""
     out: list[Violation] = []
     for p in parsed:
         if p.new is None or p.new_problem or p.new.state not in lc.states:
             continue
-        _check_agent(p, lc, ctx, out)
+        _check_agent(p, lc, ctx, out, merged)
     if msg is not None and lc.policies.atomic_commits and msg.prefix \
             and msg.prefix not in {p.agent for p in parsed}:
         out.append(Violation("atomic", f"every commit of an agent carries its state file: this "
@@ -40,7 +43,8 @@ def _living(lc: Lifecycle, front: dict) -> bool:
     return isinstance(state, str) and lc.roster_of(state) == "living"
 
 
-def _check_agent(p, lc: Lifecycle, ctx: Context, out: list[Violation]) -> None:
+def _check_agent(p, lc: Lifecycle, ctx: Context, out: list[Violation],
+                 merged: bool = False) -> None:
     new, path = p.new, p.change.path
     state = new.state
     old_state = p.old.state if p.old is not None else None
@@ -74,6 +78,8 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, out: list[Violation]) -> None:
                                  "suspend first", f"{path}:{new.line_of('state')}"))
     if p.old is None:
         _check_birth(p, lc, ctx, role, out)
+    if merged:
+        return
     if lc.roster_of(state) == "frozen" and state != old_state \
             and "freeze_state" in lc.states[state].requires:
         _check_freeze_file(p, ctx, out)

@@ -9,12 +9,14 @@ from gitstate.law.record import Record
 
 
 class FileChange(Record):
-    """One state file in a commit: its content in the parent and in the commit (None: absent)."""
+    """One state file in a commit: its content in the parent and in the commit (None: absent),
+    and the mode it has in the commit ("120000" is a symlink), when known."""
 
-    __slots__ = ("path", "old", "new")
+    __slots__ = ("path", "old", "new", "new_mode")
 
-    def __init__(self, path: str, old: bytes | None, new: bytes | None):
-        self.path, self.old, self.new = path, old, new
+    def __init__(self, path: str, old: bytes | None, new: bytes | None,
+                 new_mode: str | None = None):
+        self.path, self.old, self.new, self.new_mode = path, old, new, new_mode
 
 
 class Violation(Record):
