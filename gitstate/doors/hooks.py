@@ -26,8 +26,8 @@ from gitstate.git.runner import Git
 from gitstate.law.load import LifecycleInvalid, load_lifecycle
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.git.repo import GitContext, judge_merge_at
-from gitstate.law.rules import FileChange, Violation, validate
-from gitstate.law.lifecycle import LIFECYCLE_PATH
+from gitstate.law.lifecycle import LIFECYCLE_PATH, is_law_path
+from gitstate.law.rules import FileChange, Violation, check_law_change, validate
 
 LATER = "The commit message is checked next, once these are fixed."
 
@@ -59,6 +59,12 @@ def run_hook(name: str, args: list[str]) -> int:
         if name == "pre-receive":
             from gitstate.doors.hub import pre_receive
             return pre_receive(Git(), sys.stdin.buffer)
+        if name == "post-receive":
+            from gitstate.doors.hub import post_receive
+            return post_receive(Git(), sys.stdin.buffer)
+        if name == "reference-transaction":
+            from gitstate.doors.guard import guard
+            return guard(Git(), _stdin_text())
     except GitstateError as exc:
         print(f"gitstate: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -153,13 +159,16 @@ def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = N
         if rx.match(p):
             old, new = contents[2 * i], contents[2 * i + 1]
             changes.append(FileChange(p, old and old[2], new and new[2]))
+    law_changed = [p for p in paths if is_law_path(p)] if old_lc is not None else []
+    if law_changed and message is not None:
+        out += check_law_change(lc, message, law_changed)
     context = GitContext(git, base if head else None, tree=None)
     if merge_head and head:
         out += judge_merge_at(git, lc, [head[0], merge_head[0]], None, context)
     else:
         out += validate(changes, lc, message, context=context)
     verdict = None
-    if not out and not merge_head:
+    if not out and not merge_head and not law_changed:
         verdict = _verdict(lc, changes, head[0] if head else "none")
     return out, verdict
 

@@ -88,7 +88,9 @@ def commit_atomically(git: Git, top: Path, prepare: Callable[[str | None], Plan]
             sha = _build(git, gdir, parent, plan, entries)
             subject = plan.message.split("\n", 1)[0]
             journal = _write_journal(gdir, sha, parent, entries)
-            if git.ok("update-ref", "-m", f"{reflog}: {subject}", "HEAD", sha, parent or ""):
+            # judged already: the ref guard need not judge this commit again
+            if git.ok("update-ref", "-m", f"{reflog}: {subject}", "HEAD", sha, parent or "",
+                      env={"GITSTATE_JUDGED": sha}):
                 _finish(git, top, entries, plan.files)
                 journal.unlink()
                 return Result(sha=sha, parent=parent, plan=plan)
