@@ -178,20 +178,27 @@ class GitContext(Context):
         return self._now
 
     def entered(self, agent: str, state: str) -> float | None:
+        found = self.entering_commit(agent, state)
+        return found[1] if found else None
+
+    def entering_commit(self, agent: str, state: str) -> tuple[str, float] | None:
+        """(commit, committer time) of the commit by which `agent` entered `state`, by the tags
+        of the history before the commit being judged."""
         from gitstate.law.grammar import subject_tag
         if not self.base:
             return None
-        out = self.git.text("log", "--format=%ct%x1f%s", "-i", f"--grep=^@{agent}:",
+        out = self.git.text("log", "--format=%H %ct %s", "-i", f"--grep=^@{agent}:",
                             self.base, "--")
         entered = None
         for line in out.split("\n"):
-            ct, _, subject = line.partition("\x1f")
+            sha, _, rest = line.partition(" ")
+            ct, _, subject = rest.partition(" ")
             tag = subject_tag(subject)
-            if tag is None or tag[0] != agent:
+            if tag is None or tag[0] != agent or not ct.isdigit():
                 continue
             if tag[1] != state:
                 break
-            entered = float(ct)
+            entered = (sha, float(ct))
         return entered
 
     def tree_file(self, path: str) -> bytes | None:

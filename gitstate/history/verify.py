@@ -31,6 +31,7 @@ from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle, is_law_path
 from gitstate.law.rules import FileChange, check_law_change, parse_state, validate
 
 CACHE_NAME = "verified.json"
+SKEW = 300   # seconds a committer's clock may run ahead of the hub's
 _ZERO = "0" * 40
 
 
@@ -124,12 +125,13 @@ def parse_commit_object(data: bytes) -> tuple[int, str, str]:
 
 
 def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool = False,
-           root_law: tuple[str, bytes] | None = None) -> tuple[list[dict], int]:
+           root_law: tuple[str, bytes] | None = None, clock=None) -> tuple[list[dict], int]:
     """(problems, number of commits judged) for the history of `revs`.
 
     `cache_dir` None: no cache is read or written, not even the checked lifecycles.
     `root_law`: the law (blob id, content) by which parentless commits are judged, for a
-    caller judging commits that join an existing history (the hub, the ref guard)."""
+    caller judging commits that join an existing history (the hub, the ref guard).
+    `clock`: the hub's (`doors.hub.HubClock`): time is its own, not the committers'."""
     saved = _load(cache_dir) if remember else None
     head = revs[0] if len(revs) == 1 else None
     problems: list[dict] = []
@@ -139,7 +141,7 @@ def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool =
     if saved and head and _extends(git, saved["tip"], head):
         problems = list(saved["problems"])
         judged_revs = [f"{saved['tip']}..{head}"]
-    found, judged = _judge_all(git, read_commits(git, judged_revs), cache_dir, root_law)
+    found, judged = _judge_all(git, read_commits(git, judged_revs), cache_dir, root_law, clock)
     problems += found
     if remember and head:
         _store(cache_dir, {"tip": head, "problems": problems})
@@ -149,11 +151,11 @@ def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool =
 BATCH = 2000
 
 
-def _judge_all(git: Git, commits, cache_dir: str | None,
-               root_law: tuple[str, bytes] | None) -> tuple[list[dict], int]:
+def _judge_all(git: Git, commits, cache_dir: str | None, root_law: tuple[str, bytes] | None,
+               clock=None) -> tuple[list[dict], int]:
     """(problems, count) for commits (oldest first), judged in batches as they are read."""
     state = {"law": {}, "lifecycles": {}, "parsed": {}, "run": {"at": None, "agents": {}},
-             "latest": root_law, "joined": root_law is not None}
+             "latest": root_law, "joined": root_law is not None, "clock": clock}
     problems: list[dict] = []
     batch: list[Commit] = []
     count = 0
@@ -206,6 +208,11 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
         before = state["latest"] if state["joined"] else None
         state["joined"] = True
     violations: list[dict] = []
+    clock = state["clock"]
+    if clock is not None and c.time > clock.now + SKEW:
+        violations.append({"rule": "future-date", "message": f"committed {int(c.time - clock.now)}"
+                           "s in the hub's future (more than 5 minutes of clock skew); fix the "
+                           "committer's clock and recommit", "where": None})
     after = before
     lc_change = next(((new, mode) for path, _o, new, mode in c.changes
                       if path == LIFECYCLE_PATH), None)
@@ -238,7 +245,7 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
     changes = [FileChange(p, contents.get(o) if o else None, contents.get(n) if n else None,
                           m) for p, o, n, m in c.changes if rx.match(p)]
     if len(c.parents) > 1:
-        ctx = _ReplayContext(git, parent, c, lc, run, contents, parsed)
+        ctx = _ReplayContext(git, parent, c, lc, run, contents, parsed, clock)
         found = judge_merge_at(git, lc, c.parents, c.sha, ctx)
         ctx.settle()
         return violations + [v.to_dict() for v in found]
@@ -246,7 +253,7 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
             and not (lc.policies.atomic_commits and c.subject.startswith("@")):
         _carry_over(run, c, parent)   # no state file changed: they carry over as they were
         return violations
-    ctx = _ReplayContext(git, parent, c, lc, run, contents, parsed)
+    ctx = _ReplayContext(git, parent, c, lc, run, contents, parsed, clock)
     found = validate(changes, lc, c.message, context=ctx, memo=parsed)
     ctx.settle()
     return violations + [v.to_dict() for v in found]
@@ -266,8 +273,10 @@ class _ReplayContext(GitContext):
     of being read from git again for each commit; at a fork they are read once from the tree."""
 
     def __init__(self, git: Git, parent: str | None, c: Commit, lc: Lifecycle, run: dict,
-                 contents: dict, parsed: dict):
-        super().__init__(git, parent, tree=c.sha, now=c.time, lc=lc)
+                 contents: dict, parsed: dict, clock=None):
+        super().__init__(git, parent, tree=c.sha, now=c.time if clock is None else clock.now,
+                         lc=lc)
+        self._clock = clock
         linear = run["agents"] is not None and (
             run["at"] == parent if parent else run["at"] is None)
         self._running = run["agents"] if linear else None
@@ -294,6 +303,12 @@ class _ReplayContext(GitContext):
                 self._running.pop(agent, None)
             else:
                 self._running[agent] = doc.front
+
+    def entered(self, agent: str, state: str) -> float | None:
+        found = self.entering_commit(agent, state)
+        if found is None or self._clock is None:
+            return found[1] if found else None
+        return self._clock.received(*found)
 
     def agents(self) -> dict[str, dict]:
         if self._agents is None:

@@ -49,10 +49,34 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
         out += check_society(parsed, lc, context, msg)
     agents = sorted({p.agent for p in parsed})
     # Without the message (pre-commit) a role transfer cannot be told apart: judged later.
-    if len(agents) > 1 and msg is not None and not _is_role_transfer(parsed, msg, out):
+    transfer = len(agents) > 1 and msg is not None and _is_role_transfer(parsed, msg, out)
+    if len(agents) > 1 and msg is not None and not transfer:
         out.append(Violation("multiple-agents", "one commit may change one agent's state; this "
                              f"one changes {', '.join(agents)} (commit each agent separately)"))
+    for p in parsed:
+        _check_fixed(p, out, role_may_change=transfer or (msg is None and len(agents) > 1))
     return out
+
+
+FIXED_AT_BIRTH = ("parent", "depth", "role")   # and `agent`, which must name the directory
+
+
+def _check_fixed(p: Parsed, out: list[Violation], role_may_change: bool) -> None:
+    """`parent`, `depth` and `role` are fixed when an agent is born (`agent` is held to its
+    directory by `agent-mismatch`); a role changes hands only by a role transfer (the
+    `Role-transfer:` commit of `bury`)."""
+    if p.old is None or p.new is None or p.new_problem:
+        return
+    for key in FIXED_AT_BIRTH:
+        if key == "role" and role_may_change:
+            continue
+        before, after = p.old.get(key), p.new.get(key)
+        if before != after:
+            how = " except by a role transfer (`gitstate bury ID --transfer-role-to ID2`)" \
+                if key == "role" else ""
+            out.append(Violation("fixed-field", f"'{key}' is fixed when an agent is born "
+                                 f"({before!r}); it may not change{how}, not to {after!r}",
+                                 f"{p.change.path}:{p.new.line_of(key)}"))
 
 
 _TRANSFER = re.compile(r"^(?P<role>\S+)\s*->\s*(?P<to>\S+)$")
@@ -183,6 +207,10 @@ def _check_file(p: Parsed, lc: Lifecycle, out: list[Violation],
         if state != lc.initial:
             out.append(Violation("not-initial", f"a new agent starts in '{lc.initial}', not "
                                  f"'{state}'", where))
+    elif p.old is not None and not isinstance(old_state, str):
+        out.append(Violation("illegal-transition", f"{p.agent}'s state before this commit "
+                             f"({old_state!r}) is not a state name, so no move from it is "
+                             "legal; restore its last valid state file", where))
     elif p.old is not None and old_state in lc.states:
         if lc.states[old_state].terminal:
             out.append(Violation("terminal", f"{p.agent} is {old_state}, a terminal state; its "

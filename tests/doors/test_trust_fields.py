@@ -89,6 +89,9 @@ def test_trust_transition_refuses_to_change_fixed_fields(repo):
 
 
 FIXED = {"parent": "bob", "depth": "1", "role": "auditor", "agent": "bob"}
+# `agent:` must equal the directory, which never changes: its own rule says so precisely
+FIXED_RULE = {"parent": "fixed-field", "depth": "fixed-field", "role": "fixed-field",
+              "agent": "agent-mismatch"}
 
 
 @pytest.fixture
@@ -105,7 +108,7 @@ def born(repo):
 @pytest.mark.parametrize("field", sorted(FIXED))
 def test_trust_hand_edit_of_a_fixed_field_is_refused_by_the_hook(born, field):
     edit_state(born, "alice", **{field: FIXED[field]})
-    _refused_by_hook(born, f"@alice: [STATE:inbox] change {field}", "fixed-field")
+    _refused_by_hook(born, f"@alice: [STATE:inbox] change {field}", FIXED_RULE[field])
 
 
 def _born(work):
@@ -126,7 +129,7 @@ def _fixed_history(tmp_path):
 
 def test_trust_fixed_fields_are_caught_by_verify(tmp_path):
     _hub, work, made = _fixed_history(tmp_path)
-    assert_verify_flags(work, *[(c, "fixed-field") for c in made.values()])
+    assert_verify_flags(work, *[(c, FIXED_RULE[f]) for f, c in made.items()])
 
 
 def test_trust_fixed_fields_are_refused_by_the_hub(tmp_path):

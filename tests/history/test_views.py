@@ -65,9 +65,11 @@ def test_vacancies_and_succession(team):
     assert found["strategist"]["status"] == "unfilled"
     assert "librarian" not in found
     assert "Role 'architect' is vacant. Last held by alice" in gitstate(team, "vacancies").stdout
-    gitstate(team, "transition", "bob", "inbox", "--set", "role=architect")
+    # a role is fixed at birth: a successor is spawned into the vacant role
+    assert gitstate(team, "transition", "bob", "inbox", "--set", "role=architect").returncode == 1
+    assert gitstate(team, "spawn", "dave", "--role", "architect").returncode == 0
     found = {v["role"] for v in js(team, "vacancies")["vacancies"]}
-    assert "architect" not in found and "librarian" in found
+    assert "architect" not in found and "librarian" not in found
 
 
 def test_log_lists_transitions(team):
