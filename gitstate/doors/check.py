@@ -7,6 +7,8 @@ import os
 from gitstate.errors import GitstateError
 from gitstate.law.load import LifecycleInvalid
 from gitstate.law.rules import Violation, file_violations
+from gitstate.law.society import society_violations
+from gitstate.law.statefile import parse_bytes
 from gitstate.git.repo import Managed
 from gitstate.law.lifecycle import LIFECYCLE_PATH
 
@@ -28,12 +30,17 @@ def check_worktree(repo: Managed) -> list[Violation]:
     root = top / head_dir if head_dir else top
     candidates = sorted(root.rglob(lc.state_file.split("/")[-1].replace("{id}", "*"))) \
         if root.is_dir() else []
+    fronts: dict[str, dict] = {}
     for f in candidates:
         rel = f.relative_to(top).as_posix()
         if not rx.match(rel) or f.is_symlink():
             continue
-        out += file_violations(rel, f.read_bytes(), lc)
-    return out
+        data = f.read_bytes()
+        found = file_violations(rel, data, lc)
+        out += found
+        if not found:
+            fronts[rel] = parse_bytes(data, rel).front
+    return out + society_violations(lc, fronts)
 
 
 def _check_hooks(repo: Managed, lc) -> list[Violation]:

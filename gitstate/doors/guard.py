@@ -4,8 +4,9 @@ cherry-pick, rebase, am, pull, reset, `commit --no-verify` — is judged exactly
 judges history, and an illegal one aborts the update before the branch moves.
 
 The shim hands over only branch updates that may concern gitstate (see
-`.githooks/reference-transaction`); commits already on a branch or a remote-tracking ref were
-judged when they got there.
+`.githooks/reference-transaction`); commits already on a local branch were judged when they
+got there. Commits fetched from a remote are judged when they first reach a local branch (a
+remote whose hub does not judge cannot slip an illegal move in through `git pull`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def guard(git: Git, updates: str) -> int:
         base = old if old != ZERO else git.head()
         found = git.cat_batch([f"{base}:{LIFECYCLE_PATH}"]) if base else [None]
         law = (found[0][0], found[0][2]) if found[0] and found[0][1] == "blob" else None
-        problems, _ = verify(git, [new, "--not", "--branches", "--remotes"], cache_dir,
+        problems, _ = verify(git, [new, "--not", "--branches"], cache_dir,
                              root_law=law)
         bad += [(ref, p) for p in problems]
     if not bad:

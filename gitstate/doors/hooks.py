@@ -146,11 +146,16 @@ def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = N
     out: list[Violation] = []
     if LIFECYCLE_PATH in paths:
         out += _check_new_lifecycle(new_lc)
-    law = old_lc or new_lc
+    law = old_lc or new_lc or _fallback_law(git, base if head else None)
     if law is None:
+        if changes_state_files(paths) and git.config("gitstate.managed") == "true":
+            out.append(Violation("lifecycle", f"this clone is managed by gitstate, but no "
+                                 f"{LIFECYCLE_PATH} is committed, staged or in the work tree to "
+                                 "judge this commit by", LIFECYCLE_PATH))
         return out, None  # not managed (yet): nothing to enforce
     try:
-        lc = load_lifecycle_cached(law[2], law[0], LIFECYCLE_PATH, cache)
+        lc = load_lifecycle_cached(law[2], law[0], LIFECYCLE_PATH, cache) if law[0] \
+            else load_lifecycle(statefile.decode(law[2], LIFECYCLE_PATH), LIFECYCLE_PATH)
     except GitstateError as exc:
         return out or [Violation("lifecycle", exc.message, LIFECYCLE_PATH)], None
     rx = lc.state_path_regex()
@@ -162,7 +167,7 @@ def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = N
     law_changed = [p for p in paths if is_law_path(p)] if old_lc is not None else []
     if law_changed and message is not None:
         out += check_law_change(lc, message, law_changed)
-    context = GitContext(git, base if head else None, tree=None)
+    context = GitContext(git, base if head else None, tree=None, lc=lc)
     if merge_head and head:
         out += judge_merge_at(git, lc, [head[0], merge_head[0]], None, context)
     else:
@@ -171,6 +176,32 @@ def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = N
     if not out and not merge_head and not law_changed:
         verdict = _verdict(lc, changes, head[0] if head else "none")
     return out, verdict
+
+
+def _fallback_law(git: Git, base: str | None):
+    """Once managed, always managed: the law in force when none is committed or staged — the
+    one in the work tree (`init --no-commit`), or the last one the history had before a
+    commit deleted it. Like a `cat_batch` answer (blob id, "blob", content), or None."""
+    try:
+        with open(LIFECYCLE_PATH, "rb") as fh:   # hooks run at the top of the work tree
+            data = fh.read(1 << 22)
+        return (None, "blob", data)   # not a blob: never cached
+    except OSError:
+        pass
+    if base is None:
+        return None
+    code, out, _ = git._call(("log", "-1", "--format=%H", "--diff-filter=D", base, "--",
+                              LIFECYCLE_PATH), None, None)
+    deleted = out.decode().strip() if code == 0 else ""
+    if not deleted:
+        return None
+    found = git.cat_batch([f"{deleted}^:{LIFECYCLE_PATH}"])[0]
+    return found if found is not None and found[1] == "blob" else None
+
+
+def changes_state_files(paths: list[str]) -> bool:
+    """Does a commit of `paths` touch what looks like a state file (default layout)?"""
+    return any(p.endswith("/_state.md") or p.startswith("agent/") for p in paths)
 
 
 def _verdict(lc, changes: list[FileChange], head: str):

@@ -48,6 +48,7 @@ class Result:
     sha: str
     parent: str | None
     plan: Plan
+    detached: bool = False   # HEAD named no branch: the commit is on no branch either
 
 
 def git_dir(git: Git) -> Path:
@@ -78,6 +79,8 @@ def commit_atomically(git: Git, top: Path, prepare: Callable[[str | None], Plan]
     gdir = git_dir(git)
     with repo_lock(gdir):
         recover(git, top, gdir)
+        refuse_during_operation(gdir)
+        detached = not git.ok("symbolic-ref", "-q", "HEAD")
         for _ in range(MAX_ATTEMPTS):
             parent = git.head()
             plan = prepare(parent)
@@ -93,10 +96,31 @@ def commit_atomically(git: Git, top: Path, prepare: Callable[[str | None], Plan]
                       env={"GITSTATE_JUDGED": sha}):
                 _finish(git, top, entries, plan.files)
                 journal.unlink()
-                return Result(sha=sha, parent=parent, plan=plan)
+                return Result(sha=sha, parent=parent, plan=plan, detached=detached)
             journal.unlink()
         raise GitFailure(f"HEAD kept moving while committing ({MAX_ATTEMPTS} attempts); "
                          "nothing was committed", hint="try again")
+
+
+# What git leaves behind while an operation waits for the user, and how to end it.
+_OPERATIONS = (("MERGE_HEAD", "a merge", "git merge --continue", "git merge --abort"),
+               ("rebase-merge", "a rebase", "git rebase --continue", "git rebase --abort"),
+               ("rebase-apply/applying", "an am", "git am --continue", "git am --abort"),
+               ("rebase-apply", "a rebase", "git rebase --continue", "git rebase --abort"),
+               ("CHERRY_PICK_HEAD", "a cherry-pick", "git cherry-pick --continue",
+                "git cherry-pick --abort"),
+               ("REVERT_HEAD", "a revert", "git revert --continue", "git revert --abort"))
+
+
+def refuse_during_operation(gdir: Path) -> None:
+    """A state move in the middle of a merge, rebase, cherry-pick, revert or am would fold
+    that operation's files into a one-parent commit: refuse, and say how to finish it."""
+    for marker, what, finish, abort in _OPERATIONS:
+        if (gdir / marker).exists():
+            raise GitstateError(f"{what} is in progress; a state move now would take its "
+                                "unfinished files with it, so nothing was done",
+                                hint=f"finish it (`{finish}`) or abort it (`{abort}`), then "
+                                     "move again")
 
 
 def _index_file(gdir: Path) -> Path:

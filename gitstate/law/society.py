@@ -38,6 +38,29 @@ def check_society(parsed: list, lc: Lifecycle, ctx: Context, msg: Message | None
     return out
 
 
+def society_violations(lc: Lifecycle, fronts: dict[str, dict]) -> list[Violation]:
+    """The limits of the society as a whole, for a set of state files (path -> front matter)
+    seen at once, such as a work tree: living holders of each role, and living agents."""
+    out: list[Violation] = []
+    holders: dict[str, list[str]] = {}
+    for path, front in sorted(fronts.items()):
+        role = statefile.as_text(front.get("role"))
+        if role and _living(lc, front):
+            holders.setdefault(role, []).append(path)
+    for role, paths in sorted(holders.items()):
+        spec = lc.roles.get(role)
+        if spec is not None and spec.max and len(paths) > spec.max:
+            out.append(Violation("role-max", f"role '{role}' may have {spec.max} living "
+                                 f"holder{'s' if spec.max != 1 else ''}, but {len(paths)} hold "
+                                 f"it ({', '.join(paths)})", paths[-1]))
+    cap = lc.policies.max_living
+    living = [p for p, f in sorted(fronts.items()) if _living(lc, f)]
+    if cap and len(living) > cap:
+        out.append(Violation("max-living", f"at most {cap} agents may be living at once; "
+                             f"{len(living)} are", living[-1]))
+    return out
+
+
 def _living(lc: Lifecycle, front: dict) -> bool:
     state = front.get("state")
     return isinstance(state, str) and lc.roster_of(state) == "living"
