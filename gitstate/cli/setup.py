@@ -158,3 +158,28 @@ def hook(ctx, name, agent, args):
         return run_session_start(directory_of(ctx), agent)
     raise GitstateError(f"unknown hook '{name}'", hint="known: pre-commit, commit-msg, "
                         "pre-receive, session-start")
+
+
+def run_doctor(directory: str | None, *, as_json: bool = False) -> int:
+    from gitstate.doors.doctor import diagnose
+    findings = diagnose(open_repo(directory))
+    failed = any(f["status"] == "fail" for f in findings)
+    if as_json:
+        json_out({"ok": not failed, "findings": findings})
+    else:
+        for f in findings:
+            click.echo(f"{f['status']:<4}  {f['check']:<9}  {f['detail']}")
+            if f["fix"] and f["status"] != "ok":
+                click.echo(f"{'':17}-> {f['fix']}")
+        click.echo("this clone's doors hold" if not failed else
+                   "a door is open: see the lines marked fail")
+    return EXIT_REJECTED if failed else 0
+
+
+@cli.command()
+@json_option
+@click.pass_context
+def doctor(ctx, as_json):
+    """Is this clone protected? Hooks active and unmodified, gitstate found, caches sane,
+    approvals authenticated, hub and CI."""
+    return run_doctor(directory_of(ctx), as_json=as_json)
