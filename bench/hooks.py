@@ -29,25 +29,14 @@ def sh(repo: Path, *args: str) -> None:
     subprocess.run(args, cwd=repo, check=True, capture_output=True)
 
 
-def timed_fetch(repo: Path, hooks_off: str | None) -> float:
-    cmd = ["git"] + (["-c", f"core.hooksPath={hooks_off}"] if hooks_off else []) + \
-        ["fetch", "-q", "upstream"]
+def timed(repo: Path, args: list[str], hooks_off: str | None) -> float:
+    """Milliseconds of one `git ARGS`, with gitstate's hooks or with hooks switched off."""
+    cmd = ["git"] + (["-c", f"core.hooksPath={hooks_off}"] if hooks_off else []) + args
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=repo, capture_output=True, text=True)
     elapsed = time.perf_counter() - t0
     if proc.returncode != 0:
-        raise SystemExit(f"fetch failed: {proc.stderr}")
-    return elapsed * 1000
-
-
-def timed_commit(repo: Path, message: str, hooks_off: str | None) -> float:
-    cmd = ["git"] + (["-c", f"core.hooksPath={hooks_off}"] if hooks_off else []) + \
-        ["commit", "-q", "-m", message]
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=repo, capture_output=True, text=True)
-    elapsed = time.perf_counter() - t0
-    if proc.returncode != 0:
-        raise SystemExit(f"commit failed: {proc.stderr}")
+        raise SystemExit(f"git {args[0]} failed: {proc.stderr}")
     return elapsed * 1000
 
 
@@ -85,19 +74,20 @@ def measure(runs: int) -> dict[str, dict[str, float]]:
                 (repo / "work.txt").write_text(f"{n}\n")
                 sh(repo, "git", "add", "work.txt")
                 samples["ordinary"][mode].append(
-                    timed_commit(repo, f"ordinary work {n}", None if mode == "hooks" else str(off)))
+                    timed(repo, ["commit", "-q", "-m", f"ordinary work {n}"],
+                          None if mode == "hooks" else str(off)))
                 n += 1
                 state_file.write_text(text.replace("summary: null", f"summary: step {n}"))
                 (repo / "work.txt").write_text(f"{n}\n")
                 sh(repo, "git", "add", "work.txt", str(state_file))
                 samples["state"][mode].append(
-                    timed_commit(repo, f"@alice: [STATE:deep_work] step {n}",
-                                 None if mode == "hooks" else str(off)))
+                    timed(repo, ["commit", "-q", "-m", f"@alice: [STATE:deep_work] step {n}"],
+                          None if mode == "hooks" else str(off)))
                 (upstream / "up.txt").write_text(f"{n}\n")
                 sh(upstream, "git", "add", "up.txt")
                 sh(upstream, "git", "-c", f"core.hooksPath={off}", "commit", "-qm", f"up {n}")
                 samples["fetch"][mode].append(
-                    timed_fetch(repo, None if mode == "hooks" else str(off)))
+                    timed(repo, ["fetch", "-q", "upstream"], None if mode == "hooks" else str(off)))
         out = {}
         for kind, s in samples.items():
             hooks, bare = statistics.median(s["hooks"]), statistics.median(s["bare"])
