@@ -40,3 +40,13 @@ def test_h_and_a_missing_directory(repo, tmp_path):
     assert "Usage:" in gitstate(repo, "roster", "-h").stdout
     res = gitstate(repo, "-C", str(tmp_path / "nowhere"), "roster")
     assert res.returncode == 2 and "no such directory" in res.stderr
+
+
+def test_set_keeps_text_as_text(repo):
+    from conftest import state_path
+    assert gitstate(repo, "spawn", "alice", "--set", "thread=007", "--set", "model=4.10",
+                    "--set", "summary=0x1F", "--set", "context_pct=62").returncode == 0
+    assert "context_pct: 62\n" in state_path(repo, "alice").read_text()
+    status = json.loads(gitstate(repo, "status", "alice", "--json").stdout)
+    assert status["thread"] == "007" and status["model"] == "4.10"
+    assert status["summary"] == "0x1F" and status["context_pct"] == 62
