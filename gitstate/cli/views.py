@@ -121,7 +121,7 @@ def run_inbox(directory: str | None, agent: str, *, mark_read: bool = False,
     from gitstate.history.views import inbox
     repo = open_repo(directory)
     view = inbox(repo, agent)
-    if mark_read and view["head"] != view["since"]:
+    if mark_read and view["messages"]:   # nothing to read: no commit
         from gitstate.moves.agent import mark_read as do_mark
         result = do_mark(repo, view["agent"], view["head"], len(view["messages"]))
         view["marked_read"] = {"commit": result.sha, "last_read_commit": view["head"]}

@@ -50,3 +50,19 @@ def test_set_keeps_text_as_text(repo):
     status = json.loads(gitstate(repo, "status", "alice", "--json").stdout)
     assert status["thread"] == "007" and status["model"] == "4.10"
     assert status["summary"] == "0x1F" and status["context_pct"] == 62
+
+
+def test_a_multi_line_message_is_a_subject_and_a_body(repo):
+    from conftest import git
+    assert gitstate(repo, "spawn", "alice", "-m", "born\nwith a longer story").returncode == 0
+    assert git(repo, "log", "-1", "--format=%s").stdout.strip() == "@alice: [STATE:bootstrap] born"
+    assert "with a longer story" in git(repo, "log", "-1", "--format=%b").stdout
+
+
+def test_mark_read_with_nothing_to_read_commits_nothing(repo):
+    from conftest import git
+    assert gitstate(repo, "spawn", "bob").returncode == 0
+    before = git(repo, "rev-parse", "HEAD").stdout
+    res = gitstate(repo, "inbox", "bob", "--mark-read", "--json")
+    assert res.returncode == 0 and json.loads(res.stdout)["messages"] == []
+    assert git(repo, "rev-parse", "HEAD").stdout == before

@@ -104,6 +104,7 @@ def test_inbox_and_mark_read(team):
 
 def test_checkpoint_cannot_move_backwards_or_outside_history(team):
     first = git(team, "rev-list", "--max-parents=0", "HEAD").stdout.strip()
+    git(team, "commit", "-q", "--allow-empty", "-m", "a note for @alice")
     assert gitstate(team, "inbox", "alice", "--mark-read").returncode == 0
     set_state_line(team, "alice", "last_read_commit", first)
     git(team, "add", "-A")
