@@ -106,7 +106,9 @@ def inbox(repo: Managed, agent: str) -> dict:
                             where=lc.state_path(agent))
     revs = [f"{since}..{head}"] if since else [head]
     fmt = f"--format=%H%x1f%ct%x1f%an%x1f%B{_MSG_SEP}"
-    raw = repo.git.run("log", fmt, "-F", "--grep=@", *revs, "--")
+    # only commits that mention @agent or @all (ids compare case-insensitively); each is
+    # still parsed below, so `@agent-1` does not count as a message to `agent`
+    raw = repo.git.run("log", fmt, "-F", "-i", f"--grep=@{agent}", "--grep=@all", *revs, "--")
     messages = []
     for chunk in raw.decode("utf-8", "replace").split(_MSG_SEP):
         parts = chunk.strip("\n").split("\x1f", 3)

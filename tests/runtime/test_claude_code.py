@@ -304,3 +304,34 @@ def test_a_hook_never_stops_the_runtime(tmp_path, claude_repo):
     res = hook(claude_repo, "spawn-guard", {**base(claude_repo, "s", "PreToolUse"),
                                              "tool_name": "Bash", "tool_input": {}})
     assert res.returncode == 0 and res.stdout == ""
+
+
+def test_the_context_hook_starts_no_git_and_imports_little_when_no_phase_is_crossed(
+        claude_repo, tmp_path):
+    """The per-tool-call path: no git process, no click, pydantic or GitPython (speed is in
+    bench/runtime.py)."""
+    import os
+    import shutil as sh
+    repo = claude_repo
+    gitstate(repo, "spawn", "dora", "--session", "s9")
+    said(start(repo, "s9"))
+    spy = tmp_path / "bin"
+    spy.mkdir()
+    calls = tmp_path / "git-calls"
+    (spy / "git").write_text(f"#!/bin/sh\necho \"$@\" >> {calls}\nexec {sh.which('git')} \"$@\"\n")
+    (spy / "git").chmod(0o755)
+    event = {**base(repo, "s9", "PostToolUse", transcript(tmp_path / "t.jsonl", 30_000)),
+             "tool_name": "Read", "tool_input": {"file_path": "README"}}
+    probe = ("import sys, json, io\n"
+             "sys.stdin = io.StringIO(sys.argv[1])\n"
+             "from gitstate.__main__ import main\n"
+             "rc = main(['hook', 'context'])\n"
+             "heavy = [m for m in ('click', 'pydantic', 'git', 'yaml', 'subprocess') "
+             "if m in sys.modules]\n"
+             "print(json.dumps({'rc': rc, 'heavy': heavy}))\n")
+    env = dict(os.environ, PATH=f"{spy}{os.pathsep}{os.environ['PATH']}")
+    res = subprocess.run([sys.executable, "-c", probe, json.dumps(event)], cwd=repo, env=env,
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout.strip().splitlines()[-1]) == {"rc": 0, "heavy": []}
+    assert not calls.exists()
