@@ -15,12 +15,22 @@ import pytest
 from conftest import git, gitstate, make_repo, walk
 
 
+EVENTS = {"session-start": "SessionStart", "context": "PostToolUse",
+          "spawn-guard": "PreToolUse", "subagent-start": "SubagentStart"}
+
+
 def hook(repo: Path, name: str, event: dict, env: dict | None = None):
-    """`gitstate hook NAME` as the settings run it, the event on stdin."""
+    """The hook as Claude Code runs it: the command that `.claude/settings.json` names for the
+    event, in a shell, with the event's JSON on stdin."""
     import os
     full = dict(os.environ, **(env or {}))
-    return subprocess.run([sys.executable, "-m", "gitstate", "hook", name], cwd=repo,
-                          input=json.dumps(event), capture_output=True, text=True, env=full)
+    groups = json.loads((repo / ".claude" / "settings.json").read_text())["hooks"][
+        EVENTS[name]]
+    commands = [h["command"] for g in groups for h in g["hooks"]
+                if h["command"].startswith(f"gitstate hook {name}")]
+    assert len(commands) == 1, groups
+    return subprocess.run(["sh", "-c", commands[0]], cwd=repo, input=json.dumps(event),
+                          capture_output=True, text=True, env=full)
 
 
 def said(res) -> str:
