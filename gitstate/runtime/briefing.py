@@ -66,8 +66,10 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
     if agent is None:
         lines.append("gitstate: no agent is bound to this session.")
         if parent:
-            lines.append(f"This session was started by {parent}: register as its child with "
-                         f"`gitstate spawn <your-id> --parent {parent} --session {session}`.")
+            depth = _depth_note(repo, lc, head, parent)
+            lines.append(f"This session was started by {parent}{depth}: register as its "
+                         f"child with `gitstate spawn <your-id> --parent {parent} "
+                         f"--session {session}`.")
         else:
             lines.append("Register with `gitstate spawn <your-id>"
                          + (f" --session {session}`" if session else "`")
@@ -118,6 +120,20 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
     if source != "compact":
         lines += _vacancies(repo)
     return "\n".join(lines)
+
+
+def _depth_note(repo, lc, head, parent: str) -> str:
+    """", so you are at depth N" from the parent's committed state file."""
+    data = repo.git.cat_files([f"{head}:{lc.state_path(parent)}"])[0] if head else None
+    if data is None:
+        return ""
+    depth = statefile.parse_bytes(data, lc.state_path(parent)).front.get("depth")
+    depth = depth if isinstance(depth, int) and not isinstance(depth, bool) else 0
+    limit = lc.policies.max_depth
+    note = f", so you are at depth {depth + 1}"
+    if limit is not None and depth + 1 > limit:
+        note += f", past this lifecycle's max_depth {limit}: you may not register"
+    return note
 
 
 def _export(agent: str, session: str) -> None:

@@ -182,7 +182,8 @@ def test_session_start_binds_gitstate_agent_or_says_how_to_register(claude_repo)
     # a session started from bob's (its environment says so) is bob's child, not bob
     text = said(start(repo, "sess-c", env={"GITSTATE_AGENT": "bob",
                                            "GITSTATE_SESSION": "sess-b"}))
-    assert "started by bob" in text and "--parent bob --session sess-c" in text
+    assert "started by bob, so you are at depth 1" in text
+    assert "--parent bob --session sess-c" in text
 
 
 # -- measured context -------------------------------------------------------------------------
