@@ -53,3 +53,9 @@ def test_the_lifecycle_may_state_the_context_window():
     assert lc.to_dict()["policies"]["context_window"] == 400_000
     with pytest.raises(InvalidFile, match="context_window"):
         load_lifecycle(text.replace("  max_depth: 3", "  max_depth: 3\n  context_window: lots"))
+
+
+def test_the_shipped_settings_snippet_is_what_init_merges():
+    from gitstate.resources import read_shipped
+    from gitstate.runtime.settings import merge
+    assert json.loads(read_shipped("agent", "claude-settings.json")) == merge({})[0]
