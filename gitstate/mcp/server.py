@@ -17,6 +17,9 @@ from gitstate import __version__
 from gitstate.cli import moves, operations, setup, views
 from gitstate.cli.app import collecting
 from gitstate.errors import GitstateError
+from gitstate.moves.operations import await_agents
+from gitstate.moves.operations import reap as do_reap
+from gitstate.moves.operations import shutdown as do_shutdown
 from gitstate.schema import models as m
 from gitstate.schema.status import AgentStatus
 
@@ -127,7 +130,37 @@ def build(directory: str | None = None) -> MCPServer:
         """Commit every timed transition that is due, as the system."""
         return call("sweep", operations.run_sweep, d, dry_run=dry_run)
 
+    @server.tool(name="await")
+    def await_(agents: list[str], timeout: float = 60.0) -> m.OperationLog:
+        """Block until each agent ends (exit 0 all succeeded, 1 any failed, 124 timeout)."""
+        return operation(d, lambda repo, say: await_agents(repo, agents, timeout, say))
+
+    @server.tool()
+    def reap(host: str | None = None) -> m.OperationLog:
+        """Mark every living agent of this host whose process (pid) is gone as failed."""
+        def run(repo, say):
+            if not do_reap(repo, say, host):
+                say("no agent has lost its process")   # the command's words
+            return 0
+        return operation(d, run)
+
+    @server.tool()
+    def shutdown(approved_by: str | None = None) -> m.OperationLog:
+        """Move every living agent to a frozen or terminal state, children first."""
+        return operation(d, lambda repo, say: 1 if do_shutdown(repo, say, approved_by) else 0)
+
     return server
+
+
+def operation(directory: str | None, fn: Callable) -> m.OperationLog:
+    """An operation of gitstate.moves.operations, as its command runs it, its lines kept."""
+    from gitstate.cli.app import open_repo
+    lines: list[str] = []
+    try:
+        code = fn(open_repo(directory), lines.append)
+    except GitstateError as exc:
+        raise ToolError(str(exc)) from None
+    return m.OperationLog(exit_code=int(code or 0), lines=lines)
 
 
 def serve(directory: str | None = None) -> None:

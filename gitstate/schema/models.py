@@ -286,6 +286,12 @@ class SweepResult(Record):
     committed: bool
 
 
+class OperationLog(Record):
+    """What an operation on the fleet did, line by line as the command prints it (MCP)."""
+    exit_code: int
+    lines: list[str]
+
+
 class Violation(Record):
     rule: str
     message: str

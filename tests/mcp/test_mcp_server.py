@@ -36,7 +36,8 @@ def test_tools_are_listed_with_typed_inputs_and_outputs(repo):
 
     tools = {t.name: t for t in run(repo, steps)}
     assert {"status", "roster", "vacancies", "log", "inbox", "show", "lifecycle", "spawn",
-            "transition", "freeze", "wake", "bury", "sweep", "verify", "check"} <= set(tools)
+            "transition", "freeze", "wake", "bury", "sweep", "verify", "check", "await",
+            "reap", "shutdown"} <= set(tools)
     spawn = tools["spawn"]
     assert spawn.input_schema["required"] == ["agent"]
     assert spawn.input_schema["properties"]["parent"]
@@ -72,6 +73,22 @@ def test_status_and_moves_answer_as_the_cli_does(repo):
     subjects = git(repo, "log", "--format=%s", "-2").stdout.splitlines()
     assert subjects == ["@alice: [STATE:inbox] restored",
                         "@alice: [STATE:bootstrap] spawned as architect"]
+
+
+def test_operations_on_the_fleet(repo):
+    gitstate(repo, "spawn", "zed")
+
+    async def steps(session):
+        return (await session.call_tool("reap", {}),
+                await session.call_tool("await", {"agents": ["zed"], "timeout": 0.5}),
+                await session.call_tool("shutdown", {}))
+
+    reaped, waited, shut = run(repo, steps)
+    assert reaped.structured_content == {"exit_code": 0,
+                                         "lines": ["no agent has lost its process"]}
+    assert waited.structured_content["exit_code"] == 124
+    assert shut.structured_content["exit_code"] == 0 and shut.structured_content["lines"]
+    assert "@zed: [STATE:" in git(repo, "log", "-1", "--format=%s").stdout
 
 
 def test_reads_and_refusals_of_unknown_agents(repo):
