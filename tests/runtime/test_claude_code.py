@@ -115,6 +115,8 @@ def test_init_merges_hooks_keeping_the_users_own(empty_repo):
                     {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}],
                 "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}
     settings.write_text(json.dumps(mine, indent=4))
+    doctor = json.loads(gitstate(empty_repo, "doctor", "--json").stdout)["findings"]
+    assert [f["status"] for f in doctor if f["check"] == "runtime"] == []   # not managed yet
     res = gitstate(empty_repo, "init", "--runtime", "claude-code", "--json")
     assert res.returncode == 0, res.stderr
     report = json.loads(res.stdout)["integrations"][0]
@@ -131,6 +133,9 @@ def test_init_merges_hooks_keeping_the_users_own(empty_repo):
     assert start_groups[0]["matcher"] == "startup|resume|clear|compact"
     assert start_groups[1] == mine["hooks"]["SessionStart"][1]
     assert got["hooks"]["PostToolUse"][0]["hooks"][0]["command"] == "gitstate hook context"
+    doctor = json.loads(gitstate(empty_repo, "doctor", "--json").stdout)["findings"]
+    assert {"check": "runtime", "status": "ok"}.items() <= next(
+        f for f in doctor if f["check"] == "runtime").items()
     before = settings.read_bytes()
     again = json.loads(gitstate(empty_repo, "init", "--runtime", "claude-code",
                                 "--json").stdout)["integrations"][0]
