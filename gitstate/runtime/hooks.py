@@ -112,13 +112,13 @@ def context(event: dict) -> dict | None:
     last = memory.last_phase(gdir, agent)
     if last == phase:
         return None
-    memory.remember_phase(gdir, agent, phase, pct)
-    if last is not None and PHASES.index(phase) <= PHASES.index(last):
+    if (last is not None and PHASES.index(phase) <= PHASES.index(last)) \
+            or (last is None and phase == "fresh"):
+        memory.remember_phase(gdir, agent, phase, pct)
         return None    # fewer tokens than before (a compaction): nothing to record
-    if last is None and phase == "fresh":
-        return None
     from gitstate.runtime.record import record_context
     text = record_context(event.get("cwd"), agent, pct, phase, measured[1], measured[2])
+    memory.remember_phase(gdir, agent, phase, pct)   # only once recorded: else tried again
     return context_reply("PostToolUse", text)
 
 

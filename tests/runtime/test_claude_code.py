@@ -351,3 +351,19 @@ def test_the_context_hook_starts_no_git_and_imports_little_when_no_phase_is_cros
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout.strip().splitlines()[-1]) == {"rc": 0, "heavy": []}
     assert not calls.exists()
+
+
+def test_a_crossing_that_cannot_be_recorded_is_tried_again(claude_repo, tmp_path):
+    repo = claude_repo
+    gitstate(repo, "spawn", "erin", "--session", "s5")
+    said(start(repo, "s5"))
+    tr = transcript(tmp_path / "t.jsonl", 120_000)                  # 60 %: midlife
+    merge_head = repo / ".git" / "MERGE_HEAD"
+    merge_head.write_text(head(repo) + "\n")                         # an unfinished merge
+    tip = head(repo)
+    res = post_tool(repo, "s5", tr)
+    assert res.returncode == 0 and res.stdout == "" and "merge" in res.stderr
+    assert head(repo) == tip
+    merge_head.unlink()
+    assert "midlife" in said(post_tool(repo, "s5", tr))
+    assert head(repo) != tip
