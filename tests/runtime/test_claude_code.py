@@ -123,7 +123,8 @@ def test_init_merges_hooks_keeping_the_users_own(empty_repo):
     assert report["changed"] and set(report["added"]) == {
         "SessionStart", "PostToolUse", "PreToolUse", "SubagentStart"}
     got = json.loads(settings.read_text())
-    assert got["permissions"] == mine["permissions"] and got["hooks"]["Stop"] == mine["hooks"]["Stop"]
+    assert got["permissions"] == mine["permissions"]
+    assert got["hooks"]["Stop"] == mine["hooks"]["Stop"]
     pre = got["hooks"]["PreToolUse"]
     assert pre[0] == mine["hooks"]["PreToolUse"][0]          # the user's first, untouched
     assert pre[1]["matcher"] == "Agent|Task"
