@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from gitstate.cli.app import cli, directory_of, json_option, json_out, message_option, \
+from gitstate.cli.app import cli, directory_of, emit, json_option, message_option, \
     open_repo, set_option
 from gitstate.cli.text import print_move
 from gitstate.errors import GitstateError
@@ -13,10 +13,14 @@ from gitstate.errors import GitstateError
 
 def run_spawn(directory: str | None, agent: str, *, role: str | None = None,
               model: str | None = None, parent: str | None = None, sets=(),
-              text: str | None = None, as_json: bool = False) -> int:
+              text: str | None = None, session: str | None = None,
+              as_json: bool = False) -> int:
     from gitstate.moves.agent import parse_sets, spawn
+    fields = parse_sets(sets)
+    if session:
+        fields["session"] = session   # the runtime's session id: its hooks find the agent
     result = spawn(open_repo(directory), agent, role=role, model=model, parent_agent=parent,
-                   sets=parse_sets(sets), text=text)
+                   sets=fields, text=text)
     print_move(result, as_json)
     return 0
 
@@ -26,14 +30,17 @@ def run_spawn(directory: str | None, agent: str, *, role: str | None = None,
 @click.option("--role", default=None, help="The role this agent holds.")
 @click.option("--model", default=None, help="The model behind the agent.")
 @click.option("--parent", "parent", default=None, help="The agent that spawned this one.")
+@click.option("--session", default=None, metavar="ID",
+              help="The agent runtime's session id (recorded as `session:`; the runtime's "
+                   "hooks bind that session to this agent).")
 @set_option
 @message_option
 @json_option
 @click.pass_context
-def spawn(ctx, agent, role, model, parent, sets, text, as_json):
+def spawn(ctx, agent, role, model, parent, session, sets, text, as_json):
     """Register AGENT in the initial state (one commit)."""
     return run_spawn(directory_of(ctx), agent, role=role, model=model, parent=parent,
-                     sets=sets, text=text, as_json=as_json)
+                     sets=sets, text=text, session=session, as_json=as_json)
 
 
 def run_transition(directory: str | None, agent: str, state: str, *, text: str | None = None,
@@ -126,7 +133,7 @@ def run_bury(directory: str | None, agent: str, summary: str, *, approved_by: st
                if v.get("last_holder") == who]
     if as_json:
         info = result.plan.info
-        json_out({"commit": result.sha, "agent": who, "from": info["from"], "to": info["to"],
+        emit("bury", {"commit": result.sha, "agent": who, "from": info["from"], "to": info["to"],
                   "vacancies": notices})
         return 0
     print_move(result, False)
@@ -166,7 +173,7 @@ def run_show(directory: str | None, agent: str, *, as_json: bool = False) -> int
         doc = statefile.parse(text, rel) if text.startswith("---") else None
         parts = re.split(r"^##[ \t]+(.+?)[ \t]*$", doc.body if doc else text, flags=re.M)
         sections = {parts[i].strip(): parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
-        json_out({"agent": agent.lower(), "state": state, "path": rel,
+        emit("show", {"agent": agent.lower(), "state": state, "path": rel,
                   "front": doc.front if doc else {}, "sections": sections})
     else:
         click.echo(text, nl=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gitstate.cli.app import cli, directory_of, json_option, json_out, open_repo
+from gitstate.cli.app import cli, directory_of, emit, json_option, open_repo
 from gitstate.errors import EXIT_REJECTED
 
 
@@ -34,7 +34,7 @@ def run_sweep(directory: str | None, *, dry_run: bool = False, as_json: bool = F
         if not dry_run:
             sweep(repo, lambda line: None)
         if as_json:
-            json_out({"due": due, "committed": not dry_run})
+            emit("sweep", {"due": due, "committed": not dry_run})
         else:
             for d in due:
                 click.echo(f"{d['agent']}: {d['from']} -> {d['to']} is due (after {d['after']})")

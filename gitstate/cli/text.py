@@ -26,13 +26,13 @@ def plural(n: int, word: str) -> str:
 
 
 def print_move(result, as_json: bool) -> None:
-    from gitstate.cli.app import json_out
+    from gitstate.cli.app import emit
     info = result.plan.info
     if getattr(result, "detached", False):
         click.echo(f"gitstate: warning: detached HEAD: {result.sha[:10]} is on no branch; "
                    "`git switch -c NAME` keeps it", err=True)
     if as_json:
-        json_out({"commit": result.sha, "agent": info["agent"], "from": info["from"],
+        emit("spawn", {"commit": result.sha, "agent": info["agent"], "from": info["from"],
                   "to": info["to"], "path": info["path"],
                   "subject": result.plan.message.split("\n", 1)[0]})
     else:

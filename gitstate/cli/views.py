@@ -6,13 +6,13 @@ import re
 
 import click
 
-from gitstate.cli.app import at_option, cli, directory_of, json_option, json_out, open_repo
+from gitstate.cli.app import at_option, cli, directory_of, emit, json_option, open_repo
 from gitstate.cli.text import plural, print_roster, print_status, when
 from gitstate.errors import EXIT_REJECTED, GitstateError, UsageError
 
 
 def run_status(directory: str | None, agent: str | None = None, *, as_json: bool = False) -> int:
-    from gitstate.cli.models import agent_status
+    from gitstate.schema.status import agent_status
     from gitstate.law.grammar import canonical_id
 
     repo = open_repo(directory)
@@ -30,7 +30,7 @@ def run_status(directory: str | None, agent: str | None = None, *, as_json: bool
         rows = [agent_status(a, lc.state_path(a), d, lc)
                 for a, d in sorted(repo.agents_at(lc, head).items())]
     if as_json:
-        json_out([r.as_json() for r in rows] if not agent else rows[0].as_json())
+        emit("status", [r.as_json() for r in rows] if not agent else rows[0].as_json())
         return 0
     if not rows:
         click.echo("no agents yet: `gitstate spawn <id>` registers one")
@@ -53,7 +53,7 @@ def run_roster(directory: str | None, at: str | None = None, *, as_json: bool = 
     from gitstate.history.views import roster
     view = roster(open_repo(directory), at)
     if as_json:
-        json_out(view)
+        emit("roster", view)
     else:
         print_roster(view)
     return 0
@@ -74,7 +74,7 @@ def run_vacancies(directory: str | None, at: str | None = None, *,
     from gitstate.history.views import vacant_roles
     view = vacant_roles(open_repo(directory), at)
     if as_json:
-        json_out(view)
+        emit("vacancies", view)
         return 0
     if not view["vacancies"]:
         click.echo("no vacant roles")
@@ -96,7 +96,7 @@ def run_log(directory: str | None, agent: str | None = None, *, as_json: bool = 
     from gitstate.history.views import transitions
     rows = transitions(open_repo(directory), agent)
     if as_json:
-        json_out(rows)
+        emit("log", rows)
         return 0
     for r in rows:
         move = f"{r['from']} -> {r['to']}" if r["from"] else f"born in {r['to']}"
@@ -126,7 +126,7 @@ def run_inbox(directory: str | None, agent: str, *, mark_read: bool = False,
         result = do_mark(repo, view["agent"], view["head"], len(view["messages"]))
         view["marked_read"] = {"commit": result.sha, "last_read_commit": view["head"]}
     if as_json:
-        json_out(view)
+        emit("inbox", view)
         return 0
     since = f"since {view['since'][:10]}" if view["since"] else "from the beginning"
     click.echo(f"{view['agent']}: {plural(len(view['messages']), 'message')} {since}")
@@ -167,7 +167,7 @@ def situations(ctx, sqlite_path, no_sqlite, as_json):
         path = sqlite_path or str(repo.top / "data" / "entities.db")
         data["sqlite"] = {"path": path, **write_sqlite(data, path)}
     if as_json:
-        json_out(data)
+        emit("situations", data)
         return 0
     sessions = [e for e in data["entities"] if e["id"].startswith("situation:session-")]
     for e in sessions:
@@ -214,7 +214,7 @@ def run_verify(directory: str | None, revs=(), *, no_cache: bool = False,
     else:
         problems, judged = verify(repo.git, [head], cache_dir, remember=not no_cache)
     if as_json:
-        json_out({"ok": not problems, "problems": problems, "judged": judged})
+        emit("verify", {"ok": not problems, "problems": problems, "judged": judged})
     else:
         for p in problems:
             click.echo(describe_problem(p))

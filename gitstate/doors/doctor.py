@@ -89,7 +89,32 @@ def diagnose(repo: Managed) -> list[dict]:
                             f"{SIGNERS_PATH}"))
 
     out += _hub_and_ci(repo)
+    runtime = _runtime_finding(repo)
+    if runtime is not None:
+        out.append(runtime)
     return out
+
+
+def _runtime_finding(repo: Managed) -> dict | None:
+    """Claude Code's settings, when the project has any: are gitstate's hooks in them?"""
+    import json
+    settings = repo.top / ".claude" / "settings.json" if repo.top is not None else None
+    if settings is None or not settings.is_file():
+        return None
+    try:
+        hooks = json.loads(settings.read_text(encoding="utf-8")).get("hooks") or {}
+        commands = {h.get("command", "") for groups in hooks.values() for g in groups
+                    for h in g.get("hooks") or []}
+    except (ValueError, AttributeError, TypeError):
+        return _finding("warn", "runtime", ".claude/settings.json cannot be read as Claude "
+                        "Code settings", "fix it, then run `gitstate init --runtime claude-code`")
+    want = ("session-start", "context", "spawn-guard")
+    missing = [n for n in want if not any(c.startswith(f"gitstate hook {n}") for c in commands)]
+    if missing:
+        return _finding("warn", "runtime", "Claude Code runs without gitstate's hooks "
+                        f"({', '.join(missing)})", "`gitstate init --runtime claude-code`")
+    return _finding("ok", "runtime", "Claude Code briefs agents, measures their context and "
+                    "guards their spawns (.claude/settings.json)")
 
 
 def _cache_finding(repo: Managed) -> dict:

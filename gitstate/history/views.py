@@ -102,9 +102,12 @@ def inbox(repo: Managed, agent: str) -> dict:
         raise GitstateError(f"{agent}'s last_read_commit {since} is not a commit here",
                             where=lc.state_path(agent))
     revs = [f"{since}..{head}"] if since else [head]
+    # only commits that mention @agent or @all (ids compare case-insensitively); each is
+    # still parsed below, so `@agent-1` does not count as a message to `agent`
     messages = []
-    for sha, ct, author, body in repo.git.log_records(["%H", "%ct", "%an", "%B"], "-F",
-                                                      "--grep=@", *revs, "--"):
+    for sha, ct, author, body in repo.git.log_records(["%H", "%ct", "%an", "%B"], "-F", "-i",
+                                                      f"--grep=@{agent}", "--grep=@all",
+                                                      *revs, "--"):
         msg = parse_message(body, lc.accept_patterns())
         if msg.prefix == agent:
             continue  # the agent's own words are not messages to it

@@ -122,8 +122,11 @@ def _depth_of(repo: Managed, lc, head: str | None, parent_agent: str | None) -> 
 
 def transition(repo: Managed, agent: str, state: str, *, text: str | None = None,
                sets: dict[str, Any] | None = None, approved_by: str | None = None,
-               body: str = "", files: dict[str, bytes] | None = None) -> Result:
-    """Move `agent` to `state` in one commit, together with whatever is staged and `files`."""
+               body: str = "", files: dict[str, bytes] | None = None,
+               with_work: bool = True) -> Result:
+    """Move `agent` to `state` in one commit, together with whatever is staged and `files`.
+    Without `with_work` (a measurement the system records), only the committed state file
+    changes: nothing staged and no edit in the work tree comes along."""
     agent = canonical_id(agent)
     sets = dict(sets or {})
     files = dict(files or {})
@@ -135,7 +138,7 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
         if old is None:
             raise GitstateError(f"unknown agent '{agent}': {path} is not committed",
                                 hint=f"spawn it first: `gitstate spawn {agent}`")
-        base = statefile.parse_bytes(work if work is not None else old, path)
+        base = statefile.parse_bytes(work if work is not None and with_work else old, path)
         old_state = _state_or_none(old, path)
         new = statefile.with_fields(base, {"state": state, **sets, "updated": now_iso()}).encode()
         if new == old:   # a progress update in the same second as the last: a finer stamp
@@ -143,9 +146,10 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
                                                "updated": now_iso(precise=True)}).encode()
         trailers = [("Approved-by", approved_by)] if approved_by else []
         message = format_message(agent, state, text or f"{old_state} -> {state}", body, trailers)
-        _judge(repo, lc, head, path, old, new, message, "transition", files)
+        _judge(repo, lc, head, path, old, new, message, "transition", files, with_work)
         return Plan({path: new, **files}, message, {"agent": agent, "from": old_state,
-                                                    "to": state, "path": path})
+                                                    "to": state, "path": path},
+                    with_staged=with_work)
 
     return commit_atomically(repo.git, repo.top, prepare, reflog="gitstate transition")
 
@@ -159,14 +163,16 @@ def _state_or_none(data: bytes, path: str) -> str | None:
 
 
 def _judge(repo: Managed, lc, head: str | None, path: str, old: bytes | None, new: bytes,
-           message: str, action: str, files: dict[str, bytes] | None = None) -> None:
+           message: str, action: str, files: dict[str, bytes] | None = None,
+           staged: bool = True) -> None:
     """Refuse before committing, with exactly the hook's words; staged state files count."""
     rx = lc.state_path_regex()
     extra = [p for p in (files or {}) if rx.match(p)]
     olds = repo.git.cat_files(f"{head}:{p}" for p in extra) if head else [None] * len(extra)
     changes = [FileChange(path, old, new)] + [
         FileChange(p, o, files[p]) for p, o in zip(extra, olds)]
-    changes += repo.staged_state_changes(lc, head, skip={path, *extra})
+    if staged:
+        changes += repo.staged_state_changes(lc, head, skip={path, *extra})
     context = GitContext(repo.git, head, tree=None, overrides={**(files or {}), path: new},
                          lc=lc)
     reject_if(validate(changes, lc, message, context=context), action)
