@@ -65,12 +65,20 @@ def vacant_roles(repo: Managed, at: str | None = None) -> dict:
     return {"commit": rev, "vacancies": vacancies(records, lc)}
 
 
-def transitions(repo: Managed, agent: str | None = None) -> list[dict]:
+def _law_at(repo: Managed, at: str | None):
+    """(commit, lifecycle) at `--at` (the law as it was then), or at HEAD."""
+    if at is None:
+        head = repo.git.head()
+        return head, repo.lifecycle(head) if head else None
+    rev, _now = resolve_at(repo, at)
+    return rev, repo.lifecycle(rev, index=False, worktree=False)
+
+
+def transitions(repo: Managed, agent: str | None = None, at: str | None = None) -> list[dict]:
     """Each tagged commit as a move: agent, from, to, commit, author, time, text."""
-    head = repo.git.head()
+    head, lc = _law_at(repo, at)
     if head is None:
         return []
-    lc = repo.lifecycle(head)
     want = canonical_id(agent) if agent else None
     last: dict[str, str] = {}
     out = []
@@ -90,11 +98,11 @@ def transitions(repo: Managed, agent: str | None = None) -> list[dict]:
 _MSG_SEP = "\x1e"
 
 
-def inbox(repo: Managed, agent: str) -> dict:
-    """Commits since the agent's `last_read_commit` that mention @agent or @ALL."""
+def inbox(repo: Managed, agent: str, at: str | None = None) -> dict:
+    """Commits since the agent's `last_read_commit` that mention @agent or @ALL (up to HEAD,
+    or as it was at `--at`)."""
     agent = canonical_id(agent)
-    head = repo.git.head()
-    lc = repo.lifecycle(head)
+    head, lc = _law_at(repo, at)
     data = repo.git.cat_files([f"{head}:{lc.state_path(agent)}"])[0] if head else None
     if data is None:
         raise GitstateError(f"unknown agent '{agent}'", hint=f"spawn it: `gitstate spawn {agent}`")
@@ -122,3 +130,34 @@ def inbox(repo: Managed, agent: str) -> dict:
                              "to_all": agent not in msg.mentions})
     messages.reverse()  # oldest first, the order to read them in
     return {"agent": agent, "since": since, "head": head, "messages": messages}
+
+
+def freeze_state_path(agent: str) -> str:
+    """Where an agent's freeze-state file lives unless its state file names another."""
+    return f"data/freeze-states/{agent}.md"
+
+
+def freeze_state(repo: Managed, agent: str, at: str | None = None) -> dict:
+    """An agent's committed freeze-state, split into its front matter and `## ` sections: what
+    anyone may ask of a frozen agent without waking it."""
+    import re
+    from gitstate.law import statefile
+    agent = canonical_id(agent)
+    rev, lc = _law_at(repo, at)
+    path = lc.state_path(agent)
+    data = repo.git.cat_files([f"{rev}:{path}"])[0] if rev else None
+    if data is None:
+        raise GitstateError(f"unknown agent '{agent}': {path} is not committed",
+                            hint=f"spawn it first: `gitstate spawn {agent}`")
+    doc = statefile.parse_bytes(data, path)
+    rel = statefile.as_text(doc.get("freeze_state")) or freeze_state_path(agent)
+    found = repo.git.cat_files([f"{rev}:{rel}"])[0]
+    if found is None:
+        raise GitstateError(f"{agent} has no freeze-state committed at {rel} "
+                            f"(it is in {doc.state})")
+    text = statefile.decode(found, rel)
+    fdoc = statefile.parse(text, rel) if text.startswith("---") else None
+    parts = re.split(r"^##[ \t]+(.+?)[ \t]*$", fdoc.body if fdoc else text, flags=re.M)
+    sections = {parts[i].strip(): parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+    return {"agent": agent, "state": doc.state, "path": rel,
+            "front": fdoc.front if fdoc else {}, "sections": sections}

@@ -274,3 +274,22 @@ def test_verify_sees_role_limits_across_branches(team):
     res = gitstate(team, "verify", "--json")
     rules = [(p["subject"], p["rule"]) for p in json.loads(res.stdout)["problems"]]
     assert rules == [("@eve: [STATE:bootstrap] second architect", "role-max")]
+
+
+def test_log_inbox_and_freeze_state_travel_in_time(team):
+    from gitstate.history.views import freeze_state, inbox, transitions
+    walk(team, "carol", "inbox")
+    before = git(team, "rev-parse", "HEAD").stdout.strip()
+    assert gitstate(team, "transition", "bob", "inbox", "--body", "@carol see the plan").returncode == 0
+    walk(team, "carol", "distill")
+    assert gitstate(team, "freeze", "carol").returncode == 0
+    repo = open_managed(str(team))
+    assert [m["to"] for m in transitions(repo, "carol")][-1] == "frozen"
+    assert [m["to"] for m in transitions(repo, "carol", at=before)] == ["bootstrap", "inbox"]
+    assert len(inbox(repo, "carol")["messages"]) == 1
+    assert inbox(repo, "carol", at=before)["messages"] == []
+    shown = freeze_state(repo, "carol")
+    assert shown["path"] == "data/freeze-states/carol.md" and "Handoff Notes" in shown["sections"]
+    assert js(team, "show", "carol") == shown
+    with pytest.raises(Exception, match="no freeze-state"):
+        freeze_state(repo, "carol", at=before)
