@@ -98,6 +98,45 @@ def transitions(repo: Managed, agent: str | None = None, at: str | None = None) 
 _MSG_SEP = "\x1e"
 
 
+def _mentions(repo: Managed, lc, revs: list[str]) -> list[tuple]:
+    """(sha, time, author, message) of every commit of `revs` with an @, newest first."""
+    fmt = f"--format=%H%x1f%ct%x1f%an%x1f%B{_MSG_SEP}"
+    raw = repo.git.run("log", fmt, "-F", "--grep=@", *revs, "--")
+    out = []
+    for chunk in raw.decode("utf-8", "replace").split(_MSG_SEP):
+        parts = chunk.strip("\n").split("\x1f", 3)
+        if len(parts) == 4:
+            out.append((parts[0], int(parts[1]), parts[2],
+                        parse_message(parts[3], lc.accept_patterns())))
+    return out
+
+
+def _inbox_of(agent: str, since: str | None, head: str, mentions, unread=None) -> dict:
+    """The inbox view from parsed mentions (`unread`: the shas after `since`, when known)."""
+    messages = []
+    for sha, ct, author, msg in mentions:
+        if unread is not None and sha not in unread:
+            continue
+        if msg.prefix == agent:
+            continue  # the agent's own words are not messages to it
+        if agent in msg.mentions or "all" in msg.mentions:
+            messages.append({"commit": sha, "time": ct, "author": author,
+                             "from": msg.prefix, "subject": msg.subject, "body": msg.body,
+                             "to_all": agent not in msg.mentions})
+    messages.reverse()  # oldest first, the order to read them in
+    return {"agent": agent, "since": since, "head": head, "messages": messages}
+
+
+def _last_read(repo: Managed, lc, agent: str, data: bytes) -> str | None:
+    from gitstate.law import statefile
+    doc = statefile.parse_bytes(data, lc.state_path(agent))
+    since = statefile.as_text(doc.get("last_read_commit"))
+    if since and repo.git.rev(since) is None:
+        raise GitstateError(f"{agent}'s last_read_commit {since} is not a commit here",
+                            where=lc.state_path(agent))
+    return since
+
+
 def inbox(repo: Managed, agent: str, at: str | None = None) -> dict:
     """Commits since the agent's `last_read_commit` that mention @agent or @ALL (up to HEAD,
     or as it was at `--at`)."""
@@ -106,30 +145,33 @@ def inbox(repo: Managed, agent: str, at: str | None = None) -> dict:
     data = repo.git.cat_files([f"{head}:{lc.state_path(agent)}"])[0] if head else None
     if data is None:
         raise GitstateError(f"unknown agent '{agent}'", hint=f"spawn it: `gitstate spawn {agent}`")
-    from gitstate.law import statefile
-    doc = statefile.parse_bytes(data, lc.state_path(agent))
-    since = statefile.as_text(doc.get("last_read_commit"))
-    if since and repo.git.rev(since) is None:
-        raise GitstateError(f"{agent}'s last_read_commit {since} is not a commit here",
-                            where=lc.state_path(agent))
-    revs = [f"{since}..{head}"] if since else [head]
-    fmt = f"--format=%H%x1f%ct%x1f%an%x1f%B{_MSG_SEP}"
-    raw = repo.git.run("log", fmt, "-F", "--grep=@", *revs, "--")
-    messages = []
-    for chunk in raw.decode("utf-8", "replace").split(_MSG_SEP):
-        parts = chunk.strip("\n").split("\x1f", 3)
-        if len(parts) != 4:
+    since = _last_read(repo, lc, agent, data)
+    return _inbox_of(agent, since, head, _mentions(repo, lc, [f"{since}..{head}" if since
+                                                              else head]))
+
+
+def inboxes(repo: Managed, at: str | None = None) -> dict[str, dict]:
+    """Every agent's inbox at once, as `inbox` says each: one read of the history's mentions,
+    and one walk of `since..HEAD` for each distinct checkpoint (a static site of 1,000 agents
+    would otherwise read the history 1,000 times). An agent whose checkpoint is broken gets
+    {"agent", "error"}."""
+    head, lc = _law_at(repo, at)
+    if head is None:
+        return {}
+    mentions = _mentions(repo, lc, [head])
+    walks: dict[str, set] = {}
+    out = {}
+    for agent, data in repo.agents_at(lc, head).items():
+        try:
+            since = _last_read(repo, lc, agent, data)
+        except GitstateError as exc:
+            out[agent] = {"agent": agent, "error": str(exc)}
             continue
-        sha, ct, author, body = parts
-        msg = parse_message(body, lc.accept_patterns())
-        if msg.prefix == agent:
-            continue  # the agent's own words are not messages to it
-        if agent in msg.mentions or "all" in msg.mentions:
-            messages.append({"commit": sha, "time": int(ct), "author": author,
-                             "from": msg.prefix, "subject": msg.subject, "body": msg.body,
-                             "to_all": agent not in msg.mentions})
-    messages.reverse()  # oldest first, the order to read them in
-    return {"agent": agent, "since": since, "head": head, "messages": messages}
+        if since and since not in walks:
+            walks[since] = set(repo.git.run("rev-list", f"{since}..{head}", "--")
+                               .decode().split())
+        out[agent] = _inbox_of(agent, since, head, mentions, walks[since] if since else None)
+    return out
 
 
 def freeze_state_path(agent: str) -> str:

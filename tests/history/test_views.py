@@ -293,3 +293,16 @@ def test_log_inbox_and_freeze_state_travel_in_time(team):
     assert js(team, "show", "carol") == shown
     with pytest.raises(Exception, match="no freeze-state"):
         freeze_state(repo, "carol", at=before)
+
+
+def test_every_inbox_at_once_equals_each_inbox(team):
+    from gitstate.history.views import inbox, inboxes
+    assert gitstate(team, "transition", "bob", "inbox", "--body", "@carol @ALL hello").returncode == 0
+    assert gitstate(team, "inbox", "carol", "--mark-read").returncode == 0
+    assert gitstate(team, "transition", "alice", "inbox", "--body", "@carol again").returncode == 0
+    repo = open_managed(str(team))
+    every = inboxes(repo)
+    assert set(every) == {"alice", "bob", "carol"}
+    for agent in every:
+        assert every[agent] == inbox(repo, agent)
+    assert [m["from"] for m in every["carol"]["messages"]] == ["alice"]   # read up to bob's
