@@ -69,7 +69,8 @@ def page(*, title: str, current: str, links: Links, body: Safe, commit: str | No
     return render(
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        '<title>{title} · gitstate</title><link rel="stylesheet" href="{css}"></head>'
+        '<title>{title} · gitstate</title><link rel="icon" href="data:,">'
+        '<link rel="stylesheet" href="{css}"></head>'
         '<body data-tip="{tip}" data-live="{live}">'
         '<a class="skip" href="#main">Skip to the content</a>'
         '<header><p class="brand"><a href="{home}">gitstate</a></p>'
