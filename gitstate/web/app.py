@@ -59,9 +59,9 @@ def create_app(repo: Managed, *, hosts: list[str] | None = None):
         status = 400 if isinstance(exc, (UsageError, InvalidId)) else 404
         if api:
             return Response(dumps(exc.to_dict()), status, HEADERS, "application/json")
-        links = Links()
         from gitstate.web.documents import error_page
-        return HTMLResponse(error_page(links, status, str(exc)), status, HEADERS)
+        links = Links()          # the way back: pages of now
+        return HTMLResponse(error_page(links, status, exc), status, HEADERS)
 
     def html_route(build):
         def endpoint(request):

@@ -61,7 +61,12 @@ def agent_page(viewer: Viewer, links: Links, agent: str, *, live: bool = True,
                   body=agent_body(links, data, list(lc.policies.humans)), live=live)
 
 
-def error_page(links: Links, status: int, message: str) -> Safe:
+def error_page(links: Links, status: int, exc) -> Safe:
+    """A page that says what was wrong and what would be legal; the form keeps what was asked
+    so that it can be corrected."""
     from gitstate.web.pages import error_body
-    return page(title="Error", current="", links=Links(static=links.static), body=error_body(
-        status, message), commit=None, lifecycle=None, live=False)
+    where = f"{exc.where}: " if exc.where else ""
+    message = where + exc.message.replace("--at ", "at=")
+    hint = exc.hint.replace("--at ", "at=") if exc.hint else None
+    return page(title="Error", current="", links=links, body=error_body(status, message, hint),
+                commit=None, lifecycle=None, live=False)

@@ -41,7 +41,7 @@ class Links:
         return render(
             '<form class="at" method="get" role="search" aria-label="Time travel">'
             '<label for="at">As it was at</label>'
-            '<input id="at" name="at" value="{at}" placeholder="HEAD~10 or 2026-11-01" '
+            '<input id="at" name="at" value="{at}" placeholder="HEAD~10 or a date" '
             'size="18" autocomplete="off"><button type="submit">Go</button> {now}</form>',
             at=self.at or "", now=now)
 
@@ -64,8 +64,8 @@ def page(*, title: str, current: str, links: Links, body: Safe, commit: str | No
         if live else Safe("")
     status = Safe('<p id="live-status" class="live-status" role="status" aria-live="polite">'
                   'Live: this page follows new commits.</p>') if live else Safe("")
-    foot = render("commit <code>{sha}</code> · lifecycle {lc}", sha=(commit or "none")[:10],
-                  lc=lifecycle or "?")
+    foot = render("commit <code>{sha}</code> · lifecycle {lc}", sha=commit[:10],
+                  lc=lifecycle or "?") if commit else Safe("")
     return render(
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

@@ -51,7 +51,7 @@ def roster_table(links: Links, key: str, label: str, rows: list[dict]) -> Safe:
             state=r.get("state") or "?", note=note, role=_role(r), phase=_phase(r),
             since=(since.get("sha") or "?")[:10], dur=duration(r.get("seconds_in_state")),
             text=last(r)))
-    return render('<table class="roster" id="table-{key}"><caption class="sr-only">{label}'
+    return render('<table class="roster cards" id="table-{key}"><caption class="sr-only">{label}'
                   '</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>',
                   key=key, label=label, head=head, body=join(body))
 
@@ -118,17 +118,20 @@ def lifecycle_body(lc, view: dict) -> Safe:
     for name, spec in lc.states.items():
         flags = [spec.roster] + (["terminal"] if spec.terminal else []) + \
             ([f"requires {', '.join(spec.requires)}"] if spec.requires else [])
-        rows.append(render('<tr><th scope="row">{name}</th><td>{n}</td><td>{flags}</td>'
-                           '<td>{next}</td><td class="text">{desc}</td></tr>', name=name,
+        rows.append(render('<tr><th scope="row" data-label="State">{name}</th>'
+                           '<td data-label="Agents">{n}</td><td data-label="Kind">{flags}</td>'
+                           '<td data-label="Next">{next}</td>'
+                           '<td data-label="What an agent does there" class="text">{desc}</td>'
+                           '</tr>', name=name,
                            n=counts.get(name, 0), flags="; ".join(flags),
                            next=", ".join(lc.targets(name)) or "—",
                            desc=getattr(spec, "description", None) or ""))
     return render(
         '<h1>Lifecycle <code>{name}</code></h1><p class="lead">{desc}</p>'
-        '<figure class="diagram">{svg}<figcaption>Each box is a state, with how many agents '
+        '<figure class="diagram" tabindex="0" aria-label="The lifecycle drawn">{svg}<figcaption>Each box is a state, with how many agents '
         'stand in it now; arrows are the moves the law allows (labelled when a human must '
         'approve or a time must pass). Green: living, blue: frozen, grey: dead.</figcaption>'
-        '</figure><h2>States</h2><table class="states"><thead><tr><th scope="col">State</th>'
+        '</figure><h2>States</h2><table class="states cards"><thead><tr><th scope="col">State</th>'
         '<th scope="col">Agents</th><th scope="col">Kind</th><th scope="col">Next</th>'
         '<th scope="col">What an agent does there</th></tr></thead><tbody>{rows}</tbody>'
         '</table><details><summary>The lifecycle as text</summary><pre>{text}</pre></details>'
@@ -137,8 +140,8 @@ def lifecycle_body(lc, view: dict) -> Safe:
         rows=join(rows), text=describe(lc), mermaid=to_mermaid(lc))
 
 
-def error_body(status: int, message: str) -> Safe:
+def error_body(status: int, message: str, hint: str | None = None) -> Safe:
     title = "Not found" if status == 404 else "Cannot show that"
-    return render('<h1>{title}</h1><p class="error" role="alert">{message}</p>'
-                  '<p><a href="/">Back to the roster as it is now</a></p>',
-                  title=title, message=message)
+    return render('<h1>{title}</h1><p class="error" role="alert">{message}</p>{hint}'
+                  '<p><a href="/">Back to the roster as it is now</a></p>', title=title,
+                  message=message, hint=render("<p>{h}</p>", h=hint) if hint else Safe(""))
