@@ -35,19 +35,23 @@ class AgentTrack(Record):
 # Reading
 
 
-def log_args(lc: Lifecycle, revs: list[str]) -> list[str]:
-    """`git log` arguments that yield every tagged commit of `revs`, oldest first."""
+def log_args(lc: Lifecycle, revs: list[str], agent: str | None = None) -> list[str]:
+    """`git log` arguments that yield every tagged commit of `revs`, oldest first (with
+    `agent`, at least those whose subject speaks as it: git filters, the parser decides)."""
     args = ["log", "--reverse", "--topo-order", f"--format=%H{_SEP}%ct{_SEP}%an{_SEP}%s"]
     if not lc.accept:  # other subject forms cannot be expressed as a git grep: read them all
         args.append(f"--grep={TAG_GREP}")
+        if agent:      # ids compare case-insensitively; a '.' in one matches itself too
+            args += ["--all-match", "--regexp-ignore-case", f"--grep=@{agent}:"]
     return args + revs + ["--"]
 
 
-def tag_events(git: Git, lc: Lifecycle, revs: list[str]) -> list[tuple]:
-    """Tag events of `revs` (e.g. ["HEAD"], ["old..HEAD"]), oldest first."""
+def tag_events(git: Git, lc: Lifecycle, revs: list[str], agent: str | None = None) -> list[tuple]:
+    """Tag events of `revs` (e.g. ["HEAD"], ["old..HEAD"]), oldest first; with `agent`, git
+    drops most of the other agents' commits before they are parsed."""
     accept = lc.accept_patterns()
     out = []
-    for raw in git.stream(*log_args(lc, revs)):
+    for raw in git.stream(*log_args(lc, revs, agent)):
         parts = raw.decode("utf-8", "replace").split(_SEP, 3)
         if len(parts) != 4:
             continue

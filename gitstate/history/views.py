@@ -82,7 +82,7 @@ def transitions(repo: Managed, agent: str | None = None, at: str | None = None) 
     want = canonical_id(agent) if agent else None
     last: dict[str, str] = {}
     out = []
-    for sha, when, author, who, state, text in tag_events(repo.git, lc, [head]):
+    for sha, when, author, who, state, text in tag_events(repo.git, lc, [head], want):
         before = last.get(who)
         last[who] = state
         if want and who != want:
@@ -98,10 +98,12 @@ def transitions(repo: Managed, agent: str | None = None, at: str | None = None) 
 _MSG_SEP = "\x1e"
 
 
-def _mentions(repo: Managed, lc, revs: list[str]) -> list[tuple]:
-    """(sha, time, author, message) of every commit of `revs` with an @, newest first."""
+def _mentions(repo: Managed, lc, revs: list[str], agent: str | None = None) -> list[tuple]:
+    """(sha, time, author, message) of every commit of `revs` with an @ (with `agent`: at
+    least those that mention it or @ALL; git filters, the parser decides), newest first."""
     fmt = f"--format=%H%x1f%ct%x1f%an%x1f%B{_MSG_SEP}"
-    raw = repo.git.run("log", fmt, "-F", "--grep=@", *revs, "--")
+    grep = ["-i", f"--grep=@{agent}", "--grep=@all"] if agent else ["--grep=@"]
+    raw = repo.git.run("log", fmt, "-F", *grep, *revs, "--")
     out = []
     for chunk in raw.decode("utf-8", "replace").split(_MSG_SEP):
         parts = chunk.strip("\n").split("\x1f", 3)
@@ -146,8 +148,8 @@ def inbox(repo: Managed, agent: str, at: str | None = None) -> dict:
     if data is None:
         raise GitstateError(f"unknown agent '{agent}'", hint=f"spawn it: `gitstate spawn {agent}`")
     since = _last_read(repo, lc, agent, data)
-    return _inbox_of(agent, since, head, _mentions(repo, lc, [f"{since}..{head}" if since
-                                                              else head]))
+    revs = [f"{since}..{head}" if since else head]
+    return _inbox_of(agent, since, head, _mentions(repo, lc, revs, agent))
 
 
 def inboxes(repo: Managed, at: str | None = None) -> dict[str, dict]:

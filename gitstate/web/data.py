@@ -63,18 +63,26 @@ class Viewer:
     # -- for pages --------------------------------------------------------------------------
 
     def timeline(self, agent: str, commit: str) -> list[dict]:
-        """The agent's moves up to `commit` (a resolved sha): the whole log is read once per
-        commit and remembered, so that the next agent's page costs nothing."""
+        """The agent's moves up to `commit` (a resolved sha), as `log AGENT` gives them; from
+        every agent's timelines when those were read for this commit (the static site)."""
         with self._lock:
             by_agent = self._timelines.get(commit)
-            if by_agent is None:
-                by_agent = {}
-                for move in views.transitions(self.repo, None, commit):
-                    by_agent.setdefault(move["agent"], []).append(move)
-                if len(self._timelines) >= _KEEP:
-                    self._timelines.pop(next(iter(self._timelines)))
-                self._timelines[commit] = by_agent
-            return by_agent.get(agent, [])
+            if by_agent is not None:
+                return by_agent.get(agent, [])
+            try:
+                return views.transitions(self.repo, agent, commit)
+            except GitstateError:
+                return []          # an agent with a state file but no tagged commit yet
+
+    def timelines(self, commit: str) -> None:
+        """Read every agent's timeline up to `commit` at once (one read of the log)."""
+        with self._lock:
+            by_agent: dict[str, list[dict]] = {}
+            for move in views.transitions(self.repo, None, commit):
+                by_agent.setdefault(move["agent"], []).append(move)
+            if len(self._timelines) >= _KEEP:
+                self._timelines.pop(next(iter(self._timelines)))
+            self._timelines[commit] = by_agent
 
     def agent(self, agent: str, at: str | None = None) -> dict:
         """Everything an agent's page shows: its roster record, timeline, inbox, and its

@@ -33,6 +33,8 @@ def build(repo: Managed, out: str | Path, at: str | None = None) -> dict:
              "lifecycle.html": d.lifecycle_page(viewer, top, live=False),
              "vacancies.html": d.vacancies_page(viewer, top, live=False)}
     boxes = inboxes(repo, commit) if commit else {}
+    if commit:
+        viewer.timelines(commit)
     records = [r for key in ("living", "freezer", "cemetery", "unknown")
                for r in view.get(key, [])]
     for r in records:
