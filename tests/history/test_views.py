@@ -306,3 +306,19 @@ def test_every_inbox_at_once_equals_each_inbox(team):
     for agent in every:
         assert every[agent] == inbox(repo, agent)
     assert [m["from"] for m in every["carol"]["messages"]] == ["alice"]   # read up to bob's
+
+
+def test_one_agents_log_and_inbox_equal_everyones_filtered(team):
+    from gitstate.history.views import inbox, inboxes, transitions
+    set_state_line(team, "bob", "state", "inbox")
+    git(team, "commit", "-q", "-am", "@BOB: [STATE:inbox] shouting my id\n\n@Carol and @ALL: hi")
+    assert gitstate(team, "transition", "alice", "inbox",
+                    "--body", "@bobby is not @bob.").returncode == 0
+    repo = open_managed(str(team))
+    everyone = transitions(repo)
+    for agent in ("alice", "bob", "carol"):
+        assert transitions(repo, agent) == [m for m in everyone if m["agent"] == agent]
+        assert inbox(repo, agent) == inboxes(repo)[agent]
+    assert [m["to"] for m in transitions(repo, "bob")] == ["bootstrap", "inbox"]
+    assert [m["from"] for m in inbox(repo, "carol")["messages"]] == ["bob"]
+    assert [m["from"] for m in inbox(repo, "bob")["messages"]] == ["alice"]
