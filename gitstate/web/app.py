@@ -13,7 +13,7 @@ from gitstate.git.repo import Managed
 from gitstate.web.data import Viewer
 from gitstate.web.layout import Links
 
-LOCAL_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]", "testserver"]
+LOCAL_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
 STATIC = {"style.css": "text/css; charset=utf-8", "live.js": "text/javascript; charset=utf-8"}
 HEADERS = {
     # nothing but this server's own files; no inline script can run even if a value slipped
@@ -110,8 +110,7 @@ def create_app(repo: Managed, *, hosts: list[str] | None = None):
         Route("/api/inbox/{agent}", api_route(lambda rq, at: viewer.inbox(agent_of(rq), at))),
         Route("/api/show/{agent}", api_route(lambda rq, at: viewer.show(agent_of(rq), at))),
         Route("/api/lifecycle", api_route(
-            lambda rq, at: viewer.lifecycle(viewer.roster(at)["commit"] if at else None)
-            .to_dict())),
+            lambda rq, at: viewer.lifecycle(viewer.resolve(at) if at else None).to_dict())),
     ]
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=hosts or LOCAL_HOSTS)]
     return Starlette(routes=routes, middleware=middleware)

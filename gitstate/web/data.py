@@ -32,6 +32,11 @@ class Viewer:
                              hint="e.g. at=HEAD~10, at=v1.0, at=2026-11-01")
         return at
 
+    def resolve(self, at: str) -> str | None:
+        """The commit `?at=REV|DATE` names (a UsageError saying what is legal if none)."""
+        with self._lock:
+            return views.resolve_at(self.repo, at)[0]
+
     # -- the views, exactly as `--json` gives them ----------------------------------------
 
     def roster(self, at: str | None = None) -> dict:

@@ -123,6 +123,7 @@ def test_api_equals_the_cli_json(web, demo):
     assert web.get("/api/inbox/bob").json() == cli_json(demo, "inbox", "bob")
     assert web.get("/api/show/carol").json() == cli_json(demo, "show", "carol")
     assert web.get("/api/lifecycle").json() == cli_json(demo, "lifecycle")
+    assert web.get("/api/lifecycle?at=HEAD~1").json()["name"] == "haak"
     assert web.get("/api/show/bob").status_code == 404
 
 

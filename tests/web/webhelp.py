@@ -29,7 +29,8 @@ def client(repo: Path):
     from starlette.testclient import TestClient
     from gitstate.git.repo import open_managed
     from gitstate.web.app import create_app
-    return TestClient(create_app(open_managed(str(repo))))
+    from gitstate.web.app import LOCAL_HOSTS
+    return TestClient(create_app(open_managed(str(repo)), hosts=LOCAL_HOSTS + ["testserver"]))
 
 
 def section(html: str, key: str) -> str:
