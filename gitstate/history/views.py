@@ -161,6 +161,10 @@ def inboxes(repo: Managed, at: str | None = None) -> dict[str, dict]:
     if head is None:
         return {}
     mentions = _mentions(repo, lc, [head])
+    to_all, to_one = [], {}           # who each message speaks to, so that each agent looks
+    for i, m in enumerate(mentions):  # only at its own (not 1,000 agents x every message)
+        for who in set(m[3].mentions):
+            (to_all if who == "all" else to_one.setdefault(who, [])).append(i)
     walks: dict[str, set] = {}
     out = {}
     for agent, data in repo.agents_at(lc, head).items():
@@ -172,7 +176,8 @@ def inboxes(repo: Managed, at: str | None = None) -> dict[str, dict]:
         if since and since not in walks:
             walks[since] = set(repo.git.run("rev-list", f"{since}..{head}", "--")
                                .decode().split())
-        out[agent] = _inbox_of(agent, since, head, mentions, walks[since] if since else None)
+        mine = [mentions[i] for i in sorted(set(to_all).union(to_one.get(agent, ())))]
+        out[agent] = _inbox_of(agent, since, head, mine, walks[since] if since else None)
     return out
 
 

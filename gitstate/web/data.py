@@ -19,6 +19,7 @@ class Viewer:
         self.repo = repo
         self._lock = threading.RLock()   # the index under .git/gitstate has one writer at a time
         self._timelines: dict[str, dict[str, list[dict]]] = {}
+        self._laws: dict[str, object] = {}
 
     def tip(self) -> str | None:
         return self.repo.git.head()
@@ -60,10 +61,17 @@ class Viewer:
             return views.freeze_state(self.repo, agent, at)
 
     def lifecycle(self, commit: str | None):
+        """The law in force at `commit` (remembered: a commit's law never changes), or today's."""
         with self._lock:
             if commit is None:
                 return self.repo.lifecycle()
-            return self.repo.lifecycle(commit, index=False, worktree=False)
+            lc = self._laws.get(commit)
+            if lc is None:
+                if len(self._laws) >= _KEEP:
+                    self._laws.pop(next(iter(self._laws)))
+                lc = self._laws[commit] = self.repo.lifecycle(commit, index=False,
+                                                              worktree=False)
+            return lc
 
     # -- for pages --------------------------------------------------------------------------
 
