@@ -50,7 +50,7 @@ def roster_table(links: Links, key: str, label: str, rows: list[dict]) -> Safe:
             link=agent_link(links, r["agent"]), roster=r.get("roster") or "unknown",
             state=r.get("state") or "?", note=note, role=_role(r), phase=_phase(r),
             since=(since.get("sha") or "?")[:10], dur=duration(r.get("seconds_in_state")),
-            text=last(r)))
+            text=last(r) or "—"))
     return render('<table class="roster cards" id="table-{key}"><caption class="sr-only">{label}'
                   '</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>',
                   key=key, label=label, head=head, body=join(body))
