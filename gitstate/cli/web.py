@@ -17,7 +17,7 @@ def run_serve(directory: str | None, host: str = "127.0.0.1", port: int = 8765) 
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on (this machine only by default).")
-@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535),
               help="Port to listen on.")
 @click.pass_context
 def serve(ctx, host, port):
