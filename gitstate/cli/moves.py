@@ -159,24 +159,15 @@ def bury(ctx, agent, summary, approved_by, transfer_to, text, as_json):
 
 
 def run_show(directory: str | None, agent: str, *, as_json: bool = False) -> int:
+    from gitstate.history.views import freeze_state
     from gitstate.law import statefile
-    from gitstate.moves.agent import current_state, freeze_state_path
     repo = open_repo(directory)
-    _lc, state, front = current_state(repo, agent)
-    rel = statefile.as_text(front.get("freeze_state")) or freeze_state_path(agent.lower())
-    data = repo.git.cat_files([f"HEAD:{rel}"])[0]
-    if data is None:
-        raise GitstateError(f"{agent} has no freeze-state committed at {rel} (it is in {state})")
-    text = statefile.decode(data, rel)
+    view = freeze_state(repo, agent)
     if as_json:
-        import re
-        doc = statefile.parse(text, rel) if text.startswith("---") else None
-        parts = re.split(r"^##[ \t]+(.+?)[ \t]*$", doc.body if doc else text, flags=re.M)
-        sections = {parts[i].strip(): parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
-        emit("show", {"agent": agent.lower(), "state": state, "path": rel,
-                  "front": doc.front if doc else {}, "sections": sections})
+        emit("show", view)
     else:
-        click.echo(text, nl=False)
+        data = repo.git.cat_files([f"HEAD:{view['path']}"])[0]
+        click.echo(statefile.decode(data, view["path"]), nl=False)
     return 0
 
 

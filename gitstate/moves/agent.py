@@ -15,6 +15,7 @@ from gitstate.git.atomic import Plan, Result, commit_atomically, reject_if
 from gitstate.errors import GitstateError, InvalidFile, UsageError
 from gitstate.law.grammar import canonical_id, format_message
 from gitstate.git.repo import GitContext, Managed
+from gitstate.history.views import freeze_state_path
 from gitstate.law.rules import FileChange, validate
 
 _SET_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
@@ -219,10 +220,6 @@ def move_to_roster(lc, state: str, roster: str, *, terminal: bool | None = None,
             return target
     raise GitstateError(f"cannot {verb} from {state}: no {roster} state is one move away; "
                         f"{legal_moves(lc, state)}")
-
-
-def freeze_state_path(agent: str) -> str:
-    return f"data/freeze-states/{agent}.md"
 
 
 def freeze(repo: Managed, agent: str, *, text: str | None = None,
