@@ -43,7 +43,7 @@ class PushPolicy:
     attempts: int = 8
     seconds: float = 60.0
     base: float = 0.05
-    cap: float = 2.0
+    cap: float = 1.0
 
     def pause(self, attempt: int) -> float:
         # full jitter: racing agents spread out instead of colliding again in step
@@ -147,6 +147,8 @@ def land(git: Git, top: Path, move: Callable[[], Result], *, agent: str,
             tip = _fetch(git, up)
         except GitFailure as exc:
             return _gave_up(up, result, attempt, f"could not fetch {up.name}: {exc.message}")
+        if git.ok("merge-base", "--is-ancestor", result.sha, tip):
+            return Landing("landed", attempt, result.sha, up.name, result)   # it got there
         if judge_fetched is not None:
             reason = judge_fetched(result.parent, tip)
             if reason:
@@ -179,10 +181,13 @@ def _push(git: Git, up: Upstream, sha: str) -> tuple[str, str]:
                                None, None)
     text = out.decode("utf-8", "replace")
     errs = err.decode("utf-8", "replace")
-    if code == 0:
+    ours = [ln for ln in text.splitlines() if ln.count("\t") >= 2
+            and ln.split("\t")[1].endswith(f":{up.ref}")]
+    # the hub took it even if this clone could not record that (e.g. its tracking ref was
+    # locked by a fetch in another worktree of this repository)
+    if code == 0 or (ours and ours[0][0] in " +*="):
         return "landed", ""
-    status_lines = [ln for ln in text.splitlines() if ln.startswith("!")]
-    line = status_lines[0] if status_lines else ""
+    line = ours[0] if ours and ours[0].startswith("!") else ""
     if any(w in line or w in errs for w in _RACE_WORDS):
         return "race", line
     if "[remote rejected]" in line:
