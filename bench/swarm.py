@@ -97,7 +97,8 @@ def make_hub(where: Path, *, preset: str | None = None) -> Path:
     return hub
 
 
-def make_clones(where: Path, url: str, clones: int, worktrees: int) -> list[Path]:
+def make_clones(where: Path, url: str, clones: int, worktrees: int,
+                backoff: float | None = None) -> list[Path]:
     """`clones` clones of the hub, and `worktrees` worktrees of one more clone, each a place
     where one agent works; every branch tracks the hub's main."""
     places = []
@@ -118,6 +119,8 @@ def make_clones(where: Path, url: str, clones: int, worktrees: int) -> list[Path
     for p in places:
         sh(p, "git", "config", "gitstate.pushAttempts", "200")
         sh(p, "git", "config", "gitstate.pushSeconds", "600")
+        if backoff is not None:
+            sh(p, "git", "config", "gitstate.pushBackoffMax", str(backoff))
     return places
 
 
@@ -196,13 +199,13 @@ def pre_receive_seconds(hub: Path, clone: Path, agent: str, pushes: int = 5) -> 
     return statistics.median(times)
 
 
-def measure(n: int, worktrees: int, moves: int) -> dict:
+def measure(n: int, worktrees: int, moves: int, backoff: float | None = None) -> dict:
     with tempfile.TemporaryDirectory(prefix="gitstate-swarm-") as tmp:
         where = Path(tmp)
         hub = make_hub(where)
         daemon = Daemon(where)
         try:
-            places = make_clones(where, daemon.url("hub.git"), n, worktrees)
+            places = make_clones(where, daemon.url("hub.git"), n, worktrees, backoff)
             results, wall = run_swarm(places, moves, where)
         finally:
             daemon.stop()
@@ -224,10 +227,12 @@ def main() -> None:
     ap.add_argument("--clones", default="1,4,16")
     ap.add_argument("--worktrees", type=int, default=0)
     ap.add_argument("--moves", type=int, default=25)
+    ap.add_argument("--backoff-max", type=float, default=None,
+                    help="gitstate.pushBackoffMax for every clone (default: gitstate's, 1 s)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     for n in (int(x) for x in args.clones.split(",")):
-        r = measure(n, args.worktrees, args.moves)
+        r = measure(n, args.worktrees, args.moves, args.backoff_max)
         if args.json:
             print(json.dumps(r))
         else:

@@ -16,10 +16,12 @@ from gitstate.law.lifecycle import LIFECYCLE_PATH
 
 
 def policy_of(repo: Managed) -> PushPolicy:
-    """Attempts and seconds from `git config gitstate.pushAttempts / gitstate.pushSeconds`."""
+    """Attempts, seconds and the longest pause between attempts from `git config
+    gitstate.pushAttempts / gitstate.pushSeconds / gitstate.pushBackoffMax`."""
     policy = PushPolicy()
     for key, attr, kind in (("gitstate.pushattempts", "attempts", int),
-                            ("gitstate.pushseconds", "seconds", float)):
+                            ("gitstate.pushseconds", "seconds", float),
+                            ("gitstate.pushbackoffmax", "cap", float)):
         raw = repo.git.config(key)
         if raw:
             try:
