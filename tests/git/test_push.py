@@ -134,3 +134,14 @@ def test_every_committing_command_takes_push(tmp_path):
         res = gitstate(a, *args, "--push")
         assert res.returncode == 0, (args, res.stderr)
     assert git(a, "rev-parse", "HEAD").stdout == git(hub, "rev-parse", "main").stdout
+
+
+def test_the_retry_bounds_come_from_git_config(repo):
+    from gitstate.git.repo import open_managed
+    from gitstate.moves.landing import policy_of
+    git(repo, "config", "gitstate.pushAttempts", "3")
+    git(repo, "config", "gitstate.pushSeconds", "5.5")
+    git(repo, "config", "gitstate.pushBackoffMax", "0.2")
+    policy = policy_of(open_managed(str(repo)))
+    assert (policy.attempts, policy.seconds, policy.cap) == (3, 5.5, 0.2)
+    assert all(0 <= policy.pause(n) <= 0.2 for n in range(1, 20))
