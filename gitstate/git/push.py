@@ -188,7 +188,8 @@ def _push(git: Git, up: Upstream, sha: str) -> tuple[str, str]:
     if code == 0 or (ours and ours[0][0] in " +*="):
         return "landed", ""
     line = ours[0] if ours and ours[0].startswith("!") else ""
-    if any(w in line or w in errs for w in _RACE_WORDS):
+    # the hub's own words (its refusals) are not searched: a rule may mention these words
+    if any(w in line for w in _RACE_WORDS) or (not line and "lock" in errs):
         return "race", line
     if "[remote rejected]" in line:
         hub = [ln.removeprefix("remote:").strip() for ln in errs.splitlines()
