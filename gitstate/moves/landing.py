@@ -48,3 +48,18 @@ def push_move(repo: Managed, agent: str, move: Callable[[], Result],
 
     return land(git, repo.top, move, agent=canonical_id(agent),
                 policy=policy or policy_of(repo), judge_fetched=judge_fetched)
+
+
+def landed(repo: Managed) -> Callable[[str, Callable[[], Result]], Result]:
+    """For operations that commit several moves (sweep, reap, shutdown) with `--push`: land
+    each; a move that does not land stops the operation with the reason."""
+    from gitstate.errors import GitstateError
+
+    def commit(agent: str, move: Callable[[], Result]) -> Result:
+        landing = push_move(repo, agent, move)
+        if landing.outcome != "landed":
+            kept = f"; kept on branch {landing.kept}" if landing.kept else ""
+            raise GitstateError(f"{agent}'s move did not land ({landing.outcome}): "
+                                f"{landing.reason}{kept}")
+        return landing.result
+    return commit

@@ -145,3 +145,16 @@ def test_the_retry_bounds_come_from_git_config(repo):
     policy = policy_of(open_managed(str(repo)))
     assert (policy.attempts, policy.seconds, policy.cap) == (3, 5.5, 0.2)
     assert all(0 <= policy.pause(n) <= 0.2 for n in range(1, 20))
+
+
+def test_shutdown_lands_each_move_on_the_hub(tmp_path):
+    hub, (a, b) = hub_and_clones(tmp_path)
+    assert gitstate(a, "spawn", "alice", "--push").returncode == 0
+    git(b, "pull", "-q", "--ff-only")
+    assert gitstate(a, "transition", "alice", "inbox", "--push").returncode == 0   # b is behind
+    res = gitstate(b, "shutdown", "--push")
+    assert res.returncode == 0, res.stderr
+    assert git(b, "rev-parse", "HEAD").stdout == git(hub, "rev-parse", "main").stdout
+    status = json.loads(gitstate(b, "status", "alice", "--json").stdout)
+    assert status["state"] == "frozen"
+    assert gitstate(b, "verify", "--no-cache").returncode == 0
