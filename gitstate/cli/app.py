@@ -80,6 +80,9 @@ message_option = click.option("-m", "--message", "text", default=None,
                               help="Text of the commit subject.")
 set_option = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
                           help="Set a front-matter key.")
+push_option = click.option("--push", is_flag=True,
+                           help="Land the commit on the upstream branch (fetch, replay and "
+                                "retry when another agent got there first).")
 
 
 @click.group(help=HELP, invoke_without_command=True,

@@ -41,7 +41,33 @@ def run_init(directory: str | None, lifecycle: str | None = None, *, force: bool
         click.echo(f"  {i['path']} ({i['kind']} {i['name']}): {what}{kept}")
     click.echo(f"managed with lifecycle '{report.lifecycle}'; hooks in {report.hooks_dir}"
                + ("" if report.actions else " (nothing to change)"))
+    if not server:
+        _explain_keys(directory)
     return 0
+
+
+def _explain_keys(directory: str | None) -> None:
+    """Say how approvals become signed, until protocols/allowed_signers is committed."""
+    from gitstate.law.lifecycle import SIGNERS_PATH
+    try:
+        repo = open_repo(directory)
+    except GitstateError:
+        return
+    git, head = repo.git, repo.git.head()
+    try:
+        human = repo.lifecycle(head).policies.humans[0]
+    except (GitstateError, IndexError):
+        human = "<human>"
+    if head and git.cat_files([f"{head}:{SIGNERS_PATH}"])[0] is not None:
+        click.echo(f"approvals: signed with the keys in {SIGNERS_PATH}")
+        return
+    click.echo(f"approvals: an Approved-by: trailer is taken at its word until {SIGNERS_PATH} "
+               "lists the humans' SSH keys. To require signed approvals:\n"
+               f"  echo \"{human} $(cat ~/.ssh/id_ed25519.pub)\" >> {SIGNERS_PATH}\n"
+               f"  git add {SIGNERS_PATH} && git commit -m 'law: keys of the humans' "
+               f"-m 'Approved-by: {human}'\n"
+               "  and each human: git config gpg.format ssh; "
+               "git config user.signingkey ~/.ssh/id_ed25519")
 
 
 @cli.command()

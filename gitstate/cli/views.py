@@ -6,7 +6,8 @@ import re
 
 import click
 
-from gitstate.cli.app import at_option, cli, directory_of, emit, json_option, open_repo
+from gitstate.cli.app import at_option, cli, directory_of, emit, json_option, open_repo, \
+    push_option
 from gitstate.cli.text import plural, print_roster, print_status, when
 from gitstate.errors import EXIT_REJECTED, GitstateError, UsageError
 
@@ -117,17 +118,35 @@ def log_cmd(ctx, agent, as_json):
 
 
 def run_inbox(directory: str | None, agent: str, *, mark_read: bool = False,
-              as_json: bool = False) -> int:
+              push: bool = False, as_json: bool = False) -> int:
     from gitstate.history.views import inbox
     repo = open_repo(directory)
     view = inbox(repo, agent)
+    code = 0
     if mark_read and view["messages"]:   # nothing to read: no commit
         from gitstate.moves.agent import mark_read as do_mark
-        result = do_mark(repo, view["agent"], view["head"], len(view["messages"]))
-        view["marked_read"] = {"commit": result.sha, "last_read_commit": view["head"]}
+
+        def move():
+            return do_mark(repo, view["agent"], view["head"], len(view["messages"]))
+        if push:
+            from gitstate.moves.landing import push_move
+            landing = push_move(repo, view["agent"], move)
+            code = landing.exit_code
+            view["push"] = {"outcome": landing.outcome, "attempts": landing.attempts,
+                            "commit": landing.commit, "upstream": landing.upstream,
+                            "reason": landing.reason, "kept": landing.kept}
+            if landing.outcome == "landed":
+                view["marked_read"] = {"commit": landing.commit,
+                                       "last_read_commit": view["head"]}
+            elif not as_json:
+                click.echo(f"gitstate: the checkpoint did not land ({landing.outcome}): "
+                           f"{landing.reason}" + (f"; kept on branch {landing.kept}"
+                                                  if landing.kept else ""), err=True)
+        else:
+            view["marked_read"] = {"commit": move().sha, "last_read_commit": view["head"]}
     if as_json:
         emit("inbox", view)
-        return 0
+        return code
     since = f"since {view['since'][:10]}" if view["since"] else "from the beginning"
     click.echo(f"{view['agent']}: {plural(len(view['messages']), 'message')} {since}")
     for m in view["messages"]:
@@ -138,18 +157,20 @@ def run_inbox(directory: str | None, agent: str, *, mark_read: bool = False,
     if view.get("marked_read"):
         click.echo(f"last_read_commit -> {view['head'][:10]} "
                    f"({view['marked_read']['commit'][:10]})")
-    return 0
+    return code
 
 
 @cli.command()
 @click.argument("agent")
 @click.option("--mark-read", is_flag=True,
               help="Move the agent's last_read_commit to HEAD (a state commit).")
+@push_option
 @json_option
 @click.pass_context
-def inbox(ctx, agent, mark_read, as_json):
+def inbox(ctx, agent, mark_read, push, as_json):
     """Messages to AGENT (@AGENT or @ALL) since its last_read_commit."""
-    return run_inbox(directory_of(ctx), agent, mark_read=mark_read, as_json=as_json)
+    return run_inbox(directory_of(ctx), agent, mark_read=mark_read, push=push,
+                     as_json=as_json)
 
 
 @cli.command()

@@ -85,8 +85,7 @@ def diagnose(repo: Managed) -> list[dict]:
                             "'Approved-by:' trailer is taken at its word (anyone can write it)",
                             "commit protocols/allowed_signers with the humans' SSH keys"))
     else:
-        out.append(_finding("ok", "approvals", "approvals must be signed by the keys in "
-                            f"{SIGNERS_PATH}"))
+        out.append(_signers_finding(repo, lc, signers))
 
     out += _hub_and_ci(repo)
     runtime = _runtime_finding(repo)
@@ -115,6 +114,29 @@ def _runtime_finding(repo: Managed) -> dict | None:
                         f"({', '.join(missing)})", "`gitstate init --runtime claude-code`")
     return _finding("ok", "runtime", "Claude Code briefs agents, measures their context and "
                     "guards their spawns (.claude/settings.json)")
+
+
+def _signers_finding(repo: Managed, lc, signers: bytes) -> dict:
+    """Approvals are authenticated; and can this user sign one?"""
+    from gitstate.git.signing import signing_key
+    from gitstate.law.signers import principals_of
+    text = f"approvals are authenticated: a gated move must be signed by a key {SIGNERS_PATH} "\
+        "lists for the human in its Approved-by: trailer"
+    key, where = signing_key(repo.git)
+    if key is None:
+        return _finding("ok", "approvals", f"{text}; this user has no key to sign with "
+                        f"({where}), so only humans with listed keys can approve",
+                        "a human who approves: `git config gpg.format ssh` and `git config "
+                        "user.signingkey ~/.ssh/id_ed25519`")
+    humans = {h.lower() for h in lc.policies.humans}
+    names = [p for p in principals_of(signers.decode("utf-8", "replace"), key) if p in humans]
+    if names:
+        return _finding("ok", "approvals", f"{text}; this user's key ({where}) is listed for "
+                        f"{', '.join(names)}")
+    return _finding("ok", "approvals", f"{text}; this user's key ({where}) is not listed for "
+                    "any human, so approvals made here are refused",
+                    f"ask a human to add your public key to {SIGNERS_PATH} (a change of the "
+                    "law, approved and signed by a listed human)")
 
 
 def _cache_finding(repo: Managed) -> dict:

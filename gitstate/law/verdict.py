@@ -64,6 +64,8 @@ RULES = {
     "freeze-state": "a freeze without its complete freeze-state file in the same commit",
     "atomic": "an agent's commit without its state file, where commits must be atomic",
     "timeout": "a timed transition taken before it is due",
+    "unsigned-approval": "a gated move whose commit is not signed by a key allowed_signers "
+                         "lists for the human in its Approved-by: trailer",
 }
 
 

@@ -148,11 +148,35 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
         trailers = [("Approved-by", approved_by)] if approved_by else []
         message = format_message(agent, state, text or f"{old_state} -> {state}", body, trailers)
         _judge(repo, lc, head, path, old, new, message, "transition", files, with_work)
+        sign = _must_sign(repo, lc, head, agent, old_state, state, approved_by)
         return Plan({path: new, **files}, message, {"agent": agent, "from": old_state,
                                                     "to": state, "path": path},
-                    with_staged=with_work)
+                    with_staged=with_work, sign=sign)
 
     return commit_atomically(repo.git, repo.top, prepare, reflog="gitstate transition")
+
+
+def _must_sign(repo: Managed, lc, head: str | None, agent: str, old: str | None, new: str,
+               approved_by: str | None) -> bool:
+    """A gated move approved by a human is signed with that human's key where the law in force
+    lists keys (protocols/allowed_signers); refused, naming who must run it, when this clone
+    has no such key."""
+    if not approved_by or head is None or old is None or not lc.needs_approval(old, new):
+        return False
+    from gitstate.law.lifecycle import SIGNERS_PATH
+    signers = repo.git.cat_files([f"{head}:{SIGNERS_PATH}"])[0]
+    if signers is None:
+        return False
+    from gitstate.git.signing import can_sign_as
+    ok, have = can_sign_as(repo.git, signers, approved_by)
+    if not ok:
+        raise GitstateError(
+            f"{agent} {old} -> {new} is approved by {approved_by}, and {SIGNERS_PATH} binds "
+            f"approvals to keys: the commit must be signed by a key of {approved_by}, but this "
+            f"clone signs with {have}; nothing was committed",
+            hint=f"{approved_by} must run it, with `git config gpg.format ssh` and `git config "
+                 f"user.signingkey` set to a key listed for {approved_by} in {SIGNERS_PATH}")
+    return True
 
 
 def _state_or_none(data: bytes, path: str) -> str | None:

@@ -198,6 +198,7 @@ class Inbox(Record):
     head: str | None
     messages: list[Message]
     marked_read: MarkedRead | None = None
+    push: dict[str, Any] | None = None     # with --mark-read --push: how the checkpoint landed
 
 
 class Entity(Record):
@@ -270,7 +271,25 @@ class Burial(Record):
     agent: str
     from_: str | None = Field(alias="from")
     to: str
+    path: str
+    subject: str
     vacancies: list[str]
+
+
+class Landing(Record):
+    """A move made with `--push`: landed (exit 0), illegal or gave-up (exit 1)."""
+    outcome: str
+    attempts: int
+    commit: str | None = None
+    upstream: str | None = None
+    reason: str | None = None
+    kept: str | None = None
+    staged: list[str] = []
+    agent: str | None = None
+    from_: str | None = Field(default=None, alias="from")
+    to: str | None = None
+    path: str | None = None
+    vacancies: list[str] | None = None
 
 
 class Due(Record):
@@ -332,6 +351,7 @@ COMMANDS: dict[str, Any] = {
     "freeze": Move,
     "wake": Move,
     "bury": Burial,
+    "landing": Landing,
     "sweep": SweepResult,
     "error": Error,
 }
