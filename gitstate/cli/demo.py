@@ -129,33 +129,47 @@ def run_demo(directory: str | None = None, preset: str | None = None) -> int:
     s.gitstate("transition", moves.run_transition, "bob", "distill",
                text="reading alice's design")
 
-    s.say("carol freezes: her freeze-state file is her self-portrait for whoever needs her.")
+    s.say("carol works long: when her context crosses a threshold, the move says what the\n"
+          "# phase asks. At urgent she freezes from where she stands, in one commit.")
     s.gitstate("transition", moves.run_transition, "carol", "inbox", text="restored")
-    s.gitstate("transition", moves.run_transition, "carol", "distill",
-               text="work will resume next week")
-    template = _template("freeze-state.md")
-    s.write("data/freeze-states/carol.md", template.replace("session_id: null", "session_id: carol"))
-    s.shell("git", "add", "data/freeze-states/carol.md")
-    s.gitstate("transition", moves.run_transition, "carol", "frozen", text="frozen at 60%",
-               sets=["freeze_state=data/freeze-states/carol.md", "context_pct=60"])
+    s.gitstate("transition", moves.run_transition, "carol", "distill", text="planning")
+    s.gitstate("transition", moves.run_transition, "carol", "deep_work", text="migrating",
+               sets=["context_pct=60"])
+    s.gitstate("transition", moves.run_transition, "carol", "deep_work", text="still migrating",
+               sets=["context_pct=91"])
+    s.say("A freeze-state of placeholders would answer nobody: the first `freeze` writes the\n"
+          "# template and refuses; carol writes what she knows, then freezes.")
+    s.gitstate("freeze", moves.run_freeze, "carol", expect=1)
+    fs = repo / "data" / "freeze-states" / "carol.md"
+    written = iter(["- migrate in place, not by copy: the store is too big to copy",
+                    "The old schema's dates are local time; the new one's are UTC.",
+                    "- who owns the archive tables?", "- docs/migration.md: the plan",
+                    "Half done: tables a-m are migrated; resume at n."])
+    s.write("data/freeze-states/carol.md", "".join(
+        next(written) + "\n" if ln.startswith(("(", "- (")) else ln
+        for ln in fs.read_text(encoding="utf-8").splitlines(keepends=True)))
+    s.gitstate("freeze", moves.run_freeze, "carol")
+    s.gitstate("show", moves.run_show, "carol")
     s.say("Waking a frozen agent is a human's call: without approval it is refused.")
     s.gitstate("transition", moves.run_transition, "carol", "bootstrap", text="waking myself",
                expect=1)
 
-    s.say("alice finishes and dies, leaving a final summary.")
-    s.gitstate("transition", moves.run_transition, "alice", "inbox", text="design done")
-    s.gitstate("transition", moves.run_transition, "alice", "distill", text="wrapping up")
-    s.gitstate("transition", moves.run_transition, "alice", "dead", text="done",
-               sets=["final_summary=Designed the roster fold; see docs/design.md"])
+    s.say("alice hands her role to dan in one commit (never vacant, never held twice),\n"
+          "# then dies from where she stands, leaving a final summary.")
+    s.gitstate("spawn", moves.run_spawn, "dan", sets=["person=zach"])
+    s.gitstate("handover", moves.run_handover, "architect", to="dan")
+    s.gitstate("bury", moves.run_bury, "alice",
+               summary="Designed the roster fold; see docs/design.md")
 
     s.say("Everything else is derived from git log: the roster (living, freezer, cemetery),\n"
           "# the roles that fell vacant, and what is waiting in bob's inbox.")
     s.gitstate("roster", views.run_roster)
     s.gitstate("vacancies", views.run_vacancies)
+    s.gitstate("situations", views.run_situations, no_sqlite=True)
     s.gitstate("inbox", views.run_inbox, "bob")
     s.say("And every commit in the history followed the law (hooks or not):")
     s.gitstate("verify", views.run_verify)
-    s.shell("git", "log", "--oneline", "-6")
+    s.shell("git", "log", "--oneline", "-8")
 
     return _ending(s, repo)
 
@@ -240,11 +254,6 @@ def _preset_story(s: _Story, preset: str) -> None:
     s.gitstate("roster", views.run_roster)
     s.gitstate("vacancies", views.run_vacancies)
     s.gitstate("verify", views.run_verify)
-
-
-def _template(name: str) -> str:
-    from gitstate.resources import read_shipped
-    return read_shipped("data", name)
 
 
 @cli.command()

@@ -180,3 +180,24 @@ def run_show(directory: str | None, agent: str, *, as_json: bool = False) -> int
 def show(ctx, agent, as_json):
     """Print a frozen AGENT's freeze-state: ask it without waking it."""
     return run_show(directory_of(ctx), agent, as_json=as_json)
+
+
+def run_handover(directory: str | None, role: str, to: str, *, giver: str | None = None,
+                 text: str | None = None, as_json: bool = False) -> int:
+    from gitstate.moves.agent import handover
+    print_move(handover(open_repo(directory), role, to, giver=giver, text=text), as_json)
+    return 0
+
+
+@cli.command()
+@click.argument("role")
+@click.option("--to", "to", required=True, metavar="ID", help="The agent that takes the role.")
+@click.option("--from", "giver", default=None, metavar="ID",
+              help="The holder that gives it (default: the one living holder).")
+@message_option
+@json_option
+@click.pass_context
+def handover(ctx, role, to, giver, text, as_json):
+    """A holder of ROLE hands it to another agent in one commit and keeps working without it
+    (trailer `Role-transfer: ROLE -> ID`): the role is never vacant nor held twice."""
+    return run_handover(directory_of(ctx), role, to, giver=giver, text=text, as_json=as_json)

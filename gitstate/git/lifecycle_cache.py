@@ -29,6 +29,7 @@ def to_plain(lc: Lifecycle) -> dict:
             "max_living": pol.max_living, "max_depth": pol.max_depth,
             "timeouts": [[a, b, s] for (a, b), s in pol.timeouts.items()],
             "custom_roles": pol.custom_roles, "atomic_commits": pol.atomic_commits},
+        "defaults": dict(lc.defaults),
     }
 
 
@@ -37,7 +38,7 @@ def from_plain(d: dict) -> Lifecycle:
     mort = pol["mortality"]
     return Lifecycle(
         name=d["name"], initial=d["initial"], description=d["description"], source=d["source"],
-        state_file=d["state_file"], accept=tuple(d["accept"]),
+        state_file=d["state_file"], accept=tuple(d["accept"]), defaults=dict(d["defaults"]),
         states={s[0]: State(s[0], s[1], s[2], tuple(s[3]), s[4], s[5], s[6])
                 for s in d["states"]},
         transitions={k: tuple(v) for k, v in d["transitions"].items()},
@@ -61,7 +62,7 @@ def load_lifecycle_cached(data: bytes, blob: str, source: str,
     from gitstate.law.statefile import decode
 
     name = f"lifecycle-{blob}.json"
-    identity = [4, __version__]
+    identity = [5, __version__]
     saved = cache.load(cache_dir, name, identity)
     if saved is not None:
         try:

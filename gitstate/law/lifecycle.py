@@ -29,7 +29,10 @@ _DURATION_RE = re.compile(r"^\s*(\d+)\s*([smhd]?)\s*$")
 _DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 TOP_KEYS = {"name", "description", "initial", "states", "transitions", "roles", "policies",
-            "layout", "grammar"}
+            "layout", "grammar", "defaults"}
+# `defaults`: fields a new agent's state file starts with unless `spawn` is told otherwise
+# (e.g. person, project); never the ones gitstate itself sets at birth
+NOT_DEFAULTS = ("agent", "state", "parent", "depth", "updated")
 STATE_KEYS = {"roster", "terminal", "requires", "description", "protocol", "outcome"}
 OUTCOMES = ("success", "failure")
 ROLE_KEYS = {"mandate", "max", "description", "spawns", "never_spawns", "self_spawn"}
@@ -69,6 +72,14 @@ class Mortality(Record):
         return "fresh"
 
 
+# What each phase of the mortality clock asks of an agent (seed 000's thresholds).
+PHASE_ADVICE = {
+    "midlife": "midlife: make sure key decisions are written down",
+    "legacy": "legacy: consolidate; fewer new reads, more writes",
+    "urgent": "urgent: externalize now, then freeze or die; no new work",
+}
+
+
 class Policies(Record):
     # approval: (from-pattern, to-pattern) pairs, '*' matching any state; law_approval: changes
     # of the law itself (`law` in the file's approval list) need a human's approval;
@@ -82,9 +93,9 @@ class Policies(Record):
 
 class Lifecycle(Record):
     __slots__ = ("name", "initial", "states", "transitions", "roles", "policies", "state_file",
-                 "accept", "description", "source")
+                 "accept", "description", "source", "defaults")
     _defaults = {"roles": {}, "policies": Policies(), "state_file": DEFAULT_STATE_FILE, "accept": (),
-                 "description": "", "source": "lifecycle.yaml"}
+                 "description": "", "source": "lifecycle.yaml", "defaults": {}}
 
     # -- questions the rules ask ---------------------------------------------------------
 
@@ -153,6 +164,7 @@ class Lifecycle(Record):
             },
             "layout": {"state_file": self.state_file},
             "grammar": {"accept": list(self.accept)},
+            "defaults": dict(self.defaults),
         }
 
 

@@ -11,7 +11,8 @@ import re
 TYPE_CHECKING = False  # importing typing costs the hooks milliseconds
 
 from gitstate.errors import InvalidFile
-from gitstate.law.lifecycle import (DEFAULT_STATE_FILE, MORTALITY_KEYS, OUTCOMES, POLICY_KEYS,
+from gitstate.law.lifecycle import (DEFAULT_STATE_FILE, MORTALITY_KEYS, NOT_DEFAULTS, OUTCOMES,
+                                    POLICY_KEYS,
                                     ROLE_KEYS, ROLE_NAME_RE, ROSTERS, STATE_KEYS,
                                     STATE_NAME_RE, TOP_KEYS, Lifecycle, Mortality, Policies,
                                     Role, State, parse_arrow, parse_duration)
@@ -115,15 +116,31 @@ def load_lifecycle(text: str, source: str = "protocols/lifecycle.yaml") -> Lifec
     accept = tuple(r.names(grammar.get("accept"), ("grammar", "accept"), "grammar.accept"))
     initial = data.get("initial")
     name = data.get("name", "unnamed")
+    defaults = _read_defaults(r, data.get("defaults"))
 
     lc = Lifecycle(name=str(name), initial=initial, states=states, transitions=transitions,
                    roles=roles, policies=policies, state_file=state_file, accept=accept,
-                   description=str(data.get("description") or ""), source=source)
+                   description=str(data.get("description") or ""), source=source,
+                   defaults=defaults)
     for check in _CHECKS:
         check(lc, r)
     if r.problems:
         raise LifecycleInvalid(source, sorted(r.problems, key=lambda p: (p[0] or 0)))
     return lc
+
+
+def _read_defaults(r: _Reader, raw: Any) -> dict:
+    d = r.mapping(raw, ("defaults",), "defaults")
+    out = {}
+    for key, value in d.items():
+        if key in NOT_DEFAULTS:
+            r.bad(("defaults", key), f"'{key}' is set by gitstate at birth and has no default")
+        elif isinstance(value, (dict, list)):
+            r.bad(("defaults", key), f"the default of '{key}' must be a single value, "
+                  f"not {_kind(value)}")
+        else:
+            out[str(key)] = value
+    return out
 
 
 def _read_states(r: _Reader, raw: Any) -> dict[str, State]:

@@ -89,8 +89,9 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, out: list[Violation],
         if len(holders) > spec.max:
             out.append(Violation("role-max", f"role '{role}' may have {spec.max} living "
                                  f"holder{'s' if spec.max != 1 else ''}; with this commit it "
-                                 f"would have {len(holders)} ({', '.join(holders)}). Wait for a "
-                                 "vacancy, or have the holder hand the role over", role_at))
+                                 f"would have {len(holders)} ({', '.join(holders)}). "
+                                 + _way_out(p, role, [h for h in holders if h != p.agent]),
+                                 role_at))
     cap = lc.policies.max_living
     if living and not was_living and cap:
         count = sum(1 for f in ctx.agents().values() if _living(lc, f))
@@ -108,6 +109,17 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, out: list[Violation],
         _check_freeze_file(p, ctx, out)
     if isinstance(old_state, str) and (old_state, state) in lc.policies.timeouts:
         _check_timeout(p, lc, ctx, old_state, state, out)
+
+
+def _way_out(p, role: str, others: list[str]) -> str:
+    """A way past `role-max` that works: a living holder hands the role over first (a frozen
+    agent that still holds it keeps it, and is woken as the one holder), or a vacancy."""
+    giver = others[0] if others else "HOLDER"
+    hand = f"`gitstate handover {role} --from {giver} --to {p.agent}`"
+    if p.old is None:
+        return (f"Spawn {p.agent} without the role and have {giver} hand it over ({hand}), "
+                "or wait for a vacancy")
+    return f"First have {giver} hand it over ({hand}), then retry; or wait for a vacancy"
 
 
 def _check_timeout(p, lc: Lifecycle, ctx: Context, old: str, new: str,
@@ -181,12 +193,35 @@ def freeze_file_problems(text: str) -> list[str]:
         missing_keys = [k for k in FREEZE_KEYS if k not in front]
         if missing_keys:
             problems.append("its front matter lacks " + ", ".join(missing_keys))
-    found = {h.strip().lower() for h in _HEADING.findall(text)}
-    missing = [s for s in FREEZE_SECTIONS if s.lower() not in found]
+    bodies = _sections(text)
+    missing = [s for s in FREEZE_SECTIONS if s.lower() not in bodies]
     if missing:
         problems.append("it lacks the section" + ("s " if len(missing) > 1 else " ")
                         + ", ".join(f"'## {m}'" for m in missing))
+    # A freeze-state is read instead of waking its agent: the template's placeholders would
+    # answer nothing, so a section still holding only them counts as not written.
+    blank = [s for s in FREEZE_SECTIONS if s.lower() in bodies and _unwritten(bodies[s.lower()])]
+    if blank:
+        problems.append("the section" + ("s " if len(blank) > 1 else " ")
+                        + ", ".join(f"'## {b}'" for b in blank)
+                        + (" are" if len(blank) > 1 else " is")
+                        + " still the template's placeholder; write what a questioner needs")
     return problems
+
+
+_PLACEHOLDER = re.compile(r"^(?:-[ \t]*)?\(.*\)$")
+
+
+def _sections(text: str) -> dict[str, str]:
+    """Each `## Heading` (lower case) -> the text under it."""
+    parts = _HEADING.split(text)
+    return {parts[i].strip().lower(): parts[i + 1] for i in range(1, len(parts) - 1, 2)}
+
+
+def _unwritten(body: str) -> bool:
+    """Empty, or only the template's bracketed placeholders (`- (decision, and why)`)."""
+    lines = [ln.strip() for ln in body.splitlines() if ln.strip()]
+    return all(_PLACEHOLDER.match(ln) for ln in lines)
 
 
 def _check_freeze_file(p, ctx: Context, out: list[Violation]) -> None:

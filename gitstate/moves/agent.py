@@ -87,6 +87,7 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
             fields["model"] = model
         fields["parent"] = parent_agent
         fields["depth"] = _depth_of(repo, lc, head, parent_agent)
+        fields.update(_birth_defaults(repo, lc))
         fields.update(sets)
         fields["updated"] = now_iso()
         if work is not None:  # a hand-written file: keep its notes and keys
@@ -102,6 +103,19 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
                                           "path": path})
 
     return commit_atomically(repo.git, repo.top, prepare, reflog="gitstate spawn")
+
+
+def _birth_defaults(repo: Managed, lc) -> dict[str, Any]:
+    """The lifecycle's `defaults`; failing those, the person is git's user.name and the
+    project the repository's folder, so that the entity graph knows whom and what for."""
+    out = dict(lc.defaults)
+    if not statefile.is_filled(out.get("person")):
+        name = repo.git.config("user.name")
+        if name:
+            out["person"] = name
+    if not statefile.is_filled(out.get("project")) and repo.top is not None:
+        out["project"] = repo.top.name
+    return out
 
 
 def _depth_of(repo: Managed, lc, head: str | None, parent_agent: str | None) -> int:
@@ -139,10 +153,21 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
         trailers = [("Approved-by", approved_by)] if approved_by else []
         message = format_message(agent, state, text or f"{old_state} -> {state}", body, trailers)
         _judge(repo, lc, head, path, old, new, message, "transition", files)
-        return Plan({path: new, **files}, message, {"agent": agent, "from": old_state,
-                                                    "to": state, "path": path})
+        return Plan({path: new, **files}, message, {
+            "agent": agent, "from": old_state, "to": state, "path": path,
+            "phase_from": _phase(lc, old, path), "phase_to": _phase(lc, new, path)})
 
     return commit_atomically(repo.git, repo.top, prepare, reflog="gitstate transition")
+
+
+def _phase(lc, data: bytes, path: str) -> str:
+    """The mortality phase a state file's `context_pct` puts its agent in."""
+    try:
+        pct = statefile.parse_bytes(data, path).get("context_pct")
+    except InvalidFile:
+        return "unknown"
+    ok = isinstance(pct, (int, float)) and not isinstance(pct, bool)
+    return lc.mortality.phase(pct if ok else None)
 
 
 def _state_or_none(data: bytes, path: str) -> str | None:
@@ -225,20 +250,30 @@ def freeze(repo: Managed, agent: str, *, text: str | None = None,
     target = move_to_roster(lc, state, "frozen", verb="freeze")
     rel = freeze_state_path(agent)
     existing = repo.top / rel if repo.top is not None else None
-    if existing is not None and existing.is_file():
-        data = existing.read_bytes()
-        problems = freeze_file_problems(statefile.decode(data, rel))
-        if problems:
-            raise GitstateError(f"{rel} is not a complete freeze-state: " + "; ".join(problems),
-                                hint="fill it in from the template (delete it to have "
-                                     "gitstate write the template)")
-    else:
+    if existing is None or not existing.is_file():
+        # A freeze-state of placeholders answers no question: write the template, filled in
+        # where gitstate knows the answer, and let the agent write the rest first.
         template = statefile.parse(read_shipped("data", "freeze-state.md"), rel)
         data = statefile.with_fields(template, {
             "session_id": agent, "frozen_at": now_iso(),
             "role": statefile.as_text(front.get("role")),
             "primary_situation": situation or statefile.as_text(front.get("thread"))
             or statefile.as_text(front.get("summary"))}).encode()
+        if existing is None:
+            raise GitstateError(f"{rel} does not exist and there is no work tree to write it in")
+        existing.parent.mkdir(parents=True, exist_ok=True)
+        existing.write_bytes(data)
+        raise GitstateError(f"{agent} is not frozen yet: {rel} was written from the template; "
+                            "its sections are placeholders",
+                            hint=f"write the sections of {rel} (key decisions, knowledge, open "
+                                 f"questions, files, handoff), then run `gitstate freeze "
+                                 f"{agent}` again")
+    data = existing.read_bytes()
+    problems = freeze_file_problems(statefile.decode(data, rel))
+    if problems:
+        raise GitstateError(f"{rel} is not a complete freeze-state: " + "; ".join(problems),
+                            hint="fill it in from the template (delete it to have "
+                                 "gitstate write the template)")
     pct = front.get("context_pct")
     default = f"frozen at {pct}%" if isinstance(pct, (int, float)) else "frozen"
     return transition(repo, agent, target, text=text or default,
@@ -269,15 +304,70 @@ def bury(repo: Managed, agent: str, summary: str, *, text: str | None = None,
         role = statefile.as_text(front.get("role"))
         if not role:
             raise GitstateError(f"{canonical_id(agent)} holds no role to hand over")
-        to = canonical_id(transfer_to)
-        to_path = lc.state_path(to)
-        old_to, work_to = _current(repo, repo.git.head(), to_path)
-        if old_to is None:
-            raise GitstateError(f"unknown agent '{to}': {to_path} is not committed")
-        base = statefile.parse_bytes(work_to if work_to is not None else old_to, to_path)
-        files[to_path] = statefile.with_fields(base, {"role": role,
-                                                      "updated": now_iso()}).encode()
-        sets["role"] = None
-        body = f"Role-transfer: {role} -> {to}"
+        files, more, body = _role_transfer(repo, lc, front, role, transfer_to)
+        sets.update(more)
     return transition(repo, agent, target, text=text or "died", sets=sets,
                       approved_by=approved_by, body=body, files=files)
+
+
+def _role_transfer(repo: Managed, lc, front: dict, role: str,
+                   to: str) -> tuple[dict[str, bytes], dict[str, Any], str]:
+    """(the receiver's new state file, the giver's new fields, the trailer) of handing `role`
+    to `to`. The giver keeps the role it held in `past_roles`, so that the record of who held
+    what (the entity graph) outlives the hand-over."""
+    to = canonical_id(to)
+    to_path = lc.state_path(to)
+    old_to, work_to = _current(repo, repo.git.head(), to_path)
+    if old_to is None:
+        raise GitstateError(f"unknown agent '{to}': {to_path} is not committed",
+                            hint=f"spawn it first (without the role): `gitstate spawn {to}`")
+    base = statefile.parse_bytes(work_to if work_to is not None else old_to, to_path)
+    held = statefile.as_text(base.get("role"))
+    if held and held != role:
+        raise GitstateError(f"{to} holds role '{held}'; an agent holds one role at a time",
+                            hint=f"have {to} hand '{held}' on first, or choose another agent")
+    new_to = statefile.with_fields(base, {"role": role, "updated": now_iso()}).encode()
+    if new_to == old_to:    # already a holder, in the same second: a finer stamp
+        new_to = statefile.with_fields(base, {"role": role,
+                                              "updated": now_iso(precise=True)}).encode()
+    past = front.get("past_roles")
+    past = [str(r) for r in past] if isinstance(past, list) else []
+    giver = {"role": None, "past_roles": past if role in past else past + [role]}
+    return {to_path: new_to}, giver, f"Role-transfer: {role} -> {to}"
+
+
+def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
+             text: str | None = None) -> Result:
+    """A holder of `role` hands it to `to` in one commit (a progress update of the holder,
+    trailer `Role-transfer: ROLE -> TO`), and stays in its state without the role. Without
+    `giver`, the one living holder gives it."""
+    head = repo.git.head()
+    lc = repo.lifecycle(head)
+    to = canonical_id(to)
+    if giver is None:
+        holders = sorted(a for a, data in repo.agents_at(lc, head).items()
+                         if _holds(data, lc, a, role, living=True) and a != to)
+        if len(holders) != 1:
+            who = f"living holders: {', '.join(holders)}" if holders else "no living holder"
+            raise GitstateError(f"role '{role}' has {who}; say which one gives it",
+                                hint=f"`gitstate handover {role} --from HOLDER --to {to}`")
+        giver = holders[0]
+    giver = canonical_id(giver)
+    if giver == to:
+        raise GitstateError(f"{to} cannot hand '{role}' to itself")
+    _lc, state, front = current_state(repo, giver)
+    if statefile.as_text(front.get("role")) != role:
+        raise GitstateError(f"{giver} does not hold role '{role}' "
+                            f"(its role: {statefile.as_text(front.get('role')) or 'none'})")
+    files, sets, body = _role_transfer(repo, lc, front, role, to)
+    return transition(repo, giver, state, text=text or f"hands {role} to {to}", sets=sets,
+                      body=body, files=files)
+
+
+def _holds(data: bytes, lc, agent: str, role: str, *, living: bool) -> bool:
+    try:
+        doc = statefile.parse_bytes(data, lc.state_path(agent))
+    except InvalidFile:
+        return False
+    alive = isinstance(doc.state, str) and lc.roster_of(doc.state) == "living"
+    return statefile.as_text(doc.get("role")) == role and (alive or not living)

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import UNHOOKED, git, gitstate, make_repo, set_state_line, state_path, walk
+from conftest import UNHOOKED, fill_freeze_state, git, gitstate, make_repo, set_state_line, \
+    state_path, walk
 
 
 def managed(tmp_path: Path, preset: str) -> Path:
@@ -77,7 +78,10 @@ def test_haak_freeze_show_wake_bury_and_succession(tmp_path):
     assert "'## Accumulated Knowledge'" in err and "lacks frozen_at, role" in err
     git(repo, "reset", "-q", "--hard")
     fs.unlink(missing_ok=True)
-    ok(repo, "freeze", "alice", "--situation", "the roster fold")
+    res = gitstate(repo, "freeze", "alice", "--situation", "the roster fold")
+    assert res.returncode == 1 and "placeholders" in res.stderr     # the template is written
+    fill_freeze_state(fs)
+    ok(repo, "freeze", "alice")
     shown = json.loads(ok(repo, "show", "alice", "--json").stdout)
     assert shown["front"]["primary_situation"] == "the roster fold"
     assert set(shown["sections"]) == {"Key Decisions", "Accumulated Knowledge",

@@ -171,3 +171,21 @@ def test_haak_is_shipped_and_default():
     assert lc.initial == "bootstrap"
     assert lc.needs_approval("frozen", "bootstrap")
     assert lc.roles["architect"].max == 1
+
+
+def test_haak_freezer_and_cemetery_are_one_move_from_every_living_state():
+    lc = load_lifecycle((shipped("protocols", "haak", "lifecycle.yaml")).read_text())
+    for name, spec in lc.states.items():
+        if spec.roster == "living":
+            assert {"frozen", "dead"} <= set(lc.targets(name)), name
+
+
+def test_defaults_are_single_values_and_never_birth_fields():
+    base = ("initial: a\nstates:\n  a: {roster: living}\n  b: {roster: dead, terminal: true}\n"
+            "transitions:\n  a: [b]\n")
+    assert load_lifecycle(base + "defaults:\n  person: zach\n").defaults == {"person": "zach"}
+    with pytest.raises(LifecycleInvalid) as exc:
+        load_lifecycle(base + "defaults:\n  depth: 3\n  person: [a, b]\n")
+    text = str(exc.value)
+    assert "'depth' is set by gitstate at birth" in text and ":8" in text
+    assert "default of 'person' must be a single value" in text
