@@ -247,8 +247,15 @@ def _preset_story(s: _Story, preset: str) -> None:
         s.say(f"Role limits: a second {roles[0]} is refused while the first is living.")
         s.gitstate("spawn", moves.run_spawn, "cy", role=roles[0])
         s.gitstate("spawn", moves.run_spawn, "dee", role=roles[0], expect=1)
-        s.say("Shut everyone down in order.")
+        s.say("A health check: agents without a pid must commit within the heartbeat (10m).")
+        s.gitstate("reap", operations.run_reap)
+        s.say("Roles have timeouts (architect 30m, engineer 60m, others 40m): `sweep` ends an\n"
+              "# agent past its role's as failed. None is due yet.")
+        s.gitstate("sweep", operations.run_sweep, dry_run=True)
+        s.say("Shut everyone down in order: unfinished work ends 'cancelled', which\n"
+              "# `await` counts as a failure.")
         s.gitstate("shutdown", operations.run_shutdown)
+        s.gitstate("await", operations.run_await, ["cy"], timeout=5, expect=1)
 
     s.say("The roster, the vacant roles, and a check of the whole history.")
     s.gitstate("roster", views.run_roster)

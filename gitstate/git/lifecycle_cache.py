@@ -19,7 +19,7 @@ def to_plain(lc: Lifecycle) -> dict:
         "transitions": {k: list(v) for k, v in lc.transitions.items()},
         "roles": [[r.name, r.mandate, r.max, r.description,
                    None if r.spawns is None else list(r.spawns), list(r.never_spawns),
-                   r.self_spawn] for r in lc.roles.values()],
+                   r.self_spawn, r.timeout] for r in lc.roles.values()],
         "policies": {
             "humans": list(pol.humans), "approval": [list(a) for a in pol.approval],
             "law_approval": pol.law_approval,
@@ -28,7 +28,9 @@ def to_plain(lc: Lifecycle) -> dict:
                 list(pol.mortality.urgent_forbids)],
             "max_living": pol.max_living, "max_depth": pol.max_depth,
             "timeouts": [[a, b, s] for (a, b), s in pol.timeouts.items()],
-            "custom_roles": pol.custom_roles, "atomic_commits": pol.atomic_commits},
+            "custom_roles": pol.custom_roles, "atomic_commits": pol.atomic_commits,
+            "timeout_exempt": [[a, b, list(rs)] for (a, b), rs in pol.timeout_exempt.items()],
+            "role_timeout": pol.role_timeout, "heartbeat": pol.heartbeat},
         "defaults": dict(lc.defaults),
     }
 
@@ -43,7 +45,7 @@ def from_plain(d: dict) -> Lifecycle:
                 for s in d["states"]},
         transitions={k: tuple(v) for k, v in d["transitions"].items()},
         roles={r[0]: Role(r[0], r[1], r[2], r[3], None if r[4] is None else tuple(r[4]),
-                          tuple(r[5]), r[6]) for r in d["roles"]},
+                          tuple(r[5]), r[6], r[7]) for r in d["roles"]},
         policies=Policies(
             humans=tuple(pol["humans"]), approval=tuple(tuple(a) for a in pol["approval"]),
             law_approval=pol["law_approval"],
@@ -51,7 +53,9 @@ def from_plain(d: dict) -> Lifecycle:
                                                           tuple(mort[3])),
             max_living=pol["max_living"], max_depth=pol["max_depth"],
             timeouts={(a, b): s for a, b, s in pol["timeouts"]},
-            custom_roles=pol["custom_roles"], atomic_commits=pol["atomic_commits"]))
+            custom_roles=pol["custom_roles"], atomic_commits=pol["atomic_commits"],
+            timeout_exempt={(a, b): tuple(rs) for a, b, rs in pol["timeout_exempt"]},
+            role_timeout=pol["role_timeout"], heartbeat=pol["heartbeat"]))
 
 
 def load_lifecycle_cached(data: bytes, blob: str, source: str,
@@ -62,7 +66,7 @@ def load_lifecycle_cached(data: bytes, blob: str, source: str,
     from gitstate.law.statefile import decode
 
     name = f"lifecycle-{blob}.json"
-    identity = [5, __version__]
+    identity = [6, __version__]
     saved = cache.load(cache_dir, name, identity)
     if saved is not None:
         try:

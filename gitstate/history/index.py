@@ -20,7 +20,7 @@ from gitstate.git.runner import Git
 from gitstate.history.fold import fold, tag_events, track_from_plain, track_to_plain
 from gitstate.law.lifecycle import Lifecycle
 
-FORMAT = 4
+FORMAT = 5
 TRACKS_NAME = "tracks.json"
 BLOBS_NAME = "fronts.json"
 _BLOBS_WORTH_SAVING = 300

@@ -35,9 +35,10 @@ TOP_KEYS = {"name", "description", "initial", "states", "transitions", "roles", 
 NOT_DEFAULTS = ("agent", "state", "parent", "depth", "updated")
 STATE_KEYS = {"roster", "terminal", "requires", "description", "protocol", "outcome"}
 OUTCOMES = ("success", "failure")
-ROLE_KEYS = {"mandate", "max", "description", "spawns", "never_spawns", "self_spawn"}
+ROLE_KEYS = {"mandate", "max", "description", "spawns", "never_spawns", "self_spawn", "timeout"}
 POLICY_KEYS = {"humans", "approval", "mortality", "max_living", "max_depth", "timeouts",
-               "custom_roles", "atomic_commits"}
+               "custom_roles", "atomic_commits", "role_timeout", "heartbeat"}
+TIMEOUT_KEYS = {"after", "except_roles"}
 MORTALITY_KEYS = {"midlife", "legacy", "urgent", "urgent_forbids"}
 
 
@@ -50,10 +51,12 @@ class State(Record):
 
 class Role(Record):
     # spawns: kinds this role may spawn (None: any); never_spawns: kinds it must never spawn;
-    # self_spawn: whether it may spawn its own kind
-    __slots__ = ("name", "mandate", "max", "description", "spawns", "never_spawns", "self_spawn")
+    # self_spawn: whether it may spawn its own kind; timeout: seconds an agent of this role
+    # may stay living from its birth before `sweep` ends it as failed
+    __slots__ = ("name", "mandate", "max", "description", "spawns", "never_spawns", "self_spawn",
+                 "timeout")
     _defaults = {"mandate": None, "max": None, "description": "", "spawns": None,
-                 "never_spawns": (), "self_spawn": False}
+                 "never_spawns": (), "self_spawn": False, "timeout": None}
 
 
 class Mortality(Record):
@@ -83,12 +86,17 @@ PHASE_ADVICE = {
 class Policies(Record):
     # approval: (from-pattern, to-pattern) pairs, '*' matching any state; law_approval: changes
     # of the law itself (`law` in the file's approval list) need a human's approval;
-    # timeouts: (from, to) -> seconds
+    # timeouts: (from, to) -> seconds; timeout_exempt: (from, to) -> roles it never applies
+    # to; role_timeout: the cap (seconds) for roles without their own `timeout`, custom roles
+    # included; heartbeat: seconds without a state commit after which `reap` ends a living
+    # agent that has no recorded process
     __slots__ = ("humans", "approval", "mortality", "max_living", "max_depth", "timeouts",
-                 "custom_roles", "atomic_commits", "law_approval")
+                 "custom_roles", "atomic_commits", "law_approval", "timeout_exempt",
+                 "role_timeout", "heartbeat")
     _defaults = {"humans": (), "approval": (), "mortality": None, "max_living": None,
                  "max_depth": None, "timeouts": {}, "custom_roles": True,
-                 "atomic_commits": False, "law_approval": False}
+                 "atomic_commits": False, "law_approval": False, "timeout_exempt": {},
+                 "role_timeout": None, "heartbeat": None}
 
 
 class Lifecycle(Record):
@@ -118,6 +126,18 @@ class Lifecycle(Record):
             return False
         return any(_glob(a, old) and _glob(b, new) for a, b in self.policies.approval)
 
+    def timeout_applies(self, old: str, new: str, role: str | None) -> bool:
+        """Is (old -> new) a timed transition for an agent holding `role`?"""
+        return (old, new) in self.policies.timeouts \
+            and not (role and role in self.policies.timeout_exempt.get((old, new), ()))
+
+    def role_timeout(self, role: str | None) -> int | None:
+        """How long an agent of `role` may live (its role's own, else the default cap)."""
+        spec = self.roles.get(role) if role else None
+        if spec is not None and spec.timeout is not None:
+            return spec.timeout
+        return self.policies.role_timeout if role else None
+
     def roster_of(self, state: str) -> str | None:
         s = self.states.get(state)
         return s.roster if s else None
@@ -146,8 +166,8 @@ class Lifecycle(Record):
                            "outcome": s.outcome}
                        for n, s in self.states.items()},
             "transitions": {k: list(v) for k, v in self.transitions.items()},
-            "roles": {n: {"mandate": r.mandate, "max": r.max, "description": r.description}
-                      for n, r in self.roles.items()},
+            "roles": {n: {"mandate": r.mandate, "max": r.max, "description": r.description,
+                          "timeout": r.timeout} for n, r in self.roles.items()},
             "policies": {
                 "humans": list(pol.humans),
                 "approval": [f"{a} -> {b}" for a, b in pol.approval]
@@ -158,7 +178,11 @@ class Lifecycle(Record):
                     "urgent_forbids": list(pol.mortality.urgent_forbids)},
                 "max_living": pol.max_living,
                 "max_depth": pol.max_depth,
-                "timeouts": {f"{a} -> {b}": s for (a, b), s in pol.timeouts.items()},
+                "timeouts": {f"{a} -> {b}": s if (a, b) not in pol.timeout_exempt else
+                             {"after": s, "except_roles": list(pol.timeout_exempt[(a, b)])}
+                             for (a, b), s in pol.timeouts.items()},
+                "role_timeout": pol.role_timeout,
+                "heartbeat": pol.heartbeat,
                 "custom_roles": pol.custom_roles,
                 "atomic_commits": pol.atomic_commits,
             },

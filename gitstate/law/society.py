@@ -107,7 +107,7 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, out: list[Violation],
     if lc.roster_of(state) == "frozen" and state != old_state \
             and "freeze_state" in lc.states[state].requires:
         _check_freeze_file(p, ctx, out)
-    if isinstance(old_state, str) and (old_state, state) in lc.policies.timeouts:
+    if isinstance(old_state, str) and lc.timeout_applies(old_state, state, role):
         _check_timeout(p, lc, ctx, old_state, state, out)
 
 

@@ -240,8 +240,11 @@ def freeze_state_path(agent: str) -> str:
 
 
 def freeze(repo: Managed, agent: str, *, text: str | None = None,
-           situation: str | None = None, sets: dict[str, Any] | None = None) -> Result:
-    """Write (or check) the agent's freeze-state file and freeze, in one commit."""
+           situation: str | None = None, sets: dict[str, Any] | None = None,
+           unwritten: str | None = None) -> Result:
+    """Freeze with the agent's freeze-state file, in one commit. Without the file, write the
+    template and refuse — unless `unwritten` is given (a shutdown): then every section says
+    that text, so a questioner learns that the agent never wrote it."""
     from gitstate.resources import read_shipped
     from gitstate.law.society import freeze_file_problems
 
@@ -261,14 +264,18 @@ def freeze(repo: Managed, agent: str, *, text: str | None = None,
             or statefile.as_text(front.get("summary"))}).encode()
         if existing is None:
             raise GitstateError(f"{rel} does not exist and there is no work tree to write it in")
-        existing.parent.mkdir(parents=True, exist_ok=True)
-        existing.write_bytes(data)
-        raise GitstateError(f"{agent} is not frozen yet: {rel} was written from the template; "
-                            "its sections are placeholders",
-                            hint=f"write the sections of {rel} (key decisions, knowledge, open "
-                                 f"questions, files, handoff), then run `gitstate freeze "
-                                 f"{agent}` again")
-    data = existing.read_bytes()
+        if not unwritten:
+            existing.parent.mkdir(parents=True, exist_ok=True)
+            existing.write_bytes(data)
+            raise GitstateError(f"{agent} is not frozen yet: {rel} was written from the "
+                                "template; its sections are placeholders",
+                                hint=f"write the sections of {rel} (key decisions, knowledge, "
+                                     f"open questions, files, handoff), then run `gitstate "
+                                     f"freeze {agent}` again")
+        data = b"".join((unwritten.encode() + b"\n") if ln.strip().startswith((b"(", b"- ("))
+                        else ln for ln in data.splitlines(keepends=True))
+    else:
+        data = existing.read_bytes()
     problems = freeze_file_problems(statefile.decode(data, rel))
     if problems:
         raise GitstateError(f"{rel} is not a complete freeze-state: " + "; ".join(problems),

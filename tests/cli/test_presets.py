@@ -254,14 +254,14 @@ def test_maos_reap_and_shutdown(tmp_path):
         ok(repo, "transition", agent, "running", "--set", f"pid={pid}", "--set", f"host={host}")
     ok(repo, "spawn", "waiting")
     out = ok(repo, "reap").stdout
-    assert f"dead-proc: running -> failed (process {gone.pid} is gone)" in out
+    assert f"dead-proc: running -> failed (process {gone.pid} on {host} is gone)" in out
     assert "live-proc" not in out
     assert git(repo, "log", "-1", "--format=%an %s").stdout.startswith("gitstate @dead-proc:")
     ok(repo, "shutdown")
     view = roster(repo)
     assert view["living"] == []
     ends = {r["agent"]: r["state"] for r in view["cemetery"]}
-    assert ends == {"dead-proc": "failed", "live-proc": "complete", "waiting": "failed"}
+    assert ends == {"dead-proc": "failed", "live-proc": "cancelled", "waiting": "cancelled"}
     assert ok(repo, "verify").returncode == 0
 
 
