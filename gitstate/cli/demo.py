@@ -235,8 +235,17 @@ def _preset_story(s: _Story, preset: str) -> None:
         s.say("A programmer may not spawn another programmer, and depth is limited.")
         s.gitstate("spawn", moves.run_spawn, "cal", parent="ben", role=roles[1], expect=1)
         s.gitstate("spawn", moves.run_spawn, "cal", parent="ben", role="researcher")
-        s.say("ada waits for her helpers to end (here: the one already done).")
-        s.gitstate("await", operations.run_await, ["ada"], timeout=5)
+        s.say("ada has ended (done): an agent that ended spawns no children.")
+        s.gitstate("spawn", moves.run_spawn, "dot", parent="ada", role="researcher", expect=1)
+        s.say("The seed's log fields: what an agent is for, and when it started and ended.")
+        s.gitstate("spawn", moves.run_spawn, "eve", parent="ben", role="researcher",
+                   task="survey the parsers", instructions="List each parser and its tests.")
+        s.gitstate("transition", moves.run_transition, "eve", "in-progress",
+                   text="three parsers found")
+        s.gitstate("transition", moves.run_transition, "eve", "done", text="survey written")
+        s.say("`await` reports every state commit of the agents it waits for, progress too\n"
+              "# (here: already ended, so it says so at once).")
+        s.gitstate("await", operations.run_await, ["ada", "eve"], timeout=5)
     elif preset == "squad":
         s.say("idle -> suspended is a timed move: before 30 minutes it is refused.")
         s.gitstate("transition", moves.run_transition, "ben", "active")

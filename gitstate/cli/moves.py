@@ -13,10 +13,11 @@ from gitstate.errors import GitstateError
 
 def run_spawn(directory: str | None, agent: str, *, role: str | None = None,
               model: str | None = None, parent: str | None = None, sets=(),
-              text: str | None = None, as_json: bool = False) -> int:
+              text: str | None = None, task: str | None = None,
+              instructions: str | None = None, as_json: bool = False) -> int:
     from gitstate.moves.agent import parse_sets, spawn
     result = spawn(open_repo(directory), agent, role=role, model=model, parent_agent=parent,
-                   sets=parse_sets(sets), text=text)
+                   sets=parse_sets(sets), text=text, task=task, instructions=instructions)
     print_move(result, as_json)
     return 0
 
@@ -26,14 +27,17 @@ def run_spawn(directory: str | None, agent: str, *, role: str | None = None,
 @click.option("--role", default=None, help="The role this agent holds.")
 @click.option("--model", default=None, help="The model behind the agent.")
 @click.option("--parent", "parent", default=None, help="The agent that spawned this one.")
+@click.option("--task", default=None, help="What the agent is for (kept as `task:`).")
+@click.option("--instructions", default=None, help="Its full instructions (`instructions:`).")
 @set_option
 @message_option
 @json_option
 @click.pass_context
-def spawn(ctx, agent, role, model, parent, sets, text, as_json):
+def spawn(ctx, agent, role, model, parent, task, instructions, sets, text, as_json):
     """Register AGENT in the initial state (one commit)."""
     return run_spawn(directory_of(ctx), agent, role=role, model=model, parent=parent,
-                     sets=sets, text=text, as_json=as_json)
+                     sets=sets, text=text, task=task, instructions=instructions,
+                     as_json=as_json)
 
 
 def run_transition(directory: str | None, agent: str, state: str, *, text: str | None = None,

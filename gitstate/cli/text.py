@@ -95,6 +95,10 @@ def print_roster(view: dict) -> None:
                 bits.append(f"{r['context_pct']:g}% {r['phase']}")
             if key == "living" and r.get("thread"):
                 bits.append(f"thread {r['thread']}")
+            if r.get("task"):
+                bits.append(f"task \"{r['task']}\"")
+            if r.get("started"):
+                bits.append(f"{r['started']} .. {r.get('ended') or 'now'}")
             if r.get("seconds_in_state") is not None:
                 bits.append(f"{ago(r['seconds_in_state'])} in state")
             if r.get("freeze_state"):

@@ -129,7 +129,8 @@ def agent_record(agent: str, path: str, front: dict | None, problem: str | None,
     rec["roster"] = lc.roster_of(state) if state else None
     if state and state not in lc.states:
         rec["problem"] = f"'{state}' is not a state of lifecycle '{lc.name}'"
-    for key in ("role", "model", "thread", "summary", "person", "project", "parent"):
+    for key in ("role", "model", "thread", "summary", "person", "project", "parent", "task",
+                "instructions", "started", "ended"):
         rec[key] = statefile.as_text(doc.get(key))
     pct = doc.get("context_pct")
     if isinstance(pct, (int, float)) and not isinstance(pct, bool):

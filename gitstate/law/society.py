@@ -149,6 +149,12 @@ def _check_birth(p, lc: Lifecycle, ctx: Context, role: str | None,
             out.append(Violation("parent", f"parent '{parent}' is not an agent of this "
                                  "repository", f"{path}:{new.line_of('parent')}"))
             return
+        pstate = pf.get("state")
+        if isinstance(pstate, str) and lc.roster_of(pstate) == "dead":
+            out.append(Violation("parent-ended", f"parent '{parent}' has ended ({pstate}); an "
+                                 "agent that ended spawns no children (spawn from a living "
+                                 "agent, or without --parent)",
+                                 f"{path}:{new.line_of('parent')}"))
         expected = (_int(pf.get("depth")) or 0) + 1
         if depth != expected:
             out.append(Violation("depth", f"depth must be the parent's plus one: {parent} is at "

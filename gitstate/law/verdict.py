@@ -61,6 +61,7 @@ RULES = {
     "depth": "a depth that is not the parent's plus one",
     "max-depth": "a spawn deeper than the lifecycle's max_depth",
     "self-spawn": "a role spawning its own kind, or a kind it must never spawn",
+    "parent-ended": "a spawn from a parent that has ended (done, failed, dead)",
     "freeze-state": "a freeze without its complete freeze-state file in the same commit",
     "atomic": "an agent's commit without its state file, where commits must be atomic",
     "timeout": "a timed transition taken before it is due",

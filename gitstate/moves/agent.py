@@ -66,8 +66,10 @@ def _current(repo: Managed, parent: str | None, path: str) -> tuple[bytes | None
 
 def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | None = None,
           parent_agent: str | None = None, sets: dict[str, Any] | None = None,
-          text: str | None = None) -> Result:
-    """Register `agent` in the lifecycle's initial state, in one commit."""
+          text: str | None = None, task: str | None = None,
+          instructions: str | None = None) -> Result:
+    """Register `agent` in the lifecycle's initial state, in one commit, with what it is
+    for (`task`, `instructions`) and when it `started`."""
     agent = canonical_id(agent)
     parent_agent = canonical_id(parent_agent) if parent_agent else None
     sets = dict(sets or {})
@@ -88,6 +90,11 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
         fields["parent"] = parent_agent
         fields["depth"] = _depth_of(repo, lc, head, parent_agent)
         fields.update(_birth_defaults(repo, lc))
+        if task is not None:
+            fields["task"] = task
+        if instructions is not None:
+            fields["instructions"] = instructions
+        fields["started"] = now_iso()
         fields.update(sets)
         fields["updated"] = now_iso()
         if work is not None:  # a hand-written file: keep its notes and keys
@@ -146,6 +153,8 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
                                 hint=f"spawn it first: `gitstate spawn {agent}`")
         base = statefile.parse_bytes(work if work is not None else old, path)
         old_state = _state_or_none(old, path)
+        if state in lc.states and lc.states[state].terminal and old_state != state:
+            sets.setdefault("ended", now_iso())          # the log's end stamp
         new = statefile.with_fields(base, {"state": state, **sets, "updated": now_iso()}).encode()
         if new == old:   # a progress update in the same second as the last: a finer stamp
             new = statefile.with_fields(base, {"state": state, **sets,

@@ -56,26 +56,30 @@ def _states(repo: Managed, lc: Lifecycle, head: str | None,
 def await_agents(repo: Managed, agents: list[str], timeout: float | None,
                  say: Callable[[str], None], poll: float = 0.5) -> int:
     """Block until every agent is in a terminal state: 0 all succeeded, 1 any failed,
-    124 on timeout. Each change is reported as it lands."""
+    124 on timeout. Each state commit of theirs is reported as it lands, progress updates
+    (a commit that stays in its state) included."""
+    from gitstate.history.fold import tag_events
+
     agents = [canonical_id(a) for a in agents]
     deadline = None if timeout is None else time.monotonic() + timeout
     seen: dict[str, str | None] = {}
-    last_head = object()
+    last_head: str | None = None
     while True:
         head = repo.git.head()
-        if head != last_head:
-            last_head = head
+        if head != last_head or not seen:
             lc = repo.lifecycle(head)
             now = _states(repo, lc, head, agents)
             unknown = [a for a, s in now.items() if s is None]
             if unknown and not seen:
                 raise GitstateError(f"unknown agent{'s' if len(unknown) > 1 else ''}: "
                                     f"{', '.join(unknown)}")
-            for agent, state in now.items():
-                if seen.get(agent) != state:
-                    before = seen.get(agent)
-                    say(f"{agent}: {before} -> {state}" if before else f"{agent}: {state}")
-            seen = now
+            if not seen:
+                for agent, state in now.items():
+                    say(f"{agent}: {state}")
+            elif head is not None:
+                _say_progress(tag_events(repo.git, lc, [f"{last_head}..{head}"]
+                                         if last_head else [head]), seen, set(agents), say)
+            seen, last_head = now, head
             ended = {a: s for a, s in now.items() if s in lc.states and lc.states[s].terminal}
             if len(ended) == len(agents):
                 failed = [a for a, s in ended.items() if lc.states[s].outcome == "failure"]
@@ -88,6 +92,18 @@ def await_agents(repo: Managed, agents: list[str], timeout: float | None,
             say(f"timed out waiting for {', '.join(waiting)}")
             return 124
         time.sleep(poll)
+
+
+def _say_progress(events, seen: dict, agents: set, say: Callable[[str], None]) -> None:
+    """One line per state commit of the awaited agents: moves and progress updates."""
+    last = dict(seen)
+    for sha, _when, _author, agent, state, text in events:
+        if agent not in agents:
+            continue
+        before = last.get(agent)
+        move = f"{before} -> {state}" if before != state else f"[{state}]"
+        say(f"{agent}: {move}  {text}  ({sha[:10]})")
+        last[agent] = state
 
 
 def due_timeouts(repo: Managed, now: float | None = None) -> list[dict]:
