@@ -252,6 +252,14 @@ def _preset_story(s: _Story, preset: str) -> None:
         s.gitstate("transition", moves.run_transition, "ben", "idle")
         s.gitstate("transition", moves.run_transition, "ben", "suspended", expect=1)
         s.gitstate("sweep", operations.run_sweep)
+        s.say("A crashed session goes to 'error' (no pool slot) and resumes from there.")
+        s.gitstate("transition", moves.run_transition, "ben", "active", text="new work")
+        s.gitstate("transition", moves.run_transition, "ben", "error",
+                   text="session.error: tool crashed", sets=["summary=tool crashed"])
+        s.gitstate("transition", moves.run_transition, "ben", "active", text="resumed")
+        s.say("Core sessions are exempt from the idle timeout; a full pool queues a spawn\n"
+              "# (`--wait`, bounded) instead of refusing it at once.")
+        s.gitstate("spawn", moves.run_spawn, "keaton", role="core", wait=2)
     elif preset == "maos":
         s.say(f"Role limits: a second {roles[0]} is refused while the first is living.")
         s.gitstate("spawn", moves.run_spawn, "cy", role=roles[0])

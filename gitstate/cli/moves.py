@@ -14,10 +14,15 @@ from gitstate.errors import GitstateError
 def run_spawn(directory: str | None, agent: str, *, role: str | None = None,
               model: str | None = None, parent: str | None = None, sets=(),
               text: str | None = None, task: str | None = None,
-              instructions: str | None = None, as_json: bool = False) -> int:
+              instructions: str | None = None, wait: float | None = None,
+              as_json: bool = False) -> int:
     from gitstate.moves.agent import parse_sets, spawn
-    result = spawn(open_repo(directory), agent, role=role, model=model, parent_agent=parent,
-                   sets=parse_sets(sets), text=text, task=task, instructions=instructions)
+    from gitstate.moves.operations import spawn_when_free
+    options = dict(role=role, model=model, parent_agent=parent, sets=parse_sets(sets),
+                   text=text, task=task, instructions=instructions)
+    repo = open_repo(directory)
+    result = spawn_when_free(repo, agent, wait, lambda line: click.echo(line, err=True),
+                             **options) if wait else spawn(repo, agent, **options)
     print_move(result, as_json)
     return 0
 
@@ -29,14 +34,16 @@ def run_spawn(directory: str | None, agent: str, *, role: str | None = None,
 @click.option("--parent", "parent", default=None, help="The agent that spawned this one.")
 @click.option("--task", default=None, help="What the agent is for (kept as `task:`).")
 @click.option("--instructions", default=None, help="Its full instructions (`instructions:`).")
+@click.option("--wait", default=None, type=click.FloatRange(min=0), metavar="SECONDS",
+              help="If the pool is full (max_living), wait up to SECONDS for a free slot.")
 @set_option
 @message_option
 @json_option
 @click.pass_context
-def spawn(ctx, agent, role, model, parent, task, instructions, sets, text, as_json):
+def spawn(ctx, agent, role, model, parent, task, instructions, wait, sets, text, as_json):
     """Register AGENT in the initial state (one commit)."""
     return run_spawn(directory_of(ctx), agent, role=role, model=model, parent=parent,
-                     sets=sets, text=text, task=task, instructions=instructions,
+                     sets=sets, text=text, task=task, instructions=instructions, wait=wait,
                      as_json=as_json)
 
 

@@ -106,6 +106,31 @@ def _say_progress(events, seen: dict, agents: set, say: Callable[[str], None]) -
         last[agent] = state
 
 
+def spawn_when_free(repo: Managed, agent: str, wait: float, say: Callable[[str], None],
+                    poll: float = 0.5, **options):
+    """Spawn, waiting up to `wait` seconds for a free slot when only the pool cap
+    (`max-living`) refuses it: the seed's queue, bounded."""
+    from gitstate.errors import Rejected
+    from gitstate.moves.agent import spawn
+
+    deadline = time.monotonic() + wait
+    told = False
+    while True:
+        try:
+            return spawn(repo, agent, **options)
+        except Rejected as exc:
+            if any(v.rule != "max-living" for v in exc.violations):
+                raise
+            if time.monotonic() >= deadline:
+                raise GitstateError(f"{exc.message}\nthe pool stayed full for {wait:g}s",
+                                    hint="wait longer (--wait), or let an agent end, "
+                                         "freeze or suspend") from None
+            if not told:
+                say(f"{agent}: the pool is full; waiting up to {wait:g}s for a free slot")
+                told = True
+        time.sleep(poll)
+
+
 def due_timeouts(repo: Managed, now: float | None = None) -> list[dict]:
     """Agents whose timed transition is due: each with since when and where it goes."""
     head = repo.git.head()
@@ -152,9 +177,13 @@ def _about(seconds: float) -> str:
 
 
 def _failure_end(lc: Lifecycle, state: str) -> str | None:
-    """A terminal state with a failure outcome one move away from `state`."""
-    return next((t for t in lc.targets(state) if lc.states[t].terminal
-                 and lc.states[t].outcome == "failure"), None)
+    """Where a failed agent goes from `state`, one move away: a terminal state with a
+    failure outcome, else a resumable one (not living) with a failure outcome (squad's
+    `error`)."""
+    failures = [t for t in lc.targets(state) if lc.states[t].outcome == "failure"
+                and lc.states[t].roster != "living"]
+    return next((t for t in failures if lc.states[t].terminal), failures[0] if failures
+                else None)
 
 
 def sweep(repo: Managed, say: Callable[[str], None]) -> list:
@@ -250,6 +279,9 @@ def _path_to_rest(lc: Lifecycle, start: str, *, interrupted: bool = False) -> li
         if found and depth[s] > depth[found[0]]:
             break
         spec = lc.states[s]
+        if s != start and spec.roster == "frozen" and not spec.terminal \
+                and spec.outcome == "failure":
+            continue     # a crash state (squad's error) is no place to rest
         if s != start and (spec.roster == "frozen" or spec.terminal):
             found.append(s)
             continue

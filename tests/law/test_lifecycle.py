@@ -189,3 +189,45 @@ def test_defaults_are_single_values_and_never_birth_fields():
     text = str(exc.value)
     assert "'depth' is set by gitstate at birth" in text and ":8" in text
     assert "default of 'person' must be a single value" in text
+
+
+POOL = textwrap.dedent("""\
+    initial: idle
+    states:
+      idle: {roster: living}
+      suspended: {roster: frozen}
+      gone: {roster: dead, terminal: true}
+    transitions:
+      idle: [suspended, gone]
+      suspended: [idle]
+    roles:
+      core: {}
+      worker: {timeout: 40m}
+    policies:
+    """)
+
+
+def test_timeouts_may_exempt_roles_and_roles_may_have_timeouts():
+    lc = load_lifecycle(POOL + '  timeouts:\n    "idle -> suspended": {after: 30m, '
+                        "except_roles: [core]}\n  role_timeout: 1h\n  heartbeat: 5m\n")
+    assert lc.policies.timeouts == {("idle", "suspended"): 1800}
+    assert not lc.timeout_applies("idle", "suspended", "core")
+    assert lc.timeout_applies("idle", "suspended", "worker")
+    assert lc.timeout_applies("idle", "suspended", None)
+    assert (lc.role_timeout("worker"), lc.role_timeout("chemist"), lc.role_timeout(None)) == \
+        (2400, 3600, None)
+    assert lc.policies.heartbeat == 300
+
+
+def test_bad_timeout_exemptions_and_durations_are_located():
+    with pytest.raises(LifecycleInvalid) as exc:
+        load_lifecycle(POOL + '  timeouts:\n    "idle -> suspended": {except_roles: [lead], '
+                       "every: 3}\n  heartbeat: soon\n")
+    text = str(exc.value)
+    assert "timeout 'idle -> suspended' needs 'after: <duration>'" in text
+    assert "exempts undeclared role 'lead'" in text
+    assert "every" in text and ":14:" in text
+    assert "policies.heartbeat 'soon' must be a duration" in text and ":15:" in text
+    with pytest.raises(LifecycleInvalid) as exc:
+        load_lifecycle(POOL.replace("timeout: 40m", "timeout: forever"))
+    assert "role 'worker': timeout 'forever' must be a duration" in str(exc.value)
