@@ -213,6 +213,8 @@ def _preset_story(s: _Story, preset: str) -> None:
         spec = lc.states[step]
         if spec.roster == "frozen" and "freeze_state" in spec.requires:
             s.gitstate("freeze", moves.run_freeze, "ada")
+        elif spec.log:
+            s.gitstate("logout", moves.run_logout, "ada", note="all done; start from the roster")
         elif "final_summary" in spec.requires:
             s.gitstate("bury", moves.run_bury, "ada", summary="all done")
         else:
@@ -230,7 +232,19 @@ def _preset_story(s: _Story, preset: str) -> None:
         s.write("notes.md", "ben's thoughts\n")
         s.shell("git", "add", "notes.md")
         s.shell("git", "commit", "-q", "-m", "@ben: some notes", expect=1)
+        s.say("Nor can a working agent's unprefixed commit pass, when its runtime names it\n"
+              "# (GITSTATE_AGENT=ben in the environment of `git commit`).")
         s.shell("git", "reset", "-q")
+        s.gitstate("transition", moves.run_transition, "ben", "inbox")
+        s.shell("git", "add", "notes.md")
+        s.shell("env", "GITSTATE_AGENT=ben", "git", "commit", "-q", "-m", "Updated feature",
+                expect=1)
+        s.shell("git", "reset", "-q")
+        s.say("idle goes back to inbox at the check interval (10m): `sweep` does it when due.")
+        s.gitstate("transition", moves.run_transition, "ben", "distill")
+        s.gitstate("transition", moves.run_transition, "ben", "idle")
+        s.gitstate("sweep", operations.run_sweep, dry_run=True)
+        s.shell("cat", "logout.log")
     elif preset == "registry":
         s.say("A programmer may not spawn another programmer, and depth is limited.")
         s.gitstate("spawn", moves.run_spawn, "cal", parent="ben", role=roles[1], expect=1)

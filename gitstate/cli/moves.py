@@ -212,3 +212,30 @@ def handover(ctx, role, to, giver, text, as_json):
     """A holder of ROLE hands it to another agent in one commit and keeps working without it
     (trailer `Role-transfer: ROLE -> ID`): the role is never vacant nor held twice."""
     return run_handover(directory_of(ctx), role, to, giver=giver, text=text, as_json=as_json)
+
+
+def run_logout(directory: str | None, agent: str, note: str, *, text: str | None = None,
+               sets=(), as_json: bool = False) -> int:
+    from gitstate.moves.agent import parse_sets
+    from gitstate.moves.logbook import log_tail, logout
+    repo = open_repo(directory)
+    result, log = logout(repo, agent, note, text=text, sets=parse_sets(sets))
+    print_move(result, as_json)
+    if not as_json:
+        click.echo(f"{log}, last entries:")
+        for line in log_tail(repo, log):
+            click.echo(f"  {line}")
+    return 0
+
+
+@cli.command()
+@click.argument("agent")
+@click.option("--note", required=True, help="One line for the shared log: where you stopped.")
+@set_option
+@message_option
+@json_option
+@click.pass_context
+def logout(ctx, agent, note, sets, text, as_json):
+    """Log AGENT out: append its note to the lifecycle's log (era: logout.log) and move to
+    the logout state, in one commit."""
+    return run_logout(directory_of(ctx), agent, note, text=text, sets=sets, as_json=as_json)

@@ -38,6 +38,8 @@ def run_sweep(directory: str | None, *, dry_run: bool = False, as_json: bool = F
         else:
             for d in due:
                 click.echo(f"{d['agent']}: {d['from']} -> {d['to']} is due (after {d['after']})")
+            if not due:
+                click.echo("nothing is due")
         return 0
     if not sweep(repo, click.echo):
         click.echo("nothing is due")

@@ -33,20 +33,22 @@ TOP_KEYS = {"name", "description", "initial", "states", "transitions", "roles", 
 # `defaults`: fields a new agent's state file starts with unless `spawn` is told otherwise
 # (e.g. person, project); never the ones gitstate itself sets at birth
 NOT_DEFAULTS = ("agent", "state", "parent", "depth", "updated")
-STATE_KEYS = {"roster", "terminal", "requires", "description", "protocol", "outcome"}
+STATE_KEYS = {"roster", "terminal", "requires", "description", "protocol", "outcome", "log"}
 OUTCOMES = ("success", "failure")
 ROLE_KEYS = {"mandate", "max", "description", "spawns", "never_spawns", "self_spawn", "timeout"}
 POLICY_KEYS = {"humans", "approval", "mortality", "max_living", "max_depth", "timeouts",
                "custom_roles", "atomic_commits", "role_timeout", "heartbeat"}
-TIMEOUT_KEYS = {"after", "except_roles"}
+TIMEOUT_KEYS = {"after", "except_roles", "sooner"}
 MORTALITY_KEYS = {"midlife", "legacy", "urgent", "urgent_forbids"}
 
 
 class State(Record):
     # outcome: how an ending reads to whoever waits on it (success, or failure)
-    __slots__ = ("name", "roster", "terminal", "requires", "description", "protocol", "outcome")
+    # log: a shared file the commit entering this state appends an entry to (era's logout.log)
+    __slots__ = ("name", "roster", "terminal", "requires", "description", "protocol", "outcome",
+                 "log")
     _defaults = {"terminal": False, "requires": (), "description": "", "protocol": None,
-                 "outcome": "success"}
+                 "outcome": "success", "log": None}
 
 
 class Role(Record):
@@ -89,14 +91,15 @@ class Policies(Record):
     # timeouts: (from, to) -> seconds; timeout_exempt: (from, to) -> roles it never applies
     # to; role_timeout: the cap (seconds) for roles without their own `timeout`, custom roles
     # included; heartbeat: seconds without a state commit after which `reap` ends a living
-    # agent that has no recorded process
+    # agent that has no recorded process; timeout_sooner: timed moves an agent may also make
+    # before they are due (era's idle -> inbox: sweep makes it at the check interval)
     __slots__ = ("humans", "approval", "mortality", "max_living", "max_depth", "timeouts",
                  "custom_roles", "atomic_commits", "law_approval", "timeout_exempt",
-                 "role_timeout", "heartbeat")
+                 "role_timeout", "heartbeat", "timeout_sooner")
     _defaults = {"humans": (), "approval": (), "mortality": None, "max_living": None,
                  "max_depth": None, "timeouts": {}, "custom_roles": True,
                  "atomic_commits": False, "law_approval": False, "timeout_exempt": {},
-                 "role_timeout": None, "heartbeat": None}
+                 "role_timeout": None, "heartbeat": None, "timeout_sooner": ()}
 
 
 class Lifecycle(Record):
@@ -131,6 +134,11 @@ class Lifecycle(Record):
         return (old, new) in self.policies.timeouts \
             and not (role and role in self.policies.timeout_exempt.get((old, new), ()))
 
+    def timeout_refuses_early(self, old: str, new: str, role: str | None) -> bool:
+        """Is (old -> new), for `role`, refused before it is due?"""
+        return self.timeout_applies(old, new, role) \
+            and (old, new) not in self.policies.timeout_sooner
+
     def role_timeout(self, role: str | None) -> int | None:
         """How long an agent of `role` may live (its role's own, else the default cap)."""
         spec = self.roles.get(role) if role else None
@@ -163,7 +171,7 @@ class Lifecycle(Record):
             "initial": self.initial,
             "states": {n: {"roster": s.roster, "terminal": s.terminal, "requires": list(s.requires),
                            "description": s.description, "protocol": s.protocol,
-                           "outcome": s.outcome}
+                           "outcome": s.outcome, "log": s.log}
                        for n, s in self.states.items()},
             "transitions": {k: list(v) for k, v in self.transitions.items()},
             "roles": {n: {"mandate": r.mandate, "max": r.max, "description": r.description,
@@ -178,8 +186,10 @@ class Lifecycle(Record):
                     "urgent_forbids": list(pol.mortality.urgent_forbids)},
                 "max_living": pol.max_living,
                 "max_depth": pol.max_depth,
-                "timeouts": {f"{a} -> {b}": s if (a, b) not in pol.timeout_exempt else
-                             {"after": s, "except_roles": list(pol.timeout_exempt[(a, b)])}
+                "timeouts": {f"{a} -> {b}": s if (a, b) not in pol.timeout_exempt
+                             and (a, b) not in pol.timeout_sooner else
+                             {"after": s, "except_roles": list(pol.timeout_exempt.get((a, b), ())),
+                              "sooner": (a, b) in pol.timeout_sooner}
                              for (a, b), s in pol.timeouts.items()},
                 "role_timeout": pol.role_timeout,
                 "heartbeat": pol.heartbeat,

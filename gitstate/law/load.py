@@ -157,8 +157,20 @@ def _read_states(r: _Reader, raw: Any) -> dict[str, State]:
             requires=tuple(r.names(spec.get("requires"), path + ("requires",),
                                    f"state '{name}': requires")),
             description=str(spec.get("description") or ""),
-            protocol=spec.get("protocol"))
+            protocol=spec.get("protocol"), log=_log_path(r, spec.get("log"), path))
     return states
+
+
+def _log_path(r, value, path: tuple) -> str | None:
+    """A relative path inside the work tree, outside .git."""
+    if value is None:
+        return None
+    text = str(value)
+    parts = text.replace("\\", "/").split("/")
+    if not text or text.startswith("/") or ".." in parts or parts[0] == ".git":
+        r.bad(path + ("log",), f"log {text!r} must be a relative path inside the repository")
+        return None
+    return text
 
 
 def _read_transitions(r: _Reader, raw: Any) -> dict[str, tuple[str, ...]]:

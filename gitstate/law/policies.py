@@ -47,15 +47,21 @@ def read_policies(r, raw: Any) -> Policies:
                   f"<= urgent {mortality.urgent}")
     timeouts: dict[tuple[str, str], int] = {}
     exempt: dict[tuple[str, str], tuple[str, ...]] = {}
+    sooner: list[tuple[str, str]] = []
     for key, value in r.mapping(p.get("timeouts"), ("policies", "timeouts"),
                                 "policies.timeouts").items():
         arrow = parse_arrow(key)
         roles: tuple[str, ...] = ()
+        early = False
         if isinstance(value, dict):   # {after: 30m, except_roles: [lead]}
             where = ("policies", "timeouts", key)
             r.unknown_keys(value, TIMEOUT_KEYS, where, f"timeout '{key}'")
             roles = tuple(r.names(value.get("except_roles"), where + ("except_roles",),
                                   f"timeout '{key}': except_roles"))
+            early = value.get("sooner", False)
+            if not isinstance(early, bool):
+                r.bad(where + ("sooner",), f"timeout '{key}': sooner must be true or false")
+                early = False
             if "after" not in value:
                 r.bad(where, f"timeout '{key}' needs 'after: <duration>'")
             value = value.get("after", 1)
@@ -69,6 +75,8 @@ def read_policies(r, raw: Any) -> Policies:
             timeouts[arrow] = seconds
             if roles:
                 exempt[arrow] = roles
+            if early:
+                sooner.append(arrow)
     custom_roles = p.get("custom_roles", True)
     if not isinstance(custom_roles, bool):
         r.bad(("policies", "custom_roles"), "custom_roles must be true or false")
@@ -86,6 +94,7 @@ def read_policies(r, raw: Any) -> Policies:
         max_depth=r.integer(p.get("max_depth"), ("policies", "max_depth"), "max_depth", 0),
         timeouts=timeouts,
         timeout_exempt=exempt,
+        timeout_sooner=tuple(sooner),
         role_timeout=duration(r, p, "role_timeout", ("policies",), "policies.role_timeout"),
         heartbeat=duration(r, p, "heartbeat", ("policies",), "policies.heartbeat"),
         custom_roles=custom_roles,

@@ -38,6 +38,22 @@ def check_society(parsed: list, lc: Lifecycle, ctx: Context, msg: Message | None
     return out
 
 
+def working_agent_violations(lc: Lifecycle, agent: str, msg: Message, changed: set[str],
+                             front: dict | None) -> list[Violation]:
+    """Where `atomic_commits` holds and the committer is known to be `agent` (its runtime
+    sets GITSTATE_AGENT), an unprefixed commit while that agent is working is its work
+    without its state: refused. A spawn, sweep or a human's commit made elsewhere is not
+    concerned: only the environment of this very commit names the agent."""
+    if not lc.policies.atomic_commits or msg.prefix is not None or agent in changed \
+            or front is None or not _living(lc, front):
+        return []
+    state = front.get("state")
+    return [Violation("atomic", f"GITSTATE_AGENT says this commit is {agent}'s, and {agent} is "
+                      f"working ({state}): every commit of an agent carries its state file; "
+                      f"stage {lc.state_path(agent)} and use '@{agent}: [STATE:{state}] "
+                      "<text>'", "commit message")]
+
+
 def society_violations(lc: Lifecycle, fronts: dict[str, dict]) -> list[Violation]:
     """The limits of the society as a whole, for a set of state files (path -> front matter)
     seen at once, such as a work tree: living holders of each role, and living agents."""
@@ -107,8 +123,23 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, out: list[Violation],
     if lc.roster_of(state) == "frozen" and state != old_state \
             and "freeze_state" in lc.states[state].requires:
         _check_freeze_file(p, ctx, out)
-    if isinstance(old_state, str) and lc.timeout_applies(old_state, state, role):
+    log = lc.states[state].log
+    if log and state != old_state:
+        _check_log(p, ctx, log, out)
+    if isinstance(old_state, str) and lc.timeout_refuses_early(old_state, state, role):
         _check_timeout(p, lc, ctx, old_state, state, out)
+
+
+def _check_log(p, ctx: Context, log: str, out: list[Violation]) -> None:
+    """Entering a state with a `log` appends an entry to that shared file in the same commit:
+    what was there stays, byte for byte, and something follows it."""
+    before, after = ctx.base_file(log) or b"", ctx.tree_file(log) or b""
+    if len(after) > len(before) and after.startswith(before):
+        return
+    how = "it was rewritten, not appended to" if after != before else "it is unchanged"
+    out.append(Violation("log", f"entering {p.new.state} appends an entry to {log} in the same "
+                         f"commit; {how} (`gitstate logout {p.agent} --note TEXT` does both)",
+                         f"{p.change.path}:{p.new.line_of('state')}"))
 
 
 def _way_out(p, role: str, others: list[str]) -> str:

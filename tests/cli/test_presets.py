@@ -120,7 +120,8 @@ def test_haak_mortality_phases(tmp_path):
 def test_era_loop_and_atomic_commits(tmp_path):
     repo = managed(tmp_path, "era")
     ok(repo, "spawn", "era-1")
-    walk(repo, "era-1", "inbox", "distill", "deep_work", "inbox", "distill", "logout")
+    walk(repo, "era-1", "inbox", "distill", "deep_work", "inbox", "distill")
+    ok(repo, "logout", "era-1", "--note", "see you")
     assert roster(repo)["freezer"][0]["state"] == "logout"
     walk(repo, "era-1", "bootstrap")                     # the next cold start
     (repo / "notes.md").write_text("thinking\n")
