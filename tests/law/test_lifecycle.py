@@ -231,3 +231,19 @@ def test_bad_timeout_exemptions_and_durations_are_located():
     with pytest.raises(LifecycleInvalid) as exc:
         load_lifecycle(POOL.replace("timeout: 40m", "timeout: forever"))
     assert "role 'worker': timeout 'forever' must be a duration" in str(exc.value)
+
+
+def test_sooner_timeouts_and_state_logs():
+    lc = load_lifecycle(POOL.replace("suspended: {roster: frozen}",
+                                     "suspended: {roster: frozen, log: notes/out.log}")
+                        + '  timeouts:\n    "suspended -> idle": {after: 10m, sooner: true}\n')
+    assert lc.states["suspended"].log == "notes/out.log"
+    assert lc.timeout_applies("suspended", "idle", None)
+    assert not lc.timeout_refuses_early("suspended", "idle", None)
+    with pytest.raises(LifecycleInvalid) as exc:
+        load_lifecycle(POOL.replace("suspended: {roster: frozen}",
+                                    "suspended: {roster: frozen, log: ../out.log}")
+                       + '  timeouts:\n    "suspended -> idle": {after: 10m, sooner: maybe}\n')
+    text = str(exc.value)
+    assert "log '../out.log' must be a relative path inside the repository" in text
+    assert "sooner must be true or false" in text
