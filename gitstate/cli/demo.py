@@ -129,33 +129,47 @@ def run_demo(directory: str | None = None, preset: str | None = None) -> int:
     s.gitstate("transition", moves.run_transition, "bob", "distill",
                text="reading alice's design")
 
-    s.say("carol freezes: her freeze-state file is her self-portrait for whoever needs her.")
+    s.say("carol works long: when her context crosses a threshold, the move says what the\n"
+          "# phase asks. At urgent she freezes from where she stands, in one commit.")
     s.gitstate("transition", moves.run_transition, "carol", "inbox", text="restored")
-    s.gitstate("transition", moves.run_transition, "carol", "distill",
-               text="work will resume next week")
-    template = _template("freeze-state.md")
-    s.write("data/freeze-states/carol.md", template.replace("session_id: null", "session_id: carol"))
-    s.shell("git", "add", "data/freeze-states/carol.md")
-    s.gitstate("transition", moves.run_transition, "carol", "frozen", text="frozen at 60%",
-               sets=["freeze_state=data/freeze-states/carol.md", "context_pct=60"])
+    s.gitstate("transition", moves.run_transition, "carol", "distill", text="planning")
+    s.gitstate("transition", moves.run_transition, "carol", "deep_work", text="migrating",
+               sets=["context_pct=60"])
+    s.gitstate("transition", moves.run_transition, "carol", "deep_work", text="still migrating",
+               sets=["context_pct=91"])
+    s.say("A freeze-state of placeholders would answer nobody: the first `freeze` writes the\n"
+          "# template and refuses; carol writes what she knows, then freezes.")
+    s.gitstate("freeze", moves.run_freeze, "carol", expect=1)
+    fs = repo / "data" / "freeze-states" / "carol.md"
+    written = iter(["- migrate in place, not by copy: the store is too big to copy",
+                    "The old schema's dates are local time; the new one's are UTC.",
+                    "- who owns the archive tables?", "- docs/migration.md: the plan",
+                    "Half done: tables a-m are migrated; resume at n."])
+    s.write("data/freeze-states/carol.md", "".join(
+        next(written) + "\n" if ln.startswith(("(", "- (")) else ln
+        for ln in fs.read_text(encoding="utf-8").splitlines(keepends=True)))
+    s.gitstate("freeze", moves.run_freeze, "carol")
+    s.gitstate("show", moves.run_show, "carol")
     s.say("Waking a frozen agent is a human's call: without approval it is refused.")
     s.gitstate("transition", moves.run_transition, "carol", "bootstrap", text="waking myself",
                expect=1)
 
-    s.say("alice finishes and dies, leaving a final summary.")
-    s.gitstate("transition", moves.run_transition, "alice", "inbox", text="design done")
-    s.gitstate("transition", moves.run_transition, "alice", "distill", text="wrapping up")
-    s.gitstate("transition", moves.run_transition, "alice", "dead", text="done",
-               sets=["final_summary=Designed the roster fold; see docs/design.md"])
+    s.say("alice hands her role to dan in one commit (never vacant, never held twice),\n"
+          "# then dies from where she stands, leaving a final summary.")
+    s.gitstate("spawn", moves.run_spawn, "dan", sets=["person=zach"])
+    s.gitstate("handover", moves.run_handover, "architect", to="dan")
+    s.gitstate("bury", moves.run_bury, "alice",
+               summary="Designed the roster fold; see docs/design.md")
 
     s.say("Everything else is derived from git log: the roster (living, freezer, cemetery),\n"
           "# the roles that fell vacant, and what is waiting in bob's inbox.")
     s.gitstate("roster", views.run_roster)
     s.gitstate("vacancies", views.run_vacancies)
+    s.gitstate("situations", views.run_situations, no_sqlite=True)
     s.gitstate("inbox", views.run_inbox, "bob")
     s.say("And every commit in the history followed the law (hooks or not):")
     s.gitstate("verify", views.run_verify)
-    s.shell("git", "log", "--oneline", "-6")
+    s.shell("git", "log", "--oneline", "-8")
 
     return _ending(s, repo)
 
@@ -201,6 +215,8 @@ def _preset_story(s: _Story, preset: str) -> None:
         spec = lc.states[step]
         if spec.roster == "frozen" and "freeze_state" in spec.requires:
             s.gitstate("freeze", moves.run_freeze, "ada")
+        elif spec.log:
+            s.gitstate("logout", moves.run_logout, "ada", note="all done; start from the roster")
         elif "final_summary" in spec.requires:
             s.gitstate("bury", moves.run_bury, "ada", summary="all done")
         else:
@@ -218,35 +234,66 @@ def _preset_story(s: _Story, preset: str) -> None:
         s.write("notes.md", "ben's thoughts\n")
         s.shell("git", "add", "notes.md")
         s.shell("git", "commit", "-q", "-m", "@ben: some notes", expect=1)
+        s.say("Nor can a working agent's unprefixed commit pass, when its runtime names it\n"
+              "# (GITSTATE_AGENT=ben in the environment of `git commit`).")
         s.shell("git", "reset", "-q")
+        s.gitstate("transition", moves.run_transition, "ben", "inbox")
+        s.shell("git", "add", "notes.md")
+        s.shell("env", "GITSTATE_AGENT=ben", "git", "commit", "-q", "-m", "Updated feature",
+                expect=1)
+        s.shell("git", "reset", "-q")
+        s.say("idle goes back to inbox at the check interval (10m): `sweep` does it when due.")
+        s.gitstate("transition", moves.run_transition, "ben", "distill")
+        s.gitstate("transition", moves.run_transition, "ben", "idle")
+        s.gitstate("sweep", operations.run_sweep, dry_run=True)
+        s.shell("cat", "logout.log")
     elif preset == "registry":
         s.say("A programmer may not spawn another programmer, and depth is limited.")
         s.gitstate("spawn", moves.run_spawn, "cal", parent="ben", role=roles[1], expect=1)
         s.gitstate("spawn", moves.run_spawn, "cal", parent="ben", role="researcher")
-        s.say("ada waits for her helpers to end (here: the one already done).")
-        s.gitstate("await", operations.run_await, ["ada"], timeout=5)
+        s.say("ada has ended (done): an agent that ended spawns no children.")
+        s.gitstate("spawn", moves.run_spawn, "dot", parent="ada", role="researcher", expect=1)
+        s.say("The seed's log fields: what an agent is for, and when it started and ended.")
+        s.gitstate("spawn", moves.run_spawn, "eve", parent="ben", role="researcher",
+                   task="survey the parsers", instructions="List each parser and its tests.")
+        s.gitstate("transition", moves.run_transition, "eve", "in-progress",
+                   text="three parsers found")
+        s.gitstate("transition", moves.run_transition, "eve", "done", text="survey written")
+        s.say("`await` reports every state commit of the agents it waits for, progress too\n"
+              "# (here: already ended, so it says so at once).")
+        s.gitstate("await", operations.run_await, ["ada", "eve"], timeout=5)
     elif preset == "squad":
         s.say("idle -> suspended is a timed move: before 30 minutes it is refused.")
         s.gitstate("transition", moves.run_transition, "ben", "active")
         s.gitstate("transition", moves.run_transition, "ben", "idle")
         s.gitstate("transition", moves.run_transition, "ben", "suspended", expect=1)
         s.gitstate("sweep", operations.run_sweep)
+        s.say("A crashed session goes to 'error' (no pool slot) and resumes from there.")
+        s.gitstate("transition", moves.run_transition, "ben", "active", text="new work")
+        s.gitstate("transition", moves.run_transition, "ben", "error",
+                   text="session.error: tool crashed", sets=["summary=tool crashed"])
+        s.gitstate("transition", moves.run_transition, "ben", "active", text="resumed")
+        s.say("Core sessions are exempt from the idle timeout; a full pool queues a spawn\n"
+              "# (`--wait`, bounded) instead of refusing it at once.")
+        s.gitstate("spawn", moves.run_spawn, "keaton", role="core", wait=2)
     elif preset == "maos":
         s.say(f"Role limits: a second {roles[0]} is refused while the first is living.")
         s.gitstate("spawn", moves.run_spawn, "cy", role=roles[0])
         s.gitstate("spawn", moves.run_spawn, "dee", role=roles[0], expect=1)
-        s.say("Shut everyone down in order.")
+        s.say("A health check: agents without a pid must commit within the heartbeat (10m).")
+        s.gitstate("reap", operations.run_reap)
+        s.say("Roles have timeouts (architect 30m, engineer 60m, others 40m): `sweep` ends an\n"
+              "# agent past its role's as failed. None is due yet.")
+        s.gitstate("sweep", operations.run_sweep, dry_run=True)
+        s.say("Shut everyone down in order: unfinished work ends 'cancelled', which\n"
+              "# `await` counts as a failure.")
         s.gitstate("shutdown", operations.run_shutdown)
+        s.gitstate("await", operations.run_await, ["cy"], timeout=5, expect=1)
 
     s.say("The roster, the vacant roles, and a check of the whole history.")
     s.gitstate("roster", views.run_roster)
     s.gitstate("vacancies", views.run_vacancies)
     s.gitstate("verify", views.run_verify)
-
-
-def _template(name: str) -> str:
-    from gitstate.resources import read_shipped
-    return read_shipped("data", name)
 
 
 @cli.command()

@@ -7,20 +7,29 @@ import click
 
 from gitstate.cli.app import cli, directory_of, emit, json_option, message_option, \
     open_repo, push_option, set_option
-from gitstate.cli.text import commit_move
+from gitstate.cli.text import commit_move, print_move
 
 
 def run_spawn(directory: str | None, agent: str, *, role: str | None = None,
               model: str | None = None, parent: str | None = None, sets=(),
-              text: str | None = None, session: str | None = None, push: bool = False,
+              text: str | None = None, session: str | None = None, task: str | None = None,
+              instructions: str | None = None, wait: float | None = None, push: bool = False,
               as_json: bool = False) -> int:
     from gitstate.moves.agent import parse_sets, spawn
+    from gitstate.moves.operations import spawn_when_free
     repo, values = open_repo(directory), parse_sets(sets)
     if session:
         values["session"] = session   # the runtime's session id: its hooks find the agent
-    return commit_move(repo, agent, lambda: spawn(repo, agent, role=role, model=model,
-                                                  parent_agent=parent, sets=values, text=text),
-                       push=push, as_json=as_json, command="spawn")
+    options = dict(role=role, model=model, parent_agent=parent, sets=values,
+                   text=text, task=task, instructions=instructions)
+    if wait:
+        def move():
+            return spawn_when_free(repo, agent, wait, lambda line: click.echo(line, err=True),
+                                   **options)
+    else:
+        def move():
+            return spawn(repo, agent, **options)
+    return commit_move(repo, agent, move, push=push, as_json=as_json, command="spawn")
 
 
 @cli.command()
@@ -31,15 +40,21 @@ def run_spawn(directory: str | None, agent: str, *, role: str | None = None,
 @click.option("--session", default=None, metavar="ID",
               help="The agent runtime's session id (recorded as `session:`; the runtime's "
                    "hooks bind that session to this agent).")
+@click.option("--task", default=None, help="What the agent is for (kept as `task:`).")
+@click.option("--instructions", default=None, help="Its full instructions (`instructions:`).")
+@click.option("--wait", default=None, type=click.FloatRange(min=0), metavar="SECONDS",
+              help="If the pool is full (max_living), wait up to SECONDS for a free slot.")
 @set_option
 @message_option
 @push_option
 @json_option
 @click.pass_context
-def spawn(ctx, agent, role, model, parent, session, sets, text, push, as_json):
+def spawn(ctx, agent, role, model, parent, session, task, instructions, wait, sets, text, push,
+          as_json):
     """Register AGENT in the initial state (one commit)."""
     return run_spawn(directory_of(ctx), agent, role=role, model=model, parent=parent,
-                     sets=sets, text=text, session=session, push=push, as_json=as_json)
+                     sets=sets, text=text, session=session, task=task,
+                     instructions=instructions, wait=wait, push=push, as_json=as_json)
 
 
 def run_transition(directory: str | None, agent: str, state: str, *, text: str | None = None,
@@ -186,3 +201,52 @@ def run_show(directory: str | None, agent: str, *, as_json: bool = False) -> int
 def show(ctx, agent, as_json):
     """Print a frozen AGENT's freeze-state: ask it without waking it."""
     return run_show(directory_of(ctx), agent, as_json=as_json)
+
+
+def run_handover(directory: str | None, role: str, to: str, *, giver: str | None = None,
+                 text: str | None = None, as_json: bool = False) -> int:
+    from gitstate.moves.agent import handover
+    print_move(handover(open_repo(directory), role, to, giver=giver, text=text), as_json,
+               command="handover")
+    return 0
+
+
+@cli.command()
+@click.argument("role")
+@click.option("--to", "to", required=True, metavar="ID", help="The agent that takes the role.")
+@click.option("--from", "giver", default=None, metavar="ID",
+              help="The holder that gives it (default: the one living holder).")
+@message_option
+@json_option
+@click.pass_context
+def handover(ctx, role, to, giver, text, as_json):
+    """A holder of ROLE hands it to another agent in one commit and keeps working without it
+    (trailer `Role-transfer: ROLE -> ID`): the role is never vacant nor held twice."""
+    return run_handover(directory_of(ctx), role, to, giver=giver, text=text, as_json=as_json)
+
+
+def run_logout(directory: str | None, agent: str, note: str, *, text: str | None = None,
+               sets=(), as_json: bool = False) -> int:
+    from gitstate.moves.agent import parse_sets
+    from gitstate.moves.logbook import log_tail, logout
+    repo = open_repo(directory)
+    result, log = logout(repo, agent, note, text=text, sets=parse_sets(sets))
+    print_move(result, as_json, command="logout")
+    if not as_json:
+        click.echo(f"{log}, last entries:")
+        for line in log_tail(repo, log):
+            click.echo(f"  {line}")
+    return 0
+
+
+@cli.command()
+@click.argument("agent")
+@click.option("--note", required=True, help="One line for the shared log: where you stopped.")
+@set_option
+@message_option
+@json_option
+@click.pass_context
+def logout(ctx, agent, note, sets, text, as_json):
+    """Log AGENT out: append its note to the lifecycle's log (era: logout.log) and move to
+    the logout state, in one commit."""
+    return run_logout(directory_of(ctx), agent, note, text=text, sets=sets, as_json=as_json)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from gitstate.cli.app import cli, directory_of, emit, json_option, open_repo, push_option
-from gitstate.errors import EXIT_REJECTED
+from gitstate.errors import EXIT_REJECTED, UsageError
 
 
 def run_await(directory: str | None, agents: list[str], timeout: float | None = None,
@@ -48,6 +48,8 @@ def run_sweep(directory: str | None, *, dry_run: bool = False, push: bool = Fals
         else:
             for d in due:
                 click.echo(f"{d['agent']}: {d['from']} -> {d['to']} is due (after {d['after']})")
+            if not due:
+                click.echo("nothing is due")
         return 0
     if not sweep(repo, click.echo, commit):
         click.echo("nothing is due")
@@ -65,22 +67,46 @@ def sweep(ctx, dry_run, push, as_json):
     return run_sweep(directory_of(ctx), dry_run=dry_run, push=push, as_json=as_json)
 
 
-def run_reap(directory: str | None, host: str | None = None, *, push: bool = False,
-             as_json: bool = False) -> int:
+def run_reap(directory: str | None, host: str | None = None, *, every: str | None = None,
+             count: int | None = None, push: bool = False, as_json: bool = False) -> int:
+    import time
+
     from gitstate.moves.operations import reap
-    repo = open_repo(directory)
-    if not reap(repo, click.echo, host, _commit(repo, push)):
-        click.echo("no agent has lost its process")
-    return 0
+    period = _period(every) if every else None
+    rounds = 0
+    while True:
+        repo = open_repo(directory)
+        if not reap(repo, click.echo, host, commit=_commit(repo, push)) and period is None:
+            click.echo("no agent has lost its process or its heartbeat")
+        rounds += 1
+        if period is None or (count is not None and rounds >= count):
+            return 0
+        time.sleep(period)
+
+
+def _period(text: str) -> float:
+    """`5s`, `0.5s`, `2m` or a bare number of seconds."""
+    import re
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|m|h)?\s*", text)
+    if not m or float(m.group(1)) <= 0:
+        raise UsageError(f"--every takes a duration such as 5s or 1m, not {text!r}")
+    return float(m.group(1)) * {"s": 1, None: 1, "m": 60, "h": 3600}[m.group(2)]
 
 
 @cli.command()
 @click.option("--host", default=None, help="Which host's agents to check (default: this one).")
+@click.option("--every", default=None, metavar="DURATION",
+              help="Keep checking, every DURATION (e.g. 5s): a health monitor.")
+@click.option("--count", default=None, type=click.IntRange(min=1),
+              help="With --every: stop after this many rounds.")
 @push_option
 @click.pass_context
-def reap(ctx, host, push):
-    """Mark every living agent of this host whose process (pid) is gone as failed."""
-    return run_reap(directory_of(ctx), host, push=push)
+def reap(ctx, host, every, count, push):
+    """Mark as failed every living agent of this host whose process (pid) is gone, and every
+    agent without a pid whose last state commit is older than `policies.heartbeat`."""
+    if count is not None and every is None:
+        raise UsageError("--count counts the rounds of --every; give --every too")
+    return run_reap(directory_of(ctx), host, every=every, count=count, push=push)
 
 
 def run_shutdown(directory: str | None, approved_by: str | None = None, *, push: bool = False,

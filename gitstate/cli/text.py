@@ -32,13 +32,26 @@ def print_move(result, as_json: bool, extra: dict | None = None,
     if getattr(result, "detached", False):
         click.echo(f"gitstate: warning: detached HEAD: {result.sha[:10]} is on no branch; "
                    "`git switch -c NAME` keeps it", err=True)
+    advice = phase_advice(info)
     if as_json:
         emit(command, {"commit": result.sha, "agent": info["agent"], "from": info["from"],
                        "to": info["to"], "path": info["path"],
-                       "subject": result.plan.message.split("\n", 1)[0], **(extra or {})})
+                       "subject": result.plan.message.split("\n", 1)[0],
+                       **({"advice": advice} if advice else {}), **(extra or {})})
     else:
         frm = f"{info['from']} -> " if info["from"] else ""
         click.echo(f"{info['agent']}: {frm}{info['to']}  ({result.sha[:10]})")
+        if advice:
+            click.echo(f"  mortality: {advice}")
+
+
+def phase_advice(info: dict) -> str | None:
+    """What the mortality phase asks, when this move crossed into a new one."""
+    from gitstate.law.lifecycle import PHASE_ADVICE
+    phase = info.get("phase_to")
+    if phase is None or phase == info.get("phase_from"):
+        return None
+    return PHASE_ADVICE.get(phase)
 
 
 def print_status(r, detailed: bool) -> None:
@@ -57,8 +70,8 @@ def print_status(r, detailed: bool) -> None:
         if r.summary:
             click.echo(f"  summary: {r.summary}")
         click.echo(f"  next: {', '.join(r.next) if r.next else 'nothing (terminal)'}")
-        if r.advice:
-            click.echo(f"  {r.advice}")
+    if r.advice and r.roster == "living":   # a crossed threshold is said wherever status is
+        click.echo(f"  mortality: {r.advice}")
     if r.problem:
         click.echo(f"  problem: {r.problem}")
 
@@ -83,6 +96,10 @@ def print_roster(view: dict) -> None:
                 bits.append(f"{r['context_pct']:g}% {r['phase']}")
             if key == "living" and r.get("thread"):
                 bits.append(f"thread {r['thread']}")
+            if r.get("task"):
+                bits.append(f"task \"{r['task']}\"")
+            if r.get("started"):
+                bits.append(f"{r['started']} .. {r.get('ended') or 'now'}")
             if r.get("seconds_in_state") is not None:
                 bits.append(f"{ago(r['seconds_in_state'])} in state")
             if r.get("freeze_state"):

@@ -181,8 +181,14 @@ def inbox(ctx, agent, mark_read, push, as_json):
 @click.pass_context
 def situations(ctx, sqlite_path, no_sqlite, as_json):
     """The entity graph of agent sessions, from history; written to SQLite too."""
+    return run_situations(directory_of(ctx), sqlite_path=sqlite_path, no_sqlite=no_sqlite,
+                          as_json=as_json)
+
+
+def run_situations(directory: str | None, *, sqlite_path: str | None = None,
+                   no_sqlite: bool = False, as_json: bool = False) -> int:
     from gitstate.history.entities import graph, write_sqlite
-    repo = open_repo(directory_of(ctx))
+    repo = open_repo(directory)
     data = graph(repo)
     if not no_sqlite:
         path = sqlite_path or str(repo.top / "data" / "entities.db")

@@ -172,6 +172,7 @@ def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = N
         out += judge_merge_at(git, lc, [head[0], merge_head[0]], None, context)
     else:
         out += validate(changes, lc, message, context=context)
+        out += _working_agent(lc, message, changes, context)
     verdict = None
     if not out and not merge_head and not law_changed:
         verdict = _verdict(lc, changes, head[0] if head else "none")
@@ -216,6 +217,19 @@ def _verdict(lc, changes: list[FileChange], head: str):
     if old is not None and lc.needs_approval(old, new):
         return None   # trailers are read by Python only
     return head, f"@{rx.match(c.path).group('id')}: [STATE:{new}]"
+
+
+def _working_agent(lc, message: str | None, changes: list[FileChange], context) -> list:
+    """The committer's agent, as its runtime says in the environment of `git commit`."""
+    agent = os.environ.get("GITSTATE_AGENT", "").strip().lower()
+    if message is None or not agent or not lc.policies.atomic_commits:
+        return []
+    from gitstate.law.grammar import parse_message
+    from gitstate.law.society import working_agent_violations
+    rx = lc.state_path_regex()
+    changed = {m.group("id") for c in changes if (m := rx.match(c.path))}
+    return working_agent_violations(lc, agent, parse_message(message), changed,
+                                    context.agents().get(agent))
 
 
 def _check_new_lifecycle(staged) -> list[Violation]:

@@ -15,11 +15,11 @@ def to_plain(lc: Lifecycle) -> dict:
         "name": lc.name, "initial": lc.initial, "description": lc.description,
         "source": lc.source, "state_file": lc.state_file, "accept": list(lc.accept),
         "states": [[s.name, s.roster, s.terminal, list(s.requires), s.description, s.protocol,
-                    s.outcome] for s in lc.states.values()],
+                    s.outcome, s.log] for s in lc.states.values()],
         "transitions": {k: list(v) for k, v in lc.transitions.items()},
         "roles": [[r.name, r.mandate, r.max, r.description,
                    None if r.spawns is None else list(r.spawns), list(r.never_spawns),
-                   r.self_spawn] for r in lc.roles.values()],
+                   r.self_spawn, r.timeout] for r in lc.roles.values()],
         "policies": {
             "humans": list(pol.humans), "approval": [list(a) for a in pol.approval],
             "law_approval": pol.law_approval,
@@ -29,7 +29,11 @@ def to_plain(lc: Lifecycle) -> dict:
             "max_living": pol.max_living, "max_depth": pol.max_depth,
             "timeouts": [[a, b, s] for (a, b), s in pol.timeouts.items()],
             "custom_roles": pol.custom_roles, "atomic_commits": pol.atomic_commits,
-            "context_window": pol.context_window},
+            "timeout_exempt": [[a, b, list(rs)] for (a, b), rs in pol.timeout_exempt.items()],
+            "role_timeout": pol.role_timeout, "heartbeat": pol.heartbeat,
+            "context_window": pol.context_window,
+            "timeout_sooner": [list(a) for a in pol.timeout_sooner]},
+        "defaults": dict(lc.defaults),
     }
 
 
@@ -38,12 +42,12 @@ def from_plain(d: dict) -> Lifecycle:
     mort = pol["mortality"]
     return Lifecycle(
         name=d["name"], initial=d["initial"], description=d["description"], source=d["source"],
-        state_file=d["state_file"], accept=tuple(d["accept"]),
-        states={s[0]: State(s[0], s[1], s[2], tuple(s[3]), s[4], s[5], s[6])
+        state_file=d["state_file"], accept=tuple(d["accept"]), defaults=dict(d["defaults"]),
+        states={s[0]: State(s[0], s[1], s[2], tuple(s[3]), s[4], s[5], s[6], s[7])
                 for s in d["states"]},
         transitions={k: tuple(v) for k, v in d["transitions"].items()},
         roles={r[0]: Role(r[0], r[1], r[2], r[3], None if r[4] is None else tuple(r[4]),
-                          tuple(r[5]), r[6]) for r in d["roles"]},
+                          tuple(r[5]), r[6], r[7]) for r in d["roles"]},
         policies=Policies(
             humans=tuple(pol["humans"]), approval=tuple(tuple(a) for a in pol["approval"]),
             law_approval=pol["law_approval"],
@@ -52,7 +56,10 @@ def from_plain(d: dict) -> Lifecycle:
             max_living=pol["max_living"], max_depth=pol["max_depth"],
             timeouts={(a, b): s for a, b, s in pol["timeouts"]},
             custom_roles=pol["custom_roles"], atomic_commits=pol["atomic_commits"],
-            context_window=pol.get("context_window")))
+            timeout_exempt={(a, b): tuple(rs) for a, b, rs in pol["timeout_exempt"]},
+            role_timeout=pol["role_timeout"], heartbeat=pol["heartbeat"],
+            context_window=pol.get("context_window"),
+            timeout_sooner=tuple(tuple(a) for a in pol["timeout_sooner"])))
 
 
 def load_lifecycle_cached(data: bytes, blob: str, source: str,
@@ -63,7 +70,7 @@ def load_lifecycle_cached(data: bytes, blob: str, source: str,
     from gitstate.law.statefile import decode
 
     name = f"lifecycle-{blob}.json"
-    identity = [5, __version__]
+    identity = [9, __version__]
     saved = cache.load(cache_dir, name, identity)
     if saved is not None:
         try:

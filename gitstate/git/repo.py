@@ -201,6 +201,9 @@ class GitContext(Context):
             entered = (sha, float(ct))
         return entered
 
+    def base_file(self, path: str) -> bytes | None:
+        return self.git.cat_files([f"{self.base}:{path}"])[0] if self.base else None
+
     def tree_file(self, path: str) -> bytes | None:
         if path in self._overrides:
             return self._overrides[path]

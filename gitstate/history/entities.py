@@ -66,8 +66,12 @@ def graph(repo: Managed) -> dict:
                quality=QUALITY.get(lc.roster_of(state)) if state else None)
         links = (("model", "agent", "actor"), ("person", "person", "actor"),
                  ("role", "role", "method"), ("project", "situation", "domain"))
-        for key, kind, quality in links:
-            value = statefile.as_text(front.get(key))
+        past = front.get("past_roles")   # roles handed over: still what this session did
+        pairs = [(kind, quality, statefile.as_text(front.get(key)))
+                 for key, kind, quality in links]
+        pairs += [("role", "method", str(r)) for r in (past if isinstance(past, list) else ())
+                  if str(r) != statefile.as_text(front.get("role"))]
+        for kind, quality, value in pairs:
             if value:
                 eid = f"{kind}:{value}"
                 entity(eid, kind, value)

@@ -26,8 +26,9 @@ class AgentTrack(Record):
     """What the tag timeline says of one agent: first and last tagged commits, the state the
     last tag named, when that state was entered, and how many tagged commits it has."""
 
-    __slots__ = ("first", "last", "tag", "entered", "count", "previous")
-    _defaults = {"previous": None}
+    # born: the agent's place in the order of first tagged commits (instance numbers)
+    __slots__ = ("first", "last", "tag", "entered", "count", "previous", "born")
+    _defaults = {"previous": None, "born": 0}
 
 
 # ---------------------------------------------------------------------------------------
@@ -71,7 +72,7 @@ def fold(tracks: dict[str, AgentTrack], events) -> dict[str, AgentTrack]:
         t = tracks.get(agent)
         here = (sha, when)
         if t is None:
-            tracks[agent] = AgentTrack(here, here, state, here, 1, None)
+            tracks[agent] = AgentTrack(here, here, state, here, 1, None, len(tracks))
             continue
         if state != t.tag:
             t.previous = t.tag
@@ -83,11 +84,11 @@ def fold(tracks: dict[str, AgentTrack], events) -> dict[str, AgentTrack]:
 
 
 def track_to_plain(t: AgentTrack) -> list:
-    return [list(t.first), list(t.last), t.tag, list(t.entered), t.count, t.previous]
+    return [list(t.first), list(t.last), t.tag, list(t.entered), t.count, t.previous, t.born]
 
 
 def track_from_plain(p: list) -> AgentTrack:
-    return AgentTrack(tuple(p[0]), tuple(p[1]), p[2], tuple(p[3]), p[4], p[5])
+    return AgentTrack(tuple(p[0]), tuple(p[1]), p[2], tuple(p[3]), p[4], p[5], p[6])
 
 
 # ---------------------------------------------------------------------------------------
@@ -118,6 +119,7 @@ def agent_record(agent: str, path: str, front: dict | None, problem: str | None,
                  "in_state_since": None, "seconds_in_state": None, "problem": None}
     if track is not None:
         rec["first_commit"] = {"sha": track.first[0], "time": track.first[1]}
+        rec["born"] = track.born
         rec["last_commit"] = {"sha": track.last[0], "time": track.last[1]}
     if front is None:
         rec["problem"] = problem or f"{path} does not exist at this revision"
@@ -131,7 +133,8 @@ def agent_record(agent: str, path: str, front: dict | None, problem: str | None,
     rec["roster"] = lc.roster_of(state) if state else None
     if state and state not in lc.states:
         rec["problem"] = f"'{state}' is not a state of lifecycle '{lc.name}'"
-    for key in ("role", "model", "thread", "summary", "person", "project", "parent"):
+    for key in ("role", "model", "thread", "summary", "person", "project", "parent", "task",
+                "instructions", "started", "ended"):
         rec[key] = statefile.as_text(doc.get(key))
     pct = doc.get("context_pct")
     if isinstance(pct, (int, float)) and not isinstance(pct, bool):
@@ -152,13 +155,16 @@ def agent_record(agent: str, path: str, front: dict | None, problem: str | None,
 
 
 def number_instances(records: list[dict]) -> None:
-    """Instances of a role numbered in the order they were born (architect #1, #2, ...)."""
+    """Instances of a role numbered in the order they were born (architect #1, #2, ...): by
+    the order of their first commits in history, so that agents born in one second keep
+    their numbers whatever their names."""
     by_role: dict[str, list[dict]] = {}
     for r in records:
         if r.get("role"):
             by_role.setdefault(r["role"], []).append(r)
     for holders in by_role.values():
-        holders.sort(key=lambda r: ((r["first_commit"] or {}).get("time", 0), r["agent"]))
+        holders.sort(key=lambda r: (r.get("born", 0), (r["first_commit"] or {}).get("time", 0),
+                                    r["agent"]))
         for i, r in enumerate(holders, start=1):
             r["instance"] = i
 

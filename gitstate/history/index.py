@@ -20,13 +20,14 @@ from gitstate.git.runner import Git
 from gitstate.history.fold import fold, tag_events, track_from_plain, track_to_plain
 from gitstate.law.lifecycle import Lifecycle
 
-FORMAT = 3
+FORMAT = 5
 TRACKS_NAME = "tracks.json"
 BLOBS_NAME = "fronts.json"
 _BLOBS_WORTH_SAVING = 300
 # The front-matter keys a view reads, remembered per blob as a list (compact to load).
 KEPT = ("agent", "state", "role", "model", "thread", "summary", "person", "project", "parent",
-        "depth", "context_pct", "last_read_commit", "freeze_state", "final_summary", "pid", "host")
+        "depth", "context_pct", "last_read_commit", "freeze_state", "final_summary", "pid", "host",
+        "past_roles", "task", "instructions", "started", "ended", "heartbeat")
 _LINEAR_LIMIT = 5000            # past this many new commits, a rebuild is as cheap
 
 
@@ -159,4 +160,6 @@ def _plain(value):
     """A front-matter value as JSON keeps it (nested YAML is kept as its text)."""
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
+    if isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
+        return list(value)     # e.g. past_roles
     return str(value)

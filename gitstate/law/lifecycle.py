@@ -29,28 +29,37 @@ _DURATION_RE = re.compile(r"^\s*(\d+)\s*([smhd]?)\s*$")
 _DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 TOP_KEYS = {"name", "description", "initial", "states", "transitions", "roles", "policies",
-            "layout", "grammar"}
-STATE_KEYS = {"roster", "terminal", "requires", "description", "protocol", "outcome"}
+            "layout", "grammar", "defaults"}
+# `defaults`: fields a new agent's state file starts with unless `spawn` is told otherwise
+# (e.g. person, project); never the ones gitstate itself sets at birth
+NOT_DEFAULTS = ("agent", "state", "parent", "depth", "updated")
+STATE_KEYS = {"roster", "terminal", "requires", "description", "protocol", "outcome", "log"}
 OUTCOMES = ("success", "failure")
-ROLE_KEYS = {"mandate", "max", "description", "spawns", "never_spawns", "self_spawn"}
+ROLE_KEYS = {"mandate", "max", "description", "spawns", "never_spawns", "self_spawn", "timeout"}
 POLICY_KEYS = {"humans", "approval", "mortality", "max_living", "max_depth", "timeouts",
-               "custom_roles", "atomic_commits", "context_window"}
+               "custom_roles", "atomic_commits", "role_timeout", "heartbeat",
+               "context_window"}
+TIMEOUT_KEYS = {"after", "except_roles", "sooner"}
 MORTALITY_KEYS = {"midlife", "legacy", "urgent", "urgent_forbids"}
 
 
 class State(Record):
     # outcome: how an ending reads to whoever waits on it (success, or failure)
-    __slots__ = ("name", "roster", "terminal", "requires", "description", "protocol", "outcome")
+    # log: a shared file the commit entering this state appends an entry to (era's logout.log)
+    __slots__ = ("name", "roster", "terminal", "requires", "description", "protocol", "outcome",
+                 "log")
     _defaults = {"terminal": False, "requires": (), "description": "", "protocol": None,
-                 "outcome": "success"}
+                 "outcome": "success", "log": None}
 
 
 class Role(Record):
     # spawns: kinds this role may spawn (None: any); never_spawns: kinds it must never spawn;
-    # self_spawn: whether it may spawn its own kind
-    __slots__ = ("name", "mandate", "max", "description", "spawns", "never_spawns", "self_spawn")
+    # self_spawn: whether it may spawn its own kind; timeout: seconds an agent of this role
+    # may stay living from its birth before `sweep` ends it as failed
+    __slots__ = ("name", "mandate", "max", "description", "spawns", "never_spawns", "self_spawn",
+                 "timeout")
     _defaults = {"mandate": None, "max": None, "description": "", "spawns": None,
-                 "never_spawns": (), "self_spawn": False}
+                 "never_spawns": (), "self_spawn": False, "timeout": None}
 
 
 class Mortality(Record):
@@ -69,24 +78,40 @@ class Mortality(Record):
         return "fresh"
 
 
+# What each phase of the mortality clock asks of an agent (seed 000's thresholds).
+PHASE_ADVICE = {
+    "midlife": "midlife: make sure key decisions are written down",
+    "legacy": "legacy: consolidate; fewer new reads, more writes; write your freeze-state "
+              "(`gitstate freeze ID` writes the template)",
+    "urgent": "urgent: externalize now, then freeze or die; no new work",
+}
+
+
 class Policies(Record):
     # approval: (from-pattern, to-pattern) pairs, '*' matching any state; law_approval: changes
     # of the law itself (`law` in the file's approval list) need a human's approval;
-    # timeouts: (from, to) -> seconds
+    # timeouts: (from, to) -> seconds; timeout_exempt: (from, to) -> roles it never applies
+    # to; role_timeout: the cap (seconds) for roles without their own `timeout`, custom roles
+    # included; heartbeat: seconds without a state commit after which `reap` ends a living
+    # agent that has no recorded process; timeout_sooner: timed moves an agent may also make
+    # before they are due (era's idle -> inbox: sweep makes it at the check interval)
     __slots__ = ("humans", "approval", "mortality", "max_living", "max_depth", "timeouts",
-                 "custom_roles", "atomic_commits", "law_approval", "context_window")
+                 "custom_roles", "atomic_commits", "law_approval", "timeout_exempt",
+                 "role_timeout", "heartbeat", "timeout_sooner", "context_window")
     # context_window: tokens of the agents' model window, when the runtime's table of known
     # models does not know it (or to override it)
     _defaults = {"humans": (), "approval": (), "mortality": None, "max_living": None,
                  "max_depth": None, "timeouts": {}, "custom_roles": True,
-                 "atomic_commits": False, "law_approval": False, "context_window": None}
+                 "atomic_commits": False, "law_approval": False, "timeout_exempt": {},
+                 "role_timeout": None, "heartbeat": None, "timeout_sooner": (),
+                 "context_window": None}
 
 
 class Lifecycle(Record):
     __slots__ = ("name", "initial", "states", "transitions", "roles", "policies", "state_file",
-                 "accept", "description", "source")
+                 "accept", "description", "source", "defaults")
     _defaults = {"roles": {}, "policies": Policies(), "state_file": DEFAULT_STATE_FILE, "accept": (),
-                 "description": "", "source": "lifecycle.yaml"}
+                 "description": "", "source": "lifecycle.yaml", "defaults": {}}
 
     # -- questions the rules ask ---------------------------------------------------------
 
@@ -108,6 +133,23 @@ class Lifecycle(Record):
         if old == new:
             return False
         return any(_glob(a, old) and _glob(b, new) for a, b in self.policies.approval)
+
+    def timeout_applies(self, old: str, new: str, role: str | None) -> bool:
+        """Is (old -> new) a timed transition for an agent holding `role`?"""
+        return (old, new) in self.policies.timeouts \
+            and not (role and role in self.policies.timeout_exempt.get((old, new), ()))
+
+    def timeout_refuses_early(self, old: str, new: str, role: str | None) -> bool:
+        """Is (old -> new), for `role`, refused before it is due?"""
+        return self.timeout_applies(old, new, role) \
+            and (old, new) not in self.policies.timeout_sooner
+
+    def role_timeout(self, role: str | None) -> int | None:
+        """How long an agent of `role` may live (its role's own, else the default cap)."""
+        spec = self.roles.get(role) if role else None
+        if spec is not None and spec.timeout is not None:
+            return spec.timeout
+        return self.policies.role_timeout if role else None
 
     def roster_of(self, state: str) -> str | None:
         s = self.states.get(state)
@@ -134,11 +176,11 @@ class Lifecycle(Record):
             "initial": self.initial,
             "states": {n: {"roster": s.roster, "terminal": s.terminal, "requires": list(s.requires),
                            "description": s.description, "protocol": s.protocol,
-                           "outcome": s.outcome}
+                           "outcome": s.outcome, "log": s.log}
                        for n, s in self.states.items()},
             "transitions": {k: list(v) for k, v in self.transitions.items()},
-            "roles": {n: {"mandate": r.mandate, "max": r.max, "description": r.description}
-                      for n, r in self.roles.items()},
+            "roles": {n: {"mandate": r.mandate, "max": r.max, "description": r.description,
+                          "timeout": r.timeout} for n, r in self.roles.items()},
             "policies": {
                 "humans": list(pol.humans),
                 "approval": [f"{a} -> {b}" for a, b in pol.approval]
@@ -149,13 +191,20 @@ class Lifecycle(Record):
                     "urgent_forbids": list(pol.mortality.urgent_forbids)},
                 "max_living": pol.max_living,
                 "max_depth": pol.max_depth,
-                "timeouts": {f"{a} -> {b}": s for (a, b), s in pol.timeouts.items()},
+                "timeouts": {f"{a} -> {b}": s if (a, b) not in pol.timeout_exempt
+                             and (a, b) not in pol.timeout_sooner else
+                             {"after": s, "except_roles": list(pol.timeout_exempt.get((a, b), ())),
+                              "sooner": (a, b) in pol.timeout_sooner}
+                             for (a, b), s in pol.timeouts.items()},
+                "role_timeout": pol.role_timeout,
+                "heartbeat": pol.heartbeat,
                 "custom_roles": pol.custom_roles,
                 "atomic_commits": pol.atomic_commits,
                 "context_window": pol.context_window,
             },
             "layout": {"state_file": self.state_file},
             "grammar": {"accept": list(self.accept)},
+            "defaults": dict(self.defaults),
         }
 
 

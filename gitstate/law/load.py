@@ -11,10 +11,10 @@ import re
 TYPE_CHECKING = False  # importing typing costs the hooks milliseconds
 
 from gitstate.errors import InvalidFile
-from gitstate.law.lifecycle import (DEFAULT_STATE_FILE, MORTALITY_KEYS, OUTCOMES, POLICY_KEYS,
-                                    ROLE_KEYS, ROLE_NAME_RE, ROSTERS, STATE_KEYS,
-                                    STATE_NAME_RE, TOP_KEYS, Lifecycle, Mortality, Policies,
-                                    Role, State, parse_arrow, parse_duration)
+from gitstate.law.policies import duration, read_defaults, read_policies
+from gitstate.law.lifecycle import (DEFAULT_STATE_FILE, OUTCOMES, ROLE_KEYS, ROLE_NAME_RE,
+                                    ROSTERS, STATE_KEYS, STATE_NAME_RE, TOP_KEYS, Lifecycle,
+                                    Role, State)
 
 if TYPE_CHECKING:
     from typing import Any
@@ -106,7 +106,7 @@ def load_lifecycle(text: str, source: str = "protocols/lifecycle.yaml") -> Lifec
     states = _read_states(r, data.get("states"))
     transitions = _read_transitions(r, data.get("transitions"))
     roles = _read_roles(r, data.get("roles"))
-    policies = _read_policies(r, data.get("policies"))
+    policies = read_policies(r, data.get("policies"))
     layout = r.mapping(data.get("layout"), ("layout",), "layout")
     r.unknown_keys(layout, {"state_file"}, ("layout",), "layout")
     state_file = layout.get("state_file", DEFAULT_STATE_FILE)
@@ -115,10 +115,12 @@ def load_lifecycle(text: str, source: str = "protocols/lifecycle.yaml") -> Lifec
     accept = tuple(r.names(grammar.get("accept"), ("grammar", "accept"), "grammar.accept"))
     initial = data.get("initial")
     name = data.get("name", "unnamed")
+    defaults = read_defaults(r, data.get("defaults"))
 
     lc = Lifecycle(name=str(name), initial=initial, states=states, transitions=transitions,
                    roles=roles, policies=policies, state_file=state_file, accept=accept,
-                   description=str(data.get("description") or ""), source=source)
+                   description=str(data.get("description") or ""), source=source,
+                   defaults=defaults)
     for check in _CHECKS:
         check(lc, r)
     if r.problems:
@@ -155,8 +157,20 @@ def _read_states(r: _Reader, raw: Any) -> dict[str, State]:
             requires=tuple(r.names(spec.get("requires"), path + ("requires",),
                                    f"state '{name}': requires")),
             description=str(spec.get("description") or ""),
-            protocol=spec.get("protocol"))
+            protocol=spec.get("protocol"), log=_log_path(r, spec.get("log"), path))
     return states
+
+
+def _log_path(r, value, path: tuple) -> str | None:
+    """A relative path inside the work tree, outside .git."""
+    if value is None:
+        return None
+    text = str(value)
+    parts = text.replace("\\", "/").split("/")
+    if not text or text.startswith("/") or ".." in parts or parts[0] == ".git":
+        r.bad(path + ("log",), f"log {text!r} must be a relative path inside the repository")
+        return None
+    return text
 
 
 def _read_transitions(r: _Reader, raw: Any) -> dict[str, tuple[str, ...]]:
@@ -191,75 +205,10 @@ def _read_roles(r: _Reader, raw: Any) -> dict[str, Role]:
                 r.names(spawns, path + ("spawns",), f"role '{name}': spawns")),
             never_spawns=tuple(r.names(spec.get("never_spawns"), path + ("never_spawns",),
                                        f"role '{name}': never_spawns")),
-            self_spawn=self_spawn)
+            self_spawn=self_spawn,
+            timeout=duration(r, spec, "timeout", path, f"role '{name}': timeout"))
     return roles
 
-
-def _read_policies(r: _Reader, raw: Any) -> Policies:
-    p = r.mapping(raw, ("policies",), "policies")
-    r.unknown_keys(p, POLICY_KEYS, ("policies",), "policies")
-    approval = []
-    law_approval = False
-    for i, item in enumerate(r.names(p.get("approval"), ("policies", "approval"),
-                                     "policies.approval")):
-        if item.strip() == "law":
-            law_approval = True   # changes of the lifecycle, allowed_signers and the shims
-            continue
-        arrow = parse_arrow(item)
-        if arrow is None:
-            r.bad(("policies", "approval", i), f"approval rule {item!r} must read 'from -> to' "
-                                               "('*' matches any state)")
-        else:
-            approval.append(arrow)
-    mortality = None
-    if "mortality" in p:
-        m = r.mapping(p.get("mortality"), ("policies", "mortality"), "policies.mortality")
-        r.unknown_keys(m, MORTALITY_KEYS, ("policies", "mortality"), "mortality")
-        vals = {k: r.integer(m.get(k, d), ("policies", "mortality", k), f"mortality.{k}", 0, 100)
-                for k, d in (("midlife", 50), ("legacy", 75), ("urgent", 90))}
-        mortality = Mortality(
-            midlife=vals["midlife"] if vals["midlife"] is not None else 50,
-            legacy=vals["legacy"] if vals["legacy"] is not None else 75,
-            urgent=vals["urgent"] if vals["urgent"] is not None else 90,
-            urgent_forbids=tuple(r.names(m.get("urgent_forbids"),
-                                         ("policies", "mortality", "urgent_forbids"),
-                                         "mortality.urgent_forbids")))
-        if not mortality.midlife <= mortality.legacy <= mortality.urgent:
-            r.bad(("policies", "mortality"), "mortality thresholds must rise: "
-                  f"midlife {mortality.midlife} <= legacy {mortality.legacy} "
-                  f"<= urgent {mortality.urgent}")
-    timeouts: dict[tuple[str, str], int] = {}
-    for key, value in r.mapping(p.get("timeouts"), ("policies", "timeouts"),
-                                "policies.timeouts").items():
-        arrow = parse_arrow(key)
-        seconds = parse_duration(value)
-        if arrow is None:
-            r.bad(("policies", "timeouts", key), f"timeout key {key!r} must read 'from -> to'")
-        elif seconds is None:
-            r.bad(("policies", "timeouts", key), f"timeout {value!r} for '{key}' must be a "
-                  "duration such as 45s, 30m, 2h or 1d")
-        else:
-            timeouts[arrow] = seconds
-    custom_roles = p.get("custom_roles", True)
-    if not isinstance(custom_roles, bool):
-        r.bad(("policies", "custom_roles"), "custom_roles must be true or false")
-        custom_roles = True
-    atomic = p.get("atomic_commits", False)
-    if not isinstance(atomic, bool):
-        r.bad(("policies", "atomic_commits"), "atomic_commits must be true or false")
-        atomic = False
-    return Policies(
-        humans=tuple(r.names(p.get("humans"), ("policies", "humans"), "policies.humans")),
-        approval=tuple(approval),
-        law_approval=law_approval,
-        mortality=mortality,
-        max_living=r.integer(p.get("max_living"), ("policies", "max_living"), "max_living", 1),
-        max_depth=r.integer(p.get("max_depth"), ("policies", "max_depth"), "max_depth", 0),
-        timeouts=timeouts,
-        custom_roles=custom_roles,
-        atomic_commits=atomic,
-        context_window=r.integer(p.get("context_window"), ("policies", "context_window"),
-                                 "context_window", 1000))
 
 
 # ---------------------------------------------------------------------------------------
@@ -364,6 +313,12 @@ def _check_policy_names(lc: Lifecycle, r: _Reader) -> None:
         if a in lc.states and b in lc.states and b not in lc.transitions.get(a, ()):
             r.bad(("policies", "timeouts", key), f"timeout '{key}' is not a declared transition "
                   f"(from '{a}' the lifecycle allows: {', '.join(lc.transitions.get(a, ())) or 'nothing'})")
+    for (a, b), roles in lc.policies.timeout_exempt.items():
+        for role in roles:
+            if role not in lc.roles:
+                r.bad(("policies", "timeouts", f"{a} -> {b}", "except_roles"),
+                      f"timeout '{a} -> {b}' exempts undeclared role '{role}' (roles: "
+                      f"{', '.join(lc.roles) or 'none'})")
     for s in lc.mortality.urgent_forbids:
         if s not in lc.states:
             r.bad(("policies", "mortality", "urgent_forbids"), f"urgent_forbids names "

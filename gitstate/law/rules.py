@@ -72,7 +72,8 @@ def _check_fixed(p: Parsed, out: list[Violation], role_may_change: bool) -> None
             continue
         before, after = p.old.get(key), p.new.get(key)
         if before != after:
-            how = " except by a role transfer (`gitstate bury ID --transfer-role-to ID2`)" \
+            how = " except by a role transfer (`gitstate handover ROLE --to ID2`, or " \
+                "`gitstate bury ID --transfer-role-to ID2`)" \
                 if key == "role" else ""
             out.append(Violation("fixed-field", f"'{key}' is fixed when an agent is born "
                                  f"({before!r}); it may not change{how}, not to {after!r}",

@@ -38,6 +38,22 @@ def check_society(parsed: list, lc: Lifecycle, ctx: Context, msg: Message | None
     return out
 
 
+def working_agent_violations(lc: Lifecycle, agent: str, msg: Message, changed: set[str],
+                             front: dict | None) -> list[Violation]:
+    """Where `atomic_commits` holds and the committer is known to be `agent` (its runtime
+    sets GITSTATE_AGENT), an unprefixed commit while that agent is working is its work
+    without its state: refused. A spawn, sweep or a human's commit made elsewhere is not
+    concerned: only the environment of this very commit names the agent."""
+    if not lc.policies.atomic_commits or msg.prefix is not None or agent in changed \
+            or front is None or not _living(lc, front):
+        return []
+    state = front.get("state")
+    return [Violation("atomic", f"GITSTATE_AGENT says this commit is {agent}'s, and {agent} is "
+                      f"working ({state}): every commit of an agent carries its state file; "
+                      f"stage {lc.state_path(agent)} and use '@{agent}: [STATE:{state}] "
+                      "<text>'", "commit message")]
+
+
 def society_violations(lc: Lifecycle, fronts: dict[str, dict]) -> list[Violation]:
     """The limits of the society as a whole, for a set of state files (path -> front matter)
     seen at once, such as a work tree: living holders of each role, and living agents."""
@@ -89,8 +105,9 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, out: list[Violation],
         if len(holders) > spec.max:
             out.append(Violation("role-max", f"role '{role}' may have {spec.max} living "
                                  f"holder{'s' if spec.max != 1 else ''}; with this commit it "
-                                 f"would have {len(holders)} ({', '.join(holders)}). Wait for a "
-                                 "vacancy, or have the holder hand the role over", role_at))
+                                 f"would have {len(holders)} ({', '.join(holders)}). "
+                                 + _way_out(p, role, [h for h in holders if h != p.agent]),
+                                 role_at))
     cap = lc.policies.max_living
     if living and not was_living and cap:
         count = sum(1 for f in ctx.agents().values() if _living(lc, f))
@@ -106,8 +123,34 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, out: list[Violation],
     if lc.roster_of(state) == "frozen" and state != old_state \
             and "freeze_state" in lc.states[state].requires:
         _check_freeze_file(p, ctx, out)
-    if isinstance(old_state, str) and (old_state, state) in lc.policies.timeouts:
+    log = lc.states[state].log
+    if log and state != old_state:
+        _check_log(p, ctx, log, out)
+    if isinstance(old_state, str) and lc.timeout_refuses_early(old_state, state, role):
         _check_timeout(p, lc, ctx, old_state, state, out)
+
+
+def _check_log(p, ctx: Context, log: str, out: list[Violation]) -> None:
+    """Entering a state with a `log` appends an entry to that shared file in the same commit:
+    what was there stays, byte for byte, and something follows it."""
+    before, after = ctx.base_file(log) or b"", ctx.tree_file(log) or b""
+    if len(after) > len(before) and after.startswith(before):
+        return
+    how = "it was rewritten, not appended to" if after != before else "it is unchanged"
+    out.append(Violation("log", f"entering {p.new.state} appends an entry to {log} in the same "
+                         f"commit; {how} (`gitstate logout {p.agent} --note TEXT` does both)",
+                         f"{p.change.path}:{p.new.line_of('state')}"))
+
+
+def _way_out(p, role: str, others: list[str]) -> str:
+    """A way past `role-max` that works: a living holder hands the role over first (a frozen
+    agent that still holds it keeps it, and is woken as the one holder), or a vacancy."""
+    giver = others[0] if others else "HOLDER"
+    hand = f"`gitstate handover {role} --from {giver} --to {p.agent}`"
+    if p.old is None:
+        return (f"Spawn {p.agent} without the role and have {giver} hand it over ({hand}), "
+                "or wait for a vacancy")
+    return f"First have {giver} hand it over ({hand}), then retry; or wait for a vacancy"
 
 
 def _check_timeout(p, lc: Lifecycle, ctx: Context, old: str, new: str,
@@ -137,6 +180,12 @@ def _check_birth(p, lc: Lifecycle, ctx: Context, role: str | None,
             out.append(Violation("parent", f"parent '{parent}' is not an agent of this "
                                  "repository", f"{path}:{new.line_of('parent')}"))
             return
+        pstate = pf.get("state")
+        if isinstance(pstate, str) and lc.roster_of(pstate) == "dead":
+            out.append(Violation("parent-ended", f"parent '{parent}' has ended ({pstate}); an "
+                                 "agent that ended spawns no children (spawn from a living "
+                                 "agent, or without --parent)",
+                                 f"{path}:{new.line_of('parent')}"))
         expected = (_int(pf.get("depth")) or 0) + 1
         if depth != expected:
             out.append(Violation("depth", f"depth must be the parent's plus one: {parent} is at "
@@ -181,12 +230,35 @@ def freeze_file_problems(text: str) -> list[str]:
         missing_keys = [k for k in FREEZE_KEYS if k not in front]
         if missing_keys:
             problems.append("its front matter lacks " + ", ".join(missing_keys))
-    found = {h.strip().lower() for h in _HEADING.findall(text)}
-    missing = [s for s in FREEZE_SECTIONS if s.lower() not in found]
+    bodies = _sections(text)
+    missing = [s for s in FREEZE_SECTIONS if s.lower() not in bodies]
     if missing:
         problems.append("it lacks the section" + ("s " if len(missing) > 1 else " ")
                         + ", ".join(f"'## {m}'" for m in missing))
+    # A freeze-state is read instead of waking its agent: the template's placeholders would
+    # answer nothing, so a section still holding only them counts as not written.
+    blank = [s for s in FREEZE_SECTIONS if s.lower() in bodies and _unwritten(bodies[s.lower()])]
+    if blank:
+        problems.append("the section" + ("s " if len(blank) > 1 else " ")
+                        + ", ".join(f"'## {b}'" for b in blank)
+                        + (" are" if len(blank) > 1 else " is")
+                        + " still the template's placeholder; write what a questioner needs")
     return problems
+
+
+_PLACEHOLDER = re.compile(r"^(?:-[ \t]*)?\(.*\)$")
+
+
+def _sections(text: str) -> dict[str, str]:
+    """Each `## Heading` (lower case) -> the text under it."""
+    parts = _HEADING.split(text)
+    return {parts[i].strip().lower(): parts[i + 1] for i in range(1, len(parts) - 1, 2)}
+
+
+def _unwritten(body: str) -> bool:
+    """Empty, or only the template's bracketed placeholders (`- (decision, and why)`)."""
+    lines = [ln.strip() for ln in body.splitlines() if ln.strip()]
+    return all(_PLACEHOLDER.match(ln) for ln in lines)
 
 
 def _check_freeze_file(p, ctx: Context, out: list[Violation]) -> None:

@@ -61,6 +61,8 @@ RULES = {
     "depth": "a depth that is not the parent's plus one",
     "max-depth": "a spawn deeper than the lifecycle's max_depth",
     "self-spawn": "a role spawning its own kind, or a kind it must never spawn",
+    "parent-ended": "a spawn from a parent that has ended (done, failed, dead)",
+    "log": "entering a state with a `log` without appending to that file in the commit",
     "freeze-state": "a freeze without its complete freeze-state file in the same commit",
     "atomic": "an agent's commit without its state file, where commits must be atomic",
     "timeout": "a timed transition taken before it is due",
@@ -86,6 +88,10 @@ class Context:
         raise NotImplementedError
 
     def tree_file(self, path: str) -> bytes | None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def base_file(self, path: str) -> bytes | None:  # pragma: no cover - interface
+        """A file as it was before the commit (None if absent)."""
         raise NotImplementedError
 
     def agents(self) -> dict[str, dict]:  # pragma: no cover - interface

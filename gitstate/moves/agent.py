@@ -72,8 +72,10 @@ def _current(repo: Managed, parent: str | None, path: str) -> tuple[bytes | None
 
 def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | None = None,
           parent_agent: str | None = None, sets: dict[str, Any] | None = None,
-          text: str | None = None) -> Result:
-    """Register `agent` in the lifecycle's initial state, in one commit."""
+          text: str | None = None, task: str | None = None,
+          instructions: str | None = None) -> Result:
+    """Register `agent` in the lifecycle's initial state, in one commit, with what it is
+    for (`task`, `instructions`) and when it `started`."""
     agent = canonical_id(agent)
     parent_agent = canonical_id(parent_agent) if parent_agent else None
     sets = dict(sets or {})
@@ -93,6 +95,12 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
             fields["model"] = model
         fields["parent"] = parent_agent
         fields["depth"] = _depth_of(repo, lc, head, parent_agent)
+        fields.update(_birth_defaults(repo, lc))
+        if task is not None:
+            fields["task"] = task
+        if instructions is not None:
+            fields["instructions"] = instructions
+        fields["started"] = now_iso()
         fields.update(sets)
         fields["updated"] = now_iso()
         if work is not None:  # a hand-written file: keep its notes and keys
@@ -108,6 +116,19 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
                                           "path": path})
 
     return commit_atomically(repo.git, repo.top, prepare, reflog="gitstate spawn")
+
+
+def _birth_defaults(repo: Managed, lc) -> dict[str, Any]:
+    """The lifecycle's `defaults`; failing those, the person is git's user.name and the
+    project the repository's folder, so that the entity graph knows whom and what for."""
+    out = dict(lc.defaults)
+    if not statefile.is_filled(out.get("person")):
+        name = repo.git.config("user.name")
+        if name:
+            out["person"] = name
+    if not statefile.is_filled(out.get("project")) and repo.top is not None:
+        out["project"] = repo.top.name
+    return out
 
 
 def _depth_of(repo: Managed, lc, head: str | None, parent_agent: str | None) -> int:
@@ -141,6 +162,8 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
                                 hint=f"spawn it first: `gitstate spawn {agent}`")
         base = statefile.parse_bytes(work if work is not None and with_work else old, path)
         old_state = _state_or_none(old, path)
+        if state in lc.states and lc.states[state].terminal and old_state != state:
+            sets.setdefault("ended", now_iso())          # the log's end stamp
         new = statefile.with_fields(base, {"state": state, **sets, "updated": now_iso()}).encode()
         if new == old:   # a progress update in the same second as the last: a finer stamp
             new = statefile.with_fields(base, {"state": state, **sets,
@@ -149,8 +172,9 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
         message = format_message(agent, state, text or f"{old_state} -> {state}", body, trailers)
         _judge(repo, lc, head, path, old, new, message, "transition", files, with_work)
         sign = _must_sign(repo, lc, head, agent, old_state, state, approved_by)
-        return Plan({path: new, **files}, message, {"agent": agent, "from": old_state,
-                                                    "to": state, "path": path},
+        return Plan({path: new, **files}, message, {
+            "agent": agent, "from": old_state, "to": state, "path": path,
+            "phase_from": _phase(lc, old, path), "phase_to": _phase(lc, new, path)},
                     with_staged=with_work, sign=sign)
 
     return commit_atomically(repo.git, repo.top, prepare, reflog="gitstate transition")
@@ -158,9 +182,8 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
 
 def _must_sign(repo: Managed, lc, head: str | None, agent: str, old: str | None, new: str,
                approved_by: str | None) -> bool:
-    """A gated move approved by a human is signed with that human's key where the law in force
-    lists keys (protocols/allowed_signers); refused, naming who must run it, when this clone
-    has no such key."""
+    """A gated move approved by a human is signed with that human's key where the law lists
+    keys (protocols/allowed_signers); refused, naming who must run it, without such a key."""
     if not approved_by or head is None or old is None or not lc.needs_approval(old, new):
         return False
     from gitstate.law.lifecycle import SIGNERS_PATH
@@ -177,6 +200,16 @@ def _must_sign(repo: Managed, lc, head: str | None, agent: str, old: str | None,
             hint=f"{approved_by} must run it, with `git config gpg.format ssh` and `git config "
                  f"user.signingkey` set to a key listed for {approved_by} in {SIGNERS_PATH}")
     return True
+
+
+def _phase(lc, data: bytes, path: str) -> str:
+    """The mortality phase a state file's `context_pct` puts its agent in."""
+    try:
+        pct = statefile.parse_bytes(data, path).get("context_pct")
+    except InvalidFile:
+        return "unknown"
+    return lc.mortality.phase(pct if isinstance(pct, (int, float))
+                              and not isinstance(pct, bool) else None)
 
 
 def _state_or_none(data: bytes, path: str) -> str | None:
@@ -247,8 +280,11 @@ def move_to_roster(lc, state: str, roster: str, *, terminal: bool | None = None,
 
 
 def freeze(repo: Managed, agent: str, *, text: str | None = None,
-           situation: str | None = None, sets: dict[str, Any] | None = None) -> Result:
-    """Write (or check) the agent's freeze-state file and freeze, in one commit."""
+           situation: str | None = None, sets: dict[str, Any] | None = None,
+           unwritten: str | None = None) -> Result:
+    """Freeze with the agent's freeze-state file, in one commit. Without the file, write the
+    template and refuse — unless `unwritten` is given (a shutdown): then every section says
+    that text, so a questioner learns that the agent never wrote it."""
     from gitstate.resources import read_shipped
     from gitstate.law.society import freeze_file_problems
 
@@ -257,20 +293,34 @@ def freeze(repo: Managed, agent: str, *, text: str | None = None,
     target = move_to_roster(lc, state, "frozen", verb="freeze")
     rel = freeze_state_path(agent)
     existing = repo.top / rel if repo.top is not None else None
-    if existing is not None and existing.is_file():
-        data = existing.read_bytes()
-        problems = freeze_file_problems(statefile.decode(data, rel))
-        if problems:
-            raise GitstateError(f"{rel} is not a complete freeze-state: " + "; ".join(problems),
-                                hint="fill it in from the template (delete it to have "
-                                     "gitstate write the template)")
-    else:
+    if existing is None or not existing.is_file():
+        # A freeze-state of placeholders answers no question: write the template, filled in
+        # where gitstate knows the answer, and let the agent write the rest first.
         template = statefile.parse(read_shipped("data", "freeze-state.md"), rel)
         data = statefile.with_fields(template, {
             "session_id": agent, "frozen_at": now_iso(),
             "role": statefile.as_text(front.get("role")),
             "primary_situation": situation or statefile.as_text(front.get("thread"))
             or statefile.as_text(front.get("summary"))}).encode()
+        if existing is None:
+            raise GitstateError(f"{rel} does not exist and there is no work tree to write it in")
+        if not unwritten:
+            existing.parent.mkdir(parents=True, exist_ok=True)
+            existing.write_bytes(data)
+            raise GitstateError(f"{agent} is not frozen yet: {rel} was written from the "
+                                "template; its sections are placeholders",
+                                hint=f"write the sections of {rel} (key decisions, knowledge, "
+                                     f"open questions, files, handoff), then run `gitstate "
+                                     f"freeze {agent}` again")
+        data = b"".join((unwritten.encode() + b"\n") if ln.strip().startswith((b"(", b"- ("))
+                        else ln for ln in data.splitlines(keepends=True))
+    else:
+        data = existing.read_bytes()
+    problems = freeze_file_problems(statefile.decode(data, rel))
+    if problems:
+        raise GitstateError(f"{rel} is not a complete freeze-state: " + "; ".join(problems),
+                            hint="fill it in from the template (delete it to have "
+                                 "gitstate write the template)")
     pct = front.get("context_pct")
     default = f"frozen at {pct}%" if isinstance(pct, (int, float)) else "frozen"
     return transition(repo, agent, target, text=text or default,
@@ -301,15 +351,70 @@ def bury(repo: Managed, agent: str, summary: str, *, text: str | None = None,
         role = statefile.as_text(front.get("role"))
         if not role:
             raise GitstateError(f"{canonical_id(agent)} holds no role to hand over")
-        to = canonical_id(transfer_to)
-        to_path = lc.state_path(to)
-        old_to, work_to = _current(repo, repo.git.head(), to_path)
-        if old_to is None:
-            raise GitstateError(f"unknown agent '{to}': {to_path} is not committed")
-        base = statefile.parse_bytes(work_to if work_to is not None else old_to, to_path)
-        files[to_path] = statefile.with_fields(base, {"role": role,
-                                                      "updated": now_iso()}).encode()
-        sets["role"] = None
-        body = f"Role-transfer: {role} -> {to}"
+        files, more, body = _role_transfer(repo, lc, front, role, transfer_to)
+        sets.update(more)
     return transition(repo, agent, target, text=text or "died", sets=sets,
                       approved_by=approved_by, body=body, files=files)
+
+
+def _role_transfer(repo: Managed, lc, front: dict, role: str,
+                   to: str) -> tuple[dict[str, bytes], dict[str, Any], str]:
+    """(the receiver's new state file, the giver's new fields, the trailer) of handing `role`
+    to `to`. The giver keeps the role it held in `past_roles`, so that the record of who held
+    what (the entity graph) outlives the hand-over."""
+    to = canonical_id(to)
+    to_path = lc.state_path(to)
+    old_to, work_to = _current(repo, repo.git.head(), to_path)
+    if old_to is None:
+        raise GitstateError(f"unknown agent '{to}': {to_path} is not committed",
+                            hint=f"spawn it first (without the role): `gitstate spawn {to}`")
+    base = statefile.parse_bytes(work_to if work_to is not None else old_to, to_path)
+    held = statefile.as_text(base.get("role"))
+    if held and held != role:
+        raise GitstateError(f"{to} holds role '{held}'; an agent holds one role at a time",
+                            hint=f"have {to} hand '{held}' on first, or choose another agent")
+    new_to = statefile.with_fields(base, {"role": role, "updated": now_iso()}).encode()
+    if new_to == old_to:    # already a holder, in the same second: a finer stamp
+        new_to = statefile.with_fields(base, {"role": role,
+                                              "updated": now_iso(precise=True)}).encode()
+    past = front.get("past_roles")
+    past = [str(r) for r in past] if isinstance(past, list) else []
+    giver = {"role": None, "past_roles": past if role in past else past + [role]}
+    return {to_path: new_to}, giver, f"Role-transfer: {role} -> {to}"
+
+
+def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
+             text: str | None = None) -> Result:
+    """A holder of `role` hands it to `to` in one commit (a progress update of the holder,
+    trailer `Role-transfer: ROLE -> TO`), and stays in its state without the role. Without
+    `giver`, the one living holder gives it."""
+    head = repo.git.head()
+    lc = repo.lifecycle(head)
+    to = canonical_id(to)
+    if giver is None:
+        holders = sorted(a for a, data in repo.agents_at(lc, head).items()
+                         if _holds(data, lc, a, role, living=True) and a != to)
+        if len(holders) != 1:
+            who = f"living holders: {', '.join(holders)}" if holders else "no living holder"
+            raise GitstateError(f"role '{role}' has {who}; say which one gives it",
+                                hint=f"`gitstate handover {role} --from HOLDER --to {to}`")
+        giver = holders[0]
+    giver = canonical_id(giver)
+    if giver == to:
+        raise GitstateError(f"{to} cannot hand '{role}' to itself")
+    _lc, state, front = current_state(repo, giver)
+    if statefile.as_text(front.get("role")) != role:
+        raise GitstateError(f"{giver} does not hold role '{role}' "
+                            f"(its role: {statefile.as_text(front.get('role')) or 'none'})")
+    files, sets, body = _role_transfer(repo, lc, front, role, to)
+    return transition(repo, giver, state, text=text or f"hands {role} to {to}", sets=sets,
+                      body=body, files=files)
+
+
+def _holds(data: bytes, lc, agent: str, role: str, *, living: bool) -> bool:
+    try:
+        doc = statefile.parse_bytes(data, lc.state_path(agent))
+    except InvalidFile:
+        return False
+    alive = isinstance(doc.state, str) and lc.roster_of(doc.state) == "living"
+    return statefile.as_text(doc.get("role")) == role and (alive or not living)

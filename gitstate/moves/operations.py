@@ -56,26 +56,30 @@ def _states(repo: Managed, lc: Lifecycle, head: str | None,
 def await_agents(repo: Managed, agents: list[str], timeout: float | None,
                  say: Callable[[str], None], poll: float = 0.5) -> int:
     """Block until every agent is in a terminal state: 0 all succeeded, 1 any failed,
-    124 on timeout. Each change is reported as it lands."""
+    124 on timeout. Each state commit of theirs is reported as it lands, progress updates
+    (a commit that stays in its state) included."""
+    from gitstate.history.fold import tag_events
+
     agents = [canonical_id(a) for a in agents]
     deadline = None if timeout is None else time.monotonic() + timeout
     seen: dict[str, str | None] = {}
-    last_head = object()
+    last_head: str | None = None
     while True:
         head = repo.git.head()
-        if head != last_head:
-            last_head = head
+        if head != last_head or not seen:
             lc = repo.lifecycle(head)
             now = _states(repo, lc, head, agents)
             unknown = [a for a, s in now.items() if s is None]
             if unknown and not seen:
                 raise GitstateError(f"unknown agent{'s' if len(unknown) > 1 else ''}: "
                                     f"{', '.join(unknown)}")
-            for agent, state in now.items():
-                if seen.get(agent) != state:
-                    before = seen.get(agent)
-                    say(f"{agent}: {before} -> {state}" if before else f"{agent}: {state}")
-            seen = now
+            if not seen:
+                for agent, state in now.items():
+                    say(f"{agent}: {state}")
+            elif head is not None:
+                _say_progress(tag_events(repo.git, lc, [f"{last_head}..{head}"]
+                                         if last_head else [head]), seen, set(agents), say)
+            seen, last_head = now, head
             ended = {a: s for a, s in now.items() if s in lc.states and lc.states[s].terminal}
             if len(ended) == len(agents):
                 failed = [a for a, s in ended.items() if lc.states[s].outcome == "failure"]
@@ -90,13 +94,51 @@ def await_agents(repo: Managed, agents: list[str], timeout: float | None,
         time.sleep(poll)
 
 
+def _say_progress(events, seen: dict, agents: set, say: Callable[[str], None]) -> None:
+    """One line per state commit of the awaited agents: moves and progress updates."""
+    last = dict(seen)
+    for sha, _when, _author, agent, state, text in events:
+        if agent not in agents:
+            continue
+        before = last.get(agent)
+        move = f"{before} -> {state}" if before != state else f"[{state}]"
+        say(f"{agent}: {move}  {text}  ({sha[:10]})")
+        last[agent] = state
+
+
+def spawn_when_free(repo: Managed, agent: str, wait: float, say: Callable[[str], None],
+                    poll: float = 0.5, **options):
+    """Spawn, waiting up to `wait` seconds for a free slot when only the pool cap
+    (`max-living`) refuses it: the seed's queue, bounded."""
+    from gitstate.errors import Rejected
+    from gitstate.moves.agent import spawn
+
+    deadline = time.monotonic() + wait
+    told = False
+    while True:
+        try:
+            return spawn(repo, agent, **options)
+        except Rejected as exc:
+            if any(v.rule != "max-living" for v in exc.violations):
+                raise
+            if time.monotonic() >= deadline:
+                raise GitstateError(f"{exc.message}\nthe pool stayed full for {wait:g}s",
+                                    hint="wait longer (--wait), or let an agent end, "
+                                         "freeze or suspend") from None
+            if not told:
+                say(f"{agent}: the pool is full; waiting up to {wait:g}s for a free slot")
+                told = True
+        time.sleep(poll)
+
+
 def due_timeouts(repo: Managed, now: float | None = None) -> list[dict]:
     """Agents whose timed transition is due: each with since when and where it goes."""
     head = repo.git.head()
     if head is None:
         return []
     lc = repo.lifecycle(head)
-    if not lc.policies.timeouts:
+    if not lc.policies.timeouts and not lc.policies.role_timeout \
+            and not any(r.timeout for r in lc.roles.values()):
         return []
     now = time.time() if now is None else now
     index = Index(repo.git, lc, repo.cache_dir)
@@ -109,12 +151,39 @@ def due_timeouts(repo: Managed, now: float | None = None) -> list[dict]:
         track = tracks.get(agent)
         if track is None or track.tag != state:
             continue
+        role = statefile.as_text((front or {}).get("role"))
         for (a, b), seconds in lc.policies.timeouts.items():
-            if a == state and now - track.entered[1] >= seconds:
+            if a == state and lc.timeout_applies(a, b, role) \
+                    and now - track.entered[1] >= seconds:
                 due.append({"agent": agent, "from": a, "to": b, "after": fmt_duration(seconds),
-                            "since": track.entered[0]})
+                            "since": track.entered[0], "why": f"timeout {fmt_duration(seconds)}"})
                 break
+        else:
+            limit = lc.role_timeout(role)
+            end = _failure_end(lc, state) if lc.roster_of(state) == "living" else None
+            if limit and end and now - track.first[1] >= limit:
+                due.append({"agent": agent, "from": state, "to": end, "after": fmt_duration(limit),
+                            "since": track.first[0],
+                            "why": f"role {role} may live {fmt_duration(limit)}"})
     return due
+
+
+def _about(seconds: float) -> str:
+    """45s, 12m, 3h: a rough age for people."""
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return f"{int(seconds)}s"
+
+
+def _failure_end(lc: Lifecycle, state: str) -> str | None:
+    """Where a failed agent goes from `state`, one move away: a terminal state with a
+    failure outcome, else a resumable one (not living) with a failure outcome (squad's
+    `error`)."""
+    failures = [t for t in lc.targets(state) if lc.states[t].outcome == "failure"
+                and lc.states[t].roster != "living"]
+    return next((t for t in failures if lc.states[t].terminal), failures[0] if failures
+                else None)
 
 
 def committed(agent: str, move: Callable[[], Any]) -> Any:
@@ -127,13 +196,22 @@ def sweep(repo: Managed, say: Callable[[str], None], commit=committed) -> list:
     results = []
     with as_system():
         for d in due_timeouts(repo):
+            role_cap = d["why"].startswith("role ")
+            sets = {"summary": f"timed out: {d['why']}"} if role_cap else {}
+            if role_cap and "final_summary" in lc_of(repo).states[d["to"]].requires:
+                sets["final_summary"] = sets["summary"]
             r = commit(d["agent"], lambda: transition(
-                repo, d["agent"], d["to"],
+                repo, d["agent"], d["to"], sets=sets,
                 text=f"timeout: {d['from']} -> {d['to']} after {d['after']}"))
-            say(f"{d['agent']}: {d['from']} -> {d['to']} (in {d['from']} since "
-                f"{d['since'][:10]}, timeout {d['after']})  ({r.sha[:10]})")
+            since = "born" if role_cap else f"in {d['from']} since"
+            say(f"{d['agent']}: {d['from']} -> {d['to']} ({since} {d['since'][:10]}, "
+                f"{d['why']})  ({r.sha[:10]})")
             results.append(r)
     return results
+
+
+def lc_of(repo: Managed) -> Lifecycle:
+    return repo.lifecycle(repo.git.head())
 
 
 def _alive(pid: int) -> bool:
@@ -147,40 +225,60 @@ def _alive(pid: int) -> bool:
 
 
 def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
-         commit=committed) -> list:
-    """Mark every living agent of this host whose recorded process is gone as failed."""
+         now: float | None = None, commit=committed) -> list:
+    """Mark as failed every living agent of this host whose recorded process is gone, and
+    (with `policies.heartbeat`) every living agent without a recorded process whose last
+    state commit is older than the heartbeat."""
     head = repo.git.head()
     if head is None:
         return []
     lc = repo.lifecycle(head)
     host = host or socket.gethostname()
+    now = time.time() if now is None else now
+    beat = lc.policies.heartbeat
     index = Index(repo.git, lc, repo.cache_dir)
     fronts = index.fronts(head)
+    tracks = index.tracks(head) if beat else {}
+    index.save()
     results = []
     with as_system():
         for agent, (_path, front, _p) in sorted(fronts.items()):
             front = front or {}
             state, pid = front.get("state"), front.get("pid")
-            if lc.roster_of(state) != "living" or statefile.as_text(front.get("host")) != host \
-                    or not isinstance(pid, int) or isinstance(pid, bool) or _alive(pid):
+            if lc.roster_of(state) != "living":
                 continue
-            target = next((t for t in lc.targets(state) if lc.states[t].terminal
-                           and lc.states[t].outcome == "failure"), None)
+            has_pid = isinstance(pid, int) and not isinstance(pid, bool)
+            if has_pid:
+                if statefile.as_text(front.get("host")) != host or _alive(pid):
+                    continue
+                why = f"process {pid} on {host} is gone"
+                summary = f"process {pid} on {host} died without a word"
+            else:
+                track = tracks.get(agent)
+                if not beat or track is None or now - track.last[1] < beat:
+                    continue
+                why = f"no heartbeat for {_about(now - track.last[1])} " \
+                      f"(heartbeat {fmt_duration(beat)})"
+                summary = f"silent since {track.last[0][:10]}: {why}"
+            target = _failure_end(lc, state)
             if target is None:
-                say(f"{agent}: process {pid} is gone, but from {state} no failure state is "
-                    "one move away; left as it is")
+                say(f"{agent}: {why}, but from {state} no failure state is one move away; "
+                    "left as it is")
                 continue
-            r = commit(agent, lambda: transition(
-                repo, agent, target, text=f"reaped: process {pid} on {host} is gone",
-                sets={"summary": f"process {pid} on {host} died without a word"}))
-            say(f"{agent}: {state} -> {target} (process {pid} is gone)  ({r.sha[:10]})")
+            sets = {"summary": summary}
+            if "final_summary" in lc.states[target].requires:
+                sets["final_summary"] = summary
+            r = commit(agent, lambda: transition(repo, agent, target, text=f"reaped: {why}",
+                                                 sets=sets))
+            say(f"{agent}: {state} -> {target} ({why})  ({r.sha[:10]})")
             results.append(r)
     return results
 
 
-def _path_to_rest(lc: Lifecycle, start: str) -> list[str] | None:
+def _path_to_rest(lc: Lifecycle, start: str, *, interrupted: bool = False) -> list[str] | None:
     """The fewest moves to a frozen or terminal state; among equally near ones a frozen state
-    (resumable) first, then a successful ending."""
+    (resumable) first, then a successful ending — or, for work `interrupted` before it was
+    done, an ending that reads as a failure (the first the lifecycle declares)."""
     todo, back, depth = deque([start]), {start: None}, {start: 0}
     found = []
     while todo:
@@ -188,6 +286,9 @@ def _path_to_rest(lc: Lifecycle, start: str) -> list[str] | None:
         if found and depth[s] > depth[found[0]]:
             break
         spec = lc.states[s]
+        if s != start and spec.roster == "frozen" and not spec.terminal \
+                and spec.outcome == "failure":
+            continue     # a crash state (squad's error) is no place to rest
         if s != start and (spec.roster == "frozen" or spec.terminal):
             found.append(s)
             continue
@@ -197,8 +298,10 @@ def _path_to_rest(lc: Lifecycle, start: str) -> list[str] | None:
                 todo.append(t)
     if not found:
         return None
+    order = list(lc.states)
     best = min(found, key=lambda s: (lc.states[s].roster != "frozen",
-                                     lc.states[s].outcome != "success"))
+                                     (lc.states[s].outcome == "success") == interrupted,
+                                     order.index(s)))
     path = [best]
     while back[path[-1]] != start:
         path.append(back[path[-1]])
@@ -220,7 +323,7 @@ def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None 
     with as_system():
         for agent in order:
             state = fronts[agent]["state"]
-            path = _path_to_rest(lc, state)
+            path = _path_to_rest(lc, state, interrupted=True)
             if path is None:
                 say(f"{agent}: no frozen or terminal state can be reached from {state}")
                 skipped += 1
@@ -233,11 +336,14 @@ def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None 
             for step in path:
                 spec = lc.states[step]
                 if spec.roster == "frozen" and "freeze_state" in spec.requires:
-                    commit(agent, lambda: freeze(repo, agent, text="shutdown",
-                                                 situation="stopped by shutdown"))
+                    commit(agent, lambda: freeze(
+                        repo, agent, text="shutdown", situation="stopped by shutdown",
+                        unwritten="Stopped by `gitstate shutdown` before this was written."))
                 else:
                     sets = {"final_summary": "stopped by `gitstate shutdown`"} \
                         if "final_summary" in spec.requires else {}
+                    if spec.terminal and spec.outcome == "failure":
+                        sets["summary"] = "interrupted by `gitstate shutdown` before it finished"
                     gate = approved_by if lc.needs_approval(state, step) else None
                     commit(agent, lambda: transition(repo, agent, step, text="shutdown",
                                                      sets=sets, approved_by=gate))

@@ -55,12 +55,14 @@ class StateSpec(Record):
     description: str
     protocol: str | None
     outcome: str
+    log: str | None = None        # the shared log file a logout appends to (era)
 
 
 class RoleSpec(Record):
     mandate: str | None
     max: int | None
     description: str
+    timeout: int | None = None    # seconds an agent of this role may live
 
 
 class Mortality(Record):
@@ -70,15 +72,24 @@ class Mortality(Record):
     urgent_forbids: list[str]
 
 
+class TimeoutSpec(Record):
+    """A timed move with exemptions or allowed early (`sooner`)."""
+    after: int
+    except_roles: list[str] = []
+    sooner: bool = False
+
+
 class Policies(Record):
     humans: list[str]
     approval: list[str]
     mortality: Mortality | None
     max_living: int | None
     max_depth: int | None
-    timeouts: dict[str, int]
+    timeouts: dict[str, int | TimeoutSpec]
     custom_roles: bool
     atomic_commits: bool
+    role_timeout: int | None = None
+    heartbeat: int | None = None
     context_window: int | None = None
 
 
@@ -92,6 +103,7 @@ class LifecycleDoc(Record):
     policies: Policies
     layout: dict[str, str]
     grammar: dict[str, list[str]]
+    defaults: dict[str, Any] = {}
 
 
 class CheckResult(Record):
@@ -132,6 +144,11 @@ class RosterRow(Record):
     last_read_commit: str | None = None
     freeze_state: str | None = None
     final_summary: str | None = None
+    task: str | None = None
+    instructions: str | None = None
+    started: str | None = None
+    ended: str | None = None
+    born: int | None = None       # order of birth in history (instances are numbered by it)
     first_commit: Commit | None = None
     last_commit: Commit | None = None
     in_state_since: Commit | None = None
@@ -264,6 +281,7 @@ class Move(Record):
     to: str
     path: str
     subject: str
+    advice: str | None = None     # what a mortality phase asks, when the move crossed into it
 
 
 class Burial(Record):
@@ -273,6 +291,7 @@ class Burial(Record):
     to: str
     path: str
     subject: str
+    advice: str | None = None
     vacancies: list[str]
 
 
@@ -298,6 +317,7 @@ class Due(Record):
     to: str
     after: str
     since: str
+    why: str | None = None        # which timeout: a timed move's, or the role's cap
 
 
 class SweepResult(Record):
@@ -351,6 +371,8 @@ COMMANDS: dict[str, Any] = {
     "freeze": Move,
     "wake": Move,
     "bury": Burial,
+    "handover": Move,
+    "logout": Move,
     "landing": Landing,
     "sweep": SweepResult,
     "error": Error,

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from gitstate.law import statefile
-from gitstate.law.lifecycle import Lifecycle
+from gitstate.law.lifecycle import PHASE_ADVICE, Lifecycle
 
 
 class Record(BaseModel):
@@ -49,14 +49,6 @@ class Problem(Record):
         if path and line.isdigit():
             return cls(file=path, line=int(line), rule=v.rule, message=v.message)
         return cls(file=where, rule=v.rule, message=v.message)
-
-
-PHASE_ADVICE = {
-    "midlife": "midlife: make sure key decisions are written down",
-    "legacy": "legacy: consolidate; fewer new reads, more writes; write your freeze-state "
-              "(`gitstate freeze ID` writes the template)",
-    "urgent": "urgent: externalize now, then freeze or die; no new work",
-}
 
 
 def agent_status(agent: str, path: str, data: bytes | None, lc: Lifecycle) -> AgentStatus:

@@ -223,9 +223,9 @@ def test_status(repo):
     assert [r["agent"] for r in rows] == ["alice", "bob"]
     alice = json.loads(ok(repo, "status", "alice", "--json").stdout)
     assert alice["state"] == "deep_work" and alice["phase"] == "legacy"
-    assert alice["next"] == ["inbox", "deep_work"] and alice["roster"] == "living"
+    assert alice["next"] == ["inbox", "frozen", "dead", "deep_work"] and alice["roster"] == "living"
     text = ok(repo, "status", "alice").stdout
-    assert "next: inbox, deep_work" in text and "legacy" in text
+    assert "next: inbox, frozen, dead, deep_work" in text and "legacy" in text
 
 
 def test_check_notices_missing_hooks(repo):
@@ -282,11 +282,11 @@ def test_demo_tells_its_story(tmp_path):
     assert "[illegal-transition]" in told and "[needs-approval]" in told
     story = tmp_path / "story"
     log = git(story, "log", "--format=%s").stdout
-    assert "@alice: [STATE:dead] done" in log
+    assert "@alice: [STATE:dead] died" in log
     assert "skipping the distill step" not in log
     status = json.loads(gitstate(story, "status", "--json").stdout)
     assert {r["agent"]: r["state"] for r in status} == {
-        "alice": "dead", "bob": "distill", "carol": "frozen"}
+        "alice": "dead", "bob": "distill", "carol": "frozen", "dan": "bootstrap"}
 
 
 def test_init_names_the_humans_and_gates_changes_of_the_law(empty_repo):

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import UNHOOKED, git, gitstate, make_repo, set_state_line, state_path, walk
+from conftest import UNHOOKED, fill_freeze_state, git, gitstate, make_repo, set_state_line, \
+    state_path, walk
 
 
 def managed(tmp_path: Path, preset: str) -> Path:
@@ -77,7 +78,10 @@ def test_haak_freeze_show_wake_bury_and_succession(tmp_path):
     assert "'## Accumulated Knowledge'" in err and "lacks frozen_at, role" in err
     git(repo, "reset", "-q", "--hard")
     fs.unlink(missing_ok=True)
-    ok(repo, "freeze", "alice", "--situation", "the roster fold")
+    res = gitstate(repo, "freeze", "alice", "--situation", "the roster fold")
+    assert res.returncode == 1 and "placeholders" in res.stderr     # the template is written
+    fill_freeze_state(fs)
+    ok(repo, "freeze", "alice")
     shown = json.loads(ok(repo, "show", "alice", "--json").stdout)
     assert shown["front"]["primary_situation"] == "the roster fold"
     assert set(shown["sections"]) == {"Key Decisions", "Accumulated Knowledge",
@@ -116,7 +120,8 @@ def test_haak_mortality_phases(tmp_path):
 def test_era_loop_and_atomic_commits(tmp_path):
     repo = managed(tmp_path, "era")
     ok(repo, "spawn", "era-1")
-    walk(repo, "era-1", "inbox", "distill", "deep_work", "inbox", "distill", "logout")
+    walk(repo, "era-1", "inbox", "distill", "deep_work", "inbox", "distill")
+    ok(repo, "logout", "era-1", "--note", "see you")
     assert roster(repo)["freezer"][0]["state"] == "logout"
     walk(repo, "era-1", "bootstrap")                     # the next cold start
     (repo / "notes.md").write_text("thinking\n")
@@ -250,14 +255,14 @@ def test_maos_reap_and_shutdown(tmp_path):
         ok(repo, "transition", agent, "running", "--set", f"pid={pid}", "--set", f"host={host}")
     ok(repo, "spawn", "waiting")
     out = ok(repo, "reap").stdout
-    assert f"dead-proc: running -> failed (process {gone.pid} is gone)" in out
+    assert f"dead-proc: running -> failed (process {gone.pid} on {host} is gone)" in out
     assert "live-proc" not in out
     assert git(repo, "log", "-1", "--format=%an %s").stdout.startswith("gitstate @dead-proc:")
     ok(repo, "shutdown")
     view = roster(repo)
     assert view["living"] == []
     ends = {r["agent"]: r["state"] for r in view["cemetery"]}
-    assert ends == {"dead-proc": "failed", "live-proc": "complete", "waiting": "failed"}
+    assert ends == {"dead-proc": "failed", "live-proc": "cancelled", "waiting": "cancelled"}
     assert ok(repo, "verify").returncode == 0
 
 

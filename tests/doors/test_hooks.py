@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import git, gitstate, set_state_line, snapshot, state_path, walk
+from conftest import fill_freeze_state, git, gitstate, set_state_line, snapshot, state_path, walk
 
 
 @pytest.fixture
@@ -156,6 +156,8 @@ def test_bad_field_values(team):
 
 def test_approval_for_waking_a_frozen_agent(team):
     walk(team, "alice", "inbox", "distill")
+    assert gitstate(team, "freeze", "alice").returncode == 1      # writes the template
+    fill_freeze_state(team / "data" / "freeze-states" / "alice.md")
     res = gitstate(team, "freeze", "alice")
     assert res.returncode == 0, res.stderr
     set_state_line(team, "alice", "state", "bootstrap")
@@ -180,16 +182,18 @@ def test_malformed_subject(team):
 
 def test_every_problem_is_printed_at_once(team):
     # pre-commit sees the files (before any editor opens) and reports all their problems
-    set_state_line(team, "alice", "state", "dead")
+    set_state_line(team, "alice", "state", "deep_work")
     set_state_line(team, "alice", "agent", "zed")
+    set_state_line(team, "alice", "context_pct", "95")
     err = refused(team, "@bob: [STATE:idle] all wrong", "agent/alice/_state.md",
                   rule="illegal-transition")
-    for rule in ("agent-mismatch", "missing-field"):
+    for rule in ("agent-mismatch", "urgent"):
         assert f"[{rule}]" in err
     assert "message is checked next" in err
     # commit-msg sees files and message together and reports everything it finds
     set_state_line(team, "alice", "state", "inbox")
     set_state_line(team, "alice", "agent", "alice")
+    set_state_line(team, "alice", "context_pct", "0")
     err = refused(team, "@bob: [STATE:idle] wrong words\n\n[STATE:x] again",
                   "agent/alice/_state.md", rule="prefix-mismatch")
     assert "[tag-mismatch]" not in err  # the tag is bob's, and bob changed nothing

@@ -22,15 +22,15 @@ def inbox_hub(tmp_path):
 
 
 def _hidden_commit(work, where: str) -> str:
-    """alice inbox -> dead (illegal: inbox only allows distill), with a \\x1e in the author
+    """alice inbox -> idle (illegal: inbox allows distill, frozen, dead), with a \\x1e in the author
     name or in the body. Returns the commit."""
     env, body = None, ""
     if where == "author":
         env = {"GIT_AUTHOR_NAME": "Eve\x1eMallory", "GIT_COMMITTER_NAME": "Eve\x1eMallory"}
     else:
         body = "\n\nnothing to see\x1ehere\x1fand\x1dthere\n"
-    bad = sneak_state(work, "alice", "@alice: [STATE:dead] gone" + body, env=env,
-                      state="dead", final_summary="gone")
+    bad = sneak_state(work, "alice", "@alice: [STATE:idle] gone" + body, env=env,
+                      state="idle")
     raw = git(work, "cat-file", "commit", bad).stdout
     assert "\x1e" in raw, "setup: git dropped the control character"
     return bad
@@ -56,7 +56,8 @@ def _forged_diff_line(work) -> tuple[str, str]:
     the same commit carries under another name; then alice takes inbox -> deep_work.
     Returns (the forging commit, the illegal move)."""
     law = (work / "protocols" / "lifecycle.yaml").read_text()
-    relaxed = law.replace("  inbox: [distill]\n", "  inbox: [distill, deep_work]\n")
+    relaxed = law.replace("  inbox: [distill, frozen, dead]\n",
+                          "  inbox: [distill, frozen, dead, deep_work]\n")
     assert relaxed != law, "setup: the haak preset changed shape"
     (work / "notes").mkdir()
     (work / "notes" / "relaxed.yaml").write_text(relaxed)

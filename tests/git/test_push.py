@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import git, gitstate, make_repo
+from conftest import fill_freeze_state, git, gitstate, make_repo
 
 
 def make_hub(path: Path) -> Path:
@@ -131,6 +131,9 @@ def test_every_committing_command_takes_push(tmp_path):
                  ("wake", "alice", "--approved-by", "zach"),
                  ("inbox", "alice", "--mark-read"), ("transition", "alice", "inbox"),
                  ("transition", "alice", "distill"), ("bury", "alice", "--summary", "done")):
+        if args[0] == "freeze":
+            assert gitstate(a, "freeze", "alice").returncode == 1   # writes the template
+            fill_freeze_state(a / "data" / "freeze-states" / "alice.md")
         res = gitstate(a, *args, "--push")
         assert res.returncode == 0, (args, res.stderr)
     assert git(a, "rev-parse", "HEAD").stdout == git(hub, "rev-parse", "main").stdout

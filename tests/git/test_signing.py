@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import UNHOOKED, git, gitstate, make_repo, set_state_line, walk
+from conftest import UNHOOKED, fill_freeze_state, git, gitstate, make_repo, set_state_line, walk
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None,
                                 reason="ssh-keygen is missing (install openssh-client)")
@@ -61,6 +61,8 @@ def keyed(tmp_path, tmp_path_factory):
     assert "approvals: signed with the keys" in gitstate(repo, "init").stdout
     assert gitstate(repo, "spawn", "alice").returncode == 0
     walk(repo, "alice", "inbox", "distill")
+    assert gitstate(repo, "freeze", "alice").returncode == 1        # writes the template
+    fill_freeze_state(repo / "data" / "freeze-states" / "alice.md")
     assert gitstate(repo, "freeze", "alice").returncode == 0
     return repo, {"zach": zach, "ana": ana, "mallory": key(tmp_path_factory, "mallory")}
 

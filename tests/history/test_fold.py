@@ -19,7 +19,7 @@ def replay(events):
     for sha, t, _a, agent, state, _x in events:
         seen.setdefault(agent, []).append((sha, t, state))
     out = {}
-    for agent, steps in seen.items():
+    for born, (agent, steps) in enumerate(seen.items()):
         current = steps[-1][2]
         # entered = the first step of the last run of steps in the current state
         i = len(steps) - 1
@@ -27,7 +27,7 @@ def replay(events):
             i -= 1
         previous = next((s[2] for s in reversed(steps[:i])), None)
         out[agent] = AgentTrack((steps[0][0], steps[0][1]), (steps[-1][0], steps[-1][1]),
-                                current, (steps[i][0], steps[i][1]), len(steps), previous)
+                                current, (steps[i][0], steps[i][1]), len(steps), previous, born)
     return out
 
 

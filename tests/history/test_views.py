@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import UNHOOKED, git, gitstate, set_state_line, state_path, walk
+from conftest import UNHOOKED, fill_freeze_state, git, gitstate, make_repo, set_state_line, state_path, walk
 from gitstate.git.repo import open_managed
 from gitstate.history.views import roster
 
@@ -41,6 +41,8 @@ def test_roster_groups_and_details(team):
     walk(team, "alice", "inbox", "distill")
     assert gitstate(team, "transition", "alice", "dead", "--set", "final_summary=done").returncode == 0
     walk(team, "carol", "inbox", "distill")
+    assert gitstate(team, "freeze", "carol").returncode == 1        # writes the template
+    fill_freeze_state(team / "data" / "freeze-states" / "carol.md")
     assert gitstate(team, "freeze", "carol").returncode == 0
     view = js(team, "roster")
     assert [r["agent"] for r in view["living"]] == ["bob"]
@@ -298,6 +300,8 @@ def test_log_inbox_and_freeze_state_travel_in_time(team):
     before = git(team, "rev-parse", "HEAD").stdout.strip()
     assert gitstate(team, "transition", "bob", "inbox", "--body", "@carol see the plan").returncode == 0
     walk(team, "carol", "distill")
+    assert gitstate(team, "freeze", "carol").returncode == 1        # writes the template
+    fill_freeze_state(team / "data" / "freeze-states" / "carol.md")
     assert gitstate(team, "freeze", "carol").returncode == 0
     repo = open_managed(str(team))
     assert [m["to"] for m in transitions(repo, "carol")][-1] == "frozen"

@@ -171,3 +171,79 @@ def test_haak_is_shipped_and_default():
     assert lc.initial == "bootstrap"
     assert lc.needs_approval("frozen", "bootstrap")
     assert lc.roles["architect"].max == 1
+
+
+def test_haak_freezer_and_cemetery_are_one_move_from_every_living_state():
+    lc = load_lifecycle((shipped("protocols", "haak", "lifecycle.yaml")).read_text())
+    for name, spec in lc.states.items():
+        if spec.roster == "living":
+            assert {"frozen", "dead"} <= set(lc.targets(name)), name
+
+
+def test_defaults_are_single_values_and_never_birth_fields():
+    base = ("initial: a\nstates:\n  a: {roster: living}\n  b: {roster: dead, terminal: true}\n"
+            "transitions:\n  a: [b]\n")
+    assert load_lifecycle(base + "defaults:\n  person: zach\n").defaults == {"person": "zach"}
+    with pytest.raises(LifecycleInvalid) as exc:
+        load_lifecycle(base + "defaults:\n  depth: 3\n  person: [a, b]\n")
+    text = str(exc.value)
+    assert "'depth' is set by gitstate at birth" in text and ":8" in text
+    assert "default of 'person' must be a single value" in text
+
+
+POOL = textwrap.dedent("""\
+    initial: idle
+    states:
+      idle: {roster: living}
+      suspended: {roster: frozen}
+      gone: {roster: dead, terminal: true}
+    transitions:
+      idle: [suspended, gone]
+      suspended: [idle]
+    roles:
+      core: {}
+      worker: {timeout: 40m}
+    policies:
+    """)
+
+
+def test_timeouts_may_exempt_roles_and_roles_may_have_timeouts():
+    lc = load_lifecycle(POOL + '  timeouts:\n    "idle -> suspended": {after: 30m, '
+                        "except_roles: [core]}\n  role_timeout: 1h\n  heartbeat: 5m\n")
+    assert lc.policies.timeouts == {("idle", "suspended"): 1800}
+    assert not lc.timeout_applies("idle", "suspended", "core")
+    assert lc.timeout_applies("idle", "suspended", "worker")
+    assert lc.timeout_applies("idle", "suspended", None)
+    assert (lc.role_timeout("worker"), lc.role_timeout("chemist"), lc.role_timeout(None)) == \
+        (2400, 3600, None)
+    assert lc.policies.heartbeat == 300
+
+
+def test_bad_timeout_exemptions_and_durations_are_located():
+    with pytest.raises(LifecycleInvalid) as exc:
+        load_lifecycle(POOL + '  timeouts:\n    "idle -> suspended": {except_roles: [lead], '
+                       "every: 3}\n  heartbeat: soon\n")
+    text = str(exc.value)
+    assert "timeout 'idle -> suspended' needs 'after: <duration>'" in text
+    assert "exempts undeclared role 'lead'" in text
+    assert "every" in text and ":14:" in text
+    assert "policies.heartbeat 'soon' must be a duration" in text and ":15:" in text
+    with pytest.raises(LifecycleInvalid) as exc:
+        load_lifecycle(POOL.replace("timeout: 40m", "timeout: forever"))
+    assert "role 'worker': timeout 'forever' must be a duration" in str(exc.value)
+
+
+def test_sooner_timeouts_and_state_logs():
+    lc = load_lifecycle(POOL.replace("suspended: {roster: frozen}",
+                                     "suspended: {roster: frozen, log: notes/out.log}")
+                        + '  timeouts:\n    "suspended -> idle": {after: 10m, sooner: true}\n')
+    assert lc.states["suspended"].log == "notes/out.log"
+    assert lc.timeout_applies("suspended", "idle", None)
+    assert not lc.timeout_refuses_early("suspended", "idle", None)
+    with pytest.raises(LifecycleInvalid) as exc:
+        load_lifecycle(POOL.replace("suspended: {roster: frozen}",
+                                    "suspended: {roster: frozen, log: ../out.log}")
+                       + '  timeouts:\n    "suspended -> idle": {after: 10m, sooner: maybe}\n')
+    text = str(exc.value)
+    assert "log '../out.log' must be a relative path inside the repository" in text
+    assert "sooner must be true or false" in text

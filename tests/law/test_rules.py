@@ -71,8 +71,9 @@ def test_content_rules_without_a_message():
 
 
 def test_every_violation_is_reported_not_just_the_first():
-    found = move(doc("inbox"), doc("dead", agent="bob"), "@carol: [STATE:idle] x")
-    assert set(found) == {"agent-mismatch", "illegal-transition", "missing-field",
+    found = move(doc("inbox"), doc("deep_work", agent="bob", context_pct=95),
+                 "@carol: [STATE:idle] x")
+    assert set(found) == {"agent-mismatch", "illegal-transition", "urgent",
                           "prefix-mismatch"}
 
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from conftest import git, gitstate, walk
+from conftest import fill_freeze_state, git, gitstate, walk
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -42,6 +42,8 @@ def test_every_read_output_matches_its_schema(repo):
     walk(repo, "carol", "inbox", "distill")
     res = gitstate(repo, "transition", "alice", "deep_work", "--body", "@bob read this, @ALL")
     assert res.returncode == 0, res.stderr
+    assert gitstate(repo, "freeze", "carol").returncode == 1        # writes the template
+    fill_freeze_state(repo / "data" / "freeze-states" / "carol.md")
     assert gitstate(repo, "freeze", "carol").returncode == 0
     walk(repo, "bob", "distill")
     assert gitstate(repo, "bury", "bob", "--summary", "indexed it").returncode == 0
@@ -61,6 +63,8 @@ def test_move_outputs_match_their_schema(repo):
     res = gitstate(repo, "transition", "dave", "inbox", "--json")
     assert _valid("transition", res.stdout)["from"] == "bootstrap"
     walk(repo, "dave", "distill")
+    assert gitstate(repo, "freeze", "dave").returncode == 1        # writes the template
+    fill_freeze_state(repo / "data" / "freeze-states" / "dave.md")
     res = gitstate(repo, "freeze", "dave", "--json")
     assert _valid("freeze", res.stdout)["to"] == "frozen"
     res = gitstate(repo, "wake", "dave", "--approved-by", "zach", "--json")

@@ -1,0 +1,43 @@
+"""Logging out with a note in a shared log: era's `logout.log`, appended to in the commit
+that enters the state whose `log:` names it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gitstate.errors import GitstateError
+from gitstate.git.atomic import Result
+from gitstate.git.repo import Managed
+from gitstate.law.grammar import canonical_id
+from gitstate.moves.agent import current_state, now_iso, transition
+
+
+def log_tail(repo: Managed, log: str, count: int = 3) -> list[str]:
+    """The last `count` entries of a committed log (what the next one reads first)."""
+    data = repo.git.cat_files([f"HEAD:{log}"])[0] if repo.git.head() else None
+    lines = [ln for ln in (data or b"").decode("utf-8", "replace").splitlines() if ln.strip()]
+    return lines[-count:]
+
+
+def logout(repo: Managed, agent: str, note: str, *, text: str | None = None,
+           sets: dict[str, Any] | None = None) -> tuple[Result, str]:
+    """Move `agent` to the state (one move away) that keeps a log, appending its note to that
+    log in the same commit. Returns the move and the log's path."""
+    from gitstate.law.rules import legal_moves
+    agent = canonical_id(agent)
+    if not note.strip() or "\n" in note.strip():
+        raise GitstateError("--note takes one line of text: what the next session should know")
+    lc, state, front = current_state(repo, agent)
+    target = next((t for t in lc.targets(state) if lc.states[t].log), None)
+    if target is None:
+        raise GitstateError(f"{agent} cannot log out from {state}: no state with a log is one "
+                            f"move away; {legal_moves(lc, state)}")
+    log = lc.states[target].log
+    old = repo.git.cat_files([f"HEAD:{log}"])[0] or b""
+    if old and not old.endswith(b"\n"):
+        old += b"\n"
+    pct = (sets or {}).get("context_pct", front.get("context_pct"))
+    entry = f"{now_iso()}  {agent}  context {pct}%  {note.strip()}\n"
+    result = transition(repo, agent, target, text=text or f"Context: {pct}%, see {log}",
+                        sets=sets, files={log: old + entry.encode()})
+    return result, log

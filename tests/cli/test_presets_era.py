@@ -1,0 +1,111 @@
+"""era, round two (seed 004): a working agent's unprefixed work commit is refused when its
+runtime names it (GITSTATE_AGENT); logout appends to the shared logout.log in the logout
+commit; idle goes back to inbox at the check interval (`sweep`)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+from conftest import UNHOOKED, git, gitstate, set_state_line, walk
+from test_presets import managed, ok, refused_commit, roster
+
+
+def as_agent(repo, agent: str, *cmd: str) -> subprocess.CompletedProcess:
+    """A command run by an agent's runtime, which names the agent in the environment."""
+    return subprocess.run(list(cmd), cwd=repo, env=dict(os.environ, GITSTATE_AGENT=agent),
+                          capture_output=True, text=True)
+
+
+def test_a_working_agents_bare_work_commit_is_refused(tmp_path):
+    repo = managed(tmp_path, "era")
+    ok(repo, "spawn", "era-1")
+    walk(repo, "era-1", "inbox", "distill", "deep_work")
+    (repo / "mywork.py").write_text("x = 1\n")
+    git(repo, "add", "mywork.py")
+    res = as_agent(repo, "ERA-1", "git", "commit", "-qm", "Updated feature")   # the seed's BAD
+    assert res.returncode == 1 and "[atomic]" in res.stderr
+    assert "GITSTATE_AGENT says this commit is era-1's" in res.stderr
+    assert "'@era-1: [STATE:deep_work] <text>'" in res.stderr
+    # the seed's GOOD: work and state in one commit
+    set_state_line(repo, "era-1", "thread", "feature")
+    git(repo, "add", "-A")
+    res = as_agent(repo, "era-1", "git", "commit", "-qm", "@era-1: [STATE:deep_work] Feature: X")
+    assert res.returncode == 0, res.stderr
+    # through the CLI, the same agent's move carries its work
+    (repo / "more.py").write_text("y = 2\n")
+    git(repo, "add", "more.py")
+    res = as_agent(repo, "era-1", sys.executable, "-m", "gitstate", "transition", "era-1",
+                   "deep_work", "-m", "Feature: Y")
+    assert res.returncode == 0, res.stderr
+    # whose work is unknown, or the agent is not working: an ordinary commit
+    (repo / "notes.md").write_text("by a human\n")
+    git(repo, "add", "notes.md")
+    git(repo, "commit", "-qm", "notes")
+    walk(repo, "era-1", "inbox", "distill")
+    ok(repo, "logout", "era-1", "--note", "done for today")
+    (repo / "notes.md").write_text("later\n")
+    git(repo, "add", "notes.md")
+    assert as_agent(repo, "era-1", "git", "commit", "-qm", "after logout").returncode == 0
+    assert ok(repo, "verify").returncode == 0
+
+
+def test_logout_appends_to_the_shared_log_in_the_logout_commit(tmp_path):
+    repo = managed(tmp_path, "era")
+    for agent in ("era-1", "era-2"):
+        ok(repo, "spawn", agent)
+        walk(repo, agent, "inbox", "distill")
+    out = ok(repo, "logout", "era-1", "--note", "parser half done", "--set",
+             "context_pct=62").stdout
+    assert "era-1: distill -> logout" in out
+    assert git(repo, "log", "-1", "--format=%s").stdout.strip() == \
+        "@era-1: [STATE:logout] Context: 62%, see logout.log"
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").stdout.split() == [
+        "agent/era-1/_state.md", "logout.log"]
+    out = ok(repo, "logout", "era-2", "--note", "read era-1's note").stdout
+    assert "parser half done" in out                     # the last entries, to read first
+    lines = (repo / "logout.log").read_text().splitlines()
+    assert len(lines) == 2 and "era-1  context 62%  parser half done" in lines[0]
+    # by hand: logging out without the log, or rewriting it, is refused
+    walk(repo, "era-1", "bootstrap", "inbox", "distill")
+    set_state_line(repo, "era-1", "state", "logout")
+    err = refused_commit(repo, "@era-1: [STATE:logout] bye", "log")
+    assert "appends an entry to logout.log" in err and "unchanged" in err
+    (repo / "logout.log").write_text("history rewritten\n")
+    err = refused_commit(repo, "@era-1: [STATE:logout] bye", "log")
+    assert "rewritten, not appended to" in err
+    (repo / "logout.log").write_text("\n".join(lines) + "\nera-1 by hand: bye\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "@era-1: [STATE:logout] bye")
+    res = gitstate(repo, "logout", "era-1", "--note", "again")
+    assert res.returncode == 1 and "no state with a log is one move away" in res.stderr
+    # a clone without hooks: verify names a logout without its log entry
+    walk(repo, "era-2", "bootstrap", "inbox", "distill")
+    set_state_line(repo, "era-2", "state", "logout")
+    git(repo, *UNHOOKED, "commit", "-qam", "@era-2: [STATE:logout] quietly")
+    res = gitstate(repo, "verify")
+    assert res.returncode == 1 and "[log]" in res.stdout
+
+
+def test_idle_goes_back_to_inbox_at_the_check_interval(tmp_path):
+    repo = managed(tmp_path, "era")
+    ok(repo, "spawn", "era-1")
+    ok(repo, "spawn", "era-2")
+    walk(repo, "era-1", "inbox", "distill")
+    walk(repo, "era-2", "inbox", "distill", "idle")
+    when = f"@{int(time.time()) - 3600} +0000"
+    env = dict(os.environ, GIT_COMMITTER_DATE=when, GIT_AUTHOR_DATE=when)
+    res = subprocess.run([sys.executable, "-m", "gitstate", "transition", "era-1", "idle"],
+                         cwd=repo, env=env, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    out = ok(repo, "sweep").stdout
+    assert "era-1: idle -> inbox" in out and "era-2" not in out
+    assert git(repo, "log", "-1", "--format=%an").stdout.strip() == "gitstate"
+    # a message may bring an idle agent back sooner, by hand or through the CLI
+    set_state_line(repo, "era-2", "state", "inbox")
+    git(repo, "commit", "-qam", "@era-2: [STATE:inbox] a message arrived")
+    states = {r["agent"]: r["state"] for r in roster(repo)["living"]}
+    assert states == {"era-1": "inbox", "era-2": "inbox"}
+    assert ok(repo, "verify").returncode == 0

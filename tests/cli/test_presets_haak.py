@@ -1,0 +1,186 @@
+"""haak, round two (seed 000): freeze or die from anywhere, freeze-states that say something,
+hand-overs, who and what a session was for, and the mortality clock said aloud. Each rule
+through the CLI and through a plain `git commit`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import UNHOOKED, fill_freeze_state, git, gitstate, set_state_line, state_path, walk
+from test_presets import managed, ok, refused_commit, roster
+
+
+def test_freeze_or_die_from_where_the_agent_stands(tmp_path):
+    repo = managed(tmp_path, "haak")
+    ok(repo, "spawn", "alice")
+    ok(repo, "spawn", "bob")
+    walk(repo, "alice", "inbox", "distill", "deep_work")
+    walk(repo, "bob", "inbox", "distill", "deep_work")
+    # by hand: deep_work -> dead in one commit
+    set_state_line(repo, "bob", "state", "dead")
+    set_state_line(repo, "bob", "final_summary", "out of context")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "@bob: [STATE:dead] urgent: dying where I stand")
+    # through the CLI: deep_work -> frozen in one commit
+    ok(repo, "transition", "alice", "deep_work", "--set", "context_pct=93")
+    assert gitstate(repo, "freeze", "alice").returncode == 1     # template first
+    fill_freeze_state(repo / "data" / "freeze-states" / "alice.md")
+    assert "alice: deep_work -> frozen" in ok(repo, "freeze", "alice").stdout
+    assert {r["agent"]: r["state"] for r in roster(repo)["freezer"]} == {"alice": "frozen"}
+    assert ok(repo, "verify").returncode == 0
+
+
+def test_a_freeze_state_of_placeholders_is_refused(tmp_path):
+    repo = managed(tmp_path, "haak")
+    ok(repo, "spawn", "alice", "--role", "architect")
+    walk(repo, "alice", "inbox")
+    fs = repo / "data" / "freeze-states" / "alice.md"
+    res = gitstate(repo, "freeze", "alice", "--situation", "the fold")
+    assert res.returncode == 1 and "placeholders" in res.stderr
+    assert "session_id: alice" in fs.read_text() and "primary_situation: the fold" in fs.read_text()
+    assert git(repo, "log", "-1", "--format=%s").stdout.startswith("@alice: [STATE:inbox]")
+    # by hand, the template as written is refused by the hook, naming every blank section
+    set_state_line(repo, "alice", "state", "frozen")
+    set_state_line(repo, "alice", "freeze_state", "data/freeze-states/alice.md")
+    err = refused_commit(repo, "@alice: [STATE:frozen] by hand", "freeze-state")
+    assert "'## Key Decisions'" in err and "'## Handoff Notes'" in err and "placeholder" in err
+    # a freeze-state with one section still blank: refused, naming that one
+    fill_freeze_state(fs)
+    text = fs.read_text().replace("## Open Questions\n- written by hand", "## Open Questions\n")
+    fs.write_text(text)
+    err = refused_commit(repo, "@alice: [STATE:frozen] by hand", "freeze-state")
+    assert "'## Open Questions' is still the template's placeholder" in err
+    assert "Key Decisions" not in err
+    res = gitstate(repo, "freeze", "alice")
+    assert res.returncode == 1 and "Open Questions" in res.stderr
+    fill_freeze_state(fs)
+    fs.write_text(fs.read_text().replace("## Open Questions\n", "## Open Questions\n- none\n"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "@alice: [STATE:frozen] frozen by hand")
+    shown = json.loads(ok(repo, "show", "alice", "--json").stdout)
+    assert shown["sections"]["Open Questions"] == "- none"
+    # a placeholder freeze-state from a clone without hooks is named by verify
+    ok(repo, "spawn", "bob")
+    walk(repo, "bob", "inbox")
+    bfs = repo / "data" / "freeze-states" / "bob.md"
+    bfs.write_text(fs.read_text().replace("- none", "- (question)"))
+    set_state_line(repo, "bob", "state", "frozen")
+    set_state_line(repo, "bob", "freeze_state", "data/freeze-states/bob.md")
+    git(repo, "add", "-A")
+    git(repo, *UNHOOKED, "commit", "-qm", "@bob: [STATE:frozen] blank")
+    res = gitstate(repo, "verify")
+    assert res.returncode == 1 and "[freeze-state]" in res.stdout
+
+
+def test_handover_one_commit_then_bury(tmp_path):
+    repo = managed(tmp_path, "haak")
+    ok(repo, "spawn", "alice", "--role", "architect")
+    ok(repo, "spawn", "bob")
+    walk(repo, "alice", "inbox", "distill")
+    # the seed's two steps: give the role, then bury without it
+    res = gitstate(repo, "spawn", "carol", "--role", "architect")
+    assert res.returncode == 1 and "`gitstate handover architect --from alice --to carol`" \
+        in res.stderr
+    assert "alice: distill -> distill" in ok(repo, "handover", "architect", "--to", "bob").stdout
+    assert git(repo, "log", "-1", "--format=%B").stdout.strip().endswith(
+        "Role-transfer: architect -> bob")
+    files = git(repo, "show", "--name-only", "--format=", "HEAD").stdout.split()
+    assert files == ["agent/alice/_state.md", "agent/bob/_state.md"]
+    res = ok(repo, "bury", "alice", "--summary", "handed over")
+    assert "vacant" not in res.stdout
+    assert [(r["agent"], r["role"]) for r in roster(repo)["living"]] == [("bob", "architect")]
+    # by hand: the same hand-over with a plain git commit
+    ok(repo, "spawn", "dan")
+    set_state_line(repo, "bob", "role", "null")
+    set_state_line(repo, "dan", "role", "architect")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "@bob: [STATE:bootstrap] architect to dan",
+        "-m", "Role-transfer: architect -> dan")
+    # without the trailer it is a change of a fixed field, and the advice names handover
+    set_state_line(repo, "dan", "role", "null")
+    set_state_line(repo, "bob", "role", "architect")
+    err = refused_commit(repo, "@dan: [STATE:bootstrap] back", "fixed-field")
+    assert "gitstate handover ROLE --to ID2" in err
+    git(repo, "reset", "-q", "--hard")
+    res = gitstate(repo, "handover", "architect", "--from", "bob", "--to", "dan")
+    assert res.returncode == 1 and "does not hold role 'architect'" in res.stderr
+    assert ok(repo, "verify").returncode == 0
+
+
+def test_waking_a_frozen_holder_when_another_took_the_role(tmp_path):
+    repo = managed(tmp_path, "haak")
+    ok(repo, "spawn", "carol", "--role", "steward")
+    walk(repo, "carol", "inbox")
+    gitstate(repo, "freeze", "carol")
+    fill_freeze_state(repo / "data" / "freeze-states" / "carol.md")
+    ok(repo, "freeze", "carol")
+    ok(repo, "spawn", "dave", "--role", "steward")     # carol is frozen: the role is free
+    res = gitstate(repo, "wake", "carol", "--approved-by", "zach")
+    assert res.returncode == 1 and "[role-max]" in res.stderr
+    advice = "`gitstate handover steward --from dave --to carol`"
+    assert advice in res.stderr
+    # by hand, the hook gives the same way out
+    set_state_line(repo, "carol", "state", "bootstrap")
+    err = refused_commit(repo, "@carol: [STATE:bootstrap] awake\n\nApproved-by: zach", "role-max")
+    assert advice in err
+    git(repo, "reset", "-q", "--hard")
+    ok(repo, "handover", "steward", "--from", "dave", "--to", "carol")
+    ok(repo, "wake", "carol", "--approved-by", "zach")
+    assert {r["agent"]: r["role"] for r in roster(repo)["living"]} == {"carol": "steward",
+                                                                      "dave": None}
+    assert ok(repo, "verify").returncode == 0
+
+
+def test_person_project_and_roles_held_in_the_entity_graph(tmp_path):
+    repo = managed(tmp_path, "haak")
+    git(repo, "config", "user.name", "zach")
+    ok(repo, "spawn", "alice", "--role", "architect")
+    ok(repo, "spawn", "bob", "--set", "person=ana")
+    text = state_path(repo, "alice").read_text()
+    assert "person: zach" in text and f"project: {repo.name}" in text
+    walk(repo, "alice", "inbox", "distill")
+    ok(repo, "bury", "alice", "--summary", "done", "--transfer-role-to", "bob")
+    graph = json.loads(ok(repo, "situations", "--json", "--no-sqlite").stdout)
+    owned = {(b["member"], b["owner"]) for b in graph["belongings"]}
+    assert ("person:zach", "situation:session-alice") in owned
+    assert ("person:ana", "situation:session-bob") in owned
+    assert (f"situation:{repo.name}", "situation:session-alice") in owned
+    assert ("role:architect", "situation:session-alice") in owned    # kept after the transfer
+    assert ("role:architect", "situation:session-bob") in owned
+    # the lifecycle's defaults win over git's identity
+    life = repo / "protocols" / "lifecycle.yaml"
+    life.write_text(life.read_text() + "\ndefaults:\n  person: mainen\n  project: haak\n")
+    git(repo, "commit", "-qam", "who we work for", "-m", "Approved-by: zach")
+    ok(repo, "spawn", "carol")
+    text = state_path(repo, "carol").read_text()
+    assert "person: mainen" in text and "project: haak" in text
+
+
+def test_mortality_is_said_when_a_threshold_is_crossed(tmp_path):
+    repo = managed(tmp_path, "haak")
+    ok(repo, "spawn", "alice")
+    walk(repo, "alice", "inbox")
+    out = ok(repo, "transition", "alice", "inbox", "--set", "context_pct=20").stdout
+    assert "mortality" not in out
+    out = ok(repo, "transition", "alice", "inbox", "--set", "context_pct=52").stdout
+    assert "mortality: midlife" in out
+    out = ok(repo, "transition", "alice", "distill", "--set", "context_pct=60").stdout
+    assert "mortality" not in out                       # still midlife: said once
+    res = json.loads(ok(repo, "transition", "alice", "distill", "--set", "context_pct=91",
+                        "--json").stdout)
+    assert res["advice"].startswith("urgent")
+    assert "mortality: urgent" in ok(repo, "status").stdout
+    assert "mortality: urgent" in ok(repo, "status", "alice").stdout
+    # (a session-start briefing begins a new context: its clock restarts, nothing is said)
+    # a hand-made commit crossing the threshold is legal; status says it from then on
+    ok(repo, "spawn", "bob")
+    set_state_line(repo, "bob", "context_pct", "77")
+    git(repo, "commit", "-qam", "@bob: [STATE:bootstrap] long session")
+    assert "mortality: legacy" in ok(repo, "status", "bob").stdout
+
+
+def test_readme_says_where_the_haak_preset_differs_from_its_seed():
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    assert "`gitstate handover ROLE --to ID`" in readme
+    assert "max: 1" in readme and "convention" in readme
