@@ -11,7 +11,8 @@ from gitstate.law import statefile
 from gitstate.errors import InvalidFile, NotManaged
 from gitstate.git.runner import Git
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle
-from gitstate.law.load import load_lifecycle
+from gitstate.law.limits import LIFECYCLE_BYTES
+from gitstate.law.load import read_lifecycle
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.law.rules import Context, FileChange
 
@@ -40,8 +41,7 @@ class Managed:
         if worktree and self.top is not None:
             path = self.top / LIFECYCLE_PATH
             if path.is_file():
-                return load_lifecycle(statefile.decode(path.read_bytes(), LIFECYCLE_PATH),
-                                      LIFECYCLE_PATH)
+                return read_lifecycle(read_limited(path, LIFECYCLE_BYTES), LIFECYCLE_PATH)
         raise NotManaged(f"no {LIFECYCLE_PATH} here: this repository is not managed by gitstate",
                          hint="run `gitstate init` (or `gitstate init --lifecycle PRESET`)")
 
@@ -72,6 +72,13 @@ class Managed:
         olds = self.git.cat_files(f"{base}:{p}" for p in paths) if base else [None] * len(paths)
         news = self.git.cat_files(f"{target or ''}:{p}" for p in paths)
         return [FileChange(p, o, n) for p, o, n in zip(paths, olds, news)]
+
+
+def read_limited(path: Path, limit: int) -> bytes:
+    """A file's bytes, or its first `limit + 1` (enough for `decode` to say it is too large):
+    a 20 GB file in the work tree is refused without being read."""
+    with open(path, "rb") as fh:
+        return fh.read(limit + 1)
 
 
 def open_managed(path: str | None = None) -> Managed:

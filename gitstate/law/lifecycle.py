@@ -113,8 +113,10 @@ class Lifecycle(Record):
     def state_path_regex(self) -> re.Pattern:
         return state_path_regex(self.state_file)
 
-    def accept_patterns(self) -> tuple[re.Pattern, ...]:
-        return tuple(re.compile(p) for p in self.accept)
+    def accept_patterns(self) -> tuple:
+        """The grammar.accept patterns, compiled for RE2 (linear time; see grammar)."""
+        from gitstate.law.grammar import compile_accept
+        return tuple(compile_accept(p) for p in self.accept)
 
     def to_dict(self) -> dict[str, Any]:
         pol = self.policies
