@@ -7,7 +7,8 @@ import os
 from gitstate.errors import GitstateError
 from gitstate.law.load import LifecycleInvalid
 from gitstate.law.rules import Violation, file_violations
-from gitstate.git.repo import Managed
+from gitstate.git.repo import Managed, read_limited
+from gitstate.law.statefile import MAX_STATE_FILE_BYTES
 from gitstate.law.lifecycle import LIFECYCLE_PATH
 
 
@@ -20,7 +21,8 @@ def check_worktree(repo: Managed) -> list[Violation]:
         return [Violation("lifecycle", msg, f"{LIFECYCLE_PATH}:{ln}" if ln else LIFECYCLE_PATH)
                 for ln, msg in exc.problems]
     except GitstateError as exc:
-        return [Violation("lifecycle", exc.message, exc.where or LIFECYCLE_PATH)]
+        return [Violation(getattr(exc, "rule", "lifecycle"), exc.message,
+                          exc.where or LIFECYCLE_PATH)]
     out = _check_hooks(repo, lc)
     top = repo.top
     rx = lc.state_path_regex()
@@ -30,9 +32,15 @@ def check_worktree(repo: Managed) -> list[Violation]:
         if root.is_dir() else []
     for f in candidates:
         rel = f.relative_to(top).as_posix()
-        if not rx.match(rel) or f.is_symlink():
+        if not rx.match(rel):
             continue
-        out += file_violations(rel, f.read_bytes(), lc)
+        if f.is_symlink():
+            out.append(Violation("symlink", f"a symbolic link (to {os.readlink(f)!r}); a state "
+                                 "file must be a plain file", rel))
+        elif not f.is_file():
+            out.append(Violation("unreadable", "not a plain file", rel))
+        else:
+            out += file_violations(rel, read_limited(f, MAX_STATE_FILE_BYTES), lc)
     return out
 
 

@@ -22,8 +22,8 @@ import sys
 
 from gitstate.law import statefile
 from gitstate.errors import GitstateError
-from gitstate.git.runner import Git
-from gitstate.law.load import LifecycleInvalid, load_lifecycle
+from gitstate.git.runner import EMPTY_TREE, Git
+from gitstate.law.load import read_lifecycle
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.git.repo import GitContext, inherited_paths
 from gitstate.law.rules import FileChange, Violation, validate
@@ -108,17 +108,35 @@ def _remove(path: str) -> None:
         pass
 
 
-def _raw_paths(raw: str) -> list[str] | None:
-    """Paths of `git diff --raw` lines, or None if git quoted one (then ask git with -z)."""
-    paths = []
+def _raw_paths(raw: str) -> tuple[list[str], dict[str, str]] | None:
+    """(paths, path -> new mode) of `git diff --raw` lines, or None if git quoted a path
+    (then ask git with -z)."""
+    paths, modes = [], {}
     for line in raw.splitlines():
         if "\t" not in line:
             continue
-        path = line.split("\t", 1)[1]
+        meta, path = line.split("\t", 1)
         if path.startswith('"'):
             return None
         paths.append(path)
-    return paths
+        fields = meta.split()
+        if len(fields) > 1:
+            modes[path] = fields[1]
+    return paths, modes
+
+
+def _staged_raw(git: Git, base: str | None) -> tuple[list[str], dict[str, str]]:
+    """(paths, path -> new mode) of the index against `base`, asked of git."""
+    out = git.run("diff-index", "--cached", "--raw", "-z", "--no-renames",
+                  base or EMPTY_TREE)
+    parts = out.decode("utf-8", "surrogateescape").split("\0")
+    paths, modes = [], {}
+    for meta, path in zip(parts[0::2], parts[1::2]):
+        fields = meta.split()
+        paths.append(path)
+        if len(fields) > 1:
+            modes[path] = fields[1]
+    return paths, modes
 
 
 def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = None):
@@ -128,9 +146,8 @@ def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = N
     recognised in shell; None when commit-msg must judge in full.
     """
     base = "HEAD^" if _parent_is_amend() else "HEAD"
-    paths = _raw_paths(raw) if raw.strip() else None
-    if paths is None:
-        paths = git.staged_changes(git.rev(base))
+    found = _raw_paths(raw) if raw.strip() else None
+    paths, modes = found if found is not None else _staged_raw(git, git.rev(base))
     specs = ["HEAD", "MERGE_HEAD", f"{base}:{LIFECYCLE_PATH}", f":{LIFECYCLE_PATH}"]
     for p in paths:
         specs += [f"{base}:{p}", f":{p}"]
@@ -146,13 +163,15 @@ def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = N
     try:
         lc = load_lifecycle_cached(law[2], law[0], LIFECYCLE_PATH, cache)
     except GitstateError as exc:
-        return out or [Violation("lifecycle", exc.message, LIFECYCLE_PATH)], None
+        return out or [Violation(getattr(exc, "rule", "lifecycle"), exc.message,
+                                 exc.where or LIFECYCLE_PATH)], None
     rx = lc.state_path_regex()
     changes = []
     for i, p in enumerate(paths):
         if rx.match(p):
             old, new = contents[2 * i], contents[2 * i + 1]
-            changes.append(FileChange(p, old and old[2], new and new[2]))
+            changes.append(FileChange(p, old and old[2], new and new[2],
+                                      new_mode=modes.get(p)))
     inherited = inherited_paths(git, [merge_head[0]] if merge_head else [], changes)
     out += validate(changes, lc, message, inherited=inherited,
                     context=GitContext(git, base if head else None, tree=None))
@@ -181,11 +200,10 @@ def _check_new_lifecycle(staged) -> list[Violation]:
         return [Violation("lifecycle", "the lifecycle is being deleted; a managed repository "
                           "needs one", LIFECYCLE_PATH)]
     try:
-        load_lifecycle(statefile.decode(staged[2], LIFECYCLE_PATH), LIFECYCLE_PATH)
-    except LifecycleInvalid as exc:
-        return [Violation("lifecycle", exc.message, LIFECYCLE_PATH)]
+        read_lifecycle(staged[2], LIFECYCLE_PATH)
     except GitstateError as exc:
-        return [Violation("lifecycle", exc.message, exc.where or LIFECYCLE_PATH)]
+        return [Violation(getattr(exc, "rule", "lifecycle"), exc.message,
+                          exc.where or LIFECYCLE_PATH)]
     return []
 
 

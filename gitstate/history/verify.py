@@ -22,6 +22,7 @@ from gitstate.law.lifecycle import Lifecycle
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.git.repo import GitContext, inherited_paths
 from gitstate.law.rules import FileChange, parse_state, validate
+from gitstate.law.verdict import SYMLINK_MODE
 from gitstate.law.lifecycle import LIFECYCLE_PATH
 
 _REC, _END = "\x1e", "\x1d"
@@ -31,11 +32,12 @@ CACHE_NAME = "verified.json"
 
 
 class Commit:
-    __slots__ = ("sha", "parents", "time", "author", "message", "changes")
+    __slots__ = ("sha", "parents", "time", "author", "message", "changes", "links")
 
-    def __init__(self, sha, parents, time, author, message, changes):
+    def __init__(self, sha, parents, time, author, message, changes, links=frozenset()):
         self.sha, self.parents, self.time = sha, parents, time
         self.author, self.message, self.changes = author, message, changes
+        self.links = links   # paths the commit writes as symbolic links (mode 120000)
 
     @property
     def subject(self) -> str:
@@ -78,6 +80,7 @@ def read_commits(git: Git, revs: list[str]):
             continue
         sha, parents, ct, author, message = fields
         changes = []
+        links = set()
         for line in raw.split("\n"):
             if not line.startswith(":"):
                 continue
@@ -88,7 +91,9 @@ def read_commits(git: Git, revs: list[str]):
             old, new = parts[2], parts[3]
             changes.append((_unquote(path), None if _ZERO.match(old) else old,
                             None if _ZERO.match(new) else new))
-        yield Commit(sha, parents.split(), int(ct or 0), author, message, changes)
+            if parts[1] == SYMLINK_MODE:
+                links.add(changes[-1][0])
+        yield Commit(sha, parents.split(), int(ct or 0), author, message, changes, links)
 
 
 def _unquote(path: str) -> str:
@@ -172,13 +177,17 @@ def _judge_batch(git: Git, commits: list[Commit], cache_dir: str | None,
             run["agents"], run["at"] = None, None
         if after is not None and after is not before and after[0] != (before or ("",))[0]:
             if _lifecycle(after, lifecycles, cache_dir) is None:
-                violations.append({"rule": "lifecycle", "message": "this commit leaves "
-                                   f"{LIFECYCLE_PATH} invalid", "where": LIFECYCLE_PATH})
+                err = lifecycles.get(("error", after[0]))
+                violations.append({"rule": getattr(err, "rule", "lifecycle"),
+                                   "message": f"this commit leaves {LIFECYCLE_PATH} invalid"
+                                   + (f": {err.message}" if err is not None else ""),
+                                   "where": getattr(err, "where", None) or LIFECYCLE_PATH})
         if lc is None:
             problems += _as_problems(c, violations)
             continue
         rx = lc.state_path_regex()
-        changes = [FileChange(p, contents.get(o) if o else None, contents.get(n) if n else None)
+        changes = [FileChange(p, contents.get(o) if o else None, contents.get(n) if n else None,
+                              SYMLINK_MODE if p in c.links else None)
                    for p, o, n in c.changes if rx.match(p)]
         if not changes and "[" not in c.subject and not lc.accept \
                 and not (lc.policies.atomic_commits and c.subject.startswith("@")):
@@ -256,8 +265,8 @@ def _lifecycle(entry: tuple[str, bytes | None], memo: dict, cache_dir: str | Non
     if blob not in memo:
         try:
             memo[blob] = load_lifecycle_cached(data or b"", blob, LIFECYCLE_PATH, cache_dir)
-        except GitstateError:
-            memo[blob] = None
+        except GitstateError as exc:
+            memo[blob], memo[("error", blob)] = None, exc
     return memo[blob]
 
 

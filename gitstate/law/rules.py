@@ -14,7 +14,7 @@ from gitstate.law import statefile
 from gitstate.errors import InvalidFile
 from gitstate.law.grammar import Message, is_valid_id, parse_message
 from gitstate.law.society import check_society
-from gitstate.law.verdict import Context, FileChange, Parsed, Violation  # noqa: F401  (FileChange, Context: part of this module's API)
+from gitstate.law.verdict import SYMLINK_MODE, Context, FileChange, Parsed, Violation  # noqa: F401  (FileChange, Context: part of this module's API)
 
 if TYPE_CHECKING:
     from gitstate.law.lifecycle import Lifecycle
@@ -155,6 +155,11 @@ def _check_file(p: Parsed, lc: Lifecycle, out: list[Violation],
                              "state instead", ch.path))
         p.new_problem = True
         return p
+    if ch.new_mode == SYMLINK_MODE:
+        out.append(Violation("symlink", f"{p.agent}'s state file is committed as a symbolic "
+                             "link; a state file must be a plain file", ch.path))
+        p.new_problem = True
+        return p
     if not _check_content(p, lc, out, memo):
         return p
     new, state = p.new, p.new.state
@@ -182,7 +187,7 @@ def _check_content(p: Parsed, lc: Lifecycle, out: list[Violation], memo: dict | 
     try:
         p.new = _parse(ch.new, ch.path, memo)
     except InvalidFile as exc:
-        out.append(Violation("unreadable", exc.message + (f" ({exc.hint})" if exc.hint else ""),
+        out.append(Violation(exc.rule, exc.message + (f" ({exc.hint})" if exc.hint else ""),
                              exc.where or ch.path))
         p.new_problem = True
         return False

@@ -8,13 +8,19 @@ from __future__ import annotations
 from gitstate.law.record import Record
 
 
+SYMLINK_MODE = "120000"
+
+
 class FileChange(Record):
-    """One state file in a commit: its content in the parent and in the commit (None: absent)."""
+    """One state file in a commit: its content in the parent and in the commit (None: absent).
+    `new_mode` is git's mode of the new side where the caller knows it (`120000`: a symbolic
+    link, whose content is where it points)."""
 
-    __slots__ = ("path", "old", "new")
+    __slots__ = ("path", "old", "new", "new_mode")
 
-    def __init__(self, path: str, old: bytes | None, new: bytes | None):
-        self.path, self.old, self.new = path, old, new
+    def __init__(self, path: str, old: bytes | None, new: bytes | None,
+                 new_mode: str | None = None):
+        self.path, self.old, self.new, self.new_mode = path, old, new, new_mode
 
 
 class Violation(Record):
@@ -62,6 +68,15 @@ RULES = {
     "freeze-state": "a freeze without its complete freeze-state file in the same commit",
     "atomic": "an agent's commit without its state file, where commits must be atomic",
     "timeout": "a timed transition taken before it is due",
+    "too-large": "a state file, its front matter, one of its lines, or a lifecycle over its "
+                 "size limit",
+    "too-deep": "YAML nested deeper than the limit",
+    "yaml-alias": "YAML anchors or aliases in a state file (in a lifecycle: past a bound)",
+    "yaml-tag": "an explicit YAML tag (!!python/..., !!binary, !tag)",
+    "long-number": "a number literal longer than the limit",
+    "duplicate-key": "a key given twice in the same mapping",
+    "symlink": "a state file that is a symbolic link",
+    "lifecycle": "a lifecycle that is deleted, invalid or hostile",
 }
 
 
