@@ -16,7 +16,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _light_hooks() -> frozenset[str]:
-    return frozenset({"pre-commit", "commit-msg", "pre-receive"})
+    return frozenset({"pre-commit", "commit-msg", "pre-receive", "recover"})
 
 
 if __name__ == "__main__":

@@ -59,11 +59,26 @@ def run_hook(name: str, args: list[str]) -> int:
         if name == "pre-receive":
             from gitstate.doors.hub import pre_receive
             return pre_receive(Git(), sys.stdin.buffer)
+        if name == "recover":
+            return finish_interrupted()
     except GitstateError as exc:
         print(f"gitstate: {exc}", file=sys.stderr)
         return exc.exit_code
     print(f"gitstate: unknown hook '{name}'", file=sys.stderr)
     return 2
+
+
+def finish_interrupted() -> int:
+    """What the pre-commit shim runs when it finds a journal: a gitstate move was killed
+    between publishing its commit and updating the index. Finish that first, so that the
+    commit being made starts from the index that HEAD implies (git reads the index again after
+    this hook)."""
+    from gitstate.git.atomic import recover, repo_lock
+    from gitstate.git.runner import find_repo
+    git, top, gdir = find_repo()
+    with repo_lock(gdir):
+        recover(git, top, gdir)
+    return 0
 
 
 def _stdin_text() -> str:

@@ -82,13 +82,18 @@ def read_limited(path: Path, limit: int) -> bytes:
 
 
 def open_managed(path: str | None = None) -> Managed:
-    """The repository around `path`, with any commit interrupted by a crash finished first."""
-    from gitstate.git.atomic import journal_pending, recover, repo_lock
+    """The repository around `path`, with any commit interrupted by a crash finished first
+    (when git's index lock keeps it from finishing, reading goes on, and a move says so)."""
+    from gitstate.git.atomic import IndexLocked, journal_pending, recover, repo_lock
     from gitstate.git.runner import find_repo
     git, top, gdir = find_repo(path)
     if journal_pending(gdir):
-        with repo_lock(gdir):
-            recover(git, top, gdir)
+        try:
+            with repo_lock(gdir):
+                recover(git, top, gdir)
+        except IndexLocked as exc:
+            import sys
+            print(f"gitstate: warning: {exc}", file=sys.stderr)
     return Managed(git, top, str(gdir / "gitstate"))
 
 
