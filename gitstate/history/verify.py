@@ -22,6 +22,7 @@ from gitstate.law.lifecycle import Lifecycle
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.git.repo import GitContext, inherited_paths
 from gitstate.law.rules import FileChange, parse_state, validate
+from gitstate.law.limits import LIFECYCLE_BYTES, STATE_FILE_BYTES
 from gitstate.law.verdict import SYMLINK_MODE
 from gitstate.law.lifecycle import LIFECYCLE_PATH
 
@@ -29,6 +30,7 @@ _REC, _END = "\x1e", "\x1d"
 _FORMAT = f"--format={_REC}%H%x1f%P%x1f%ct%x1f%an%x1f%B{_END}"
 _ZERO = re.compile(r"^0+$")
 CACHE_NAME = "verified.json"
+READ_LIMIT = max(STATE_FILE_BYTES, LIFECYCLE_BYTES)   # a larger blob is refused by its size
 
 
 class Commit:
@@ -154,7 +156,7 @@ def _judge_batch(git: Git, commits: list[Commit], cache_dir: str | None,
         law[parent] = (found[0], found[2]) if found and found[1] == "blob" else None
 
     blobs = {b for c in commits for _, old, new in c.changes for b in (old, new) if b}
-    contents = dict(zip(blobs, git.cat_files(blobs))) if blobs else {}
+    contents = dict(zip(blobs, git.cat_files(blobs, READ_LIMIT))) if blobs else {}
     lifecycles: dict[str, Lifecycle | None] = state["lifecycles"]
     parsed: dict = state["parsed"]   # each blob parsed once, judged as new and then as old
     run: dict = state["run"]         # every agent's front matter along the line being replayed

@@ -34,6 +34,22 @@ _BREAK_NAMES = {"\x85": "NEXT LINE (U+0085)", "\u2028": "LINE SEPARATOR (U+2028)
                 "line feed"}
 
 
+class Oversized(bytes):
+    """Stands for an object too large to be read at all (see `Git.cat_batch`): its bytes are
+    the object's id, so that two of them differ as their objects do; `size` is its size."""
+
+    size: int
+
+    def __new__(cls, sha: str, size: int):
+        self = super().__new__(cls, sha.encode())
+        self.size = size
+        return self
+
+
+def byte_size(data: bytes) -> int:
+    return data.size if isinstance(data, Oversized) else len(data)
+
+
 def utf8_size(text: str) -> int:
     """Bytes of `text` in UTF-8 (lone surrogates count as three, as they would be written)."""
     if text.isascii():

@@ -28,7 +28,7 @@ _COMMIT_RE = re.compile(r"^[0-9a-fA-F]{4,64}$")
 def decode(data: bytes, where: str, limit: int = MAX_STATE_FILE_BYTES) -> str:
     """Bytes of a data file as text; a clear error for oversized (`too-large`), non-UTF-8 or
     BOM-led (`unreadable`) input. `limit` is the most bytes read (a lifecycle has its own)."""
-    limits.check_size(len(data), limit, "the file", where)
+    limits.check_size(limits.byte_size(data), limit, "the file", where)
     if data.startswith(b"\xef\xbb\xbf"):
         raise InvalidFile("the file starts with a byte order mark (U+FEFF); save it as UTF-8 "
                           "without one", where=f"{where}:1")
