@@ -16,7 +16,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _light_hooks() -> frozenset[str]:
-    return frozenset({"pre-commit", "commit-msg", "pre-receive", "recover"})
+    return frozenset({"pre-commit", "commit-msg", "pre-receive", "post-receive",
+                      "reference-transaction", "recover"})
 
 
 if __name__ == "__main__":

@@ -33,6 +33,11 @@ def isolated_env(tmp_path_factory, monkeypatch):
     yield
 
 
+# A clone without gitstate's hooks (none of them run): how an illegal commit reaches a hub or
+# a history that `verify` audits. `--no-verify` alone no longer does: the ref guard still runs.
+UNHOOKED = ("-c", "core.hooksPath=/dev/null")
+
+
 def git(repo: Path, *args: str, check: bool = True, input: str | None = None):
     proc = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, input=input,
                           errors="surrogateescape")

@@ -18,13 +18,15 @@ def _preset_lifecycle(name: str):
 
 
 def run_init(directory: str | None, lifecycle: str | None = None, *, force: bool = False,
-             no_commit: bool = False, server: bool = False, as_json: bool = False) -> int:
+             no_commit: bool = False, server: bool = False, approved_by: str | None = None,
+             humans: tuple[str, ...] = (), as_json: bool = False) -> int:
     if server:
         from gitstate.doors.hub import init_server
         report = init_server(directory, lifecycle)
     else:
         from gitstate.doors.install import init as do_init
-        report = do_init(directory, lifecycle, force=force, commit=not no_commit)
+        report = do_init(directory, lifecycle, force=force, commit=not no_commit,
+                         approved_by=approved_by, humans=tuple(humans))
     if as_json:
         json_out(report.__dict__)
         return 0
@@ -42,12 +44,16 @@ def run_init(directory: str | None, lifecycle: str | None = None, *, force: bool
 @click.option("--force", is_flag=True, help="Replace an existing lifecycle and protocol docs.")
 @click.option("--no-commit", is_flag=True, help="Write the files but do not commit them.")
 @click.option("--server", is_flag=True, help="Install the pre-receive hook in a bare hub.")
+@click.option("--human", "humans", multiple=True, metavar="NAME",
+              help="Who may approve gated moves (policies.humans of a new lifecycle).")
+@click.option("--approved-by", default=None, metavar="HUMAN",
+              help="Approve a change of the law (lifecycle, shims) in a managed repository.")
 @json_option
 @click.pass_context
-def init(ctx, lifecycle, force, no_commit, server, as_json):
+def init(ctx, lifecycle, force, no_commit, server, humans, approved_by, as_json):
     """Make this repository managed (idempotent)."""
     return run_init(directory_of(ctx), lifecycle, force=force, no_commit=no_commit,
-                    server=server, as_json=as_json)
+                    server=server, approved_by=approved_by, humans=humans, as_json=as_json)
 
 
 @cli.command()
@@ -144,10 +150,36 @@ def run_session_start(directory: str | None, agent: str | None) -> int:
 def hook(ctx, name, agent, args):
     """Entry points for git hooks (pre-commit, commit-msg, pre-receive) and agent runtimes
     (session-start)."""
-    if name in ("pre-commit", "commit-msg", "pre-receive"):
+    if name in ("pre-commit", "commit-msg", "pre-receive", "post-receive",
+                "reference-transaction"):
         from gitstate.doors.hooks import run_hook
         return run_hook(name, list(args))
     if name == "session-start":
         return run_session_start(directory_of(ctx), agent)
     raise GitstateError(f"unknown hook '{name}'", hint="known: pre-commit, commit-msg, "
                         "pre-receive, session-start")
+
+
+def run_doctor(directory: str | None, *, as_json: bool = False) -> int:
+    from gitstate.doors.doctor import diagnose
+    findings = diagnose(open_repo(directory))
+    failed = any(f["status"] == "fail" for f in findings)
+    if as_json:
+        json_out({"ok": not failed, "findings": findings})
+    else:
+        for f in findings:
+            click.echo(f"{f['status']:<4}  {f['check']:<9}  {f['detail']}")
+            if f["fix"] and f["status"] != "ok":
+                click.echo(f"{'':17}-> {f['fix']}")
+        click.echo("this clone's doors hold" if not failed else
+                   "a door is open: see the lines marked fail")
+    return EXIT_REJECTED if failed else 0
+
+
+@cli.command()
+@json_option
+@click.pass_context
+def doctor(ctx, as_json):
+    """Is this clone protected? Hooks active and unmodified, gitstate found, caches sane,
+    approvals authenticated, hub and CI."""
+    return run_doctor(directory_of(ctx), as_json=as_json)

@@ -28,6 +28,9 @@ def plural(n: int, word: str) -> str:
 def print_move(result, as_json: bool) -> None:
     from gitstate.cli.app import json_out
     info = result.plan.info
+    if getattr(result, "detached", False):
+        click.echo(f"gitstate: warning: detached HEAD: {result.sha[:10]} is on no branch; "
+                   "`git switch -c NAME` keeps it", err=True)
     if as_json:
         json_out({"commit": result.sha, "agent": info["agent"], "from": info["from"],
                   "to": info["to"], "path": info["path"],

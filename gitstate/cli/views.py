@@ -179,16 +179,18 @@ def situations(ctx, sqlite_path, no_sqlite, as_json):
     return 0
 
 
-def run_verify(directory: str | None, revs=(), *, as_json: bool = False) -> int:
+def run_verify(directory: str | None, revs=(), *, no_cache: bool = False,
+               as_json: bool = False) -> int:
     from gitstate.history.verify import describe_problem, verify
     repo = open_repo(directory)
     head = repo.git.head()
+    cache_dir = None if no_cache else repo.cache_dir
     if head is None:
         problems, judged = [], 0
     elif revs:
-        problems, judged = verify(repo.git, list(revs), repo.cache_dir)
+        problems, judged = verify(repo.git, list(revs), cache_dir)
     else:
-        problems, judged = verify(repo.git, [head], repo.cache_dir, remember=True)
+        problems, judged = verify(repo.git, [head], cache_dir, remember=not no_cache)
     if as_json:
         json_out({"ok": not problems, "problems": problems, "judged": judged})
     else:
@@ -202,9 +204,11 @@ def run_verify(directory: str | None, revs=(), *, as_json: bool = False) -> int:
 
 @cli.command()
 @click.argument("revs", nargs=-1, metavar="[RANGE]")
+@click.option("--no-cache", is_flag=True,
+              help="Read nothing from .git/gitstate and write nothing there (for CI, audits).")
 @json_option
 @click.pass_context
-def verify(ctx, revs, as_json):
+def verify(ctx, revs, no_cache, as_json):
     """Replay history (default: all of HEAD's) through the hooks' rules; flag every commit
-    that broke them, e.g. one made with `git commit --no-verify`."""
-    return run_verify(directory_of(ctx), revs, as_json=as_json)
+    that broke them, e.g. one made by a clone without gitstate's hooks."""
+    return run_verify(directory_of(ctx), revs, no_cache=no_cache, as_json=as_json)

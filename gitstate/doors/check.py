@@ -7,8 +7,9 @@ import os
 from gitstate.errors import GitstateError
 from gitstate.law.load import LifecycleInvalid
 from gitstate.law.rules import Violation, file_violations
+from gitstate.law.society import society_violations
+from gitstate.law.statefile import MAX_STATE_FILE_BYTES, parse_bytes
 from gitstate.git.repo import Managed, read_limited
-from gitstate.law.statefile import MAX_STATE_FILE_BYTES
 from gitstate.law.lifecycle import LIFECYCLE_PATH
 
 
@@ -30,6 +31,7 @@ def check_worktree(repo: Managed) -> list[Violation]:
     root = top / head_dir if head_dir else top
     candidates = sorted(root.rglob(lc.state_file.split("/")[-1].replace("{id}", "*"))) \
         if root.is_dir() else []
+    fronts: dict[str, dict] = {}
     for f in candidates:
         rel = f.relative_to(top).as_posix()
         if not rx.match(rel):
@@ -37,11 +39,16 @@ def check_worktree(repo: Managed) -> list[Violation]:
         if f.is_symlink():
             out.append(Violation("symlink", f"a symbolic link (to {os.readlink(f)!r}); a state "
                                  "file must be a plain file", rel))
-        elif not f.is_file():
+            continue
+        if not f.is_file():
             out.append(Violation("unreadable", "not a plain file", rel))
-        else:
-            out += file_violations(rel, read_limited(f, MAX_STATE_FILE_BYTES), lc)
-    return out
+            continue
+        data = read_limited(f, MAX_STATE_FILE_BYTES)
+        found = file_violations(rel, data, lc)
+        out += found
+        if not found:
+            fronts[rel] = parse_bytes(data, rel).front
+    return out + society_violations(lc, fronts)
 
 
 def _check_hooks(repo: Managed, lc) -> list[Violation]:

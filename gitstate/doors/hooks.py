@@ -25,9 +25,9 @@ from gitstate.errors import GitstateError
 from gitstate.git.runner import EMPTY_TREE, Git
 from gitstate.law.load import read_lifecycle
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
-from gitstate.git.repo import GitContext, inherited_paths
-from gitstate.law.rules import FileChange, Violation, validate
-from gitstate.law.lifecycle import LIFECYCLE_PATH
+from gitstate.git.repo import GitContext, judge_merge_at
+from gitstate.law.lifecycle import LIFECYCLE_PATH, is_law_path
+from gitstate.law.rules import FileChange, Violation, check_law_change, validate
 
 LATER = "The commit message is checked next, once these are fixed."
 
@@ -59,6 +59,12 @@ def run_hook(name: str, args: list[str]) -> int:
         if name == "pre-receive":
             from gitstate.doors.hub import pre_receive
             return pre_receive(Git(), sys.stdin.buffer)
+        if name == "post-receive":
+            from gitstate.doors.hub import post_receive
+            return post_receive(Git(), sys.stdin.buffer)
+        if name == "reference-transaction":
+            from gitstate.doors.guard import guard
+            return guard(Git(), _stdin_text())
         if name == "recover":
             return finish_interrupted()
     except GitstateError as exc:
@@ -172,11 +178,16 @@ def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = N
     out: list[Violation] = []
     if LIFECYCLE_PATH in paths:
         out += _check_new_lifecycle(new_lc)
-    law = old_lc or new_lc
+    law = old_lc or new_lc or _fallback_law(git, base if head else None)
     if law is None:
+        if changes_state_files(paths) and git.config("gitstate.managed") == "true":
+            out.append(Violation("lifecycle", f"this clone is managed by gitstate, but no "
+                                 f"{LIFECYCLE_PATH} is committed, staged or in the work tree to "
+                                 "judge this commit by", LIFECYCLE_PATH))
         return out, None  # not managed (yet): nothing to enforce
     try:
-        lc = load_lifecycle_cached(law[2], law[0], LIFECYCLE_PATH, cache)
+        lc = load_lifecycle_cached(law[2], law[0], LIFECYCLE_PATH, cache) if law[0] \
+            else read_lifecycle(law[2], LIFECYCLE_PATH)
     except GitstateError as exc:
         return out or [Violation(getattr(exc, "rule", "lifecycle"), exc.message,
                                  exc.where or LIFECYCLE_PATH)], None
@@ -187,13 +198,44 @@ def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = N
             old, new = contents[2 * i], contents[2 * i + 1]
             changes.append(FileChange(p, old and old[2], new and new[2],
                                       new_mode=modes.get(p)))
-    inherited = inherited_paths(git, [merge_head[0]] if merge_head else [], changes)
-    out += validate(changes, lc, message, inherited=inherited,
-                    context=GitContext(git, base if head else None, tree=None))
+    law_changed = [p for p in paths if is_law_path(p)] if old_lc is not None else []
+    if law_changed and message is not None:
+        out += check_law_change(lc, message, law_changed)
+    context = GitContext(git, base if head else None, tree=None, lc=lc)
+    if merge_head and head:
+        out += judge_merge_at(git, lc, [head[0], merge_head[0]], None, context)
+    else:
+        out += validate(changes, lc, message, context=context)
     verdict = None
-    if not out and not merge_head:
+    if not out and not merge_head and not law_changed:
         verdict = _verdict(lc, changes, head[0] if head else "none")
     return out, verdict
+
+
+def _fallback_law(git: Git, base: str | None):
+    """Once managed, always managed: the law in force when none is committed or staged — the
+    one in the work tree (`init --no-commit`), or the last one the history had before a
+    commit deleted it. Like a `cat_batch` answer (blob id, "blob", content), or None."""
+    try:
+        with open(LIFECYCLE_PATH, "rb") as fh:   # hooks run at the top of the work tree
+            data = fh.read(1 << 22)
+        return (None, "blob", data)   # not a blob: never cached
+    except OSError:
+        pass
+    if base is None:
+        return None
+    code, out, _ = git._call(("log", "-1", "--format=%H", "--diff-filter=D", base, "--",
+                              LIFECYCLE_PATH), None, None)
+    deleted = out.decode().strip() if code == 0 else ""
+    if not deleted:
+        return None
+    found = git.cat_batch([f"{deleted}^:{LIFECYCLE_PATH}"])[0]
+    return found if found is not None and found[1] == "blob" else None
+
+
+def changes_state_files(paths: list[str]) -> bool:
+    """Does a commit of `paths` touch what looks like a state file (default layout)?"""
+    return any(p.endswith("/_state.md") or p.startswith("agent/") for p in paths)
 
 
 def _verdict(lc, changes: list[FileChange], head: str):

@@ -1,8 +1,12 @@
 """`gitstate init`: make a repository managed (idempotent).
 
-Writes the lifecycle and its protocol docs, the agent kit and the hook shims, points git at the
-shims without ever destroying a hook of the user's, and commits what it wrote (one commit,
-touching nothing the user staged).
+Writes the lifecycle and its protocol docs, the agent kit and the hook shims (committed under
+`.githooks/`, for everyone to read), installs the shims into this clone's own hooks folder
+without ever destroying a hook of the user's, and commits what it wrote (one commit, touching
+nothing the user staged).
+
+What runs as a hook is what this clone installed from the gitstate it runs, never the tracked
+`.githooks/` files: a pulled change to those never runs as code here (SPEC §7).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from gitstate.law.limits import LIFECYCLE_BYTES
 from gitstate.law.statefile import MAX_STATE_FILE_BYTES, decode
 from gitstate.law.load import load_lifecycle, read_lifecycle
 from gitstate.resources import preset_dir, presets, read_shipped
-from gitstate.law.lifecycle import LIFECYCLE_PATH
+from gitstate.law.lifecycle import LIFECYCLE_PATH, is_law_path
 
 SHIM_DIR = ".githooks"
 AGENT_GUIDE = "agent/README.md"
@@ -71,7 +75,8 @@ def _source(lifecycle: str | None) -> tuple[str, dict[str, str], Lifecycle]:
 
 
 def init(path: str | None = None, lifecycle: str | None = None, *, force: bool = False,
-         commit: bool = True) -> InitReport:
+         commit: bool = True, approved_by: str | None = None,
+         humans: tuple[str, ...] = ()) -> InitReport:
     repo = _open(path)
     if repo.bare:
         raise UsageError("this is a bare repository: use `gitstate init --server` on a hub")
@@ -91,6 +96,9 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
             _, docs, _ = _source(lc.name)
     else:
         text, docs, lc = _source(lifecycle)
+        if humans:
+            text = _with_humans(text, humans)
+            lc = load_lifecycle(text, lifecycle or "haak")
         if current.is_file() and current.read_text(encoding="utf-8", errors="replace") != text \
                 and not force:
             raise GitstateError(f"{LIFECYCLE_PATH} exists and differs from "
@@ -104,55 +112,103 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
     if force or not (top / AGENT_GUIDE).exists():
         files[AGENT_GUIDE] = read_shipped("agent", "README.md").encode()
 
+    for name in HOOK_NAMES:
+        target = top / SHIM_DIR / name
+        if not target.exists() or is_ours(target):   # a hook of the user's stays theirs
+            files[f"{SHIM_DIR}/{name}"] = render_shim(name, lc).encode()
+    if commit:
+        _check_approval(git, files, approved_by)
+
     for rel, data in files.items():
         target = top / rel
         if not target.is_file() or target.read_bytes() != data:
-            _write(top, rel, data)
+            if rel.startswith(SHIM_DIR + "/"):
+                write_executable(target, data.decode())
+            else:
+                _write(top, rel, data)
             actions.append(f"wrote {rel}")
 
-    for name in HOOK_NAMES:
-        rel = f"{SHIM_DIR}/{name}"
-        shim = render_shim(name, lc)
-        target = top / rel
-        if target.exists() and not is_ours(target):
-            actions += install_into(top / SHIM_DIR, (name,), lc)
-        elif write_executable(target, shim):
-            actions.append(f"wrote {rel}")
-        files[rel] = shim.encode()
-
-    hooks_dir = _activate(git, Path(repo.git_dir), top, lc, actions)
+    hooks_dir = _activate(git, top, lc, actions)
     git.run("config", "gitstate.python", sys.executable)
+    git.run("config", "gitstate.managed", "true")
 
     report = InitReport(lifecycle=lc.name, hooks_dir=hooks_dir, actions=actions)
     if commit:
-        report.commit = _commit(git, top, files, lc)
+        report.commit = _commit(git, top, files, lc, approved_by)
         if report.commit:
             actions.append(f"committed {report.commit[:10]} (gitstate: manage with lifecycle "
                            f"'{lc.name}')")
     return report
 
 
-def _activate(git: Git, git_dir: Path, top: Path, lc: Lifecycle, actions: list[str]) -> str:
-    """Make git run the shims; never disable or destroy a hook the user already has."""
+def _activate(git: Git, top: Path, lc: Lifecycle, actions: list[str]) -> str:
+    """Install the shims into the hooks folder git uses for this clone; never disable or
+    destroy a hook the user already has (theirs run after gitstate's check)."""
     configured = git.config("core.hooksPath")
-    if configured and str(configured).rstrip("/") != SHIM_DIR:
+    tracked = top / SHIM_DIR
+    if configured and str(configured).rstrip("/") == SHIM_DIR \
+            and all(is_ours(p) for p in tracked.glob("*") if p.is_file()):
+        # tracked files as hooks: a pulled commit could change what runs here
+        git.run("config", "--unset", "core.hooksPath")
+        actions.append(f"unset core.hooksPath (it pointed at the tracked {SHIM_DIR}/)")
+        configured = None
+    if configured:
         hook_dir = Path(str(configured)).expanduser()
-        hook_dir = hook_dir if hook_dir.is_absolute() else top / hook_dir
-        actions += install_into(hook_dir, HOOK_NAMES, lc)
+    else:
+        hook_dir = Path(git.text("rev-parse", "--git-path", "hooks"))
+    hook_dir = hook_dir if hook_dir.is_absolute() else top / hook_dir
+    actions += install_into(hook_dir, HOOK_NAMES, lc)
+    try:
+        return hook_dir.relative_to(top).as_posix()
+    except ValueError:
         return str(hook_dir)
-    default_dir = git_dir / "hooks"
-    users = [p for p in default_dir.glob("*")
-             if p.is_file() and not p.name.endswith(".sample") and not is_ours(p)
-             and not p.name.endswith(".pre-gitstate")] if default_dir.is_dir() else []
-    if users or any(is_ours(default_dir / n) for n in HOOK_NAMES):
-        # The user has live hooks in .git/hooks; core.hooksPath would silently switch them
-        # all off. Install beside them instead, chaining any pre-commit/commit-msg of theirs.
-        actions += install_into(default_dir, HOOK_NAMES, lc)
-        return str(default_dir)
-    if configured is None:
-        git.run("config", "core.hooksPath", SHIM_DIR)
-        actions.append(f"set core.hooksPath = {SHIM_DIR}")
-    return SHIM_DIR
+
+
+def _with_humans(text: str, humans: tuple[str, ...]) -> str:
+    """The lifecycle text with `policies.humans` naming `humans` (as shipped: one line)."""
+    if not humans:
+        return text
+    import re
+    for h in humans:
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", h):
+            raise UsageError(f"--human {h!r}: a name of letters, digits, '.', '_' or '-'")
+    line = re.compile(r"^(  humans:[ \t]*)\[[^\]\n]*\]", re.MULTILINE)
+    if not line.search(text):
+        raise UsageError("--human needs a lifecycle with a 'humans: [...]' line under policies",
+                         hint="edit policies.humans in the lifecycle file instead")
+    return line.sub(lambda m: m.group(1) + "[" + ", ".join(humans) + "]", text, count=1)
+
+
+def _law_changes(git: Git, files: dict[str, bytes]) -> tuple[Lifecycle | None, list[str]]:
+    """(the law committed at HEAD, the law files this init would change), when managed."""
+    head = git.head()
+    if head is None:
+        return None, []
+    found = git.cat_batch([f"{head}:{LIFECYCLE_PATH}"])[0]
+    if found is None:
+        return None, []
+    try:
+        current = read_lifecycle(found[2], LIFECYCLE_PATH)
+    except GitstateError:
+        return None, []
+    paths = sorted(p for p in files if is_law_path(p))
+    committed = git.cat_files(f"{head}:{p}" for p in paths)
+    return current, [p for p, c in zip(paths, committed) if c != files[p]]
+
+
+def _check_approval(git: Git, files: dict[str, bytes], approved_by: str | None) -> None:
+    """Refuse, before writing anything, to commit a change of the law without approval."""
+    current, changed = _law_changes(git, files)
+    if current is None or not changed or not current.policies.law_approval:
+        return
+    humans = {h.lower() for h in current.policies.humans}
+    if approved_by and approved_by.strip().lower() in humans:
+        return
+    named = f" ('{approved_by}' is not one of them)" if approved_by else ""
+    raise GitstateError(f"this would change the law ({', '.join(changed)}), which needs a "
+                        f"human's approval{named}",
+                        hint=f"run it as `gitstate init --approved-by <human>`, naming one of "
+                             f"{', '.join(current.policies.humans)}")
 
 
 def _write(top: Path, rel: str, data: bytes) -> None:
@@ -160,7 +216,8 @@ def _write(top: Path, rel: str, data: bytes) -> None:
     write_file(safe_path(top, rel), data)
 
 
-def _commit(git: Git, top: Path, files: dict[str, bytes], lc: Lifecycle) -> str | None:
+def _commit(git: Git, top: Path, files: dict[str, bytes], lc: Lifecycle,
+            approved_by: str | None = None) -> str | None:
     head = git.head()
     paths = sorted(files)
     committed = git.cat_files(f"{head}:{p}" for p in paths) if head else [None] * len(paths)
@@ -169,7 +226,9 @@ def _commit(git: Git, top: Path, files: dict[str, bytes], lc: Lifecycle) -> str 
         return None
 
     def prepare(parent: str | None) -> Plan:
-        return Plan(changed, f"gitstate: manage this repository with lifecycle '{lc.name}'\n",
+        trailer = f"\nApproved-by: {approved_by}\n" if approved_by else ""
+        return Plan(changed, f"gitstate: manage this repository with lifecycle '{lc.name}'\n"
+                    + trailer,
                     executable=frozenset(p for p in changed if p.startswith(SHIM_DIR + "/")),
                     with_staged=False)
 

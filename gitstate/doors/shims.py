@@ -8,22 +8,22 @@ import stat
 from pathlib import Path
 
 from gitstate.errors import GitstateError
-from gitstate.law.lifecycle import Lifecycle
-from gitstate.law.lifecycle import LIFECYCLE_PATH
+from gitstate.law.lifecycle import LIFECYCLE_PATH, SHIMS_DIR, SIGNERS_PATH, Lifecycle
 
 SHIM_MARK = "# gitstate-shim:"
-HOOK_NAMES = ("pre-commit", "commit-msg")
+# what a clone installs: the commit hooks, and the guard for every other way to a branch
+HOOK_NAMES = ("pre-commit", "commit-msg", "reference-transaction")
 CHAINED_SUFFIX = ".pre-gitstate"
 
 
-
-
 def paths_pattern(lc: Lifecycle) -> str:
-    """A loose ERE that matches (at least) every state file path and the lifecycle, as
-    printed by `git diff --name-only` (which may quote unusual paths)."""
+    """A loose ERE that matches (at least) every state file path and every path of the law
+    (lifecycle, allowed signers, shims), as printed by `git diff --raw` or `--name-only`
+    (which may quote unusual paths)."""
     head, _, tail = lc.state_file.partition("{id}")
     state = f"{_ere(tail)}\"?$" if tail else f"^\"?{_ere(head)}"
-    return f"{state}|{_ere(LIFECYCLE_PATH)}\"?$"
+    return (f"{state}|{_ere(LIFECYCLE_PATH)}\"?$|{_ere(SIGNERS_PATH)}\"?$"
+            f"|{_ere(SHIMS_DIR)}[^/]*\"?$")
 
 
 def _ere(text: str) -> str:

@@ -49,6 +49,7 @@ class Result:
     sha: str
     parent: str | None
     plan: Plan
+    detached: bool = False   # HEAD named no branch: the commit is on no branch either
 
 
 def git_dir(git: Git) -> Path:
@@ -93,6 +94,8 @@ def commit_atomically(git: Git, top: Path, prepare: Callable[[str | None], Plan]
     with repo_lock(gdir):
         wait_for_index(gdir)   # before anything is published: a stale lock is said at once
         recover(git, top, gdir)
+        refuse_during_operation(gdir)
+        detached = not git.ok("symbolic-ref", "-q", "HEAD")
         for _ in range(MAX_ATTEMPTS):
             parent = git.head()
             plan = prepare(parent)
@@ -106,7 +109,7 @@ def commit_atomically(git: Git, top: Path, prepare: Callable[[str | None], Plan]
             if _publish(git, sha, parent, f"{reflog}: {subject}", journal):
                 _finish(git, top, entries, plan.files, gdir, sha)
                 journal.unlink()
-                return Result(sha=sha, parent=parent, plan=plan)
+                return Result(sha=sha, parent=parent, plan=plan, detached=detached)
             journal.unlink()
         raise GitFailure(f"HEAD kept moving while committing ({MAX_ATTEMPTS} attempts); "
                          "nothing was committed", hint="try again")
@@ -116,12 +119,13 @@ def _publish(git: Git, sha: str, parent: str | None, reflog: str, journal: Path)
     """Swap HEAD from `parent` to `sha`. False if HEAD moved meanwhile (judge again); a
     refusal with HEAD still at `parent` (e.g. a stale HEAD.lock) is said, not retried."""
     args = ("update-ref", "-m", reflog, "HEAD", sha, parent or "")
-    if git.ok(*args):
+    judged = {"GITSTATE_JUDGED": sha}   # judged already: the ref guard need not judge it again
+    if git.ok(*args, env=judged):
         return True
     if git.head() != parent:
         return False
     try:
-        git.run(*args)   # again, for git's own words (and it may pass now)
+        git.run(*args, env=judged)   # again, for git's own words (and it may pass now)
         return True
     except GitFailure as exc:
         journal.unlink()
@@ -129,6 +133,27 @@ def _publish(git: Git, sha: str, parent: str | None, reflog: str, journal: Path)
                          hint="another git command is running here, or one was killed and "
                               "left its lock file behind: if none is running, remove the "
                               "lock file git names, then run the command again") from None
+
+
+# What git leaves behind while an operation waits for the user, and how to end it.
+_OPERATIONS = (("MERGE_HEAD", "a merge", "git merge --continue", "git merge --abort"),
+               ("rebase-merge", "a rebase", "git rebase --continue", "git rebase --abort"),
+               ("rebase-apply/applying", "an am", "git am --continue", "git am --abort"),
+               ("rebase-apply", "a rebase", "git rebase --continue", "git rebase --abort"),
+               ("CHERRY_PICK_HEAD", "a cherry-pick", "git cherry-pick --continue",
+                "git cherry-pick --abort"),
+               ("REVERT_HEAD", "a revert", "git revert --continue", "git revert --abort"))
+
+
+def refuse_during_operation(gdir: Path) -> None:
+    """A state move in the middle of a merge, rebase, cherry-pick, revert or am would fold
+    that operation's files into a one-parent commit: refuse, and say how to finish it."""
+    for marker, what, finish, abort in _OPERATIONS:
+        if (gdir / marker).exists():
+            raise GitstateError(f"{what} is in progress; a state move now would take its "
+                                "unfinished files with it, so nothing was done",
+                                hint=f"finish it (`{finish}`) or abort it (`{abort}`), then "
+                                     "move again")
 
 
 def _index_file(gdir: Path) -> Path:

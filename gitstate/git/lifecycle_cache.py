@@ -22,6 +22,7 @@ def to_plain(lc: Lifecycle) -> dict:
                    r.self_spawn] for r in lc.roles.values()],
         "policies": {
             "humans": list(pol.humans), "approval": [list(a) for a in pol.approval],
+            "law_approval": pol.law_approval,
             "mortality": None if pol.mortality is None else [
                 pol.mortality.midlife, pol.mortality.legacy, pol.mortality.urgent,
                 list(pol.mortality.urgent_forbids)],
@@ -44,6 +45,7 @@ def from_plain(d: dict) -> Lifecycle:
                           tuple(r[5]), r[6]) for r in d["roles"]},
         policies=Policies(
             humans=tuple(pol["humans"]), approval=tuple(tuple(a) for a in pol["approval"]),
+            law_approval=pol["law_approval"],
             mortality=None if mort is None else Mortality(mort[0], mort[1], mort[2],
                                                           tuple(mort[3])),
             max_living=pol["max_living"], max_depth=pol["max_depth"],
@@ -58,7 +60,7 @@ def load_lifecycle_cached(data: bytes, blob: str, source: str,
     from gitstate.git import cache
 
     name = f"lifecycle-{blob}.json"
-    identity = [4, __version__]   # 4: the limits and checks of issue #9
+    identity = [5, __version__]   # 5: the limits and checks of issue #9
     saved = cache.load(cache_dir, name, identity)
     if saved is not None:
         try:

@@ -97,15 +97,49 @@ def open_managed(path: str | None = None) -> Managed:
     return Managed(git, top, str(gdir / "gitstate"))
 
 
-def inherited_paths(git: Git, others: list[str], changes: list[FileChange]) -> set[str]:
-    """Paths a merge takes unchanged from one of its other parents: they were judged there."""
-    if not changes or not others:
-        return set()
-    found: set[str] = set()
-    for other in others:
-        versions = git.cat_files(f"{other}:{c.path}" for c in changes)
-        found |= {c.path for c, v in zip(changes, versions) if v == c.new}
-    return found
+def merge_versions(git: Git, lc: Lifecycle, parents: list[str],
+                   merged: str | None) -> dict[str, tuple]:
+    """For a merge of `parents` into `merged` (a commit, or None: the index being committed):
+    path -> (blob at the merge base, [blob at each parent], blob in the merge) for every state
+    file that a parent or the merge changed. Blob ids stand for contents; None: absent."""
+    from gitstate.git.runner import EMPTY_TREE
+    code, out, _ = git._call(("merge-base", "--octopus", *parents), None, None)
+    base = out.decode().strip() if code == 0 and out.strip() else None
+    prefix = lc.state_file.split("{id}")[0].rstrip("/")
+    paths: set[str] = set()
+    for parent in parents:
+        paths |= set(git.changed_paths(base or EMPTY_TREE, parent, prefix))
+    paths |= set(git.changed_paths(parents[0], merged, prefix) if merged
+                 else git.staged_changes(parents[0]))
+    rx = lc.state_path_regex()
+    ordered = sorted(p for p in paths if rx.match(p))
+    revs = [base, *parents, merged or ""]
+    found = git.cat_batch(f"{r}:{p}" for p in ordered for r in revs if r is not None)
+    width = len(revs) - (base is None)
+    out_map = {}
+    for i, path in enumerate(ordered):
+        row = [f[0] if f is not None and f[1] == "blob" else None
+               for f in found[i * width:(i + 1) * width]]
+        if base is None:
+            row.insert(0, None)
+        out_map[path] = (row[0], row[1:-1], row[-1])
+    return out_map
+
+
+def judge_merge_at(git: Git, lc: Lifecycle, parents: list[str], merged: str | None,
+                   context: Context) -> list:
+    """Every violation of a merge (SPEC §7): one line per agent, then the society rules on
+    what the merge takes from its other parents, judged on the merged result."""
+    from gitstate.law.merge import judge_merge
+    from gitstate.law.rules import validate_merged
+    versions = merge_versions(git, lc, parents, merged)
+    out, taken = judge_merge(lc, versions, parents)
+    if taken:
+        olds = git.cat_files(f"{parents[0]}:{p}" for p in taken)
+        news = git.cat_files(f"{merged or ''}:{p}" for p in taken)
+        out += validate_merged([FileChange(p, o, n) for p, o, n in zip(taken, olds, news)],
+                               lc, context)
+    return out
 
 
 def parse_state_or_none(data: bytes | None, where: str) -> statefile.StateDoc | None:
@@ -156,20 +190,27 @@ class GitContext(Context):
         return self._now
 
     def entered(self, agent: str, state: str) -> float | None:
+        found = self.entering_commit(agent, state)
+        return found[1] if found else None
+
+    def entering_commit(self, agent: str, state: str) -> tuple[str, float] | None:
+        """(commit, committer time) of the commit by which `agent` entered `state`, by the tags
+        of the history before the commit being judged."""
         from gitstate.law.grammar import subject_tag
         if not self.base:
             return None
-        out = self.git.text("log", "--format=%ct%x1f%s", "-i", f"--grep=^@{agent}:",
+        out = self.git.text("log", "--format=%H %ct %s", "-i", f"--grep=^@{agent}:",
                             self.base, "--")
         entered = None
         for line in out.split("\n"):
-            ct, _, subject = line.partition("\x1f")
+            sha, _, rest = line.partition(" ")
+            ct, _, subject = rest.partition(" ")
             tag = subject_tag(subject)
-            if tag is None or tag[0] != agent:
+            if tag is None or tag[0] != agent or not ct.isdigit():
                 continue
             if tag[1] != state:
                 break
-            entered = float(ct)
+            entered = (sha, float(ct))
         return entered
 
     def tree_file(self, path: str) -> bytes | None:

@@ -179,6 +179,13 @@ class Git:
                        base or EMPTY_TREE)
         return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
+    def changed_paths(self, a: str, b: str, prefix: str = "") -> list[str]:
+        """Paths whose blobs differ between the trees of `a` and `b` (under `prefix`)."""
+        args = ["diff-tree", "-r", "-z", "--no-renames", "--name-only", a, b]
+        if prefix:
+            args += ["--", prefix]
+        return [p for p in self.run(*args).decode("utf-8", "surrogateescape").split("\0") if p]
+
     def config(self, key: str) -> str | None:
         code, out, _ = self._call(("config", "--get", key), None, None)
         return out.decode().strip() if code == 0 else None

@@ -1,45 +1,48 @@
 """`gitstate verify`: replay history through the hooks' own rules.
 
-One streamed `git log --raw` gives every commit with the blobs it changed (merges against
-their first parent); one `git cat-file --batch` gives the contents of every state file
-involved. Each commit is then judged by `rules.validate` exactly as the hooks would have judged
-it, so a commit made with `git commit --no-verify`, or pushed from a clone without hooks, is
-caught. A merge takes unchanged from its other parents what was judged there.
+History is read without ever splitting free text: one streamed `git log -z` gives each
+commit's id, parents and the blobs it changed (merges against their first parent) — fields that
+are hex, or paths terminated by NUL — and one `git cat-file --batch` per batch gives the commit
+objects (author, committer time, message: parsed from their headers, sized by the object
+header) and the contents of every state file involved. A message or a name may hold any
+character; none of them can cut a record or forge a change.
 
-The result for the whole history of HEAD is remembered under `.git/gitstate/`; a later run on
-a descendant judges only the new commits.
+Each commit is then judged by `rules.validate` exactly as the hooks would have judged it, so a
+commit made with `git commit --no-verify`, or pushed from a clone without hooks, is caught.
+Beyond the hooks' rules, every door applies SPEC §7: once managed, always managed (a commit
+that deletes the lifecycle or leaves it invalid is a violation, and later commits are judged by
+the last valid law); changes of the law need a human's approval; an agent moves on one line of
+history (merges); a parentless commit other than the first is judged like any other.
+
+The result for the whole history of HEAD is remembered under `.git/gitstate/` (sealed: see
+`git/cache.py`); a later run on a descendant judges only the new commits. `--no-cache` and the
+hub never read it.
 """
 
 from __future__ import annotations
 
-import re
-
 from gitstate import __version__
-from gitstate.git import cache
 from gitstate.errors import GitstateError
-from gitstate.git.runner import Git
-from gitstate.law.lifecycle import Lifecycle
+from gitstate.git import cache
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
-from gitstate.git.repo import GitContext, inherited_paths
-from gitstate.law.rules import FileChange, parse_state, validate
+from gitstate.git.repo import GitContext, judge_merge_at
+from gitstate.git.runner import Git
+from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle, is_law_path
 from gitstate.law.limits import LIFECYCLE_BYTES, STATE_FILE_BYTES
-from gitstate.law.verdict import SYMLINK_MODE
-from gitstate.law.lifecycle import LIFECYCLE_PATH
+from gitstate.law.rules import FileChange, check_law_change, parse_state, validate
 
-_REC, _END = "\x1e", "\x1d"
-_FORMAT = f"--format={_REC}%H%x1f%P%x1f%ct%x1f%an%x1f%B{_END}"
-_ZERO = re.compile(r"^0+$")
 CACHE_NAME = "verified.json"
 READ_LIMIT = max(STATE_FILE_BYTES, LIFECYCLE_BYTES)   # a larger blob is refused by its size
+SKEW = 300   # seconds a committer's clock may run ahead of the hub's
+_ZERO = "0" * 40
 
 
 class Commit:
-    __slots__ = ("sha", "parents", "time", "author", "message", "changes", "links")
+    __slots__ = ("sha", "parents", "changes", "time", "author", "message")
 
-    def __init__(self, sha, parents, time, author, message, changes, links=frozenset()):
-        self.sha, self.parents, self.time = sha, parents, time
-        self.author, self.message, self.changes = author, message, changes
-        self.links = links   # paths the commit writes as symbolic links (mode 120000)
+    def __init__(self, sha: str, parents: list[str], changes: list):
+        self.sha, self.parents, self.changes = sha, parents, changes
+        self.time, self.author, self.message = 0, "", ""
 
     @property
     def subject(self) -> str:
@@ -47,68 +50,90 @@ class Commit:
 
 
 def read_commits(git: Git, revs: list[str]):
-    """Every commit of `revs`, oldest first, with (path, old blob, new blob) of its changes.
+    """Every commit of `revs`, oldest first, with (path, old blob, new blob, new mode) of its
+    changes; author, time and message are filled in later from the commit objects.
 
-    A thread drains git's output as it comes, so that git keeps walking history while the
-    commits already read are being judged (the two take about as long on long histories)."""
+    `git log -z` with a format of ids only: records and fields are NUL-terminated and nothing
+    in them is free text. A thread drains git's output as it comes, so that git keeps walking
+    history while the commits already read are being judged."""
     import queue
     import threading
 
-    args = ["-c", "core.quotePath=false", "log", "--reverse", "--topo-order", "--raw",
-            "--no-abbrev", "--no-renames", "--diff-merges=first-parent", _FORMAT, *revs, "--"]
-    chunks: queue.Queue = queue.Queue(maxsize=4096)
+    args = ["log", "-z", "--reverse", "--topo-order", "--raw", "--no-abbrev", "--no-renames",
+            "--diff-merges=first-parent", "--format=%H %P", *revs, "--"]
+    tokens: queue.Queue = queue.Queue(maxsize=1 << 16)
     done = object()
 
     def pump() -> None:
         try:
-            for chunk in git.stream(*args, sep=_REC.encode()):
-                chunks.put(chunk)
-            chunks.put(done)
+            for token in git.stream(*args, sep=b"\0"):
+                tokens.put(token)
+            tokens.put(done)
         except BaseException as exc:  # handed to the reading side, raised there
-            chunks.put(exc)
+            tokens.put(exc)
 
     threading.Thread(target=pump, daemon=True).start()
+    current: Commit | None = None
+    meta: list[str] | None = None
     while True:
-        chunk = chunks.get()
-        if chunk is done:
-            return
-        if isinstance(chunk, BaseException):
-            raise chunk
-        if not chunk:
+        token = tokens.get()
+        if token is done:
+            break
+        if isinstance(token, BaseException):
+            raise token
+        if meta is not None:   # the path that follows a raw line: any bytes but NUL
+            path = token.decode("utf-8", "surrogateescape")
+            old, new = meta[2], meta[3]
+            current.changes.append((path, None if old == _ZERO else old,
+                                    None if new == _ZERO else new, meta[1]))
+            meta = None
             continue
-        head, _, raw = chunk.decode("utf-8", "surrogateescape").partition(_END)
-        fields = head.split("\x1f", 4)
-        if len(fields) != 5:
+        token = token.lstrip(b"\n")
+        if not token:
             continue
-        sha, parents, ct, author, message = fields
-        changes = []
-        links = set()
-        for line in raw.split("\n"):
-            if not line.startswith(":"):
-                continue
-            meta, _, path = line.partition("\t")
-            parts = meta.split()
-            if len(parts) < 5:
-                continue
-            old, new = parts[2], parts[3]
-            changes.append((_unquote(path), None if _ZERO.match(old) else old,
-                            None if _ZERO.match(new) else new))
-            if parts[1] == SYMLINK_MODE:
-                links.add(changes[-1][0])
-        yield Commit(sha, parents.split(), int(ct or 0), author, message, changes, links)
+        if token.startswith(b":"):
+            meta = token[1:].decode("ascii", "replace").split()
+            if len(meta) < 5 or current is None:
+                raise GitstateError("git log printed a change this version cannot read",
+                                    where="git log")
+            continue
+        ids = token.decode("ascii", "replace").split()
+        if current is not None:
+            yield current
+        current = Commit(ids[0], ids[1:], [])
+    if current is not None:
+        yield current
 
 
-def _unquote(path: str) -> str:
-    """git's C-style quoting of unusual paths, undone."""
-    if not (path.startswith('"') and path.endswith('"')):
-        return path
-    body = path[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape")
-    return body.encode("latin-1", "surrogateescape").decode("utf-8", "surrogateescape")
+def parse_commit_object(data: bytes) -> tuple[int, str, str]:
+    """(committer time, author name, message) of a raw commit object."""
+    head, _, body = data.partition(b"\n\n")
+    when, author, encoding = 0, "", "utf-8"
+    for line in head.split(b"\n"):
+        if line.startswith(b"author "):
+            ident = line[7:]
+            author = ident[:ident.find(b"<")].strip().decode("utf-8", "replace") \
+                if b"<" in ident else ident.decode("utf-8", "replace")
+        elif line.startswith(b"committer "):
+            stamp = line.rpartition(b">")[2].split()
+            when = int(stamp[0]) if stamp and stamp[0].isdigit() and len(stamp[0]) < 16 else 0
+        elif line.startswith(b"encoding "):
+            encoding = line[9:].decode("ascii", "replace").strip() or "utf-8"
+    try:
+        message = body.decode(encoding, "surrogateescape")
+    except LookupError:
+        message = body.decode("utf-8", "surrogateescape")
+    return when, author, message
 
 
-def verify(git: Git, revs: list[str], cache_dir: str | None, *,
-           remember: bool = False) -> tuple[list[dict], int]:
-    """(problems, number of commits judged) for the history of `revs`."""
+def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool = False,
+           root_law: tuple[str, bytes] | None = None, clock=None) -> tuple[list[dict], int]:
+    """(problems, number of commits judged) for the history of `revs`.
+
+    `cache_dir` None: no cache is read or written, not even the checked lifecycles.
+    `root_law`: the law (blob id, content) by which parentless commits are judged, for a
+    caller judging commits that join an existing history (the hub, the ref guard).
+    `clock`: the hub's (`doors.hub.HubClock`): time is its own, not the committers'."""
     saved = _load(cache_dir) if remember else None
     head = revs[0] if len(revs) == 1 else None
     problems: list[dict] = []
@@ -118,7 +143,7 @@ def verify(git: Git, revs: list[str], cache_dir: str | None, *,
     if saved and head and _extends(git, saved["tip"], head):
         problems = list(saved["problems"])
         judged_revs = [f"{saved['tip']}..{head}"]
-    found, judged = _judge_all(git, read_commits(git, judged_revs), cache_dir)
+    found, judged = _judge_all(git, read_commits(git, judged_revs), cache_dir, root_law, clock)
     problems += found
     if remember and head:
         _store(cache_dir, {"tip": head, "problems": problems})
@@ -128,9 +153,11 @@ def verify(git: Git, revs: list[str], cache_dir: str | None, *,
 BATCH = 2000
 
 
-def _judge_all(git: Git, commits, cache_dir: str | None) -> tuple[list[dict], int]:
+def _judge_all(git: Git, commits, cache_dir: str | None, root_law: tuple[str, bytes] | None,
+               clock=None) -> tuple[list[dict], int]:
     """(problems, count) for commits (oldest first), judged in batches as they are read."""
-    state = {"law": {}, "lifecycles": {}, "parsed": {}, "run": {"at": None, "agents": {}}}
+    state = {"law": {}, "lifecycles": {}, "parsed": {}, "run": {"at": None, "agents": {}},
+             "latest": root_law, "joined": root_law is not None, "clock": clock}
     problems: list[dict] = []
     batch: list[Commit] = []
     count = 0
@@ -148,61 +175,94 @@ def _judge_all(git: Git, commits, cache_dir: str | None) -> tuple[list[dict], in
 
 def _judge_batch(git: Git, commits: list[Commit], cache_dir: str | None,
                  state: dict) -> list[dict]:
-    # the lifecycle blob in force at each commit, inherited from the first parent
+    # the valid law in force after each commit, inherited from the first parent
     law: dict[str, tuple[str, bytes] | None] = state["law"]
+    lifecycles: dict[str, Lifecycle | None] = state["lifecycles"]
     outside = sorted({c.parents[0] for c in commits if c.parents} - {c.sha for c in commits}
                      - set(law))
-    for parent, found in zip(outside, git.cat_batch(f"{p}:{LIFECYCLE_PATH}" for p in outside)):
-        law[parent] = (found[0], found[2]) if found and found[1] == "blob" else None
-
-    blobs = {b for c in commits for _, old, new in c.changes for b in (old, new) if b}
-    contents = dict(zip(blobs, git.cat_files(blobs, READ_LIMIT))) if blobs else {}
-    lifecycles: dict[str, Lifecycle | None] = state["lifecycles"]
+    blobs = sorted({b for c in commits for _, old, new, _m in c.changes for b in (old, new) if b})
+    specs = [c.sha for c in commits] + [f"{p}:{LIFECYCLE_PATH}" for p in outside]
+    # blobs over the limit are not read: their size alone refuses them
+    found = git.cat_batch(specs) + git.cat_batch(blobs, READ_LIMIT)
+    for c, obj in zip(commits, found):
+        if obj is not None:
+            c.time, c.author, c.message = parse_commit_object(obj[2])
+    found = found[len(commits):]
+    for parent, got in zip(outside, found):
+        entry = (got[0], got[2]) if got and got[1] == "blob" else None
+        law[parent] = entry if entry and _lifecycle(entry, lifecycles, cache_dir) else None
+    contents = {b: (got[2] if got and got[1] == "blob" else None)
+                for b, got in zip(blobs, found[len(outside):])}
     parsed: dict = state["parsed"]   # each blob parsed once, judged as new and then as old
     run: dict = state["run"]         # every agent's front matter along the line being replayed
     problems = []
     for c in commits:
-        parent = c.parents[0] if c.parents else None
-        before = law.get(parent) if parent else None
-        after = before
-        violations = []
-        for path, _old, new in c.changes:
-            if path == LIFECYCLE_PATH:
-                after = (new, contents.get(new)) if new else None
-        law[c.sha] = after
-        rules_from = before or after
-        if rules_from is None:
-            _carry_over(run, c, parent)
-            continue  # not managed yet at this point of history
-        lc = _lifecycle(rules_from, lifecycles, cache_dir)
-        if lc is None:
-            run["agents"], run["at"] = None, None
-        if after is not None and after is not before and after[0] != (before or ("",))[0]:
-            if _lifecycle(after, lifecycles, cache_dir) is None:
-                err = lifecycles.get(("error", after[0]))
-                violations.append({"rule": getattr(err, "rule", "lifecycle"),
-                                   "message": f"this commit leaves {LIFECYCLE_PATH} invalid"
-                                   + (f": {err.message}" if err is not None else ""),
-                                   "where": getattr(err, "where", None) or LIFECYCLE_PATH})
-        if lc is None:
-            problems += _as_problems(c, violations)
-            continue
-        rx = lc.state_path_regex()
-        changes = [FileChange(p, contents.get(o) if o else None, contents.get(n) if n else None,
-                              SYMLINK_MODE if p in c.links else None)
-                   for p, o, n in c.changes if rx.match(p)]
-        if not changes and "[" not in c.subject and not lc.accept \
-                and not (lc.policies.atomic_commits and c.subject.startswith("@")):
-            _carry_over(run, c, parent)   # no state file changed: they carry over as they were
-            problems += _as_problems(c, violations)
-            continue
-        inherited = inherited_paths(git, c.parents[1:], changes)
-        ctx = _ReplayContext(git, parent, c, lc, run, contents, parsed)
-        found = validate(changes, lc, c.message, inherited=inherited, context=ctx, memo=parsed)
-        ctx.settle()
-        violations += [v.to_dict() for v in found]
-        problems += _as_problems(c, violations)
+        problems += _as_problems(c, _judge_commit(git, c, law, lifecycles, contents, parsed,
+                                                  run, state, cache_dir))
     return problems
+
+
+def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: dict,
+                  parsed: dict, run: dict, state: dict, cache_dir: str | None) -> list[dict]:
+    parent = c.parents[0] if c.parents else None
+    if parent is not None:
+        before = law.get(parent)
+    else:   # a parentless commit other than the first is judged by the law it joins
+        before = state["latest"] if state["joined"] else None
+        state["joined"] = True
+    violations: list[dict] = []
+    clock = state["clock"]
+    if clock is not None and c.time > clock.now + SKEW:
+        violations.append({"rule": "future-date", "message": f"committed {int(c.time - clock.now)}"
+                           "s in the hub's future (more than 5 minutes of clock skew); fix the "
+                           "committer's clock and recommit", "where": None})
+    after = before
+    lc_change = next(((new, mode) for path, _o, new, mode in c.changes
+                      if path == LIFECYCLE_PATH), None)
+    if lc_change is not None:
+        new = lc_change[0]
+        entry = (new, contents.get(new)) if new else None
+        if entry is not None and _lifecycle(entry, lifecycles, cache_dir) is not None:
+            after = entry
+        elif new is None and before is not None:
+            violations.append({"rule": "lifecycle", "message": f"this commit deletes "
+                               f"{LIFECYCLE_PATH}; a managed repository keeps its law (later "
+                               "commits are judged by the last valid one)",
+                               "where": LIFECYCLE_PATH})
+        elif new is not None:
+            err = lifecycles.get(("error", new))
+            violations.append({"rule": getattr(err, "rule", "lifecycle"), "message":
+                               f"this commit leaves {LIFECYCLE_PATH} invalid (later commits are "
+                               "judged by the last valid law)"
+                               + (f": {err.message}" if err is not None else ""),
+                               "where": getattr(err, "where", None) or LIFECYCLE_PATH})
+    law[c.sha] = after
+    if after is not None:
+        state["latest"] = after
+    rules_from = before or after
+    if rules_from is None:
+        _carry_over(run, c, parent)
+        return violations   # not managed yet at this point of history
+    lc = _lifecycle(rules_from, lifecycles, cache_dir)
+    if before is not None and len(c.parents) < 2:
+        changed_law = [p for p, _o, _n, _m in c.changes if is_law_path(p)]
+        violations += [v.to_dict() for v in check_law_change(lc, c.message, changed_law)]
+    rx = lc.state_path_regex()
+    changes = [FileChange(p, contents.get(o) if o else None, contents.get(n) if n else None,
+                          m) for p, o, n, m in c.changes if rx.match(p)]
+    if len(c.parents) > 1:
+        ctx = _ReplayContext(git, parent, c, lc, run, contents, parsed, clock)
+        found = judge_merge_at(git, lc, c.parents, c.sha, ctx)
+        ctx.settle()
+        return violations + [v.to_dict() for v in found]
+    if not changes and "[" not in c.subject and not lc.accept \
+            and not (lc.policies.atomic_commits and c.subject.startswith("@")):
+        _carry_over(run, c, parent)   # no state file changed: they carry over as they were
+        return violations
+    ctx = _ReplayContext(git, parent, c, lc, run, contents, parsed, clock)
+    found = validate(changes, lc, c.message, context=ctx, memo=parsed)
+    ctx.settle()
+    return violations + [v.to_dict() for v in found]
 
 
 def _carry_over(run: dict, c: Commit, parent: str | None) -> None:
@@ -219,14 +279,17 @@ class _ReplayContext(GitContext):
     of being read from git again for each commit; at a fork they are read once from the tree."""
 
     def __init__(self, git: Git, parent: str | None, c: Commit, lc: Lifecycle, run: dict,
-                 contents: dict, parsed: dict):
-        super().__init__(git, parent, tree=c.sha, now=c.time, lc=lc)
+                 contents: dict, parsed: dict, clock=None):
+        super().__init__(git, parent, tree=c.sha, now=c.time if clock is None else clock.now,
+                         lc=lc)
+        self._clock = clock
         linear = run["agents"] is not None and (
             run["at"] == parent if parent else run["at"] is None)
         self._running = run["agents"] if linear else None
-        self._changes = [(p, n) for p, _o, n in c.changes if lc.state_path_regex().match(p)]
+        rx = lc.state_path_regex()
+        self._changes = [(p, n) for p, _o, n, _m in c.changes if rx.match(p)]
         self._contents, self._parsed, self._run, self._sha = contents, parsed, run, c.sha
-        self._rx = lc.state_path_regex()
+        self._rx = rx
         self._applied = False
 
     def _apply(self) -> None:
@@ -235,15 +298,23 @@ class _ReplayContext(GitContext):
         self._applied = True
         for path, new in self._changes:
             agent = self._rx.match(path).group("id")
+            data = self._contents.get(new) if new else None
+            if data is None and new:
+                data = self.git.cat_files([f"{self._sha}:{path}"])[0]
             try:
-                doc = parse_state(self._contents.get(new) or b"", path, self._parsed) \
-                    if new else None
+                doc = parse_state(data or b"", path, self._parsed) if new else None
             except GitstateError:
                 doc = None
             if doc is None:
                 self._running.pop(agent, None)
             else:
                 self._running[agent] = doc.front
+
+    def entered(self, agent: str, state: str) -> float | None:
+        found = self.entering_commit(agent, state)
+        if found is None or self._clock is None:
+            return found[1] if found else None
+        return self._clock.received(*found)
 
     def agents(self) -> dict[str, dict]:
         if self._agents is None:
@@ -285,7 +356,7 @@ def _extends(git: Git, tip: str, rev: str) -> bool:
 
 
 def _identity() -> list:
-    return [1, __version__]
+    return [2, __version__]
 
 
 def _load(cache_dir: str | None) -> dict | None:
@@ -299,4 +370,3 @@ def _store(cache_dir: str | None, data: dict) -> None:
 def describe_problem(p: dict) -> str:
     where = f"{p['where']}: " if p.get("where") else ""
     return f"{p['commit'][:10]} [{p['rule']}] {where}{p['message']}  ({p['subject'][:60]})"
-

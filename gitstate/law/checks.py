@@ -122,7 +122,7 @@ def _check_policy_names(lc: Lifecycle, r) -> None:
             if not known(s):
                 r.bad(("policies", "approval", i), f"approval rule '{a} -> {b}' names "
                                                    f"undeclared state '{s}'")
-    if lc.policies.approval and not lc.policies.humans:
+    if (lc.policies.approval or lc.policies.law_approval) and not lc.policies.humans:
         r.bad(("policies", "approval"), "approval rules need 'humans' who may approve")
     for (a, b) in lc.policies.timeouts:
         key = f"{a} -> {b}"

@@ -18,6 +18,13 @@ STATE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 ROLE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
 DEFAULT_STATE_FILE = "agent/{id}/_state.md"
 LIFECYCLE_PATH = "protocols/lifecycle.yaml"   # the law of a managed repository
+SIGNERS_PATH = "protocols/allowed_signers"    # the keys of the humans who approve
+SHIMS_DIR = ".githooks/"                      # the hook shims, as committed
+
+
+def is_law_path(path: str) -> bool:
+    """Is `path` part of the law: the lifecycle, the allowed signers, or a hook shim?"""
+    return path in (LIFECYCLE_PATH, SIGNERS_PATH) or path.startswith(SHIMS_DIR)
 _DURATION_RE = re.compile(r"^\s*(\d+)\s*([smhd]?)\s*$")
 _DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -63,13 +70,14 @@ class Mortality(Record):
 
 
 class Policies(Record):
-    # approval: (from-pattern, to-pattern) pairs, '*' matching any state;
+    # approval: (from-pattern, to-pattern) pairs, '*' matching any state; law_approval: changes
+    # of the law itself (`law` in the file's approval list) need a human's approval;
     # timeouts: (from, to) -> seconds
     __slots__ = ("humans", "approval", "mortality", "max_living", "max_depth", "timeouts",
-                 "custom_roles", "atomic_commits")
+                 "custom_roles", "atomic_commits", "law_approval")
     _defaults = {"humans": (), "approval": (), "mortality": None, "max_living": None,
                  "max_depth": None, "timeouts": {}, "custom_roles": True,
-                 "atomic_commits": False}
+                 "atomic_commits": False, "law_approval": False}
 
 
 class Lifecycle(Record):
@@ -133,7 +141,8 @@ class Lifecycle(Record):
                       for n, r in self.roles.items()},
             "policies": {
                 "humans": list(pol.humans),
-                "approval": [f"{a} -> {b}" for a, b in pol.approval],
+                "approval": [f"{a} -> {b}" for a, b in pol.approval]
+                + (["law"] if pol.law_approval else []),
                 "mortality": None if pol.mortality is None else {
                     "midlife": pol.mortality.midlife, "legacy": pol.mortality.legacy,
                     "urgent": pol.mortality.urgent,

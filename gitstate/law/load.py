@@ -206,8 +206,12 @@ def _read_policies(r: _Reader, raw: Any) -> Policies:
     p = r.mapping(raw, ("policies",), "policies")
     r.unknown_keys(p, POLICY_KEYS, ("policies",), "policies")
     approval = []
+    law_approval = False
     for i, item in enumerate(r.names(p.get("approval"), ("policies", "approval"),
                                      "policies.approval")):
+        if item.strip() == "law":
+            law_approval = True   # changes of the lifecycle, allowed_signers and the shims
+            continue
         arrow = parse_arrow(item)
         if arrow is None:
             r.bad(("policies", "approval", i), f"approval rule {item!r} must read 'from -> to' "
@@ -254,6 +258,7 @@ def _read_policies(r: _Reader, raw: Any) -> Policies:
     return Policies(
         humans=tuple(r.names(p.get("humans"), ("policies", "humans"), "policies.humans")),
         approval=tuple(approval),
+        law_approval=law_approval,
         mortality=mortality,
         max_living=r.integer(p.get("max_living"), ("policies", "max_living"), "max_living", 1),
         max_depth=r.integer(p.get("max_depth"), ("policies", "max_depth"), "max_depth", 0),

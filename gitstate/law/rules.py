@@ -21,18 +21,15 @@ if TYPE_CHECKING:
 
 
 def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | None,
-             *, inherited: set[str] = frozenset(), context: Context | None = None,
-             memo: dict | None = None) -> list[Violation]:
-    """Every violation of a commit. `message` None checks content only (pre-commit).
-
-    `changes` are the state files whose content differs from the (first) parent. Paths in
-    `inherited` came unchanged from another parent of a merge and were judged there.
-    """
+             *, context: Context | None = None, memo: dict | None = None) -> list[Violation]:
+    """Every violation of a commit with one parent. `message` None checks content only
+    (pre-commit). `changes` are the state files whose content differs from the parent; merges
+    are judged by `law.merge` and `validate_merged`."""
     out: list[Violation] = []
     rx = lc.state_path_regex()
     parsed: list[Parsed] = []
     for ch in changes:
-        if ch.path in inherited or ch.old == ch.new:
+        if ch.old == ch.new:
             continue
         m = rx.match(ch.path)
         if not m:
@@ -52,10 +49,34 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
         out += check_society(parsed, lc, context, msg)
     agents = sorted({p.agent for p in parsed})
     # Without the message (pre-commit) a role transfer cannot be told apart: judged later.
-    if len(agents) > 1 and msg is not None and not _is_role_transfer(parsed, msg, out):
+    transfer = len(agents) > 1 and msg is not None and _is_role_transfer(parsed, msg, out)
+    if len(agents) > 1 and msg is not None and not transfer:
         out.append(Violation("multiple-agents", "one commit may change one agent's state; this "
                              f"one changes {', '.join(agents)} (commit each agent separately)"))
+    for p in parsed:
+        _check_fixed(p, out, role_may_change=transfer or (msg is None and len(agents) > 1))
     return out
+
+
+FIXED_AT_BIRTH = ("parent", "depth", "role")   # and `agent`, which must name the directory
+
+
+def _check_fixed(p: Parsed, out: list[Violation], role_may_change: bool) -> None:
+    """`parent`, `depth` and `role` are fixed when an agent is born (`agent` is held to its
+    directory by `agent-mismatch`); a role changes hands only by a role transfer (the
+    `Role-transfer:` commit of `bury`)."""
+    if p.old is None or p.new is None or p.new_problem:
+        return
+    for key in FIXED_AT_BIRTH:
+        if key == "role" and role_may_change:
+            continue
+        before, after = p.old.get(key), p.new.get(key)
+        if before != after:
+            how = " except by a role transfer (`gitstate bury ID --transfer-role-to ID2`)" \
+                if key == "role" else ""
+            out.append(Violation("fixed-field", f"'{key}' is fixed when an agent is born "
+                                 f"({before!r}); it may not change{how}, not to {after!r}",
+                                 f"{p.change.path}:{p.new.line_of(key)}"))
 
 
 _TRANSFER = re.compile(r"^(?P<role>\S+)\s*->\s*(?P<to>\S+)$")
@@ -114,6 +135,28 @@ def _parse(data: bytes, path: str, memo: dict | None) -> statefile.StateDoc:
 parse_state = _parse
 
 
+def validate_merged(changes: list[FileChange], lc: Lifecycle,
+                    context: Context) -> list[Violation]:
+    """What a merge takes from a parent other than the first was judged on that parent's line;
+    the rules about the whole society (roles, pool, lineage) are judged again here, on the
+    merged result, with `old` the first parent's version."""
+    rx = lc.state_path_regex()
+    parsed = []
+    for ch in changes:
+        m = rx.match(ch.path)
+        if m is None or ch.new is None:
+            continue
+        p = Parsed(ch, m.group("id"))
+        try:
+            p.new = statefile.parse_bytes(ch.new, ch.path)
+            p.old = statefile.parse_bytes(ch.old, ch.path) if ch.old is not None else None
+        except InvalidFile:
+            continue  # judged (and refused) on its own line
+        if isinstance(p.new.state, str) and p.new.state in lc.states:
+            parsed.append(p)
+    return check_society(parsed, lc, context, None, merged=True)
+
+
 def _check_id(raw_id: str, path: str, out: list[Violation]) -> bool:
     """True (and a violation) if the id in a state file's path is not a valid agent id."""
     if is_valid_id(raw_id) and raw_id == raw_id.lower():
@@ -169,6 +212,10 @@ def _check_file(p: Parsed, lc: Lifecycle, out: list[Violation],
         if state != lc.initial:
             out.append(Violation("not-initial", f"a new agent starts in '{lc.initial}', not "
                                  f"'{state}'", where))
+    elif p.old is not None and not isinstance(old_state, str):
+        out.append(Violation("illegal-transition", f"{p.agent}'s state before this commit "
+                             f"({old_state!r}) is not a state name, so no move from it is "
+                             "legal; restore its last valid state file", where))
     elif p.old is not None and old_state in lc.states:
         if lc.states[old_state].terminal:
             out.append(Violation("terminal", f"{p.agent} is {old_state}, a terminal state; its "
@@ -220,6 +267,22 @@ def _check_requires(p: Parsed, lc: Lifecycle, state: str, out: list[Violation]) 
             line = new.line_of(req) if req in new.front else 2
             out.append(Violation("missing-field", f"state '{state}' requires '{req}:' to be "
                                  "filled in", f"{p.change.path}:{line}"))
+
+
+def check_law_change(lc: Lifecycle, message: str | Message, changed: list[str]) -> list[Violation]:
+    """A commit that changes the law (lifecycle, allowed signers, hook shims) needs a human's
+    approval where the law in force says so (`law` in `policies.approval`)."""
+    if not changed or not lc.policies.law_approval:
+        return []
+    msg = parse_message(message) if isinstance(message, str) else message
+    humans = {h.lower() for h in lc.policies.humans}
+    given = msg.trailer("approved-by")
+    if any(v.strip().lower() in humans for v in given):
+        return []
+    named = f" ('{', '.join(given)}' is not one of them)" if given else ""
+    return [Violation("needs-approval", f"this commit changes the law ({', '.join(changed)}); "
+                      "that needs a human's approval: add the trailer 'Approved-by: <human>' "
+                      f"naming one of {', '.join(lc.policies.humans)}{named}", "commit message")]
 
 
 def legal_moves(lc: Lifecycle, state: str) -> str:

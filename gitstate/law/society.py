@@ -21,12 +21,15 @@ def _int(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def check_society(parsed: list, lc: Lifecycle, ctx: Context, msg: Message | None) -> list:
+def check_society(parsed: list, lc: Lifecycle, ctx: Context, msg: Message | None,
+                  *, merged: bool = False) -> list:
+    """Violations of the rules about the whole society. `merged`: the changes are what a merge
+    takes from another line, where the rules about one agent's own moves were judged."""
     out: list[Violation] = []
     for p in parsed:
         if p.new is None or p.new_problem or p.new.state not in lc.states:
             continue
-        _check_agent(p, lc, ctx, out)
+        _check_agent(p, lc, ctx, out, merged)
     if msg is not None and lc.policies.atomic_commits and msg.prefix \
             and msg.prefix not in {p.agent for p in parsed}:
         out.append(Violation("atomic", f"every commit of an agent carries its state file: this "
@@ -35,12 +38,36 @@ def check_society(parsed: list, lc: Lifecycle, ctx: Context, msg: Message | None
     return out
 
 
+def society_violations(lc: Lifecycle, fronts: dict[str, dict]) -> list[Violation]:
+    """The limits of the society as a whole, for a set of state files (path -> front matter)
+    seen at once, such as a work tree: living holders of each role, and living agents."""
+    out: list[Violation] = []
+    holders: dict[str, list[str]] = {}
+    for path, front in sorted(fronts.items()):
+        role = statefile.as_text(front.get("role"))
+        if role and _living(lc, front):
+            holders.setdefault(role, []).append(path)
+    for role, paths in sorted(holders.items()):
+        spec = lc.roles.get(role)
+        if spec is not None and spec.max and len(paths) > spec.max:
+            out.append(Violation("role-max", f"role '{role}' may have {spec.max} living "
+                                 f"holder{'s' if spec.max != 1 else ''}, but {len(paths)} hold "
+                                 f"it ({', '.join(paths)})", paths[-1]))
+    cap = lc.policies.max_living
+    living = [p for p, f in sorted(fronts.items()) if _living(lc, f)]
+    if cap and len(living) > cap:
+        out.append(Violation("max-living", f"at most {cap} agents may be living at once; "
+                             f"{len(living)} are", living[-1]))
+    return out
+
+
 def _living(lc: Lifecycle, front: dict) -> bool:
     state = front.get("state")
     return isinstance(state, str) and lc.roster_of(state) == "living"
 
 
-def _check_agent(p, lc: Lifecycle, ctx: Context, out: list[Violation]) -> None:
+def _check_agent(p, lc: Lifecycle, ctx: Context, out: list[Violation],
+                 merged: bool = False) -> None:
     new, path = p.new, p.change.path
     state = new.state
     old_state = p.old.state if p.old is not None else None
@@ -74,6 +101,8 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, out: list[Violation]) -> None:
                                  "suspend first", f"{path}:{new.line_of('state')}"))
     if p.old is None:
         _check_birth(p, lc, ctx, role, out)
+    if merged:
+        return
     if lc.roster_of(state) == "frozen" and state != old_state \
             and "freeze_state" in lc.states[state].requires:
         _check_freeze_file(p, ctx, out)

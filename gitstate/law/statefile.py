@@ -127,6 +127,10 @@ def _text(v: Any) -> str | None:
         else "must be text"
 
 
+def _name(v: Any) -> str | None:
+    return None if isinstance(v, str) else "must be a name (text), not a number, list or null"
+
+
 def _id(v: Any) -> str | None:
     return None if isinstance(v, str) and is_valid_id(v) else \
         "must be an agent id (1-64 letters, digits, '.', '_' or '-', starting with a letter or digit)"
@@ -158,8 +162,8 @@ def _relpath(v: Any) -> str | None:
 
 FIELDS: dict[str, Callable[[Any], str | None]] = {
     "agent": _id,
-    "state": _text,
-    "role": _text,
+    "state": _name,
+    "role": _name,
     "model": _text,
     "person": _text,
     "project": _text,

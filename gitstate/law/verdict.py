@@ -12,9 +12,8 @@ SYMLINK_MODE = "120000"
 
 
 class FileChange(Record):
-    """One state file in a commit: its content in the parent and in the commit (None: absent).
-    `new_mode` is git's mode of the new side where the caller knows it (`120000`: a symbolic
-    link, whose content is where it points)."""
+    """One state file in a commit: its content in the parent and in the commit (None: absent),
+    and the mode it has in the commit (SYMLINK_MODE is a symlink), when known."""
 
     __slots__ = ("path", "old", "new", "new_mode")
 

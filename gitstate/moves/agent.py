@@ -21,8 +21,9 @@ _SET_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 PROTECTED_KEYS = {"agent": "it is the agent's id", "state": "name the state as the STATE argument"}
 
 
-def now_iso() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+def now_iso(precise: bool = False) -> str:
+    now = datetime.now(timezone.utc)
+    return (now if precise else now.replace(microsecond=0)).isoformat().replace("+00:00", "Z")
 
 
 def parse_sets(pairs: tuple[str, ...] | list[str]) -> dict[str, Any]:
@@ -132,6 +133,9 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
         base = statefile.parse_bytes(work if work is not None else old, path)
         old_state = _state_or_none(old, path)
         new = statefile.with_fields(base, {"state": state, **sets, "updated": now_iso()}).encode()
+        if new == old:   # a progress update in the same second as the last: a finer stamp
+            new = statefile.with_fields(base, {"state": state, **sets,
+                                               "updated": now_iso(precise=True)}).encode()
         trailers = [("Approved-by", approved_by)] if approved_by else []
         message = format_message(agent, state, text or f"{old_state} -> {state}", body, trailers)
         _judge(repo, lc, head, path, old, new, message, "transition", files)

@@ -29,10 +29,13 @@ def test_init_in_a_repo_without_commits(empty_repo):
     assert "managed with lifecycle 'haak'" in res.stdout
     assert (empty_repo / "protocols" / "lifecycle.yaml").is_file()
     assert (empty_repo / "protocols" / "deep_work.md").is_file()
-    assert git(empty_repo, "config", "core.hooksPath").stdout.strip() == ".githooks"
+    # the clone runs what it installed, never the tracked .githooks/ (SPEC §7)
+    assert git(empty_repo, "config", "core.hooksPath", check=False).stdout == ""
+    for name in ("pre-commit", "commit-msg", "reference-transaction"):
+        assert "gitstate-shim" in (empty_repo / ".git" / "hooks" / name).read_text()
     assert git(empty_repo, "log", "--format=%s").stdout.startswith("gitstate: manage")
     modes = git(empty_repo, "ls-files", "-s", ".githooks").stdout
-    assert modes.count("100755") == 2
+    assert modes.count("100755") == 3
     assert git(empty_repo, "status", "--porcelain").stdout == ""
 
 
@@ -226,7 +229,7 @@ def test_status(repo):
 
 
 def test_check_notices_missing_hooks(repo):
-    git(repo, "config", "--unset", "core.hooksPath")
+    (repo / ".git" / "hooks" / "pre-commit").unlink()
     res = gitstate(repo, "check")
     assert res.returncode == 1 and "[hooks]" in res.stdout and "gitstate init" in res.stdout
     ok(repo, "init")

@@ -233,7 +233,7 @@ def test_a_merge_that_invents_a_state_is_refused(team):
     set_state_line(team, "alice", "state", "distill")
     git(team, "add", "agent/alice/_state.md")
     res = git(team, "commit", "-q", "--no-edit", check=False)
-    assert res.returncode != 0 and "[illegal-transition]" in res.stderr
+    assert res.returncode != 0 and "[merge-state]" in res.stderr
 
 
 def test_editing_the_lifecycle_is_checked(team):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import git, gitstate, make_repo, set_state_line, walk
+from conftest import UNHOOKED, git, gitstate, make_repo, set_state_line, walk
 
 
 def test_hub_refuses_a_push_that_bypassed_the_local_hooks(tmp_path):
@@ -21,7 +21,7 @@ def test_hub_refuses_a_push_that_bypassed_the_local_hooks(tmp_path):
     assert res.returncode == 0, res.stderr                     # a lawful history is accepted
 
     set_state_line(work, "alice", "state", "deep_work")        # illegal: inbox -> deep_work
-    git(work, "commit", "-q", "--no-verify", "-am", "@alice: [STATE:deep_work] sneaky")
+    git(work, *UNHOOKED, "commit", "-q", "-am", "@alice: [STATE:deep_work] sneaky")
     res = git(work, "push", "-q", "origin", "main", check=False)
     assert res.returncode != 0
     assert "push refused by the hub" in res.stderr and "[illegal-transition]" in res.stderr

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import git, gitstate, make_repo, set_state_line, state_path, walk
+from conftest import UNHOOKED, git, gitstate, make_repo, set_state_line, state_path, walk
 from gitstate.git.repo import open_managed
 from gitstate.history.views import roster
 
@@ -65,9 +65,11 @@ def test_vacancies_and_succession(team):
     assert found["strategist"]["status"] == "unfilled"
     assert "librarian" not in found
     assert "Role 'architect' is vacant. Last held by alice" in gitstate(team, "vacancies").stdout
-    gitstate(team, "transition", "bob", "inbox", "--set", "role=architect")
+    # a role is fixed at birth: a successor is spawned into the vacant role
+    assert gitstate(team, "transition", "bob", "inbox", "--set", "role=architect").returncode == 1
+    assert gitstate(team, "spawn", "dave", "--role", "architect").returncode == 0
     found = {v["role"] for v in js(team, "vacancies")["vacancies"]}
-    assert "architect" not in found and "librarian" in found
+    assert "architect" not in found and "librarian" not in found
 
 
 def test_log_lists_transitions(team):
@@ -197,9 +199,9 @@ def test_time_travel_equals_a_clone_reset_there(team, tmp_path):
 def test_verify_catches_what_bypassed_the_hooks(team):
     assert js(team, "verify")["ok"] is True
     set_state_line(team, "alice", "state", "deep_work")
-    git(team, "commit", "-q", "--no-verify", "-am", "@alice: [STATE:deep_work] sneaky")
+    git(team, *UNHOOKED, "commit", "-q", "-am", "@alice: [STATE:deep_work] sneaky")
     set_state_line(team, "bob", "state", "inbox")
-    git(team, "commit", "-q", "--no-verify", "-am", "bob moved without a tag")
+    git(team, *UNHOOKED, "commit", "-q", "-am", "bob moved without a tag")
     res = gitstate(team, "verify", "--json")
     assert res.returncode == 1
     found = {(p["subject"], p["rule"]) for p in json.loads(res.stdout)["problems"]}
@@ -235,7 +237,7 @@ def test_situations_graph_in_sqlite(team):
     con.close()
     # history survives a state file being deleted later (here by force)
     git(team, "rm", "-q", "agent/carol/_state.md")
-    git(team, "commit", "-q", "--no-verify", "-m", "remove carol")
+    git(team, *UNHOOKED, "commit", "-q", "-m", "remove carol")
     again = js(team, "situations", "--sqlite", str(team / "other.db"))
     assert "situation:session-carol" in {e["id"] for e in again["entities"]}
     con = sqlite3.connect(team / "other.db")
@@ -253,7 +255,7 @@ def test_grammar_accept_reads_older_subject_forms(empty_repo):
     p.parent.mkdir(parents=True)
     p.write_text("---\nagent: old\nstate: bootstrap\n---\n")
     git(empty_repo, "add", "-A")
-    git(empty_repo, "commit", "-q", "--no-verify", "-m", "@old [bootstrap]: legacy form")
+    git(empty_repo, *UNHOOKED, "commit", "-q", "-m", "@old [bootstrap]: legacy form")
     rows = js(empty_repo, "log", "old")
     assert [(r["to"], r["text"]) for r in rows] == [("bootstrap", "legacy form")]
 
@@ -267,7 +269,7 @@ def test_verify_sees_role_limits_across_branches(team):
     p.parent.mkdir(parents=True)
     p.write_text("---\nagent: eve\nstate: bootstrap\nrole: architect\n---\n")
     git(team, "add", "-A")
-    git(team, "commit", "-q", "--no-verify", "-m", "@eve: [STATE:bootstrap] second architect")
+    git(team, *UNHOOKED, "commit", "-q", "-m", "@eve: [STATE:bootstrap] second architect")
     git(team, "merge", "-q", "--no-edit", "side")
     res = gitstate(team, "verify", "--json")
     rules = [(p["subject"], p["rule"]) for p in json.loads(res.stdout)["problems"]]

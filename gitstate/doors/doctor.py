@@ -1,0 +1,130 @@
+"""`gitstate doctor`: is this clone protected? Each finding is ok, warn (works, but a door is
+weaker than it could be) or fail (a door is open), with what to do about it.
+
+It looks at what runs here (the hooks git will run, the Python they find, the caches), at the
+law as committed, and at what this clone can see of the hub and CI.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from gitstate import __version__
+from gitstate.errors import GitstateError
+from gitstate.git.repo import Managed
+from gitstate.law.lifecycle import LIFECYCLE_PATH, SIGNERS_PATH
+
+
+def _finding(status: str, check: str, detail: str, fix: str | None = None) -> dict:
+    return {"status": status, "check": check, "detail": detail, "fix": fix}
+
+
+def hooks_dir(repo: Managed) -> Path:
+    """The folder whose hooks git runs in this clone."""
+    configured = repo.git.config("core.hooksPath")
+    path = Path(configured).expanduser() if configured else \
+        Path(repo.git.text("rev-parse", "--git-path", "hooks"))
+    return path if path.is_absolute() else repo.top / path
+
+
+def diagnose(repo: Managed) -> list[dict]:
+    from gitstate.doors.check import _check_hooks
+
+    out: list[dict] = []
+    head = repo.git.head()
+    try:
+        lc = repo.lifecycle(head, index=False, worktree=head is None)
+    except GitstateError as exc:
+        return [_finding("fail", "law", f"no valid {LIFECYCLE_PATH}: {exc.message}",
+                         "run `gitstate init`")]
+    out.append(_finding("ok", "law", f"lifecycle '{lc.name}' at "
+                        f"{head[:10] if head else 'the work tree (not committed)'}"))
+
+    where = hooks_dir(repo)
+    problems = _check_hooks(repo, lc)
+    if problems:
+        out += [_finding("fail", "hooks", p.message, "run `gitstate init`") for p in problems]
+    else:
+        out.append(_finding("ok", "hooks", f"pre-commit, commit-msg and the ref guard "
+                            f"(reference-transaction) in {where} are gitstate's, unmodified"))
+    top = repo.top.resolve()
+    if where.resolve() == top or top in where.resolve().parents:
+        tracked = repo.git.index_paths(where.resolve().relative_to(top).as_posix())
+        if tracked:
+            out.append(_finding("fail", "hooks", f"git runs hooks from {where}, which is "
+                                "tracked in the repository: a pulled commit can change what "
+                                "runs here", "`git config --unset core.hooksPath` and run "
+                                "`gitstate init`"))
+
+    python = repo.git.config("gitstate.python")
+    if not python or not os.access(python, os.X_OK):
+        out.append(_finding("warn", "gitstate", f"the hooks' Python ({python or 'not set'}) "
+                            "is missing; they fall back to `gitstate` on PATH",
+                            "run `gitstate init` with the gitstate you use"))
+    else:
+        proc = subprocess.run([python, "-c", "import gitstate; print(gitstate.__version__)"],
+                              capture_output=True, text=True)
+        found = proc.stdout.strip()
+        if proc.returncode != 0:
+            out.append(_finding("fail", "gitstate", f"{python} cannot import gitstate: state "
+                                "commits will be refused", "install gitstate there, or run "
+                                "`gitstate init` with the Python that has it"))
+        elif found != __version__:
+            out.append(_finding("warn", "gitstate", f"the hooks run gitstate {found}, this is "
+                                f"{__version__}", "run `gitstate init` to use this one"))
+        else:
+            out.append(_finding("ok", "gitstate", f"the hooks run gitstate {found} ({python})"))
+
+    out.append(_cache_finding(repo))
+
+    signers = repo.git.cat_files([f"{head}:{SIGNERS_PATH}"])[0] if head else None
+    if signers is None:
+        out.append(_finding("warn", "approvals", "no protocols/allowed_signers: an "
+                            "'Approved-by:' trailer is taken at its word (anyone can write it)",
+                            "commit protocols/allowed_signers with the humans' SSH keys"))
+    else:
+        out.append(_finding("ok", "approvals", "approvals must be signed by the keys in "
+                            f"{SIGNERS_PATH}"))
+
+    out += _hub_and_ci(repo)
+    return out
+
+
+def _cache_finding(repo: Managed) -> dict:
+    from gitstate.git.cache import key
+    cache = Path(repo.cache_dir) if repo.cache_dir else None
+    if cache is not None and cache.exists() and not cache.is_dir():
+        return _finding("warn", "cache", f"{cache} is not a folder: gitstate runs without its "
+                        "caches (slower)", f"remove {cache}")
+    if key() is None:
+        return _finding("warn", "cache", "no cache key can be kept in the user's cache folder: "
+                        "gitstate runs without its caches (slower)",
+                        "make $XDG_CACHE_HOME or ~/.cache writable")
+    return _finding("ok", "cache", "caches are sealed with this user's key; `verify "
+                    "--no-cache` and the hub never read them")
+
+
+def _hub_and_ci(repo: Managed) -> list[dict]:
+    out = []
+    remotes = repo.git.text("remote").split()
+    if not remotes:
+        out.append(_finding("warn", "hub", "no remote: this clone is the only door",
+                            "set up a hub: `git init --bare hub.git && gitstate -C hub.git "
+                            "init --server`, then `git remote add origin hub.git`"))
+    else:
+        urls = ", ".join(f"{r} {repo.git.config(f'remote.{r}.url') or '?'}" for r in remotes)
+        out.append(_finding("ok", "hub", f"remotes: {urls}. Whether a hub judges pushes cannot "
+                            "be seen from here: it does if `gitstate init --server` ran there, "
+                            "or CI runs `gitstate verify --no-cache`"))
+    ci = [p for p in (".github/workflows", ".gitlab-ci.yml") if (repo.top / p).exists()]
+    verifies = any("gitstate verify" in f.read_text(encoding="utf-8", errors="replace")
+                   for p in ci for f in ([repo.top / p] if (repo.top / p).is_file()
+                                         else sorted((repo.top / p).glob("*.y*ml"))))
+    if verifies:
+        out.append(_finding("ok", "ci", "CI runs `gitstate verify`"))
+    else:
+        out.append(_finding("warn", "ci", "no CI job runs `gitstate verify --no-cache`",
+                            "for a hub that cannot run hooks, add one that does"))
+    return out

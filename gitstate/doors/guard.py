@@ -1,0 +1,50 @@
+"""The ref guard (git's `reference-transaction` hook, in its `prepared` state): every commit
+about to reach a local branch by a command that runs no commit hook — merge, revert,
+cherry-pick, rebase, am, pull, reset, `commit --no-verify` — is judged exactly as `verify`
+judges history, and an illegal one aborts the update before the branch moves.
+
+The shim hands over only branch updates that may concern gitstate (see
+`.githooks/reference-transaction`); commits already on a local branch were judged when they
+got there. Commits fetched from a remote are judged when they first reach a local branch (a
+remote whose hub does not judge cannot slip an illegal move in through `git pull`).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from gitstate.git.runner import ZERO, Git
+from gitstate.law.lifecycle import LIFECYCLE_PATH
+
+
+def guard(git: Git, updates: str) -> int:
+    from gitstate.history.verify import verify
+
+    cache_dir = git.text("rev-parse", "--absolute-git-dir") + "/gitstate"
+    bad: list[tuple[str, dict]] = []
+    for line in updates.splitlines():
+        parts = line.split()
+        if len(parts) != 3 or parts[1] == ZERO or not parts[2].startswith("refs/heads/"):
+            continue
+        old, new, ref = parts
+        base = old if old != ZERO else git.head()
+        found = git.cat_batch([f"{base}:{LIFECYCLE_PATH}"]) if base else [None]
+        law = (found[0][0], found[0][2]) if found[0] and found[0][1] == "blob" else None
+        problems, _ = verify(git, [new, "--not", "--branches"], cache_dir,
+                             root_law=law)
+        bad += [(ref, p) for p in problems]
+    if not bad:
+        return 0
+    refs = sorted({ref for ref, _ in bad})
+    print(f"gitstate: refused to move {', '.join(refs)}: it would take commits that break the "
+          "lifecycle:", file=sys.stderr)
+    shown = None
+    for _ref, p in bad:
+        if p["commit"] != shown:
+            shown = p["commit"]
+            print(f"  {p['commit'][:10]} {p['subject'][:72]}", file=sys.stderr)
+        where = f"{p['where']}: " if p.get("where") else ""
+        print(f"    [{p['rule']}] {where}{p['message']}", file=sys.stderr)
+    print("The branch was not moved. Make each move legal (e.g. `gitstate transition`), or "
+          "rebase instead of merging where an agent moved on two lines.", file=sys.stderr)
+    return 1
