@@ -18,7 +18,7 @@ from gitstate.law.lifecycle import LIFECYCLE_PATH
 
 
 def guard(git: Git, updates: str) -> int:
-    from gitstate.history.verify import verify
+    from gitstate.history.verify import print_by_commit, verify
 
     cache_dir = git.text("rev-parse", "--absolute-git-dir") + "/gitstate"
     bad: list[tuple[str, dict]] = []
@@ -38,13 +38,7 @@ def guard(git: Git, updates: str) -> int:
     refs = sorted({ref for ref, _ in bad})
     print(f"gitstate: refused to move {', '.join(refs)}: it would take commits that break the "
           "lifecycle:", file=sys.stderr)
-    shown = None
-    for _ref, p in bad:
-        if p["commit"] != shown:
-            shown = p["commit"]
-            print(f"  {p['commit'][:10]} {p['subject'][:72]}", file=sys.stderr)
-        where = f"{p['where']}: " if p.get("where") else ""
-        print(f"    [{p['rule']}] {where}{p['message']}", file=sys.stderr)
+    print_by_commit(bad, sys.stderr)
     print("The branch was not moved. Make each move legal (e.g. `gitstate transition`), or "
           "rebase instead of merging where an agent moved on two lines.", file=sys.stderr)
     return 1

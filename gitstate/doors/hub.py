@@ -63,7 +63,7 @@ def _law_at(git: Git, rev: str | None) -> tuple[str, bytes] | None:
 
 def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
     """Refuse the whole push if any pushed ref breaks the law."""
-    from gitstate.history.verify import verify
+    from gitstate.history.verify import print_by_commit, verify
 
     updates = [line.split() for line in stdin.read().decode("utf-8", "replace").splitlines()]
     updates = [u for u in updates if len(u) == 3]
@@ -94,13 +94,7 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
     if not bad:
         return 0
     print("gitstate: push refused by the hub:", file=sys.stderr)
-    shown = None
-    for ref, p in bad:
-        if p["commit"] != shown:
-            shown = p["commit"]
-            print(f"  {p['commit'][:10]} ({ref}) {p['subject'][:72]}", file=sys.stderr)
-        where = f"{p['where']}: " if p.get("where") else ""
-        print(f"    [{p['rule']}] {where}{p['message']}", file=sys.stderr)
+    print_by_commit(bad, sys.stderr)
     print("Nothing was accepted. Fix these commits (e.g. rebase them) and push again.",
           file=sys.stderr)
     return 1

@@ -117,7 +117,10 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
         if not target.exists() or is_ours(target):   # a hook of the user's stays theirs
             files[f"{SHIM_DIR}/{name}"] = render_shim(name, lc).encode()
     if commit:
-        _check_approval(git, files, approved_by)
+        for rel in _unapproved_shims(git, files, approved_by):
+            del files[rel]   # this clone still gets current hooks; the committed ones wait
+            actions.append(f"left {rel} as committed: changing it changes the law (commit it "
+                           "with `gitstate init --approved-by <human>`)")
 
     for rel, data in files.items():
         target = top / rel
@@ -196,14 +199,18 @@ def _law_changes(git: Git, files: dict[str, bytes]) -> tuple[Lifecycle | None, l
     return current, [p for p, c in zip(paths, committed) if c != files[p]]
 
 
-def _check_approval(git: Git, files: dict[str, bytes], approved_by: str | None) -> None:
-    """Refuse, before writing anything, to commit a change of the law without approval."""
+def _unapproved_shims(git: Git, files: dict[str, bytes], approved_by: str | None) -> list[str]:
+    """Refuse, before writing anything, to commit a change of the lifecycle without approval;
+    the committed shims that would change without approval are returned, to be left as they
+    are (a newer gitstate still installs its own hooks in this clone)."""
     current, changed = _law_changes(git, files)
     if current is None or not changed or not current.policies.law_approval:
-        return
+        return []
     humans = {h.lower() for h in current.policies.humans}
     if approved_by and approved_by.strip().lower() in humans:
-        return
+        return []
+    if all(p.startswith(SHIM_DIR + "/") for p in changed):
+        return changed
     named = f" ('{approved_by}' is not one of them)" if approved_by else ""
     raise GitstateError(f"this would change the law ({', '.join(changed)}), which needs a "
                         f"human's approval{named}",

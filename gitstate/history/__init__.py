@@ -1,1 +1,2 @@
-"""What history says: the fold from commits to roster, vacancies, inbox and situations; the index; verify."""
+"""What history says: the fold from commits to roster, vacancies, inbox and situations; the
+index; verify."""

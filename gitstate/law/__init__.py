@@ -1,1 +1,2 @@
-"""The law, pure: lifecycles, state files, the commit grammar and the rules. No git, no files, no click."""
+"""The law, pure: lifecycles, state files, the commit grammar and the rules. No git, no files,
+no click."""

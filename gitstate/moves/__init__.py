@@ -1,1 +1,2 @@
-"""The moves that commit: one agent's (spawn, transition, freeze, wake, bury) and the fleet's (sweep, reap, shutdown)."""
+"""The moves that commit: one agent's (spawn, transition, freeze, wake, bury) and the fleet's
+(sweep, reap, shutdown)."""

@@ -287,3 +287,34 @@ def test_demo_tells_its_story(tmp_path):
     status = json.loads(gitstate(story, "status", "--json").stdout)
     assert {r["agent"]: r["state"] for r in status} == {
         "alice": "dead", "bob": "distill", "carol": "frozen"}
+
+
+def test_init_names_the_humans_and_gates_changes_of_the_law(empty_repo):
+    ok(empty_repo, "init", "--human", "ada", "--human", "grace")
+    life = empty_repo / "protocols" / "lifecycle.yaml"
+    assert "humans: [ada, grace]" in life.read_text()
+    before = head(empty_repo)
+    res = gitstate(empty_repo, "init", "--lifecycle", "squad", "--force")
+    assert res.returncode == 1 and "approval" in res.stderr and "--approved-by" in res.stderr
+    assert head(empty_repo) == before and "humans: [ada, grace]" in life.read_text()
+    assert gitstate(empty_repo, "init", "--lifecycle", "squad", "--force",
+                    "--approved-by", "zach").returncode == 1     # not one of this law's humans
+    ok(empty_repo, "init", "--lifecycle", "squad", "--force", "--approved-by", "grace")
+    assert "Approved-by: grace" in git(empty_repo, "log", "-1", "--format=%B").stdout
+    assert "spawning" in life.read_text()
+
+
+def test_init_refreshes_a_clones_hooks_without_committing_unapproved_shims(repo):
+    shim = repo / ".githooks" / "pre-commit"
+    git(repo, "-c", "core.hooksPath=/dev/null", "commit", "-q", "--allow-empty", "-m", "x")
+    installed = repo / ".git" / "hooks" / "pre-commit"
+    installed.write_text("#!/bin/sh\n# gitstate-shim: pre-commit -- an older one\nexit 0\n")
+    committed = shim.read_bytes()
+    shim.write_text(shim.read_text() + "# edited\n")
+    git(repo, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-am", "edit the shim",
+        "-m", "Approved-by: zach")
+    before = head(repo)
+    res = ok(repo, "init")
+    assert "left .githooks/pre-commit as committed" in res.stdout
+    assert head(repo) == before                                   # nothing committed
+    assert installed.read_bytes() == committed                    # but this clone is current
