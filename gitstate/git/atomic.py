@@ -161,7 +161,7 @@ def _index_file(gdir: Path) -> Path:
     return Path(env_index) if env_index else gdir / "index"
 
 
-INDEX_WAIT = 1.0   # seconds a git command may take to let go of the index
+INDEX_WAIT = 0.5   # seconds a git command may take to let go of the index
 
 
 def wait_for_index(gdir: Path, seconds: float = INDEX_WAIT, sha: str | None = None) -> None:
