@@ -22,7 +22,9 @@ _SUBJECT_RE = re.compile(rf"^@(?P<id>{ID_PATTERN}):[ \t]*\[STATE:(?P<state>[^\]\
 _PREFIX_RE = re.compile(rf"^@(?P<id>{ID_PATTERN}):")
 _TAG_ANYWHERE_RE = re.compile(r"\[\s*state\s*:", re.IGNORECASE)
 _MENTION_RE = re.compile(rf"(?<![\w@.+-])@(?P<id>{ID_PATTERN})")
-_TRAILER_RE = re.compile(r"^(?P<key>[A-Za-z0-9][A-Za-z0-9-]*)[ \t]*:[ \t]*(?P<value>.*\S)?[ \t]*$")
+# A trailer's value is read without a regular expression: `[ \t]*(.*\S)?[ \t]*$` backtracks
+# quadratically on a long line of blanks, and commit messages come from anyone.
+_TRAILER_RE = re.compile(r"(?P<key>[A-Za-z0-9][A-Za-z0-9-]*)[ \t]*:(?P<value>.*)\Z")
 _SCISSORS_RE = re.compile(r"^# -+ >8 -+$")
 
 
@@ -167,9 +169,10 @@ def parse_trailers(body: str) -> dict[str, list[str]]:
         if line[:1].isspace() and found:
             continue  # continuation of the previous trailer
         m = _TRAILER_RE.match(line)
-        if not m:
+        value = m.group("value").strip(" \t") if m else ""
+        if not m or value[-1:].isspace():   # a value ends with a visible character
             return {}
-        found.setdefault(m.group("key").lower(), []).append((m.group("value") or "").strip())
+        found.setdefault(m.group("key").lower(), []).append(value.strip())
     return found
 
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # importing typing costs the hooks milliseconds
 
-import re
-
 from gitstate.law import statefile
 from gitstate.errors import InvalidFile
 from gitstate.law.grammar import Message, is_valid_id, parse_message
@@ -79,7 +77,14 @@ def _check_fixed(p: Parsed, out: list[Violation], role_may_change: bool) -> None
                                  f"{p.change.path}:{p.new.line_of(key)}"))
 
 
-_TRANSFER = re.compile(r"^(?P<role>\S+)\s*->\s*(?P<to>\S+)$")
+def _transfer(value: str) -> tuple[str, str] | None:
+    """(role, to) of `Role-transfer: <role> -> <to>`, read without a regular expression (one
+    backtracked quadratically on a value of many arrows)."""
+    role, arrow, to = value.strip().rpartition("->")
+    role, to = role.rstrip(), to.lstrip()
+    if not arrow or not role or not to or any(c.isspace() for c in role + to):
+        return None
+    return role, to
 
 
 def _is_role_transfer(parsed: list[Parsed], msg: Message | None, out: list) -> bool:
@@ -89,10 +94,10 @@ def _is_role_transfer(parsed: list[Parsed], msg: Message | None, out: list) -> b
     if msg is None or len(parsed) != 2 or msg.prefix is None:
         return False
     values = msg.trailer("role-transfer")
-    m = _TRANSFER.match(values[0].strip()) if len(values) == 1 else None
-    if m is None:
+    found = _transfer(values[0]) if len(values) == 1 else None
+    if found is None:
         return False
-    role, to = m.group("role"), m.group("to").lower()
+    role, to = found[0], found[1].lower()
     giver = next((p for p in parsed if p.agent == msg.prefix), None)
     taker = next((p for p in parsed if p.agent == to), None)
     if giver is None or taker is None or giver is taker or taker.old is None \

@@ -190,3 +190,24 @@ def test_an_accept_pattern_runs_in_linear_time():
     assert time.perf_counter() - t < 1
     assert subject_tag("@Era1 [deep_work]: fold", accept) == ("era1", "deep_work", "fold")
     assert subject_tag("@era1 [deep_work]: " + "x" * limits.SUBJECT_CHARS, accept) is None
+
+
+def test_untrusted_text_is_read_in_linear_time():
+    """Commit messages, freeze-state files and lifecycle values come from anyone: none of the
+    expressions that read them may backtrack quadratically on a long line of blanks (each of
+    these took seconds to hours before)."""
+    from gitstate.law.grammar import parse_trailers
+    from gitstate.law.lifecycle import parse_duration
+    from gitstate.law.rules import _transfer
+    from gitstate.law.society import freeze_file_problems
+    n = 200_000
+    t = time.perf_counter()
+    assert parse_trailers("Approved-by:" + " " * n + "\t" + "\r" * n + "!") == \
+        {"approved-by": ["!"]}
+    assert parse_trailers("Approved-by: zach\nX: \r") == {}
+    assert parse_message(f"@a: [STATE:x] y\n\nRole-transfer: {'->' * n}\t\n").trailers
+    assert _transfer("->" * n + "\t") is None and _transfer("arch -> bob") == ("arch", "bob")
+    assert parse_duration("1" + " " * n + "x") is None and parse_duration(" 30m\n") == 1800
+    assert parse_duration("9" * 5000 + "m") is None
+    assert freeze_file_problems("## x" + " " * n + "y\n")
+    assert time.perf_counter() - t < 1
