@@ -50,12 +50,17 @@ set_option = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
                           help="Set a front-matter key.")
 
 
-@click.group(help=HELP, invoke_without_command=True, context_settings={"max_content_width": 100})
+@click.group(help=HELP, invoke_without_command=True,
+             context_settings={"max_content_width": 100, "help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="gitstate")
 @click.option("-C", "directory", default=None, metavar="PATH",
               help="Run as if started in PATH.")
 @click.pass_context
 def cli(ctx: click.Context, directory: str | None) -> None:
+    import os
+    if directory is not None and not os.path.isdir(directory):
+        from gitstate.errors import UsageError
+        raise UsageError(f"-C {directory}: no such directory")
     ctx.obj = {"dir": directory}
     if ctx.invoked_subcommand is None:
         click.echo(ctx.get_help())
@@ -74,9 +79,11 @@ def directory_of(ctx: click.Context) -> str | None:
 
 
 def report_error(exc: GitstateError, as_json: bool) -> int:
+    """The error once: as a JSON object on stdout for a program, else as text on stderr."""
     if as_json:
         json_out(exc.to_dict())
-    click.echo(f"gitstate: {exc}", err=True)
+    else:
+        click.echo(f"gitstate: {exc}", err=True)
     return exc.exit_code
 
 

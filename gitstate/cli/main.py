@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from gitstate.cli.app import cli, report_error
+from gitstate.cli.app import cli, json_out, report_error
 from gitstate.errors import EXIT_REJECTED, EXIT_USAGE, GitstateError
 
 
@@ -22,7 +22,11 @@ def main(args: list[str] | None = None) -> int:
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.ClickException as exc:
-        exc.show()
+        if as_json:   # a program asked for JSON: it gets JSON, whatever went wrong
+            json_out({"error": "UsageError", "message": exc.format_message(), "where": None,
+                      "hint": "see `gitstate --help`"})
+        else:
+            exc.show()
         return EXIT_USAGE
     except click.Abort:
         return EXIT_REJECTED

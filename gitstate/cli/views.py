@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import click
 
 from gitstate.cli.app import at_option, cli, directory_of, json_option, json_out, open_repo
 from gitstate.cli.text import plural, print_roster, print_status, when
-from gitstate.errors import EXIT_REJECTED, GitstateError
+from gitstate.errors import EXIT_REJECTED, GitstateError, UsageError
 
 
 def run_status(directory: str | None, agent: str | None = None, *, as_json: bool = False) -> int:
@@ -119,7 +121,7 @@ def run_inbox(directory: str | None, agent: str, *, mark_read: bool = False,
     from gitstate.history.views import inbox
     repo = open_repo(directory)
     view = inbox(repo, agent)
-    if mark_read and view["head"] != view["since"]:
+    if mark_read and view["messages"]:   # nothing to read: no commit
         from gitstate.moves.agent import mark_read as do_mark
         result = do_mark(repo, view["agent"], view["head"], len(view["messages"]))
         view["marked_read"] = {"commit": result.sha, "last_read_commit": view["head"]}
@@ -179,11 +181,31 @@ def situations(ctx, sqlite_path, no_sqlite, as_json):
     return 0
 
 
+def _must_be_managed(repo) -> None:
+    """A repository whose history never held a lifecycle is not managed: say so (exit 1)."""
+    from gitstate.errors import NotManaged
+    from gitstate.law.lifecycle import LIFECYCLE_PATH
+    try:
+        repo.lifecycle()
+        return
+    except NotManaged:
+        head = repo.git.head()
+        if head and repo.git.text("log", "-1", "--format=%H", head, "--", LIFECYCLE_PATH):
+            return   # it was managed once: verify judges that history
+        raise
+
+
 def run_verify(directory: str | None, revs=(), *, no_cache: bool = False,
                as_json: bool = False) -> int:
     from gitstate.history.verify import describe_problem, verify
     repo = open_repo(directory)
     head = repo.git.head()
+    _must_be_managed(repo)
+    for rev in revs:   # a revision that names nothing is the caller's mistake: exit 2
+        parts = re.split(r"\.\.\.?", rev) if not rev.startswith("-") else []
+        if any(part and repo.git.rev(part) is None for part in parts):
+            raise UsageError(f"unknown revision or range {rev!r}",
+                             hint="e.g. `gitstate verify origin/main..HEAD`")
     cache_dir = None if no_cache else repo.cache_dir
     if head is None:
         problems, judged = [], 0

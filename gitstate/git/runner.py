@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from typing import Iterable, Iterator
 
 ZERO = "0" * 40
+_HEX = frozenset("0123456789abcdef")
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 
@@ -89,7 +90,21 @@ class Git:
                 err.seek(0)
                 raise GitFailure(_plain(err.read(), args), where=f"git {args[0]}")
 
-    # -- where am I -------------------------------------------------------------------
+    def log_records(self, fields: list[str], *args: str, check: bool = True):
+        """Commits of `git log ARGS`, each as a list of `fields` (format placeholders such as
+        %H, %ct, %an, %s, %B), read unambiguously: records end with NUL (`-z`) and fields
+        with newline, which only the last field may contain (a name or a subject cannot).
+        Records whose first field is not a commit id are skipped."""
+        fmt = "--format=" + "%n".join(fields)
+        n = len(fields)
+        stream = self.stream("log", "-z", fmt, *args, sep=b"\0") if check else \
+            iter(self.run("log", "-z", fmt, *args, check=False).split(b"\0"))
+        for raw in stream:
+            parts = raw.decode("utf-8", "replace").lstrip("\n").split("\n", n - 1)
+            if len(parts) == n and len(parts[0]) == 40 and all(c in _HEX for c in parts[0]):
+                yield parts
+
+    # -- where am I ---------------------------------------------------------------------
 
     def is_bare(self) -> bool:
         return self.text("rev-parse", "--is-bare-repository") == "true"

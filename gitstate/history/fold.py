@@ -15,7 +15,6 @@ from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.record import Record
 
 TAG_GREP = r"\[STATE:"     # git --grep (basic regex) for the standard subject
-_SEP = "\x1f"
 
 
 # A tag event is a plain tuple, for speed on long histories:
@@ -35,9 +34,13 @@ class AgentTrack(Record):
 # Reading
 
 
+LOG_FIELDS = ["%H", "%ct", "%an", "%s"]
+
+
 def log_args(lc: Lifecycle, revs: list[str]) -> list[str]:
-    """`git log` arguments that yield every tagged commit of `revs`, oldest first."""
-    args = ["log", "--reverse", "--topo-order", f"--format=%H{_SEP}%ct{_SEP}%an{_SEP}%s"]
+    """`git log` arguments (besides the format) that yield every tagged commit of `revs`,
+    oldest first."""
+    args = ["--reverse", "--topo-order"]
     if not lc.accept:  # other subject forms cannot be expressed as a git grep: read them all
         args.append(f"--grep={TAG_GREP}")
     return args + revs + ["--"]
@@ -47,13 +50,10 @@ def tag_events(git: Git, lc: Lifecycle, revs: list[str]) -> list[tuple]:
     """Tag events of `revs` (e.g. ["HEAD"], ["old..HEAD"]), oldest first."""
     accept = lc.accept_patterns()
     out = []
-    for raw in git.stream(*log_args(lc, revs)):
-        parts = raw.decode("utf-8", "replace").split(_SEP, 3)
-        if len(parts) != 4:
-            continue
-        tag = subject_tag(parts[3], accept)
+    for sha, ct, author, subject in git.log_records(LOG_FIELDS, *log_args(lc, revs)):
+        tag = subject_tag(subject, accept)
         if tag is not None:
-            out.append((parts[0], int(parts[1] or 0), parts[2]) + tag)
+            out.append((sha, int(ct) if ct.isdigit() else 0, author) + tag)
     return out
 
 

@@ -27,7 +27,6 @@ _BLOBS_WORTH_SAVING = 300
 # The front-matter keys a view reads, remembered per blob as a list (compact to load).
 KEPT = ("agent", "state", "role", "model", "thread", "summary", "person", "project", "parent",
         "depth", "context_pct", "last_read_commit", "freeze_state", "final_summary", "pid", "host")
-_SEP = "\x1f"
 _LINEAR_LIMIT = 5000            # past this many new commits, a rebuild is as cheap
 
 
@@ -92,11 +91,9 @@ class Index:
         """Tag events of `tip..rev` if `rev` is `tip` plus a line of new commits without
         merges (one `git log`, which also proves it); None if history went any other way."""
         from gitstate.law.grammar import subject_tag
-        out = self.git.run("log", f"--max-count={_LINEAR_LIMIT + 1}",
-                           f"--format=%H{_SEP}%P{_SEP}%ct{_SEP}%an{_SEP}%s", f"{tip}..{rev}",
-                           "--", check=False)
-        rows = [line.split(_SEP, 4) for line in out.decode("utf-8", "replace").split("\n")
-                if line.count(_SEP) >= 4]
+        rows = list(self.git.log_records(["%H", "%P", "%ct", "%an", "%s"],
+                                         f"--max-count={_LINEAR_LIMIT + 1}", f"{tip}..{rev}",
+                                         "--", check=False))
         if not rows or len(rows) > _LINEAR_LIMIT:
             return None
         expected = rows[0][0]
@@ -112,7 +109,7 @@ class Index:
         for sha, _parents, ct, author, subject in reversed(rows):
             tag = subject_tag(subject, accept)
             if tag is not None:
-                events.append((sha, int(ct or 0), author) + tag)
+                events.append((sha, int(ct) if ct.isdigit() else 0, author) + tag)
         return events
 
     # -- state files at a revision --------------------------------------------------------

@@ -87,9 +87,6 @@ def transitions(repo: Managed, agent: str | None = None) -> list[dict]:
     return out
 
 
-_MSG_SEP = "\x1e"
-
-
 def inbox(repo: Managed, agent: str) -> dict:
     """Commits since the agent's `last_read_commit` that mention @agent or @ALL."""
     agent = canonical_id(agent)
@@ -105,19 +102,15 @@ def inbox(repo: Managed, agent: str) -> dict:
         raise GitstateError(f"{agent}'s last_read_commit {since} is not a commit here",
                             where=lc.state_path(agent))
     revs = [f"{since}..{head}"] if since else [head]
-    fmt = f"--format=%H%x1f%ct%x1f%an%x1f%B{_MSG_SEP}"
-    raw = repo.git.run("log", fmt, "-F", "--grep=@", *revs, "--")
     messages = []
-    for chunk in raw.decode("utf-8", "replace").split(_MSG_SEP):
-        parts = chunk.strip("\n").split("\x1f", 3)
-        if len(parts) != 4:
-            continue
-        sha, ct, author, body = parts
+    for sha, ct, author, body in repo.git.log_records(["%H", "%ct", "%an", "%B"], "-F",
+                                                      "--grep=@", *revs, "--"):
         msg = parse_message(body, lc.accept_patterns())
         if msg.prefix == agent:
             continue  # the agent's own words are not messages to it
         if agent in msg.mentions or "all" in msg.mentions:
-            messages.append({"commit": sha, "time": int(ct), "author": author,
+            messages.append({"commit": sha, "time": int(ct) if ct.isdigit() else 0,
+                             "author": author,
                              "from": msg.prefix, "subject": msg.subject, "body": msg.body,
                              "to_all": agent not in msg.mentions})
     messages.reverse()  # oldest first, the order to read them in

@@ -201,6 +201,10 @@ def format_subject(agent: str, state: str, text: str) -> str:
 
 def format_message(agent: str, state: str, text: str, body: str = "",
                    trailers: list[tuple[str, str]] = ()) -> str:
+    """The message of a state commit. A text of several lines is a subject (its first line)
+    and the start of the body (the rest), as `git commit -m` would make it."""
+    text, _, more = text.strip().partition("\n")
+    body = "\n\n".join(p for p in (more.strip(), body.strip()) if p)
     parts = [format_subject(agent, state, text)]
     if body.strip():
         parts.append(body.strip())

@@ -27,7 +27,7 @@ def now_iso(precise: bool = False) -> str:
 
 
 def parse_sets(pairs: tuple[str, ...] | list[str]) -> dict[str, Any]:
-    """`--set K=V` pairs; V is read as YAML (62 -> number, null -> nothing, else text)."""
+    """`--set K=V` pairs: `null` clears K, the numeric keys take numbers, the rest is text."""
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, raw = pair.partition("=")
@@ -41,16 +41,21 @@ def parse_sets(pairs: tuple[str, ...] | list[str]) -> dict[str, Any]:
     return out
 
 
+NUMERIC_KEYS = frozenset({"context_pct", "depth", "pid"})
+
+
 def _read_value(raw: str, key: str) -> Any:
-    if raw.strip() == "":
+    """Empty, `null` or `~` clears a key; the known numeric keys take numbers; anything else
+    is text exactly as given (`thread=007` stays "007", `model=4.10` stays "4.10")."""
+    if raw.strip() in ("", "null", "~"):
         return None
+    if key not in NUMERIC_KEYS:
+        return raw
     try:
         value, _ = yamlio.load(raw, where=f"--set {key}")
     except InvalidFile:
         return raw
-    if isinstance(value, (dict, list)) or value is None and raw.strip() not in ("null", "~"):
-        return raw
-    return value
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else raw
 
 
 def _current(repo: Managed, parent: str | None, path: str) -> tuple[bytes | None, bytes | None]:

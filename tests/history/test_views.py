@@ -104,6 +104,7 @@ def test_inbox_and_mark_read(team):
 
 def test_checkpoint_cannot_move_backwards_or_outside_history(team):
     first = git(team, "rev-list", "--max-parents=0", "HEAD").stdout.strip()
+    git(team, "commit", "-q", "--allow-empty", "-m", "a note for @alice")
     assert gitstate(team, "inbox", "alice", "--mark-read").returncode == 0
     set_state_line(team, "alice", "last_read_commit", first)
     git(team, "add", "-A")
@@ -274,3 +275,18 @@ def test_verify_sees_role_limits_across_branches(team):
     res = gitstate(team, "verify", "--json")
     rules = [(p["subject"], p["rule"]) for p in json.loads(res.stdout)["problems"]]
     assert rules == [("@eve: [STATE:bootstrap] second architect", "role-max")]
+
+
+def test_names_and_messages_with_control_characters_are_read_as_they_are(team, monkeypatch):
+    """The views read commits unambiguously: a separator-like character in an author name or
+    a message cuts nothing."""
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Eve\x1f\x1e\x1dMallory")
+    res = gitstate(team, "transition", "alice", "inbox", "-m", "a\x1fb \x1e @bob hello")
+    assert res.returncode == 0, res.stderr
+    last = js(team, "log", "alice")[-1]
+    assert last["to"] == "inbox" and last["author"] == "Eve\x1f\x1e\x1dMallory"
+    subject = git(team, "log", "-1", "--format=%s").stdout.rstrip("\n")
+    assert last["text"] == subject.split("] ", 1)[1] and last["text"].endswith("@bob hello")
+    msgs = js(team, "inbox", "bob")["messages"]
+    assert msgs[-1]["author"] == "Eve\x1f\x1e\x1dMallory" and "@bob hello" in msgs[-1]["subject"]
+    assert {r["agent"]: r["state"] for r in js(team, "roster")["living"]}["alice"] == "inbox"

@@ -1,0 +1,68 @@
+"""Errors as a newcomer meets them: once, in the form asked for, with the right exit code."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import gitstate
+
+
+def test_usage_errors_under_json_are_json(repo):
+    res = gitstate(repo, "roster", "--json", "--bogus")
+    assert res.returncode == 2
+    data = json.loads(res.stdout)
+    assert data["error"] == "UsageError" and "--bogus" in data["message"]
+
+
+def test_an_error_under_json_is_printed_once(repo):
+    res = gitstate(repo, "status", "ghost", "--json")
+    assert res.returncode == 1 and json.loads(res.stdout)["error"] == "GitstateError"
+    assert res.stderr == ""
+    text = gitstate(repo, "status", "ghost")
+    assert text.stdout == "" and "unknown agent 'ghost'" in text.stderr
+
+
+def test_a_bad_revision_is_a_usage_error_everywhere(repo):
+    assert gitstate(repo, "verify", "bogus..HEAD").returncode == 2
+    assert gitstate(repo, "roster", "--at", "bogus").returncode == 2
+    assert gitstate(repo, "verify", "HEAD~1..HEAD").returncode == 0
+
+
+def test_read_commands_refuse_an_unmanaged_repository(empty_repo):
+    from conftest import git
+    git(empty_repo, "commit", "-q", "--allow-empty", "-m", "first")
+    for args in (("verify",), ("roster",), ("status",), ("log",), ("vacancies",)):
+        res = gitstate(empty_repo, *args)
+        assert res.returncode == 1 and "not managed" in res.stderr, args
+
+
+def test_h_and_a_missing_directory(repo, tmp_path):
+    assert "Usage:" in gitstate(repo, "roster", "-h").stdout
+    res = gitstate(repo, "-C", str(tmp_path / "nowhere"), "roster")
+    assert res.returncode == 2 and "no such directory" in res.stderr
+
+
+def test_set_keeps_text_as_text(repo):
+    from conftest import state_path
+    assert gitstate(repo, "spawn", "alice", "--set", "thread=007", "--set", "model=4.10",
+                    "--set", "summary=0x1F", "--set", "context_pct=62").returncode == 0
+    assert "context_pct: 62\n" in state_path(repo, "alice").read_text()
+    status = json.loads(gitstate(repo, "status", "alice", "--json").stdout)
+    assert status["thread"] == "007" and status["model"] == "4.10"
+    assert status["summary"] == "0x1F" and status["context_pct"] == 62
+
+
+def test_a_multi_line_message_is_a_subject_and_a_body(repo):
+    from conftest import git
+    assert gitstate(repo, "spawn", "alice", "-m", "born\nwith a longer story").returncode == 0
+    assert git(repo, "log", "-1", "--format=%s").stdout.strip() == "@alice: [STATE:bootstrap] born"
+    assert "with a longer story" in git(repo, "log", "-1", "--format=%b").stdout
+
+
+def test_mark_read_with_nothing_to_read_commits_nothing(repo):
+    from conftest import git
+    assert gitstate(repo, "spawn", "bob").returncode == 0
+    before = git(repo, "rev-parse", "HEAD").stdout
+    res = gitstate(repo, "inbox", "bob", "--mark-read", "--json")
+    assert res.returncode == 0 and json.loads(res.stdout)["messages"] == []
+    assert git(repo, "rev-parse", "HEAD").stdout == before
