@@ -23,6 +23,7 @@ import sys
 from gitstate.law import statefile
 from gitstate.errors import GitstateError
 from gitstate.git.runner import EMPTY_TREE, Git
+from gitstate.law.limits import LIFECYCLE_BYTES
 from gitstate.law.load import read_lifecycle
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.git.repo import GitContext, judge_merge_at
@@ -172,7 +173,8 @@ def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = N
     specs = ["HEAD", "MERGE_HEAD", f"{base}:{LIFECYCLE_PATH}", f":{LIFECYCLE_PATH}"]
     for p in paths:
         specs += [f"{base}:{p}", f":{p}"]
-    got = git.cat_batch(specs)
+    # a commit of the law asks sizes first: a staged 20 MB lifecycle is refused unread
+    got = git.cat_batch(specs, LIFECYCLE_BYTES if LIFECYCLE_PATH in paths else None)
     head, merge_head, old_lc, new_lc = got[:4]
     contents = got[4:]
     out: list[Violation] = []
