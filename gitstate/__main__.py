@@ -11,6 +11,9 @@ def main(argv: list[str] | None = None) -> int:
     if args[:1] == ["hook"] and len(args) > 1 and args[1] in _light_hooks():
         from gitstate.doors.hooks import run_hook
         return run_hook(args[1], args[2:])
+    if args[:1] == ["hook"] and len(args) > 1 and args[1] in _runtime_hooks():
+        from gitstate.runtime.hooks import run  # an agent runtime's hook: no click either
+        return run(args[1], args[2:])
     from gitstate.cli.main import main as cli_main
     return cli_main(args)
 
@@ -18,6 +21,10 @@ def main(argv: list[str] | None = None) -> int:
 def _light_hooks() -> frozenset[str]:
     return frozenset({"pre-commit", "commit-msg", "pre-receive", "post-receive",
                       "reference-transaction", "recover"})
+
+
+def _runtime_hooks() -> frozenset[str]:
+    return frozenset({"session-start", "context", "spawn-guard", "subagent-start"})
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "gitstate"
 
 LAYERS = {"errors": 0, "resources": 0, "law": 1, "git": 2, "history": 3, "moves": 4,
-          "doors": 5, "hooks": 5, "cli": 6, "__main__": 7}
+          "doors": 5, "hooks": 5, "schema": 5, "cli": 6, "runtime": 6, "mcp": 6, "web": 6,
+          "__main__": 7}
 MAX_LINES = 420
 
 

@@ -31,7 +31,9 @@ def test_wheel_contains_the_shipped_data(wheel):
                    "gitstate/_shipped/agent/README.md",
                    "gitstate/_shipped/data/freeze-state.md",
                    "gitstate/_shipped/githooks/pre-commit",
-                   "gitstate/_shipped/githooks/commit-msg"):
+                   "gitstate/_shipped/githooks/commit-msg",
+                   "gitstate/web/static/style.css",      # the viewer needs no network
+                   "gitstate/web/static/live.js"):
         assert needed in names, needed
 
 

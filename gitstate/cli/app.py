@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Callable
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Callable, Iterator
 
 import click
 
@@ -31,7 +33,37 @@ commit tagged [STATE:x]; git hooks refuse illegal moves. Try it:
 """
 
 
+# Where `--json` data goes: printed, or (for the MCP face) handed to whoever collects it.
+_collected: ContextVar[list | None] = ContextVar("gitstate_collected", default=None)
+
+
+@contextmanager
+def collecting() -> Iterator[list]:
+    """Collect the JSON data that `run_*` functions print, instead of printing it."""
+    out: list = []
+    token = _collected.set(out)
+    try:
+        yield out
+    finally:
+        _collected.reset(token)
+
+
+def emit(command: str, data: Any) -> None:
+    """Print `command`'s `--json` output. Its model (gitstate.schema) checks it whenever it is
+    collected (the MCP tools) or `$GITSTATE_CHECK_JSON` is set (the tests): building the
+    models costs a command line ~0.3 s, more than most views take."""
+    import os
+    if _collected.get() is not None or os.environ.get("GITSTATE_CHECK_JSON"):
+        from gitstate.schema.models import validated
+        data = validated(command, data)
+    json_out(data)
+
+
 def json_out(data: Any) -> None:
+    sink = _collected.get()
+    if sink is not None:
+        sink.append(data)
+        return
     # Pretty for a person at a terminal; compact (and several times faster) for programs.
     if sys.stdout.isatty():
         click.echo(json.dumps(data, indent=2, default=str))
@@ -48,6 +80,9 @@ message_option = click.option("-m", "--message", "text", default=None,
                               help="Text of the commit subject.")
 set_option = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
                           help="Set a front-matter key.")
+push_option = click.option("--push", is_flag=True,
+                           help="Land the commit on the upstream branch (fetch, replay and "
+                                "retry when another agent got there first).")
 
 
 @click.group(help=HELP, invoke_without_command=True,
@@ -81,7 +116,7 @@ def directory_of(ctx: click.Context) -> str | None:
 def report_error(exc: GitstateError, as_json: bool) -> int:
     """The error once: as a JSON object on stdout for a program, else as text on stderr."""
     if as_json:
-        json_out(exc.to_dict())
+        json_out(exc.to_dict())   # the model `error` in gitstate.schema
     else:
         click.echo(f"gitstate: {exc}", err=True)
     return exc.exit_code

@@ -168,6 +168,8 @@ def _ending(s: _Story, repo: Path) -> int:
             click.echo(f"  {f}", err=True)
         return 1
     click.secho(f"Done. Explore it: cd {repo} && git log --stat", bold=True)
+    click.echo(f"See it in a browser: gitstate -C {repo} serve  (pip install 'gitstate[web]'), "
+               f"or as files: gitstate -C {repo} site --out DIR")
     return 0
 
 

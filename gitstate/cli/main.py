@@ -12,7 +12,8 @@ from gitstate.errors import EXIT_REJECTED, EXIT_USAGE, GitstateError
 
 
 def main(args: list[str] | None = None) -> int:
-    from gitstate.cli import demo, moves, operations, setup, views  # noqa: F401 (they register)
+    from gitstate.cli import (demo, moves, operations, runtimes, setup,  # noqa: F401
+                              views, web)                            # (they register)
 
     args = list(sys.argv[1:] if args is None else args)
     as_json = "--json" in args

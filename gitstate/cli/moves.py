@@ -5,20 +5,22 @@ from __future__ import annotations
 
 import click
 
-from gitstate.cli.app import cli, directory_of, json_option, json_out, message_option, \
-    open_repo, set_option
-from gitstate.cli.text import print_move
-from gitstate.errors import GitstateError
+from gitstate.cli.app import cli, directory_of, emit, json_option, message_option, \
+    open_repo, push_option, set_option
+from gitstate.cli.text import commit_move
 
 
 def run_spawn(directory: str | None, agent: str, *, role: str | None = None,
               model: str | None = None, parent: str | None = None, sets=(),
-              text: str | None = None, as_json: bool = False) -> int:
+              text: str | None = None, session: str | None = None, push: bool = False,
+              as_json: bool = False) -> int:
     from gitstate.moves.agent import parse_sets, spawn
-    result = spawn(open_repo(directory), agent, role=role, model=model, parent_agent=parent,
-                   sets=parse_sets(sets), text=text)
-    print_move(result, as_json)
-    return 0
+    repo, values = open_repo(directory), parse_sets(sets)
+    if session:
+        values["session"] = session   # the runtime's session id: its hooks find the agent
+    return commit_move(repo, agent, lambda: spawn(repo, agent, role=role, model=model,
+                                                  parent_agent=parent, sets=values, text=text),
+                       push=push, as_json=as_json, command="spawn")
 
 
 @cli.command()
@@ -26,26 +28,29 @@ def run_spawn(directory: str | None, agent: str, *, role: str | None = None,
 @click.option("--role", default=None, help="The role this agent holds.")
 @click.option("--model", default=None, help="The model behind the agent.")
 @click.option("--parent", "parent", default=None, help="The agent that spawned this one.")
+@click.option("--session", default=None, metavar="ID",
+              help="The agent runtime's session id (recorded as `session:`; the runtime's "
+                   "hooks bind that session to this agent).")
 @set_option
 @message_option
+@push_option
 @json_option
 @click.pass_context
-def spawn(ctx, agent, role, model, parent, sets, text, as_json):
+def spawn(ctx, agent, role, model, parent, session, sets, text, push, as_json):
     """Register AGENT in the initial state (one commit)."""
     return run_spawn(directory_of(ctx), agent, role=role, model=model, parent=parent,
-                     sets=sets, text=text, as_json=as_json)
+                     sets=sets, text=text, session=session, push=push, as_json=as_json)
 
 
 def run_transition(directory: str | None, agent: str, state: str, *, text: str | None = None,
                    body: str = "", sets=(), approved_by: str | None = None, push: bool = False,
                    as_json: bool = False) -> int:
     from gitstate.moves.agent import parse_sets, transition
-    if push:
-        raise GitstateError("--push is not available yet", hint="commit, then `git push`")
-    result = transition(open_repo(directory), agent, state, text=text, sets=parse_sets(sets),
-                        approved_by=approved_by, body=body)
-    print_move(result, as_json)
-    return 0
+    repo, values = open_repo(directory), parse_sets(sets)
+    return commit_move(repo, agent, lambda: transition(repo, agent, state, text=text,
+                                                       sets=values, approved_by=approved_by,
+                                                       body=body),
+                       push=push, as_json=as_json, command="transition")
 
 
 @cli.command()
@@ -56,7 +61,7 @@ def run_transition(directory: str | None, agent: str, state: str, *, text: str |
 @set_option
 @click.option("--approved-by", default=None, metavar="HUMAN",
               help="Add 'Approved-by: HUMAN' for moves that need approval.")
-@click.option("--push", is_flag=True, help="Also push to the hub (not yet available).")
+@push_option
 @json_option
 @click.pass_context
 def transition(ctx, agent, state, text, body, sets, approved_by, push, as_json):
@@ -66,11 +71,13 @@ def transition(ctx, agent, state, text, body, sets, approved_by, push, as_json):
 
 
 def run_freeze(directory: str | None, agent: str, *, text: str | None = None,
-               situation: str | None = None, sets=(), as_json: bool = False) -> int:
+               situation: str | None = None, sets=(), push: bool = False,
+               as_json: bool = False) -> int:
     from gitstate.moves.agent import freeze, parse_sets
-    print_move(freeze(open_repo(directory), agent, text=text, situation=situation,
-                      sets=parse_sets(sets)), as_json)
-    return 0
+    repo, values = open_repo(directory), parse_sets(sets)
+    return commit_move(repo, agent, lambda: freeze(repo, agent, text=text, situation=situation,
+                                                   sets=values),
+                       push=push, as_json=as_json, command="freeze")
 
 
 @cli.command()
@@ -78,23 +85,26 @@ def run_freeze(directory: str | None, agent: str, *, text: str | None = None,
 @message_option
 @click.option("--situation", default=None, help="primary_situation for a new freeze-state.")
 @set_option
+@push_option
 @json_option
 @click.pass_context
-def freeze(ctx, agent, text, situation, sets, as_json):
+def freeze(ctx, agent, text, situation, sets, push, as_json):
     """Freeze AGENT: write (or check) data/freeze-states/AGENT.md and freeze, in one commit.
 
     If the file exists it must have all its sections; if not, the template is written with
     the agent's role and thread filled in (edit it and commit it as a progress update later).
     """
     return run_freeze(directory_of(ctx), agent, text=text, situation=situation, sets=sets,
-                      as_json=as_json)
+                      push=push, as_json=as_json)
 
 
 def run_wake(directory: str | None, agent: str, approved_by: str, *, state: str | None = None,
-             text: str | None = None, as_json: bool = False) -> int:
+             text: str | None = None, push: bool = False, as_json: bool = False) -> int:
     from gitstate.moves.agent import wake
-    print_move(wake(open_repo(directory), agent, approved_by, text=text, state=state), as_json)
-    return 0
+    repo = open_repo(directory)
+    return commit_move(repo, agent, lambda: wake(repo, agent, approved_by, text=text,
+                                                 state=state),
+                       push=push, as_json=as_json, command="wake")
 
 
 @cli.command()
@@ -104,35 +114,39 @@ def run_wake(directory: str | None, agent: str, approved_by: str, *, state: str 
 @click.option("--state", default=None, help="Where to wake it to (default: the first living "
                                               "state the lifecycle allows).")
 @message_option
+@push_option
 @json_option
 @click.pass_context
-def wake(ctx, agent, approved_by, state, text, as_json):
+def wake(ctx, agent, approved_by, state, text, push, as_json):
     """Resume a frozen AGENT; a human's decision (Approved-by)."""
-    return run_wake(directory_of(ctx), agent, approved_by, state=state, text=text,
+    return run_wake(directory_of(ctx), agent, approved_by, state=state, text=text, push=push,
                     as_json=as_json)
 
 
 def run_bury(directory: str | None, agent: str, summary: str, *, approved_by: str | None = None,
-             transfer_to: str | None = None, text: str | None = None,
+             transfer_to: str | None = None, text: str | None = None, push: bool = False,
              as_json: bool = False) -> int:
     from gitstate.history.fold import vacancy_notice
     from gitstate.history.views import vacant_roles
+    from gitstate.law.grammar import canonical_id
     from gitstate.moves.agent import bury
     repo = open_repo(directory)
-    result = bury(repo, agent, summary, text=text, approved_by=approved_by,
-                  transfer_to=transfer_to)
-    who = result.plan.info["agent"]
-    notices = [vacancy_notice(v) for v in vacant_roles(repo)["vacancies"]
-               if v.get("last_holder") == who]
-    if as_json:
-        info = result.plan.info
-        json_out({"commit": result.sha, "agent": who, "from": info["from"], "to": info["to"],
-                  "vacancies": notices})
-        return 0
-    print_move(result, False)
-    for n in notices:
-        click.echo(n)
-    return 0
+    who = canonical_id(agent)
+    # the vacancy notice is told after the move, from the history it landed in
+    notices: list[str] = []
+
+    def move():
+        result = bury(repo, agent, summary, text=text, approved_by=approved_by,
+                      transfer_to=transfer_to)
+        notices[:] = [vacancy_notice(v) for v in vacant_roles(repo)["vacancies"]
+                      if v.get("last_holder") == who]
+        return result
+    code = commit_move(repo, agent, move, push=push, as_json=as_json,
+                       extra={"vacancies": notices}, command="bury")
+    if not as_json and code == 0:
+        for n in notices:
+            click.echo(n)
+    return code
 
 
 @cli.command()
@@ -143,33 +157,25 @@ def run_bury(directory: str | None, agent: str, summary: str, *, approved_by: st
 @click.option("--transfer-role-to", "transfer_to", default=None, metavar="ID2",
               help="Hand the role to ID2 in the same commit (no vacancy, never two holders).")
 @message_option
+@push_option
 @json_option
 @click.pass_context
-def bury(ctx, agent, summary, approved_by, transfer_to, text, as_json):
+def bury(ctx, agent, summary, approved_by, transfer_to, text, push, as_json):
     """AGENT dies with a final summary; says so when its role falls vacant."""
     return run_bury(directory_of(ctx), agent, summary, approved_by=approved_by,
-                    transfer_to=transfer_to, text=text, as_json=as_json)
+                    transfer_to=transfer_to, text=text, push=push, as_json=as_json)
 
 
 def run_show(directory: str | None, agent: str, *, as_json: bool = False) -> int:
+    from gitstate.history.views import freeze_state
     from gitstate.law import statefile
-    from gitstate.moves.agent import current_state, freeze_state_path
     repo = open_repo(directory)
-    _lc, state, front = current_state(repo, agent)
-    rel = statefile.as_text(front.get("freeze_state")) or freeze_state_path(agent.lower())
-    data = repo.git.cat_files([f"HEAD:{rel}"])[0]
-    if data is None:
-        raise GitstateError(f"{agent} has no freeze-state committed at {rel} (it is in {state})")
-    text = statefile.decode(data, rel)
+    view = freeze_state(repo, agent)
     if as_json:
-        import re
-        doc = statefile.parse(text, rel) if text.startswith("---") else None
-        parts = re.split(r"^##[ \t]+(.+?)[ \t]*$", doc.body if doc else text, flags=re.M)
-        sections = {parts[i].strip(): parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
-        json_out({"agent": agent.lower(), "state": state, "path": rel,
-                  "front": doc.front if doc else {}, "sections": sections})
+        emit("show", view)
     else:
-        click.echo(text, nl=False)
+        data = repo.git.cat_files([f"HEAD:{view['path']}"])[0]
+        click.echo(statefile.decode(data, view["path"]), nl=False)
     return 0
 
 

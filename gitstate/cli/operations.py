@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gitstate.cli.app import cli, directory_of, json_option, json_out, open_repo
+from gitstate.cli.app import cli, directory_of, emit, json_option, open_repo, push_option
 from gitstate.errors import EXIT_REJECTED
 
 
@@ -26,60 +26,76 @@ def await_cmd(ctx, agents, timeout):
     return run_await(directory_of(ctx), list(agents), timeout)
 
 
-def run_sweep(directory: str | None, *, dry_run: bool = False, as_json: bool = False) -> int:
+def _commit(repo, push: bool):
+    from gitstate.moves.operations import committed
+    if not push:
+        return committed
+    from gitstate.moves.landing import landed
+    return landed(repo)
+
+
+def run_sweep(directory: str | None, *, dry_run: bool = False, push: bool = False,
+              as_json: bool = False) -> int:
     from gitstate.moves.operations import due_timeouts, sweep
     repo = open_repo(directory)
+    commit = _commit(repo, push)
     if dry_run or as_json:
         due = due_timeouts(repo)
         if not dry_run:
-            sweep(repo, lambda line: None)
+            sweep(repo, lambda line: None, commit)
         if as_json:
-            json_out({"due": due, "committed": not dry_run})
+            emit("sweep", {"due": due, "committed": not dry_run})
         else:
             for d in due:
                 click.echo(f"{d['agent']}: {d['from']} -> {d['to']} is due (after {d['after']})")
         return 0
-    if not sweep(repo, click.echo):
+    if not sweep(repo, click.echo, commit):
         click.echo("nothing is due")
     return 0
 
 
 @cli.command()
 @click.option("--dry-run", is_flag=True, help="Only list the timed transitions that are due.")
+@push_option
 @json_option
 @click.pass_context
-def sweep(ctx, dry_run, as_json):
+def sweep(ctx, dry_run, push, as_json):
     """Commit every timed transition that is due (e.g. idle -> suspended after 30m), as the
     system. The hooks accept such a move only once it is due."""
-    return run_sweep(directory_of(ctx), dry_run=dry_run, as_json=as_json)
+    return run_sweep(directory_of(ctx), dry_run=dry_run, push=push, as_json=as_json)
 
 
-def run_reap(directory: str | None, host: str | None = None, *, as_json: bool = False) -> int:
+def run_reap(directory: str | None, host: str | None = None, *, push: bool = False,
+             as_json: bool = False) -> int:
     from gitstate.moves.operations import reap
-    if not reap(open_repo(directory), click.echo, host):
+    repo = open_repo(directory)
+    if not reap(repo, click.echo, host, _commit(repo, push)):
         click.echo("no agent has lost its process")
     return 0
 
 
 @cli.command()
 @click.option("--host", default=None, help="Which host's agents to check (default: this one).")
+@push_option
 @click.pass_context
-def reap(ctx, host):
+def reap(ctx, host, push):
     """Mark every living agent of this host whose process (pid) is gone as failed."""
-    return run_reap(directory_of(ctx), host)
+    return run_reap(directory_of(ctx), host, push=push)
 
 
-def run_shutdown(directory: str | None, approved_by: str | None = None, *,
+def run_shutdown(directory: str | None, approved_by: str | None = None, *, push: bool = False,
                  as_json: bool = False) -> int:
     from gitstate.moves.operations import shutdown
-    skipped = shutdown(open_repo(directory), click.echo, approved_by)
+    repo = open_repo(directory)
+    skipped = shutdown(repo, click.echo, approved_by, _commit(repo, push))
     return EXIT_REJECTED if skipped else 0
 
 
 @cli.command()
 @click.option("--approved-by", default=None, metavar="HUMAN",
               help="For agents whose way to rest passes a gated move.")
+@push_option
 @click.pass_context
-def shutdown(ctx, approved_by):
+def shutdown(ctx, approved_by, push):
     """Move every living agent to a frozen or terminal state, children before parents."""
-    return run_shutdown(directory_of(ctx), approved_by)
+    return run_shutdown(directory_of(ctx), approved_by, push=push)

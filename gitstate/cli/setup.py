@@ -6,7 +6,7 @@ import os
 
 import click
 
-from gitstate.cli.app import cli, directory_of, json_option, json_out, open_repo
+from gitstate.cli.app import cli, directory_of, emit, json_option, json_out, open_repo
 from gitstate.errors import EXIT_REJECTED, GitstateError
 
 
@@ -19,7 +19,8 @@ def _preset_lifecycle(name: str):
 
 def run_init(directory: str | None, lifecycle: str | None = None, *, force: bool = False,
              no_commit: bool = False, server: bool = False, approved_by: str | None = None,
-             humans: tuple[str, ...] = (), as_json: bool = False) -> int:
+             humans: tuple[str, ...] = (), runtime: str | None = None, ci: str | None = None,
+             as_json: bool = False) -> int:
     if server:
         from gitstate.doors.hub import init_server
         report = init_server(directory, lifecycle)
@@ -27,14 +28,46 @@ def run_init(directory: str | None, lifecycle: str | None = None, *, force: bool
         from gitstate.doors.install import init as do_init
         report = do_init(directory, lifecycle, force=force, commit=not no_commit,
                          approved_by=approved_by, humans=tuple(humans))
+    integrations = _integrations(directory, runtime, ci) if runtime or ci else []
     if as_json:
-        json_out(report.__dict__)
+        emit("init", {**report.__dict__, **({"integrations": integrations}
+                                             if integrations else {})})
         return 0
     for line in report.actions:
         click.echo(f"  {line}")
+    for i in integrations:
+        what = ", ".join(i["added"]) if i["changed"] else "nothing to change"
+        kept = f"; kept {', '.join(i['kept'])}" if i["kept"] else ""
+        click.echo(f"  {i['path']} ({i['kind']} {i['name']}): {what}{kept}")
     click.echo(f"managed with lifecycle '{report.lifecycle}'; hooks in {report.hooks_dir}"
                + ("" if report.actions else " (nothing to change)"))
+    if not server:
+        _explain_keys(directory)
     return 0
+
+
+def _explain_keys(directory: str | None) -> None:
+    """Say how approvals become signed, until protocols/allowed_signers is committed."""
+    from gitstate.law.lifecycle import SIGNERS_PATH
+    try:
+        repo = open_repo(directory)
+    except GitstateError:
+        return
+    git, head = repo.git, repo.git.head()
+    try:
+        human = repo.lifecycle(head).policies.humans[0]
+    except (GitstateError, IndexError):
+        human = "<human>"
+    if head and git.cat_files([f"{head}:{SIGNERS_PATH}"])[0] is not None:
+        click.echo(f"approvals: signed with the keys in {SIGNERS_PATH}")
+        return
+    click.echo(f"approvals: an Approved-by: trailer is taken at its word until {SIGNERS_PATH} "
+               "lists the humans' SSH keys. To require signed approvals:\n"
+               f"  echo \"{human} $(cat ~/.ssh/id_ed25519.pub)\" >> {SIGNERS_PATH}\n"
+               f"  git add {SIGNERS_PATH} && git commit -m 'law: keys of the humans' "
+               f"-m 'Approved-by: {human}'\n"
+               "  and each human: git config gpg.format ssh; "
+               "git config user.signingkey ~/.ssh/id_ed25519")
 
 
 @cli.command()
@@ -48,12 +81,34 @@ def run_init(directory: str | None, lifecycle: str | None = None, *, force: bool
               help="Who may approve gated moves (policies.humans of a new lifecycle).")
 @click.option("--approved-by", default=None, metavar="HUMAN",
               help="Approve a change of the law (lifecycle, shims) in a managed repository.")
+@click.option("--runtime", type=click.Choice(["claude-code"]), default=None,
+              help="Merge gitstate's hooks into the agent runtime's settings "
+                   "(.claude/settings.json).")
+@click.option("--ci", type=click.Choice(["github", "gitlab"]), default=None,
+              help="Write a CI job running `gitstate verify --no-cache` on pushes and "
+                   "pull requests.")
 @json_option
 @click.pass_context
-def init(ctx, lifecycle, force, no_commit, server, humans, approved_by, as_json):
+def init(ctx, lifecycle, force, no_commit, server, humans, approved_by, runtime, ci, as_json):
     """Make this repository managed (idempotent)."""
     return run_init(directory_of(ctx), lifecycle, force=force, no_commit=no_commit,
-                    server=server, approved_by=approved_by, humans=humans, as_json=as_json)
+                    server=server, approved_by=approved_by, humans=humans, runtime=runtime,
+                    ci=ci, as_json=as_json)
+
+
+def _integrations(directory: str | None, runtime: str | None, ci: str | None) -> list[dict]:
+    """Write the runtime's settings and the CI job (neither is committed: review and commit
+    them like any file of yours)."""
+    from gitstate.git.runner import find_repo
+    _git, top, _gdir = find_repo(directory)
+    out = []
+    if runtime:
+        from gitstate.runtime.settings import install
+        out.append(install(top))
+    if ci:
+        from gitstate.runtime.ci import install as install_ci
+        out.append(install_ci(top, ci))
+    return out
 
 
 @cli.command()
@@ -68,7 +123,7 @@ def presets(as_json):
         rows.append({"name": name, "description": lc.description, "initial": lc.initial,
                      "states": list(lc.states), "default": name == "haak"})
     if as_json:
-        json_out(rows)
+        emit("presets", rows)
         return 0
     for r in rows:
         mark = " (default)" if r["default"] else ""
@@ -83,7 +138,7 @@ def run_lifecycle(directory: str | None, *, mermaid: bool = False, preset: str |
 
     lc = _preset_lifecycle(preset) if preset else open_repo(directory).lifecycle()
     if as_json:
-        json_out(lc.to_dict())
+        emit("lifecycle", lc.to_dict())
     else:
         click.echo(to_mermaid(lc) if mermaid else describe(lc), nl=False)
     return 0
@@ -104,11 +159,15 @@ def lifecycle(ctx, mermaid, preset, as_json):
 @click.pass_context
 def check(ctx, as_json):
     """Validate the lifecycle and every _state.md in the work tree."""
-    from gitstate.cli.models import Problem
+    return run_check(directory_of(ctx), as_json=as_json)
+
+
+def run_check(directory: str | None, *, as_json: bool = False) -> int:
+    from gitstate.schema.status import Problem
     from gitstate.doors.check import check_worktree
-    problems = [Problem.from_violation(v) for v in check_worktree(open_repo(directory_of(ctx)))]
+    problems = [Problem.from_violation(v) for v in check_worktree(open_repo(directory))]
     if as_json:
-        json_out({"ok": not problems, "problems": [p.as_json() for p in problems]})
+        emit("check", {"ok": not problems, "problems": [p.as_json() for p in problems]})
     else:
         for p in problems:
             where = f"{p.file}:{p.line}" if p.line else p.file
@@ -118,46 +177,27 @@ def check(ctx, as_json):
     return EXIT_REJECTED if problems else 0
 
 
-def run_session_start(directory: str | None, agent: str | None) -> int:
-    """What an agent needs first: where it stands, which roles are vacant, what awaits it."""
-    from gitstate.cli.views import run_status
-    from gitstate.history.fold import vacancy_notice
-    from gitstate.history.views import inbox as build_inbox, vacant_roles
-
-    agent = agent or os.environ.get("GITSTATE_AGENT")
-    if not agent:
-        click.echo("gitstate: no agent given (--agent ID or $GITSTATE_AGENT); "
-                   "showing everyone", err=True)
-    run_status(directory, agent or None)
-    repo = open_repo(directory)
-    notices = [vacancy_notice(v) for v in vacant_roles(repo)["vacancies"]]
-    if notices:
-        click.echo("Vacant roles (register with --role to take one):")
-        for n in notices:
-            click.echo(f"  {n}")
-    if agent:
-        waiting = build_inbox(repo, agent)["messages"]
-        click.echo(f"Inbox: {len(waiting)} message{'s' if len(waiting) != 1 else ''} "
-                   f"waiting (`gitstate inbox {agent}`)")
-    return 0
-
-
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.argument("name")
 @click.option("--agent", default=None, help="For runtime hooks: which agent (or $GITSTATE_AGENT).")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.pass_context
 def hook(ctx, name, agent, args):
-    """Entry points for git hooks (pre-commit, commit-msg, pre-receive) and agent runtimes
-    (session-start)."""
+    """Entry points for git hooks (pre-commit, commit-msg, pre-receive, ...) and agent
+    runtimes (session-start, context, spawn-guard, subagent-start: Claude Code's JSON on
+    stdin)."""
     if name in ("pre-commit", "commit-msg", "pre-receive", "post-receive",
                 "reference-transaction"):
         from gitstate.doors.hooks import run_hook
         return run_hook(name, list(args))
-    if name == "session-start":
-        return run_session_start(directory_of(ctx), agent)
+    from gitstate.runtime.hooks import NAMES, run
+    if name in NAMES:
+        if directory_of(ctx):
+            os.chdir(directory_of(ctx))
+        return run(name, list(args) + (["--agent", agent] if agent else []))
     raise GitstateError(f"unknown hook '{name}'", hint="known: pre-commit, commit-msg, "
-                        "pre-receive, session-start")
+                        "pre-receive, post-receive, reference-transaction, "
+                        + ", ".join(NAMES))
 
 
 def run_doctor(directory: str | None, *, as_json: bool = False) -> int:
@@ -165,7 +205,7 @@ def run_doctor(directory: str | None, *, as_json: bool = False) -> int:
     findings = diagnose(open_repo(directory))
     failed = any(f["status"] == "fail" for f in findings)
     if as_json:
-        json_out({"ok": not failed, "findings": findings})
+        emit("doctor", {"ok": not failed, "findings": findings})
     else:
         for f in findings:
             click.echo(f"{f['status']:<4}  {f['check']:<9}  {f['detail']}")
@@ -183,3 +223,24 @@ def doctor(ctx, as_json):
     """Is this clone protected? Hooks active and unmodified, gitstate found, caches sane,
     approvals authenticated, hub and CI."""
     return run_doctor(directory_of(ctx), as_json=as_json)
+
+
+def run_schema(command: str | None = None, *, as_json: bool = True) -> int:
+    """The JSON Schema of a command's `--json` output (all of them, without COMMAND)."""
+    from gitstate.errors import UsageError
+    from gitstate.schema.models import COMMANDS, json_schema
+    if command is None:
+        json_out({name: json_schema(name) for name in COMMANDS})
+        return 0
+    if command not in COMMANDS:
+        raise UsageError(f"no --json output is called '{command}'",
+                         hint=f"known: {', '.join(COMMANDS)}")
+    json_out(json_schema(command))
+    return 0
+
+
+@cli.command()
+@click.argument("command", required=False)
+def schema(command):
+    """Print the JSON Schema of COMMAND's `--json` output (every command's, without one)."""
+    return run_schema(command)

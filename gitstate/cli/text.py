@@ -25,16 +25,17 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
-def print_move(result, as_json: bool) -> None:
-    from gitstate.cli.app import json_out
+def print_move(result, as_json: bool, extra: dict | None = None,
+               command: str = "transition") -> None:
+    from gitstate.cli.app import emit
     info = result.plan.info
     if getattr(result, "detached", False):
         click.echo(f"gitstate: warning: detached HEAD: {result.sha[:10]} is on no branch; "
                    "`git switch -c NAME` keeps it", err=True)
     if as_json:
-        json_out({"commit": result.sha, "agent": info["agent"], "from": info["from"],
-                  "to": info["to"], "path": info["path"],
-                  "subject": result.plan.message.split("\n", 1)[0]})
+        emit(command, {"commit": result.sha, "agent": info["agent"], "from": info["from"],
+                       "to": info["to"], "path": info["path"],
+                       "subject": result.plan.message.split("\n", 1)[0], **(extra or {})})
     else:
         frm = f"{info['from']} -> " if info["from"] else ""
         click.echo(f"{info['agent']}: {frm}{info['to']}  ({result.sha[:10]})")
@@ -93,3 +94,42 @@ def print_roster(view: dict) -> None:
             click.echo("  ".join(bits))
     if not everyone:
         click.echo("no agents yet: `gitstate spawn <id>` registers one")
+
+
+def commit_move(repo, agent: str, move, *, push: bool, as_json: bool,
+                extra: dict | None = None, command: str = "transition") -> int:
+    """Run `move()` (one commit) and print it; with `push`, land it on the hub first and
+    say which of the three outcomes it had (landed 0, illegal 1, gave up 1)."""
+    from gitstate.cli.app import emit
+    if not push:
+        result = move()
+        print_move(result, as_json, extra, command)
+        return 0
+    from gitstate.moves.landing import push_move
+    landing = push_move(repo, agent, move)
+    result = landing.result
+    info = result.plan.info if result is not None else {}
+    if as_json:
+        emit("landing", {"outcome": landing.outcome, "attempts": landing.attempts,
+                         "commit": landing.commit, "upstream": landing.upstream,
+                         "reason": landing.reason, "kept": landing.kept,
+                         "staged": landing.staged, "agent": info.get("agent"),
+                         "from": info.get("from"), "to": info.get("to"),
+                         "path": info.get("path"), **(extra or {})})
+        return landing.exit_code
+    if landing.outcome == "landed":
+        frm = f"{info['from']} -> " if info.get("from") else ""
+        click.echo(f"{info['agent']}: {frm}{info['to']}  ({landing.commit[:10]}) landed on "
+                   f"{landing.upstream}" + (f" after {plural(landing.attempts, 'attempt')}"
+                                            if landing.attempts > 1 else ""))
+        return 0
+    if landing.outcome == "illegal":
+        click.echo(f"gitstate: the move did not land on {landing.upstream}: {landing.reason}",
+                   err=True)
+        click.echo(f"  your branch is in step with {landing.upstream}; the unlanded commit is "
+                   f"kept on branch {landing.kept}"
+                   + (f", and its work is staged ({', '.join(landing.staged)})"
+                      if landing.staged else ""), err=True)
+    else:
+        click.echo(f"gitstate: gave up landing the move: {landing.reason}", err=True)
+    return landing.exit_code

@@ -6,13 +6,14 @@ import re
 
 import click
 
-from gitstate.cli.app import at_option, cli, directory_of, json_option, json_out, open_repo
+from gitstate.cli.app import at_option, cli, directory_of, emit, json_option, open_repo, \
+    push_option
 from gitstate.cli.text import plural, print_roster, print_status, when
 from gitstate.errors import EXIT_REJECTED, GitstateError, UsageError
 
 
 def run_status(directory: str | None, agent: str | None = None, *, as_json: bool = False) -> int:
-    from gitstate.cli.models import agent_status
+    from gitstate.schema.status import agent_status
     from gitstate.law.grammar import canonical_id
 
     repo = open_repo(directory)
@@ -30,7 +31,7 @@ def run_status(directory: str | None, agent: str | None = None, *, as_json: bool
         rows = [agent_status(a, lc.state_path(a), d, lc)
                 for a, d in sorted(repo.agents_at(lc, head).items())]
     if as_json:
-        json_out([r.as_json() for r in rows] if not agent else rows[0].as_json())
+        emit("status", [r.as_json() for r in rows] if not agent else rows[0].as_json())
         return 0
     if not rows:
         click.echo("no agents yet: `gitstate spawn <id>` registers one")
@@ -53,7 +54,7 @@ def run_roster(directory: str | None, at: str | None = None, *, as_json: bool = 
     from gitstate.history.views import roster
     view = roster(open_repo(directory), at)
     if as_json:
-        json_out(view)
+        emit("roster", view)
     else:
         print_roster(view)
     return 0
@@ -74,7 +75,7 @@ def run_vacancies(directory: str | None, at: str | None = None, *,
     from gitstate.history.views import vacant_roles
     view = vacant_roles(open_repo(directory), at)
     if as_json:
-        json_out(view)
+        emit("vacancies", view)
         return 0
     if not view["vacancies"]:
         click.echo("no vacant roles")
@@ -96,7 +97,7 @@ def run_log(directory: str | None, agent: str | None = None, *, as_json: bool = 
     from gitstate.history.views import transitions
     rows = transitions(open_repo(directory), agent)
     if as_json:
-        json_out(rows)
+        emit("log", rows)
         return 0
     for r in rows:
         move = f"{r['from']} -> {r['to']}" if r["from"] else f"born in {r['to']}"
@@ -117,17 +118,35 @@ def log_cmd(ctx, agent, as_json):
 
 
 def run_inbox(directory: str | None, agent: str, *, mark_read: bool = False,
-              as_json: bool = False) -> int:
+              push: bool = False, as_json: bool = False) -> int:
     from gitstate.history.views import inbox
     repo = open_repo(directory)
     view = inbox(repo, agent)
+    code = 0
     if mark_read and view["messages"]:   # nothing to read: no commit
         from gitstate.moves.agent import mark_read as do_mark
-        result = do_mark(repo, view["agent"], view["head"], len(view["messages"]))
-        view["marked_read"] = {"commit": result.sha, "last_read_commit": view["head"]}
+
+        def move():
+            return do_mark(repo, view["agent"], view["head"], len(view["messages"]))
+        if push:
+            from gitstate.moves.landing import push_move
+            landing = push_move(repo, view["agent"], move)
+            code = landing.exit_code
+            view["push"] = {"outcome": landing.outcome, "attempts": landing.attempts,
+                            "commit": landing.commit, "upstream": landing.upstream,
+                            "reason": landing.reason, "kept": landing.kept}
+            if landing.outcome == "landed":
+                view["marked_read"] = {"commit": landing.commit,
+                                       "last_read_commit": view["head"]}
+            elif not as_json:
+                click.echo(f"gitstate: the checkpoint did not land ({landing.outcome}): "
+                           f"{landing.reason}" + (f"; kept on branch {landing.kept}"
+                                                  if landing.kept else ""), err=True)
+        else:
+            view["marked_read"] = {"commit": move().sha, "last_read_commit": view["head"]}
     if as_json:
-        json_out(view)
-        return 0
+        emit("inbox", view)
+        return code
     since = f"since {view['since'][:10]}" if view["since"] else "from the beginning"
     click.echo(f"{view['agent']}: {plural(len(view['messages']), 'message')} {since}")
     for m in view["messages"]:
@@ -138,18 +157,20 @@ def run_inbox(directory: str | None, agent: str, *, mark_read: bool = False,
     if view.get("marked_read"):
         click.echo(f"last_read_commit -> {view['head'][:10]} "
                    f"({view['marked_read']['commit'][:10]})")
-    return 0
+    return code
 
 
 @cli.command()
 @click.argument("agent")
 @click.option("--mark-read", is_flag=True,
               help="Move the agent's last_read_commit to HEAD (a state commit).")
+@push_option
 @json_option
 @click.pass_context
-def inbox(ctx, agent, mark_read, as_json):
+def inbox(ctx, agent, mark_read, push, as_json):
     """Messages to AGENT (@AGENT or @ALL) since its last_read_commit."""
-    return run_inbox(directory_of(ctx), agent, mark_read=mark_read, as_json=as_json)
+    return run_inbox(directory_of(ctx), agent, mark_read=mark_read, push=push,
+                     as_json=as_json)
 
 
 @cli.command()
@@ -167,7 +188,7 @@ def situations(ctx, sqlite_path, no_sqlite, as_json):
         path = sqlite_path or str(repo.top / "data" / "entities.db")
         data["sqlite"] = {"path": path, **write_sqlite(data, path)}
     if as_json:
-        json_out(data)
+        emit("situations", data)
         return 0
     sessions = [e for e in data["entities"] if e["id"].startswith("situation:session-")]
     for e in sessions:
@@ -216,7 +237,7 @@ def run_verify(directory: str | None, revs=(), *, no_cache: bool = False,
     else:
         problems, judged = verify(repo.git, [head], cache_dir, remember=not no_cache)
     if as_json:
-        json_out({"ok": not problems, "problems": problems, "judged": judged})
+        emit("verify", {"ok": not problems, "problems": problems, "judged": judged})
     else:
         for p in problems:
             click.echo(describe_problem(p))

@@ -85,11 +85,58 @@ def diagnose(repo: Managed) -> list[dict]:
                             "'Approved-by:' trailer is taken at its word (anyone can write it)",
                             "commit protocols/allowed_signers with the humans' SSH keys"))
     else:
-        out.append(_finding("ok", "approvals", "approvals must be signed by the keys in "
-                            f"{SIGNERS_PATH}"))
+        out.append(_signers_finding(repo, lc, signers))
 
     out += _hub_and_ci(repo)
+    runtime = _runtime_finding(repo)
+    if runtime is not None:
+        out.append(runtime)
     return out
+
+
+def _runtime_finding(repo: Managed) -> dict | None:
+    """Claude Code's settings, when the project has any: are gitstate's hooks in them?"""
+    import json
+    settings = repo.top / ".claude" / "settings.json" if repo.top is not None else None
+    if settings is None or not settings.is_file():
+        return None
+    try:
+        hooks = json.loads(settings.read_text(encoding="utf-8")).get("hooks") or {}
+        commands = {h.get("command", "") for groups in hooks.values() for g in groups
+                    for h in g.get("hooks") or []}
+    except (ValueError, AttributeError, TypeError):
+        return _finding("warn", "runtime", ".claude/settings.json cannot be read as Claude "
+                        "Code settings", "fix it, then run `gitstate init --runtime claude-code`")
+    want = ("session-start", "context", "spawn-guard")
+    missing = [n for n in want if not any(c.startswith(f"gitstate hook {n}") for c in commands)]
+    if missing:
+        return _finding("warn", "runtime", "Claude Code runs without gitstate's hooks "
+                        f"({', '.join(missing)})", "`gitstate init --runtime claude-code`")
+    return _finding("ok", "runtime", "Claude Code briefs agents, measures their context and "
+                    "guards their spawns (.claude/settings.json)")
+
+
+def _signers_finding(repo: Managed, lc, signers: bytes) -> dict:
+    """Approvals are authenticated; and can this user sign one?"""
+    from gitstate.git.signing import signing_key
+    from gitstate.law.signers import principals_of
+    text = f"approvals are authenticated: a gated move must be signed by a key {SIGNERS_PATH} "\
+        "lists for the human in its Approved-by: trailer"
+    key, where = signing_key(repo.git)
+    if key is None:
+        return _finding("ok", "approvals", f"{text}; this user has no key to sign with "
+                        f"({where}), so only humans with listed keys can approve",
+                        "a human who approves: `git config gpg.format ssh` and `git config "
+                        "user.signingkey ~/.ssh/id_ed25519`")
+    humans = {h.lower() for h in lc.policies.humans}
+    names = [p for p in principals_of(signers.decode("utf-8", "replace"), key) if p in humans]
+    if names:
+        return _finding("ok", "approvals", f"{text}; this user's key ({where}) is listed for "
+                        f"{', '.join(names)}")
+    return _finding("ok", "approvals", f"{text}; this user's key ({where}) is not listed for "
+                    "any human, so approvals made here are refused",
+                    f"ask a human to add your public key to {SIGNERS_PATH} (a change of the "
+                    "law, approved and signed by a listed human)")
 
 
 def _cache_finding(repo: Managed) -> dict:

@@ -39,6 +39,7 @@ class Plan:
     info: dict = field(default_factory=dict)   # handed back to the caller in the result
     executable: frozenset[str] = frozenset()    # paths committed with mode 100755
     with_staged: bool = True                    # commit what the user staged, too
+    sign: bool = False                          # sign with the configured SSH key (approvals)
 
     def mode(self, path: str) -> str:
         return "100755" if path in self.executable else "100644"
@@ -216,6 +217,10 @@ def _build(git: Git, gdir: Path, parent: str | None, plan: Plan, entries: list[E
         git.run("update-index", "--index-info", input=_index_info(entries), env=env)
         tree = git.text("write-tree", env=env)
         args = ["commit-tree", tree] + (["-p", parent] if parent else []) + ["-F", "-"]
+        if plan.sign:   # an approval: signed with the SSH key of the human who gave it
+            fmt = git.config("gpg.format")
+            args = ([] if fmt == "ssh" else ["-c", "gpg.format=ssh"]) + ["commit-tree", "-S"] \
+                + args[1:]
         return git.text(*args, input=plan.message.encode())
     finally:
         with contextlib.suppress(FileNotFoundError):

@@ -28,7 +28,8 @@ def to_plain(lc: Lifecycle) -> dict:
                 list(pol.mortality.urgent_forbids)],
             "max_living": pol.max_living, "max_depth": pol.max_depth,
             "timeouts": [[a, b, s] for (a, b), s in pol.timeouts.items()],
-            "custom_roles": pol.custom_roles, "atomic_commits": pol.atomic_commits},
+            "custom_roles": pol.custom_roles, "atomic_commits": pol.atomic_commits,
+            "context_window": pol.context_window},
     }
 
 
@@ -50,7 +51,8 @@ def from_plain(d: dict) -> Lifecycle:
                                                           tuple(mort[3])),
             max_living=pol["max_living"], max_depth=pol["max_depth"],
             timeouts={(a, b): s for a, b, s in pol["timeouts"]},
-            custom_roles=pol["custom_roles"], atomic_commits=pol["atomic_commits"]))
+            custom_roles=pol["custom_roles"], atomic_commits=pol["atomic_commits"],
+            context_window=pol.get("context_window")))
 
 
 def load_lifecycle_cached(data: bytes, blob: str, source: str,
@@ -60,7 +62,7 @@ def load_lifecycle_cached(data: bytes, blob: str, source: str,
     from gitstate.git import cache
 
     name = f"lifecycle-{blob}.json"
-    identity = [5, __version__]   # 5: the limits and checks of issue #9
+    identity = [6, __version__]   # 6: the limits and checks of issue #9
     saved = cache.load(cache_dir, name, identity)
     if saved is not None:
         try:

@@ -37,20 +37,24 @@ class AgentTrack(Record):
 LOG_FIELDS = ["%H", "%ct", "%an", "%s"]
 
 
-def log_args(lc: Lifecycle, revs: list[str]) -> list[str]:
+def log_args(lc: Lifecycle, revs: list[str], agent: str | None = None) -> list[str]:
     """`git log` arguments (besides the format) that yield every tagged commit of `revs`,
-    oldest first."""
+    oldest first (with `agent`, at least those whose subject speaks as it: git filters, the
+    parser decides)."""
     args = ["--reverse", "--topo-order"]
     if not lc.accept:  # other subject forms cannot be expressed as a git grep: read them all
         args.append(f"--grep={TAG_GREP}")
+        if agent:      # ids compare case-insensitively; a '.' in one matches itself too
+            args += ["--all-match", "--regexp-ignore-case", f"--grep=@{agent}:"]
     return args + revs + ["--"]
 
 
-def tag_events(git: Git, lc: Lifecycle, revs: list[str]) -> list[tuple]:
-    """Tag events of `revs` (e.g. ["HEAD"], ["old..HEAD"]), oldest first."""
+def tag_events(git: Git, lc: Lifecycle, revs: list[str], agent: str | None = None) -> list[tuple]:
+    """Tag events of `revs` (e.g. ["HEAD"], ["old..HEAD"]), oldest first; with `agent`, git
+    drops most of the other agents' commits before they are parsed."""
     accept = lc.accept_patterns()
     out = []
-    for sha, ct, author, subject in git.log_records(LOG_FIELDS, *log_args(lc, revs)):
+    for sha, ct, author, subject in git.log_records(LOG_FIELDS, *log_args(lc, revs, agent)):
         tag = subject_tag(subject, accept)
         if tag is not None:
             out.append((sha, int(ct) if ct.isdigit() else 0, author) + tag)

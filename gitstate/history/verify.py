@@ -244,6 +244,7 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
         _carry_over(run, c, parent)
         return violations   # not managed yet at this point of history
     lc = _lifecycle(rules_from, lifecycles, cache_dir)
+    changed_law: list[str] = []
     if before is not None and len(c.parents) < 2:
         changed_law = [p for p, _o, _n, _m in c.changes if is_law_path(p)]
         violations += [v.to_dict() for v in check_law_change(lc, c.message, changed_law)]
@@ -258,11 +259,39 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
     if not changes and "[" not in c.subject and not lc.accept \
             and not (lc.policies.atomic_commits and c.subject.startswith("@")):
         _carry_over(run, c, parent)   # no state file changed: they carry over as they were
+        if changed_law and parent is not None and "approved-by" in c.message.lower() \
+                and not violations:
+            violations += _check_signed(git, c, lc, [], changed_law)
         return violations
     ctx = _ReplayContext(git, parent, c, lc, run, contents, parsed, clock)
     found = validate(changes, lc, c.message, context=ctx, memo=parsed)
     ctx.settle()
-    return violations + [v.to_dict() for v in found]
+    violations += [v.to_dict() for v in found]
+    if parent is not None and "approved-by" in c.message.lower() \
+            and not any(v["rule"] == "needs-approval" for v in violations):
+        violations += _check_signed(git, c, lc, changes, changed_law)
+    return violations
+
+
+def _check_signed(git: Git, c: Commit, lc: Lifecycle, changes: list,
+                  changed_law: list[str]) -> list[dict]:
+    """A gated move approved by a human must be signed by that human's key, where the law in
+    force (the parent's tree) has protocols/allowed_signers (SPEC §7)."""
+    from gitstate.law.lifecycle import SIGNERS_PATH
+    from gitstate.law.signers import approvers, gated, unsigned
+    what = gated(lc, changes, changed_law)
+    names = approvers(lc, c.message) if what else []
+    if not names:
+        return []
+    signers = git.cat_files([f"{c.parents[0]}:{SIGNERS_PATH}"])[0]
+    if signers is None:
+        return []   # keys not known: the trailer alone counts (doctor says so)
+    from gitstate.git.signing import signed_by
+    raw = git.cat_batch([c.sha])[0]
+    reasons = [signed_by(raw[2] if raw else b"", signers, n) for n in names]
+    if any(r is None for r in reasons):
+        return []
+    return [unsigned(what, names, reasons[0]).to_dict()]
 
 
 def _carry_over(run: dict, c: Commit, parent: str | None) -> None:

@@ -65,16 +65,24 @@ def vacant_roles(repo: Managed, at: str | None = None) -> dict:
     return {"commit": rev, "vacancies": vacancies(records, lc)}
 
 
-def transitions(repo: Managed, agent: str | None = None) -> list[dict]:
+def _law_at(repo: Managed, at: str | None):
+    """(commit, lifecycle) at `--at` (the law as it was then), or at HEAD."""
+    if at is None:
+        head = repo.git.head()
+        return head, repo.lifecycle(head) if head else None
+    rev, _now = resolve_at(repo, at)
+    return rev, repo.lifecycle(rev, index=False, worktree=False)
+
+
+def transitions(repo: Managed, agent: str | None = None, at: str | None = None) -> list[dict]:
     """Each tagged commit as a move: agent, from, to, commit, author, time, text."""
-    head = repo.git.head()
+    head, lc = _law_at(repo, at)
     if head is None:
         return []
-    lc = repo.lifecycle(head)
     want = canonical_id(agent) if agent else None
     last: dict[str, str] = {}
     out = []
-    for sha, when, author, who, state, text in tag_events(repo.git, lc, [head]):
+    for sha, when, author, who, state, text in tag_events(repo.git, lc, [head], want):
         before = last.get(who)
         last[who] = state
         if want and who != want:
@@ -87,31 +95,111 @@ def transitions(repo: Managed, agent: str | None = None) -> list[dict]:
     return out
 
 
-def inbox(repo: Managed, agent: str) -> dict:
-    """Commits since the agent's `last_read_commit` that mention @agent or @ALL."""
-    agent = canonical_id(agent)
-    head = repo.git.head()
-    lc = repo.lifecycle(head)
-    data = repo.git.cat_files([f"{head}:{lc.state_path(agent)}"])[0] if head else None
-    if data is None:
-        raise GitstateError(f"unknown agent '{agent}'", hint=f"spawn it: `gitstate spawn {agent}`")
+def _mentions(repo: Managed, lc, revs: list[str], agent: str | None = None) -> list[tuple]:
+    """(sha, time, author, message) of every commit of `revs` with an @ (with `agent`: at
+    least those that mention it or @ALL, ids compared case-insensitively; git filters, the
+    parser decides), newest first."""
+    grep = ["-i", f"--grep=@{agent}", "--grep=@all"] if agent else ["--grep=@"]
+    return [(sha, int(ct) if ct.isdigit() else 0, author,
+             parse_message(body, lc.accept_patterns()))
+            for sha, ct, author, body in repo.git.log_records(["%H", "%ct", "%an", "%B"], "-F",
+                                                              *grep, *revs, "--")]
+
+
+def _inbox_of(agent: str, since: str | None, head: str, mentions, unread=None) -> dict:
+    """The inbox view from parsed mentions (`unread`: the shas after `since`, when known)."""
+    messages = []
+    for sha, ct, author, msg in mentions:
+        if unread is not None and sha not in unread:
+            continue
+        if msg.prefix == agent:
+            continue  # the agent's own words are not messages to it
+        if agent in msg.mentions or "all" in msg.mentions:
+            messages.append({"commit": sha, "time": ct, "author": author,
+                             "from": msg.prefix, "subject": msg.subject, "body": msg.body,
+                             "to_all": agent not in msg.mentions})
+    messages.reverse()  # oldest first, the order to read them in
+    return {"agent": agent, "since": since, "head": head, "messages": messages}
+
+
+def _last_read(repo: Managed, lc, agent: str, data: bytes) -> str | None:
     from gitstate.law import statefile
     doc = statefile.parse_bytes(data, lc.state_path(agent))
     since = statefile.as_text(doc.get("last_read_commit"))
     if since and repo.git.rev(since) is None:
         raise GitstateError(f"{agent}'s last_read_commit {since} is not a commit here",
                             where=lc.state_path(agent))
-    revs = [f"{since}..{head}"] if since else [head]
-    messages = []
-    for sha, ct, author, body in repo.git.log_records(["%H", "%ct", "%an", "%B"], "-F",
-                                                      "--grep=@", *revs, "--"):
-        msg = parse_message(body, lc.accept_patterns())
-        if msg.prefix == agent:
-            continue  # the agent's own words are not messages to it
-        if agent in msg.mentions or "all" in msg.mentions:
-            messages.append({"commit": sha, "time": int(ct) if ct.isdigit() else 0,
-                             "author": author,
-                             "from": msg.prefix, "subject": msg.subject, "body": msg.body,
-                             "to_all": agent not in msg.mentions})
-    messages.reverse()  # oldest first, the order to read them in
-    return {"agent": agent, "since": since, "head": head, "messages": messages}
+    return since
+
+
+def inbox(repo: Managed, agent: str, at: str | None = None) -> dict:
+    """Commits since the agent's `last_read_commit` that mention @agent or @ALL (up to HEAD,
+    or as it was at `--at`)."""
+    agent = canonical_id(agent)
+    head, lc = _law_at(repo, at)
+    data = repo.git.cat_files([f"{head}:{lc.state_path(agent)}"])[0] if head else None
+    if data is None:
+        raise GitstateError(f"unknown agent '{agent}'", hint=f"spawn it: `gitstate spawn {agent}`")
+    since = _last_read(repo, lc, agent, data)
+    revs = [f"{since}..{head}" if since else head]
+    return _inbox_of(agent, since, head, _mentions(repo, lc, revs, agent))
+
+
+def inboxes(repo: Managed, at: str | None = None) -> dict[str, dict]:
+    """Every agent's inbox at once, as `inbox` says each: one read of the history's mentions,
+    and one walk of `since..HEAD` for each distinct checkpoint (a static site of 1,000 agents
+    would otherwise read the history 1,000 times). An agent whose checkpoint is broken gets
+    {"agent", "error"}."""
+    head, lc = _law_at(repo, at)
+    if head is None:
+        return {}
+    mentions = _mentions(repo, lc, [head])
+    to_all, to_one = [], {}           # who each message speaks to, so that each agent looks
+    for i, m in enumerate(mentions):  # only at its own (not 1,000 agents x every message)
+        for who in set(m[3].mentions):
+            (to_all if who == "all" else to_one.setdefault(who, [])).append(i)
+    walks: dict[str, set] = {}
+    out = {}
+    for agent, data in repo.agents_at(lc, head).items():
+        try:
+            since = _last_read(repo, lc, agent, data)
+        except GitstateError as exc:
+            out[agent] = {"agent": agent, "error": str(exc)}
+            continue
+        if since and since not in walks:
+            walks[since] = set(repo.git.run("rev-list", f"{since}..{head}", "--")
+                               .decode().split())
+        mine = [mentions[i] for i in sorted(set(to_all).union(to_one.get(agent, ())))]
+        out[agent] = _inbox_of(agent, since, head, mine, walks[since] if since else None)
+    return out
+
+
+def freeze_state_path(agent: str) -> str:
+    """Where an agent's freeze-state file lives unless its state file names another."""
+    return f"data/freeze-states/{agent}.md"
+
+
+def freeze_state(repo: Managed, agent: str, at: str | None = None) -> dict:
+    """An agent's committed freeze-state, split into its front matter and `## ` sections: what
+    anyone may ask of a frozen agent without waking it."""
+    import re
+    from gitstate.law import statefile
+    agent = canonical_id(agent)
+    rev, lc = _law_at(repo, at)
+    path = lc.state_path(agent)
+    data = repo.git.cat_files([f"{rev}:{path}"])[0] if rev else None
+    if data is None:
+        raise GitstateError(f"unknown agent '{agent}': {path} is not committed",
+                            hint=f"spawn it first: `gitstate spawn {agent}`")
+    doc = statefile.parse_bytes(data, path)
+    rel = statefile.as_text(doc.get("freeze_state")) or freeze_state_path(agent)
+    found = repo.git.cat_files([f"{rev}:{rel}"])[0]
+    if found is None:
+        raise GitstateError(f"{agent} has no freeze-state committed at {rel} "
+                            f"(it is in {doc.state})")
+    text = statefile.decode(found, rel)
+    fdoc = statefile.parse(text, rel) if text.startswith("---") else None
+    parts = re.split(r"^##[ \t]+(.+?)[ \t]*$", fdoc.body if fdoc else text, flags=re.M)
+    sections = {parts[i].strip(): parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+    return {"agent": agent, "state": doc.state, "path": rel,
+            "front": fdoc.front if fdoc else {}, "sections": sections}

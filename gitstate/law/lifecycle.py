@@ -34,7 +34,7 @@ STATE_KEYS = {"roster", "terminal", "requires", "description", "protocol", "outc
 OUTCOMES = ("success", "failure")
 ROLE_KEYS = {"mandate", "max", "description", "spawns", "never_spawns", "self_spawn"}
 POLICY_KEYS = {"humans", "approval", "mortality", "max_living", "max_depth", "timeouts",
-               "custom_roles", "atomic_commits"}
+               "custom_roles", "atomic_commits", "context_window"}
 MORTALITY_KEYS = {"midlife", "legacy", "urgent", "urgent_forbids"}
 
 
@@ -74,10 +74,12 @@ class Policies(Record):
     # of the law itself (`law` in the file's approval list) need a human's approval;
     # timeouts: (from, to) -> seconds
     __slots__ = ("humans", "approval", "mortality", "max_living", "max_depth", "timeouts",
-                 "custom_roles", "atomic_commits", "law_approval")
+                 "custom_roles", "atomic_commits", "law_approval", "context_window")
+    # context_window: tokens of the agents' model window, when the runtime's table of known
+    # models does not know it (or to override it)
     _defaults = {"humans": (), "approval": (), "mortality": None, "max_living": None,
                  "max_depth": None, "timeouts": {}, "custom_roles": True,
-                 "atomic_commits": False, "law_approval": False}
+                 "atomic_commits": False, "law_approval": False, "context_window": None}
 
 
 class Lifecycle(Record):
@@ -152,6 +154,7 @@ class Lifecycle(Record):
                 "timeouts": {f"{a} -> {b}": s for (a, b), s in pol.timeouts.items()},
                 "custom_roles": pol.custom_roles,
                 "atomic_commits": pol.atomic_commits,
+                "context_window": pol.context_window,
             },
             "layout": {"state_file": self.state_file},
             "grammar": {"accept": list(self.accept)},

@@ -264,4 +264,6 @@ def _read_policies(r: _Reader, raw: Any) -> Policies:
         max_depth=r.integer(p.get("max_depth"), ("policies", "max_depth"), "max_depth", 0),
         timeouts=timeouts,
         custom_roles=custom_roles,
-        atomic_commits=atomic)
+        atomic_commits=atomic,
+        context_window=r.integer(p.get("context_window"), ("policies", "context_window"),
+                                 "context_window", 1000))

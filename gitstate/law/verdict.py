@@ -76,6 +76,8 @@ RULES = {
     "duplicate-key": "a key given twice in the same mapping",
     "symlink": "a state file that is a symbolic link",
     "lifecycle": "a lifecycle that is deleted, invalid or hostile",
+    "unsigned-approval": "a gated move whose commit is not signed by a key allowed_signers "
+                         "lists for the human in its Approved-by: trailer",
 }
 
 

@@ -15,6 +15,7 @@ from gitstate.git.atomic import Plan, Result, commit_atomically, reject_if
 from gitstate.errors import GitstateError, InvalidFile, UsageError
 from gitstate.law.grammar import canonical_id, format_message
 from gitstate.git.repo import GitContext, Managed
+from gitstate.history.views import freeze_state_path
 from gitstate.law.rules import FileChange, validate
 
 _SET_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
@@ -122,8 +123,11 @@ def _depth_of(repo: Managed, lc, head: str | None, parent_agent: str | None) -> 
 
 def transition(repo: Managed, agent: str, state: str, *, text: str | None = None,
                sets: dict[str, Any] | None = None, approved_by: str | None = None,
-               body: str = "", files: dict[str, bytes] | None = None) -> Result:
-    """Move `agent` to `state` in one commit, together with whatever is staged and `files`."""
+               body: str = "", files: dict[str, bytes] | None = None,
+               with_work: bool = True) -> Result:
+    """Move `agent` to `state` in one commit, together with whatever is staged and `files`.
+    Without `with_work` (a measurement the system records), only the committed state file
+    changes: nothing staged and no edit in the work tree comes along."""
     agent = canonical_id(agent)
     sets = dict(sets or {})
     files = dict(files or {})
@@ -135,7 +139,7 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
         if old is None:
             raise GitstateError(f"unknown agent '{agent}': {path} is not committed",
                                 hint=f"spawn it first: `gitstate spawn {agent}`")
-        base = statefile.parse_bytes(work if work is not None else old, path)
+        base = statefile.parse_bytes(work if work is not None and with_work else old, path)
         old_state = _state_or_none(old, path)
         new = statefile.with_fields(base, {"state": state, **sets, "updated": now_iso()}).encode()
         if new == old:   # a progress update in the same second as the last: a finer stamp
@@ -143,11 +147,36 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
                                                "updated": now_iso(precise=True)}).encode()
         trailers = [("Approved-by", approved_by)] if approved_by else []
         message = format_message(agent, state, text or f"{old_state} -> {state}", body, trailers)
-        _judge(repo, lc, head, path, old, new, message, "transition", files)
+        _judge(repo, lc, head, path, old, new, message, "transition", files, with_work)
+        sign = _must_sign(repo, lc, head, agent, old_state, state, approved_by)
         return Plan({path: new, **files}, message, {"agent": agent, "from": old_state,
-                                                    "to": state, "path": path})
+                                                    "to": state, "path": path},
+                    with_staged=with_work, sign=sign)
 
     return commit_atomically(repo.git, repo.top, prepare, reflog="gitstate transition")
+
+
+def _must_sign(repo: Managed, lc, head: str | None, agent: str, old: str | None, new: str,
+               approved_by: str | None) -> bool:
+    """A gated move approved by a human is signed with that human's key where the law in force
+    lists keys (protocols/allowed_signers); refused, naming who must run it, when this clone
+    has no such key."""
+    if not approved_by or head is None or old is None or not lc.needs_approval(old, new):
+        return False
+    from gitstate.law.lifecycle import SIGNERS_PATH
+    signers = repo.git.cat_files([f"{head}:{SIGNERS_PATH}"])[0]
+    if signers is None:
+        return False
+    from gitstate.git.signing import can_sign_as
+    ok, have = can_sign_as(repo.git, signers, approved_by)
+    if not ok:
+        raise GitstateError(
+            f"{agent} {old} -> {new} is approved by {approved_by}, and {SIGNERS_PATH} binds "
+            f"approvals to keys: the commit must be signed by a key of {approved_by}, but this "
+            f"clone signs with {have}; nothing was committed",
+            hint=f"{approved_by} must run it, with `git config gpg.format ssh` and `git config "
+                 f"user.signingkey` set to a key listed for {approved_by} in {SIGNERS_PATH}")
+    return True
 
 
 def _state_or_none(data: bytes, path: str) -> str | None:
@@ -159,14 +188,16 @@ def _state_or_none(data: bytes, path: str) -> str | None:
 
 
 def _judge(repo: Managed, lc, head: str | None, path: str, old: bytes | None, new: bytes,
-           message: str, action: str, files: dict[str, bytes] | None = None) -> None:
+           message: str, action: str, files: dict[str, bytes] | None = None,
+           staged: bool = True) -> None:
     """Refuse before committing, with exactly the hook's words; staged state files count."""
     rx = lc.state_path_regex()
     extra = [p for p in (files or {}) if rx.match(p)]
     olds = repo.git.cat_files(f"{head}:{p}" for p in extra) if head else [None] * len(extra)
     changes = [FileChange(path, old, new)] + [
         FileChange(p, o, files[p]) for p, o in zip(extra, olds)]
-    changes += repo.staged_state_changes(lc, head, skip={path, *extra})
+    if staged:
+        changes += repo.staged_state_changes(lc, head, skip={path, *extra})
     context = GitContext(repo.git, head, tree=None, overrides={**(files or {}), path: new},
                          lc=lc)
     reject_if(validate(changes, lc, message, context=context), action)
@@ -213,10 +244,6 @@ def move_to_roster(lc, state: str, roster: str, *, terminal: bool | None = None,
             return target
     raise GitstateError(f"cannot {verb} from {state}: no {roster} state is one move away; "
                         f"{legal_moves(lc, state)}")
-
-
-def freeze_state_path(agent: str) -> str:
-    return f"data/freeze-states/{agent}.md"
 
 
 def freeze(repo: Managed, agent: str, *, text: str | None = None,

@@ -10,7 +10,7 @@ import os
 import socket
 import time
 from collections import deque
-from typing import Callable
+from typing import Any, Callable
 
 from gitstate.law import statefile
 from gitstate.errors import GitstateError
@@ -117,13 +117,19 @@ def due_timeouts(repo: Managed, now: float | None = None) -> list[dict]:
     return due
 
 
-def sweep(repo: Managed, say: Callable[[str], None]) -> list:
+def committed(agent: str, move: Callable[[], Any]) -> Any:
+    """How an operation commits one move: here. `--push` passes `moves.landing.landed`."""
+    return move()
+
+
+def sweep(repo: Managed, say: Callable[[str], None], commit=committed) -> list:
     """Commit every due timed transition, as the system."""
     results = []
     with as_system():
         for d in due_timeouts(repo):
-            r = transition(repo, d["agent"], d["to"],
-                           text=f"timeout: {d['from']} -> {d['to']} after {d['after']}")
+            r = commit(d["agent"], lambda: transition(
+                repo, d["agent"], d["to"],
+                text=f"timeout: {d['from']} -> {d['to']} after {d['after']}"))
             say(f"{d['agent']}: {d['from']} -> {d['to']} (in {d['from']} since "
                 f"{d['since'][:10]}, timeout {d['after']})  ({r.sha[:10]})")
             results.append(r)
@@ -140,7 +146,8 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def reap(repo: Managed, say: Callable[[str], None], host: str | None = None) -> list:
+def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
+         commit=committed) -> list:
     """Mark every living agent of this host whose recorded process is gone as failed."""
     head = repo.git.head()
     if head is None:
@@ -163,8 +170,9 @@ def reap(repo: Managed, say: Callable[[str], None], host: str | None = None) -> 
                 say(f"{agent}: process {pid} is gone, but from {state} no failure state is "
                     "one move away; left as it is")
                 continue
-            r = transition(repo, agent, target, text=f"reaped: process {pid} on {host} is gone",
-                           sets={"summary": f"process {pid} on {host} died without a word"})
+            r = commit(agent, lambda: transition(
+                repo, agent, target, text=f"reaped: process {pid} on {host} is gone",
+                sets={"summary": f"process {pid} on {host} died without a word"}))
             say(f"{agent}: {state} -> {target} (process {pid} is gone)  ({r.sha[:10]})")
             results.append(r)
     return results
@@ -197,7 +205,8 @@ def _path_to_rest(lc: Lifecycle, start: str) -> list[str] | None:
     return path[::-1]
 
 
-def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None = None) -> int:
+def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None = None,
+             commit=committed) -> int:
     """Move every living agent to a frozen or terminal state: children before parents."""
     head = repo.git.head()
     if head is None:
@@ -224,12 +233,14 @@ def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None 
             for step in path:
                 spec = lc.states[step]
                 if spec.roster == "frozen" and "freeze_state" in spec.requires:
-                    freeze(repo, agent, text="shutdown", situation="stopped by shutdown")
+                    commit(agent, lambda: freeze(repo, agent, text="shutdown",
+                                                 situation="stopped by shutdown"))
                 else:
                     sets = {"final_summary": "stopped by `gitstate shutdown`"} \
                         if "final_summary" in spec.requires else {}
-                    transition(repo, agent, step, text="shutdown", sets=sets,
-                               approved_by=approved_by if lc.needs_approval(state, step) else None)
+                    gate = approved_by if lc.needs_approval(state, step) else None
+                    commit(agent, lambda: transition(repo, agent, step, text="shutdown",
+                                                     sets=sets, approved_by=gate))
                 state = step
             say(f"{agent}: -> {state}")
     return skipped

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import UNHOOKED, git, gitstate, make_repo, set_state_line, state_path, walk
+from conftest import UNHOOKED, git, gitstate, set_state_line, state_path, walk
 from gitstate.git.repo import open_managed
 from gitstate.history.views import roster
 
@@ -290,3 +290,51 @@ def test_names_and_messages_with_control_characters_are_read_as_they_are(team, m
     msgs = js(team, "inbox", "bob")["messages"]
     assert msgs[-1]["author"] == "Eve\x1f\x1e\x1dMallory" and "@bob hello" in msgs[-1]["subject"]
     assert {r["agent"]: r["state"] for r in js(team, "roster")["living"]}["alice"] == "inbox"
+
+
+def test_log_inbox_and_freeze_state_travel_in_time(team):
+    from gitstate.history.views import freeze_state, inbox, transitions
+    walk(team, "carol", "inbox")
+    before = git(team, "rev-parse", "HEAD").stdout.strip()
+    assert gitstate(team, "transition", "bob", "inbox", "--body", "@carol see the plan").returncode == 0
+    walk(team, "carol", "distill")
+    assert gitstate(team, "freeze", "carol").returncode == 0
+    repo = open_managed(str(team))
+    assert [m["to"] for m in transitions(repo, "carol")][-1] == "frozen"
+    assert [m["to"] for m in transitions(repo, "carol", at=before)] == ["bootstrap", "inbox"]
+    assert len(inbox(repo, "carol")["messages"]) == 1
+    assert inbox(repo, "carol", at=before)["messages"] == []
+    shown = freeze_state(repo, "carol")
+    assert shown["path"] == "data/freeze-states/carol.md" and "Handoff Notes" in shown["sections"]
+    assert js(team, "show", "carol") == shown
+    with pytest.raises(Exception, match="no freeze-state"):
+        freeze_state(repo, "carol", at=before)
+
+
+def test_every_inbox_at_once_equals_each_inbox(team):
+    from gitstate.history.views import inbox, inboxes
+    assert gitstate(team, "transition", "bob", "inbox", "--body", "@carol @ALL hello").returncode == 0
+    assert gitstate(team, "inbox", "carol", "--mark-read").returncode == 0
+    assert gitstate(team, "transition", "alice", "inbox", "--body", "@carol again").returncode == 0
+    repo = open_managed(str(team))
+    every = inboxes(repo)
+    assert set(every) == {"alice", "bob", "carol"}
+    for agent in every:
+        assert every[agent] == inbox(repo, agent)
+    assert [m["from"] for m in every["carol"]["messages"]] == ["alice"]   # read up to bob's
+
+
+def test_one_agents_log_and_inbox_equal_everyones_filtered(team):
+    from gitstate.history.views import inbox, inboxes, transitions
+    set_state_line(team, "bob", "state", "inbox")
+    git(team, "commit", "-q", "-am", "@BOB: [STATE:inbox] shouting my id\n\n@Carol and @ALL: hi")
+    assert gitstate(team, "transition", "alice", "inbox",
+                    "--body", "@bobby is not @bob.").returncode == 0
+    repo = open_managed(str(team))
+    everyone = transitions(repo)
+    for agent in ("alice", "bob", "carol"):
+        assert transitions(repo, agent) == [m for m in everyone if m["agent"] == agent]
+        assert inbox(repo, agent) == inboxes(repo)[agent]
+    assert [m["to"] for m in transitions(repo, "bob")] == ["bootstrap", "inbox"]
+    assert [m["from"] for m in inbox(repo, "carol")["messages"]] == ["bob"]
+    assert [m["from"] for m in inbox(repo, "bob")["messages"]] == ["alice"]

@@ -1,8 +1,5 @@
-"""Typed records that read commands print (as text, or as `--json` via pydantic).
-
-Only the CLI imports this module; the hooks never do (pydantic's import alone would exceed a
-hook's time budget).
-"""
+"""The records every face shares: a status line, a rule's problem, and what a mortality phase
+asks of an agent."""
 
 from __future__ import annotations
 
@@ -15,10 +12,11 @@ from gitstate.law.lifecycle import Lifecycle
 
 
 class Record(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """A `--json` record: exactly its fields (an unknown key is a bug, caught by the tests)."""
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     def as_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
+        return self.model_dump(mode="json", by_alias=True)
 
 
 class AgentStatus(Record):
@@ -55,7 +53,8 @@ class Problem(Record):
 
 PHASE_ADVICE = {
     "midlife": "midlife: make sure key decisions are written down",
-    "legacy": "legacy: consolidate; fewer new reads, more writes",
+    "legacy": "legacy: consolidate; fewer new reads, more writes; write your freeze-state "
+              "(`gitstate freeze ID` writes the template)",
     "urgent": "urgent: externalize now, then freeze or die; no new work",
 }
 

@@ -1,0 +1,24 @@
+"""Faces for agent runtimes started from the command line: `gitstate mcp`."""
+
+from __future__ import annotations
+
+import click
+
+from gitstate.cli.app import cli, directory_of
+from gitstate.errors import UsageError
+
+
+@cli.command()
+@click.pass_context
+def mcp(ctx):
+    """Serve the commands as MCP tools over stdio (status, roster, vacancies, log, inbox, show,
+    lifecycle, check, verify and every move), judged exactly as the commands judge."""
+    try:
+        from gitstate.mcp.server import serve
+    except ModuleNotFoundError as exc:
+        if not (exc.name or "").startswith("mcp"):
+            raise
+        raise UsageError("`gitstate mcp` needs the MCP Python SDK, which is not installed",
+                         hint="pip install 'gitstate[mcp]'") from None
+    serve(directory_of(ctx))
+    return 0

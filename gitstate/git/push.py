@@ -1,0 +1,320 @@
+"""Landing a move on the hub (`--push`, SPEC §8).
+
+A move is committed locally, then the current branch is pushed to its upstream. When the hub
+refuses because another agent got there first (a non-fast-forward, or a lost race for the ref
+at the hub), the upstream tip is fetched, the move is replayed on it — the work committed with
+it is staged again on the new tip and the move itself is re-decided from the new state — and
+pushed again, with jittered backoff, within a bounded number of attempts and time.
+
+Exactly one outcome:
+- `landed`: the move is on the upstream branch;
+- `illegal`: the move is no longer legal on the new tip, or the hub's law refused it; the local
+  branch is back in step with upstream, the agent's work is staged in the index and kept on a
+  side branch `gitstate/unlanded/<agent>-<n>`;
+- `gave-up`: attempts or time ran out, or the hub could not be reached; the move stays
+  committed on the local branch (nothing lost), the reason is said.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from gitstate.errors import GitFailure, GitstateError, Rejected
+from gitstate.git.atomic import Result, safe_path, write_file
+from gitstate.git.runner import ZERO, Git
+
+UNLANDED = "refs/heads/gitstate/unlanded"
+
+# git's words for a push that lost a race: refused before sending (the tip moved since our
+# fetch), or at the hub's ref update (another push won between its check and ours).
+_RACE_WORDS = ("fetch first", "non-fast-forward", "stale info", "failed to update ref",
+               "failed to lock", "cannot lock ref", "incorrect old value", "but expected",
+               "reference already exists")
+
+
+@dataclass
+class PushPolicy:
+    """How hard to try: attempts and seconds bound the loop; backoff doubles from `base`."""
+
+    attempts: int = 8
+    seconds: float = 60.0
+    base: float = 0.05
+    cap: float = 1.0
+
+    def pause(self, attempt: int) -> float:
+        # full jitter: racing agents spread out instead of colliding again in step
+        return random.uniform(0, min(self.cap, self.base * 2 ** attempt))
+
+
+@dataclass
+class Upstream:
+    remote: str
+    ref: str          # the branch on the hub, e.g. refs/heads/main
+    tracking: str     # its remote-tracking ref here, e.g. refs/remotes/origin/main
+    branch: str       # the local branch, e.g. refs/heads/main
+
+    @property
+    def name(self) -> str:
+        return self.tracking.removeprefix("refs/remotes/")
+
+
+@dataclass
+class Landing:
+    outcome: str                      # landed | illegal | gave-up
+    attempts: int
+    commit: str | None                # the commit on the hub (landed) or kept locally
+    upstream: str
+    result: Result | None = None      # the last local commit of the move
+    reason: str | None = None
+    kept: str | None = None           # side branch holding the unlanded work
+    staged: list[str] = field(default_factory=list)   # work left staged in the index
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.outcome == "landed" else 1
+
+
+def upstream_of(git: Git) -> Upstream:
+    """The current branch's upstream; a clear error (nothing done) when there is none."""
+    code, out, _ = git._call(("symbolic-ref", "-q", "HEAD"), None, None)
+    branch = out.decode().strip() if code == 0 else ""
+    if not branch:
+        raise GitstateError("--push needs a branch, but HEAD is detached; nothing was done",
+                            hint="switch to a branch that tracks the hub (`git switch main`)")
+    short = branch.removeprefix("refs/heads/")
+    remote = git.config(f"branch.{short}.remote")
+    ref = git.config(f"branch.{short}.merge")
+    if not remote or not ref or remote == ".":
+        raise GitstateError(f"--push needs an upstream for branch '{short}', and it has none; "
+                            "nothing was done",
+                            hint=f"`git branch --set-upstream-to=origin/main {short}`, or "
+                                 "clone from the hub")
+    tracking = git.text("rev-parse", "--symbolic-full-name", f"{short}@{{upstream}}",
+                        check=False) or f"refs/remotes/{remote}/{ref.removeprefix('refs/heads/')}"
+    return Upstream(remote, ref, tracking, branch)
+
+
+def check_in_step(git: Git, up: Upstream) -> None:
+    """Refuse before committing when the branch holds commits the hub has not got: a replay
+    moves only the move itself, and must never drop someone's earlier commits."""
+    if not git.rev(up.tracking):
+        return
+    ahead = git.text("rev-list", "--count", f"{up.tracking}..HEAD")
+    if ahead != "0":
+        raise GitstateError(f"{up.branch.removeprefix('refs/heads/')} has {ahead} commit(s) "
+                            f"that {up.name} has not got; --push lands one move at a time, "
+                            "so nothing was done",
+                            hint="push them first (`git pull --rebase && git push`), then "
+                                 "move again with --push")
+
+
+def land(git: Git, top: Path, move: Callable[[], Result], *, agent: str,
+         policy: PushPolicy | None = None,
+         judge_fetched: Callable[[str | None, str], str | None] | None = None,
+         on_attempt: Callable[[int, str], None] | None = None) -> Landing:
+    """Commit `move()` and land it on the upstream branch; see the module's docstring.
+
+    `move` commits on HEAD (re-deciding from HEAD each time it is called). `judge_fetched`
+    judges commits fetched from the hub before the local branch takes them (old tip, new
+    tip) and returns a reason to stop, or None."""
+    policy = policy or PushPolicy()
+    up = upstream_of(git)
+    check_in_step(git, up)
+    result = move()
+    start = time.monotonic()
+    attempt = 0
+    while True:
+        attempt += 1
+        status, words = _push(git, up, result.sha)
+        if on_attempt:
+            on_attempt(attempt, status)
+        if status == "landed":
+            return Landing("landed", attempt, result.sha, up.name, result)
+        if status == "refused":
+            return _set_aside(git, top, up, result, agent, attempt,
+                              f"the hub refused it: {words}", fetch=True)
+        if status == "error":
+            return _gave_up(up, result, attempt, f"the push failed: {words}")
+        if attempt >= policy.attempts or time.monotonic() - start >= policy.seconds:
+            return _gave_up(up, result, attempt, f"the hub kept moving ({attempt} attempts in "
+                            f"{time.monotonic() - start:.1f}s)")
+        time.sleep(policy.pause(attempt))
+        try:
+            tip = _fetch(git, up)
+        except GitFailure as exc:
+            return _gave_up(up, result, attempt, f"could not fetch {up.name}: {exc.message}")
+        if git.ok("merge-base", "--is-ancestor", result.sha, tip):
+            return Landing("landed", attempt, result.sha, up.name, result)   # it got there
+        if judge_fetched is not None:
+            reason = judge_fetched(result.parent, tip)
+            if reason:
+                return _gave_up(up, result, attempt, reason)
+        try:
+            work = _rebase_work(git, top, result, tip)
+        except _Conflict as exc:
+            return _set_aside(git, top, up, result, agent, attempt, str(exc), fetch=False)
+        except GitFailure as exc:
+            return _gave_up(up, result, attempt, f"could not move onto {up.name}: "
+                            f"{exc.message}")
+        try:
+            result = move()
+        except (Rejected, GitstateError) as exc:
+            moved = [p for p in work if p == result.plan.info.get("path")
+                     or p in result.plan.files]
+            _restore(git, top, tip, moved)   # the refused state file goes back to the tip's
+            return _set_aside(git, top, up, result, agent, attempt,
+                              f"now illegal on {tip[:10]}: {exc}", fetch=False,
+                              staged=[p for p in work if p not in moved])
+
+
+class _Conflict(Exception):
+    pass
+
+
+def _push(git: Git, up: Upstream, sha: str) -> tuple[str, str]:
+    """(landed | race | refused | error, git's or the hub's words)."""
+    code, out, err = git._call(("push", "--porcelain", up.remote, f"{sha}:{up.ref}"),
+                               None, None)
+    text = out.decode("utf-8", "replace")
+    errs = err.decode("utf-8", "replace")
+    ours = [ln for ln in text.splitlines() if ln.count("\t") >= 2
+            and ln.split("\t")[1].endswith(f":{up.ref}")]
+    # the hub took it even if this clone could not record that (e.g. its tracking ref was
+    # locked by a fetch in another worktree of this repository)
+    if code == 0 or (ours and ours[0][0] in " +*="):
+        return "landed", ""
+    line = ours[0] if ours and ours[0].startswith("!") else ""
+    # the hub's own words (its refusals) are not searched: a rule may mention these words
+    if any(w in line for w in _RACE_WORDS) or (not line and "lock" in errs):
+        return "race", line
+    if "[remote rejected]" in line:
+        hub = [ln.removeprefix("remote:").strip() for ln in errs.splitlines()
+               if ln.startswith("remote:") and ln.removeprefix("remote:").strip()]
+        return "refused", "\n".join(hub) or line
+    plain = "; ".join(ln.strip() for ln in errs.splitlines()
+                      if ln.strip() and not ln.startswith("hint:"))
+    return "error", plain or line or "git push failed"
+
+
+def _fetch(git: Git, up: Upstream) -> str:
+    # other worktrees of this repository share the tracking ref: a locked ref is a race too
+    for attempt in range(20):
+        code, _, err = git._call(("fetch", "--quiet", "--no-tags", up.remote,
+                                  f"+{up.ref}:{up.tracking}"), None, None)
+        if code == 0:
+            break
+        words = err.decode("utf-8", "replace")
+        if "lock" not in words or attempt == 19:
+            raise GitFailure(words.strip() or "git fetch failed")
+        time.sleep(random.uniform(0.01, 0.05 * (attempt + 1)))
+    tip = git.rev(up.tracking)
+    if tip is None:
+        raise GitFailure(f"{up.name} does not exist after fetching")
+    return tip
+
+
+def _changes(git: Git, a: str | None, b: str) -> dict[str, tuple[str, str | None]]:
+    """path -> (mode, blob or None if deleted) for what changed from `a` to `b`."""
+    out = git.run("diff-tree", "-r", "-z", "--no-renames", a or "--root", b)
+    tokens = out.decode("utf-8", "surrogateescape").split("\0")
+    found: dict[str, tuple[str, str | None]] = {}
+    i = 1 if a is None else 0   # --root prints the commit id first
+    while i + 1 < len(tokens):
+        meta = tokens[i].lstrip(":").split()
+        if len(meta) < 5:
+            i += 1
+            continue
+        path = tokens[i + 1]
+        found[path] = (meta[1], None if meta[3] == ZERO else meta[3])
+        i += 2
+    return found
+
+
+def _rebase_work(git: Git, top: Path, result: Result, tip: str, *,
+                 replay: bool = True) -> list[str]:
+    """Move the branch (with index and work tree) from our unlanded commit to `tip`, and
+    stage again the work that commit carried, so that the next `move()` takes it along.
+    The mover's own state file is re-decided by the move; a file the hub's side changed too
+    is a conflict (nothing is moved then)."""
+    ours = _changes(git, result.parent, result.sha)
+    theirs = _changes(git, result.parent, tip)
+    state_path = result.plan.info.get("path")
+    keep: dict[str, tuple[str, str | None]] = {}
+    for path, entry in ours.items():
+        if path in theirs:
+            if theirs[path] == entry:
+                continue
+            if path == state_path or path in result.plan.files:
+                continue   # the move writes it again from the new tip
+            raise _Conflict(f"{path} was changed on the hub too; the move cannot be replayed "
+                            "without a merge")
+        if replay or (path != state_path and path not in result.plan.files):
+            keep[path] = entry
+    # gitstate wrote the index entries without stat data: let git see they are up to date
+    git.run("update-index", "-q", "--refresh", check=False)
+    # the tip's commits were judged by `judge_fetched`: the ref guard need not judge them again
+    git.run("reset", "-q", "--keep", tip, env={"GITSTATE_JUDGED": tip})
+    _stage(git, top, keep)
+    return sorted(keep)
+
+
+def _stage(git: Git, top: Path, entries: dict[str, tuple[str, str | None]]) -> None:
+    if not entries:
+        return
+    lines = []
+    for path, (mode, blob) in entries.items():
+        target = safe_path(top, path)
+        if blob is None:
+            if target.is_file():
+                target.unlink()
+            lines.append(f"0 {ZERO}\t{path}")
+        else:
+            write_file(target, git.run("cat-file", "blob", blob), executable=mode == "100755")
+            lines.append(f"{mode} {blob}\t{path}")
+    git.run("update-index", "--index-info", input=("\n".join(lines) + "\n").encode())
+
+
+def _restore(git: Git, top: Path, tip: str, paths: list[str]) -> None:
+    """Index and work tree take `tip`'s version of `paths` (absent there: removed)."""
+    if not paths:
+        return
+    out = git.run("ls-tree", "-z", tip, "--", *paths).decode("utf-8", "surrogateescape")
+    at_tip = {}
+    for rec in filter(None, out.split("\0")):
+        meta, _, path = rec.partition("\t")
+        mode, _kind, blob = meta.split()
+        at_tip[path] = (mode, blob)
+    _stage(git, top, {p: at_tip.get(p, ("100644", None)) for p in paths})
+
+
+def _gave_up(up: Upstream, result: Result, attempts: int, why: str) -> Landing:
+    return Landing("gave-up", attempts, result.sha, up.name, result,
+                   reason=f"{why}; the move stays committed here as {result.sha[:10]}, not on "
+                          f"{up.name}: push it with `git pull --rebase && git push`, or "
+                          "undo it with `git reset --keep HEAD~1`")
+
+
+def _set_aside(git: Git, top: Path, up: Upstream, result: Result, agent: str, attempts: int,
+               why: str, *, fetch: bool, staged: list[str] | None = None) -> Landing:
+    """The move cannot land: keep the unlanded commit on a side branch, bring the local branch
+    back in step with upstream, and leave the work staged."""
+    n = 1
+    while git.rev(f"{UNLANDED}/{agent}-{n}"):
+        n += 1
+    side = f"{UNLANDED}/{agent}-{n}"
+    git.run("update-ref", side, result.sha, ZERO, env={"GITSTATE_JUDGED": result.sha})
+    if staged is None:   # still on the unlanded commit: step back onto upstream
+        staged = []
+        try:
+            tip = _fetch(git, up) if fetch else git.rev(up.tracking)
+            if tip and git.rev("HEAD") == result.sha:
+                staged = _rebase_work(git, top, result, tip, replay=False)
+        except (GitFailure, _Conflict):
+            pass   # the side branch holds everything; the branch stays where it was
+    short = side.removeprefix("refs/heads/")
+    return Landing("illegal", attempts, None, up.name, result, reason=why, kept=short,
+                   staged=staged)

@@ -1,0 +1,65 @@
+"""`--push`: a move committed here and landed on the hub (see `git/push.py` for the loop).
+
+The commits fetched from the hub are judged here, in this process, before the local branch
+takes them (as the ref guard would judge them, without starting it again for each retry).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from gitstate.git.atomic import Result
+from gitstate.git.push import Landing, PushPolicy, land
+from gitstate.git.repo import Managed
+from gitstate.law.grammar import canonical_id
+from gitstate.law.lifecycle import LIFECYCLE_PATH
+
+
+def policy_of(repo: Managed) -> PushPolicy:
+    """Attempts, seconds and the longest pause between attempts from `git config
+    gitstate.pushAttempts / gitstate.pushSeconds / gitstate.pushBackoffMax`."""
+    policy = PushPolicy()
+    for key, attr, kind in (("gitstate.pushattempts", "attempts", int),
+                            ("gitstate.pushseconds", "seconds", float),
+                            ("gitstate.pushbackoffmax", "cap", float)):
+        raw = repo.git.config(key)
+        if raw:
+            try:
+                setattr(policy, attr, max(1, kind(raw)) if kind is int else max(0.0, kind(raw)))
+            except ValueError:
+                pass
+    return policy
+
+
+def push_move(repo: Managed, agent: str, move: Callable[[], Result],
+              policy: PushPolicy | None = None) -> Landing:
+    """Commit `move()` and land it on the upstream branch: landed, illegal or gave up."""
+    git = repo.git
+
+    def judge_fetched(old: str | None, new: str) -> str | None:
+        from gitstate.history.verify import describe_problem, verify
+        found = git.cat_batch([f"{old}:{LIFECYCLE_PATH}"])[0] if old else None
+        law = (found[0], found[2]) if found and found[1] == "blob" else None
+        problems, _ = verify(git, [new, "--not", "--branches"], repo.cache_dir, root_law=law)
+        if problems:
+            return ("the hub's branch holds commits that break the lifecycle (is the hub "
+                    "judging pushes?): " + "; ".join(describe_problem(p) for p in problems[:3]))
+        return None
+
+    return land(git, repo.top, move, agent=canonical_id(agent),
+                policy=policy or policy_of(repo), judge_fetched=judge_fetched)
+
+
+def landed(repo: Managed) -> Callable[[str, Callable[[], Result]], Result]:
+    """For operations that commit several moves (sweep, reap, shutdown) with `--push`: land
+    each; a move that does not land stops the operation with the reason."""
+    from gitstate.errors import GitstateError
+
+    def commit(agent: str, move: Callable[[], Result]) -> Result:
+        landing = push_move(repo, agent, move)
+        if landing.outcome != "landed":
+            kept = f"; kept on branch {landing.kept}" if landing.kept else ""
+            raise GitstateError(f"{agent}'s move did not land ({landing.outcome}): "
+                                f"{landing.reason}{kept}")
+        return landing.result
+    return commit

@@ -1,0 +1,184 @@
+"""SessionStart: what an agent needs first, tailored to how the session began.
+
+- startup (and clear): where it stands, what its state's protocol asks, its mortality phase,
+  the vacant roles it could take, its inbox (count and newest messages);
+- resume: the same, shorter: what changed while it was away comes first;
+- compact: its memory was just summarised, so the protocol and its own notes (thread,
+  summary) come back in full, and its context clock starts again.
+
+It also binds the runtime's session to the agent: `$GITSTATE_AGENT`, or the agent whose state
+file records this `session:` (`gitstate spawn ID --session SID`), and remembers what the
+context hook needs to know of the law.
+"""
+
+from __future__ import annotations
+
+import os
+
+from gitstate.errors import GitstateError
+from gitstate.git.repo import open_managed
+from gitstate.law import statefile
+from gitstate.runtime import memory
+from gitstate.runtime.replies import PHASE_ASKS, context_reply
+
+NEWEST = 3            # messages shown in full
+PROTOCOL_CHARS = 1500  # of the state's protocol doc
+
+
+def session_start(event: dict, agent_arg: str | None = None) -> dict | str:
+    """The runtime's JSON reply to its event; plain text when run by hand (no event)."""
+    text = briefing(event, agent_arg)
+    return context_reply("SessionStart", text) if event else text
+
+
+def _find_by_session(repo, lc, head, session: str) -> str | None:
+    for agent, data in sorted(repo.agents_at(lc, head).items()):
+        if b"session:" not in data:
+            continue
+        try:
+            front = statefile.parse_bytes(data, lc.state_path(agent)).front
+        except GitstateError:
+            continue
+        if statefile.as_text(front.get("session")) == session:
+            return agent
+    return None
+
+
+def briefing(event: dict, agent_arg: str | None = None) -> str:
+    source = event.get("source") or "startup"
+    session = event.get("session_id") if isinstance(event.get("session_id"), str) else None
+    repo = open_managed(event.get("cwd"))
+    head = repo.git.head()
+    lc = repo.lifecycle(head)
+    env_agent = os.environ.get("GITSTATE_AGENT")
+    env_session = os.environ.get("GITSTATE_SESSION")
+    parent = None
+    agent = agent_arg.lower() if agent_arg else None
+    if agent is None and session:
+        agent = _find_by_session(repo, lc, head, session)
+    if agent is None and env_agent:
+        if env_session and session and env_session != session:
+            parent = env_agent.lower()   # started from another agent's session: its child
+        else:
+            agent = env_agent.lower()
+    gdir = os.path.dirname(repo.cache_dir) if repo.cache_dir else None
+    lines: list[str] = []
+    if agent is None:
+        lines.append("gitstate: no agent is bound to this session.")
+        if parent:
+            depth = _depth_note(repo, lc, head, parent)
+            lines.append(f"This session was started by {parent}{depth}: register as its "
+                         f"child with `gitstate spawn <your-id> --parent {parent} "
+                         f"--session {session}`.")
+        else:
+            lines.append("Register with `gitstate spawn <your-id>"
+                         + (f" --session {session}`" if session else "`")
+                         + " (or set GITSTATE_AGENT), then start a new session.")
+        lines += _vacancies(repo)
+        return "\n".join(lines)
+
+    path = lc.state_path(agent)
+    data = repo.git.cat_files([f"{head}:{path}"])[0] if head else None
+    if data is None:
+        return (f"gitstate: agent '{agent}' is not registered here ({path} is not committed). "
+                f"Register with `gitstate spawn {agent}"
+                + (f" --session {session}`." if session else "`."))
+    front = statefile.parse_bytes(data, path).front
+    state = front.get("state") if isinstance(front.get("state"), str) else None
+    pct = front.get("context_pct")
+    pct = pct if isinstance(pct, (int, float)) and not isinstance(pct, bool) else None
+    mort = lc.mortality
+    if gdir and session:
+        memory.bind(gdir, session, {
+            "agent": agent, "window": lc.policies.context_window,
+            "mortality": [mort.midlife, mort.legacy, mort.urgent], "model": event.get("model")})
+        if source in ("startup", "clear", "compact"):
+            memory.remember_phase(gdir, agent, "fresh", 0)   # a new context: its clock restarts
+        _export(agent, session)
+
+    phase = mort.phase(pct) if source not in ("startup", "clear", "compact") else "fresh"
+    nxt = ", ".join(lc.allowed_from(state)) if state in lc.states else "?"
+    title = {"resume": "resumed", "compact": "after compaction", "clear": "cleared"}.get(
+        source, "started")
+    lines.append(f"gitstate briefing ({title}) {agent}: {state} "
+                 f"({lc.roster_of(state) if state else '?'}); next: {nxt}.")
+    for key in ("role", "thread", "summary"):
+        value = statefile.as_text(front.get(key))
+        if value:
+            lines.append(f"{key}: {value}")
+    if pct is not None:
+        lines.append(f"Last recorded context: {pct:g}%. The context hook measures it from "
+                     "this session's transcript and records each phase crossing.")
+    if source == "resume":
+        lines += _inbox(repo, agent, newest_first=True)
+        lines += _protocol(repo, state, short=True)
+    else:
+        lines += _protocol(repo, state, short=False)
+        lines += _inbox(repo, agent)
+    if PHASE_ASKS.get(phase):
+        lines.append(PHASE_ASKS[phase].replace("<you>", agent))
+    if source != "compact":
+        lines += _vacancies(repo)
+    return "\n".join(lines)
+
+
+def _depth_note(repo, lc, head, parent: str) -> str:
+    """", so you are at depth N" from the parent's committed state file."""
+    data = repo.git.cat_files([f"{head}:{lc.state_path(parent)}"])[0] if head else None
+    if data is None:
+        return ""
+    depth = statefile.parse_bytes(data, lc.state_path(parent)).front.get("depth")
+    depth = depth if isinstance(depth, int) and not isinstance(depth, bool) else 0
+    limit = lc.policies.max_depth
+    note = f", so you are at depth {depth + 1}"
+    if limit is not None and depth + 1 > limit:
+        note += f", past this lifecycle's max_depth {limit}: you may not register"
+    return note
+
+
+def _export(agent: str, session: str) -> None:
+    """Bash calls of this session know who they are (`$CLAUDE_ENV_FILE`, SessionStart only)."""
+    env_file = os.environ.get("CLAUDE_ENV_FILE")
+    if not env_file:
+        return
+    with open(env_file, "a", encoding="utf-8") as fh:
+        fh.write(f"export GITSTATE_AGENT={agent}\nexport GITSTATE_SESSION={session}\n")
+
+
+def _protocol(repo, state: str | None, short: bool) -> list[str]:
+    if not state or repo.top is None:
+        return []
+    doc = repo.top / "protocols" / f"{state}.md"
+    if not doc.is_file():
+        return []
+    text = doc.read_text(encoding="utf-8", errors="replace").strip()
+    if short:
+        text = text.split("\n\n", 2)[1] if text.count("\n\n") >= 1 else text
+    elif len(text) > PROTOCOL_CHARS:
+        text = text[:PROTOCOL_CHARS].rsplit("\n", 1)[0] + "\n(...)"
+    return [f"What {state} asks (protocols/{state}.md):", text]
+
+
+def _inbox(repo, agent: str, newest_first: bool = False) -> list[str]:
+    from gitstate.history.views import inbox
+    try:
+        messages = inbox(repo, agent)["messages"]
+    except GitstateError as exc:
+        return [f"Inbox: unreadable ({exc.message})"]
+    n = len(messages)
+    out = [f"Inbox: {n} message{'s' if n != 1 else ''} waiting"
+           + (f" (`gitstate inbox {agent}`; `--mark-read` when done)" if n else ".")]
+    for m in list(reversed(messages))[:NEWEST]:
+        body = " ".join(line.strip() for line in m["body"].splitlines() if "@" in line)
+        out.append(f"  {m['commit'][:10]} {m['subject']}" + (f" | {body}" if body else ""))
+    return out
+
+
+def _vacancies(repo) -> list[str]:
+    from gitstate.history.fold import vacancy_notice
+    from gitstate.history.views import vacant_roles
+    found = vacant_roles(repo)["vacancies"]
+    if not found:
+        return []
+    return ["Vacant roles (take one with `gitstate spawn <id> --role ROLE`, or hand-over):"] + [
+        f"  {vacancy_notice(v)}" for v in found]

@@ -1,0 +1,180 @@
+"""Claude Code's hooks: `gitstate hook NAME` with the runtime's JSON on stdin.
+
+The contract (https://code.claude.com/docs/en/hooks): every event sends `session_id`,
+`transcript_path`, `cwd` and `hook_event_name` on stdin; SessionStart adds `source` (startup,
+resume, clear, compact) and `model`; PreToolUse and PostToolUse add `tool_name` and
+`tool_input`. A hook speaks to the model through JSON on stdout,
+`{"hookSpecificOutput": {"hookEventName": ..., "additionalContext": ...}}`, and a PreToolUse
+hook refuses a tool call with `"permissionDecision": "deny"` and its reason.
+
+- session-start  (SessionStart): the briefing; binds the session to its agent.
+- context        (PostToolUse): measures the context from the transcript; commits and speaks
+                 only when a mortality phase is crossed.
+- spawn-guard    (PreToolUse on the sub-agent tool, `Agent`, formerly `Task`): refuses a
+                 spawn past max_depth, of a kind the parent may not spawn, or past the pool cap.
+- subagent-start (SubagentStart): tells a new sub-agent its parent and depth.
+
+Whatever goes wrong, a hook never stops the runtime: it says so on stderr and exits 0 (a
+refused spawn is a decision, not an error).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from gitstate.runtime import memory
+from gitstate.runtime.replies import context_reply
+
+NAMES = ("session-start", "context", "spawn-guard", "subagent-start")
+PHASES = ("fresh", "midlife", "legacy", "urgent")
+SUBAGENT_TOOLS = ("Agent", "Task")
+
+
+def run(name: str, args: list[str]) -> int:
+    event = _stdin_json()
+    agent_arg = args[args.index("--agent") + 1] if "--agent" in args[:-1] else None
+    try:
+        if name == "session-start":
+            from gitstate.runtime.briefing import session_start
+            return _say(session_start(event, agent_arg))
+        if name == "context":
+            return _say(context(event))
+        if name == "spawn-guard":
+            return _say(spawn_guard(event))
+        if name == "subagent-start":
+            return _say(subagent_start(event))
+    except Exception as exc:  # noqa: BLE001 — a hook must never stop the runtime
+        if os.environ.get("GITSTATE_DEBUG"):
+            raise
+        print(f"gitstate: {name} hook: {exc}", file=sys.stderr)
+        return 0
+    print(f"gitstate: unknown runtime hook '{name}'; known: {', '.join(NAMES)}",
+          file=sys.stderr)
+    return 2
+
+
+def _stdin_json() -> dict:
+    if sys.stdin is None or sys.stdin.isatty():
+        return {}
+    raw = sys.stdin.read()
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _say(reply: dict | str | None) -> int:
+    if isinstance(reply, str):
+        sys.stdout.write(reply + "\n")
+    elif reply:
+        sys.stdout.write(json.dumps(reply) + "\n")
+    return 0
+
+
+def bound_agent(event: dict, gdir: str | None) -> tuple[str | None, dict | None]:
+    """(agent, binding) of the runtime session: the binding SessionStart recorded, else
+    `$GITSTATE_AGENT` when it was set for this very session (or for none in particular)."""
+    session = event.get("session_id")
+    found = memory.binding(gdir, session) if gdir and isinstance(session, str) else None
+    if found and found.get("agent"):
+        return found["agent"], found
+    env = os.environ.get("GITSTATE_AGENT")
+    env_session = os.environ.get("GITSTATE_SESSION")
+    if env and (not env_session or env_session == session):
+        return env.lower(), found
+    return None, found
+
+
+# -- measured context -------------------------------------------------------------------------
+
+
+def context(event: dict) -> dict | None:
+    """PostToolUse: the context used, from the transcript. Silent, and without a git process,
+    unless a mortality phase is crossed upwards; then one progress commit by gitstate records
+    `context_pct`, and the agent is told what the new phase asks of it."""
+    from gitstate.runtime.transcript import measure
+    gdir = memory.git_dir(event.get("cwd"))
+    if gdir is None:
+        return None
+    agent, bound = bound_agent(event, gdir)
+    if agent is None or bound is None:
+        return None    # no briefing yet: SessionStart records the law's thresholds
+    measured = measure(event.get("transcript_path"), bound.get("window"), bound.get("model"))
+    if measured is None:
+        return None
+    pct = measured[0]
+    phase = phase_of(pct, bound.get("mortality") or [50, 75, 90])
+    last = memory.last_phase(gdir, agent)
+    if last == phase:
+        return None
+    if (last is not None and PHASES.index(phase) <= PHASES.index(last)) \
+            or (last is None and phase == "fresh"):
+        memory.remember_phase(gdir, agent, phase, pct)
+        return None    # fewer tokens than before (a compaction): nothing to record
+    from gitstate.runtime.record import record_context
+    text = record_context(event.get("cwd"), agent, pct, phase, measured[1], measured[2])
+    memory.remember_phase(gdir, agent, phase, pct)   # only once recorded: else tried again
+    return context_reply("PostToolUse", text)
+
+
+def phase_of(pct: float, marks: list) -> str:
+    midlife, legacy, urgent = (list(marks) + [50, 75, 90])[:3]
+    if pct >= urgent:
+        return "urgent"
+    if pct >= legacy:
+        return "legacy"
+    if pct >= midlife:
+        return "midlife"
+    return "fresh"
+
+
+# -- sub-agents -------------------------------------------------------------------------------
+
+
+def spawn_guard(event: dict) -> dict | None:
+    """PreToolUse on the sub-agent tool: judge the child before it exists."""
+    if event.get("tool_name") not in SUBAGENT_TOOLS:
+        return None
+    gdir = memory.git_dir(event.get("cwd"))
+    if gdir is None:
+        return None
+    agent, _ = bound_agent(event, gdir)
+    if agent is None:
+        return None
+    tool_input = event.get("tool_input") if isinstance(event.get("tool_input"), dict) else {}
+    kind = tool_input.get("subagent_type") or "general-purpose"
+    from gitstate.runtime.record import judge_spawn
+    reason, depth = judge_spawn(event.get("cwd"), agent, str(kind))
+    if reason:
+        return {"hookSpecificOutput": {
+            "hookEventName": "PreToolUse", "permissionDecision": "deny",
+            "permissionDecisionReason": f"gitstate refuses this sub-agent: {reason}"}}
+    memory.record_child(gdir, event.get("session_id") or "", {
+        "parent": agent, "depth": depth, "kind": kind,
+        "tool_use_id": event.get("tool_use_id")})
+    return None
+
+
+def subagent_start(event: dict) -> dict | None:
+    """SubagentStart: the new sub-agent learns its parent and depth (recorded by the guard)."""
+    gdir = memory.git_dir(event.get("cwd"))
+    if gdir is None:
+        return None
+    kind = event.get("agent_type")
+    child = memory.take_child(gdir, event.get("session_id") or "",
+                              kind if isinstance(kind, str) else None)
+    if child is None:
+        return None
+    return context_reply("SubagentStart", child_briefing(child))
+
+
+def child_briefing(child: dict) -> str:
+    parent, depth, kind = child["parent"], child["depth"], child["kind"]
+    return (f"gitstate: you are a sub-agent ({kind}) of {parent}, at depth {depth}. To keep "
+            f"your own state, register once: `gitstate spawn <your-id> --parent {parent} "
+            f"--role {kind}`, and set GITSTATE_AGENT=<your-id> for your gitstate commands.")

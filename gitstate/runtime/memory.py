@@ -1,0 +1,103 @@
+"""What the runtime hooks remember between calls, under `.git/gitstate/runtime/`: which agent
+a runtime session is bound to (with what the context hook needs to know of the law), and the
+mortality phase last measured for each agent.
+
+Light on purpose: the context hook runs on every tool call and must start no git process when
+no phase is crossed, so the git folder is found by walking up from the runtime's `cwd`.
+Losing these files loses nothing: SessionStart writes them again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def git_dir(cwd: str | None) -> str | None:
+    """The git folder of the work tree around `cwd` (a worktree's own), without running git."""
+    here = os.path.abspath(cwd or ".")
+    while True:
+        dot = os.path.join(here, ".git")
+        if os.path.isdir(dot):
+            return dot
+        if os.path.isfile(dot):
+            with open(dot, encoding="utf-8", errors="replace") as fh:
+                line = fh.readline().strip()
+            if line.startswith("gitdir:"):
+                target = line[len("gitdir:"):].strip()
+                return os.path.normpath(os.path.join(here, target))
+            return None
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def _folder(gdir: str) -> str:
+    return os.path.join(gdir, "gitstate", "runtime")
+
+
+def _key(text: str) -> str:
+    return _SAFE.sub("_", text)[:128] or "_"
+
+
+def _read(path: str) -> dict | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+        return data if isinstance(data, dict) else None
+    except (OSError, ValueError):
+        return None
+
+
+def _write(path: str, data: dict) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(data, fh)
+    os.replace(tmp, path)
+
+
+def binding(gdir: str, session: str) -> dict | None:
+    """{agent, window, mortality: [midlife, legacy, urgent]} of a bound session."""
+    return _read(os.path.join(_folder(gdir), "sessions", _key(session) + ".json"))
+
+
+def bind(gdir: str, session: str, data: dict) -> None:
+    _write(os.path.join(_folder(gdir), "sessions", _key(session) + ".json"), data)
+
+
+def last_phase(gdir: str, agent: str) -> str | None:
+    found = _read(os.path.join(_folder(gdir), "phases", _key(agent) + ".json"))
+    return found.get("phase") if found else None
+
+
+def remember_phase(gdir: str, agent: str, phase: str, pct: float) -> None:
+    _write(os.path.join(_folder(gdir), "phases", _key(agent) + ".json"),
+           {"phase": phase, "context_pct": pct})
+
+
+def record_child(gdir: str, session: str, child: dict) -> None:
+    """A sub-agent about to be spawned by the session's agent (what SubagentStart tells it)."""
+    path = os.path.join(_folder(gdir), "children", _key(session) + ".json")
+    found = _read(path) or {"pending": []}
+    found["pending"] = (found.get("pending") or [])[-20:] + [child]
+    _write(path, found)
+
+
+def take_child(gdir: str, session: str, kind: str | None) -> dict | None:
+    """The oldest pending sub-agent of this kind (any kind when `kind` is None)."""
+    path = os.path.join(_folder(gdir), "children", _key(session) + ".json")
+    found = _read(path)
+    if not found:
+        return None
+    pending = found.get("pending") or []
+    for i, child in enumerate(pending):
+        if kind is None or child.get("kind") == kind:
+            del pending[i]
+            _write(path, {"pending": pending})
+            return child
+    return None

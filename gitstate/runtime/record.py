@@ -1,0 +1,71 @@
+"""What the runtime hooks do when something must be judged or committed: record a measured
+context as the system, and judge a sub-agent before it is spawned, by the very rules the git
+hooks apply to the commit that would register it."""
+
+from __future__ import annotations
+
+from gitstate.git.repo import GitContext, open_managed
+from gitstate.law import statefile
+from gitstate.law.rules import FileChange, validate
+from gitstate.moves.agent import transition
+from gitstate.moves.operations import as_system
+from gitstate.runtime.replies import PHASE_ASKS
+
+# The rules about a birth: what a spawn guard refuses before the sub-agent exists.
+SPAWN_RULES = ("max-depth", "self-spawn", "max-living", "role-max", "unknown-role", "parent")
+
+
+def record_context(cwd: str | None, agent: str, pct: float, phase: str, tokens: int,
+                   window: int) -> str:
+    """One progress commit, authored by gitstate, that records the measured `context_pct`;
+    returns what the agent is told."""
+    repo = open_managed(cwd)
+    head = repo.git.head()
+    lc = repo.lifecycle(head)
+    data = repo.git.cat_files([f"{head}:{lc.state_path(agent)}"])[0] if head else None
+    if data is None:
+        return f"gitstate: {agent} is not registered here; context is {pct:g}% ({phase})."
+    state = statefile.parse_bytes(data, lc.state_path(agent)).state
+    measured = f"context {pct:g}% ({tokens:,} of {window:,} tokens)"
+    note = ""
+    if isinstance(state, str) and state in lc.states and not lc.states[state].terminal:
+        with as_system():
+            result = transition(repo, agent, state, sets={"context_pct": pct},
+                                text=f"{measured}: {phase}", with_work=False)
+        note = f" Recorded as {result.sha[:10]} by gitstate."
+    asks = PHASE_ASKS.get(phase, "").replace("<you>", agent)
+    return f"gitstate: {agent}: {measured}, mortality phase {phase}.{note} {asks}".strip()
+
+
+def judge_spawn(cwd: str | None, parent: str, kind: str) -> tuple[str | None, int]:
+    """(why the spawn is refused or None, the child's depth): the child as `gitstate spawn
+    CHILD --parent PARENT --role KIND` would write it, judged at HEAD."""
+    repo = open_managed(cwd)
+    head = repo.git.head()
+    lc = repo.lifecycle(head)
+    data = repo.git.cat_files([f"{head}:{lc.state_path(parent)}"])[0] if head else None
+    if data is None:
+        return None, 1
+    front = statefile.parse_bytes(data, lc.state_path(parent)).front
+    depth = front.get("depth")
+    depth = (depth if isinstance(depth, int) and not isinstance(depth, bool) else 0) + 1
+    child = _unused_id(repo, lc, head, f"{parent}-sub")
+    path = lc.state_path(child)
+    text = (f"---\nagent: {child}\nstate: {lc.initial}\nrole: {kind}\nparent: {parent}\n"
+            f"depth: {depth}\n---\n")
+    new = text.encode()
+    message = f"@{child}: [STATE:{lc.initial}] spawned as {kind} by {parent}"
+    context = GitContext(repo.git, head, tree=head, overrides={path: new}, lc=lc)
+    found = [v for v in validate([FileChange(path, None, new)], lc, message, context=context)
+             if v.rule in SPAWN_RULES]
+    if not found:
+        return None, depth
+    return "; ".join(f"[{v.rule}] {v.message}" for v in found), depth
+
+
+def _unused_id(repo, lc, head, base: str) -> str:
+    taken = set(repo.agents_at(lc, head)) if head else set()
+    n = 1
+    while f"{base}-{n}" in taken:
+        n += 1
+    return f"{base}-{n}"

@@ -1,0 +1,83 @@
+"""How full the model's context is, measured from the runtime's own transcript (SPEC §9, seed
+004's "fourth wall": the system measures, the agent does not guess).
+
+Claude Code writes the session as JSON lines; each assistant turn carries the API's `usage`.
+The prompt of the latest turn is `input_tokens + cache_read_input_tokens +
+cache_creation_input_tokens`; against the model's window it is the context used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+# Context windows of known models, by id prefix (longest prefix wins). A model run with the
+# 1M-token window says so in its id ("[1m]"); `policies.context_window` overrides the table.
+KNOWN_WINDOWS = {
+    "claude-": 200_000,
+    "claude-3": 200_000,
+    "claude-opus-4": 200_000,
+    "claude-sonnet-4": 200_000,
+    "claude-haiku-4": 200_000,
+}
+LONG_CONTEXT_MARK = "[1m]"
+TAIL = 256 * 1024   # how much of the transcript's end is read: the latest turn is there
+
+
+def window_of(model: str | None, policy: int | None = None) -> int | None:
+    if policy:
+        return int(policy)
+    if not model:
+        return None
+    if LONG_CONTEXT_MARK in model.lower():
+        return 1_000_000
+    best = max((p for p in KNOWN_WINDOWS if model.startswith(p)), key=len, default=None)
+    return KNOWN_WINDOWS[best] if best else None
+
+
+def latest_usage(path: str) -> tuple[int, str | None] | None:
+    """(prompt tokens, model) of the latest main-thread assistant turn, or None."""
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            start = max(0, size - TAIL)
+            fh.seek(start)
+            chunk = fh.read()
+    except OSError:
+        return None
+    lines = chunk.split(b"\n")
+    if start:
+        lines = lines[1:]   # the first line may be cut
+    for raw in reversed(lines):
+        if b'"usage"' not in raw or b'"assistant"' not in raw:
+            continue
+        try:
+            entry = json.loads(raw)
+        except ValueError:
+            continue
+        if not isinstance(entry, dict) or entry.get("type") != "assistant" \
+                or entry.get("isSidechain"):
+            continue
+        message = entry.get("message") or {}
+        usage = message.get("usage") if isinstance(message, dict) else None
+        if not isinstance(usage, dict):
+            continue
+        tokens = sum(int(usage.get(k) or 0) for k in (
+            "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
+        return tokens, message.get("model")
+    return None
+
+
+def measure(path: str | None, policy_window: int | None = None,
+            model_hint: str | None = None) -> tuple[float, int, int] | None:
+    """(context %, tokens, window) from a transcript, or None if it cannot be told."""
+    if not path:
+        return None
+    found = latest_usage(path)
+    if found is None:
+        return None
+    tokens, model = found
+    window = window_of(model or model_hint, policy_window)
+    if not window:
+        return None
+    return round(100.0 * tokens / window, 1), tokens, window

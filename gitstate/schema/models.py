@@ -1,0 +1,376 @@
+"""The `--json` output of every command, as pydantic models: the one definition that the CLI
+validates its output against, the MCP tools return, and `gitstate schema` prints.
+
+Field names follow the JSON exactly; `from` (a Python keyword) is spelled `from_` with the
+alias `from`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, RootModel, TypeAdapter
+
+from gitstate.schema.status import AgentStatus, Problem, Record
+
+
+class Commit(Record):
+    sha: str
+    time: int
+
+
+# -- setup ----------------------------------------------------------------------------------
+
+
+class Integration(Record):
+    """What `init --runtime NAME` or `--ci NAME` did to its file."""
+    kind: Literal["runtime", "ci"]
+    name: str
+    path: str
+    changed: bool
+    added: list[str] = []        # hook events (or CI jobs) added or updated
+    kept: list[str] = []         # what of the user's was kept as it was
+
+
+class InitReport(Record):
+    lifecycle: str
+    hooks_dir: str
+    actions: list[str] = []
+    commit: str | None = None
+    integrations: list[Integration] = []
+
+
+class Preset(Record):
+    name: str
+    description: str
+    initial: str
+    states: list[str]
+    default: bool
+
+
+class StateSpec(Record):
+    roster: str
+    terminal: bool
+    requires: list[str]
+    description: str
+    protocol: str | None
+    outcome: str
+
+
+class RoleSpec(Record):
+    mandate: str | None
+    max: int | None
+    description: str
+
+
+class Mortality(Record):
+    midlife: float
+    legacy: float
+    urgent: float
+    urgent_forbids: list[str]
+
+
+class Policies(Record):
+    humans: list[str]
+    approval: list[str]
+    mortality: Mortality | None
+    max_living: int | None
+    max_depth: int | None
+    timeouts: dict[str, int]
+    custom_roles: bool
+    atomic_commits: bool
+    context_window: int | None = None
+
+
+class LifecycleDoc(Record):
+    name: str
+    description: str
+    initial: str
+    states: dict[str, StateSpec]
+    transitions: dict[str, list[str]]
+    roles: dict[str, RoleSpec]
+    policies: Policies
+    layout: dict[str, str]
+    grammar: dict[str, list[str]]
+
+
+class CheckResult(Record):
+    ok: bool
+    problems: list[Problem]
+
+
+class Finding(Record):
+    check: str
+    status: Literal["ok", "warn", "fail"]
+    detail: str
+    fix: str | None = None
+
+
+class DoctorResult(Record):
+    ok: bool
+    findings: list[Finding]
+
+
+# -- views ----------------------------------------------------------------------------------
+
+
+class RosterRow(Record):
+    agent: str
+    path: str
+    state: str | None
+    roster: str | None
+    role: str | None = None
+    model: str | None = None
+    context_pct: float | None = None
+    phase: str = "unknown"
+    thread: str | None = None
+    summary: str | None = None
+    person: str | None = None
+    project: str | None = None
+    parent: str | None = None
+    depth: int | None = None
+    last_read_commit: str | None = None
+    freeze_state: str | None = None
+    final_summary: str | None = None
+    first_commit: Commit | None = None
+    last_commit: Commit | None = None
+    in_state_since: Commit | None = None
+    seconds_in_state: int | None = None
+    instance: int | None = None
+    problem: str | None = None
+
+
+class Roster(Record):
+    commit: str | None
+    lifecycle: str
+    living: list[RosterRow] = []
+    freezer: list[RosterRow] = []
+    cemetery: list[RosterRow] = []
+    unknown: list[RosterRow] | None = None
+
+
+class Vacancy(Record):
+    role: str
+    status: Literal["vacant", "unfilled"]
+    mandate: str | None
+    last_holder: str | None
+    last_holder_state: str | None = None
+    since: Commit | None
+    frozen_holders: list[str]
+
+
+class Vacancies(Record):
+    commit: str | None
+    vacancies: list[Vacancy]
+
+
+class Transition(Record):
+    agent: str
+    from_: str | None = Field(alias="from")
+    to: str
+    commit: str
+    author: str
+    time: int
+    text: str
+
+
+TransitionLog = RootModel[list[Transition]]
+
+
+class Message(Record):
+    commit: str
+    time: int
+    author: str
+    from_: str | None = Field(alias="from")
+    subject: str
+    body: str
+    to_all: bool
+
+
+class MarkedRead(Record):
+    commit: str
+    last_read_commit: str
+
+
+class Inbox(Record):
+    agent: str
+    since: str | None
+    head: str | None
+    messages: list[Message]
+    marked_read: MarkedRead | None = None
+    push: dict[str, Any] | None = None     # with --mark-read --push: how the checkpoint landed
+
+
+class Entity(Record):
+    id: str
+    type: str
+    name: str
+    started_at: str | None
+    ended_at: str | None
+    quality: str | None
+
+
+class Belonging(Record):
+    member: str
+    owner: str
+    quality: str
+    value: str | None
+
+
+class SqliteWritten(Record):
+    path: str
+    entities: int
+    belongings: int
+
+
+class Situations(Record):
+    commit: str | None
+    entities: list[Entity]
+    belongings: list[Belonging]
+    sqlite: SqliteWritten | None = None
+
+
+class VerifyProblem(Record):
+    commit: str
+    subject: str
+    author: str
+    time: int
+    rule: str
+    message: str
+    where: str | None = None
+
+
+class VerifyResult(Record):
+    ok: bool
+    problems: list[VerifyProblem]
+    judged: int
+
+
+class FreezeState(Record):
+    agent: str
+    state: str
+    path: str
+    front: dict[str, Any]
+    sections: dict[str, str]
+
+
+# -- moves ----------------------------------------------------------------------------------
+
+
+class Move(Record):
+    commit: str
+    agent: str
+    from_: str | None = Field(alias="from")
+    to: str
+    path: str
+    subject: str
+
+
+class Burial(Record):
+    commit: str
+    agent: str
+    from_: str | None = Field(alias="from")
+    to: str
+    path: str
+    subject: str
+    vacancies: list[str]
+
+
+class Landing(Record):
+    """A move made with `--push`: landed (exit 0), illegal or gave-up (exit 1)."""
+    outcome: str
+    attempts: int
+    commit: str | None = None
+    upstream: str | None = None
+    reason: str | None = None
+    kept: str | None = None
+    staged: list[str] = []
+    agent: str | None = None
+    from_: str | None = Field(default=None, alias="from")
+    to: str | None = None
+    path: str | None = None
+    vacancies: list[str] | None = None
+
+
+class Due(Record):
+    agent: str
+    from_: str = Field(alias="from")
+    to: str
+    after: str
+    since: str
+
+
+class SweepResult(Record):
+    due: list[Due]
+    committed: bool
+
+
+class OperationLog(Record):
+    """What an operation on the fleet did, line by line as the command prints it (MCP)."""
+    exit_code: int
+    lines: list[str]
+
+
+class Violation(Record):
+    rule: str
+    message: str
+    where: str | None = None
+
+
+class Error(Record):
+    """What any command prints under `--json` when it refuses (exit 1) or is misused (2)."""
+    error: str
+    message: str
+    where: str | None = None
+    hint: str | None = None
+    violations: list[Violation] | None = None
+
+
+StatusOne = AgentStatus
+StatusAll = RootModel[list[AgentStatus]]
+PresetList = RootModel[list[Preset]]
+
+
+# The model of each command's `--json` output (the MCP tools return the same).
+COMMANDS: dict[str, Any] = {
+    "init": InitReport,
+    "presets": PresetList,
+    "lifecycle": LifecycleDoc,
+    "check": CheckResult,
+    "doctor": DoctorResult,
+    "status": AgentStatus | list[AgentStatus],
+    "roster": Roster,
+    "vacancies": Vacancies,
+    "log": TransitionLog,
+    "inbox": Inbox,
+    "situations": Situations,
+    "verify": VerifyResult,
+    "show": FreezeState,
+    "spawn": Move,
+    "transition": Move,
+    "freeze": Move,
+    "wake": Move,
+    "bury": Burial,
+    "landing": Landing,
+    "sweep": SweepResult,
+    "error": Error,
+}
+
+
+def adapter(command: str) -> TypeAdapter:
+    return TypeAdapter(COMMANDS[command])
+
+
+def json_schema(command: str) -> dict[str, Any]:
+    """The JSON Schema of `command`'s `--json` output."""
+    schema = adapter(command).json_schema(by_alias=True)
+    schema.setdefault("title", command)
+    return schema
+
+
+def validated(command: str, data: Any) -> Any:
+    """`data` checked against `command`'s model, as plain JSON-ready data (aliases kept)."""
+    ta = adapter(command)
+    # exclude_unset: the output keeps exactly the keys the command gave (no added defaults)
+    return ta.dump_python(ta.validate_python(data), mode="json", by_alias=True,
+                          exclude_unset=True)

@@ -1,0 +1,82 @@
+"""The frame every page shares (header, navigation, time travel, footer) and the links between
+pages, which differ between the live server and the static site."""
+
+from __future__ import annotations
+
+from gitstate.web.html import Safe, join, render, url
+
+NAV = (("roster", "Roster"), ("lifecycle", "Lifecycle"), ("vacancies", "Vacant roles"))
+
+
+class Links:
+    """Where each page is. Served: /agent/ID?at=...; static: agents/ID.html, relative to the
+    page being written (`depth` folders below the site's top)."""
+
+    def __init__(self, *, static: bool = False, at: str | None = None, depth: int = 0):
+        self.static = static
+        self.at = at
+        self.up = "../" * depth
+
+    def _q(self) -> str:
+        return f"?at={url(self.at)}" if self.at and not self.static else ""
+
+    def page(self, name: str) -> str:
+        if self.static:
+            return self.up + ("index.html" if name == "roster" else f"{name}.html")
+        return ("/" if name == "roster" else f"/{name}") + self._q()
+
+    def agent(self, agent: str) -> str:
+        if self.static:
+            return f"{self.up}agents/{url(agent)}.html"
+        return f"/agent/{url(agent)}{self._q()}"
+
+    def static_file(self, name: str) -> str:
+        return f"{self.up}{name}" if self.static else f"/static/{name}"
+
+    def at_form(self) -> Safe:
+        """Time travel: a plain GET form (the static site is one moment; it has none)."""
+        if self.static:
+            return Safe("")
+        now = render('<a href="?">back to now</a>') if self.at else Safe("")
+        return render(
+            '<form class="at" method="get" role="search" aria-label="Time travel">'
+            '<label for="at">As it was at</label>'
+            '<input id="at" name="at" value="{at}" placeholder="HEAD~10 or a date" '
+            'size="18" autocomplete="off"><button type="submit">Go</button> {now}</form>',
+            at=self.at or "", now=now)
+
+
+def page(*, title: str, current: str, links: Links, body: Safe, commit: str | None,
+         lifecycle: str | None, live: bool, when: str | None = None) -> Safe:
+    """A whole HTML document. `live`: the served page of now, which polls for new commits and
+    replaces its data region in place (#live), keeping the reader's place."""
+    nav = join(render('<li><a href="{href}"{cur}>{label}</a></li>', href=links.page(key),
+                      label=label, cur=Safe(' aria-current="page"') if key == current else Safe(""))
+               for key, label in NAV)
+    if links.at and commit:
+        moment = render('<p class="moment" role="note">As it was at <code>{at}</code>: commit '
+                        '<code>{sha}</code>{when}.{off}</p>', at=links.at, sha=commit[:10],
+                        when=f" ({when})" if when else "",
+                        off="" if links.static else " Live updates are off while you look back.")
+    else:
+        moment = Safe("")
+    script = render('<script src="{src}" defer></script>', src=links.static_file("live.js")) \
+        if live else Safe("")
+    status = Safe('<p id="live-status" class="live-status" role="status" aria-live="polite">'
+                  'Live: this page follows new commits.</p>') if live else Safe("")
+    foot = render("commit <code>{sha}</code> · lifecycle {lc}", sha=commit[:10],
+                  lc=lifecycle or "?") if commit else Safe("")
+    return render(
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<title>{title} · gitstate</title><link rel="icon" href="data:,">'
+        '<link rel="stylesheet" href="{css}"></head>'
+        '<body data-tip="{tip}" data-live="{live}">'
+        '<a class="skip" href="#main">Skip to the content</a>'
+        '<header><p class="brand"><a href="{home}">gitstate</a></p>'
+        '<nav aria-label="Pages"><ul>{nav}</ul></nav>{form}</header>'
+        '<main id="main" tabindex="-1">{moment}{status}<div id="live">{body}</div></main>'
+        '<footer><p id="foot">{foot}</p></footer>{script}</body></html>\n',
+        title=title, css=links.static_file("style.css"), tip=commit or "",
+        live="1" if live else "0", home=links.page("roster"), nav=nav, form=links.at_form(),
+        moment=moment, status=status, body=body, foot=foot, script=script)

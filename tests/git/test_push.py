@@ -1,0 +1,160 @@
+"""`--push`: a move lands on the hub, is replayed when another agent got there first, and ends
+in exactly one of landed / illegal / gave up, never losing the agent's work."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import git, gitstate, make_repo
+
+
+def make_hub(path: Path) -> Path:
+    git(path.parent, "init", "-q", "--bare", "-b", "main", str(path))
+    assert gitstate(path, "init", "--server").returncode == 0
+    return path
+
+
+def hub_and_clones(tmp_path: Path, n: int = 2) -> tuple[Path, list[Path]]:
+    hub = make_hub(tmp_path / "hub.git")
+    seed = make_repo(tmp_path / "seed")
+    (seed / "README").write_text("hello\n")
+    git(seed, "add", "README")
+    git(seed, "commit", "-q", "-m", "first")
+    assert gitstate(seed, "init").returncode == 0
+    git(seed, "remote", "add", "origin", str(hub))
+    git(seed, "push", "-q", "-u", "origin", "main")
+    clones = []
+    for i in range(n):
+        c = tmp_path / f"c{i}"
+        git(tmp_path, "clone", "-q", str(hub), str(c))
+        git(c, "config", "commit.cleanup", "verbatim")
+        res = gitstate(c, "init")
+        assert res.returncode == 0, res.stderr
+        clones.append(c)
+    return hub, clones
+
+
+def pushed(repo: Path, *args: str) -> tuple[int, dict]:
+    res = gitstate(repo, *args, "--push", "--json")
+    return res.returncode, json.loads(res.stdout) if res.stdout.strip() else {"stderr": res.stderr}
+
+
+def hub_subjects(hub: Path) -> list[str]:
+    return git(hub, "log", "--format=%s", "main").stdout.splitlines()
+
+
+def test_a_move_lands_on_the_hub(tmp_path):
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    code, out = pushed(a, "spawn", "alice")
+    assert code == 0 and out["outcome"] == "landed" and out["attempts"] == 1
+    assert git(hub, "rev-parse", "main").stdout.strip() == out["commit"]
+    res = gitstate(a, "transition", "alice", "inbox", "--push")
+    assert res.returncode == 0 and "landed on origin/main" in res.stdout
+    assert hub_subjects(hub)[0] == "@alice: [STATE:inbox] bootstrap -> inbox"
+
+
+def test_a_lost_race_is_replayed_on_the_new_tip_with_the_staged_work(tmp_path):
+    hub, (a, b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "alice")[0] == 0
+    (b / "notes.txt").write_text("bob's work\n")
+    git(b, "add", "notes.txt")
+    code, out = pushed(b, "spawn", "bob")        # b is behind: a's spawn landed first
+    assert code == 0 and out["outcome"] == "landed" and out["attempts"] == 2, out["reason"]
+    tip = git(hub, "rev-parse", "main").stdout.strip()
+    assert tip == out["commit"] == git(b, "rev-parse", "HEAD").stdout.strip()
+    files = git(hub, "show", "--name-only", "--format=", tip).stdout.split()
+    assert sorted(files) == ["agent/bob/_state.md", "notes.txt"]   # work and state together
+    assert hub_subjects(hub)[1] == "@alice: [STATE:bootstrap] spawned"
+    assert git(b, "status", "--porcelain").stdout == ""
+    assert gitstate(tmp_path / "c0", "verify", "--no-cache").returncode == 0
+
+
+def test_a_move_no_longer_legal_on_the_new_tip_is_kept_aside(tmp_path):
+    hub, (a, b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "arch1", "--role", "architect")[0] == 0
+    (b / "plan.md").write_text("my plan\n")
+    git(b, "add", "plan.md")
+    code, out = pushed(b, "spawn", "arch2", "--role", "architect")   # max: 1
+    assert code == 1 and out["outcome"] == "illegal", out
+    assert "role-max" in out["reason"] or "architect" in out["reason"]
+    assert out["kept"] == "gitstate/unlanded/arch2-1" and out["staged"] == ["plan.md"]
+    # the branch is in step with the hub; the work is staged and on the side branch
+    assert git(b, "rev-parse", "HEAD").stdout == git(hub, "rev-parse", "main").stdout
+    assert git(b, "diff", "--cached", "--name-only").stdout.split() == ["plan.md"]
+    assert "plan.md" in git(b, "show", "--name-only", "gitstate/unlanded/arch2-1").stdout
+    assert "arch2" not in "".join(hub_subjects(hub))
+    # in step now, the same move is refused here before anything is committed
+    res = gitstate(b, "spawn", "arch3", "--role", "architect", "--push")
+    assert res.returncode == 1 and "[role-max]" in res.stderr
+    assert git(b, "rev-parse", "HEAD").stdout == git(hub, "rev-parse", "main").stdout
+
+
+def test_a_refusal_by_the_hubs_law_is_reported_with_its_words(tmp_path):
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "alice")[0] == 0
+    git(hub, "config", "gitstate.protect", "main")
+    # a commit the hub refuses though the clone accepted it: dated far in the hub's future
+    import os
+    env = dict(os.environ, GIT_COMMITTER_DATE="2099-01-01T00:00:00Z")
+    import subprocess
+    import sys
+    res = subprocess.run([sys.executable, "-m", "gitstate", "transition", "alice", "inbox",
+                          "--push", "--json"], cwd=a, capture_output=True, text=True, env=env)
+    out = json.loads(res.stdout)
+    assert res.returncode == 1 and out["outcome"] == "illegal", out
+    assert "future-date" in out["reason"] and out["kept"] == "gitstate/unlanded/alice-1"
+    assert git(a, "rev-parse", "HEAD").stdout == git(hub, "rev-parse", "main").stdout
+
+
+def test_gave_up_keeps_the_move_committed(tmp_path):
+    hub, (a, b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "alice")[0] == 0
+    git(b, "config", "gitstate.pushAttempts", "1")
+    code, out = pushed(b, "spawn", "bob")
+    assert code == 1 and out["outcome"] == "gave-up" and "1 attempts" in out["reason"], out
+    assert git(b, "log", "-1", "--format=%s").stdout.startswith("@bob: [STATE:bootstrap]")
+    git(b, "config", "gitstate.pushAttempts", "8")
+
+
+def test_push_needs_an_upstream_and_commits_nothing_without_one(repo):
+    before = git(repo, "rev-parse", "HEAD").stdout
+    res = gitstate(repo, "spawn", "alice", "--push")
+    assert res.returncode == 1 and "upstream" in res.stderr
+    assert git(repo, "rev-parse", "HEAD").stdout == before
+
+
+def test_every_committing_command_takes_push(tmp_path):
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    for args in (("spawn", "alice"), ("transition", "alice", "inbox"),
+                 ("transition", "alice", "distill"), ("freeze", "alice"),
+                 ("wake", "alice", "--approved-by", "zach"),
+                 ("inbox", "alice", "--mark-read"), ("transition", "alice", "inbox"),
+                 ("transition", "alice", "distill"), ("bury", "alice", "--summary", "done")):
+        res = gitstate(a, *args, "--push")
+        assert res.returncode == 0, (args, res.stderr)
+    assert git(a, "rev-parse", "HEAD").stdout == git(hub, "rev-parse", "main").stdout
+
+
+def test_the_retry_bounds_come_from_git_config(repo):
+    from gitstate.git.repo import open_managed
+    from gitstate.moves.landing import policy_of
+    git(repo, "config", "gitstate.pushAttempts", "3")
+    git(repo, "config", "gitstate.pushSeconds", "5.5")
+    git(repo, "config", "gitstate.pushBackoffMax", "0.2")
+    policy = policy_of(open_managed(str(repo)))
+    assert (policy.attempts, policy.seconds, policy.cap) == (3, 5.5, 0.2)
+    assert all(0 <= policy.pause(n) <= 0.2 for n in range(1, 20))
+
+
+def test_shutdown_lands_each_move_on_the_hub(tmp_path):
+    hub, (a, b) = hub_and_clones(tmp_path)
+    assert gitstate(a, "spawn", "alice", "--push").returncode == 0
+    git(b, "pull", "-q", "--ff-only")
+    assert gitstate(a, "transition", "alice", "inbox", "--push").returncode == 0   # b is behind
+    res = gitstate(b, "shutdown", "--push")
+    assert res.returncode == 0, res.stderr
+    assert git(b, "rev-parse", "HEAD").stdout == git(hub, "rev-parse", "main").stdout
+    status = json.loads(gitstate(b, "status", "alice", "--json").stdout)
+    assert status["state"] == "frozen"
+    assert gitstate(b, "verify", "--no-cache").returncode == 0

@@ -1,0 +1,160 @@
+"""Signed approvals (SPEC §7): where protocols/allowed_signers exists, a gated move must be in a
+commit signed by a key of the human its Approved-by: trailer names. Keys are made with
+ssh-keygen in temporary folders: unsigned, signed by another human, signed by a key not listed,
+and the genuine case."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import UNHOOKED, git, gitstate, make_repo, set_state_line, walk
+
+pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None,
+                                reason="ssh-keygen is missing (install openssh-client)")
+
+_KEYS: dict[str, Path] = {}
+
+
+def key(tmp_path_factory, name: str) -> Path:
+    if name not in _KEYS:
+        where = tmp_path_factory.mktemp(f"key-{name}") / "id_ed25519"
+        git(where.parent, "version")   # any cwd will do
+        import subprocess
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f",
+                        str(where)], check=True, capture_output=True)
+        _KEYS[name] = where
+    return _KEYS[name]
+
+
+def pub(path: Path) -> str:
+    return Path(f"{path}.pub").read_text().strip()
+
+
+def use_key(repo: Path, path: Path | None) -> None:
+    git(repo, "config", "gpg.format", "ssh")
+    if path is None:
+        git(repo, "config", "--unset", "user.signingkey", check=False)
+    else:
+        git(repo, "config", "user.signingkey", str(path))
+
+
+@pytest.fixture
+def keyed(tmp_path, tmp_path_factory):
+    """A managed repo whose humans are zach and ana, with their keys in allowed_signers, and
+    alice frozen."""
+    repo = make_repo(tmp_path / "repo")
+    (repo / "README").write_text("hello\n")
+    git(repo, "add", "README")
+    git(repo, "commit", "-q", "-m", "first")
+    res = gitstate(repo, "init", "--human", "zach", "--human", "ana")
+    assert res.returncode == 0
+    assert "user.signingkey" in res.stdout and "zach $(cat ~/.ssh/id_ed25519.pub)" in res.stdout
+    zach, ana = key(tmp_path_factory, "zach"), key(tmp_path_factory, "ana")
+    (repo / "protocols" / "allowed_signers").write_text(
+        f"zach {pub(zach)}\nana {pub(ana)}\n")
+    git(repo, "add", "protocols/allowed_signers")
+    git(repo, "commit", "-q", "-m", "law: the humans' keys", "-m", "Approved-by: zach")
+    assert "approvals: signed with the keys" in gitstate(repo, "init").stdout
+    assert gitstate(repo, "spawn", "alice").returncode == 0
+    walk(repo, "alice", "inbox", "distill")
+    assert gitstate(repo, "freeze", "alice").returncode == 0
+    return repo, {"zach": zach, "ana": ana, "mallory": key(tmp_path_factory, "mallory")}
+
+
+def verify_rules(repo: Path) -> list[str]:
+    res = gitstate(repo, "verify", "--no-cache", "--json")
+    return [p["rule"] for p in json.loads(res.stdout)["problems"]]
+
+
+def sneak_wake(repo: Path, signer: Path | None) -> None:
+    """alice woken by a plain commit from a clone without hooks, signed by `signer`."""
+    set_state_line(repo, "alice", "state", "bootstrap")
+    sign = ["-c", "gpg.format=ssh", "-c", f"user.signingkey={signer}", "commit", "-S"] \
+        if signer else ["commit"]
+    git(repo, *UNHOOKED, *sign, "-q", "-am", "@alice: [STATE:bootstrap] woken",
+        "-m", "Approved-by: zach")
+
+
+def test_wake_without_a_key_of_zach_is_refused_naming_who_must_run_it(keyed):
+    repo, _keys = keyed
+    before = git(repo, "rev-parse", "HEAD").stdout
+    res = gitstate(repo, "wake", "alice", "--approved-by", "zach")
+    assert res.returncode == 1 and "zach must run it" in res.stderr
+    assert git(repo, "rev-parse", "HEAD").stdout == before
+
+
+@pytest.mark.parametrize("signer", ["ana", "mallory"])
+def test_wake_signed_by_someone_else_is_refused(keyed, signer):
+    repo, keys = keyed
+    use_key(repo, keys[signer])
+    res = gitstate(repo, "wake", "alice", "--approved-by", "zach")
+    assert res.returncode == 1 and "zach must run it" in res.stderr
+
+
+def test_the_genuine_approval_is_signed_and_accepted(keyed):
+    repo, keys = keyed
+    use_key(repo, keys["zach"])
+    res = gitstate(repo, "wake", "alice", "--approved-by", "zach")
+    assert res.returncode == 0, res.stderr
+    assert "gpgsig" in git(repo, "cat-file", "-p", "HEAD").stdout
+    assert verify_rules(repo) == []
+
+
+@pytest.mark.parametrize("signer", [None, "ana", "mallory"])
+def test_verify_flags_an_approval_not_signed_by_the_approver(keyed, signer):
+    repo, keys = keyed
+    sneak_wake(repo, keys[signer] if signer else None)
+    assert verify_rules(repo) == ["unsigned-approval"]
+
+
+def test_the_ref_guard_refuses_an_unsigned_approval(keyed):
+    repo, _keys = keyed
+    before = git(repo, "rev-parse", "HEAD").stdout
+    set_state_line(repo, "alice", "state", "bootstrap")
+    res = git(repo, "commit", "-q", "-am", "@alice: [STATE:bootstrap] woken",
+              "-m", "Approved-by: zach", check=False)
+    assert res.returncode != 0 and "unsigned-approval" in res.stderr
+    assert git(repo, "rev-parse", "HEAD").stdout == before
+
+
+def test_a_change_of_the_keys_needs_a_signature_too(keyed):
+    repo, keys = keyed
+    path = repo / "protocols" / "allowed_signers"
+    path.write_text(path.read_text() + f"zach {pub(keys['mallory'])}\n")   # mallory's key as zach's
+    git(repo, *UNHOOKED, "commit", "-q", "-am", "law: one more key", "-m", "Approved-by: zach")
+    assert verify_rules(repo) == ["unsigned-approval"]
+    git(repo, "reset", "-q", "--keep", "HEAD~1")
+    path.write_text(path.read_text() + f"zach {pub(keys['mallory'])}\n")
+    git(repo, *UNHOOKED, "-c", "gpg.format=ssh", "-c", f"user.signingkey={keys['zach']}",
+        "commit", "-S", "-q", "-am", "law: one more key", "-m", "Approved-by: zach")
+    assert verify_rules(repo) == []
+
+
+def test_the_hub_refuses_an_unsigned_approval(keyed, tmp_path):
+    repo, keys = keyed
+    hub = tmp_path / "hub.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(hub))
+    assert gitstate(hub, "init", "--server").returncode == 0
+    git(repo, "remote", "add", "origin", str(hub))
+    git(repo, "push", "-q", "origin", "main")
+    sneak_wake(repo, keys["ana"])
+    res = git(repo, "push", "-q", "origin", "main", check=False)
+    assert res.returncode != 0 and "unsigned-approval" in res.stderr
+    git(repo, "reset", "-q", "--hard", "origin/main")
+    use_key(repo, keys["zach"])
+    assert gitstate(repo, "wake", "alice", "--approved-by", "zach").returncode == 0
+    assert git(repo, "push", "-q", "origin", "main", check=False).returncode == 0
+
+
+def test_doctor_says_whether_this_users_key_is_listed(keyed):
+    repo, keys = keyed
+    out = gitstate(repo, "doctor").stdout
+    assert "authenticated" in out and "no key" in out
+    use_key(repo, keys["zach"])
+    assert "listed for zach" in gitstate(repo, "doctor").stdout
+    use_key(repo, keys["mallory"])
+    assert "not listed" in gitstate(repo, "doctor").stdout

@@ -1,0 +1,370 @@
+"""Claude Code's hooks, fed the JSON the runtime sends (shapes of
+https://code.claude.com/docs/en/hooks) with a real transcript file, in a repository set up by
+`gitstate init --runtime claude-code`. Each test asserts what the runtime would read on stdout
+and the commits made."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import git, gitstate, make_repo, walk
+
+
+EVENTS = {"session-start": "SessionStart", "context": "PostToolUse",
+          "spawn-guard": "PreToolUse", "subagent-start": "SubagentStart"}
+
+
+def hook(repo: Path, name: str, event: dict, env: dict | None = None):
+    """The hook as Claude Code runs it: the command that `.claude/settings.json` names for the
+    event, in a shell, with the event's JSON on stdin."""
+    import os
+    full = dict(os.environ, **(env or {}))
+    groups = json.loads((repo / ".claude" / "settings.json").read_text())["hooks"][
+        EVENTS[name]]
+    commands = [h["command"] for g in groups for h in g["hooks"]
+                if h["command"].startswith(f"gitstate hook {name}")]
+    assert len(commands) == 1, groups
+    return subprocess.run(["sh", "-c", commands[0]], cwd=repo, input=json.dumps(event),
+                          capture_output=True, text=True, env=full)
+
+
+def said(res) -> str:
+    """What the model reads: hookSpecificOutput.additionalContext ('' when silent)."""
+    assert res.returncode == 0, res.stderr
+    if not res.stdout.strip():
+        return ""
+    return json.loads(res.stdout)["hookSpecificOutput"].get("additionalContext", "")
+
+
+def base(repo: Path, session: str, event: str, transcript: Path | None = None) -> dict:
+    return {"session_id": session, "transcript_path": str(transcript or repo / "none.jsonl"),
+            "cwd": str(repo), "permission_mode": "default", "hook_event_name": event}
+
+
+def start(repo, session, source="startup", env=None):
+    event = {**base(repo, session, "SessionStart"), "source": source,
+             "model": "claude-opus-4-6"}
+    return hook(repo, "session-start", event, env)
+
+
+def transcript(path: Path, *turns: int, model: str = "claude-opus-4-6") -> Path:
+    """A session transcript: a user line, then per turn an assistant line with its usage (the
+    prompt split over fresh, cached and cache-writing tokens), and a sub-agent's line last."""
+    lines = [{"type": "user", "sessionId": "s", "message": {"role": "user", "content": "go"}}]
+    for prompt in turns:
+        lines.append({"type": "assistant", "sessionId": "s", "isSidechain": False,
+                      "message": {"model": model, "role": "assistant",
+                                  "content": [{"type": "text", "text": "ok"}],
+                                  "usage": {"input_tokens": 10,
+                                            "cache_read_input_tokens": prompt - 110,
+                                            "cache_creation_input_tokens": 100,
+                                            "output_tokens": 321}}})
+        lines.append({"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "done"}]}})
+    lines.append({"type": "assistant", "isSidechain": True, "message": {
+        "model": model, "usage": {"input_tokens": 199_000, "output_tokens": 1}}})
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return path
+
+
+def post_tool(repo, session, tr):
+    event = {**base(repo, session, "PostToolUse", tr), "tool_name": "Bash",
+             "tool_input": {"command": "ls"}, "tool_response": {"stdout": ""},
+             "tool_use_id": "toolu_2"}
+    return hook(repo, "context", event)
+
+
+def agent_tool(repo, session, kind="general-purpose", tool="Agent"):
+    event = {**base(repo, session, "PreToolUse"), "tool_name": tool, "tool_use_id": "toolu_9",
+             "tool_input": {"description": "look around", "prompt": "find the bug",
+                            "subagent_type": kind}}
+    return hook(repo, "spawn-guard", event)
+
+
+@pytest.fixture
+def claude_repo(empty_repo) -> Path:
+    (empty_repo / "README").write_text("hi\n")
+    git(empty_repo, "add", "README")
+    git(empty_repo, "commit", "-q", "-m", "first")
+    res = gitstate(empty_repo, "init", "--runtime", "claude-code")
+    assert res.returncode == 0, res.stderr
+    return empty_repo
+
+
+def head(repo):
+    return git(repo, "rev-parse", "HEAD").stdout.strip()
+
+
+# -- init --runtime claude-code ---------------------------------------------------------------
+
+
+def test_init_merges_hooks_keeping_the_users_own(empty_repo):
+    settings = empty_repo / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    mine = {"permissions": {"allow": ["Bash(npm test)"]},
+            "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+                {"type": "command", "command": "./check-bash.sh"}]}],
+                "SessionStart": [{"hooks": [
+                    {"type": "command",
+                     "command": "gitstate hook session-start --agent \"$GITSTATE_AGENT\""}]},
+                    {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}],
+                "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}
+    settings.write_text(json.dumps(mine, indent=4))
+    doctor = json.loads(gitstate(empty_repo, "doctor", "--json").stdout)["findings"]
+    assert [f["status"] for f in doctor if f["check"] == "runtime"] == []   # not managed yet
+    res = gitstate(empty_repo, "init", "--runtime", "claude-code", "--json")
+    assert res.returncode == 0, res.stderr
+    report = json.loads(res.stdout)["integrations"][0]
+    assert report["changed"] and set(report["added"]) == {
+        "SessionStart", "PostToolUse", "PreToolUse", "SubagentStart"}
+    got = json.loads(settings.read_text())
+    assert got["permissions"] == mine["permissions"]
+    assert got["hooks"]["Stop"] == mine["hooks"]["Stop"]
+    pre = got["hooks"]["PreToolUse"]
+    assert pre[0] == mine["hooks"]["PreToolUse"][0]          # the user's first, untouched
+    assert pre[1]["matcher"] == "Agent|Task"
+    assert pre[1]["hooks"][0]["command"] == "gitstate hook spawn-guard"
+    start_groups = got["hooks"]["SessionStart"]               # the old snippet updated in place
+    assert start_groups[0]["hooks"][0]["command"] == "gitstate hook session-start"
+    assert start_groups[0]["matcher"] == "startup|resume|clear|compact"
+    assert start_groups[1] == mine["hooks"]["SessionStart"][1]
+    assert got["hooks"]["PostToolUse"][0]["hooks"][0]["command"] == "gitstate hook context"
+    doctor = json.loads(gitstate(empty_repo, "doctor", "--json").stdout)["findings"]
+    assert {"check": "runtime", "status": "ok"}.items() <= next(
+        f for f in doctor if f["check"] == "runtime").items()
+    before = settings.read_bytes()
+    again = json.loads(gitstate(empty_repo, "init", "--runtime", "claude-code",
+                                "--json").stdout)["integrations"][0]
+    assert again["changed"] is False and again["added"] == [] and settings.read_bytes() == before
+
+
+def test_init_refuses_settings_that_are_not_json(empty_repo):
+    (empty_repo / ".claude").mkdir()
+    (empty_repo / ".claude" / "settings.json").write_text('{"hooks": \n  oops}')
+    res = gitstate(empty_repo, "init", "--runtime", "claude-code")
+    assert res.returncode == 1 and ".claude/settings.json:2" in res.stderr
+    assert (empty_repo / ".claude" / "settings.json").read_text() == '{"hooks": \n  oops}'
+
+
+# -- SessionStart -----------------------------------------------------------------------------
+
+
+def test_session_start_briefs_the_agent_bound_at_spawn(claude_repo, tmp_path):
+    repo = claude_repo
+    assert gitstate(repo, "spawn", "alice", "--role", "architect", "--session",
+                    "sess-a").returncode == 0
+    walk(repo, "alice", "inbox")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "review the fold, @alice")
+    env_file = tmp_path / "claude.env"
+    env_file.write_text("")
+    text = said(start(repo, "sess-a", env={"CLAUDE_ENV_FILE": str(env_file)}))
+    assert "alice: inbox (living); next: distill, inbox" in text
+    assert "What inbox asks (protocols/inbox.md)" in text
+    assert "Inbox: 1 message waiting" in text and "review the fold, @alice" in text
+    assert "Role 'steward' has never been filled" in text
+    assert "export GITSTATE_AGENT=alice" in env_file.read_text()
+
+    resumed = said(start(repo, "sess-a", "resume"))
+    assert "(resumed) alice: inbox" in resumed
+    assert resumed.index("Inbox: 1 message") < resumed.index("What inbox asks")
+
+    compacted = said(start(repo, "sess-a", "compact"))
+    assert "(after compaction) alice: inbox" in compacted and "role: architect" in compacted
+    assert "has never been filled" not in compacted     # the essentials only
+
+
+def test_session_start_binds_gitstate_agent_or_says_how_to_register(claude_repo):
+    repo = claude_repo
+    text = said(start(repo, "sess-x"))
+    assert "no agent is bound" in text and "gitstate spawn <your-id> --session sess-x" in text
+    gitstate(repo, "spawn", "bob")
+    text = said(start(repo, "sess-b", env={"GITSTATE_AGENT": "bob"}))
+    assert "bob: bootstrap" in text
+    # a session started from bob's (its environment says so) is bob's child, not bob
+    text = said(start(repo, "sess-c", env={"GITSTATE_AGENT": "bob",
+                                           "GITSTATE_SESSION": "sess-b"}))
+    assert "started by bob, so you are at depth 1" in text
+    assert "--parent bob --session sess-c" in text
+
+
+# -- measured context -------------------------------------------------------------------------
+
+
+def test_context_is_measured_and_recorded_only_when_a_phase_is_crossed(claude_repo, tmp_path):
+    repo = claude_repo
+    gitstate(repo, "spawn", "alice", "--session", "s1")
+    walk(repo, "alice", "inbox", "distill", "deep_work")
+    said(start(repo, "s1"))
+    tr = tmp_path / "s1.jsonl"
+    (repo / "work.txt").write_text("half done\n")
+    git(repo, "add", "work.txt")                          # the agent's staged work
+
+    tip = head(repo)
+    assert said(post_tool(repo, "s1", transcript(tr, 20_000, 60_000))) == ""   # 30 %: fresh
+    assert head(repo) == tip
+
+    told = said(post_tool(repo, "s1", transcript(tr, 60_000, 110_000)))       # 55 %
+    assert "context 55% (110,000 of 200,000 tokens), mortality phase midlife" in told
+    log = git(repo, "log", "-1", "--format=%an|%s").stdout.strip()
+    assert log == "gitstate|@alice: [STATE:deep_work] context 55% (110,000 of 200,000 " \
+                  "tokens): midlife"
+    assert "context_pct: 55" in git(repo, "show", "HEAD:agent/alice/_state.md").stdout
+    assert git(repo, "show", "--stat", "--format=", "HEAD").stdout.count("|") == 1
+    assert git(repo, "diff", "--cached", "--name-only").stdout.split() == ["work.txt"]
+
+    tip = head(repo)
+    assert said(post_tool(repo, "s1", transcript(tr, 120_000))) == ""           # 60 %: same
+    assert head(repo) == tip
+    told = said(post_tool(repo, "s1", transcript(tr, 152_000)))                 # 76 %
+    assert "legacy" in told and "freeze-state" in told
+    told = said(post_tool(repo, "s1", transcript(tr, 185_000)))                 # 92.5 %
+    assert "urgent" in told and "freeze or die now" in told
+    assert [s for s in git(repo, "log", "--format=%s", f"{tip}..HEAD").stdout.splitlines()] == [
+        "@alice: [STATE:deep_work] context 92.5% (185,000 of 200,000 tokens): urgent",
+        "@alice: [STATE:deep_work] context 76% (152,000 of 200,000 tokens): legacy"]
+    assert gitstate(repo, "verify", "--no-cache").returncode == 0
+
+    # after a compaction the clock starts again; the next crossing is recorded anew
+    said(start(repo, "s1", "compact"))
+    tip = head(repo)
+    assert said(post_tool(repo, "s1", transcript(tr, 30_000))) == ""
+    assert "midlife" in said(post_tool(repo, "s1", transcript(tr, 101_000)))
+    assert head(repo) != tip
+
+
+def test_context_hook_is_silent_without_a_bound_session_or_a_transcript(claude_repo, tmp_path):
+    repo = claude_repo
+    tr = transcript(tmp_path / "t.jsonl", 150_000)
+    tip = head(repo)
+    assert said(post_tool(repo, "unknown", tr)) == ""
+    gitstate(repo, "spawn", "carol", "--session", "s3")
+    said(start(repo, "s3"))
+    assert said(post_tool(repo, "s3", tmp_path / "missing.jsonl")) == ""
+    (tmp_path / "junk.jsonl").write_text("not json\n{\"type\": \"assistant\"}\n")
+    assert said(post_tool(repo, "s3", tmp_path / "junk.jsonl")) == ""
+    assert head(repo) != tip   # only carol's spawn
+    assert git(repo, "log", "-1", "--format=%s").stdout.startswith("@carol: [STATE:bootstrap]")
+
+
+# -- the spawn guard --------------------------------------------------------------------------
+
+
+def test_an_over_deep_spawn_is_refused_before_the_sub_agent_exists(claude_repo):
+    repo = claude_repo
+    gitstate(repo, "spawn", "root", "--session", "s-root")
+    for parent, child in (("root", "c1"), ("c1", "c2"), ("c2", "c3")):
+        assert gitstate(repo, "spawn", child, "--parent", parent).returncode == 0
+    gitstate(repo, "transition", "c3", "inbox", "--set", "session=s-deep")
+    said(start(repo, "s-deep"))
+    tip = head(repo)
+    res = agent_tool(repo, "s-deep")
+    out = json.loads(res.stdout)["hookSpecificOutput"]
+    assert res.returncode == 0 and out["permissionDecision"] == "deny"
+    assert "[max-depth]" in out["permissionDecisionReason"]
+    assert "depth 4; this lifecycle allows depths up to 3" in out["permissionDecisionReason"]
+    assert head(repo) == tip
+
+    said(start(repo, "s-root"))                          # the root may spawn: depth 1
+    res = agent_tool(repo, "s-root", "Explore", tool="Task")
+    assert res.returncode == 0 and res.stdout.strip() == ""
+    event = {**base(repo, "s-root", "SubagentStart"), "agent_id": "a-1", "agent_type": "Explore"}
+    told = said(hook(repo, "subagent-start", event))
+    assert "sub-agent (Explore) of root, at depth 1" in told
+    assert "gitstate spawn <your-id> --parent root --role Explore" in told
+    assert said(hook(repo, "subagent-start", event)) == ""   # told once
+
+
+def test_a_forbidden_kind_is_refused(tmp_path):
+    repo = make_repo(tmp_path / "reg")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "first")
+    assert gitstate(repo, "init", "--lifecycle", "registry", "--runtime",
+                    "claude-code").returncode == 0
+    gitstate(repo, "spawn", "rev", "--role", "reviewer", "--session", "s-rev")
+    said(start(repo, "s-rev"))
+    reason = json.loads(agent_tool(repo, "s-rev", "programmer").stdout)[
+        "hookSpecificOutput"]["permissionDecisionReason"]
+    assert "[self-spawn] a reviewer may not spawn a programmer" in reason
+    assert agent_tool(repo, "s-rev", "researcher").stdout.strip() == ""
+    gitstate(repo, "spawn", "prog", "--role", "programmer", "--session", "s-prog")
+    said(start(repo, "s-prog"))
+    reason = json.loads(agent_tool(repo, "s-prog", "programmer").stdout)[
+        "hookSpecificOutput"]["permissionDecisionReason"]
+    assert "a programmer may not spawn another programmer" in reason
+
+
+def test_a_spawn_beyond_the_pool_cap_is_refused(tmp_path):
+    repo = make_repo(tmp_path / "pool")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "first")
+    assert gitstate(repo, "init", "--lifecycle", "squad", "--runtime",
+                    "claude-code").returncode == 0
+    for i in range(8):
+        assert gitstate(repo, "spawn", f"s{i}").returncode == 0
+    gitstate(repo, "transition", "s0", "active", "--set", "session=s-0")
+    said(start(repo, "s-0"))
+    reason = json.loads(agent_tool(repo, "s-0").stdout)["hookSpecificOutput"][
+        "permissionDecisionReason"]
+    assert "[max-living] at most 8 agents may be living at once" in reason
+
+
+def test_a_hook_never_stops_the_runtime(tmp_path, claude_repo):
+    bare = tmp_path / "nowhere"
+    bare.mkdir()
+    for name in ("session-start", "context", "spawn-guard", "subagent-start"):
+        res = subprocess.run([sys.executable, "-m", "gitstate", "hook", name], cwd=bare,
+                             input="{not json", capture_output=True, text=True)
+        assert res.returncode == 0 and "Traceback" not in res.stderr
+    res = hook(claude_repo, "spawn-guard", {**base(claude_repo, "s", "PreToolUse"),
+                                             "tool_name": "Bash", "tool_input": {}})
+    assert res.returncode == 0 and res.stdout == ""
+
+
+def test_the_context_hook_starts_no_git_and_imports_little_when_no_phase_is_crossed(
+        claude_repo, tmp_path):
+    """The per-tool-call path: no git process, no click, pydantic or GitPython (speed is in
+    bench/runtime.py)."""
+    import os
+    import shutil as sh
+    repo = claude_repo
+    gitstate(repo, "spawn", "dora", "--session", "s9")
+    said(start(repo, "s9"))
+    spy = tmp_path / "bin"
+    spy.mkdir()
+    calls = tmp_path / "git-calls"
+    (spy / "git").write_text(f"#!/bin/sh\necho \"$@\" >> {calls}\nexec {sh.which('git')} \"$@\"\n")
+    (spy / "git").chmod(0o755)
+    event = {**base(repo, "s9", "PostToolUse", transcript(tmp_path / "t.jsonl", 30_000)),
+             "tool_name": "Read", "tool_input": {"file_path": "README"}}
+    probe = ("import sys, json, io\n"
+             "sys.stdin = io.StringIO(sys.argv[1])\n"
+             "from gitstate.__main__ import main\n"
+             "rc = main(['hook', 'context'])\n"
+             "heavy = [m for m in ('click', 'pydantic', 'git', 'yaml', 'subprocess') "
+             "if m in sys.modules]\n"
+             "print(json.dumps({'rc': rc, 'heavy': heavy}))\n")
+    env = dict(os.environ, PATH=f"{spy}{os.pathsep}{os.environ['PATH']}")
+    res = subprocess.run([sys.executable, "-c", probe, json.dumps(event)], cwd=repo, env=env,
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout.strip().splitlines()[-1]) == {"rc": 0, "heavy": []}
+    assert not calls.exists()
+
+
+def test_a_crossing_that_cannot_be_recorded_is_tried_again(claude_repo, tmp_path):
+    repo = claude_repo
+    gitstate(repo, "spawn", "erin", "--session", "s5")
+    said(start(repo, "s5"))
+    tr = transcript(tmp_path / "t.jsonl", 120_000)                  # 60 %: midlife
+    merge_head = repo / ".git" / "MERGE_HEAD"
+    merge_head.write_text(head(repo) + "\n")                         # an unfinished merge
+    tip = head(repo)
+    res = post_tool(repo, "s5", tr)
+    assert res.returncode == 0 and res.stdout == "" and "merge" in res.stderr
+    assert head(repo) == tip
+    merge_head.unlink()
+    assert "midlife" in said(post_tool(repo, "s5", tr))
+    assert head(repo) != tip

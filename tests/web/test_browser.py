@@ -1,0 +1,101 @@
+"""The viewer in a real headless browser: Debian's chromium driven by playwright (which
+downloads no browser of its own here). Elsewhere these tests skip, saying how to enable them."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from conftest import gitstate, walk
+from webhelp import LiveServer, make_demo
+
+CHROMIUM = next((p for p in (os.environ.get("GITSTATE_CHROMIUM"), shutil.which("chromium"),
+                             "/usr/bin/chromium") if p and os.path.exists(p)), None)
+HOW = ("install Debian's chromium (apt-get install -y chromium) and "
+       "pip install '.[test]' (playwright, starlette, uvicorn)")
+
+if CHROMIUM is None:
+    pytest.skip(f"no chromium here: {HOW}", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason=f"no playwright: {HOW}")
+pytest.importorskip("uvicorn", reason=f"no uvicorn: {HOW}")
+expect = sync_api.expect
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    yield pg
+    context.close()
+    assert errors == []                 # no script error, no CSP violation
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    return make_demo(tmp_path_factory.mktemp("browser") / "demo")
+
+
+def test_roster_shows_the_demo_agents_in_their_sections(demo, page):
+    with LiveServer(demo) as server:
+        page.goto(server.url + "/")
+        assert page.locator("#table-living tbody th").all_inner_texts() == ["bob"]
+        assert page.locator("#table-freezer tbody th").all_inner_texts() == ["carol"]
+        assert page.locator("#table-cemetery tbody th").all_inner_texts() == ["alice"]
+        assert page.get_by_role("heading", name="Living (1)").is_visible()
+        page.keyboard.press("Tab")                      # the skip link comes first
+        assert page.evaluate("document.activeElement.textContent") == "Skip to the content"
+
+
+def test_an_agent_page_shows_its_timeline(demo, page):
+    with LiveServer(demo) as server:
+        page.goto(server.url + "/")
+        page.get_by_role("link", name="alice").first.click()
+        page.wait_for_url("**/agent/alice")
+        moves = page.locator("table.timeline tbody th").all_inner_texts()
+        assert moves[0] == "born in bootstrap" and moves[-1] == "distill → dead"
+        assert "roster: design drafted" in page.locator("table.timeline").inner_text()
+        page.goto(server.url + "/agent/carol")
+        assert "gitstate wake carol --approved-by zach" in page.locator(".command").inner_text()
+
+
+def test_a_new_commit_appears_on_the_open_page_without_a_reload(repo, page):
+    assert gitstate(repo, "spawn", "erin").returncode == 0
+    with LiveServer(repo) as server:
+        page.goto(server.url + "/")
+        page.evaluate("window.stillHere = true; window.scrollTo(0, 0)")
+        page.locator("#at").focus()
+        assert page.locator("#table-living tbody th").all_inner_texts() == ["erin"]
+        assert gitstate(repo, "spawn", "frank").returncode == 0
+        walk(repo, "erin", "inbox")
+        # (the page's policy forbids eval, so wait through playwright's own locators)
+        expect(page.locator("#table-living tbody th")).to_have_count(2, timeout=20000)
+        assert page.locator("#table-living tbody th").all_inner_texts() == ["erin", "frank"]
+        assert page.evaluate("window.stillHere") is True          # the same document
+        assert page.evaluate("document.activeElement.id") == "at"  # the reader's place kept
+        expect(page.locator("#live-status")).to_contain_text("Updated with commit")
+
+
+def test_a_summary_with_a_script_is_shown_as_text(repo, page):
+    evil = "<script>window.pwned = 1</script><img src=x onerror='window.pwned = 2'>"
+    assert gitstate(repo, "spawn", "mallory", "--set", f"summary={evil}",
+                    "-m", f"born {evil}").returncode == 0
+    with LiveServer(repo) as server:
+        for path in ("/", "/agent/mallory"):
+            page.goto(server.url + path)
+            assert page.evaluate("window.pwned") is None
+            assert page.locator("main img").count() == 0
+        page.goto(server.url + "/")
+        assert page.locator("#table-living td.text").inner_text() == evil

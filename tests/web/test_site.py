@@ -1,0 +1,70 @@
+"""`gitstate site --out DIR`: the viewer's pages as static files that read without JavaScript
+and without a server, and need no web stack."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import gitstate
+from webhelp import make_demo, section, text
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    demo = make_demo(tmp_path_factory.mktemp("site") / "demo")
+    out = demo.parent / "public"
+    res = gitstate(demo, "site", "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    assert "wrote" in res.stdout and "3 agents" in res.stdout
+    return demo, out
+
+
+def test_every_page_is_written(built):
+    _, out = built
+    for rel in ("index.html", "lifecycle.html", "vacancies.html", "style.css",
+                "agents/alice.html", "agents/bob.html", "agents/carol.html",
+                "api/roster.json", "api/vacancies.json"):
+        assert (out / rel).is_file(), rel
+
+
+def test_static_pages_read_without_script_or_server(built):
+    demo, out = built
+    index = (out / "index.html").read_text()
+    assert "<script" not in index and "<form" not in index
+    assert "bob" in text(section(index, "living")) and "carol" in text(section(index, "freezer"))
+    assert 'href="agents/carol.html"' in index and 'href="style.css"' in index
+    carol = (out / "agents" / "carol.html").read_text()
+    assert 'href="../style.css"' in carol and 'href="../index.html"' in carol
+    assert "gitstate wake carol --approved-by zach" in text(carol)
+    assert "distill → frozen" in text(carol)
+    for page in out.rglob("*.html"):                 # every link stays inside the site
+        for href in re.findall(r'href="(?!data:)([^"#?]+)', page.read_text()):
+            assert (page.parent / href).resolve().is_file(), (page, href)
+
+
+def test_site_json_is_the_cli_json(built):
+    demo, out = built
+    cli = json.loads(gitstate(demo, "vacancies", "--json").stdout)
+    assert json.loads((out / "api" / "vacancies.json").read_text()) == cli
+
+
+def test_site_needs_no_web_stack(built, tmp_path):
+    demo, _ = built
+    code = ("import sys; sys.modules['starlette'] = sys.modules['uvicorn'] = None; "
+            "from gitstate.__main__ import main; sys.exit(main(['site', '--out', sys.argv[1], "
+            "'--at', 'HEAD~2']))")
+    res = subprocess.run([sys.executable, "-c", code, str(tmp_path / "old")], cwd=demo,
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert "alice" in text(section((tmp_path / "old" / "index.html").read_text(), "living"))
+
+
+def test_a_bad_at_is_a_usage_error(built, tmp_path):
+    demo, _ = built
+    res = gitstate(demo, "site", "--out", str(tmp_path / "x"), "--at", "no-such-thing")
+    assert res.returncode == 2 and "neither a revision nor a date" in res.stderr
