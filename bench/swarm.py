@@ -24,9 +24,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-for _role in ("AUTHOR", "COMMITTER"):   # a machine without a git identity can run it too
-    os.environ.setdefault(f"GIT_{_role}_NAME", "swarm")
-    os.environ.setdefault(f"GIT_{_role}_EMAIL", "swarm@example.invalid")
 # one agent's walk through haak: born, then round the work loop
 LOOP = ["inbox", "distill", "deep_work", "inbox", "distill", "idle"]
 
@@ -223,6 +220,9 @@ def measure(n: int, worktrees: int, moves: int, backoff: float | None = None) ->
 
 
 def main() -> None:
+    for role in ("AUTHOR", "COMMITTER"):   # a machine without a git identity can run it too
+        os.environ.setdefault(f"GIT_{role}_NAME", "swarm")
+        os.environ.setdefault(f"GIT_{role}_EMAIL", "swarm@example.invalid")
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--clones", default="1,4,16")
     ap.add_argument("--worktrees", type=int, default=0)
