@@ -57,6 +57,18 @@ class Managed:
         datas = self.git.cat_files(f"{rev}:{p}" for p in paths)
         return {rx.match(p).group("id"): d for p, d in zip(paths, datas) if d is not None}
 
+    def agent_doc(self, agent: str, rev: str | None, lc: Lifecycle | None = None):
+        """(lifecycle, path, parsed state file) of `agent` as committed at `rev`; an error that
+        says how to spawn it when it is not there."""
+        from gitstate.errors import GitstateError
+        lc = lc or self.lifecycle(rev)
+        path = lc.state_path(agent)
+        data = self.git.cat_files([f"{rev}:{path}"])[0] if rev else None
+        if data is None:
+            raise GitstateError(f"unknown agent '{agent}': {path} is not committed",
+                                hint=f"spawn it first: `gitstate spawn {agent}`")
+        return lc, path, statefile.parse_bytes(data, path)
+
     def staged_state_changes(self, lc: Lifecycle, base: str | None,
                              skip: set[str] = frozenset()) -> list[FileChange]:
         """State files whose staged content differs from `base`."""
