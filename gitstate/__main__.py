@@ -20,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _light_hooks() -> frozenset[str]:
     return frozenset({"pre-commit", "commit-msg", "pre-receive", "post-receive",
-                      "reference-transaction"})
+                      "reference-transaction", "recover"})
 
 
 def _runtime_hooks() -> frozenset[str]:

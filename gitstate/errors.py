@@ -40,7 +40,25 @@ class UsageError(GitstateError):
 
 
 class InvalidFile(GitstateError):
-    """A lifecycle, state file or freeze-state that cannot be read as gitstate data."""
+    """A lifecycle, state file or freeze-state that cannot be read as gitstate data.
+
+    `rule` is the id of the refusal (`unreadable`, `too-large`, `too-deep`, `yaml-alias`,
+    `yaml-tag`, `long-number`, `duplicate-key`, `symlink`, `lifecycle`), shown as `[rule]`
+    wherever the file is refused."""
+
+    rule = "unreadable"
+
+    def __init__(self, message: str, *, where: str | None = None, hint: str | None = None,
+                 rule: str | None = None):
+        super().__init__(message, where=where, hint=hint)
+        if rule is not None:
+            self.rule = rule
+
+    def __str__(self) -> str:
+        return f"[{self.rule}] {super().__str__()}"
+
+    def to_dict(self) -> dict:
+        return {**super().to_dict(), "rule": self.rule}
 
 
 class InvalidId(GitstateError):

@@ -210,11 +210,13 @@ def run_situations(directory: str | None, *, sqlite_path: str | None = None,
 
 def _must_be_managed(repo) -> None:
     """A repository whose history never held a lifecycle is not managed: say so (exit 1)."""
-    from gitstate.errors import NotManaged
+    from gitstate.errors import InvalidFile, NotManaged
     from gitstate.law.lifecycle import LIFECYCLE_PATH
     try:
         repo.lifecycle()
         return
+    except InvalidFile:
+        return   # managed, with a lifecycle that is invalid now: verify says which commit
     except NotManaged:
         head = repo.git.head()
         if head and repo.git.text("log", "-1", "--format=%H", head, "--", LIFECYCLE_PATH):

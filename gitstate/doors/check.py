@@ -8,8 +8,8 @@ from gitstate.errors import GitstateError
 from gitstate.law.load import LifecycleInvalid
 from gitstate.law.rules import Violation, file_violations
 from gitstate.law.society import society_violations
-from gitstate.law.statefile import parse_bytes
-from gitstate.git.repo import Managed
+from gitstate.law.statefile import MAX_STATE_FILE_BYTES, parse_bytes
+from gitstate.git.repo import Managed, read_limited
 from gitstate.law.lifecycle import LIFECYCLE_PATH
 
 
@@ -22,7 +22,8 @@ def check_worktree(repo: Managed) -> list[Violation]:
         return [Violation("lifecycle", msg, f"{LIFECYCLE_PATH}:{ln}" if ln else LIFECYCLE_PATH)
                 for ln, msg in exc.problems]
     except GitstateError as exc:
-        return [Violation("lifecycle", exc.message, exc.where or LIFECYCLE_PATH)]
+        return [Violation(getattr(exc, "rule", "lifecycle"), exc.message,
+                          exc.where or LIFECYCLE_PATH)]
     out = _check_hooks(repo, lc)
     top = repo.top
     rx = lc.state_path_regex()
@@ -33,9 +34,16 @@ def check_worktree(repo: Managed) -> list[Violation]:
     fronts: dict[str, dict] = {}
     for f in candidates:
         rel = f.relative_to(top).as_posix()
-        if not rx.match(rel) or f.is_symlink():
+        if not rx.match(rel):
             continue
-        data = f.read_bytes()
+        if f.is_symlink():
+            out.append(Violation("symlink", f"a symbolic link (to {os.readlink(f)!r}); a state "
+                                 "file must be a plain file", rel))
+            continue
+        if not f.is_file():
+            out.append(Violation("unreadable", "not a plain file", rel))
+            continue
+        data = read_limited(f, MAX_STATE_FILE_BYTES)
         found = file_violations(rel, data, lc)
         out += found
         if not found:

@@ -22,8 +22,9 @@ import sys
 
 from gitstate.law import statefile
 from gitstate.errors import GitstateError
-from gitstate.git.runner import Git
-from gitstate.law.load import LifecycleInvalid, load_lifecycle
+from gitstate.git.runner import EMPTY_TREE, Git
+from gitstate.law.limits import LIFECYCLE_BYTES
+from gitstate.law.load import read_lifecycle
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.git.repo import GitContext, judge_merge_at
 from gitstate.law.lifecycle import LIFECYCLE_PATH, is_law_path
@@ -65,11 +66,26 @@ def run_hook(name: str, args: list[str]) -> int:
         if name == "reference-transaction":
             from gitstate.doors.guard import guard
             return guard(Git(), _stdin_text())
+        if name == "recover":
+            return finish_interrupted()
     except GitstateError as exc:
         print(f"gitstate: {exc}", file=sys.stderr)
         return exc.exit_code
     print(f"gitstate: unknown hook '{name}'", file=sys.stderr)
     return 2
+
+
+def finish_interrupted() -> int:
+    """What the pre-commit shim runs when it finds a journal: a gitstate move was killed
+    between publishing its commit and updating the index. Finish that first, so that the
+    commit being made starts from the index that HEAD implies (git reads the index again after
+    this hook)."""
+    from gitstate.git.atomic import recover, repo_lock
+    from gitstate.git.runner import find_repo
+    git, top, gdir = find_repo()
+    with repo_lock(gdir):
+        recover(git, top, gdir)
+    return 0
 
 
 def _stdin_text() -> str:
@@ -114,17 +130,35 @@ def _remove(path: str) -> None:
         pass
 
 
-def _raw_paths(raw: str) -> list[str] | None:
-    """Paths of `git diff --raw` lines, or None if git quoted one (then ask git with -z)."""
-    paths = []
+def _raw_paths(raw: str) -> tuple[list[str], dict[str, str]] | None:
+    """(paths, path -> new mode) of `git diff --raw` lines, or None if git quoted a path
+    (then ask git with -z)."""
+    paths, modes = [], {}
     for line in raw.splitlines():
         if "\t" not in line:
             continue
-        path = line.split("\t", 1)[1]
+        meta, path = line.split("\t", 1)
         if path.startswith('"'):
             return None
         paths.append(path)
-    return paths
+        fields = meta.split()
+        if len(fields) > 1:
+            modes[path] = fields[1]
+    return paths, modes
+
+
+def _staged_raw(git: Git, base: str | None) -> tuple[list[str], dict[str, str]]:
+    """(paths, path -> new mode) of the index against `base`, asked of git."""
+    out = git.run("diff-index", "--cached", "--raw", "-z", "--no-renames",
+                  base or EMPTY_TREE)
+    parts = out.decode("utf-8", "surrogateescape").split("\0")
+    paths, modes = [], {}
+    for meta, path in zip(parts[0::2], parts[1::2]):
+        fields = meta.split()
+        paths.append(path)
+        if len(fields) > 1:
+            modes[path] = fields[1]
+    return paths, modes
 
 
 def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = None):
@@ -134,13 +168,13 @@ def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = N
     recognised in shell; None when commit-msg must judge in full.
     """
     base = "HEAD^" if _parent_is_amend() else "HEAD"
-    paths = _raw_paths(raw) if raw.strip() else None
-    if paths is None:
-        paths = git.staged_changes(git.rev(base))
+    found = _raw_paths(raw) if raw.strip() else None
+    paths, modes = found if found is not None else _staged_raw(git, git.rev(base))
     specs = ["HEAD", "MERGE_HEAD", f"{base}:{LIFECYCLE_PATH}", f":{LIFECYCLE_PATH}"]
     for p in paths:
         specs += [f"{base}:{p}", f":{p}"]
-    got = git.cat_batch(specs)
+    # a commit of the law asks sizes first: a staged 20 MB lifecycle is refused unread
+    got = git.cat_batch(specs, LIFECYCLE_BYTES if LIFECYCLE_PATH in paths else None)
     head, merge_head, old_lc, new_lc = got[:4]
     contents = got[4:]
     out: list[Violation] = []
@@ -155,15 +189,17 @@ def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = N
         return out, None  # not managed (yet): nothing to enforce
     try:
         lc = load_lifecycle_cached(law[2], law[0], LIFECYCLE_PATH, cache) if law[0] \
-            else load_lifecycle(statefile.decode(law[2], LIFECYCLE_PATH), LIFECYCLE_PATH)
+            else read_lifecycle(law[2], LIFECYCLE_PATH)
     except GitstateError as exc:
-        return out or [Violation("lifecycle", exc.message, LIFECYCLE_PATH)], None
+        return out or [Violation(getattr(exc, "rule", "lifecycle"), exc.message,
+                                 exc.where or LIFECYCLE_PATH)], None
     rx = lc.state_path_regex()
     changes = []
     for i, p in enumerate(paths):
         if rx.match(p):
             old, new = contents[2 * i], contents[2 * i + 1]
-            changes.append(FileChange(p, old and old[2], new and new[2]))
+            changes.append(FileChange(p, old and old[2], new and new[2],
+                                      new_mode=modes.get(p)))
     law_changed = [p for p in paths if is_law_path(p)] if old_lc is not None else []
     if law_changed and message is not None:
         out += check_law_change(lc, message, law_changed)
@@ -237,11 +273,10 @@ def _check_new_lifecycle(staged) -> list[Violation]:
         return [Violation("lifecycle", "the lifecycle is being deleted; a managed repository "
                           "needs one", LIFECYCLE_PATH)]
     try:
-        load_lifecycle(statefile.decode(staged[2], LIFECYCLE_PATH), LIFECYCLE_PATH)
-    except LifecycleInvalid as exc:
-        return [Violation("lifecycle", exc.message, LIFECYCLE_PATH)]
+        read_lifecycle(staged[2], LIFECYCLE_PATH)
     except GitstateError as exc:
-        return [Violation("lifecycle", exc.message, exc.where or LIFECYCLE_PATH)]
+        return [Violation(getattr(exc, "rule", "lifecycle"), exc.message,
+                          exc.where or LIFECYCLE_PATH)]
     return []
 
 

@@ -20,7 +20,9 @@ from gitstate.errors import GitstateError, NotManaged, UsageError
 from gitstate.git.runner import Git
 from gitstate.doors.shims import HOOK_NAMES, install_into, is_ours, render_shim, write_executable
 from gitstate.law.lifecycle import Lifecycle
-from gitstate.law.load import load_lifecycle
+from gitstate.law.limits import LIFECYCLE_BYTES
+from gitstate.law.statefile import MAX_STATE_FILE_BYTES, decode
+from gitstate.law.load import load_lifecycle, read_lifecycle
 from gitstate.resources import preset_dir, presets, read_shipped
 from gitstate.law.lifecycle import LIFECYCLE_PATH, is_law_path
 
@@ -46,24 +48,30 @@ def _open(path: str | None):
                          hint="run `git init` first, then `gitstate init`") from None
 
 
-def _source(lifecycle: str | None) -> tuple[str, dict[str, str]]:
-    """(lifecycle text, {state doc name: text}) of a preset name or a lifecycle file."""
+def _source(lifecycle: str | None) -> tuple[str, dict[str, str], Lifecycle]:
+    """(lifecycle text, {state doc name: text}, checked lifecycle) of a preset name or a
+    lifecycle file."""
     if lifecycle is None or lifecycle in presets():
         d = preset_dir(lifecycle or "haak")
         docs = {p.name: p.read_text(encoding="utf-8") for p in sorted(d.glob("*.md"))}
-        return (d / "lifecycle.yaml").read_text(encoding="utf-8"), docs
+        text = (d / "lifecycle.yaml").read_text(encoding="utf-8")
+        return text, docs, load_lifecycle(text, lifecycle or "haak")
     f = Path(lifecycle)
     if not f.is_file():
         raise UsageError(f"--lifecycle {lifecycle!r} is neither a lifecycle file nor a shipped "
                          f"preset; shipped presets: {', '.join(presets())}")
-    text = f.read_bytes().decode("utf-8", "replace")
-    lc = load_lifecycle(text, str(f))
+    # refused whole (too large, not UTF-8, invalid) before anything is written or committed
+    with open(f, "rb") as fh:
+        data = fh.read(LIFECYCLE_BYTES + 1)
+    lc = read_lifecycle(data, str(f))
+    text = data.decode("utf-8")
     docs = {}
     for state in lc.states:
         doc = f.parent / f"{state}.md"
-        if doc.is_file():
-            docs[doc.name] = doc.read_text(encoding="utf-8")
-    return text, docs
+        if doc.is_file() and not doc.is_symlink():
+            with open(doc, "rb") as fh:
+                docs[doc.name] = decode(fh.read(MAX_STATE_FILE_BYTES + 1), str(doc))
+    return text, docs, lc
 
 
 def init(path: str | None = None, lifecycle: str | None = None, *, force: bool = False,
@@ -79,15 +87,18 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
 
     current = top / LIFECYCLE_PATH
     if current.is_file() and lifecycle is None:
-        text = current.read_bytes().decode("utf-8", "replace")
-        lc = load_lifecycle(text, LIFECYCLE_PATH)
+        with open(current, "rb") as fh:
+            data = fh.read(LIFECYCLE_BYTES + 1)
+        lc = read_lifecycle(data, LIFECYCLE_PATH)
+        text = data.decode("utf-8")
         docs: dict[str, str] = {}
         if (top / "protocols").is_dir() and lc.name in presets():
-            _, docs = _source(lc.name)
+            _, docs, _ = _source(lc.name)
     else:
-        text, docs = _source(lifecycle)
-        text = _with_humans(text, humans)
-        lc = load_lifecycle(text, lifecycle or "haak")
+        text, docs, lc = _source(lifecycle)
+        if humans:
+            text = _with_humans(text, humans)
+            lc = load_lifecycle(text, lifecycle or "haak")
         if current.is_file() and current.read_text(encoding="utf-8", errors="replace") != text \
                 and not force:
             raise GitstateError(f"{LIFECYCLE_PATH} exists and differs from "
@@ -180,7 +191,7 @@ def _law_changes(git: Git, files: dict[str, bytes]) -> tuple[Lifecycle | None, l
     if found is None:
         return None, []
     try:
-        current = load_lifecycle(found[2].decode("utf-8", "replace"), LIFECYCLE_PATH)
+        current = read_lifecycle(found[2], LIFECYCLE_PATH)
     except GitstateError:
         return None, []
     paths = sorted(p for p in files if is_law_path(p))

@@ -25,6 +25,7 @@ from typing import Callable, Iterator
 
 from gitstate.errors import GitFailure, GitstateError, Rejected
 from gitstate.git.runner import Git
+from gitstate.law.checks import is_git_dir_name
 
 MAX_ATTEMPTS = 8
 
@@ -56,12 +57,25 @@ def git_dir(git: Git) -> Path:
     return Path(git.text("rev-parse", "--absolute-git-dir"))
 
 
+class IndexLocked(GitFailure):
+    """git's index lock is held (by a running git command, or left by a killed one)."""
+
+
 @contextlib.contextmanager
 def repo_lock(gdir: Path) -> Iterator[None]:
     """Serialise gitstate writers in one repository. The OS drops the lock if we die."""
     lock_dir = gdir / "gitstate"
-    lock_dir.mkdir(exist_ok=True)
-    with open(lock_dir / "lock", "a+") as fh:
+    try:
+        lock_dir.mkdir(exist_ok=True)
+        fh = open(lock_dir / "lock", "a+")
+    except OSError as exc:
+        what = "is not a folder" if lock_dir.exists() and not lock_dir.is_dir() \
+            else f"cannot be used ({exc.strerror})"
+        raise GitstateError(f"{lock_dir} {what}: gitstate keeps its lock, journal and caches "
+                            "there; nothing was written",
+                            hint=f"move it out of the way (mv {lock_dir} {lock_dir}.old) and "
+                                 "run the command again") from None
+    with fh:
         try:
             import fcntl
         except ImportError:  # no flock (Windows): the compare-and-swap alone keeps us safe
@@ -79,6 +93,7 @@ def commit_atomically(git: Git, top: Path, prepare: Callable[[str | None], Plan]
     """Build and publish one commit on HEAD; retry from `prepare` if HEAD moved meanwhile."""
     gdir = git_dir(git)
     with repo_lock(gdir):
+        wait_for_index(gdir)   # before anything is published: a stale lock is said at once
         recover(git, top, gdir)
         refuse_during_operation(gdir)
         detached = not git.ok("symbolic-ref", "-q", "HEAD")
@@ -92,15 +107,33 @@ def commit_atomically(git: Git, top: Path, prepare: Callable[[str | None], Plan]
             sha = _build(git, gdir, parent, plan, entries)
             subject = plan.message.split("\n", 1)[0]
             journal = _write_journal(gdir, sha, parent, entries)
-            # judged already: the ref guard need not judge this commit again
-            if git.ok("update-ref", "-m", f"{reflog}: {subject}", "HEAD", sha, parent or "",
-                      env={"GITSTATE_JUDGED": sha}):
-                _finish(git, top, entries, plan.files)
+            if _publish(git, sha, parent, f"{reflog}: {subject}", journal):
+                _finish(git, top, entries, plan.files, gdir, sha)
                 journal.unlink()
                 return Result(sha=sha, parent=parent, plan=plan, detached=detached)
             journal.unlink()
         raise GitFailure(f"HEAD kept moving while committing ({MAX_ATTEMPTS} attempts); "
                          "nothing was committed", hint="try again")
+
+
+def _publish(git: Git, sha: str, parent: str | None, reflog: str, journal: Path) -> bool:
+    """Swap HEAD from `parent` to `sha`. False if HEAD moved meanwhile (judge again); a
+    refusal with HEAD still at `parent` (e.g. a stale HEAD.lock) is said, not retried."""
+    args = ("update-ref", "-m", reflog, "HEAD", sha, parent or "")
+    judged = {"GITSTATE_JUDGED": sha}   # judged already: the ref guard need not judge it again
+    if git.ok(*args, env=judged):
+        return True
+    if git.head() != parent:
+        return False
+    try:
+        git.run(*args, env=judged)   # again, for git's own words (and it may pass now)
+        return True
+    except GitFailure as exc:
+        journal.unlink()
+        raise GitFailure(f"{exc.message}; nothing was committed", where=exc.where,
+                         hint="another git command is running here, or one was killed and "
+                              "left its lock file behind: if none is running, remove the "
+                              "lock file git names, then run the command again") from None
 
 
 # What git leaves behind while an operation waits for the user, and how to end it.
@@ -127,6 +160,37 @@ def refuse_during_operation(gdir: Path) -> None:
 def _index_file(gdir: Path) -> Path:
     env_index = os.environ.get("GIT_INDEX_FILE")
     return Path(env_index) if env_index else gdir / "index"
+
+
+INDEX_WAIT = 0.5   # seconds a git command may take to let go of the index
+
+
+def wait_for_index(gdir: Path, seconds: float = INDEX_WAIT, sha: str | None = None) -> None:
+    """Return once git's index lock is free; IndexLocked, saying what was found and what to do,
+    if it is still held after `seconds`. Never removed here: a git command that holds it may
+    be running (`git commit -a` holds it while its editor is open)."""
+    lock = Path(f"{_index_file(gdir)}.lock")
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            age = time.time() - lock.stat().st_mtime
+        except FileNotFoundError:
+            return
+        if time.monotonic() >= deadline:
+            break
+        time.sleep(0.05)
+    when = f"{age:,.0f} s old" if age < 3600 else f"{age / 3600:,.1f} h old"
+    found = (f"found {lock} ({when}): another git command is using the index, or one was "
+             "killed and left its lock behind")
+    if sha is None:
+        raise IndexLocked(f"{found}. Nothing was committed.",
+                          hint=f"if no git command is running in this repository, remove the "
+                               f"lock (rm '{lock}') and run the command again")
+    raise IndexLocked(f"{found}. Commit {sha[:10]} is made (HEAD), but the index and work "
+                      "tree have not followed yet; its journal is kept.",
+                      hint=f"if no git command is running in this repository, remove the lock "
+                           f"(rm '{lock}'); the next gitstate command or `git commit` then "
+                           "finishes the step")
 
 
 Entry = tuple[str, str, "str | None"]   # path, mode, blob (None: delete)
@@ -196,6 +260,7 @@ def recover(git: Git, top: Path | None, gdir: Path | None = None) -> bool:
         return False
     finished = False
     if git.head() == pending.get("commit") and top is not None:
+        wait_for_index(gdir, sha=pending["commit"])
         entries = [tuple(e) for e in pending["entries"]]
         parent = pending.get("parent")
         olds = git.cat_files(f"{parent}:{p}" for p, _, _ in entries) if parent \
@@ -206,13 +271,18 @@ def recover(git: Git, top: Path | None, gdir: Path | None = None) -> bool:
             current = target.read_bytes() if target.is_file() else None
             if current is None or current == old:   # not edited since: bring it up to date
                 datas[p] = None if blob is None else git.cat_files([blob])[0]
-        _finish(git, top, entries, datas)
+        _finish(git, top, entries, datas, gdir, pending["commit"])
         finished = True
+        import sys
+        print(f"gitstate: finished an interrupted commit: {pending['commit'][:10]} was "
+              "published but its process stopped before the index and work tree followed; "
+              "they now match it", file=sys.stderr)
     path.unlink()
     return finished
 
 
-def _finish(git: Git, top: Path, entries: list[Entry], datas: dict[str, bytes | None]) -> None:
+def _finish(git: Git, top: Path, entries: list[Entry], datas: dict[str, bytes | None],
+            gdir: Path, sha: str) -> None:
     """The real index and work tree take the committed files (only those in `datas`)."""
     for path, mode, blob in entries:
         if path not in datas:
@@ -224,13 +294,17 @@ def _finish(git: Git, top: Path, entries: list[Entry], datas: dict[str, bytes | 
         else:
             write_file(target, datas[path], executable=mode == "100755")
     payload = _index_info(entries)
-    for attempt in range(40):
+    deadline = time.monotonic() + INDEX_WAIT
+    while not _update_index(git, payload):
         # git's own index.lock may be held for a moment by another git command
-        if _update_index(git, payload):
-            return
-        time.sleep(0.025 * (attempt + 1))
-    raise GitFailure("the commit was made, but the index stayed locked by another git command",
-                     hint="run any gitstate command again to bring the index up to date")
+        if time.monotonic() >= deadline:
+            wait_for_index(gdir, 0, sha)   # says what it found (if it is gone: one last try)
+            if _update_index(git, payload):
+                return
+            raise IndexLocked(f"commit {sha[:10]} is made (HEAD), but git refused to update "
+                              "the index; its journal is kept",
+                              hint="the next gitstate command or `git commit` finishes the step")
+        time.sleep(0.05)
 
 
 def _update_index(git: Git, payload: bytes) -> bool:
@@ -244,17 +318,25 @@ def _update_index(git: Git, payload: bytes) -> bool:
 
 
 def safe_path(top: Path, relpath: str) -> Path:
-    """`top/relpath`, refusing anything that would land outside the repository."""
+    """`top/relpath`, refusing anything that would land outside the work tree or inside
+    `.git` (the last line of defence: lifecycles with such layouts are refused at load)."""
     parts = relpath.split("/")
     if relpath.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\\" in relpath:
         raise GitstateError(f"refusing to write {relpath!r}: not a plain path inside the "
                             "repository")
+    if any(is_git_dir_name(p) for p in parts):
+        raise GitstateError(f"refusing to write {relpath!r}: it is inside a '.git' folder, "
+                            "which belongs to git")
     target = top.joinpath(*parts)
     real_top = top.resolve()
     real_parent = target.parent.resolve()
     if real_parent != real_top and real_top not in real_parent.parents:
         raise GitstateError(f"refusing to write {relpath!r}: it leads outside the repository "
                             f"(through a link to {real_parent})")
+    dot_git = real_top / ".git"
+    if real_parent == dot_git or dot_git in real_parent.parents:
+        raise GitstateError(f"refusing to write {relpath!r}: it leads into .git (through a "
+                            f"link to {real_parent})")
     if target.is_symlink():
         raise GitstateError(f"refusing to write {relpath!r}: it is a symbolic link")
     return target

@@ -5,7 +5,7 @@ hash, so an edited lifecycle is a miss."""
 from __future__ import annotations
 
 from gitstate.law.lifecycle import Lifecycle, Mortality, Policies, Role, State
-from gitstate.law.load import load_lifecycle
+from gitstate.law.load import read_lifecycle
 
 
 def to_plain(lc: Lifecycle) -> dict:
@@ -67,16 +67,15 @@ def load_lifecycle_cached(data: bytes, blob: str, source: str,
     """`load_lifecycle` of a committed or staged blob, remembered under `cache_dir`."""
     from gitstate import __version__
     from gitstate.git import cache
-    from gitstate.law.statefile import decode
 
     name = f"lifecycle-{blob}.json"
-    identity = [9, __version__]
+    identity = [10, __version__]   # 10: presets round two read on the limits and checks
     saved = cache.load(cache_dir, name, identity)
     if saved is not None:
         try:
             return from_plain(saved["lifecycle"])
         except (KeyError, IndexError, TypeError, ValueError):
             pass  # damaged: rebuilt below
-    lc = load_lifecycle(decode(data, source), source)
+    lc = read_lifecycle(data, source)
     cache.store(cache_dir, name, identity, {"lifecycle": to_plain(lc)})
     return lc

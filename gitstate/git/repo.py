@@ -11,7 +11,8 @@ from gitstate.law import statefile
 from gitstate.errors import InvalidFile, NotManaged
 from gitstate.git.runner import Git
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle
-from gitstate.law.load import load_lifecycle
+from gitstate.law.limits import LIFECYCLE_BYTES
+from gitstate.law.load import read_lifecycle
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.law.rules import Context, FileChange
 
@@ -40,8 +41,7 @@ class Managed:
         if worktree and self.top is not None:
             path = self.top / LIFECYCLE_PATH
             if path.is_file():
-                return load_lifecycle(statefile.decode(path.read_bytes(), LIFECYCLE_PATH),
-                                      LIFECYCLE_PATH)
+                return read_lifecycle(read_limited(path, LIFECYCLE_BYTES), LIFECYCLE_PATH)
         raise NotManaged(f"no {LIFECYCLE_PATH} here: this repository is not managed by gitstate",
                          hint="run `gitstate init` (or `gitstate init --lifecycle PRESET`)")
 
@@ -56,6 +56,18 @@ class Managed:
         paths = [p for p in self.git.ls_tree_paths(rev, head_dir.rstrip("/")) if rx.match(p)]
         datas = self.git.cat_files(f"{rev}:{p}" for p in paths)
         return {rx.match(p).group("id"): d for p, d in zip(paths, datas) if d is not None}
+
+    def agent_doc(self, agent: str, rev: str | None, lc: Lifecycle | None = None):
+        """(lifecycle, path, parsed state file) of `agent` as committed at `rev`; an error that
+        says how to spawn it when it is not there."""
+        from gitstate.errors import GitstateError
+        lc = lc or self.lifecycle(rev)
+        path = lc.state_path(agent)
+        data = self.git.cat_files([f"{rev}:{path}"])[0] if rev else None
+        if data is None:
+            raise GitstateError(f"unknown agent '{agent}': {path} is not committed",
+                                hint=f"spawn it first: `gitstate spawn {agent}`")
+        return lc, path, statefile.parse_bytes(data, path)
 
     def staged_state_changes(self, lc: Lifecycle, base: str | None,
                              skip: set[str] = frozenset()) -> list[FileChange]:
@@ -74,14 +86,26 @@ class Managed:
         return [FileChange(p, o, n) for p, o, n in zip(paths, olds, news)]
 
 
+def read_limited(path: Path, limit: int) -> bytes:
+    """A file's bytes, or its first `limit + 1` (enough for `decode` to say it is too large):
+    a 20 GB file in the work tree is refused without being read."""
+    with open(path, "rb") as fh:
+        return fh.read(limit + 1)
+
+
 def open_managed(path: str | None = None) -> Managed:
-    """The repository around `path`, with any commit interrupted by a crash finished first."""
-    from gitstate.git.atomic import journal_pending, recover, repo_lock
+    """The repository around `path`, with any commit interrupted by a crash finished first
+    (when git's index lock keeps it from finishing, reading goes on, and a move says so)."""
+    from gitstate.git.atomic import IndexLocked, journal_pending, recover, repo_lock
     from gitstate.git.runner import find_repo
     git, top, gdir = find_repo(path)
     if journal_pending(gdir):
-        with repo_lock(gdir):
-            recover(git, top, gdir)
+        try:
+            with repo_lock(gdir):
+                recover(git, top, gdir)
+        except IndexLocked as exc:
+            import sys
+            print(f"gitstate: warning: {exc}", file=sys.stderr)
     return Managed(git, top, str(gdir / "gitstate"))
 
 

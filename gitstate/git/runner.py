@@ -13,6 +13,7 @@ import os
 TYPE_CHECKING = False  # typing itself costs the hooks milliseconds; see hooks.py
 
 from gitstate.errors import GitFailure, NotManaged
+from gitstate.law.limits import Oversized
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -118,15 +119,22 @@ class Git:
     def head(self) -> str | None:
         return self.rev("HEAD")
 
-    def cat_batch(self, specs: Iterable[str]) -> list[tuple[str, str, bytes] | None]:
+    def cat_batch(self, specs: Iterable[str], max_size: int | None = None
+                  ) -> list[tuple[str, str, bytes] | None]:
         """(sha, type, content) of each object named (`rev`, `rev:path`, `:path`) in one
-        `git cat-file --batch`; None for a name that resolves to nothing."""
+        `git cat-file --batch`; None for a name that resolves to nothing.
+
+        With `max_size`, sizes are asked first (`--batch-check`) and an object larger than
+        that is not read: its content is an `Oversized` standing for it (history from
+        others may hold a blob of gigabytes; its size alone is enough to refuse it)."""
         specs = list(specs)
         if not specs:
             return []
         for s in specs:
             if "\n" in s:
                 raise GitFailure(f"a path with a newline cannot be read: {s!r}")
+        if max_size is not None:
+            return self._cat_bounded(specs, max_size)
         out = self.run("cat-file", "--batch", input="".join(s + "\n" for s in specs).encode())
         results: list[tuple[str, str, bytes] | None] = []
         pos = 0
@@ -142,9 +150,28 @@ class Git:
             pos += int(size) + 1
         return results
 
-    def cat_files(self, specs: Iterable[str]) -> list[bytes | None]:
-        """Blob contents of `rev:path` / `:path` in one batch; None if absent or not a blob."""
-        return [r[2] if r is not None and r[1] == "blob" else None for r in self.cat_batch(specs)]
+    def _cat_bounded(self, specs: list[str], max_size: int) -> list:
+        out = self.run("cat-file", "--batch-check",
+                       input="".join(s + "\n" for s in specs).encode())
+        found: list = []
+        small: list[tuple[int, str]] = []
+        for i, header in enumerate(out.split(b"\n")[:len(specs)]):
+            if header.endswith((b" missing", b" ambiguous")):
+                found.append(None)
+                continue
+            sha, kind, size = header.decode().split()
+            found.append((sha, kind, Oversized(sha, int(size))))
+            if int(size) <= max_size:
+                small.append((i, sha))
+        for (i, _), got in zip(small, self.cat_batch(sha for _, sha in small)):
+            found[i] = got
+        return found
+
+    def cat_files(self, specs: Iterable[str], max_size: int | None = None) -> list[bytes | None]:
+        """Blob contents of `rev:path` / `:path` in one batch; None if absent or not a blob
+        (with `max_size`, an `Oversized` for a blob larger than that)."""
+        return [r[2] if r is not None and r[1] == "blob" else None
+                for r in self.cat_batch(specs, max_size)]
 
     def hash_object(self, data: bytes) -> str:
         return self.text("hash-object", "-w", "--stdin", input=data)

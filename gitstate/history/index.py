@@ -121,7 +121,7 @@ class Index:
         entries = self._entries(rev)
         known = self._blobs
         missing = [(a, p, b) for a, p, b in entries if b not in known]
-        datas = self.git.cat_files(b for _, _, b in missing)
+        datas = self.git.cat_files((b for _, _, b in missing), statefile.MAX_STATE_FILE_BYTES)
         for (agent, path, blob), data in zip(missing, datas):
             try:
                 front = statefile.parse_bytes(data or b"", path).front

@@ -28,9 +28,11 @@ from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.git.repo import GitContext, judge_merge_at
 from gitstate.git.runner import Git
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle, is_law_path
+from gitstate.law.limits import LIFECYCLE_BYTES, STATE_FILE_BYTES
 from gitstate.law.rules import FileChange, check_law_change, parse_state, validate
 
 CACHE_NAME = "verified.json"
+READ_LIMIT = max(STATE_FILE_BYTES, LIFECYCLE_BYTES)   # a larger blob is refused by its size
 SKEW = 300   # seconds a committer's clock may run ahead of the hub's
 _ZERO = "0" * 40
 
@@ -179,8 +181,9 @@ def _judge_batch(git: Git, commits: list[Commit], cache_dir: str | None,
     outside = sorted({c.parents[0] for c in commits if c.parents} - {c.sha for c in commits}
                      - set(law))
     blobs = sorted({b for c in commits for _, old, new, _m in c.changes for b in (old, new) if b})
-    specs = [c.sha for c in commits] + [f"{p}:{LIFECYCLE_PATH}" for p in outside] + blobs
-    found = git.cat_batch(specs)
+    specs = [c.sha for c in commits] + [f"{p}:{LIFECYCLE_PATH}" for p in outside]
+    # blobs over the limit are not read: their size alone refuses them
+    found = git.cat_batch(specs) + git.cat_batch(blobs, READ_LIMIT)
     for c, obj in zip(commits, found):
         if obj is not None:
             c.time, c.author, c.message = parse_commit_object(obj[2])
@@ -227,9 +230,12 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
                                "commits are judged by the last valid one)",
                                "where": LIFECYCLE_PATH})
         elif new is not None:
-            violations.append({"rule": "lifecycle", "message": f"this commit leaves "
-                               f"{LIFECYCLE_PATH} invalid (later commits are judged by the last "
-                               "valid law)", "where": LIFECYCLE_PATH})
+            err = lifecycles.get(("error", new))
+            violations.append({"rule": getattr(err, "rule", "lifecycle"), "message":
+                               f"this commit leaves {LIFECYCLE_PATH} invalid (later commits are "
+                               "judged by the last valid law)"
+                               + (f": {err.message}" if err is not None else ""),
+                               "where": getattr(err, "where", None) or LIFECYCLE_PATH})
     law[c.sha] = after
     if after is not None:
         state["latest"] = after
@@ -361,8 +367,8 @@ def _lifecycle(entry: tuple[str, bytes | None], memo: dict, cache_dir: str | Non
     if blob not in memo:
         try:
             memo[blob] = load_lifecycle_cached(data or b"", blob, LIFECYCLE_PATH, cache_dir)
-        except GitstateError:
-            memo[blob] = None
+        except GitstateError as exc:
+            memo[blob], memo[("error", blob)] = None, exc
     return memo[blob]
 
 

@@ -186,12 +186,7 @@ def freeze_state(repo: Managed, agent: str, at: str | None = None) -> dict:
     from gitstate.law import statefile
     agent = canonical_id(agent)
     rev, lc = _law_at(repo, at)
-    path = lc.state_path(agent)
-    data = repo.git.cat_files([f"{rev}:{path}"])[0] if rev else None
-    if data is None:
-        raise GitstateError(f"unknown agent '{agent}': {path} is not committed",
-                            hint=f"spawn it first: `gitstate spawn {agent}`")
-    doc = statefile.parse_bytes(data, path)
+    lc, path, doc = repo.agent_doc(agent, rev, lc)
     rel = statefile.as_text(doc.get("freeze_state")) or freeze_state_path(agent)
     found = repo.git.cat_files([f"{rev}:{rel}"])[0]
     if found is None:

@@ -5,12 +5,16 @@ at import). Front matter is nearly always flat `key: scalar` lines, so this modu
 subset itself and answers None for anything else: nesting, lists, flow collections, anchors,
 tags, double quotes, numbers other than plain integers, sexagesimal or octal lookalikes. The
 caller then parses with PyYAML. Within the subset the result is the same as `yamlio.load`
-(tests/test_flatyaml.py checks that with generated input).
+(tests/law/test_flatyaml.py checks that with generated input), and so are its refusals: a key
+given twice (`duplicate-key`) and a number too long to read (`long-number`).
 """
 
 from __future__ import annotations
 
 import re
+
+from gitstate.errors import InvalidFile
+from gitstate.law.limits import NUMBER_CHARS
 
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*):(?:[ \t]+(.*))?\Z")
 _INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
@@ -55,8 +59,9 @@ def _printable(text: str) -> bool:
     return True
 
 
-def load_flat(text: str, line_offset: int = 0):
-    """(mapping, lines) like `yamlio.load`, or None if `text` is not flat simple YAML."""
+def load_flat(text: str, line_offset: int = 0, where: str = "front matter"):
+    """(mapping, lines) like `yamlio.load`, or None if `text` is not flat simple YAML.
+    InvalidFile for a key given twice or a number too long, as `yamlio.load` would say."""
     if not _printable(text):
         return None
     data: dict = {}
@@ -68,13 +73,15 @@ def load_flat(text: str, line_offset: int = 0):
         fast = _COMMON.match(line)
         if fast is not None:   # the usual line, read with one expression
             key = fast.group(1)
-            if key in _RESERVED_KEYS or key in data:
+            if key in _RESERVED_KEYS:
                 return None
+            if key in data:
+                _twice(key, lines[(key,)], number, where)
             word, integer, quoted = fast.group(2), fast.group(3), fast.group(4)
             if word is not None:
                 value = _NULL_OR_BOOL[word] if word in _NULL_OR_BOOL else word
             elif integer is not None:
-                value = int(integer)
+                value = _int(integer, number, where)
             elif quoted is not None:
                 value = quoted
             else:
@@ -92,9 +99,11 @@ def load_flat(text: str, line_offset: int = 0):
         if m is None:
             return None
         key, raw = m.group(1), m.group(2)
-        if key in _RESERVED_KEYS or key in data:
+        if key in _RESERVED_KEYS:
             return None
-        value = _scalar((raw or "").strip(" \t"))
+        if key in data:
+            _twice(key, lines[(key,)], number, where)
+        value = _scalar((raw or "").strip(" \t"), number, where)
         if value is _NO:
             return None
         data[key] = value
@@ -106,6 +115,20 @@ def load_flat(text: str, line_offset: int = 0):
     return data, lines
 
 
+def _twice(key: str, first: int, line: int, where: str):
+    raise InvalidFile(f"key {key!r} is given twice (lines {first} and {line}); each key may "
+                      "appear once, or readers would disagree on which one counts",
+                      where=f"{where}:{line}", rule="duplicate-key")
+
+
+def _int(digits: str, line: int, where: str) -> int:
+    if len(digits) > NUMBER_CHARS:
+        raise InvalidFile(f"a number of {len(digits):,} characters; gitstate reads numbers of "
+                          f"at most {NUMBER_CHARS} (quote it if it is text)",
+                          where=f"{where}:{line}", rule="long-number")
+    return int(digits)
+
+
 class _No:
     pass
 
@@ -113,7 +136,7 @@ class _No:
 _NO = _No()
 
 
-def _scalar(raw: str):
+def _scalar(raw: str, line: int, where: str):
     if raw.startswith("'"):
         return _single_quoted(raw)
     if " #" in raw:
@@ -123,7 +146,7 @@ def _scalar(raw: str):
     if raw in _BOOLS:
         return _BOOLS[raw]
     if _INT.match(raw):
-        return int(raw)
+        return _int(raw, line, where)
     if _NOT_PLAIN.search(raw) or _NUMBER_LIKE.fullmatch(raw):
         return _NO
     return raw

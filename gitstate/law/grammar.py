@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from gitstate.errors import InvalidId
+from gitstate.law.limits import SUBJECT_CHARS
 from gitstate.law.record import Record
 
 ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
@@ -21,7 +22,9 @@ _SUBJECT_RE = re.compile(rf"^@(?P<id>{ID_PATTERN}):[ \t]*\[STATE:(?P<state>[^\]\
 _PREFIX_RE = re.compile(rf"^@(?P<id>{ID_PATTERN}):")
 _TAG_ANYWHERE_RE = re.compile(r"\[\s*state\s*:", re.IGNORECASE)
 _MENTION_RE = re.compile(rf"(?<![\w@.+-])@(?P<id>{ID_PATTERN})")
-_TRAILER_RE = re.compile(r"^(?P<key>[A-Za-z0-9][A-Za-z0-9-]*)[ \t]*:[ \t]*(?P<value>.*\S)?[ \t]*$")
+# A trailer's value is read without a regular expression: `[ \t]*(.*\S)?[ \t]*$` backtracks
+# quadratically on a long line of blanks, and commit messages come from anyone.
+_TRAILER_RE = re.compile(r"(?P<key>[A-Za-z0-9][A-Za-z0-9-]*)[ \t]*:(?P<value>.*)\Z")
 _SCISSORS_RE = re.compile(r"^# -+ >8 -+$")
 
 
@@ -37,6 +40,37 @@ def canonical_id(text: str) -> str:
                   else "ids are 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit")
         raise InvalidId(f"invalid agent id {shown!r}: {reason}")
     return text.lower()
+
+
+class PatternRefused(ValueError):
+    """A grammar.accept pattern gitstate will not run; the text says why."""
+
+
+def compile_accept(pattern: str):
+    """A grammar.accept pattern, compiled by RE2 (the google-re2 package).
+
+    Patterns come from a lifecycle anyone may propose, and run on every subject of the
+    history, so they run on an engine whose time is linear in the subject: RE2 never
+    backtracks. What it cannot run in linear time (backreferences, lookahead, lookbehind) it
+    refuses, and so do we, at lifecycle load. RE2's `\\w`, `\\d` and `\\s` are ASCII only,
+    as ids and state names are. Imported here only: no hook of an ordinary or state commit
+    compiles a pattern."""
+    try:
+        import re2
+    except ImportError:   # pragma: no cover - a dependency of gitstate
+        raise PatternRefused("cannot be run: the google-re2 package, which gitstate uses to "
+                             "run grammar.accept patterns in linear time, is not installed "
+                             "(pip install google-re2)") from None
+    options = re2.Options()
+    options.log_errors = False
+    try:
+        return re2.compile(pattern, options=options)
+    except re2.error as exc:
+        why = exc.args[0] if exc.args else exc
+        why = why.decode("utf-8", "replace") if isinstance(why, bytes) else str(why)
+        raise PatternRefused("is refused: gitstate runs these patterns with RE2, which takes "
+                             "time linear in the subject and so has no backreferences, "
+                             f"lookahead or lookbehind ({why})") from None
 
 
 class Message(Record):
@@ -75,8 +109,9 @@ def clean_message(raw: str) -> list[str]:
     return lines
 
 
-def parse_message(raw: str, accept: tuple[re.Pattern, ...] = ()) -> Message:
-    """Read a commit message. `accept` adds other subject forms (named groups `id`, `state`)."""
+def parse_message(raw: str, accept: tuple = ()) -> Message:
+    """Read a commit message. `accept` adds other subject forms (named groups `id`, `state`;
+    `compile_accept`), tried on subjects of at most `limits.SUBJECT_CHARS` characters."""
     lines = clean_message(raw)
     subject = lines[0] if lines else ""
     body = "\n".join(lines[1:]).strip("\n")
@@ -87,7 +122,7 @@ def parse_message(raw: str, accept: tuple[re.Pattern, ...] = ()) -> Message:
                    malformed=malformed, trailers=trailers, mentions=mentions)
 
 
-def _parse_subject(subject: str, accept: tuple[re.Pattern, ...]):
+def _parse_subject(subject: str, accept: tuple):
     m = _SUBJECT_RE.match(subject)
     if m:
         ident, state = m.group("id"), m.group("state")
@@ -96,7 +131,7 @@ def _parse_subject(subject: str, accept: tuple[re.Pattern, ...]):
         if not state:
             return ident.lower(), None, m.group("text"), "the tag names no state: [STATE:]"
         return ident.lower(), state, m.group("text"), None
-    for pattern in accept:
+    for pattern in accept if len(subject) <= SUBJECT_CHARS else ():
         am = pattern.search(subject)
         if am and is_valid_id(am.group("id") or "") and am.group("state"):
             return am.group("id").lower(), am.group("state"), subject[am.end():].strip(), None
@@ -108,7 +143,7 @@ def _parse_subject(subject: str, accept: tuple[re.Pattern, ...]):
     return prefix, None, subject[pm.end():].strip() if pm else subject, None
 
 
-def subject_tag(subject: str, accept: tuple[re.Pattern, ...] = ()):
+def subject_tag(subject: str, accept: tuple = ()):
     """(agent, state, text) of a well-formed tagged subject, else None. The fast path of
     `parse_message` for reading history: no trailers, no mentions."""
     m = _SUBJECT_RE.match(subject)
@@ -117,7 +152,7 @@ def subject_tag(subject: str, accept: tuple[re.Pattern, ...] = ()):
         if state and ident.lower() not in RESERVED_IDS:
             return ident.lower(), state, m.group("text")
         return None
-    for pattern in accept:
+    for pattern in accept if len(subject) <= SUBJECT_CHARS else ():
         am = pattern.search(subject)
         if am and is_valid_id(am.group("id") or "") and am.group("state"):
             return am.group("id").lower(), am.group("state"), subject[am.end():].strip()
@@ -134,9 +169,10 @@ def parse_trailers(body: str) -> dict[str, list[str]]:
         if line[:1].isspace() and found:
             continue  # continuation of the previous trailer
         m = _TRAILER_RE.match(line)
-        if not m:
+        value = m.group("value").strip(" \t") if m else ""
+        if not m or value[-1:].isspace():   # a value ends with a visible character
             return {}
-        found.setdefault(m.group("key").lower(), []).append((m.group("value") or "").strip())
+        found.setdefault(m.group("key").lower(), []).append(value.strip())
     return found
 
 

@@ -25,7 +25,7 @@ SHIMS_DIR = ".githooks/"                      # the hook shims, as committed
 def is_law_path(path: str) -> bool:
     """Is `path` part of the law: the lifecycle, the allowed signers, or a hook shim?"""
     return path in (LIFECYCLE_PATH, SIGNERS_PATH) or path.startswith(SHIMS_DIR)
-_DURATION_RE = re.compile(r"^\s*(\d+)\s*([smhd]?)\s*$")
+_DURATION_RE = re.compile(r"(\d{1,18})\s*([smhd]?)")   # fullmatch of the stripped text
 _DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 TOP_KEYS = {"name", "description", "initial", "states", "transitions", "roles", "policies",
@@ -165,8 +165,10 @@ class Lifecycle(Record):
     def state_path_regex(self) -> re.Pattern:
         return state_path_regex(self.state_file)
 
-    def accept_patterns(self) -> tuple[re.Pattern, ...]:
-        return tuple(re.compile(p) for p in self.accept)
+    def accept_patterns(self) -> tuple:
+        """The grammar.accept patterns, compiled for RE2 (linear time; see grammar)."""
+        from gitstate.law.grammar import compile_accept
+        return tuple(compile_accept(p) for p in self.accept)
 
     def to_dict(self) -> dict[str, Any]:
         pol = self.policies
@@ -227,7 +229,7 @@ def parse_duration(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value if value > 0 else None
-    m = _DURATION_RE.match(str(value))
+    m = _DURATION_RE.fullmatch(str(value).strip())
     if not m or int(m.group(1)) == 0:
         return None
     return int(m.group(1)) * _DURATION_UNITS[m.group(2)]

@@ -1,16 +1,17 @@
 """Loading a lifecycle: read `protocols/lifecycle.yaml` into the model and check it.
 
 A lifecycle is checked the way a state-machine library checks a machine when it is defined:
-one `_check_*` function per rule, each naming the offending states and the line they are on.
-All problems are reported together, not just the first.
+one `_check_*` function per rule (in `checks`), each naming the offending states and the line
+they are on. All problems are reported together, not just the first.
 """
 
 from __future__ import annotations
 
-import re
 TYPE_CHECKING = False  # importing typing costs the hooks milliseconds
 
 from gitstate.errors import InvalidFile
+from gitstate.law import limits
+from gitstate.law.checks import CHECKS, kind as _kind
 from gitstate.law.policies import duration, read_defaults, read_policies
 from gitstate.law.lifecycle import (DEFAULT_STATE_FILE, OUTCOMES, ROLE_KEYS, ROLE_NAME_RE,
                                     ROSTERS, STATE_KEYS, STATE_NAME_RE, TOP_KEYS, Lifecycle,
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
 
 class LifecycleInvalid(InvalidFile):
     """Every problem found in a lifecycle file, each with its line."""
+
+    rule = "lifecycle"
 
     def __init__(self, source: str, problems: list[tuple[int | None, str]]):
         self.problems = problems
@@ -89,15 +92,19 @@ class _Reader:
         return value
 
 
-def _kind(value: Any) -> str:
-    return {dict: "a mapping", list: "a list", str: "text", bool: "true/false",
-            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+def read_lifecycle(data: bytes, source: str = "protocols/lifecycle.yaml") -> Lifecycle:
+    """`load_lifecycle` of a file's bytes: at most `limits.LIFECYCLE_BYTES`, UTF-8, no BOM."""
+    from gitstate.law.statefile import decode
+    return load_lifecycle(decode(data, source, limits.LIFECYCLE_BYTES), source)
 
 
 def load_lifecycle(text: str, source: str = "protocols/lifecycle.yaml") -> Lifecycle:
-    """Parse and check a lifecycle; raises LifecycleInvalid listing every problem."""
+    """Parse and check a lifecycle; raises LifecycleInvalid listing every problem, or
+    InvalidFile (with its rule: `too-large`, `too-deep`, `yaml-alias`, ...) for YAML that is
+    not read at all. Every check is linear in the size of the file."""
     from gitstate.law import yamlio
-    data, lines = yamlio.load(text, where=source)
+    limits.check_size(limits.utf8_size(text), limits.LIFECYCLE_BYTES, "the lifecycle", source)
+    data, lines = yamlio.load(text, where=source, strict=False, rule="lifecycle")
     r = _Reader(lines)
     if not isinstance(data, dict):
         raise LifecycleInvalid(source, [(1, "a lifecycle must be a mapping with at least "
@@ -121,7 +128,7 @@ def load_lifecycle(text: str, source: str = "protocols/lifecycle.yaml") -> Lifec
                    roles=roles, policies=policies, state_file=state_file, accept=accept,
                    description=str(data.get("description") or ""), source=source,
                    defaults=defaults)
-    for check in _CHECKS:
+    for check in CHECKS:
         check(lc, r)
     if r.problems:
         raise LifecycleInvalid(source, sorted(r.problems, key=lambda p: (p[0] or 0)))
@@ -208,144 +215,3 @@ def _read_roles(r: _Reader, raw: Any) -> dict[str, Role]:
             self_spawn=self_spawn,
             timeout=duration(r, spec, "timeout", path, f"role '{name}': timeout"))
     return roles
-
-
-
-# ---------------------------------------------------------------------------------------
-# Checks: one per rule, each adding located problems.
-
-
-def _check_has_states(lc: Lifecycle, r: _Reader) -> None:
-    if not lc.states:
-        r.bad(("states",), "the lifecycle declares no states")
-
-
-def _check_one_initial(lc: Lifecycle, r: _Reader) -> None:
-    if lc.initial is None:
-        r.bad((), "no initial state: add 'initial: <state>'")
-    elif not isinstance(lc.initial, str):
-        r.bad(("initial",), f"exactly one initial state is needed, not {_kind(lc.initial)} "
-                            f"({lc.initial!r})")
-    elif lc.initial not in lc.states:
-        r.bad(("initial",), f"initial state '{lc.initial}' is not declared under states "
-                            f"(declared: {', '.join(lc.states) or 'none'})")
-
-
-def _check_transitions_name_states(lc: Lifecycle, r: _Reader) -> None:
-    for src, targets in lc.transitions.items():
-        if src not in lc.states:
-            r.bad(("transitions", src), f"transitions from undeclared state '{src}'")
-        for i, dst in enumerate(targets):
-            if dst not in lc.states:
-                r.bad(("transitions", src, i), f"transition '{src} -> {dst}' names undeclared "
-                                               f"state '{dst}'")
-
-
-def _check_no_exit_from_terminal(lc: Lifecycle, r: _Reader) -> None:
-    for name, state in lc.states.items():
-        if state.terminal and lc.transitions.get(name):
-            r.bad(("transitions", name), f"terminal state '{name}' has exits "
-                  f"({', '.join(lc.transitions[name])}); a terminal state is final")
-
-
-def _reachable(lc: Lifecycle, start: str) -> set[str]:
-    seen, todo = {start}, [start]
-    while todo:
-        for nxt in lc.transitions.get(todo.pop(), ()):
-            if nxt in lc.states and nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
-    return seen
-
-
-def _check_reachable(lc: Lifecycle, r: _Reader) -> None:
-    if not isinstance(lc.initial, str) or lc.initial not in lc.states:
-        return
-    unreachable = [s for s in lc.states if s not in _reachable(lc, lc.initial)]
-    if unreachable:
-        r.bad(("states", unreachable[0]), f"unreachable from '{lc.initial}': "
-              + ", ".join(unreachable))
-
-
-def _check_no_trap(lc: Lifecycle, r: _Reader) -> None:
-    for name, state in lc.states.items():
-        if not state.terminal and not lc.transitions.get(name):
-            r.bad(("states", name), f"trap state '{name}': it is not terminal and has no "
-                  "transitions out (mark it 'terminal: true' or give it exits)")
-
-
-def _check_can_end(lc: Lifecycle, r: _Reader) -> None:
-    """Every state must be able to reach a terminal or frozen state: no endless loops only."""
-    ends = {n for n, s in lc.states.items() if s.terminal or s.roster in ("frozen", "dead")}
-    if not ends:
-        r.bad(("states",), "no terminal or frozen state: agents would have no way to stop "
-                           "(add a state with 'terminal: true' or 'roster: frozen')")
-        return
-    stuck = [n for n in lc.states if n not in ends and not (_reachable(lc, n) & ends)]
-    if stuck:
-        r.bad(("states", stuck[0]), "no terminal or frozen state can be reached from: "
-              + ", ".join(stuck))
-
-
-def _check_requires(lc: Lifecycle, r: _Reader) -> None:
-    for name, state in lc.states.items():
-        for f in state.requires:
-            if f in ("agent", "state"):
-                r.bad(("states", name, "requires"), f"state '{name}': '{f}' is always required")
-
-
-def _check_policy_names(lc: Lifecycle, r: _Reader) -> None:
-    def known(state: str) -> bool:
-        return state == "*" or state in lc.states or "*" in state
-
-    for i, (a, b) in enumerate(lc.policies.approval):
-        for s in (a, b):
-            if not known(s):
-                r.bad(("policies", "approval", i), f"approval rule '{a} -> {b}' names "
-                                                   f"undeclared state '{s}'")
-    if (lc.policies.approval or lc.policies.law_approval) and not lc.policies.humans:
-        r.bad(("policies", "approval"), "approval rules need 'humans' who may approve")
-    for (a, b) in lc.policies.timeouts:
-        key = f"{a} -> {b}"
-        for s in (a, b):
-            if s not in lc.states:
-                r.bad(("policies", "timeouts", key), f"timeout '{key}' names undeclared state '{s}'")
-        if a in lc.states and b in lc.states and b not in lc.transitions.get(a, ()):
-            r.bad(("policies", "timeouts", key), f"timeout '{key}' is not a declared transition "
-                  f"(from '{a}' the lifecycle allows: {', '.join(lc.transitions.get(a, ())) or 'nothing'})")
-    for (a, b), roles in lc.policies.timeout_exempt.items():
-        for role in roles:
-            if role not in lc.roles:
-                r.bad(("policies", "timeouts", f"{a} -> {b}", "except_roles"),
-                      f"timeout '{a} -> {b}' exempts undeclared role '{role}' (roles: "
-                      f"{', '.join(lc.roles) or 'none'})")
-    for s in lc.mortality.urgent_forbids:
-        if s not in lc.states:
-            r.bad(("policies", "mortality", "urgent_forbids"), f"urgent_forbids names "
-                                                               f"undeclared state '{s}'")
-
-
-def _check_layout(lc: Lifecycle, r: _Reader) -> None:
-    p = lc.state_file
-    if not isinstance(p, str) or p.count("{id}") != 1 or p.startswith("/") or "\\" in p \
-            or any(part in ("", ".", "..") for part in p.split("/")):
-        r.bad(("layout", "state_file"), f"layout.state_file {p!r} must be a relative path with "
-              "exactly one '{id}' and a file name, e.g. 'agent/{id}/_state.md'")
-
-
-def _check_accept(lc: Lifecycle, r: _Reader) -> None:
-    for i, pattern in enumerate(lc.accept):
-        try:
-            rx = re.compile(pattern)
-        except re.error as exc:
-            r.bad(("grammar", "accept", i), f"grammar.accept pattern is not a regular "
-                                            f"expression: {exc}")
-            continue
-        if not {"id", "state"} <= set(rx.groupindex):
-            r.bad(("grammar", "accept", i), "grammar.accept pattern needs the named groups "
-                                            "(?P<id>...) and (?P<state>...)")
-
-
-_CHECKS = (_check_has_states, _check_one_initial, _check_transitions_name_states,
-           _check_no_exit_from_terminal, _check_reachable, _check_no_trap, _check_can_end,
-           _check_requires, _check_policy_names, _check_layout, _check_accept)

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # importing typing costs the hooks milliseconds
 
-import re
-
 from gitstate.law import statefile
 from gitstate.errors import InvalidFile
 from gitstate.law.grammar import Message, is_valid_id, parse_message
 from gitstate.law.society import check_society
-from gitstate.law.verdict import Context, FileChange, Parsed, Violation  # noqa: F401  (FileChange, Context: part of this module's API)
+from gitstate.law.verdict import SYMLINK_MODE, Context, FileChange, Parsed, Violation  # noqa: F401  (FileChange, Context: part of this module's API)
 
 if TYPE_CHECKING:
     from gitstate.law.lifecycle import Lifecycle
@@ -80,7 +78,14 @@ def _check_fixed(p: Parsed, out: list[Violation], role_may_change: bool) -> None
                                  f"{p.change.path}:{p.new.line_of(key)}"))
 
 
-_TRANSFER = re.compile(r"^(?P<role>\S+)\s*->\s*(?P<to>\S+)$")
+def _transfer(value: str) -> tuple[str, str] | None:
+    """(role, to) of `Role-transfer: <role> -> <to>`, read without a regular expression (one
+    backtracked quadratically on a value of many arrows)."""
+    role, arrow, to = value.strip().rpartition("->")
+    role, to = role.rstrip(), to.lstrip()
+    if not arrow or not role or not to or any(c.isspace() for c in role + to):
+        return None
+    return role, to
 
 
 def _is_role_transfer(parsed: list[Parsed], msg: Message | None, out: list) -> bool:
@@ -90,10 +95,10 @@ def _is_role_transfer(parsed: list[Parsed], msg: Message | None, out: list) -> b
     if msg is None or len(parsed) != 2 or msg.prefix is None:
         return False
     values = msg.trailer("role-transfer")
-    m = _TRANSFER.match(values[0].strip()) if len(values) == 1 else None
-    if m is None:
+    found = _transfer(values[0]) if len(values) == 1 else None
+    if found is None:
         return False
-    role, to = m.group("role"), m.group("to").lower()
+    role, to = found[0], found[1].lower()
     giver = next((p for p in parsed if p.agent == msg.prefix), None)
     taker = next((p for p in parsed if p.agent == to), None)
     if giver is None or taker is None or giver is taker or taker.old is None \
@@ -199,6 +204,11 @@ def _check_file(p: Parsed, lc: Lifecycle, out: list[Violation],
                              "state instead", ch.path))
         p.new_problem = True
         return p
+    if ch.new_mode == SYMLINK_MODE:
+        out.append(Violation("symlink", f"{p.agent}'s state file is committed as a symbolic "
+                             "link; a state file must be a plain file", ch.path))
+        p.new_problem = True
+        return p
     if not _check_content(p, lc, out, memo):
         return p
     new, state = p.new, p.new.state
@@ -230,7 +240,7 @@ def _check_content(p: Parsed, lc: Lifecycle, out: list[Violation], memo: dict | 
     try:
         p.new = _parse(ch.new, ch.path, memo)
     except InvalidFile as exc:
-        out.append(Violation("unreadable", exc.message + (f" ({exc.hint})" if exc.hint else ""),
+        out.append(Violation(exc.rule, exc.message + (f" ({exc.hint})" if exc.hint else ""),
                              exc.where or ch.path))
         p.new_problem = True
         return False

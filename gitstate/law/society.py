@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import re
 
-from gitstate.law import statefile
+from gitstate.law import limits, statefile
 from gitstate.law.grammar import Message, is_valid_id
 from gitstate.law.lifecycle import Lifecycle, fmt_duration
 from gitstate.law.verdict import Context, Violation
 
 FREEZE_SECTIONS = ("Key Decisions", "Accumulated Knowledge", "Open Questions", "Files Changed",
                    "Handoff Notes")
-_HEADING = re.compile(r"^##[ \t]+(.+?)[ \t]*$", re.MULTILINE)
+# Headings of a freeze-state file (the caller strips them): linear, where `(.+?)[ \t]*$`
+# backtracked quadratically on a long line of blanks.
+_HEADING = re.compile(r"^##[ \t]+([^\n]*)", re.MULTILINE)
 
 
 def _int(value) -> int | None:
@@ -272,6 +274,10 @@ def _check_freeze_file(p, ctx: Context, out: list[Violation]) -> None:
         out.append(Violation("freeze-state", f"{target} is not in this commit: write the "
                              "freeze-state file and commit it with the freeze "
                              f"(`gitstate freeze {p.agent}` does both)", where))
+        return
+    if limits.byte_size(data) > limits.STATE_FILE_BYTES:
+        out.append(Violation("too-large", f"{target} is {limits.byte_size(data):,} bytes; a "
+                             f"freeze-state file has at most {limits.STATE_FILE_BYTES:,}", where))
         return
     for problem in freeze_file_problems(data.decode("utf-8", "replace")):
         out.append(Violation("freeze-state", f"{target}: {problem}", where))

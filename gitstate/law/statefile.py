@@ -10,6 +10,7 @@ import re
 TYPE_CHECKING = False  # importing typing costs the hooks milliseconds
 
 from gitstate.errors import InvalidFile
+from gitstate.law import limits
 from gitstate.law.flatyaml import load_flat
 from gitstate.law.grammar import is_valid_id
 from gitstate.law.record import Record
@@ -17,18 +18,20 @@ from gitstate.law.record import Record
 if TYPE_CHECKING:
     from typing import Any, Callable
 
-MAX_STATE_FILE_BYTES = 1 << 20  # a state file is a page of notes, not a data store
+MAX_STATE_FILE_BYTES = limits.STATE_FILE_BYTES  # a state file is a page of notes, not a data store
 _OPEN = re.compile(r"^---[ \t]*\r?\n?$")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?\n?$")
 _TOP_KEY = re.compile(r"^(?P<key>[A-Za-z0-9_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]|$)")
 _COMMIT_RE = re.compile(r"^[0-9a-fA-F]{4,64}$")
 
 
-def decode(data: bytes, where: str) -> str:
-    """Bytes of a data file as text; a clear error for non-UTF-8 or oversized input."""
-    if len(data) > MAX_STATE_FILE_BYTES:
-        raise InvalidFile(f"file is {len(data):,} bytes; gitstate reads at most "
-                          f"{MAX_STATE_FILE_BYTES:,}", where=where)
+def decode(data: bytes, where: str, limit: int = MAX_STATE_FILE_BYTES) -> str:
+    """Bytes of a data file as text; a clear error for oversized (`too-large`), non-UTF-8 or
+    BOM-led (`unreadable`) input. `limit` is the most bytes read (a lifecycle has its own)."""
+    limits.check_size(limits.byte_size(data), limit, "the file", where)
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise InvalidFile("the file starts with a byte order mark (U+FEFF); save it as UTF-8 "
+                          "without one", where=f"{where}:1")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -66,8 +69,16 @@ class StateDoc(Record):
 
 
 def parse(text: str, path: str) -> StateDoc:
-    """Split and parse a state file; InvalidFile names the file and line of any problem."""
-    lines = text.splitlines(keepends=True)
+    """Split and parse a state file; InvalidFile names the file, line and rule of any problem.
+
+    The front matter is checked against `limits` (its size, its lines, odd line breaks)
+    before either YAML reader sees it. Lines end at LF only, as git shows them."""
+    limits.check_size(limits.utf8_size(text), MAX_STATE_FILE_BYTES, "the file", path)
+    lines = text.split("\n")
+    lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+    if lines and lines[0].startswith("\ufeff"):
+        raise InvalidFile("the file starts with a byte order mark (U+FEFF); save it as UTF-8 "
+                          "without one", where=f"{path}:1")
     if not lines or not _OPEN.match(lines[0]):
         first = lines[0].rstrip("\r\n") if lines else ""
         shown = f" (it starts with {first[:40]!r})" if first else " (the file is empty)"
@@ -81,11 +92,15 @@ def parse(text: str, path: str) -> StateDoc:
         raise InvalidFile("front matter opened on line 1 is never closed with a '---' line",
                           where=f"{path}:1")
     front_text = "".join(lines[1:i])
-    flat = load_flat(front_text, line_offset=1)
+    limits.check_size(limits.utf8_size(front_text), limits.FRONT_MATTER_BYTES,
+                      "the front matter", f"{path}:2")
+    limits.check_lines(front_text, path, 1)
+    limits.check_breaks(front_text, path, 1)
+    flat = load_flat(front_text, line_offset=1, where=path)
     if flat is not None:
         data, linemap = flat
     else:
-        from gitstate.law import yamlio# only for front matter beyond flat `key: scalar` lines
+        from gitstate.law import yamlio  # only for front matter beyond flat `key: scalar` lines
         data, linemap = yamlio.load(front_text, where=path, line_offset=1)
     if data is None:
         data = {}

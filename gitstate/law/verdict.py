@@ -8,9 +8,12 @@ from __future__ import annotations
 from gitstate.law.record import Record
 
 
+SYMLINK_MODE = "120000"
+
+
 class FileChange(Record):
     """One state file in a commit: its content in the parent and in the commit (None: absent),
-    and the mode it has in the commit ("120000" is a symlink), when known."""
+    and the mode it has in the commit (SYMLINK_MODE is a symlink), when known."""
 
     __slots__ = ("path", "old", "new", "new_mode")
 
@@ -66,6 +69,15 @@ RULES = {
     "freeze-state": "a freeze without its complete freeze-state file in the same commit",
     "atomic": "an agent's commit without its state file, where commits must be atomic",
     "timeout": "a timed transition taken before it is due",
+    "too-large": "a state file, its front matter, one of its lines, or a lifecycle over its "
+                 "size limit",
+    "too-deep": "YAML nested deeper than the limit",
+    "yaml-alias": "YAML anchors or aliases in a state file (in a lifecycle: past a bound)",
+    "yaml-tag": "an explicit YAML tag (!!python/..., !!binary, !tag)",
+    "long-number": "a number literal longer than the limit",
+    "duplicate-key": "a key given twice in the same mapping",
+    "symlink": "a state file that is a symbolic link",
+    "lifecycle": "a lifecycle that is deleted, invalid or hostile",
     "unsigned-approval": "a gated move whose commit is not signed by a key allowed_signers "
                          "lists for the human in its Approved-by: trailer",
 }

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 from gitstate.errors import InvalidFile
+from gitstate.law import limits
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -37,38 +38,211 @@ StrictLoader.add_implicit_resolver(
 # Lines of a loaded document: a key path (tuple of mapping keys / list indexes) -> 1-based line.
 LineMap = dict
 
+_STR, _NULL, _BOOL = "tag:yaml.org,2002:str", "tag:yaml.org,2002:null", "tag:yaml.org,2002:bool"
+_INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+_MERGE, _VALUE = "tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"
+_SAFE = yaml.constructor.SafeConstructor()   # its int and float readers, for plain scalars
 
-def load(text: str, *, where: str, line_offset: int = 0) -> tuple[Any, LineMap]:
-    """Parse one YAML document; return (data, lines). Raises InvalidFile with file:line."""
+
+def load(text: str, *, where: str, line_offset: int = 0, strict: bool = True,
+         rule: str = "unreadable") -> tuple[Any, LineMap]:
+    """Parse one YAML document; return (data, lines). Raises InvalidFile with file:line.
+
+    The document is built from libyaml's stream of events with a stack of our own, never by
+    PyYAML's recursive composer, and every limit is checked as the events come: nesting
+    (`too-deep`), explicit tags (`yaml-tag`), number length (`long-number`), keys given twice
+    (`duplicate-key`) and merge keys. `strict` (state files) refuses anchors and aliases
+    outright; otherwise (lifecycles) an alias is a reference, never expanded, and all aliases
+    together may repeat at most `limits.ALIAS_NODES` values (`yaml-alias`). Broken YAML is
+    `rule`.
+    """
+    limits.check_breaks(text, where, line_offset)
+    loader = StrictLoader(text)
     try:
-        node = yaml.compose(text, Loader=StrictLoader)
+        return _Builder(loader, where, line_offset, strict).document()
     except yaml.YAMLError as exc:
-        raise InvalidFile(_describe(exc), where=_at(where, exc, line_offset)) from None
-    if node is None:
-        return None, {}
-    try:
-        data = StrictLoader(text).construct_document(node)
-    except yaml.YAMLError as exc:  # e.g. an unhashable key
-        raise InvalidFile(_describe(exc), where=_at(where, exc, line_offset)) from None
-    lines: LineMap = {}
-    _collect_lines(node, (), lines, line_offset)
-    return data, lines
+        raise InvalidFile(_describe(exc), where=_at(where, exc, line_offset), rule=rule) from None
+    finally:
+        loader.dispose()
 
 
-def _collect_lines(node: yaml.Node, path: tuple, lines: LineMap, offset: int) -> None:
-    lines[path] = node.start_mark.line + 1 + offset
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
-            if key is None:
-                continue
-            lines[path + (key,)] = key_node.start_mark.line + 1 + offset
-            _collect_lines(value_node, path + (key,), lines, offset)
-            # the key line is more useful than the value's first line for messages
-            lines[path + (key,)] = key_node.start_mark.line + 1 + offset
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            _collect_lines(item, path + (i,), lines, offset)
+_NO_KEY = object()
+
+
+class _Frame:
+    """An open list or mapping: its value, its key path, and (mappings) the key awaiting its
+    value and the line of every key seen."""
+
+    __slots__ = ("value", "path", "is_map", "key", "key_lines", "anchor", "start")
+
+    def __init__(self, value, path, anchor, start):
+        self.value, self.path, self.anchor, self.start = value, path, anchor, start
+        self.is_map = isinstance(value, dict)
+        self.key = _NO_KEY
+        self.key_lines: dict = {}
+
+
+class _Builder:
+    def __init__(self, loader, where: str, offset: int, strict: bool):
+        self.loader, self.where, self.offset, self.strict = loader, where, offset, strict
+        self.lines: LineMap = {}
+        self.anchors: dict = {}    # name -> (value, how many values it holds)
+        self.count = 0             # values read, an alias counting as all it repeats
+        self.repeated = 0          # values repeated by aliases
+
+    def fail(self, message: str, line: int, rule: str) -> None:
+        raise InvalidFile(message, where=f"{self.where}:{line}", rule=rule)
+
+    def document(self) -> tuple[Any, LineMap]:
+        get = self.loader.get_event
+        get()                                        # StreamStart
+        event = get()
+        if isinstance(event, yaml.StreamEndEvent):
+            return None, {}
+        data = self.node()                           # after DocumentStart
+        get()                                        # DocumentEnd
+        event = get()
+        if not isinstance(event, yaml.StreamEndEvent):
+            self.fail("expected a single document, but found another one (a second '---')",
+                      event.start_mark.line + 1 + self.offset, "unreadable")
+        return data, self.lines
+
+    def node(self) -> Any:
+        """Read one whole node (the document's root) with an explicit stack."""
+        get = self.loader.get_event
+        stack: list[_Frame] = []
+        while True:
+            event = get()
+            kind = type(event)
+            if kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+                frame = stack.pop()
+                if frame.anchor is not None:
+                    self.anchors[frame.anchor] = (frame.value, self.count - frame.start + 1)
+                value = frame.value
+            else:
+                line = event.start_mark.line + 1 + self.offset
+                parent = stack[-1] if stack else None
+                is_key = parent is not None and parent.is_map and parent.key is _NO_KEY
+                if kind is yaml.AliasEvent:
+                    value = self.alias(event, line)
+                else:
+                    self.check_node(event, line)
+                    self.count += 1
+                    if kind is yaml.ScalarEvent:
+                        value = self.scalar(event, line, is_key)
+                        if event.anchor is not None:
+                            self.anchors[event.anchor] = (value, 1)
+                    else:
+                        if is_key:
+                            self.fail("a key must be a plain value, not a list or mapping",
+                                      line, "unreadable")
+                        if len(stack) >= limits.DEPTH:
+                            self.fail(f"nested more than {limits.DEPTH} deep; gitstate reads "
+                                      f"lists and mappings nested at most {limits.DEPTH} deep",
+                                      line, "too-deep")
+                        path = self.path_of(parent)
+                        self.lines.setdefault(path, line)
+                        container = {} if kind is yaml.MappingStartEvent else []
+                        stack.append(_Frame(container, path, event.anchor, self.count))
+                        continue
+                if is_key:
+                    self.key(parent, value, line)
+                    continue
+                if parent is None:
+                    self.lines[()] = line
+                    return value
+                self.lines.setdefault(self.path_of(parent), line)
+            if not stack:
+                return value
+            parent = stack[-1]
+            if parent.is_map:
+                parent.value[parent.key] = value
+                parent.key = _NO_KEY
+            else:
+                parent.value.append(value)
+
+    def path_of(self, parent: _Frame | None) -> tuple:
+        if parent is None:
+            return ()
+        if parent.is_map:
+            return parent.path + (parent.key,)
+        return parent.path + (len(parent.value),)
+
+    def key(self, frame: _Frame, key: Any, line: int) -> None:
+        try:
+            first = frame.key_lines.get(key)
+        except TypeError:
+            self.fail("a key must be a plain value, not a list or mapping", line, "unreadable")
+        if first is not None:
+            self.fail(f"key {key!r} is given twice (lines {first} and {line}); each key may "
+                      "appear once, or readers would disagree on which one counts",
+                      line, "duplicate-key")
+        frame.key_lines[key] = line
+        frame.key = key
+        # the key's line is more useful than its value's first line for messages
+        self.lines[frame.path + (key,)] = line
+
+    def check_node(self, event, line: int) -> None:
+        if event.tag is not None:
+            self.fail(f"explicit YAML tag {event.tag!r}: gitstate reads plain data only "
+                      "(no tags)", line, "yaml-tag")
+        if event.anchor is not None and self.strict:
+            self.fail(f"anchor &{event.anchor}: anchors and aliases are not allowed in a "
+                      "state file", line, "yaml-alias")
+
+    def alias(self, event, line: int) -> Any:
+        if self.strict:
+            self.fail(f"alias *{event.anchor}: anchors and aliases are not allowed in a state "
+                      "file", line, "yaml-alias")
+        if event.anchor not in self.anchors:
+            self.fail(f"alias *{event.anchor} names no anchor defined (and closed) before it",
+                      line, "unreadable")
+        value, size = self.anchors[event.anchor]
+        self.count += size
+        self.repeated += size
+        if self.repeated > limits.ALIAS_NODES:
+            self.fail(f"aliases repeat more than {limits.ALIAS_NODES:,} values (an alias bomb?)",
+                      line, "yaml-alias")
+        return value
+
+    def scalar(self, event, line: int, is_key: bool) -> Any:
+        value = event.value
+        if not event.implicit[0]:
+            return value          # quoted or a block scalar: text
+        tag = _resolve(value)
+        if tag == _STR:
+            return value
+        if tag == _NULL:
+            return None
+        if tag == _BOOL:
+            return value.lower() == "true"
+        if tag == _INT or tag == _FLOAT:
+            if len(value) > limits.NUMBER_CHARS:
+                self.fail(f"a number of {len(value):,} characters; gitstate reads numbers of "
+                          f"at most {limits.NUMBER_CHARS} (quote it if it is text)", line,
+                          "long-number")
+            node = yaml.ScalarNode(tag, value)
+            try:
+                return _SAFE.construct_yaml_int(node) if tag == _INT \
+                    else _SAFE.construct_yaml_float(node)
+            except (ValueError, OverflowError):   # e.g. `0x_`, which PyYAML cannot read either
+                self.fail(f"{value!r} looks like a number but is not one (quote it if it is "
+                          "text)", line, "unreadable")
+        if tag == _MERGE:
+            self.fail("merge keys ('<<') are not allowed: write each key out" if is_key else
+                      "'<<' must be quoted to be text", line, "unreadable")
+        self.fail(f"{value!r} must be quoted to be text (YAML reads it as {tag})", line,
+                  "unreadable")
+
+
+def _resolve(value: str) -> str:
+    """The tag YAML gives a plain scalar (what PyYAML's resolver does, with StrictLoader's
+    resolvers: no timestamps, YAML 1.2 booleans)."""
+    resolvers = StrictLoader.yaml_implicit_resolvers
+    for tag, rx in resolvers.get(value[:1] if value else "", []) + resolvers.get(None, []):
+        if rx.match(value):
+            return tag
+    return _STR
 
 
 def _describe(exc: yaml.YAMLError) -> str:

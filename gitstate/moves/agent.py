@@ -254,15 +254,7 @@ def mark_read(repo: Managed, agent: str, head: str, count: int) -> Result:
 
 def current_state(repo: Managed, agent: str) -> tuple[Any, str, Any]:
     """(lifecycle, state, front matter) of a committed agent at HEAD."""
-    agent = canonical_id(agent)
-    head = repo.git.head()
-    lc = repo.lifecycle(head)
-    path = lc.state_path(agent)
-    data = repo.git.cat_files([f"{head}:{path}"])[0] if head else None
-    if data is None:
-        raise GitstateError(f"unknown agent '{agent}': {path} is not committed",
-                            hint=f"spawn it first: `gitstate spawn {agent}`")
-    doc = statefile.parse_bytes(data, path)
+    lc, _path, doc = repo.agent_doc(canonical_id(agent), repo.git.head())
     return lc, doc.state, doc.front
 
 

@@ -146,3 +146,77 @@ def test_a_commit_interrupted_before_publishing_leaves_nothing(repo, monkeypatch
     assert git(repo, "rev-parse", "HEAD").stdout == head
     assert "state: bootstrap" in state_path(repo, "alice").read_text()
     assert_healthy(repo)
+
+
+def test_nothing_is_ever_written_inside_git(repo):
+    """The last line behind the layout check: no path through a .git folder, by name or by a
+    link."""
+    import os
+
+    import pytest
+
+    from gitstate.errors import GitstateError
+    from gitstate.git.atomic import safe_path
+    for bad in (".git/shallow", ".GIT/x", "a/.git/x", "a/.git./x", "git~1/x", "../x", "/etc/x"):
+        with pytest.raises(GitstateError):
+            safe_path(repo, bad)
+    os.symlink(".git", repo / "agent-link")
+    with pytest.raises(GitstateError, match="into .git"):
+        safe_path(repo, "agent-link/shallow")
+    assert safe_path(repo, "agent/a/_state.md") == repo / "agent" / "a" / "_state.md"
+
+
+def test_a_stale_head_lock_is_said_not_retried(repo):
+    """HEAD unmoved but update-ref refused: git's words and what to do, at once."""
+    assert gitstate(repo, "spawn", "alice").returncode == 0
+    head = git(repo, "rev-parse", "HEAD").stdout.strip()
+    lock = repo / ".git" / "HEAD.lock"
+    lock.write_text("")
+    t = time.perf_counter()
+    res = gitstate(repo, "transition", "alice", "inbox")
+    assert time.perf_counter() - t < 5
+    assert res.returncode == 1 and "HEAD.lock" in res.stderr and "remove" in res.stderr
+    assert "kept moving" not in res.stderr
+    assert git(repo, "rev-parse", "HEAD").stdout.strip() == head
+    assert not (repo / ".git" / "gitstate" / "pending.json").exists()
+    lock.unlink()
+    assert gitstate(repo, "transition", "alice", "inbox").returncode == 0
+    assert_healthy(repo)
+
+
+def test_an_index_lock_after_publishing_keeps_the_journal_and_says_so(repo, monkeypatch):
+    """The index lock appears between the swap of HEAD and the index update (a git command
+    started meanwhile and was killed): the move says what happened, keeps its journal, and
+    once the lock is gone any command (here a plain `git commit`) finishes the step."""
+    import pytest
+
+    from gitstate.git import atomic
+    from gitstate.git.atomic import IndexLocked
+    assert gitstate(repo, "spawn", "alice").returncode == 0
+    monkeypatch.setattr(atomic, "INDEX_WAIT", 0.2)
+    real_finish = atomic._finish
+
+    def lock_then_finish(git_, top, entries, datas, gdir, sha):
+        (gdir / "index.lock").write_text("")
+        real_finish(git_, top, entries, datas, gdir, sha)
+
+    monkeypatch.setattr(atomic, "_finish", lock_then_finish)
+    text = state_path(repo, "alice").read_text().replace("state: bootstrap", "state: inbox")
+
+    def prepare(parent):
+        return Plan({"agent/alice/_state.md": text.encode()}, "@alice: [STATE:inbox] x\n",
+                    with_staged=False)
+
+    with pytest.raises(IndexLocked) as info:
+        commit_atomically(Git(repo), repo, prepare)
+    assert "index.lock" in str(info.value) and "journal is kept" in str(info.value)
+    assert (repo / ".git" / "gitstate" / "pending.json").exists()
+    (repo / ".git" / "index.lock").unlink()
+    (repo / "work.txt").write_text("work\n")
+    git(repo, "add", "work.txt")
+    res = git(repo, "commit", "-q", "-m", "ordinary work", check=False)
+    assert res.returncode == 0, res.stderr
+    assert "finished an interrupted commit" in res.stderr
+    assert not (repo / ".git" / "gitstate" / "pending.json").exists()
+    assert_healthy(repo)
+    assert "state: inbox" in git(repo, "show", "HEAD:agent/alice/_state.md").stdout

@@ -1,9 +1,11 @@
-"""The flat front-matter reader agrees with the full YAML loader wherever it answers."""
+"""The flat front-matter reader agrees with the full YAML loader wherever it answers, and
+refuses what it refuses (a key given twice, a number too long) with the same rule and line."""
 
 from __future__ import annotations
 
 from hypothesis import example, given, settings, strategies as st
 
+from gitstate.errors import InvalidFile
 from gitstate.law import yamlio
 from gitstate.law.flatyaml import load_flat
 
@@ -27,7 +29,15 @@ values = st.one_of(st.sampled_from(TRICKY), st.text(max_size=12))
 @example([("agent", "alice"), ("state", "inbox")], "")
 def test_flat_reader_matches_yaml_wherever_it_answers(pairs, extra):
     text = "".join(f"{k}: {v}\n" for k, v in pairs) + extra
-    fast = load_flat(text, 1)
+    try:
+        fast = load_flat(text, 1, where="t")
+    except InvalidFile as refused:
+        try:
+            yamlio.load(text, where="t", line_offset=1)
+        except InvalidFile as exc:
+            assert (exc.rule, exc.where) == (refused.rule, refused.where), text
+            return
+        raise AssertionError(f"flat reader refused what YAML reads: {text!r} ({refused})")
     if fast is None:
         return
     try:
@@ -37,6 +47,30 @@ def test_flat_reader_matches_yaml_wherever_it_answers(pairs, extra):
     assert fast[0] == slow[0], text
     for key in fast[0]:
         assert fast[1][(key,)] == slow[1][(key,)], text
+
+
+def test_a_key_given_twice_is_refused_by_both_readers():
+    text = "agent: alice\nstate: dead\nsummary: x\nstate: inbox\n"
+    for read in (lambda: load_flat(text, 1, where="f"),
+                 lambda: yamlio.load(text, where="f", line_offset=1)):
+        try:
+            read()
+        except InvalidFile as exc:
+            assert exc.rule == "duplicate-key" and exc.where == "f:5"
+        else:
+            raise AssertionError("a key given twice was read")
+
+
+def test_a_long_number_is_refused_by_both_readers():
+    text = "agent: alice\ncontext_pct: " + "7" * 5000 + "\n"
+    for read in (lambda: load_flat(text, 1, where="f"),
+                 lambda: yamlio.load(text, where="f", line_offset=1)):
+        try:
+            read()
+        except InvalidFile as exc:
+            assert exc.rule == "long-number" and exc.where == "f:3"
+        else:
+            raise AssertionError("a 5,000-digit number was read")
 
 
 def test_the_common_state_file_is_read_without_pyyaml():

@@ -1,0 +1,197 @@
+"""The checks a lifecycle passes when it is loaded: one `_check_*` per rule, each adding
+located problems through the reader (`r.bad(path, message)`), each linear in the size of the
+lifecycle (a 10,000-state lifecycle is checked in milliseconds).
+"""
+
+from __future__ import annotations
+
+import re
+TYPE_CHECKING = False  # importing typing costs the hooks milliseconds
+
+from gitstate.law import limits
+from gitstate.law.lifecycle import Lifecycle
+
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def kind(value: Any) -> str:
+    return {dict: "a mapping", list: "a list", str: "text", bool: "true/false",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+def _check_has_states(lc: Lifecycle, r) -> None:
+    if not lc.states:
+        r.bad(("states",), "the lifecycle declares no states")
+
+
+def _check_one_initial(lc: Lifecycle, r) -> None:
+    if lc.initial is None:
+        r.bad((), "no initial state: add 'initial: <state>'")
+    elif not isinstance(lc.initial, str):
+        r.bad(("initial",), f"exactly one initial state is needed, not {kind(lc.initial)} "
+                            f"({lc.initial!r})")
+    elif lc.initial not in lc.states:
+        r.bad(("initial",), f"initial state '{lc.initial}' is not declared under states "
+                            f"(declared: {limits.shorten(lc.states) or 'none'})")
+
+
+def _check_transitions_name_states(lc: Lifecycle, r) -> None:
+    for src, targets in lc.transitions.items():
+        if src not in lc.states:
+            r.bad(("transitions", src), f"transitions from undeclared state '{src}'")
+        for i, dst in enumerate(targets):
+            if dst not in lc.states:
+                r.bad(("transitions", src, i), f"transition '{src} -> {dst}' names undeclared "
+                                               f"state '{dst}'")
+
+
+def _check_no_exit_from_terminal(lc: Lifecycle, r) -> None:
+    for name, state in lc.states.items():
+        if state.terminal and lc.transitions.get(name):
+            r.bad(("transitions", name), f"terminal state '{name}' has exits "
+                  f"({limits.shorten(lc.transitions[name])}); a terminal state is final")
+
+
+def _reachable(lc: Lifecycle, start: str) -> set[str]:
+    seen, todo = {start}, [start]
+    while todo:
+        for nxt in lc.transitions.get(todo.pop(), ()):
+            if nxt in lc.states and nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def _check_reachable(lc: Lifecycle, r) -> None:
+    if not isinstance(lc.initial, str) or lc.initial not in lc.states:
+        return
+    reachable = _reachable(lc, lc.initial)
+    unreachable = [s for s in lc.states if s not in reachable]
+    if unreachable:
+        r.bad(("states", unreachable[0]), f"unreachable from '{lc.initial}': "
+              + limits.shorten(unreachable))
+
+
+def _check_no_trap(lc: Lifecycle, r) -> None:
+    for name, state in lc.states.items():
+        if not state.terminal and not lc.transitions.get(name):
+            r.bad(("states", name), f"trap state '{name}': it is not terminal and has no "
+                  "transitions out (mark it 'terminal: true' or give it exits)")
+
+
+def _check_can_end(lc: Lifecycle, r) -> None:
+    """Every state must be able to reach a terminal or frozen state: no endless loops only."""
+    ends = {n for n, s in lc.states.items() if s.terminal or s.roster in ("frozen", "dead")}
+    if not ends:
+        r.bad(("states",), "no terminal or frozen state: agents would have no way to stop "
+                           "(add a state with 'terminal: true' or 'roster: frozen')")
+        return
+    # One search backwards from the ends finds every state that can reach one: linear in the
+    # size of the lifecycle (a search forwards from each state would be quadratic).
+    sources: dict[str, list[str]] = {}
+    for src, targets in lc.transitions.items():
+        if src in lc.states:
+            for dst in targets:
+                sources.setdefault(dst, []).append(src)
+    can_end, todo = set(ends), list(ends)
+    while todo:
+        for src in sources.get(todo.pop(), ()):
+            if src not in can_end:
+                can_end.add(src)
+                todo.append(src)
+    stuck = [n for n in lc.states if n not in can_end]
+    if stuck:
+        r.bad(("states", stuck[0]), "no terminal or frozen state can be reached from: "
+              + limits.shorten(stuck))
+
+
+def _check_requires(lc: Lifecycle, r) -> None:
+    for name, state in lc.states.items():
+        for f in state.requires:
+            if f in ("agent", "state"):
+                r.bad(("states", name, "requires"), f"state '{name}': '{f}' is always required")
+
+
+def _check_policy_names(lc: Lifecycle, r) -> None:
+    def known(state: str) -> bool:
+        return state == "*" or state in lc.states or "*" in state
+
+    for i, (a, b) in enumerate(lc.policies.approval):
+        for s in (a, b):
+            if not known(s):
+                r.bad(("policies", "approval", i), f"approval rule '{a} -> {b}' names "
+                                                   f"undeclared state '{s}'")
+    if (lc.policies.approval or lc.policies.law_approval) and not lc.policies.humans:
+        r.bad(("policies", "approval"), "approval rules need 'humans' who may approve")
+    for (a, b) in lc.policies.timeouts:
+        key = f"{a} -> {b}"
+        for s in (a, b):
+            if s not in lc.states:
+                r.bad(("policies", "timeouts", key), f"timeout '{key}' names undeclared state '{s}'")
+        if a in lc.states and b in lc.states and b not in lc.transitions.get(a, ()):
+            r.bad(("policies", "timeouts", key), f"timeout '{key}' is not a declared transition "
+                  f"(from '{a}' the lifecycle allows: {limits.shorten(lc.transitions.get(a, ())) or 'nothing'})")
+    for (a, b), roles in lc.policies.timeout_exempt.items():
+        for role in roles:
+            if role not in lc.roles:
+                r.bad(("policies", "timeouts", f"{a} -> {b}", "except_roles"),
+                      f"timeout '{a} -> {b}' exempts undeclared role '{role}' (roles: "
+                      f"{limits.shorten(lc.roles) or 'none'})")
+    for s in lc.mortality.urgent_forbids:
+        if s not in lc.states:
+            r.bad(("policies", "mortality", "urgent_forbids"), f"urgent_forbids names "
+                                                               f"undeclared state '{s}'")
+
+
+_LAYOUT_PART = re.compile(r"^[A-Za-z0-9._-]*(?:\{id\}[A-Za-z0-9._-]*)?$")
+
+
+def _check_layout(lc: Lifecycle, r) -> None:
+    """State files stay inside the work tree, outside `.git` and beside the law, never in it:
+    `spawn shallow` with a layout `.git/{id}` would write `.git/shallow`."""
+    p = lc.state_file
+    shape = ("must be a relative path with exactly one '{id}' and a file name, e.g. "
+             "'agent/{id}/_state.md'")
+    if not isinstance(p, str) or p.count("{id}") != 1 or p.startswith("/") or "\\" in p \
+            or any(part in ("", ".", "..") for part in p.split("/")):
+        r.bad(("layout", "state_file"), f"layout.state_file {p!r} {shape}")
+        return
+    parts = p.split("/")
+    if not all(_LAYOUT_PART.match(part) for part in parts):
+        r.bad(("layout", "state_file"), f"layout.state_file {p!r} may use only letters, "
+              "digits, '.', '_', '-', '/' and '{id}'")
+    elif any(is_git_dir_name(part) for part in parts):
+        r.bad(("layout", "state_file"), f"layout.state_file {p!r} leads into a '.git' "
+              "folder; state files live in the work tree")
+    elif any(part.startswith(".") and "{id}" in part for part in parts):
+        r.bad(("layout", "state_file"), f"layout.state_file {p!r}: the part holding '{{id}}' "
+              "may not start with '.' (the agent 'git' would be '.git')")
+    elif parts[0].lower() in ("protocols", ".githooks"):
+        r.bad(("layout", "state_file"), f"layout.state_file {p!r}: state files may not live "
+              f"in '{parts[0]}/', beside the law and the hooks")
+
+
+def is_git_dir_name(part: str) -> bool:
+    """A path segment that is, or that some file system takes for, `.git` (any case; Windows
+    drops trailing dots and spaces and knows it as `git~1`)."""
+    name = part.lower().rstrip(". ")
+    return name == ".git" or name == "git~1"
+
+
+def _check_accept(lc: Lifecycle, r) -> None:
+    from gitstate.law.grammar import PatternRefused, compile_accept
+    for i, pattern in enumerate(lc.accept):
+        try:
+            rx = compile_accept(pattern)
+        except PatternRefused as exc:
+            r.bad(("grammar", "accept", i), f"grammar.accept pattern {pattern!r} {exc}")
+            continue
+        if not {"id", "state"} <= set(rx.groupindex):
+            r.bad(("grammar", "accept", i), "grammar.accept pattern needs the named groups "
+                                            "(?P<id>...) and (?P<state>...)")
+
+
+CHECKS = (_check_has_states, _check_one_initial, _check_transitions_name_states,
+           _check_no_exit_from_terminal, _check_reachable, _check_no_trap, _check_can_end,
+           _check_requires, _check_policy_names, _check_layout, _check_accept)
