@@ -207,7 +207,7 @@ def run_handover(directory: str | None, role: str, to: str, *, giver: str | None
                  text: str | None = None, as_json: bool = False) -> int:
     from gitstate.moves.agent import handover
     print_move(handover(open_repo(directory), role, to, giver=giver, text=text), as_json,
-               command="handover")
+               command="handover", says=f"hands {role} to {to}")
     return 0
 
 

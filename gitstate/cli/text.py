@@ -26,7 +26,9 @@ def plural(n: int, word: str) -> str:
 
 
 def print_move(result, as_json: bool, extra: dict | None = None,
-               command: str = "transition") -> None:
+               command: str = "transition", says: str | None = None) -> None:
+    """One line for a landed move (`says` replaces `from -> to` for a move that keeps the
+    state, e.g. a hand-over), or its JSON record."""
     from gitstate.cli.app import emit
     info = result.plan.info
     if getattr(result, "detached", False):
@@ -40,7 +42,8 @@ def print_move(result, as_json: bool, extra: dict | None = None,
                        **({"advice": advice} if advice else {}), **(extra or {})})
     else:
         frm = f"{info['from']} -> " if info["from"] else ""
-        click.echo(f"{info['agent']}: {frm}{info['to']}  ({result.sha[:10]})")
+        move = f"{says}, stays {info['to']}" if says else f"{frm}{info['to']}"
+        click.echo(f"{info['agent']}: {move}  ({result.sha[:10]})")
         if advice:
             click.echo(f"  mortality: {advice}")
 

@@ -82,7 +82,7 @@ def test_handover_one_commit_then_bury(tmp_path):
     res = gitstate(repo, "spawn", "carol", "--role", "architect")
     assert res.returncode == 1 and "`gitstate handover architect --from alice --to carol`" \
         in res.stderr
-    assert "alice: distill -> distill" in ok(repo, "handover", "architect", "--to", "bob").stdout
+    assert "alice: hands architect to bob, stays distill" in ok(repo, "handover", "architect", "--to", "bob").stdout
     assert git(repo, "log", "-1", "--format=%B").stdout.strip().endswith(
         "Role-transfer: architect -> bob")
     files = git(repo, "show", "--name-only", "--format=", "HEAD").stdout.split()

@@ -163,7 +163,7 @@ def test_session_start_briefs_the_agent_bound_at_spawn(claude_repo, tmp_path):
     env_file = tmp_path / "claude.env"
     env_file.write_text("")
     text = said(start(repo, "sess-a", env={"CLAUDE_ENV_FILE": str(env_file)}))
-    assert "alice: inbox (living); next: distill, inbox" in text
+    assert "alice: inbox (living); next: distill, frozen, dead, inbox" in text
     assert "What inbox asks (protocols/inbox.md)" in text
     assert "Inbox: 1 message waiting" in text and "review the fold, @alice" in text
     assert "Role 'steward' has never been filled" in text

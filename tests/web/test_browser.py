@@ -51,10 +51,10 @@ def demo(tmp_path_factory):
 def test_roster_shows_the_demo_agents_in_their_sections(demo, page):
     with LiveServer(demo) as server:
         page.goto(server.url + "/")
-        assert page.locator("#table-living tbody th").all_inner_texts() == ["bob"]
+        assert page.locator("#table-living tbody th").all_inner_texts() == ["bob", "dan"]
         assert page.locator("#table-freezer tbody th").all_inner_texts() == ["carol"]
         assert page.locator("#table-cemetery tbody th").all_inner_texts() == ["alice"]
-        assert page.get_by_role("heading", name="Living (1)").is_visible()
+        assert page.get_by_role("heading", name="Living (2)").is_visible()
         page.keyboard.press("Tab")                      # the skip link comes first
         assert page.evaluate("document.activeElement.textContent") == "Skip to the content"
 
@@ -65,7 +65,7 @@ def test_an_agent_page_shows_its_timeline(demo, page):
         page.get_by_role("link", name="alice").first.click()
         page.wait_for_url("**/agent/alice")
         moves = page.locator("table.timeline tbody th").all_inner_texts()
-        assert moves[0] == "born in bootstrap" and moves[-1] == "distill → dead"
+        assert moves[0] == "born in bootstrap" and moves[-1] == "deep_work → dead"
         assert "roster: design drafted" in page.locator("table.timeline").inner_text()
         page.goto(server.url + "/agent/carol")
         assert "gitstate wake carol --approved-by zach" in page.locator(".command").inner_text()

@@ -20,7 +20,7 @@ def built(tmp_path_factory):
     out = demo.parent / "public"
     res = gitstate(demo, "site", "--out", str(out))
     assert res.returncode == 0, res.stderr
-    assert "wrote" in res.stdout and "3 agents" in res.stdout
+    assert "wrote" in res.stdout and "4 agents" in res.stdout
     return demo, out
 
 
@@ -41,7 +41,7 @@ def test_static_pages_read_without_script_or_server(built):
     carol = (out / "agents" / "carol.html").read_text()
     assert 'href="../style.css"' in carol and 'href="../index.html"' in carol
     assert "gitstate wake carol --approved-by zach" in text(carol)
-    assert "distill → frozen" in text(carol)
+    assert "deep_work → frozen" in text(carol)
     for page in out.rglob("*.html"):                 # every link stays inside the site
         for href in re.findall(r'href="(?!data:)([^"#?]+)', page.read_text()):
             assert (page.parent / href).resolve().is_file(), (page, href)

@@ -18,7 +18,8 @@ from conftest import gitstate
 
 
 def make_demo(path: Path) -> Path:
-    """`gitstate demo` in `path`: alice dead (architect), bob living, carol frozen."""
+    """`gitstate demo` in `path`: alice dead (architect, handed to dan), bob and dan living, carol
+    frozen (steward, vacant)."""
     res = gitstate(path.parent, "demo", "--dir", str(path))
     assert res.returncode == 0, res.stdout + res.stderr
     return path
