@@ -119,16 +119,24 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
 
 
 def _birth_defaults(repo: Managed, lc) -> dict[str, Any]:
-    """The lifecycle's `defaults`; failing those, the person is git's user.name and the
-    project the repository's folder, so that the entity graph knows whom and what for."""
+    """The lifecycle's `defaults`; failing those, the person is the name git writes as the
+    author (user.name, or GIT_AUTHOR_NAME where set) and the project the repository's folder,
+    so that the entity graph knows whom and what for."""
     out = dict(lc.defaults)
     if not statefile.is_filled(out.get("person")):
-        name = repo.git.config("user.name")
+        name = _author_name(repo)
         if name:
             out["person"] = name
     if not statefile.is_filled(out.get("project")) and repo.top is not None:
         out["project"] = repo.top.name
     return out
+
+
+def _author_name(repo: Managed) -> str | None:
+    """The name of `git var GIT_AUTHOR_IDENT` ("Name <email> time zone"), as a commit gets it."""
+    ident = repo.git.run("var", "GIT_AUTHOR_IDENT", check=False).decode("utf-8", "replace")
+    name = ident.rsplit("<", 1)[0].strip() if "<" in ident else ""
+    return name or None
 
 
 def _depth_of(repo: Managed, lc, head: str | None, parent_agent: str | None) -> int:
