@@ -132,13 +132,17 @@ def test_waking_a_frozen_holder_when_another_took_the_role(tmp_path):
     assert ok(repo, "verify").returncode == 0
 
 
-def test_person_project_and_roles_held_in_the_entity_graph(tmp_path):
+def test_person_project_and_roles_held_in_the_entity_graph(tmp_path, monkeypatch):
     repo = managed(tmp_path, "haak")
+    monkeypatch.delenv("GIT_AUTHOR_NAME")
     git(repo, "config", "user.name", "zach")
     ok(repo, "spawn", "alice", "--role", "architect")
     ok(repo, "spawn", "bob", "--set", "person=ana")
     text = state_path(repo, "alice").read_text()
     assert "person: zach" in text and f"project: {repo.name}" in text
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Zach W")      # the author git would write wins
+    ok(repo, "spawn", "erin")
+    assert "person: Zach W" in state_path(repo, "erin").read_text()
     walk(repo, "alice", "inbox", "distill")
     ok(repo, "bury", "alice", "--summary", "done", "--transfer-role-to", "bob")
     graph = json.loads(ok(repo, "situations", "--json", "--no-sqlite").stdout)
