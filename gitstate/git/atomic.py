@@ -40,6 +40,9 @@ class Plan:
     executable: frozenset[str] = frozenset()    # paths committed with mode 100755
     with_staged: bool = True                    # commit what the user staged, too
     sign: bool = False                          # sign with the configured SSH key (approvals)
+    # what the work tree gets where it differs from what is committed: the user's unstaged
+    # edits of a file the move rewrites, with the move applied (nothing of theirs is lost)
+    work: dict[str, bytes] = field(default_factory=dict)
 
     def mode(self, path: str) -> str:
         return "100755" if path in self.executable else "100644"
@@ -108,7 +111,7 @@ def commit_atomically(git: Git, top: Path, prepare: Callable[[str | None], Plan]
             subject = plan.message.split("\n", 1)[0]
             journal = _write_journal(gdir, sha, parent, entries)
             if _publish(git, sha, parent, f"{reflog}: {subject}", journal):
-                _finish(git, top, entries, plan.files, gdir, sha)
+                _finish(git, top, entries, plan.files, gdir, sha, plan.work)
                 journal.unlink()
                 return Result(sha=sha, parent=parent, plan=plan, detached=detached)
             journal.unlink()
@@ -282,8 +285,9 @@ def recover(git: Git, top: Path | None, gdir: Path | None = None) -> bool:
 
 
 def _finish(git: Git, top: Path, entries: list[Entry], datas: dict[str, bytes | None],
-            gdir: Path, sha: str) -> None:
-    """The real index and work tree take the committed files (only those in `datas`)."""
+            gdir: Path, sha: str, work: dict[str, bytes] | None = None) -> None:
+    """The real index takes the committed files (only those in `datas`), and so does the
+    work tree, except where `work` says what it keeps instead."""
     for path, mode, blob in entries:
         if path not in datas:
             continue
@@ -292,7 +296,8 @@ def _finish(git: Git, top: Path, entries: list[Entry], datas: dict[str, bytes | 
             with contextlib.suppress(FileNotFoundError):
                 target.unlink()
         else:
-            write_file(target, datas[path], executable=mode == "100755")
+            write_file(target, (work or {}).get(path, datas[path]),
+                       executable=mode == "100755")
     payload = _index_info(entries)
     deadline = time.monotonic() + INDEX_WAIT
     while not _update_index(git, payload):

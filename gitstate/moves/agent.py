@@ -70,6 +70,24 @@ def _current(repo: Managed, parent: str | None, path: str) -> tuple[bytes | None
     return old, work
 
 
+def _staged(repo: Managed, path: str) -> bytes | None:
+    """The index's version of a file (what `git commit` would take), or None."""
+    return repo.git.cat_files([f":{path}"])[0]
+
+
+def _kept_edits(work: bytes | None, base: bytes, fields: dict[str, Any],
+                path: str) -> dict[str, bytes]:
+    """Where the work tree holds unstaged edits of the state file (`work` differs from the
+    `base` the commit is built on): the work tree keeps them, with the move's `fields`
+    applied, so that after the move `git diff` shows just those edits."""
+    if work is None or work == base:
+        return {}
+    try:
+        return {path: statefile.with_fields(statefile.parse_bytes(work, path), fields).encode()}
+    except InvalidFile:
+        return {path: work}   # the user's broken draft stays as it is; the commit is fine
+
+
 def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | None = None,
           parent_agent: str | None = None, sets: dict[str, Any] | None = None,
           text: str | None = None, task: str | None = None,
@@ -168,14 +186,17 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
         if old is None:
             raise GitstateError(f"unknown agent '{agent}': {path} is not committed",
                                 hint=f"spawn it first: `gitstate spawn {agent}`")
-        base = statefile.parse_bytes(work if work is not None and with_work else old, path)
+        staged = _staged(repo, path) if with_work else None
+        base_bytes = staged if staged is not None else old
+        base = statefile.parse_bytes(base_bytes, path)
         old_state = _state_or_none(old, path)
         if state in lc.states and lc.states[state].terminal and old_state != state:
             sets.setdefault("ended", now_iso())          # the log's end stamp
-        new = statefile.with_fields(base, {"state": state, **sets, "updated": now_iso()}).encode()
+        fields = {"state": state, **sets, "updated": now_iso()}
+        new = statefile.with_fields(base, fields).encode()
         if new == old:   # a progress update in the same second as the last: a finer stamp
-            new = statefile.with_fields(base, {"state": state, **sets,
-                                               "updated": now_iso(precise=True)}).encode()
+            fields["updated"] = now_iso(precise=True)
+            new = statefile.with_fields(base, fields).encode()
         trailers = [("Approved-by", approved_by)] if approved_by else []
         message = format_message(agent, state, text or f"{old_state} -> {state}", body, trailers)
         _judge(repo, lc, head, path, old, new, message, "transition", files, with_work)
@@ -183,7 +204,8 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
         return Plan({path: new, **files}, message, {
             "agent": agent, "from": old_state, "to": state, "path": path,
             "phase_from": _phase(lc, old, path), "phase_to": _phase(lc, new, path)},
-                    with_staged=with_work, sign=sign)
+                    with_staged=with_work, sign=sign,
+                    work=_kept_edits(work, base_bytes, fields, path))
 
     return commit_atomically(repo.git, repo.top, prepare, reflog="gitstate transition")
 

@@ -193,19 +193,30 @@ def test_parent_and_depth(repo):
     assert res.returncode == 1 and "does not exist" in res.stderr
 
 
-def test_transition_keeps_the_agents_own_notes(repo):
+def test_transition_commits_the_staged_notes_and_keeps_the_unstaged_ones(repo):
     ok(repo, "spawn", "alice")
     p = state_path(repo, "alice")
-    p.write_text(p.read_text() + "\nmy private note ü\n")
+    p.write_text(p.read_text() + "\nmy staged note ü\n")
+    git(repo, "add", str(p))
+    p.write_text(p.read_text() + "my unstaged draft\n")
     ok(repo, "transition", "alice", "inbox")
     committed = git(repo, "show", "HEAD:agent/alice/_state.md").stdout
-    assert committed.endswith("my private note ü\n")
+    assert committed.endswith("my staged note ü\n") and "state: inbox" in committed
+    work = p.read_text()
+    assert work == committed + "my unstaged draft\n"     # the move applied, the draft kept
+    diff = git(repo, "diff", "--", "agent/alice/_state.md").stdout
+    assert [ln for ln in diff.splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---")] \
+        == ["+my unstaged draft"]
 
 
 def test_a_state_file_edited_into_nonsense_is_reported_not_crashed(repo):
     ok(repo, "spawn", "alice")
-    state_path(repo, "alice").write_text("---\nagent: alice\nstate: [oops\n---\n")
-    res = gitstate(repo, "transition", "alice", "inbox")
+    broken = "---\nagent: alice\nstate: [oops\n---\n"
+    state_path(repo, "alice").write_text(broken)
+    ok(repo, "transition", "alice", "inbox")       # the unstaged draft is not what commits
+    assert state_path(repo, "alice").read_text() == broken      # and it is left as it was
+    git(repo, "add", "agent/alice/_state.md")
+    res = gitstate(repo, "transition", "alice", "distill")
     assert res.returncode == 1 and "agent/alice/_state.md:4: invalid YAML" in res.stderr
     assert "Traceback" not in res.stderr
 

@@ -196,9 +196,9 @@ def test_an_index_lock_after_publishing_keeps_the_journal_and_says_so(repo, monk
     monkeypatch.setattr(atomic, "INDEX_WAIT", 0.2)
     real_finish = atomic._finish
 
-    def lock_then_finish(git_, top, entries, datas, gdir, sha):
+    def lock_then_finish(git_, top, entries, datas, gdir, sha, work=None):
         (gdir / "index.lock").write_text("")
-        real_finish(git_, top, entries, datas, gdir, sha)
+        real_finish(git_, top, entries, datas, gdir, sha, work)
 
     monkeypatch.setattr(atomic, "_finish", lock_then_finish)
     text = state_path(repo, "alice").read_text().replace("state: bootstrap", "state: inbox")
