@@ -39,13 +39,25 @@ def print_move(result, as_json: bool, extra: dict | None = None,
         emit(command, {"commit": result.sha, "agent": info["agent"], "from": info["from"],
                        "to": info["to"], "path": info["path"],
                        "subject": result.plan.message.split("\n", 1)[0],
-                       **({"advice": advice} if advice else {}), **(extra or {})})
+                       **({"advice": advice} if advice else {}),
+                       "also_committed": list(getattr(result, "also", [])), **(extra or {})})
     else:
         frm = f"{info['from']} -> " if info["from"] else ""
         move = f"{says}, stays {info['to']}" if says else f"{frm}{info['to']}"
         click.echo(f"{info['agent']}: {move}  ({result.sha[:10]})")
         if advice:
             click.echo(f"  mortality: {advice}")
+        also = getattr(result, "also", [])
+        if also:
+            click.echo(f"  also committed: {also_committed(also)}")
+
+
+def also_committed(paths: list[str], shown: int = 8) -> str:
+    """"src/a.py, protocols/lifecycle.yaml (a change of the law)", shortened past `shown`."""
+    from gitstate.law.lifecycle import is_law_path
+    named = [f"{p} (a change of the law)" if is_law_path(p) else p for p in paths[:shown]]
+    more = f", and {len(paths) - shown} more" if len(paths) > shown else ""
+    return ", ".join(named) + more
 
 
 def phase_advice(info: dict) -> str | None:

@@ -54,6 +54,7 @@ class Result:
     parent: str | None
     plan: Plan
     detached: bool = False   # HEAD named no branch: the commit is on no branch either
+    also: list[str] = field(default_factory=list)   # staged files that rode along
 
 
 def git_dir(git: Git) -> Path:
@@ -113,10 +114,19 @@ def commit_atomically(git: Git, top: Path, prepare: Callable[[str | None], Plan]
             if _publish(git, sha, parent, f"{reflog}: {subject}", journal):
                 _finish(git, top, entries, plan.files, gdir, sha, plan.work)
                 journal.unlink()
-                return Result(sha=sha, parent=parent, plan=plan, detached=detached)
+                return Result(sha=sha, parent=parent, plan=plan, detached=detached,
+                              also=_riders(git, parent, sha, plan) if plan.with_staged else [])
             journal.unlink()
         raise GitFailure(f"HEAD kept moving while committing ({MAX_ATTEMPTS} attempts); "
                          "nothing was committed", hint="try again")
+
+
+def _riders(git: Git, parent: str | None, sha: str, plan: Plan) -> list[str]:
+    """The paths the commit changed besides the plan's own files: what the user had staged."""
+    args = ("diff-tree", "-r", "-z", "--no-commit-id", "--name-only", "--no-renames")
+    out = git.run(*args, parent, sha) if parent else git.run(*args, "--root", sha)
+    return [p for p in out.decode("utf-8", "surrogateescape").split("\0")
+            if p and p not in plan.files]
 
 
 def _publish(git: Git, sha: str, parent: str | None, reflog: str, journal: Path) -> bool:

@@ -282,6 +282,7 @@ class Move(Record):
     path: str
     subject: str
     advice: str | None = None     # what a mortality phase asks, when the move crossed into it
+    also_committed: list[str] = []   # staged files that went into the same commit
 
 
 class Burial(Record):
@@ -292,6 +293,7 @@ class Burial(Record):
     path: str
     subject: str
     advice: str | None = None
+    also_committed: list[str] = []
     vacancies: list[str]
 
 

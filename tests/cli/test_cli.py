@@ -329,3 +329,16 @@ def test_init_refreshes_a_clones_hooks_without_committing_unapproved_shims(repo)
     assert "left .githooks/pre-commit as committed" in res.stdout
     assert head(repo) == before                                   # nothing committed
     assert installed.read_bytes() == committed                    # but this clone is current
+
+
+def test_a_move_lists_what_rode_along_in_its_commit(repo):
+    ok(repo, "spawn", "alice")
+    (repo / "notes.txt").write_text("work\n")
+    git(repo, "add", "notes.txt")
+    out = ok(repo, "transition", "alice", "inbox").stdout
+    assert "also committed: notes.txt" in out
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").stdout.split() \
+        == ["agent/alice/_state.md", "notes.txt"]
+    plain = json.loads(ok(repo, "transition", "alice", "distill", "--json").stdout)
+    assert plain["also_committed"] == []
+    assert "also committed" not in ok(repo, "transition", "alice", "distill").stdout
