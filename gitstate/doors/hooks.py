@@ -30,7 +30,9 @@ from gitstate.git.repo import GitContext, judge_merge_at
 from gitstate.law.lifecycle import LIFECYCLE_PATH, is_law_path
 from gitstate.law.rules import FileChange, Violation, check_law_change, validate
 
-LATER = "The commit message is checked next, once these are fixed."
+# pre-commit judges the staged files; the message does not exist yet (commit-msg judges it)
+LATER = ("Only the staged files were judged so far: the commit message (its @id: prefix, "
+         "[STATE:x] tag and trailers) is judged once these are fixed.")
 
 
 def main() -> int:

@@ -171,7 +171,7 @@ def _depth_of(repo: Managed, lc, head: str | None, parent_agent: str | None) -> 
 def transition(repo: Managed, agent: str, state: str, *, text: str | None = None,
                sets: dict[str, Any] | None = None, approved_by: str | None = None,
                body: str = "", files: dict[str, bytes] | None = None,
-               with_work: bool = True) -> Result:
+               with_work: bool = True, action: str = "transition") -> Result:
     """Move `agent` to `state` in one commit, together with whatever is staged and `files`.
     Without `with_work` (a measurement the system records), only the committed state file
     changes: nothing staged and no edit in the work tree comes along."""
@@ -199,7 +199,7 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
             new = statefile.with_fields(base, fields).encode()
         trailers = [("Approved-by", approved_by)] if approved_by else []
         message = format_message(agent, state, text or f"{old_state} -> {state}", body, trailers)
-        _judge(repo, lc, head, path, old, new, message, "transition", files, with_work)
+        _judge(repo, lc, head, path, old, new, message, action, files, with_work)
         sign = _must_sign(repo, lc, head, agent, old_state, state, approved_by)
         return Plan({path: new, **files}, message, {
             "agent": agent, "from": old_state, "to": state, "path": path,
@@ -263,7 +263,21 @@ def _judge(repo: Managed, lc, head: str | None, path: str, old: bytes | None, ne
         changes += repo.staged_state_changes(lc, head, skip={path, *extra})
     context = GitContext(repo.git, head, tree=None, overrides={**(files or {}), path: new},
                          lc=lc)
-    reject_if(validate(changes, lc, message, context=context), action)
+    reject_if(as_said_to_the_command(validate(changes, lc, message, context=context)), action)
+
+
+_TRAILER_ADVICE = "add the trailer 'Approved-by: <human>' naming one of "
+
+
+def as_said_to_the_command(violations: list) -> list:
+    """The hooks' words, for someone running a gitstate command rather than `git commit`:
+    the trailer the hook asks for is the command's `--approved-by`."""
+    for v in violations:
+        if v.rule == "needs-approval" and _TRAILER_ADVICE in v.message:
+            head, _, humans = v.message.partition(_TRAILER_ADVICE)
+            v.message = f"{head}pass --approved-by HUMAN, one of {humans}"
+            v.where = None
+    return violations
 
 
 def mark_read(repo: Managed, agent: str, head: str, count: int) -> Result:
@@ -346,7 +360,8 @@ def freeze(repo: Managed, agent: str, *, text: str | None = None,
     pct = front.get("context_pct")
     default = f"frozen at {pct}%" if isinstance(pct, (int, float)) else "frozen"
     return transition(repo, agent, target, text=text or default,
-                      sets={**(sets or {}), "freeze_state": rel}, files={rel: data})
+                      sets={**(sets or {}), "freeze_state": rel}, files={rel: data},
+                      action="freeze")
 
 
 def wake(repo: Managed, agent: str, approved_by: str, *, text: str | None = None,
@@ -357,7 +372,7 @@ def wake(repo: Managed, agent: str, approved_by: str, *, text: str | None = None
         raise GitstateError(f"{canonical_id(agent)} is not frozen (it is in {current})")
     target = state or move_to_roster(lc, current, "living", verb="wake")
     return transition(repo, agent, target, text=text or f"woken by {approved_by}",
-                      approved_by=approved_by)
+                      approved_by=approved_by, action="wake")
 
 
 def bury(repo: Managed, agent: str, summary: str, *, text: str | None = None,
@@ -376,7 +391,7 @@ def bury(repo: Managed, agent: str, summary: str, *, text: str | None = None,
         files, more, body = _role_transfer(repo, lc, front, role, transfer_to)
         sets.update(more)
     return transition(repo, agent, target, text=text or "died", sets=sets,
-                      approved_by=approved_by, body=body, files=files)
+                      approved_by=approved_by, body=body, files=files, action="bury")
 
 
 def _role_transfer(repo: Managed, lc, front: dict, role: str,
@@ -430,7 +445,7 @@ def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
                             f"(its role: {statefile.as_text(front.get('role')) or 'none'})")
     files, sets, body = _role_transfer(repo, lc, front, role, to)
     return transition(repo, giver, state, text=text or f"hands {role} to {to}", sets=sets,
-                      body=body, files=files)
+                      body=body, files=files, action="handover")
 
 
 def _holds(data: bytes, lc, agent: str, role: str, *, living: bool) -> bool:

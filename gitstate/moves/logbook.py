@@ -39,5 +39,5 @@ def logout(repo: Managed, agent: str, note: str, *, text: str | None = None,
     pct = (sets or {}).get("context_pct", front.get("context_pct"))
     entry = f"{now_iso()}  {agent}  context {pct}%  {note.strip()}\n"
     result = transition(repo, agent, target, text=text or f"Context: {pct}%, see {log}",
-                        sets=sets, files={log: old + entry.encode()})
+                        sets=sets, files={log: old + entry.encode()}, action="logout")
     return result, log

@@ -66,3 +66,38 @@ def test_mark_read_with_nothing_to_read_commits_nothing(repo):
     res = gitstate(repo, "inbox", "bob", "--mark-read", "--json")
     assert res.returncode == 0 and json.loads(res.stdout)["messages"] == []
     assert git(repo, "rev-parse", "HEAD").stdout == before
+
+
+def _frozen_alice(repo):
+    from conftest import fill_freeze_state, walk
+    assert gitstate(repo, "spawn", "alice").returncode == 0
+    walk(repo, "alice", "inbox")
+    assert gitstate(repo, "freeze", "alice").returncode == 1      # writes the template
+    fill_freeze_state(repo / "data" / "freeze-states" / "alice.md")
+    assert gitstate(repo, "freeze", "alice").returncode == 0
+
+
+def test_refusals_name_the_command_and_its_option_not_trailers(repo):
+    _frozen_alice(repo)
+    res = gitstate(repo, "transition", "alice", "bootstrap")
+    assert res.returncode == 1 and "transition refused (1 problem)" in res.stderr
+    assert "pass --approved-by HUMAN, one of zach" in res.stderr
+    assert "trailer" not in res.stderr and "commit message" not in res.stderr
+    res = gitstate(repo, "bury", "alice", "--summary", "gone")
+    assert res.returncode == 1 and "bury refused" in res.stderr
+    assert "--approved-by" in res.stderr
+    res = gitstate(repo, "wake", "alice", "--approved-by", "mallory")
+    assert res.returncode == 1 and "wake refused" in res.stderr
+    assert "('mallory' is not one of them)" in res.stderr
+    data = json.loads(gitstate(repo, "bury", "alice", "--summary", "x", "--json").stdout)
+    assert data["violations"][0]["rule"] == "needs-approval"
+    assert "--approved-by" in data["violations"][0]["message"]
+
+
+def test_plain_git_commit_keeps_the_trailer_wording(repo):
+    from conftest import git, set_state_line
+    _frozen_alice(repo)
+    set_state_line(repo, "alice", "state", "bootstrap")
+    git(repo, "add", "-A")
+    res = git(repo, "commit", "-qm", "@alice: [STATE:bootstrap] back", check=False)
+    assert res.returncode == 1 and "add the trailer 'Approved-by: <human>'" in res.stderr

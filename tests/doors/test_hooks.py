@@ -189,7 +189,7 @@ def test_every_problem_is_printed_at_once(team):
                   rule="illegal-transition")
     for rule in ("agent-mismatch", "urgent"):
         assert f"[{rule}]" in err
-    assert "message is checked next" in err
+    assert "the commit message (its @id: prefix, [STATE:x] tag and trailers) is judged once these are fixed" in err
     # commit-msg sees files and message together and reports everything it finds
     set_state_line(team, "alice", "state", "inbox")
     set_state_line(team, "alice", "agent", "alice")
