@@ -175,7 +175,8 @@ def inbox(ctx, agent, mark_read, push, as_json):
 
 @cli.command()
 @click.option("--sqlite", "sqlite_path", default=None, metavar="PATH",
-              help="Also upsert the graph into this SQLite file (default: data/entities.db).")
+              help="Also upsert the graph into this SQLite file (default: "
+                   "entities.db in the clone's .git/gitstate, outside the work tree).")
 @click.option("--no-sqlite", is_flag=True, help="Only print the graph.")
 @json_option
 @click.pass_context
@@ -191,7 +192,7 @@ def run_situations(directory: str | None, *, sqlite_path: str | None = None,
     repo = open_repo(directory)
     data = graph(repo)
     if not no_sqlite:
-        path = sqlite_path or str(repo.top / "data" / "entities.db")
+        path = sqlite_path or _default_db(repo)
         data["sqlite"] = {"path": path, **write_sqlite(data, path)}
     if as_json:
         emit("situations", data)
@@ -206,6 +207,14 @@ def run_situations(directory: str | None, *, sqlite_path: str | None = None,
         s = data["sqlite"]
         click.echo(f"wrote {s['path']}: {s['entities']} entities, {s['belongings']} belongings")
     return 0
+
+
+def _default_db(repo) -> str:
+    """`.git/gitstate/entities.db` (per worktree): a read command leaves the work tree as it
+    was, and `git status` clean."""
+    import os
+    os.makedirs(repo.cache_dir, exist_ok=True)
+    return os.path.join(repo.cache_dir, "entities.db")
 
 
 def _must_be_managed(repo) -> None:

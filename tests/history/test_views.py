@@ -223,7 +223,9 @@ def test_situations_graph_in_sqlite(team):
     ids = {e["id"] for e in data["entities"]}
     assert {"situation:session-alice", "agent:opus-4-6", "person:zach", "role:architect",
             "situation:haak"} <= ids
-    db = team / "data" / "entities.db"
+    db = team / ".git" / "gitstate" / "entities.db"
+    assert data["sqlite"]["path"] == str(db)
+    assert git(team, "status", "--porcelain").stdout == ""    # a read leaves the tree clean
     con = sqlite3.connect(db)
     rows = con.execute("SELECT member, quality FROM belongings WHERE owner = "
                        "'situation:session-alice' ORDER BY member").fetchall()
