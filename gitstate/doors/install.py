@@ -82,7 +82,7 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
         raise UsageError("this is a bare repository: use `gitstate init --server` on a hub")
     top = Path(repo.working_tree_dir)
     git = Git(top)
-    files: dict[str, bytes] = {}
+    files: dict[str, bytes | None] = {}   # None: remove
     actions: list[str] = []
 
     current = top / LIFECYCLE_PATH
@@ -104,6 +104,8 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
             raise GitstateError(f"{LIFECYCLE_PATH} exists and differs from "
                                 f"'{lifecycle}'; gitstate will not overwrite it",
                                 hint="pass --force to replace it")
+    if force and lifecycle is not None and current.is_file():
+        _drop_stale_docs(top, current, docs, files, actions)
     files[LIFECYCLE_PATH] = text.encode()
     for name, doc in docs.items():
         target = top / "protocols" / name
@@ -124,6 +126,11 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
 
     for rel, data in files.items():
         target = top / rel
+        if data is None:
+            target.unlink(missing_ok=True)
+            actions.append(f"removed {rel} (shipped with the former preset, not part of "
+                           f"'{lc.name}')")
+            continue
         if not target.is_file() or target.read_bytes() != data:
             if rel.startswith(SHIM_DIR + "/"):
                 write_executable(target, data.decode())
@@ -142,6 +149,29 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
             actions.append(f"committed {report.commit[:10]} (gitstate: manage with lifecycle "
                            f"'{lc.name}')")
     return report
+
+
+def _drop_stale_docs(top: Path, current: Path, docs: dict[str, str],
+                     files: dict, actions: list[str]) -> None:
+    """`init --force --lifecycle NEW` over a preset: the protocol docs the old preset shipped
+    and NEW does not are removed where they are as shipped, kept (and said) where edited."""
+    try:
+        with open(current, "rb") as fh:
+            old = read_lifecycle(fh.read(LIFECYCLE_BYTES + 1), LIFECYCLE_PATH)
+    except (OSError, GitstateError):
+        return
+    if old.name not in presets():
+        return
+    _, old_docs, _ = _source(old.name)
+    for name, shipped in old_docs.items():
+        rel, target = f"protocols/{name}", top / "protocols" / name
+        if name in docs or not target.is_file() or target.is_symlink():
+            continue
+        if target.read_bytes() == shipped.encode():
+            files[rel] = None   # removed with the rest, once nothing refuses the change
+        else:
+            actions.append(f"kept {rel}: shipped with '{old.name}' and edited since; remove it "
+                           "yourself if it no longer applies")
 
 
 def _activate(git: Git, top: Path, lc: Lifecycle, actions: list[str]) -> str:

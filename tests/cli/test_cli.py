@@ -342,3 +342,25 @@ def test_a_move_lists_what_rode_along_in_its_commit(repo):
     plain = json.loads(ok(repo, "transition", "alice", "distill", "--json").stdout)
     assert plain["also_committed"] == []
     assert "also committed" not in ok(repo, "transition", "alice", "distill").stdout
+
+
+def test_init_force_over_another_preset_removes_its_unedited_docs(repo):
+    (repo / "protocols" / "frozen.md").write_text("our own freezer rules\n")
+    git(repo, "commit", "-qam", "our freezer rules")
+    res = gitstate(repo, "init", "--lifecycle", "era", "--force", "--approved-by", "zach")
+    assert res.returncode == 0, res.stderr
+    assert not (repo / "protocols" / "dead.md").exists()          # haak's, as shipped
+    assert "removed protocols/dead.md" in res.stdout
+    assert (repo / "protocols" / "frozen.md").read_text() == "our own freezer rules\n"
+    assert "kept protocols/frozen.md" in res.stdout
+    assert (repo / "protocols" / "logout.md").is_file()          # era's own
+    committed = git(repo, "ls-tree", "--name-only", "HEAD", "protocols/").stdout.split()
+    assert "protocols/dead.md" not in committed and "protocols/frozen.md" in committed
+    assert git(repo, "status", "--porcelain").stdout == ""
+
+
+def test_init_force_refused_without_approval_removes_nothing(repo):
+    res = gitstate(repo, "init", "--lifecycle", "era", "--force")
+    assert res.returncode == 1 and "needs a human's approval" in res.stderr
+    assert (repo / "protocols" / "dead.md").is_file()
+    assert git(repo, "status", "--porcelain").stdout == ""
