@@ -8,6 +8,7 @@ import click
 from gitstate.cli.app import cli, directory_of, emit, json_option, message_option, \
     open_repo, push_option, set_option
 from gitstate.cli.text import commit_move, print_move
+from gitstate.errors import GitstateError
 
 
 def run_spawn(directory: str | None, agent: str, *, role: str | None = None,
@@ -18,6 +19,7 @@ def run_spawn(directory: str | None, agent: str, *, role: str | None = None,
     from gitstate.moves.agent import parse_sets, spawn
     from gitstate.moves.operations import spawn_when_free
     repo, values = open_repo(directory), parse_sets(sets)
+    _note_near_role(repo, role)
     if session:
         values["session"] = session   # the runtime's session id: its hooks find the agent
     options = dict(role=role, model=model, parent_agent=parent, sets=values,
@@ -30,6 +32,22 @@ def run_spawn(directory: str | None, agent: str, *, role: str | None = None,
         def move():
             return spawn(repo, agent, **options)
     return commit_move(repo, agent, move, push=push, as_json=as_json, command="spawn")
+
+
+def _note_near_role(repo, role: str | None) -> None:
+    """A custom role one typo away from a declared one is most likely that one: say so (the
+    spawn goes ahead where custom roles are allowed; elsewhere the law refuses it)."""
+    if not role:
+        return
+    from gitstate.law.suggest import closest
+    try:
+        lc = repo.lifecycle(repo.git.head())
+    except GitstateError:
+        return
+    best = closest(role, lc.roles)
+    if role not in lc.roles and best and lc.policies.custom_roles:
+        click.echo(f"gitstate: note: '{role}' is not a declared role, so it is a custom one; "
+                   f"did you mean '{best}'?", err=True)
 
 
 @cli.command()

@@ -24,8 +24,7 @@ def run_status(directory: str | None, agent: str | None = None, *, as_json: bool
         path = lc.state_path(agent)
         data = repo.git.cat_files([f"{head}:{path}"])[0] if head else None
         if data is None:
-            raise GitstateError(f"unknown agent '{agent}': {path} is not committed",
-                                hint=f"spawn it with `gitstate spawn {agent}`")
+            raise repo.unknown_agent(agent, head, lc)
         rows = [agent_status(agent, path, data, lc)]
     else:
         rows = [agent_status(a, lc.state_path(a), d, lc)

@@ -65,9 +65,32 @@ class Managed:
         path = lc.state_path(agent)
         data = self.git.cat_files([f"{rev}:{path}"])[0] if rev else None
         if data is None:
-            raise GitstateError(f"unknown agent '{agent}': {path} is not committed",
-                                hint=f"spawn it first: `gitstate spawn {agent}`")
+            raise self.unknown_agent(agent, rev, lc)
         return lc, path, statefile.parse_bytes(data, path)
+
+    def agent_ids(self, lc: Lifecycle, rev: str | None) -> list[str]:
+        """The ids of every agent with a state file committed at `rev` (no file is read)."""
+        if rev is None:
+            return []
+        rx = lc.state_path_regex()
+        head_dir = lc.state_file.split("{id}")[0]
+        return [m.group("id") for p in self.git.ls_tree_paths(rev, head_dir.rstrip("/"))
+                if (m := rx.match(p))]
+
+    def unknown_agent(self, agent: str, rev: str | None, lc: Lifecycle,
+                      hint: str | None = None):
+        """The error for an agent with no committed state file, naming the closest known id
+        (a typo) or else how to spawn it."""
+        from gitstate.errors import GitstateError
+        from gitstate.law.suggest import closest
+        best = closest(agent, self.agent_ids(lc, rev))
+        if best:
+            return GitstateError(f"unknown agent '{agent}' (did you mean '{best}'?): "
+                                 f"{lc.state_path(agent)} is not committed",
+                                 hint=f"the agent is '{best}', or spawn '{agent}' first: "
+                                      f"`gitstate spawn {agent}`")
+        return GitstateError(f"unknown agent '{agent}': {lc.state_path(agent)} is not committed",
+                             hint=hint or f"spawn it first: `gitstate spawn {agent}`")
 
     def staged_state_changes(self, lc: Lifecycle, base: str | None,
                              skip: set[str] = frozenset()) -> list[FileChange]:

@@ -90,7 +90,9 @@ def transitions(repo: Managed, agent: str | None = None, at: str | None = None) 
         out.append({"agent": who, "from": before, "to": state, "commit": sha,
                     "author": author, "time": when, "text": text})
     if want and not out:
-        raise GitstateError(f"no history for agent '{want}'",
+        from gitstate.law.suggest import did_you_mean
+        raise GitstateError(f"no history for agent '{want}'"
+                            f"{did_you_mean(want, repo.agent_ids(lc, head))}",
                             hint="`gitstate roster` lists the agents this repository knows")
     return out
 
@@ -139,7 +141,7 @@ def inbox(repo: Managed, agent: str, at: str | None = None) -> dict:
     head, lc = _law_at(repo, at)
     data = repo.git.cat_files([f"{head}:{lc.state_path(agent)}"])[0] if head else None
     if data is None:
-        raise GitstateError(f"unknown agent '{agent}'", hint=f"spawn it: `gitstate spawn {agent}`")
+        raise repo.unknown_agent(agent, head, lc)
     since = _last_read(repo, lc, agent, data)
     revs = [f"{since}..{head}" if since else head]
     return _inbox_of(agent, since, head, _mentions(repo, lc, revs, agent))

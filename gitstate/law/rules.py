@@ -258,8 +258,10 @@ def _check_content(p: Parsed, lc: Lifecycle, out: list[Violation], memo: dict | 
     if p.new_problem or not isinstance(state, str):
         return False
     if state not in lc.states:
+        from gitstate.law.suggest import did_you_mean
         out.append(Violation("unknown-state", f"'{state}' is not a state of lifecycle "
-                             f"'{lc.name}' (states: {', '.join(lc.states)})",
+                             f"'{lc.name}'{did_you_mean(state, lc.states)} (states: "
+                             f"{', '.join(lc.states)})",
                              f"{ch.path}:{new.line_of('state')}"))
         p.new_problem = True
         return False

@@ -97,9 +97,10 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, out: list[Violation],
     role_at = f"{path}:{new.line_of('role')}"
 
     if role and not lc.policies.custom_roles and role not in lc.roles:
+        from gitstate.law.suggest import did_you_mean
         out.append(Violation("unknown-role", f"role '{role}' is not one of this lifecycle's "
-                             f"roles ({', '.join(lc.roles) or 'none'}), and custom roles are "
-                             "not allowed", role_at))
+                             f"roles{did_you_mean(role, lc.roles)} ({', '.join(lc.roles) or 'none'}"
+                             "), and custom roles are not allowed", role_at))
     spec = lc.roles.get(role) if role else None
     if living and spec is not None and spec.max and (not was_living or role != old_role):
         holders = sorted(a for a, f in ctx.agents().items()

@@ -6,58 +6,16 @@ anything is written, so an illegal move is refused with the same words either wa
 
 from __future__ import annotations
 
-import re
-from datetime import datetime, timezone
 from typing import Any
 
-from gitstate.law import statefile, yamlio
+from gitstate.law import statefile
 from gitstate.git.atomic import Plan, Result, commit_atomically, reject_if
-from gitstate.errors import GitstateError, InvalidFile, UsageError
+from gitstate.errors import GitstateError, InvalidFile
 from gitstate.law.grammar import canonical_id, format_message
 from gitstate.git.repo import GitContext, Managed
 from gitstate.history.views import freeze_state_path
 from gitstate.law.rules import FileChange, validate
-
-_SET_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
-PROTECTED_KEYS = {"agent": "it is the agent's id", "state": "name the state as the STATE argument"}
-
-
-def now_iso(precise: bool = False) -> str:
-    now = datetime.now(timezone.utc)
-    return (now if precise else now.replace(microsecond=0)).isoformat().replace("+00:00", "Z")
-
-
-def parse_sets(pairs: tuple[str, ...] | list[str]) -> dict[str, Any]:
-    """`--set K=V` pairs: `null` clears K, the numeric keys take numbers, the rest is text."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        key = key.strip()
-        if not sep or not _SET_KEY.match(key):
-            raise UsageError(f"--set takes KEY=VALUE, got {pair!r}")
-        if key in PROTECTED_KEYS:
-            raise UsageError(f"--set {key}=... is not allowed: {PROTECTED_KEYS[key]}")
-        value = _read_value(raw, key)
-        out[key] = value
-    return out
-
-
-NUMERIC_KEYS = frozenset({"context_pct", "depth", "pid"})
-
-
-def _read_value(raw: str, key: str) -> Any:
-    """Empty, `null` or `~` clears a key; the known numeric keys take numbers; anything else
-    is text exactly as given (`thread=007` stays "007", `model=4.10` stays "4.10")."""
-    if raw.strip() in ("", "null", "~"):
-        return None
-    if key not in NUMERIC_KEYS:
-        return raw
-    try:
-        value, _ = yamlio.load(raw, where=f"--set {key}")
-    except InvalidFile:
-        return raw
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else raw
-
+from gitstate.moves.fields import now_iso, parse_sets  # noqa: F401  (the commands' names)
 
 def _current(repo: Managed, parent: str | None, path: str) -> tuple[bytes | None, bytes | None]:
     """(committed bytes at parent, work tree bytes) of a state file."""
@@ -184,8 +142,7 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
         path = lc.state_path(agent)
         old, work = _current(repo, head, path)
         if old is None:
-            raise GitstateError(f"unknown agent '{agent}': {path} is not committed",
-                                hint=f"spawn it first: `gitstate spawn {agent}`")
+            raise repo.unknown_agent(agent, head, lc)
         staged = _staged(repo, path) if with_work else None
         base_bytes = staged if staged is not None else old
         base = statefile.parse_bytes(base_bytes, path)
@@ -403,8 +360,8 @@ def _role_transfer(repo: Managed, lc, front: dict, role: str,
     to_path = lc.state_path(to)
     old_to, work_to = _current(repo, repo.git.head(), to_path)
     if old_to is None:
-        raise GitstateError(f"unknown agent '{to}': {to_path} is not committed",
-                            hint=f"spawn it first (without the role): `gitstate spawn {to}`")
+        raise repo.unknown_agent(to, repo.git.head(), lc,
+                                 hint=f"spawn it first (without the role): `gitstate spawn {to}`")
     base = statefile.parse_bytes(work_to if work_to is not None else old_to, to_path)
     held = statefile.as_text(base.get("role"))
     if held and held != role:

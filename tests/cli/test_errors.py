@@ -101,3 +101,35 @@ def test_plain_git_commit_keeps_the_trailer_wording(repo):
     git(repo, "add", "-A")
     res = git(repo, "commit", "-qm", "@alice: [STATE:bootstrap] back", check=False)
     assert res.returncode == 1 and "add the trailer 'Approved-by: <human>'" in res.stderr
+
+
+def test_did_you_mean_for_a_mistyped_state_agent_role_or_command(repo):
+    from conftest import walk
+    assert gitstate(repo, "spawn", "alice").returncode == 0
+    walk(repo, "alice", "inbox")
+    res = gitstate(repo, "transition", "alice", "distil")
+    assert res.returncode == 1 and "(did you mean 'distill'?)" in res.stderr
+    for args in (("transition", "alcie", "distill"), ("status", "alcie"), ("inbox", "alcie"),
+                 ("log", "alcie")):
+        res = gitstate(repo, *args)
+        assert res.returncode == 1 and "did you mean 'alice'?" in res.stderr, args
+    data = json.loads(gitstate(repo, "status", "alcie", "--json").stdout)
+    assert "did you mean 'alice'?" in data["message"]
+    res = gitstate(repo, "spawn", "bob", "--role", "architekt")
+    assert res.returncode == 0 and "did you mean 'architect'?" in res.stderr
+    res = gitstate(repo, "sapwn", "carol")
+    assert res.returncode == 2 and "Did you mean 'spawn'?" in res.stderr
+    res = gitstate(repo, "transition", "alice", "zzzz")
+    assert res.returncode == 1 and "did you mean" not in res.stderr    # nothing close
+
+
+def test_did_you_mean_for_a_role_where_custom_roles_are_refused(tmp_path):
+    from conftest import git, make_repo
+    repo = make_repo(tmp_path / "r")
+    assert gitstate(repo, "init", "--lifecycle", "maos").returncode == 0
+    law = repo / "protocols" / "lifecycle.yaml"
+    law.write_text(law.read_text().replace("custom_roles: true", "custom_roles: false"))
+    git(repo, "commit", "-qam", "no custom roles", "-m", "Approved-by: zach")
+    res = gitstate(repo, "spawn", "e1", "--role", "enginer")
+    assert res.returncode == 1 and "[unknown-role]" in res.stderr
+    assert "(did you mean 'engineer'?)" in res.stderr

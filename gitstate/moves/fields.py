@@ -1,0 +1,51 @@
+"""What a move writes into a state file besides its state: `--set K=V` values, and the
+time stamps."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from typing import Any
+
+from gitstate.errors import InvalidFile, UsageError
+from gitstate.law import yamlio
+
+_SET_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+PROTECTED_KEYS = {"agent": "it is the agent's id", "state": "name the state as the STATE argument"}
+
+
+def now_iso(precise: bool = False) -> str:
+    now = datetime.now(timezone.utc)
+    return (now if precise else now.replace(microsecond=0)).isoformat().replace("+00:00", "Z")
+
+
+def parse_sets(pairs: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    """`--set K=V` pairs: `null` clears K, the numeric keys take numbers, the rest is text."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        key = key.strip()
+        if not sep or not _SET_KEY.match(key):
+            raise UsageError(f"--set takes KEY=VALUE, got {pair!r}")
+        if key in PROTECTED_KEYS:
+            raise UsageError(f"--set {key}=... is not allowed: {PROTECTED_KEYS[key]}")
+        value = _read_value(raw, key)
+        out[key] = value
+    return out
+
+
+NUMERIC_KEYS = frozenset({"context_pct", "depth", "pid"})
+
+
+def _read_value(raw: str, key: str) -> Any:
+    """Empty, `null` or `~` clears a key; the known numeric keys take numbers; anything else
+    is text exactly as given (`thread=007` stays "007", `model=4.10` stays "4.10")."""
+    if raw.strip() in ("", "null", "~"):
+        return None
+    if key not in NUMERIC_KEYS:
+        return raw
+    try:
+        value, _ = yamlio.load(raw, where=f"--set {key}")
+    except InvalidFile:
+        return raw
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else raw
