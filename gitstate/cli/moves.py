@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import click
 
+from gitstate.cli import complete
 from gitstate.cli.app import cli, directory_of, emit, json_option, message_option, \
     open_repo, push_option, set_option
 from gitstate.cli.text import commit_move, print_move
@@ -51,8 +52,8 @@ def _note_near_role(repo, role: str | None) -> None:
 
 
 @cli.command()
-@click.argument("agent")
-@click.option("--role", default=None, help="The role this agent holds.")
+@click.argument("agent", shell_complete=complete.agent)
+@click.option("--role", default=None, shell_complete=complete.role, help="The role this agent holds.")
 @click.option("--model", default=None, help="The model behind the agent.")
 @click.option("--parent", "parent", default=None, help="The agent that spawned this one.")
 @click.option("--session", default=None, metavar="ID",
@@ -87,8 +88,8 @@ def run_transition(directory: str | None, agent: str, state: str, *, text: str |
 
 
 @cli.command()
-@click.argument("agent")
-@click.argument("state")
+@click.argument("agent", shell_complete=complete.agent)
+@click.argument("state", shell_complete=complete.state)
 @message_option
 @click.option("--body", default="", help="A longer commit body (may @mention agents).")
 @set_option
@@ -114,7 +115,7 @@ def run_freeze(directory: str | None, agent: str, *, text: str | None = None,
 
 
 @cli.command()
-@click.argument("agent")
+@click.argument("agent", shell_complete=complete.agent)
 @message_option
 @click.option("--situation", default=None, help="primary_situation for a new freeze-state.")
 @set_option
@@ -141,7 +142,7 @@ def run_wake(directory: str | None, agent: str, approved_by: str, *, state: str 
 
 
 @cli.command()
-@click.argument("agent")
+@click.argument("agent", shell_complete=complete.agent)
 @click.option("--approved-by", required=True, metavar="HUMAN",
               help="The human (one of the lifecycle's `humans`) who decided to wake it.")
 @click.option("--state", default=None, help="Where to wake it to (default: the first living "
@@ -183,7 +184,7 @@ def run_bury(directory: str | None, agent: str, summary: str, *, approved_by: st
 
 
 @cli.command()
-@click.argument("agent")
+@click.argument("agent", shell_complete=complete.agent)
 @click.option("--summary", required=True, help="The final summary (required to die).")
 @click.option("--approved-by", default=None, metavar="HUMAN",
               help="Needed when the move is gated (e.g. burying a frozen agent in haak).")
@@ -213,7 +214,7 @@ def run_show(directory: str | None, agent: str, *, as_json: bool = False) -> int
 
 
 @cli.command()
-@click.argument("agent")
+@click.argument("agent", shell_complete=complete.agent)
 @json_option
 @click.pass_context
 def show(ctx, agent, as_json):
@@ -230,9 +231,10 @@ def run_handover(directory: str | None, role: str, to: str, *, giver: str | None
 
 
 @cli.command()
-@click.argument("role")
-@click.option("--to", "to", required=True, metavar="ID", help="The agent that takes the role.")
-@click.option("--from", "giver", default=None, metavar="ID",
+@click.argument("role", shell_complete=complete.role)
+@click.option("--to", "to", required=True, metavar="ID", shell_complete=complete.agent,
+              help="The agent that takes the role.")
+@click.option("--from", "giver", default=None, metavar="ID", shell_complete=complete.agent,
               help="The holder that gives it (default: the one living holder).")
 @message_option
 @json_option
@@ -258,7 +260,7 @@ def run_logout(directory: str | None, agent: str, note: str, *, text: str | None
 
 
 @cli.command()
-@click.argument("agent")
+@click.argument("agent", shell_complete=complete.agent)
 @click.option("--note", required=True, help="One line for the shared log: where you stopped.")
 @set_option
 @message_option

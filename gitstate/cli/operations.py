@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from gitstate.cli import complete
 from gitstate.cli.app import cli, directory_of, emit, json_option, open_repo, push_option
 from gitstate.errors import EXIT_REJECTED, UsageError
 
@@ -16,7 +17,7 @@ def run_await(directory: str | None, agents: list[str], timeout: float | None = 
 
 
 @cli.command("await")
-@click.argument("agents", nargs=-1, required=True)
+@click.argument("agents", nargs=-1, required=True, shell_complete=complete.agent)
 @click.option("--timeout", type=float, default=None, metavar="SECONDS",
               help="Give up after this long (exit 124).")
 @click.pass_context

@@ -6,6 +6,7 @@ import re
 
 import click
 
+from gitstate.cli import complete
 from gitstate.cli.app import at_option, cli, directory_of, emit, json_option, open_repo, \
     push_option
 from gitstate.cli.text import plural, print_roster, print_status, when
@@ -41,7 +42,7 @@ def run_status(directory: str | None, agent: str | None = None, *, as_json: bool
 
 
 @cli.command()
-@click.argument("agent", required=False)
+@click.argument("agent", required=False, shell_complete=complete.agent)
 @json_option
 @click.pass_context
 def status(ctx, agent, as_json):
@@ -108,7 +109,7 @@ def run_log(directory: str | None, agent: str | None = None, *, as_json: bool = 
 
 
 @cli.command("log")
-@click.argument("agent", required=False)
+@click.argument("agent", required=False, shell_complete=complete.agent)
 @json_option
 @click.pass_context
 def log_cmd(ctx, agent, as_json):
@@ -160,7 +161,7 @@ def run_inbox(directory: str | None, agent: str, *, mark_read: bool = False,
 
 
 @cli.command()
-@click.argument("agent")
+@click.argument("agent", shell_complete=complete.agent)
 @click.option("--mark-read", is_flag=True,
               help="Move the agent's last_read_commit to HEAD (a state commit).")
 @push_option

@@ -364,3 +364,26 @@ def test_init_force_refused_without_approval_removes_nothing(repo):
     assert res.returncode == 1 and "needs a human's approval" in res.stderr
     assert (repo / "protocols" / "dead.md").is_file()
     assert git(repo, "status", "--porcelain").stdout == ""
+
+
+def _complete(repo, words: str) -> list[str]:
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, COMP_WORDS=words, COMP_CWORD=str(len(words.split(" ")) - 1),
+               _GITSTATE_COMPLETE="bash_complete")
+    out = subprocess.run([sys.executable, "-m", "gitstate"], cwd=repo, env=env,
+                         capture_output=True, text=True)
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    return [line.split(",", 1)[1] for line in out.stdout.splitlines() if line]
+
+
+def test_shell_completion_of_commands_agents_states_and_roles(repo, tmp_path):
+    ok(repo, "spawn", "alice")
+    ok(repo, "spawn", "albert")
+    assert _complete(repo, "gitstate tra") == ["transition"]
+    assert _complete(repo, "gitstate transition al") == ["albert", "alice"]
+    assert _complete(repo, "gitstate transition alice d") == ["distill", "deep_work", "dead"]
+    assert "architect" in _complete(repo, "gitstate spawn bob --role ar")
+    assert _complete(tmp_path, f"gitstate -C {repo} status ali") == ["alice"]
+    assert _complete(tmp_path, "gitstate status ali") == []     # not a repository: nothing
