@@ -93,9 +93,19 @@ def vacancies(ctx, at, as_json):
     return run_vacancies(directory_of(ctx), at, as_json=as_json)
 
 
-def run_log(directory: str | None, agent: str | None = None, *, as_json: bool = False) -> int:
-    from gitstate.history.views import transitions
-    rows = transitions(open_repo(directory), agent)
+def run_log(directory: str | None, agent: str | None = None, *, as_json: bool = False,
+            limit: int | None = None, since: str | None = None,
+            newest_first: bool = False) -> int:
+    from gitstate.history.views import since_time, transitions
+    repo = open_repo(directory)
+    rows = transitions(repo, agent)
+    if since is not None:
+        after = since_time(repo, since)
+        rows = [r for r in rows if r["time"] >= after]
+    if limit is not None:
+        rows = rows[-limit:] if limit else []       # the newest moves, as `git log -n`
+    if newest_first:
+        rows.reverse()
     if as_json:
         emit("log", rows)
         return 0
@@ -110,11 +120,18 @@ def run_log(directory: str | None, agent: str | None = None, *, as_json: bool = 
 
 @cli.command("log")
 @click.argument("agent", required=False, shell_complete=complete.agent)
+@click.option("--limit", "-n", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Only the N newest moves.")
+@click.option("--since", default=None, metavar="DATE",
+              help="Only moves committed since DATE (2026-11-01, '2 days ago', yesterday).")
+@click.option("--newest-first", "--reverse", "newest_first", is_flag=True,
+              help="Newest first (the default is oldest first, the order they happened in).")
 @json_option
 @click.pass_context
-def log_cmd(ctx, agent, as_json):
+def log_cmd(ctx, agent, limit, since, newest_first, as_json):
     """Transition history (of AGENT, or of everyone), oldest first."""
-    return run_log(directory_of(ctx), agent, as_json=as_json)
+    return run_log(directory_of(ctx), agent, as_json=as_json, limit=limit, since=since,
+                   newest_first=newest_first)
 
 
 def run_inbox(directory: str | None, agent: str, *, mark_read: bool = False,

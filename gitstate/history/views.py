@@ -29,7 +29,19 @@ def resolve_at(repo: Managed, at: str | None) -> tuple[str | None, int]:
     return sha, when
 
 
-_RELATIVE = re.compile(r"^\d+\s+(second|minute|hour|day|week|month|year)s?\s+ago$")
+_RELATIVE = re.compile(r"^(\d+\s+(second|minute|hour|day|week|month|year)s?\s+ago|yesterday"
+                       r"|today|now)$", re.I)
+
+
+def since_time(repo: Managed, text: str) -> int:
+    """The time (seconds) of a `--since` date, read as git reads one; a usage error for text
+    that is no date (git would read any text as some date)."""
+    out = repo.git.run("rev-parse", f"--since={text}", check=False).decode().strip() \
+        if _looks_like_date(text) else ""
+    if not out.startswith("--max-age="):
+        raise UsageError(f"--since {text!r} is not a date", hint="e.g. --since 2026-11-01, "
+                         "--since '2 days ago', --since yesterday")
+    return int(out.split("=", 1)[1])
 
 
 def _looks_like_date(text: str) -> bool:

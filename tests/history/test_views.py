@@ -344,3 +344,31 @@ def test_one_agents_log_and_inbox_equal_everyones_filtered(team):
     assert [m["to"] for m in transitions(repo, "bob")] == ["bootstrap", "inbox"]
     assert [m["from"] for m in inbox(repo, "carol")["messages"]] == ["bob"]
     assert [m["from"] for m in inbox(repo, "bob")["messages"]] == ["alice"]
+
+
+def test_log_limit_since_and_newest_first(team):
+    import os
+    env_time = {"GIT_COMMITTER_DATE": "2020-01-01T00:00:00Z"}
+    git_env = dict(os.environ, **env_time)
+    subprocess_run = __import__("subprocess").run
+    every = [r["commit"] for r in js(team, "log")]
+    assert len(every) >= 3
+    assert [r["commit"] for r in js(team, "log", "--limit", "2")] == every[-2:]
+    assert [r["commit"] for r in js(team, "log", "-n", "2", "--newest-first")] \
+        == every[-2:][::-1]
+    assert [r["commit"] for r in js(team, "log", "--reverse")] == every[::-1]
+    assert js(team, "log", "--limit", "0") == []
+    # a move dated long ago is left out by --since; one of today is kept
+    set_state_line(team, "alice", "summary", "an old progress note")
+    git(team, "add", "-A")
+    proc = subprocess_run(["git", "commit", "-qm", "@alice: [STATE:bootstrap] old note"],
+                          cwd=team, env=git_env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    old = git(team, "rev-parse", "HEAD").stdout.strip()
+    assert old in [r["commit"] for r in js(team, "log")]
+    recent = [r["commit"] for r in js(team, "log", "--since", "2 days ago")]
+    assert old not in recent and set(recent) == set(every)
+    assert old in [r["commit"] for r in js(team, "log", "--since", "2019-12-31")]
+    res = gitstate(team, "log", "--since", "garbage")
+    assert res.returncode == 2 and "is not a date" in res.stderr
