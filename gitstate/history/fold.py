@@ -67,10 +67,15 @@ def tag_events(git: Git, lc: Lifecycle, revs: list[str], agent: str | None = Non
 
 
 def fold(tracks: dict[str, AgentTrack], events) -> dict[str, AgentTrack]:
-    """Fold tag events (oldest first) into per-agent tracks; returns the same dict."""
+    """Fold tag events (oldest first) into per-agent tracks; returns the same dict. Each
+    commit recorded is (sha, time, its place in the order of history), so that what happened
+    later is known even within one second: the place of the next event is one more than the
+    number of events folded so far, which a saved fold knows too."""
+    seq = sum(t.count for t in tracks.values())
     for sha, when, _author, agent, state, _text in events:
         t = tracks.get(agent)
-        here = (sha, when)
+        seq += 1
+        here = (sha, when, seq)
         if t is None:
             tracks[agent] = AgentTrack(here, here, state, here, 1, None, len(tracks))
             continue
@@ -150,6 +155,7 @@ def agent_record(agent: str, path: str, front: dict | None, problem: str | None,
     if track is not None:
         since = track.entered if track.tag == state else track.last
         rec["in_state_since"] = {"sha": since[0], "time": since[1]}
+        rec["entered_order"] = since[2] if len(since) > 2 else None
         rec["seconds_in_state"] = max(0, now - since[1])
     return rec
 
@@ -197,7 +203,10 @@ def vacancies(records: list[dict], lc: Lifecycle) -> list[dict]:
             out.append({"role": role, "status": "unfilled", "mandate": mandate,
                         "last_holder": None, "since": None, "frozen_holders": []})
             continue
-        last = max(held, key=lambda h: (h["in_state_since"] or {}).get("time", 0))
+        # the holder whose state began last in history (not by clock: one second may hold
+        # several moves, and clocks differ between clones)
+        last = max(held, key=lambda h: (h.get("entered_order") or 0,
+                                        (h["in_state_since"] or {}).get("time", 0)))
         out.append({"role": role, "status": "vacant", "mandate": mandate,
                     "last_holder": last["agent"], "last_holder_state": last["state"],
                     "since": last["in_state_since"],

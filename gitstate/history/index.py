@@ -20,7 +20,7 @@ from gitstate.git.runner import Git
 from gitstate.history.fold import fold, tag_events, track_from_plain, track_to_plain
 from gitstate.law.lifecycle import Lifecycle
 
-FORMAT = 5
+FORMAT = 6   # 6: each recorded commit carries its place in history
 TRACKS_NAME = "tracks.json"
 BLOBS_NAME = "fronts.json"
 _BLOBS_WORTH_SAVING = 300

@@ -152,6 +152,7 @@ class RosterRow(Record):
     first_commit: Commit | None = None
     last_commit: Commit | None = None
     in_state_since: Commit | None = None
+    entered_order: int | None = None   # place in history of the move into this state
     seconds_in_state: int | None = None
     instance: int | None = None
     problem: str | None = None

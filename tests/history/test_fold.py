@@ -16,8 +16,8 @@ AGENTS = ["alice", "bob", "carol"]
 def replay(events):
     """The model: walk the transitions one by one, remembering everything."""
     seen: dict[str, list] = {}
-    for sha, t, _a, agent, state, _x in events:
-        seen.setdefault(agent, []).append((sha, t, state))
+    for place, (sha, t, _a, agent, state, _x) in enumerate(events, start=1):
+        seen.setdefault(agent, []).append((sha, t, state, place))
     out = {}
     for born, (agent, steps) in enumerate(seen.items()):
         current = steps[-1][2]
@@ -26,8 +26,10 @@ def replay(events):
         while i > 0 and steps[i - 1][2] == current:
             i -= 1
         previous = next((s[2] for s in reversed(steps[:i])), None)
-        out[agent] = AgentTrack((steps[0][0], steps[0][1]), (steps[-1][0], steps[-1][1]),
-                                current, (steps[i][0], steps[i][1]), len(steps), previous, born)
+        out[agent] = AgentTrack((steps[0][0], steps[0][1], steps[0][3]),
+                                (steps[-1][0], steps[-1][1], steps[-1][3]), current,
+                                (steps[i][0], steps[i][1], steps[i][3]), len(steps), previous,
+                                born)
     return out
 
 
@@ -77,3 +79,15 @@ def test_vacancies():
     assert "Mandate: patterns/methods/23-architect-mandate.md" in vacancy_notice(arch)
     assert found["strategist"]["status"] == "unfilled"
     assert found["custom-role"]["last_holder"] == "zed"  # undeclared roles count too
+
+
+def test_vacancies_order_holders_by_history_when_their_clocks_tie():
+    def rec(agent, place):
+        track = AgentTrack(("c0", 1, 1), ("c9", 500, place), "dead", ("c9", 500, place), 2, None)
+        return agent_record(agent, f"agent/{agent}/_state.md",
+                            {"agent": agent, "state": "dead", "role": "steward",
+                             "final_summary": "x"}, None, track, HAAK, now=1000)
+    found = {v["role"]: v for v in vacancies([rec("zed", 7), rec("aaron", 9)], HAAK)}
+    assert found["steward"]["last_holder"] == "aaron"
+    found = {v["role"]: v for v in vacancies([rec("aaron", 7), rec("zed", 9)], HAAK)}
+    assert found["steward"]["last_holder"] == "zed"

@@ -372,3 +372,24 @@ def test_log_limit_since_and_newest_first(team):
     assert old in [r["commit"] for r in js(team, "log", "--since", "2019-12-31")]
     res = gitstate(team, "log", "--since", "garbage")
     assert res.returncode == 2 and "is not a date" in res.stderr
+
+
+def test_vacancies_name_the_last_holder_by_history_not_by_clock(repo, monkeypatch):
+    for var in ("GIT_COMMITTER_DATE", "GIT_AUTHOR_DATE"):      # every commit in one second
+        monkeypatch.setenv(var, "2026-11-22T10:00:00Z")
+    assert gitstate(repo, "spawn", "aaron", "--role", "steward").returncode == 0
+    walk(repo, "aaron", "inbox")
+    assert gitstate(repo, "bury", "aaron", "--summary", "first").returncode == 0
+    assert gitstate(repo, "spawn", "zed", "--role", "steward").returncode == 0
+    walk(repo, "zed", "inbox")
+    res = gitstate(repo, "bury", "zed", "--summary", "second")
+    assert res.returncode == 0
+    assert "Role 'steward' is vacant. Last held by zed" in res.stdout     # the notice
+    vac = {v["role"]: v for v in js(repo, "vacancies")["vacancies"]}
+    assert vac["steward"]["last_holder"] == "zed"
+    assert vac["steward"]["since"]["sha"] == git(repo, "rev-parse", "HEAD").stdout.strip()
+    # and so from a cold read (no index) as from the saved one
+    import shutil
+    shutil.rmtree(repo / ".git" / "gitstate")
+    assert {v["role"]: v for v in js(repo, "vacancies")["vacancies"]}["steward"][
+        "last_holder"] == "zed"
