@@ -38,11 +38,13 @@ class AgentTrack(Record):
 LOG_FIELDS = ["%H", "%ct", "%an", "%s"]
 
 
-def log_args(lc: Lifecycle, revs: list[str], agent: str | None = None) -> list[str]:
+def log_args(lc: Lifecycle, revs: list[str], agent: str | None = None,
+             order: str = "--topo-order") -> list[str]:
     """`git log` arguments (besides the format) that yield every tagged commit of `revs`,
     oldest first (with `agent`, at least those whose subject speaks as it: git filters, the
-    parser decides)."""
-    args = ["--reverse", "--topo-order"]
+    parser decides). Either order shows no commit before its parents; `--date-order`
+    interleaves merged lines by time, as a person reads a log."""
+    args = ["--reverse", order]
     if not lc.accept:  # other subject forms cannot be expressed as a git grep: read them all
         args.append(f"--grep={TAG_GREP}")
         if agent:      # ids compare case-insensitively; a '.' in one matches itself too
@@ -50,12 +52,14 @@ def log_args(lc: Lifecycle, revs: list[str], agent: str | None = None) -> list[s
     return args + revs + ["--"]
 
 
-def tag_events(git: Git, lc: Lifecycle, revs: list[str], agent: str | None = None) -> list[tuple]:
+def tag_events(git: Git, lc: Lifecycle, revs: list[str], agent: str | None = None,
+               order: str = "--topo-order") -> list[tuple]:
     """Tag events of `revs` (e.g. ["HEAD"], ["old..HEAD"]), oldest first; with `agent`, git
     drops most of the other agents' commits before they are parsed."""
     accept = lc.accept_patterns()
     out = []
-    for sha, ct, author, subject in git.log_records(LOG_FIELDS, *log_args(lc, revs, agent)):
+    for sha, ct, author, subject in git.log_records(LOG_FIELDS,
+                                                    *log_args(lc, revs, agent, order)):
         tag = subject_tag(subject, accept)
         if tag is not None:
             out.append((sha, int(ct) if ct.isdigit() else 0, author) + tag)

@@ -94,8 +94,10 @@ def transitions(repo: Managed, agent: str | None = None, at: str | None = None) 
     want = canonical_id(agent) if agent else None
     last: dict[str, str] = {}
     out = []
-    for sha, when, author, who, state, text in tag_events(repo.git, lc, [head], want):
-        before = last.get(who)
+    events = tag_events(repo.git, lc, [head], want, order="--date-order")
+    lines = _lines_of(repo, lc, head, events)
+    for sha, when, author, who, state, text in events:
+        before = lines[sha] if sha in lines else last.get(who)
         last[who] = state
         if want and who != want:
             continue
@@ -107,6 +109,17 @@ def transitions(repo: Managed, agent: str | None = None, at: str | None = None) 
                             f"{did_you_mean(want, repo.agent_ids(lc, head))}",
                             hint="`gitstate roster` lists the agents this repository knows")
     return out
+
+
+def _lines_of(repo: Managed, lc, head: str, events: list) -> dict[str, str | None]:
+    """Each move's "from" on its own line of history, where merges join lines that the one
+    order of `git log` would interleave; empty (nothing to correct) for a linear history."""
+    folder = lc.state_file.split("{id}")[0].rstrip("/")
+    if not events or not folder or not repo.git.run(
+            "rev-list", "--merges", "--full-history", "-1", head, "--", folder).strip():
+        return {}
+    from gitstate.history.lineage import moves_from
+    return moves_from(repo.git, head, folder, {e[0]: (e[3], e[4]) for e in events})
 
 
 def _mentions(repo: Managed, lc, revs: list[str], agent: str | None = None) -> list[tuple]:

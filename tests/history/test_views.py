@@ -393,3 +393,34 @@ def test_vacancies_name_the_last_holder_by_history_not_by_clock(repo, monkeypatc
     shutil.rmtree(repo / ".git" / "gitstate")
     assert {v["role"]: v for v in js(repo, "vacancies")["vacancies"]}["steward"][
         "last_holder"] == "zed"
+
+
+def test_log_after_merges_says_each_move_from_its_own_line_in_time_order(repo, monkeypatch):
+    def at(stamp):
+        for var in ("GIT_COMMITTER_DATE", "GIT_AUTHOR_DATE"):
+            monkeypatch.setenv(var, f"2026-11-22T10:{stamp}:00Z")
+    at("00")
+    assert gitstate(repo, "spawn", "alice").returncode == 0
+    assert gitstate(repo, "spawn", "bob").returncode == 0
+    walk(repo, "alice", "inbox", "distill")
+    git(repo, "branch", "side")
+    at("10")
+    walk(repo, "alice", "deep_work")                       # main, at :10
+    git(repo, "switch", "-q", "side")
+    at("05")
+    walk(repo, "bob", "inbox")                             # side, at :05
+    at("15")
+    set_state_line(repo, "alice", "state", "idle")         # side moves alice too: divergent
+    git(repo, *UNHOOKED, "commit", "-qam", "@alice: [STATE:idle] meanwhile")
+    git(repo, "switch", "-q", "main")
+    at("20")
+    git(repo, *UNHOOKED, "merge", "-q", "-s", "ours", "--no-edit", "side")
+    rows = js(repo, "log")
+    moves = [(r["agent"], r["from"], r["to"]) for r in rows]
+    assert ("alice", "distill", "idle") in moves           # from its own line
+    assert ("alice", "deep_work", "idle") not in moves     # never happened on any line
+    assert ("alice", "distill", "deep_work") in moves
+    times = [r["time"] for r in rows]
+    assert times == sorted(times)                          # merged lines interleave by time
+    verdict = json.loads(gitstate(repo, "verify", "--json").stdout)
+    assert "divergent" in {p["rule"] for p in verdict["problems"]}
