@@ -98,6 +98,9 @@ ROSTER_GROUPS = (("living", "living"), ("freezer", "freezer"), ("cemetery", "cem
 def print_roster(view: dict) -> None:
     everyone = [r for key, _ in ROSTER_GROUPS for r in view.get(key) or []]
     width = max((len(r["agent"]) for r in everyone), default=0)
+    # state files in another format (an adopted history): said once, not once per agent
+    foreign = [r for r in everyone if (r.get("problem") or "").startswith("[unreadable]")]
+    foreign = foreign if len(foreign) > 1 else []
     for key, title in ROSTER_GROUPS:
         rows = view.get(key) or []
         if not rows:
@@ -121,9 +124,17 @@ def print_roster(view: dict) -> None:
                 bits.append(f"freeze-state {r['freeze_state']}")
             if r.get("final_summary"):
                 bits.append(f"\"{r['final_summary']}\"")
-            if r.get("problem"):
+            if r in foreign:
+                bits.append("state from its last tag")
+            elif r.get("problem"):
                 bits.append(f"problem: {r['problem']}")
             click.echo("  ".join(bits))
+    if foreign:
+        paths = ", ".join(r["path"] for r in foreign[:3]) + (", ..." if len(foreign) > 3 else "")
+        click.echo(f"note: {len(foreign)} state files ({paths}) are not in gitstate's format "
+                   "(YAML front matter between '---' lines); each agent's state is read from "
+                   "its last tagged commit instead, and its other fields are unknown. "
+                   "`gitstate roster --json` has each file's problem.")
     if not everyone:
         click.echo("no agents yet: `gitstate spawn <id>` registers one")
 

@@ -252,7 +252,8 @@ def _must_be_managed(repo) -> None:
 
 def run_verify(directory: str | None, revs=(), *, no_cache: bool = False,
                as_json: bool = False) -> int:
-    from gitstate.history.verify import describe_problem, verify
+    from gitstate.history.problems import describe_problem
+    from gitstate.history.verify import verify
     repo = open_repo(directory)
     head = repo.git.head()
     _must_be_managed(repo)
@@ -262,17 +263,24 @@ def run_verify(directory: str | None, revs=(), *, no_cache: bool = False,
             raise UsageError(f"unknown revision or range {rev!r}",
                              hint="e.g. `gitstate verify origin/main..HEAD`")
     cache_dir = None if no_cache else repo.cache_dir
+    report: dict = {"by_tag": []}
     if head is None:
         problems, judged = [], 0
     elif revs:
-        problems, judged = verify(repo.git, list(revs), cache_dir)
+        problems, judged = verify(repo.git, list(revs), cache_dir, report=report)
     else:
-        problems, judged = verify(repo.git, [head], cache_dir, remember=not no_cache)
+        problems, judged = verify(repo.git, [head], cache_dir, remember=not no_cache,
+                                  report=report)
     if as_json:
-        emit("verify", {"ok": not problems, "problems": problems, "judged": judged})
+        emit("verify", {"ok": not problems, "problems": problems, "judged": judged,
+                        "judged_by_tag": report["by_tag"]})
     else:
         for p in problems:
             click.echo(describe_problem(p))
+        if report["by_tag"]:
+            click.echo(f"{plural(len(report['by_tag']), 'tagged commit')} older than "
+                       "protocols/lifecycle.yaml judged by their tags alone (moves, births and "
+                       "ends; not their state files, which that history keeps its own way)")
         bad = len({p["commit"] for p in problems})
         click.echo(f"{plural(bad, 'commit')} broke the rules" if problems
                    else "ok: every commit follows the lifecycle")

@@ -18,7 +18,8 @@ from gitstate.law.lifecycle import LIFECYCLE_PATH
 
 
 def guard(git: Git, updates: str) -> int:
-    from gitstate.history.verify import print_by_commit, verify
+    from gitstate.history.problems import print_by_commit
+    from gitstate.history.verify import verify
 
     cache_dir = git.text("rev-parse", "--absolute-git-dir") + "/gitstate"
     bad: list[tuple[str, dict]] = []

@@ -63,7 +63,8 @@ def _law_at(git: Git, rev: str | None) -> tuple[str, bytes] | None:
 
 def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
     """Refuse the whole push if any pushed ref breaks the law."""
-    from gitstate.history.verify import print_by_commit, verify
+    from gitstate.history.problems import print_by_commit
+    from gitstate.history.verify import verify
 
     updates = [line.split() for line in stdin.read().decode("utf-8", "replace").splitlines()]
     updates = [u for u in updates if len(u) == 3]

@@ -27,6 +27,7 @@ from gitstate.git import cache
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.git.repo import GitContext, judge_merge_at
 from gitstate.git.runner import Git
+from gitstate.history.commits import Commit, read_commits, parse_commit_object
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle, is_law_path
 from gitstate.law.limits import LIFECYCLE_BYTES, STATE_FILE_BYTES
 from gitstate.law.rules import FileChange, check_law_change, parse_state, validate
@@ -34,119 +35,40 @@ from gitstate.law.rules import FileChange, check_law_change, parse_state, valida
 CACHE_NAME = "verified.json"
 READ_LIMIT = max(STATE_FILE_BYTES, LIFECYCLE_BYTES)   # a larger blob is refused by its size
 SKEW = 300   # seconds a committer's clock may run ahead of the hub's
-_ZERO = "0" * 40
-
-
-class Commit:
-    __slots__ = ("sha", "parents", "changes", "time", "author", "message")
-
-    def __init__(self, sha: str, parents: list[str], changes: list):
-        self.sha, self.parents, self.changes = sha, parents, changes
-        self.time, self.author, self.message = 0, "", ""
-
-    @property
-    def subject(self) -> str:
-        return self.message.split("\n", 1)[0]
-
-
-def read_commits(git: Git, revs: list[str]):
-    """Every commit of `revs`, oldest first, with (path, old blob, new blob, new mode) of its
-    changes; author, time and message are filled in later from the commit objects.
-
-    `git log -z` with a format of ids only: records and fields are NUL-terminated and nothing
-    in them is free text. A thread drains git's output as it comes, so that git keeps walking
-    history while the commits already read are being judged."""
-    import queue
-    import threading
-
-    args = ["log", "-z", "--reverse", "--topo-order", "--raw", "--no-abbrev", "--no-renames",
-            "--diff-merges=first-parent", "--format=%H %P", *revs, "--"]
-    tokens: queue.Queue = queue.Queue(maxsize=1 << 16)
-    done = object()
-
-    def pump() -> None:
-        try:
-            for token in git.stream(*args, sep=b"\0"):
-                tokens.put(token)
-            tokens.put(done)
-        except BaseException as exc:  # handed to the reading side, raised there
-            tokens.put(exc)
-
-    threading.Thread(target=pump, daemon=True).start()
-    current: Commit | None = None
-    meta: list[str] | None = None
-    while True:
-        token = tokens.get()
-        if token is done:
-            break
-        if isinstance(token, BaseException):
-            raise token
-        if meta is not None:   # the path that follows a raw line: any bytes but NUL
-            path = token.decode("utf-8", "surrogateescape")
-            old, new = meta[2], meta[3]
-            current.changes.append((path, None if old == _ZERO else old,
-                                    None if new == _ZERO else new, meta[1]))
-            meta = None
-            continue
-        token = token.lstrip(b"\n")
-        if not token:
-            continue
-        if token.startswith(b":"):
-            meta = token[1:].decode("ascii", "replace").split()
-            if len(meta) < 5 or current is None:
-                raise GitstateError("git log printed a change this version cannot read",
-                                    where="git log")
-            continue
-        ids = token.decode("ascii", "replace").split()
-        if current is not None:
-            yield current
-        current = Commit(ids[0], ids[1:], [])
-    if current is not None:
-        yield current
-
-
-def parse_commit_object(data: bytes) -> tuple[int, str, str]:
-    """(committer time, author name, message) of a raw commit object."""
-    head, _, body = data.partition(b"\n\n")
-    when, author, encoding = 0, "", "utf-8"
-    for line in head.split(b"\n"):
-        if line.startswith(b"author "):
-            ident = line[7:]
-            author = ident[:ident.find(b"<")].strip().decode("utf-8", "replace") \
-                if b"<" in ident else ident.decode("utf-8", "replace")
-        elif line.startswith(b"committer "):
-            stamp = line.rpartition(b">")[2].split()
-            when = int(stamp[0]) if stamp and stamp[0].isdigit() and len(stamp[0]) < 16 else 0
-        elif line.startswith(b"encoding "):
-            encoding = line[9:].decode("ascii", "replace").strip() or "utf-8"
-    try:
-        message = body.decode(encoding, "surrogateescape")
-    except LookupError:
-        message = body.decode("utf-8", "surrogateescape")
-    return when, author, message
 
 
 def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool = False,
-           root_law: tuple[str, bytes] | None = None, clock=None) -> tuple[list[dict], int]:
+           root_law: tuple[str, bytes] | None = None, clock=None,
+           report: dict | None = None) -> tuple[list[dict], int]:
     """(problems, number of commits judged) for the history of `revs`.
 
     `cache_dir` None: no cache is read or written, not even the checked lifecycles.
     `root_law`: the law (blob id, content) by which parentless commits are judged, for a
     caller judging commits that join an existing history (the hub, the ref guard).
-    `clock`: the hub's (`doors.hub.HubClock`): time is its own, not the committers'."""
+    `clock`: the hub's (`doors.hub.HubClock`): time is its own, not the committers'.
+    `report`, if given, gets `by_tag`: the commits older than the lifecycle, judged by their
+    tags alone (an adopted history)."""
     saved = _load(cache_dir) if remember else None
     head = revs[0] if len(revs) == 1 else None
     problems: list[dict] = []
     judged_revs = revs
+    by_tag: list[str] = []
     if saved and head and saved["tip"] == head:
+        if report is not None:
+            report["by_tag"] = saved.get("by_tag", [])
         return saved["problems"], 0
     if saved and head and _extends(git, saved["tip"], head):
         problems = list(saved["problems"])
+        by_tag = list(saved.get("by_tag", []))
         judged_revs = [f"{saved['tip']}..{head}"]
-    found, judged = _judge_all(git, read_commits(git, judged_revs), cache_dir, root_law, clock)
+    found, judged, tagged = _judge_all(git, read_commits(git, judged_revs), cache_dir,
+                                       root_law, clock)
     problems += found
+    by_tag += tagged
+    if report is not None:
+        report["by_tag"] = by_tag
     if remember and head:
-        _store(cache_dir, {"tip": head, "problems": problems})
+        _store(cache_dir, {"tip": head, "problems": problems, "by_tag": by_tag})
     return problems, judged
 
 
@@ -154,10 +76,12 @@ BATCH = 2000
 
 
 def _judge_all(git: Git, commits, cache_dir: str | None, root_law: tuple[str, bytes] | None,
-               clock=None) -> tuple[list[dict], int]:
-    """(problems, count) for commits (oldest first), judged in batches as they are read."""
+               clock=None) -> tuple[list[dict], int, list[str]]:
+    """(problems, count, judged by tag alone) for commits (oldest first), judged in batches
+    as they are read."""
     state = {"law": {}, "lifecycles": {}, "parsed": {}, "run": {"at": None, "agents": {}},
-             "latest": root_law, "joined": root_law is not None, "clock": clock}
+             "latest": root_law, "joined": root_law is not None, "clock": clock,
+             "before_law": [], "by_tag": []}
     problems: list[dict] = []
     batch: list[Commit] = []
     count = 0
@@ -170,7 +94,7 @@ def _judge_all(git: Git, commits, cache_dir: str | None, root_law: tuple[str, by
     if batch:
         problems += _judge_batch(git, batch, cache_dir, state)
         count += len(batch)
-    return problems, count
+    return problems, count, state["by_tag"]
 
 
 def _judge_batch(git: Git, commits: list[Commit], cache_dir: str | None,
@@ -199,6 +123,8 @@ def _judge_batch(git: Git, commits: list[Commit], cache_dir: str | None,
     for c in commits:
         problems += _as_problems(c, _judge_commit(git, c, law, lifecycles, contents, parsed,
                                                   run, state, cache_dir))
+        if state["before_law"] and law.get(c.sha) is not None:   # the law an old history took
+            problems += _judge_adopted(state, _lifecycle(law[c.sha], lifecycles, cache_dir))
     return problems
 
 
@@ -241,6 +167,7 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
         state["latest"] = after
     rules_from = before or after
     if rules_from is None:
+        state["before_law"].append(c)
         _carry_over(run, c, parent)
         return violations   # not managed yet at this point of history
     lc = _lifecycle(rules_from, lifecycles, cache_dir)
@@ -292,6 +219,17 @@ def _check_signed(git: Git, c: Commit, lc: Lifecycle, changes: list,
     if any(r is None for r in reasons):
         return []
     return [unsigned(what, names, reasons[0]).to_dict()]
+
+
+def _judge_adopted(state: dict, lc: Lifecycle) -> list[dict]:
+    """The history written before its first lifecycle, judged by that law's tags."""
+    from gitstate.law.timeline import judge_tags
+    older, state["before_law"] = state["before_law"], []
+    by_sha = {c.sha: c for c in older}
+    found, state["by_tag"] = judge_tags(lc, [(c.sha, c.subject) for c in older])
+    return [p for sha, rule, message in found
+            for p in _as_problems(by_sha[sha], [{"rule": rule, "message": message,
+                                                  "where": None}])]
 
 
 def _carry_over(run: dict, c: Commit, parent: str | None) -> None:
@@ -394,20 +332,3 @@ def _load(cache_dir: str | None) -> dict | None:
 
 def _store(cache_dir: str | None, data: dict) -> None:
     cache.store(cache_dir, CACHE_NAME, _identity(), data)
-
-
-def print_by_commit(bad: list[tuple[str, dict]], file) -> None:
-    """(ref, problem) pairs as the doors print them: each commit once, its problems below."""
-    shown = None
-    for ref, p in bad:
-        if p["commit"] != shown:
-            shown = p["commit"]
-            if p["commit"]:
-                print(f"  {p['commit'][:10]} ({ref}) {p['subject'][:72]}", file=file)
-        where = f"{p['where']}: " if p.get("where") else ""
-        print(f"    [{p['rule']}] {where}{p['message']}", file=file)
-
-
-def describe_problem(p: dict) -> str:
-    where = f"{p['where']}: " if p.get("where") else ""
-    return f"{p['commit'][:10]} [{p['rule']}] {where}{p['message']}  ({p['subject'][:60]})"

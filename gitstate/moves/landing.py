@@ -37,7 +37,8 @@ def push_move(repo: Managed, agent: str, move: Callable[[], Result],
     git = repo.git
 
     def judge_fetched(old: str | None, new: str) -> str | None:
-        from gitstate.history.verify import describe_problem, verify
+        from gitstate.history.problems import describe_problem
+        from gitstate.history.verify import verify
         found = git.cat_batch([f"{old}:{LIFECYCLE_PATH}"])[0] if old else None
         law = (found[0], found[2]) if found and found[1] == "blob" else None
         problems, _ = verify(git, [new, "--not", "--branches"], repo.cache_dir, root_law=law)

@@ -262,6 +262,7 @@ class VerifyResult(Record):
     ok: bool
     problems: list[VerifyProblem]
     judged: int
+    judged_by_tag: list[str] = []   # commits older than the lifecycle, judged by their tags
 
 
 class FreezeState(Record):

@@ -1,0 +1,98 @@
+"""Reading commits for verify without splitting free text: ids, parents and changed blobs
+from one `git log -z`, and author, time and message from the commit objects' headers."""
+
+from __future__ import annotations
+
+from gitstate.errors import GitstateError
+from gitstate.git.runner import Git
+
+_ZERO = "0" * 40
+
+
+class Commit:
+    __slots__ = ("sha", "parents", "changes", "time", "author", "message")
+
+    def __init__(self, sha: str, parents: list[str], changes: list):
+        self.sha, self.parents, self.changes = sha, parents, changes
+        self.time, self.author, self.message = 0, "", ""
+
+    @property
+    def subject(self) -> str:
+        return self.message.split("\n", 1)[0]
+
+
+def read_commits(git: Git, revs: list[str]):
+    """Every commit of `revs`, oldest first, with (path, old blob, new blob, new mode) of its
+    changes; author, time and message are filled in later from the commit objects.
+
+    `git log -z` with a format of ids only: records and fields are NUL-terminated and nothing
+    in them is free text. A thread drains git's output as it comes, so that git keeps walking
+    history while the commits already read are being judged."""
+    import queue
+    import threading
+
+    args = ["log", "-z", "--reverse", "--topo-order", "--raw", "--no-abbrev", "--no-renames",
+            "--diff-merges=first-parent", "--format=%H %P", *revs, "--"]
+    tokens: queue.Queue = queue.Queue(maxsize=1 << 16)
+    done = object()
+
+    def pump() -> None:
+        try:
+            for token in git.stream(*args, sep=b"\0"):
+                tokens.put(token)
+            tokens.put(done)
+        except BaseException as exc:  # handed to the reading side, raised there
+            tokens.put(exc)
+
+    threading.Thread(target=pump, daemon=True).start()
+    current: Commit | None = None
+    meta: list[str] | None = None
+    while True:
+        token = tokens.get()
+        if token is done:
+            break
+        if isinstance(token, BaseException):
+            raise token
+        if meta is not None:   # the path that follows a raw line: any bytes but NUL
+            path = token.decode("utf-8", "surrogateescape")
+            old, new = meta[2], meta[3]
+            current.changes.append((path, None if old == _ZERO else old,
+                                    None if new == _ZERO else new, meta[1]))
+            meta = None
+            continue
+        token = token.lstrip(b"\n")
+        if not token:
+            continue
+        if token.startswith(b":"):
+            meta = token[1:].decode("ascii", "replace").split()
+            if len(meta) < 5 or current is None:
+                raise GitstateError("git log printed a change this version cannot read",
+                                    where="git log")
+            continue
+        ids = token.decode("ascii", "replace").split()
+        if current is not None:
+            yield current
+        current = Commit(ids[0], ids[1:], [])
+    if current is not None:
+        yield current
+
+
+def parse_commit_object(data: bytes) -> tuple[int, str, str]:
+    """(committer time, author name, message) of a raw commit object."""
+    head, _, body = data.partition(b"\n\n")
+    when, author, encoding = 0, "", "utf-8"
+    for line in head.split(b"\n"):
+        if line.startswith(b"author "):
+            ident = line[7:]
+            author = ident[:ident.find(b"<")].strip().decode("utf-8", "replace") \
+                if b"<" in ident else ident.decode("utf-8", "replace")
+        elif line.startswith(b"committer "):
+            stamp = line.rpartition(b">")[2].split()
+            when = int(stamp[0]) if stamp and stamp[0].isdigit() and len(stamp[0]) < 16 else 0
+        elif line.startswith(b"encoding "):
+            encoding = line[9:].decode("ascii", "replace").strip() or "utf-8"
+    try:
+        message = body.decode(encoding, "surrogateescape")
+    except LookupError:
+        message = body.decode("utf-8", "surrogateescape")
+    return when, author, message
