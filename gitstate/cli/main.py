@@ -11,11 +11,43 @@ from gitstate.cli.app import cli, json_out, report_error
 from gitstate.errors import EXIT_REJECTED, EXIT_USAGE, GitstateError
 
 
-def main(args: list[str] | None = None) -> int:
-    from gitstate.cli import (demo, moves, operations, runtimes, setup,  # noqa: F401
-                              views, web)                            # (they register)
+# Which module registers each command: a command's run imports just its own module (a read
+# such as `roster` never loads the modules of moves, the demo or the viewer); help, completion
+# and a mistyped name import them all. tests/cli/test_cli.py keeps this in step.
+COMMANDS = {
+    **dict.fromkeys(("spawn", "transition", "freeze", "wake", "bury", "show", "handover",
+                     "logout"), "moves"),
+    **dict.fromkeys(("await", "sweep", "reap", "shutdown"), "operations"),
+    **dict.fromkeys(("init", "presets", "lifecycle", "check", "hook", "doctor", "schema"),
+                    "setup"),
+    **dict.fromkeys(("status", "roster", "vacancies", "log", "inbox", "situations", "verify"),
+                    "views"),
+    "demo": "demo", "mcp": "runtimes", "serve": "web", "site": "web",
+}
+FAMILIES = ("demo", "moves", "operations", "runtimes", "setup", "views", "web")
 
+
+def register(args: list[str]) -> None:
+    """Import the command modules `args` need (they register themselves on the group)."""
+    import importlib
+    import os
+    name, i = None, 0
+    while i < len(args):
+        if args[i] == "-C":
+            i += 2
+        elif args[i].startswith("-"):
+            i += 1
+        else:
+            name = args[i]
+            break
+    family = COMMANDS.get(name) if "_GITSTATE_COMPLETE" not in os.environ else None
+    for module in (family,) if family else FAMILIES:
+        importlib.import_module(f"gitstate.cli.{module}")
+
+
+def main(args: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if args is None else args)
+    register(args)
     as_json = "--json" in args
     try:
         rv = cli.main(args=args, prog_name="gitstate", standalone_mode=False)

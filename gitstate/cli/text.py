@@ -69,26 +69,26 @@ def phase_advice(info: dict) -> str | None:
     return PHASE_ADVICE.get(phase)
 
 
-def print_status(r, detailed: bool) -> None:
-    if r.problem and r.state is None:
-        click.echo(f"{r.agent}: unreadable state file: {r.problem}")
+def print_status(r: dict, detailed: bool) -> None:
+    if r['problem'] and r['state'] is None:
+        click.echo(f"{r['agent']}: unreadable state file: {r['problem']}")
         return
-    bits = [f"{r.agent}: {r.state} ({r.roster})"]
-    if r.role:
-        bits.append(f"role {r.role}")
-    if r.context_pct is not None:
-        bits.append(f"context {r.context_pct:g}% {r.phase}")
+    bits = [f"{r['agent']}: {r['state']} ({r['roster']})"]
+    if r['role']:
+        bits.append(f"role {r['role']}")
+    if r['context_pct'] is not None:
+        bits.append(f"context {r['context_pct']:g}% {r['phase']}")
     click.echo("  ".join(bits))
     if detailed:
-        if r.thread:
-            click.echo(f"  thread: {r.thread}")
-        if r.summary:
-            click.echo(f"  summary: {r.summary}")
-        click.echo(f"  next: {', '.join(r.next) if r.next else 'nothing (terminal)'}")
-    if r.advice and r.roster == "living":   # a crossed threshold is said wherever status is
-        click.echo(f"  mortality: {r.advice}")
-    if r.problem:
-        click.echo(f"  problem: {r.problem}")
+        if r['thread']:
+            click.echo(f"  thread: {r['thread']}")
+        if r['summary']:
+            click.echo(f"  summary: {r['summary']}")
+        click.echo(f"  next: {', '.join(r['next']) if r['next'] else 'nothing (terminal)'}")
+    if r['advice'] and r['roster'] == "living":   # a crossed threshold is said wherever status is
+        click.echo(f"  mortality: {r['advice']}")
+    if r['problem']:
+        click.echo(f"  problem: {r['problem']}")
 
 
 ROSTER_GROUPS = (("living", "living"), ("freezer", "freezer"), ("cemetery", "cemetery"),

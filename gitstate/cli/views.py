@@ -14,24 +14,10 @@ from gitstate.errors import EXIT_REJECTED, GitstateError, UsageError
 
 
 def run_status(directory: str | None, agent: str | None = None, *, as_json: bool = False) -> int:
-    from gitstate.schema.status import agent_status
-    from gitstate.law.grammar import canonical_id
-
-    repo = open_repo(directory)
-    head = repo.git.head()
-    lc = repo.lifecycle(head)
-    if agent:
-        agent = canonical_id(agent)
-        path = lc.state_path(agent)
-        data = repo.git.cat_files([f"{head}:{path}"])[0] if head else None
-        if data is None:
-            raise repo.unknown_agent(agent, head, lc)
-        rows = [agent_status(agent, path, data, lc)]
-    else:
-        rows = [agent_status(a, lc.state_path(a), d, lc)
-                for a, d in sorted(repo.agents_at(lc, head).items())]
+    from gitstate.history.status import status_rows
+    rows = status_rows(open_repo(directory), agent)
     if as_json:
-        emit("status", [r.as_json() for r in rows] if not agent else rows[0].as_json())
+        emit("status", rows if not agent else rows[0])
         return 0
     if not rows:
         click.echo("no agents yet: `gitstate spawn <id>` registers one")

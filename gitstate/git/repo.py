@@ -119,10 +119,10 @@ def read_limited(path: Path, limit: int) -> bytes:
 def open_managed(path: str | None = None) -> Managed:
     """The repository around `path`, with any commit interrupted by a crash finished first
     (when git's index lock keeps it from finishing, reading goes on, and a move says so)."""
-    from gitstate.git.atomic import IndexLocked, journal_pending, recover, repo_lock
     from gitstate.git.runner import find_repo
     git, top, gdir = find_repo(path)
-    if journal_pending(gdir):
+    if (gdir / "gitstate" / "pending.json").is_file():   # atomic's journal: rarely there
+        from gitstate.git.atomic import IndexLocked, recover, repo_lock
         try:
             with repo_lock(gdir):
                 recover(git, top, gdir)

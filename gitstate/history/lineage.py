@@ -2,10 +2,9 @@
 
 Read in one order, the tagged commits of two merged lines interleave; the state an agent
 left is the one it had on the line the move was made on, which is not always the commit
-printed just before. Read from one `git log --parents` of the commits that touch state
-files (parents rewritten to the nearest such commit), each commit's view of every agent's
-last move is carried to its children: taken over where a commit has one child, copied only
-where history forks, so a linear history costs one pass and no copy.
+printed just before. Read from one `git log` of every commit's parents, each commit's view
+of every agent's last move is carried to its children: taken over where a commit has one
+child, copied only where history forks, so a linear history costs one pass and no copy.
 """
 
 from __future__ import annotations
@@ -13,13 +12,14 @@ from __future__ import annotations
 from gitstate.git.runner import Git
 
 
-def moves_from(git: Git, head: str, folder: str, events: dict[str, tuple[str, str]]
+def moves_from(git: Git, head: str, events: dict[str, tuple[str, str]]
                ) -> dict[str, str | None]:
     """sha -> the state its agent had before it, on the commit's own line, for each tagged
-    commit in `events` (sha -> (agent, state)) that touches `folder`."""
+    commit in `events` (sha -> (agent, state)). The graph is read whole (ids and parents
+    only, which git serves from its commit-graph): limiting it to the state files' folder
+    would make git compare trees for every commit, many times slower."""
     order = [(sha, parents.split()) for sha, parents in git.log_records(
-        ["%H", "%P"], "--reverse", "--topo-order", "--full-history", "--parents", head, "--",
-        folder)]
+        ["%H", "%P"], "--reverse", "--topo-order", head, "--")]
     pending: dict[str, int] = {}
     for _sha, parents in order:
         for p in parents:

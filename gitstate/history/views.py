@@ -114,12 +114,10 @@ def transitions(repo: Managed, agent: str | None = None, at: str | None = None) 
 def _lines_of(repo: Managed, lc, head: str, events: list) -> dict[str, str | None]:
     """Each move's "from" on its own line of history, where merges join lines that the one
     order of `git log` would interleave; empty (nothing to correct) for a linear history."""
-    folder = lc.state_file.split("{id}")[0].rstrip("/")
-    if not events or not folder or not repo.git.run(
-            "rev-list", "--merges", "--full-history", "-1", head, "--", folder).strip():
+    if not events or not repo.git.run("rev-list", "--merges", "-1", head, "--").strip():
         return {}
     from gitstate.history.lineage import moves_from
-    return moves_from(repo.git, head, folder, {e[0]: (e[3], e[4]) for e in events})
+    return moves_from(repo.git, head, {e[0]: (e[3], e[4]) for e in events})
 
 
 def _mentions(repo: Managed, lc, revs: list[str], agent: str | None = None) -> list[tuple]:
@@ -168,6 +166,14 @@ def inbox(repo: Managed, agent: str, at: str | None = None) -> dict:
     if data is None:
         raise repo.unknown_agent(agent, head, lc)
     since = _last_read(repo, lc, agent, data)
+    if at is None and repo.cache_dir:   # the messages kept under .git/gitstate, read on
+        from gitstate.history.mentions import messages
+        mine = [m for m in messages(repo.git, lc, head, repo.cache_dir)
+                if agent in m[3].mentions or "all" in m[3].mentions]
+        unread = None
+        if since and mine:
+            unread = set(repo.git.run("rev-list", f"{since}..{head}", "--").decode().split())
+        return _inbox_of(agent, since, head, mine, unread)
     revs = [f"{since}..{head}" if since else head]
     return _inbox_of(agent, since, head, _mentions(repo, lc, revs, agent))
 

@@ -7,8 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from gitstate.law import statefile
-from gitstate.law.lifecycle import PHASE_ADVICE, Lifecycle
+from gitstate.law.lifecycle import Lifecycle
 
 
 class Record(BaseModel):
@@ -52,18 +51,6 @@ class Problem(Record):
 
 
 def agent_status(agent: str, path: str, data: bytes | None, lc: Lifecycle) -> AgentStatus:
-    try:
-        doc = statefile.parse_bytes(data or b"", path)
-    except Exception as exc:  # InvalidFile, shown rather than raised: one bad file
-        return AgentStatus(agent=agent, path=path, state=None, roster=None, problem=str(exc))
-    state = doc.state if isinstance(doc.state, str) else None
-    pct = doc.get("context_pct")
-    pct = float(pct) if isinstance(pct, (int, float)) and not isinstance(pct, bool) else None
-    phase = lc.mortality.phase(pct)
-    problem = None if state in lc.states else f"'{state}' is not a state of lifecycle {lc.name}"
-    return AgentStatus(
-        agent=agent, path=path, state=state, roster=lc.roster_of(state) if state else None,
-        role=statefile.as_text(doc.get("role")), model=statefile.as_text(doc.get("model")),
-        context_pct=pct, phase=phase, next=list(lc.allowed_from(state)) if state else [],
-        thread=statefile.as_text(doc.get("thread")), summary=statefile.as_text(doc.get("summary")),
-        problem=problem, advice=PHASE_ADVICE.get(phase))
+    """The typed status record (the command line builds the plain one: no pydantic there)."""
+    from gitstate.history.status import agent_status as plain
+    return AgentStatus(**plain(agent, path, data, lc))

@@ -1,0 +1,58 @@
+"""Every message of the history (a commit that mentions `@ID` or `@ALL` besides its own
+prefix), kept under `.git/gitstate` keyed by the tip it was read up to: a later inbox reads
+only the commits since, so a warm inbox costs no walk of the whole history.
+
+The first read parses every commit with an `@` once (git filters on `-F --grep=@`); after
+that, `git log TIP..HEAD` gives the new ones. A history that no longer contains the saved tip
+(rewritten, force-pushed) is read again in full. Nothing here is trusted beyond its seal
+(`git/cache.py`); deleting it changes no answer.
+"""
+
+from __future__ import annotations
+
+from gitstate import __version__
+from gitstate.git import cache
+from gitstate.git.runner import Git
+from gitstate.law.grammar import parse_message
+
+NAME = "mentions.json"
+FORMAT = 1
+_FIELDS = ["%H", "%ct", "%an", "%B"]
+
+
+class _Msg:
+    """What the inbox asks of a parsed message."""
+    __slots__ = ("prefix", "mentions", "subject", "body")
+
+    def __init__(self, prefix, mentions, subject, body):
+        self.prefix, self.mentions, self.subject, self.body = prefix, mentions, subject, body
+
+
+def messages(git: Git, lc, head: str, cache_dir: str | None) -> list[tuple]:
+    """(sha, time, author, message) of every commit of `head`'s history that mentions
+    someone besides its own prefix, newest first."""
+    identity = [FORMAT, __version__, list(lc.accept)]
+    saved = cache.load(cache_dir, NAME, identity) if cache_dir else None
+    items: list = []
+    revs = [head]
+    if saved and isinstance(saved.get("items"), list) and saved.get("tip"):
+        if saved["tip"] == head:
+            return [_unpack(i) for i in saved["items"]]
+        if git.ok("merge-base", "--is-ancestor", saved["tip"], head):
+            items, revs = saved["items"], [f"{saved['tip']}..{head}"]
+    accept = lc.accept_patterns()
+    new = []
+    for sha, ct, author, body in git.log_records(_FIELDS, "-F", "--grep=@", *revs, "--"):
+        msg = parse_message(body, accept)
+        if msg.mentions:
+            new.append([sha, int(ct) if ct.isdigit() else 0, author, msg.prefix,
+                        sorted(msg.mentions), msg.subject, msg.body])
+    items = new + items
+    if cache_dir:
+        cache.store(cache_dir, NAME, identity, {"tip": head, "items": items})
+    return [_unpack(i) for i in items]
+
+
+def _unpack(item: list) -> tuple:
+    sha, ct, author, prefix, mentions, subject, body = item
+    return sha, ct, author, _Msg(prefix, frozenset(mentions), subject, body)

@@ -1,0 +1,87 @@
+"""The read commands answered without click (`gitstate.cli.fast`) print exactly what the
+whole command line prints, and the inbox kept under .git/gitstate follows new commits and
+rewritten history."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import UNHOOKED, git, gitstate, walk
+
+
+def both(repo, *args):
+    """(fast output, output through click) of `gitstate ARGS`."""
+    fast = gitstate(repo, *args)
+    env = dict(os.environ, GITSTATE_CHECK_JSON="1")    # the fast path steps aside for this
+    slow = subprocess.run([sys.executable, "-m", "gitstate", *args], cwd=repo, env=env,
+                          capture_output=True, text=True)
+    return fast, slow
+
+
+@pytest.fixture
+def team(repo):
+    for agent, role in (("alice", "architect"), ("bob", "librarian")):
+        assert gitstate(repo, "spawn", agent, "--role", role).returncode == 0
+    walk(repo, "alice", "inbox", "distill")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "review please @bob, cc @ALL")
+    return repo
+
+
+@pytest.mark.parametrize("args", [("status", "--json"), ("status", "alice", "--json"),
+                                  ("roster", "--json"), ("vacancies", "--json"),
+                                  ("inbox", "bob", "--json"), ("roster", "--at", "HEAD~2",
+                                                              "--json"),
+                                  ("roster", "--json", "--at=HEAD~1")])
+def test_fast_reads_print_what_the_command_line_prints(team, args):
+    fast, slow = both(team, *args)
+    assert fast.returncode == slow.returncode == 0, fast.stderr + slow.stderr
+    assert json.loads(fast.stdout) == json.loads(slow.stdout)
+
+
+def test_errors_and_odd_forms_go_through_the_command_line(team):
+    for args in (("status", "nobody", "--json"), ("inbox", "--json"),
+                 ("roster", "--bogus", "--json"), ("-C", "/nonexistent", "roster", "--json")):
+        fast, slow = both(team, *args)
+        assert fast.returncode == slow.returncode != 0, args
+        assert json.loads(fast.stdout) == json.loads(slow.stdout), args
+
+
+def test_every_command_is_registered_by_its_module():
+    from gitstate.cli import main
+    from gitstate.cli.app import cli
+    for module in main.FAMILIES:
+        __import__(f"gitstate.cli.{module}")
+    found = {name: cmd.callback.__module__.rsplit(".", 1)[1] for name, cmd in cli.commands.items()}
+    assert found == main.COMMANDS
+
+
+def test_the_kept_inbox_follows_new_commits_and_rewrites(team):
+    first = json.loads(gitstate(team, "inbox", "bob", "--json").stdout)
+    assert [m["subject"] for m in first["messages"]] == ["review please @bob, cc @ALL"]
+    assert (team / ".git" / "gitstate" / "mentions.json").is_file()
+    git(team, "commit", "-q", "--allow-empty", "-m", "second note for @bob")
+    later = json.loads(gitstate(team, "inbox", "bob", "--json").stdout)
+    assert [m["subject"] for m in later["messages"]][-1] == "second note for @bob"
+    git(team, "reset", "-q", "--hard", "HEAD~2")      # history rewritten: both gone
+    gone = json.loads(gitstate(team, "inbox", "bob", "--json").stdout)
+    assert gone["messages"] == []
+    git(team, *UNHOOKED, "commit", "-q", "--allow-empty", "-m", "@alice: hello @bob")
+    assert [m["from"] for m in json.loads(gitstate(team, "inbox", "bob", "--json").stdout)
+            ["messages"]] == ["alice"]
+    # the same answer without the kept file, and with a file that was tampered with
+    (team / ".git" / "gitstate" / "mentions.json").write_text("junk")
+    assert json.loads(gitstate(team, "inbox", "bob", "--json").stdout)["messages"][0][
+        "subject"] == "@alice: hello @bob"
+
+
+def test_mark_read_moves_the_kept_inbox_on(team):
+    assert gitstate(team, "inbox", "bob", "--mark-read").returncode == 0
+    assert json.loads(gitstate(team, "inbox", "bob", "--json").stdout)["messages"] == []
+    git(team, "commit", "-q", "--allow-empty", "-m", "one more @bob")
+    msgs = json.loads(gitstate(team, "inbox", "bob", "--json").stdout)["messages"]
+    assert [m["subject"] for m in msgs] == ["one more @bob"]
