@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 
 import click
 
@@ -212,6 +213,12 @@ def run_situations(directory: str | None, *, sqlite_path: str | None = None,
     return 0
 
 
+def _say_progress(count: int) -> None:
+    """A line on the terminal (stderr only; never when piped or under --json)."""
+    sys.stderr.write(f"\rverify: {count:,} commits judged ...")
+    sys.stderr.flush()
+
+
 def _default_db(repo) -> str:
     """`.git/gitstate/entities.db` (per worktree): a read command leaves the work tree as it
     was, and `git status` clean."""
@@ -250,13 +257,19 @@ def run_verify(directory: str | None, revs=(), *, no_cache: bool = False,
                              hint="e.g. `gitstate verify origin/main..HEAD`")
     cache_dir = None if no_cache else repo.cache_dir
     report: dict = {"by_tag": []}
-    if head is None:
-        problems, judged = [], 0
-    elif revs:
-        problems, judged = verify(repo.git, list(revs), cache_dir, report=report)
-    else:
-        problems, judged = verify(repo.git, [head], cache_dir, remember=not no_cache,
-                                  report=report)
+    progress = None if as_json or not sys.stderr.isatty() else _say_progress
+    try:
+        if head is None:
+            problems, judged = [], 0
+        elif revs:
+            problems, judged = verify(repo.git, list(revs), cache_dir, report=report,
+                                      progress=progress)
+        else:
+            problems, judged = verify(repo.git, [head], cache_dir, remember=not no_cache,
+                                      report=report, progress=progress)
+    finally:
+        if progress is not None:
+            sys.stderr.write("\r\033[K")   # the progress line goes when the answer comes
     if as_json:
         emit("verify", {"ok": not problems, "problems": problems, "judged": judged,
                         "judged_by_tag": report["by_tag"]})

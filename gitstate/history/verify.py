@@ -39,7 +39,7 @@ SKEW = 300   # seconds a committer's clock may run ahead of the hub's
 
 def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool = False,
            root_law: tuple[str, bytes] | None = None, clock=None,
-           report: dict | None = None) -> tuple[list[dict], int]:
+           report: dict | None = None, progress=None) -> tuple[list[dict], int]:
     """(problems, number of commits judged) for the history of `revs`.
 
     `cache_dir` None: no cache is read or written, not even the checked lifecycles.
@@ -47,7 +47,8 @@ def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool =
     caller judging commits that join an existing history (the hub, the ref guard).
     `clock`: the hub's (`doors.hub.HubClock`): time is its own, not the committers'.
     `report`, if given, gets `by_tag`: the commits older than the lifecycle, judged by their
-    tags alone (an adopted history)."""
+    tags alone (an adopted history). `progress(count)` is told how many commits are judged
+    as each batch is done."""
     saved = _load(cache_dir) if remember else None
     head = revs[0] if len(revs) == 1 else None
     problems: list[dict] = []
@@ -62,7 +63,7 @@ def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool =
         by_tag = list(saved.get("by_tag", []))
         judged_revs = [f"{saved['tip']}..{head}"]
     found, judged, tagged = _judge_all(git, read_commits(git, judged_revs), cache_dir,
-                                       root_law, clock)
+                                       root_law, clock, progress)
     problems += found
     by_tag += tagged
     if report is not None:
@@ -76,7 +77,7 @@ BATCH = 2000
 
 
 def _judge_all(git: Git, commits, cache_dir: str | None, root_law: tuple[str, bytes] | None,
-               clock=None) -> tuple[list[dict], int, list[str]]:
+               clock=None, progress=None) -> tuple[list[dict], int, list[str]]:
     """(problems, count, judged by tag alone) for commits (oldest first), judged in batches
     as they are read."""
     state = {"law": {}, "lifecycles": {}, "parsed": {}, "run": {"at": None, "agents": {}},
@@ -91,6 +92,8 @@ def _judge_all(git: Git, commits, cache_dir: str | None, root_law: tuple[str, by
             problems += _judge_batch(git, batch, cache_dir, state)
             count += len(batch)
             batch = []
+            if progress is not None:
+                progress(count)
     if batch:
         problems += _judge_batch(git, batch, cache_dir, state)
         count += len(batch)

@@ -424,3 +424,34 @@ def test_log_after_merges_says_each_move_from_its_own_line_in_time_order(repo, m
     assert times == sorted(times)                          # merged lines interleave by time
     verdict = json.loads(gitstate(repo, "verify", "--json").stdout)
     assert "divergent" in {p["rule"] for p in verdict["problems"]}
+
+
+def test_verify_shows_progress_on_a_terminal_only(repo, monkeypatch):
+    import os
+    import pty
+    import subprocess
+    import sys
+    for i in range(3):
+        git(repo, "commit", "-q", "--allow-empty", "-m", f"work {i}")
+    env = dict(os.environ, COLUMNS="80")
+    main, child = pty.openpty()
+    script = ("import gitstate.history.verify as v; v.BATCH = 2\n"
+              "from gitstate.cli.main import main; raise SystemExit(main(['verify']))")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=repo, env=env,
+                          stdout=subprocess.PIPE, stderr=child, stdin=subprocess.DEVNULL)
+    os.close(child)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(main)
+    assert proc.returncode == 0 and b"commits judged" in seen and b"\x1b[K" in seen
+    piped = gitstate(repo, "verify", "--no-cache")
+    assert "commits judged" not in piped.stderr and piped.stderr == ""
+    as_json = gitstate(repo, "verify", "--json", "--no-cache")
+    assert as_json.stderr == ""
