@@ -106,7 +106,8 @@ def _refusal(rule: str, message: str) -> dict:
 
 
 def post_receive(git: Git, stdin: BinaryIO) -> int:
-    """Record when the hub received each state commit of a push that landed."""
+    """Record when the hub received each state commit of a push that landed. (The shim
+    does this in plain git now; this entry stays for shims installed before.)"""
     stamp = str(int(time.time()))
     seen: set[str] = set()
     for line in stdin.read().decode("utf-8", "replace").splitlines():
@@ -114,7 +115,13 @@ def post_receive(git: Git, stdin: BinaryIO) -> int:
         if len(parts) != 3 or parts[1] == ZERO:
             continue
         old, new, ref = parts
-        rng = [new, f"^{old}"] if old != ZERO else [new, "--not", f"--exclude={ref}", "--all"]
+        if old != ZERO:
+            rng = [new, f"^{old}"]
+        else:   # a new ref: what no other branch or tag has (`--all` would add HEAD: all of it)
+            others = git.text("for-each-ref", "--format=%(refname) %(objectname)",
+                              "refs/heads", "refs/tags").splitlines()
+            rng = [new] + [f"^{line.split()[1]}" for line in others
+                           if line.split()[0] != ref]
         out = git.run("log", "--format=%H %s", "-i", "--grep=\\[state:", *rng, "--")
         for row in out.decode("utf-8", "replace").splitlines():
             sha = row.split(" ", 1)[0]

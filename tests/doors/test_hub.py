@@ -35,3 +35,26 @@ def test_hub_refuses_a_push_that_bypassed_the_local_hooks(tmp_path):
 def test_server_init_needs_a_bare_repository(repo):
     res = gitstate(repo, "init", "--server")
     assert res.returncode == 2 and "bare" in res.stderr
+
+
+def test_the_hub_records_when_it_received_each_state_commit_without_python(tmp_path):
+    hub = tmp_path / "hub.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(hub))
+    assert gitstate(hub, "init", "--server").returncode == 0
+    shim = (hub / "hooks" / "post-receive").read_text()
+    assert "python" not in shim.lower().replace("no python", "") and "gitstate hook" not in shim
+    work = make_repo(tmp_path / "work")
+    assert gitstate(work, "init").returncode == 0
+    assert gitstate(work, "spawn", "alice").returncode == 0
+    git(work, "remote", "add", "origin", str(hub))
+    git(work, "push", "-q", "origin", "main")
+    git(work, "checkout", "-q", "-b", "side")
+    walk(work, "alice", "inbox")
+    git(work, "commit", "-q", "--allow-empty", "-m", "plain work")
+    git(work, "push", "-q", "origin", "side")                  # a new branch: its own commits
+    noted = git(hub, "notes", "--ref=refs/notes/gitstate-received", "list").stdout.split()
+    tagged = git(hub, "log", "--format=%H", "--grep=\\[STATE:", "--all").stdout.split()
+    assert sorted(noted[1::2]) == sorted(tagged) and len(tagged) == 2   # state commits only
+    stamps = {git(hub, "notes", "--ref=refs/notes/gitstate-received", "show", sha).stdout
+              .split()[0] for sha in tagged}
+    assert stamps == {"received"}
