@@ -1,7 +1,8 @@
-"""The read commands agents poll — `status`, `roster`, `vacancies`, `inbox` with `--json` —
+"""The read commands agents poll — `status`, `roster`, `vacancies`, `inbox`, `log` with `--json` —
 answered without loading click: starting click costs more than a warm view takes.
 
-Only the plain forms are taken here (`[-C DIR] COMMAND [AGENT] [--at REV] --json`); anything
+Only the plain forms are taken here (`[-C DIR] COMMAND [AGENT] [--at REV] --json`, and log's
+`-n N`, `--since D`, `--newest-first`); anything
 else, any error, and `$GITSTATE_CHECK_JSON` (the typed models check the output) go the whole
 way through the command line, which then says what is wrong in its usual words. The output
 is the command line's own: the same functions, the same JSON.
@@ -13,7 +14,7 @@ import os
 import sys
 
 _TAKES = {"status": (0, 1, False), "roster": (0, 0, True), "vacancies": (0, 0, True),
-          "inbox": (1, 1, False)}   # command -> (least, most agents, takes --at)
+          "inbox": (1, 1, False), "log": (0, 1, False)}   # (least, most agents, --at?)
 
 
 def run(args: list[str]) -> int | None:
@@ -21,9 +22,9 @@ def run(args: list[str]) -> int | None:
     parsed = _parse(args)
     if parsed is None or os.environ.get("GITSTATE_CHECK_JSON"):
         return None
-    command, directory, agents, at = parsed
+    command, directory, agents, at, options = parsed
     try:
-        data = _answer(command, directory, agents[0] if agents else None, at)
+        data = _answer(command, directory, agents[0] if agents else None, at, options)
     except Exception:   # noqa: BLE001 - the whole command line says what went wrong
         return None
     import json
@@ -47,7 +48,11 @@ def _parse(args: list[str]):
         return None
     command, words = rest[0], [w for w in rest[1:] if w != "--json"]
     least, most, takes_at = _TAKES[command]
-    at = None
+    at, options = None, {}
+    if command == "log":
+        words, options = _log_options(words)
+        if words is None:
+            return None
     if takes_at and words[:1] == ["--at"] and len(words) > 1:
         at, words = words[1], words[2:]
     elif takes_at and words[:1] and words[0].startswith("--at="):
@@ -55,10 +60,37 @@ def _parse(args: list[str]):
     if any(w.startswith("-") for w in words) or not least <= len(words) <= most \
             or rest.count("--json") != 1 or (directory and not os.path.isdir(directory)):
         return None
-    return command, directory, words, at
+    return command, directory, words, at, options
 
 
-def _answer(command: str, directory: str | None, agent: str | None, at: str | None):
+def _log_options(words: list[str]):
+    """(the words left, {limit, since, newest_first}) of log's options, or (None, None)."""
+    opts: dict = {"limit": None, "since": None, "newest_first": False}
+    left, i = [], 0
+    while i < len(words):
+        w = words[i]
+        if w in ("-n", "--limit", "--since") and i + 1 < len(words):
+            value = words[i + 1]
+            if w == "--since":
+                opts["since"] = value
+            elif value.isdigit():
+                opts["limit"] = int(value)
+            else:
+                return None, None
+            i += 2
+        elif w in ("--newest-first", "--reverse"):
+            opts["newest_first"] = True
+            i += 1
+        elif w.startswith("-"):
+            return None, None
+        else:
+            left.append(w)
+            i += 1
+    return left, opts
+
+
+def _answer(command: str, directory: str | None, agent: str | None, at: str | None,
+            options: dict):
     from gitstate.git.repo import open_managed
     repo = open_managed(directory)
     if command == "status":
@@ -70,4 +102,6 @@ def _answer(command: str, directory: str | None, agent: str | None, at: str | No
         return views.roster(repo, at)
     if command == "vacancies":
         return views.vacant_roles(repo, at)
+    if command == "log":
+        return views.log_rows(repo, agent, **options)
     return views.inbox(repo, agent)

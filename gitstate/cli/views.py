@@ -83,16 +83,9 @@ def vacancies(ctx, at, as_json):
 def run_log(directory: str | None, agent: str | None = None, *, as_json: bool = False,
             limit: int | None = None, since: str | None = None,
             newest_first: bool = False) -> int:
-    from gitstate.history.views import since_time, transitions
-    repo = open_repo(directory)
-    rows = transitions(repo, agent)
-    if since is not None:
-        after = since_time(repo, since)
-        rows = [r for r in rows if r["time"] >= after]
-    if limit is not None:
-        rows = rows[-limit:] if limit else []       # the newest moves, as `git log -n`
-    if newest_first:
-        rows.reverse()
+    from gitstate.history.views import log_rows
+    rows = log_rows(open_repo(directory), agent, limit=limit, since=since,
+                    newest_first=newest_first)
     if as_json:
         emit("log", rows)
         return 0

@@ -86,16 +86,41 @@ def _law_at(repo: Managed, at: str | None):
     return rev, repo.lifecycle(rev, index=False, worktree=False)
 
 
+def log_rows(repo: Managed, agent: str | None = None, *, limit: int | None = None,
+             since: str | None = None, newest_first: bool = False) -> list[dict]:
+    """`gitstate log`: the moves (of `agent`), oldest first unless `newest_first`; `since` a
+    date as git reads one; `limit` keeps the newest, as `git log -n`."""
+    rows = transitions(repo, agent)
+    if since is not None:
+        after = since_time(repo, since)
+        rows = [r for r in rows if r["time"] >= after]
+    if limit is not None:
+        rows = rows[-limit:] if limit else []
+    if newest_first:
+        rows.reverse()
+    return rows
+
+
 def transitions(repo: Managed, agent: str | None = None, at: str | None = None) -> list[dict]:
     """Each tagged commit as a move: agent, from, to, commit, author, time, text."""
     head, lc = _law_at(repo, at)
     if head is None:
         return []
     want = canonical_id(agent) if agent else None
+    if at is None and repo.cache_dir:   # the moves kept under .git/gitstate, read on
+        from gitstate.history.movelog import all_moves
+        out = [{"agent": who, "from": before, "to": state, "commit": sha, "author": author,
+                "time": when, "text": text}
+               for sha, when, author, who, before, state, text
+               in all_moves(repo.git, lc, head, repo.cache_dir) if not want or who == want]
+        if out or not want:
+            return out
+        events = []
+    else:
+        events = tag_events(repo.git, lc, [head], want, order="--date-order")
     last: dict[str, str] = {}
     out = []
-    events = tag_events(repo.git, lc, [head], want, order="--date-order")
-    lines = _lines_of(repo, lc, head, events)
+    lines = _lines_of(repo, lc, head, events) if events else {}
     for sha, when, author, who, state, text in events:
         before = lines[sha] if sha in lines else last.get(who)
         last[who] = state
