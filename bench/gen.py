@@ -4,7 +4,7 @@ A history of N commits over A agents following the haak lifecycle: ~70 % state c
 moves, each writing the agent's whole state file), ~30 % ordinary commits, some mentioning
 agents. Deterministic for a given seed.
 
-    .venv/bin/python bench/gen.py bench/out/repo-100k --commits 100000 --agents 1000
+    .venv/bin/python bench/gen.py bench/out/repo-100000 --commits 100000 --agents 1000
 """
 
 from __future__ import annotations

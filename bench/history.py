@@ -115,7 +115,7 @@ def main() -> int:
     print(f"{'commits':>8} {'floor':>7} {'roster cold':>12} {'warm+100':>9} "
           f"{'verify cold':>12} {'verify+100':>10}")
     for size in (int(s) for s in args.sizes.split(",")):
-        source = args.out / f"repo-{size // 1000}k"
+        source = args.out / f"repo-{size}"
         if not source.is_dir():
             print(f"generating {source} ...", file=sys.stderr)
             generate(source, size, 1000)

@@ -116,7 +116,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--out", type=Path, default=HERE / "out")
     args = parser.parse_args()
-    source = args.out / f"repo-{args.size // 1000}k"
+    source = args.out / f"repo-{args.size}"
     if not source.is_dir():
         print(f"generating {source} ...", file=sys.stderr)
         generate(source, args.size, 1000)
