@@ -49,6 +49,16 @@ def main(args: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if args is None else args)
     register(args)
     as_json = "--json" in args
+    from gitstate.history import progress
+    if not as_json and sys.stderr.isatty():
+        progress.enable(sys.stderr)
+    try:
+        return _run(args, as_json)
+    finally:
+        progress.done()
+
+
+def _run(args: list[str], as_json: bool) -> int:
     try:
         rv = cli.main(args=args, prog_name="gitstate", standalone_mode=False)
         return rv if isinstance(rv, int) else 0

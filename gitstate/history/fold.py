@@ -56,13 +56,16 @@ def tag_events(git: Git, lc: Lifecycle, revs: list[str], agent: str | None = Non
                order: str = "--topo-order") -> list[tuple]:
     """Tag events of `revs` (e.g. ["HEAD"], ["old..HEAD"]), oldest first; with `agent`, git
     drops most of the other agents' commits before they are parsed."""
+    from gitstate.history import progress
     accept = lc.accept_patterns()
     out = []
-    for sha, ct, author, subject in git.log_records(LOG_FIELDS,
-                                                    *log_args(lc, revs, agent, order)):
+    for n, (sha, ct, author, subject) in enumerate(
+            git.log_records(LOG_FIELDS, *log_args(lc, revs, agent, order)), start=1):
+        progress.tick("reading history", n)
         tag = subject_tag(subject, accept)
         if tag is not None:
             out.append((sha, int(ct) if ct.isdigit() else 0, author) + tag)
+    progress.done()
     return out
 
 

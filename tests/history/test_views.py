@@ -455,3 +455,37 @@ def test_verify_shows_progress_on_a_terminal_only(repo, monkeypatch):
     assert "commits judged" not in piped.stderr and piped.stderr == ""
     as_json = gitstate(repo, "verify", "--json", "--no-cache")
     assert as_json.stderr == ""
+
+
+def test_a_cold_read_of_a_long_history_shows_progress_on_a_terminal_only(repo):
+    import os
+    import pty
+    import subprocess
+    import sys
+    assert gitstate(repo, "spawn", "alice").returncode == 0
+    for i in range(11):
+        set_state_line(repo, "alice", "summary", f"step {i}")
+        git(repo, "commit", "-q", "-am", f"@alice: [STATE:bootstrap] step {i}")
+    import shutil
+    shutil.rmtree(repo / ".git" / "gitstate")                # a cold read
+    main, child = pty.openpty()
+    script = ("import gitstate.history.progress as p; p.EVERY = 5\n"
+              "from gitstate.cli.main import main; raise SystemExit(main(['roster']))")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=repo, stdout=subprocess.PIPE,
+                          stderr=child, stdin=subprocess.DEVNULL)
+    os.close(child)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(main)
+    assert proc.returncode == 0 and b"reading history: 10 ..." in seen and b"\x1b[K" in seen
+    assert b"alice" in proc.stdout and b"reading history" not in proc.stdout
+    shutil.rmtree(repo / ".git" / "gitstate")
+    piped = gitstate(repo, "roster")
+    assert piped.returncode == 0 and piped.stderr == ""
