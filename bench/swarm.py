@@ -122,11 +122,12 @@ def make_clones(where: Path, url: str, clones: int, worktrees: int,
 
 
 WORKER = r"""
-import json, sys, time
+import json, random, sys, time
 from gitstate.git.repo import open_managed
 from gitstate.moves.agent import spawn, transition
 from gitstate.moves.landing import push_move
 place, agent, moves, out, role = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+think = float(sys.argv[6])
 loop = %r
 repo = open_managed(place)
 rows = []
@@ -134,6 +135,8 @@ for i in range(moves):
     if i == 0:
         move = lambda: spawn(repo, agent, role=role or None)
     else:
+        if think:   # an agent works between two moves: it does not push again the same instant
+            time.sleep(random.uniform(0, think))
         state = loop[(i - 1) %% len(loop)]
         move = lambda: transition(repo, agent, state, text=f"move {i}")
     t = time.monotonic()
@@ -152,7 +155,8 @@ json.dump(rows, open(out, "w"))
 
 
 def run_swarm(places: list[Path], moves: int, out: Path, *, role: str = "",
-              agents: list[str] | None = None) -> tuple[list[list[dict]], float]:
+              agents: list[str] | None = None,
+              think: float = 0.0) -> tuple[list[list[dict]], float]:
     """Start one worker process per place; (each worker's rows, wall seconds)."""
     agents = agents or [f"agent-{i:02d}" for i in range(len(places))]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -161,7 +165,7 @@ def run_swarm(places: list[Path], moves: int, out: Path, *, role: str = "",
     for i, (place, agent) in enumerate(zip(places, agents)):
         dest = out / f"rows-{i}.json"
         procs.append((subprocess.Popen([sys.executable, "-c", WORKER, str(place), agent,
-                                        str(moves), str(dest), role], env=env,
+                                        str(moves), str(dest), role, str(think)], env=env,
                                        stderr=subprocess.PIPE), dest))
     results = []
     for proc, dest in procs:
@@ -196,14 +200,15 @@ def pre_receive_seconds(hub: Path, clone: Path, agent: str, pushes: int = 5) -> 
     return statistics.median(times)
 
 
-def measure(n: int, worktrees: int, moves: int, backoff: float | None = None) -> dict:
+def measure(n: int, worktrees: int, moves: int, backoff: float | None = None,
+            think: float = 0.0) -> dict:
     with tempfile.TemporaryDirectory(prefix="gitstate-swarm-") as tmp:
         where = Path(tmp)
         hub = make_hub(where)
         daemon = Daemon(where)
         try:
             places = make_clones(where, daemon.url("hub.git"), n, worktrees, backoff)
-            results, wall = run_swarm(places, moves, where)
+            results, wall = run_swarm(places, moves, where, think=think)
         finally:
             daemon.stop()
         rows = [r for rs in results for r in rs]
@@ -229,10 +234,13 @@ def main() -> None:
     ap.add_argument("--moves", type=int, default=25)
     ap.add_argument("--backoff-max", type=float, default=None,
                     help="gitstate.pushBackoffMax for every clone (default: gitstate's, 1 s)")
+    ap.add_argument("--think", type=float, default=0.0,
+                    help="each agent works a random 0..THINK seconds between its moves "
+                         "(default 0: every agent pushes again at once)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     for n in (int(x) for x in args.clones.split(",")):
-        r = measure(n, args.worktrees, args.moves, args.backoff_max)
+        r = measure(n, args.worktrees, args.moves, args.backoff_max, args.think)
         if args.json:
             print(json.dumps(r))
         else:

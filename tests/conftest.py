@@ -114,3 +114,24 @@ def fill_freeze_state(path: Path) -> None:
     lines = path.read_text().splitlines(keepends=True)
     path.write_text("".join("- written by hand\n" if ln.strip().startswith(("(", "- ("))
                             else ln for ln in lines))
+
+
+def on_a_terminal(repo: Path, script: str) -> tuple[subprocess.CompletedProcess, bytes]:
+    """Run a Python `script` in `repo` with its stderr on a pseudo-terminal, as a person at a
+    terminal sees it: (the process, with stdout piped; what the terminal showed)."""
+    import pty
+    main, child = pty.openpty()
+    proc = subprocess.run([sys.executable, "-c", script], cwd=repo, stdout=subprocess.PIPE,
+                          stderr=child, stdin=subprocess.DEVNULL)
+    os.close(child)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:      # the terminal's other end is closed: all is read
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(main)
+    return proc, seen

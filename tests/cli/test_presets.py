@@ -291,3 +291,19 @@ def test_haak_role_transfer_in_one_commit(tmp_path):
     err = refused_commit(repo, "@carol: [STATE:dead] bye\n\nRole-transfer: steward -> dan",
                          "multiple-agents")
     assert "may only take the role" in err
+
+
+def at(repo, when: str, *args: str) -> None:
+    """Run gitstate with the commit dated `when` (an agent that acted in the past)."""
+    import subprocess
+    import sys
+    env = dict(os.environ, GIT_COMMITTER_DATE=when, GIT_AUTHOR_DATE=when)
+    res = subprocess.run([sys.executable, "-m", "gitstate", *args], cwd=repo, env=env,
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+
+
+def ago(minutes: int) -> str:
+    """A git date `minutes` before now."""
+    import time
+    return f"@{int(time.time()) - minutes * 60} +0000"

@@ -3,26 +3,10 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from conftest import git, gitstate, set_state_line
-from test_presets import managed, ok, roster
-
-
-def at(repo: Path, when: str, *args: str) -> None:
-    """Run gitstate with the commit dated `when` (an agent that acted in the past)."""
-    env = dict(os.environ, GIT_COMMITTER_DATE=when, GIT_AUTHOR_DATE=when)
-    res = subprocess.run([sys.executable, "-m", "gitstate", *args], cwd=repo, env=env,
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-
-
-def ago(minutes: int) -> str:
-    import time
-    return f"@{int(time.time()) - minutes * 60} +0000"
+from test_presets import ago, at, managed, ok, roster
 
 
 def test_shutdown_cancels_interrupted_work_and_await_counts_it_failed(tmp_path):

@@ -6,21 +6,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 
 from conftest import UNHOOKED, git, gitstate, set_state_line, walk
-from test_presets import managed, new_state_file, ok, refused_commit, roster
-
-
-def at(repo, when: str, *args: str) -> None:
-    env = dict(os.environ, GIT_COMMITTER_DATE=when, GIT_AUTHOR_DATE=when)
-    res = subprocess.run([sys.executable, "-m", "gitstate", *args], cwd=repo, env=env,
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-
-
-def ago(minutes: int) -> str:
-    return f"@{int(time.time()) - minutes * 60} +0000"
+from test_presets import ago, at, managed, new_state_file, ok, refused_commit, roster
 
 
 def test_a_crashed_session_goes_to_error_and_resumes(tmp_path):

@@ -51,7 +51,9 @@ def expected_state(moves: int) -> str:
 def test_sixteen_clones_and_four_worktrees_lose_nothing(tmp_path, served_hub):
     hub, daemon = served_hub
     places = swarm.make_clones(tmp_path, daemon.url("hub.git"), 16, 4)
-    results, _ = swarm.run_swarm(places, MOVES, tmp_path)
+    # each agent works a moment between its moves, as agents do: an agent that pushes again
+    # the instant it landed always finds its branch in step and can starve the others
+    results, _ = swarm.run_swarm(places, MOVES, tmp_path, think=0.5)
     rows = [r for rs in results for r in rs]
     assert [r for r in rows if r["outcome"] != "landed"] == []        # 0 illegal, 0 gave up
     assert len(rows) == 20 * MOVES

@@ -426,30 +426,13 @@ def test_log_after_merges_says_each_move_from_its_own_line_in_time_order(repo, m
     assert "divergent" in {p["rule"] for p in verdict["problems"]}
 
 
-def test_verify_shows_progress_on_a_terminal_only(repo, monkeypatch):
-    import os
-    import pty
-    import subprocess
-    import sys
+def test_verify_shows_progress_on_a_terminal_only(repo):
+    from conftest import on_a_terminal
     for i in range(3):
         git(repo, "commit", "-q", "--allow-empty", "-m", f"work {i}")
-    env = dict(os.environ, COLUMNS="80")
-    main, child = pty.openpty()
     script = ("import gitstate.history.verify as v; v.BATCH = 2\n"
               "from gitstate.cli.main import main; raise SystemExit(main(['verify']))")
-    proc = subprocess.run([sys.executable, "-c", script], cwd=repo, env=env,
-                          stdout=subprocess.PIPE, stderr=child, stdin=subprocess.DEVNULL)
-    os.close(child)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(main, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
-    os.close(main)
+    proc, seen = on_a_terminal(repo, script)
     assert proc.returncode == 0 and b"commits judged" in seen and b"\x1b[K" in seen
     piped = gitstate(repo, "verify", "--no-cache")
     assert "commits judged" not in piped.stderr and piped.stderr == ""
@@ -458,32 +441,16 @@ def test_verify_shows_progress_on_a_terminal_only(repo, monkeypatch):
 
 
 def test_a_cold_read_of_a_long_history_shows_progress_on_a_terminal_only(repo):
-    import os
-    import pty
-    import subprocess
-    import sys
+    import shutil
+    from conftest import on_a_terminal
     assert gitstate(repo, "spawn", "alice").returncode == 0
     for i in range(11):
         set_state_line(repo, "alice", "summary", f"step {i}")
         git(repo, "commit", "-q", "-am", f"@alice: [STATE:bootstrap] step {i}")
-    import shutil
     shutil.rmtree(repo / ".git" / "gitstate")                # a cold read
-    main, child = pty.openpty()
     script = ("import gitstate.history.progress as p; p.EVERY = 5\n"
               "from gitstate.cli.main import main; raise SystemExit(main(['roster']))")
-    proc = subprocess.run([sys.executable, "-c", script], cwd=repo, stdout=subprocess.PIPE,
-                          stderr=child, stdin=subprocess.DEVNULL)
-    os.close(child)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(main, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
-    os.close(main)
+    proc, seen = on_a_terminal(repo, script)
     assert proc.returncode == 0 and b"reading history: 10 ..." in seen and b"\x1b[K" in seen
     assert b"alice" in proc.stdout and b"reading history" not in proc.stdout
     shutil.rmtree(repo / ".git" / "gitstate")
