@@ -41,10 +41,12 @@ LOG_FIELDS = ["%H", "%ct", "%an", "%s"]
 def log_args(lc: Lifecycle, revs: list[str], agent: str | None = None,
              order: str = "--topo-order") -> list[str]:
     """`git log` arguments (besides the format) that yield every tagged commit of `revs`,
-    oldest first (with `agent`, at least those whose subject speaks as it: git filters, the
+    newest first (with `agent`, at least those whose subject speaks as it: git filters, the
     parser decides). Either order shows no commit before its parents; `--date-order`
-    interleaves merged lines by time, as a person reads a log."""
-    args = ["--reverse", order]
+    interleaves merged lines by time, as a person reads a log. (Without `--reverse`: git
+    streams the newest first as it walks, and the caller turns the list round, so reading
+    overlaps git's walk instead of waiting for its end.)"""
+    args = [order]
     if not lc.accept:  # other subject forms cannot be expressed as a git grep: read them all
         args.append(f"--grep={TAG_GREP}")
         if agent:      # ids compare case-insensitively; a '.' in one matches itself too
@@ -66,6 +68,7 @@ def tag_events(git: Git, lc: Lifecycle, revs: list[str], agent: str | None = Non
         if tag is not None:
             out.append((sha, int(ct) if ct.isdigit() else 0, author) + tag)
     progress.done()
+    out.reverse()   # oldest first
     return out
 
 

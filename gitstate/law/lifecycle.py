@@ -218,9 +218,20 @@ def _glob(pattern: str, name: str) -> bool:
     return re.fullmatch(".*".join(re.escape(p) for p in pattern.split("*")), name) is not None
 
 
+_PATH_RES: dict[str, re.Pattern] = {}
+
+
 def state_path_regex(pattern: str) -> re.Pattern:
-    head, _, tail = pattern.partition("{id}")
-    return re.compile(f"^{re.escape(head)}(?P<id>[^/]+){re.escape(tail)}$")
+    """The regular expression of a layout's state-file paths (asked for every commit judged:
+    made once per layout)."""
+    found = _PATH_RES.get(pattern)
+    if found is None:
+        if len(_PATH_RES) > 64:   # a history of many layouts: keep it bounded
+            _PATH_RES.clear()
+        head, _, tail = pattern.partition("{id}")
+        found = _PATH_RES[pattern] = re.compile(
+            f"^{re.escape(head)}(?P<id>[^/]+){re.escape(tail)}$")
+    return found
 
 
 def parse_duration(value: Any) -> int | None:
