@@ -83,43 +83,68 @@ def _judge_all(git: Git, commits, cache_dir: str | None, root_law: tuple[str, by
     state = {"law": {}, "lifecycles": {}, "parsed": {}, "run": {"at": None, "agents": {}},
              "latest": root_law, "joined": root_law is not None, "clock": clock,
              "before_law": [], "by_tag": []}
+    from concurrent.futures import ThreadPoolExecutor
     problems: list[dict] = []
-    batch: list[Commit] = []
     count = 0
-    for c in commits:
-        batch.append(c)
-        if len(batch) >= BATCH:
-            problems += _judge_batch(git, batch, cache_dir, state)
-            count += len(batch)
-            batch = []
-            if progress is not None:
-                progress(count)
-    if batch:
-        problems += _judge_batch(git, batch, cache_dir, state)
-        count += len(batch)
+    # git reads the objects of the next batch (a process of its own) while Python judges
+    # this one: the two cores work at once instead of in turn
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = None
+        for batch in _batches(commits):
+            ahead = pool.submit(_fetch, git, batch, set(state["law"]),
+                                {c.sha for c in pending[0]} if pending else set())
+            if pending is not None:
+                problems += _judge_batch(git, pending[0], pending[1].result(), cache_dir, state)
+                count += len(pending[0])
+                if progress is not None:
+                    progress(count)
+            pending = (batch, ahead)
+        if pending is not None:
+            problems += _judge_batch(git, pending[0], pending[1].result(), cache_dir, state)
+            count += len(pending[0])
     return problems, count, state["by_tag"]
 
 
-def _judge_batch(git: Git, commits: list[Commit], cache_dir: str | None,
+def _batches(commits):
+    batch: list[Commit] = []
+    for c in commits:
+        batch.append(c)
+        if len(batch) >= BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _fetch(git: Git, commits: list[Commit], known: set[str], before: set[str]) -> tuple:
+    """The objects a batch is judged with: its commits' objects, the lifecycle of each
+    first parent outside it (not judged already, nor in the batch `before` it, whose law is
+    being worked out meanwhile), and every state file its changes name."""
+    outside = sorted({c.parents[0] for c in commits if c.parents} - {c.sha for c in commits}
+                     - known - before)
+    blobs = sorted({b for c in commits for _, old, new, _m in c.changes for b in (old, new) if b})
+    specs = [c.sha for c in commits] + [f"{p}:{LIFECYCLE_PATH}" for p in outside]
+    # blobs over the limit are not read: their size alone refuses them
+    return outside, blobs, git.cat_batch(specs) + git.cat_batch(blobs, READ_LIMIT)
+
+
+def _judge_batch(git: Git, commits: list[Commit], fetched: tuple, cache_dir: str | None,
                  state: dict) -> list[dict]:
     # the valid law in force after each commit, inherited from the first parent
     law: dict[str, tuple[str, bytes] | None] = state["law"]
     lifecycles: dict[str, Lifecycle | None] = state["lifecycles"]
-    outside = sorted({c.parents[0] for c in commits if c.parents} - {c.sha for c in commits}
-                     - set(law))
-    blobs = sorted({b for c in commits for _, old, new, _m in c.changes for b in (old, new) if b})
-    specs = [c.sha for c in commits] + [f"{p}:{LIFECYCLE_PATH}" for p in outside]
-    # blobs over the limit are not read: their size alone refuses them
-    found = git.cat_batch(specs) + git.cat_batch(blobs, READ_LIMIT)
+    outside, blobs, found = fetched
+    n = len(commits)
+    laws = [(p, got) for p, got in zip(outside, found[n:n + len(outside)])
+            if p not in law]         # a parent the batch before set meanwhile keeps its law
     for c, obj in zip(commits, found):
         if obj is not None:
             c.time, c.author, c.message = parse_commit_object(obj[2])
-    found = found[len(commits):]
-    for parent, got in zip(outside, found):
+    for parent, got in laws:
         entry = (got[0], got[2]) if got and got[1] == "blob" else None
         law[parent] = entry if entry and _lifecycle(entry, lifecycles, cache_dir) else None
     contents = {b: (got[2] if got and got[1] == "blob" else None)
-                for b, got in zip(blobs, found[len(outside):])}
+                for b, got in zip(blobs, found[n + len(outside):])}
     parsed: dict = state["parsed"]   # each blob parsed once, judged as new and then as old
     run: dict = state["run"]         # every agent's front matter along the line being replayed
     problems = []

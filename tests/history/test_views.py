@@ -456,3 +456,34 @@ def test_a_cold_read_of_a_long_history_shows_progress_on_a_terminal_only(repo):
     shutil.rmtree(repo / ".git" / "gitstate")
     piped = gitstate(repo, "roster")
     assert piped.returncode == 0 and piped.stderr == ""
+
+
+def test_verify_judges_the_same_whatever_the_batches(repo):
+    """Objects of the next batch are read while this one is judged: batches of 1, 2 and 3
+    commits must find what one batch finds, law changes and merges included."""
+    import subprocess
+    import sys
+    assert gitstate(repo, "spawn", "alice").returncode == 0
+    walk(repo, "alice", "inbox")
+    set_state_line(repo, "alice", "state", "deep_work")                # illegal
+    git(repo, *UNHOOKED, "commit", "-qam", "@alice: [STATE:deep_work] skip")
+    law = repo / "protocols" / "lifecycle.yaml"
+    law.write_text(law.read_text().replace("max: 1", "max: 2", 1))
+    git(repo, "commit", "-qam", "two architects", "-m", "Approved-by: zach")
+    git(repo, "branch", "side")
+    set_state_line(repo, "alice", "state", "bootstrap")                # illegal again
+    git(repo, *UNHOOKED, "commit", "-qam", "@alice: [STATE:bootstrap] back")
+    git(repo, "switch", "-q", "side")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "side work")
+    git(repo, "switch", "-q", "main")
+    git(repo, *UNHOOKED, "merge", "-q", "--no-edit", "side")
+    whole = json.loads(gitstate(repo, "verify", "--json", "--no-cache").stdout)
+    assert {p["rule"] for p in whole["problems"]} == {"illegal-transition"}
+    assert len(whole["problems"]) == 2
+    for size in (1, 2, 3):
+        script = (f"import gitstate.history.verify as v; v.BATCH = {size}\n"
+                  "from gitstate.cli.main import main\n"
+                  "raise SystemExit(main(['verify', '--json', '--no-cache']))")
+        res = subprocess.run([sys.executable, "-c", script], cwd=repo, capture_output=True,
+                             text=True)
+        assert json.loads(res.stdout) == whole, size
