@@ -14,7 +14,8 @@ from gitstate.errors import GitstateError, InvalidFile
 from gitstate.law.grammar import canonical_id, format_message
 from gitstate.git.repo import GitContext, Managed
 from gitstate.history.views import freeze_state_path
-from gitstate.law.rules import FileChange, validate
+from gitstate.law.lifecycle import is_law_path
+from gitstate.law.rules import FileChange, check_law_change, validate
 from gitstate.moves.fields import now_iso, parse_sets  # noqa: F401  (the commands' names)
 
 def _current(repo: Managed, parent: str | None, path: str) -> tuple[bytes | None, bytes | None]:
@@ -216,11 +217,16 @@ def _judge(repo: Managed, lc, head: str | None, path: str, old: bytes | None, ne
     olds = repo.git.cat_files(f"{head}:{p}" for p in extra) if head else [None] * len(extra)
     changes = [FileChange(path, old, new)] + [
         FileChange(p, o, files[p]) for p, o in zip(extra, olds)]
+    law = [p for p in (files or {}) if is_law_path(p)]
     if staged:
         changes += repo.staged_state_changes(lc, head, skip={path, *extra})
+        law += [p for p in repo.git.staged_changes(head) if is_law_path(p) and p not in law]
     context = GitContext(repo.git, head, tree=None, overrides={**(files or {}), path: new},
                          lc=lc)
-    reject_if(as_said_to_the_command(validate(changes, lc, message, context=context)), action)
+    found = validate(changes, lc, message, context=context)
+    if law and head is not None:   # what rides along may change the law: judged as the hooks do
+        found += check_law_change(lc, message, sorted(law))
+    reject_if(as_said_to_the_command(found), action)
 
 
 _TRAILER_ADVICE = "add the trailer 'Approved-by: <human>' naming one of "

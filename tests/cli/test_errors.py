@@ -133,3 +133,21 @@ def test_did_you_mean_for_a_role_where_custom_roles_are_refused(tmp_path):
     res = gitstate(repo, "spawn", "e1", "--role", "enginer")
     assert res.returncode == 1 and "[unknown-role]" in res.stderr
     assert "(did you mean 'engineer'?)" in res.stderr
+
+
+def test_a_move_carrying_a_staged_change_of_the_law_needs_approval(repo):
+    from conftest import git
+    assert gitstate(repo, "spawn", "alice").returncode == 0
+    law = repo / "protocols" / "lifecycle.yaml"
+    law.write_text(law.read_text().replace("max: 1", "max: 5", 1))
+    git(repo, "add", "protocols/lifecycle.yaml")
+    head = git(repo, "rev-parse", "HEAD").stdout
+    res = gitstate(repo, "transition", "alice", "inbox")
+    assert res.returncode == 1 and "[needs-approval]" in res.stderr
+    assert "this commit changes the law (protocols/lifecycle.yaml)" in res.stderr
+    assert "pass --approved-by HUMAN, one of zach" in res.stderr
+    assert git(repo, "rev-parse", "HEAD").stdout == head                 # nothing committed
+    assert "protocols/lifecycle.yaml" in git(repo, "diff", "--cached", "--name-only").stdout
+    res = gitstate(repo, "transition", "alice", "inbox", "--approved-by", "zach")
+    assert res.returncode == 0 and "(a change of the law)" in res.stdout
+    assert json.loads(gitstate(repo, "verify", "--json").stdout)["ok"]
