@@ -42,9 +42,13 @@ def _kept_edits(work: bytes | None, base: bytes, fields: dict[str, Any],
     if work is None or work == base:
         return {}
     try:
-        return {path: statefile.with_fields(statefile.parse_bytes(work, path), fields).encode()}
+        draft = statefile.parse_bytes(work, path)
+        before = statefile.parse_bytes(base, path)
     except InvalidFile:
         return {path: work}   # the user's broken draft stays as it is; the commit is fine
+    if any(draft.get(k) != before.get(k) for k in fields if k != "updated"):
+        return {path: work}   # edits of the very keys the move sets: kept exactly as they are
+    return {path: statefile.with_fields(draft, fields).encode()}
 
 
 def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | None = None,

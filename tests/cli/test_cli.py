@@ -387,3 +387,14 @@ def test_shell_completion_of_commands_agents_states_and_roles(repo, tmp_path):
     assert "architect" in _complete(repo, "gitstate spawn bob --role ar")
     assert _complete(tmp_path, f"gitstate -C {repo} status ali") == ["alice"]
     assert _complete(tmp_path, "gitstate status ali") == []     # not a repository: nothing
+
+
+def test_unstaged_edits_of_the_keys_a_move_sets_are_kept_as_they_were(repo):
+    ok(repo, "spawn", "alice")
+    p = state_path(repo, "alice")
+    draft = p.read_text().replace("summary: null", "summary: my own words")
+    p.write_text(draft)
+    ok(repo, "transition", "alice", "inbox", "--set", "summary=from the move")
+    assert p.read_text() == draft                      # nothing of the user's is lost
+    committed = git(repo, "show", "HEAD:agent/alice/_state.md").stdout
+    assert "summary: from the move" in committed and "state: inbox" in committed
