@@ -17,39 +17,7 @@ from gitstate.history.views import freeze_state_path
 from gitstate.law.lifecycle import is_law_path
 from gitstate.law.rules import FileChange, check_law_change, validate
 from gitstate.moves.fields import now_iso, parse_sets  # noqa: F401  (the commands' names)
-
-def _current(repo: Managed, parent: str | None, path: str) -> tuple[bytes | None, bytes | None]:
-    """(committed bytes at parent, work tree bytes) of a state file."""
-    old = repo.git.cat_files([f"{parent}:{path}"])[0] if parent else None
-    work = None
-    if repo.top is not None:
-        f = repo.top / path
-        if f.is_file() and not f.is_symlink():
-            work = f.read_bytes()
-    return old, work
-
-
-def _staged(repo: Managed, path: str) -> bytes | None:
-    """The index's version of a file (what `git commit` would take), or None."""
-    return repo.git.cat_files([f":{path}"])[0]
-
-
-def _kept_edits(work: bytes | None, base: bytes, fields: dict[str, Any],
-                path: str) -> dict[str, bytes]:
-    """Where the work tree holds unstaged edits of the state file (`work` differs from the
-    `base` the commit is built on): the work tree keeps them, with the move's `fields`
-    applied, so that after the move `git diff` shows just those edits."""
-    if work is None or work == base:
-        return {}
-    try:
-        draft = statefile.parse_bytes(work, path)
-        before = statefile.parse_bytes(base, path)
-    except InvalidFile:
-        return {path: work}   # the user's broken draft stays as it is; the commit is fine
-    if any(draft.get(k) != before.get(k) for k in fields if k != "updated"):
-        return {path: work}   # edits of the very keys the move sets: kept exactly as they are
-    return {path: statefile.with_fields(draft, fields).encode()}
-
+from gitstate.moves.workfile import current, kept_edits, staged_version
 
 def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | None = None,
           parent_agent: str | None = None, sets: dict[str, Any] | None = None,
@@ -64,7 +32,7 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
     def prepare(head: str | None) -> Plan:
         lc = repo.lifecycle(head)
         path = lc.state_path(agent)
-        old, work = _current(repo, head, path)
+        old, work = current(repo, head, path)
         if old is not None:
             doc = statefile.parse_bytes(old, path)
             raise GitstateError(f"agent '{agent}' already exists (state {doc.state})",
@@ -145,10 +113,10 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
     def prepare(head: str | None) -> Plan:
         lc = repo.lifecycle(head)
         path = lc.state_path(agent)
-        old, work = _current(repo, head, path)
+        old, work = current(repo, head, path)
         if old is None:
             raise repo.unknown_agent(agent, head, lc)
-        staged = _staged(repo, path) if with_work else None
+        staged = staged_version(repo, path) if with_work else None
         base_bytes = staged if staged is not None else old
         base = statefile.parse_bytes(base_bytes, path)
         old_state = _state_or_none(old, path)
@@ -167,7 +135,7 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
             "agent": agent, "from": old_state, "to": state, "path": path,
             "phase_from": _phase(lc, old, path), "phase_to": _phase(lc, new, path)},
                     with_staged=with_work, sign=sign,
-                    work=_kept_edits(work, base_bytes, fields, path))
+                    work=kept_edits(work, base_bytes, fields, path))
 
     return commit_atomically(repo.git, repo.top, prepare, reflog="gitstate transition")
 
@@ -368,7 +336,7 @@ def _role_transfer(repo: Managed, lc, front: dict, role: str,
     what (the entity graph) outlives the hand-over."""
     to = canonical_id(to)
     to_path = lc.state_path(to)
-    old_to, work_to = _current(repo, repo.git.head(), to_path)
+    old_to, work_to = current(repo, repo.git.head(), to_path)
     if old_to is None:
         raise repo.unknown_agent(to, repo.git.head(), lc,
                                  hint=f"spawn it first (without the role): `gitstate spawn {to}`")
