@@ -94,7 +94,8 @@ def run_log(directory: str | None, agent: str | None = None, *, as_json: bool = 
         click.echo(f"{when(r['time'])}  {r['commit'][:10]}  {r['agent']}: {move}"
                    + (f"  {r['text']}" if r["text"] else "") + f"  ({r['author']})")
     if not rows:
-        click.echo("no state commits yet")
+        click.echo(f"no moves since {since}" if since is not None
+                   else "no moves asked for (--limit 0)" if limit == 0 else "no state commits yet")
     return 0
 
 

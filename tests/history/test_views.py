@@ -487,3 +487,9 @@ def test_verify_judges_the_same_whatever_the_batches(repo):
         res = subprocess.run([sys.executable, "-c", script], cwd=repo, capture_output=True,
                              text=True)
         assert json.loads(res.stdout) == whole, size
+
+
+def test_log_says_when_nothing_matches_its_filters(team):
+    assert gitstate(team, "log", "--since", "2099-01-01").stdout.strip() == \
+        "no moves since 2099-01-01"
+    assert gitstate(team, "log", "-n", "0").stdout.strip() == "no moves asked for (--limit 0)"
