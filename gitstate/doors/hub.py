@@ -36,7 +36,7 @@ class HubClock:
     def received(self, sha: str, committed: float) -> float:
         if sha in self.pushed:
             return self.now
-        code, out, _ = self.git._call(("notes", f"--ref={NOTES_REF}", "show", sha), None, None)
+        code, out, _ = self.git.call("notes", f"--ref={NOTES_REF}", "show", sha)
         text = out.decode("ascii", "replace").split()
         if code == 0 and text and text[-1].isdigit():
             return float(text[-1])
@@ -45,10 +45,10 @@ class HubClock:
 
 def _protected(git: Git) -> set[str]:
     refs = set()
-    code, out, _ = git._call(("symbolic-ref", "-q", "HEAD"), None, None)
+    code, out, _ = git.call("symbolic-ref", "-q", "HEAD")
     if code == 0 and out.strip():
         refs.add(out.decode().strip())
-    code, out, _ = git._call(("config", "--get-all", "gitstate.protect"), None, None)
+    code, out, _ = git.call("config", "--get-all", "gitstate.protect")
     for name in out.decode().split() if code == 0 else []:
         refs.add(name if name.startswith("refs/") else f"refs/heads/{name}")
     return refs

@@ -80,7 +80,7 @@ class Landing:
 
 def upstream_of(git: Git) -> Upstream:
     """The current branch's upstream; a clear error (nothing done) when there is none."""
-    code, out, _ = git._call(("symbolic-ref", "-q", "HEAD"), None, None)
+    code, out, _ = git.call("symbolic-ref", "-q", "HEAD")
     branch = out.decode().strip() if code == 0 else ""
     if not branch:
         raise GitstateError("--push needs a branch, but HEAD is detached; nothing was done",
@@ -177,8 +177,7 @@ class _Conflict(Exception):
 
 def _push(git: Git, up: Upstream, sha: str) -> tuple[str, str]:
     """(landed | race | refused | error, git's or the hub's words)."""
-    code, out, err = git._call(("push", "--porcelain", up.remote, f"{sha}:{up.ref}"),
-                               None, None)
+    code, out, err = git.call("push", "--porcelain", up.remote, f"{sha}:{up.ref}")
     text = out.decode("utf-8", "replace")
     errs = err.decode("utf-8", "replace")
     ours = [ln for ln in text.splitlines() if ln.count("\t") >= 2
@@ -203,8 +202,8 @@ def _push(git: Git, up: Upstream, sha: str) -> tuple[str, str]:
 def _fetch(git: Git, up: Upstream) -> str:
     # other worktrees of this repository share the tracking ref: a locked ref is a race too
     for attempt in range(20):
-        code, _, err = git._call(("fetch", "--quiet", "--no-tags", up.remote,
-                                  f"+{up.ref}:{up.tracking}"), None, None)
+        code, _, err = git.call("fetch", "--quiet", "--no-tags", up.remote,
+                                  f"+{up.ref}:{up.tracking}")
         if code == 0:
             break
         words = err.decode("utf-8", "replace")

@@ -138,7 +138,7 @@ def merge_versions(git: Git, lc: Lifecycle, parents: list[str],
     path -> (blob at the merge base, [blob at each parent], blob in the merge) for every state
     file that a parent or the merge changed. Blob ids stand for contents; None: absent."""
     from gitstate.git.runner import EMPTY_TREE
-    code, out, _ = git._call(("merge-base", "--octopus", *parents), None, None)
+    code, out, _ = git.call("merge-base", "--octopus", *parents)
     base = out.decode().strip() if code == 0 and out.strip() else None
     prefix = lc.state_file.split("{id}")[0].rstrip("/")
     paths: set[str] = set()

@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from typing import Iterable, Iterator
 
 ZERO = "0" * 40
+# Every door reads history as the commits say it is: never through replace objects
+# (`refs/replace/*`, which anyone may push or fetch) or grafts (`info/grafts`). The graft file
+# is pointed at a path that cannot exist (a file under /dev/null), which git skips silently.
+_GLOBAL_OPTIONS = ("--no-replace-objects",)
+_DOORS_ENV = {"GIT_NO_REPLACE_OBJECTS": "1", "GIT_GRAFT_FILE": "/dev/null/no-grafts"}
 _COMMIT_ID = re.compile(r"[0-9a-f]{40}\Z").match
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
@@ -32,16 +37,17 @@ class Git:
         self.cwd = str(cwd) if cwd is not None else None
         self.env = env
 
-    def _env(self, extra: dict[str, str] | None) -> dict[str, str] | None:
-        if not extra and self.env is None:
-            return None
+    def _env(self, extra: dict[str, str] | None) -> dict[str, str]:
         env = dict(os.environ if self.env is None else self.env)
+        env.update(_DOORS_ENV)
         env.update(extra or {})
         return env
 
-    def _call(self, args: tuple[str, ...], input: bytes | None,
-              env: dict[str, str] | None) -> tuple[int, bytes, bytes]:
-        argv = ["git"] + (["-C", self.cwd] if self.cwd else []) + list(args)
+    def call(self, *args: str, input: bytes | None = None,
+             env: dict[str, str] | None = None) -> tuple[int, bytes, bytes]:
+        """(exit code, stdout, stderr) of `git args...`, whatever git says: both pipes are
+        read at once, so a git (or a hub) that writes a lot to either never blocks."""
+        argv = ["git", *_GLOBAL_OPTIONS] + (["-C", self.cwd] if self.cwd else []) + list(args)
         full_env = self._env(env)
         if _can_spawn_light(input):
             return _spawn_light(argv, input, full_env)
@@ -52,7 +58,7 @@ class Git:
     def run(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
             check: bool = True) -> bytes:
         """stdout of `git args...`; GitFailure (with git's message) if it fails and `check`."""
-        code, out, err = self._call(args, input, env)
+        code, out, err = self.call(*args, input=input, env=env)
         if check and code != 0:
             raise GitFailure(_plain(err, args), where=f"git {args[0]}")
         return out
@@ -61,7 +67,7 @@ class Git:
         return self.run(*args, **kw).decode("utf-8", "replace").strip()
 
     def ok(self, *args: str, env: dict[str, str] | None = None) -> bool:
-        return self._call(args, None, env)[0] == 0
+        return self.call(*args, env=env)[0] == 0
 
     def stream(self, *args: str, sep: bytes = b"\n") -> Iterator[bytes]:
         """Records of a long-running git command's stdout, split on `sep`, as they come:
@@ -72,7 +78,7 @@ class Git:
             # GIT_FLUSH=0: git log flushes after every commit when writing to a pipe, a
             # system call per record (a third of the time of a long log); full buffers
             # still arrive as git walks
-            proc = subprocess.Popen(["git", *args], cwd=self.cwd, stdout=subprocess.PIPE,
+            proc = subprocess.Popen(["git", *_GLOBAL_OPTIONS, *args], cwd=self.cwd, stdout=subprocess.PIPE,
                                     stderr=err, env=self._env({"GIT_FLUSH": "0"}))
             assert proc.stdout is not None
             fd = proc.stdout.fileno()
@@ -117,7 +123,7 @@ class Git:
 
     def rev(self, rev: str) -> str | None:
         """The commit a revision names, or None (unborn HEAD, unknown name)."""
-        code, out, _ = self._call(("rev-parse", "-q", "--verify", f"{rev}^{{commit}}"), None, None)
+        code, out, _ = self.call("rev-parse", "-q", "--verify", f"{rev}^{{commit}}")
         return (out.decode().strip() or None) if code == 0 else None
 
     def head(self) -> str | None:
@@ -206,7 +212,7 @@ class Git:
         return [p for p in self.run(*args).decode("utf-8", "surrogateescape").split("\0") if p]
 
     def config(self, key: str) -> str | None:
-        code, out, _ = self._call(("config", "--get", key), None, None)
+        code, out, _ = self.call("config", "--get", key)
         return out.decode().strip() if code == 0 else None
 
 
@@ -246,22 +252,33 @@ def _spawn_light(argv: list[str], input: bytes | None,
         pass
     finally:
         os.close(in_w)
-    out = _read_all(out_r)
-    err = _read_all(err_r)
+    out, err = _read_both(out_r, err_r)
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status), out, err
 
 
-def _read_all(fd: int) -> bytes:
-    chunks = []
+def _read_both(out_r: int, err_r: int) -> tuple[bytes, bytes]:
+    """Everything a child writes to its stdout and stderr, read as it comes on either: a child
+    that fills one pipe while the other is being waited on would otherwise never finish."""
+    import select
+    chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
+    poller = select.poll()
+    for fd in chunks:
+        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    open_fds = 2
     try:
-        while True:
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
+        while open_fds:
+            for fd, _event in poller.poll():
+                chunk = os.read(fd, 1 << 16)
+                if chunk:
+                    chunks[fd].append(chunk)
+                else:
+                    poller.unregister(fd)
+                    open_fds -= 1
     finally:
-        os.close(fd)
+        os.close(out_r)
+        os.close(err_r)
+    return b"".join(chunks[out_r]), b"".join(chunks[err_r])
 
 
 def _plain(stderr: bytes, args: tuple[str, ...]) -> str:
@@ -276,7 +293,7 @@ def _plain(stderr: bytes, args: tuple[str, ...]) -> str:
 def find_repo(path: str | os.PathLike | None = None) -> tuple[Git, Path, Path]:
     """(git, top of work tree, git dir) of the repository containing `path`."""
     git = Git(path)
-    code, out, _ = git._call(("rev-parse", "--show-toplevel", "--absolute-git-dir"), None, None)
+    code, out, _ = git.call("rev-parse", "--show-toplevel", "--absolute-git-dir")
     lines = out.decode().splitlines()
     if code != 0 or len(lines) != 2:
         where = os.path.abspath(path or ".")
