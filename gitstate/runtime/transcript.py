@@ -37,14 +37,10 @@ def window_of(model: str | None, policy: int | None = None) -> int | None:
 
 def latest_usage(path: str) -> tuple[int, str | None] | None:
     """(prompt tokens, model) of the latest main-thread assistant turn, or None."""
-    try:
-        with open(path, "rb") as fh:
-            size = fh.seek(0, os.SEEK_END)
-            start = max(0, size - TAIL)
-            fh.seek(start)
-            chunk = fh.read()
-    except OSError:
+    found = _read_tail(path)
+    if found is None:
         return None
+    start, chunk = found
     lines = chunk.split(b"\n")
     if start:
         lines = lines[1:]   # the first line may be cut
@@ -66,6 +62,36 @@ def latest_usage(path: str) -> tuple[int, str | None] | None:
             "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
         return tokens, message.get("model")
     return None
+
+
+def _read_tail(path: str) -> tuple[int, bytes] | None:
+    """(offset, bytes) of the last TAIL bytes of a regular file, or None. The path comes from
+    the runtime's event, which anyone can write: a FIFO would block an open for reading, a
+    device such as /dev/zero never ends. Opened without blocking, refused unless regular,
+    and never read past TAIL."""
+    import stat
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        start = max(0, info.st_size - TAIL)
+        os.lseek(fd, start, os.SEEK_SET)
+        chunks, left = [], TAIL
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 16))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return start, b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def measure(path: str | None, policy_window: int | None = None,

@@ -251,6 +251,27 @@ def test_context_hook_is_silent_without_a_bound_session_or_a_transcript(claude_r
     assert git(repo, "log", "-1", "--format=%s").stdout.startswith("@carol: [STATE:bootstrap]")
 
 
+def test_context_hook_reads_only_a_regular_transcript_and_never_blocks(claude_repo, tmp_path):
+    """The event's transcript_path is anyone's to write: a FIFO (an open for reading would
+    wait for a writer forever), /dev/zero (never ends), a directory. The hook says nothing
+    and returns at once for each; a real transcript still counts after them."""
+    import os
+    repo = claude_repo
+    gitstate(repo, "spawn", "dora", "--session", "s4")
+    said(start(repo, "s4"))
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    for hostile in (fifo, Path("/dev/zero"), tmp_path):
+        event = {**base(repo, "s4", "PostToolUse", hostile), "tool_name": "Bash",
+                 "tool_input": {"command": "ls"}, "tool_response": {"stdout": ""},
+                 "tool_use_id": "toolu_2"}
+        res = subprocess.run(["sh", "-c", "gitstate hook context"], cwd=repo,
+                             input=json.dumps(event), capture_output=True, text=True,
+                             timeout=60)
+        assert said(res) == "", hostile
+    assert "midlife" in said(post_tool(repo, "s4", transcript(tmp_path / "t.jsonl", 101_000)))
+
+
 # -- the spawn guard --------------------------------------------------------------------------
 
 
