@@ -56,8 +56,12 @@ def run_hook(name: str, args: list[str]) -> int:
             if not files:
                 print("gitstate: the commit-msg hook needs the message file", file=sys.stderr)
                 return 2
+            from gitstate.law.grammar import parse_message
             with open(files[0], "rb") as fh:
-                message = fh.read().decode("utf-8", "replace")
+                # the message as git will commit it: its default cleanup drops comment lines
+                # (when it keeps them, the shim leaves the commit to the ref guard, which
+                # judges the message as committed)
+                message = parse_message(fh.read().decode("utf-8", "replace"), cleanup=True)
             return _report(_judge_staged(Git(), _stdin_text(), message, cache)[0])
         if name == "pre-receive":
             from gitstate.doors.hub import pre_receive
@@ -229,8 +233,8 @@ def _fallback_law(git: Git, base: str | None):
         pass
     if base is None:
         return None
-    code, out, _ = git._call(("log", "-1", "--format=%H", "--diff-filter=D", base, "--",
-                              LIFECYCLE_PATH), None, None)
+    code, out, _ = git.call("log", "-1", "--format=%H", "--diff-filter=D", base, "--",
+                              LIFECYCLE_PATH)
     deleted = out.decode().strip() if code == 0 else ""
     if not deleted:
         return None
@@ -257,7 +261,7 @@ def _verdict(lc, changes: list[FileChange], head: str):
     return head, f"@{rx.match(c.path).group('id')}: [STATE:{new}]"
 
 
-def _working_agent(lc, message: str | None, changes: list[FileChange], context) -> list:
+def _working_agent(lc, message, changes: list[FileChange], context) -> list:
     """The committer's agent, as its runtime says in the environment of `git commit`."""
     agent = os.environ.get("GITSTATE_AGENT", "").strip().lower()
     if message is None or not agent or not lc.policies.atomic_commits:
@@ -266,7 +270,8 @@ def _working_agent(lc, message: str | None, changes: list[FileChange], context) 
     from gitstate.law.society import working_agent_violations
     rx = lc.state_path_regex()
     changed = {m.group("id") for c in changes if (m := rx.match(c.path))}
-    return working_agent_violations(lc, agent, parse_message(message), changed,
+    msg = parse_message(message) if isinstance(message, str) else message
+    return working_agent_violations(lc, agent, msg, changed,
                                     context.agents().get(agent))
 
 

@@ -94,27 +94,42 @@ class Message(Record):
 
 
 def clean_message(raw: str) -> list[str]:
-    """Message lines as git would keep them: comments and everything below scissors dropped."""
+    """Message lines as git's default cleanup keeps them: comment lines and everything below
+    scissors dropped (what a commit-msg hook's file becomes once git has committed it)."""
     lines = []
     for line in raw.replace("\r\n", "\n").split("\n"):
         if _SCISSORS_RE.match(line):
             break
         if line.startswith("#"):
             continue
-        lines.append(line.rstrip())
-    while lines and not lines[0].strip():
-        lines.pop(0)
-    while lines and not lines[-1].strip():
-        lines.pop()
+        lines.append(line)
     return lines
 
 
-def parse_message(raw: str, accept: tuple = ()) -> Message:
-    """Read a commit message. `accept` adds other subject forms (named groups `id`, `state`;
+def split_message(raw: str, *, cleanup: bool = False) -> tuple[str, str]:
+    """(subject, body) as git reads them: the subject is the first paragraph, its lines joined
+    by spaces (what `git log --format=%s` shows, and so what every reader of history sees);
+    the body is what follows it.
+
+    `cleanup`: `raw` is a message git has yet to clean (the commit-msg hook's file), whose
+    comment lines git's default cleanup drops. A committed message is read as it is stored:
+    `git commit -m` and `--cleanup=verbatim` keep a `#` line, and then it is the subject."""
+    lines = clean_message(raw) if cleanup else raw.split("\n")
+    lines = [ln.rstrip(" \t\r") for ln in lines]
+    start = 0
+    while start < len(lines) and not lines[start]:
+        start += 1
+    end = start
+    while end < len(lines) and lines[end]:
+        end += 1
+    return " ".join(lines[start:end]), "\n".join(lines[end:]).strip("\n")
+
+
+def parse_message(raw: str, accept: tuple = (), *, cleanup: bool = False) -> Message:
+    """Read a commit message (`split_message`: as committed, or with `cleanup` as git will
+    commit it). `accept` adds other subject forms (named groups `id`, `state`;
     `compile_accept`), tried on subjects of at most `limits.SUBJECT_CHARS` characters."""
-    lines = clean_message(raw)
-    subject = lines[0] if lines else ""
-    body = "\n".join(lines[1:]).strip("\n")
+    subject, body = split_message(raw, cleanup=cleanup)
     prefix, tag, text, malformed = _parse_subject(subject, accept)
     trailers = parse_trailers(body)
     mentions = find_mentions(subject, body, prefix)

@@ -38,8 +38,26 @@ def test_ordinary_subjects_have_no_tag():
 
 
 def test_emails_and_comments_are_not_mentions():
-    m = parse_message("fix\n\nmail bob@example.com\n# @carol in a comment\n")
-    assert m.mentions == frozenset()
+    """A comment line is dropped from a message git has yet to clean (the commit-msg hook's
+    file); a committed message is read as stored, where a kept `#` line is text."""
+    raw = "fix\n\nmail bob@example.com\n# @carol in a comment\n"
+    assert parse_message(raw, cleanup=True).mentions == frozenset()
+    assert parse_message(raw).mentions == {"carol"}
+
+
+def test_the_subject_is_what_git_calls_the_subject():
+    """Every reader of history (`git log --format=%s`) sees the first paragraph, joined: so
+    does the judge, and a `#` first line kept by `commit -m` is the subject, not a comment."""
+    m = parse_message("# new task\n\n@alice: [STATE:deep_work] go\n")
+    assert m.subject == "# new task" and not m.has_tag
+    assert parse_message("# new task\n\n@alice: [STATE:deep_work] go\n", cleanup=True).tag \
+        == "deep_work"
+    m = parse_message("\n\n@alice:\n[STATE:deep_work] go  \n\nbody\n")
+    assert (m.subject, m.prefix, m.tag, m.body) == ("@alice: [STATE:deep_work] go", "alice",
+                                                    "deep_work", "body")
+    m = parse_message("@alice: [STATE:inbox] x\r\nsecond line\r\n\r\nApproved-by: zach\r\n")
+    assert m.subject == "@alice: [STATE:inbox] x second line"
+    assert m.trailer("approved-by") == ["zach"]
 
 
 def test_trailers_come_from_the_last_paragraph():
@@ -59,7 +77,7 @@ def test_ids():
 
 def test_scissors_cut_the_message():
     m = parse_message("@a: [STATE:x] y\n# ------------------------ >8 ------------------------\n"
-                      "@bob diff below\n")
+                      "@bob diff below\n", cleanup=True)
     assert m.mentions == frozenset()
 
 
