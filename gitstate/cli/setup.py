@@ -202,7 +202,14 @@ def hook(ctx, name, agent, args):
 
 def run_doctor(directory: str | None, *, as_json: bool = False) -> int:
     from gitstate.doors.doctor import diagnose
-    findings = diagnose(open_repo(directory))
+    from gitstate.git.runner import Git
+    hub = Git(directory)
+    if hub.call("rev-parse", "--is-bare-repository")[1].strip() == b"true":
+        from gitstate.doors.hub import diagnose_hub
+        findings, hub_mode = diagnose_hub(hub), True
+    else:
+        hub_mode = False
+        findings = diagnose(open_repo(directory))
     failed = any(f["status"] == "fail" for f in findings)
     if as_json:
         emit("doctor", {"ok": not failed, "findings": findings})
@@ -211,7 +218,8 @@ def run_doctor(directory: str | None, *, as_json: bool = False) -> int:
             click.echo(f"{f['status']:<4}  {f['check']:<9}  {f['detail']}")
             if f["fix"] and f["status"] != "ok":
                 click.echo(f"{'':17}-> {f['fix']}")
-        click.echo("this clone's doors hold" if not failed else
+        click.echo(("this hub's doors hold" if hub_mode else "this clone's doors hold")
+                   if not failed else
                    "a door is open: see the lines marked fail")
     return EXIT_REJECTED if failed else 0
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import sys
 
 from gitstate.git.runner import ZERO, Git
-from gitstate.law.lifecycle import LIFECYCLE_PATH
 
 
 def guard(git: Git, updates: str) -> int:
@@ -29,10 +28,7 @@ def guard(git: Git, updates: str) -> int:
             continue
         old, new, ref = parts
         base = old if old != ZERO else git.head()
-        found = git.cat_batch([f"{base}:{LIFECYCLE_PATH}"]) if base else [None]
-        law = (found[0][0], found[0][2]) if found[0] and found[0][1] == "blob" else None
-        problems, _ = verify(git, [new, "--not", "--branches"], cache_dir,
-                             root_law=law)
+        problems, _ = verify(git, [new, "--not", "--branches"], cache_dir, root=base)
         bad += [(ref, p) for p in problems]
     if not bad:
         return 0

@@ -1,11 +1,13 @@
 """The hub: a bare repository whose pre-receive hook holds every pushed ref to the law.
 
-The hub is the boundary (SPEC §7). It judges every pushed ref, branches and tags, with
-`verify`'s judgement and never a cache; refuses to rewrite or delete a protected branch (its
-default branch, and any `gitstate.protect` ref); refuses commits dated in its future; and
-judges a timed transition by its own clock and its own record of when it received the commit
-that started the wait (git notes under `refs/notes/gitstate-received`, written after each push
-lands by the post-receive hook).
+The hub is the boundary (the README's "What gitstate promises"). It accepts only the refs a
+team uses — branches, tags and gitstate's own `refs/gitstate/` — and a bounded number of them
+per push; judges every new commit once, with `verify`'s judgement and never a cache; refuses to
+rewrite or delete a protected branch (its default branch, `main` and `master`, and any
+`gitstate.protect` ref); refuses commits dated in its future; and judges a timed transition by
+its own clock and its own record of when it received the commit that started the wait (git
+notes under `refs/notes/gitstate-received`, written after each push lands by the post-receive
+hook, and out of any client's reach).
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ import sys
 import time
 
 from gitstate.git.runner import ZERO, Git
-from gitstate.law.lifecycle import LIFECYCLE_PATH
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,6 +24,11 @@ if TYPE_CHECKING:
     from gitstate.doors.install import InitReport
 
 NOTES_REF = "refs/notes/gitstate-received"
+# What a client may push: branches, tags, and gitstate's own refs. Anything else could change
+# how the hub reads history (refs/replace/), its clock (refs/notes/), or hide commits from it.
+ACCEPTED = ("refs/heads/", "refs/tags/", "refs/gitstate/")
+ALWAYS_PROTECTED = ("refs/heads/main", "refs/heads/master")
+MAX_REFS = 1000   # per push, unless `git config gitstate.maxRefsPerPush` says otherwise
 
 
 class HubClock:
@@ -43,35 +49,63 @@ class HubClock:
         return min(committed, self.now)   # history from before the hub kept its record
 
 
-def _protected(git: Git) -> set[str]:
-    refs = set()
+def protected_refs(git: Git) -> list[str]:
+    """The branches this hub never lets be rewritten or deleted: its HEAD's, `main` and
+    `master` (whichever a team pushes, whatever `git init --bare` named HEAD), and any
+    `git config gitstate.protect` names."""
+    refs = set(ALWAYS_PROTECTED)
     code, out, _ = git.call("symbolic-ref", "-q", "HEAD")
     if code == 0 and out.strip():
         refs.add(out.decode().strip())
     code, out, _ = git.call("config", "--get-all", "gitstate.protect")
     for name in out.decode().split() if code == 0 else []:
         refs.add(name if name.startswith("refs/") else f"refs/heads/{name}")
-    return refs
+    return sorted(refs)
 
 
-def _law_at(git: Git, rev: str | None) -> tuple[str, bytes] | None:
-    if not rev:
-        return None
-    found = git.cat_batch([f"{rev}:{LIFECYCLE_PATH}"])[0]
-    return (found[0], found[2]) if found is not None and found[1] == "blob" else None
+def default_branch(git: Git) -> str | None:
+    """The branch whose law a new branch joins: HEAD's if it exists, else main, else master."""
+    code, out, _ = git.call("symbolic-ref", "-q", "HEAD")
+    names = ([out.decode().strip()] if code == 0 and out.strip() else []) + list(ALWAYS_PROTECTED)
+    return next((n for n in names if git.rev(n)), None)
+
+
+def _max_refs(git: Git) -> int:
+    value = git.config("gitstate.maxRefsPerPush")
+    return int(value) if value and value.isdigit() and int(value) > 0 else MAX_REFS
 
 
 def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
     """Refuse the whole push if any pushed ref breaks the law."""
     from gitstate.history.problems import print_by_commit
-    from gitstate.history.verify import verify
+    from gitstate.history.verify import law_at, verify
 
     updates = [line.split() for line in stdin.read().decode("utf-8", "replace").splitlines()]
     updates = [u for u in updates if len(u) == 3]
-    protected = _protected(git)
-    default = next(iter(sorted(r for r in protected if r.startswith("refs/heads/"))), None)
     bad: list[tuple[str, dict]] = []
+    limit = _max_refs(git)
+    if len(updates) > limit:
+        bad.append(("", _refusal("too-many-refs", f"this push updates {len(updates)} refs; "
+                                 f"this hub takes at most {limit} in one push (git config "
+                                 "gitstate.maxRefsPerPush): push them in parts")))
+        updates = []
+    protected = set(protected_refs(git))
+    default = default_branch(git)
+    laws: dict[str | None, bool] = {}
+
+    def lawful(rev: str | None) -> bool:
+        if rev not in laws:
+            laws[rev] = law_at(git, rev) is not None
+        return laws[rev]
+
+    groups: dict[str | None, list[tuple[str, str]]] = {}
     for old, new, ref in updates:
+        if not ref.startswith(ACCEPTED):
+            bad.append((ref, _refusal("ref-namespace", f"{ref}: this hub accepts branches "
+                                      "(refs/heads/), tags (refs/tags/) and gitstate's own refs "
+                                      "(refs/gitstate/), nothing else: replace refs, notes and "
+                                      "other refs would change how it reads history")))
+            continue
         if ref in protected and new == ZERO:
             bad.append((ref, _refusal("protected-ref", f"{ref} is protected on this hub: it "
                                       "cannot be deleted")))
@@ -85,13 +119,18 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
                                       "is never rewritten here (fetch, rebase your commits on "
                                       "it, and push again)")))
             continue
-        pushed = set(git.text("rev-list", new, "--not", "--all").split())
+        # the law in force: the branch's own, else the default branch's (once managed, always)
+        root = old if old != ZERO and lawful(old) else (default if lawful(default) else None)
+        groups.setdefault(root, []).append((ref, new))
+    for root, items in groups.items():
+        tips = sorted({new for _ref, new in items})
+        pushed = set(git.text("rev-list", *tips, "--not", "--all").split())
         if not pushed:
             continue
-        law = _law_at(git, old if old != ZERO else default)
-        problems, _ = verify(git, [new, "--not", "--all"], None, root_law=law,
+        problems, _ = verify(git, [*tips, "--not", "--all"], None, root=root,
                              clock=HubClock(git, pushed, now))
-        bad += [(ref, p) for p in problems]
+        name = items[0][0] + (f" and {len(items) - 1} more" if len(items) > 1 else "")
+        bad += [(name, p) for p in problems]
     if not bad:
         return 0
     print("gitstate: push refused by the hub:", file=sys.stderr)
@@ -109,26 +148,21 @@ def post_receive(git: Git, stdin: BinaryIO) -> int:
     """Record when the hub received each state commit of a push that landed. (The shim
     does this in plain git now; this entry stays for shims installed before.)"""
     stamp = str(int(time.time()))
-    seen: set[str] = set()
-    for line in stdin.read().decode("utf-8", "replace").splitlines():
-        parts = line.split()
-        if len(parts) != 3 or parts[1] == ZERO:
-            continue
-        old, new, ref = parts
-        if old != ZERO:
-            rng = [new, f"^{old}"]
-        else:   # a new ref: what no other branch or tag has (`--all` would add HEAD: all of it)
-            others = git.text("for-each-ref", "--format=%(refname) %(objectname)",
-                              "refs/heads", "refs/tags").splitlines()
-            rng = [new] + [f"^{line.split()[1]}" for line in others
-                           if line.split()[0] != ref]
-        out = git.run("log", "--format=%H %s", "-i", "--grep=\\[state:", *rng, "--")
-        for row in out.decode("utf-8", "replace").splitlines():
-            sha = row.split(" ", 1)[0]
-            if sha and sha not in seen:
-                seen.add(sha)
-                git.ok("notes", f"--ref={NOTES_REF}", "add", "-f", "-m", f"received {stamp}",
-                       sha)
+    updates = [u for u in (line.split() for line in
+                           stdin.read().decode("utf-8", "replace").splitlines()) if len(u) == 3]
+    tips = sorted({new for _old, new, _ref in updates if new != ZERO})
+    if not tips:
+        return 0
+    pushed = {ref for _old, _new, ref in updates}
+    others = git.text("for-each-ref", "--format=%(objectname) %(refname)", "refs/heads",
+                      "refs/tags", "refs/gitstate").splitlines()
+    excluded = [f"^{old}" for old, _new, _ref in updates if old != ZERO]
+    excluded += [f"^{line.split(' ', 1)[0]}" for line in others
+                 if line.split(" ", 1)[-1] not in pushed]
+    out = git.run("log", "--format=%H", "-i", "--grep=\\[state:", "--stdin", "--",
+                  input="\n".join(tips + excluded).encode() + b"\n")
+    for sha in sorted(set(out.decode().split())):
+        git.ok("notes", f"--ref={NOTES_REF}", "add", "-f", "-m", f"received {stamp}", sha)
     return 0
 
 
@@ -153,3 +187,50 @@ def init_server(path: str | None, lifecycle: str | None) -> InitReport:
     git.run("config", "receive.denyDeleteCurrent", "true")
     return InitReport(lifecycle="(as committed in each pushed history)",
                       hooks_dir=str(gdir / "hooks"), actions=actions)
+
+
+def diagnose_hub(git: Git) -> list[dict]:
+    """`gitstate doctor` on a hub: its hooks, the gitstate they run, what it protects and
+    which refs it accepts."""
+    import os
+    import subprocess
+    from pathlib import Path
+
+    from gitstate.doors.shims import is_ours
+
+    def finding(status: str, check: str, detail: str, fix: str | None = None) -> dict:
+        return {"status": status, "check": check, "detail": detail, "fix": fix}
+
+    out = []
+    hooks = Path(git.text("rev-parse", "--absolute-git-dir")) / "hooks"
+    missing = [n for n in ("pre-receive", "post-receive") if not is_ours(hooks / n)]
+    if missing:
+        out.append(finding("fail", "hooks", f"{', '.join(missing)} in {hooks} "
+                           f"{'is' if len(missing) == 1 else 'are'} not gitstate's: pushes "
+                           "are not judged", "run `gitstate init --server` here"))
+    else:
+        out.append(finding("ok", "hooks", f"pre-receive judges every push; post-receive "
+                           f"records when state commits arrive ({hooks})"))
+    python = git.config("gitstate.python")
+    ok = bool(python) and os.access(python, os.X_OK) and subprocess.run(
+        [python, "-c", "import gitstate"], capture_output=True).returncode == 0
+    out.append(finding("ok", "gitstate", f"the hooks run {python}") if ok else
+               finding("fail", "gitstate", f"the hooks' Python ({python or 'not set'}) cannot "
+                       "import gitstate: every push will be refused",
+                       "run `gitstate init --server` with the gitstate you use"))
+    default = default_branch(git)
+    law = None
+    if default:
+        from gitstate.history.verify import law_at
+        law = law_at(git, default)
+    out.append(finding("ok", "law", f"{default} carries the law; new branches join it")
+               if law else finding("warn", "law", "no branch carries a valid lifecycle yet: "
+                                   "the first push brings the law", "push a managed history "
+                                   "(`gitstate init` in a clone, then `git push`)"))
+    out.append(finding("ok", "protected", "never rewritten or deleted: "
+                       + ", ".join(protected_refs(git))
+                       + " (more with `git config --add gitstate.protect REF`)"))
+    out.append(finding("ok", "refs", "accepted from clients: " + ", ".join(ACCEPTED)
+                       + f"; at most {_max_refs(git)} refs per push; "
+                       f"{NOTES_REF} is the hub's own"))
+    return out

@@ -10,15 +10,20 @@ _ZERO = "0" * 40
 
 
 class Commit:
-    __slots__ = ("sha", "parents", "changes", "time", "author", "message")
+    __slots__ = ("sha", "parents", "changes", "time", "author", "message", "_subject")
 
     def __init__(self, sha: str, parents: list[str], changes: list):
         self.sha, self.parents, self.changes = sha, parents, changes
         self.time, self.author, self.message = 0, "", ""
+        self._subject: tuple[str, str] | None = None
 
     @property
     def subject(self) -> str:
-        return self.message.split("\n", 1)[0]
+        """What git calls the subject (`%s`): every door and view reads the same one."""
+        if self._subject is None or self._subject[0] is not self.message:
+            from gitstate.law.grammar import split_message
+            self._subject = (self.message, split_message(self.message)[0])
+        return self._subject[1]
 
 
 def read_commits(git: Git, revs: list[str]):

@@ -9,10 +9,17 @@ character; none of them can cut a record or forge a change.
 
 Each commit is then judged by `rules.validate` exactly as the hooks would have judged it, so a
 commit made with `git commit --no-verify`, or pushed from a clone without hooks, is caught.
-Beyond the hooks' rules, every door applies SPEC §7: once managed, always managed (a commit
-that deletes the lifecycle or leaves it invalid is a violation, and later commits are judged by
-the last valid law); changes of the law need a human's approval; an agent moves on one line of
-history (merges); a parentless commit other than the first is judged like any other.
+Beyond the hooks' rules, every door applies the README's "What gitstate promises": once
+managed, always managed (a commit that deletes the lifecycle or leaves it invalid is a
+violation, and later commits are judged by the last valid law); changes of the law need a
+human's approval, in every commit, merges included; an agent moves on one line of history
+(merges); a history has one law: a merge of lines whose laws began apart is refused, and a
+line that had no law when it joins a managed one is judged by that one's law.
+
+Where the law comes from: a commit is judged by the law its first parent was under. A door
+guarding a history (the hub, the ref guard, a landing) names the commit whose law is in force
+(`root`): a pushed commit with no parent, or whose parent has no law, is judged by that law.
+Auditing a whole history, every root starts with no law, whichever git lists first.
 
 The result for the whole history of HEAD is remembered under `.git/gitstate/` (sealed: see
 `git/cache.py`); a later run on a descendant judges only the new commits. `--no-cache` and the
@@ -38,13 +45,14 @@ SKEW = 300   # seconds a committer's clock may run ahead of the hub's
 
 
 def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool = False,
-           root_law: tuple[str, bytes] | None = None, clock=None,
+           root: str | None = None, clock=None,
            report: dict | None = None, progress=None) -> tuple[list[dict], int]:
     """(problems, number of commits judged) for the history of `revs`.
 
     `cache_dir` None: no cache is read or written, not even the checked lifecycles.
-    `root_law`: the law (blob id, content) by which parentless commits are judged, for a
-    caller judging commits that join an existing history (the hub, the ref guard).
+    `root`: the commit whose law is in force, for a caller judging commits that join an
+    existing history (the hub, the ref guard): a commit with no parent, or whose parent has
+    no law, is judged by it, and a gated move there by its allowed signers.
     `clock`: the hub's (`doors.hub.HubClock`): time is its own, not the committers'.
     `report`, if given, gets `by_tag`: the commits older than the lifecycle, judged by their
     tags alone (an adopted history). `progress(count)` is told how many commits are judged
@@ -63,7 +71,7 @@ def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool =
         by_tag = list(saved.get("by_tag", []))
         judged_revs = [f"{saved['tip']}..{head}"]
     found, judged, tagged = _judge_all(git, read_commits(git, judged_revs), cache_dir,
-                                       root_law, clock, progress)
+                                       root, clock, progress)
     problems += found
     by_tag += tagged
     if report is not None:
@@ -76,13 +84,32 @@ def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool =
 BATCH = 2000
 
 
-def _judge_all(git: Git, commits, cache_dir: str | None, root_law: tuple[str, bytes] | None,
+# The origin of a law this door already holds: the history it guards, or the commits before
+# those being judged (a cached verify goes on from them).
+HELD = "held"
+
+
+def law_at(git: Git, rev: str | None, cache_dir: str | None = None,
+           memo: dict | None = None) -> tuple[str, bytes] | None:
+    """(blob, content) of the valid lifecycle committed at `rev`, or None."""
+    if not rev:
+        return None
+    found = git.cat_batch([f"{rev}:{LIFECYCLE_PATH}"], LIFECYCLE_BYTES)[0]
+    if found is None or found[1] != "blob" or not isinstance(found[2], bytes):
+        return None
+    entry = (found[0], found[2])
+    return entry if _lifecycle(entry, {} if memo is None else memo, cache_dir) else None
+
+
+def _judge_all(git: Git, commits, cache_dir: str | None, root: str | None,
                clock=None, progress=None) -> tuple[list[dict], int, list[str]]:
     """(problems, count, judged by tag alone) for commits (oldest first), judged in batches
     as they are read."""
-    state = {"law": {}, "lifecycles": {}, "parsed": {}, "run": {"at": None, "agents": {}},
-             "latest": root_law, "joined": root_law is not None, "clock": clock,
-             "before_law": [], "by_tag": []}
+    lifecycles: dict = {}
+    state = {"law": {}, "lifecycles": lifecycles, "parsed": {},
+             "run": {"at": None, "agents": {}}, "root": root,
+             "root_law": law_at(git, root, cache_dir, lifecycles), "origin": {},
+             "clock": clock, "before_law": [], "by_tag": []}
     from concurrent.futures import ThreadPoolExecutor
     problems: list[dict] = []
     count = 0
@@ -118,9 +145,9 @@ def _batches(commits):
 
 def _fetch(git: Git, commits: list[Commit], known: set[str], before: set[str]) -> tuple:
     """The objects a batch is judged with: its commits' objects, the lifecycle of each
-    first parent outside it (not judged already, nor in the batch `before` it, whose law is
-    being worked out meanwhile), and every state file its changes name."""
-    outside = sorted({c.parents[0] for c in commits if c.parents} - {c.sha for c in commits}
+    parent outside it (not judged already, nor in the batch `before` it, whose law is being
+    worked out meanwhile), and every state file its changes name."""
+    outside = sorted({p for c in commits for p in c.parents} - {c.sha for c in commits}
                      - known - before)
     blobs = sorted({b for c in commits for _, old, new, _m in c.changes for b in (old, new) if b})
     specs = [c.sha for c in commits] + [f"{p}:{LIFECYCLE_PATH}" for p in outside]
@@ -143,6 +170,7 @@ def _judge_batch(git: Git, commits: list[Commit], fetched: tuple, cache_dir: str
     for parent, got in laws:
         entry = (got[0], got[2]) if got and got[1] == "blob" else None
         law[parent] = entry if entry and _lifecycle(entry, lifecycles, cache_dir) else None
+        state["origin"][parent] = HELD
     contents = {b: (got[2] if got and got[1] == "blob" else None)
                 for b, got in zip(blobs, found[n + len(outside):])}
     parsed: dict = state["parsed"]   # each blob parsed once, judged as new and then as old
@@ -151,6 +179,10 @@ def _judge_batch(git: Git, commits: list[Commit], fetched: tuple, cache_dir: str
     for c in commits:
         problems += _as_problems(c, _judge_commit(git, c, law, lifecycles, contents, parsed,
                                                   run, state, cache_dir))
+        joined = state.pop("joined_problems", None)
+        if joined:   # a line without law that this merge joined, judged by its law
+            by_tag = state.get("by_tag_rules", set())
+            problems += [p for p in joined if (p["commit"], p["rule"]) not in by_tag]
         if state["before_law"] and law.get(c.sha) is not None:   # the law an old history took
             problems += _judge_adopted(state, _lifecycle(law[c.sha], lifecycles, cache_dir))
     return problems
@@ -159,11 +191,14 @@ def _judge_batch(git: Git, commits: list[Commit], fetched: tuple, cache_dir: str
 def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: dict,
                   parsed: dict, run: dict, state: dict, cache_dir: str | None) -> list[dict]:
     parent = c.parents[0] if c.parents else None
-    if parent is not None:
-        before = law.get(parent)
-    else:   # a parentless commit other than the first is judged by the law it joins
-        before = state["latest"] if state["joined"] else None
-        state["joined"] = True
+    origin: dict = state["origin"]
+    before = law.get(parent) if parent is not None else None
+    came_from = origin.get(parent, HELD) if before is not None else None
+    law_from = parent   # the commit whose tree holds the law in force (its allowed signers)
+    if before is None and state["root_law"] is not None:
+        # joining the history this door guards, with no law of its own: judged by that one's
+        # (once managed, always managed)
+        before, came_from, law_from = state["root_law"], HELD, state["root"]
     violations: list[dict] = []
     clock = state["clock"]
     if clock is not None and c.time > clock.now + SKEW:
@@ -190,9 +225,13 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
                                "judged by the last valid law)"
                                + (f": {err.message}" if err is not None else ""),
                                "where": getattr(err, "where", None) or LIFECYCLE_PATH})
+    if len(c.parents) > 1:
+        found, came_from = _judge_joining(git, c, law, before, after, came_from, state,
+                                          cache_dir)
+        violations += found
     law[c.sha] = after
     if after is not None:
-        state["latest"] = after
+        origin[c.sha] = came_from if came_from is not None else c.sha
     rules_from = before or after
     if rules_from is None:
         state["before_law"].append(c)
@@ -200,8 +239,10 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
         return violations   # not managed yet at this point of history
     lc = _lifecycle(rules_from, lifecycles, cache_dir)
     changed_law: list[str] = []
-    if before is not None and len(c.parents) < 2:
+    if before is not None:
         changed_law = [p for p, _o, _n, _m in c.changes if is_law_path(p)]
+        if len(c.parents) > 1:   # what the merge takes from a line that changed it was judged there
+            changed_law = _law_made_by_merge(git, c, changed_law)
         violations += [v.to_dict() for v in check_law_change(lc, c.message, changed_law)]
     rx = lc.state_path_regex()
     changes = [FileChange(p, contents.get(o) if o else None, contents.get(n) if n else None,
@@ -210,35 +251,99 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
         ctx = _ReplayContext(git, parent, c, lc, run, contents, parsed, clock)
         found = judge_merge_at(git, lc, c.parents, c.sha, ctx)
         ctx.settle()
-        return violations + [v.to_dict() for v in found]
+        violations += [v.to_dict() for v in found]
+        if changed_law and not any(v["rule"] == "needs-approval" for v in violations):
+            violations += _check_signed(git, c, lc, [], changed_law, law_from)
+        return violations
     if not changes and "[" not in c.subject and not lc.accept \
             and not (lc.policies.atomic_commits and c.subject.startswith("@")):
         _carry_over(run, c, parent)   # no state file changed: they carry over as they were
-        if changed_law and parent is not None and "approved-by" in c.message.lower() \
-                and not violations:
-            violations += _check_signed(git, c, lc, [], changed_law)
+        if changed_law and "approved-by" in c.message.lower() and not violations:
+            violations += _check_signed(git, c, lc, [], changed_law, law_from)
         return violations
     ctx = _ReplayContext(git, parent, c, lc, run, contents, parsed, clock)
     found = validate(changes, lc, c.message, context=ctx, memo=parsed)
     ctx.settle()
     violations += [v.to_dict() for v in found]
-    if parent is not None and "approved-by" in c.message.lower() \
+    if law_from is not None and "approved-by" in c.message.lower() \
             and not any(v["rule"] == "needs-approval" for v in violations):
-        violations += _check_signed(git, c, lc, changes, changed_law)
+        violations += _check_signed(git, c, lc, changes, changed_law, law_from)
     return violations
 
 
+def _judge_joining(git: Git, c: Commit, law: dict, before, after, came_from, state: dict,
+                   cache_dir: str | None) -> tuple[list[dict], str | None]:
+    """A merge joins lines of history: (violations, origin of its law). Lines whose laws began
+    apart (each brought its own lifecycle) are not one history (`foreign-law`); a line that had
+    no law is judged now, commit by commit, by the law it joins."""
+    origin = state["origin"]
+    held = [(c.parents[0], came_from)] if before is not None and came_from is not None else []
+    held += [(p, origin.get(p, HELD)) for p in c.parents[1:] if law.get(p) is not None]
+    origins = {o for _p, o in held}
+    out: list[dict] = []
+    if len(origins) > 1:
+        lines = ", ".join(f"{p[:10]} (law first brought by {o[:10] if o != HELD else 'this history'})"
+                          for p, o in held)
+        out.append({"rule": "foreign-law", "message": "this merge joins lines of history whose "
+                    f"laws began apart: {lines}. A managed history has one law; rebase the "
+                    "work of one line onto the other instead", "where": LIFECYCLE_PATH})
+    joined_origin = came_from if came_from is not None else next(iter(sorted(origins)), None)
+    ruling = after or before
+    lawless = [p for i, p in enumerate(c.parents)
+               if (law.get(p) is None and not (i == 0 and before is not None))]
+    if ruling is None or not lawless or state["root_law"] is not None:
+        return out, joined_origin   # a door's history: every line was judged with its law
+    others = [p for p in c.parents if p not in lawless]
+    managed_parent = others[0] if others else None
+    sub = {**state, "law": {}, "origin": {}, "run": {"at": None, "agents": {}},
+           "root": managed_parent, "root_law": ruling, "before_law": [], "by_tag": []}
+    judged: set[str] = set()
+    for p in lawless:
+        commits = read_commits(git, [p, "--not", *[q for q in c.parents if q != p]])
+        for batch in _batches(commits):
+            judged.update(b.sha for b in batch)
+            fetched = _fetch(git, batch, set(sub["law"]), set())
+            state.setdefault("joined_problems", []).extend(
+                _judge_batch(git, batch, fetched, cache_dir, sub))
+    # judged in full now: not again by their tags alone when a law first appears
+    state["before_law"] = [b for b in state["before_law"] if b.sha not in judged]
+    return out, joined_origin
+
+
+def _law_made_by_merge(git: Git, c: Commit, changed: list[str]) -> list[str]:
+    """The files of the law a merge changes (against its first parent) that are not the
+    version of a parent that changed them since the merge base: changes the merge itself
+    makes, which need approval as any other commit's do."""
+    if not changed:
+        return []
+    code, out, _ = git.call("merge-base", "--octopus", *c.parents)
+    base = out.decode().strip() if code == 0 and out.strip() else None
+    revs = [base, *c.parents[1:], c.sha]
+    found = git.cat_batch(f"{r}:{p}" for p in changed for r in revs if r is not None)
+    width = len([r for r in revs if r is not None])
+    made = []
+    for i, path in enumerate(changed):
+        row = [f[0] if f is not None else None for f in found[i * width:(i + 1) * width]]
+        if base is None:
+            row.insert(0, None)
+        at_base, theirs, merged = row[0], row[1:-1], row[-1]
+        if not any(v == merged and v != at_base for v in theirs):
+            made.append(path)
+    return made
+
+
 def _check_signed(git: Git, c: Commit, lc: Lifecycle, changes: list,
-                  changed_law: list[str]) -> list[dict]:
+                  changed_law: list[str], law_from: str | None) -> list[dict]:
     """A gated move approved by a human must be signed by that human's key, where the law in
-    force (the parent's tree) has protocols/allowed_signers (SPEC §7)."""
+    force (the tree of `law_from`: the parent, or the commit a door guards) has
+    protocols/allowed_signers."""
     from gitstate.law.lifecycle import SIGNERS_PATH
     from gitstate.law.signers import approvers, gated, unsigned
     what = gated(lc, changes, changed_law)
     names = approvers(lc, c.message) if what else []
     if not names:
         return []
-    signers = git.cat_files([f"{c.parents[0]}:{SIGNERS_PATH}"])[0]
+    signers = git.cat_files([f"{law_from}:{SIGNERS_PATH}"])[0] if law_from else None
     if signers is None:
         return []   # keys not known: the trailer alone counts (doctor says so)
     from gitstate.git.signing import signed_by
@@ -255,6 +360,7 @@ def _judge_adopted(state: dict, lc: Lifecycle) -> list[dict]:
     older, state["before_law"] = state["before_law"], []
     by_sha = {c.sha: c for c in older}
     found, state["by_tag"] = judge_tags(lc, [(c.sha, c.subject) for c in older])
+    state.setdefault("by_tag_rules", set()).update((sha, rule) for sha, rule, _m in found)
     return [p for sha, rule, message in found
             for p in _as_problems(by_sha[sha], [{"rule": rule, "message": message,
                                                   "where": None}])]

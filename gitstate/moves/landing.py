@@ -12,7 +12,6 @@ from gitstate.git.atomic import Result
 from gitstate.git.push import Landing, PushPolicy, land
 from gitstate.git.repo import Managed
 from gitstate.law.grammar import canonical_id
-from gitstate.law.lifecycle import LIFECYCLE_PATH
 
 
 def policy_of(repo: Managed) -> PushPolicy:
@@ -39,9 +38,7 @@ def push_move(repo: Managed, agent: str, move: Callable[[], Result],
     def judge_fetched(old: str | None, new: str) -> str | None:
         from gitstate.history.problems import describe_problem
         from gitstate.history.verify import verify
-        found = git.cat_batch([f"{old}:{LIFECYCLE_PATH}"])[0] if old else None
-        law = (found[0], found[2]) if found and found[1] == "blob" else None
-        problems, _ = verify(git, [new, "--not", "--branches"], repo.cache_dir, root_law=law)
+        problems, _ = verify(git, [new, "--not", "--branches"], repo.cache_dir, root=old)
         if problems:
             return ("the hub's branch holds commits that break the lifecycle (is the hub "
                     "judging pushes?): " + "; ".join(describe_problem(p) for p in problems[:3]))
