@@ -101,9 +101,9 @@ def cli(ctx: click.Context, directory: str | None) -> None:
         click.echo(ctx.get_help())
 
 
-def open_repo(directory: str | None):
+def open_repo(directory: str | None, *, bare_ok: bool = False):
     from gitstate.git.repo import open_managed
-    return open_managed(directory)
+    return open_managed(directory, bare_ok=bare_ok)
 
 
 def directory_of(ctx: click.Context) -> str | None:

@@ -241,7 +241,7 @@ def run_verify(directory: str | None, revs=(), *, no_cache: bool = False,
                as_json: bool = False) -> int:
     from gitstate.history.problems import describe_problem
     from gitstate.history.verify import verify
-    repo = open_repo(directory)
+    repo = open_repo(directory, bare_ok=True)
     head = repo.git.head()
     _must_be_managed(repo)
     for rev in revs:   # a revision that names nothing is the caller's mistake: exit 2

@@ -26,7 +26,7 @@ from gitstate.git.runner import EMPTY_TREE, Git
 from gitstate.law.limits import LIFECYCLE_BYTES
 from gitstate.law.load import read_lifecycle
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
-from gitstate.git.repo import GitContext, judge_merge_at
+from gitstate.git.repo import GitContext, judge_merge_at, law_made_by_merge
 from gitstate.law.lifecycle import LIFECYCLE_PATH, is_law_path
 from gitstate.law.rules import FileChange, Violation, check_law_change, validate
 
@@ -207,6 +207,8 @@ def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = N
             changes.append(FileChange(p, old and old[2], new and new[2],
                                       new_mode=modes.get(p)))
     law_changed = [p for p in paths if is_law_path(p)] if old_lc is not None else []
+    if law_changed and merge_head and head:   # what the merge takes from a line was judged there
+        law_changed = law_made_by_merge(git, [head[0], merge_head[0]], None, law_changed)
     if law_changed and message is not None:
         out += check_law_change(lc, message, law_changed)
     context = GitContext(git, base if head else None, tree=None, lc=lc)

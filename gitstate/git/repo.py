@@ -116,10 +116,18 @@ def read_limited(path: Path, limit: int) -> bytes:
         return fh.read(limit + 1)
 
 
-def open_managed(path: str | None = None) -> Managed:
+def open_managed(path: str | None = None, *, bare_ok: bool = False) -> Managed:
     """The repository around `path`, with any commit interrupted by a crash finished first
-    (when git's index lock keeps it from finishing, reading goes on, and a move says so)."""
+    (when git's index lock keeps it from finishing, reading goes on, and a move says so).
+    `bare_ok`: a bare repository (a hub, a mirror) will do too, for commands that read only
+    history (`verify`)."""
     from gitstate.git.runner import find_repo
+    if bare_ok:
+        git = Git(path)
+        code, out, _ = git.call("rev-parse", "--is-bare-repository", "--absolute-git-dir")
+        lines = out.decode("utf-8", "surrogateescape").splitlines()
+        if code == 0 and len(lines) == 2 and lines[0] == "true":
+            return Managed(git, None, f"{lines[1]}/gitstate")
     git, top, gdir = find_repo(path)
     if (gdir / "gitstate" / "pending.json").is_file():   # atomic's journal: rarely there
         from gitstate.git.atomic import IndexLocked, recover, repo_lock
@@ -159,6 +167,29 @@ def merge_versions(git: Git, lc: Lifecycle, parents: list[str],
             row.insert(0, None)
         out_map[path] = (row[0], row[1:-1], row[-1])
     return out_map
+
+
+def law_made_by_merge(git: Git, parents: list[str], merged: str | None,
+                      changed: list[str]) -> list[str]:
+    """Of the files of the law a merge changes against its first parent, those that are not
+    the version of another parent that changed them since the merge base: changes the merge
+    itself makes (a rewrite, or a roll-back to a version the law had moved on from), which
+    need approval as any commit's do. `merged` None: the index being committed."""
+    if not changed:
+        return []
+    code, out, _ = git.call("merge-base", "--octopus", *parents)
+    base = out.decode().strip() if code == 0 and out.strip() else None
+    revs = [r for r in (base, *parents[1:]) if r is not None] + [merged or ""]
+    found = git.cat_batch(f"{r}:{p}" for p in changed for r in revs)
+    made = []
+    for i, path in enumerate(changed):
+        row = [f[0] if f is not None else None for f in found[i * len(revs):(i + 1) * len(revs)]]
+        if base is None:
+            row.insert(0, None)
+        at_base, theirs, result = row[0], row[1:-1], row[-1]
+        if not any(v == result and v != at_base for v in theirs):
+            made.append(path)
+    return made
 
 
 def judge_merge_at(git: Git, lc: Lifecycle, parents: list[str], merged: str | None,

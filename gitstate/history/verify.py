@@ -32,7 +32,7 @@ from gitstate import __version__
 from gitstate.errors import GitstateError
 from gitstate.git import cache
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
-from gitstate.git.repo import GitContext, judge_merge_at
+from gitstate.git.repo import GitContext, judge_merge_at, law_made_by_merge
 from gitstate.git.runner import Git
 from gitstate.history.commits import Commit, read_commits, parse_commit_object
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle, is_law_path
@@ -242,7 +242,7 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
     if before is not None:
         changed_law = [p for p, _o, _n, _m in c.changes if is_law_path(p)]
         if len(c.parents) > 1:   # what the merge takes from a line that changed it was judged there
-            changed_law = _law_made_by_merge(git, c, changed_law)
+            changed_law = law_made_by_merge(git, c.parents, c.sha, changed_law)
         violations += [v.to_dict() for v in check_law_change(lc, c.message, changed_law)]
     rx = lc.state_path_regex()
     changes = [FileChange(p, contents.get(o) if o else None, contents.get(n) if n else None,
@@ -308,28 +308,6 @@ def _judge_joining(git: Git, c: Commit, law: dict, before, after, came_from, sta
     # judged in full now: not again by their tags alone when a law first appears
     state["before_law"] = [b for b in state["before_law"] if b.sha not in judged]
     return out, joined_origin
-
-
-def _law_made_by_merge(git: Git, c: Commit, changed: list[str]) -> list[str]:
-    """The files of the law a merge changes (against its first parent) that are not the
-    version of a parent that changed them since the merge base: changes the merge itself
-    makes, which need approval as any other commit's do."""
-    if not changed:
-        return []
-    code, out, _ = git.call("merge-base", "--octopus", *c.parents)
-    base = out.decode().strip() if code == 0 and out.strip() else None
-    revs = [base, *c.parents[1:], c.sha]
-    found = git.cat_batch(f"{r}:{p}" for p in changed for r in revs if r is not None)
-    width = len([r for r in revs if r is not None])
-    made = []
-    for i, path in enumerate(changed):
-        row = [f[0] if f is not None else None for f in found[i * width:(i + 1) * width]]
-        if base is None:
-            row.insert(0, None)
-        at_base, theirs, merged = row[0], row[1:-1], row[-1]
-        if not any(v == merged and v != at_base for v in theirs):
-            made.append(path)
-    return made
 
 
 def _check_signed(git: Git, c: Commit, lc: Lifecycle, changes: list,
