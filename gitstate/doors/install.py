@@ -38,14 +38,17 @@ class InitReport:
     commit: str | None = None
 
 
-def _open(path: str | None):
-    import git as gitpython  # repository discovery and config: plumbing, not the hot path
-
-    try:
-        return gitpython.Repo(path or ".", search_parent_directories=True)
-    except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
+def _top(path: str | None) -> Path:
+    """The top of the work tree around `path`: a clear error outside a repository, and for a
+    bare one (a hub takes `init --server`)."""
+    git = Git(path or ".")
+    code, out, _ = git.call("rev-parse", "--is-bare-repository")
+    if code != 0:
         raise NotManaged(f"not a git repository: {Path(path or '.').resolve()}",
-                         hint="run `git init` first, then `gitstate init`") from None
+                         hint="run `git init` first, then `gitstate init`")
+    if out.strip() == b"true":
+        raise UsageError("this is a bare repository: use `gitstate init --server` on a hub")
+    return Path(git.text("rev-parse", "--show-toplevel"))
 
 
 def _source(lifecycle: str | None) -> tuple[str, dict[str, str], Lifecycle]:
@@ -77,10 +80,7 @@ def _source(lifecycle: str | None) -> tuple[str, dict[str, str], Lifecycle]:
 def init(path: str | None = None, lifecycle: str | None = None, *, force: bool = False,
          commit: bool = True, approved_by: str | None = None,
          humans: tuple[str, ...] = ()) -> InitReport:
-    repo = _open(path)
-    if repo.bare:
-        raise UsageError("this is a bare repository: use `gitstate init --server` on a hub")
-    top = Path(repo.working_tree_dir)
+    top = _top(path)
     git = Git(top)
     files: dict[str, bytes | None] = {}   # None: remove
     actions: list[str] = []

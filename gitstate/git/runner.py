@@ -1,9 +1,10 @@
-"""The one door to git. Every call to git goes through `Git.run`, which turns git's failures
-into GitFailure with git's own words.
+"""The one door to git. Every call to git goes through `Git.call` (or `run`, `text`, `ok`,
+`stream`, `cat_batch` on top of it), which reads what git writes on both pipes at once and
+turns git's failures into GitFailure with git's own words.
 
-These are raw `git` subprocess calls on purpose: hooks run on every commit, and importing
-GitPython alone costs more than the whole budget of a hook (see bench/README.md). GitPython
-is used only where a command needs repository plumbing beyond this (`init`).
+These are plain `git` processes: the hooks run on every commit, and git's own porcelain and
+plumbing say everything gitstate asks. (GitPython, which starts the same processes under a
+~100 ms import, is not used: see the README's "Dependencies".)
 """
 
 from __future__ import annotations

@@ -117,14 +117,15 @@ def _check_policy_names(lc: Lifecycle, r) -> None:
     def known(state: str) -> bool:
         return state == "*" or state in lc.states or "*" in state
 
-    for i, (a, b) in enumerate(lc.policies.approval):
-        for s in (a, b):
+    for i, rule in enumerate(lc.policies.approval):
+        a, _, b = rule.partition(" -> ")
+        for s in (a, b) if b else ():
             if not known(s):
                 r.bad(("policies", "approval", i), f"approval rule '{a} -> {b}' names "
                                                    f"undeclared state '{s}'")
-    if (lc.policies.approval or lc.policies.law_approval) and not lc.policies.humans:
+    if lc.policies.approval and not lc.policies.humans:
         r.bad(("policies", "approval"), "approval rules need 'humans' who may approve")
-    for (a, b) in lc.policies.timeouts:
+    for a, b, spec in lc.policies.timed_moves():
         key = f"{a} -> {b}"
         for s in (a, b):
             if s not in lc.states:
@@ -132,8 +133,8 @@ def _check_policy_names(lc: Lifecycle, r) -> None:
         if a in lc.states and b in lc.states and b not in lc.transitions.get(a, ()):
             r.bad(("policies", "timeouts", key), f"timeout '{key}' is not a declared transition "
                   f"(from '{a}' the lifecycle allows: {limits.shorten(lc.transitions.get(a, ())) or 'nothing'})")
-    for (a, b), roles in lc.policies.timeout_exempt.items():
-        for role in roles:
+    for a, b, spec in lc.policies.timed_moves():
+        for role in spec.except_roles:
             if role not in lc.roles:
                 r.bad(("policies", "timeouts", f"{a} -> {b}", "except_roles"),
                       f"timeout '{a} -> {b}' exempts undeclared role '{role}' (roles: "

@@ -23,8 +23,8 @@ def to_mermaid(lc: Lifecycle) -> str:
             labels = []
             if lc.needs_approval(src, dst):
                 labels.append("approval")
-            if (src, dst) in lc.policies.timeouts:
-                labels.append(f"after {fmt_duration(lc.policies.timeouts[(src, dst)])}")
+            if (timed := lc.policies.timeout(src, dst)) is not None:
+                labels.append(f"after {fmt_duration(timed.after)}")
             label = f" : {', '.join(labels)}" if labels else ""
             out.append(f"    {_mermaid_id(src)} --> {_mermaid_id(dst)}{label}")
     for name, state in lc.states.items():
@@ -64,8 +64,9 @@ def describe(lc: Lifecycle) -> str:
     lines = []
     if pol.humans:
         lines.append(f"  humans: {', '.join(pol.humans)}")
-    if pol.approval:
-        lines.append("  approval needed: " + ", ".join(f"{a} -> {b}" for a, b in pol.approval))
+    if pol.approval_pairs:
+        lines.append("  approval needed: " + ", ".join(f"{a} -> {b}"
+                                                       for a, b in pol.approval_pairs))
     if pol.mortality:
         m = pol.mortality
         lines.append(f"  mortality: midlife {m.midlife}%, legacy {m.legacy}%, urgent {m.urgent}%"
@@ -74,8 +75,8 @@ def describe(lc: Lifecycle) -> str:
         lines.append(f"  max living agents: {pol.max_living}")
     if pol.max_depth is not None:
         lines.append(f"  max spawn depth: {pol.max_depth}")
-    for (a, b), s in pol.timeouts.items():
-        lines.append(f"  timeout: {a} -> {b} after {fmt_duration(s)}")
+    for a, b, spec in pol.timed_moves():
+        lines.append(f"  timeout: {a} -> {b} after {fmt_duration(spec.after)}")
     if not pol.custom_roles:
         lines.append("  only the roles above may be held")
     if pol.atomic_commits:

@@ -28,43 +28,45 @@ def is_law_path(path: str) -> bool:
 _DURATION_RE = re.compile(r"(\d{1,18})\s*([smhd]?)")   # fullmatch of the stripped text
 _DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
-TOP_KEYS = {"name", "description", "initial", "states", "transitions", "roles", "policies",
-            "layout", "grammar", "defaults"}
 # `defaults`: fields a new agent's state file starts with unless `spawn` is told otherwise
 # (e.g. person, project); never the ones gitstate itself sets at birth
 NOT_DEFAULTS = ("agent", "state", "parent", "depth", "updated")
-STATE_KEYS = {"roster", "terminal", "requires", "description", "protocol", "outcome", "log"}
 OUTCOMES = ("success", "failure")
-ROLE_KEYS = {"mandate", "max", "description", "spawns", "never_spawns", "self_spawn", "timeout"}
-POLICY_KEYS = {"humans", "approval", "mortality", "max_living", "max_depth", "timeouts",
-               "custom_roles", "atomic_commits", "role_timeout", "heartbeat",
-               "context_window"}
-TIMEOUT_KEYS = {"after", "except_roles", "sooner"}
-MORTALITY_KEYS = {"midlife", "legacy", "urgent", "urgent_forbids"}
+
+# The lifecycle, declared once. Each record's fields are the keys of its part of
+# `protocols/lifecycle.yaml` (the loader refuses any other), of `gitstate lifecycle --json`
+# and of `gitstate schema lifecycle`; a field's default is what a file that leaves it out gets.
 
 
 class State(Record):
-    # outcome: how an ending reads to whoever waits on it (success, or failure)
-    # log: a shared file the commit entering this state appends an entry to (era's logout.log)
-    __slots__ = ("name", "roster", "terminal", "requires", "description", "protocol", "outcome",
-                 "log")
-    _defaults = {"terminal": False, "requires": (), "description": "", "protocol": None,
-                 "outcome": "success", "log": None}
+    name: str
+    roster: str = "living"
+    terminal: bool = False
+    requires: tuple[str, ...] = ()
+    description: str = ""
+    protocol: str | None = None
+    outcome: str = "success"   # how an ending reads to whoever waits on it (success, failure)
+    log: str | None = None     # a shared file the commit entering this state appends to
+    _plain_skip = ("name",)    # a state is keyed by its name
 
 
 class Role(Record):
-    # spawns: kinds this role may spawn (None: any); never_spawns: kinds it must never spawn;
-    # self_spawn: whether it may spawn its own kind; timeout: seconds an agent of this role
-    # may stay living from its birth before `sweep` ends it as failed
-    __slots__ = ("name", "mandate", "max", "description", "spawns", "never_spawns", "self_spawn",
-                 "timeout")
-    _defaults = {"mandate": None, "max": None, "description": "", "spawns": None,
-                 "never_spawns": (), "self_spawn": False, "timeout": None}
+    name: str
+    mandate: str | None = None
+    max: int | None = None
+    description: str = ""
+    spawns: tuple[str, ...] | None = None   # kinds this role may spawn (None: any)
+    never_spawns: tuple[str, ...] = ()       # kinds it must never spawn
+    self_spawn: bool = False                 # whether it may spawn its own kind
+    timeout: int | None = None   # seconds it may stay living from birth before `sweep` ends it
+    _plain_skip = ("name",)
 
 
 class Mortality(Record):
-    __slots__ = ("midlife", "legacy", "urgent", "urgent_forbids")
-    _defaults = {"midlife": 50, "legacy": 75, "urgent": 90, "urgent_forbids": ()}
+    midlife: int = 50
+    legacy: int = 75
+    urgent: int = 90
+    urgent_forbids: tuple[str, ...] = ()
 
     def phase(self, context_pct: float | None) -> str:
         if context_pct is None:
@@ -78,6 +80,22 @@ class Mortality(Record):
         return "fresh"
 
 
+class Timeout(Record):
+    """A timed move: due `after` seconds in its first state; never for `except_roles`; with
+    `sooner`, an agent may also make it before it is due (era's idle -> inbox)."""
+    after: int
+    except_roles: tuple[str, ...] = ()
+    sooner: bool = False
+    _plain_type = "int | Timeout"   # written as a bare duration when it has nothing else
+
+    def as_plain(self):
+        return self.after if not (self.except_roles or self.sooner) else super().as_plain()
+
+    @classmethod
+    def from_plain(cls, data, **extra):
+        return cls(after=data) if isinstance(data, int) else super().from_plain(data)
+
+
 # What each phase of the mortality clock asks of an agent (seed 000's thresholds).
 PHASE_ADVICE = {
     "midlife": "midlife: make sure key decisions are written down",
@@ -88,30 +106,72 @@ PHASE_ADVICE = {
 
 
 class Policies(Record):
-    # approval: (from-pattern, to-pattern) pairs, '*' matching any state; law_approval: changes
-    # of the law itself (`law` in the file's approval list) need a human's approval;
-    # timeouts: (from, to) -> seconds; timeout_exempt: (from, to) -> roles it never applies
-    # to; role_timeout: the cap (seconds) for roles without their own `timeout`, custom roles
-    # included; heartbeat: seconds without a state commit after which `reap` ends a living
-    # agent that has no recorded process; timeout_sooner: timed moves an agent may also make
-    # before they are due (era's idle -> inbox: sweep makes it at the check interval)
-    __slots__ = ("humans", "approval", "mortality", "max_living", "max_depth", "timeouts",
-                 "custom_roles", "atomic_commits", "law_approval", "timeout_exempt",
-                 "role_timeout", "heartbeat", "timeout_sooner", "context_window")
-    # context_window: tokens of the agents' model window, when the runtime's table of known
-    # models does not know it (or to override it)
-    _defaults = {"humans": (), "approval": (), "mortality": None, "max_living": None,
-                 "max_depth": None, "timeouts": {}, "custom_roles": True,
-                 "atomic_commits": False, "law_approval": False, "timeout_exempt": {},
-                 "role_timeout": None, "heartbeat": None, "timeout_sooner": (),
-                 "context_window": None}
+    humans: tuple[str, ...] = ()
+    # 'from -> to' moves ('*' matches any state) and `law` (changes of the law itself) that
+    # need a human's approval
+    approval: tuple[str, ...] = ()
+    mortality: Mortality | None = None
+    max_living: int | None = None
+    max_depth: int | None = None
+    timeouts: dict[str, Timeout] = {}   # keyed 'from -> to'
+    role_timeout: int | None = None     # the cap for roles without their own `timeout`
+    heartbeat: int | None = None        # silence after which `reap` ends a living agent
+    custom_roles: bool = True
+    atomic_commits: bool = False
+    context_window: int | None = None   # tokens of the agents' model window, if not known
+    _private = ("_pairs",)
+
+    @property
+    def law_approval(self) -> bool:
+        return "law" in self.approval
+
+    @property
+    def approval_pairs(self) -> tuple[tuple[str, str], ...]:
+        if self._pairs is None:
+            object.__setattr__(self, "_pairs", tuple(
+                arrow for a in self.approval if (arrow := parse_arrow(a)) is not None))
+        return self._pairs
+
+    def timeout(self, old: str, new: str) -> Timeout | None:
+        return self.timeouts.get(f"{old} -> {new}")
+
+    def timed_moves(self):
+        """(from, to, Timeout) of every timed move."""
+        for key, spec in self.timeouts.items():
+            a, _, b = key.partition(" -> ")
+            yield a, b, spec
+
+
+class Layout(Record):
+    state_file: str = DEFAULT_STATE_FILE
+
+
+class Grammar(Record):
+    accept: tuple[str, ...] = ()
 
 
 class Lifecycle(Record):
-    __slots__ = ("name", "initial", "states", "transitions", "roles", "policies", "state_file",
-                 "accept", "description", "source", "defaults")
-    _defaults = {"roles": {}, "policies": Policies(), "state_file": DEFAULT_STATE_FILE, "accept": (),
-                 "description": "", "source": "lifecycle.yaml", "defaults": {}}
+    name: str = "unnamed"
+    description: str = ""
+    initial: str | None = None
+    states: dict[str, State] = {}
+    transitions: dict[str, tuple[str, ...]] = {}
+    roles: dict[str, Role] = {}
+    policies: Policies = Policies()
+    layout: Layout = Layout()
+    grammar: Grammar = Grammar()
+    defaults: dict = {}
+    source: str = "lifecycle.yaml"
+    _plain_skip = ("source",)
+
+    @property
+    def state_file(self) -> str:
+        return self.layout.state_file
+
+    @property
+    def accept(self) -> tuple[str, ...]:
+        return self.grammar.accept
+
 
     # -- questions the rules ask ---------------------------------------------------------
 
@@ -132,17 +192,16 @@ class Lifecycle(Record):
     def needs_approval(self, old: str, new: str) -> bool:
         if old == new:
             return False
-        return any(_glob(a, old) and _glob(b, new) for a, b in self.policies.approval)
+        return any(_glob(a, old) and _glob(b, new) for a, b in self.policies.approval_pairs)
 
     def timeout_applies(self, old: str, new: str, role: str | None) -> bool:
         """Is (old -> new) a timed transition for an agent holding `role`?"""
-        return (old, new) in self.policies.timeouts \
-            and not (role and role in self.policies.timeout_exempt.get((old, new), ()))
+        spec = self.policies.timeout(old, new)
+        return spec is not None and not (role and role in spec.except_roles)
 
     def timeout_refuses_early(self, old: str, new: str, role: str | None) -> bool:
         """Is (old -> new), for `role`, refused before it is due?"""
-        return self.timeout_applies(old, new, role) \
-            and (old, new) not in self.policies.timeout_sooner
+        return self.timeout_applies(old, new, role) and not self.policies.timeout(old, new).sooner
 
     def role_timeout(self, role: str | None) -> int | None:
         """How long an agent of `role` may live (its role's own, else the default cap)."""
@@ -171,45 +230,21 @@ class Lifecycle(Record):
         return tuple(compile_accept(p) for p in self.accept)
 
     def to_dict(self) -> dict[str, Any]:
-        pol = self.policies
-        return {
-            "name": self.name,
-            "description": self.description,
-            "initial": self.initial,
-            "states": {n: {"roster": s.roster, "terminal": s.terminal, "requires": list(s.requires),
-                           "description": s.description, "protocol": s.protocol,
-                           "outcome": s.outcome, "log": s.log}
-                       for n, s in self.states.items()},
-            "transitions": {k: list(v) for k, v in self.transitions.items()},
-            "roles": {n: {"mandate": r.mandate, "max": r.max, "description": r.description,
-                          "timeout": r.timeout} for n, r in self.roles.items()},
-            "policies": {
-                "humans": list(pol.humans),
-                "approval": [f"{a} -> {b}" for a, b in pol.approval]
-                + (["law"] if pol.law_approval else []),
-                "mortality": None if pol.mortality is None else {
-                    "midlife": pol.mortality.midlife, "legacy": pol.mortality.legacy,
-                    "urgent": pol.mortality.urgent,
-                    "urgent_forbids": list(pol.mortality.urgent_forbids)},
-                "max_living": pol.max_living,
-                "max_depth": pol.max_depth,
-                "timeouts": {f"{a} -> {b}": s if (a, b) not in pol.timeout_exempt
-                             and (a, b) not in pol.timeout_sooner else
-                             {"after": s, "except_roles": list(pol.timeout_exempt.get((a, b), ())),
-                              "sooner": (a, b) in pol.timeout_sooner}
-                             for (a, b), s in pol.timeouts.items()},
-                "role_timeout": pol.role_timeout,
-                "heartbeat": pol.heartbeat,
-                "custom_roles": pol.custom_roles,
-                "atomic_commits": pol.atomic_commits,
-                "context_window": pol.context_window,
-            },
-            "layout": {"state_file": self.state_file},
-            "grammar": {"accept": list(self.accept)},
-            "defaults": dict(self.defaults),
-        }
+        """`gitstate lifecycle --json`: the lifecycle's plain form."""
+        return self.as_plain()
 
 
+def file_keys(record: type) -> set[str]:
+    """The keys a part of the lifecycle file may have: its record's plain fields."""
+    return set(record._fields) - set(record._plain_skip)
+
+
+TOP_KEYS = file_keys(Lifecycle)
+STATE_KEYS = file_keys(State)
+ROLE_KEYS = file_keys(Role)
+POLICY_KEYS = file_keys(Policies)
+TIMEOUT_KEYS = file_keys(Timeout)
+MORTALITY_KEYS = file_keys(Mortality)
 _DEFAULT_MORTALITY = Mortality()
 
 

@@ -14,8 +14,8 @@ from gitstate.law import limits
 from gitstate.law.checks import CHECKS, kind as _kind
 from gitstate.law.policies import duration, read_defaults, read_policies
 from gitstate.law.lifecycle import (DEFAULT_STATE_FILE, OUTCOMES, ROLE_KEYS, ROLE_NAME_RE,
-                                    ROSTERS, STATE_KEYS, STATE_NAME_RE, TOP_KEYS, Lifecycle,
-                                    Role, State)
+                                    ROSTERS, STATE_KEYS, STATE_NAME_RE, TOP_KEYS, Grammar,
+                                    Layout, Lifecycle, Role, State, file_keys)
 
 if TYPE_CHECKING:
     from typing import Any
@@ -115,19 +115,19 @@ def load_lifecycle(text: str, source: str = "protocols/lifecycle.yaml") -> Lifec
     roles = _read_roles(r, data.get("roles"))
     policies = read_policies(r, data.get("policies"))
     layout = r.mapping(data.get("layout"), ("layout",), "layout")
-    r.unknown_keys(layout, {"state_file"}, ("layout",), "layout")
+    r.unknown_keys(layout, file_keys(Layout), ("layout",), "layout")
     state_file = layout.get("state_file", DEFAULT_STATE_FILE)
     grammar = r.mapping(data.get("grammar"), ("grammar",), "grammar")
-    r.unknown_keys(grammar, {"accept"}, ("grammar",), "grammar")
+    r.unknown_keys(grammar, file_keys(Grammar), ("grammar",), "grammar")
     accept = tuple(r.names(grammar.get("accept"), ("grammar", "accept"), "grammar.accept"))
     initial = data.get("initial")
     name = data.get("name", "unnamed")
     defaults = read_defaults(r, data.get("defaults"))
 
     lc = Lifecycle(name=str(name), initial=initial, states=states, transitions=transitions,
-                   roles=roles, policies=policies, state_file=state_file, accept=accept,
-                   description=str(data.get("description") or ""), source=source,
-                   defaults=defaults)
+                   roles=roles, policies=policies, layout=Layout(state_file),
+                   grammar=Grammar(accept), description=str(data.get("description") or ""),
+                   source=source, defaults=defaults)
     for check in CHECKS:
         check(lc, r)
     if r.problems:

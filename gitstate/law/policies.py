@@ -6,7 +6,7 @@ from __future__ import annotations
 TYPE_CHECKING = False
 
 from gitstate.law.lifecycle import (MORTALITY_KEYS, NOT_DEFAULTS, POLICY_KEYS, TIMEOUT_KEYS,
-                                    Mortality, Policies, parse_arrow, parse_duration)
+                                    Mortality, Policies, Timeout, parse_arrow, parse_duration)
 
 if TYPE_CHECKING:
     from typing import Any
@@ -16,18 +16,17 @@ def read_policies(r, raw: Any) -> Policies:
     p = r.mapping(raw, ("policies",), "policies")
     r.unknown_keys(p, POLICY_KEYS, ("policies",), "policies")
     approval = []
-    law_approval = False
     for i, item in enumerate(r.names(p.get("approval"), ("policies", "approval"),
                                      "policies.approval")):
-        if item.strip() == "law":
-            law_approval = True   # changes of the lifecycle, allowed_signers and the shims
+        if item.strip() == "law":   # changes of the lifecycle, allowed_signers and the shims
+            approval.append("law")
             continue
         arrow = parse_arrow(item)
         if arrow is None:
             r.bad(("policies", "approval", i), f"approval rule {item!r} must read 'from -> to' "
                                                "('*' matches any state)")
         else:
-            approval.append(arrow)
+            approval.append(f"{arrow[0]} -> {arrow[1]}")
     mortality = None
     if "mortality" in p:
         m = r.mapping(p.get("mortality"), ("policies", "mortality"), "policies.mortality")
@@ -45,9 +44,7 @@ def read_policies(r, raw: Any) -> Policies:
             r.bad(("policies", "mortality"), "mortality thresholds must rise: "
                   f"midlife {mortality.midlife} <= legacy {mortality.legacy} "
                   f"<= urgent {mortality.urgent}")
-    timeouts: dict[tuple[str, str], int] = {}
-    exempt: dict[tuple[str, str], tuple[str, ...]] = {}
-    sooner: list[tuple[str, str]] = []
+    timeouts: dict[str, Timeout] = {}
     for key, value in r.mapping(p.get("timeouts"), ("policies", "timeouts"),
                                 "policies.timeouts").items():
         arrow = parse_arrow(key)
@@ -72,11 +69,7 @@ def read_policies(r, raw: Any) -> Policies:
             r.bad(("policies", "timeouts", key), f"timeout {value!r} for '{key}' must be a "
                   "duration such as 45s, 30m, 2h or 1d")
         else:
-            timeouts[arrow] = seconds
-            if roles:
-                exempt[arrow] = roles
-            if early:
-                sooner.append(arrow)
+            timeouts[f"{arrow[0]} -> {arrow[1]}"] = Timeout(seconds, roles, early)
     custom_roles = p.get("custom_roles", True)
     if not isinstance(custom_roles, bool):
         r.bad(("policies", "custom_roles"), "custom_roles must be true or false")
@@ -88,13 +81,10 @@ def read_policies(r, raw: Any) -> Policies:
     return Policies(
         humans=tuple(r.names(p.get("humans"), ("policies", "humans"), "policies.humans")),
         approval=tuple(approval),
-        law_approval=law_approval,
         mortality=mortality,
         max_living=r.integer(p.get("max_living"), ("policies", "max_living"), "max_living", 1),
         max_depth=r.integer(p.get("max_depth"), ("policies", "max_depth"), "max_depth", 0),
         timeouts=timeouts,
-        timeout_exempt=exempt,
-        timeout_sooner=tuple(sooner),
         role_timeout=duration(r, p, "role_timeout", ("policies",), "policies.role_timeout"),
         heartbeat=duration(r, p, "heartbeat", ("policies",), "policies.heartbeat"),
         custom_roles=custom_roles,

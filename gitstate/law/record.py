@@ -1,19 +1,48 @@
-"""A minimal record type for the hook path.
+"""Records: a shape declared once, as annotated fields with their defaults, from which come
+construction, equality, a repr, the plain (JSON-ready) form, reading that form back, and the
+JSON Schema (`gitstate.schema`, which builds pydantic models from these declarations).
 
-`dataclasses` costs more to import and apply than a hook can afford (it pulls in `inspect`,
-and each decorated class compiles generated code at import). Records here are plain classes
-with `__slots__`, positional-or-keyword construction, equality and a readable repr.
+    class Mortality(Record):
+        midlife: int = 50
+        urgent_forbids: tuple[str, ...] = ()
+
+Not `dataclasses`: a hook imports these modules on every state commit, and `dataclasses`
+costs ~6 ms to import (it pulls in `inspect`; bench/README.md, "Hook latency"), and each
+decorated class compiles generated code at import. A record's fields are its `__slots__`.
+
+The plain form: records become mappings of their fields (less `_plain_skip`), tuples become
+lists, mappings keep their keys. A record with another plain form (`as_plain`, `from_plain`)
+says so with `_plain_type`, the annotation the schema describes it by.
 """
 
 from __future__ import annotations
 
+_RECORDS: dict[str, type] = {}   # every record class by name: annotations name them
 
-class Record:
+
+class _RecordType(type):
+    def __new__(mcls, name, bases, ns):
+        annotations = ns.get("__annotations__", {})
+        if "__slots__" not in ns:
+            fields = tuple(k for k in annotations if not k.startswith("_"))
+            ns["_defaults"] = {k: ns.pop(k) for k in fields if k in ns}
+            ns["__slots__"] = fields + tuple(ns.get("_private", ()))
+            ns["_fields"] = fields
+        cls = super().__new__(mcls, name, bases, ns)
+        _RECORDS[name] = cls
+        return cls
+
+
+class Record(metaclass=_RecordType):
     __slots__: tuple[str, ...] = ()
+    _fields: tuple[str, ...] = ()
     _defaults: dict = {}
+    # fields that are not part of the plain form: `name`, for records kept in a mapping by it
+    _plain_skip: tuple[str, ...] = ()
+    _plain_type: str | None = None      # the annotation of the plain form, if not the record
 
     def __init__(self, *args, **kwargs):
-        names = self.__slots__
+        names = self._fields or self.__slots__
         if len(args) > len(names):
             raise TypeError(f"{type(self).__name__} takes at most {len(names)} arguments")
         values = dict(zip(names, args))
@@ -31,9 +60,11 @@ class Record:
             else:
                 raise TypeError(f"{type(self).__name__}: missing field {name!r}")
             object.__setattr__(self, name, value)
+        for name in self.__slots__[len(names):]:
+            object.__setattr__(self, name, None)
 
     def _astuple(self) -> tuple:
-        return tuple(getattr(self, n) for n in self.__slots__)
+        return tuple(getattr(self, n) for n in self._fields or self.__slots__)
 
     def __eq__(self, other):
         return type(other) is type(self) and other._astuple() == self._astuple()
@@ -43,5 +74,52 @@ class Record:
             v for v in self._astuple() if not isinstance(v, (dict, list, set))))
 
     def __repr__(self):
-        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
+        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._fields or self.__slots__)
         return f"{type(self).__name__}({inner})"
+
+    # -- the plain form ------------------------------------------------------------------
+
+    def as_plain(self) -> dict:
+        return {n: plain(getattr(self, n)) for n in self._fields if n not in self._plain_skip}
+
+    @classmethod
+    def from_plain(cls, data: dict, **extra):
+        """The record whose `as_plain()` is `data` (`extra`: the skipped fields)."""
+        hints = cls.__annotations__
+        return cls(**{n: build(hints[n], data[n]) for n in cls._fields if n in data}, **extra)
+
+
+def plain(value):
+    """`value` as JSON-ready data: records by their plain form, tuples as lists."""
+    if isinstance(value, Record):
+        return value.as_plain()
+    if isinstance(value, (tuple, list)):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+def build(annotation: str, value):
+    """A plain `value` read back as the field annotated `annotation` holds it: records
+    rebuilt, lists made tuples where the field is a tuple."""
+    if value is None:
+        return None
+    kind = annotation.replace(" | None", "").strip()
+    if kind in _RECORDS:
+        return _RECORDS[kind].from_plain(value)
+    if kind.startswith("tuple[") and kind.endswith(", ...]"):
+        inner = kind[len("tuple["):-len(", ...]")]
+        return tuple(build(inner, v) for v in value)
+    if kind.startswith("dict[str, ") and kind.endswith("]"):
+        inner = kind[len("dict[str, "):-1]
+        keyed = _RECORDS.get(inner)
+        if keyed is not None and "name" in keyed._plain_skip:   # records keyed by their name
+            return {k: keyed.from_plain(v, name=k) for k, v in value.items()}
+        return {k: build(inner, v) for k, v in value.items()}
+    return value
+
+
+def record_type(name: str) -> type:
+    """A record class by its name (for `gitstate.schema`, which describes them)."""
+    return _RECORDS[name]

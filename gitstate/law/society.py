@@ -159,7 +159,7 @@ def _way_out(p, role: str, others: list[str]) -> str:
 def _check_timeout(p, lc: Lifecycle, ctx: Context, old: str, new: str,
                    out: list[Violation]) -> None:
     """A timed transition is taken only once it is due, counted from entering the state."""
-    wait = lc.policies.timeouts[(old, new)]
+    wait = lc.policies.timeout(old, new).after
     since = ctx.entered(p.agent, old)
     now = ctx.now()
     if since is not None and now - since >= wait:

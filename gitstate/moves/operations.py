@@ -10,7 +10,7 @@ import os
 import socket
 import time
 from collections import deque
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from gitstate.law import statefile
 from gitstate.errors import GitstateError
@@ -19,25 +19,20 @@ from gitstate.history.index import Index
 from gitstate.law.lifecycle import Lifecycle, fmt_duration
 from gitstate.moves.agent import freeze, transition
 from gitstate.git.repo import Managed
+from gitstate.git.runner import Git
 
 SYSTEM = ("gitstate", "gitstate@localhost")
 
 
 @contextlib.contextmanager
-def as_system():
-    """Commits made inside are authored and committed by the system, not a person."""
-    keys = [f"GIT_{r}_{f}" for r in ("AUTHOR", "COMMITTER") for f in ("NAME", "EMAIL")]
-    saved = {k: os.environ.get(k) for k in keys}
-    for r in ("AUTHOR", "COMMITTER"):
-        os.environ[f"GIT_{r}_NAME"], os.environ[f"GIT_{r}_EMAIL"] = SYSTEM
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+def as_system(repo: Managed) -> Iterator[Managed]:
+    """`repo` as the system: commits made through it are authored and committed by gitstate,
+    not a person. Its git carries the identity in its own environment (this process's is left
+    alone: the MCP server runs many calls in one process)."""
+    identity = {f"GIT_{r}_{f}": v for r in ("AUTHOR", "COMMITTER")
+                for f, v in zip(("NAME", "EMAIL"), SYSTEM)}
+    base = os.environ if repo.git.env is None else repo.git.env
+    yield Managed(Git(repo.git.cwd, env={**base, **identity}), repo.top, repo.cache_dir)
 
 
 def _states(repo: Managed, lc: Lifecycle, head: str | None,
@@ -152,7 +147,8 @@ def due_timeouts(repo: Managed, now: float | None = None) -> list[dict]:
         if track is None or track.tag != state:
             continue
         role = statefile.as_text((front or {}).get("role"))
-        for (a, b), seconds in lc.policies.timeouts.items():
+        for a, b, spec in lc.policies.timed_moves():
+            seconds = spec.after
             if a == state and lc.timeout_applies(a, b, role) \
                     and now - track.entered[1] >= seconds:
                 due.append({"agent": agent, "from": a, "to": b, "after": fmt_duration(seconds),
@@ -194,7 +190,7 @@ def committed(agent: str, move: Callable[[], Any]) -> Any:
 def sweep(repo: Managed, say: Callable[[str], None], commit=committed) -> list:
     """Commit every due timed transition, as the system."""
     results = []
-    with as_system():
+    with as_system(repo) as repo:
         for d in due_timeouts(repo):
             role_cap = d["why"].startswith("role ")
             sets = {"summary": f"timed out: {d['why']}"} if role_cap else {}
@@ -241,7 +237,7 @@ def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
     tracks = index.tracks(head) if beat else {}
     index.save()
     results = []
-    with as_system():
+    with as_system(repo) as repo:
         for agent, (_path, front, _p) in sorted(fronts.items()):
             front = front or {}
             state, pid = front.get("state"), front.get("pid")
@@ -293,7 +289,7 @@ def _path_to_rest(lc: Lifecycle, start: str, *, interrupted: bool = False) -> li
             found.append(s)
             continue
         for t in lc.targets(s):
-            if t not in back and (s, t) not in lc.policies.timeouts:  # timed moves are sweep's
+            if t not in back and lc.policies.timeout(s, t) is None:  # timed moves are sweep's
                 back[t], depth[t] = s, depth[s] + 1
                 todo.append(t)
     if not found:
@@ -320,7 +316,7 @@ def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None 
     living = [a for a, f in fronts.items() if lc.roster_of(f.get("state")) == "living"]
     order = sorted(living, key=lambda a: (-(fronts[a].get("depth") or 0), a))
     skipped = 0
-    with as_system():
+    with as_system(repo) as repo:
         for agent in order:
             state = fronts[agent]["state"]
             path = _path_to_rest(lc, state, interrupted=True)

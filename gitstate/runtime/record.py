@@ -29,7 +29,7 @@ def record_context(cwd: str | None, agent: str, pct: float, phase: str, tokens: 
     measured = f"context {pct:g}% ({tokens:,} of {window:,} tokens)"
     note = ""
     if isinstance(state, str) and state in lc.states and not lc.states[state].terminal:
-        with as_system():
+        with as_system(repo) as repo:
             result = transition(repo, agent, state, sets={"context_pct": pct},
                                 text=f"{measured}: {phase}", with_work=False)
         note = f" Recorded as {result.sha[:10]} by gitstate."

@@ -48,62 +48,43 @@ class Preset(Record):
     default: bool
 
 
-class StateSpec(Record):
-    roster: str
-    terminal: bool
-    requires: list[str]
-    description: str
-    protocol: str | None
-    outcome: str
-    log: str | None = None        # the shared log file a logout appends to (era)
+def described(record: type, names: dict[type, str]) -> Any:
+    """The pydantic model of a law record's plain form (`gitstate.law.record`): the record is
+    the one declaration, this only describes it. Every field is required (the plain form
+    always has them all). `names`: the records' names in the schema."""
+    import re
+
+    from pydantic import create_model
+
+    def resolve(annotation: str) -> Any:
+        scope: dict[str, Any] = {"Any": Any}
+        for other in names:
+            if re.search(rf"\b{other.__name__}\b", annotation):
+                scope[other.__name__] = described(other, names)
+        return eval(annotation, scope)  # an annotation of gitstate's own, never input
+
+    if record not in _DESCRIBED:
+        hints = record.__annotations__
+        model = create_model(names[record], __base__=Record, **{
+            f: (resolve(hints[f]), ...) for f in record._fields if f not in record._plain_skip})
+        _DESCRIBED[record] = model
+        if record._plain_type:   # written in another form too (a timeout: a bare duration)
+            _DESCRIBED[record] = eval(record._plain_type, {record.__name__: model})
+    return _DESCRIBED[record]
 
 
-class RoleSpec(Record):
-    mandate: str | None
-    max: int | None
-    description: str
-    timeout: int | None = None    # seconds an agent of this role may live
+_DESCRIBED: dict[type, Any] = {}
 
 
-class Mortality(Record):
-    midlife: float
-    legacy: float
-    urgent: float
-    urgent_forbids: list[str]
+def _lifecycle_doc() -> type[Record]:
+    from gitstate.law import lifecycle as law
+    names = {law.State: "StateSpec", law.Role: "RoleSpec", law.Mortality: "Mortality",
+             law.Timeout: "TimeoutSpec", law.Policies: "Policies", law.Layout: "Layout",
+             law.Grammar: "Grammar", law.Lifecycle: "LifecycleDoc"}
+    return described(law.Lifecycle, names)
 
 
-class TimeoutSpec(Record):
-    """A timed move with exemptions or allowed early (`sooner`)."""
-    after: int
-    except_roles: list[str] = []
-    sooner: bool = False
-
-
-class Policies(Record):
-    humans: list[str]
-    approval: list[str]
-    mortality: Mortality | None
-    max_living: int | None
-    max_depth: int | None
-    timeouts: dict[str, int | TimeoutSpec]
-    custom_roles: bool
-    atomic_commits: bool
-    role_timeout: int | None = None
-    heartbeat: int | None = None
-    context_window: int | None = None
-
-
-class LifecycleDoc(Record):
-    name: str
-    description: str
-    initial: str
-    states: dict[str, StateSpec]
-    transitions: dict[str, list[str]]
-    roles: dict[str, RoleSpec]
-    policies: Policies
-    layout: dict[str, str]
-    grammar: dict[str, list[str]]
-    defaults: dict[str, Any] = {}
+LifecycleDoc = _lifecycle_doc()
 
 
 class CheckResult(Record):

@@ -93,8 +93,8 @@ def lifecycle_svg(lc: Lifecycle, counts: dict[str, int]) -> Safe:
             bits = []
             if lc.needs_approval(src, dst):
                 bits.append("approval")
-            if (src, dst) in lc.policies.timeouts:
-                bits.append(f"after {fmt_duration(lc.policies.timeouts[(src, dst)])}")
+            if (timed := lc.policies.timeout(src, dst)) is not None:
+                bits.append(f"after {fmt_duration(timed.after)}")
             kind = "edge gated" if bits else "edge"
             edges.append(render('<path class="{kind}" d="{d}" marker-end="url(#arrow)">'
                                 '<title>{src} to {dst}{note}</title></path>', kind=kind, d=path,

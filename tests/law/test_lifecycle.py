@@ -9,6 +9,8 @@ import pytest
 from gitstate.errors import InvalidFile
 from gitstate.law.load import LifecycleInvalid, load_lifecycle
 from gitstate.law.diagram import to_mermaid
+from gitstate.law.lifecycle import (POLICY_KEYS, STATE_KEYS, TOP_KEYS, Lifecycle, Policies, State,
+                                    Timeout)
 from gitstate.resources import preset_dir, presets, shipped
 
 GOOD = """\
@@ -124,8 +126,9 @@ def test_policy_names_must_exist():
 
 
 def test_timeouts_parse_durations():
-    lc = load_lifecycle(GOOD + "policies:\n  timeouts: {'work -> done': 30m}\n")
-    assert lc.policies.timeouts == {("work", "done"): 1800}
+    lc = load_lifecycle(GOOD + "policies:\n  timeouts: {'work->done': 30m}\n")
+    assert lc.policies.timeouts == {"work -> done": Timeout(1800)}
+    assert lc.policies.timeout("work", "done").after == 1800
     assert "after 30m" in to_mermaid(lc)
 
 
@@ -210,7 +213,7 @@ POOL = textwrap.dedent("""\
 def test_timeouts_may_exempt_roles_and_roles_may_have_timeouts():
     lc = load_lifecycle(POOL + '  timeouts:\n    "idle -> suspended": {after: 30m, '
                         "except_roles: [core]}\n  role_timeout: 1h\n  heartbeat: 5m\n")
-    assert lc.policies.timeouts == {("idle", "suspended"): 1800}
+    assert lc.policies.timeouts == {"idle -> suspended": Timeout(1800, ("core",))}
     assert not lc.timeout_applies("idle", "suspended", "core")
     assert lc.timeout_applies("idle", "suspended", "worker")
     assert lc.timeout_applies("idle", "suspended", None)
@@ -247,3 +250,29 @@ def test_sooner_timeouts_and_state_logs():
     text = str(exc.value)
     assert "log '../out.log' must be a relative path inside the repository" in text
     assert "sooner must be true or false" in text
+
+
+@pytest.mark.parametrize("preset", ["haak", "registry", "squad", "maos", "era"])
+def test_one_declaration_gives_the_keys_the_json_and_the_cache(preset):
+    """The records of gitstate.law.lifecycle are the one declaration of the lifecycle: the
+    loader's keys, the `--json` form and the cached form all come from them."""
+    import json
+    lc = load_lifecycle((preset_dir(preset) / "lifecycle.yaml").read_text())
+    plain = json.loads(json.dumps(lc.to_dict()))
+    assert set(plain) == TOP_KEYS and set(plain["policies"]) == POLICY_KEYS
+    assert all(set(s) == STATE_KEYS for s in plain["states"].values())
+    again = Lifecycle.from_plain(plain, source=lc.source)
+    assert again == lc and again.to_dict() == plain
+    from gitstate.schema.models import validated
+    assert validated("lifecycle", plain) == plain
+
+
+def test_a_record_declared_by_its_fields():
+    assert State("x").roster == "living" and State("x", "dead", True).terminal
+    assert Policies(approval=("a -> b", "law")).approval_pairs == (("a", "b"),)
+    assert Policies(approval=("law",)).law_approval
+    assert Timeout(60).as_plain() == 60 and Timeout.from_plain(60) == Timeout(60)
+    assert Timeout(60, sooner=True).as_plain() == {"after": 60, "except_roles": [],
+                                                    "sooner": True}
+    with pytest.raises(TypeError):
+        State()
