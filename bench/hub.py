@@ -56,27 +56,40 @@ def timed_push(work: Path, remote: str) -> float:
     return time.perf_counter() - t0
 
 
-def measure(size: int, k: int, pushes: int, out: Path) -> dict:
+def measure(size: int, k: int, pushes: int, out: Path, against: str | None = None) -> dict:
+    """Medians of pushes of k state commits to a hub without hooks, to one made by this
+    gitstate, and (with `against`, another gitstate's Python) to one made by that one: in
+    turn, push after push, so that both see the same load."""
     source = history(size, out)
     with tempfile.TemporaryDirectory(prefix="gitstate-hub-") as tmp:
         root = Path(tmp)
-        hub, plain = root / "hub.git", root / "plain.git"
+        hub, plain, other = root / "hub.git", root / "plain.git", root / "other.git"
         sh(root, "git", "clone", "-q", "--bare", str(source), str(hub))
         shutil.copytree(hub, plain)
+        if against:
+            shutil.copytree(hub, other)
+            sh(other, against, "-m", "gitstate", "init", "--server")
         sh(hub, sys.executable, "-m", "gitstate", "init", "--server")
         work = root / "work"
         sh(root, "git", "clone", "-q", str(hub), str(work))
         for k_, v in (("user.name", "bench"), ("user.email", "bench@example.invalid")):
             sh(work, "git", "config", k_, v)
         sh(work, "git", "remote", "add", "plain", str(plain))
-        with_hooks, without = [], []
+        if against:
+            sh(work, "git", "remote", "add", "other", str(other))
+        with_hooks, without, theirs = [], [], []
         for n in range(pushes):
             moves(work, k, n)
             without.append(timed_push(work, "plain"))
             with_hooks.append(timed_push(work, "origin"))
-        added = statistics.median(with_hooks) - statistics.median(without)
+            if against:
+                theirs.append(timed_push(work, "other"))
+        base = statistics.median(without)
+        added = statistics.median(with_hooks) - base
         return {"size": size, "k": k, "with_hooks_s": statistics.median(with_hooks),
-                "without_s": statistics.median(without), "added_per_commit_ms": added / k * 1000}
+                "without_s": base, "added_per_commit_ms": added / k * 1000,
+                "against_added_per_commit_ms":
+                    (statistics.median(theirs) - base) / k * 1000 if theirs else None}
 
 
 def main() -> int:
@@ -85,15 +98,18 @@ def main() -> int:
     parser.add_argument("--commits", default="1,10")
     parser.add_argument("--pushes", type=int, default=5)
     parser.add_argument("--out", type=Path, default=HERE / "out")
+    parser.add_argument("--against", metavar="PYTHON",
+                        help="also time a hub made by the gitstate of this Python (A/B)")
     args = parser.parse_args()
     args.out.mkdir(exist_ok=True)
     print(f"{'history':>9}{'pushed':>8}{'push, hooks':>13}{'push, none':>12}"
-          f"{'added per commit':>18}")
+          f"{'added per commit':>18}" + (f"{'against: added':>16}" if args.against else ""))
     for size in map(int, args.sizes.split(",")):
         for k in map(int, args.commits.split(",")):
-            r = measure(size, k, args.pushes, args.out)
+            r = measure(size, k, args.pushes, args.out, args.against)
             print(f"{size:>9}{k:>8}{r['with_hooks_s'] * 1000:>11.0f}ms"
-                  f"{r['without_s'] * 1000:>10.0f}ms{r['added_per_commit_ms']:>16.0f}ms")
+                  f"{r['without_s'] * 1000:>10.0f}ms{r['added_per_commit_ms']:>16.0f}ms"
+                  + (f"{r['against_added_per_commit_ms']:>14.0f}ms" if args.against else ""))
     return 0
 
 

@@ -135,16 +135,24 @@ def load_lifecycle(text: str, source: str = "protocols/lifecycle.yaml") -> Lifec
     return lc
 
 
+def _named(r: _Reader, raw: Any, section: str, pattern, allowed: str, keys: set[str]):
+    """(name, path, spec) of each well-named entry of `section` (states, roles), its keys
+    checked."""
+    what = section[:-1]
+    for name, spec in r.mapping(raw, (section,), section).items():
+        path = (section, name)
+        if not isinstance(name, str) or not pattern.match(name):
+            r.bad(path, f"{what} name {name!r} must start with a letter and use only letters, "
+                        f"digits, {allowed}")
+            continue
+        spec = r.mapping(spec, path, f"{what} '{name}'")
+        r.unknown_keys(spec, keys, path, f"{what} '{name}'")
+        yield name, path, spec
+
+
 def _read_states(r: _Reader, raw: Any) -> dict[str, State]:
     states: dict[str, State] = {}
-    for name, spec in r.mapping(raw, ("states",), "states").items():
-        path = ("states", name)
-        if not isinstance(name, str) or not STATE_NAME_RE.match(name):
-            r.bad(path, f"state name {name!r} must start with a letter and use only letters, "
-                        "digits, '_' or '-'")
-            continue
-        spec = r.mapping(spec, path, f"state '{name}'")
-        r.unknown_keys(spec, STATE_KEYS, path, f"state '{name}'")
+    for name, path, spec in _named(r, raw, "states", STATE_NAME_RE, "'_' or '-'", STATE_KEYS):
         roster = spec.get("roster", "living")
         if roster not in ROSTERS:
             r.bad(path + ("roster",), f"state '{name}': roster must be one of "
@@ -190,14 +198,8 @@ def _read_transitions(r: _Reader, raw: Any) -> dict[str, tuple[str, ...]]:
 
 def _read_roles(r: _Reader, raw: Any) -> dict[str, Role]:
     roles: dict[str, Role] = {}
-    for name, spec in r.mapping(raw, ("roles",), "roles").items():
-        path = ("roles", name)
-        if not isinstance(name, str) or not ROLE_NAME_RE.match(name):
-            r.bad(path, f"role name {name!r} must start with a letter and use only letters, "
-                        "digits, '.', '_' or '-'")
-            continue
-        spec = r.mapping(spec, path, f"role '{name}'")
-        r.unknown_keys(spec, ROLE_KEYS, path, f"role '{name}'")
+    for name, path, spec in _named(r, raw, "roles", ROLE_NAME_RE, "'.', '_' or '-'",
+                                   ROLE_KEYS):
         spawns = spec.get("spawns")
         self_spawn = spec.get("self_spawn", False)   # a role spawns its own kind only if allowed
         if not isinstance(self_spawn, bool):
