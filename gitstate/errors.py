@@ -6,6 +6,8 @@ Exit codes follow SPEC §6: 0 done, 1 rejected (illegal move, invalid file, fail
 
 from __future__ import annotations
 
+from gitstate.rule_ids import Rule
+
 EXIT_OK = 0
 EXIT_REJECTED = 1
 EXIT_USAGE = 2
@@ -46,10 +48,10 @@ class InvalidFile(GitstateError):
     `yaml-tag`, `long-number`, `duplicate-key`, `symlink`, `lifecycle`), shown as `[rule]`
     wherever the file is refused."""
 
-    rule = "unreadable"
+    rule = Rule.UNREADABLE
 
     def __init__(self, message: str, *, where: str | None = None, hint: str | None = None,
-                 rule: str | None = None):
+                 rule: Rule | None = None):
         super().__init__(message, where=where, hint=hint)
         if rule is not None:
             self.rule = rule

@@ -1,8 +1,8 @@
 """The package's shape: imports point down the layers, never in a circle, and no module grows
 into a room too large to read.
 
-Layers, bottom to top: errors/resources, law (pure), git, history, moves, doors, cli. Every
-import counts, including those inside functions (a lazy import is still a dependency).
+Layers, bottom to top: errors/resources/rule_ids, law (pure), git, history, moves, doors, cli.
+Every import counts, including those inside functions (a lazy import is still a dependency).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "gitstate"
 
-LAYERS = {"errors": 0, "resources": 0, "law": 1, "git": 2, "history": 3, "moves": 4,
-          "doors": 5, "hooks": 5, "schema": 5, "cli": 6, "runtime": 6, "mcp": 6, "web": 6,
-          "__main__": 7}
+LAYERS = {"errors": 0, "resources": 0, "rule_ids": 0, "law": 1, "git": 2, "history": 3,
+          "moves": 4, "doors": 5, "hooks": 5, "schema": 5, "cli": 6, "runtime": 6, "mcp": 6,
+          "web": 6, "__main__": 7}
 MAX_LINES = 420
 
 

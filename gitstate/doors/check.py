@@ -11,6 +11,7 @@ from gitstate.law.society import society_violations
 from gitstate.law.statefile import MAX_STATE_FILE_BYTES, parse_bytes
 from gitstate.git.repo import Managed, read_limited
 from gitstate.law.lifecycle import LIFECYCLE_PATH
+from gitstate.rule_ids import Rule
 
 
 def check_worktree(repo: Managed) -> list[Violation]:
@@ -19,10 +20,10 @@ def check_worktree(repo: Managed) -> list[Violation]:
     try:
         lc = repo.lifecycle(rev=None, index=False)
     except LifecycleInvalid as exc:
-        return [Violation("lifecycle", msg, f"{LIFECYCLE_PATH}:{ln}" if ln else LIFECYCLE_PATH)
+        return [Violation(Rule.LIFECYCLE, msg, f"{LIFECYCLE_PATH}:{ln}" if ln else LIFECYCLE_PATH)
                 for ln, msg in exc.problems]
     except GitstateError as exc:
-        return [Violation(getattr(exc, "rule", "lifecycle"), exc.message,
+        return [Violation(getattr(exc, "rule", Rule.LIFECYCLE), exc.message,
                           exc.where or LIFECYCLE_PATH)]
     out = _check_hooks(repo, lc)
     top = repo.top
@@ -37,11 +38,11 @@ def check_worktree(repo: Managed) -> list[Violation]:
         if not rx.match(rel):
             continue
         if f.is_symlink():
-            out.append(Violation("symlink", f"a symbolic link (to {os.readlink(f)!r}); a state "
+            out.append(Violation(Rule.SYMLINK, f"a symbolic link (to {os.readlink(f)!r}); a state "
                                  "file must be a plain file", rel))
             continue
         if not f.is_file():
-            out.append(Violation("unreadable", "not a plain file", rel))
+            out.append(Violation(Rule.UNREADABLE, "not a plain file", rel))
             continue
         data = read_limited(f, MAX_STATE_FILE_BYTES)
         found = file_violations(rel, data, lc)
@@ -68,12 +69,12 @@ def _check_hooks(repo: Managed, lc) -> list[Violation]:
     for name in HOOK_NAMES:
         path = hook_dir / name
         if not path.is_file():
-            out.append(Violation("hooks", f"the {name} hook is not installed, so commits are "
+            out.append(Violation(Rule.HOOKS, f"the {name} hook is not installed, so commits are "
                                  "not checked; run `gitstate init`", str(path)))
         elif path.read_text(encoding="utf-8", errors="replace") != render_shim(name, lc):
-            out.append(Violation("hooks", f"the {name} hook is not gitstate's current shim for "
+            out.append(Violation(Rule.HOOKS, f"the {name} hook is not gitstate's current shim for "
                                  "this lifecycle; run `gitstate init`", str(path)))
         elif not os.access(path, os.X_OK):
-            out.append(Violation("hooks", f"the {name} hook is not executable, so git skips it; "
+            out.append(Violation(Rule.HOOKS, f"the {name} hook is not executable, so git skips it; "
                                  "run `gitstate init`", str(path)))
     return out

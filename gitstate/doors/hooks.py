@@ -29,6 +29,7 @@ from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.git.repo import GitContext, judge_merge_at, law_made_by_merge
 from gitstate.law.lifecycle import LIFECYCLE_PATH, is_law_path
 from gitstate.law.rules import FileChange, Violation, check_law_change, validate
+from gitstate.rule_ids import Rule
 
 # pre-commit judges the staged files; the message does not exist yet (commit-msg judges it)
 LATER = ("Only the staged files were judged so far: the commit message (its @id: prefix, "
@@ -189,7 +190,7 @@ def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = N
     law = old_lc or new_lc or _fallback_law(git, base if head else None)
     if law is None:
         if changes_state_files(paths) and git.config("gitstate.managed") == "true":
-            out.append(Violation("lifecycle", f"this clone is managed by gitstate, but no "
+            out.append(Violation(Rule.LIFECYCLE, f"this clone is managed by gitstate, but no "
                                  f"{LIFECYCLE_PATH} is committed, staged or in the work tree to "
                                  "judge this commit by", LIFECYCLE_PATH))
         return out, None  # not managed (yet): nothing to enforce
@@ -197,7 +198,7 @@ def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = N
         lc = load_lifecycle_cached(law[2], law[0], LIFECYCLE_PATH, cache) if law[0] \
             else read_lifecycle(law[2], LIFECYCLE_PATH)
     except GitstateError as exc:
-        return out or [Violation(getattr(exc, "rule", "lifecycle"), exc.message,
+        return out or [Violation(getattr(exc, "rule", Rule.LIFECYCLE), exc.message,
                                  exc.where or LIFECYCLE_PATH)], None
     rx = lc.state_path_regex()
     changes = []
@@ -279,12 +280,12 @@ def _working_agent(lc, message, changes: list[FileChange], context) -> list:
 
 def _check_new_lifecycle(staged) -> list[Violation]:
     if staged is None:
-        return [Violation("lifecycle", "the lifecycle is being deleted; a managed repository "
+        return [Violation(Rule.LIFECYCLE, "the lifecycle is being deleted; a managed repository "
                           "needs one", LIFECYCLE_PATH)]
     try:
         read_lifecycle(staged[2], LIFECYCLE_PATH)
     except GitstateError as exc:
-        return [Violation(getattr(exc, "rule", "lifecycle"), exc.message,
+        return [Violation(getattr(exc, "rule", Rule.LIFECYCLE), exc.message,
                           exc.where or LIFECYCLE_PATH)]
     return []
 

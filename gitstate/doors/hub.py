@@ -16,6 +16,7 @@ import sys
 import time
 
 from gitstate.git.runner import ZERO, Git
+from gitstate.rule_ids import Rule
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
     bad: list[tuple[str, dict]] = []
     limit = _max_refs(git)
     if len(updates) > limit:
-        bad.append(("", _refusal("too-many-refs", f"this push updates {len(updates)} refs; "
+        bad.append(("", _refusal(Rule.TOO_MANY_REFS, f"this push updates {len(updates)} refs; "
                                  f"this hub takes at most {limit} in one push (git config "
                                  "gitstate.maxRefsPerPush): push them in parts")))
         updates = []
@@ -101,20 +102,20 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
     groups: dict[str | None, list[tuple[str, str]]] = {}
     for old, new, ref in updates:
         if not ref.startswith(ACCEPTED):
-            bad.append((ref, _refusal("ref-namespace", f"{ref}: this hub accepts branches "
+            bad.append((ref, _refusal(Rule.REF_NAMESPACE, f"{ref}: this hub accepts branches "
                                       "(refs/heads/), tags (refs/tags/) and gitstate's own refs "
                                       "(refs/gitstate/), nothing else: replace refs, notes and "
                                       "other refs would change how it reads history")))
             continue
         if ref in protected and new == ZERO:
-            bad.append((ref, _refusal("protected-ref", f"{ref} is protected on this hub: it "
+            bad.append((ref, _refusal(Rule.PROTECTED_REF, f"{ref} is protected on this hub: it "
                                       "cannot be deleted")))
             continue
         if new == ZERO:
             continue   # a deletion carries no commits
         if ref in protected and old != ZERO and not git.ok("merge-base", "--is-ancestor",
                                                            old, new):
-            bad.append((ref, _refusal("non-fast-forward", f"{ref} is protected on this hub: "
+            bad.append((ref, _refusal(Rule.NON_FAST_FORWARD, f"{ref} is protected on this hub: "
                                       f"{new[:10]} does not contain its tip {old[:10]}; history "
                                       "is never rewritten here (fetch, rebase your commits on "
                                       "it, and push again)")))
@@ -140,7 +141,7 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
     return 1
 
 
-def _refusal(rule: str, message: str) -> dict:
+def _refusal(rule: Rule, message: str) -> dict:
     return {"commit": "", "subject": "", "rule": rule, "message": message, "where": None}
 
 

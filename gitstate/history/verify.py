@@ -38,6 +38,7 @@ from gitstate.history.commits import Commit, read_commits, parse_commit_object
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle, is_law_path
 from gitstate.law.limits import LIFECYCLE_BYTES, STATE_FILE_BYTES
 from gitstate.law.rules import FileChange, check_law_change, parse_state, validate
+from gitstate.rule_ids import Rule
 
 CACHE_NAME = "verified.json"
 READ_LIMIT = max(STATE_FILE_BYTES, LIFECYCLE_BYTES)   # a larger blob is refused by its size
@@ -202,9 +203,10 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
     violations: list[dict] = []
     clock = state["clock"]
     if clock is not None and c.time > clock.now + SKEW:
-        violations.append({"rule": "future-date", "message": f"committed {int(c.time - clock.now)}"
-                           "s in the hub's future (more than 5 minutes of clock skew); fix the "
-                           "committer's clock and recommit", "where": None})
+        violations.append({"rule": Rule.FUTURE_DATE, "message": "committed "
+                           f"{int(c.time - clock.now)}s in the hub's future (more than 5 "
+                           "minutes of clock skew); fix the committer's clock and recommit",
+                           "where": None})
     after = before
     lc_change = next(((new, mode) for path, _o, new, mode in c.changes
                       if path == LIFECYCLE_PATH), None)
@@ -214,13 +216,13 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
         if entry is not None and _lifecycle(entry, lifecycles, cache_dir) is not None:
             after = entry
         elif new is None and before is not None:
-            violations.append({"rule": "lifecycle", "message": f"this commit deletes "
+            violations.append({"rule": Rule.LIFECYCLE, "message": f"this commit deletes "
                                f"{LIFECYCLE_PATH}; a managed repository keeps its law (later "
                                "commits are judged by the last valid one)",
                                "where": LIFECYCLE_PATH})
         elif new is not None:
             err = lifecycles.get(("error", new))
-            violations.append({"rule": getattr(err, "rule", "lifecycle"), "message":
+            violations.append({"rule": getattr(err, "rule", Rule.LIFECYCLE), "message":
                                f"this commit leaves {LIFECYCLE_PATH} invalid (later commits are "
                                "judged by the last valid law)"
                                + (f": {err.message}" if err is not None else ""),
@@ -252,7 +254,7 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
         found = judge_merge_at(git, lc, c.parents, c.sha, ctx)
         ctx.settle()
         violations += [v.to_dict() for v in found]
-        if changed_law and not any(v["rule"] == "needs-approval" for v in violations):
+        if changed_law and not any(v["rule"] == Rule.NEEDS_APPROVAL for v in violations):
             violations += _check_signed(git, c, lc, [], changed_law, law_from)
         return violations
     if not changes and "[" not in c.subject and not lc.accept \
@@ -266,7 +268,7 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
     ctx.settle()
     violations += [v.to_dict() for v in found]
     if law_from is not None and "approved-by" in c.message.lower() \
-            and not any(v["rule"] == "needs-approval" for v in violations):
+            and not any(v["rule"] == Rule.NEEDS_APPROVAL for v in violations):
         violations += _check_signed(git, c, lc, changes, changed_law, law_from)
     return violations
 
@@ -284,7 +286,7 @@ def _judge_joining(git: Git, c: Commit, law: dict, before, after, came_from, sta
     if len(origins) > 1:
         lines = ", ".join(f"{p[:10]} (law first brought by {o[:10] if o != HELD else 'this history'})"
                           for p, o in held)
-        out.append({"rule": "foreign-law", "message": "this merge joins lines of history whose "
+        out.append({"rule": Rule.FOREIGN_LAW, "message": "this merge joins lines of history whose "
                     f"laws began apart: {lines}. A managed history has one law; rebase the "
                     "work of one line onto the other instead", "where": LIFECYCLE_PATH})
     joined_origin = came_from if came_from is not None else next(iter(sorted(origins)), None)

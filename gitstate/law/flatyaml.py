@@ -15,6 +15,7 @@ import re
 
 from gitstate.errors import InvalidFile
 from gitstate.law.limits import NUMBER_CHARS
+from gitstate.rule_ids import Rule
 
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*):(?:[ \t]+(.*))?\Z")
 _INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
@@ -118,14 +119,14 @@ def load_flat(text: str, line_offset: int = 0, where: str = "front matter"):
 def _twice(key: str, first: int, line: int, where: str):
     raise InvalidFile(f"key {key!r} is given twice (lines {first} and {line}); each key may "
                       "appear once, or readers would disagree on which one counts",
-                      where=f"{where}:{line}", rule="duplicate-key")
+                      where=f"{where}:{line}", rule=Rule.DUPLICATE_KEY)
 
 
 def _int(digits: str, line: int, where: str) -> int:
     if len(digits) > NUMBER_CHARS:
         raise InvalidFile(f"a number of {len(digits):,} characters; gitstate reads numbers of "
                           f"at most {NUMBER_CHARS} (quote it if it is text)",
-                          where=f"{where}:{line}", rule="long-number")
+                          where=f"{where}:{line}", rule=Rule.LONG_NUMBER)
     return int(digits)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from gitstate.errors import InvalidFile
+from gitstate.rule_ids import Rule
 
 STATE_FILE_BYTES = 1 << 20       # a whole `_state.md`, notes included
 FRONT_MATTER_BYTES = 64 << 10    # the YAML between its `---` lines
@@ -57,7 +58,8 @@ def utf8_size(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
-def check_size(size: int, limit: int, what: str, where: str, rule: str = "too-large") -> None:
+def check_size(size: int, limit: int, what: str, where: str,
+               rule: Rule = Rule.TOO_LARGE) -> None:
     if size > limit:
         raise InvalidFile(f"{what} is {size:,} bytes; gitstate reads at most {limit:,}",
                           where=where, rule=rule)
@@ -89,7 +91,7 @@ def check_lines(text: str, where: str, line_offset: int = 0, limit: int = LINE_C
         if stop - start > limit:
             raise InvalidFile(f"line {number} is {stop - start:,} characters long; gitstate "
                               f"reads lines of at most {limit:,}", where=f"{where}:{number}",
-                              rule="too-large")
+                              rule=Rule.TOO_LARGE)
         if end < 0:
             return
         start = end + 1

@@ -16,6 +16,7 @@ from gitstate.law.policies import duration, read_defaults, read_policies
 from gitstate.law.lifecycle import (DEFAULT_STATE_FILE, OUTCOMES, ROLE_KEYS, ROLE_NAME_RE,
                                     ROSTERS, STATE_KEYS, STATE_NAME_RE, TOP_KEYS, Grammar,
                                     Layout, Lifecycle, Role, State, file_keys)
+from gitstate.rule_ids import Rule
 
 if TYPE_CHECKING:
     from typing import Any
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 class LifecycleInvalid(InvalidFile):
     """Every problem found in a lifecycle file, each with its line."""
 
-    rule = "lifecycle"
+    rule = Rule.LIFECYCLE
 
     def __init__(self, source: str, problems: list[tuple[int | None, str]]):
         self.problems = problems
@@ -104,7 +105,7 @@ def load_lifecycle(text: str, source: str = "protocols/lifecycle.yaml") -> Lifec
     not read at all. Every check is linear in the size of the file."""
     from gitstate.law import yamlio
     limits.check_size(limits.utf8_size(text), limits.LIFECYCLE_BYTES, "the lifecycle", source)
-    data, lines = yamlio.load(text, where=source, strict=False, rule="lifecycle")
+    data, lines = yamlio.load(text, where=source, strict=False, rule=Rule.LIFECYCLE)
     r = _Reader(lines)
     if not isinstance(data, dict):
         raise LifecycleInvalid(source, [(1, "a lifecycle must be a mapping with at least "

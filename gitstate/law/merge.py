@@ -11,6 +11,7 @@ other than the first was judged on that parent's line; the rules about the whole
 from __future__ import annotations
 
 from gitstate.law.verdict import Violation
+from gitstate.rule_ids import Rule
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def judge_merge(lc: Lifecycle, versions: dict[str, Versions],
         movers = [i for i, v in enumerate(ours) if v != base]
         if len(movers) > 1:
             lines = ", ".join(parents[i][:10] for i in movers)
-            out.append(Violation("divergent", f"{agent} moved on more than one line of history "
+            out.append(Violation(Rule.DIVERGENT, f"{agent} moved on more than one line of history "
                                  f"(parents {lines}); an agent moves on one line: rebase one "
                                  "branch onto the other instead of merging", path))
             continue
@@ -50,7 +51,7 @@ def judge_merge(lc: Lifecycle, versions: dict[str, Versions],
             else:
                 msg = (f"no parent moved {agent}, but the merge changes its state file; make "
                        "that change in a commit of its own")
-            out.append(Violation("merge-state", msg, path))
+            out.append(Violation(Rule.MERGE_STATE, msg, path))
         elif movers and movers[0] != 0:
             taken.append(path)
     return out, taken

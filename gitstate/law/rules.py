@@ -13,6 +13,7 @@ from gitstate.errors import InvalidFile
 from gitstate.law.grammar import Message, is_valid_id, parse_message
 from gitstate.law.society import check_society
 from gitstate.law.verdict import SYMLINK_MODE, Context, FileChange, Parsed, Violation  # noqa: F401  (FileChange, Context: part of this module's API)
+from gitstate.rule_ids import Rule
 
 if TYPE_CHECKING:
     from gitstate.law.lifecycle import Lifecycle
@@ -49,7 +50,7 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
     # Without the message (pre-commit) a role transfer cannot be told apart: judged later.
     transfer = len(agents) > 1 and msg is not None and _is_role_transfer(parsed, msg, out)
     if len(agents) > 1 and msg is not None and not transfer:
-        out.append(Violation("multiple-agents", "one commit may change one agent's state; this "
+        out.append(Violation(Rule.MULTIPLE_AGENTS, "one commit may change one agent's state; this "
                              f"one changes {', '.join(agents)} (commit each agent separately)"))
     for p in parsed:
         _check_fixed(p, out, role_may_change=transfer or (msg is None and len(agents) > 1))
@@ -73,7 +74,7 @@ def _check_fixed(p: Parsed, out: list[Violation], role_may_change: bool) -> None
             how = " except by a role transfer (`gitstate handover ROLE --to ID2`, or " \
                 "`gitstate bury ID --transfer-role-to ID2`)" \
                 if key == "role" else ""
-            out.append(Violation("fixed-field", f"'{key}' is fixed when an agent is born "
+            out.append(Violation(Rule.FIXED_FIELD, f"'{key}' is fixed when an agent is born "
                                  f"({before!r}); it may not change{how}, not to {after!r}",
                                  f"{p.change.path}:{p.new.line_of(key)}"))
 
@@ -106,17 +107,17 @@ def _is_role_transfer(parsed: list[Parsed], msg: Message | None, out: list) -> b
         return False
     where = f"{taker.change.path}:{taker.new.line_of('role')}"
     if statefile.as_text(giver.old.get("role")) != role:
-        out.append(Violation("multiple-agents", f"{giver.agent} cannot hand over role '{role}': "
+        out.append(Violation(Rule.MULTIPLE_AGENTS, f"{giver.agent} cannot hand over role '{role}': "
                              "it does not hold it", "commit message"))
         return True
     if statefile.as_text(giver.new.get("role")) == role:
-        out.append(Violation("multiple-agents", f"{giver.agent} hands over '{role}' but keeps "
+        out.append(Violation(Rule.MULTIPLE_AGENTS, f"{giver.agent} hands over '{role}' but keeps "
                              "it; set its role to null in the same commit", "commit message"))
         return True
     before = {k: v for k, v in taker.old.front.items() if k not in ("role", "updated")}
     after = {k: v for k, v in taker.new.front.items() if k not in ("role", "updated")}
     if before != after or statefile.as_text(taker.new.get("role")) != role:
-        out.append(Violation("multiple-agents", f"in a role transfer {to}'s state file may only "
+        out.append(Violation(Rule.MULTIPLE_AGENTS, f"in a role transfer {to}'s state file may only "
                              f"take the role ('role: {role}')", where))
     return True
 
@@ -169,7 +170,7 @@ def _check_id(raw_id: str, path: str, out: list[Violation]) -> bool:
         return False
     hint = (f"; agent directories are lower case: use '{raw_id.lower()}'"
             if is_valid_id(raw_id) else "")
-    out.append(Violation("invalid-id", f"'{raw_id}' is not a valid agent id{hint} "
+    out.append(Violation(Rule.INVALID_ID, f"'{raw_id}' is not a valid agent id{hint} "
                          "(1-64 letters, digits, '.', '_' or '-', starting with a letter "
                          "or digit; 'all' is reserved)", path))
     return True
@@ -199,13 +200,13 @@ def _check_file(p: Parsed, lc: Lifecycle, out: list[Violation],
             p.old_error = str(exc)  # a broken past does not block a repair
     if ch.new is None:
         state = p.old.state if p.old else "unknown"
-        out.append(Violation("deleted", f"{p.agent}'s state file was deleted (state {state}); "
+        out.append(Violation(Rule.DELETED, f"{p.agent}'s state file was deleted (state {state}); "
                              "state files are history and stay: move the agent to a terminal "
                              "state instead", ch.path))
         p.new_problem = True
         return p
     if ch.new_mode == SYMLINK_MODE:
-        out.append(Violation("symlink", f"{p.agent}'s state file is committed as a symbolic "
+        out.append(Violation(Rule.SYMLINK, f"{p.agent}'s state file is committed as a symbolic "
                              "link; a state file must be a plain file", ch.path))
         p.new_problem = True
         return p
@@ -216,18 +217,18 @@ def _check_file(p: Parsed, lc: Lifecycle, out: list[Violation],
     old_state = p.old.state if p.old is not None else None
     if ch.old is None:
         if state != lc.initial:
-            out.append(Violation("not-initial", f"a new agent starts in '{lc.initial}', not "
+            out.append(Violation(Rule.NOT_INITIAL, f"a new agent starts in '{lc.initial}', not "
                                  f"'{state}'", where))
     elif p.old is not None and not isinstance(old_state, str):
-        out.append(Violation("illegal-transition", f"{p.agent}'s state before this commit "
+        out.append(Violation(Rule.ILLEGAL_TRANSITION, f"{p.agent}'s state before this commit "
                              f"({old_state!r}) is not a state name, so no move from it is "
                              "legal; restore its last valid state file", where))
     elif p.old is not None and old_state in lc.states:
         if lc.states[old_state].terminal:
-            out.append(Violation("terminal", f"{p.agent} is {old_state}, a terminal state; its "
+            out.append(Violation(Rule.TERMINAL, f"{p.agent} is {old_state}, a terminal state; its "
                                  "state file is final and may not change", where))
         elif not lc.is_legal(old_state, state):
-            out.append(Violation("illegal-transition", f"{p.agent} is in {old_state}; "
+            out.append(Violation(Rule.ILLEGAL_TRANSITION, f"{p.agent} is in {old_state}; "
                                  f"{legal_moves(lc, old_state)}, not {state}", where))
     _check_requires(p, lc, state, out)
     _check_mortality(p, lc, old_state, state, where, out)
@@ -246,12 +247,12 @@ def _check_content(p: Parsed, lc: Lifecycle, out: list[Violation], memo: dict | 
         return False
     new = p.new
     for key, line, problem in statefile.field_problems(new):
-        out.append(Violation("bad-field", problem, f"{ch.path}:{line}"))
+        out.append(Violation(Rule.BAD_FIELD, problem, f"{ch.path}:{line}"))
         if key in ("agent", "state"):
             p.new_problem = True
     agent_field = new.agent
     if isinstance(agent_field, str) and agent_field.lower() != p.agent:
-        out.append(Violation("agent-mismatch", f"'agent: {agent_field}' but the file belongs to "
+        out.append(Violation(Rule.AGENT_MISMATCH, f"'agent: {agent_field}' but the file belongs to "
                              f"'{p.agent}' (its directory); they must be the same id",
                              f"{ch.path}:{new.line_of('agent')}"))
     state = new.state
@@ -259,7 +260,7 @@ def _check_content(p: Parsed, lc: Lifecycle, out: list[Violation], memo: dict | 
         return False
     if state not in lc.states:
         from gitstate.law.suggest import did_you_mean
-        out.append(Violation("unknown-state", f"'{state}' is not a state of lifecycle "
+        out.append(Violation(Rule.UNKNOWN_STATE, f"'{state}' is not a state of lifecycle "
                              f"'{lc.name}'{did_you_mean(state, lc.states)} (states: "
                              f"{', '.join(lc.states)})",
                              f"{ch.path}:{new.line_of('state')}"))
@@ -273,7 +274,7 @@ def _check_requires(p: Parsed, lc: Lifecycle, state: str, out: list[Violation]) 
     for req in lc.states[state].requires:
         if not statefile.is_filled(new.get(req)):
             line = new.line_of(req) if req in new.front else 2
-            out.append(Violation("missing-field", f"state '{state}' requires '{req}:' to be "
+            out.append(Violation(Rule.MISSING_FIELD, f"state '{state}' requires '{req}:' to be "
                                  "filled in", f"{p.change.path}:{line}"))
 
 
@@ -288,7 +289,7 @@ def check_law_change(lc: Lifecycle, message: str | Message, changed: list[str]) 
     if any(v.strip().lower() in humans for v in given):
         return []
     named = f" ('{', '.join(given)}' is not one of them)" if given else ""
-    return [Violation("needs-approval", f"this commit changes the law ({', '.join(changed)}); "
+    return [Violation(Rule.NEEDS_APPROVAL, f"this commit changes the law ({', '.join(changed)}); "
                       "that needs a human's approval: add the trailer 'Approved-by: <human>' "
                       f"naming one of {', '.join(lc.policies.humans)}{named}", "commit message")]
 
@@ -313,7 +314,7 @@ def _check_mortality(p: Parsed, lc: Lifecycle, old_state: str | None, state: str
         advice = (f"freeze or die instead (from {old_state} the lifecycle allows: "
                   f"{', '.join(ends)})" if ends else
                   "externalize what you know and head for a frozen or dead state")
-        out.append(Violation("urgent", f"{p.agent} is at {pct}% context (urgent from "
+        out.append(Violation(Rule.URGENT, f"{p.agent} is at {pct}% context (urgent from "
                              f"{mort.urgent}%): entering {state} is refused; {advice}", where))
 
 
@@ -328,13 +329,13 @@ def _check_checkpoint(p: Parsed, ancestry: Context, out: list[Violation]) -> Non
     where = f"{p.change.path}:{p.new.line_of('last_read_commit')}"
     new_sha = ancestry.commit(str(new))
     if new_sha is None or ancestry.base is None or not ancestry.is_ancestor(new_sha, ancestry.base):
-        out.append(Violation("inbox-checkpoint", f"last_read_commit {new} is not a commit in this "
-                             "history (it must be the parent of this commit or one of its "
+        out.append(Violation(Rule.INBOX_CHECKPOINT, f"last_read_commit {new} is not a commit in "
+                             "this history (it must be the parent of this commit or one of its "
                              "ancestors)", where))
         return
     old_sha = ancestry.commit(str(old)) if old is not None else None
     if old_sha is not None and not ancestry.is_ancestor(old_sha, new_sha):
-        out.append(Violation("inbox-checkpoint", f"last_read_commit may only move forward: "
+        out.append(Violation(Rule.INBOX_CHECKPOINT, f"last_read_commit may only move forward: "
                              f"{new} is not a descendant of the previous checkpoint {old}",
                              where))
 
@@ -343,34 +344,36 @@ def _check_message(parsed: list[Parsed], msg: Message, lc: Lifecycle,
                    out: list[Violation]) -> None:
     where = "commit message"
     if msg.malformed:
-        out.append(Violation("malformed-subject", f"{msg.malformed}; got {msg.subject!r}", where))
+        out.append(Violation(Rule.MALFORMED_SUBJECT, f"{msg.malformed}; got {msg.subject!r}",
+                             where))
     if not parsed:
         if msg.tag is not None:
             path = lc.state_path(msg.prefix or "<id>")
-            out.append(Violation("tag-without-change", f"the subject is tagged [STATE:{msg.tag}] "
-                                 f"but the commit changes no state file; stage {path} with "
-                                 f"'state: {msg.tag}', or drop the tag", where))
+            out.append(Violation(Rule.TAG_WITHOUT_CHANGE, "the subject is tagged "
+                                 f"[STATE:{msg.tag}] but the commit changes no state file; "
+                                 f"stage {path} with 'state: {msg.tag}', or drop the tag",
+                                 where))
         return
     if not msg.has_tag:
         for p in parsed:
             written = p.new.state if p.new is not None else None
             suggestion = (f"'@{p.agent}: [STATE:{written}] <text>'" if isinstance(written, str)
                           else f"'@{p.agent}: [STATE:<state>] <text>'")
-            out.append(Violation("change-without-tag", f"{p.change.path} changes but the subject "
-                                 f"has no state tag; use {suggestion}", where))
+            out.append(Violation(Rule.CHANGE_WITHOUT_TAG, f"{p.change.path} changes but the "
+                                 f"subject has no state tag; use {suggestion}", where))
         return
     if msg.tag is None:
         return  # malformed, already reported
     if msg.prefix is not None and msg.prefix not in {p.agent for p in parsed}:
         changed = ", ".join(p.agent for p in parsed)
-        out.append(Violation("prefix-mismatch", f"the subject speaks as @{msg.prefix} but the "
+        out.append(Violation(Rule.PREFIX_MISMATCH, f"the subject speaks as @{msg.prefix} but the "
                              f"commit changes the state of {changed}", where))
     for p in parsed:
         if msg.prefix is not None and p.agent != msg.prefix:
             continue
         written = p.new.state if p.new is not None else None
         if isinstance(written, str) and written != msg.tag:
-            out.append(Violation("tag-mismatch", f"the subject says [STATE:{msg.tag}] but "
+            out.append(Violation(Rule.TAG_MISMATCH, f"the subject says [STATE:{msg.tag}] but "
                                  f"{p.change.path} writes 'state: {written}'", where))
         if p.new is not None and not p.new_problem and p.old is not None \
                 and isinstance(p.old.state, str) and isinstance(written, str) \
@@ -385,6 +388,6 @@ def _check_approval(p: Parsed, msg: Message, lc: Lifecycle, old: str, new: str,
     if any(v.strip().lower() in humans for v in given):
         return
     named = f" ('{', '.join(given)}' is not one of them)" if given else ""
-    out.append(Violation("needs-approval", f"{old} -> {new} needs a human's approval: add the "
+    out.append(Violation(Rule.NEEDS_APPROVAL, f"{old} -> {new} needs a human's approval: add the "
                          f"trailer 'Approved-by: <human>' naming one of "
                          f"{', '.join(lc.policies.humans)}{named}", "commit message"))

@@ -16,6 +16,7 @@ from gitstate.law.grammar import Message, parse_message
 from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.rules import parse_state
 from gitstate.law.verdict import FileChange, Violation
+from gitstate.rule_ids import Rule
 
 KEY_TYPES = ("ssh-ed25519", "ssh-rsa", "ecdsa-sha2-", "sk-ssh-ed25519@openssh.com",
              "sk-ecdsa-sha2-", "ssh-dss")
@@ -89,7 +90,7 @@ def gated(lc: Lifecycle, changes: list[FileChange], changed_law: list[str]) -> l
 
 def unsigned(what: list[str], names: list[str], why: str) -> Violation:
     who = " or ".join(names)
-    return Violation("unsigned-approval", f"{'; '.join(what)} is approved by {who}, but "
+    return Violation(Rule.UNSIGNED_APPROVAL, f"{'; '.join(what)} is approved by {who}, but "
                      f"protocols/allowed_signers binds approvals to keys and {why}; {who} must "
                      f"make this commit signed with a listed key (`gitstate ... --approved-by "
                      f"{names[0]}` with `git config user.signingkey` set to that key, or "

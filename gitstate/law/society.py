@@ -11,6 +11,7 @@ from gitstate.law import limits, statefile
 from gitstate.law.grammar import Message, is_valid_id
 from gitstate.law.lifecycle import Lifecycle, fmt_duration
 from gitstate.law.verdict import Context, Violation
+from gitstate.rule_ids import Rule
 
 FREEZE_SECTIONS = ("Key Decisions", "Accumulated Knowledge", "Open Questions", "Files Changed",
                    "Handoff Notes")
@@ -34,7 +35,7 @@ def check_society(parsed: list, lc: Lifecycle, ctx: Context, msg: Message | None
         _check_agent(p, lc, ctx, out, merged)
     if msg is not None and lc.policies.atomic_commits and msg.prefix \
             and msg.prefix not in {p.agent for p in parsed}:
-        out.append(Violation("atomic", f"every commit of an agent carries its state file: this "
+        out.append(Violation(Rule.ATOMIC, f"every commit of an agent carries its state file: this "
                              f"commit speaks as @{msg.prefix} but does not change "
                              f"{lc.state_path(msg.prefix)}", "commit message"))
     return out
@@ -50,7 +51,7 @@ def working_agent_violations(lc: Lifecycle, agent: str, msg: Message, changed: s
             or front is None or not _living(lc, front):
         return []
     state = front.get("state")
-    return [Violation("atomic", f"GITSTATE_AGENT says this commit is {agent}'s, and {agent} is "
+    return [Violation(Rule.ATOMIC, f"GITSTATE_AGENT says this commit is {agent}'s, and {agent} is "
                       f"working ({state}): every commit of an agent carries its state file; "
                       f"stage {lc.state_path(agent)} and use '@{agent}: [STATE:{state}] "
                       "<text>'", "commit message")]
@@ -68,13 +69,13 @@ def society_violations(lc: Lifecycle, fronts: dict[str, dict]) -> list[Violation
     for role, paths in sorted(holders.items()):
         spec = lc.roles.get(role)
         if spec is not None and spec.max and len(paths) > spec.max:
-            out.append(Violation("role-max", f"role '{role}' may have {spec.max} living "
+            out.append(Violation(Rule.ROLE_MAX, f"role '{role}' may have {spec.max} living "
                                  f"holder{'s' if spec.max != 1 else ''}, but {len(paths)} hold "
                                  f"it ({', '.join(paths)})", paths[-1]))
     cap = lc.policies.max_living
     living = [p for p, f in sorted(fronts.items()) if _living(lc, f)]
     if cap and len(living) > cap:
-        out.append(Violation("max-living", f"at most {cap} agents may be living at once; "
+        out.append(Violation(Rule.MAX_LIVING, f"at most {cap} agents may be living at once; "
                              f"{len(living)} are", living[-1]))
     return out
 
@@ -98,7 +99,7 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, out: list[Violation],
 
     if role and not lc.policies.custom_roles and role not in lc.roles:
         from gitstate.law.suggest import did_you_mean
-        out.append(Violation("unknown-role", f"role '{role}' is not one of this lifecycle's "
+        out.append(Violation(Rule.UNKNOWN_ROLE, f"role '{role}' is not one of this lifecycle's "
                              f"roles{did_you_mean(role, lc.roles)} ({', '.join(lc.roles) or 'none'}"
                              "), and custom roles are not allowed", role_at))
     spec = lc.roles.get(role) if role else None
@@ -106,7 +107,7 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, out: list[Violation],
         holders = sorted(a for a, f in ctx.agents().items()
                          if statefile.as_text(f.get("role")) == role and _living(lc, f))
         if len(holders) > spec.max:
-            out.append(Violation("role-max", f"role '{role}' may have {spec.max} living "
+            out.append(Violation(Rule.ROLE_MAX, f"role '{role}' may have {spec.max} living "
                                  f"holder{'s' if spec.max != 1 else ''}; with this commit it "
                                  f"would have {len(holders)} ({', '.join(holders)}). "
                                  + _way_out(p, role, [h for h in holders if h != p.agent]),
@@ -116,7 +117,7 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, out: list[Violation],
         count = sum(1 for f in ctx.agents().values() if _living(lc, f))
         if count > cap:
             what = "spawn" if p.old is None else f"move out of {old_state}"
-            out.append(Violation("max-living", f"at most {cap} agents may be living at once; "
+            out.append(Violation(Rule.MAX_LIVING, f"at most {cap} agents may be living at once; "
                                  f"this {what} would make {count}. Let one end, freeze or "
                                  "suspend first", f"{path}:{new.line_of('state')}"))
     if p.old is None:
@@ -140,7 +141,7 @@ def _check_log(p, ctx: Context, log: str, out: list[Violation]) -> None:
     if len(after) > len(before) and after.startswith(before):
         return
     how = "it was rewritten, not appended to" if after != before else "it is unchanged"
-    out.append(Violation("log", f"entering {p.new.state} appends an entry to {log} in the same "
+    out.append(Violation(Rule.LOG, f"entering {p.new.state} appends an entry to {log} in the same "
                          f"commit; {how} (`gitstate logout {p.agent} --note TEXT` does both)",
                          f"{p.change.path}:{p.new.line_of('state')}"))
 
@@ -165,8 +166,9 @@ def _check_timeout(p, lc: Lifecycle, ctx: Context, old: str, new: str,
     if since is not None and now - since >= wait:
         return
     left = f"; due in {int(wait - (now - since))}s" if since is not None else ""
-    out.append(Violation("timeout", f"{old} -> {new} happens only after {fmt_duration(wait)} in {old}"
-                         f"{left} (`gitstate sweep` makes it when due)",
+    out.append(Violation(Rule.TIMEOUT, f"{old} -> {new} happens only after "
+                         f"{fmt_duration(wait)} in {old}{left} (`gitstate sweep` makes it when "
+                         "due)",
                          f"{p.change.path}:{p.new.line_of('state')}"))
 
 
@@ -180,24 +182,24 @@ def _check_birth(p, lc: Lifecycle, ctx: Context, role: str | None,
     if isinstance(parent, str) and is_valid_id(parent):
         pf = ctx.agents().get(parent.lower())
         if pf is None:
-            out.append(Violation("parent", f"parent '{parent}' is not an agent of this "
+            out.append(Violation(Rule.PARENT, f"parent '{parent}' is not an agent of this "
                                  "repository", f"{path}:{new.line_of('parent')}"))
             return
         pstate = pf.get("state")
         if isinstance(pstate, str) and lc.roster_of(pstate) == "dead":
-            out.append(Violation("parent-ended", f"parent '{parent}' has ended ({pstate}); an "
+            out.append(Violation(Rule.PARENT_ENDED, f"parent '{parent}' has ended ({pstate}); an "
                                  "agent that ended spawns no children (spawn from a living "
                                  "agent, or without --parent)",
                                  f"{path}:{new.line_of('parent')}"))
         expected = (_int(pf.get("depth")) or 0) + 1
         if depth != expected:
-            out.append(Violation("depth", f"depth must be the parent's plus one: {parent} is at "
+            out.append(Violation(Rule.DEPTH, f"depth must be the parent's plus one: {parent} is at "
                                  f"depth {expected - 1}, so {p.agent} is at {expected}, not "
                                  f"{depth}", depth_at))
         prole = statefile.as_text(pf.get("role"))
         pspec = lc.roles.get(prole) if prole else None
         if role and role == prole and not (pspec is not None and pspec.self_spawn):
-            out.append(Violation("self-spawn", f"a {prole} may not spawn another {prole} "
+            out.append(Violation(Rule.SELF_SPAWN, f"a {prole} may not spawn another {prole} "
                                  f"({parent} spawning {p.agent}); only roles with "
                                  "'self_spawn: true' may", f"{path}:{new.line_of('role')}"))
         elif role and pspec is not None:
@@ -205,15 +207,15 @@ def _check_birth(p, lc: Lifecycle, ctx: Context, role: str | None,
                                               and role not in pspec.spawns):
                 allowed = [r for r in (pspec.spawns or lc.roles) if r not in pspec.never_spawns
                            and (r != prole or pspec.self_spawn)]
-                out.append(Violation("self-spawn", f"a {prole} may not spawn a {role}; it may "
+                out.append(Violation(Rule.SELF_SPAWN, f"a {prole} may not spawn a {role}; it may "
                                      f"spawn: {', '.join(allowed) or 'nothing'}",
                                      f"{path}:{new.line_of('role')}"))
     elif depth not in (None, 0):
-        out.append(Violation("depth", f"an agent without a parent is at depth 0, not {depth}",
+        out.append(Violation(Rule.DEPTH, f"an agent without a parent is at depth 0, not {depth}",
                              depth_at))
     limit = lc.policies.max_depth
     if limit is not None and depth is not None and depth > limit:
-        out.append(Violation("max-depth", f"{p.agent} would be at depth {depth}; this "
+        out.append(Violation(Rule.MAX_DEPTH, f"{p.agent} would be at depth {depth}; this "
                              f"lifecycle allows depths up to {limit}", depth_at))
 
 
@@ -272,13 +274,13 @@ def _check_freeze_file(p, ctx: Context, out: list[Violation]) -> None:
         return  # missing-field / bad-field already say so
     data = ctx.tree_file(target)
     if data is None:
-        out.append(Violation("freeze-state", f"{target} is not in this commit: write the "
+        out.append(Violation(Rule.FREEZE_STATE, f"{target} is not in this commit: write the "
                              "freeze-state file and commit it with the freeze "
                              f"(`gitstate freeze {p.agent}` does both)", where))
         return
     if limits.byte_size(data) > limits.STATE_FILE_BYTES:
-        out.append(Violation("too-large", f"{target} is {limits.byte_size(data):,} bytes; a "
+        out.append(Violation(Rule.TOO_LARGE, f"{target} is {limits.byte_size(data):,} bytes; a "
                              f"freeze-state file has at most {limits.STATE_FILE_BYTES:,}", where))
         return
     for problem in freeze_file_problems(data.decode("utf-8", "replace")):
-        out.append(Violation("freeze-state", f"{target}: {problem}", where))
+        out.append(Violation(Rule.FREEZE_STATE, f"{target}: {problem}", where))

@@ -12,6 +12,7 @@ from __future__ import annotations
 TYPE_CHECKING = False
 
 from gitstate.law.grammar import subject_tag
+from gitstate.rule_ids import Rule
 
 if TYPE_CHECKING:
     from gitstate.law.lifecycle import Lifecycle
@@ -45,16 +46,16 @@ def _judge_move(lc: Lifecycle, agent: str, before: str | None,
     from gitstate.law.rules import legal_moves
     if state not in lc.states:
         from gitstate.law.suggest import did_you_mean
-        return ("unknown-state", f"'{state}' is not a state of lifecycle '{lc.name}'"
+        return (Rule.UNKNOWN_STATE, f"'{state}' is not a state of lifecycle '{lc.name}'"
                 f"{did_you_mean(state, lc.states)} (states: {', '.join(lc.states)})")
     if before is None:
         if state != lc.initial:
-            return ("not-initial", f"{agent} is born in {state}; a new agent starts in "
+            return (Rule.NOT_INITIAL, f"{agent} is born in {state}; a new agent starts in "
                     f"{lc.initial}")
         return None
     if lc.states[before].terminal:
-        return ("terminal", f"{agent} ended in {before} (terminal) and moves again, to {state}")
+        return (Rule.TERMINAL, f"{agent} ended in {before} (terminal) and moves again, to {state}")
     if state not in lc.allowed_from(before):
-        return ("illegal-transition", f"{agent} is in {before}; {legal_moves(lc, before)}, "
+        return (Rule.ILLEGAL_TRANSITION, f"{agent} is in {before}; {legal_moves(lc, before)}, "
                 f"not {state}")
     return None

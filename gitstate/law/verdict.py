@@ -1,11 +1,13 @@
-"""What a judgement is made of: the changes judged, the violations found, the rule ids, and
-the `Context` through which rules see the rest of the repository. Shared by the per-agent
-rules (`rules`) and the rules about the whole society (`society`).
+"""What a judgement is made of: the changes judged, the violations found (each names its rule,
+declared in `gitstate/rule_ids.py`), and the `Context` through which rules see the rest of the
+repository. Shared by the per-agent rules (`rules`) and the rules about the whole society
+(`society`).
 """
 
 from __future__ import annotations
 
 from gitstate.law.record import Record
+from gitstate.rule_ids import Rule
 
 
 SYMLINK_MODE = "120000"
@@ -25,7 +27,7 @@ class FileChange(Record):
 class Violation(Record):
     __slots__ = ("rule", "message", "where")
 
-    def __init__(self, rule: str, message: str, where: str | None = None):
+    def __init__(self, rule: Rule, message: str, where: str | None = None):
         self.rule, self.message, self.where = rule, message, where
 
     def __str__(self) -> str:
@@ -34,53 +36,6 @@ class Violation(Record):
 
     def to_dict(self) -> dict:
         return {"rule": self.rule, "message": self.message, "where": self.where}
-
-
-# Short ids and readable names of every rule, for docs and `--json` consumers.
-RULES = {
-    "invalid-id": "the agent id in a state file's path is not a valid id",
-    "unreadable": "a state file that cannot be parsed",
-    "bad-field": "a known front-matter key with a value of the wrong type",
-    "agent-mismatch": "'agent:' differs from the agent's directory",
-    "unknown-state": "'state:' names a state the lifecycle does not declare",
-    "not-initial": "a new agent must start in the lifecycle's initial state",
-    "deleted": "a state file was deleted",
-    "terminal": "an agent in a terminal state was changed",
-    "illegal-transition": "a move the lifecycle does not allow",
-    "missing-field": "a field the target state requires is missing",
-    "needs-approval": "a move that needs an Approved-by: trailer from a lifecycle human",
-    "urgent": "entering a state the mortality policy forbids at urgent context",
-    "multiple-agents": "one commit changes more than one agent's state",
-    "malformed-subject": "a state tag not in the form '@id: [STATE:x] text'",
-    "tag-mismatch": "the [STATE:x] tag differs from the state the commit writes",
-    "tag-without-change": "a [STATE:x] tag but no state file change",
-    "change-without-tag": "a state file change without a [STATE:x] tag",
-    "prefix-mismatch": "the @id: prefix is not the agent whose state file changed",
-    "inbox-checkpoint": "last_read_commit moved backwards or to a commit outside the history",
-    "unknown-role": "a role the lifecycle does not declare, where custom roles are not allowed",
-    "role-max": "more living holders of a role than its max",
-    "max-living": "more living agents than the lifecycle's max_living",
-    "parent": "a parent that is not an agent of the repository",
-    "depth": "a depth that is not the parent's plus one",
-    "max-depth": "a spawn deeper than the lifecycle's max_depth",
-    "self-spawn": "a role spawning its own kind, or a kind it must never spawn",
-    "parent-ended": "a spawn from a parent that has ended (done, failed, dead)",
-    "log": "entering a state with a `log` without appending to that file in the commit",
-    "freeze-state": "a freeze without its complete freeze-state file in the same commit",
-    "atomic": "an agent's commit without its state file, where commits must be atomic",
-    "timeout": "a timed transition taken before it is due",
-    "too-large": "a state file, its front matter, one of its lines, or a lifecycle over its "
-                 "size limit",
-    "too-deep": "YAML nested deeper than the limit",
-    "yaml-alias": "YAML anchors or aliases in a state file (in a lifecycle: past a bound)",
-    "yaml-tag": "an explicit YAML tag (!!python/..., !!binary, !tag)",
-    "long-number": "a number literal longer than the limit",
-    "duplicate-key": "a key given twice in the same mapping",
-    "symlink": "a state file that is a symbolic link",
-    "lifecycle": "a lifecycle that is deleted, invalid or hostile",
-    "unsigned-approval": "a gated move whose commit is not signed by a key allowed_signers "
-                         "lists for the human in its Approved-by: trailer",
-}
 
 
 class Context:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 from gitstate.errors import InvalidFile
 from gitstate.law import limits
+from gitstate.rule_ids import Rule
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -45,7 +46,7 @@ _SAFE = yaml.constructor.SafeConstructor()   # its int and float readers, for pl
 
 
 def load(text: str, *, where: str, line_offset: int = 0, strict: bool = True,
-         rule: str = "unreadable") -> tuple[Any, LineMap]:
+         rule: Rule = Rule.UNREADABLE) -> tuple[Any, LineMap]:
     """Parse one YAML document; return (data, lines). Raises InvalidFile with file:line.
 
     The document is built from libyaml's stream of events with a stack of our own, never by
@@ -90,7 +91,7 @@ class _Builder:
         self.count = 0             # values read, an alias counting as all it repeats
         self.repeated = 0          # values repeated by aliases
 
-    def fail(self, message: str, line: int, rule: str) -> None:
+    def fail(self, message: str, line: int, rule: Rule) -> None:
         raise InvalidFile(message, where=f"{self.where}:{line}", rule=rule)
 
     def document(self) -> tuple[Any, LineMap]:
@@ -104,7 +105,7 @@ class _Builder:
         event = get()
         if not isinstance(event, yaml.StreamEndEvent):
             self.fail("expected a single document, but found another one (a second '---')",
-                      event.start_mark.line + 1 + self.offset, "unreadable")
+                      event.start_mark.line + 1 + self.offset, Rule.UNREADABLE)
         return data, self.lines
 
     def node(self) -> Any:
@@ -135,11 +136,11 @@ class _Builder:
                     else:
                         if is_key:
                             self.fail("a key must be a plain value, not a list or mapping",
-                                      line, "unreadable")
+                                      line, Rule.UNREADABLE)
                         if len(stack) >= limits.DEPTH:
                             self.fail(f"nested more than {limits.DEPTH} deep; gitstate reads "
                                       f"lists and mappings nested at most {limits.DEPTH} deep",
-                                      line, "too-deep")
+                                      line, Rule.TOO_DEEP)
                         path = self.path_of(parent)
                         self.lines.setdefault(path, line)
                         container = {} if kind is yaml.MappingStartEvent else []
@@ -172,11 +173,11 @@ class _Builder:
         try:
             first = frame.key_lines.get(key)
         except TypeError:
-            self.fail("a key must be a plain value, not a list or mapping", line, "unreadable")
+            self.fail("a key must be a plain value, not a list or mapping", line, Rule.UNREADABLE)
         if first is not None:
             self.fail(f"key {key!r} is given twice (lines {first} and {line}); each key may "
                       "appear once, or readers would disagree on which one counts",
-                      line, "duplicate-key")
+                      line, Rule.DUPLICATE_KEY)
         frame.key_lines[key] = line
         frame.key = key
         # the key's line is more useful than its value's first line for messages
@@ -185,24 +186,24 @@ class _Builder:
     def check_node(self, event, line: int) -> None:
         if event.tag is not None:
             self.fail(f"explicit YAML tag {event.tag!r}: gitstate reads plain data only "
-                      "(no tags)", line, "yaml-tag")
+                      "(no tags)", line, Rule.YAML_TAG)
         if event.anchor is not None and self.strict:
             self.fail(f"anchor &{event.anchor}: anchors and aliases are not allowed in a "
-                      "state file", line, "yaml-alias")
+                      "state file", line, Rule.YAML_ALIAS)
 
     def alias(self, event, line: int) -> Any:
         if self.strict:
             self.fail(f"alias *{event.anchor}: anchors and aliases are not allowed in a state "
-                      "file", line, "yaml-alias")
+                      "file", line, Rule.YAML_ALIAS)
         if event.anchor not in self.anchors:
             self.fail(f"alias *{event.anchor} names no anchor defined (and closed) before it",
-                      line, "unreadable")
+                      line, Rule.UNREADABLE)
         value, size = self.anchors[event.anchor]
         self.count += size
         self.repeated += size
         if self.repeated > limits.ALIAS_NODES:
             self.fail(f"aliases repeat more than {limits.ALIAS_NODES:,} values (an alias bomb?)",
-                      line, "yaml-alias")
+                      line, Rule.YAML_ALIAS)
         return value
 
     def scalar(self, event, line: int, is_key: bool) -> Any:
@@ -220,19 +221,19 @@ class _Builder:
             if len(value) > limits.NUMBER_CHARS:
                 self.fail(f"a number of {len(value):,} characters; gitstate reads numbers of "
                           f"at most {limits.NUMBER_CHARS} (quote it if it is text)", line,
-                          "long-number")
+                          Rule.LONG_NUMBER)
             node = yaml.ScalarNode(tag, value)
             try:
                 return _SAFE.construct_yaml_int(node) if tag == _INT \
                     else _SAFE.construct_yaml_float(node)
             except (ValueError, OverflowError):   # e.g. `0x_`, which PyYAML cannot read either
                 self.fail(f"{value!r} looks like a number but is not one (quote it if it is "
-                          "text)", line, "unreadable")
+                          "text)", line, Rule.UNREADABLE)
         if tag == _MERGE:
             self.fail("merge keys ('<<') are not allowed: write each key out" if is_key else
-                      "'<<' must be quoted to be text", line, "unreadable")
+                      "'<<' must be quoted to be text", line, Rule.UNREADABLE)
         self.fail(f"{value!r} must be quoted to be text (YAML reads it as {tag})", line,
-                  "unreadable")
+                  Rule.UNREADABLE)
 
 
 def _resolve(value: str) -> str:

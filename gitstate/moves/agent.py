@@ -18,6 +18,7 @@ from gitstate.law.lifecycle import is_law_path
 from gitstate.law.rules import FileChange, check_law_change, validate
 from gitstate.moves.fields import now_iso, parse_sets  # noqa: F401  (the commands' names)
 from gitstate.moves.workfile import current, kept_edits, staged_version
+from gitstate.rule_ids import Rule
 
 def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | None = None,
           parent_agent: str | None = None, sets: dict[str, Any] | None = None,
@@ -208,7 +209,7 @@ def as_said_to_the_command(violations: list) -> list:
     """The hooks' words, for someone running a gitstate command rather than `git commit`:
     the trailer the hook asks for is the command's `--approved-by`."""
     for v in violations:
-        if v.rule == "needs-approval" and _TRAILER_ADVICE in v.message:
+        if v.rule == Rule.NEEDS_APPROVAL and _TRAILER_ADVICE in v.message:
             head, _, humans = v.message.partition(_TRAILER_ADVICE)
             v.message = f"{head}pass --approved-by HUMAN, one of {humans}"
             v.where = None

@@ -20,6 +20,7 @@ from gitstate.law.lifecycle import Lifecycle, fmt_duration
 from gitstate.moves.agent import freeze, transition
 from gitstate.git.repo import Managed
 from gitstate.git.runner import Git
+from gitstate.rule_ids import Rule
 
 SYSTEM = ("gitstate", "gitstate@localhost")
 
@@ -114,7 +115,7 @@ def spawn_when_free(repo: Managed, agent: str, wait: float, say: Callable[[str],
         try:
             return spawn(repo, agent, **options)
         except Rejected as exc:
-            if any(v.rule != "max-living" for v in exc.violations):
+            if any(v.rule != Rule.MAX_LIVING for v in exc.violations):
                 raise
             if time.monotonic() >= deadline:
                 raise GitstateError(f"{exc.message}\nthe pool stayed full for {wait:g}s",

@@ -10,9 +10,11 @@ from gitstate.law.rules import FileChange, validate
 from gitstate.moves.agent import transition
 from gitstate.moves.operations import as_system
 from gitstate.runtime.replies import PHASE_ASKS
+from gitstate.rule_ids import Rule
 
 # The rules about a birth: what a spawn guard refuses before the sub-agent exists.
-SPAWN_RULES = ("max-depth", "self-spawn", "max-living", "role-max", "unknown-role", "parent")
+SPAWN_RULES = (Rule.MAX_DEPTH, Rule.SELF_SPAWN, Rule.MAX_LIVING, Rule.ROLE_MAX, Rule.UNKNOWN_ROLE,
+               Rule.PARENT)
 
 
 def record_context(cwd: str | None, agent: str, pct: float, phase: str, tokens: int,

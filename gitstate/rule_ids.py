@@ -1,0 +1,99 @@
+"""Every rule's short id and what it refuses, declared once.
+
+A refusal names its rule as `[id]` in every message and as `"rule": id` under `--json`. A
+member is its id: it compares, formats and serialises as that string (`Rule.ROLE_MAX ==
+"role-max"`), and carries its one-line `description`. The README's table of rules lists the
+same ids (`tests/test_rule_ids.py` keeps the two in step, and keeps every id used in the
+package declared here).
+
+The hooks import this on every state commit: `enum` is already loaded by `re`, and building
+the class costs them well under a millisecond.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Rule(StrEnum):
+    description: str
+
+    def __new__(cls, rule_id: str, description: str) -> Rule:
+        rule = str.__new__(cls, rule_id)
+        rule._value_ = rule_id
+        rule.description = description
+        return rule
+
+    # a state file, read on its own
+    INVALID_ID = "invalid-id", "the agent id in a state file's path is not a valid id"
+    UNREADABLE = "unreadable", "a state file that cannot be parsed"
+    BAD_FIELD = "bad-field", "a known front-matter key with a value of the wrong type"
+    AGENT_MISMATCH = "agent-mismatch", "'agent:' differs from the agent's directory"
+    UNKNOWN_STATE = "unknown-state", "'state:' names a state the lifecycle does not declare"
+    SYMLINK = "symlink", "a state file that is a symbolic link"
+    TOO_LARGE = ("too-large", "a state file, its front matter, one of its lines, or a lifecycle "
+                 "over its size limit")
+    TOO_DEEP = "too-deep", "YAML nested deeper than the limit"
+    YAML_ALIAS = ("yaml-alias", "YAML anchors or aliases in a state file (in a lifecycle: past "
+                  "a bound)")
+    YAML_TAG = "yaml-tag", "an explicit YAML tag (!!python/..., !!binary, !tag)"
+    LONG_NUMBER = "long-number", "a number literal longer than the limit"
+    DUPLICATE_KEY = "duplicate-key", "a key given twice in the same mapping"
+
+    # one agent's move
+    NOT_INITIAL = "not-initial", "a new agent must start in the lifecycle's initial state"
+    DELETED = "deleted", "a state file was deleted"
+    TERMINAL = "terminal", "an agent in a terminal state was changed"
+    ILLEGAL_TRANSITION = "illegal-transition", "a move the lifecycle does not allow"
+    MISSING_FIELD = "missing-field", "a field the target state requires is missing"
+    FIXED_FIELD = "fixed-field", "a change of parent, depth or role after birth"
+    NEEDS_APPROVAL = ("needs-approval", "a gated move or a change of the law without an "
+                      "Approved-by: trailer from a lifecycle human")
+    UNSIGNED_APPROVAL = ("unsigned-approval", "a gated move whose commit is not signed by a key "
+                         "allowed_signers lists for the human in its Approved-by: trailer")
+    URGENT = "urgent", "entering a state the mortality policy forbids at urgent context"
+    TIMEOUT = "timeout", "a timed transition taken before it is due"
+    LOG = "log", "entering a state with a `log` without appending to that file in the commit"
+    FREEZE_STATE = ("freeze-state", "a freeze without its complete freeze-state file in the same "
+                    "commit")
+    INBOX_CHECKPOINT = ("inbox-checkpoint", "last_read_commit moved backwards or to a commit "
+                        "outside the history")
+
+    # the commit message
+    MALFORMED_SUBJECT = "malformed-subject", "a state tag not in the form '@id: [STATE:x] text'"
+    TAG_MISMATCH = "tag-mismatch", "the [STATE:x] tag differs from the state the commit writes"
+    TAG_WITHOUT_CHANGE = "tag-without-change", "a [STATE:x] tag but no state file change"
+    CHANGE_WITHOUT_TAG = "change-without-tag", "a state file change without a [STATE:x] tag"
+    PREFIX_MISMATCH = ("prefix-mismatch", "the @id: prefix is not the agent whose state file "
+                       "changed")
+    MULTIPLE_AGENTS = "multiple-agents", "one commit changes more than one agent's state"
+    ATOMIC = "atomic", "an agent's commit without its state file, where commits must be atomic"
+
+    # the society: roles, the pool, lineage
+    UNKNOWN_ROLE = ("unknown-role", "a role the lifecycle does not declare, where custom roles "
+                    "are not allowed")
+    ROLE_MAX = "role-max", "more living holders of a role than its max"
+    MAX_LIVING = "max-living", "more living agents than the lifecycle's max_living"
+    PARENT = "parent", "a parent that is not an agent of the repository"
+    PARENT_ENDED = "parent-ended", "a spawn from a parent that has ended (done, failed, dead)"
+    DEPTH = "depth", "a depth that is not the parent's plus one"
+    MAX_DEPTH = "max-depth", "a spawn deeper than the lifecycle's max_depth"
+    SELF_SPAWN = "self-spawn", "a role spawning its own kind, or a kind it must never spawn"
+
+    # the law and history
+    LIFECYCLE = "lifecycle", "a lifecycle that is deleted, invalid or hostile"
+    DIVERGENT = "divergent", "a merge where two parents both moved one agent since their base"
+    MERGE_STATE = ("merge-state", "a merge whose state file for an agent is not that of the one "
+                   "parent that moved it")
+    FOREIGN_LAW = "foreign-law", "a merge of lines of history whose laws began apart"
+
+    # the hub
+    FUTURE_DATE = "future-date", "a commit dated more than 5 minutes in the hub's future"
+    NON_FAST_FORWARD = "non-fast-forward", "a push that rewrites a protected branch"
+    PROTECTED_REF = "protected-ref", "a push that deletes a protected branch"
+    REF_NAMESPACE = ("ref-namespace", "a pushed ref outside refs/heads/, refs/tags/ and "
+                     "refs/gitstate/")
+    TOO_MANY_REFS = "too-many-refs", "a push that updates more refs than the hub takes at once"
+
+    # `gitstate check`
+    HOOKS = "hooks", "a hook shim that is missing, not executable, or not the one init writes"

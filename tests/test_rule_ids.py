@@ -1,0 +1,126 @@
+"""Rule ids have one home, `gitstate/rule_ids.py`: every id the package uses is declared there
+with its description, no module spells one as a bare string, and the README's table of rules
+lists exactly the declared ones."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+from gitstate.rule_ids import Rule
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "gitstate"
+HOME = PACKAGE / "rule_ids.py"
+ID = re.compile(r"[a-z]+(-[a-z]+)*")
+HYPHENATED = re.compile(r"[a-z]+(-[a-z]+)+")
+
+# Strings that happen to spell a rule id but are not one.
+NOT_RULES = {
+    ("git/push.py", "non-fast-forward"): "git's own words for a push that lost a race",
+    ("law/society.py", "freeze-state"): "the name a freeze-state file is parsed under",
+}
+
+
+def _trees():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path != HOME:
+            yield path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text("utf-8"))
+
+
+def _is_rule_attr(node) -> bool:
+    """`x.rule` or `x["rule"]`."""
+    return (isinstance(node, ast.Attribute) and node.attr == "rule") or \
+        (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
+         and node.slice.value == "rule")
+
+
+def _rule_positions(tree) -> list:
+    """The expressions that stand for a rule id: a Violation's or a hub refusal's first
+    argument, `rule=`, a `"rule":` value, the default of `getattr(x, "rule", ...)`, either
+    side of a comparison with `x.rule`, and `rule = ...` (attributes, parameters' defaults)."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            if name in ("Violation", "_refusal") and node.args:
+                out.append(node.args[0])
+            if name == "getattr" and len(node.args) == 3 and \
+                    isinstance(node.args[1], ast.Constant) and node.args[1].value == "rule":
+                out.append(node.args[2])
+            out += [k.value for k in node.keywords if k.arg == "rule"]
+        elif isinstance(node, ast.Dict):
+            out += [v for k, v in zip(node.keys, node.values)
+                    if isinstance(k, ast.Constant) and k.value == "rule"]
+        elif isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(_is_rule_attr(s) for s in sides):
+                out += sides
+        elif isinstance(node, ast.Assign):
+            if any(getattr(t, "id", getattr(t, "attr", None)) == "rule" for t in node.targets):
+                out.append(node.value)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = node.args.posonlyargs + node.args.args
+            out += [d for a, d in zip(args[len(args) - len(node.args.defaults):],
+                                      node.args.defaults) if a.arg == "rule"]
+            out += [d for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults)
+                    if a.arg == "rule" and d is not None]
+    return out
+
+
+def _spelled(tree) -> list:
+    """The string constants where a rule id stands (the key "rule" itself aside)."""
+    return [n for node in _rule_positions(tree) for n in ast.walk(node)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value != "rule"]
+
+
+def test_each_member_is_its_id_and_carries_one_line():
+    assert Rule.ROLE_MAX == "role-max" and f"[{Rule.ROLE_MAX}]" == "[role-max]"
+    assert json.dumps({"rule": Rule.ROLE_MAX}) == '{"rule": "role-max"}'
+    assert Rule("role-max") is Rule.ROLE_MAX and {"role-max"} == {Rule.ROLE_MAX}
+    assert Rule.ROLE_MAX.description == "more living holders of a role than its max"
+    for rule in Rule:
+        assert ID.fullmatch(rule), rule
+        assert rule.name == rule.upper().replace("-", "_")
+        assert rule.description and "\n" not in rule.description, rule
+
+
+def test_no_module_spells_a_rule_id():
+    declared = {r.value for r in Rule}
+    found = [f"{name}:{node.lineno}: {node.value!r}" for name, tree in _trees()
+             for node in ast.walk(tree)
+             if isinstance(node, ast.Constant) and isinstance(node.value, str)
+             and node.value in declared and HYPHENATED.fullmatch(node.value)
+             and (name, node.value) not in NOT_RULES]
+    assert found == [], "use the member of gitstate.rule_ids.Rule"
+
+
+def test_where_a_rule_is_named_it_is_a_member():
+    found = [f"{name}:{node.lineno}: {node.value!r}" for name, tree in _trees()
+             for node in _spelled(tree)]
+    assert found == [], "a rule is named by a member of gitstate.rule_ids.Rule"
+
+
+def test_every_member_is_used():
+    used = {node.attr for _name, tree in _trees() for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id == "Rule"}
+    assert [r.name for r in Rule if r.name not in used] == []
+
+
+def test_the_checks_can_fail():
+    tree = ast.parse('Violation("role-max", "m")\nv.rule == "log"\np["rule"] in ("q",)\n'
+                     'd = {"rule": "x"}\nf(rule="y")\ngetattr(e, "rule", "z")\n'
+                     'class E:\n    rule = "w"\ndef g(rule="v"): pass\n')
+    assert sorted(n.value for n in _spelled(tree)) == \
+        ["log", "q", "role-max", "v", "w", "x", "y", "z"]
+
+
+def test_the_readme_lists_every_rule():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = text.split("\n| rule | refuses |\n", 1)[1].split("\n\n", 1)[0]
+    listed = {rule for row in table.splitlines()[1:]
+              for rule in re.findall(r"`([^`]+)`", row.split("|")[1])}
+    assert listed == {r.value for r in Rule}
