@@ -12,7 +12,7 @@ def main(argv: list[str] | None = None) -> int:
         from gitstate.doors.hooks import run_hook
         return run_hook(args[1], args[2:])
     if args[:1] == ["hook"] and len(args) > 1 and args[1] in _runtime_hooks():
-        from gitstate.runtime.hooks import run  # an agent runtime's hook: no click either
+        from gitstate.runtime.claude_code import run  # an agent runtime's hook: no click either
         return run(args[1], args[2:])
     if "--json" in args:   # a program polling a view: answered without click when it can be
         from gitstate.cli.fast import run as fast

@@ -190,7 +190,7 @@ def hook(ctx, name, agent, args):
                 "reference-transaction"):
         from gitstate.doors.hooks import run_hook
         return run_hook(name, list(args))
-    from gitstate.runtime.hooks import NAMES, run
+    from gitstate.runtime.claude_code import NAMES, run
     if name in NAMES:
         if directory_of(ctx):
             os.chdir(directory_of(ctx))
