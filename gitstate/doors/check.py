@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 from gitstate.errors import GitstateError
 from gitstate.law.load import LifecycleInvalid
@@ -71,10 +72,26 @@ def _check_hooks(repo: Managed, lc) -> list[Violation]:
         if not path.is_file():
             out.append(Violation(Rule.HOOKS, f"the {name} hook is not installed, so commits are "
                                  "not checked; run `gitstate init`", str(path)))
-        elif path.read_text(encoding="utf-8", errors="replace") != render_shim(name, lc):
-            out.append(Violation(Rule.HOOKS, f"the {name} hook is not gitstate's current shim for "
-                                 "this lifecycle; run `gitstate init`", str(path)))
+        elif (text := path.read_text(encoding="utf-8", errors="replace")) != \
+                (current := render_shim(name, lc)):
+            out.append(Violation(Rule.HOOKS, _outdated(name, text, current), str(path)))
         elif not os.access(path, os.X_OK):
             out.append(Violation(Rule.HOOKS, f"the {name} hook is not executable, so git skips it; "
                                  "run `gitstate init`", str(path)))
     return out
+
+
+# the module a shim hands a state commit to: `gitstate.hooks` in gitstate 0.1's shims
+_ENTRY = re.compile(r"from (gitstate[\w.]*) import main")
+
+
+def _outdated(name: str, text: str, current: str) -> str:
+    """Why an installed hook is not the shim `gitstate init` writes now."""
+    from gitstate.doors.shims import SHIM_MARK
+
+    retired = sorted(set(_ENTRY.findall(text)) - set(_ENTRY.findall(current)))
+    if SHIM_MARK in text and retired:
+        return (f"the {name} hook was written by an older gitstate: it runs {retired[0]}, "
+                "which gitstate has retired, so every state commit is refused; run `gitstate init`")
+    return (f"the {name} hook is not gitstate's current shim for this lifecycle (an older "
+            "gitstate wrote it, or it was edited); run `gitstate init`")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import git, gitstate
+from conftest import git, gitstate, set_state_line
 
 
 def findings(repo) -> tuple[int, dict]:
@@ -47,3 +47,61 @@ def test_a_missing_hook_and_a_hub(repo, tmp_path):
     git(repo, "remote", "add", "origin", str(hub))
     code, found = findings(repo)
     assert code == 1 and ("hooks", "fail") in found and ("hub", "ok") in found
+
+
+# The pre-commit shim gitstate 0.1 installed: it hands a state commit to `gitstate.hooks`.
+OLD_PRE_COMMIT = r"""#!/bin/sh
+# gitstate-shim: pre-commit -- written by `gitstate init`; run it again to update this file.
+# Judges the staged agent state files against protocols/lifecycle.yaml before a commit is made.
+#
+# An ordinary commit touches no state file and no lifecycle: that is decided here, in shell,
+# with one `git diff`, so that it costs a few milliseconds and never starts Python.
+paths='@GITSTATE_PATHS@'
+
+gitstate_run() {
+    py=${GITSTATE_PYTHON:-$(git config --get gitstate.python)}
+    if [ -n "$py" ] && [ -x "$py" ]; then
+        "$py" -c 'import sys; from gitstate.hooks import main; sys.exit(main())' "$@"
+        return $?
+    fi
+    if command -v gitstate >/dev/null 2>&1; then gitstate hook "$@"; return $?; fi
+    for py in python3 python; do
+        if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import gitstate' 2>/dev/null; then
+            "$py" -m gitstate hook "$@"; return $?
+        fi
+    done
+    echo "gitstate: this commit changes agent state, but gitstate cannot be found to check it." >&2
+    echo "  Install it (pip install gitstate), or set GITSTATE_PYTHON to a Python that has it." >&2
+    return 1
+}
+
+relevant=$(git diff --cached --raw --no-renames --abbrev=40 | grep -E "$paths")
+if [ -n "$relevant" ]; then
+    # The verdict on the files is left for commit-msg beside the index (see gitstate/hooks.py).
+    index=${GIT_INDEX_FILE:-$(git rev-parse --git-dir)/index}
+    expect="${index%/*}/gitstate-expect"
+    printf '%s\n' "$relevant" | gitstate_run pre-commit --expect "$expect" || exit $?
+fi
+if [ -x "$0.pre-gitstate" ]; then exec "$0.pre-gitstate" "$@"; fi
+exit 0
+"""
+
+
+def test_a_shim_of_an_older_gitstate_refuses_with_a_sentence_and_doctor_names_it(repo):
+    assert gitstate(repo, "spawn", "alice").returncode == 0
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text(OLD_PRE_COMMIT.replace("@GITSTATE_PATHS@", "agent/"))
+    set_state_line(repo, "alice", "state", "inbox")
+    res = git(repo, "commit", "-qam", "@alice: [STATE:inbox] restored", check=False)
+    assert res.returncode != 0
+    assert res.stderr.strip() == ("gitstate: this hook was written by an older gitstate; run "
+                                  "`gitstate init` to update it")
+    code, found = findings(repo)
+    assert code == 1 and ("hooks", "fail") in found
+    data = json.loads(gitstate(repo, "doctor", "--json").stdout)
+    old = [f for f in data["findings"] if f["check"] == "hooks" and f["status"] == "fail"]
+    assert len(old) == 1 and "pre-commit hook was written by an older gitstate" in \
+        old[0]["detail"] and "gitstate.hooks" in old[0]["detail"]
+    assert old[0]["fix"] == "run `gitstate init`"
+    assert gitstate(repo, "init").returncode == 0        # the fix it names works
+    assert git(repo, "commit", "-qam", "@alice: [STATE:inbox] restored").returncode == 0
