@@ -1,7 +1,7 @@
 """One base error carrying an exit code; the CLI turns any of them into a message and a code.
 
-Exit codes follow SPEC §6: 0 done, 1 rejected (illegal move, invalid file, failed check),
-2 usage error.
+Exit codes are the README's ("Commands"): 0 done, 1 rejected (illegal move, invalid file,
+failed check), 2 usage error.
 """
 
 from __future__ import annotations

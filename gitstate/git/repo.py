@@ -194,8 +194,9 @@ def law_made_by_merge(git: Git, parents: list[str], merged: str | None,
 
 def judge_merge_at(git: Git, lc: Lifecycle, parents: list[str], merged: str | None,
                    context: Context) -> list:
-    """Every violation of a merge (SPEC §7): one line per agent, then the society rules on
-    what the merge takes from its other parents, judged on the merged result."""
+    """Every violation of a merge (the README's "What gitstate promises": an agent moves on one
+    line of history), then the society rules on what the merge takes from its other parents,
+    judged on the merged result."""
     from gitstate.law.merge import judge_merge
     from gitstate.law.rules import validate_merged
     versions = merge_versions(git, lc, parents, merged)

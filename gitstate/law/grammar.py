@@ -1,4 +1,5 @@
-"""The commit grammar (SPEC §3): agent ids, `@id: [STATE:x] text` subjects, trailers, mentions.
+"""The commit grammar (the README's "The rules"): agent ids, `@id: [STATE:x] text` subjects,
+trailers, mentions.
 
 Pure functions over strings; no git, no files.
 """

@@ -1,4 +1,4 @@
-"""Merges: an agent moves on one line of history (SPEC §7).
+"""Merges: an agent moves on one line of history (the README's "What gitstate promises").
 
 In a merge, each agent's state file must be the version of the one parent that moved it since
 the merge base, or unchanged if none did. Two parents that both moved one agent are refused

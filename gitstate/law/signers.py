@@ -1,5 +1,6 @@
-"""Signed approvals (SPEC §7): `protocols/allowed_signers` binds the humans of
-`policies.humans` to SSH keys, in git's allowed-signers format (`ssh-keygen -Y verify`):
+"""Signed approvals (the README's "What gitstate promises", and "Keys" in "Many clones"):
+`protocols/allowed_signers` binds the humans of `policies.humans` to SSH keys, in git's
+allowed-signers format (`ssh-keygen -Y verify`):
 
     zach ssh-ed25519 AAAAC3Nza... zach@laptop
     ana,ana@example.org namespaces="git" ssh-ed25519 AAAA...

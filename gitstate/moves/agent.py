@@ -1,6 +1,6 @@
 """The write commands' core: spawn an agent, move it to a new state.
 
-Each is one atomic commit (see commit.py), judged by the same validator as the hooks before
+Each is one atomic commit (see `git/atomic.py`), judged by the same validator as the hooks before
 anything is written, so an illegal move is refused with the same words either way.
 """
 

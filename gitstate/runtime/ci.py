@@ -1,5 +1,6 @@
 """`gitstate init --ci github|gitlab`: a job that runs `gitstate verify --no-cache` on every
-push and pull (merge) request, for hubs that cannot run pre-receive (SPEC §7, §9).
+push and pull (merge) request, for hubs that cannot run pre-receive (the README's "What gitstate
+promises" and "Agent runtimes", CI).
 
 The whole history is fetched (`fetch-depth: 0`, `GIT_DEPTH: "0"`): verify replays every
 commit, and a shallow clone would hide the commits it must judge. A file of the user's is never

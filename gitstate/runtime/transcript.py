@@ -1,5 +1,6 @@
-"""How full the model's context is, measured from the runtime's own transcript (SPEC §9, seed
-004's "fourth wall": the system measures, the agent does not guess).
+"""How full the model's context is, measured from the runtime's own transcript (the README's
+"Agent runtimes", the context hook; era's "fourth wall" in "What each preset keeps of its seed":
+the system measures, the agent does not guess).
 
 Claude Code writes the session as JSON lines; each assistant turn carries the API's `usage`.
 The prompt of the latest turn is `input_tokens + cache_read_input_tokens +

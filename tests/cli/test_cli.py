@@ -29,7 +29,7 @@ def test_init_in_a_repo_without_commits(empty_repo):
     assert "managed with lifecycle 'haak'" in res.stdout
     assert (empty_repo / "protocols" / "lifecycle.yaml").is_file()
     assert (empty_repo / "protocols" / "deep_work.md").is_file()
-    # the clone runs what it installed, never the tracked .githooks/ (SPEC §7)
+    # the clone runs what it installed, never the tracked .githooks/ ("How the hooks work")
     assert git(empty_repo, "config", "core.hooksPath", check=False).stdout == ""
     for name in ("pre-commit", "commit-msg", "reference-transaction"):
         assert "gitstate-shim" in (empty_repo / ".git" / "hooks" / name).read_text()

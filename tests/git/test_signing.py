@@ -1,7 +1,7 @@
-"""Signed approvals (SPEC §7): where protocols/allowed_signers exists, a gated move must be in a
-commit signed by a key of the human its Approved-by: trailer names. Keys are made with
-ssh-keygen in temporary folders: unsigned, signed by another human, signed by a key not listed,
-and the genuine case."""
+"""Signed approvals (the README's "What gitstate promises"): where protocols/allowed_signers
+exists, a gated move must be in a commit signed by a key of the human its Approved-by: trailer
+names. Keys are made with ssh-keygen in temporary folders: unsigned, signed by another human,
+signed by a key not listed, and the genuine case."""
 
 from __future__ import annotations
 

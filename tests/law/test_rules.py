@@ -30,7 +30,7 @@ def test_a_legal_move_passes():
     assert move(doc("inbox"), doc("distill"), "@alice: [STATE:distill] thinking") == []
     assert move(doc("deep_work"), doc("deep_work", thread="x"),
                 "@alice: [STATE:deep_work] progress") == []
-    # a progress tag must come with a change of the state file (SPEC §3)
+    # a progress tag must come with a change of the state file (the README's "The rules")
     assert move(doc("deep_work"), doc("deep_work"), "@alice: [STATE:deep_work] x") == [
         "tag-without-change"]
 
