@@ -139,3 +139,26 @@ def test_no_module_is_much_over_400_lines():
     long = {name: n for name, path in _modules().items()
             if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert long == {}
+
+
+def test_the_readme_names_every_module():
+    """README.md's "Development" table has a row for each folder (or top-level module) that
+    names every module in it."""
+    import re
+    text = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
+    table = text.split("\n| folder | what it holds | may touch |\n", 1)[1].split("\n\n", 1)[0]
+    rows = [(re.findall(r"`([^`]+)`", cells[1]), set(re.findall(r"`([^`/]+\.py)`", line)))
+            for line in table.splitlines()[1:] for cells in [line.split("|")]]
+    missing = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE.parent)
+        if path.name == "__init__.py":
+            continue
+        folder = f"{rel.parent.as_posix()}/"
+        named = any((folder in heads or (folder == "gitstate/" and heads
+                                         and heads[0].startswith("gitstate/")))
+                    and (path.name in files or rel.as_posix() in heads)
+                    for heads, files in rows)
+        if not named:
+            missing.append(rel.as_posix())
+    assert missing == []
