@@ -7,7 +7,8 @@ same ids (`tests/test_rule_ids.py` keeps the two in step, and keeps every id use
 package declared here).
 
 The hooks import this on every state commit: `enum` is already loaded by `re`, and building
-the class costs them well under a millisecond.
+the class costs them about a millisecond (`python -X importtime`: 1.0 ms at best, 1.7 ms median
+on a busy 2-core machine).
 """
 
 from __future__ import annotations
