@@ -32,12 +32,13 @@ from gitstate import __version__
 from gitstate.errors import GitstateError
 from gitstate.git import cache
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
-from gitstate.git.repo import GitContext, judge_merge_at, law_made_by_merge
+from gitstate.git.repo import judge_merge_at, law_made_by_merge
 from gitstate.git.runner import Git
+from gitstate.history.replay import ReplayContext, carry_over
 from gitstate.history.commits import Commit, read_commits, parse_commit_object
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle, is_law_path
 from gitstate.law.limits import LIFECYCLE_BYTES, STATE_FILE_BYTES
-from gitstate.law.rules import FileChange, check_law_change, parse_state, validate
+from gitstate.law.rules import FileChange, check_law_change, validate
 from gitstate.rule_ids import Rule
 
 CACHE_NAME = "verified.json"
@@ -237,7 +238,7 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
     rules_from = before or after
     if rules_from is None:
         state["before_law"].append(c)
-        _carry_over(run, c, parent)
+        carry_over(run, c, parent)
         return violations   # not managed yet at this point of history
     lc = _lifecycle(rules_from, lifecycles, cache_dir)
     changed_law: list[str] = []
@@ -250,7 +251,7 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
     changes = [FileChange(p, contents.get(o) if o else None, contents.get(n) if n else None,
                           m) for p, o, n, m in c.changes if rx.match(p)]
     if len(c.parents) > 1:
-        ctx = _ReplayContext(git, parent, c, lc, run, contents, parsed, clock)
+        ctx = ReplayContext(git, parent, c, lc, run, contents, parsed, clock)
         found = judge_merge_at(git, lc, c.parents, c.sha, ctx)
         ctx.settle()
         violations += [v.to_dict() for v in found]
@@ -259,11 +260,11 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
         return violations
     if not changes and "[" not in c.subject and not lc.accept \
             and not (lc.policies.atomic_commits and c.subject.startswith("@")):
-        _carry_over(run, c, parent)   # no state file changed: they carry over as they were
+        carry_over(run, c, parent)   # no state file changed: they carry over as they were
         if changed_law and "approved-by" in c.message.lower() and not violations:
             violations += _check_signed(git, c, lc, [], changed_law, law_from)
         return violations
-    ctx = _ReplayContext(git, parent, c, lc, run, contents, parsed, clock)
+    ctx = ReplayContext(git, parent, c, lc, run, contents, parsed, clock)
     found = validate(changes, lc, c.message, context=ctx, memo=parsed)
     ctx.settle()
     violations += [v.to_dict() for v in found]
@@ -344,74 +345,6 @@ def _judge_adopted(state: dict, lc: Lifecycle) -> list[dict]:
     return [p for sha, rule, message in found
             for p in _as_problems(by_sha[sha], [{"rule": rule, "message": message,
                                                   "where": None}])]
-
-
-def _carry_over(run: dict, c: Commit, parent: str | None) -> None:
-    """The agents' state files of `c` are its parent's: keep them if they were known."""
-    if run["agents"] is not None and run["at"] == parent:
-        run["at"] = c.sha
-    else:
-        run["agents"], run["at"] = None, None
-
-
-class _ReplayContext(GitContext):
-    """A commit being replayed. The state files of every agent (asked by the rules about
-    roles and the pool) are kept up to date commit by commit along a line of history, instead
-    of being read from git again for each commit; at a fork they are read once from the tree."""
-
-    def __init__(self, git: Git, parent: str | None, c: Commit, lc: Lifecycle, run: dict,
-                 contents: dict, parsed: dict, clock=None):
-        super().__init__(git, parent, tree=c.sha, now=c.time if clock is None else clock.now,
-                         lc=lc)
-        self._clock = clock
-        linear = run["agents"] is not None and (
-            run["at"] == parent if parent else run["at"] is None)
-        self._running = run["agents"] if linear else None
-        rx = lc.state_path_regex()
-        self._changes = [(p, n) for p, _o, n, _m in c.changes if rx.match(p)]
-        self._contents, self._parsed, self._run, self._sha = contents, parsed, run, c.sha
-        self._rx = rx
-        self._applied = False
-
-    def _apply(self) -> None:
-        if self._applied or self._running is None:
-            return
-        self._applied = True
-        for path, new in self._changes:
-            agent = self._rx.match(path).group("id")
-            data = self._contents.get(new) if new else None
-            if data is None and new:
-                data = self.git.cat_files([f"{self._sha}:{path}"])[0]
-            try:
-                doc = parse_state(data or b"", path, self._parsed) if new else None
-            except GitstateError:
-                doc = None
-            if doc is None:
-                self._running.pop(agent, None)
-            else:
-                self._running[agent] = doc.front
-
-    def entered(self, agent: str, state: str) -> float | None:
-        found = self.entering_commit(agent, state)
-        if found is None or self._clock is None:
-            return found[1] if found else None
-        return self._clock.received(*found)
-
-    def agents(self) -> dict[str, dict]:
-        if self._agents is None:
-            if self._running is not None:
-                self._apply()
-                self._agents = self._running
-            else:
-                self._agents = super().agents()
-        return self._agents
-
-    def settle(self) -> None:
-        """After judging: hand the agents' state files on to the next commit, if known."""
-        self._apply()
-        known = self._running if self._running is not None else self._agents
-        self._run["agents"] = known
-        self._run["at"] = self._sha if known is not None else None
 
 
 def _lifecycle(entry: tuple[str, bytes | None], memo: dict, cache_dir: str | None):

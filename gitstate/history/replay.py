@@ -1,0 +1,79 @@
+"""A commit being replayed by `verify`: the state files of every agent kept up to date commit
+by commit along a line of history, instead of read from git again for each commit."""
+
+from __future__ import annotations
+
+from gitstate.errors import GitstateError
+from gitstate.git.repo import GitContext
+from gitstate.git.runner import Git
+from gitstate.history.commits import Commit
+from gitstate.law.lifecycle import Lifecycle
+from gitstate.law.rules import parse_state
+
+
+def carry_over(run: dict, c: Commit, parent: str | None) -> None:
+    """The agents' state files of `c` are its parent's: keep them if they were known."""
+    if run["agents"] is not None and run["at"] == parent:
+        run["at"] = c.sha
+    else:
+        run["agents"], run["at"] = None, None
+
+
+class ReplayContext(GitContext):
+    """A commit being replayed. The state files of every agent (asked by the rules about
+    roles and the pool) are kept up to date commit by commit along a line of history, instead
+    of being read from git again for each commit; at a fork they are read once from the tree."""
+
+    def __init__(self, git: Git, parent: str | None, c: Commit, lc: Lifecycle, run: dict,
+                 contents: dict, parsed: dict, clock=None):
+        super().__init__(git, parent, tree=c.sha, now=c.time if clock is None else clock.now,
+                         lc=lc)
+        self._clock = clock
+        linear = run["agents"] is not None and (
+            run["at"] == parent if parent else run["at"] is None)
+        self._running = run["agents"] if linear else None
+        rx = lc.state_path_regex()
+        self._changes = [(p, n) for p, _o, n, _m in c.changes if rx.match(p)]
+        self._contents, self._parsed, self._run, self._sha = contents, parsed, run, c.sha
+        self._rx = rx
+        self._applied = False
+
+    def _apply(self) -> None:
+        if self._applied or self._running is None:
+            return
+        self._applied = True
+        for path, new in self._changes:
+            agent = self._rx.match(path).group("id")
+            data = self._contents.get(new) if new else None
+            if data is None and new:
+                data = self.git.cat_files([f"{self._sha}:{path}"])[0]
+            try:
+                doc = parse_state(data or b"", path, self._parsed) if new else None
+            except GitstateError:
+                doc = None
+            if doc is None:
+                self._running.pop(agent, None)
+            else:
+                self._running[agent] = doc.front
+
+    def entered(self, agent: str, state: str) -> float | None:
+        found = self.entering_commit(agent, state)
+        if found is None or self._clock is None:
+            return found[1] if found else None
+        return self._clock.received(*found)
+
+    def agents(self) -> dict[str, dict]:
+        if self._agents is None:
+            if self._running is not None:
+                self._apply()
+                self._agents = self._running
+            else:
+                self._agents = super().agents()
+        return self._agents
+
+    def settle(self) -> None:
+        """After judging: hand the agents' state files on to the next commit, if known."""
+        self._apply()
+        known = self._running if self._running is not None else self._agents
+        self._run["agents"] = known
+        self._run["at"] = self._sha if known is not None else None
