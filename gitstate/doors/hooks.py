@@ -119,9 +119,10 @@ def pre_commit(git: Git, raw: str, expect: str | None, cache: str | None = None)
 def _report(violations: list[Violation], later: str = "") -> int:
     if not violations:
         return 0
+    from gitstate.history.problems import folded
     n = len(violations)
     lines = [f"gitstate: commit refused ({n} problem{'s' if n != 1 else ''}):"]
-    lines += [f"  {v}" for v in violations]
+    lines += [f"  {v}" for v in folded(violations, lambda v: v.rule)]
     lines.append("Nothing was committed; the index and work tree are as they were.")
     if later:
         lines.append(later)
