@@ -239,7 +239,7 @@ def _must_be_managed(repo) -> None:
 
 def run_verify(directory: str | None, revs=(), *, no_cache: bool = False,
                as_json: bool = False) -> int:
-    from gitstate.history.problems import describe_problem
+    from gitstate.history.problems import describe_lines
     from gitstate.history.verify import verify
     repo = open_repo(directory, bare_ok=True)
     head = repo.git.head()
@@ -268,8 +268,8 @@ def run_verify(directory: str | None, revs=(), *, no_cache: bool = False,
         emit("verify", {"ok": not problems, "problems": problems, "judged": judged,
                         "judged_by_tag": report["by_tag"]})
     else:
-        for p in problems:
-            click.echo(describe_problem(p))
+        for line in describe_lines(problems):
+            click.echo(line)
         if report["by_tag"]:
             click.echo(f"{plural(len(report['by_tag']), 'tagged commit')} older than "
                        "protocols/lifecycle.yaml judged by their tags alone (moves, births and "

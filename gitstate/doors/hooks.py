@@ -120,9 +120,10 @@ def pre_commit(git: Git, raw: str, expect: str | None, cache: str | None = None)
 def _report(violations: list[Violation], later: str = "") -> int:
     if not violations:
         return 0
+    from gitstate.history.problems import folded
     n = len(violations)
     lines = [f"gitstate: commit refused ({n} problem{'s' if n != 1 else ''}):"]
-    lines += [f"  {v}" for v in violations]
+    lines += [f"  {v}" for v in folded(violations, lambda v: v.rule)]
     lines.append("Nothing was committed; the index and work tree are as they were.")
     if later:
         lines.append(later)
@@ -137,35 +138,41 @@ def _remove(path: str) -> None:
         pass
 
 
-def _raw_paths(raw: str) -> tuple[list[str], dict[str, str]] | None:
-    """(paths, path -> new mode) of `git diff --raw` lines, or None if git quoted a path
-    (then ask git with -z)."""
-    paths, modes = [], {}
+def _raw_paths(raw: str) -> tuple[list[str], dict[str, str], dict[str, str]] | None:
+    """(paths, path -> new mode, path -> old blob id) of `git diff --raw --abbrev=40` lines,
+    or None if git quoted a path (then ask git with -z)."""
+    paths, modes, olds = [], {}, {}
     for line in raw.splitlines():
         if "\t" not in line:
             continue
         meta, path = line.split("\t", 1)
         if path.startswith('"'):
             return None
-        paths.append(path)
-        fields = meta.split()
-        if len(fields) > 1:
-            modes[path] = fields[1]
-    return paths, modes
+        _fields(path, meta, paths, modes, olds)
+    return paths, modes, olds
 
 
-def _staged_raw(git: Git, base: str | None) -> tuple[list[str], dict[str, str]]:
-    """(paths, path -> new mode) of the index against `base`, asked of git."""
-    out = git.run("diff-index", "--cached", "--raw", "-z", "--no-renames",
+def _staged_raw(git: Git, base: str | None
+                ) -> tuple[list[str], dict[str, str], dict[str, str]]:
+    """(paths, path -> new mode, path -> old blob id) of the index against `base`, asked of
+    git."""
+    out = git.run("diff-index", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev",
                   base or EMPTY_TREE)
     parts = out.decode("utf-8", "surrogateescape").split("\0")
-    paths, modes = [], {}
+    paths, modes, olds = [], {}, {}
     for meta, path in zip(parts[0::2], parts[1::2]):
-        fields = meta.split()
-        paths.append(path)
-        if len(fields) > 1:
-            modes[path] = fields[1]
-    return paths, modes
+        _fields(path, meta, paths, modes, olds)
+    return paths, modes, olds
+
+
+def _fields(path: str, meta: str, paths: list, modes: dict, olds: dict) -> None:
+    """One raw line (`:old-mode new-mode old-blob new-blob status`) into the three answers."""
+    fields = meta.split()
+    paths.append(path)
+    if len(fields) > 1:
+        modes[path] = fields[1]
+    if len(fields) > 2 and len(fields[2]) >= 40:
+        olds[path] = fields[2]
 
 
 def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = None):
@@ -174,12 +181,18 @@ def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = N
     verdict is (HEAD, subject prefix) when the files alone are legal and the message could be
     recognised in shell; None when commit-msg must judge in full.
     """
-    base = "HEAD^" if _parent_is_amend() else "HEAD"
+    amend = _parent_is_amend()
+    base = "HEAD^" if amend else "HEAD"
     found = _raw_paths(raw) if raw.strip() else None
-    paths, modes = found if found is not None else _staged_raw(git, git.rev(base))
+    paths, modes, olds = found if found is not None else _staged_raw(git, git.rev(base))
+    if amend and found is not None:
+        olds = {}   # the shim's listing is against HEAD, not the commit being amended
     specs = ["HEAD", "MERGE_HEAD", f"{base}:{LIFECYCLE_PATH}", f":{LIFECYCLE_PATH}"]
     for p in paths:
-        specs += [f"{base}:{p}", f":{p}"]
+        # the old side by its blob id, as the listing names it: `base:path` would make git
+        # scan the folder once per path (N * N for N agents in one folder); `:path` is found
+        # by a binary search of the index
+        specs += [olds.get(p) or f"{base}:{p}", f":{p}"]
     # a commit of the law asks sizes first: a staged 20 MB lifecycle is refused unread
     got = git.cat_batch(specs, LIFECYCLE_BYTES if LIFECYCLE_PATH in paths else None)
     head, merge_head, old_lc, new_lc = got[:4]
@@ -212,11 +225,12 @@ def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = N
         law_changed = law_made_by_merge(git, [head[0], merge_head[0]], None, law_changed)
     if law_changed and message is not None:
         out += check_law_change(lc, message, law_changed)
-    context = GitContext(git, base if head else None, tree=None, lc=lc)
+    memo: dict = {}   # each state file parsed once, by the rules and for the census alike
+    context = GitContext(git, base if head else None, tree=None, lc=lc, memo=memo)
     if merge_head and head:
         out += judge_merge_at(git, lc, [head[0], merge_head[0]], None, context)
     else:
-        out += validate(changes, lc, message, context=context)
+        out += validate(changes, lc, message, context=context, memo=memo)
         out += _working_agent(lc, message, changes, context)
     verdict = None
     if not out and not merge_head and not law_changed:

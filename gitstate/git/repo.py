@@ -14,7 +14,7 @@ from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle
 from gitstate.law.limits import LIFECYCLE_BYTES
 from gitstate.law.load import read_lifecycle
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
-from gitstate.law.rules import Context, FileChange
+from gitstate.law.rules import Context, FileChange, parse_state
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -53,8 +53,9 @@ class Managed:
             return {}
         rx = lc.state_path_regex()
         head_dir = lc.state_file.split("{id}")[0]
-        paths = [p for p in self.git.ls_tree_paths(rev, head_dir.rstrip("/")) if rx.match(p)]
-        datas = self.git.cat_files(f"{rev}:{p}" for p in paths)
+        blobs = tree_blobs(self.git, rev, head_dir.rstrip("/"))
+        paths = [p for p in blobs if rx.match(p)]
+        datas = self.git.cat_files(blobs[p] for p in paths)
         return {rx.match(p).group("id"): d for p, d in zip(paths, datas) if d is not None}
 
     def agent_doc(self, agent: str, rev: str | None, lc: Lifecycle | None = None):
@@ -140,32 +141,87 @@ def open_managed(path: str | None = None, *, bare_ok: bool = False) -> Managed:
     return Managed(git, top, str(gdir / "gitstate"))
 
 
+def tree_blobs(git: Git, rev: str, prefix: str = "") -> dict[str, str]:
+    """path -> blob id of every file under `prefix` in `rev`, from one `git ls-tree -r`.
+    (Asking git for `rev:path` of each file instead makes it scan the entries of the file's
+    folder once per file: N lookups in a folder of N agents cost N * N.)"""
+    args = ["ls-tree", "-r", "-z", rev]
+    if prefix:
+        args += ["--", prefix]
+    found = {}
+    for entry in git.run(*args).decode("utf-8", "surrogateescape").split("\0"):
+        meta, tab, path = entry.partition("\t")
+        fields = meta.split()
+        if tab and len(fields) == 3 and fields[1] == "blob":
+            found[path] = fields[2]
+    return found
+
+
+def index_blobs(git: Git, prefix: str = "") -> dict[str, str]:
+    """path -> blob id of every file under `prefix` in the index (its merged entries), from
+    one `git ls-files -s`."""
+    args = ["ls-files", "-s", "-z"]
+    if prefix:
+        args += ["--", prefix]
+    found = {}
+    for entry in git.run(*args).decode("utf-8", "surrogateescape").split("\0"):
+        meta, tab, path = entry.partition("\t")
+        fields = meta.split()
+        if tab and len(fields) == 3 and fields[2] == "0" and fields[0] != "160000":
+            found[path] = fields[1]
+    return found
+
+
+def raw_diff(git: Git, *args: str) -> dict[str, tuple[str | None, str | None]]:
+    """path -> (blob before, blob after) of `git ARGS` (diff-tree or diff-index, given `--raw
+    -z`); None where the path holds no blob (absent, or a submodule)."""
+    parts = git.run(*args).decode("utf-8", "surrogateescape").split("\0")
+    found = {}
+    for meta, path in zip(parts[0::2], parts[1::2]):
+        fields = meta.lstrip(":").split()
+        if len(fields) >= 4:
+            found[path] = (_blob_of(fields[0], fields[2]), _blob_of(fields[1], fields[3]))
+    return found
+
+
+def _blob_of(mode: str, sha: str) -> str | None:
+    return None if not sha.strip("0") or mode in ("000000", "160000") else sha
+
+
+def blob_contents(git: Git, blobs: list[str | None]) -> list[bytes | None]:
+    """The content of each blob id (None stays None), read in one batch."""
+    found = iter(git.cat_files(b for b in blobs if b))
+    return [next(found) if b else None for b in blobs]
+
+
 def merge_versions(git: Git, lc: Lifecycle, parents: list[str],
                    merged: str | None) -> dict[str, tuple]:
     """For a merge of `parents` into `merged` (a commit, or None: the index being committed):
     path -> (blob at the merge base, [blob at each parent], blob in the merge) for every state
-    file that a parent or the merge changed. Blob ids stand for contents; None: absent."""
+    file that a parent or the merge changed. Blob ids stand for contents; None: absent.
+
+    Read from one raw diff per parent (merge base -> parent) and one of the merge against its
+    first parent, which name the blobs on both sides: linear in what changed."""
     from gitstate.git.runner import EMPTY_TREE
     code, out, _ = git.call("merge-base", "--octopus", *parents)
     base = out.decode().strip() if code == 0 and out.strip() else None
     prefix = lc.state_file.split("{id}")[0].rstrip("/")
-    paths: set[str] = set()
-    for parent in parents:
-        paths |= set(git.changed_paths(base or EMPTY_TREE, parent, prefix))
-    paths |= set(git.changed_paths(parents[0], merged, prefix) if merged
-                 else git.staged_changes(parents[0]))
+    limit = ("--", prefix) if prefix else ()
+    raw = ("--raw", "-z", "--no-renames", "--no-abbrev")
+    sides = [raw_diff(git, "diff-tree", "-r", *raw, base or EMPTY_TREE, parent, *limit)
+             for parent in parents]
+    mine = raw_diff(git, "diff-tree", "-r", *raw, parents[0], merged, *limit) if merged \
+        else raw_diff(git, "diff-index", "--cached", *raw, parents[0], *limit)
     rx = lc.state_path_regex()
-    ordered = sorted(p for p in paths if rx.match(p))
-    revs = [base, *parents, merged or ""]
-    found = git.cat_batch(f"{r}:{p}" for p in ordered for r in revs if r is not None)
-    width = len(revs) - (base is None)
+    paths = set(mine).union(*sides)
     out_map = {}
-    for i, path in enumerate(ordered):
-        row = [f[0] if f is not None and f[1] == "blob" else None
-               for f in found[i * width:(i + 1) * width]]
-        if base is None:
-            row.insert(0, None)
-        out_map[path] = (row[0], row[1:-1], row[-1])
+    for path in sorted(p for p in paths if rx.match(p)):
+        # at the merge base: as a parent that changed it found it; else as the first parent has
+        # it (no parent changed it, so the merge did)
+        movers = [side for side in sides if path in side]
+        at_base = movers[0][path][0] if movers else mine[path][0]
+        ours = [side[path][1] if path in side else at_base for side in sides]
+        out_map[path] = (at_base, ours, mine[path][1] if path in mine else ours[0])
     return out_map
 
 
@@ -202,30 +258,37 @@ def judge_merge_at(git: Git, lc: Lifecycle, parents: list[str], merged: str | No
     versions = merge_versions(git, lc, parents, merged)
     out, taken = judge_merge(lc, versions, parents)
     if taken:
-        olds = git.cat_files(f"{parents[0]}:{p}" for p in taken)
-        news = git.cat_files(f"{merged or ''}:{p}" for p in taken)
+        datas = blob_contents(git, [versions[p][1][0] for p in taken]
+                              + [versions[p][2] for p in taken])
+        olds, news = datas[:len(taken)], datas[len(taken):]
         out += validate_merged([FileChange(p, o, n) for p, o, n in zip(taken, olds, news)],
                                lc, context)
     return out
 
 
-def parse_state_or_none(data: bytes | None, where: str) -> statefile.StateDoc | None:
+def parse_state_or_none(data: bytes | None, where: str,
+                        memo: dict | None = None) -> statefile.StateDoc | None:
+    """A state file parsed, or None if it cannot be; `memo` as `rules.parse_state` keeps it
+    (the files a judgement parsed already are not parsed again)."""
     if data is None:
         return None
     try:
-        return statefile.parse_bytes(data, where)
+        return parse_state(data, where, memo)
     except InvalidFile:
         return None
 
 
 class GitContext(Context):
     """The commit being judged, as git sees it: `tree` is its commit (None: the index, for a
-    commit being made), `overrides` files about to be written on top of the index."""
+    commit being made), `overrides` files about to be written on top of the index. `memo`:
+    the parsed state files the judgement keeps (`rules.validate`'s), from which `agents`
+    takes what was parsed already."""
 
     def __init__(self, git: Git, base: str | None, *, tree: str | None = None,
                  overrides: dict[str, bytes] | None = None, lc: Lifecycle | None = None,
-                 now: float | None = None):
+                 now: float | None = None, memo: dict | None = None):
         self.git = git
+        self._parsed = memo
         self._now = now
         self._base_name = base
         self._resolved = False
@@ -233,6 +296,7 @@ class GitContext(Context):
         self._overrides = overrides or {}
         self._lc = lc
         self._agents: dict | None = None
+        self._answers: dict = {}   # what git said about revisions, for this judgement
 
     @property
     def base(self) -> str | None:
@@ -242,10 +306,15 @@ class GitContext(Context):
         return self._base
 
     def commit(self, rev: str) -> str | None:
-        return self.git.rev(rev)
+        # asked once per changed agent with a checkpoint: the same value is resolved once
+        if rev not in self._answers:
+            self._answers[rev] = self.git.rev(rev)
+        return self._answers[rev]
 
     def is_ancestor(self, a: str, b: str) -> bool:
-        return self.git.ok("merge-base", "--is-ancestor", a, b)
+        if (a, b) not in self._answers:
+            self._answers[(a, b)] = self.git.ok("merge-base", "--is-ancestor", a, b)
+        return self._answers[(a, b)]
 
     def now(self) -> float:
         if self._now is None:
@@ -295,15 +364,17 @@ class GitContext(Context):
             rx = lc.state_path_regex()
             head_dir = lc.state_file.split("{id}")[0].rstrip("/")
             if self._tree:
-                paths = self.git.ls_tree_paths(self._tree, head_dir)
+                blobs = tree_blobs(self.git, self._tree, head_dir)
+                paths = [p for p in blobs if rx.match(p)]
+                datas = self.git.cat_files(blobs[p] for p in paths)
             else:
-                paths = self.git.index_paths(head_dir)
-            paths = [p for p in paths if rx.match(p)]
-            datas = self.git.cat_files(f"{self._tree or ''}:{p}" for p in paths)
+                blobs = index_blobs(self.git, head_dir)
+                paths = [p for p in blobs if rx.match(p)]
+                datas = self.git.cat_files(blobs[p] for p in paths)
             found = {}
             for path, data in zip(paths, datas):
                 data = self._overrides.get(path, data)
-                doc = parse_state_or_none(data, path)
+                doc = parse_state_or_none(data, path, self._parsed)
                 if doc is not None:
                     found[rx.match(path).group("id")] = doc.front
             for path, data in self._overrides.items():

@@ -29,10 +29,11 @@ def check_society(parsed: list, lc: Lifecycle, ctx: Context, msg: Message | None
     """Violations of the rules about the whole society. `merged`: the changes are what a merge
     takes from another line, where the rules about one agent's own moves were judged."""
     out: list[Violation] = []
+    census = Census(ctx, lc)
     for p in parsed:
         if p.new is None or p.new_problem or p.new.state not in lc.states:
             continue
-        _check_agent(p, lc, ctx, out, merged)
+        _check_agent(p, lc, ctx, census, out, merged)
     if msg is not None and lc.policies.atomic_commits and msg.prefix \
             and msg.prefix not in {p.agent for p in parsed}:
         out.append(Violation(Rule.ATOMIC, f"every commit of an agent carries its state file: this "
@@ -85,7 +86,64 @@ def _living(lc: Lifecycle, front: dict) -> bool:
     return isinstance(state, str) and lc.roster_of(state) == "living"
 
 
-def _check_agent(p, lc: Lifecycle, ctx: Context, out: list[Violation],
+class Census:
+    """The society as the judged commit leaves it, read once per judgement: the agents, the
+    living holders of each role (sorted) and the number of living agents. Every rule about the
+    whole society asks here, so a commit that changes N agents costs one pass over the agents,
+    not one per changed agent. Nothing is read until a rule asks."""
+
+    __slots__ = ("_ctx", "_lc", "_agents", "_holders", "_living")
+
+    def __init__(self, ctx: Context, lc: Lifecycle):
+        self._ctx, self._lc = ctx, lc
+        self._agents: dict[str, dict] | None = None
+        self._holders: dict[str, list[str]] | None = None
+        self._living = 0
+
+    def agents(self) -> dict[str, dict]:
+        """agent id -> front matter of every readable state file in the commit."""
+        if self._agents is None:
+            self._agents = self._ctx.agents()
+        return self._agents
+
+    def _count(self) -> dict[str, list[str]]:
+        if self._holders is None:
+            holders: dict[str, list[str]] = {}
+            living = 0
+            for agent, front in self.agents().items():
+                if not _living(self._lc, front):
+                    continue
+                living += 1
+                role = statefile.as_text(front.get("role"))
+                if role:
+                    holders.setdefault(role, []).append(agent)
+            for names in holders.values():
+                names.sort()
+            self._holders, self._living = holders, living
+        return self._holders
+
+    def holders(self, role: str) -> list[str]:
+        """The living holders of `role`, sorted."""
+        return self._count().get(role, [])
+
+    def living(self) -> int:
+        self._count()
+        return self._living
+
+
+# A role-max names at most this many holders (the rest are counted): each changed agent gets
+# its own violation, and naming every holder in each would make the words of a commit that
+# adds N holders grow as N * N.
+NAMED_HOLDERS = 20
+
+
+def _named(holders: list[str]) -> str:
+    if len(holders) <= NAMED_HOLDERS:
+        return ", ".join(holders)
+    return ", ".join(holders[:NAMED_HOLDERS]) + f" and {len(holders) - NAMED_HOLDERS:,} more"
+
+
+def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Violation],
                  merged: bool = False) -> None:
     new, path = p.new, p.change.path
     state = new.state
@@ -104,24 +162,24 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, out: list[Violation],
                              "), and custom roles are not allowed", role_at))
     spec = lc.roles.get(role) if role else None
     if living and spec is not None and spec.max and (not was_living or role != old_role):
-        holders = sorted(a for a, f in ctx.agents().items()
-                         if statefile.as_text(f.get("role")) == role and _living(lc, f))
+        holders = census.holders(role)
         if len(holders) > spec.max:
+            # the first holder other than this agent (ids are unique: it is one of the first two)
+            giver = next((h for h in holders[:2] if h != p.agent), None)
             out.append(Violation(Rule.ROLE_MAX, f"role '{role}' may have {spec.max} living "
                                  f"holder{'s' if spec.max != 1 else ''}; with this commit it "
-                                 f"would have {len(holders)} ({', '.join(holders)}). "
-                                 + _way_out(p, role, [h for h in holders if h != p.agent]),
-                                 role_at))
+                                 f"would have {len(holders)} ({_named(holders)}). "
+                                 + _way_out(p, role, giver), role_at))
     cap = lc.policies.max_living
     if living and not was_living and cap:
-        count = sum(1 for f in ctx.agents().values() if _living(lc, f))
+        count = census.living()
         if count > cap:
             what = "spawn" if p.old is None else f"move out of {old_state}"
             out.append(Violation(Rule.MAX_LIVING, f"at most {cap} agents may be living at once; "
                                  f"this {what} would make {count}. Let one end, freeze or "
                                  "suspend first", f"{path}:{new.line_of('state')}"))
     if p.old is None:
-        _check_birth(p, lc, ctx, role, out)
+        _check_birth(p, lc, census, role, out)
     if merged:
         return
     if lc.roster_of(state) == "frozen" and state != old_state \
@@ -146,10 +204,11 @@ def _check_log(p, ctx: Context, log: str, out: list[Violation]) -> None:
                          f"{p.change.path}:{p.new.line_of('state')}"))
 
 
-def _way_out(p, role: str, others: list[str]) -> str:
-    """A way past `role-max` that works: a living holder hands the role over first (a frozen
-    agent that still holds it keeps it, and is woken as the one holder), or a vacancy."""
-    giver = others[0] if others else "HOLDER"
+def _way_out(p, role: str, giver: str | None) -> str:
+    """A way past `role-max` that works: a living holder (`giver`, the first other than this
+    agent) hands the role over first (a frozen agent that still holds it keeps it, and is woken
+    as the one holder), or a vacancy."""
+    giver = giver or "HOLDER"
     hand = f"`gitstate handover {role} --from {giver} --to {p.agent}`"
     if p.old is None:
         return (f"Spawn {p.agent} without the role and have {giver} hand it over ({hand}), "
@@ -173,14 +232,14 @@ def _check_timeout(p, lc: Lifecycle, ctx: Context, old: str, new: str,
 
 
 
-def _check_birth(p, lc: Lifecycle, ctx: Context, role: str | None,
+def _check_birth(p, lc: Lifecycle, census: Census, role: str | None,
                  out: list[Violation]) -> None:
     new, path = p.new, p.change.path
     parent = new.get("parent")
     depth = _int(new.get("depth"))
     depth_at = f"{path}:{new.line_of('depth')}"
     if isinstance(parent, str) and is_valid_id(parent):
-        pf = ctx.agents().get(parent.lower())
+        pf = census.agents().get(parent.lower())
         if pf is None:
             out.append(Violation(Rule.PARENT, f"parent '{parent}' is not an agent of this "
                                  "repository", f"{path}:{new.line_of('parent')}"))
