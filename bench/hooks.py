@@ -29,11 +29,13 @@ def sh(repo: Path, *args: str) -> None:
     subprocess.run(args, cwd=repo, check=True, capture_output=True)
 
 
-def timed(repo: Path, args: list[str], hooks_off: str | None) -> float:
-    """Milliseconds of one `git ARGS`, with gitstate's hooks or with hooks switched off."""
+def timed(repo: Path, args: list[str], hooks_off: str | None, env: dict | None = None) -> float:
+    """Milliseconds of one `git ARGS`, with gitstate's hooks or with hooks switched off (or, with
+    `env`, the hooks of another folder run by another gitstate)."""
     cmd = ["git"] + (["-c", f"core.hooksPath={hooks_off}"] if hooks_off else []) + args
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=repo, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=repo, capture_output=True, text=True,
+                          env=None if env is None else {**os.environ, **env})
     elapsed = time.perf_counter() - t0
     if proc.returncode != 0:
         raise SystemExit(f"git {args[0]} failed: {proc.stderr}")
@@ -54,14 +56,30 @@ def setup(root: Path) -> Path:
     return repo
 
 
-def measure(runs: int) -> dict[str, dict[str, float]]:
+def other_hooks(root: Path, python: str) -> Path:
+    """The hooks another gitstate (its Python) installs for the same lifecycle."""
+    other = root / "other"
+    other.mkdir()
+    sh(other, "git", "init", "-q", "-b", "main")
+    sh(other, python, "-m", "gitstate", "init", "--no-commit")
+    return other / ".git" / "hooks"
+
+
+def measure(runs: int, against: str | None = None) -> dict[str, dict[str, float]]:
     with tempfile.TemporaryDirectory(prefix="gitstate-bench-") as tmp:
         root = Path(tmp)
         repo = setup(root)
         off = root / "no-hooks"
         off.mkdir()
+        modes = ("hooks", "bare") + (("against",) if against else ())
         samples: dict[str, dict[str, list[float]]] = {
-            k: {"hooks": [], "bare": []} for k in TARGETS_MS}
+            k: {m: [] for m in modes} for k in TARGETS_MS}
+        theirs = str(other_hooks(root, against)) if against else None
+
+        def hooks_of(mode: str) -> str | None:
+            return {"hooks": None, "bare": str(off), "against": theirs}[mode]
+
+        env_of = {"against": {"GITSTATE_PYTHON": against or ""}}
         upstream = root / "upstream"
         sh(root, "git", "clone", "-q", str(repo), str(upstream))
         sh(repo, "git", "remote", "add", "upstream", str(upstream))
@@ -69,38 +87,42 @@ def measure(runs: int) -> dict[str, dict[str, float]]:
         text = state_file.read_text()
         n = 0
         for i in range(runs):
-            for mode in ("hooks", "bare"):
+            for mode in modes:
                 n += 1
                 (repo / "work.txt").write_text(f"{n}\n")
                 sh(repo, "git", "add", "work.txt")
                 samples["ordinary"][mode].append(
-                    timed(repo, ["commit", "-q", "-m", f"ordinary work {n}"],
-                          None if mode == "hooks" else str(off)))
+                    timed(repo, ["commit", "-q", "-m", f"ordinary work {n}"], hooks_of(mode),
+                          env_of.get(mode)))
                 n += 1
                 state_file.write_text(text.replace("summary: null", f"summary: step {n}"))
                 (repo / "work.txt").write_text(f"{n}\n")
                 sh(repo, "git", "add", "work.txt", str(state_file))
                 samples["state"][mode].append(
                     timed(repo, ["commit", "-q", "-m", f"@alice: [STATE:deep_work] step {n}"],
-                          None if mode == "hooks" else str(off)))
+                          hooks_of(mode), env_of.get(mode)))
                 (upstream / "up.txt").write_text(f"{n}\n")
                 sh(upstream, "git", "add", "up.txt")
                 sh(upstream, "git", "-c", f"core.hooksPath={off}", "commit", "-qm", f"up {n}")
                 samples["fetch"][mode].append(
-                    timed(repo, ["fetch", "-q", "upstream"], None if mode == "hooks" else str(off)))
+                    timed(repo, ["fetch", "-q", "upstream"], hooks_of(mode), env_of.get(mode)))
         out = {}
         for kind, s in samples.items():
             hooks, bare = statistics.median(s["hooks"]), statistics.median(s["bare"])
             out[kind] = {"with_hooks_ms": hooks, "without_ms": bare, "added_ms": hooks - bare,
-                         "target_ms": TARGETS_MS[kind]}
+                         "target_ms": TARGETS_MS[kind],
+                         "against_added_ms": statistics.median(s["against"]) - bare
+                         if against else None}
         return out
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--against", metavar="PYTHON",
+                        help="also time the hooks of the gitstate of this Python (A/B)")
     args = parser.parse_args()
-    results = measure(args.runs)
+    results = measure(args.runs, args.against)
     print(f"python {sys.version.split()[0]}, git "
           f"{subprocess.run(['git', '--version'], capture_output=True, text=True).stdout.split()[-1]}"
           f", {os.cpu_count()} cores, median of {args.runs} runs each")
@@ -110,7 +132,8 @@ def main() -> int:
         verdict = "ok" if r["added_ms"] <= r["target_ms"] else "OVER"
         worst |= verdict != "ok"
         print(f"{kind:<10}{r['with_hooks_ms']:>10.1f}ms{r['without_ms']:>8.1f}ms"
-              f"{r['added_ms']:>7.1f}ms{r['target_ms']:>7.0f}ms  {verdict}")
+              f"{r['added_ms']:>7.1f}ms{r['target_ms']:>7.0f}ms  {verdict}"
+              + (f"   against: {r['against_added_ms']:.1f}ms added" if args.against else ""))
     return 1 if worst else 0
 
 
