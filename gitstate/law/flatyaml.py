@@ -1,6 +1,6 @@
 """A reader for the flat YAML that state files almost always hold, without importing PyYAML.
 
-Importing PyYAML costs a hook more than 20 ms (its reader compiles a large regular expression
+Importing PyYAML costs a hook ~7 ms quiet (bench/README.md, "Hook latency"): its reader
 at import). Front matter is nearly always flat `key: scalar` lines, so this module reads that
 subset itself and answers None for anything else: nesting, lists, flow collections, anchors,
 tags, double quotes, numbers other than plain integers, sexagesimal or octal lookalikes. The

@@ -3,7 +3,7 @@ value checked, each problem reported through the loader's reader with its locati
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
 
 from gitstate.law.lifecycle import (MORTALITY_KEYS, NOT_DEFAULTS, POLICY_KEYS, TIMEOUT_KEYS,
                                     Mortality, Policies, Timeout, parse_arrow, parse_duration)
