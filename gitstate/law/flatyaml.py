@@ -4,9 +4,9 @@ Importing PyYAML costs a hook ~7 ms quiet (bench/README.md, "Hook latency"): its
 compiles large regular expressions at import. Front matter is nearly always flat
 `key: scalar` lines, so this module reads that subset itself and answers None for anything
 else: nesting, lists, flow collections, anchors, tags, double quotes, numbers other than plain
-integers, sexagesimal or octal lookalikes. The caller then parses with PyYAML. Within the subset the result is the same as `yamlio.load`
-(tests/law/test_flatyaml.py checks that with generated input), and so are its refusals: a key
-given twice (`duplicate-key`) and a number too long to read (`long-number`).
+integers, sexagesimal or octal lookalikes. The caller then parses with PyYAML. Within the
+subset the result is the same as `yamlio.load` (tests/law/test_flatyaml.py checks that with
+generated input), and so are its refusals: a key given twice (`duplicate-key`) and a number too long to read (`long-number`).
 """
 
 from __future__ import annotations
