@@ -6,7 +6,8 @@ compiles large regular expressions at import. Front matter is nearly always flat
 else: nesting, lists, flow collections, anchors, tags, double quotes, numbers other than plain
 integers, sexagesimal or octal lookalikes. The caller then parses with PyYAML. Within the
 subset the result is the same as `yamlio.load` (tests/law/test_flatyaml.py checks that with
-generated input), and so are its refusals: a key given twice (`duplicate-key`) and a number too long to read (`long-number`).
+generated input), and so are its refusals: a key given twice (`duplicate-key`) and a number
+too long to read (`long-number`).
 """
 
 from __future__ import annotations
