@@ -1,24 +1,10 @@
-"""Text for people: durations, times, and the layouts of status and the roster."""
+"""Text for people: the layouts of status, the roster and a move."""
 
 from __future__ import annotations
 
 import click
 
-
-def ago(seconds: int | None) -> str:
-    if seconds is None:
-        return "?"
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            rest = seconds % size // {"d": 3600, "h": 60, "m": 1}[unit]
-            small = {"d": "h", "h": "m", "m": "s"}[unit]
-            return f"{seconds // size}{unit}{rest}{small}" if rest else f"{seconds // size}{unit}"
-    return f"{seconds}s"
-
-
-def when(ts: int) -> str:
-    import datetime
-    return datetime.datetime.fromtimestamp(ts, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
+from gitstate.law.times import duration
 
 
 def plural(n: int, word: str) -> str:
@@ -119,7 +105,7 @@ def print_roster(view: dict) -> None:
             if r.get("started"):
                 bits.append(f"{r['started']} .. {r.get('ended') or 'now'}")
             if r.get("seconds_in_state") is not None:
-                bits.append(f"{ago(r['seconds_in_state'])} in state")
+                bits.append(f"{duration(r['seconds_in_state'])} in state")
             if r.get("freeze_state"):
                 bits.append(f"freeze-state {r['freeze_state']}")
             if r.get("final_summary"):

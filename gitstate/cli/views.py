@@ -10,8 +10,9 @@ import click
 from gitstate.cli import complete
 from gitstate.cli.app import at_option, cli, directory_of, emit, json_option, open_repo, \
     push_option
-from gitstate.cli.text import plural, print_roster, print_status, when
+from gitstate.cli.text import plural, print_roster, print_status
 from gitstate.errors import EXIT_REJECTED, GitstateError, UsageError
+from gitstate.law.times import when
 
 
 def run_status(directory: str | None, agent: str | None = None, *, as_json: bool = False) -> int:

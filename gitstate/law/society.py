@@ -9,7 +9,8 @@ import re
 
 from gitstate.law import limits, statefile
 from gitstate.law.grammar import Message, is_valid_id
-from gitstate.law.lifecycle import Lifecycle, fmt_duration
+from gitstate.law.lifecycle import Lifecycle
+from gitstate.law.times import duration
 from gitstate.law.verdict import Context, Violation
 
 FREEZE_SECTIONS = ("Key Decisions", "Accumulated Knowledge", "Open Questions", "Files Changed",
@@ -165,7 +166,7 @@ def _check_timeout(p, lc: Lifecycle, ctx: Context, old: str, new: str,
     if since is not None and now - since >= wait:
         return
     left = f"; due in {int(wait - (now - since))}s" if since is not None else ""
-    out.append(Violation("timeout", f"{old} -> {new} happens only after {fmt_duration(wait)} in {old}"
+    out.append(Violation("timeout", f"{old} -> {new} happens only after {duration(wait, exact=True)} in {old}"
                          f"{left} (`gitstate sweep` makes it when due)",
                          f"{p.change.path}:{p.new.line_of('state')}"))
 
