@@ -2,17 +2,16 @@
 message and an exit code (0 done, 1 rejected, 2 usage); nothing ever prompts.
 
 Each command family lives in its own module (`setup`, `moves`, `operations`, `views`) as plain
-`run_*` functions returning an exit code, which the click commands wrap, so that the demo and,
-later, other faces call exactly what the commands call.
+`run_*` functions returning an exit code, which the click commands wrap and the demo calls:
+each gets its data from a function below the faces (gitstate/moves/, gitstate/history/, the
+one the MCP tools call too) and prints it.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from contextlib import contextmanager
-from contextvars import ContextVar
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import click
 
@@ -33,37 +32,26 @@ commit tagged [STATE:x]; git hooks refuse illegal moves. Try it:
 """
 
 
-# Where `--json` data goes: printed, or (for the MCP face) handed to whoever collects it.
-_collected: ContextVar[list | None] = ContextVar("gitstate_collected", default=None)
-
-
-@contextmanager
-def collecting() -> Iterator[list]:
-    """Collect the JSON data that `run_*` functions print, instead of printing it."""
-    out: list = []
-    token = _collected.set(out)
-    try:
-        yield out
-    finally:
-        _collected.reset(token)
-
-
 def emit(command: str, data: Any) -> None:
-    """Print `command`'s `--json` output. Its model (gitstate.schema) checks it whenever it is
-    collected (the MCP tools) or `$GITSTATE_CHECK_JSON` is set (the tests): building the
-    models costs a command line ~0.3 s, more than most views take."""
+    """Print `command`'s `--json` output. With `$GITSTATE_CHECK_JSON` (the tests) its model
+    (gitstate.schema) checks it first: building the models costs a command line ~0.3 s, more
+    than most views take."""
     import os
-    if _collected.get() is not None or os.environ.get("GITSTATE_CHECK_JSON"):
+    if os.environ.get("GITSTATE_CHECK_JSON"):
         from gitstate.schema.models import validated
         data = validated(command, data)
     json_out(data)
 
 
+def output(command: str, data: Any, as_json: bool, printer: Callable[[Any], None]) -> None:
+    """A command's data: its JSON for programs, or `printer`'s text for people."""
+    if as_json:
+        emit(command, data)
+    else:
+        printer(data)
+
+
 def json_out(data: Any) -> None:
-    sink = _collected.get()
-    if sink is not None:
-        sink.append(data)
-        return
     # Pretty for a person at a terminal; compact (and several times faster) for programs.
     if sys.stdout.isatty():
         click.echo(json.dumps(data, indent=2, default=str))

@@ -94,9 +94,8 @@ def _answer(command: str, directory: str | None, agent: str | None, at: str | No
     from gitstate.git.repo import open_managed
     repo = open_managed(directory)
     if command == "status":
-        from gitstate.history.status import status_rows
-        rows = status_rows(repo, agent)
-        return rows[0] if agent else rows
+        from gitstate.history.status import status
+        return status(repo, agent)
     from gitstate.history import views
     if command == "roster":
         return views.roster(repo, at)

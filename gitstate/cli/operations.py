@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from gitstate.cli import complete
-from gitstate.cli.app import cli, directory_of, emit, json_option, open_repo, push_option
+from gitstate.cli.app import cli, directory_of, json_option, open_repo, output, push_option
 from gitstate.errors import EXIT_REJECTED, UsageError
 
 
@@ -27,34 +27,24 @@ def await_cmd(ctx, agents, timeout):
     return run_await(directory_of(ctx), list(agents), timeout)
 
 
-def _commit(repo, push: bool):
-    from gitstate.moves.operations import committed
-    if not push:
-        return committed
-    from gitstate.moves.landing import landed
-    return landed(repo)
-
-
 def run_sweep(directory: str | None, *, dry_run: bool = False, push: bool = False,
               as_json: bool = False) -> int:
-    from gitstate.moves.operations import due_timeouts, sweep
+    from gitstate.moves.commands import sweep
+    from gitstate.moves.landing import committer
+    from gitstate.moves.operations import sweep as commit_due
     repo = open_repo(directory)
-    commit = _commit(repo, push)
     if dry_run or as_json:
-        due = due_timeouts(repo)
-        if not dry_run:
-            sweep(repo, lambda line: None, commit)
-        if as_json:
-            emit("sweep", {"due": due, "committed": not dry_run})
-        else:
-            for d in due:
-                click.echo(f"{d['agent']}: {d['from']} -> {d['to']} is due (after {d['after']})")
-            if not due:
-                click.echo("nothing is due")
-        return 0
-    if not sweep(repo, click.echo, commit):
+        output("sweep", sweep(repo, dry_run=dry_run, push=push), as_json, print_due)
+    elif not commit_due(repo, click.echo, committer(repo, push)):   # each move as it lands
         click.echo("nothing is due")
     return 0
+
+
+def print_due(data: dict) -> None:
+    for d in data["due"]:
+        click.echo(f"{d['agent']}: {d['from']} -> {d['to']} is due (after {d['after']})")
+    if not data["due"]:
+        click.echo("nothing is due")
 
 
 @cli.command()
@@ -72,12 +62,13 @@ def run_reap(directory: str | None, host: str | None = None, *, every: str | Non
              count: int | None = None, push: bool = False, as_json: bool = False) -> int:
     import time
 
+    from gitstate.moves.landing import committer
     from gitstate.moves.operations import reap
     period = _period(every) if every else None
     rounds = 0
     while True:
         repo = open_repo(directory)
-        if not reap(repo, click.echo, host, commit=_commit(repo, push)) and period is None:
+        if not reap(repo, click.echo, host, commit=committer(repo, push)) and period is None:
             click.echo("no agent has lost its process or its heartbeat")
         rounds += 1
         if period is None or (count is not None and rounds >= count):
@@ -112,9 +103,10 @@ def reap(ctx, host, every, count, push):
 
 def run_shutdown(directory: str | None, approved_by: str | None = None, *, push: bool = False,
                  as_json: bool = False) -> int:
+    from gitstate.moves.landing import committer
     from gitstate.moves.operations import shutdown
     repo = open_repo(directory)
-    skipped = shutdown(repo, click.echo, approved_by, _commit(repo, push))
+    skipped = shutdown(repo, click.echo, approved_by, committer(repo, push))
     return EXIT_REJECTED if skipped else 0
 
 

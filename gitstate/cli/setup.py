@@ -6,7 +6,8 @@ import os
 
 import click
 
-from gitstate.cli.app import cli, directory_of, emit, json_option, json_out, open_repo
+from gitstate.cli.app import cli, directory_of, emit, json_option, json_out, open_repo, \
+    output
 from gitstate.errors import EXIT_REJECTED, GitstateError
 
 
@@ -28,22 +29,24 @@ def run_init(directory: str | None, lifecycle: str | None = None, *, force: bool
         from gitstate.doors.install import init as do_init
         report = do_init(directory, lifecycle, force=force, commit=not no_commit,
                          approved_by=approved_by, humans=tuple(humans))
+    from dataclasses import asdict
     integrations = _integrations(directory, runtime, ci) if runtime or ci else []
-    if as_json:
-        emit("init", {**report.__dict__, **({"integrations": integrations}
-                                             if integrations else {})})
-        return 0
-    for line in report.actions:
+    data = {**asdict(report), **({"integrations": integrations} if integrations else {})}
+    output("init", data, as_json, print_init)
+    if not server and not as_json:
+        _explain_keys(directory)
+    return 0
+
+
+def print_init(data: dict) -> None:
+    for line in data["actions"]:
         click.echo(f"  {line}")
-    for i in integrations:
+    for i in data.get("integrations", []):
         what = ", ".join(i["added"]) if i["changed"] else "nothing to change"
         kept = f"; kept {', '.join(i['kept'])}" if i["kept"] else ""
         click.echo(f"  {i['path']} ({i['kind']} {i['name']}): {what}{kept}")
-    click.echo(f"managed with lifecycle '{report.lifecycle}'; hooks in {report.hooks_dir}"
-               + ("" if report.actions else " (nothing to change)"))
-    if not server:
-        _explain_keys(directory)
-    return 0
+    click.echo(f"managed with lifecycle '{data['lifecycle']}'; hooks in {data['hooks_dir']}"
+               + ("" if data["actions"] else " (nothing to change)"))
 
 
 def _explain_keys(directory: str | None) -> None:
@@ -122,14 +125,15 @@ def presets(as_json):
         lc = _preset_lifecycle(name)
         rows.append({"name": name, "description": lc.description, "initial": lc.initial,
                      "states": list(lc.states), "default": name == "haak"})
-    if as_json:
-        emit("presets", rows)
-        return 0
+    output("presets", rows, as_json, print_presets)
+    return 0
+
+
+def print_presets(rows: list[dict]) -> None:
     for r in rows:
         mark = " (default)" if r["default"] else ""
         click.echo(f"{r['name']}{mark}: {r['description']}")
         click.echo(f"    states: {', '.join(r['states'])}")
-    return 0
 
 
 def run_lifecycle(directory: str | None, *, mermaid: bool = False, preset: str | None = None,
@@ -163,18 +167,19 @@ def check(ctx, as_json):
 
 
 def run_check(directory: str | None, *, as_json: bool = False) -> int:
-    from gitstate.schema.status import Problem
-    from gitstate.doors.check import check_worktree
-    problems = [Problem.from_violation(v) for v in check_worktree(open_repo(directory))]
-    if as_json:
-        emit("check", {"ok": not problems, "problems": [p.as_json() for p in problems]})
-    else:
-        for p in problems:
-            where = f"{p.file}:{p.line}" if p.line else p.file
-            click.echo(f"[{p.rule}] {where}: {p.message}")
-        click.echo("ok: lifecycle and state files are valid" if not problems
-                   else f"{len(problems)} problem{'s' if len(problems) != 1 else ''}")
-    return EXIT_REJECTED if problems else 0
+    from gitstate.doors.check import check as checked
+    result = checked(open_repo(directory))
+    output("check", result, as_json, print_check)
+    return 0 if result["ok"] else EXIT_REJECTED
+
+
+def print_check(result: dict) -> None:
+    for p in result["problems"]:
+        where = f"{p['file']}:{p['line']}" if p["line"] else p["file"]
+        click.echo(f"[{p['rule']}] {where}: {p['message']}")
+    count = len(result["problems"])
+    click.echo("ok: lifecycle and state files are valid" if not count
+               else f"{count} problem{'s' if count != 1 else ''}")
 
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
@@ -211,16 +216,15 @@ def run_doctor(directory: str | None, *, as_json: bool = False) -> int:
         hub_mode = False
         findings = diagnose(open_repo(directory))
     failed = any(f["status"] == "fail" for f in findings)
-    if as_json:
-        emit("doctor", {"ok": not failed, "findings": findings})
-    else:
-        for f in findings:
+
+    def print_findings(data: dict) -> None:
+        for f in data["findings"]:
             click.echo(f"{f['status']:<4}  {f['check']:<9}  {f['detail']}")
             if f["fix"] and f["status"] != "ok":
                 click.echo(f"{'':17}-> {f['fix']}")
         click.echo(("this hub's doors hold" if hub_mode else "this clone's doors hold")
-                   if not failed else
-                   "a door is open: see the lines marked fail")
+                   if not failed else "a door is open: see the lines marked fail")
+    output("doctor", {"ok": not failed, "findings": findings}, as_json, print_findings)
     return EXIT_REJECTED if failed else 0
 
 

@@ -77,3 +77,18 @@ def _check_hooks(repo: Managed, lc) -> list[Violation]:
             out.append(Violation("hooks", f"the {name} hook is not executable, so git skips it; "
                                  "run `gitstate init`", str(path)))
     return out
+
+
+def check(repo: Managed) -> dict:
+    """`gitstate check`: every problem, each with its file and line apart."""
+    problems = [_problem(v) for v in check_worktree(repo)]
+    return {"ok": not problems, "problems": problems}
+
+
+def _problem(v: Violation) -> dict:
+    """A rule's violation, its `where` ("file:line" or "file") split in two."""
+    where = v.where or ""
+    path, _, line = where.rpartition(":")
+    if path and line.isdigit():
+        return {"file": path, "line": int(line), "rule": v.rule, "message": v.message}
+    return {"file": where, "line": None, "rule": v.rule, "message": v.message}
