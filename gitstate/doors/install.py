@@ -30,8 +30,12 @@ SHIM_DIR = ".githooks"
 AGENT_GUIDE = "agent/README.md"
 
 
+# Its fields are the `--json` record of `gitstate init`; the model in
+# gitstate/schema/models.py is derived from them.
 @dataclass
 class InitReport:
+    """What `gitstate init` did: the lifecycle, the hooks folder, each action, the commit."""
+
     lifecycle: str
     hooks_dir: str
     actions: list[str] = field(default_factory=list)

@@ -25,7 +25,7 @@ from gitstate.moves.operations import await_agents
 from gitstate.moves.operations import reap as do_reap
 from gitstate.moves.operations import shutdown as do_shutdown
 from gitstate.schema import models as m
-from gitstate.schema.models import AgentStatus
+from gitstate.schema.records import AgentStatus
 
 INSTRUCTIONS = """gitstate keeps each agent's lifecycle state in git: every move is one commit,
 judged by the repository's lifecycle (protocols/lifecycle.yaml). Start with `status` (yours:
