@@ -1,10 +1,10 @@
 """The click group, the options every command shares, and the one place where errors become a
 message and an exit code (0 done, 1 rejected, 2 usage); nothing ever prompts.
 
-Each command family lives in its own module (`setup`, `moves`, `operations`, `views`) as plain
-`run_*` functions returning an exit code, which the click commands wrap and the demo calls:
-each gets its data from a function below the faces (gitstate/moves/, gitstate/history/, the
-one the MCP tools call too) and prints it.
+Each command family lives in its own module (`setup`, `moves`, `operations`, `views`): a
+command gets its data from a function below the faces (in gitstate/moves/, gitstate/history/,
+gitstate/doors/: the one the MCP tools call too) and prints it, as JSON or as text, returning
+its exit code.
 """
 
 from __future__ import annotations
@@ -89,13 +89,15 @@ def cli(ctx: click.Context, directory: str | None) -> None:
         click.echo(ctx.get_help())
 
 
-def open_repo(directory: str | None, *, bare_ok: bool = False):
+def directory() -> str | None:
+    """Where the command runs: `-C PATH`, or None for here."""
+    return click.get_current_context().obj["dir"]
+
+
+def repo(*, bare_ok: bool = False):
+    """The managed repository the command runs in (`bare_ok`: a hub or a mirror will do)."""
     from gitstate.git.repo import open_managed
-    return open_managed(directory, bare_ok=bare_ok)
-
-
-def directory_of(ctx: click.Context) -> str | None:
-    return ctx.obj.get("dir")
+    return open_managed(directory(), bare_ok=bare_ok)
 
 
 # -- errors ----------------------------------------------------------------------------------
@@ -108,12 +110,3 @@ def report_error(exc: GitstateError, as_json: bool) -> int:
     else:
         click.echo(f"gitstate: {exc}", err=True)
     return exc.exit_code
-
-
-def guarded(fn: Callable[..., int | None], *args, as_json: bool = False, **kwargs) -> int:
-    """Call a `run_*` function as its command would run, and return the exit code: what the
-    demo uses to tell its story through the very functions the commands call."""
-    try:
-        return fn(*args, as_json=as_json, **kwargs) or 0
-    except GitstateError as exc:
-        return report_error(exc, as_json)

@@ -8,14 +8,18 @@ import sys
 import click
 
 from gitstate.cli import complete
-from gitstate.cli.app import at_option, cli, directory_of, json_option, open_repo, output, \
-    push_option
+from gitstate.cli.app import at_option, cli, json_option, output, push_option, repo
 from gitstate.cli.text import plural, print_roster, print_status
 from gitstate.errors import EXIT_REJECTED
+from gitstate.history import views as history
 from gitstate.law.times import when
 
 
-def run_status(directory: str | None, agent: str | None = None, *, as_json: bool = False) -> int:
+@cli.command()
+@click.argument("agent", required=False, shell_complete=complete.agent)
+@json_option
+def status(agent, as_json):
+    """Current state, mortality phase and legal next states (of AGENT, or of everyone)."""
     from gitstate.history.status import status as status_of
 
     def print_rows(data) -> None:
@@ -24,73 +28,30 @@ def run_status(directory: str | None, agent: str | None = None, *, as_json: bool
             click.echo("no agents yet: `gitstate spawn <id>` registers one")
         for r in rows:
             print_status(r, detailed=bool(agent))
-    output("status", status_of(open_repo(directory), agent), as_json, print_rows)
-    return 0
+    output("status", status_of(repo(), agent), as_json, print_rows)
 
 
-@cli.command()
-@click.argument("agent", required=False, shell_complete=complete.agent)
-@json_option
-@click.pass_context
-def status(ctx, agent, as_json):
-    """Current state, mortality phase and legal next states (of AGENT, or of everyone)."""
-    return run_status(directory_of(ctx), agent, as_json=as_json)
-
-
-def run_roster(directory: str | None, at: str | None = None, *, as_json: bool = False) -> int:
-    from gitstate.history.views import roster as roster_of
-    output("roster", roster_of(open_repo(directory), at), as_json, print_roster)
-    return 0
-
-
-@cli.command()
-@at_option
-@json_option
-@click.pass_context
-def roster(ctx, at, as_json):
-    """Living, freezer and cemetery, derived from git history."""
-    return run_roster(directory_of(ctx), at, as_json=as_json)
-
-
-def run_vacancies(directory: str | None, at: str | None = None, *,
-                  as_json: bool = False) -> int:
+def print_vacancies(view: dict) -> None:
     from gitstate.history.fold import vacancy_notice
-    from gitstate.history.views import vacant_roles
-
-    def print_notices(view: dict) -> None:
-        for v in view["vacancies"]:
-            click.echo(vacancy_notice(v))
-        if not view["vacancies"]:
-            click.echo("no vacant roles")
-    output("vacancies", vacant_roles(open_repo(directory), at), as_json, print_notices)
-    return 0
+    for v in view["vacancies"]:
+        click.echo(vacancy_notice(v))
+    if not view["vacancies"]:
+        click.echo("no vacant roles")
 
 
-@cli.command()
-@at_option
-@json_option
-@click.pass_context
-def vacancies(ctx, at, as_json):
-    """Roles whose holders froze or died, and roles never filled."""
-    return run_vacancies(directory_of(ctx), at, as_json=as_json)
+def _as_of(name: str, data, printer, help: str) -> None:
+    """A view of the history as of a moment (`--at`): `data(repo, at)`, printed by `printer`."""
+    @cli.command(name, help=help)
+    @at_option
+    @json_option
+    def view(at, as_json):
+        output(name, data(repo(), at), as_json, printer)
 
 
-def run_log(directory: str | None, agent: str | None = None, *, as_json: bool = False,
-            limit: int | None = None, since: str | None = None,
-            newest_first: bool = False) -> int:
-    from gitstate.history.views import log_rows
-
-    def print_moves(rows: list[dict]) -> None:
-        for r in rows:
-            move = f"{r['from']} -> {r['to']}" if r["from"] else f"born in {r['to']}"
-            click.echo(f"{when(r['time'])}  {r['commit'][:10]}  {r['agent']}: {move}"
-                       + (f"  {r['text']}" if r["text"] else "") + f"  ({r['author']})")
-        if not rows:
-            click.echo(f"no moves since {since}" if since is not None else
-                       "no moves asked for (--limit 0)" if limit == 0 else "no state commits yet")
-    output("log", log_rows(open_repo(directory), agent, limit=limit, since=since,
-                           newest_first=newest_first), as_json, print_moves)
-    return 0
+_as_of("roster", history.roster, print_roster,
+       "Living, freezer and cemetery, derived from git history.")
+_as_of("vacancies", history.vacant_roles, print_vacancies,
+       "Roles whose holders froze or died, and roles never filled.")
 
 
 @cli.command("log")
@@ -102,19 +63,32 @@ def run_log(directory: str | None, agent: str | None = None, *, as_json: bool = 
 @click.option("--newest-first", "--reverse", "newest_first", is_flag=True,
               help="Newest first (the default is oldest first, the order they happened in).")
 @json_option
-@click.pass_context
-def log_cmd(ctx, agent, limit, since, newest_first, as_json):
+def log_cmd(agent, limit, since, newest_first, as_json):
     """Transition history (of AGENT, or of everyone), oldest first."""
-    return run_log(directory_of(ctx), agent, as_json=as_json, limit=limit, since=since,
-                   newest_first=newest_first)
+    def print_moves(rows: list[dict]) -> None:
+        for r in rows:
+            move = f"{r['from']} -> {r['to']}" if r["from"] else f"born in {r['to']}"
+            click.echo(f"{when(r['time'])}  {r['commit'][:10]}  {r['agent']}: {move}"
+                       + (f"  {r['text']}" if r["text"] else "") + f"  ({r['author']})")
+        if not rows:
+            click.echo(f"no moves since {since}" if since is not None else
+                       "no moves asked for (--limit 0)" if limit == 0 else "no state commits yet")
+    rows = history.log_rows(repo(), agent, limit=limit, since=since, newest_first=newest_first)
+    output("log", rows, as_json, print_moves)
 
 
-def run_inbox(directory: str | None, agent: str, *, mark_read: bool = False,
-              push: bool = False, as_json: bool = False) -> int:
+@cli.command()
+@click.argument("agent", shell_complete=complete.agent)
+@click.option("--mark-read", is_flag=True,
+              help="Move the agent's last_read_commit to HEAD (a state commit).")
+@push_option
+@json_option
+def inbox(agent, mark_read, push, as_json):
+    """Messages to AGENT (@AGENT or @ALL) since its last_read_commit."""
     from gitstate.moves.commands import inbox as read
-    view = read(open_repo(directory), agent, mark_read=mark_read, push=push)
-    pushed = view.get("push")
+    view = read(repo(), agent, mark_read=mark_read, push=push)
     output("inbox", view, as_json, print_inbox)
+    pushed = view.get("push")
     return 0 if pushed is None or pushed["outcome"] == "landed" else EXIT_REJECTED
 
 
@@ -137,37 +111,16 @@ def print_inbox(view: dict) -> None:
 
 
 @cli.command()
-@click.argument("agent", shell_complete=complete.agent)
-@click.option("--mark-read", is_flag=True,
-              help="Move the agent's last_read_commit to HEAD (a state commit).")
-@push_option
-@json_option
-@click.pass_context
-def inbox(ctx, agent, mark_read, push, as_json):
-    """Messages to AGENT (@AGENT or @ALL) since its last_read_commit."""
-    return run_inbox(directory_of(ctx), agent, mark_read=mark_read, push=push,
-                     as_json=as_json)
-
-
-@cli.command()
 @click.option("--sqlite", "sqlite_path", default=None, metavar="PATH",
               help="Also upsert the graph into this SQLite file (default: "
                    "entities.db in the clone's .git/gitstate, outside the work tree).")
 @click.option("--no-sqlite", is_flag=True, help="Only print the graph.")
 @json_option
-@click.pass_context
-def situations(ctx, sqlite_path, no_sqlite, as_json):
+def situations(sqlite_path, no_sqlite, as_json):
     """The entity graph of agent sessions, from history; written to SQLite too."""
-    return run_situations(directory_of(ctx), sqlite_path=sqlite_path, no_sqlite=no_sqlite,
-                          as_json=as_json)
-
-
-def run_situations(directory: str | None, *, sqlite_path: str | None = None,
-                   no_sqlite: bool = False, as_json: bool = False) -> int:
     from gitstate.history.entities import situations as graph
-    output("situations", graph(open_repo(directory), sqlite_path=sqlite_path,
-                               no_sqlite=no_sqlite), as_json, print_situations)
-    return 0
+    output("situations", graph(repo(), sqlite_path=sqlite_path, no_sqlite=no_sqlite), as_json,
+           print_situations)
 
 
 def print_situations(data: dict) -> None:
@@ -188,13 +141,17 @@ def _say_progress(count: int) -> None:
     sys.stderr.flush()
 
 
-def run_verify(directory: str | None, revs=(), *, no_cache: bool = False,
-               as_json: bool = False) -> int:
-    from gitstate.history.views import verified
+@cli.command()
+@click.argument("revs", nargs=-1, metavar="[RANGE]")
+@click.option("--no-cache", is_flag=True,
+              help="Read nothing from .git/gitstate and write nothing there (for CI, audits).")
+@json_option
+def verify(revs, no_cache, as_json):
+    """Replay history (default: all of HEAD's) through the hooks' rules; flag every commit
+    that broke them, e.g. one made by a clone without gitstate's hooks."""
     progress = None if as_json or not sys.stderr.isatty() else _say_progress
     try:
-        report = verified(open_repo(directory, bare_ok=True), revs, no_cache=no_cache,
-                          progress=progress)
+        report = history.verified(repo(bare_ok=True), revs, no_cache=no_cache, progress=progress)
     finally:
         if progress is not None:
             sys.stderr.write("\r\033[K")   # the progress line goes when the answer comes
@@ -213,15 +170,3 @@ def print_verified(report: dict) -> None:
     bad = len({p["commit"] for p in report["problems"]})
     click.echo(f"{plural(bad, 'commit')} broke the rules" if report["problems"]
                else "ok: every commit follows the lifecycle")
-
-
-@cli.command()
-@click.argument("revs", nargs=-1, metavar="[RANGE]")
-@click.option("--no-cache", is_flag=True,
-              help="Read nothing from .git/gitstate and write nothing there (for CI, audits).")
-@json_option
-@click.pass_context
-def verify(ctx, revs, no_cache, as_json):
-    """Replay history (default: all of HEAD's) through the hooks' rules; flag every commit
-    that broke them, e.g. one made by a clone without gitstate's hooks."""
-    return run_verify(directory_of(ctx), revs, no_cache=no_cache, as_json=as_json)
