@@ -79,9 +79,8 @@ def init(lifecycle, force, no_commit, server, humans, approved_by, runtime, ci, 
         from gitstate.doors.install import init as do_init
         report = do_init(directory(), lifecycle, force=force, commit=not no_commit,
                          approved_by=approved_by, humans=tuple(humans))
-    from dataclasses import asdict
     integrations = _integrations(directory(), runtime, ci) if runtime or ci else []
-    data = {**asdict(report), **({"integrations": integrations} if integrations else {})}
+    data = {**report.as_plain(), **({"integrations": integrations} if integrations else {})}
     output("init", data, as_json, print_init)
     if not server and not as_json:
         _explain_keys()

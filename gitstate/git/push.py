@@ -26,6 +26,7 @@ from typing import Callable
 from gitstate.errors import GitFailure, GitstateError, Rejected
 from gitstate.git.atomic import Result, safe_path, write_file
 from gitstate.git.runner import ZERO, Git
+from gitstate.law.record import Record
 
 UNLANDED = "refs/heads/gitstate/unlanded"
 
@@ -62,10 +63,8 @@ class Upstream:
         return self.tracking.removeprefix("refs/remotes/")
 
 
-# Its fields are the `--json` record of how a move made with `--push` landed; the model in
-# gitstate/schema/models.py is derived from them.
-@dataclass
-class Landing:
+# Its plain form is the `--json` record of a landing; gitstate/schema describes it.
+class Landing(Record):
     """How a move made with `--push` landed: landed (exit 0), illegal or gave-up (exit 1)."""
 
     outcome: str                      # landed | illegal | gave-up
@@ -74,7 +73,7 @@ class Landing:
     upstream: str
     reason: str | None = None
     kept: str | None = None           # side branch holding the unlanded work
-    staged: list[str] = field(default_factory=list)   # work left staged in the index
+    staged: list[str] = []            # work left staged in the index
 
     @property
     def exit_code(self) -> int:

@@ -11,7 +11,6 @@ away from a declared one, waiting for a free slot).
 from __future__ import annotations
 
 import sys
-from dataclasses import asdict
 
 from gitstate.errors import GitstateError
 from gitstate.git.atomic import Result
@@ -144,7 +143,7 @@ def inbox(repo: Managed, agent: str, *, mark_read: bool = False, push: bool = Fa
         return view
     from gitstate.moves.landing import push_move
     landing, _result = push_move(repo, view["agent"], move)
-    view["push"] = asdict(landing)
+    view["push"] = landing.as_plain()
     if landing.outcome == "landed":
         view["marked_read"] = {"commit": landing.commit, "last_read_commit": view["head"]}
     return view
@@ -169,7 +168,7 @@ def committed(repo: Managed, agent: str, move: Callable[[], Result], *, push: bo
         from gitstate.moves.landing import push_move
         landing, result = push_move(repo, agent, move)
         info = result.plan.info
-        return {**asdict(landing), "agent": info.get("agent"), "from": info.get("from"),
+        return {**landing.as_plain(), "agent": info.get("agent"), "from": info.get("from"),
                 "to": info.get("to"), "path": info.get("path"), **(extra or {})}
     result = move()
     if result.detached:

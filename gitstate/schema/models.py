@@ -1,8 +1,9 @@
 """The `--json` output of every command, as pydantic models: the one declaration of each
 shape, which the tests check every output against (`$GITSTATE_CHECK_JSON`), the MCP tools
 return, and `gitstate schema` prints. The commands build their records as plain dicts (no
-pydantic on the paths agents poll); where the data side declares a record as a dataclass (a
-landing, an init report), its model is derived from it here, not written again.
+pydantic on the paths agents poll); where the data side declares a record as a law record
+(`gitstate.law.record`: the lifecycle, a landing, an init report), its model is described from
+it here, not written again.
 
 Field names follow the JSON exactly; `from` (a Python keyword) is spelled `from_` with the
 alias `from`.
@@ -16,7 +17,7 @@ from pydantic import Field, RootModel, TypeAdapter
 
 from gitstate.doors import install
 from gitstate.git import push
-from gitstate.schema.records import AgentStatus, Commit, Record, RosterRow, derived
+from gitstate.schema.records import AgentStatus, Commit, Record, RosterRow
 
 
 # -- setup ----------------------------------------------------------------------------------
@@ -30,9 +31,6 @@ class Integration(Record):
     changed: bool
     added: list[str] = []        # hook events (or CI jobs) added or updated
     kept: list[str] = []         # what of the user's was kept as it was
-
-
-InitReport = derived(install.InitReport, integrations=(list[Integration], []))
 
 
 class Preset(Record):
@@ -80,6 +78,11 @@ def _lifecycle_doc() -> type[Record]:
 
 
 LifecycleDoc = _lifecycle_doc()
+
+
+class InitReport(described(install.InitReport, {install.InitReport: "InitReport"})):
+    """What `gitstate init` did, and what `--runtime` or `--ci` wrote."""
+    integrations: list[Integration] = []
 
 
 class Problem(Record):
@@ -161,7 +164,7 @@ class MarkedRead(Record):
     last_read_commit: str
 
 
-Pushed = derived(push.Landing, "Pushed")
+Pushed = described(push.Landing, {push.Landing: "Pushed"})
 
 
 class Inbox(Record):

@@ -1,29 +1,14 @@
-"""The base every model shares (an exact record, or one derived from a dataclass of the data
-side), and the records several outputs hold: an agent's status and roster entry, a commit."""
+"""The base every model shares (an exact record), and the records several outputs hold: an
+agent's status and roster entry, a commit."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Record(BaseModel):
     """A `--json` record: exactly its fields (an unknown key is a bug, caught by the tests)."""
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-
-def derived(cls: type, name: str | None = None, **more: Any) -> type[Record]:
-    """The model of a record that the data side declares as the dataclass `cls` (its JSON is
-    `dataclasses.asdict`), with `more` fields (name=(type, default)) after its own."""
-    import dataclasses
-    import typing
-    hints = typing.get_type_hints(cls)
-    fields = {f.name: (hints[f.name], f.default if f.default is not dataclasses.MISSING
-                       else f.default_factory() if f.default_factory is not dataclasses.MISSING
-                       else ...) for f in dataclasses.fields(cls)}
-    return create_model(name or cls.__name__, __base__=Record, __doc__=cls.__doc__, **fields,
-                        **more)
 
 
 class Commit(Record):
