@@ -1,5 +1,5 @@
 """`gitstate status`: each agent's state, roster, mortality phase and legal next states, as a
-plain record (its model is `AgentStatus` in gitstate/schema/models.py; pydantic stays off this
+plain record (its model is `AgentStatus` in gitstate/schema/records.py; pydantic stays off this
 path, which agents poll)."""
 
 from __future__ import annotations
