@@ -104,10 +104,8 @@ def run_demo(directory: str | None = None, preset: str | None = None) -> int:
 
     s.say("alice works through the loop; her design lands in the same commit as her state,\n"
           "# and @bob in the message is a message to bob.")
-    s.gitstate("transition", "alice", "inbox",
-               text="restored from a cold start")
-    s.gitstate("transition", "alice", "distill",
-               text="nothing in the inbox")
+    s.gitstate("transition", "alice", "inbox", text="restored from a cold start")
+    s.gitstate("transition", "alice", "distill", text="nothing in the inbox")
     s.write("docs/design.md", "# Roster fold\n\nFold tagged commits into a roster.\n")
     s.shell("git", "add", "docs/design.md")
     s.gitstate("transition", "alice", "deep_work",
@@ -125,17 +123,14 @@ def run_demo(directory: str | None = None, preset: str | None = None) -> int:
     s.say("Nothing was committed; bob's edit is still in his work tree. He takes the legal path.")
     s.shell("git", "status", "--short")
     s.shell("git", "checkout", "--", "agent/bob/_state.md")
-    s.gitstate("transition", "bob", "distill",
-               text="reading alice's design")
+    s.gitstate("transition", "bob", "distill", text="reading alice's design")
 
     s.say("carol works long: when her context crosses a threshold, the move says what the\n"
           "# phase asks. At urgent she freezes from where she stands, in one commit.")
     s.gitstate("transition", "carol", "inbox", text="restored")
     s.gitstate("transition", "carol", "distill", text="planning")
-    s.gitstate("transition", "carol", "deep_work", text="migrating",
-               sets=["context_pct=60"])
-    s.gitstate("transition", "carol", "deep_work", text="still migrating",
-               sets=["context_pct=91"])
+    s.gitstate("transition", "carol", "deep_work", text="migrating", sets=["context_pct=60"])
+    s.gitstate("transition", "carol", "deep_work", text="still migrating", sets=["context_pct=91"])
     s.say("A freeze-state of placeholders would answer nobody: the first `freeze` writes the\n"
           "# template and refuses; carol writes what she knows, then freezes.")
     s.gitstate("freeze", "carol", expect=1)
@@ -150,15 +145,13 @@ def run_demo(directory: str | None = None, preset: str | None = None) -> int:
     s.gitstate("freeze", "carol")
     s.gitstate("show", "carol")
     s.say("Waking a frozen agent is a human's call: without approval it is refused.")
-    s.gitstate("transition", "carol", "bootstrap", text="waking myself",
-               expect=1)
+    s.gitstate("transition", "carol", "bootstrap", text="waking myself", expect=1)
 
     s.say("alice hands her role to dan in one commit (never vacant, never held twice),\n"
           "# then dies from where she stands, leaving a final summary.")
     s.gitstate("spawn", "dan", sets=["person=zach"])
     s.gitstate("handover", "architect", to="dan")
-    s.gitstate("bury", "alice",
-               summary="Designed the roster fold; see docs/design.md")
+    s.gitstate("bury", "alice", summary="Designed the roster fold; see docs/design.md")
 
     s.say("Everything else is derived from git log: the roster (living, freezer, cemetery),\n"
           "# the roles that fell vacant, and what is waiting in bob's inbox.")
@@ -255,8 +248,7 @@ def _preset_story(s: _Story, preset: str) -> None:
         s.say("The seed's log fields: what an agent is for, and when it started and ended.")
         s.gitstate("spawn", "eve", parent="ben", role="researcher",
                    task="survey the parsers", instructions="List each parser and its tests.")
-        s.gitstate("transition", "eve", "in-progress",
-                   text="three parsers found")
+        s.gitstate("transition", "eve", "in-progress", text="three parsers found")
         s.gitstate("transition", "eve", "done", text="survey written")
         s.say("`await` reports every state commit of the agents it waits for, progress too\n"
               "# (here: already ended, so it says so at once).")
