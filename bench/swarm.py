@@ -141,7 +141,7 @@ for i in range(moves):
         move = lambda: transition(repo, agent, state, text=f"move {i}")
     t = time.monotonic()
     try:
-        landing = push_move(repo, agent, move)
+        landing, _ = push_move(repo, agent, move)
     except Exception as exc:   # a refusal before anything was committed
         rows.append({"move": i, "outcome": "refused", "reason": str(exc), "attempts": 0})
         break

@@ -1,18 +1,17 @@
 """The click group, the options every command shares, and the one place where errors become a
 message and an exit code (0 done, 1 rejected, 2 usage); nothing ever prompts.
 
-Each command family lives in its own module (`setup`, `moves`, `operations`, `views`) as plain
-`run_*` functions returning an exit code, which the click commands wrap, so that the demo and,
-later, other faces call exactly what the commands call.
+Each command family lives in its own module (`setup`, `moves`, `operations`, `views`): a
+command gets its data from a function below the faces (in gitstate/moves/, gitstate/history/,
+gitstate/doors/: the one the MCP tools call too) and prints it, as JSON or as text, returning
+its exit code.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from contextlib import contextmanager
-from contextvars import ContextVar
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import click
 
@@ -33,37 +32,26 @@ commit tagged [STATE:x]; git hooks refuse illegal moves. Try it:
 """
 
 
-# Where `--json` data goes: printed, or (for the MCP face) handed to whoever collects it.
-_collected: ContextVar[list | None] = ContextVar("gitstate_collected", default=None)
-
-
-@contextmanager
-def collecting() -> Iterator[list]:
-    """Collect the JSON data that `run_*` functions print, instead of printing it."""
-    out: list = []
-    token = _collected.set(out)
-    try:
-        yield out
-    finally:
-        _collected.reset(token)
-
-
 def emit(command: str, data: Any) -> None:
-    """Print `command`'s `--json` output. Its model (gitstate.schema) checks it whenever it is
-    collected (the MCP tools) or `$GITSTATE_CHECK_JSON` is set (the tests): building the
-    models costs a command line ~0.3 s, more than most views take."""
+    """Print `command`'s `--json` output. With `$GITSTATE_CHECK_JSON` (the tests) its model
+    (gitstate.schema) checks it first: building the models costs a command line ~0.3 s, more
+    than most views take."""
     import os
-    if _collected.get() is not None or os.environ.get("GITSTATE_CHECK_JSON"):
+    if os.environ.get("GITSTATE_CHECK_JSON"):
         from gitstate.schema.models import validated
         data = validated(command, data)
     json_out(data)
 
 
+def output(command: str, data: Any, as_json: bool, printer: Callable[[Any], None]) -> None:
+    """A command's data: its JSON for programs, or `printer`'s text for people."""
+    if as_json:
+        emit(command, data)
+    else:
+        printer(data)
+
+
 def json_out(data: Any) -> None:
-    sink = _collected.get()
-    if sink is not None:
-        sink.append(data)
-        return
     # Pretty for a person at a terminal; compact (and several times faster) for programs.
     if sys.stdout.isatty():
         click.echo(json.dumps(data, indent=2, default=str))
@@ -101,13 +89,15 @@ def cli(ctx: click.Context, directory: str | None) -> None:
         click.echo(ctx.get_help())
 
 
-def open_repo(directory: str | None, *, bare_ok: bool = False):
+def directory() -> str | None:
+    """Where the command runs: `-C PATH`, or None for here."""
+    return click.get_current_context().obj["dir"]
+
+
+def repo(*, bare_ok: bool = False):
+    """The managed repository the command runs in (`bare_ok`: a hub or a mirror will do)."""
     from gitstate.git.repo import open_managed
-    return open_managed(directory, bare_ok=bare_ok)
-
-
-def directory_of(ctx: click.Context) -> str | None:
-    return ctx.obj.get("dir")
+    return open_managed(directory(), bare_ok=bare_ok)
 
 
 # -- errors ----------------------------------------------------------------------------------
@@ -120,12 +110,3 @@ def report_error(exc: GitstateError, as_json: bool) -> int:
     else:
         click.echo(f"gitstate: {exc}", err=True)
     return exc.exit_code
-
-
-def guarded(fn: Callable[..., int | None], *args, as_json: bool = False, **kwargs) -> int:
-    """Call a `run_*` function as its command would run, and return the exit code: what the
-    demo uses to tell its story through the very functions the commands call."""
-    try:
-        return fn(*args, as_json=as_json, **kwargs) or 0
-    except GitstateError as exc:
-        return report_error(exc, as_json)

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import click
 
-from gitstate.cli import moves, operations, setup, views
 from gitstate.cli.app import cli
 from gitstate.git.runner import Git
 
@@ -24,12 +23,12 @@ class _Story:
         click.echo("")
         click.secho(f"# {text}", fg="cyan")
 
-    def gitstate(self, name: str, run, *args, expect: int = 0, **options) -> int:
-        """Show the command line, then call the function that command calls."""
-        from gitstate.cli.app import guarded
-        argv = [name, *_words(args), *_flags(options)]
+    def gitstate(self, *args, expect: int = 0, **options) -> int:
+        """Show the command line, then run it, in this process, as `gitstate` runs it."""
+        from gitstate.cli.main import main
+        argv = [*_words(args), *_flags(options)]
         click.secho(f"$ gitstate {' '.join(_quote(a) for a in argv)}", bold=True)
-        code = guarded(run, str(self.repo), *args, **options)
+        code = main(["-C", str(self.repo), *argv])
         if code != expect:
             self.failures.append(f"`gitstate {' '.join(argv)}` exited {code}, expected {expect}")
         return code
@@ -95,29 +94,27 @@ def run_demo(directory: str | None = None, preset: str | None = None) -> int:
         return _ending(s, repo)
 
     s.say("Make the repository managed: the lifecycle 'haak', its protocols, the hooks.")
-    s.gitstate("init", setup.run_init)
+    s.gitstate("init")
 
     s.say("Three agents are born, each in the initial state, each in one commit.")
-    s.gitstate("spawn", moves.run_spawn, "alice", role="architect", model="opus-4-6",
+    s.gitstate("spawn", "alice", role="architect", model="opus-4-6",
                sets=["person=zach", "project=haak"])
-    s.gitstate("spawn", moves.run_spawn, "bob", role="librarian", sets=["person=zach"])
-    s.gitstate("spawn", moves.run_spawn, "carol", role="steward", sets=["person=zach"])
+    s.gitstate("spawn", "bob", role="librarian", sets=["person=zach"])
+    s.gitstate("spawn", "carol", role="steward", sets=["person=zach"])
 
     s.say("alice works through the loop; her design lands in the same commit as her state,\n"
           "# and @bob in the message is a message to bob.")
-    s.gitstate("transition", moves.run_transition, "alice", "inbox",
-               text="restored from a cold start")
-    s.gitstate("transition", moves.run_transition, "alice", "distill",
-               text="nothing in the inbox")
+    s.gitstate("transition", "alice", "inbox", text="restored from a cold start")
+    s.gitstate("transition", "alice", "distill", text="nothing in the inbox")
     s.write("docs/design.md", "# Roster fold\n\nFold tagged commits into a roster.\n")
     s.shell("git", "add", "docs/design.md")
-    s.gitstate("transition", moves.run_transition, "alice", "deep_work",
+    s.gitstate("transition", "alice", "deep_work",
                text="roster: design drafted", sets=["thread=roster-fold", "context_pct=40"],
                body="@bob please index docs/design.md")
 
     s.say("bob tries to skip ahead by editing his state file and committing by hand.\n"
           "# The pre-commit hook refuses, and says what would be legal.")
-    s.gitstate("transition", moves.run_transition, "bob", "inbox", text="restored")
+    s.gitstate("transition", "bob", "inbox", text="restored")
     state = repo / "agent" / "bob" / "_state.md"
     state.write_text(state.read_text(encoding="utf-8").replace("state: inbox", "state: deep_work"),
                      encoding="utf-8")
@@ -126,20 +123,17 @@ def run_demo(directory: str | None = None, preset: str | None = None) -> int:
     s.say("Nothing was committed; bob's edit is still in his work tree. He takes the legal path.")
     s.shell("git", "status", "--short")
     s.shell("git", "checkout", "--", "agent/bob/_state.md")
-    s.gitstate("transition", moves.run_transition, "bob", "distill",
-               text="reading alice's design")
+    s.gitstate("transition", "bob", "distill", text="reading alice's design")
 
     s.say("carol works long: when her context crosses a threshold, the move says what the\n"
           "# phase asks. At urgent she freezes from where she stands, in one commit.")
-    s.gitstate("transition", moves.run_transition, "carol", "inbox", text="restored")
-    s.gitstate("transition", moves.run_transition, "carol", "distill", text="planning")
-    s.gitstate("transition", moves.run_transition, "carol", "deep_work", text="migrating",
-               sets=["context_pct=60"])
-    s.gitstate("transition", moves.run_transition, "carol", "deep_work", text="still migrating",
-               sets=["context_pct=91"])
+    s.gitstate("transition", "carol", "inbox", text="restored")
+    s.gitstate("transition", "carol", "distill", text="planning")
+    s.gitstate("transition", "carol", "deep_work", text="migrating", sets=["context_pct=60"])
+    s.gitstate("transition", "carol", "deep_work", text="still migrating", sets=["context_pct=91"])
     s.say("A freeze-state of placeholders would answer nobody: the first `freeze` writes the\n"
           "# template and refuses; carol writes what she knows, then freezes.")
-    s.gitstate("freeze", moves.run_freeze, "carol", expect=1)
+    s.gitstate("freeze", "carol", expect=1)
     fs = repo / "data" / "freeze-states" / "carol.md"
     written = iter(["- migrate in place, not by copy: the store is too big to copy",
                     "The old schema's dates are local time; the new one's are UTC.",
@@ -148,27 +142,25 @@ def run_demo(directory: str | None = None, preset: str | None = None) -> int:
     s.write("data/freeze-states/carol.md", "".join(
         next(written) + "\n" if ln.startswith(("(", "- (")) else ln
         for ln in fs.read_text(encoding="utf-8").splitlines(keepends=True)))
-    s.gitstate("freeze", moves.run_freeze, "carol")
-    s.gitstate("show", moves.run_show, "carol")
+    s.gitstate("freeze", "carol")
+    s.gitstate("show", "carol")
     s.say("Waking a frozen agent is a human's call: without approval it is refused.")
-    s.gitstate("transition", moves.run_transition, "carol", "bootstrap", text="waking myself",
-               expect=1)
+    s.gitstate("transition", "carol", "bootstrap", text="waking myself", expect=1)
 
     s.say("alice hands her role to dan in one commit (never vacant, never held twice),\n"
           "# then dies from where she stands, leaving a final summary.")
-    s.gitstate("spawn", moves.run_spawn, "dan", sets=["person=zach"])
-    s.gitstate("handover", moves.run_handover, "architect", to="dan")
-    s.gitstate("bury", moves.run_bury, "alice",
-               summary="Designed the roster fold; see docs/design.md")
+    s.gitstate("spawn", "dan", sets=["person=zach"])
+    s.gitstate("handover", "architect", to="dan")
+    s.gitstate("bury", "alice", summary="Designed the roster fold; see docs/design.md")
 
     s.say("Everything else is derived from git log: the roster (living, freezer, cemetery),\n"
           "# the roles that fell vacant, and what is waiting in bob's inbox.")
-    s.gitstate("roster", views.run_roster)
-    s.gitstate("vacancies", views.run_vacancies)
-    s.gitstate("situations", views.run_situations, no_sqlite=True)
-    s.gitstate("inbox", views.run_inbox, "bob")
+    s.gitstate("roster")
+    s.gitstate("vacancies")
+    s.gitstate("situations", no_sqlite=True)
+    s.gitstate("inbox", "bob")
     s.say("And every commit in the history followed the law (hooks or not):")
-    s.gitstate("verify", views.run_verify)
+    s.gitstate("verify")
     s.shell("git", "log", "--oneline", "-8")
 
     return _ending(s, repo)
@@ -201,12 +193,12 @@ def _preset_story(s: _Story, preset: str) -> None:
 
     lc = load_lifecycle((preset_dir(preset) / "lifecycle.yaml").read_text(encoding="utf-8"))
     s.say(f"Make the repository managed with the preset '{preset}': {lc.description}.")
-    s.gitstate("init", setup.run_init, lifecycle=preset)
-    s.gitstate("lifecycle", setup.run_lifecycle)
+    s.gitstate("init", lifecycle=preset)
+    s.gitstate("lifecycle")
     roles = list(lc.roles)
     s.say("Two agents are born in the initial state.")
-    s.gitstate("spawn", moves.run_spawn, "ada", role=roles[0] if roles else None)
-    s.gitstate("spawn", moves.run_spawn, "ben", role=roles[1] if len(roles) > 1 else None)
+    s.gitstate("spawn", "ada", role=roles[0] if roles else None)
+    s.gitstate("spawn", "ben", role=roles[1] if len(roles) > 1 else None)
 
     from gitstate.moves.operations import _path_to_rest
     path = _path_to_rest(lc, lc.initial) or []
@@ -214,13 +206,13 @@ def _preset_story(s: _Story, preset: str) -> None:
     for step in path:
         spec = lc.states[step]
         if spec.roster == "frozen" and "freeze_state" in spec.requires:
-            s.gitstate("freeze", moves.run_freeze, "ada")
+            s.gitstate("freeze", "ada")
         elif spec.log:
-            s.gitstate("logout", moves.run_logout, "ada", note="all done; start from the roster")
+            s.gitstate("logout", "ada", note="all done; start from the roster")
         elif "final_summary" in spec.requires:
-            s.gitstate("bury", moves.run_bury, "ada", summary="all done")
+            s.gitstate("bury", "ada", summary="all done")
         else:
-            s.gitstate("transition", moves.run_transition, "ada", step, text=f"on to {step}")
+            s.gitstate("transition", "ada", step, text=f"on to {step}")
 
     illegal = next((t for t in lc.states if t not in lc.allowed_from(lc.initial)), None)
     who, to = ("ben", illegal) if illegal else ("ada", lc.initial)
@@ -237,63 +229,62 @@ def _preset_story(s: _Story, preset: str) -> None:
         s.say("Nor can a working agent's unprefixed commit pass, when its runtime names it\n"
               "# (GITSTATE_AGENT=ben in the environment of `git commit`).")
         s.shell("git", "reset", "-q")
-        s.gitstate("transition", moves.run_transition, "ben", "inbox")
+        s.gitstate("transition", "ben", "inbox")
         s.shell("git", "add", "notes.md")
         s.shell("env", "GITSTATE_AGENT=ben", "git", "commit", "-q", "-m", "Updated feature",
                 expect=1)
         s.shell("git", "reset", "-q")
         s.say("idle goes back to inbox at the check interval (10m): `sweep` does it when due.")
-        s.gitstate("transition", moves.run_transition, "ben", "distill")
-        s.gitstate("transition", moves.run_transition, "ben", "idle")
-        s.gitstate("sweep", operations.run_sweep, dry_run=True)
+        s.gitstate("transition", "ben", "distill")
+        s.gitstate("transition", "ben", "idle")
+        s.gitstate("sweep", dry_run=True)
         s.shell("cat", "logout.log")
     elif preset == "registry":
         s.say("A programmer may not spawn another programmer, and depth is limited.")
-        s.gitstate("spawn", moves.run_spawn, "cal", parent="ben", role=roles[1], expect=1)
-        s.gitstate("spawn", moves.run_spawn, "cal", parent="ben", role="researcher")
+        s.gitstate("spawn", "cal", parent="ben", role=roles[1], expect=1)
+        s.gitstate("spawn", "cal", parent="ben", role="researcher")
         s.say("ada has ended (done): an agent that ended spawns no children.")
-        s.gitstate("spawn", moves.run_spawn, "dot", parent="ada", role="researcher", expect=1)
+        s.gitstate("spawn", "dot", parent="ada", role="researcher", expect=1)
         s.say("The seed's log fields: what an agent is for, and when it started and ended.")
-        s.gitstate("spawn", moves.run_spawn, "eve", parent="ben", role="researcher",
+        s.gitstate("spawn", "eve", parent="ben", role="researcher",
                    task="survey the parsers", instructions="List each parser and its tests.")
-        s.gitstate("transition", moves.run_transition, "eve", "in-progress",
-                   text="three parsers found")
-        s.gitstate("transition", moves.run_transition, "eve", "done", text="survey written")
+        s.gitstate("transition", "eve", "in-progress", text="three parsers found")
+        s.gitstate("transition", "eve", "done", text="survey written")
         s.say("`await` reports every state commit of the agents it waits for, progress too\n"
               "# (here: already ended, so it says so at once).")
-        s.gitstate("await", operations.run_await, ["ada", "eve"], timeout=5)
+        s.gitstate("await", ["ada", "eve"], timeout=5)
     elif preset == "squad":
         s.say("idle -> suspended is a timed move: before 30 minutes it is refused.")
-        s.gitstate("transition", moves.run_transition, "ben", "active")
-        s.gitstate("transition", moves.run_transition, "ben", "idle")
-        s.gitstate("transition", moves.run_transition, "ben", "suspended", expect=1)
-        s.gitstate("sweep", operations.run_sweep)
+        s.gitstate("transition", "ben", "active")
+        s.gitstate("transition", "ben", "idle")
+        s.gitstate("transition", "ben", "suspended", expect=1)
+        s.gitstate("sweep")
         s.say("A crashed session goes to 'error' (no pool slot) and resumes from there.")
-        s.gitstate("transition", moves.run_transition, "ben", "active", text="new work")
-        s.gitstate("transition", moves.run_transition, "ben", "error",
+        s.gitstate("transition", "ben", "active", text="new work")
+        s.gitstate("transition", "ben", "error",
                    text="session.error: tool crashed", sets=["summary=tool crashed"])
-        s.gitstate("transition", moves.run_transition, "ben", "active", text="resumed")
+        s.gitstate("transition", "ben", "active", text="resumed")
         s.say("Core sessions are exempt from the idle timeout; a full pool queues a spawn\n"
               "# (`--wait`, bounded) instead of refusing it at once.")
-        s.gitstate("spawn", moves.run_spawn, "keaton", role="core", wait=2)
+        s.gitstate("spawn", "keaton", role="core", wait=2)
     elif preset == "maos":
         s.say(f"Role limits: a second {roles[0]} is refused while the first is living.")
-        s.gitstate("spawn", moves.run_spawn, "cy", role=roles[0])
-        s.gitstate("spawn", moves.run_spawn, "dee", role=roles[0], expect=1)
+        s.gitstate("spawn", "cy", role=roles[0])
+        s.gitstate("spawn", "dee", role=roles[0], expect=1)
         s.say("A health check: agents without a pid must commit within the heartbeat (10m).")
-        s.gitstate("reap", operations.run_reap)
+        s.gitstate("reap")
         s.say("Roles have timeouts (architect 30m, engineer 60m, others 40m): `sweep` ends an\n"
               "# agent past its role's as failed. None is due yet.")
-        s.gitstate("sweep", operations.run_sweep, dry_run=True)
+        s.gitstate("sweep", dry_run=True)
         s.say("Shut everyone down in order: unfinished work ends 'cancelled', which\n"
               "# `await` counts as a failure.")
-        s.gitstate("shutdown", operations.run_shutdown)
-        s.gitstate("await", operations.run_await, ["cy"], timeout=5, expect=1)
+        s.gitstate("shutdown")
+        s.gitstate("await", ["cy"], timeout=5, expect=1)
 
     s.say("The roster, the vacant roles, and a check of the whole history.")
-    s.gitstate("roster", views.run_roster)
-    s.gitstate("vacancies", views.run_vacancies)
-    s.gitstate("verify", views.run_verify)
+    s.gitstate("roster")
+    s.gitstate("vacancies")
+    s.gitstate("verify")
 
 
 @cli.command()

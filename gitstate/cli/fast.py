@@ -1,11 +1,13 @@
 """The read commands agents poll — `status`, `roster`, `vacancies`, `inbox`, `log` with `--json` —
-answered without loading click: starting click costs more than a warm view takes.
+answered without loading click: starting click costs more than a warm view takes (measured
+with bench/reads.py's history: ~60 ms of CPU per call, a third of `roster --json`).
 
-Only the plain forms are taken here (`[-C DIR] COMMAND [AGENT] [--at REV] --json`, and log's
-`-n N`, `--since D`, `--newest-first`); anything
-else, any error, and `$GITSTATE_CHECK_JSON` (the typed models check the output) go the whole
-way through the command line, which then says what is wrong in its usual words. The output
-is the command line's own: the same functions, the same JSON.
+Only the plain forms are taken here: `[-C DIR] COMMAND [AGENT] --json` with the options in
+FORMS, spelled as click reads them. Anything else, and `$GITSTATE_CHECK_JSON` (the typed
+models check the output), goes the whole way through the command line, which then says what is
+wrong in its usual words; so does any error. The data is the command line's own: the same
+functions, called with the same parameters (tests/cli/test_fast_reads.py parses every form
+both ways).
 """
 
 from __future__ import annotations
@@ -13,18 +15,27 @@ from __future__ import annotations
 import os
 import sys
 
-_TAKES = {"status": (0, 1, False), "roster": (0, 0, True), "vacancies": (0, 0, True),
-          "inbox": (1, 1, False), "log": (0, 1, False)}   # (least, most agents, --at?)
+# command: (fewest, most AGENT arguments, {option taking a value: its parameter},
+#           {flag: its parameter}); `--json` (the parameter `as_json`) is always needed.
+FORMS = {
+    "status": (0, 1, {}, {}),
+    "roster": (0, 0, {"--at": "at"}, {}),
+    "vacancies": (0, 0, {"--at": "at"}, {}),
+    "inbox": (1, 1, {}, {}),
+    "log": (0, 1, {"-n": "limit", "--limit": "limit", "--since": "since"},
+            {"--newest-first": "newest_first", "--reverse": "newest_first"}),
+}
+_DEFAULTS = {"agent": None, "at": None, "limit": None, "since": None, "newest_first": False}
 
 
 def run(args: list[str]) -> int | None:
     """The exit code if this answered, else None (then the command line runs as usual)."""
-    parsed = _parse(args)
+    parsed = parse(args)
     if parsed is None or os.environ.get("GITSTATE_CHECK_JSON"):
         return None
-    command, directory, agents, at, options = parsed
+    directory, command, params = parsed
     try:
-        data = _answer(command, directory, agents[0] if agents else None, at, options)
+        data = _answer(directory, command, params)
     except Exception:   # noqa: BLE001 - the whole command line says what went wrong
         return None
     import json
@@ -40,68 +51,64 @@ def run(args: list[str]) -> int | None:
     return 0
 
 
-def _parse(args: list[str]):
+def parse(args: list[str]) -> tuple[str | None, str, dict] | None:
+    """(-C DIR, command, the parameters click would give the command), or None for a form not
+    taken here."""
     directory, rest = None, list(args)
     if rest[:1] == ["-C"] and len(rest) > 1:
         directory, rest = rest[1], rest[2:]
-    if not rest or rest[0] not in _TAKES or "--json" not in rest:
-        return None
-    command, words = rest[0], [w for w in rest[1:] if w != "--json"]
-    least, most, takes_at = _TAKES[command]
-    at, options = None, {}
-    if command == "log":
-        words, options = _log_options(words)
-        if words is None:
+        if not os.path.isdir(directory):
             return None
-    if takes_at and words[:1] == ["--at"] and len(words) > 1:
-        at, words = words[1], words[2:]
-    elif takes_at and words[:1] and words[0].startswith("--at="):
-        at, words = words[0][5:], words[1:]
-    if any(w.startswith("-") for w in words) or not least <= len(words) <= most \
-            or rest.count("--json") != 1 or (directory and not os.path.isdir(directory)):
+    if not rest or rest[0] not in FORMS:
         return None
-    return command, directory, words, at, options
-
-
-def _log_options(words: list[str]):
-    """(the words left, {limit, since, newest_first}) of log's options, or (None, None)."""
-    opts: dict = {"limit": None, "since": None, "newest_first": False}
-    left, i = [], 0
+    command, words = rest[0], rest[1:]
+    fewest, most, valued, flags = FORMS[command]
+    params = {p: _DEFAULTS[p] for p in (*valued.values(), *flags.values())}
+    agents, as_json, i = [], False, 0
     while i < len(words):
-        w = words[i]
-        if w in ("-n", "--limit", "--since") and i + 1 < len(words):
-            value = words[i + 1]
-            if w == "--since":
-                opts["since"] = value
-            elif value.isdigit():
-                opts["limit"] = int(value)
-            else:
-                return None, None
-            i += 2
-        elif w in ("--newest-first", "--reverse"):
-            opts["newest_first"] = True
-            i += 1
-        elif w.startswith("-"):
-            return None, None
+        word, value = words[i], None
+        if word.startswith("--") and "=" in word:
+            word, value = word.split("=", 1)
+        if word in valued:
+            if value is None:
+                if i + 1 >= len(words) or words[i + 1].startswith("-"):
+                    return None
+                value, i = words[i + 1], i + 1
+            if valued[word] == "limit":
+                if not (value.isascii() and value.isdigit()):
+                    return None
+                value = int(value)
+            params[valued[word]] = value
+        elif value is not None:
+            return None
+        elif word == "--json":
+            as_json = True
+        elif word in flags:
+            params[flags[word]] = True
+        elif word.startswith("-"):
+            return None
         else:
-            left.append(w)
-            i += 1
-    return left, opts
+            agents.append(word)
+        i += 1
+    if not as_json or not fewest <= len(agents) <= most:
+        return None
+    if most:
+        params["agent"] = agents[0] if agents else None
+    return directory, command, {**params, "as_json": True}
 
 
-def _answer(command: str, directory: str | None, agent: str | None, at: str | None,
-            options: dict):
+def _answer(directory: str | None, command: str, params: dict):
     from gitstate.git.repo import open_managed
     repo = open_managed(directory)
     if command == "status":
-        from gitstate.history.status import status_rows
-        rows = status_rows(repo, agent)
-        return rows[0] if agent else rows
+        from gitstate.history.status import status
+        return status(repo, params["agent"])
     from gitstate.history import views
     if command == "roster":
-        return views.roster(repo, at)
+        return views.roster(repo, params["at"])
     if command == "vacancies":
-        return views.vacant_roles(repo, at)
+        return views.vacant_roles(repo, params["at"])
     if command == "log":
-        return views.log_rows(repo, agent, **options)
-    return views.inbox(repo, agent)
+        return views.log_rows(repo, params["agent"], limit=params["limit"],
+                              since=params["since"], newest_first=params["newest_first"])
+    return views.inbox(repo, params["agent"])

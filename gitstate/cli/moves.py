@@ -1,54 +1,27 @@
-"""Moving one agent: spawn, transition, freeze, wake, bury, and show (a frozen agent's
-freeze-state, asked without waking it)."""
+"""Moving one agent: spawn, transition, freeze, wake, bury, handover, logout, and show (a frozen
+agent's freeze-state, asked without waking it). Each move's record comes from
+gitstate/moves/commands.py, which the MCP tools call too."""
 
 from __future__ import annotations
 
 import click
 
 from gitstate.cli import complete
-from gitstate.cli.app import cli, directory_of, emit, json_option, message_option, \
-    open_repo, push_option, set_option
-from gitstate.cli.text import commit_move, print_move
-from gitstate.errors import GitstateError
+from gitstate.cli.app import cli, json_option, message_option, output, push_option, repo, \
+    set_option
+from gitstate.cli.text import print_landing, print_move
+from gitstate.errors import EXIT_REJECTED
+from gitstate.moves import commands
 
 
-def run_spawn(directory: str | None, agent: str, *, role: str | None = None,
-              model: str | None = None, parent: str | None = None, sets=(),
-              text: str | None = None, session: str | None = None, task: str | None = None,
-              instructions: str | None = None, wait: float | None = None, push: bool = False,
-              as_json: bool = False) -> int:
-    from gitstate.moves.agent import parse_sets, spawn
-    from gitstate.moves.operations import spawn_when_free
-    repo, values = open_repo(directory), parse_sets(sets)
-    _note_near_role(repo, role)
-    if session:
-        values["session"] = session   # the runtime's session id: its hooks find the agent
-    options = dict(role=role, model=model, parent_agent=parent, sets=values,
-                   text=text, task=task, instructions=instructions)
-    if wait:
-        def move():
-            return spawn_when_free(repo, agent, wait, lambda line: click.echo(line, err=True),
-                                   **options)
-    else:
-        def move():
-            return spawn(repo, agent, **options)
-    return commit_move(repo, agent, move, push=push, as_json=as_json, command="spawn")
-
-
-def _note_near_role(repo, role: str | None) -> None:
-    """A custom role one typo away from a declared one is most likely that one: say so (the
-    spawn goes ahead where custom roles are allowed; elsewhere the law refuses it)."""
-    if not role:
-        return
-    from gitstate.law.suggest import closest
-    try:
-        lc = repo.lifecycle(repo.git.head())
-    except GitstateError:
-        return
-    best = closest(role, lc.roles)
-    if role not in lc.roles and best and lc.policies.custom_roles:
-        click.echo(f"gitstate: note: '{role}' is not a declared role, so it is a custom one; "
-                   f"did you mean '{best}'?", err=True)
+def moved(command: str, record: dict, as_json: bool, *, push: bool = False,
+          says: str | None = None) -> int:
+    """Print a move's record (with `push`, how it landed); the exit code."""
+    if push:
+        output("landing", record, as_json, print_landing)
+        return 0 if record["outcome"] == "landed" else EXIT_REJECTED
+    output(command, record, as_json, lambda r: print_move(r, says))
+    return 0
 
 
 @cli.command()
@@ -67,24 +40,13 @@ def _note_near_role(repo, role: str | None) -> None:
 @message_option
 @push_option
 @json_option
-@click.pass_context
-def spawn(ctx, agent, role, model, parent, session, task, instructions, wait, sets, text, push,
+def spawn(agent, role, model, parent, session, task, instructions, wait, sets, text, push,
           as_json):
     """Register AGENT in the initial state (one commit)."""
-    return run_spawn(directory_of(ctx), agent, role=role, model=model, parent=parent,
-                     sets=sets, text=text, session=session, task=task,
-                     instructions=instructions, wait=wait, push=push, as_json=as_json)
-
-
-def run_transition(directory: str | None, agent: str, state: str, *, text: str | None = None,
-                   body: str = "", sets=(), approved_by: str | None = None, push: bool = False,
-                   as_json: bool = False) -> int:
-    from gitstate.moves.agent import parse_sets, transition
-    repo, values = open_repo(directory), parse_sets(sets)
-    return commit_move(repo, agent, lambda: transition(repo, agent, state, text=text,
-                                                       sets=values, approved_by=approved_by,
-                                                       body=body),
-                       push=push, as_json=as_json, command="transition")
+    record = commands.spawn(repo(), agent, role=role, model=model, parent=parent, sets=sets,
+                            text=text, session=session, task=task, instructions=instructions,
+                            wait=wait, push=push)
+    return moved("spawn", record, as_json, push=push)
 
 
 @cli.command()
@@ -97,21 +59,11 @@ def run_transition(directory: str | None, agent: str, state: str, *, text: str |
               help="Add 'Approved-by: HUMAN' for moves that need approval.")
 @push_option
 @json_option
-@click.pass_context
-def transition(ctx, agent, state, text, body, sets, approved_by, push, as_json):
+def transition(agent, state, text, body, sets, approved_by, push, as_json):
     """Move AGENT to STATE: one atomic commit of its state file and whatever is staged."""
-    return run_transition(directory_of(ctx), agent, state, text=text, body=body, sets=sets,
-                          approved_by=approved_by, push=push, as_json=as_json)
-
-
-def run_freeze(directory: str | None, agent: str, *, text: str | None = None,
-               situation: str | None = None, sets=(), push: bool = False,
-               as_json: bool = False) -> int:
-    from gitstate.moves.agent import freeze, parse_sets
-    repo, values = open_repo(directory), parse_sets(sets)
-    return commit_move(repo, agent, lambda: freeze(repo, agent, text=text, situation=situation,
-                                                   sets=values),
-                       push=push, as_json=as_json, command="freeze")
+    record = commands.transition(repo(), agent, state, text=text, body=body, sets=sets,
+                                 approved_by=approved_by, push=push)
+    return moved("transition", record, as_json, push=push)
 
 
 @cli.command()
@@ -121,24 +73,15 @@ def run_freeze(directory: str | None, agent: str, *, text: str | None = None,
 @set_option
 @push_option
 @json_option
-@click.pass_context
-def freeze(ctx, agent, text, situation, sets, push, as_json):
+def freeze(agent, text, situation, sets, push, as_json):
     """Freeze AGENT: write (or check) data/freeze-states/AGENT.md and freeze, in one commit.
 
     If the file exists it must have all its sections; if not, the template is written with
     the agent's role and thread filled in (edit it and commit it as a progress update later).
     """
-    return run_freeze(directory_of(ctx), agent, text=text, situation=situation, sets=sets,
-                      push=push, as_json=as_json)
-
-
-def run_wake(directory: str | None, agent: str, approved_by: str, *, state: str | None = None,
-             text: str | None = None, push: bool = False, as_json: bool = False) -> int:
-    from gitstate.moves.agent import wake
-    repo = open_repo(directory)
-    return commit_move(repo, agent, lambda: wake(repo, agent, approved_by, text=text,
-                                                 state=state),
-                       push=push, as_json=as_json, command="wake")
+    record = commands.freeze(repo(), agent, text=text, situation=situation, sets=sets,
+                             push=push)
+    return moved("freeze", record, as_json, push=push)
 
 
 @cli.command()
@@ -150,37 +93,10 @@ def run_wake(directory: str | None, agent: str, approved_by: str, *, state: str 
 @message_option
 @push_option
 @json_option
-@click.pass_context
-def wake(ctx, agent, approved_by, state, text, push, as_json):
+def wake(agent, approved_by, state, text, push, as_json):
     """Resume a frozen AGENT; a human's decision (Approved-by)."""
-    return run_wake(directory_of(ctx), agent, approved_by, state=state, text=text, push=push,
-                    as_json=as_json)
-
-
-def run_bury(directory: str | None, agent: str, summary: str, *, approved_by: str | None = None,
-             transfer_to: str | None = None, text: str | None = None, push: bool = False,
-             as_json: bool = False) -> int:
-    from gitstate.history.fold import vacancy_notice
-    from gitstate.history.views import vacant_roles
-    from gitstate.law.grammar import canonical_id
-    from gitstate.moves.agent import bury
-    repo = open_repo(directory)
-    who = canonical_id(agent)
-    # the vacancy notice is told after the move, from the history it landed in
-    notices: list[str] = []
-
-    def move():
-        result = bury(repo, agent, summary, text=text, approved_by=approved_by,
-                      transfer_to=transfer_to)
-        notices[:] = [vacancy_notice(v) for v in vacant_roles(repo)["vacancies"]
-                      if v.get("last_holder") == who]
-        return result
-    code = commit_move(repo, agent, move, push=push, as_json=as_json,
-                       extra={"vacancies": notices}, command="bury")
-    if not as_json and code == 0:
-        for n in notices:
-            click.echo(n)
-    return code
+    record = commands.wake(repo(), agent, approved_by, state=state, text=text, push=push)
+    return moved("wake", record, as_json, push=push)
 
 
 @cli.command()
@@ -193,41 +109,30 @@ def run_bury(directory: str | None, agent: str, summary: str, *, approved_by: st
 @message_option
 @push_option
 @json_option
-@click.pass_context
-def bury(ctx, agent, summary, approved_by, transfer_to, text, push, as_json):
+def bury(agent, summary, approved_by, transfer_to, text, push, as_json):
     """AGENT dies with a final summary; says so when its role falls vacant."""
-    return run_bury(directory_of(ctx), agent, summary, approved_by=approved_by,
-                    transfer_to=transfer_to, text=text, push=push, as_json=as_json)
-
-
-def run_show(directory: str | None, agent: str, *, as_json: bool = False) -> int:
-    from gitstate.history.views import freeze_state
-    from gitstate.law import statefile
-    repo = open_repo(directory)
-    view = freeze_state(repo, agent)
-    if as_json:
-        emit("show", view)
-    else:
-        data = repo.git.cat_files([f"HEAD:{view['path']}"])[0]
-        click.echo(statefile.decode(data, view["path"]), nl=False)
-    return 0
+    record = commands.bury(repo(), agent, summary, approved_by=approved_by,
+                           transfer_to=transfer_to, text=text, push=push)
+    code = moved("bury", record, as_json, push=push)
+    if not as_json and code == 0:
+        for notice in record["vacancies"]:
+            click.echo(notice)
+    return code
 
 
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
 @json_option
-@click.pass_context
-def show(ctx, agent, as_json):
+def show(agent, as_json):
     """Print a frozen AGENT's freeze-state: ask it without waking it."""
-    return run_show(directory_of(ctx), agent, as_json=as_json)
+    from gitstate.history.views import freeze_state
+    from gitstate.law import statefile
+    here = repo()
 
-
-def run_handover(directory: str | None, role: str, to: str, *, giver: str | None = None,
-                 text: str | None = None, as_json: bool = False) -> int:
-    from gitstate.moves.agent import handover
-    print_move(handover(open_repo(directory), role, to, giver=giver, text=text), as_json,
-               command="handover", says=f"hands {role} to {to}")
-    return 0
+    def print_file(view: dict) -> None:
+        data = here.git.cat_files([f"HEAD:{view['path']}"])[0]
+        click.echo(statefile.decode(data, view["path"]), nl=False)
+    output("show", freeze_state(here, agent), as_json, print_file)
 
 
 @cli.command()
@@ -238,25 +143,11 @@ def run_handover(directory: str | None, role: str, to: str, *, giver: str | None
               help="The holder that gives it (default: the one living holder).")
 @message_option
 @json_option
-@click.pass_context
-def handover(ctx, role, to, giver, text, as_json):
+def handover(role, to, giver, text, as_json):
     """A holder of ROLE hands it to another agent in one commit and keeps working without it
     (trailer `Role-transfer: ROLE -> ID`): the role is never vacant nor held twice."""
-    return run_handover(directory_of(ctx), role, to, giver=giver, text=text, as_json=as_json)
-
-
-def run_logout(directory: str | None, agent: str, note: str, *, text: str | None = None,
-               sets=(), as_json: bool = False) -> int:
-    from gitstate.moves.agent import parse_sets
-    from gitstate.moves.logbook import log_tail, logout
-    repo = open_repo(directory)
-    result, log = logout(repo, agent, note, text=text, sets=parse_sets(sets))
-    print_move(result, as_json, command="logout")
-    if not as_json:
-        click.echo(f"{log}, last entries:")
-        for line in log_tail(repo, log):
-            click.echo(f"  {line}")
-    return 0
+    record = commands.handover(repo(), role, to, giver=giver, text=text)
+    return moved("handover", record, as_json, says=f"hands {role} to {to}")
 
 
 @cli.command()
@@ -265,8 +156,15 @@ def run_logout(directory: str | None, agent: str, note: str, *, text: str | None
 @set_option
 @message_option
 @json_option
-@click.pass_context
-def logout(ctx, agent, note, sets, text, as_json):
+def logout(agent, note, sets, text, as_json):
     """Log AGENT out: append its note to the lifecycle's log (era: logout.log) and move to
     the logout state, in one commit."""
-    return run_logout(directory_of(ctx), agent, note, text=text, sets=sets, as_json=as_json)
+    from gitstate.moves.logbook import log_tail
+    here = repo()
+    record = commands.logout(here, agent, note, text=text, sets=sets)
+    moved("logout", record, as_json)
+    if not as_json:
+        log = here.lifecycle().states[record["to"]].log
+        click.echo(f"{log}, last entries:")
+        for line in log_tail(here, log):
+            click.echo(f"  {line}")

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import click
 
-from gitstate.cli.app import cli, directory_of
+from gitstate.cli.app import cli, directory
 from gitstate.errors import UsageError
 
 
 @cli.command()
-@click.pass_context
-def mcp(ctx):
+def mcp():
     """Serve the commands as MCP tools over stdio (status, roster, vacancies, log, inbox, show,
     lifecycle, check, verify and every move), judged exactly as the commands judge."""
     try:
@@ -20,5 +19,4 @@ def mcp(ctx):
             raise
         raise UsageError("`gitstate mcp` needs the MCP Python SDK, which is not installed",
                          hint="pip install 'gitstate[mcp]'") from None
-    serve(directory_of(ctx))
-    return 0
+    serve(directory())

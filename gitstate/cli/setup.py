@@ -6,7 +6,7 @@ import os
 
 import click
 
-from gitstate.cli.app import cli, directory_of, emit, json_option, json_out, open_repo
+from gitstate.cli.app import cli, directory, emit, json_option, json_out, output, repo
 from gitstate.errors import EXIT_REJECTED, GitstateError
 
 
@@ -17,45 +17,27 @@ def _preset_lifecycle(name: str):
                           f"{name}/lifecycle.yaml")
 
 
-def run_init(directory: str | None, lifecycle: str | None = None, *, force: bool = False,
-             no_commit: bool = False, server: bool = False, approved_by: str | None = None,
-             humans: tuple[str, ...] = (), runtime: str | None = None, ci: str | None = None,
-             as_json: bool = False) -> int:
-    if server:
-        from gitstate.doors.hub import init_server
-        report = init_server(directory, lifecycle)
-    else:
-        from gitstate.doors.install import init as do_init
-        report = do_init(directory, lifecycle, force=force, commit=not no_commit,
-                         approved_by=approved_by, humans=tuple(humans))
-    integrations = _integrations(directory, runtime, ci) if runtime or ci else []
-    if as_json:
-        emit("init", {**report.__dict__, **({"integrations": integrations}
-                                             if integrations else {})})
-        return 0
-    for line in report.actions:
+def print_init(data: dict) -> None:
+    for line in data["actions"]:
         click.echo(f"  {line}")
-    for i in integrations:
+    for i in data.get("integrations", []):
         what = ", ".join(i["added"]) if i["changed"] else "nothing to change"
         kept = f"; kept {', '.join(i['kept'])}" if i["kept"] else ""
         click.echo(f"  {i['path']} ({i['kind']} {i['name']}): {what}{kept}")
-    click.echo(f"managed with lifecycle '{report.lifecycle}'; hooks in {report.hooks_dir}"
-               + ("" if report.actions else " (nothing to change)"))
-    if not server:
-        _explain_keys(directory)
-    return 0
+    click.echo(f"managed with lifecycle '{data['lifecycle']}'; hooks in {data['hooks_dir']}"
+               + ("" if data["actions"] else " (nothing to change)"))
 
 
-def _explain_keys(directory: str | None) -> None:
+def _explain_keys() -> None:
     """Say how approvals become signed, until protocols/allowed_signers is committed."""
     from gitstate.law.lifecycle import SIGNERS_PATH
     try:
-        repo = open_repo(directory)
+        here = repo()
     except GitstateError:
         return
-    git, head = repo.git, repo.git.head()
+    git, head = here.git, here.git.head()
     try:
-        human = repo.lifecycle(head).policies.humans[0]
+        human = here.lifecycle(head).policies.humans[0]
     except (GitstateError, IndexError):
         human = "<human>"
     if head and git.cat_files([f"{head}:{SIGNERS_PATH}"])[0] is not None:
@@ -88,12 +70,20 @@ def _explain_keys(directory: str | None) -> None:
               help="Write a CI job running `gitstate verify --no-cache` on pushes and "
                    "pull requests.")
 @json_option
-@click.pass_context
-def init(ctx, lifecycle, force, no_commit, server, humans, approved_by, runtime, ci, as_json):
+def init(lifecycle, force, no_commit, server, humans, approved_by, runtime, ci, as_json):
     """Make this repository managed (idempotent)."""
-    return run_init(directory_of(ctx), lifecycle, force=force, no_commit=no_commit,
-                    server=server, approved_by=approved_by, humans=humans, runtime=runtime,
-                    ci=ci, as_json=as_json)
+    if server:
+        from gitstate.doors.hub import init_server
+        report = init_server(directory(), lifecycle)
+    else:
+        from gitstate.doors.install import init as do_init
+        report = do_init(directory(), lifecycle, force=force, commit=not no_commit,
+                         approved_by=approved_by, humans=tuple(humans))
+    integrations = _integrations(directory(), runtime, ci) if runtime or ci else []
+    data = {**report.as_plain(), **({"integrations": integrations} if integrations else {})}
+    output("init", data, as_json, print_init)
+    if not server and not as_json:
+        _explain_keys()
 
 
 def _integrations(directory: str | None, runtime: str | None, ci: str | None) -> list[dict]:
@@ -122,67 +112,55 @@ def presets(as_json):
         lc = _preset_lifecycle(name)
         rows.append({"name": name, "description": lc.description, "initial": lc.initial,
                      "states": list(lc.states), "default": name == "haak"})
-    if as_json:
-        emit("presets", rows)
-        return 0
+    output("presets", rows, as_json, print_presets)
+
+
+def print_presets(rows: list[dict]) -> None:
     for r in rows:
         mark = " (default)" if r["default"] else ""
         click.echo(f"{r['name']}{mark}: {r['description']}")
         click.echo(f"    states: {', '.join(r['states'])}")
-    return 0
-
-
-def run_lifecycle(directory: str | None, *, mermaid: bool = False, preset: str | None = None,
-                  as_json: bool = False) -> int:
-    from gitstate.law.diagram import describe, to_mermaid
-
-    lc = _preset_lifecycle(preset) if preset else open_repo(directory).lifecycle()
-    if as_json:
-        emit("lifecycle", lc.to_dict())
-    else:
-        click.echo(to_mermaid(lc) if mermaid else describe(lc), nl=False)
-    return 0
 
 
 @cli.command()
 @click.option("--mermaid", is_flag=True, help="Draw it as a Mermaid state diagram.")
 @click.option("--preset", default=None, help="Show a shipped preset instead of this repo's.")
 @json_option
-@click.pass_context
-def lifecycle(ctx, mermaid, preset, as_json):
+def lifecycle(mermaid, preset, as_json):
     """Show (or draw) this repository's lifecycle."""
-    return run_lifecycle(directory_of(ctx), mermaid=mermaid, preset=preset, as_json=as_json)
+    from gitstate.law.diagram import describe, to_mermaid
+
+    lc = _preset_lifecycle(preset) if preset else repo().lifecycle()
+    if as_json:
+        emit("lifecycle", lc.to_dict())
+    else:
+        click.echo(to_mermaid(lc) if mermaid else describe(lc), nl=False)
 
 
 @cli.command()
 @json_option
-@click.pass_context
-def check(ctx, as_json):
+def check(as_json):
     """Validate the lifecycle and every _state.md in the work tree."""
-    return run_check(directory_of(ctx), as_json=as_json)
+    from gitstate.doors.check import check as checked
+    result = checked(repo())
+    output("check", result, as_json, print_check)
+    return 0 if result["ok"] else EXIT_REJECTED
 
 
-def run_check(directory: str | None, *, as_json: bool = False) -> int:
-    from gitstate.schema.status import Problem
-    from gitstate.doors.check import check_worktree
-    problems = [Problem.from_violation(v) for v in check_worktree(open_repo(directory))]
-    if as_json:
-        emit("check", {"ok": not problems, "problems": [p.as_json() for p in problems]})
-    else:
-        for p in problems:
-            where = f"{p.file}:{p.line}" if p.line else p.file
-            click.echo(f"[{p.rule}] {where}: {p.message}")
-        click.echo("ok: lifecycle and state files are valid" if not problems
-                   else f"{len(problems)} problem{'s' if len(problems) != 1 else ''}")
-    return EXIT_REJECTED if problems else 0
+def print_check(result: dict) -> None:
+    for p in result["problems"]:
+        where = f"{p['file']}:{p['line']}" if p["line"] else p["file"]
+        click.echo(f"[{p['rule']}] {where}: {p['message']}")
+    count = len(result["problems"])
+    click.echo("ok: lifecycle and state files are valid" if not count
+               else f"{count} problem{'s' if count != 1 else ''}")
 
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.argument("name")
 @click.option("--agent", default=None, help="For runtime hooks: which agent (or $GITSTATE_AGENT).")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-@click.pass_context
-def hook(ctx, name, agent, args):
+def hook(name, agent, args):
     """Entry points for git hooks (pre-commit, commit-msg, pre-receive, ...) and agent
     runtimes (session-start, context, spawn-guard, subagent-start: Claude Code's JSON on
     stdin)."""
@@ -192,63 +170,51 @@ def hook(ctx, name, agent, args):
         return run_hook(name, list(args))
     from gitstate.runtime.claude_code import NAMES, run
     if name in NAMES:
-        if directory_of(ctx):
-            os.chdir(directory_of(ctx))
+        if directory():
+            os.chdir(directory())
         return run(name, list(args) + (["--agent", agent] if agent else []))
     raise GitstateError(f"unknown hook '{name}'", hint="known: pre-commit, commit-msg, "
                         "pre-receive, post-receive, reference-transaction, "
                         + ", ".join(NAMES))
 
 
-def run_doctor(directory: str | None, *, as_json: bool = False) -> int:
+@cli.command()
+@json_option
+def doctor(as_json):
+    """Is this clone protected? Hooks active and unmodified, gitstate found, caches sane,
+    approvals authenticated, hub and CI."""
     from gitstate.doors.doctor import diagnose
     from gitstate.git.runner import Git
-    hub = Git(directory)
+    hub = Git(directory())
     if hub.call("rev-parse", "--is-bare-repository")[1].strip() == b"true":
         from gitstate.doors.hub import diagnose_hub
         findings, hub_mode = diagnose_hub(hub), True
     else:
         hub_mode = False
-        findings = diagnose(open_repo(directory))
+        findings = diagnose(repo())
     failed = any(f["status"] == "fail" for f in findings)
-    if as_json:
-        emit("doctor", {"ok": not failed, "findings": findings})
-    else:
-        for f in findings:
+
+    def print_findings(data: dict) -> None:
+        for f in data["findings"]:
             click.echo(f"{f['status']:<4}  {f['check']:<9}  {f['detail']}")
             if f["fix"] and f["status"] != "ok":
                 click.echo(f"{'':17}-> {f['fix']}")
         click.echo(("this hub's doors hold" if hub_mode else "this clone's doors hold")
-                   if not failed else
-                   "a door is open: see the lines marked fail")
+                   if not failed else "a door is open: see the lines marked fail")
+    output("doctor", {"ok": not failed, "findings": findings}, as_json, print_findings)
     return EXIT_REJECTED if failed else 0
-
-
-@cli.command()
-@json_option
-@click.pass_context
-def doctor(ctx, as_json):
-    """Is this clone protected? Hooks active and unmodified, gitstate found, caches sane,
-    approvals authenticated, hub and CI."""
-    return run_doctor(directory_of(ctx), as_json=as_json)
-
-
-def run_schema(command: str | None = None, *, as_json: bool = True) -> int:
-    """The JSON Schema of a command's `--json` output (all of them, without COMMAND)."""
-    from gitstate.errors import UsageError
-    from gitstate.schema.models import COMMANDS, json_schema
-    if command is None:
-        json_out({name: json_schema(name) for name in COMMANDS})
-        return 0
-    if command not in COMMANDS:
-        raise UsageError(f"no --json output is called '{command}'",
-                         hint=f"known: {', '.join(COMMANDS)}")
-    json_out(json_schema(command))
-    return 0
 
 
 @cli.command()
 @click.argument("command", required=False)
 def schema(command):
     """Print the JSON Schema of COMMAND's `--json` output (every command's, without one)."""
-    return run_schema(command)
+    from gitstate.errors import UsageError
+    from gitstate.schema.models import COMMANDS, json_schema
+    if command is None:
+        json_out({name: json_schema(name) for name in COMMANDS})
+        return
+    if command not in COMMANDS:
+        raise UsageError(f"no --json output is called '{command}'",
+                         hint=f"known: {', '.join(COMMANDS)}")
+    json_out(json_schema(command))

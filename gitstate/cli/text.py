@@ -1,55 +1,45 @@
-"""Text for people: durations, times, and the layouts of status and the roster."""
+"""Text for people: the layouts of status, the roster and a move."""
 
 from __future__ import annotations
 
 import click
 
-
-def ago(seconds: int | None) -> str:
-    if seconds is None:
-        return "?"
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            rest = seconds % size // {"d": 3600, "h": 60, "m": 1}[unit]
-            small = {"d": "h", "h": "m", "m": "s"}[unit]
-            return f"{seconds // size}{unit}{rest}{small}" if rest else f"{seconds // size}{unit}"
-    return f"{seconds}s"
-
-
-def when(ts: int) -> str:
-    import datetime
-    return datetime.datetime.fromtimestamp(ts, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
+from gitstate.law.times import duration
 
 
 def plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
-def print_move(result, as_json: bool, extra: dict | None = None,
-               command: str = "transition", says: str | None = None) -> None:
-    """One line for a landed move (`says` replaces `from -> to` for a move that keeps the
-    state, e.g. a hand-over), or its JSON record."""
-    from gitstate.cli.app import emit
-    info = result.plan.info
-    if getattr(result, "detached", False):
-        click.echo(f"gitstate: warning: detached HEAD: {result.sha[:10]} is on no branch; "
-                   "`git switch -c NAME` keeps it", err=True)
-    advice = phase_advice(info)
-    if as_json:
-        emit(command, {"commit": result.sha, "agent": info["agent"], "from": info["from"],
-                       "to": info["to"], "path": info["path"],
-                       "subject": result.plan.message.split("\n", 1)[0],
-                       **({"advice": advice} if advice else {}),
-                       "also_committed": list(getattr(result, "also", [])), **(extra or {})})
+def print_move(record: dict, says: str | None = None) -> None:
+    """One line for a move that landed here (`says` replaces `from -> to` for a move that
+    keeps the state, e.g. a hand-over), and what its mortality phase asks."""
+    frm = f"{record['from']} -> " if record["from"] else ""
+    move = f"{says}, stays {record['to']}" if says else f"{frm}{record['to']}"
+    click.echo(f"{record['agent']}: {move}  ({record['commit'][:10]})")
+    if record.get("advice"):
+        click.echo(f"  mortality: {record['advice']}")
+    if record["also_committed"]:
+        click.echo(f"  also committed: {also_committed(record['also_committed'])}")
+
+
+def print_landing(record: dict) -> None:
+    """How a move made with `--push` landed (one of three outcomes): on stdout where it
+    landed, on stderr why not and what is left."""
+    up = record["upstream"]
+    if record["outcome"] == "landed":
+        frm = f"{record['from']} -> " if record["from"] else ""
+        click.echo(f"{record['agent']}: {frm}{record['to']}  ({record['commit'][:10]}) landed "
+                   f"on {up}" + (f" after {plural(record['attempts'], 'attempt')}"
+                                 if record["attempts"] > 1 else ""))
+    elif record["outcome"] == "illegal":
+        click.echo(f"gitstate: the move did not land on {up}: {record['reason']}", err=True)
+        click.echo(f"  your branch is in step with {up}; the unlanded commit is kept on branch "
+                   f"{record['kept']}" + (f", and its work is staged "
+                                          f"({', '.join(record['staged'])})"
+                                          if record["staged"] else ""), err=True)
     else:
-        frm = f"{info['from']} -> " if info["from"] else ""
-        move = f"{says}, stays {info['to']}" if says else f"{frm}{info['to']}"
-        click.echo(f"{info['agent']}: {move}  ({result.sha[:10]})")
-        if advice:
-            click.echo(f"  mortality: {advice}")
-        also = getattr(result, "also", [])
-        if also:
-            click.echo(f"  also committed: {also_committed(also)}")
+        click.echo(f"gitstate: gave up landing the move: {record['reason']}", err=True)
 
 
 def also_committed(paths: list[str], shown: int = 8) -> str:
@@ -58,15 +48,6 @@ def also_committed(paths: list[str], shown: int = 8) -> str:
     named = [f"{p} (a change of the law)" if is_law_path(p) else p for p in paths[:shown]]
     more = f", and {len(paths) - shown} more" if len(paths) > shown else ""
     return ", ".join(named) + more
-
-
-def phase_advice(info: dict) -> str | None:
-    """What the mortality phase asks, when this move crossed into a new one."""
-    from gitstate.law.lifecycle import PHASE_ADVICE
-    phase = info.get("phase_to")
-    if phase is None or phase == info.get("phase_from"):
-        return None
-    return PHASE_ADVICE.get(phase)
 
 
 def print_status(r: dict, detailed: bool) -> None:
@@ -119,7 +100,7 @@ def print_roster(view: dict) -> None:
             if r.get("started"):
                 bits.append(f"{r['started']} .. {r.get('ended') or 'now'}")
             if r.get("seconds_in_state") is not None:
-                bits.append(f"{ago(r['seconds_in_state'])} in state")
+                bits.append(f"{duration(r['seconds_in_state'])} in state")
             if r.get("freeze_state"):
                 bits.append(f"freeze-state {r['freeze_state']}")
             if r.get("final_summary"):
@@ -137,42 +118,3 @@ def print_roster(view: dict) -> None:
                    "`gitstate roster --json` has each file's problem.")
     if not everyone:
         click.echo("no agents yet: `gitstate spawn <id>` registers one")
-
-
-def commit_move(repo, agent: str, move, *, push: bool, as_json: bool,
-                extra: dict | None = None, command: str = "transition") -> int:
-    """Run `move()` (one commit) and print it; with `push`, land it on the hub first and
-    say which of the three outcomes it had (landed 0, illegal 1, gave up 1)."""
-    from gitstate.cli.app import emit
-    if not push:
-        result = move()
-        print_move(result, as_json, extra, command)
-        return 0
-    from gitstate.moves.landing import push_move
-    landing = push_move(repo, agent, move)
-    result = landing.result
-    info = result.plan.info if result is not None else {}
-    if as_json:
-        emit("landing", {"outcome": landing.outcome, "attempts": landing.attempts,
-                         "commit": landing.commit, "upstream": landing.upstream,
-                         "reason": landing.reason, "kept": landing.kept,
-                         "staged": landing.staged, "agent": info.get("agent"),
-                         "from": info.get("from"), "to": info.get("to"),
-                         "path": info.get("path"), **(extra or {})})
-        return landing.exit_code
-    if landing.outcome == "landed":
-        frm = f"{info['from']} -> " if info.get("from") else ""
-        click.echo(f"{info['agent']}: {frm}{info['to']}  ({landing.commit[:10]}) landed on "
-                   f"{landing.upstream}" + (f" after {plural(landing.attempts, 'attempt')}"
-                                            if landing.attempts > 1 else ""))
-        return 0
-    if landing.outcome == "illegal":
-        click.echo(f"gitstate: the move did not land on {landing.upstream}: {landing.reason}",
-                   err=True)
-        click.echo(f"  your branch is in step with {landing.upstream}; the unlanded commit is "
-                   f"kept on branch {landing.kept}"
-                   + (f", and its work is staged ({', '.join(landing.staged)})"
-                      if landing.staged else ""), err=True)
-    else:
-        click.echo(f"gitstate: gave up landing the move: {landing.reason}", err=True)
-    return landing.exit_code

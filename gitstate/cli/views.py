@@ -1,102 +1,57 @@
-"""Reading: status, roster, vacancies, log, inbox, situations, verify. Each has `--json`."""
+"""Reading: status, roster, vacancies, log, inbox, situations, verify. Each has `--json`: the
+record of a function of gitstate/history/ (which the MCP tools call too), here printed."""
 
 from __future__ import annotations
 
-import re
 import sys
 
 import click
 
 from gitstate.cli import complete
-from gitstate.cli.app import at_option, cli, directory_of, emit, json_option, open_repo, \
-    push_option
-from gitstate.cli.text import plural, print_roster, print_status, when
-from gitstate.errors import EXIT_REJECTED, GitstateError, UsageError
-
-
-def run_status(directory: str | None, agent: str | None = None, *, as_json: bool = False) -> int:
-    from gitstate.history.status import status_rows
-    rows = status_rows(open_repo(directory), agent)
-    if as_json:
-        emit("status", rows if not agent else rows[0])
-        return 0
-    if not rows:
-        click.echo("no agents yet: `gitstate spawn <id>` registers one")
-        return 0
-    for r in rows:
-        print_status(r, detailed=bool(agent))
-    return 0
+from gitstate.cli.app import at_option, cli, json_option, output, push_option, repo
+from gitstate.cli.text import plural, print_roster, print_status
+from gitstate.errors import EXIT_REJECTED
+from gitstate.history import views as history
+from gitstate.law.times import when
 
 
 @cli.command()
 @click.argument("agent", required=False, shell_complete=complete.agent)
 @json_option
-@click.pass_context
-def status(ctx, agent, as_json):
+def status(agent, as_json):
     """Current state, mortality phase and legal next states (of AGENT, or of everyone)."""
-    return run_status(directory_of(ctx), agent, as_json=as_json)
+    from gitstate.history.status import status as status_of
+
+    def print_rows(data) -> None:
+        rows = [data] if agent else data
+        if not rows:
+            click.echo("no agents yet: `gitstate spawn <id>` registers one")
+        for r in rows:
+            print_status(r, detailed=bool(agent))
+    output("status", status_of(repo(), agent), as_json, print_rows)
 
 
-def run_roster(directory: str | None, at: str | None = None, *, as_json: bool = False) -> int:
-    from gitstate.history.views import roster
-    view = roster(open_repo(directory), at)
-    if as_json:
-        emit("roster", view)
-    else:
-        print_roster(view)
-    return 0
-
-
-@cli.command()
-@at_option
-@json_option
-@click.pass_context
-def roster(ctx, at, as_json):
-    """Living, freezer and cemetery, derived from git history."""
-    return run_roster(directory_of(ctx), at, as_json=as_json)
-
-
-def run_vacancies(directory: str | None, at: str | None = None, *,
-                  as_json: bool = False) -> int:
+def print_vacancies(view: dict) -> None:
     from gitstate.history.fold import vacancy_notice
-    from gitstate.history.views import vacant_roles
-    view = vacant_roles(open_repo(directory), at)
-    if as_json:
-        emit("vacancies", view)
-        return 0
-    if not view["vacancies"]:
-        click.echo("no vacant roles")
     for v in view["vacancies"]:
         click.echo(vacancy_notice(v))
-    return 0
+    if not view["vacancies"]:
+        click.echo("no vacant roles")
 
 
-@cli.command()
-@at_option
-@json_option
-@click.pass_context
-def vacancies(ctx, at, as_json):
-    """Roles whose holders froze or died, and roles never filled."""
-    return run_vacancies(directory_of(ctx), at, as_json=as_json)
+def _as_of(name: str, data, printer, help: str) -> None:
+    """A view of the history as of a moment (`--at`): `data(repo, at)`, printed by `printer`."""
+    @cli.command(name, help=help)
+    @at_option
+    @json_option
+    def view(at, as_json):
+        output(name, data(repo(), at), as_json, printer)
 
 
-def run_log(directory: str | None, agent: str | None = None, *, as_json: bool = False,
-            limit: int | None = None, since: str | None = None,
-            newest_first: bool = False) -> int:
-    from gitstate.history.views import log_rows
-    rows = log_rows(open_repo(directory), agent, limit=limit, since=since,
-                    newest_first=newest_first)
-    if as_json:
-        emit("log", rows)
-        return 0
-    for r in rows:
-        move = f"{r['from']} -> {r['to']}" if r["from"] else f"born in {r['to']}"
-        click.echo(f"{when(r['time'])}  {r['commit'][:10]}  {r['agent']}: {move}"
-                   + (f"  {r['text']}" if r["text"] else "") + f"  ({r['author']})")
-    if not rows:
-        click.echo(f"no moves since {since}" if since is not None
-                   else "no moves asked for (--limit 0)" if limit == 0 else "no state commits yet")
-    return 0
+_as_of("roster", history.roster, print_roster,
+       "Living, freezer and cemetery, derived from git history.")
+_as_of("vacancies", history.vacant_roles, print_vacancies,
+       "Roles whose holders froze or died, and roles never filled.")
 
 
 @cli.command("log")
@@ -108,43 +63,41 @@ def run_log(directory: str | None, agent: str | None = None, *, as_json: bool = 
 @click.option("--newest-first", "--reverse", "newest_first", is_flag=True,
               help="Newest first (the default is oldest first, the order they happened in).")
 @json_option
-@click.pass_context
-def log_cmd(ctx, agent, limit, since, newest_first, as_json):
+def log_cmd(agent, limit, since, newest_first, as_json):
     """Transition history (of AGENT, or of everyone), oldest first."""
-    return run_log(directory_of(ctx), agent, as_json=as_json, limit=limit, since=since,
-                   newest_first=newest_first)
+    def print_moves(rows: list[dict]) -> None:
+        for r in rows:
+            move = f"{r['from']} -> {r['to']}" if r["from"] else f"born in {r['to']}"
+            click.echo(f"{when(r['time'])}  {r['commit'][:10]}  {r['agent']}: {move}"
+                       + (f"  {r['text']}" if r["text"] else "") + f"  ({r['author']})")
+        if not rows:
+            click.echo(f"no moves since {since}" if since is not None else
+                       "no moves asked for (--limit 0)" if limit == 0 else "no state commits yet")
+    rows = history.log_rows(repo(), agent, limit=limit, since=since, newest_first=newest_first)
+    output("log", rows, as_json, print_moves)
 
 
-def run_inbox(directory: str | None, agent: str, *, mark_read: bool = False,
-              push: bool = False, as_json: bool = False) -> int:
-    from gitstate.history.views import inbox
-    repo = open_repo(directory)
-    view = inbox(repo, agent)
-    code = 0
-    if mark_read and view["messages"]:   # nothing to read: no commit
-        from gitstate.moves.agent import mark_read as do_mark
+@cli.command()
+@click.argument("agent", shell_complete=complete.agent)
+@click.option("--mark-read", is_flag=True,
+              help="Move the agent's last_read_commit to HEAD (a state commit).")
+@push_option
+@json_option
+def inbox(agent, mark_read, push, as_json):
+    """Messages to AGENT (@AGENT or @ALL) since its last_read_commit."""
+    from gitstate.moves.commands import inbox as read
+    view = read(repo(), agent, mark_read=mark_read, push=push)
+    output("inbox", view, as_json, print_inbox)
+    pushed = view.get("push")
+    return 0 if pushed is None or pushed["outcome"] == "landed" else EXIT_REJECTED
 
-        def move():
-            return do_mark(repo, view["agent"], view["head"], len(view["messages"]))
-        if push:
-            from gitstate.moves.landing import push_move
-            landing = push_move(repo, view["agent"], move)
-            code = landing.exit_code
-            view["push"] = {"outcome": landing.outcome, "attempts": landing.attempts,
-                            "commit": landing.commit, "upstream": landing.upstream,
-                            "reason": landing.reason, "kept": landing.kept}
-            if landing.outcome == "landed":
-                view["marked_read"] = {"commit": landing.commit,
-                                       "last_read_commit": view["head"]}
-            elif not as_json:
-                click.echo(f"gitstate: the checkpoint did not land ({landing.outcome}): "
-                           f"{landing.reason}" + (f"; kept on branch {landing.kept}"
-                                                  if landing.kept else ""), err=True)
-        else:
-            view["marked_read"] = {"commit": move().sha, "last_read_commit": view["head"]}
-    if as_json:
-        emit("inbox", view)
-        return code
+
+def print_inbox(view: dict) -> None:
+    pushed = view.get("push")
+    if pushed and pushed["outcome"] != "landed":
+        click.echo(f"gitstate: the checkpoint did not land ({pushed['outcome']}): "
+                   f"{pushed['reason']}" + (f"; kept on branch {pushed['kept']}"
+                                            if pushed["kept"] else ""), err=True)
     since = f"since {view['since'][:10]}" if view["since"] else "from the beginning"
     click.echo(f"{view['agent']}: {plural(len(view['messages']), 'message')} {since}")
     for m in view["messages"]:
@@ -155,20 +108,6 @@ def run_inbox(directory: str | None, agent: str, *, mark_read: bool = False,
     if view.get("marked_read"):
         click.echo(f"last_read_commit -> {view['head'][:10]} "
                    f"({view['marked_read']['commit'][:10]})")
-    return code
-
-
-@cli.command()
-@click.argument("agent", shell_complete=complete.agent)
-@click.option("--mark-read", is_flag=True,
-              help="Move the agent's last_read_commit to HEAD (a state commit).")
-@push_option
-@json_option
-@click.pass_context
-def inbox(ctx, agent, mark_read, push, as_json):
-    """Messages to AGENT (@AGENT or @ALL) since its last_read_commit."""
-    return run_inbox(directory_of(ctx), agent, mark_read=mark_read, push=push,
-                     as_json=as_json)
 
 
 @cli.command()
@@ -177,24 +116,14 @@ def inbox(ctx, agent, mark_read, push, as_json):
                    "entities.db in the clone's .git/gitstate, outside the work tree).")
 @click.option("--no-sqlite", is_flag=True, help="Only print the graph.")
 @json_option
-@click.pass_context
-def situations(ctx, sqlite_path, no_sqlite, as_json):
+def situations(sqlite_path, no_sqlite, as_json):
     """The entity graph of agent sessions, from history; written to SQLite too."""
-    return run_situations(directory_of(ctx), sqlite_path=sqlite_path, no_sqlite=no_sqlite,
-                          as_json=as_json)
+    from gitstate.history.entities import situations as graph
+    output("situations", graph(repo(), sqlite_path=sqlite_path, no_sqlite=no_sqlite), as_json,
+           print_situations)
 
 
-def run_situations(directory: str | None, *, sqlite_path: str | None = None,
-                   no_sqlite: bool = False, as_json: bool = False) -> int:
-    from gitstate.history.entities import graph, write_sqlite
-    repo = open_repo(directory)
-    data = graph(repo)
-    if not no_sqlite:
-        path = sqlite_path or _default_db(repo)
-        data["sqlite"] = {"path": path, **write_sqlite(data, path)}
-    if as_json:
-        emit("situations", data)
-        return 0
+def print_situations(data: dict) -> None:
     sessions = [e for e in data["entities"] if e["id"].startswith("situation:session-")]
     for e in sessions:
         links = [b for b in data["belongings"] if b["owner"] == e["id"]]
@@ -204,7 +133,6 @@ def run_situations(directory: str | None, *, sqlite_path: str | None = None,
     if "sqlite" in data:
         s = data["sqlite"]
         click.echo(f"wrote {s['path']}: {s['entities']} entities, {s['belongings']} belongings")
-    return 0
 
 
 def _say_progress(count: int) -> None:
@@ -213,80 +141,32 @@ def _say_progress(count: int) -> None:
     sys.stderr.flush()
 
 
-def _default_db(repo) -> str:
-    """`.git/gitstate/entities.db` (per worktree): a read command leaves the work tree as it
-    was, and `git status` clean."""
-    import os
-    os.makedirs(repo.cache_dir, exist_ok=True)
-    return os.path.join(repo.cache_dir, "entities.db")
-
-
-def _must_be_managed(repo) -> None:
-    """A repository whose history never held a lifecycle is not managed: say so (exit 1)."""
-    from gitstate.errors import InvalidFile, NotManaged
-    from gitstate.law.lifecycle import LIFECYCLE_PATH
-    try:
-        repo.lifecycle()
-        return
-    except InvalidFile:
-        return   # managed, with a lifecycle that is invalid now: verify says which commit
-    except NotManaged:
-        head = repo.git.head()
-        if head and repo.git.text("log", "-1", "--format=%H", head, "--", LIFECYCLE_PATH):
-            return   # it was managed once: verify judges that history
-        raise
-
-
-def run_verify(directory: str | None, revs=(), *, no_cache: bool = False,
-               as_json: bool = False) -> int:
-    from gitstate.history.problems import describe_lines
-    from gitstate.history.verify import verify
-    repo = open_repo(directory, bare_ok=True)
-    head = repo.git.head()
-    _must_be_managed(repo)
-    for rev in revs:   # a revision that names nothing is the caller's mistake: exit 2
-        parts = re.split(r"\.\.\.?", rev) if not rev.startswith("-") else []
-        if any(part and repo.git.rev(part) is None for part in parts):
-            raise UsageError(f"unknown revision or range {rev!r}",
-                             hint="e.g. `gitstate verify origin/main..HEAD`")
-    cache_dir = None if no_cache else repo.cache_dir
-    report: dict = {"by_tag": []}
-    progress = None if as_json or not sys.stderr.isatty() else _say_progress
-    try:
-        if head is None:
-            problems, judged = [], 0
-        elif revs:
-            problems, judged = verify(repo.git, list(revs), cache_dir, report=report,
-                                      progress=progress)
-        else:
-            problems, judged = verify(repo.git, [head], cache_dir, remember=not no_cache,
-                                      report=report, progress=progress)
-    finally:
-        if progress is not None:
-            sys.stderr.write("\r\033[K")   # the progress line goes when the answer comes
-    if as_json:
-        emit("verify", {"ok": not problems, "problems": problems, "judged": judged,
-                        "judged_by_tag": report["by_tag"]})
-    else:
-        for line in describe_lines(problems):
-            click.echo(line)
-        if report["by_tag"]:
-            click.echo(f"{plural(len(report['by_tag']), 'tagged commit')} older than "
-                       "protocols/lifecycle.yaml judged by their tags alone (moves, births and "
-                       "ends; not their state files, which that history keeps its own way)")
-        bad = len({p["commit"] for p in problems})
-        click.echo(f"{plural(bad, 'commit')} broke the rules" if problems
-                   else "ok: every commit follows the lifecycle")
-    return EXIT_REJECTED if problems else 0
-
-
 @cli.command()
 @click.argument("revs", nargs=-1, metavar="[RANGE]")
 @click.option("--no-cache", is_flag=True,
               help="Read nothing from .git/gitstate and write nothing there (for CI, audits).")
 @json_option
-@click.pass_context
-def verify(ctx, revs, no_cache, as_json):
+def verify(revs, no_cache, as_json):
     """Replay history (default: all of HEAD's) through the hooks' rules; flag every commit
     that broke them, e.g. one made by a clone without gitstate's hooks."""
-    return run_verify(directory_of(ctx), revs, no_cache=no_cache, as_json=as_json)
+    progress = None if as_json or not sys.stderr.isatty() else _say_progress
+    try:
+        report = history.verified(repo(bare_ok=True), revs, no_cache=no_cache, progress=progress)
+    finally:
+        if progress is not None:
+            sys.stderr.write("\r\033[K")   # the progress line goes when the answer comes
+    output("verify", report, as_json, print_verified)
+    return 0 if report["ok"] else EXIT_REJECTED
+
+
+def print_verified(report: dict) -> None:
+    from gitstate.history.problems import describe_lines
+    for line in describe_lines(report["problems"]):
+        click.echo(line)
+    if report["judged_by_tag"]:
+        click.echo(f"{plural(len(report['judged_by_tag']), 'tagged commit')} older than "
+                   "protocols/lifecycle.yaml judged by their tags alone (moves, births and "
+                   "ends; not their state files, which that history keeps its own way)")
+    bad = len({p["commit"] for p in report["problems"]})
+    click.echo(f"{plural(bad, 'commit')} broke the rules" if report["problems"]
+               else "ok: every commit follows the lifecycle")

@@ -95,3 +95,18 @@ def _outdated(name: str, text: str, current: str) -> str:
                 "which gitstate has retired, so every state commit is refused; run `gitstate init`")
     return (f"the {name} hook is not gitstate's current shim for this lifecycle (an older "
             "gitstate wrote it, or it was edited); run `gitstate init`")
+
+
+def check(repo: Managed) -> dict:
+    """`gitstate check`: every problem, each with its file and line apart."""
+    problems = [_problem(v) for v in check_worktree(repo)]
+    return {"ok": not problems, "problems": problems}
+
+
+def _problem(v: Violation) -> dict:
+    """A rule's violation, its `where` ("file:line" or "file") split in two."""
+    where = v.where or ""
+    path, _, line = where.rpartition(":")
+    if path and line.isdigit():
+        return {"file": path, "line": int(line), "rule": v.rule, "message": v.message}
+    return {"file": where, "line": None, "rule": v.rule, "message": v.message}

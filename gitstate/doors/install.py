@@ -13,7 +13,6 @@ hooks work").
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from gitstate.git.atomic import Plan, commit_atomically
@@ -23,6 +22,7 @@ from gitstate.doors.shims import HOOK_NAMES, install_into, is_ours, render_shim,
 from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.limits import LIFECYCLE_BYTES
 from gitstate.law.statefile import MAX_STATE_FILE_BYTES, decode
+from gitstate.law.record import Record
 from gitstate.law.load import load_lifecycle, read_lifecycle
 from gitstate.resources import preset_dir, presets, read_shipped
 from gitstate.law.lifecycle import LIFECYCLE_PATH, is_law_path
@@ -31,11 +31,13 @@ SHIM_DIR = ".githooks"
 AGENT_GUIDE = "agent/README.md"
 
 
-@dataclass
-class InitReport:
+# Its plain form is the `--json` record of `gitstate init`; gitstate/schema describes it.
+class InitReport(Record):
+    """What `gitstate init` did: the lifecycle, the hooks folder, each action, the commit."""
+
     lifecycle: str
     hooks_dir: str
-    actions: list[str] = field(default_factory=list)
+    actions: list[str] = []
     commit: str | None = None
 
 

@@ -26,6 +26,7 @@ from typing import Callable
 from gitstate.errors import GitFailure, GitstateError, Rejected
 from gitstate.git.atomic import Result, safe_path, write_file
 from gitstate.git.runner import ZERO, Git
+from gitstate.law.record import Record
 
 UNLANDED = "refs/heads/gitstate/unlanded"
 
@@ -62,16 +63,17 @@ class Upstream:
         return self.tracking.removeprefix("refs/remotes/")
 
 
-@dataclass
-class Landing:
+# Its plain form is the `--json` record of a landing; gitstate/schema describes it.
+class Landing(Record):
+    """How a move made with `--push` landed: landed (exit 0), illegal or gave-up (exit 1)."""
+
     outcome: str                      # landed | illegal | gave-up
     attempts: int
     commit: str | None                # the commit on the hub (landed) or kept locally
     upstream: str
-    result: Result | None = None      # the last local commit of the move
     reason: str | None = None
     kept: str | None = None           # side branch holding the unlanded work
-    staged: list[str] = field(default_factory=list)   # work left staged in the index
+    staged: list[str] = []            # work left staged in the index
 
     @property
     def exit_code(self) -> int:
@@ -115,8 +117,9 @@ def check_in_step(git: Git, up: Upstream) -> None:
 def land(git: Git, top: Path, move: Callable[[], Result], *, agent: str,
          policy: PushPolicy | None = None,
          judge_fetched: Callable[[str | None, str], str | None] | None = None,
-         on_attempt: Callable[[int, str], None] | None = None) -> Landing:
-    """Commit `move()` and land it on the upstream branch; see the module's docstring.
+         on_attempt: Callable[[int, str], None] | None = None) -> tuple[Landing, Result]:
+    """Commit `move()` and land it on the upstream branch; see the module's docstring. Returns
+    how it landed and the last local commit of the move.
 
     `move` commits on HEAD (re-deciding from HEAD each time it is called). `judge_fetched`
     judges commits fetched from the hub before the local branch takes them (old tip, new
@@ -133,7 +136,7 @@ def land(git: Git, top: Path, move: Callable[[], Result], *, agent: str,
         if on_attempt:
             on_attempt(attempt, status)
         if status == "landed":
-            return Landing("landed", attempt, result.sha, up.name, result)
+            return Landing("landed", attempt, result.sha, up.name), result
         if status == "refused":
             return _set_aside(git, top, up, result, agent, attempt,
                               f"the hub refused it: {words}", fetch=True)
@@ -148,7 +151,7 @@ def land(git: Git, top: Path, move: Callable[[], Result], *, agent: str,
         except GitFailure as exc:
             return _gave_up(up, result, attempt, f"could not fetch {up.name}: {exc.message}")
         if git.ok("merge-base", "--is-ancestor", result.sha, tip):
-            return Landing("landed", attempt, result.sha, up.name, result)   # it got there
+            return Landing("landed", attempt, result.sha, up.name), result   # it got there
         if judge_fetched is not None:
             reason = judge_fetched(result.parent, tip)
             if reason:
@@ -290,15 +293,16 @@ def _restore(git: Git, top: Path, tip: str, paths: list[str]) -> None:
     _stage(git, top, {p: at_tip.get(p, ("100644", None)) for p in paths})
 
 
-def _gave_up(up: Upstream, result: Result, attempts: int, why: str) -> Landing:
-    return Landing("gave-up", attempts, result.sha, up.name, result,
-                   reason=f"{why}; the move stays committed here as {result.sha[:10]}, not on "
-                          f"{up.name}: push it with `git pull --rebase && git push`, or "
-                          "undo it with `git reset --keep HEAD~1`")
+def _gave_up(up: Upstream, result: Result, attempts: int, why: str) -> tuple[Landing, Result]:
+    reason = (f"{why}; the move stays committed here as {result.sha[:10]}, not on {up.name}: "
+              "push it with `git pull --rebase && git push`, or undo it with "
+              "`git reset --keep HEAD~1`")
+    return Landing("gave-up", attempts, result.sha, up.name, reason=reason), result
 
 
 def _set_aside(git: Git, top: Path, up: Upstream, result: Result, agent: str, attempts: int,
-               why: str, *, fetch: bool, staged: list[str] | None = None) -> Landing:
+               why: str, *, fetch: bool,
+               staged: list[str] | None = None) -> tuple[Landing, Result]:
     """The move cannot land: keep the unlanded commit on a side branch, bring the local branch
     back in step with upstream, and leave the work staged."""
     n = 1
@@ -315,5 +319,5 @@ def _set_aside(git: Git, top: Path, up: Upstream, result: Result, agent: str, at
         except (GitFailure, _Conflict):
             pass   # the side branch holds everything; the branch stays where it was
     short = side.removeprefix("refs/heads/")
-    return Landing("illegal", attempts, None, up.name, result, reason=why, kept=short,
-                   staged=staged)
+    return Landing("illegal", attempts, None, up.name, reason=why, kept=short,
+                   staged=staged), result

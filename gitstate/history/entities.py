@@ -119,3 +119,18 @@ def write_sqlite(data: dict, path: str) -> dict:
     finally:
         con.close()
     return counts
+
+
+def situations(repo: Managed, *, sqlite_path: str | None = None,
+               no_sqlite: bool = False) -> dict:
+    """`gitstate situations`: the graph, and (unless `no_sqlite`) where it was upserted: by
+    default `.git/gitstate/entities.db`, per worktree, so that a read command leaves the work
+    tree as it was and `git status` clean."""
+    data = graph(repo)
+    if not no_sqlite:
+        import os
+        if sqlite_path is None:
+            os.makedirs(repo.cache_dir, exist_ok=True)
+            sqlite_path = os.path.join(repo.cache_dir, "entities.db")
+        data["sqlite"] = {"path": sqlite_path, **write_sqlite(data, sqlite_path)}
+    return data

@@ -1,5 +1,6 @@
-"""One agent's status as `gitstate status` shows it: a plain record (the typed model of
-`--json` is `schema.status.AgentStatus`; building it is left to whoever validates)."""
+"""`gitstate status`: each agent's state, roster, mortality phase and legal next states, as a
+plain record (its model is `AgentStatus` in gitstate/schema/records.py; pydantic stays off this
+path, which agents poll)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ from gitstate.law import statefile
 from gitstate.law.lifecycle import PHASE_ADVICE, Lifecycle
 
 
-def status_rows(repo, agent: str | None = None) -> list[dict]:
-    """`gitstate status`: the agent's record, or every agent's (from the index, which parses
-    each state file's blob once)."""
+def status(repo, agent: str | None = None) -> dict | list[dict]:
+    """The agent's record, or every agent's (from the index, which parses each state file's
+    blob once)."""
     from gitstate.law.grammar import canonical_id
     head = repo.git.head()
     lc = repo.lifecycle(head)
@@ -19,51 +20,38 @@ def status_rows(repo, agent: str | None = None) -> list[dict]:
         data = repo.git.cat_files([f"{head}:{path}"])[0] if head else None
         if data is None:
             raise repo.unknown_agent(agent, head, lc)
-        return [agent_status(agent, path, data, lc)]
+        try:
+            front = statefile.parse_bytes(data, path).front
+        except Exception as exc:  # InvalidFile, shown rather than raised: one bad file
+            return unreadable(agent, path, str(exc), lc)
+        return status_of(agent, path, front, lc)
     from gitstate.history.index import Index
     index = Index(repo.git, lc, repo.cache_dir)
     rows = [status_of(a, path, front, lc) if front is not None
-            else {**agent_status(a, path, b"", lc), "problem": problem}
+            else unreadable(a, path, problem, lc)
             for a, (path, front, problem) in sorted(index.fronts(head).items())]
     index.save()
     return rows
 
 
-def agent_status(agent: str, path: str, data: bytes | None, lc: Lifecycle) -> dict:
-    try:
-        doc = statefile.parse_bytes(data or b"", path)
-    except Exception as exc:  # InvalidFile, shown rather than raised: one bad file
-        return _record(agent, path, problem=str(exc))
-    return status_of(agent, path, doc.front, lc)
-
-
 def status_of(agent: str, path: str, front: dict, lc: Lifecycle) -> dict:
     """The status of an agent whose front matter is read (e.g. from the index)."""
-    doc = _Doc(front)
-    state = doc.state if isinstance(doc.state, str) else None
-    pct = doc.get("context_pct")
+    state = front.get("state") if isinstance(front.get("state"), str) else None
+    pct = front.get("context_pct")
     pct = float(pct) if isinstance(pct, (int, float)) and not isinstance(pct, bool) else None
     phase = lc.mortality.phase(pct)
-    return _record(
-        agent, path, state=state, roster=lc.roster_of(state) if state else None,
-        role=statefile.as_text(doc.get("role")), model=statefile.as_text(doc.get("model")),
-        context_pct=pct, phase=phase, next=list(lc.allowed_from(state)) if state else [],
-        thread=statefile.as_text(doc.get("thread")), summary=statefile.as_text(doc.get("summary")),
-        problem=None if state in lc.states else f"'{state}' is not a state of lifecycle {lc.name}",
-        advice=PHASE_ADVICE.get(phase))
+    return {"agent": agent, "path": path, "state": state,
+            "roster": lc.roster_of(state) if state else None,
+            "role": statefile.as_text(front.get("role")),
+            "model": statefile.as_text(front.get("model")), "context_pct": pct,
+            "phase": phase, "next": list(lc.allowed_from(state)) if state else [],
+            "thread": statefile.as_text(front.get("thread")),
+            "summary": statefile.as_text(front.get("summary")),
+            "problem": None if state in lc.states
+            else f"'{state}' is not a state of lifecycle {lc.name}",
+            "advice": PHASE_ADVICE.get(phase)}
 
 
-def _record(agent: str, path: str, **fields) -> dict:
-    out = {"agent": agent, "path": path, "state": None, "roster": None, "role": None,
-           "model": None, "context_pct": None, "phase": "unknown", "next": [], "thread": None,
-           "summary": None, "problem": None, "advice": None}
-    out.update(fields)
-    return out
-
-
-class _Doc:
-    def __init__(self, front: dict):
-        self.front, self.state = front, front.get("state")
-
-    def get(self, key: str):
-        return self.front.get(key)
+def unreadable(agent: str, path: str, problem: str | None, lc: Lifecycle) -> dict:
+    """The status of an agent whose state file could not be read: why, and nothing else."""
+    return {**status_of(agent, path, {}, lc), "problem": problem}

@@ -1,4 +1,5 @@
-"""The read commands' data: roster, vacancies, history, inbox. Plain dicts, ready for JSON."""
+"""The read commands' data: roster, vacancies, history, inbox, freeze-states, verify. Plain
+dicts, ready for JSON."""
 
 from __future__ import annotations
 
@@ -256,3 +257,44 @@ def freeze_state(repo: Managed, agent: str, at: str | None = None) -> dict:
     sections = {parts[i].strip(): parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
     return {"agent": agent, "state": doc.state, "path": rel,
             "front": fdoc.front if fdoc else {}, "sections": sections}
+
+
+def verified(repo: Managed, revs=(), *, no_cache: bool = False, progress=None) -> dict:
+    """`gitstate verify`: HEAD's history (or the ranges `revs`) replayed through the hooks'
+    rules; every problem, how many commits were judged, and which by their tags alone."""
+    from gitstate.history.verify import verify
+    head = repo.git.head()
+    _must_be_managed(repo)
+    for rev in revs:   # a revision that names nothing is the caller's mistake: exit 2
+        parts = re.split(r"\.\.\.?", rev) if not rev.startswith("-") else []
+        if any(part and repo.git.rev(part) is None for part in parts):
+            raise UsageError(f"unknown revision or range {rev!r}",
+                             hint="e.g. `gitstate verify origin/main..HEAD`")
+    cache_dir = None if no_cache else repo.cache_dir
+    report: dict = {"by_tag": []}
+    if head is None:
+        problems, judged = [], 0
+    elif revs:
+        problems, judged = verify(repo.git, list(revs), cache_dir, report=report,
+                                  progress=progress)
+    else:
+        problems, judged = verify(repo.git, [head], cache_dir, remember=not no_cache,
+                                  report=report, progress=progress)
+    return {"ok": not problems, "problems": problems, "judged": judged,
+            "judged_by_tag": report["by_tag"]}
+
+
+def _must_be_managed(repo: Managed) -> None:
+    """A repository whose history never held a lifecycle is not managed: say so (exit 1)."""
+    from gitstate.errors import InvalidFile, NotManaged
+    from gitstate.law.lifecycle import LIFECYCLE_PATH
+    try:
+        repo.lifecycle()
+        return
+    except InvalidFile:
+        return   # managed, with a lifecycle that is invalid now: verify says which commit
+    except NotManaged:
+        head = repo.git.head()
+        if head and repo.git.text("log", "-1", "--format=%H", head, "--", LIFECYCLE_PATH):
+            return   # it was managed once: verify judges that history
+        raise

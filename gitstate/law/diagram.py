@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from gitstate.law.lifecycle import DEFAULT_STATE_FILE, ROSTERS, Lifecycle, fmt_duration
-
+from gitstate.law.lifecycle import DEFAULT_STATE_FILE, ROSTERS, Lifecycle
+from gitstate.law.times import duration
 
 
 def _mermaid_id(state: str) -> str:
@@ -24,7 +24,7 @@ def to_mermaid(lc: Lifecycle) -> str:
             if lc.needs_approval(src, dst):
                 labels.append("approval")
             if (timed := lc.policies.timeout(src, dst)) is not None:
-                labels.append(f"after {fmt_duration(timed.after)}")
+                labels.append(f"after {duration(timed.after, exact=True)}")
             label = f" : {', '.join(labels)}" if labels else ""
             out.append(f"    {_mermaid_id(src)} --> {_mermaid_id(dst)}{label}")
     for name, state in lc.states.items():
@@ -76,7 +76,7 @@ def describe(lc: Lifecycle) -> str:
     if pol.max_depth is not None:
         lines.append(f"  max spawn depth: {pol.max_depth}")
     for a, b, spec in pol.timed_moves():
-        lines.append(f"  timeout: {a} -> {b} after {fmt_duration(spec.after)}")
+        lines.append(f"  timeout: {a} -> {b} after {duration(spec.after, exact=True)}")
     if not pol.custom_roles:
         lines.append("  only the roles above may be held")
     if pol.atomic_commits:

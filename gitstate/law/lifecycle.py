@@ -281,14 +281,6 @@ def parse_duration(value: Any) -> int | None:
     return int(m.group(1)) * _DURATION_UNITS[m.group(2)]
 
 
-def fmt_duration(seconds: int) -> str:
-    """30m, 2h, 1d, 45s: the shortest exact form."""
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds % size == 0:
-            return f"{seconds // size}{unit}"
-    return f"{seconds}s"
-
-
 def parse_arrow(text: str) -> tuple[str, str] | None:
     """`"a -> b"` -> ("a", "b")."""
     if not isinstance(text, str) or "->" not in text:

@@ -9,7 +9,8 @@ import re
 
 from gitstate.law import limits, statefile
 from gitstate.law.grammar import Message, is_valid_id
-from gitstate.law.lifecycle import Lifecycle, fmt_duration
+from gitstate.law.lifecycle import Lifecycle
+from gitstate.law.times import duration
 from gitstate.law.verdict import Context, Violation
 from gitstate.rule_ids import Rule
 
@@ -226,8 +227,8 @@ def _check_timeout(p, lc: Lifecycle, ctx: Context, old: str, new: str,
         return
     left = f"; due in {int(wait - (now - since))}s" if since is not None else ""
     out.append(Violation(Rule.TIMEOUT, f"{old} -> {new} happens only after "
-                         f"{fmt_duration(wait)} in {old}{left} (`gitstate sweep` makes it when "
-                         "due)",
+                         f"{duration(wait, exact=True)} in {old}{left} (`gitstate sweep` makes "
+                         "it when due)",
                          f"{p.change.path}:{p.new.line_of('state')}"))
 
 

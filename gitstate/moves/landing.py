@@ -31,8 +31,9 @@ def policy_of(repo: Managed) -> PushPolicy:
 
 
 def push_move(repo: Managed, agent: str, move: Callable[[], Result],
-              policy: PushPolicy | None = None) -> Landing:
-    """Commit `move()` and land it on the upstream branch: landed, illegal or gave up."""
+              policy: PushPolicy | None = None) -> tuple[Landing, Result]:
+    """Commit `move()` and land it on the upstream branch: landed, illegal or gave up; and the
+    last local commit of the move."""
     git = repo.git
 
     def judge_fetched(old: str | None, new: str) -> str | None:
@@ -54,10 +55,18 @@ def landed(repo: Managed) -> Callable[[str, Callable[[], Result]], Result]:
     from gitstate.errors import GitstateError
 
     def commit(agent: str, move: Callable[[], Result]) -> Result:
-        landing = push_move(repo, agent, move)
+        landing, result = push_move(repo, agent, move)
         if landing.outcome != "landed":
             kept = f"; kept on branch {landing.kept}" if landing.kept else ""
             raise GitstateError(f"{agent}'s move did not land ({landing.outcome}): "
                                 f"{landing.reason}{kept}")
-        return landing.result
+        return result
     return commit
+
+
+def committer(repo: Managed, push: bool) -> Callable[[str, Callable[[], Result]], Result]:
+    """How an operation commits each of its moves: here, or with `push` landed on the hub."""
+    if push:
+        return landed(repo)
+    from gitstate.moves.operations import committed
+    return committed

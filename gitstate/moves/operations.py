@@ -16,7 +16,8 @@ from gitstate.law import statefile
 from gitstate.errors import GitstateError
 from gitstate.law.grammar import canonical_id
 from gitstate.history.index import Index
-from gitstate.law.lifecycle import Lifecycle, fmt_duration
+from gitstate.law.lifecycle import Lifecycle
+from gitstate.law.times import duration
 from gitstate.moves.agent import freeze, transition
 from gitstate.git.repo import Managed
 from gitstate.git.runner import Git
@@ -152,25 +153,18 @@ def due_timeouts(repo: Managed, now: float | None = None) -> list[dict]:
             seconds = spec.after
             if a == state and lc.timeout_applies(a, b, role) \
                     and now - track.entered[1] >= seconds:
-                due.append({"agent": agent, "from": a, "to": b, "after": fmt_duration(seconds),
-                            "since": track.entered[0], "why": f"timeout {fmt_duration(seconds)}"})
+                after = duration(seconds, exact=True)
+                due.append({"agent": agent, "from": a, "to": b, "after": after,
+                            "since": track.entered[0], "why": f"timeout {after}"})
                 break
         else:
             limit = lc.role_timeout(role)
             end = _failure_end(lc, state) if lc.roster_of(state) == "living" else None
             if limit and end and now - track.first[1] >= limit:
-                due.append({"agent": agent, "from": state, "to": end, "after": fmt_duration(limit),
-                            "since": track.first[0],
-                            "why": f"role {role} may live {fmt_duration(limit)}"})
+                after = duration(limit, exact=True)
+                due.append({"agent": agent, "from": state, "to": end, "after": after,
+                            "since": track.first[0], "why": f"role {role} may live {after}"})
     return due
-
-
-def _about(seconds: float) -> str:
-    """45s, 12m, 3h: a rough age for people."""
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{int(seconds // size)}{unit}"
-    return f"{int(seconds)}s"
 
 
 def _failure_end(lc: Lifecycle, state: str) -> str | None:
@@ -254,8 +248,8 @@ def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
                 track = tracks.get(agent)
                 if not beat or track is None or now - track.last[1] < beat:
                     continue
-                why = f"no heartbeat for {_about(now - track.last[1])} " \
-                      f"(heartbeat {fmt_duration(beat)})"
+                why = f"no heartbeat for {duration(int(now - track.last[1]))} " \
+                      f"(heartbeat {duration(beat, exact=True)})"
                 summary = f"silent since {track.last[0][:10]}: {why}"
             target = _failure_end(lc, state)
             if target is None:

@@ -1,5 +1,9 @@
-"""The `--json` output of every command, as pydantic models: the one definition that the CLI
-validates its output against, the MCP tools return, and `gitstate schema` prints.
+"""The `--json` output of every command, as pydantic models: the one declaration of each
+shape, which the tests check every output against (`$GITSTATE_CHECK_JSON`), the MCP tools
+return, and `gitstate schema` prints. The commands build their records as plain dicts (no
+pydantic on the paths agents poll); where the data side declares a record as a law record
+(`gitstate.law.record`: the lifecycle, a landing, an init report), its model is described from
+it here, not written again.
 
 Field names follow the JSON exactly; `from` (a Python keyword) is spelled `from_` with the
 alias `from`.
@@ -11,12 +15,9 @@ from typing import Any, Literal
 
 from pydantic import Field, RootModel, TypeAdapter
 
-from gitstate.schema.status import AgentStatus, Problem, Record
-
-
-class Commit(Record):
-    sha: str
-    time: int
+from gitstate.doors import install
+from gitstate.git import push
+from gitstate.schema.records import AgentStatus, Commit, Record, RosterRow
 
 
 # -- setup ----------------------------------------------------------------------------------
@@ -30,14 +31,6 @@ class Integration(Record):
     changed: bool
     added: list[str] = []        # hook events (or CI jobs) added or updated
     kept: list[str] = []         # what of the user's was kept as it was
-
-
-class InitReport(Record):
-    lifecycle: str
-    hooks_dir: str
-    actions: list[str] = []
-    commit: str | None = None
-    integrations: list[Integration] = []
 
 
 class Preset(Record):
@@ -87,6 +80,18 @@ def _lifecycle_doc() -> type[Record]:
 LifecycleDoc = _lifecycle_doc()
 
 
+class InitReport(described(install.InitReport, {install.InitReport: "InitReport"})):
+    """What `gitstate init` did, and what `--runtime` or `--ci` wrote."""
+    integrations: list[Integration] = []
+
+
+class Problem(Record):
+    file: str
+    line: int | None = None
+    rule: str
+    message: str
+
+
 class CheckResult(Record):
     ok: bool
     problems: list[Problem]
@@ -105,38 +110,6 @@ class DoctorResult(Record):
 
 
 # -- views ----------------------------------------------------------------------------------
-
-
-class RosterRow(Record):
-    agent: str
-    path: str
-    state: str | None
-    roster: str | None
-    role: str | None = None
-    model: str | None = None
-    context_pct: float | None = None
-    phase: str = "unknown"
-    thread: str | None = None
-    summary: str | None = None
-    person: str | None = None
-    project: str | None = None
-    parent: str | None = None
-    depth: int | None = None
-    last_read_commit: str | None = None
-    freeze_state: str | None = None
-    final_summary: str | None = None
-    task: str | None = None
-    instructions: str | None = None
-    started: str | None = None
-    ended: str | None = None
-    born: int | None = None       # order of birth in history (instances are numbered by it)
-    first_commit: Commit | None = None
-    last_commit: Commit | None = None
-    in_state_since: Commit | None = None
-    entered_order: int | None = None   # place in history of the move into this state
-    seconds_in_state: int | None = None
-    instance: int | None = None
-    problem: str | None = None
 
 
 class Roster(Record):
@@ -191,13 +164,17 @@ class MarkedRead(Record):
     last_read_commit: str
 
 
+Pushed = described(push.Landing, {push.Landing: "Pushed"})
+
+
 class Inbox(Record):
     agent: str
     since: str | None
     head: str | None
     messages: list[Message]
     marked_read: MarkedRead | None = None
-    push: dict[str, Any] | None = None     # with --mark-read --push: how the checkpoint landed
+    push: Pushed | None = Field(None, description="with --mark-read --push: how the "
+                                                  "checkpoint landed")
 
 
 class Entity(Record):
@@ -268,27 +245,12 @@ class Move(Record):
     also_committed: list[str] = []   # staged files that went into the same commit
 
 
-class Burial(Record):
-    commit: str
-    agent: str
-    from_: str | None = Field(alias="from")
-    to: str
-    path: str
-    subject: str
-    advice: str | None = None
-    also_committed: list[str] = []
+class Burial(Move):
     vacancies: list[str]
 
 
-class Landing(Record):
+class Landing(Pushed):
     """A move made with `--push`: landed (exit 0), illegal or gave-up (exit 1)."""
-    outcome: str
-    attempts: int
-    commit: str | None = None
-    upstream: str | None = None
-    reason: str | None = None
-    kept: str | None = None
-    staged: list[str] = []
     agent: str | None = None
     from_: str | None = Field(default=None, alias="from")
     to: str | None = None
@@ -331,8 +293,6 @@ class Error(Record):
     violations: list[Violation] | None = None
 
 
-StatusOne = AgentStatus
-StatusAll = RootModel[list[AgentStatus]]
 PresetList = RootModel[list[Preset]]
 
 

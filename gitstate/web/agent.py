@@ -3,19 +3,20 @@ freeze-state (ask it without waking it) with the command a human runs to wake it
 
 from __future__ import annotations
 
-from gitstate.web.html import Safe, duration, join, render, time_tag
+from gitstate.law.times import duration
+from gitstate.web.html import Safe, join, render, time_tag
 from gitstate.web.layout import Links
 from gitstate.web.pages import _phase, _role, agent_link
 
 
 def _details(links: Links, r: dict) -> Safe:
-    since = r.get("in_state_since") or {}
+    since, seconds = r.get("in_state_since") or {}, r.get("seconds_in_state")
     rows = [("State", render('<span class="badge {c}">{s}</span> ({roster})',
                              c=r.get("roster") or "unknown", s=r.get("state") or "?",
                              roster=r.get("roster") or "unknown")),
             ("Role", _role(r)), ("Model", r.get("model") or "—"), ("Phase", _phase(r)),
             ("In state for", render("{d} (since {t}, commit <code>{sha}</code>)",
-                                    d=duration(r.get("seconds_in_state")),
+                                    d=duration(seconds) if seconds is not None else "—",
                                     t=time_tag(since.get("time")),
                                     sha=(since.get("sha") or "?")[:10]))]
     for key, label in (("thread", "Thread"), ("summary", "Summary"),

@@ -13,6 +13,8 @@ import html
 import string
 from urllib.parse import quote
 
+from gitstate.law.times import when
+
 _escape = html.escape
 
 
@@ -53,24 +55,6 @@ def join(parts, sep: str = "") -> Safe:
 def url(text: str) -> str:
     """A path segment or query value, percent-encoded."""
     return quote(text, safe="")
-
-
-def duration(seconds: int | None) -> str:
-    """3d 4h, 2h 5m, 12m, 40s."""
-    if seconds is None:
-        return "—"
-    for unit, size, small, small_size in (("d", 86400, "h", 3600), ("h", 3600, "m", 60),
-                                          ("m", 60, "s", 1)):
-        if seconds >= size:
-            rest = seconds % size // small_size
-            return f"{seconds // size}{unit} {rest}{small}" if rest else f"{seconds // size}{unit}"
-    return f"{seconds}s"
-
-
-def when(ts: int | None) -> str:
-    if ts is None:
-        return "—"
-    return datetime.datetime.fromtimestamp(ts, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
 
 
 def time_tag(ts: int | None) -> Safe:

@@ -3,7 +3,8 @@ drawn with its counts. Each takes the views' plain dicts; every value is escaped
 
 from __future__ import annotations
 
-from gitstate.web.html import Safe, duration, join, render, time_tag
+from gitstate.law.times import duration
+from gitstate.web.html import Safe, join, render, time_tag
 from gitstate.web.layout import Links
 
 GROUPS = (("living", "Living", "living"), ("freezer", "Freezer", "frozen"),
@@ -39,7 +40,7 @@ def roster_table(links: Links, key: str, label: str, rows: list[dict]) -> Safe:
     for r in rows:
         note = render(' <span class="problem">({p})</span>', p=r["problem"]) \
             if r.get("problem") else Safe("")
-        since = r.get("in_state_since") or {}
+        since, seconds = r.get("in_state_since") or {}, r.get("seconds_in_state")
         body.append(render(
             '<tr><th scope="row" data-label="{c0}">{link}</th>'
             '<td data-label="{c1}"><span class="badge {roster}">{state}</span>{note}</td>'
@@ -49,7 +50,7 @@ def roster_table(links: Links, key: str, label: str, rows: list[dict]) -> Safe:
             c0=cols[0], c1=cols[1], c2=cols[2], c3=cols[3], c4=cols[4], c5=cols[5],
             link=agent_link(links, r["agent"]), roster=r.get("roster") or "unknown",
             state=r.get("state") or "?", note=note, role=_role(r), phase=_phase(r),
-            since=(since.get("sha") or "?")[:10], dur=duration(r.get("seconds_in_state")),
+            since=(since.get("sha") or "?")[:10], dur=duration(seconds) if seconds is not None else "—",
             text=last(r) or "—"))
     return render('<table class="roster cards" id="table-{key}"><caption class="sr-only">{label}'
                   '</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>',

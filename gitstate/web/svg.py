@@ -3,7 +3,8 @@ script, no network), each state with how many agents stand in it."""
 
 from __future__ import annotations
 
-from gitstate.law.lifecycle import Lifecycle, fmt_duration
+from gitstate.law.lifecycle import Lifecycle
+from gitstate.law.times import duration
 from gitstate.web.html import Safe, join, render
 
 BOX_H, ROW_GAP, COL_GAP, MARGIN, CHAR_W = 46, 70, 36, 40, 8.2
@@ -94,7 +95,7 @@ def lifecycle_svg(lc: Lifecycle, counts: dict[str, int]) -> Safe:
             if lc.needs_approval(src, dst):
                 bits.append("approval")
             if (timed := lc.policies.timeout(src, dst)) is not None:
-                bits.append(f"after {fmt_duration(timed.after)}")
+                bits.append(f"after {duration(timed.after, exact=True)}")
             kind = "edge gated" if bits else "edge"
             edges.append(render('<path class="{kind}" d="{d}" marker-end="url(#arrow)">'
                                 '<title>{src} to {dst}{note}</title></path>', kind=kind, d=path,

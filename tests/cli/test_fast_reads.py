@@ -111,3 +111,58 @@ def test_the_kept_log_follows_new_commits_merges_and_rewrites(team):
     assert json.loads(gitstate(team, "log", "--json").stdout) == first
     (team / ".git" / "gitstate" / "moves.json").write_text("junk")
     assert json.loads(gitstate(team, "log", "--json").stdout) == first
+
+
+def _click_params(args: list[str]):
+    """(-C DIR, command, parameters) as click parses `args`, or None where it refuses them."""
+    import click
+
+    from gitstate.cli import main
+    from gitstate.cli.app import cli
+    main.register(args)
+    try:
+        ctx = cli.make_context("gitstate", list(args))
+        name, command, rest = cli.resolve_command(ctx, ctx._protected_args + ctx.args)
+        sub = command.make_context(name, rest, parent=ctx)
+    except click.exceptions.ClickException:
+        return None
+    defaults = {p.name: p.get_default(sub) for p in command.params}
+    return ctx.params["directory"], command, name, sub.params, defaults
+
+
+ALPHABETS = {
+    "status": ["alice", "bob", "--json", "--at", "x", "-n", "--", "--json=1"],
+    "roster": ["--at", "HEAD~1", "--at=v1", "--json", "alice", "-x", "--at=", "--limit"],
+    "vacancies": ["--at", "2026-11-01", "--json", "bob", "--at=HEAD"],
+    "inbox": ["alice", "bob", "--json", "--mark-read", "--push", "-m"],
+    "log": ["alice", "-n", "2", "--limit=3", "--since", "yesterday", "--newest-first",
+            "--reverse", "--json", "-1", "x5"],
+}
+
+
+def test_every_form_the_fast_path_takes_is_parsed_as_click_parses_it(tmp_path):
+    """For every form the fast path answers, click reads the same command and parameters
+    (those the fast path does not take at their defaults), so the answers cannot drift; a
+    form click refuses, the fast path leaves to it."""
+    import itertools
+
+    from gitstate.cli import fast
+    assert set(ALPHABETS) == set(fast.FORMS)
+    taken = 0
+    for command, alphabet in ALPHABETS.items():
+        for n in range(5):
+            for words in itertools.product(alphabet, repeat=n):
+                for prefix in ([], ["-C", str(tmp_path)]):
+                    args = [*prefix, command, *words]
+                    ours = fast.parse(args)
+                    if ours is None:
+                        continue
+                    theirs = _click_params(args)
+                    assert theirs is not None, args
+                    directory, cmd, name, params, defaults = theirs
+                    assert (ours[0], ours[1]) == (directory, name), args
+                    assert ours[2] == {k: params[k] for k in ours[2]}, args
+                    assert {k: v for k, v in params.items() if k not in ours[2]} == \
+                        {k: defaults[k] for k in params if k not in ours[2]}, args
+                    taken += 1
+    assert taken > 1000

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import git, gitstate
+from conftest import fill_freeze_state, git, gitstate, walk
 
 pytest.importorskip("mcp")
 anyio = pytest.importorskip("anyio")
@@ -101,6 +101,47 @@ def test_reads_and_refusals_of_unknown_agents(repo):
     assert inbox.is_error and "unknown agent 'nobody'" in inbox.content[0].text
     assert lc.structured_content["name"] == "haak"
     assert log.structured_content == {"result": []}
+
+
+def test_the_other_tools_answer_what_their_commands_print(repo):
+    """vacancies, show, check, verify, sweep, freeze, wake and bury: the same data as the
+    command's `--json` (the moves: the same record a command prints for the same move)."""
+    for agent, role in (("alice", "architect"), ("carol", "steward")):
+        gitstate(repo, "spawn", agent, "--role", role)
+    walk(repo, "carol", "inbox", "distill")
+    walk(repo, "alice", "inbox", "distill")
+    assert gitstate(repo, "freeze", "carol").returncode == 1        # writes the template
+    fill_freeze_state(repo / "data" / "freeze-states" / "carol.md")
+
+    async def reads(session):
+        frozen = await session.call_tool("freeze", {"agent": "carol"})
+        return frozen, {name: await session.call_tool(name, args) for name, args in (
+            ("show", {"agent": "carol"}), ("check", {}), ("verify", {}),
+            ("sweep", {"dry_run": True}))}
+
+    frozen, answers = run(repo, reads)
+    assert frozen.structured_content["to"] == "frozen"
+    for name, args in (("show", ("carol",)), ("check", ()), ("verify", ("--no-cache",)),
+                       ("sweep", ("--dry-run",))):
+        assert not answers[name].is_error, name
+        assert answers[name].structured_content == json.loads(
+            gitstate(repo, name, *args, "--json").stdout), name
+
+    async def moves(session):
+        return (await session.call_tool("wake", {"agent": "carol", "approved_by": "zach"}),
+                await session.call_tool("bury", {"agent": "alice", "summary": "done"}),
+                await session.call_tool("vacancies", {}))
+
+    woken, buried, vacant = run(repo, moves)
+    assert (woken.structured_content["from"], woken.structured_content["agent"]) == \
+        ("frozen", "carol")
+    assert buried.structured_content["to"] == "dead"
+    notice = "Role 'architect' is vacant. Last held by alice"
+    assert buried.structured_content["vacancies"][0].startswith(notice)
+    assert vacant.structured_content["vacancies"][0]["last_holder"] == "alice"
+    cli = json.loads(gitstate(repo, "vacancies", "--json").stdout)
+    assert [v["role"] for v in vacant.structured_content["vacancies"]] == \
+        [v["role"] for v in cli["vacancies"]]
 
 
 def test_mcp_says_what_to_install_when_the_sdk_is_missing(repo, tmp_path):

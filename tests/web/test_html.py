@@ -6,7 +6,7 @@ from hypothesis import given, strategies as st
 
 from gitstate.law.load import load_lifecycle
 from gitstate.resources import presets, preset_dir
-from gitstate.web.html import Safe, duration, render
+from gitstate.web.html import Safe, render
 from gitstate.web.svg import layers, lifecycle_svg
 
 
@@ -17,11 +17,6 @@ def test_every_value_is_escaped_unless_it_is_markup(value):
     assert "<" not in inner[:inner.index('">')] and '"' not in inner[:inner.index('">')]
     assert render("<p>{m}</p>", m=Safe("<b>x</b>")) == "<p><b>x</b></p>"
     assert render("{n:.0f}", n=2.6) == "3"
-
-
-def test_durations():
-    assert [duration(s) for s in (None, 5, 60, 3725, 90000)] == ["—", "5s", "1m", "1h 2m",
-                                                                   "1d 1h"]
 
 
 def test_every_preset_is_drawn_in_layers_from_its_initial_state():

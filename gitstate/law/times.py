@@ -1,0 +1,24 @@
+"""Lengths of time and moments as people read them: one spelling for the command line, the
+viewer and the law's messages (`3d4h`, `2h5m`, `30m`, `45s`; `2026-11-22 03:46`, UTC)."""
+
+from __future__ import annotations
+
+_UNITS = (("d", 86400), ("h", 3600), ("m", 60), ("s", 1))
+
+
+def duration(seconds: int, *, exact: bool = False) -> str:
+    """`3d4h`: the largest unit and, when not zero, the one below it (`9m29s`, `3h`). `exact`
+    keeps every unit, for a length the law counts (`after 1d1h1m`), never rounded away."""
+    counts = []
+    for unit, size in _UNITS:
+        count, seconds = divmod(seconds, size)
+        counts.append((count, unit))
+    first = next((i for i, (count, _) in enumerate(counts) if count), len(counts) - 1)
+    kept = counts[first:] if exact else counts[first:first + 2]
+    return "".join(f"{count}{unit}" for count, unit in kept if count) or "0s"
+
+
+def when(ts: int) -> str:
+    """A commit's time, to the minute, in UTC: `2026-11-22 03:46`."""
+    import datetime
+    return datetime.datetime.fromtimestamp(ts, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")

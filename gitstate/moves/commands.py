@@ -1,0 +1,191 @@
+"""The commands that commit, each a function returning its `--json` record: what `gitstate
+spawn|transition|freeze|wake|bury|handover|logout|sweep` and `inbox --mark-read` print under
+`--json` (gitstate/cli/ prints the same record as text) and what the MCP tools return. The
+records' shapes are the models Move, Burial, Landing, Inbox and SweepResult of
+gitstate/schema/models.py.
+
+`warn` takes what a command says on stderr along the way (a detached HEAD, a role one typo
+away from a declared one, waiting for a free slot).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from gitstate.errors import GitstateError
+from gitstate.git.atomic import Result
+from gitstate.git.repo import Managed
+from gitstate.law.grammar import canonical_id
+from gitstate.law.lifecycle import PHASE_ADVICE
+from gitstate.moves import agent as moves
+from gitstate.moves.fields import parse_sets
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | None = None,
+          parent: str | None = None, sets=(), text: str | None = None,
+          session: str | None = None, task: str | None = None,
+          instructions: str | None = None, wait: float | None = None, push: bool = False,
+          warn: Callable[[str], None] = _stderr) -> dict:
+    """Register `agent` in the initial state (one commit); `wait`: seconds to wait for a free
+    slot of a full pool."""
+    values = parse_sets(sets)
+    _note_near_role(repo, role, warn)
+    if session:
+        values["session"] = session   # the runtime's session id: its hooks find the agent
+    options = dict(role=role, model=model, parent_agent=parent, sets=values, text=text,
+                   task=task, instructions=instructions)
+    if wait:
+        from gitstate.moves.operations import spawn_when_free
+        return committed(repo, agent, lambda: spawn_when_free(repo, agent, wait, warn,
+                                                              **options), push=push, warn=warn)
+    return committed(repo, agent, lambda: moves.spawn(repo, agent, **options), push=push,
+                     warn=warn)
+
+
+def _note_near_role(repo: Managed, role: str | None, warn: Callable[[str], None]) -> None:
+    """A custom role one typo away from a declared one is most likely that one: say so (the
+    spawn goes ahead where custom roles are allowed; elsewhere the law refuses it)."""
+    if not role:
+        return
+    from gitstate.law.suggest import closest
+    try:
+        lc = repo.lifecycle(repo.git.head())
+    except GitstateError:
+        return
+    best = closest(role, lc.roles)
+    if role not in lc.roles and best and lc.policies.custom_roles:
+        warn(f"gitstate: note: '{role}' is not a declared role, so it is a custom one; "
+             f"did you mean '{best}'?")
+
+
+def transition(repo: Managed, agent: str, state: str, *, text: str | None = None,
+               body: str = "", sets=(), approved_by: str | None = None, push: bool = False,
+               warn: Callable[[str], None] = _stderr) -> dict:
+    """Move `agent` to `state`: one atomic commit of its state file and whatever is staged."""
+    values = parse_sets(sets)
+    return committed(repo, agent, lambda: moves.transition(
+        repo, agent, state, text=text, sets=values, approved_by=approved_by, body=body),
+        push=push, warn=warn)
+
+
+def freeze(repo: Managed, agent: str, *, text: str | None = None, situation: str | None = None,
+           sets=(), push: bool = False, warn: Callable[[str], None] = _stderr) -> dict:
+    """Freeze `agent` with its freeze-state file, in one commit."""
+    values = parse_sets(sets)
+    return committed(repo, agent, lambda: moves.freeze(repo, agent, text=text,
+                                                       situation=situation, sets=values),
+                     push=push, warn=warn)
+
+
+def wake(repo: Managed, agent: str, approved_by: str, *, state: str | None = None,
+         text: str | None = None, push: bool = False,
+         warn: Callable[[str], None] = _stderr) -> dict:
+    """Resume a frozen `agent`: a human's decision."""
+    return committed(repo, agent, lambda: moves.wake(repo, agent, approved_by, text=text,
+                                                     state=state), push=push, warn=warn)
+
+
+def bury(repo: Managed, agent: str, summary: str, *, approved_by: str | None = None,
+         transfer_to: str | None = None, text: str | None = None, push: bool = False,
+         warn: Callable[[str], None] = _stderr) -> dict:
+    """`agent` dies with a final summary; `vacancies`: the notices of the roles it left
+    vacant, told from the history the move landed in."""
+    from gitstate.history.fold import vacancy_notice
+    from gitstate.history.views import vacant_roles
+    who = canonical_id(agent)
+    notices: list[str] = []
+
+    def move() -> Result:
+        result = moves.bury(repo, agent, summary, text=text, approved_by=approved_by,
+                            transfer_to=transfer_to)
+        notices[:] = [vacancy_notice(v) for v in vacant_roles(repo)["vacancies"]
+                      if v.get("last_holder") == who]
+        return result
+    return committed(repo, agent, move, push=push, extra={"vacancies": notices}, warn=warn)
+
+
+def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
+             text: str | None = None, warn: Callable[[str], None] = _stderr) -> dict:
+    """A holder of `role` hands it to `to` in one commit, and stays in its state."""
+    return committed(repo, to, lambda: moves.handover(repo, role, to, giver=giver, text=text),
+                     warn=warn)
+
+
+def logout(repo: Managed, agent: str, note: str, *, text: str | None = None, sets=(),
+           warn: Callable[[str], None] = _stderr) -> dict:
+    """Append `note` to the lifecycle's log and move to the state that keeps it."""
+    from gitstate.moves.logbook import logout as log_out
+    values = parse_sets(sets)
+    return committed(repo, agent, lambda: log_out(repo, agent, note, text=text,
+                                                  sets=values)[0], warn=warn)
+
+
+def inbox(repo: Managed, agent: str, *, mark_read: bool = False, push: bool = False) -> dict:
+    """The messages to `agent` since its `last_read_commit`; `mark_read` moves that to HEAD
+    with a progress commit (none when there is nothing to read), `push` lands it."""
+    from gitstate.history.views import inbox as messages
+    view = messages(repo, agent)
+    if not (mark_read and view["messages"]):
+        return view
+
+    def move() -> Result:
+        return moves.mark_read(repo, view["agent"], view["head"], len(view["messages"]))
+    if not push:
+        view["marked_read"] = {"commit": move().sha, "last_read_commit": view["head"]}
+        return view
+    from gitstate.moves.landing import push_move
+    landing, _result = push_move(repo, view["agent"], move)
+    view["push"] = landing.as_plain()
+    if landing.outcome == "landed":
+        view["marked_read"] = {"commit": landing.commit, "last_read_commit": view["head"]}
+    return view
+
+
+def sweep(repo: Managed, *, dry_run: bool = False, push: bool = False) -> dict:
+    """The timed transitions that are due, each committed as the system unless `dry_run`."""
+    from gitstate.moves.landing import committer
+    from gitstate.moves.operations import due_timeouts
+    from gitstate.moves.operations import sweep as commit_due
+    due = due_timeouts(repo)
+    if not dry_run:
+        commit_due(repo, lambda line: None, committer(repo, push))
+    return {"due": due, "committed": not dry_run}
+
+
+def committed(repo: Managed, agent: str, move: Callable[[], Result], *, push: bool = False,
+              extra: dict | None = None, warn: Callable[[str], None] = _stderr) -> dict:
+    """Run `move()` (one commit): its record (a Move). With `push`, land it on the hub first:
+    its record says how (a Landing: landed, illegal or gave-up)."""
+    if push:
+        from gitstate.moves.landing import push_move
+        landing, result = push_move(repo, agent, move)
+        info = result.plan.info
+        return {**landing.as_plain(), "agent": info.get("agent"), "from": info.get("from"),
+                "to": info.get("to"), "path": info.get("path"), **(extra or {})}
+    result = move()
+    if result.detached:
+        warn(f"gitstate: warning: detached HEAD: {result.sha[:10]} is on no branch; "
+             "`git switch -c NAME` keeps it")
+    info = result.plan.info
+    advice = phase_advice(info)
+    return {"commit": result.sha, "agent": info["agent"], "from": info["from"],
+            "to": info["to"], "path": info["path"],
+            "subject": result.plan.message.split("\n", 1)[0],
+            **({"advice": advice} if advice else {}), "also_committed": list(result.also),
+            **(extra or {})}
+
+
+def phase_advice(info: dict) -> str | None:
+    """What the mortality phase asks, when this move crossed into a new one."""
+    phase = info.get("phase_to")
+    if phase is None or phase == info.get("phase_from"):
+        return None
+    return PHASE_ADVICE.get(phase)
