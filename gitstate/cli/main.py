@@ -10,7 +10,6 @@ import click
 from gitstate.cli.app import cli, json_out, report_error
 from gitstate.errors import EXIT_REJECTED, EXIT_USAGE, GitstateError
 
-
 # Which module registers each command: a command's run imports just its own module (a read
 # such as `roster` never loads the modules of moves, the demo or the viewer); help, completion
 # and a mistyped name import them all. tests/cli/test_cli.py keeps this in step.

@@ -7,8 +7,7 @@ from __future__ import annotations
 import click
 
 from gitstate.cli import complete
-from gitstate.cli.app import cli, json_option, message_option, output, push_option, repo, \
-    set_option
+from gitstate.cli.app import cli, json_option, message_option, output, push_option, repo, set_option
 from gitstate.cli.text import print_landing, print_move
 from gitstate.errors import EXIT_REJECTED
 from gitstate.moves import commands
@@ -26,7 +25,8 @@ def moved(command: str, record: dict, as_json: bool, *, push: bool = False,
 
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
-@click.option("--role", default=None, shell_complete=complete.role, help="The role this agent holds.")
+@click.option("--role", default=None, shell_complete=complete.role,
+              help="The role this agent holds.")
 @click.option("--model", default=None, help="The model behind the agent.")
 @click.option("--parent", "parent", default=None, help="The agent that spawned this one.")
 @click.option("--session", default=None, metavar="ID",

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import click
-
 from gitstate.cli.app import cli, directory
 from gitstate.errors import UsageError
 

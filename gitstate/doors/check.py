@@ -6,12 +6,12 @@ import os
 import re
 
 from gitstate.errors import GitstateError
+from gitstate.git.repo import Managed, read_limited
+from gitstate.law.lifecycle import LIFECYCLE_PATH
 from gitstate.law.load import LifecycleInvalid
 from gitstate.law.rules import Violation, file_violations
 from gitstate.law.society import society_violations
 from gitstate.law.statefile import MAX_STATE_FILE_BYTES, parse_bytes
-from gitstate.git.repo import Managed, read_limited
-from gitstate.law.lifecycle import LIFECYCLE_PATH
 from gitstate.rule_ids import Rule
 
 

@@ -20,14 +20,14 @@ from __future__ import annotations
 import os
 import sys
 
-from gitstate.law import statefile
 from gitstate.errors import GitstateError
-from gitstate.git.runner import EMPTY_TREE, Git
-from gitstate.law.limits import LIFECYCLE_BYTES
-from gitstate.law.load import read_lifecycle
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.git.repo import GitContext, judge_merge_at, law_made_by_merge
+from gitstate.git.runner import EMPTY_TREE, Git
+from gitstate.law import statefile
 from gitstate.law.lifecycle import LIFECYCLE_PATH, is_law_path
+from gitstate.law.limits import LIFECYCLE_BYTES
+from gitstate.law.load import read_lifecycle
 from gitstate.law.rules import FileChange, Violation, check_law_change, validate
 from gitstate.rule_ids import Rule
 

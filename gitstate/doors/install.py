@@ -15,17 +15,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from gitstate.git.atomic import Plan, commit_atomically
-from gitstate.errors import GitstateError, NotManaged, UsageError
-from gitstate.git.runner import Git
 from gitstate.doors.shims import HOOK_NAMES, install_into, is_ours, render_shim, write_executable
-from gitstate.law.lifecycle import Lifecycle
+from gitstate.errors import GitstateError, NotManaged, UsageError
+from gitstate.git.atomic import Plan, commit_atomically
+from gitstate.git.runner import Git
+from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle, is_law_path
 from gitstate.law.limits import LIFECYCLE_BYTES
-from gitstate.law.statefile import MAX_STATE_FILE_BYTES, decode
-from gitstate.law.record import Record
 from gitstate.law.load import load_lifecycle, read_lifecycle
+from gitstate.law.record import Record
+from gitstate.law.statefile import MAX_STATE_FILE_BYTES, decode
 from gitstate.resources import preset_dir, presets, read_shipped
-from gitstate.law.lifecycle import LIFECYCLE_PATH, is_law_path
 
 SHIM_DIR = ".githooks"
 AGENT_GUIDE = "agent/README.md"

@@ -19,9 +19,9 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
 
 from gitstate.errors import GitFailure, GitstateError, Rejected
 from gitstate.git.runner import Git

@@ -19,7 +19,7 @@ _KEY: bytes | None = None
 
 def _blake2b(data: bytes, key: bytes) -> str:
     try:
-        from _blake2 import blake2b   # built in; `hashlib` would load OpenSSL on the hook path
+        from _blake2 import blake2b  # built in; `hashlib` would load OpenSSL on the hook path
     except ImportError:  # pragma: no cover - other Pythons
         from hashlib import blake2b
     return blake2b(data, key=key, digest_size=32).hexdigest()

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from gitstate.errors import GitFailure, GitstateError, Rejected
 from gitstate.git.atomic import Result, safe_path, write_file

@@ -5,17 +5,16 @@ Light on purpose (git subprocesses, yaml): the hooks use it.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
-
-from gitstate.law import statefile
 from gitstate.errors import InvalidFile, NotManaged
+from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.git.runner import Git
+from gitstate.law import statefile
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle
 from gitstate.law.limits import LIFECYCLE_BYTES
 from gitstate.law.load import read_lifecycle
-from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.law.rules import Context, FileChange, parse_state
 
+TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -34,7 +33,8 @@ class Managed:
     def lifecycle(self, rev: str | None = "HEAD", *, index: bool = True,
                   worktree: bool = True) -> Lifecycle:
         """The lifecycle in force: as committed at `rev`, else as staged, else in the work tree."""
-        specs = ([f"{rev}:{LIFECYCLE_PATH}"] if rev else []) + ([f":{LIFECYCLE_PATH}"] if index else [])
+        specs = (([f"{rev}:{LIFECYCLE_PATH}"] if rev else [])
+                 + ([f":{LIFECYCLE_PATH}"] if index else []))
         for found in self.git.cat_batch(specs):
             if found is not None and found[1] == "blob":
                 return load_lifecycle_cached(found[2], found[0], LIFECYCLE_PATH, self.cache_dir)
@@ -61,7 +61,6 @@ class Managed:
     def agent_doc(self, agent: str, rev: str | None, lc: Lifecycle | None = None):
         """(lifecycle, path, parsed state file) of `agent` as committed at `rev`; an error that
         says how to spawn it when it is not there."""
-        from gitstate.errors import GitstateError
         lc = lc or self.lifecycle(rev)
         path = lc.state_path(agent)
         data = self.git.cat_files([f"{rev}:{path}"])[0] if rev else None

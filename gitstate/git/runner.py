@@ -12,14 +12,13 @@ from __future__ import annotations
 import os
 import re
 
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
-
 from gitstate.errors import GitFailure, NotManaged
 from gitstate.law.limits import Oversized
 
+TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
     from pathlib import Path
-    from typing import Iterable, Iterator
 
 ZERO = "0" * 40
 # Every door reads history as the commits say it is: never through replace objects
@@ -79,8 +78,9 @@ class Git:
             # GIT_FLUSH=0: git log flushes after every commit when writing to a pipe, a
             # system call per record (a third of the time of a long log); full buffers
             # still arrive as git walks
-            proc = subprocess.Popen(["git", *_GLOBAL_OPTIONS, *args], cwd=self.cwd, stdout=subprocess.PIPE,
-                                    stderr=err, env=self._env({"GIT_FLUSH": "0"}))
+            proc = subprocess.Popen(["git", *_GLOBAL_OPTIONS, *args], cwd=self.cwd,
+                                    stdout=subprocess.PIPE, stderr=err,
+                                    env=self._env({"GIT_FLUSH": "0"}))
             assert proc.stdout is not None
             fd = proc.stdout.fileno()
             rest = b""

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import datetime
 
-from gitstate.law import statefile
 from gitstate.errors import InvalidFile
-from gitstate.history.index import Index
 from gitstate.git.repo import Managed
+from gitstate.history.index import Index
+from gitstate.law import statefile
 
 QUALITY = {"living": "live", "frozen": "frozen", "dead": "dead"}
 
@@ -24,7 +24,7 @@ QUALITY = {"living": "live", "frozen": "frozen", "dead": "dead"}
 def _iso(ts: int | None) -> str | None:
     if ts is None:
         return None
-    return datetime.datetime.fromtimestamp(ts, datetime.timezone.utc).strftime(
+    return datetime.datetime.fromtimestamp(ts, datetime.UTC).strftime(
         "%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -42,7 +42,8 @@ def graph(repo: Managed) -> dict:
     datas = repo.git.cat_files(f"{tracks[a].last[0]}:{lc.state_path(a)}" for a in gone)
     for agent, data in zip(gone, datas):
         try:
-            fronts[agent] = statefile.parse_bytes(data, lc.state_path(agent)).front if data else None
+            fronts[agent] = (statefile.parse_bytes(data, lc.state_path(agent)).front
+                             if data else None)
         except InvalidFile:
             fronts[agent] = None
 

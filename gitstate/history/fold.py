@@ -8,8 +8,8 @@ result equals folding the whole history (see index.py).
 
 from __future__ import annotations
 
-from gitstate.law import statefile
 from gitstate.git.runner import Git
+from gitstate.law import statefile
 from gitstate.law.grammar import subject_tag
 from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.record import Record

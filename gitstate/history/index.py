@@ -13,11 +13,11 @@ the fields of each blob are remembered by its hash, so a warm read parses only n
 from __future__ import annotations
 
 from gitstate import __version__
-from gitstate.git import cache
-from gitstate.law import statefile
 from gitstate.errors import InvalidFile
+from gitstate.git import cache
 from gitstate.git.runner import Git
 from gitstate.history.fold import fold, tag_events, track_from_plain, track_to_plain
+from gitstate.law import statefile
 from gitstate.law.lifecycle import Lifecycle
 
 FORMAT = 6   # 6: each recorded commit carries its place in history
@@ -122,7 +122,7 @@ class Index:
         known = self._blobs
         missing = [(a, p, b) for a, p, b in entries if b not in known]
         datas = self.git.cat_files((b for _, _, b in missing), statefile.MAX_STATE_FILE_BYTES)
-        for (agent, path, blob), data in zip(missing, datas):
+        for (_agent, path, blob), data in zip(missing, datas):
             try:
                 front = statefile.parse_bytes(data or b"", path).front
                 known[blob] = [[_plain(front.get(k)) for k in KEPT], None]

@@ -34,8 +34,8 @@ from gitstate.git import cache
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.git.repo import judge_merge_at, law_made_by_merge
 from gitstate.git.runner import Git
+from gitstate.history.commits import Commit, parse_commit_object, read_commits
 from gitstate.history.replay import ReplayContext, carry_over
-from gitstate.history.commits import Commit, read_commits, parse_commit_object
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle, is_law_path
 from gitstate.law.limits import LIFECYCLE_BYTES, STATE_FILE_BYTES
 from gitstate.law.rules import FileChange, check_law_change, validate
@@ -285,8 +285,9 @@ def _judge_joining(git: Git, c: Commit, law: dict, before, after, came_from, sta
     origins = {o for _p, o in held}
     out: list[dict] = []
     if len(origins) > 1:
-        lines = ", ".join(f"{p[:10]} (law first brought by {o[:10] if o != HELD else 'this history'})"
-                          for p, o in held)
+        lines = ", ".join(
+            f"{p[:10]} (law first brought by {o[:10] if o != HELD else 'this history'})"
+            for p, o in held)
         out.append({"rule": Rule.FOREIGN_LAW, "message": "this merge joins lines of history whose "
                     f"laws began apart: {lines}. A managed history has one law; rebase the "
                     "work of one line onto the other instead", "where": LIFECYCLE_PATH})

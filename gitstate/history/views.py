@@ -7,10 +7,10 @@ import re
 import time
 
 from gitstate.errors import GitstateError, UsageError
-from gitstate.law.grammar import canonical_id, parse_message
+from gitstate.git.repo import Managed
 from gitstate.history.fold import agent_record, roster_view, tag_events, vacancies
 from gitstate.history.index import Index
-from gitstate.git.repo import Managed
+from gitstate.law.grammar import canonical_id, parse_message
 
 
 def resolve_at(repo: Managed, at: str | None) -> tuple[str | None, int]:
@@ -242,6 +242,7 @@ def freeze_state(repo: Managed, agent: str, at: str | None = None) -> dict:
     """An agent's committed freeze-state, split into its front matter and `## ` sections: what
     anyone may ask of a frozen agent without waking it."""
     import re
+
     from gitstate.law import statefile
     agent = canonical_id(agent)
     rev, lc = _law_at(repo, at)

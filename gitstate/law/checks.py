@@ -6,11 +6,11 @@ lifecycle (a 10,000-state lifecycle is checked in milliseconds).
 from __future__ import annotations
 
 import re
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
 
 from gitstate.law import limits
 from gitstate.law.lifecycle import Lifecycle
 
+TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
 if TYPE_CHECKING:
     from typing import Any
 
@@ -125,14 +125,16 @@ def _check_policy_names(lc: Lifecycle, r) -> None:
                                                    f"undeclared state '{s}'")
     if lc.policies.approval and not lc.policies.humans:
         r.bad(("policies", "approval"), "approval rules need 'humans' who may approve")
-    for a, b, spec in lc.policies.timed_moves():
+    for a, b, _spec in lc.policies.timed_moves():
         key = f"{a} -> {b}"
         for s in (a, b):
             if s not in lc.states:
-                r.bad(("policies", "timeouts", key), f"timeout '{key}' names undeclared state '{s}'")
+                r.bad(("policies", "timeouts", key),
+                      f"timeout '{key}' names undeclared state '{s}'")
         if a in lc.states and b in lc.states and b not in lc.transitions.get(a, ()):
+            allowed = limits.shorten(lc.transitions.get(a, ())) or "nothing"
             r.bad(("policies", "timeouts", key), f"timeout '{key}' is not a declared transition "
-                  f"(from '{a}' the lifecycle allows: {limits.shorten(lc.transitions.get(a, ())) or 'nothing'})")
+                  f"(from '{a}' the lifecycle allows: {allowed})")
     for a, b, spec in lc.policies.timed_moves():
         for role in spec.except_roles:
             if role not in lc.roles:

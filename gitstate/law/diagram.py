@@ -69,8 +69,9 @@ def describe(lc: Lifecycle) -> str:
                                                        for a, b in pol.approval_pairs))
     if pol.mortality:
         m = pol.mortality
+        forbids = f" (urgent forbids {', '.join(m.urgent_forbids)})" if m.urgent_forbids else ""
         lines.append(f"  mortality: midlife {m.midlife}%, legacy {m.legacy}%, urgent {m.urgent}%"
-                     + (f" (urgent forbids {', '.join(m.urgent_forbids)})" if m.urgent_forbids else ""))
+                     + forbids)
     if pol.max_living:
         lines.append(f"  max living agents: {pol.max_living}")
     if pol.max_depth is not None:

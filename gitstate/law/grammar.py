@@ -19,7 +19,8 @@ RESERVED_IDS = frozenset({"all"})
 
 # The canonical subject. The tag is matched case-insensitively so that `[state:x]` is not
 # silently taken for an ordinary commit; anything but the exact form is reported.
-_SUBJECT_RE = re.compile(rf"^@(?P<id>{ID_PATTERN}):[ \t]*\[STATE:(?P<state>[^\]\s]*)\][ \t]*(?P<text>.*)$")
+_SUBJECT_RE = re.compile(rf"^@(?P<id>{ID_PATTERN}):[ \t]*"
+                         rf"\[STATE:(?P<state>[^\]\s]*)\][ \t]*(?P<text>.*)$")
 _PREFIX_RE = re.compile(rf"^@(?P<id>{ID_PATTERN}):")
 _TAG_ANYWHERE_RE = re.compile(r"\[\s*state\s*:", re.IGNORECASE)
 _MENTION_RE = re.compile(rf"(?<![\w@.+-])@(?P<id>{ID_PATTERN})")
@@ -38,7 +39,8 @@ def canonical_id(text: str) -> str:
     if not isinstance(text, str) or not is_valid_id(text):
         shown = text if isinstance(text, str) and len(text) <= 80 else f"{str(text)[:77]}..."
         reason = ("'all' is reserved for @ALL" if isinstance(text, str) and text.lower() == "all"
-                  else "ids are 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit")
+                  else "ids are 1-64 letters, digits, '.', '_' or '-', "
+                       "starting with a letter or digit")
         raise InvalidId(f"invalid agent id {shown!r}: {reason}")
     return text.lower()
 

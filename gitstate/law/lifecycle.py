@@ -6,10 +6,10 @@ Reading and checking a lifecycle file is `gitstate.law.load`.
 from __future__ import annotations
 
 import re
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
 
 from gitstate.law.record import Record
 
+TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
 if TYPE_CHECKING:
     from typing import Any
 

@@ -7,17 +7,29 @@ they are on. All problems are reported together, not just the first.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
-
 from gitstate.errors import InvalidFile
 from gitstate.law import limits
 from gitstate.law.checks import CHECKS, kind as _kind
+from gitstate.law.lifecycle import (
+    DEFAULT_STATE_FILE,
+    OUTCOMES,
+    ROLE_KEYS,
+    ROLE_NAME_RE,
+    ROSTERS,
+    STATE_KEYS,
+    STATE_NAME_RE,
+    TOP_KEYS,
+    Grammar,
+    Layout,
+    Lifecycle,
+    Role,
+    State,
+    file_keys,
+)
 from gitstate.law.policies import duration, read_defaults, read_policies
-from gitstate.law.lifecycle import (DEFAULT_STATE_FILE, OUTCOMES, ROLE_KEYS, ROLE_NAME_RE,
-                                    ROSTERS, STATE_KEYS, STATE_NAME_RE, TOP_KEYS, Grammar,
-                                    Layout, Lifecycle, Role, State, file_keys)
 from gitstate.rule_ids import Rule
 
+TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
 if TYPE_CHECKING:
     from typing import Any
 

@@ -3,11 +3,19 @@ value checked, each problem reported through the loader's reader with its locati
 
 from __future__ import annotations
 
+from gitstate.law.lifecycle import (
+    MORTALITY_KEYS,
+    NOT_DEFAULTS,
+    POLICY_KEYS,
+    TIMEOUT_KEYS,
+    Mortality,
+    Policies,
+    Timeout,
+    parse_arrow,
+    parse_duration,
+)
+
 TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
-
-from gitstate.law.lifecycle import (MORTALITY_KEYS, NOT_DEFAULTS, POLICY_KEYS, TIMEOUT_KEYS,
-                                    Mortality, Policies, Timeout, parse_arrow, parse_duration)
-
 if TYPE_CHECKING:
     from typing import Any
 

@@ -6,15 +6,14 @@ and (later) `verify` all call `validate`, so a move is judged the same wherever 
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
-
-from gitstate.law import statefile
 from gitstate.errors import InvalidFile
+from gitstate.law import statefile
 from gitstate.law.grammar import Message, is_valid_id, parse_message
 from gitstate.law.society import check_society
 from gitstate.law.verdict import SYMLINK_MODE, Context, FileChange, Parsed, Violation  # noqa: F401  (FileChange, Context: part of this module's API)
 from gitstate.rule_ids import Rule
 
+TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
 if TYPE_CHECKING:
     from gitstate.law.lifecycle import Lifecycle
 

@@ -8,7 +8,6 @@ key order and the body stay byte-for-byte as they were.
 from __future__ import annotations
 
 import re
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
 
 from gitstate.errors import InvalidFile
 from gitstate.law import limits
@@ -16,8 +15,10 @@ from gitstate.law.flatyaml import load_flat
 from gitstate.law.grammar import is_valid_id
 from gitstate.law.record import Record
 
+TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
 if TYPE_CHECKING:
-    from typing import Any, Callable
+    from collections.abc import Callable
+    from typing import Any
 
 MAX_STATE_FILE_BYTES = limits.STATE_FILE_BYTES  # a state file is a page of notes, not a data store
 _OPEN = re.compile(r"^---[ \t]*\r?\n?$")
@@ -85,7 +86,8 @@ def parse(text: str, path: str) -> StateDoc:
         shown = f" (it starts with {first[:40]!r})" if first else " (the file is empty)"
         raise InvalidFile("no front matter: a state file must start with a line '---'" + shown,
                           where=f"{path}:1",
-                          hint="expected '---', then 'agent: <id>' and 'state: <state>', then '---'")
+                          hint="expected '---', then 'agent: <id>' and 'state: <state>', "
+                               "then '---'")
     for i in range(1, len(lines)):
         if _CLOSE.match(lines[i]):
             break
@@ -134,7 +136,8 @@ def _name(v: Any) -> str | None:
 
 def _id(v: Any) -> str | None:
     return None if isinstance(v, str) and is_valid_id(v) else \
-        "must be an agent id (1-64 letters, digits, '.', '_' or '-', starting with a letter or digit)"
+        ("must be an agent id (1-64 letters, digits, '.', '_' or '-', "
+         "starting with a letter or digit)")
 
 
 def _count(v: Any) -> str | None:
@@ -258,6 +261,7 @@ def _key_span(lines: list[str], key: str) -> tuple[int, int] | None:
             end += 1
             continue
         break
-    while end > start + 1 and (lines[end - 1].strip() == "" or lines[end - 1].lstrip().startswith("#")):
+    while end > start + 1 and (lines[end - 1].strip() == ""
+                               or lines[end - 1].lstrip().startswith("#")):
         end -= 1  # trailing blank or comment lines belong to what follows
     return start, end

@@ -9,11 +9,10 @@ roles and required fields live in the state files and commit bodies, and are not
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
-
 from gitstate.law.grammar import subject_tag
 from gitstate.rule_ids import Rule
 
+TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
 if TYPE_CHECKING:
     from gitstate.law.lifecycle import Lifecycle
 

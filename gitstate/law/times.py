@@ -21,4 +21,4 @@ def duration(seconds: int, *, exact: bool = False) -> str:
 def when(ts: int) -> str:
     """A commit's time, to the minute, in UTC: `2026-11-22 03:46`."""
     import datetime
-    return datetime.datetime.fromtimestamp(ts, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
+    return datetime.datetime.fromtimestamp(ts, datetime.UTC).strftime("%Y-%m-%d %H:%M")

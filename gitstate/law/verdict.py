@@ -9,7 +9,6 @@ from __future__ import annotations
 from gitstate.law.record import Record
 from gitstate.rule_ids import Rule
 
-
 SYMLINK_MODE = "120000"
 
 

@@ -10,16 +10,16 @@ can point at "file:line".
 from __future__ import annotations
 
 import re
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
 
 import yaml
-
-if TYPE_CHECKING:
-    from typing import Any
 
 from gitstate.errors import InvalidFile
 from gitstate.law import limits
 from gitstate.rule_ids import Rule
+
+TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
+if TYPE_CHECKING:
+    from typing import Any
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -9,7 +9,8 @@ it, and a refusal is a tool error with the command's own words.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -21,9 +22,7 @@ from gitstate.git.repo import Managed, open_managed
 from gitstate.history import views as reads
 from gitstate.history.status import status as status_of
 from gitstate.moves import commands
-from gitstate.moves.operations import await_agents
-from gitstate.moves.operations import reap as do_reap
-from gitstate.moves.operations import shutdown as do_shutdown
+from gitstate.moves.operations import await_agents, reap as do_reap, shutdown as do_shutdown
 from gitstate.schema import models as m
 from gitstate.schema.records import AgentStatus
 
@@ -151,7 +150,8 @@ def build(directory: str | None = None) -> MCPServer:
     @server.tool()
     def shutdown(approved_by: str | None = None) -> m.OperationLog:
         """Move every living agent to a frozen or terminal state, children first."""
-        return operation(directory, lambda repo, say: 1 if do_shutdown(repo, say, approved_by) else 0)
+        return operation(directory,
+                         lambda repo, say: 1 if do_shutdown(repo, say, approved_by) else 0)
 
     return server
 

@@ -8,17 +8,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from gitstate.law import statefile
-from gitstate.git.atomic import Plan, Result, commit_atomically, reject_if
 from gitstate.errors import GitstateError, InvalidFile
-from gitstate.law.grammar import canonical_id, format_message
+from gitstate.git.atomic import Plan, Result, commit_atomically, reject_if
 from gitstate.git.repo import GitContext, Managed
 from gitstate.history.views import freeze_state_path
+from gitstate.law import statefile
+from gitstate.law.grammar import canonical_id, format_message
 from gitstate.law.lifecycle import is_law_path
 from gitstate.law.rules import FileChange, check_law_change, validate
 from gitstate.moves.fields import now_iso, parse_sets  # noqa: F401  (the commands' names)
 from gitstate.moves.workfile import current, kept_edits, staged_version
 from gitstate.rule_ids import Rule
+
 
 def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | None = None,
           parent_agent: str | None = None, sets: dict[str, Any] | None = None,
@@ -59,7 +60,8 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
             from gitstate.resources import read_shipped
             base = statefile.parse(read_shipped("agent", "_state.md"), path)
         new = statefile.with_fields(base, fields).encode()
-        desc = f"spawned{f' as {role}' if role else ''}{f' by {parent_agent}' if parent_agent else ''}"
+        desc = (f"spawned{f' as {role}' if role else ''}"
+                f"{f' by {parent_agent}' if parent_agent else ''}")
         message = format_message(agent, lc.initial, text or desc)
         _judge(repo, lc, head, path, old, new, message, "spawn")
         return Plan({path: new}, message, {"agent": agent, "from": None, "to": lc.initial,
@@ -257,8 +259,8 @@ def freeze(repo: Managed, agent: str, *, text: str | None = None,
     """Freeze with the agent's freeze-state file, in one commit. Without the file, write the
     template and refuse — unless `unwritten` is given (a shutdown): then every section says
     that text, so a questioner learns that the agent never wrote it."""
-    from gitstate.resources import read_shipped
     from gitstate.law.society import freeze_file_problems
+    from gitstate.resources import read_shipped
 
     agent = canonical_id(agent)
     lc, state, front = current_state(repo, agent)

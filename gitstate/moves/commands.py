@@ -22,7 +22,7 @@ from gitstate.moves.fields import parse_sets
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable
+    from collections.abc import Callable
 
 
 def _stderr(line: str) -> None:
@@ -152,8 +152,7 @@ def inbox(repo: Managed, agent: str, *, mark_read: bool = False, push: bool = Fa
 def sweep(repo: Managed, *, dry_run: bool = False, push: bool = False) -> dict:
     """The timed transitions that are due, each committed as the system unless `dry_run`."""
     from gitstate.moves.landing import committer
-    from gitstate.moves.operations import due_timeouts
-    from gitstate.moves.operations import sweep as commit_due
+    from gitstate.moves.operations import due_timeouts, sweep as commit_due
     due = due_timeouts(repo)
     if not dry_run:
         commit_due(repo, lambda line: None, committer(repo, push))

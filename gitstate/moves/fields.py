@@ -4,7 +4,7 @@ time stamps."""
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from gitstate.errors import InvalidFile, UsageError
@@ -15,7 +15,7 @@ PROTECTED_KEYS = {"agent": "it is the agent's id", "state": "name the state as t
 
 
 def now_iso(precise: bool = False) -> str:
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     return (now if precise else now.replace(microsecond=0)).isoformat().replace("+00:00", "Z")
 
 

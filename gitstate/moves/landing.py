@@ -6,7 +6,7 @@ takes them (as the ref guard would judge them, without starting it again for eac
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from gitstate.git.atomic import Result
 from gitstate.git.push import Landing, PushPolicy, land

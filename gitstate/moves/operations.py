@@ -10,17 +10,19 @@ import os
 import socket
 import time
 from collections import deque
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import Any
 
-from gitstate.law import statefile
 from gitstate.errors import GitstateError
-from gitstate.law.grammar import canonical_id
+from gitstate.git.repo import Managed
+from gitstate.git.runner import Git
 from gitstate.history.index import Index
+from gitstate.law import statefile
+from gitstate.law.grammar import canonical_id
 from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.times import duration
 from gitstate.moves.agent import freeze, transition
-from gitstate.git.repo import Managed
-from gitstate.git.runner import Git
 from gitstate.rule_ids import Rule
 
 SYSTEM = ("gitstate", "gitstate@localhost")
@@ -191,8 +193,8 @@ def sweep(repo: Managed, say: Callable[[str], None], commit=committed) -> list:
             sets = {"summary": f"timed out: {d['why']}"} if role_cap else {}
             if role_cap and "final_summary" in lc_of(repo).states[d["to"]].requires:
                 sets["final_summary"] = sets["summary"]
-            r = commit(d["agent"], lambda: transition(
-                repo, d["agent"], d["to"], sets=sets,
+            r = commit(d["agent"], partial(
+                transition, repo, d["agent"], d["to"], sets=sets,
                 text=f"timeout: {d['from']} -> {d['to']} after {d['after']}"))
             since = "born" if role_cap else f"in {d['from']} since"
             say(f"{d['agent']}: {d['from']} -> {d['to']} ({since} {d['since'][:10]}, "
@@ -259,8 +261,8 @@ def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
             sets = {"summary": summary}
             if "final_summary" in lc.states[target].requires:
                 sets["final_summary"] = summary
-            r = commit(agent, lambda: transition(repo, agent, target, text=f"reaped: {why}",
-                                                 sets=sets))
+            r = commit(agent, partial(transition, repo, agent, target, text=f"reaped: {why}",
+                                      sets=sets))
             say(f"{agent}: {state} -> {target} ({why})  ({r.sha[:10]})")
             results.append(r)
     return results
@@ -327,8 +329,8 @@ def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None 
             for step in path:
                 spec = lc.states[step]
                 if spec.roster == "frozen" and "freeze_state" in spec.requires:
-                    commit(agent, lambda: freeze(
-                        repo, agent, text="shutdown", situation="stopped by shutdown",
+                    commit(agent, partial(
+                        freeze, repo, agent, text="shutdown", situation="stopped by shutdown",
                         unwritten="Stopped by `gitstate shutdown` before this was written."))
                 else:
                     sets = {"final_summary": "stopped by `gitstate shutdown`"} \
@@ -336,8 +338,8 @@ def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None 
                     if spec.terminal and spec.outcome == "failure":
                         sets["summary"] = "interrupted by `gitstate shutdown` before it finished"
                     gate = approved_by if lc.needs_approval(state, step) else None
-                    commit(agent, lambda: transition(repo, agent, step, text="shutdown",
-                                                     sets=sets, approved_by=gate))
+                    commit(agent, partial(transition, repo, agent, step, text="shutdown",
+                                          sets=sets, approved_by=gate))
                 state = step
             say(f"{agent}: -> {state}")
     return skipped

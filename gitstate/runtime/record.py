@@ -9,8 +9,8 @@ from gitstate.law import statefile
 from gitstate.law.rules import FileChange, validate
 from gitstate.moves.agent import transition
 from gitstate.moves.operations import as_system
-from gitstate.runtime.replies import PHASE_ASKS
 from gitstate.rule_ids import Rule
+from gitstate.runtime.replies import PHASE_ASKS
 
 # The rules about a birth: what a spawn guard refuses before the sub-agent exists.
 SPAWN_RULES = (Rule.MAX_DEPTH, Rule.SELF_SPAWN, Rule.MAX_LIVING, Rule.ROLE_MAX, Rule.UNKNOWN_ROLE,

@@ -79,7 +79,8 @@ def install(top: Path) -> dict:
             settings = json.loads(text) if text.strip() else {}
         except ValueError as exc:
             raise InvalidFile(f"{SETTINGS}:{getattr(exc, 'lineno', '?')}: not valid JSON "
-                              f"({exc})", hint="fix it; gitstate merges, it never replaces")
+                              f"({exc})",
+                              hint="fix it; gitstate merges, it never replaces") from exc
         if not isinstance(settings, dict):
             raise InvalidFile(f"{SETTINGS}: must hold a JSON object")
     merged, changed, kept = merge(settings)

@@ -19,7 +19,6 @@ from gitstate.doors import install
 from gitstate.git import push
 from gitstate.schema.records import AgentStatus, Commit, Record, RosterRow
 
-
 # -- setup ----------------------------------------------------------------------------------
 
 

@@ -53,8 +53,9 @@ def _timeline(moves: list[dict]) -> Safe:
                            '<td data-label="Author">{author}</td></tr>', t=time_tag(m["time"]),
                            move=move, text=m["text"] or "", sha=m["commit"][:10],
                            author=m["author"]))
-    return render('<table class="timeline cards"><caption class="sr-only">Timeline of states, oldest '
-                  'first</caption><thead><tr><th scope="col">When</th><th scope="col">Move</th>'
+    return render('<table class="timeline cards"><caption class="sr-only">Timeline of states, '
+                  'oldest first</caption><thead><tr><th scope="col">When</th>'
+                  '<th scope="col">Move</th>'
                   '<th scope="col">Text</th><th scope="col">Commit</th><th scope="col">Author'
                   '</th></tr></thead><tbody>{rows}</tbody></table>', rows=join(rows))
 

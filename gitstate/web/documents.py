@@ -3,8 +3,8 @@ static site both build their pages here, so they show the same thing."""
 
 from __future__ import annotations
 
-from gitstate.web.data import Viewer
 from gitstate.law.times import when
+from gitstate.web.data import Viewer
 from gitstate.web.html import Safe
 from gitstate.web.layout import Links, page
 

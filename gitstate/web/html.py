@@ -60,5 +60,5 @@ def url(text: str) -> str:
 def time_tag(ts: int | None) -> Safe:
     if ts is None:
         return Safe("—")
-    iso = datetime.datetime.fromtimestamp(ts, datetime.timezone.utc).isoformat()
+    iso = datetime.datetime.fromtimestamp(ts, datetime.UTC).isoformat()
     return render('<time datetime="{iso}">{text} UTC</time>', iso=iso, text=when(ts))

@@ -50,7 +50,8 @@ def roster_table(links: Links, key: str, label: str, rows: list[dict]) -> Safe:
             c0=cols[0], c1=cols[1], c2=cols[2], c3=cols[3], c4=cols[4], c5=cols[5],
             link=agent_link(links, r["agent"]), roster=r.get("roster") or "unknown",
             state=r.get("state") or "?", note=note, role=_role(r), phase=_phase(r),
-            since=(since.get("sha") or "?")[:10], dur=duration(seconds) if seconds is not None else "—",
+            since=(since.get("sha") or "?")[:10],
+            dur=duration(seconds) if seconds is not None else "—",
             text=last(r) or "—"))
     return render('<table class="roster cards" id="table-{key}"><caption class="sr-only">{label}'
                   '</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>',
@@ -129,7 +130,8 @@ def lifecycle_body(lc, view: dict) -> Safe:
                            desc=getattr(spec, "description", None) or ""))
     return render(
         '<h1>Lifecycle <code>{name}</code></h1><p class="lead">{desc}</p>'
-        '<figure class="diagram" tabindex="0" aria-label="The lifecycle drawn">{svg}<figcaption>Each box is a state, with how many agents '
+        '<figure class="diagram" tabindex="0" aria-label="The lifecycle drawn">{svg}'
+        '<figcaption>Each box is a state, with how many agents '
         'stand in it now; arrows are the moves the law allows (labelled when a human must '
         'approve or a time must pass). Green: living, blue: frozen, grey: dead.</figcaption>'
         '</figure><h2>States</h2><table class="states cards"><thead><tr><th scope="col">State</th>'
