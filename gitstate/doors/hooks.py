@@ -141,7 +141,9 @@ def _remove(path: str) -> None:
 def _raw_paths(raw: str) -> tuple[list[str], dict[str, str], dict[str, str]] | None:
     """(paths, path -> new mode, path -> old blob id) of `git diff --raw --abbrev=40` lines,
     or None if git quoted a path (then ask git with -z)."""
-    paths, modes, olds = [], {}, {}
+    paths: list[str] = []
+    modes: dict[str, str] = {}
+    olds: dict[str, str] = {}
     for line in raw.splitlines():
         if "\t" not in line:
             continue
@@ -159,7 +161,9 @@ def _staged_raw(git: Git, base: str | None
     out = git.run("diff-index", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev",
                   base or EMPTY_TREE)
     parts = out.decode("utf-8", "surrogateescape").split("\0")
-    paths, modes, olds = [], {}, {}
+    paths: list[str] = []
+    modes: dict[str, str] = {}
+    olds: dict[str, str] = {}
     for meta, path in zip(parts[0::2], parts[1::2]):
         _fields(path, meta, paths, modes, olds)
     return paths, modes, olds

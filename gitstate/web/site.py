@@ -29,9 +29,9 @@ def build(repo: Managed, out: str | Path, at: str | None = None) -> dict:
     view = viewer.roster(at)
     commit = view["commit"]
     top, deep = Links(static=True, at=at), Links(static=True, at=at, depth=1)
-    pages = {"index.html": d.roster_page(viewer, top, live=False),
-             "lifecycle.html": d.lifecycle_page(viewer, top, live=False),
-             "vacancies.html": d.vacancies_page(viewer, top, live=False)}
+    pages: dict[str, str] = {"index.html": d.roster_page(viewer, top, live=False),
+                             "lifecycle.html": d.lifecycle_page(viewer, top, live=False),
+                             "vacancies.html": d.vacancies_page(viewer, top, live=False)}
     boxes = inboxes(repo, commit) if commit else {}
     if commit:
         viewer.timelines(commit)
