@@ -176,6 +176,16 @@ def repo(tmp_path) -> Path:
     return from_template(tmp_path, "repo", lambda root: managed_repo(root / "repo")) / "repo"
 
 
+def repo_with(tmp_path: Path, key: str, setup: Callable[[Path], object],
+              *init_args: str) -> Path:
+    """tmp_path/repo: a managed repository as the `repo` fixture gives it (`init_args` passed to
+    `gitstate init`), after `setup(repo)`: built once per session under `key`, copied for each
+    test."""
+    def build(root: Path) -> None:
+        setup(managed_repo(root / "repo", *init_args))
+    return from_template(tmp_path, ("repo_with", key, init_args), build) / "repo"
+
+
 # --- starting points built once per session -------------------------------------------------
 
 _TEMPLATES: dict[object, Path] = {}
@@ -194,8 +204,8 @@ def from_template(dest: Path, key: object, build: Callable[[Path], object]) -> P
         if not _TEMPLATE_ROOT:
             _TEMPLATE_ROOT.append(Path(tempfile.mkdtemp(prefix="gitstate-templates-")))
             atexit.register(shutil.rmtree, _TEMPLATE_ROOT[0], True)
-        where = _TEMPLATE_ROOT[0] / f"t{len(_TEMPLATES)}"
-        (where / "home").mkdir(parents=True)
+        where = Path(tempfile.mkdtemp(prefix="t", dir=_TEMPLATE_ROOT[0]))   # builds may nest
+        (where / "home").mkdir()
         (where / "root").mkdir()
         with pytest.MonkeyPatch.context() as mp:
             isolate(mp, where / "home")
