@@ -1,11 +1,30 @@
-"""Fixtures: real git in temporary repositories, never the user's HOME or config."""
+"""Fixtures: real git in temporary repositories, never the user's HOME or config.
+
+Two things keep the suite fast without making it less real:
+
+- `gitstate()` runs the command line in this process (the very entry point `python -m
+  gitstate` runs, with its own working directory, argv, stdin, stdout, stderr and
+  environment): a fresh interpreter costs more than most commands. Whatever it commits still
+  goes through git and the installed hooks, each in its own process. `gitstate(...,
+  process=True)` runs a fresh process, for tests about the process itself;
+  `GITSTATE_TESTS_SUBPROCESS=1` runs every call that way (the suite must pass both ways).
+- `from_template()` builds a starting point (a managed repository, a hub and its clone...) once
+  per session and copies it for each test: the copy is what the build made.
+"""
 
 from __future__ import annotations
 
+import atexit
+import io
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+import traceback
+import warnings
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -15,9 +34,8 @@ _GIT_ENV_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIREC
                  "GITSTATE_AGENT", "GITSTATE_DEBUG")
 
 
-@pytest.fixture(autouse=True)
-def isolated_env(tmp_path_factory, monkeypatch):
-    home = tmp_path_factory.mktemp("home")
+def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """The environment every test runs in, with `home` as HOME."""
     for key in _GIT_ENV_DROP:
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("HOME", str(home))
@@ -30,6 +48,11 @@ def isolated_env(tmp_path_factory, monkeypatch):
     # The hooks must find this very interpreter (and the gitstate it imports).
     bindir = str(Path(sys.executable).parent)
     monkeypatch.setenv("PATH", bindir + os.pathsep + os.environ.get("PATH", ""))
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path_factory, monkeypatch):
+    isolate(monkeypatch, tmp_path_factory.mktemp("home"))
     yield
 
 
@@ -47,11 +70,79 @@ def git(repo: Path, *args: str, check: bool = True, input: str | None = None):
     return proc
 
 
-def gitstate(repo: Path, *args: str, input: str | None = None) -> subprocess.CompletedProcess:
-    """Run the real command line in a fresh process, as a user would."""
-    return subprocess.run([sys.executable, "-m", "gitstate", *args], cwd=repo,
-                          capture_output=True, text=True, input=input, stdin=None if input else
-                          subprocess.DEVNULL)
+IN_PROCESS = os.environ.get("GITSTATE_TESTS_SUBPROCESS", "") in ("", "0")
+
+
+def gitstate(repo: Path, *args: str, input: str | None = None,
+             process: bool = False) -> subprocess.CompletedProcess:
+    """Run the real command line in `repo`, as a user would: in this process (see the top of
+    this file) unless `process` (a fresh `python -m gitstate`) or GITSTATE_TESTS_SUBPROCESS=1.
+    Either way the answer is a CompletedProcess, with stdout and stderr as text."""
+    if process or not IN_PROCESS:
+        return subprocess.run([sys.executable, "-m", "gitstate", *args], cwd=repo,
+                              capture_output=True, text=True, input=input,
+                              stdin=None if input else subprocess.DEVNULL)
+    return _in_process(Path(repo), list(args), input)
+
+
+# What a fresh interpreter starts with: the warnings it would print (pytest's own filters are
+# set per test, after this module is imported).
+_FRESH_WARNING_FILTERS = list(warnings.filters)
+
+
+def _in_process(cwd: Path, args: list[str], input: str | None) -> subprocess.CompletedProcess:
+    """`python -m gitstate ARGS` in `cwd`, in this process: the same entry point, with stdin,
+    stdout and stderr as a child with pipes has them (encodings and error handlers included),
+    its own argv and working directory, the environment restored afterwards, and the state
+    gitstate keeps per process (the cache key of this HOME, the progress line) reset."""
+    from gitstate import __main__ as entry
+    from gitstate.git import cache
+    from gitstate.history import progress
+
+    def stream(raw: io.BytesIO, like, errors: str) -> io.TextIOWrapper:
+        return io.TextIOWrapper(raw, encoding=getattr(like, "encoding", None) or "utf-8",
+                                errors=errors, newline="\n")
+
+    out_errors = getattr(sys.__stdout__, "errors", None) or "strict"
+    data = b"" if input is None else input.encode("utf-8")
+    stdin = stream(io.BytesIO(data), sys.__stdin__, out_errors)
+    stdout = stream(io.BytesIO(), sys.__stdout__, out_errors)
+    stderr = stream(io.BytesIO(), sys.__stderr__, "backslashreplace")
+    saved = (sys.stdin, sys.stdout, sys.stderr, sys.argv, os.getcwd(), dict(os.environ))
+    cache._KEY = None
+    progress._stream, progress._shown = None, False
+    sys.stdin, sys.stdout, sys.stderr = stdin, stdout, stderr
+    sys.argv = [entry.__file__, *args]
+    try:
+        os.chdir(cwd)
+        with warnings.catch_warnings():
+            warnings.filters[:] = _FRESH_WARNING_FILTERS
+            try:
+                code = entry.main(list(args))
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+                if not isinstance(exc.code, (int, type(None))):
+                    print(exc.code, file=sys.stderr)
+            except Exception:
+                traceback.print_exc()
+                code = 1
+    finally:
+        sys.stdin, sys.stdout, sys.stderr, sys.argv = saved[:4]
+        os.chdir(saved[4])
+        os.environ.clear()
+        os.environ.update(saved[5])
+        cache._KEY = None
+        progress._stream, progress._shown = None, False
+    stdout.flush()
+    stderr.flush()
+
+    def text(wrapper: io.TextIOWrapper) -> str:   # as subprocess.run(text=True) reads a pipe
+        raw = wrapper.buffer.getvalue()
+        return raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+    return subprocess.CompletedProcess([sys.executable, "-m", "gitstate", *args],
+                                       code if code is not None else 0, text(stdout),
+                                       text(stderr))
 
 
 def make_repo(path: Path) -> Path:
@@ -67,15 +158,88 @@ def empty_repo(tmp_path) -> Path:
     return make_repo(tmp_path / "repo")
 
 
-@pytest.fixture
-def repo(empty_repo) -> Path:
-    """A managed repository (preset haak) with one ordinary commit."""
-    (empty_repo / "README").write_text("hello\n")
-    git(empty_repo, "add", "README")
-    git(empty_repo, "commit", "-q", "-m", "first")
-    res = gitstate(empty_repo, "init")
+def managed_repo(path: Path, *init_args: str) -> Path:
+    """A managed repository (preset haak unless `init_args` say otherwise) with one ordinary
+    commit."""
+    make_repo(path)
+    (path / "README").write_text("hello\n")
+    git(path, "add", "README")
+    git(path, "commit", "-q", "-m", "first")
+    res = gitstate(path, "init", *init_args)
     assert res.returncode == 0, res.stderr
-    return empty_repo
+    return path
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    """A managed repository (preset haak) with one ordinary commit."""
+    return from_template(tmp_path, "repo", lambda root: managed_repo(root / "repo")) / "repo"
+
+
+def repo_with(tmp_path: Path, key: str, setup: Callable[[Path], object],
+              *init_args: str) -> Path:
+    """tmp_path/repo: a managed repository as the `repo` fixture gives it (`init_args` passed to
+    `gitstate init`), after `setup(repo)`: built once per session under `key`, copied for each
+    test."""
+    def build(root: Path) -> None:
+        setup(managed_repo(root / "repo", *init_args))
+    return from_template(tmp_path, ("repo_with", key, init_args), build) / "repo"
+
+
+# --- starting points built once per session -------------------------------------------------
+
+_TEMPLATES: dict[object, Path] = {}
+_TEMPLATE_ROOT: list[Path] = []
+
+
+def from_template(dest: Path, key: object, build: Callable[[Path], object]) -> Path:
+    """Copy into `dest` (a directory, made if need be) what `build(root)` made in an empty
+    directory `root`: built once per session and `key`, in the environment tests run in (HOME
+    aside, which is the build's own), then copied for each test, which may do with its copy
+    whatever it likes. The copy is what the build made: symbolic links kept, the absolute paths
+    git keeps (remotes, worktrees) moved to the copy, each index refreshed (the files' inodes
+    changed), and what the build left in its HOME (gitstate's cache key, a git configuration)
+    copied into this test's HOME. Returns `dest`."""
+    if key not in _TEMPLATES:
+        if not _TEMPLATE_ROOT:
+            _TEMPLATE_ROOT.append(Path(tempfile.mkdtemp(prefix="gitstate-templates-")))
+            atexit.register(shutil.rmtree, _TEMPLATE_ROOT[0], True)
+        where = Path(tempfile.mkdtemp(prefix="t", dir=_TEMPLATE_ROOT[0]))   # builds may nest
+        (where / "home").mkdir()
+        (where / "root").mkdir()
+        with pytest.MonkeyPatch.context() as mp:
+            isolate(mp, where / "home")
+            build(where / "root")
+        _TEMPLATES[key] = where
+    where = _TEMPLATES[key]
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(where / "root", dest, symlinks=True, dirs_exist_ok=True)
+    home = os.environ.get("HOME")
+    if home:
+        shutil.copytree(where / "home", home, symlinks=True, dirs_exist_ok=True,
+                        copy_function=_copy_new)
+    _move_git_paths(dest, str(where / "root"), str(dest))
+    return dest
+
+
+def _move_git_paths(dest: Path, old: str, new: str) -> None:
+    """Point what git keeps as absolute paths under `old` (a repository's config: remotes; the
+    links between a repository and its worktrees) at `new`, and refresh every index."""
+    for name in ("config", "gitdir", ".git"):
+        for path in dest.rglob(name):
+            if path.is_file() and not path.is_symlink() and (
+                    name != "config" or (path.parent / "HEAD").is_file()):
+                text = path.read_text(errors="surrogateescape")
+                if old in text:
+                    path.write_text(text.replace(old, new), errors="surrogateescape")
+    for dotgit in dest.rglob(".git"):
+        git(dotgit.parent, "update-index", "-q", "--refresh", check=False)
+
+
+def _copy_new(src: str, dst: str) -> None:
+    """Copy a file unless the destination has one already (a test's own HOME comes first)."""
+    if not os.path.lexists(dst):
+        shutil.copy2(src, dst, follow_symlinks=False)
 
 
 def state_path(repo: Path, agent: str) -> Path:

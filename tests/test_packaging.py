@@ -12,6 +12,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
+pytestmark = pytest.mark.e2e       # pip builds the wheel: the whole system, a few seconds
+
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from conftest import UNHOOKED, git, gitstate, walk
+from conftest import UNHOOKED, git, gitstate, repo_with, walk
 
 
 def timeless(data):
@@ -32,13 +32,17 @@ def both(repo, *args):
     return fast, slow
 
 
-@pytest.fixture
-def team(repo):
+def _team(repo):
     for agent, role in (("alice", "architect"), ("bob", "librarian")):
         assert gitstate(repo, "spawn", agent, "--role", role).returncode == 0
     walk(repo, "alice", "inbox", "distill")
     git(repo, "commit", "-q", "--allow-empty", "-m", "review please @bob, cc @ALL")
-    return repo
+
+
+@pytest.fixture
+def team(tmp_path):
+    """alice (architect, in distill) and bob (librarian), and a message for bob and all."""
+    return repo_with(tmp_path, "fast-reads-team", _team)
 
 
 @pytest.mark.parametrize("args", [("status", "--json"), ("status", "alice", "--json"),

@@ -12,15 +12,21 @@ from pathlib import Path
 
 import pytest
 
-from conftest import UNHOOKED, fill_freeze_state, git, gitstate, make_repo, set_state_line, \
-    state_path, walk
+from conftest import UNHOOKED, fill_freeze_state, from_template, git, gitstate, make_repo, \
+    set_state_line, state_path, walk
 
 
 def managed(tmp_path: Path, preset: str) -> Path:
+    """tmp_path/PRESET: `gitstate init --lifecycle PRESET` in a new repository (a copy of one
+    built once per session)."""
+    return from_template(tmp_path, ("preset", preset), lambda root: _managed(root, preset)) \
+        / preset
+
+
+def _managed(tmp_path: Path, preset: str) -> None:
     repo = make_repo(tmp_path / preset)
     res = gitstate(repo, "init", "--lifecycle", preset)
     assert res.returncode == 0, res.stderr
-    return repo
 
 
 def ok(repo, *args):

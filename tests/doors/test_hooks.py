@@ -11,15 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from conftest import fill_freeze_state, git, gitstate, set_state_line, snapshot, state_path, walk
+from conftest import fill_freeze_state, git, gitstate, repo_with, set_state_line, snapshot, state_path, walk
 
 
-@pytest.fixture
-def team(repo):
+def _spawn_alice_and_bob(repo: Path) -> None:
     for agent in ("alice", "bob"):
         res = gitstate(repo, "spawn", agent)
         assert res.returncode == 0, res.stderr
-    return repo
+
+
+@pytest.fixture
+def team(tmp_path):
+    """The `repo` fixture's repository with alice and bob spawned."""
+    return repo_with(tmp_path, "alice-and-bob", _spawn_alice_and_bob)
 
 
 def commit(repo: Path, message: str, *paths: str, extra: tuple[str, ...] = ()):

@@ -10,16 +10,13 @@ catch it.
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
-import shutil
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
-from conftest import git, gitstate, make_repo, state_path, walk
+from conftest import from_template, git, gitstate, make_repo, state_path, walk
 
 NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
 
@@ -75,13 +72,18 @@ def out(res: subprocess.CompletedProcess) -> str:
 # --- repositories -------------------------------------------------------------------------
 
 def managed(path: Path, preset: str | None = None) -> Path:
-    """A managed repository (like conftest's `repo` fixture), optionally with another preset."""
+    """A managed repository (like conftest's `repo` fixture), optionally with another preset
+    (a copy of one built once per session)."""
+    from_template(path, ("managed", preset), lambda root: _managed(root, preset))
+    return path
+
+
+def _managed(path: Path, preset: str | None) -> None:
     make_repo(path)
     (path / "README").write_text("hello\n")
     git(path, "add", "README")
     git(path, "commit", "-q", "-m", "first")
     gs(path, "init", *(("--lifecycle", preset) if preset else ()))
-    return path
 
 
 def make_hub(path: Path) -> Path:
@@ -92,16 +94,16 @@ def make_hub(path: Path) -> Path:
 
 def with_hub(tmp_path: Path, preset: str | None = None) -> tuple[Path, Path]:
     """(hub, work): a bare hub with `init --server`, and a managed clone whose lawful history is
-    pushed to the hub's main branch."""
-    hub = make_hub(tmp_path / "hub.git")
-    work = managed(tmp_path / "work", preset)
+    pushed to the hub's main branch (a copy of a pair built once per session)."""
+    from_template(tmp_path, ("with_hub", preset), lambda root: _with_hub(root, preset))
+    return tmp_path / "hub.git", tmp_path / "work"
+
+
+def _with_hub(root: Path, preset: str | None) -> None:
+    hub = make_hub(root / "hub.git")
+    work = managed(root / "work", preset)
     git(work, "remote", "add", "origin", str(hub))
     ok(git(work, "push", "-q", "origin", "main", check=False), "first push")
-    return hub, work
-
-
-_TEMPLATES: dict[tuple, Path] = {}
-_TEMPLATE_ROOT: list[Path] = []
 
 
 def cached_hub(tmp_path: Path, name: str, build=None, preset: str | None = None
@@ -110,24 +112,12 @@ def cached_hub(tmp_path: Path, name: str, build=None, preset: str | None = None
     the hub): built once per test session under `name`, then copied into `tmp_path` for each
     test, which may do with its copy whatever it likes. Only a speed-up: the copy is the same
     two repositories the build made."""
-    key = (name, preset)
-    if key not in _TEMPLATES:
-        if not _TEMPLATE_ROOT:
-            _TEMPLATE_ROOT.append(Path(tempfile.mkdtemp(prefix="gitstate-trust-")))
-            atexit.register(shutil.rmtree, _TEMPLATE_ROOT[0], True)
-        where = _TEMPLATE_ROOT[0] / f"t{len(_TEMPLATES)}"
-        where.mkdir()
-        _hub, work = with_hub(where, preset)
+    def make(root: Path) -> None:
+        _hub, work = with_hub(root, preset)
         if build:
             build(work)
-        _TEMPLATES[key] = where
-    src = _TEMPLATES[key]
-    hub, work = tmp_path / "hub.git", tmp_path / "work"
-    shutil.copytree(src / "hub.git", hub, symlinks=True)
-    shutil.copytree(src / "work", work, symlinks=True)
-    git(work, "remote", "set-url", "origin", str(hub))
-    git(work, "update-index", "-q", "--refresh", check=False)
-    return hub, work
+    from_template(tmp_path, ("cached_hub", name, preset), make)
+    return tmp_path / "hub.git", tmp_path / "work"
 
 
 def alice_in_inbox(work: Path) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import fill_freeze_state, git, gitstate, make_repo
+from conftest import fill_freeze_state, from_template, git, gitstate, make_repo
 
 
 def make_hub(path: Path) -> Path:
@@ -16,6 +16,13 @@ def make_hub(path: Path) -> Path:
 
 
 def hub_and_clones(tmp_path: Path, n: int = 2) -> tuple[Path, list[Path]]:
+    """A hub with `init --server`, its managed history pushed from tmp_path/seed, and `n`
+    managed clones of it (a copy of the ones built once per session)."""
+    from_template(tmp_path, ("hub_and_clones", n), lambda root: _hub_and_clones(root, n))
+    return tmp_path / "hub.git", [tmp_path / f"c{i}" for i in range(n)]
+
+
+def _hub_and_clones(tmp_path: Path, n: int) -> None:
     hub = make_hub(tmp_path / "hub.git")
     seed = make_repo(tmp_path / "seed")
     (seed / "README").write_text("hello\n")
@@ -24,15 +31,12 @@ def hub_and_clones(tmp_path: Path, n: int = 2) -> tuple[Path, list[Path]]:
     assert gitstate(seed, "init").returncode == 0
     git(seed, "remote", "add", "origin", str(hub))
     git(seed, "push", "-q", "-u", "origin", "main")
-    clones = []
     for i in range(n):
         c = tmp_path / f"c{i}"
         git(tmp_path, "clone", "-q", str(hub), str(c))
         git(c, "config", "commit.cleanup", "verbatim")
         res = gitstate(c, "init")
         assert res.returncode == 0, res.stderr
-        clones.append(c)
-    return hub, clones
 
 
 def pushed(repo: Path, *args: str) -> tuple[int, dict]:

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import UNHOOKED, fill_freeze_state, git, gitstate, make_repo, set_state_line, walk
+from conftest import UNHOOKED, fill_freeze_state, from_template, git, gitstate, make_repo, \
+    set_state_line, walk
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None,
                                 reason="ssh-keygen is missing (install openssh-client)")
@@ -45,15 +46,20 @@ def use_key(repo: Path, path: Path | None) -> None:
 @pytest.fixture
 def keyed(tmp_path, tmp_path_factory):
     """A managed repo whose humans are zach and ana, with their keys in allowed_signers, and
-    alice frozen."""
-    repo = make_repo(tmp_path / "repo")
+    alice frozen (a copy of one built once per session)."""
+    zach, ana = key(tmp_path_factory, "zach"), key(tmp_path_factory, "ana")
+    from_template(tmp_path, "signing-keyed", lambda root: _keyed(root / "repo", zach, ana))
+    return tmp_path / "repo", {"zach": zach, "ana": ana, "mallory": key(tmp_path_factory, "mallory")}
+
+
+def _keyed(path: Path, zach: Path, ana: Path) -> None:
+    repo = make_repo(path)
     (repo / "README").write_text("hello\n")
     git(repo, "add", "README")
     git(repo, "commit", "-q", "-m", "first")
     res = gitstate(repo, "init", "--human", "zach", "--human", "ana")
     assert res.returncode == 0
     assert "user.signingkey" in res.stdout and "zach $(cat ~/.ssh/id_ed25519.pub)" in res.stdout
-    zach, ana = key(tmp_path_factory, "zach"), key(tmp_path_factory, "ana")
     (repo / "protocols" / "allowed_signers").write_text(
         f"zach {pub(zach)}\nana {pub(ana)}\n")
     git(repo, "add", "protocols/allowed_signers")
@@ -64,7 +70,6 @@ def keyed(tmp_path, tmp_path_factory):
     assert gitstate(repo, "freeze", "alice").returncode == 1        # writes the template
     fill_freeze_state(repo / "data" / "freeze-states" / "alice.md")
     assert gitstate(repo, "freeze", "alice").returncode == 0
-    return repo, {"zach": zach, "ana": ana, "mallory": key(tmp_path_factory, "mallory")}
 
 
 def verify_rules(repo: Path) -> list[str]:

@@ -25,6 +25,8 @@ _spec.loader.exec_module(swarm)
 # the full soak.
 MOVES = int(os.environ.get("GITSTATE_SWARM_MOVES", "3"))
 
+pytestmark = pytest.mark.e2e
+
 
 def _has_daemon() -> bool:
     return subprocess.run(["git", "daemon", "-h"], capture_output=True).returncode in (0, 129)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import UNHOOKED, fill_freeze_state, git, gitstate, make_repo, set_state_line, state_path, walk
+from conftest import UNHOOKED, fill_freeze_state, git, gitstate, make_repo, repo_with, set_state_line, state_path, walk
 from gitstate.git.repo import open_managed
 from gitstate.history.views import roster
 
@@ -30,11 +30,16 @@ def stable(view: dict) -> dict:
     return out
 
 
-@pytest.fixture
-def team(repo):
+def _spawn_team(repo: Path) -> None:
     for agent, role in (("alice", "architect"), ("bob", "librarian"), ("carol", "steward")):
         assert gitstate(repo, "spawn", agent, "--role", role).returncode == 0
-    return repo
+
+
+@pytest.fixture
+def team(tmp_path):
+    """The `repo` fixture's repository with alice (architect), bob (librarian) and carol
+    (steward) spawned."""
+    return repo_with(tmp_path, "views-team", _spawn_team)
 
 
 def test_roster_groups_and_details(team):

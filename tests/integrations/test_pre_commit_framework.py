@@ -36,6 +36,7 @@ def _pre_commit() -> list[str]:
     pytest.skip("the pre-commit tool is not installed (pip install '.[test]')")
 
 
+@pytest.mark.e2e
 def test_pre_commit_installs_gitstate_and_judges_state_commits(tmp_path):
     tool = _pre_commit()
     if not (SOURCE / ".git").exists():

@@ -10,6 +10,8 @@ import pytest
 
 from conftest import fill_freeze_state, git, gitstate, walk
 
+pytestmark = pytest.mark.e2e       # a real client and server process per test
+
 pytest.importorskip("mcp")
 anyio = pytest.importorskip("anyio")
 

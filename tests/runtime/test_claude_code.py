@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import git, gitstate, make_repo, walk
+from conftest import from_template, git, gitstate, make_repo, walk
 
 
 EVENTS = {"session-start": "SessionStart", "context": "PostToolUse",
@@ -86,14 +86,20 @@ def agent_tool(repo, session, kind="general-purpose", tool="Agent"):
     return hook(repo, "spawn-guard", event)
 
 
-@pytest.fixture
-def claude_repo(empty_repo) -> Path:
-    (empty_repo / "README").write_text("hi\n")
-    git(empty_repo, "add", "README")
-    git(empty_repo, "commit", "-q", "-m", "first")
-    res = gitstate(empty_repo, "init", "--runtime", "claude-code")
+def _claude_repo(root: Path) -> None:
+    repo = make_repo(root / "repo")
+    (repo / "README").write_text("hi\n")
+    git(repo, "add", "README")
+    git(repo, "commit", "-q", "-m", "first")
+    res = gitstate(repo, "init", "--runtime", "claude-code")
     assert res.returncode == 0, res.stderr
-    return empty_repo
+
+
+@pytest.fixture
+def claude_repo(tmp_path) -> Path:
+    """`gitstate init --runtime claude-code` in a repository with one commit (a copy of one
+    built once per session)."""
+    return from_template(tmp_path, "claude-repo", _claude_repo) / "repo"
 
 
 def head(repo):

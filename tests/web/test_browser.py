@@ -16,15 +16,20 @@ CHROMIUM = next((p for p in (os.environ.get("GITSTATE_CHROMIUM"), shutil.which("
 HOW = ("install Debian's chromium (apt-get install -y chromium) and "
        "pip install '.[test]' (playwright, starlette, uvicorn)")
 
-if CHROMIUM is None:
-    pytest.skip(f"no chromium here: {HOW}", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason=f"no playwright: {HOW}")
-pytest.importorskip("uvicorn", reason=f"no uvicorn: {HOW}")
-expect = sync_api.expect
+pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
-def browser():
+def sync_api():
+    if CHROMIUM is None:
+        pytest.skip(f"no chromium here: {HOW}")
+    api = pytest.importorskip("playwright.sync_api", reason=f"no playwright: {HOW}")
+    pytest.importorskip("uvicorn", reason=f"no uvicorn: {HOW}")
+    return api
+
+
+@pytest.fixture(scope="module")
+def browser(sync_api):
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         yield b
@@ -44,7 +49,7 @@ def page(browser):
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
+def demo(tmp_path_factory, sync_api):
     return make_demo(tmp_path_factory.mktemp("browser") / "demo")
 
 
@@ -71,7 +76,8 @@ def test_an_agent_page_shows_its_timeline(demo, page):
         assert "gitstate wake carol --approved-by zach" in page.locator(".command").inner_text()
 
 
-def test_a_new_commit_appears_on_the_open_page_without_a_reload(repo, page):
+def test_a_new_commit_appears_on_the_open_page_without_a_reload(repo, page, sync_api):
+    expect = sync_api.expect
     assert gitstate(repo, "spawn", "erin").returncode == 0
     with LiveServer(repo) as server:
         page.goto(server.url + "/")
