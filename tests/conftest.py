@@ -15,6 +15,7 @@ Two things keep the suite fast without making it less real:
 from __future__ import annotations
 
 import atexit
+import fcntl
 import io
 import os
 import shutil
@@ -27,6 +28,44 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
+
+def pytest_addoption(parser, pluginmanager):
+    """The suite runs on every core through pytest-xdist (`-n auto` in pyproject's addopts).
+    Without it (`-p no:xdist`, or not installed) those options are accepted and the tests run
+    in this one process."""
+    if not pluginmanager.has_plugin("xdist"):
+        group = parser.getgroup("xdist (absent)")
+        group._addoption("-n", "--numprocesses", dest="numprocesses", default=None,
+                        help="ignored: pytest-xdist is not loaded")
+        group.addoption("--dist", dest="dist", default="no",
+                        help="ignored: pytest-xdist is not loaded")
+
+
+@pytest.fixture(autouse=True)
+def _serial_runs_alone(request, tmp_path_factory):
+    """Under pytest-xdist, a test marked `serial` runs while no other test runs (and waits
+    for the running ones to end): it needs the whole machine, as the swarm's burst does.
+    Every other test holds a shared lock while it runs; a serial one takes it exclusively,
+    having first closed the gate to newcomers, so it is never starved."""
+    if not hasattr(request.config, "workerinput"):     # one process: nothing runs beside it
+        yield
+        return
+    shared = tmp_path_factory.getbasetemp().parent      # the session's, above each worker's
+    serial = request.node.get_closest_marker("serial") is not None
+    with open(shared / "serial.gate", "a") as gate, open(shared / "serial.lock", "a") as lock:
+        fcntl.flock(gate, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX if serial else fcntl.LOCK_SH)
+        finally:
+            if not serial:
+                fcntl.flock(gate, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            if serial:
+                fcntl.flock(gate, fcntl.LOCK_UN)
+
 
 # Keep the user's git configuration and environment out of every test.
 _GIT_ENV_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
