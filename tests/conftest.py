@@ -41,6 +41,16 @@ def pytest_addoption(parser, pluginmanager):
                         help="ignored: pytest-xdist is not loaded")
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto`: a worker more than there are cores, since a test spends part of its time
+    waiting for git and the hooks (on 2 cores, 3 workers finish the suite ~15 % sooner than 2).
+    PYTEST_XDIST_AUTO_NUM_WORKERS still decides when it is set."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    return len(os.sched_getaffinity(0)) + 1
+
+
 @pytest.fixture(autouse=True)
 def _serial_runs_alone(request, tmp_path_factory):
     """Under pytest-xdist, a test marked `serial` runs while no other test runs (and waits
@@ -92,6 +102,12 @@ def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path_factory, monkeypatch):
     isolate(monkeypatch, tmp_path_factory.mktemp("home"))
+    # The Python processes a test starts (git's hooks, a hub's, `python -m gitstate`) keep
+    # their bytecode for the session, in a folder of the session's own (never beside the
+    # sources), even where the environment asks for none (PYTHONDONTWRITEBYTECODE): else
+    # each of them compiles every module of gitstate it imports, again.
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    monkeypatch.setenv("PYTHONPYCACHEPREFIX", str(tmp_path_factory.getbasetemp() / "pycache"))
     yield
 
 
