@@ -5,9 +5,6 @@ rewritten history."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
@@ -26,9 +23,9 @@ def timeless(data):
 def both(repo, *args):
     """(fast output, output through click) of `gitstate ARGS`."""
     fast = gitstate(repo, *args)
-    env = dict(os.environ, GITSTATE_CHECK_JSON="1")    # the fast path steps aside for this
-    slow = subprocess.run([sys.executable, "-m", "gitstate", *args], cwd=repo, env=env,
-                          capture_output=True, text=True)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GITSTATE_CHECK_JSON", "1")           # the fast path steps aside for this
+        slow = gitstate(repo, *args)
     return fast, slow
 
 

@@ -25,7 +25,7 @@ _spec.loader.exec_module(swarm)
 # the full soak.
 MOVES = int(os.environ.get("GITSTATE_SWARM_MOVES", "3"))
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.serial]   # a burst: the whole machine
 
 
 def _has_daemon() -> bool:
