@@ -17,7 +17,7 @@ from gitstate.git.repo import Managed
 from gitstate.law.lifecycle import LIFECYCLE_PATH, SIGNERS_PATH
 
 
-def _finding(status: str, check: str, detail: str, fix: str | None = None) -> dict:
+def finding(status: str, check: str, detail: str, fix: str | None = None) -> dict:
     return {"status": status, "check": check, "detail": detail, "fix": fix}
 
 
@@ -37,30 +37,30 @@ def diagnose(repo: Managed) -> list[dict]:
     try:
         lc = repo.lifecycle(head, index=False, worktree=head is None)
     except GitstateError as exc:
-        return [_finding("fail", "law", f"no valid {LIFECYCLE_PATH}: {exc.message}",
+        return [finding("fail", "law", f"no valid {LIFECYCLE_PATH}: {exc.message}",
                          "run `gitstate init`")]
-    out.append(_finding("ok", "law", f"lifecycle '{lc.name}' at "
+    out.append(finding("ok", "law", f"lifecycle '{lc.name}' at "
                         f"{head[:10] if head else 'the work tree (not committed)'}"))
 
     where = hooks_dir(repo)
     problems = _check_hooks(repo, lc)
     if problems:
-        out += [_finding("fail", "hooks", p.message, "run `gitstate init`") for p in problems]
+        out += [finding("fail", "hooks", p.message, "run `gitstate init`") for p in problems]
     else:
-        out.append(_finding("ok", "hooks", f"pre-commit, commit-msg and the ref guard "
+        out.append(finding("ok", "hooks", f"pre-commit, commit-msg and the ref guard "
                             f"(reference-transaction) in {where} are gitstate's, unmodified"))
     top = repo.top.resolve()
     if where.resolve() == top or top in where.resolve().parents:
         tracked = repo.git.index_paths(where.resolve().relative_to(top).as_posix())
         if tracked:
-            out.append(_finding("fail", "hooks", f"git runs hooks from {where}, which is "
+            out.append(finding("fail", "hooks", f"git runs hooks from {where}, which is "
                                 "tracked in the repository: a pulled commit can change what "
                                 "runs here", "`git config --unset core.hooksPath` and run "
                                 "`gitstate init`"))
 
     python = repo.git.config("gitstate.python")
     if not python or not os.access(python, os.X_OK):
-        out.append(_finding("warn", "gitstate", f"the hooks' Python ({python or 'not set'}) "
+        out.append(finding("warn", "gitstate", f"the hooks' Python ({python or 'not set'}) "
                             "is missing; they fall back to `gitstate` on PATH",
                             "run `gitstate init` with the gitstate you use"))
     else:
@@ -68,33 +68,33 @@ def diagnose(repo: Managed) -> list[dict]:
                               capture_output=True, text=True)
         found = proc.stdout.strip()
         if proc.returncode != 0:
-            out.append(_finding("fail", "gitstate", f"{python} cannot import gitstate: state "
+            out.append(finding("fail", "gitstate", f"{python} cannot import gitstate: state "
                                 "commits will be refused", "install gitstate there, or run "
                                 "`gitstate init` with the Python that has it"))
         elif found != __version__:
-            out.append(_finding("warn", "gitstate", f"the hooks run gitstate {found}, this is "
+            out.append(finding("warn", "gitstate", f"the hooks run gitstate {found}, this is "
                                 f"{__version__}", "run `gitstate init` to use this one"))
         else:
-            out.append(_finding("ok", "gitstate", f"the hooks run gitstate {found} ({python})"))
+            out.append(finding("ok", "gitstate", f"the hooks run gitstate {found} ({python})"))
 
-    out.append(_cache_finding(repo))
+    out.append(_cachefinding(repo))
 
     signers = repo.git.cat_files([f"{head}:{SIGNERS_PATH}"])[0] if head else None
     if signers is None:
-        out.append(_finding("warn", "approvals", "no protocols/allowed_signers: an "
+        out.append(finding("warn", "approvals", "no protocols/allowed_signers: an "
                             "'Approved-by:' trailer is taken at its word (anyone can write it)",
                             "commit protocols/allowed_signers with the humans' SSH keys"))
     else:
-        out.append(_signers_finding(repo, lc, signers))
+        out.append(_signersfinding(repo, lc, signers))
 
     out += _hub_and_ci(repo)
-    runtime = _runtime_finding(repo)
+    runtime = _runtimefinding(repo)
     if runtime is not None:
         out.append(runtime)
     return out
 
 
-def _runtime_finding(repo: Managed) -> dict | None:
+def _runtimefinding(repo: Managed) -> dict | None:
     """Claude Code's settings, when the project has any: are gitstate's hooks in them?"""
     import json
     settings = repo.top / ".claude" / "settings.json" if repo.top is not None else None
@@ -105,18 +105,18 @@ def _runtime_finding(repo: Managed) -> dict | None:
         commands = {h.get("command", "") for groups in hooks.values() for g in groups
                     for h in g.get("hooks") or []}
     except (ValueError, AttributeError, TypeError):
-        return _finding("warn", "runtime", ".claude/settings.json cannot be read as Claude "
+        return finding("warn", "runtime", ".claude/settings.json cannot be read as Claude "
                         "Code settings", "fix it, then run `gitstate init --runtime claude-code`")
     want = ("session-start", "context", "spawn-guard")
     missing = [n for n in want if not any(c.startswith(f"gitstate hook {n}") for c in commands)]
     if missing:
-        return _finding("warn", "runtime", "Claude Code runs without gitstate's hooks "
+        return finding("warn", "runtime", "Claude Code runs without gitstate's hooks "
                         f"({', '.join(missing)})", "`gitstate init --runtime claude-code`")
-    return _finding("ok", "runtime", "Claude Code briefs agents, measures their context and "
+    return finding("ok", "runtime", "Claude Code briefs agents, measures their context and "
                     "guards their spawns (.claude/settings.json)")
 
 
-def _signers_finding(repo: Managed, lc, signers: bytes) -> dict:
+def _signersfinding(repo: Managed, lc, signers: bytes) -> dict:
     """Approvals are authenticated; and can this user sign one?"""
     from gitstate.git.signing import signing_key
     from gitstate.law.signers import principals_of
@@ -124,32 +124,32 @@ def _signers_finding(repo: Managed, lc, signers: bytes) -> dict:
         "lists for the human in its Approved-by: trailer"
     key, where = signing_key(repo.git)
     if key is None:
-        return _finding("ok", "approvals", f"{text}; this user has no key to sign with "
+        return finding("ok", "approvals", f"{text}; this user has no key to sign with "
                         f"({where}), so only humans with listed keys can approve",
                         "a human who approves: `git config gpg.format ssh` and `git config "
                         "user.signingkey ~/.ssh/id_ed25519`")
     humans = {h.lower() for h in lc.policies.humans}
     names = [p for p in principals_of(signers.decode("utf-8", "replace"), key) if p in humans]
     if names:
-        return _finding("ok", "approvals", f"{text}; this user's key ({where}) is listed for "
+        return finding("ok", "approvals", f"{text}; this user's key ({where}) is listed for "
                         f"{', '.join(names)}")
-    return _finding("ok", "approvals", f"{text}; this user's key ({where}) is not listed for "
+    return finding("ok", "approvals", f"{text}; this user's key ({where}) is not listed for "
                     "any human, so approvals made here are refused",
                     f"ask a human to add your public key to {SIGNERS_PATH} (a change of the "
                     "law, approved and signed by a listed human)")
 
 
-def _cache_finding(repo: Managed) -> dict:
+def _cachefinding(repo: Managed) -> dict:
     from gitstate.git.cache import key
     cache = Path(repo.cache_dir) if repo.cache_dir else None
     if cache is not None and cache.exists() and not cache.is_dir():
-        return _finding("warn", "cache", f"{cache} is not a folder: gitstate runs without its "
+        return finding("warn", "cache", f"{cache} is not a folder: gitstate runs without its "
                         "caches (slower)", f"remove {cache}")
     if key() is None:
-        return _finding("warn", "cache", "no cache key can be kept in the user's cache folder: "
+        return finding("warn", "cache", "no cache key can be kept in the user's cache folder: "
                         "gitstate runs without its caches (slower)",
                         "make $XDG_CACHE_HOME or ~/.cache writable")
-    return _finding("ok", "cache", "caches are sealed with this user's key; `verify "
+    return finding("ok", "cache", "caches are sealed with this user's key; `verify "
                     "--no-cache` and the hub never read them")
 
 
@@ -157,12 +157,12 @@ def _hub_and_ci(repo: Managed) -> list[dict]:
     out = []
     remotes = repo.git.text("remote").split()
     if not remotes:
-        out.append(_finding("warn", "hub", "no remote: this clone is the only door",
+        out.append(finding("warn", "hub", "no remote: this clone is the only door",
                             "set up a hub: `git init --bare hub.git && gitstate -C hub.git "
                             "init --server`, then `git remote add origin hub.git`"))
     else:
         urls = ", ".join(f"{r} {repo.git.config(f'remote.{r}.url') or '?'}" for r in remotes)
-        out.append(_finding("ok", "hub", f"remotes: {urls}. Whether a hub judges pushes cannot "
+        out.append(finding("ok", "hub", f"remotes: {urls}. Whether a hub judges pushes cannot "
                             "be seen from here: it does if `gitstate init --server` ran there, "
                             "or CI runs `gitstate verify --no-cache`"))
     ci = [p for p in (".github/workflows", ".gitlab-ci.yml") if (repo.top / p).exists()]
@@ -170,8 +170,8 @@ def _hub_and_ci(repo: Managed) -> list[dict]:
                    for p in ci for f in ([repo.top / p] if (repo.top / p).is_file()
                                          else sorted((repo.top / p).glob("*.y*ml"))))
     if verifies:
-        out.append(_finding("ok", "ci", "CI runs `gitstate verify`"))
+        out.append(finding("ok", "ci", "CI runs `gitstate verify`"))
     else:
-        out.append(_finding("warn", "ci", "no CI job runs `gitstate verify --no-cache`",
+        out.append(finding("warn", "ci", "no CI job runs `gitstate verify --no-cache`",
                             "for a hub that cannot run hooks, add one that does"))
     return out

@@ -197,10 +197,8 @@ def diagnose_hub(git: Git) -> list[dict]:
     import subprocess
     from pathlib import Path
 
+    from gitstate.doors.doctor import finding
     from gitstate.doors.shims import is_ours
-
-    def finding(status: str, check: str, detail: str, fix: str | None = None) -> dict:
-        return {"status": status, "check": check, "detail": detail, "fix": fix}
 
     out = []
     hooks = Path(git.text("rev-parse", "--absolute-git-dir")) / "hooks"

@@ -144,30 +144,28 @@ def tree_blobs(git: Git, rev: str, prefix: str = "") -> dict[str, str]:
     """path -> blob id of every file under `prefix` in `rev`, from one `git ls-tree -r`.
     (Asking git for `rev:path` of each file instead makes it scan the entries of the file's
     folder once per file: N lookups in a folder of N agents cost N * N.)"""
-    args = ["ls-tree", "-r", "-z", rev]
-    if prefix:
-        args += ["--", prefix]
-    found = {}
-    for entry in git.run(*args).decode("utf-8", "surrogateescape").split("\0"):
-        meta, tab, path = entry.partition("\t")
-        fields = meta.split()
-        if tab and len(fields) == 3 and fields[1] == "blob":
-            found[path] = fields[2]
-    return found
+    # "<mode> blob <id>"
+    return _listed(git, ["ls-tree", "-r", "-z", rev], prefix,
+                   lambda f: f[2] if f[1] == "blob" else None)
 
 
 def index_blobs(git: Git, prefix: str = "") -> dict[str, str]:
     """path -> blob id of every file under `prefix` in the index (its merged entries), from
     one `git ls-files -s`."""
-    args = ["ls-files", "-s", "-z"]
-    if prefix:
-        args += ["--", prefix]
+    # "<mode> <id> <stage>"; a submodule (160000) is no file
+    return _listed(git, ["ls-files", "-s", "-z"], prefix,
+                   lambda f: f[1] if f[2] == "0" and f[0] != "160000" else None)
+
+
+def _listed(git: Git, args: list[str], prefix: str, blob_of) -> dict[str, str]:
+    """path -> blob id from a `-z` listing whose entries read "<three fields>\t<path>"."""
     found = {}
-    for entry in git.run(*args).decode("utf-8", "surrogateescape").split("\0"):
+    out = git.run(*args, *(["--", prefix] if prefix else []))
+    for entry in out.decode("utf-8", "surrogateescape").split("\0"):
         meta, tab, path = entry.partition("\t")
         fields = meta.split()
-        if tab and len(fields) == 3 and fields[2] == "0" and fields[0] != "160000":
-            found[path] = fields[1]
+        if tab and len(fields) == 3 and (blob := blob_of(fields)) is not None:
+            found[path] = blob
     return found
 
 

@@ -120,6 +120,7 @@ class Policies(Record):
     atomic_commits: bool = False
     context_window: int | None = None   # tokens of the agents' model window, if not known
     _private = ("_pairs",)
+    _pairs: tuple[tuple[str, str], ...] | None   # approval's 'from -> to' pairs, read once
 
     @property
     def law_approval(self) -> bool:
@@ -128,8 +129,8 @@ class Policies(Record):
     @property
     def approval_pairs(self) -> tuple[tuple[str, str], ...]:
         if self._pairs is None:
-            object.__setattr__(self, "_pairs", tuple(
-                arrow for a in self.approval if (arrow := parse_arrow(a)) is not None))
+            self._pairs = tuple(
+                arrow for a in self.approval if (arrow := parse_arrow(a)) is not None)
         return self._pairs
 
     def timeout(self, old: str, new: str) -> Timeout | None:
