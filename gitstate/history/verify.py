@@ -291,16 +291,17 @@ def _judge_joining(git: Git, c: Commit, law: dict, before, after, came_from, sta
         out.append({"rule": Rule.FOREIGN_LAW, "message": "this merge joins lines of history whose "
                     f"laws began apart: {lines}. A managed history has one law; rebase the "
                     "work of one line onto the other instead", "where": LIFECYCLE_PATH})
-    joined_origin = came_from if came_from is not None else next(iter(sorted(origins)), None)
+    joined_origin = came_from if came_from is not None else min(origins, default=None)
     ruling = after or before
-    lawless = [p for i, p in enumerate(c.parents)
-               if (law.get(p) is None and not (i == 0 and before is not None))]
-    if ruling is None or not lawless or state["root_law"] is not None:
+    if ruling is None or state["root_law"] is not None:
         return out, joined_origin   # a door's history: every line was judged with its law
-    others = [p for p in c.parents if p not in lawless]
-    managed_parent = others[0] if others else None
+    lawless = [p for p in c.parents if law.get(p) is None]
+    managed = [p for p in c.parents if law.get(p) is not None]
+    if not lawless:
+        return out, joined_origin
     sub = {**state, "law": {}, "origin": {}, "run": {"at": None, "agents": {}},
-           "root": managed_parent, "root_law": ruling, "before_law": [], "by_tag": []}
+           "root": managed[0] if managed else None, "root_law": ruling, "before_law": [],
+           "by_tag": []}
     judged: set[str] = set()
     for p in lawless:
         commits = read_commits(git, [p, "--not", *[q for q in c.parents if q != p]])
