@@ -184,14 +184,13 @@ def doctor(as_json):
     """Is this clone protected? Hooks active and unmodified, gitstate found, caches sane,
     approvals authenticated, hub and CI."""
     from gitstate.doors.doctor import diagnose
-    from gitstate.git.runner import Git
-    hub = Git(directory())
-    if hub.call("rev-parse", "--is-bare-repository")[1].strip() == b"true":
+    here = repo(bare_ok=True)
+    hub_mode = here.top is None   # a bare repository: a hub
+    if hub_mode:
         from gitstate.doors.hub import diagnose_hub
-        findings, hub_mode = diagnose_hub(hub), True
+        findings = diagnose_hub(here.git)
     else:
-        hub_mode = False
-        findings = diagnose(repo())
+        findings = diagnose(here)
     failed = any(f["status"] == "fail" for f in findings)
 
     def print_findings(data: dict) -> None:
