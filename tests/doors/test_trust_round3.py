@@ -364,3 +364,30 @@ def test_a_hub_refusing_two_thousand_commits_returns_to_the_pusher_with_the_refu
     assert len(err) > 64 * 1024 and text.count("[change-without-tag]") >= 1000, len(err)
     assert "refs/heads/main" in refs(hub)
     assert sha(hub, "main") != sha(work, "main")
+
+
+# --- the other refs a hub accepts are judged like branches ------------------------------------
+
+@pytest.mark.parametrize("ref", ["refs/gitstate/queue/x", "refs/tags/v1"])
+def test_trust_a_tag_or_a_gitstate_ref_brings_no_illegal_commit(tmp_path, ref):
+    hub, work = cached_hub(tmp_path, "alice-inbox", alice_in_inbox)
+    bad = sneak_state(work, "alice", "@alice: [STATE:deep_work] skipping", state="deep_work")
+    assert_push_refused(work, hub, "illegal-transition", f"{bad}:{ref}")
+    nohooks(work, "tag", "-a", "-m", "annotated", "v2", bad)
+    assert_push_refused(work, hub, "illegal-transition", "refs/tags/v2")
+
+
+def test_trust_a_merge_whose_own_tree_edits_a_hook_shim_needs_approval(tmp_path):
+    """Every file of the law, not the lifecycle alone: a merge that writes its own version of
+    a committed shim changes the law."""
+    hub, work = cached_hub(tmp_path, "alice-inbox", alice_in_inbox)
+    git(work, "checkout", "-q", "-b", "side")
+    (work / "side.txt").write_text("side\n")
+    sneak(work, "work on side", "side.txt")
+    git(work, "checkout", "-q", "main")
+    nohooks(work, "merge", "-q", "--no-ff", "--no-commit", "side")
+    shim = work / ".githooks" / "pre-commit"
+    shim.write_text("#!/bin/sh\nexit 0\n")
+    merge = sneak(work, "Merge branch 'side'", ".githooks/pre-commit")
+    assert_push_refused(work, hub, "needs-approval")
+    assert_verify_flags(work, (merge, "needs-approval"))
