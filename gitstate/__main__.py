@@ -24,8 +24,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _light_hooks() -> frozenset[str]:
-    return frozenset({"pre-commit", "commit-msg", "pre-receive", "post-receive",
-                      "reference-transaction", "recover"})
+    return frozenset({"pre-commit", "commit-msg", "pre-receive", "proc-receive",
+                      "post-receive", "reference-transaction", "recover"})
 
 
 def _runtime_hooks() -> frozenset[str]:

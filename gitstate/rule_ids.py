@@ -95,6 +95,12 @@ class Rule(StrEnum):
     REF_NAMESPACE = ("ref-namespace", "a pushed ref outside refs/heads/, refs/tags/ and "
                      "refs/gitstate/")
     TOO_MANY_REFS = "too-many-refs", "a push that updates more refs than the hub takes at once"
+    QUEUE_MOVE = ("queue-move", "a push to the hub's landing queue that is not one move (a "
+                  "merge, a root, no state file, work over the size bound)")
+    QUEUE_STALE = ("queue-stale", "a queued move whose agent moved on the hub since it was "
+                   "decided (the pusher decides it again)")
+    QUEUE_CONFLICT = ("queue-conflict", "a queued move whose work conflicts with the hub's "
+                      "branch")
 
     # `gitstate check`
     HOOKS = "hooks", "a hook shim that is missing, not executable, or not the one init writes"

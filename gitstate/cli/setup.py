@@ -164,7 +164,7 @@ def hook(name, agent, args):
     """Entry points for git hooks (pre-commit, commit-msg, pre-receive, ...) and agent
     runtimes (session-start, context, spawn-guard, subagent-start: Claude Code's JSON on
     stdin)."""
-    if name in ("pre-commit", "commit-msg", "pre-receive", "post-receive",
+    if name in ("pre-commit", "commit-msg", "pre-receive", "proc-receive", "post-receive",
                 "reference-transaction"):
         from gitstate.doors.hooks import run_hook
         return run_hook(name, list(args))
@@ -174,7 +174,7 @@ def hook(name, agent, args):
             os.chdir(directory())
         return run(name, list(args) + (["--agent", agent] if agent else []))
     raise GitstateError(f"unknown hook '{name}'", hint="known: pre-commit, commit-msg, "
-                        "pre-receive, post-receive, reference-transaction, "
+                        "pre-receive, proc-receive, post-receive, reference-transaction, "
                         + ", ".join(NAMES))
 
 
@@ -202,6 +202,32 @@ def doctor(as_json):
                    if not failed else "a door is open: see the lines marked fail")
     output("doctor", {"ok": not failed, "findings": findings}, as_json, print_findings)
     return EXIT_REJECTED if failed else 0
+
+
+@cli.group()
+def hub():
+    """On a hub (a bare repository made with `gitstate init --server`)."""
+
+
+@hub.command()
+@json_option
+def drain(as_json):
+    """Land every move left in the hub's landing queue (after a crash: the next push to the
+    queue lands them too)."""
+    from gitstate.doors.queue import drain as land_all
+    here = repo(bare_ok=True)
+    moves = land_all(here.git)
+    data = {"landed": sum(m["outcome"] == "landed" for m in moves),
+            "refused": sum(m["outcome"] != "landed" for m in moves), "moves": moves}
+
+    def print_drain(d: dict) -> None:
+        for m in d["moves"]:
+            click.echo(f"{m['move'][:10]} -> {m['branch'].removeprefix('refs/heads/')}: "
+                       + (f"landed as {m['landed'][:10]}" if m["outcome"] == "landed"
+                          else f"refused [{m['rule']}] {m['message']}"))
+        click.echo(f"{d['landed']} landed, {d['refused']} refused"
+                   if d["moves"] else "the landing queue is empty")
+    output("hub-drain", data, as_json, print_drain)
 
 
 @cli.command()

@@ -67,6 +67,9 @@ def run_hook(name: str, args: list[str]) -> int:
         if name == "pre-receive":
             from gitstate.doors.hub import pre_receive
             return pre_receive(Git(), sys.stdin.buffer)
+        if name == "proc-receive":
+            from gitstate.doors.queue import proc_receive
+            return proc_receive(Git(), sys.stdin.buffer, sys.stdout.buffer)
         if name == "post-receive":
             from gitstate.doors.hub import post_receive
             return post_receive(Git(), sys.stdin.buffer)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 import time
 
+from gitstate.git.push import HUB_MARK_REF, QUEUE_PREFIX
 from gitstate.git.runner import ZERO, Git
 from gitstate.rule_ids import Rule
 
@@ -30,6 +31,7 @@ NOTES_REF = "refs/notes/gitstate-received"
 ACCEPTED = ("refs/heads/", "refs/tags/", "refs/gitstate/")
 ALWAYS_PROTECTED = ("refs/heads/main", "refs/heads/master")
 MAX_REFS = 1000   # per push, unless `git config gitstate.maxRefsPerPush` says otherwise
+HUB_HOOKS = ("pre-receive", "proc-receive", "post-receive")
 
 
 class HubClock:
@@ -91,6 +93,7 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
                                  "gitstate.maxRefsPerPush): push them in parts")))
         updates = []
     protected = set(protected_refs(git))
+    queues = bool(git.config("receive.procReceiveRefs"))
     default = default_branch(git)
     laws: dict[str | None, bool] = {}
 
@@ -106,6 +109,12 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
                                       "(refs/heads/), tags (refs/tags/) and gitstate's own refs "
                                       "(refs/gitstate/), nothing else: replace refs, notes and "
                                       "other refs would change how it reads history")))
+            continue
+        if ref.startswith(QUEUE_PREFIX) and queues:
+            continue   # a queued move: judged when the hub lands it (doors/queue.py)
+        if ref == HUB_MARK_REF or ref.startswith(QUEUE_PREFIX):
+            bad.append((ref, _refusal(Rule.PROTECTED_REF, f"{ref} is the hub's own: "
+                                      "clients do not write it")))
             continue
         if ref in protected and new == ZERO:
             bad.append((ref, _refusal(Rule.PROTECTED_REF, f"{ref} is protected on this hub: it "
@@ -155,11 +164,13 @@ def post_receive(git: Git, stdin: BinaryIO) -> int:
     if not tips:
         return 0
     pushed = {ref for _old, _new, ref in updates}
-    others = git.text("for-each-ref", "--format=%(objectname) %(refname)", "refs/heads",
-                      "refs/tags", "refs/gitstate").splitlines()
+    others = [line for line in git.text("for-each-ref", "--format=%(objectname) %(refname) "
+                                        "%(objecttype)", "refs/heads", "refs/tags",
+                                        "refs/gitstate").splitlines()
+              if line.endswith((" commit", " tag"))]
     excluded = [f"^{old}" for old, _new, _ref in updates if old != ZERO]
-    excluded += [f"^{line.split(' ', 1)[0]}" for line in others
-                 if line.split(" ", 1)[-1] not in pushed]
+    excluded += [f"^{line.split(' ')[0]}" for line in others
+                 if line.split(" ")[1] not in pushed]
     out = git.run("log", "--format=%H", "-i", "--grep=\\[state:", "--stdin", "--",
                   input="\n".join(tips + excluded).encode() + b"\n")
     for sha in sorted(set(out.decode().split())):
@@ -182,10 +193,18 @@ def init_server(path: str | None, lifecycle: str | None) -> InitReport:
         raise UsageError("--server is for a bare hub repository (git init --bare)")
     gdir = Path(git.text("rev-parse", "--absolute-git-dir"))
     lc = load_lifecycle((preset_dir(lifecycle or "haak") / "lifecycle.yaml").read_text("utf-8"))
-    actions = install_into(gdir / "hooks", ("pre-receive", "post-receive"), lc)
+    actions = install_into(gdir / "hooks", HUB_HOOKS, lc)
     git.run("config", "gitstate.python", sys.executable)
     # git's own guard too: the branch HEAD names is never deleted
     git.run("config", "receive.denyDeleteCurrent", "true")
+    # the landing queue: git hands pushes to refs/gitstate/queue/ to proc-receive, and the ref
+    # that says so to clones (`git ls-remote HUB refs/gitstate/hub`)
+    git.run("config", "receive.procReceiveRefs", QUEUE_PREFIX.rstrip("/"))
+    mark = git.hash_object(b"gitstate hub: a move pushed to refs/gitstate/queue/<branch> is "
+                           b"landed on the branch in order of arrival\n")
+    if git.text("rev-parse", "-q", "--verify", HUB_MARK_REF, check=False) != mark:
+        git.run("update-ref", HUB_MARK_REF, mark)
+        actions.append(f"the landing queue: {QUEUE_PREFIX}<branch> (said by {HUB_MARK_REF})")
     return InitReport(lifecycle="(as committed in each pushed history)",
                       hooks_dir=str(gdir / "hooks"), actions=actions)
 
@@ -202,14 +221,23 @@ def diagnose_hub(git: Git) -> list[dict]:
 
     out = []
     hooks = Path(git.text("rev-parse", "--absolute-git-dir")) / "hooks"
-    missing = [n for n in ("pre-receive", "post-receive") if not is_ours(hooks / n)]
+    missing = [n for n in HUB_HOOKS if not is_ours(hooks / n)]
     if missing:
         out.append(finding("fail", "hooks", f"{', '.join(missing)} in {hooks} "
                            f"{'is' if len(missing) == 1 else 'are'} not gitstate's: pushes "
                            "are not judged", "run `gitstate init --server` here"))
     else:
-        out.append(finding("ok", "hooks", f"pre-receive judges every push; post-receive "
-                           f"records when state commits arrive ({hooks})"))
+        out.append(finding("ok", "hooks", f"pre-receive judges every push; proc-receive lands "
+                           "queued moves; post-receive records when state commits arrive "
+                           f"({hooks})"))
+    queue = git.config("receive.procReceiveRefs")
+    marked = git.ok("rev-parse", "-q", "--verify", HUB_MARK_REF)
+    out.append(finding("ok", "queue", f"moves pushed to {QUEUE_PREFIX}<branch> land in order "
+                       "of arrival (`gitstate hub drain` lands any left by a crash)")
+               if queue and marked else
+               finding("warn", "queue", "no landing queue: `--push` falls back to retrying "
+                       "against the branch, which a burst of clones makes slow",
+                       "run `gitstate init --server` here"))
     python = git.config("gitstate.python")
     ok = bool(python) and os.access(python, os.X_OK) and subprocess.run(
         [python, "-c", "import gitstate"], capture_output=True).returncode == 0

@@ -13,6 +13,12 @@ Exactly one outcome:
   side branch `gitstate/unlanded/<agent>-<n>`;
 - `gave-up`: attempts or time ran out, or the hub could not be reached; the move stays
   committed on the local branch (nothing lost), the reason is said.
+
+A hub made by `gitstate init --server` says so with the ref `refs/gitstate/hub`, and keeps a
+landing queue (`doors/queue.py`): the move is pushed to `refs/gitstate/queue/<branch>`, which
+never loses a race; the hub lands it in order of arrival and says how in git's push report
+(the landed commit, or the rule that refused it). Only a move whose agent moved on the hub
+meanwhile (`queue-stale`) is decided again here and queued again.
 """
 
 from __future__ import annotations
@@ -27,8 +33,11 @@ from gitstate.errors import GitFailure, GitstateError, Rejected
 from gitstate.git.atomic import Result, safe_path, write_file
 from gitstate.git.runner import ZERO, Git
 from gitstate.law.record import Record
+from gitstate.rule_ids import Rule
 
 UNLANDED = "refs/heads/gitstate/unlanded"
+QUEUE_PREFIX = "refs/gitstate/queue/"   # a push there is a move for the hub to land
+HUB_MARK_REF = "refs/gitstate/hub"      # a hub with a landing queue has this ref
 
 # git's words for a push that lost a race: refused before sending (the tip moved since our
 # fetch), or at the hub's ref update (another push won between its check and ours).
@@ -39,12 +48,13 @@ _RACE_WORDS = ("fetch first", "non-fast-forward", "stale info", "failed to updat
 
 @dataclass
 class PushPolicy:
-    """How hard to try: attempts and seconds bound the loop; backoff doubles from `base`."""
+    """How hard to try: time bounds the loop (and a count, if one is set); backoff doubles
+    from `base` up to `cap`."""
 
-    attempts: int = 8
-    seconds: float = 60.0
+    attempts: int | None = None
+    seconds: float = 120.0
     base: float = 0.05
-    cap: float = 1.0
+    cap: float = 2.0
 
     def pause(self, attempt: int) -> float:
         # full jitter: racing agents spread out instead of colliding again in step
@@ -72,6 +82,7 @@ class Landing(Record):
     commit: str | None                # the commit on the hub (landed) or kept locally
     upstream: str
     reason: str | None = None
+    rule: str | None = None           # the rule that refused it (illegal)
     kept: str | None = None           # side branch holding the unlanded work
     staged: list[str] = []            # work left staged in the index
 
@@ -110,8 +121,8 @@ def check_in_step(git: Git, up: Upstream) -> None:
         raise GitstateError(f"{up.branch.removeprefix('refs/heads/')} has {ahead} commit(s) "
                             f"that {up.name} has not got; --push lands one move at a time, "
                             "so nothing was done",
-                            hint="push them first (`git pull --rebase && git push`), then "
-                                 "move again with --push")
+                            hint="land them first (`gitstate sync`), then move again with "
+                                 "--push")
 
 
 def land(git: Git, top: Path, move: Callable[[], Result], *, agent: str,
@@ -127,7 +138,10 @@ def land(git: Git, top: Path, move: Callable[[], Result], *, agent: str,
     policy = policy or PushPolicy()
     up = upstream_of(git)
     check_in_step(git, up)
+    queued = hub_queues(git, up)
     result = move()
+    if queued:
+        return _land_queued(git, top, up, move, result, agent, policy, judge_fetched)
     start = time.monotonic()
     attempt = 0
     while True:
@@ -142,7 +156,8 @@ def land(git: Git, top: Path, move: Callable[[], Result], *, agent: str,
                               f"the hub refused it: {words}", fetch=True)
         if status == "error":
             return _gave_up(up, result, attempt, f"the push failed: {words}")
-        if attempt >= policy.attempts or time.monotonic() - start >= policy.seconds:
+        if (policy.attempts and attempt >= policy.attempts) \
+                or time.monotonic() - start >= policy.seconds:
             return _gave_up(up, result, attempt, f"the hub kept moving ({attempt} attempts in "
                             f"{time.monotonic() - start:.1f}s)")
         time.sleep(policy.pause(attempt))
@@ -171,11 +186,121 @@ def land(git: Git, top: Path, move: Callable[[], Result], *, agent: str,
             _restore(git, top, tip, moved)   # the refused state file goes back to the tip's
             return _set_aside(git, top, up, result, agent, attempt,
                               f"now illegal on {tip[:10]}: {exc}", fetch=False,
-                              staged=[p for p in work if p not in moved])
+                              staged=[p for p in work if p not in moved],
+                              rule=_first_rule(exc))
 
 
 class _Conflict(Exception):
     pass
+
+
+def hub_queues(git: Git, up: Upstream) -> bool:
+    """Whether the hub keeps a landing queue: it says so itself, with `HUB_MARK_REF`."""
+    code, out, _ = git.call("ls-remote", up.remote, HUB_MARK_REF)
+    return code == 0 and bool(out.strip())
+
+
+def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], result: Result,
+                 agent: str, policy: PushPolicy,
+                 judge_fetched: Callable[[str | None, str], str | None] | None
+                 ) -> tuple[Landing, Result]:
+    """Queue the move at the hub and learn how it landed; decide it again only when its agent
+    moved on the hub meanwhile."""
+    start = time.monotonic()
+    queue = QUEUE_PREFIX + up.ref.removeprefix("refs/heads/")
+    attempt = 0
+    while True:
+        attempt += 1
+        status, landed, rule, words = _push_queued(git, up, result.sha, queue)
+        if status == "landed":
+            note = _take_landed(git, up, result, landed, judge_fetched)
+            return Landing("landed", attempt, landed, up.name, reason=note), result
+        if status == "error":
+            return _gave_up(up, result, attempt, f"the push failed: {words}")
+        if rule != Rule.QUEUE_STALE or time.monotonic() - start >= policy.seconds:
+            return _set_aside(git, top, up, result, agent, attempt,
+                              f"the hub refused it: [{rule}] {words}", fetch=True, rule=rule)
+        try:   # decide it again from the agent's state on the hub
+            tip = _fetch(git, up)
+            if judge_fetched is not None:
+                reason = judge_fetched(result.parent, tip)
+                if reason:
+                    return _gave_up(up, result, attempt, reason)
+            work = _rebase_work(git, top, result, tip)
+        except _Conflict as exc:
+            return _set_aside(git, top, up, result, agent, attempt, str(exc), fetch=False)
+        except GitFailure as exc:
+            return _gave_up(up, result, attempt, f"could not move onto {up.name}: "
+                            f"{exc.message}")
+        try:
+            result = move()
+        except (Rejected, GitstateError) as exc:
+            moved = [p for p in work if p == result.plan.info.get("path")
+                     or p in result.plan.files]
+            _restore(git, top, tip, moved)
+            return _set_aside(git, top, up, result, agent, attempt,
+                              f"now illegal on {tip[:10]}: {exc}", fetch=False,
+                              staged=[p for p in work if p not in moved],
+                              rule=_first_rule(exc))
+
+
+def _first_rule(exc: Exception) -> str | None:
+    violations = getattr(exc, "violations", None)
+    return str(violations[0].rule) if violations else None
+
+
+def _push_queued(git: Git, up: Upstream, sha: str,
+                 queue: str) -> tuple[str, str, str | None, str]:
+    """(landed | refused | error, the landed commit, the rule, the hub's words), from git's
+    push report: the hub answers for the queued ref with the branch and the landed commit, or
+    with `gitstate:<rule> <words>`."""
+    code, out, err = git.call("-c", "core.abbrev=no", "push", "--porcelain", up.remote,
+                              f"{sha}:{queue}")
+    for line in out.decode("utf-8", "replace").splitlines():
+        fields = line.split("\t")
+        if len(fields) < 3:
+            continue
+        flag, refs, summary = fields[0], fields[1], fields[2]
+        target = refs.rpartition(":")[2]
+        if target == up.ref and flag in (" ", "+", "*"):
+            landed = summary.rpartition(".")[2].strip()
+            if len(landed) in (40, 64):
+                return "landed", landed, None, ""
+        if target == queue and flag == "!":
+            inner = summary.partition("(")[2].rpartition(")")[0]
+            if inner.startswith("gitstate:"):
+                rule, _, words = inner.removeprefix("gitstate:").partition(" ")
+                return "refused", "", rule, words
+            hub = [ln.removeprefix("remote:").strip() for ln in
+                   err.decode("utf-8", "replace").splitlines()
+                   if ln.startswith("remote:") and ln.removeprefix("remote:").strip()]
+            return "refused", "", None, "\n".join(hub) or summary
+    plain = "; ".join(ln.strip() for ln in err.decode("utf-8", "replace").splitlines()
+                      if ln.strip() and not ln.startswith(("hint:", "error: update_ref")))
+    return "error", "", None, plain or f"git push exited with {code}"
+
+
+def _take_landed(git: Git, up: Upstream, result: Result, landed: str,
+                 judge_fetched: Callable[[str | None, str], str | None] | None) -> str | None:
+    """Bring this branch to the commit the hub landed (the same move, on the hub's tip).
+    A note for the user when it cannot (the move landed all the same)."""
+    if landed == result.sha:
+        git.call("update-ref", up.tracking, landed)   # a fast-forward: nothing to fetch
+        return None
+    try:
+        _fetch(git, up)
+        reason = judge_fetched(result.parent, landed) if judge_fetched else None
+    except GitFailure as exc:
+        reason = f"could not fetch it: {exc.message}"
+    if reason is None and git.rev("HEAD") == result.sha:
+        git.run("update-index", "-q", "--refresh", check=False)
+        code, _, err = git.call("reset", "-q", "--keep", landed, env={"GITSTATE_JUDGED": landed})
+        if code != 0:
+            reason = err.decode("utf-8", "replace").strip()
+    if reason is None:
+        return None
+    return (f"landed as {landed[:10]}, but this branch stays at {result.sha[:10]} ({reason}); "
+            "`gitstate sync` brings it in step")
 
 
 def _push(git: Git, up: Upstream, sha: str) -> tuple[str, str]:
@@ -295,14 +420,13 @@ def _restore(git: Git, top: Path, tip: str, paths: list[str]) -> None:
 
 def _gave_up(up: Upstream, result: Result, attempts: int, why: str) -> tuple[Landing, Result]:
     reason = (f"{why}; the move stays committed here as {result.sha[:10]}, not on {up.name}: "
-              "push it with `git pull --rebase && git push`, or undo it with "
-              "`git reset --keep HEAD~1`")
+              "land it with `gitstate sync`, or undo it with `git reset --keep HEAD~1`")
     return Landing("gave-up", attempts, result.sha, up.name, reason=reason), result
 
 
 def _set_aside(git: Git, top: Path, up: Upstream, result: Result, agent: str, attempts: int,
-               why: str, *, fetch: bool,
-               staged: list[str] | None = None) -> tuple[Landing, Result]:
+               why: str, *, fetch: bool, staged: list[str] | None = None,
+               rule: str | None = None) -> tuple[Landing, Result]:
     """The move cannot land: keep the unlanded commit on a side branch, bring the local branch
     back in step with upstream, and leave the work staged."""
     n = 1
@@ -319,5 +443,5 @@ def _set_aside(git: Git, top: Path, up: Upstream, result: Result, agent: str, at
         except (GitFailure, _Conflict):
             pass   # the side branch holds everything; the branch stays where it was
     short = side.removeprefix("refs/heads/")
-    return Landing("illegal", attempts, None, up.name, reason=why, kept=short,
+    return Landing("illegal", attempts, None, up.name, reason=why, rule=rule, kept=short,
                    staged=staged), result

@@ -257,6 +257,23 @@ class Landing(Pushed):
     vacancies: list[str] | None = None
 
 
+class Queued(Record):
+    """How the hub's landing queue took one move."""
+    outcome: str                  # landed | refused
+    move: str
+    branch: str
+    old: str | None = None        # the branch's tip it landed on
+    landed: str | None = None     # the commit on the branch
+    rule: str | None = None
+    message: str | None = None
+
+
+class DrainResult(Record):
+    landed: int
+    refused: int
+    moves: list[Queued]
+
+
 class Due(Record):
     agent: str
     from_: str = Field(alias="from")
@@ -319,6 +336,7 @@ COMMANDS: dict[str, Any] = {
     "logout": Move,
     "landing": Landing,
     "sweep": SweepResult,
+    "hub-drain": DrainResult,
     "error": Error,
 }
 
