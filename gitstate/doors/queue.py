@@ -267,7 +267,7 @@ class Queue:
         message = (f"Land {move[:10]} on {branch.removeprefix('refs/heads/')}\n\n"
                    "Merged by the hub's landing queue: the move is signed, and stays as it was "
                    "signed.\n")
-        git = Git(self.git.cwd, env={**self.git.env, **HUB_IDENTITY})
+        git = Git(self.git.cwd, env={**(self.git.env or os.environ), **HUB_IDENTITY})
         return git.text("commit-tree", tree, "-p", tip, "-p", move, input=message.encode())
 
     def _judge(self, landed: str, move: str, tip: str) -> None:
@@ -329,7 +329,7 @@ def _write(path: Path, data: dict) -> None:
 
 
 def _read_until_flush(stream: BinaryIO) -> list[bytes]:
-    lines = []
+    lines: list[bytes] = []
     while True:
         head = stream.read(4)
         if len(head) < 4:

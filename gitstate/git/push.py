@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gitstate.errors import GitFailure, GitstateError, Rejected
-from gitstate.git.atomic import Result, safe_path, write_file
+from gitstate.git.atomic import Result
+from gitstate.git.carry import Conflict, carry_work, restore
 from gitstate.git.runner import ZERO, Git
 from gitstate.law.record import Record
 from gitstate.rule_ids import Rule
@@ -172,8 +173,8 @@ def land(git: Git, top: Path, move: Callable[[], Result], *, agent: str,
             if reason:
                 return _gave_up(up, result, attempt, reason)
         try:
-            work = _rebase_work(git, top, result, tip)
-        except _Conflict as exc:
+            work = carry_work(git, top, result, tip)
+        except Conflict as exc:
             return _set_aside(git, top, up, result, agent, attempt, str(exc), fetch=False)
         except GitFailure as exc:
             return _gave_up(up, result, attempt, f"could not move onto {up.name}: "
@@ -183,15 +184,11 @@ def land(git: Git, top: Path, move: Callable[[], Result], *, agent: str,
         except (Rejected, GitstateError) as exc:
             moved = [p for p in work if p == result.plan.info.get("path")
                      or p in result.plan.files]
-            _restore(git, top, tip, moved)   # the refused state file goes back to the tip's
+            restore(git, top, tip, moved)   # the refused state file goes back to the tip's
             return _set_aside(git, top, up, result, agent, attempt,
                               f"now illegal on {tip[:10]}: {exc}", fetch=False,
                               staged=[p for p in work if p not in moved],
                               rule=_first_rule(exc))
-
-
-class _Conflict(Exception):
-    pass
 
 
 def hub_queues(git: Git, up: Upstream) -> bool:
@@ -226,8 +223,8 @@ def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
                 reason = judge_fetched(result.parent, tip)
                 if reason:
                     return _gave_up(up, result, attempt, reason)
-            work = _rebase_work(git, top, result, tip)
-        except _Conflict as exc:
+            work = carry_work(git, top, result, tip)
+        except Conflict as exc:
             return _set_aside(git, top, up, result, agent, attempt, str(exc), fetch=False)
         except GitFailure as exc:
             return _gave_up(up, result, attempt, f"could not move onto {up.name}: "
@@ -237,7 +234,7 @@ def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
         except (Rejected, GitstateError) as exc:
             moved = [p for p in work if p == result.plan.info.get("path")
                      or p in result.plan.files]
-            _restore(git, top, tip, moved)
+            restore(git, top, tip, moved)
             return _set_aside(git, top, up, result, agent, attempt,
                               f"now illegal on {tip[:10]}: {exc}", fetch=False,
                               staged=[p for p in work if p not in moved],
@@ -274,7 +271,9 @@ def _push_queued(git: Git, up: Upstream, sha: str,
             hub = [ln.removeprefix("remote:").strip() for ln in
                    err.decode("utf-8", "replace").splitlines()
                    if ln.startswith("remote:") and ln.removeprefix("remote:").strip()]
-            return "refused", "", None, "\n".join(hub) or summary
+            # the law refuses in its own words; anything else is a hub that failed to answer
+            status = "refused" if "pre-receive hook declined" in summary else "error"
+            return status, "", None, "\n".join(hub) or summary
     plain = "; ".join(ln.strip() for ln in err.decode("utf-8", "replace").splitlines()
                       if ln.strip() and not ln.startswith(("hint:", "error: update_ref")))
     return "error", "", None, plain or f"git push exited with {code}"
@@ -344,80 +343,6 @@ def _fetch(git: Git, up: Upstream) -> str:
     return tip
 
 
-def _changes(git: Git, a: str | None, b: str) -> dict[str, tuple[str, str | None]]:
-    """path -> (mode, blob or None if deleted) for what changed from `a` to `b`."""
-    out = git.run("diff-tree", "-r", "-z", "--no-renames", a or "--root", b)
-    tokens = out.decode("utf-8", "surrogateescape").split("\0")
-    found: dict[str, tuple[str, str | None]] = {}
-    i = 1 if a is None else 0   # --root prints the commit id first
-    while i + 1 < len(tokens):
-        meta = tokens[i].lstrip(":").split()
-        if len(meta) < 5:
-            i += 1
-            continue
-        path = tokens[i + 1]
-        found[path] = (meta[1], None if meta[3] == ZERO else meta[3])
-        i += 2
-    return found
-
-
-def _rebase_work(git: Git, top: Path, result: Result, tip: str, *,
-                 replay: bool = True) -> list[str]:
-    """Move the branch (with index and work tree) from our unlanded commit to `tip`, and
-    stage again the work that commit carried, so that the next `move()` takes it along.
-    The mover's own state file is re-decided by the move; a file the hub's side changed too
-    is a conflict (nothing is moved then)."""
-    ours = _changes(git, result.parent, result.sha)
-    theirs = _changes(git, result.parent, tip)
-    state_path = result.plan.info.get("path")
-    keep: dict[str, tuple[str, str | None]] = {}
-    for path, entry in ours.items():
-        if path in theirs:
-            if theirs[path] == entry:
-                continue
-            if path == state_path or path in result.plan.files:
-                continue   # the move writes it again from the new tip
-            raise _Conflict(f"{path} was changed on the hub too; the move cannot be replayed "
-                            "without a merge")
-        if replay or (path != state_path and path not in result.plan.files):
-            keep[path] = entry
-    # gitstate wrote the index entries without stat data: let git see they are up to date
-    git.run("update-index", "-q", "--refresh", check=False)
-    # the tip's commits were judged by `judge_fetched`: the ref guard need not judge them again
-    git.run("reset", "-q", "--keep", tip, env={"GITSTATE_JUDGED": tip})
-    _stage(git, top, keep)
-    return sorted(keep)
-
-
-def _stage(git: Git, top: Path, entries: dict[str, tuple[str, str | None]]) -> None:
-    if not entries:
-        return
-    lines = []
-    for path, (mode, blob) in entries.items():
-        target = safe_path(top, path)
-        if blob is None:
-            if target.is_file():
-                target.unlink()
-            lines.append(f"0 {ZERO}\t{path}")
-        else:
-            write_file(target, git.run("cat-file", "blob", blob), executable=mode == "100755")
-            lines.append(f"{mode} {blob}\t{path}")
-    git.run("update-index", "--index-info", input=("\n".join(lines) + "\n").encode())
-
-
-def _restore(git: Git, top: Path, tip: str, paths: list[str]) -> None:
-    """Index and work tree take `tip`'s version of `paths` (absent there: removed)."""
-    if not paths:
-        return
-    out = git.run("ls-tree", "-z", tip, "--", *paths).decode("utf-8", "surrogateescape")
-    at_tip = {}
-    for rec in filter(None, out.split("\0")):
-        meta, _, path = rec.partition("\t")
-        mode, _kind, blob = meta.split()
-        at_tip[path] = (mode, blob)
-    _stage(git, top, {p: at_tip.get(p, ("100644", None)) for p in paths})
-
-
 def _gave_up(up: Upstream, result: Result, attempts: int, why: str) -> tuple[Landing, Result]:
     reason = (f"{why}; the move stays committed here as {result.sha[:10]}, not on {up.name}: "
               "land it with `gitstate sync`, or undo it with `git reset --keep HEAD~1`")
@@ -439,8 +364,8 @@ def _set_aside(git: Git, top: Path, up: Upstream, result: Result, agent: str, at
         try:
             tip = _fetch(git, up) if fetch else git.rev(up.tracking)
             if tip and git.rev("HEAD") == result.sha:
-                staged = _rebase_work(git, top, result, tip, replay=False)
-        except (GitFailure, _Conflict):
+                staged = carry_work(git, top, result, tip, replay=False)
+        except (GitFailure, Conflict):
             pass   # the side branch holds everything; the branch stays where it was
     short = side.removeprefix("refs/heads/")
     return Landing("illegal", attempts, None, up.name, reason=why, rule=rule, kept=short,

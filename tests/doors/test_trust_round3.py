@@ -368,7 +368,7 @@ def test_a_hub_refusing_two_thousand_commits_returns_to_the_pusher_with_the_refu
 
 # --- the other refs a hub accepts are judged like branches ------------------------------------
 
-@pytest.mark.parametrize("ref", ["refs/gitstate/queue/x", "refs/tags/v1"])
+@pytest.mark.parametrize("ref", ["refs/gitstate/queue/main", "refs/gitstate/x", "refs/tags/v1"])
 def test_trust_a_tag_or_a_gitstate_ref_brings_no_illegal_commit(tmp_path, ref):
     hub, work = cached_hub(tmp_path, "alice-inbox", alice_in_inbox)
     bad = sneak_state(work, "alice", "@alice: [STATE:deep_work] skipping", state="deep_work")

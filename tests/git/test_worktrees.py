@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import git, gitstate, set_state_line
 
-from test_push import hub_and_clones
+from hubs import hub_and_clones
 
 
 def worktree(base: Path, name: str) -> Path:

@@ -1,0 +1,309 @@
+"""The hub's landing queue: moves pushed to `refs/gitstate/queue/<branch>` land on the branch
+in order of arrival, each judged on the tip it lands on; the pusher reads the outcome from
+git's push report; what is not one move is refused with its rule; nothing piles up, and a
+hub killed in the middle lands nothing twice."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import git, gitstate
+from hubs import hub_and_clones, hub_subjects, pushed
+
+UNHOOKED = ("-c", "core.hooksPath=/dev/null")
+
+
+def queued_push(clone: Path, rev: str = "HEAD", branch: str = "main") -> tuple[int, list[str]]:
+    """Push `rev` to the hub's queue as any git client would: (exit code, porcelain lines)."""
+    res = git(clone, "-c", "core.abbrev=no", "push", "--porcelain", "origin",
+              f"{rev}:refs/gitstate/queue/{branch}", check=False)
+    return res.returncode, [ln for ln in res.stdout.splitlines() if "\t" in ln]
+
+
+def hub_tip(hub: Path) -> str:
+    return git(hub, "rev-parse", "main").stdout.strip()
+
+
+def assert_queue_empty(hub: Path) -> None:
+    assert git(hub, "for-each-ref", "refs/gitstate/queue").stdout == ""
+    pending = [p.name for p in (hub / "gitstate" / "queue").iterdir()
+               if p.name[0].isdigit()]
+    assert pending == []
+
+
+def state_edit(clone: Path, agent: str, state: str) -> None:
+    """Move `agent` to `state` by hand: the state file edited and committed with its tag."""
+    path = clone / "agent" / agent / "_state.md"
+    text = path.read_text()
+    old = next(ln for ln in text.splitlines() if ln.startswith("state:")).split()[1]
+    path.write_text(text.replace(f"state: {old}", f"state: {state}", 1))
+    git(clone, "add", str(path))
+    git(clone, *UNHOOKED, "commit", "-q", "-m", f"@{agent}: [STATE:{state}] {old} -> {state}")
+
+
+def test_a_hub_says_it_queues_and_a_queued_push_reports_the_landed_commit(tmp_path):
+    hub, (a, b) = hub_and_clones(tmp_path)
+    assert git(a, "ls-remote", "origin", "refs/gitstate/hub").stdout.strip()
+    assert pushed(a, "spawn", "alice")[0] == 0
+    assert gitstate(b, "spawn", "bob").returncode == 0      # b is one move behind the hub
+    move = git(b, "rev-parse", "HEAD").stdout.strip()
+    code, lines = queued_push(b)
+    assert code == 0, lines
+    flag, refs, summary = lines[0].split("\t")
+    # git's own report: the branch, and the commit the hub landed (bob's move on alice's)
+    assert refs.endswith(":refs/heads/main") and flag in (" ", "*")
+    old, landed = summary.split("..")
+    assert landed == hub_tip(hub) != move and old == git(a, "rev-parse", "HEAD").stdout.strip()
+    raw_move = git(b, "cat-file", "commit", move).stdout
+    raw_landed = git(hub, "cat-file", "commit", landed).stdout
+    # the same message, author and committer; only its parent and tree are the hub's
+    assert raw_move.split("\n\n", 1)[1] == raw_landed.split("\n\n", 1)[1]
+    keep = [ln for ln in raw_move.splitlines() if ln.startswith(("author", "committer"))]
+    assert keep == [ln for ln in raw_landed.splitlines() if ln.startswith(("author", "committer"))]
+    assert sorted(git(hub, "show", "--name-only", "--format=", landed).stdout.split()) == \
+        ["agent/bob/_state.md"]
+    assert hub_subjects(hub)[:2] == ["@bob: [STATE:bootstrap] spawned",
+                                     "@alice: [STATE:bootstrap] spawned"]
+    # the hub's clock: a reception note for the landed commit, none for the queue
+    assert git(hub, "notes", "--ref=refs/notes/gitstate-received", "show", landed).stdout
+    assert_queue_empty(hub)
+
+
+@pytest.mark.parametrize("what", ["merge", "root", "no state file", "two agents",
+                                  "law without approval", "off the branch", "large file"])
+def test_what_is_not_one_move_is_refused_with_its_rule_and_lands_nothing(tmp_path, what):
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    for agent in ("alice", "bob"):
+        code, out = pushed(a, "spawn", agent)
+        assert code == 0, out
+    before = hub_tip(hub)
+    rule = "queue-move"
+    if what == "merge":
+        git(a, "switch", "-q", "-c", "side")
+        state_edit(a, "alice", "inbox")
+        git(a, "switch", "-q", "main")
+        (a / "notes.txt").write_text("x\n")
+        git(a, "add", "notes.txt")
+        git(a, *UNHOOKED, "commit", "-q", "-m", "notes")
+        git(a, *UNHOOKED, "merge", "-q", "--no-edit", "side")
+    elif what == "root":
+        tree = git(a, "rev-parse", "HEAD^{tree}").stdout.strip()
+        root = git(a, "commit-tree", tree, "-m", "@alice: [STATE:inbox] a root",
+                   check=False).stdout.strip()
+        git(a, *UNHOOKED, "update-ref", "refs/heads/rootless", root)
+        git(a, *UNHOOKED, "switch", "-q", "rootless")
+    elif what == "no state file":
+        (a / "notes.txt").write_text("only work\n")
+        git(a, "add", "notes.txt")
+        git(a, *UNHOOKED, "commit", "-q", "-m", "notes")
+    elif what == "two agents":
+        for agent in ("alice", "bob"):
+            path = a / "agent" / agent / "_state.md"
+            path.write_text(path.read_text().replace("state: bootstrap", "state: inbox", 1))
+            git(a, "add", str(path))
+        git(a, *UNHOOKED, "commit", "-q", "-m", "@alice: [STATE:inbox] both")
+        rule = "multiple-agents"
+    elif what == "law without approval":
+        law = a / "protocols" / "lifecycle.yaml"
+        law.write_text(law.read_text() + "\n# loosened\n")
+        state_edit(a, "alice", "inbox")
+        git(a, "add", str(law))
+        git(a, *UNHOOKED, "commit", "-q", "--amend", "--no-edit")
+        rule = "needs-approval"
+    elif what == "off the branch":
+        (a / "notes.txt").write_text("not on the hub\n")
+        git(a, "add", "notes.txt")
+        git(a, *UNHOOKED, "commit", "-q", "-m", "notes")
+        state_edit(a, "alice", "inbox")                 # built on a commit the hub has not got
+    elif what == "large file":
+        # 9 MiB of zeros: over the 8 MiB a queued move may carry, and cheap to push
+        (a / "big.bin").write_bytes(bytes(9 << 20))
+        git(a, "add", "big.bin")
+        state_edit(a, "alice", "inbox")
+        git(a, *UNHOOKED, "commit", "-q", "--amend", "--no-edit")
+    code, lines = queued_push(a)
+    assert code != 0
+    flag, _refs, summary = lines[0].split("\t")
+    assert flag == "!" and f"(gitstate:{rule} " in summary, summary
+    assert hub_tip(hub) == before
+    assert_queue_empty(hub)
+
+
+def test_clients_cannot_write_the_hubs_own_refs(tmp_path):
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    mark = git(hub, "rev-parse", "refs/gitstate/hub").stdout.strip()
+    res = git(a, "push", "origin", "+HEAD:refs/gitstate/hub", check=False)
+    assert res.returncode != 0 and "[protected-ref]" in res.stderr
+    res = git(a, "push", "origin", ":refs/gitstate/hub", check=False)
+    assert res.returncode != 0
+    assert git(hub, "rev-parse", "refs/gitstate/hub").stdout.strip() == mark
+
+
+def test_a_signed_move_lands_unchanged_as_a_parent_of_the_hubs_merge(tmp_path):
+    if shutil.which("ssh-keygen") is None:
+        pytest.skip("ssh-keygen is missing (install openssh-client)")
+    hub, (a, b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "alice")[0] == 0
+    git(b, "pull", "-q", "--ff-only")
+    assert pushed(a, "spawn", "bob")[0] == 0                  # b is behind again
+    key = tmp_path / "id_ed25519"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "zach", "-f", str(key)],
+                   check=True, capture_output=True)
+    state_edit(b, "alice", "inbox")
+    git(b, "-c", "gpg.format=ssh", "-c", f"user.signingkey={key}", *UNHOOKED, "commit", "-q",
+        "--amend", "--no-edit", "-S")
+    move = git(b, "rev-parse", "HEAD").stdout.strip()
+    code, lines = queued_push(b)
+    assert code == 0, lines
+    landed = lines[0].split("\t")[2].split("..")[1]
+    assert landed == hub_tip(hub)
+    parents = git(hub, "rev-list", "--parents", "-n", "1", landed).stdout.split()[1:]
+    assert parents[1] == move                                 # the signed commit, as signed
+    allowed = tmp_path / "allowed"
+    allowed.write_text(f"zach {Path(f'{key}.pub').read_text()}")
+    res = git(hub, "-c", f"gpg.ssh.allowedSignersFile={allowed}", "verify-commit", move,
+              check=False)
+    assert res.returncode == 0, res.stderr
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "clone", "-q", str(hub), str(fresh))
+    res = gitstate(fresh, "verify", "--no-cache")
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_a_move_whose_agent_moved_on_the_hub_is_decided_again(tmp_path):
+    hub, (a, b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "alice")[0] == 0
+    git(b, "pull", "-q", "--ff-only")
+    assert pushed(a, "transition", "alice", "inbox")[0] == 0
+    # b still sees alice in bootstrap; the hub refuses the stale move, b decides it again
+    code, out = pushed(b, "transition", "alice", "inbox", "-m", "from b")
+    assert code == 0 and out["outcome"] == "landed" and out["attempts"] == 2, out
+    assert out["from"] == "inbox"                              # decided again from the hub's
+    assert hub_subjects(hub)[0].startswith("@alice: [STATE:inbox]")
+    assert git(b, "rev-parse", "HEAD").stdout.strip() == hub_tip(hub)
+
+
+def _hold_the_landing_lock(hub: Path):
+    (hub / "gitstate").mkdir(exist_ok=True)
+    fh = open(hub / "gitstate" / "lock", "a+")
+    fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+    return fh
+
+
+def _wait_for_requests(hub: Path, count: int) -> list[str]:
+    """The queue's requests, once `count` are filed (each push files its own at once)."""
+    deadline = time.monotonic() + 60
+    queue = hub / "gitstate" / "queue"
+    while time.monotonic() < deadline:
+        names = sorted(p.name for p in queue.iterdir() if p.name[0].isdigit()) \
+            if queue.is_dir() else []
+        if len(names) >= count:
+            return names
+        time.sleep(0.02)
+    raise AssertionError(f"{count} requests were never filed")
+
+
+def _background_push(clone: Path, *args: str) -> subprocess.Popen:
+    import sys
+    return subprocess.Popen([sys.executable, "-m", "gitstate", *args, "--push", "--json"],
+                            cwd=clone, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def test_moves_land_in_order_of_arrival(tmp_path):
+    hub, clones = hub_and_clones(tmp_path, 3)
+    lock = _hold_the_landing_lock(hub)
+    try:
+        procs = []
+        for i, clone in enumerate(clones):
+            procs.append(_background_push(clone, "spawn", f"agent-{i}"))
+            _wait_for_requests(hub, i + 1)          # each arrives before the next is sent
+    finally:
+        lock.close()                                # the queue lands them all now
+    outs = [json.loads(p.communicate()[0]) for p in procs]
+    assert [o["outcome"] for o in outs] == ["landed"] * 3
+    assert hub_subjects(hub)[:3] == [f"@agent-{i}: [STATE:bootstrap] spawned"
+                                     for i in (2, 1, 0)]
+    assert_queue_empty(hub)
+
+
+def _proc_receive_pids() -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmd = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"proc-receive" in cmd and b"hook" in cmd:
+                pids.append(int(entry.name))
+    return pids
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs Linux's /proc")
+def test_a_hub_killed_while_a_move_waits_lands_it_once_after(tmp_path):
+    hub, (a, b) = hub_and_clones(tmp_path)
+    lock = _hold_the_landing_lock(hub)
+    try:
+        proc = _background_push(a, "spawn", "alice")
+        _wait_for_requests(hub, 1)
+        for pid in _proc_receive_pids():
+            os.kill(pid, signal.SIGKILL)            # the hub's lander dies with the move filed
+        out = json.loads(proc.communicate()[0])
+    finally:
+        lock.close()
+    assert out["outcome"] == "gave-up"              # the pusher cannot know: nothing lost
+    move = git(a, "rev-parse", "HEAD").stdout.strip()
+    assert "alice" not in "".join(hub_subjects(hub))
+    # the next push to the queue (here bob's) lands the waiting move first, in order
+    assert pushed(b, "spawn", "bob")[0] == 0
+    assert hub_subjects(hub)[:2] == ["@bob: [STATE:bootstrap] spawned",
+                                     "@alice: [STATE:bootstrap] spawned"]
+    # alice's clone pushing the same move again learns how it landed: not landed twice
+    code, lines = queued_push(a, move)
+    assert code == 0 and lines[0].split("\t")[2].endswith(move)
+    subjects = hub_subjects(hub)
+    assert subjects.count("@alice: [STATE:bootstrap] spawned") == 1
+    assert_queue_empty(hub)
+
+
+def test_drain_finishes_a_landing_cut_short_after_the_branch_moved(tmp_path):
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    assert gitstate(a, "spawn", "alice").returncode == 0
+    move = git(a, "rev-parse", "HEAD").stdout.strip()
+    git(a, "push", "-q", "origin", "HEAD:refs/heads/main")    # the branch moved to the move...
+    queue = hub / "gitstate" / "queue"
+    queue.mkdir(parents=True, exist_ok=True)
+    tip = git(hub, "rev-parse", "main~1").stdout.strip()
+    # ...and the lander was killed before it said so: its request still waits
+    (queue / f"{time.time_ns():020d}-1-{move[:12]}").write_text(json.dumps(
+        {"branch": "refs/heads/main", "move": move, "landing": {"commit": move, "old": tip}}))
+    res = gitstate(hub, "hub", "drain", "--json")
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    assert data["landed"] == 1 and data["moves"][0]["landed"] == move
+    assert git(hub, "rev-list", "--count", "main").stdout.strip() == \
+        git(a, "rev-list", "--count", "HEAD").stdout.strip()    # landed once
+    assert_queue_empty(hub)
+    res = gitstate(hub, "hub", "drain")
+    assert res.returncode == 0 and "the landing queue is empty" in res.stdout
+
+
+def test_doctor_on_the_hub_shows_the_queue(tmp_path):
+    hub, _clones = hub_and_clones(tmp_path, 1)
+    res = gitstate(hub, "doctor", "--json")
+    found = {f["check"]: f for f in json.loads(res.stdout)["findings"]}
+    assert found["queue"]["status"] == "ok"
+    git(hub, "config", "--unset", "receive.procReceiveRefs")
+    found = {f["check"]: f for f in json.loads(gitstate(hub, "doctor", "--json").stdout)
+             ["findings"]}
+    assert found["queue"]["status"] == "warn" and "init --server" in found["queue"]["fix"]

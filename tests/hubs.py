@@ -1,0 +1,57 @@
+"""Hubs for the tests of `--push` and the landing queue: a bare hub made by `gitstate init
+--server` with a managed history, and clones of it (copies of ones built once per session)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import from_template, git, gitstate, make_repo
+
+
+def make_hub(path: Path) -> Path:
+    git(path.parent, "init", "-q", "--bare", "-b", "main", str(path))
+    assert gitstate(path, "init", "--server").returncode == 0
+    return path
+
+
+def without_queue(hub: Path) -> None:
+    """The hub judges pushes but keeps no landing queue (as one made before it had one)."""
+    git(hub, "update-ref", "-d", "refs/gitstate/hub")
+    git(hub, "config", "--unset", "receive.procReceiveRefs")
+
+
+def hub_and_clones(tmp_path: Path, n: int = 2, *,
+                   queue: bool = True) -> tuple[Path, list[Path]]:
+    """A hub with `init --server`, its managed history pushed from tmp_path/seed, and `n`
+    managed clones of it (a copy of the ones built once per session)."""
+    from_template(tmp_path, ("hub_and_clones", n), lambda root: _hub_and_clones(root, n))
+    if not queue:
+        without_queue(tmp_path / "hub.git")
+    return tmp_path / "hub.git", [tmp_path / f"c{i}" for i in range(n)]
+
+
+def _hub_and_clones(tmp_path: Path, n: int) -> None:
+    hub = make_hub(tmp_path / "hub.git")
+    seed = make_repo(tmp_path / "seed")
+    (seed / "README").write_text("hello\n")
+    git(seed, "add", "README")
+    git(seed, "commit", "-q", "-m", "first")
+    assert gitstate(seed, "init").returncode == 0
+    git(seed, "remote", "add", "origin", str(hub))
+    git(seed, "push", "-q", "-u", "origin", "main")
+    for i in range(n):
+        c = tmp_path / f"c{i}"
+        git(tmp_path, "clone", "-q", str(hub), str(c))
+        git(c, "config", "commit.cleanup", "verbatim")
+        res = gitstate(c, "init")
+        assert res.returncode == 0, res.stderr
+
+
+def pushed(repo: Path, *args: str) -> tuple[int, dict]:
+    res = gitstate(repo, *args, "--push", "--json")
+    return res.returncode, json.loads(res.stdout) if res.stdout.strip() else {"stderr": res.stderr}
+
+
+def hub_subjects(hub: Path) -> list[str]:
+    return git(hub, "log", "--format=%s", "main").stdout.splitlines()
