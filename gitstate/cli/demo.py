@@ -195,6 +195,7 @@ def _preset_story(s: _Story, preset: str) -> None:
     s.say(f"Make the repository managed with the preset '{preset}': {lc.description}.")
     s.gitstate("init", lifecycle=preset)
     s.gitstate("lifecycle")
+    assert lc.initial is not None   # a loaded lifecycle has one (law/checks.py)
     roles = list(lc.roles)
     s.say("Two agents are born in the initial state.")
     s.gitstate("spawn", "ada", role=roles[0] if roles else None)

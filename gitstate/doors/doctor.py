@@ -26,7 +26,7 @@ def hooks_dir(repo: Managed) -> Path:
     configured = repo.git.config("core.hooksPath")
     path = Path(configured).expanduser() if configured else \
         Path(repo.git.text("rev-parse", "--git-path", "hooks"))
-    return path if path.is_absolute() else repo.top / path
+    return path if path.is_absolute() else repo.work_tree / path
 
 
 def diagnose(repo: Managed) -> list[dict]:
@@ -49,7 +49,7 @@ def diagnose(repo: Managed) -> list[dict]:
     else:
         out.append(finding("ok", "hooks", f"pre-commit, commit-msg and the ref guard "
                             f"(reference-transaction) in {where} are gitstate's, unmodified"))
-    top = repo.top.resolve()
+    top = repo.work_tree.resolve()
     if where.resolve() == top or top in where.resolve().parents:
         tracked = repo.git.index_paths(where.resolve().relative_to(top).as_posix())
         if tracked:
@@ -165,10 +165,10 @@ def _hub_and_ci(repo: Managed) -> list[dict]:
         out.append(finding("ok", "hub", f"remotes: {urls}. Whether a hub judges pushes cannot "
                             "be seen from here: it does if `gitstate init --server` ran there, "
                             "or CI runs `gitstate verify --no-cache`"))
-    ci = [p for p in (".github/workflows", ".gitlab-ci.yml") if (repo.top / p).exists()]
+    ci = [repo.work_tree / p for p in (".github/workflows", ".gitlab-ci.yml")]
     verifies = any("gitstate verify" in f.read_text(encoding="utf-8", errors="replace")
-                   for p in ci for f in ([repo.top / p] if (repo.top / p).is_file()
-                                         else sorted((repo.top / p).glob("*.y*ml"))))
+                   for p in ci if p.exists()
+                   for f in ([p] if p.is_file() else sorted(p.glob("*.y*ml"))))
     if verifies:
         out.append(finding("ok", "ci", "CI runs `gitstate verify`"))
     else:

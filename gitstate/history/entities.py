@@ -18,7 +18,7 @@ from gitstate.git.repo import Managed
 from gitstate.history.index import Index
 from gitstate.law import statefile
 
-QUALITY = {"living": "live", "frozen": "frozen", "dead": "dead"}
+QUALITY: dict[str | None, str] = {"living": "live", "frozen": "frozen", "dead": "dead"}
 
 
 def _iso(ts: int | None) -> str | None:

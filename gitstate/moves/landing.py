@@ -45,7 +45,7 @@ def push_move(repo: Managed, agent: str, move: Callable[[], Result],
                     "judging pushes?): " + "; ".join(describe_problem(p) for p in problems[:3]))
         return None
 
-    return land(git, repo.top, move, agent=canonical_id(agent),
+    return land(git, repo.work_tree, move, agent=canonical_id(agent),
                 policy=policy or policy_of(repo), judge_fetched=judge_fetched)
 
 

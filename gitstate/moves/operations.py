@@ -238,10 +238,9 @@ def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
         for agent, (_path, front, _p) in sorted(fronts.items()):
             front = front or {}
             state, pid = front.get("state"), front.get("pid")
-            if lc.roster_of(state) != "living":
+            if not isinstance(state, str) or lc.roster_of(state) != "living":
                 continue
-            has_pid = isinstance(pid, int) and not isinstance(pid, bool)
-            if has_pid:
+            if isinstance(pid, int) and not isinstance(pid, bool):
                 if statefile.as_text(front.get("host")) != host or _alive(pid):
                     continue
                 why = f"process {pid} on {host} is gone"
@@ -272,8 +271,9 @@ def _path_to_rest(lc: Lifecycle, start: str, *, interrupted: bool = False) -> li
     """The fewest moves to a frozen or terminal state; among equally near ones a frozen state
     (resumable) first, then a successful ending — or, for work `interrupted` before it was
     done, an ending that reads as a failure (the first the lifecycle declares)."""
-    todo, back, depth = deque([start]), {start: None}, {start: 0}
-    found = []
+    todo, depth = deque([start]), {start: 0}
+    back = {start: start}   # the state each was first reached from
+    found: list[str] = []
     while todo:
         s = todo.popleft()
         if found and depth[s] > depth[found[0]]:
@@ -310,7 +310,7 @@ def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None 
     lc = repo.lifecycle(head)
     index = Index(repo.git, lc, repo.cache_dir)
     fronts = {a: f or {} for a, (_p, f, _e) in index.fronts(head).items()}
-    living = [a for a, f in fronts.items() if lc.roster_of(f.get("state")) == "living"]
+    living = [a for a, f in fronts.items() if lc.roster_of(f.get("state", "")) == "living"]
     order = sorted(living, key=lambda a: (-(fronts[a].get("depth") or 0), a))
     skipped = 0
     with as_system(repo) as repo:
