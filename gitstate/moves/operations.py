@@ -14,15 +14,16 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
 
-from gitstate.errors import GitstateError
+from gitstate.errors import GitstateError, Rejected
 from gitstate.git.repo import Managed
 from gitstate.git.runner import Git
+from gitstate.history.fold import tag_events
 from gitstate.history.index import Index
 from gitstate.law import statefile
 from gitstate.law.grammar import canonical_id
 from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.times import duration
-from gitstate.moves.agent import freeze, transition
+from gitstate.moves.agent import freeze, spawn, transition
 from gitstate.rule_ids import Rule
 
 SYSTEM = ("gitstate", "gitstate@localhost")
@@ -57,7 +58,6 @@ def await_agents(repo: Managed, agents: list[str], timeout: float | None,
     """Block until every agent is in a terminal state: 0 all succeeded, 1 any failed,
     124 on timeout. Each state commit of theirs is reported as it lands, progress updates
     (a commit that stays in its state) included."""
-    from gitstate.history.fold import tag_events
 
     agents = [canonical_id(a) for a in agents]
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -109,8 +109,6 @@ def spawn_when_free(repo: Managed, agent: str, wait: float, say: Callable[[str],
                     poll: float = 0.5, **options):
     """Spawn, waiting up to `wait` seconds for a free slot when only the pool cap
     (`max-living`) refuses it: the seed's queue, bounded."""
-    from gitstate.errors import Rejected
-    from gitstate.moves.agent import spawn
 
     deadline = time.monotonic() + wait
     told = False
