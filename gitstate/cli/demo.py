@@ -10,7 +10,11 @@ from pathlib import Path
 import click
 
 from gitstate.cli.app import cli
+from gitstate.cli.main import main
 from gitstate.git.runner import Git
+from gitstate.law.load import load_lifecycle
+from gitstate.moves.operations import _path_to_rest
+from gitstate.resources import preset_dir
 
 
 class _Story:
@@ -25,7 +29,6 @@ class _Story:
 
     def gitstate(self, *args, expect: int = 0, **options) -> int:
         """Show the command line, then run it, in this process, as `gitstate` runs it."""
-        from gitstate.cli.main import main
         argv = [*_words(args), *_flags(options)]
         click.secho(f"$ gitstate {' '.join(_quote(a) for a in argv)}", bold=True)
         code = main(["-C", str(self.repo), *argv])
@@ -188,19 +191,17 @@ def _hand_edit(s: _Story, agent: str, state: str) -> None:
 
 def _preset_story(s: _Story, preset: str) -> None:
     """The story of each other preset: its lifecycle walked end to end, and its own law."""
-    from gitstate.law.load import load_lifecycle
-    from gitstate.resources import preset_dir
 
     lc = load_lifecycle((preset_dir(preset) / "lifecycle.yaml").read_text(encoding="utf-8"))
     s.say(f"Make the repository managed with the preset '{preset}': {lc.description}.")
     s.gitstate("init", lifecycle=preset)
     s.gitstate("lifecycle")
+    assert lc.initial is not None   # a loaded lifecycle has one (law/checks.py)
     roles = list(lc.roles)
     s.say("Two agents are born in the initial state.")
     s.gitstate("spawn", "ada", role=roles[0] if roles else None)
     s.gitstate("spawn", "ben", role=roles[1] if len(roles) > 1 else None)
 
-    from gitstate.moves.operations import _path_to_rest
     path = _path_to_rest(lc, lc.initial) or []
     s.say(f"ada walks her lifecycle to rest: {' -> '.join([lc.initial] + path)}.")
     for step in path:

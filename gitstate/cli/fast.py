@@ -63,7 +63,7 @@ def parse(args: list[str]) -> tuple[str | None, str, dict] | None:
         return None
     command, words = rest[0], rest[1:]
     fewest, most, valued, flags = FORMS[command]
-    params = {p: _DEFAULTS[p] for p in (*valued.values(), *flags.values())}
+    params: dict = {p: _DEFAULTS[p] for p in (*valued.values(), *flags.values())}
     agents, as_json, i = [], False, 0
     while i < len(words):
         word, value = words[i], None
@@ -74,11 +74,9 @@ def parse(args: list[str]) -> tuple[str | None, str, dict] | None:
                 if i + 1 >= len(words) or words[i + 1].startswith("-"):
                     return None
                 value, i = words[i + 1], i + 1
-            if valued[word] == "limit":
-                if not (value.isascii() and value.isdigit()):
-                    return None
-                value = int(value)
-            params[valued[word]] = value
+            if valued[word] == "limit" and not (value.isascii() and value.isdigit()):
+                return None
+            params[valued[word]] = int(value) if valued[word] == "limit" else value
         elif value is not None:
             return None
         elif word == "--json":

@@ -40,7 +40,7 @@ def register(args: list[str]) -> None:
         else:
             name = args[i]
             break
-    family = COMMANDS.get(name) if "_GITSTATE_COMPLETE" not in os.environ else None
+    family = COMMANDS.get(name) if name and "_GITSTATE_COMPLETE" not in os.environ else None
     for module in (family,) if family else FAMILIES:
         importlib.import_module(f"gitstate.cli.{module}")
 

@@ -10,7 +10,10 @@ from gitstate.cli import complete
 from gitstate.cli.app import cli, json_option, message_option, output, push_option, repo, set_option
 from gitstate.cli.text import print_landing, print_move
 from gitstate.errors import EXIT_REJECTED
+from gitstate.history.views import freeze_state
+from gitstate.law import statefile
 from gitstate.moves import commands
+from gitstate.moves.logbook import log_tail
 
 
 def moved(command: str, record: dict, as_json: bool, *, push: bool = False,
@@ -125,8 +128,6 @@ def bury(agent, summary, approved_by, transfer_to, text, push, as_json):
 @json_option
 def show(agent, as_json):
     """Print a frozen AGENT's freeze-state: ask it without waking it."""
-    from gitstate.history.views import freeze_state
-    from gitstate.law import statefile
     here = repo()
 
     def print_file(view: dict) -> None:
@@ -159,7 +160,6 @@ def handover(role, to, giver, text, as_json):
 def logout(agent, note, sets, text, as_json):
     """Log AGENT out: append its note to the lifecycle's log (era: logout.log) and move to
     the logout state, in one commit."""
-    from gitstate.moves.logbook import log_tail
     here = repo()
     record = commands.logout(here, agent, note, text=text, sets=sets)
     moved("logout", record, as_json)

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import re
+import time
+
 import click
 
 from gitstate.cli import complete
 from gitstate.cli.app import cli, json_option, output, push_option, repo
 from gitstate.errors import EXIT_REJECTED, UsageError
+from gitstate.moves.commands import sweep as swept
+from gitstate.moves.landing import committer
+from gitstate.moves.operations import (
+    await_agents,
+    reap as reap_once,
+    shutdown as shut_down,
+    sweep as commit_due,
+)
 
 
 @cli.command("await")
@@ -16,7 +27,6 @@ from gitstate.errors import EXIT_REJECTED, UsageError
 def await_cmd(agents, timeout):
     """Block until every AGENT reaches a terminal state, printing each change as it lands.
     Exit 0 when all succeeded, 1 if any failed, 124 on timeout."""
-    from gitstate.moves.operations import await_agents
     return await_agents(repo(), list(agents), timeout, click.echo)
 
 
@@ -27,9 +37,6 @@ def await_cmd(agents, timeout):
 def sweep(dry_run, push, as_json):
     """Commit every timed transition that is due (e.g. idle -> suspended after 30m), as the
     system. The hooks accept such a move only once it is due."""
-    from gitstate.moves.commands import sweep as swept
-    from gitstate.moves.landing import committer
-    from gitstate.moves.operations import sweep as commit_due
     here = repo()
     if dry_run or as_json:
         output("sweep", swept(here, dry_run=dry_run, push=push), as_json, print_due)
@@ -46,7 +53,6 @@ def print_due(data: dict) -> None:
 
 def _period(text: str) -> float:
     """`5s`, `0.5s`, `2m` or a bare number of seconds."""
-    import re
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|m|h)?\s*", text)
     if not m or float(m.group(1)) <= 0:
         raise UsageError(f"--every takes a duration such as 5s or 1m, not {text!r}")
@@ -63,10 +69,6 @@ def _period(text: str) -> float:
 def reap(host, every, count, push):
     """Mark as failed every living agent of this host whose process (pid) is gone, and every
     agent without a pid whose last state commit is older than `policies.heartbeat`."""
-    import time
-
-    from gitstate.moves.landing import committer
-    from gitstate.moves.operations import reap as reap_once
     if count is not None and every is None:
         raise UsageError("--count counts the rounds of --every; give --every too")
     period = _period(every) if every else None
@@ -88,8 +90,6 @@ def reap(host, every, count, push):
 @push_option
 def shutdown(approved_by, push):
     """Move every living agent to a frozen or terminal state, children before parents."""
-    from gitstate.moves.landing import committer
-    from gitstate.moves.operations import shutdown as shut_down
     here = repo()
     return EXIT_REJECTED if shut_down(here, click.echo, approved_by, committer(here, push)) \
         else 0

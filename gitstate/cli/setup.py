@@ -7,12 +7,17 @@ import os
 import click
 
 from gitstate.cli.app import cli, directory, emit, json_option, json_out, output, repo
-from gitstate.errors import EXIT_REJECTED, GitstateError
+from gitstate.doors.check import check as checked
+from gitstate.doors.doctor import diagnose
+from gitstate.errors import EXIT_REJECTED, GitstateError, UsageError
+from gitstate.git.runner import find_repo
+from gitstate.law.diagram import describe, to_mermaid
+from gitstate.law.lifecycle import SIGNERS_PATH
+from gitstate.law.load import load_lifecycle
+from gitstate.resources import preset_dir, presets as names
 
 
 def _preset_lifecycle(name: str):
-    from gitstate.law.load import load_lifecycle
-    from gitstate.resources import preset_dir
     return load_lifecycle((preset_dir(name) / "lifecycle.yaml").read_text(encoding="utf-8"),
                           f"{name}/lifecycle.yaml")
 
@@ -30,7 +35,6 @@ def print_init(data: dict) -> None:
 
 def _explain_keys() -> None:
     """Say how approvals become signed, until protocols/allowed_signers is committed."""
-    from gitstate.law.lifecycle import SIGNERS_PATH
     try:
         here = repo()
     except GitstateError:
@@ -89,7 +93,6 @@ def init(lifecycle, force, no_commit, server, humans, approved_by, runtime, ci, 
 def _integrations(directory: str | None, runtime: str | None, ci: str | None) -> list[dict]:
     """Write the runtime's settings and the CI job (neither is committed: review and commit
     them like any file of yours)."""
-    from gitstate.git.runner import find_repo
     _git, top, _gdir = find_repo(directory)
     out = []
     if runtime:
@@ -105,7 +108,6 @@ def _integrations(directory: str | None, runtime: str | None, ci: str | None) ->
 @json_option
 def presets(as_json):
     """List the shipped lifecycles."""
-    from gitstate.resources import presets as names
 
     rows = []
     for name in names():
@@ -128,7 +130,6 @@ def print_presets(rows: list[dict]) -> None:
 @json_option
 def lifecycle(mermaid, preset, as_json):
     """Show (or draw) this repository's lifecycle."""
-    from gitstate.law.diagram import describe, to_mermaid
 
     lc = _preset_lifecycle(preset) if preset else repo().lifecycle()
     if as_json:
@@ -141,7 +142,6 @@ def lifecycle(mermaid, preset, as_json):
 @json_option
 def check(as_json):
     """Validate the lifecycle and every _state.md in the work tree."""
-    from gitstate.doors.check import check as checked
     result = checked(repo())
     output("check", result, as_json, print_check)
     return 0 if result["ok"] else EXIT_REJECTED
@@ -183,7 +183,6 @@ def hook(name, agent, args):
 def doctor(as_json):
     """Is this clone protected? Hooks active and unmodified, gitstate found, caches sane,
     approvals authenticated, hub and CI."""
-    from gitstate.doors.doctor import diagnose
     here = repo(bare_ok=True)
     hub_mode = here.top is None   # a bare repository: a hub
     if hub_mode:
@@ -234,7 +233,6 @@ def drain(as_json):
 @click.argument("command", required=False)
 def schema(command):
     """Print the JSON Schema of COMMAND's `--json` output (every command's, without one)."""
-    from gitstate.errors import UsageError
     from gitstate.schema.models import COMMANDS, json_schema
     if command is None:
         json_out({name: json_schema(name) for name in COMMANDS})

@@ -12,7 +12,12 @@ from gitstate.cli.app import at_option, cli, json_option, output, push_option, r
 from gitstate.cli.text import plural, print_roster, print_status
 from gitstate.errors import EXIT_REJECTED
 from gitstate.history import views as history
+from gitstate.history.entities import situations as graph
+from gitstate.history.fold import vacancy_notice
+from gitstate.history.problems import describe_lines
+from gitstate.history.status import status as status_of
 from gitstate.law.times import when
+from gitstate.moves.commands import inbox as read
 
 
 @cli.command()
@@ -20,7 +25,6 @@ from gitstate.law.times import when
 @json_option
 def status(agent, as_json):
     """Current state, mortality phase and legal next states (of AGENT, or of everyone)."""
-    from gitstate.history.status import status as status_of
 
     def print_rows(data) -> None:
         rows = [data] if agent else data
@@ -32,7 +36,6 @@ def status(agent, as_json):
 
 
 def print_vacancies(view: dict) -> None:
-    from gitstate.history.fold import vacancy_notice
     for v in view["vacancies"]:
         click.echo(vacancy_notice(v))
     if not view["vacancies"]:
@@ -85,7 +88,6 @@ def log_cmd(agent, limit, since, newest_first, as_json):
 @json_option
 def inbox(agent, mark_read, push, as_json):
     """Messages to AGENT (@AGENT or @ALL) since its last_read_commit."""
-    from gitstate.moves.commands import inbox as read
     view = read(repo(), agent, mark_read=mark_read, push=push)
     output("inbox", view, as_json, print_inbox)
     pushed = view.get("push")
@@ -118,7 +120,6 @@ def print_inbox(view: dict) -> None:
 @json_option
 def situations(sqlite_path, no_sqlite, as_json):
     """The entity graph of agent sessions, from history; written to SQLite too."""
-    from gitstate.history.entities import situations as graph
     output("situations", graph(repo(), sqlite_path=sqlite_path, no_sqlite=no_sqlite), as_json,
            print_situations)
 
@@ -160,7 +161,6 @@ def verify(revs, no_cache, as_json):
 
 
 def print_verified(report: dict) -> None:
-    from gitstate.history.problems import describe_lines
     for line in describe_lines(report["problems"]):
         click.echo(line)
     if report["judged_by_tag"]:

@@ -27,7 +27,7 @@ def check_worktree(repo: Managed) -> list[Violation]:
         return [Violation(getattr(exc, "rule", Rule.LIFECYCLE), exc.message,
                           exc.where or LIFECYCLE_PATH)]
     out = _check_hooks(repo, lc)
-    top = repo.top
+    top = repo.work_tree
     rx = lc.state_path_regex()
     head_dir = lc.state_file.split("{id}")[0]
     root = top / head_dir if head_dir else top
@@ -62,10 +62,10 @@ def _check_hooks(repo: Managed, lc) -> list[Violation]:
     configured = repo.git.config("core.hooksPath")
     if configured:
         hook_dir = Path(configured).expanduser()
-        hook_dir = hook_dir if hook_dir.is_absolute() else repo.top / hook_dir
+        hook_dir = hook_dir if hook_dir.is_absolute() else repo.work_tree / hook_dir
     else:
         hook_dir = Path(repo.git.text("rev-parse", "--git-path", "hooks"))
-        hook_dir = hook_dir if hook_dir.is_absolute() else repo.top / hook_dir
+        hook_dir = hook_dir if hook_dir.is_absolute() else repo.work_tree / hook_dir
     out = []
     for name in HOOK_NAMES:
         path = hook_dir / name

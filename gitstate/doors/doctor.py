@@ -7,14 +7,19 @@ law as committed, and at what this clone can see of the hub and CI.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
 
 from gitstate import __version__
+from gitstate.doors.check import _check_hooks
 from gitstate.errors import GitstateError
+from gitstate.git.cache import key
 from gitstate.git.repo import Managed
+from gitstate.git.signing import signing_key
 from gitstate.law.lifecycle import LIFECYCLE_PATH, SIGNERS_PATH
+from gitstate.law.signers import principals_of
 
 
 def finding(status: str, check: str, detail: str, fix: str | None = None) -> dict:
@@ -26,11 +31,10 @@ def hooks_dir(repo: Managed) -> Path:
     configured = repo.git.config("core.hooksPath")
     path = Path(configured).expanduser() if configured else \
         Path(repo.git.text("rev-parse", "--git-path", "hooks"))
-    return path if path.is_absolute() else repo.top / path
+    return path if path.is_absolute() else repo.work_tree / path
 
 
 def diagnose(repo: Managed) -> list[dict]:
-    from gitstate.doors.check import _check_hooks
 
     out: list[dict] = []
     head = repo.git.head()
@@ -49,7 +53,7 @@ def diagnose(repo: Managed) -> list[dict]:
     else:
         out.append(finding("ok", "hooks", f"pre-commit, commit-msg and the ref guard "
                             f"(reference-transaction) in {where} are gitstate's, unmodified"))
-    top = repo.top.resolve()
+    top = repo.work_tree.resolve()
     if where.resolve() == top or top in where.resolve().parents:
         tracked = repo.git.index_paths(where.resolve().relative_to(top).as_posix())
         if tracked:
@@ -96,7 +100,6 @@ def diagnose(repo: Managed) -> list[dict]:
 
 def _runtimefinding(repo: Managed) -> dict | None:
     """Claude Code's settings, when the project has any: are gitstate's hooks in them?"""
-    import json
     settings = repo.top / ".claude" / "settings.json" if repo.top is not None else None
     if settings is None or not settings.is_file():
         return None
@@ -118,8 +121,6 @@ def _runtimefinding(repo: Managed) -> dict | None:
 
 def _signersfinding(repo: Managed, lc, signers: bytes) -> dict:
     """Approvals are authenticated; and can this user sign one?"""
-    from gitstate.git.signing import signing_key
-    from gitstate.law.signers import principals_of
     text = f"approvals are authenticated: a gated move must be signed by a key {SIGNERS_PATH} "\
         "lists for the human in its Approved-by: trailer"
     key, where = signing_key(repo.git)
@@ -140,7 +141,6 @@ def _signersfinding(repo: Managed, lc, signers: bytes) -> dict:
 
 
 def _cachefinding(repo: Managed) -> dict:
-    from gitstate.git.cache import key
     cache = Path(repo.cache_dir) if repo.cache_dir else None
     if cache is not None and cache.exists() and not cache.is_dir():
         return finding("warn", "cache", f"{cache} is not a folder: gitstate runs without its "
@@ -165,10 +165,10 @@ def _hub_and_ci(repo: Managed) -> list[dict]:
         out.append(finding("ok", "hub", f"remotes: {urls}. Whether a hub judges pushes cannot "
                             "be seen from here: it does if `gitstate init --server` ran there, "
                             "or CI runs `gitstate verify --no-cache`"))
-    ci = [p for p in (".github/workflows", ".gitlab-ci.yml") if (repo.top / p).exists()]
+    ci = [repo.work_tree / p for p in (".github/workflows", ".gitlab-ci.yml")]
     verifies = any("gitstate verify" in f.read_text(encoding="utf-8", errors="replace")
-                   for p in ci for f in ([repo.top / p] if (repo.top / p).is_file()
-                                         else sorted((repo.top / p).glob("*.y*ml"))))
+                   for p in ci if p.exists()
+                   for f in ([p] if p.is_file() else sorted(p.glob("*.y*ml"))))
     if verifies:
         out.append(finding("ok", "ci", "CI runs `gitstate verify`"))
     else:

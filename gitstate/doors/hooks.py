@@ -25,6 +25,7 @@ from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.git.repo import GitContext, judge_merge_at, law_made_by_merge
 from gitstate.git.runner import EMPTY_TREE, Git
 from gitstate.law import statefile
+from gitstate.law.grammar import Message
 from gitstate.law.lifecycle import LIFECYCLE_PATH, is_law_path
 from gitstate.law.limits import LIFECYCLE_BYTES
 from gitstate.law.load import read_lifecycle
@@ -182,7 +183,8 @@ def _fields(path: str, meta: str, paths: list, modes: dict, olds: dict) -> None:
         olds[path] = fields[2]
 
 
-def _judge_staged(git: Git, raw: str, message: str | None, cache: str | None = None):
+def _judge_staged(git: Git, raw: str, message: str | Message | None,
+                  cache: str | None = None):
     """(violations, verdict) for the commit being made from the index.
 
     verdict is (HEAD, subject prefix) when the files alone are legal and the message could be
@@ -275,9 +277,9 @@ def _verdict(lc, changes: list[FileChange], head: str):
     """The subject prefix that makes these (legal) files a legal commit, if shell can check it."""
     rx = lc.state_path_regex()
     changed = [c for c in changes if c.old != c.new]
-    if len(changed) != 1 or changed[0].new is None:
+    c = changed[0] if len(changed) == 1 else None
+    if c is None or c.new is None:
         return None
-    c = changed[0]
     new = statefile.parse_bytes(c.new, c.path).state
     old = statefile.parse_bytes(c.old, c.path).state if c.old is not None else None
     if old is not None and lc.needs_approval(old, new):

@@ -239,7 +239,7 @@ def diagnose_hub(git: Git) -> list[dict]:
                        "against the branch, which a burst of clones makes slow",
                        "run `gitstate init --server` here"))
     python = git.config("gitstate.python")
-    ok = bool(python) and os.access(python, os.X_OK) and subprocess.run(
+    ok = python is not None and os.access(python, os.X_OK) and subprocess.run(
         [python, "-c", "import gitstate"], capture_output=True).returncode == 0
     out.append(finding("ok", "gitstate", f"the hooks run {python}") if ok else
                finding("fail", "gitstate", f"the hooks' Python ({python or 'not set'}) cannot "

@@ -126,18 +126,18 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
             actions.append(f"left {rel} as committed: changing it changes the law (commit it "
                            "with `gitstate init --approved-by <human>`)")
 
-    for rel, data in files.items():
+    for rel, content in files.items():
         target = top / rel
-        if data is None:
+        if content is None:
             target.unlink(missing_ok=True)
             actions.append(f"removed {rel} (shipped with the former preset, not part of "
                            f"'{lc.name}')")
             continue
-        if not target.is_file() or target.read_bytes() != data:
+        if not target.is_file() or target.read_bytes() != content:
             if rel.startswith(SHIM_DIR + "/"):
-                write_executable(target, data.decode())
+                write_executable(target, content.decode())
             else:
-                _write(top, rel, data)
+                _write(top, rel, content)
             actions.append(f"wrote {rel}")
 
     hooks_dir = _activate(git, top, lc, actions)
@@ -214,7 +214,7 @@ def _with_humans(text: str, humans: tuple[str, ...]) -> str:
     return line.sub(lambda m: m.group(1) + "[" + ", ".join(humans) + "]", text, count=1)
 
 
-def _law_changes(git: Git, files: dict[str, bytes]) -> tuple[Lifecycle | None, list[str]]:
+def _law_changes(git: Git, files: dict[str, bytes | None]) -> tuple[Lifecycle | None, list[str]]:
     """(the law committed at HEAD, the law files this init would change), when managed."""
     head = git.head()
     if head is None:
@@ -231,7 +231,8 @@ def _law_changes(git: Git, files: dict[str, bytes]) -> tuple[Lifecycle | None, l
     return current, [p for p, c in zip(paths, committed) if c != files[p]]
 
 
-def _unapproved_shims(git: Git, files: dict[str, bytes], approved_by: str | None) -> list[str]:
+def _unapproved_shims(git: Git, files: dict[str, bytes | None],
+                      approved_by: str | None) -> list[str]:
     """Refuse, before writing anything, to commit a change of the lifecycle without approval;
     the committed shims that would change without approval are returned, to be left as they
     are (a newer gitstate still installs its own hooks in this clone)."""
@@ -255,7 +256,7 @@ def _write(top: Path, rel: str, data: bytes) -> None:
     write_file(safe_path(top, rel), data)
 
 
-def _commit(git: Git, top: Path, files: dict[str, bytes], lc: Lifecycle,
+def _commit(git: Git, top: Path, files: dict[str, bytes | None], lc: Lifecycle,
             approved_by: str | None = None) -> str | None:
     head = git.head()
     paths = sorted(files)

@@ -249,10 +249,6 @@ def _journal_path(gdir: Path) -> Path:
     return gdir / "gitstate" / "pending.json"
 
 
-def journal_pending(gdir: Path) -> bool:
-    return _journal_path(gdir).is_file()
-
-
 def _write_journal(gdir: Path, sha: str, parent: str | None, entries: list[Entry]) -> Path:
     path = _journal_path(gdir)
     write_file(path, json.dumps({"commit": sha, "parent": parent,
@@ -306,8 +302,9 @@ def _finish(git: Git, top: Path, entries: list[Entry], datas: dict[str, bytes | 
             with contextlib.suppress(FileNotFoundError):
                 target.unlink()
         else:
-            write_file(target, (work or {}).get(path, datas[path]),
-                       executable=mode == "100755")
+            data = (work or {}).get(path, datas[path])
+            assert data is not None   # `datas` has the content of every blob
+            write_file(target, data, executable=mode == "100755")
     payload = _index_info(entries)
     deadline = time.monotonic() + INDEX_WAIT
     while not _update_index(git, payload):

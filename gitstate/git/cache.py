@@ -72,7 +72,7 @@ def _seal(body: str, secret: bytes) -> str:
 
 def load(cache_dir: str | None, name: str, identity: list) -> dict | None:
     secret = key() if cache_dir else None
-    if not secret:
+    if not secret or not cache_dir:
         return None
     try:
         with open(os.path.join(cache_dir, name), encoding="utf-8") as fh:
@@ -90,7 +90,7 @@ def load(cache_dir: str | None, name: str, identity: list) -> dict | None:
 
 def store(cache_dir: str | None, name: str, identity: list, data: dict) -> None:
     secret = key() if cache_dir else None
-    if not secret:
+    if not secret or not cache_dir:
         return
     try:
         os.makedirs(cache_dir, exist_ok=True)

@@ -23,10 +23,17 @@ if TYPE_CHECKING:
 class Managed:
     """A repository under gitstate: `top` is its work tree (None for a bare repository)."""
 
-    def __init__(self, git: Git, top: Path | None, cache_dir: str | None = None):
+    def __init__(self, git: Git, top: Path | None, cache_dir: str = ""):
         self.git = git
         self.top = top
-        self.cache_dir = cache_dir   # .git/gitstate: caches that are pure speed-ups
+        self.cache_dir = cache_dir   # .git/gitstate: caches that are pure speed-ups ("": none)
+
+    @property
+    def work_tree(self) -> Path:
+        """`top`, for the commands that need a work tree."""
+        if self.top is None:
+            raise NotManaged("this command needs a work tree; this is a bare repository")
+        return self.top
 
     # -- the law --------------------------------------------------------------------------
 
@@ -54,9 +61,9 @@ class Managed:
         rx = lc.state_path_regex()
         head_dir = lc.state_file.split("{id}")[0]
         blobs = tree_blobs(self.git, rev, head_dir.rstrip("/"))
-        paths = [p for p in blobs if rx.match(p)]
-        datas = self.git.cat_files(blobs[p] for p in paths)
-        return {rx.match(p).group("id"): d for p, d in zip(paths, datas) if d is not None}
+        found = [(m.group("id"), p) for p in blobs if (m := rx.match(p))]
+        datas = self.git.cat_files(blobs[p] for _, p in found)
+        return {agent: d for (agent, _), d in zip(found, datas) if d is not None}
 
     def agent_doc(self, agent: str, rev: str | None, lc: Lifecycle | None = None):
         """(lifecycle, path, parsed state file) of `agent` as committed at `rev`; an error that
@@ -93,7 +100,7 @@ class Managed:
                              hint=hint or f"spawn it first: `gitstate spawn {agent}`")
 
     def staged_state_changes(self, lc: Lifecycle, base: str | None,
-                             skip: set[str] = frozenset()) -> list[FileChange]:
+                             skip: frozenset[str] | set[str] = frozenset()) -> list[FileChange]:
         """State files whose staged content differs from `base`."""
         rx = lc.state_path_regex()
         paths = [p for p in self.git.staged_changes(base) if rx.match(p) and p not in skip]
@@ -360,20 +367,16 @@ class GitContext(Context):
                 self._tree or self._base_name, worktree=False)
             rx = lc.state_path_regex()
             head_dir = lc.state_file.split("{id}")[0].rstrip("/")
-            if self._tree:
-                blobs = tree_blobs(self.git, self._tree, head_dir)
-                paths = [p for p in blobs if rx.match(p)]
-                datas = self.git.cat_files(blobs[p] for p in paths)
-            else:
-                blobs = index_blobs(self.git, head_dir)
-                paths = [p for p in blobs if rx.match(p)]
-                datas = self.git.cat_files(blobs[p] for p in paths)
+            blobs = (tree_blobs(self.git, self._tree, head_dir) if self._tree
+                     else index_blobs(self.git, head_dir))
+            ids = {p: m.group("id") for p in blobs if (m := rx.match(p))}
+            datas = self.git.cat_files(blobs[p] for p in ids)
             found = {}
-            for path, data in zip(paths, datas):
+            for (path, agent), data in zip(ids.items(), datas):
                 data = self._overrides.get(path, data)
                 doc = parse_state_or_none(data, path, self._parsed)
                 if doc is not None:
-                    found[rx.match(path).group("id")] = doc.front
+                    found[agent] = doc.front
             for path, data in self._overrides.items():
                 m = rx.match(path)
                 if m and m.group("id") not in found:

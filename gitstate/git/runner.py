@@ -205,13 +205,6 @@ class Git:
                        base or EMPTY_TREE)
         return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
-    def changed_paths(self, a: str, b: str, prefix: str = "") -> list[str]:
-        """Paths whose blobs differ between the trees of `a` and `b` (under `prefix`)."""
-        args = ["diff-tree", "-r", "-z", "--no-renames", "--name-only", a, b]
-        if prefix:
-            args += ["--", prefix]
-        return [p for p in self.run(*args).decode("utf-8", "surrogateescape").split("\0") if p]
-
     def config(self, key: str) -> str | None:
         code, out, _ = self.call("config", "--get", key)
         return out.decode().strip() if code == 0 else None
@@ -232,8 +225,9 @@ def _spawn_light(argv: list[str], input: bytes | None,
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
-    actions = [(os.POSIX_SPAWN_DUP2, in_r, 0), (os.POSIX_SPAWN_DUP2, out_w, 1),
-               (os.POSIX_SPAWN_DUP2, err_w, 2)]
+    actions: list[tuple[int, ...]] = [
+        (os.POSIX_SPAWN_DUP2, in_r, 0), (os.POSIX_SPAWN_DUP2, out_w, 1),
+        (os.POSIX_SPAWN_DUP2, err_w, 2)]
     actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in (in_r, in_w, out_r, out_w, err_r, err_w)]
     try:
         pid = os.posix_spawnp(argv[0], argv, os.environ if env is None else env,

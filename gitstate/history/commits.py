@@ -58,7 +58,7 @@ def read_commits(git: Git, revs: list[str]):
             break
         if isinstance(token, BaseException):
             raise token
-        if meta is not None:   # the path that follows a raw line: any bytes but NUL
+        if meta is not None and current is not None:   # the path that follows a raw line
             path = token.decode("utf-8", "surrogateescape")
             old, new = meta[2], meta[3]
             current.changes.append((path, None if old == _ZERO else old,

@@ -12,13 +12,15 @@ commit. The graph is one-way: nothing reads it back into gitstate.
 from __future__ import annotations
 
 import datetime
+import os
 
 from gitstate.errors import InvalidFile
 from gitstate.git.repo import Managed
 from gitstate.history.index import Index
 from gitstate.law import statefile
+from gitstate.resources import read_shipped
 
-QUALITY = {"living": "live", "frozen": "frozen", "dead": "dead"}
+QUALITY: dict[str | None, str] = {"living": "live", "frozen": "frozen", "dead": "dead"}
 
 
 def _iso(ts: int | None) -> str | None:
@@ -89,10 +91,8 @@ def graph(repo: Managed) -> dict:
 
 def write_sqlite(data: dict, path: str) -> dict:
     """Upsert the graph into the SQLite file at `path` (created with the shipped schema)."""
-    import os
     import sqlite3
 
-    from gitstate.resources import read_shipped
 
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     con = sqlite3.connect(path)

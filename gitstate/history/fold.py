@@ -19,7 +19,6 @@ TAG_GREP = r"\[STATE:"     # git --grep (basic regex) for the standard subject
 
 # A tag event is a plain tuple, for speed on long histories:
 # (sha, time, author, agent, state, text) of a commit whose subject tags an agent's state.
-SHA, TIME, AUTHOR, AGENT, STATE, TEXT = range(6)
 
 
 class AgentTrack(Record):
@@ -27,8 +26,13 @@ class AgentTrack(Record):
     last tag named, when that state was entered, and how many tagged commits it has."""
 
     # born: the agent's place in the order of first tagged commits (instance numbers)
-    __slots__ = ("first", "last", "tag", "entered", "count", "previous", "born")
-    _defaults = {"previous": None, "born": 0}
+    first: tuple[str, int, int]     # (sha, time, place in the order of history)
+    last: tuple[str, int, int]
+    tag: str
+    entered: tuple[str, int, int]
+    count: int
+    previous: str | None = None
+    born: int = 0
 
 
 # ---------------------------------------------------------------------------------------
@@ -203,7 +207,7 @@ def vacancies(records: list[dict], lc: Lifecycle) -> list[dict]:
         if r.get("role"):
             holders.setdefault(r["role"], []).append(r)
     roles = list(lc.roles) + sorted(r for r in holders if r not in lc.roles)
-    out = []
+    out: list[dict] = []
     for role in roles:
         held = holders.get(role, [])
         if any(h["roster"] == "living" for h in held):

@@ -33,17 +33,16 @@ class ReplayContext(GitContext):
             run["at"] == parent if parent else run["at"] is None)
         self._running = run["agents"] if linear else None
         rx = lc.state_path_regex()
-        self._changes = [(p, n) for p, _o, n, _m in c.changes if rx.match(p)]
+        self._changes = [(p, m.group("id"), n) for p, _o, n, _m in c.changes
+                         if (m := rx.match(p))]
         self._contents, self._parsed, self._run, self._sha = contents, parsed, run, c.sha
-        self._rx = rx
         self._applied = False
 
     def _apply(self) -> None:
         if self._applied or self._running is None:
             return
         self._applied = True
-        for path, new in self._changes:
-            agent = self._rx.match(path).group("id")
+        for path, agent, new in self._changes:
             data = self._contents.get(new) if new else None
             if data is None and new:
                 data = self.git.cat_files([f"{self._sha}:{path}"])[0]

@@ -28,17 +28,22 @@ hub never read it.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 from gitstate import __version__
 from gitstate.errors import GitstateError
 from gitstate.git import cache
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.git.repo import judge_merge_at, law_made_by_merge
 from gitstate.git.runner import Git
+from gitstate.git.signing import signed_by
 from gitstate.history.commits import Commit, parse_commit_object, read_commits
 from gitstate.history.replay import ReplayContext, carry_over
-from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle, is_law_path
+from gitstate.law.lifecycle import LIFECYCLE_PATH, SIGNERS_PATH, Lifecycle, is_law_path
 from gitstate.law.limits import LIFECYCLE_BYTES, STATE_FILE_BYTES
 from gitstate.law.rules import FileChange, check_law_change, validate
+from gitstate.law.signers import approvers, gated, unsigned
+from gitstate.law.timeline import judge_tags
 from gitstate.rule_ids import Rule
 
 CACHE_NAME = "verified.json"
@@ -112,7 +117,6 @@ def _judge_all(git: Git, commits, cache_dir: str | None, root: str | None,
              "run": {"at": None, "agents": {}}, "root": root,
              "root_law": law_at(git, root, cache_dir, lifecycles), "origin": {},
              "clock": clock, "before_law": [], "by_tag": []}
-    from concurrent.futures import ThreadPoolExecutor
     problems: list[dict] = []
     count = 0
     # git reads the objects of the next batch (a process of its own) while Python judges
@@ -185,8 +189,9 @@ def _judge_batch(git: Git, commits: list[Commit], fetched: tuple, cache_dir: str
         if joined:   # a line without law that this merge joined, judged by its law
             by_tag = state.get("by_tag_rules", set())
             problems += [p for p in joined if (p["commit"], p["rule"]) not in by_tag]
-        if state["before_law"] and law.get(c.sha) is not None:   # the law an old history took
-            problems += _judge_adopted(state, _lifecycle(law[c.sha], lifecycles, cache_dir))
+        adopted = law.get(c.sha) if state["before_law"] else None
+        if adopted is not None:   # the law an old history took
+            problems += _judge_adopted(state, _lifecycle(adopted, lifecycles, cache_dir))
     return problems
 
 
@@ -229,9 +234,9 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
                                + (f": {err.message}" if err is not None else ""),
                                "where": getattr(err, "where", None) or LIFECYCLE_PATH})
     if len(c.parents) > 1:
-        found, came_from = _judge_joining(git, c, law, before, after, came_from, state,
-                                          cache_dir)
-        violations += found
+        joining, came_from = _judge_joining(git, c, law, before, after, came_from, state,
+                                            cache_dir)
+        violations += joining
     law[c.sha] = after
     if after is not None:
         origin[c.sha] = came_from if came_from is not None else c.sha
@@ -320,8 +325,6 @@ def _check_signed(git: Git, c: Commit, lc: Lifecycle, changes: list,
     """A gated move approved by a human must be signed by that human's key, where the law in
     force (the tree of `law_from`: the parent, or the commit a door guards) has
     protocols/allowed_signers."""
-    from gitstate.law.lifecycle import SIGNERS_PATH
-    from gitstate.law.signers import approvers, gated, unsigned
     what = gated(lc, changes, changed_law)
     names = approvers(lc, c.message) if what else []
     if not names:
@@ -329,17 +332,16 @@ def _check_signed(git: Git, c: Commit, lc: Lifecycle, changes: list,
     signers = git.cat_files([f"{law_from}:{SIGNERS_PATH}"])[0] if law_from else None
     if signers is None:
         return []   # keys not known: the trailer alone counts (doctor says so)
-    from gitstate.git.signing import signed_by
     raw = git.cat_batch([c.sha])[0]
     reasons = [signed_by(raw[2] if raw else b"", signers, n) for n in names]
-    if any(r is None for r in reasons):
+    why = reasons[0]
+    if why is None or None in reasons:
         return []
-    return [unsigned(what, names, reasons[0]).to_dict()]
+    return [unsigned(what, names, why).to_dict()]
 
 
 def _judge_adopted(state: dict, lc: Lifecycle) -> list[dict]:
     """The history written before its first lifecycle, judged by that law's tags."""
-    from gitstate.law.timeline import judge_tags
     older, state["before_law"] = state["before_law"], []
     by_sha = {c.sha: c for c in older}
     found, state["by_tag"] = judge_tags(lc, [(c.sha, c.subject) for c in older])

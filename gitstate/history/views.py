@@ -3,14 +3,19 @@ dicts, ready for JSON."""
 
 from __future__ import annotations
 
+import datetime
 import re
 import time
 
-from gitstate.errors import GitstateError, UsageError
+from gitstate.errors import GitstateError, InvalidFile, NotManaged, UsageError
 from gitstate.git.repo import Managed
 from gitstate.history.fold import agent_record, roster_view, tag_events, vacancies
 from gitstate.history.index import Index
+from gitstate.history.lineage import moves_from
+from gitstate.history.verify import verify
+from gitstate.law import statefile
 from gitstate.law.grammar import canonical_id, parse_message
+from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle
 
 
 def resolve_at(repo: Managed, at: str | None) -> tuple[str | None, int]:
@@ -46,7 +51,6 @@ def since_time(repo: Managed, text: str) -> int:
 
 
 def _looks_like_date(text: str) -> bool:
-    import datetime
     try:
         datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
         return True
@@ -54,7 +58,8 @@ def _looks_like_date(text: str) -> bool:
         return bool(_RELATIVE.match(text.strip()))
 
 
-def agent_records(repo: Managed, at: str | None = None) -> tuple[list[dict], str | None, object]:
+def agent_records(repo: Managed, at: str | None = None) -> tuple[list[dict], str | None,
+                                                                Lifecycle]:
     """Every agent with a state file at the revision, plus those only history knows of."""
     rev, now = resolve_at(repo, at)
     # time travel reads the law as it was then, never today's work tree
@@ -142,7 +147,6 @@ def _lines_of(repo: Managed, lc, head: str, events: list) -> dict[str, str | Non
     order of `git log` would interleave; empty (nothing to correct) for a linear history."""
     if not events or not repo.git.run("rev-list", "--merges", "-1", head, "--").strip():
         return {}
-    from gitstate.history.lineage import moves_from
     return moves_from(repo.git, head, {e[0]: (e[3], e[4]) for e in events})
 
 
@@ -174,7 +178,6 @@ def _inbox_of(agent: str, since: str | None, head: str, mentions, unread=None) -
 
 
 def _last_read(repo: Managed, lc, agent: str, data: bytes) -> str | None:
-    from gitstate.law import statefile
     doc = statefile.parse_bytes(data, lc.state_path(agent))
     since = statefile.as_text(doc.get("last_read_commit"))
     if since and repo.git.rev(since) is None:
@@ -213,8 +216,9 @@ def inboxes(repo: Managed, at: str | None = None) -> dict[str, dict]:
     if head is None:
         return {}
     mentions = _mentions(repo, lc, [head])
-    to_all, to_one = [], {}           # who each message speaks to, so that each agent looks
-    for i, m in enumerate(mentions):  # only at its own (not 1,000 agents x every message)
+    to_all: list[int] = []            # who each message speaks to, so that each agent looks
+    to_one: dict[str, list[int]] = {}  # only at its own (not 1,000 agents x every message)
+    for i, m in enumerate(mentions):
         for who in set(m[3].mentions):
             (to_all if who == "all" else to_one.setdefault(who, [])).append(i)
     walks: dict[str, set] = {}
@@ -241,9 +245,6 @@ def freeze_state_path(agent: str) -> str:
 def freeze_state(repo: Managed, agent: str, at: str | None = None) -> dict:
     """An agent's committed freeze-state, split into its front matter and `## ` sections: what
     anyone may ask of a frozen agent without waking it."""
-    import re
-
-    from gitstate.law import statefile
     agent = canonical_id(agent)
     rev, lc = _law_at(repo, at)
     lc, path, doc = repo.agent_doc(agent, rev, lc)
@@ -263,7 +264,6 @@ def freeze_state(repo: Managed, agent: str, at: str | None = None) -> dict:
 def verified(repo: Managed, revs=(), *, no_cache: bool = False, progress=None) -> dict:
     """`gitstate verify`: HEAD's history (or the ranges `revs`) replayed through the hooks'
     rules; every problem, how many commits were judged, and which by their tags alone."""
-    from gitstate.history.verify import verify
     head = repo.git.head()
     _must_be_managed(repo)
     for rev in revs:   # a revision that names nothing is the caller's mistake: exit 2
@@ -273,22 +273,18 @@ def verified(repo: Managed, revs=(), *, no_cache: bool = False, progress=None) -
                              hint="e.g. `gitstate verify origin/main..HEAD`")
     cache_dir = None if no_cache else repo.cache_dir
     report: dict = {"by_tag": []}
-    if head is None:
-        problems, judged = [], 0
-    elif revs:
-        problems, judged = verify(repo.git, list(revs), cache_dir, report=report,
+    problems: list[dict] = []
+    judged = 0
+    if head is not None:
+        problems, judged = verify(repo.git, list(revs) or [head], cache_dir,
+                                  remember=not revs and not no_cache, report=report,
                                   progress=progress)
-    else:
-        problems, judged = verify(repo.git, [head], cache_dir, remember=not no_cache,
-                                  report=report, progress=progress)
     return {"ok": not problems, "problems": problems, "judged": judged,
             "judged_by_tag": report["by_tag"]}
 
 
 def _must_be_managed(repo: Managed) -> None:
     """A repository whose history never held a lifecycle is not managed: say so (exit 1)."""
-    from gitstate.errors import InvalidFile, NotManaged
-    from gitstate.law.lifecycle import LIFECYCLE_PATH
     try:
         repo.lifecycle()
         return

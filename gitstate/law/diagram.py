@@ -14,6 +14,7 @@ def _mermaid_id(state: str) -> str:
 
 def to_mermaid(lc: Lifecycle) -> str:
     """A Mermaid stateDiagram of the lifecycle: rosters as classes, gated moves labelled."""
+    assert lc.initial is not None   # a loaded lifecycle has one (law/checks.py)
     out = ["stateDiagram-v2"]
     for name in lc.states:
         out.append(f'    state "{name}" as {_mermaid_id(name)}')

@@ -84,9 +84,14 @@ class Message(Record):
     trailers: lower-case keys to values; mentions: canonical ids, "all" for @ALL.
     """
 
-    __slots__ = ("subject", "body", "prefix", "tag", "text", "malformed", "trailers", "mentions")
-    _defaults = {"prefix": None, "tag": None, "text": "", "malformed": None, "trailers": {},
-                 "mentions": frozenset()}
+    subject: str
+    body: str
+    prefix: str | None = None
+    tag: str | None = None
+    text: str = ""
+    malformed: str | None = None
+    trailers: dict[str, list[str]] = {}
+    mentions: frozenset[str] = frozenset()
 
     @property
     def has_tag(self) -> bool:
@@ -218,7 +223,7 @@ def format_subject(agent: str, state: str, text: str) -> str:
 
 
 def format_message(agent: str, state: str, text: str, body: str = "",
-                   trailers: list[tuple[str, str]] = ()) -> str:
+                   trailers: list[tuple[str, str]] | None = None) -> str:
     """The message of a state commit. A text of several lines is a subject (its first line)
     and the start of the body (the rest), as `git commit -m` would make it."""
     text, _, more = text.strip().partition("\n")

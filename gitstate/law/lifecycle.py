@@ -180,9 +180,9 @@ class Lifecycle(Record):
         """States reachable in one step (not counting staying put)."""
         return self.transitions.get(state, ())
 
-    def allowed_from(self, state: str) -> tuple[str, ...]:
+    def allowed_from(self, state: str | None) -> tuple[str, ...]:
         """Every legal next state, staying put included where the state is not terminal."""
-        if state not in self.states:
+        if state is None or state not in self.states:
             return ()
         stay = () if self.states[state].terminal or state in self.targets(state) else (state,)
         return self.targets(state) + stay
@@ -202,7 +202,8 @@ class Lifecycle(Record):
 
     def timeout_refuses_early(self, old: str, new: str, role: str | None) -> bool:
         """Is (old -> new), for `role`, refused before it is due?"""
-        return self.timeout_applies(old, new, role) and not self.policies.timeout(old, new).sooner
+        spec = self.policies.timeout(old, new)
+        return self.timeout_applies(old, new, role) and spec is not None and not spec.sooner
 
     def role_timeout(self, role: str | None) -> int | None:
         """How long an agent of `role` may live (its role's own, else the default cap)."""
@@ -235,7 +236,7 @@ class Lifecycle(Record):
         return self.as_plain()
 
 
-def file_keys(record: type) -> set[str]:
+def file_keys(record: type[Record]) -> set[str]:
     """The keys a part of the lifecycle file may have: its record's plain fields."""
     return set(record._fields) - set(record._plain_skip)
 

@@ -17,7 +17,7 @@ says so with `_plain_type`, the annotation the schema describes it by.
 
 from __future__ import annotations
 
-_RECORDS: dict[str, type] = {}   # every record class by name: annotations name them
+_RECORDS: dict[str, type[Record]] = {}   # every record class by name: annotations name them
 
 
 class _RecordType(type):
@@ -119,7 +119,3 @@ def build(annotation: str, value):
         return {k: build(inner, v) for k, v in value.items()}
     return value
 
-
-def record_type(name: str) -> type:
-    """A record class by its name (for `gitstate.schema`, which describes them)."""
-    return _RECORDS[name]

@@ -184,8 +184,9 @@ def file_violations(path: str, data: bytes, lc: Lifecycle) -> list[Violation]:
     if m is None or _check_id(m.group("id"), path, out):
         return out
     p = Parsed(FileChange(path, None, data), m.group("id"))
-    if _check_content(p, lc, out, None):
-        _check_requires(p, lc, p.new.state, out)
+    new = _check_content(p, data, lc, out, None)
+    if new is not None:
+        _check_requires(new, path, lc, new.state, out)
     return out
 
 
@@ -209,9 +210,10 @@ def _check_file(p: Parsed, lc: Lifecycle, out: list[Violation],
                              "link; a state file must be a plain file", ch.path))
         p.new_problem = True
         return p
-    if not _check_content(p, lc, out, memo):
+    new = _check_content(p, ch.new, lc, out, memo)
+    if new is None:
         return p
-    new, state = p.new, p.new.state
+    state = new.state
     where = f"{ch.path}:{new.line_of('state')}"
     old_state = p.old.state if p.old is not None else None
     if ch.old is None:
@@ -229,22 +231,23 @@ def _check_file(p: Parsed, lc: Lifecycle, out: list[Violation],
         elif not lc.is_legal(old_state, state):
             out.append(Violation(Rule.ILLEGAL_TRANSITION, f"{p.agent} is in {old_state}; "
                                  f"{legal_moves(lc, old_state)}, not {state}", where))
-    _check_requires(p, lc, state, out)
+    _check_requires(new, ch.path, lc, state, out)
     _check_mortality(p, lc, old_state, state, where, out)
     return p
 
 
-def _check_content(p: Parsed, lc: Lifecycle, out: list[Violation], memo: dict | None) -> bool:
-    """Parse the new side and judge it on its own; True if it names a declared state."""
+def _check_content(p: Parsed, data: bytes, lc: Lifecycle, out: list[Violation],
+                   memo: dict | None) -> statefile.StateDoc | None:
+    """Parse the new side (`data`) and judge it on its own; the parsed side if it names a
+    declared state."""
     ch = p.change
     try:
-        p.new = _parse(ch.new, ch.path, memo)
+        p.new = new = _parse(data, ch.path, memo)
     except InvalidFile as exc:
         out.append(Violation(exc.rule, exc.message + (f" ({exc.hint})" if exc.hint else ""),
                              exc.where or ch.path))
         p.new_problem = True
-        return False
-    new = p.new
+        return None
     for key, line, problem in statefile.field_problems(new):
         out.append(Violation(Rule.BAD_FIELD, problem, f"{ch.path}:{line}"))
         if key in ("agent", "state"):
@@ -256,7 +259,7 @@ def _check_content(p: Parsed, lc: Lifecycle, out: list[Violation], memo: dict | 
                              f"{ch.path}:{new.line_of('agent')}"))
     state = new.state
     if p.new_problem or not isinstance(state, str):
-        return False
+        return None
     if state not in lc.states:
         from gitstate.law.suggest import did_you_mean
         out.append(Violation(Rule.UNKNOWN_STATE, f"'{state}' is not a state of lifecycle "
@@ -264,17 +267,17 @@ def _check_content(p: Parsed, lc: Lifecycle, out: list[Violation], memo: dict | 
                              f"{', '.join(lc.states)})",
                              f"{ch.path}:{new.line_of('state')}"))
         p.new_problem = True
-        return False
-    return True
+        return None
+    return new
 
 
-def _check_requires(p: Parsed, lc: Lifecycle, state: str, out: list[Violation]) -> None:
-    new = p.new
+def _check_requires(new: statefile.StateDoc, path: str, lc: Lifecycle, state: str,
+                    out: list[Violation]) -> None:
     for req in lc.states[state].requires:
         if not statefile.is_filled(new.get(req)):
             line = new.line_of(req) if req in new.front else 2
             out.append(Violation(Rule.MISSING_FIELD, f"state '{state}' requires '{req}:' to be "
-                                 "filled in", f"{p.change.path}:{line}"))
+                                 "filled in", f"{path}:{line}"))
 
 
 def check_law_change(lc: Lifecycle, message: str | Message, changed: list[str]) -> list[Violation]:

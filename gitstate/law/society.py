@@ -162,7 +162,7 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Viola
                              f"roles{did_you_mean(role, lc.roles)} ({', '.join(lc.roles) or 'none'}"
                              "), and custom roles are not allowed", role_at))
     spec = lc.roles.get(role) if role else None
-    if living and spec is not None and spec.max and (not was_living or role != old_role):
+    if living and role and spec is not None and spec.max and (not was_living or role != old_role):
         holders = census.holders(role)
         if len(holders) > spec.max:
             # the first holder other than this agent (ids are unique: it is one of the first two)
@@ -220,7 +220,10 @@ def _way_out(p, role: str, giver: str | None) -> str:
 def _check_timeout(p, lc: Lifecycle, ctx: Context, old: str, new: str,
                    out: list[Violation]) -> None:
     """A timed transition is taken only once it is due, counted from entering the state."""
-    wait = lc.policies.timeout(old, new).after
+    spec = lc.policies.timeout(old, new)
+    if spec is None:   # not a timed move
+        return
+    wait = spec.after
     since = ctx.entered(p.agent, old)
     now = ctx.now()
     if since is not None and now - since >= wait:

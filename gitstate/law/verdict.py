@@ -9,6 +9,10 @@ from __future__ import annotations
 from gitstate.law.record import Record
 from gitstate.rule_ids import Rule
 
+TYPE_CHECKING = False  # statefile is imported by the rules that need it, not by every verdict
+if TYPE_CHECKING:
+    from gitstate.law.statefile import StateDoc
+
 SYMLINK_MODE = "120000"
 
 
@@ -45,7 +49,9 @@ class Context:
     as it will be (after the change). Each is asked only when a rule needs it.
     """
 
-    base: str | None = None
+    @property
+    def base(self) -> str | None:
+        return None
 
     def commit(self, rev: str) -> str | None:  # pragma: no cover - interface
         raise NotImplementedError
@@ -77,9 +83,9 @@ class Parsed(Record):
     """A change with both sides parsed. `new_problem`: the new side is too broken for the
     rules that follow to say anything useful."""
 
-    __slots__ = ("change", "agent", "old", "new", "old_error", "new_problem")
-
-    def __init__(self, change: FileChange, agent: str):
-        self.change, self.agent = change, agent
-        self.old = self.new = self.old_error = None
-        self.new_problem = False
+    change: FileChange
+    agent: str
+    old: StateDoc | None = None
+    new: StateDoc | None = None
+    old_error: str | None = None
+    new_problem: bool = False

@@ -143,10 +143,10 @@ class _Builder:
                                       line, Rule.TOO_DEEP)
                         path = self.path_of(parent)
                         self.lines.setdefault(path, line)
-                        container = {} if kind is yaml.MappingStartEvent else []
+                        container: dict | list = {} if kind is yaml.MappingStartEvent else []
                         stack.append(_Frame(container, path, event.anchor, self.count))
                         continue
-                if is_key:
+                if is_key and parent is not None:
                     self.key(parent, value, line)
                     continue
                 if parent is None:

@@ -11,13 +11,16 @@ from typing import Any
 from gitstate.errors import GitstateError, InvalidFile
 from gitstate.git.atomic import Plan, Result, commit_atomically, reject_if
 from gitstate.git.repo import GitContext, Managed
+from gitstate.git.signing import can_sign_as
 from gitstate.history.views import freeze_state_path
 from gitstate.law import statefile
 from gitstate.law.grammar import canonical_id, format_message
-from gitstate.law.lifecycle import is_law_path
-from gitstate.law.rules import FileChange, check_law_change, validate
+from gitstate.law.lifecycle import SIGNERS_PATH, is_law_path
+from gitstate.law.rules import FileChange, check_law_change, legal_moves, validate
+from gitstate.law.society import freeze_file_problems
 from gitstate.moves.fields import now_iso, parse_sets  # noqa: F401  (the commands' names)
 from gitstate.moves.workfile import current, kept_edits, staged_version
+from gitstate.resources import read_shipped
 from gitstate.rule_ids import Rule
 
 
@@ -33,6 +36,7 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
 
     def prepare(head: str | None) -> Plan:
         lc = repo.lifecycle(head)
+        assert lc.initial is not None   # a loaded lifecycle has one (law/checks.py)
         path = lc.state_path(agent)
         old, work = current(repo, head, path)
         if old is not None:
@@ -67,7 +71,7 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
         return Plan({path: new}, message, {"agent": agent, "from": None, "to": lc.initial,
                                           "path": path})
 
-    return commit_atomically(repo.git, repo.top, prepare, reflog="gitstate spawn")
+    return commit_atomically(repo.git, repo.work_tree, prepare, reflog="gitstate spawn")
 
 
 def _birth_defaults(repo: Managed, lc) -> dict[str, Any]:
@@ -140,7 +144,7 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
                     with_staged=with_work, sign=sign,
                     work=kept_edits(work, base_bytes, fields, path))
 
-    return commit_atomically(repo.git, repo.top, prepare, reflog="gitstate transition")
+    return commit_atomically(repo.git, repo.work_tree, prepare, reflog="gitstate transition")
 
 
 def _must_sign(repo: Managed, lc, head: str | None, agent: str, old: str | None, new: str,
@@ -149,11 +153,9 @@ def _must_sign(repo: Managed, lc, head: str | None, agent: str, old: str | None,
     keys (protocols/allowed_signers); refused, naming who must run it, without such a key."""
     if not approved_by or head is None or old is None or not lc.needs_approval(old, new):
         return False
-    from gitstate.law.lifecycle import SIGNERS_PATH
     signers = repo.git.cat_files([f"{head}:{SIGNERS_PATH}"])[0]
     if signers is None:
         return False
-    from gitstate.git.signing import can_sign_as
     ok, have = can_sign_as(repo.git, signers, approved_by)
     if not ok:
         raise GitstateError(
@@ -188,15 +190,16 @@ def _judge(repo: Managed, lc, head: str | None, path: str, old: bytes | None, ne
            staged: bool = True) -> None:
     """Refuse before committing, with exactly the hook's words; staged state files count."""
     rx = lc.state_path_regex()
-    extra = [p for p in (files or {}) if rx.match(p)]
+    files = files or {}
+    extra = [p for p in files if rx.match(p)]
     olds = repo.git.cat_files(f"{head}:{p}" for p in extra) if head else [None] * len(extra)
     changes = [FileChange(path, old, new)] + [
         FileChange(p, o, files[p]) for p, o in zip(extra, olds)]
-    law = [p for p in (files or {}) if is_law_path(p)]
+    law = [p for p in files if is_law_path(p)]
     if staged:
         changes += repo.staged_state_changes(lc, head, skip={path, *extra})
         law += [p for p in repo.git.staged_changes(head) if is_law_path(p) and p not in law]
-    context = GitContext(repo.git, head, tree=None, overrides={**(files or {}), path: new},
+    context = GitContext(repo.git, head, tree=None, overrides={**files, path: new},
                          lc=lc)
     found = validate(changes, lc, message, context=context)
     if law and head is not None:   # what rides along may change the law: judged as the hooks do
@@ -244,7 +247,6 @@ def move_to_roster(lc, state: str, roster: str, *, terminal: bool | None = None,
                    verb: str) -> str:
     """The state to go to from `state` whose roster is `roster` (the first the lifecycle
     lists); a clear error naming the legal moves when there is none."""
-    from gitstate.law.rules import legal_moves
     for target in lc.targets(state):
         spec = lc.states[target]
         if spec.roster == roster and (terminal is None or spec.terminal == terminal):
@@ -259,9 +261,6 @@ def freeze(repo: Managed, agent: str, *, text: str | None = None,
     """Freeze with the agent's freeze-state file, in one commit. Without the file, write the
     template and refuse — unless `unwritten` is given (a shutdown): then every section says
     that text, so a questioner learns that the agent never wrote it."""
-    from gitstate.law.society import freeze_file_problems
-    from gitstate.resources import read_shipped
-
     agent = canonical_id(agent)
     lc, state, front = current_state(repo, agent)
     target = move_to_roster(lc, state, "frozen", verb="freeze")

@@ -15,14 +15,21 @@ import sys
 from gitstate.errors import GitstateError
 from gitstate.git.atomic import Result
 from gitstate.git.repo import Managed
+from gitstate.history.fold import vacancy_notice
+from gitstate.history.views import inbox as messages, vacant_roles
 from gitstate.law.grammar import canonical_id
 from gitstate.law.lifecycle import PHASE_ADVICE
+from gitstate.law.suggest import closest
 from gitstate.moves import agent as moves
 from gitstate.moves.fields import parse_sets
+from gitstate.moves.landing import committer, push_move
+from gitstate.moves.logbook import logout as log_out
+from gitstate.moves.operations import due_timeouts, sweep as commit_due
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
 
 def _stderr(line: str) -> None:
@@ -40,8 +47,8 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
     _note_near_role(repo, role, warn)
     if session:
         values["session"] = session   # the runtime's session id: its hooks find the agent
-    options = dict(role=role, model=model, parent_agent=parent, sets=values, text=text,
-                   task=task, instructions=instructions)
+    options: dict[str, Any] = dict(role=role, model=model, parent_agent=parent, sets=values,
+                                   text=text, task=task, instructions=instructions)
     if wait:
         from gitstate.moves.operations import spawn_when_free
         return committed(repo, agent, lambda: spawn_when_free(repo, agent, wait, warn,
@@ -55,7 +62,6 @@ def _note_near_role(repo: Managed, role: str | None, warn: Callable[[str], None]
     spawn goes ahead where custom roles are allowed; elsewhere the law refuses it)."""
     if not role:
         return
-    from gitstate.law.suggest import closest
     try:
         lc = repo.lifecycle(repo.git.head())
     except GitstateError:
@@ -98,8 +104,6 @@ def bury(repo: Managed, agent: str, summary: str, *, approved_by: str | None = N
          warn: Callable[[str], None] = _stderr) -> dict:
     """`agent` dies with a final summary; `vacancies`: the notices of the roles it left
     vacant, told from the history the move landed in."""
-    from gitstate.history.fold import vacancy_notice
-    from gitstate.history.views import vacant_roles
     who = canonical_id(agent)
     notices: list[str] = []
 
@@ -122,7 +126,6 @@ def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
 def logout(repo: Managed, agent: str, note: str, *, text: str | None = None, sets=(),
            warn: Callable[[str], None] = _stderr) -> dict:
     """Append `note` to the lifecycle's log and move to the state that keeps it."""
-    from gitstate.moves.logbook import logout as log_out
     values = parse_sets(sets)
     return committed(repo, agent, lambda: log_out(repo, agent, note, text=text,
                                                   sets=values)[0], warn=warn)
@@ -131,7 +134,6 @@ def logout(repo: Managed, agent: str, note: str, *, text: str | None = None, set
 def inbox(repo: Managed, agent: str, *, mark_read: bool = False, push: bool = False) -> dict:
     """The messages to `agent` since its `last_read_commit`; `mark_read` moves that to HEAD
     with a progress commit (none when there is nothing to read), `push` lands it."""
-    from gitstate.history.views import inbox as messages
     view = messages(repo, agent)
     if not (mark_read and view["messages"]):
         return view
@@ -141,7 +143,6 @@ def inbox(repo: Managed, agent: str, *, mark_read: bool = False, push: bool = Fa
     if not push:
         view["marked_read"] = {"commit": move().sha, "last_read_commit": view["head"]}
         return view
-    from gitstate.moves.landing import push_move
     landing, _result = push_move(repo, view["agent"], move)
     view["push"] = landing.as_plain()
     if landing.outcome == "landed":
@@ -151,8 +152,6 @@ def inbox(repo: Managed, agent: str, *, mark_read: bool = False, push: bool = Fa
 
 def sweep(repo: Managed, *, dry_run: bool = False, push: bool = False) -> dict:
     """The timed transitions that are due, each committed as the system unless `dry_run`."""
-    from gitstate.moves.landing import committer
-    from gitstate.moves.operations import due_timeouts, sweep as commit_due
     due = due_timeouts(repo)
     if not dry_run:
         commit_due(repo, lambda line: None, committer(repo, push))

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from gitstate.errors import GitstateError
 from gitstate.git.atomic import Result
 from gitstate.git.push import Landing, PushPolicy, land
 from gitstate.git.repo import Managed
+from gitstate.history.problems import describe_problem
+from gitstate.history.verify import verify
 from gitstate.law.grammar import canonical_id
+from gitstate.moves.operations import committed
 
 
 def policy_of(repo: Managed) -> PushPolicy:
@@ -37,22 +41,19 @@ def push_move(repo: Managed, agent: str, move: Callable[[], Result],
     git = repo.git
 
     def judge_fetched(old: str | None, new: str) -> str | None:
-        from gitstate.history.problems import describe_problem
-        from gitstate.history.verify import verify
         problems, _ = verify(git, [new, "--not", "--branches"], repo.cache_dir, root=old)
         if problems:
             return ("the hub's branch holds commits that break the lifecycle (is the hub "
                     "judging pushes?): " + "; ".join(describe_problem(p) for p in problems[:3]))
         return None
 
-    return land(git, repo.top, move, agent=canonical_id(agent),
+    return land(git, repo.work_tree, move, agent=canonical_id(agent),
                 policy=policy or policy_of(repo), judge_fetched=judge_fetched)
 
 
 def landed(repo: Managed) -> Callable[[str, Callable[[], Result]], Result]:
     """For operations that commit several moves (sweep, reap, shutdown) with `--push`: land
     each; a move that does not land stops the operation with the reason."""
-    from gitstate.errors import GitstateError
 
     def commit(agent: str, move: Callable[[], Result]) -> Result:
         landing, result = push_move(repo, agent, move)
@@ -68,5 +69,4 @@ def committer(repo: Managed, push: bool) -> Callable[[str, Callable[[], Result]]
     """How an operation commits each of its moves: here, or with `push` landed on the hub."""
     if push:
         return landed(repo)
-    from gitstate.moves.operations import committed
     return committed

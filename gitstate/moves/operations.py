@@ -14,15 +14,16 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
 
-from gitstate.errors import GitstateError
+from gitstate.errors import GitstateError, Rejected
 from gitstate.git.repo import Managed
 from gitstate.git.runner import Git
+from gitstate.history.fold import tag_events
 from gitstate.history.index import Index
 from gitstate.law import statefile
 from gitstate.law.grammar import canonical_id
 from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.times import duration
-from gitstate.moves.agent import freeze, transition
+from gitstate.moves.agent import freeze, spawn, transition
 from gitstate.rule_ids import Rule
 
 SYSTEM = ("gitstate", "gitstate@localhost")
@@ -57,7 +58,6 @@ def await_agents(repo: Managed, agents: list[str], timeout: float | None,
     """Block until every agent is in a terminal state: 0 all succeeded, 1 any failed,
     124 on timeout. Each state commit of theirs is reported as it lands, progress updates
     (a commit that stays in its state) included."""
-    from gitstate.history.fold import tag_events
 
     agents = [canonical_id(a) for a in agents]
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -109,8 +109,6 @@ def spawn_when_free(repo: Managed, agent: str, wait: float, say: Callable[[str],
                     poll: float = 0.5, **options):
     """Spawn, waiting up to `wait` seconds for a free slot when only the pool cap
     (`max-living`) refuses it: the seed's queue, bounded."""
-    from gitstate.errors import Rejected
-    from gitstate.moves.agent import spawn
 
     deadline = time.monotonic() + wait
     told = False
@@ -238,10 +236,9 @@ def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
         for agent, (_path, front, _p) in sorted(fronts.items()):
             front = front or {}
             state, pid = front.get("state"), front.get("pid")
-            if lc.roster_of(state) != "living":
+            if not isinstance(state, str) or lc.roster_of(state) != "living":
                 continue
-            has_pid = isinstance(pid, int) and not isinstance(pid, bool)
-            if has_pid:
+            if isinstance(pid, int) and not isinstance(pid, bool):
                 if statefile.as_text(front.get("host")) != host or _alive(pid):
                     continue
                 why = f"process {pid} on {host} is gone"
@@ -272,8 +269,9 @@ def _path_to_rest(lc: Lifecycle, start: str, *, interrupted: bool = False) -> li
     """The fewest moves to a frozen or terminal state; among equally near ones a frozen state
     (resumable) first, then a successful ending — or, for work `interrupted` before it was
     done, an ending that reads as a failure (the first the lifecycle declares)."""
-    todo, back, depth = deque([start]), {start: None}, {start: 0}
-    found = []
+    todo, depth = deque([start]), {start: 0}
+    back = {start: start}   # the state each was first reached from
+    found: list[str] = []
     while todo:
         s = todo.popleft()
         if found and depth[s] > depth[found[0]]:
@@ -310,7 +308,7 @@ def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None 
     lc = repo.lifecycle(head)
     index = Index(repo.git, lc, repo.cache_dir)
     fronts = {a: f or {} for a, (_p, f, _e) in index.fronts(head).items()}
-    living = [a for a, f in fronts.items() if lc.roster_of(f.get("state")) == "living"]
+    living = [a for a, f in fronts.items() if lc.roster_of(f.get("state", "")) == "living"]
     order = sorted(living, key=lambda a: (-(fronts[a].get("depth") or 0), a))
     skipped = 0
     with as_system(repo) as repo:

@@ -146,7 +146,9 @@ def spawn_guard(event: dict) -> dict | None:
     agent, _ = bound_agent(event, gdir)
     if agent is None:
         return None
-    tool_input = event.get("tool_input") if isinstance(event.get("tool_input"), dict) else {}
+    tool_input = event.get("tool_input")
+    if not isinstance(tool_input, dict):
+        tool_input = {}
     kind = tool_input.get("subagent_type") or "general-purpose"
     from gitstate.runtime.record import judge_spawn
     reason, depth = judge_spawn(event.get("cwd"), agent, str(kind))

@@ -11,12 +11,13 @@ alias `from`.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, RootModel, TypeAdapter
 
 from gitstate.doors import install
 from gitstate.git import push
+from gitstate.law import record as law_record
 from gitstate.schema.records import AgentStatus, Commit, Record, RosterRow
 
 # -- setup ----------------------------------------------------------------------------------
@@ -40,7 +41,7 @@ class Preset(Record):
     default: bool
 
 
-def described(record: type, names: dict[type, str]) -> Any:
+def described(record: type[law_record.Record], names: dict[type[law_record.Record], str]) -> Any:
     """The pydantic model of a law record's plain form (`gitstate.law.record`): the record is
     the one declaration, this only describes it. Every field is required (the plain form
     always has them all). `names`: the records' names in the schema."""
@@ -57,8 +58,9 @@ def described(record: type, names: dict[type, str]) -> Any:
 
     if record not in _DESCRIBED:
         hints = record.__annotations__
-        model = create_model(names[record], __base__=Record, **{
-            f: (resolve(hints[f]), ...) for f in record._fields if f not in record._plain_skip})
+        fields: dict[str, Any] = {
+            f: (resolve(hints[f]), ...) for f in record._fields if f not in record._plain_skip}
+        model = create_model(names[record], __base__=Record, **fields)
         _DESCRIBED[record] = model
         if record._plain_type:   # written in another form too (a timeout: a bare duration)
             _DESCRIBED[record] = eval(record._plain_type, {record.__name__: model})
@@ -70,16 +72,25 @@ _DESCRIBED: dict[type, Any] = {}
 
 def _lifecycle_doc() -> type[Record]:
     from gitstate.law import lifecycle as law
-    names = {law.State: "StateSpec", law.Role: "RoleSpec", law.Mortality: "Mortality",
-             law.Timeout: "TimeoutSpec", law.Policies: "Policies", law.Layout: "Layout",
-             law.Grammar: "Grammar", law.Lifecycle: "LifecycleDoc"}
+    names: dict[type[law_record.Record], str] = {
+        law.State: "StateSpec", law.Role: "RoleSpec", law.Mortality: "Mortality",
+        law.Timeout: "TimeoutSpec", law.Policies: "Policies", law.Layout: "Layout",
+        law.Grammar: "Grammar", law.Lifecycle: "LifecycleDoc"}
     return described(law.Lifecycle, names)
 
 
-LifecycleDoc = _lifecycle_doc()
+# Models described at run time; mypy, which cannot follow them, checks them as the base model.
+if TYPE_CHECKING:
+    LifecycleDoc = Record
+    _InitReport = Record
+    Pushed = Record
+else:
+    LifecycleDoc = _lifecycle_doc()
+    _InitReport = described(install.InitReport, {install.InitReport: "InitReport"})
+    Pushed = described(push.Landing, {push.Landing: "Pushed"})
 
 
-class InitReport(described(install.InitReport, {install.InitReport: "InitReport"})):
+class InitReport(_InitReport):
     """What `gitstate init` did, and what `--runtime` or `--ci` wrote."""
     integrations: list[Integration] = []
 
@@ -161,9 +172,6 @@ class Message(Record):
 class MarkedRead(Record):
     commit: str
     last_read_commit: str
-
-
-Pushed = described(push.Landing, {push.Landing: "Pushed"})
 
 
 class Inbox(Record):

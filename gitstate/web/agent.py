@@ -61,7 +61,7 @@ def _timeline(moves: list[dict]) -> Safe:
 
 
 def _inbox(links: Links, box: dict | None, error: str | None) -> Safe:
-    if error:
+    if error or box is None:
         return render('<p class="error">{e}</p>', e=error)
     since = render("since commit <code>{s}</code>", s=box["since"][:10]) if box["since"] \
         else Safe("from the beginning")
@@ -87,7 +87,7 @@ def _freeze(agent: str, shown: dict | None, error: str | None, humans: list[str]
                   'decision ({who}). This viewer never writes; in a clone of the repository, '
                   'run:</p><pre><code class="command">gitstate wake {agent} --approved-by '
                   '{human}</code></pre></div>', who=who, agent=agent, human=human)
-    if error:
+    if error or shown is None:
         return join([render('<p class="error">{e}</p>', e=error), wake])
     front = join(render('<div><dt>{k}</dt><dd>{v}</dd></div>', k=k, v="—" if v is None else v)
                  for k, v in shown["front"].items())

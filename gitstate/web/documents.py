@@ -3,6 +3,7 @@ static site both build their pages here, so they show the same thing."""
 
 from __future__ import annotations
 
+from gitstate.history.fold import vacancies
 from gitstate.law.times import when
 from gitstate.web.data import Viewer
 from gitstate.web.html import Safe
@@ -21,7 +22,6 @@ def _frame(viewer: Viewer, links: Links, commit: str | None, lc_name: str | None
 def vacancies_of(viewer: Viewer, view: dict) -> dict:
     """The vacancies view from a roster already read (what `vacant_roles` returns for the
     same commit), so that a page reads history once."""
-    from gitstate.history.fold import vacancies
     records = [r for key in ("living", "freezer", "cemetery", "unknown")
                for r in view.get(key, [])]
     return {"commit": view["commit"],

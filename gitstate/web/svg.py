@@ -14,6 +14,7 @@ _ROSTER_ORDER = {"living": 0, "frozen": 1, "dead": 2}
 def layers(lc: Lifecycle) -> list[list[str]]:
     """States by their distance from the initial state (breadth first); within a layer,
     living before frozen before dead, then in the order the lifecycle declares them."""
+    assert lc.initial is not None   # a loaded lifecycle has one (law/checks.py)
     depth = {lc.initial: 0}
     queue = [lc.initial]
     while queue:
@@ -39,7 +40,7 @@ def layout(lc: Lifecycle) -> tuple[dict[str, tuple[float, float, float]], float,
     widths = {n: max(120.0, len(n) * CHAR_W + 28) for n in lc.states}
     row_w = [sum(widths[n] for n in r) + COL_GAP * (len(r) - 1) for r in rows]
     width = max(row_w) + 2 * MARGIN + 120      # room on both sides for edges that go back
-    boxes = {}
+    boxes: dict[str, tuple[float, float, float]] = {}
     for i, row in enumerate(rows):
         x = MARGIN + 60 + (max(row_w) - row_w[i]) / 2
         y = MARGIN + i * (BOX_H + ROW_GAP)
@@ -118,6 +119,7 @@ def lifecycle_svg(lc: Lifecycle, counts: dict[str, int]) -> Safe:
             '<text class="count" x="{cx}" y="{cy}" text-anchor="middle">{who}</text></g>',
             roster=spec.roster, busy=" busy" if n else "", name=name, who=who, x=x, y=y, w=w,
             h=BOX_H, extra=extra, cx=x + w / 2, ty=y + 19, cy=y + 36))
+    assert lc.initial is not None   # a loaded lifecycle has one (law/checks.py)
     ix, iy, iw = boxes[lc.initial]
     start = render('<circle class="start" cx="{cx}" cy="{cy}" r="7"/>'
                    '<path class="edge" d="M{cx},{y1} L{cx},{y2}" marker-end="url(#arrow)"/>',
