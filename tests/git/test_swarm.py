@@ -1,6 +1,8 @@
 """A swarm over a real transport: a hub served by `git daemon` on 127.0.0.1, 16 clones and 4
-worktrees each moving its own agent with `--push`, in parallel processes; and six clones racing
-for a role that may have one holder. The full soak (25 moves each) is `bench/swarm.py`."""
+worktrees each moving its own agent with `gitstate ... --push` processes, all at once with no
+pause between moves and gitstate's default settings; the same burst at a hub that runs no
+hooks (the retrying fallback); and six clones racing for a role that may have one holder. The
+full burst (16 clones x 10 moves) is `bench/swarm.py`."""
 
 from __future__ import annotations
 
@@ -50,14 +52,14 @@ def expected_state(moves: int) -> str:
 
 
 @needs_daemon
-def test_sixteen_clones_and_four_worktrees_lose_nothing(tmp_path, served_hub):
+def test_sixteen_clones_and_four_worktrees_in_a_burst_lose_nothing(tmp_path, served_hub):
     hub, daemon = served_hub
     places = swarm.make_clones(tmp_path, daemon.url("hub.git"), 16, 4)
-    # each agent works a moment between its moves, as agents do: an agent that pushes again
-    # the instant it landed always finds its branch in step and can starve the others
-    results, _ = swarm.run_swarm(places, MOVES, tmp_path, think=0.5)
+    results, _ = swarm.run_swarm(places, MOVES, tmp_path)        # no pause between moves
     rows = [r for rs in results for r in rs]
     assert [r for r in rows if r["outcome"] != "landed"] == []        # 0 illegal, 0 gave up
+    # in order of arrival: each move lands with its first push to the queue
+    assert max(r["attempts"] for r in rows) == 1
     assert len(rows) == 20 * MOVES
     on_hub = set(git(hub, "rev-list", "main").stdout.split())
     assert {r["commit"] for r in rows} <= on_hub                       # 0 lost
@@ -74,6 +76,23 @@ def test_sixteen_clones_and_four_worktrees_lose_nothing(tmp_path, served_hub):
     assert folded == files == want
     state_commits = git(hub, "log", "--format=%s", "-i", "--grep=\\[state:", "main").stdout
     assert len(state_commits.splitlines()) == 20 * MOVES
+
+
+@needs_daemon
+def test_a_burst_at_a_hub_without_hooks_lands_every_move_at_the_defaults(tmp_path):
+    hub = swarm.make_hub(tmp_path, kind="plain")
+    daemon = swarm.Daemon(tmp_path)
+    try:
+        places = swarm.make_clones(tmp_path, daemon.url("hub.git"), 8, 0)
+        results, _ = swarm.run_swarm(places, 2, tmp_path)
+    finally:
+        daemon.stop()
+    rows = [r for rs in results for r in rs]
+    assert [r for r in rows if r["outcome"] != "landed"] == [] and len(rows) == 16
+    assert {r["commit"] for r in rows} <= set(git(hub, "rev-list", "main").stdout.split())
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "clone", "-q", str(hub), str(fresh))
+    assert gitstate(fresh, "verify", "--no-cache").returncode == 0
 
 
 @needs_daemon
