@@ -67,7 +67,10 @@ def proc_receive(git: Git, stdin: BinaryIO, stdout: BinaryIO) -> int:
             outcome = _refused(new, Rule.TOO_MANY_REFS, f"this push queues {len(commands)} "
                                f"moves; the hub takes at most {MOVES_PER_PUSH} in one push")
         else:
-            outcome = queue_and_land(git, ref, new)
+            try:
+                outcome = queue_and_land(git, ref, new)
+            except Exception as exc:   # every queued ref gets an answer
+                outcome = _refused(new, Rule.QUEUE_MOVE, f"the hub could not queue it: {exc}")
         if outcome["outcome"] == "landed":
             for line in (f"ok {ref}", f"option refname {outcome['branch']}",
                          f"option old-oid {outcome['old']}", f"option new-oid {outcome['landed']}"):
@@ -141,6 +144,9 @@ class Queue:
                 outcome = self._land(request, self.dir / name)
             except Refused as exc:
                 outcome = _refused(request["move"], exc.rule, exc.message)
+            except Exception as exc:   # a move the hub cannot handle must not block the queue
+                outcome = _refused(request["move"], Rule.QUEUE_MOVE,
+                                   f"the hub could not land it: {exc}")
             outcome["branch"] = request["branch"]
             _write(self.done / request["move"], outcome)
             (self.dir / name).unlink(missing_ok=True)

@@ -298,6 +298,39 @@ def test_drain_finishes_a_landing_cut_short_after_the_branch_moved(tmp_path):
     assert res.returncode == 0 and "the landing queue is empty" in res.stdout
 
 
+def test_drain_lands_afresh_a_landing_cut_short_before_the_branch_moved(tmp_path):
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "alice")[0] == 0
+    assert gitstate(a, "spawn", "bob").returncode == 0
+    move = git(a, "rev-parse", "HEAD").stdout.strip()
+    git(a, "push", "-q", "origin", "HEAD:refs/heads/objects")   # the hub has its objects
+    tip = hub_tip(hub)
+    # killed after it wrote the commit it would land, before the branch moved: that commit
+    # never reached the branch, so the move is landed again from the start
+    orphan = git(hub, "commit-tree", git(hub, "rev-parse", "main^{tree}").stdout.strip(),
+                 "-p", tip, "-m", "never landed").stdout.strip()
+    queue = hub / "gitstate" / "queue"
+    queue.mkdir(parents=True, exist_ok=True)
+    (queue / f"{time.time_ns():020d}-1-{move[:12]}").write_text(json.dumps(
+        {"branch": "refs/heads/main", "move": move, "landing": {"commit": orphan, "old": tip}}))
+    data = json.loads(gitstate(hub, "hub", "drain", "--json").stdout)
+    assert data["landed"] == 1 and data["moves"][0]["landed"] == move == hub_tip(hub)
+    assert git(hub, "rev-list", "--count", f"{tip}..main").stdout.strip() == "1"
+
+
+def test_a_move_the_hub_cannot_read_is_refused_and_does_not_block_the_queue(tmp_path):
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    queue = hub / "gitstate" / "queue"
+    queue.mkdir(parents=True, exist_ok=True)
+    (queue / f"{time.time_ns():020d}-1-bogus").write_text(json.dumps(
+        {"branch": "refs/heads/main", "move": "f" * 40}))
+    (queue / f"{time.time_ns():020d}-2-junk").write_text("{not json")
+    code, out = pushed(a, "spawn", "alice")                     # lands after them
+    assert code == 0 and out["outcome"] == "landed", out
+    assert json.loads((queue / "done" / ("f" * 40)).read_text())["rule"] == "queue-move"
+    assert_queue_empty(hub)
+
+
 def test_doctor_on_the_hub_shows_the_queue(tmp_path):
     hub, _clones = hub_and_clones(tmp_path, 1)
     res = gitstate(hub, "doctor", "--json")
