@@ -47,11 +47,15 @@ class Rule(StrEnum):
     TERMINAL = "terminal", "an agent in a terminal state was changed"
     ILLEGAL_TRANSITION = "illegal-transition", "a move the lifecycle does not allow"
     MISSING_FIELD = "missing-field", "a field the target state requires is missing"
-    FIXED_FIELD = "fixed-field", "a change of parent, depth or role after birth"
+    FIXED_FIELD = "fixed-field", "a change of parent, depth, role or key after birth"
     NEEDS_APPROVAL = ("needs-approval", "a gated move or a change of the law without an "
                       "Approved-by: trailer from a lifecycle human")
     UNSIGNED_APPROVAL = ("unsigned-approval", "a gated move whose commit is not signed by a key "
                          "allowed_signers lists for the human in its Approved-by: trailer")
+    NOT_YOURS = ("not-yours", "a move of an agent by a session bound to another agent the law "
+                 "does not let move it")
+    UNSIGNED_MOVE = ("unsigned-move", "a move of an agent with a key whose commit is not signed "
+                     "by that key or by a key of someone the law lets move it")
     URGENT = "urgent", "entering a state the mortality policy forbids at urgent context"
     TIMEOUT = "timeout", "a timed transition taken before it is due"
     LOG = "log", "entering a state with a `log` without appending to that file in the commit"

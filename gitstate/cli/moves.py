@@ -39,16 +39,19 @@ def moved(command: str, record: dict, as_json: bool, *, push: bool = False,
 @click.option("--instructions", default=None, help="Its full instructions (`instructions:`).")
 @click.option("--wait", default=None, type=click.FloatRange(min=0), metavar="SECONDS",
               help="If the pool is full (max_living), wait up to SECONDS for a free slot.")
+@click.option("--key", default=None, is_flag=False, flag_value="new", metavar="PUBKEY",
+              help="Give the agent a key: its moves must then be signed (bare `--key`: make "
+                   "one, kept in ~/.config/gitstate/keys; or an SSH public key or .pub file).")
 @set_option
 @message_option
 @push_option
 @json_option
-def spawn(agent, role, model, parent, session, task, instructions, wait, sets, text, push,
-          as_json):
+def spawn(agent, role, model, parent, session, task, instructions, wait, key, sets, text,
+          push, as_json):
     """Register AGENT in the initial state (one commit)."""
     record = commands.spawn(repo(), agent, role=role, model=model, parent=parent, sets=sets,
                             text=text, session=session, task=task, instructions=instructions,
-                            wait=wait, push=push)
+                            wait=wait, push=push, key=key)
     return moved("spawn", record, as_json, push=push)
 
 

@@ -18,6 +18,7 @@ from gitstate.errors import GitstateError
 from gitstate.git.cache import key
 from gitstate.git.repo import Managed
 from gitstate.git.signing import signing_key
+from gitstate.law import statefile
 from gitstate.law.lifecycle import LIFECYCLE_PATH, SIGNERS_PATH
 from gitstate.law.signers import principals_of
 
@@ -90,11 +91,52 @@ def diagnose(repo: Managed) -> list[dict]:
                             "commit protocols/allowed_signers with the humans' SSH keys"))
     else:
         out.append(_signersfinding(repo, lc, signers))
+    out += _moversfindings(repo, lc, head)
 
     out += _hub_and_ci(repo)
     runtime = _runtimefinding(repo)
     if runtime is not None:
         out.append(runtime)
+    return out
+
+
+def _moversfindings(repo: Managed, lc, head: str | None) -> list[dict]:
+    """Who may move whom: is this session bound to an agent, and whose moves are proven?"""
+    from gitstate.law.movers import KEY_FIELD
+    from gitstate.moves.principals import bound_agent, held_key
+    out = []
+    bound = bound_agent()
+    if bound is None:
+        out.append(finding("warn", "binding", "no GITSTATE_AGENT: this session is bound to no "
+                            "agent, so the local doors let it move any agent the law allows "
+                            "(who moves is not judged here)", "an agent's runtime sets "
+                            "GITSTATE_AGENT (Claude Code: `gitstate init --runtime claude-code`)"))
+    else:
+        out.append(finding("ok", "binding", f"this session is bound to {bound} "
+                            "(GITSTATE_AGENT): it may move only whom the law lets it"))
+    if head is None or lc is None:
+        return out
+    fronts = {}
+    for agent, data in repo.agents_at(lc, head).items():
+        try:
+            fronts[agent] = statefile.parse_bytes(data, lc.state_path(agent)).front
+        except GitstateError:
+            continue
+    living = {a: f for a, f in fronts.items()
+              if isinstance(f.get("state"), str) and lc.roster_of(f["state"]) != "dead"}
+    bare = sorted(a for a, f in living.items() if not f.get(KEY_FIELD))
+    if bare:
+        shown = ", ".join(bare[:10]) + (f" and {len(bare) - 10} more" if len(bare) > 10 else "")
+        out.append(finding("warn", "movers", f"{len(bare)} agent{'s' if len(bare) != 1 else ''} "
+                            f"without a key ({shown}): the hub and verify cannot tell who moved "
+                            "them (unauthenticated)", "spawn agents with `gitstate spawn ID "
+                            "--key`"))
+    keyed = sorted(a for a in living if a not in bare)
+    if keyed:
+        held = [a for a in keyed if held_key(living[a].get(KEY_FIELD))]
+        out.append(finding("ok", "movers", f"{len(keyed)} agent{'s' if len(keyed) != 1 else ''}"
+                            " with a key: their moves must be signed (unsigned-move); this "
+                            f"clone holds the keys of {', '.join(held) or 'none of them'}"))
     return out
 
 

@@ -11,6 +11,7 @@ remote whose hub does not judge cannot slip an illegal move in through `git pull
 
 from __future__ import annotations
 
+import os
 import sys
 
 from gitstate.git.runner import ZERO, Git
@@ -28,7 +29,8 @@ def guard(git: Git, updates: str) -> int:
             continue
         old, new, ref = parts
         base = old if old != ZERO else git.head()
-        problems, _ = verify(git, [new, "--not", "--branches"], cache_dir, root=base)
+        problems, _ = verify(git, [new, "--not", "--branches"], cache_dir, root=base,
+                             bound=_bound(git, new))
         bad += [(ref, p) for p in problems]
     if not bad:
         return 0
@@ -39,3 +41,14 @@ def guard(git: Git, updates: str) -> int:
     print("The branch was not moved. Make each move legal (e.g. `gitstate transition`), or "
           "rebase instead of merging where an agent moved on two lines.", file=sys.stderr)
     return 1
+
+
+def _bound(git: Git, new: str) -> tuple[str, set[str]] | None:
+    """(agent, commits made here) where this session is bound to an agent (`GITSTATE_AGENT`):
+    the commits no local or remote-tracking branch has yet. Commits fetched from a remote were
+    made elsewhere, by whoever moved them there."""
+    agent = os.environ.get("GITSTATE_AGENT", "").strip().lower()
+    if not agent:
+        return None
+    made = git.text("rev-list", new, "--not", "--branches", "--remotes")
+    return agent, set(made.split())

@@ -241,8 +241,16 @@ def _judge_staged(git: Git, raw: str, message: str | Message | None,
     else:
         out += validate(changes, lc, message, context=context, memo=memo)
         out += _working_agent(lc, message, changes, context)
+    waits = False
+    bound = os.environ.get("GITSTATE_AGENT", "").strip().lower()
+    if bound and changes and not merge_head:   # who may move whom: the session's binding
+        from gitstate.law.grammar import parse_message
+        from gitstate.law.movers import judge_binding
+        msg = parse_message(message) if isinstance(message, str) else message
+        found_bound, waits = judge_binding(lc, bound, changes, msg, context.agents, memo)
+        out += found_bound
     verdict = None
-    if not out and not merge_head and not law_changed:
+    if not out and not merge_head and not law_changed and not waits:
         verdict = _verdict(lc, changes, head[0] if head else "none")
     return out, verdict
 

@@ -40,6 +40,7 @@ class Plan:
     executable: frozenset[str] = frozenset()    # paths committed with mode 100755
     with_staged: bool = True                    # commit what the user staged, too
     sign: bool = False                          # sign with the configured SSH key (approvals)
+    key: str | None = None                      # else sign with this SSH key (an agent's)
     # what the work tree gets where it differs from what is committed: the user's unstaged
     # edits of a file the move rewrites, with the move applied (nothing of theirs is lost)
     work: dict[str, bytes] = field(default_factory=dict)
@@ -234,6 +235,9 @@ def _build(git: Git, gdir: Path, parent: str | None, plan: Plan, entries: list[E
             fmt = git.config("gpg.format")
             args = ([] if fmt == "ssh" else ["-c", "gpg.format=ssh"]) + ["commit-tree", "-S"] \
                 + args[1:]
+        elif plan.key:   # a move signed with the key of the agent who makes it
+            args = ["-c", "gpg.format=ssh", "-c", f"user.signingkey={plan.key}",
+                    "commit-tree", "-S"] + args[1:]
         return git.text(*args, input=plan.message.encode())
     finally:
         with contextlib.suppress(FileNotFoundError):

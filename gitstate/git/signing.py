@@ -57,6 +57,15 @@ def signed_by(raw: bytes, signers: bytes, principal: str) -> str | None:
     return f"its signature is not by a key listed for {principal}"
 
 
+def signed_by_any(raw: bytes, keys: list[tuple[str, str]]) -> str | None:
+    """None if `raw` is signed by one of `keys` ((type, base64) each); else why not."""
+    if not keys:
+        return "no key of theirs is known"
+    lines = "".join(f"mover {t} {k}\n" for t, k in sorted(set(keys)))
+    why = signed_by(raw, lines.encode(), "mover")
+    return None if why is None else why.replace("listed for mover", "of theirs")
+
+
 def signing_key(git: Git) -> tuple[tuple[str, str] | None, str]:
     """(type, base64) of the public key this clone signs with, and where it was found (or
     why there is none)."""

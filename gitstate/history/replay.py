@@ -55,6 +55,11 @@ class ReplayContext(GitContext):
             else:
                 self._running[agent] = doc.front
 
+    @property
+    def clock(self):
+        """The door's clock (the hub's), or None where a commit's own time counts."""
+        return self._clock
+
     def entered(self, agent: str, state: str) -> float | None:
         found = self.entering_commit(agent, state)
         if found is None or self._clock is None:

@@ -38,6 +38,7 @@ from gitstate.git.repo import judge_merge_at, law_made_by_merge
 from gitstate.git.runner import Git
 from gitstate.git.signing import signed_by
 from gitstate.history.commits import Commit, parse_commit_object, read_commits
+from gitstate.history.movers import judge_movers
 from gitstate.history.replay import ReplayContext, carry_over
 from gitstate.law.lifecycle import LIFECYCLE_PATH, SIGNERS_PATH, Lifecycle, is_law_path
 from gitstate.law.limits import LIFECYCLE_BYTES, STATE_FILE_BYTES
@@ -53,7 +54,8 @@ SKEW = 300   # seconds a committer's clock may run ahead of the hub's
 
 def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool = False,
            root: str | None = None, clock=None,
-           report: dict | None = None, progress=None) -> tuple[list[dict], int]:
+           report: dict | None = None, progress=None,
+           bound: tuple[str, set[str]] | None = None) -> tuple[list[dict], int]:
     """(problems, number of commits judged) for the history of `revs`.
 
     `cache_dir` None: no cache is read or written, not even the checked lifecycles.
@@ -63,7 +65,8 @@ def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool =
     `clock`: the hub's (`doors.hub.HubClock`): time is its own, not the committers'.
     `report`, if given, gets `by_tag`: the commits older than the lifecycle, judged by their
     tags alone (an adopted history). `progress(count)` is told how many commits are judged
-    as each batch is done."""
+    as each batch is done. `bound`: (agent, commits made here) of a session bound to an agent
+    (the ref guard): those commits are judged for who moved whom as the hooks judge them."""
     saved = _load(cache_dir) if remember else None
     head = revs[0] if len(revs) == 1 else None
     problems: list[dict] = []
@@ -78,7 +81,7 @@ def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool =
         by_tag = list(saved.get("by_tag", []))
         judged_revs = [f"{saved['tip']}..{head}"]
     found, judged, tagged = _judge_all(git, read_commits(git, judged_revs), cache_dir,
-                                       root, clock, progress)
+                                       root, clock, progress, bound)
     problems += found
     by_tag += tagged
     if report is not None:
@@ -109,14 +112,14 @@ def law_at(git: Git, rev: str | None, cache_dir: str | None = None,
 
 
 def _judge_all(git: Git, commits, cache_dir: str | None, root: str | None,
-               clock=None, progress=None) -> tuple[list[dict], int, list[str]]:
+               clock=None, progress=None, bound=None) -> tuple[list[dict], int, list[str]]:
     """(problems, count, judged by tag alone) for commits (oldest first), judged in batches
     as they are read."""
     lifecycles: dict = {}
     state = {"law": {}, "lifecycles": lifecycles, "parsed": {},
              "run": {"at": None, "agents": {}}, "root": root,
              "root_law": law_at(git, root, cache_dir, lifecycles), "origin": {},
-             "clock": clock, "before_law": [], "by_tag": []}
+             "clock": clock, "before_law": [], "by_tag": [], "bound": bound}
     problems: list[dict] = []
     count = 0
     # git reads the objects of the next batch (a process of its own) while Python judges
@@ -271,8 +274,9 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
         return violations
     ctx = ReplayContext(git, parent, c, lc, run, contents, parsed, clock)
     found = validate(changes, lc, c.message, context=ctx, memo=parsed)
-    ctx.settle()
     violations += [v.to_dict() for v in found]
+    violations += judge_movers(git, c, lc, changes, ctx, law_from, parsed, state["bound"])
+    ctx.settle()
     if law_from is not None and "approved-by" in c.message.lower() \
             and not any(v["rule"] == Rule.NEEDS_APPROVAL for v in violations):
         violations += _check_signed(git, c, lc, changes, changed_law, law_from)

@@ -195,6 +195,25 @@ def _check_accept(lc: Lifecycle, r) -> None:
                                             "(?P<id>...) and (?P<state>...)")
 
 
+def _check_movers(lc: Lifecycle, r) -> None:
+    """`policies.movers` names declared states, and declared roles where custom roles are not
+    allowed."""
+    movers = lc.policies.movers
+    named: list[tuple[tuple, str]] = [(("policies", "movers", "parent"), m)
+                                      for m in movers.parent]
+    for role, moves in movers.roles.items():
+        where: tuple = ("policies", "movers", "roles", role)
+        if not lc.policies.custom_roles and role not in lc.roles:
+            r.bad(where, f"movers.roles names role '{role}', which the lifecycle does not "
+                         "declare")
+        named += [(where, m) for m in moves]
+    for where, move in named:
+        for side in move.split(" -> "):
+            if side != "*" and "*" not in side and side not in lc.states:
+                r.bad(where, f"movers: '{move}' names '{side}', which is not a state")
+
+
 CHECKS = (_check_has_states, _check_one_initial, _check_transitions_name_states,
            _check_no_exit_from_terminal, _check_reachable, _check_no_trap, _check_can_end,
-           _check_requires, _check_policy_names, _check_layout, _check_accept)
+           _check_requires, _check_policy_names, _check_layout, _check_accept,
+          _check_movers)

@@ -85,6 +85,8 @@ def describe(lc: Lifecycle) -> str:
         lines.append("  atomic commits: an agent's every commit carries its state file")
     if lines:
         out += ["", "policies:"] + lines
+    from gitstate.law.movers import describe_movers
+    out += ["", "who may move whom:"] + describe_movers(lc)
     if lc.state_file != DEFAULT_STATE_FILE:
         out += ["", f"state files: {lc.state_file}"]
     return "\n".join(out) + "\n"

@@ -30,7 +30,7 @@ _DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 # `defaults`: fields a new agent's state file starts with unless `spawn` is told otherwise
 # (e.g. person, project); never the ones gitstate itself sets at birth
-NOT_DEFAULTS = ("agent", "state", "parent", "depth", "updated")
+NOT_DEFAULTS = ("agent", "state", "parent", "depth", "updated", "key")
 OUTCOMES = ("success", "failure")
 
 # The lifecycle, declared once. Each record's fields are the keys of its part of
@@ -105,6 +105,29 @@ PHASE_ADVICE = {
 }
 
 
+class Movers(Record):
+    """Who may move an agent besides itself (README "Who may move whom"): its `parent` may
+    make these moves of it (beyond spawning it); a living holder of a role in `roles` may
+    make its moves of any agent; `operators` are principals of `protocols/allowed_signers`
+    (besides the humans) whose signature proves `gitstate reap` and `gitstate shutdown`.
+    Moves are written 'from -> to', '*' matching any state."""
+    parent: tuple[str, ...] = ()
+    roles: dict[str, tuple[str, ...]] = {}
+    operators: tuple[str, ...] = ()
+
+    def parent_may(self, old: str, new: str) -> bool:
+        return _matches(self.parent, old, new)
+
+    def roles_for(self, old: str, new: str) -> list[str]:
+        """The roles whose holders may make this move of another agent."""
+        return [r for r, moves in self.roles.items() if _matches(moves, old, new)]
+
+
+def _matches(moves: tuple[str, ...], old: str, new: str) -> bool:
+    return any(_glob(a, old) and _glob(b, new)
+               for m in moves if (arrow := parse_arrow(m)) is not None for a, b in [arrow])
+
+
 class Policies(Record):
     humans: tuple[str, ...] = ()
     # 'from -> to' moves ('*' matches any state) and `law` (changes of the law itself) that
@@ -119,6 +142,7 @@ class Policies(Record):
     custom_roles: bool = True
     atomic_commits: bool = False
     context_window: int | None = None   # tokens of the agents' model window, if not known
+    movers: Movers = Movers()           # who may move an agent besides itself
     _private = ("_pairs",)
     _pairs: tuple[tuple[str, str], ...] | None   # approval's 'from -> to' pairs, read once
 
@@ -247,6 +271,7 @@ ROLE_KEYS = file_keys(Role)
 POLICY_KEYS = file_keys(Policies)
 TIMEOUT_KEYS = file_keys(Timeout)
 MORTALITY_KEYS = file_keys(Mortality)
+MOVERS_KEYS = file_keys(Movers)
 _DEFAULT_MORTALITY = Mortality()
 
 

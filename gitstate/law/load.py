@@ -13,6 +13,7 @@ from gitstate.law.checks import CHECKS, kind as _kind
 from gitstate.law.lifecycle import (
     DEFAULT_STATE_FILE,
     MORTALITY_KEYS,
+    MOVERS_KEYS,
     NOT_DEFAULTS,
     OUTCOMES,
     POLICY_KEYS,
@@ -27,6 +28,7 @@ from gitstate.law.lifecycle import (
     Layout,
     Lifecycle,
     Mortality,
+    Movers,
     Policies,
     Role,
     State,
@@ -320,7 +322,34 @@ def read_policies(r, raw: Any) -> Policies:
         custom_roles=custom_roles,
         atomic_commits=atomic,
         context_window=r.integer(p.get("context_window"), ("policies", "context_window"),
-                                 "context_window", 1000))
+                                 "context_window", 1000),
+        movers=_read_movers(r, p.get("movers")))
+
+
+def _read_movers(r, raw: Any) -> Movers:
+    """`policies.movers`: moves ('from -> to') a parent, or a holder of a role, may make of
+    another agent, and the operators who sign reap and shutdown."""
+    where = ("policies", "movers")
+    m = r.mapping(raw, where, "policies.movers")
+    r.unknown_keys(m, MOVERS_KEYS, where, "movers")
+
+    def arrows(value, path: tuple, what: str) -> tuple[str, ...]:
+        out = []
+        for i, item in enumerate(r.names(value, path, what)):
+            arrow = parse_arrow(item)
+            if arrow is None:
+                r.bad(path + (i,), f"{what}: {item!r} must read 'from -> to' ('*' matches any "
+                                   "state)")
+            else:
+                out.append(f"{arrow[0]} -> {arrow[1]}")
+        return tuple(out)
+
+    roles = {str(role): arrows(moves, where + ("roles", role), f"movers.roles.{role}")
+             for role, moves in r.mapping(m.get("roles"), where + ("roles",),
+                                          "movers.roles").items()}
+    return Movers(parent=arrows(m.get("parent"), where + ("parent",), "movers.parent"),
+                  roles=roles, operators=tuple(
+                      r.names(m.get("operators"), where + ("operators",), "movers.operators")))
 
 
 def read_defaults(r, raw: Any) -> dict:

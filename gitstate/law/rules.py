@@ -56,7 +56,7 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
     return out
 
 
-FIXED_AT_BIRTH = ("parent", "depth", "role")   # and `agent`, which must name the directory
+FIXED_AT_BIRTH = ("parent", "depth", "role", "key")   # and `agent`: its directory
 
 
 def _check_fixed(p: Parsed, out: list[Violation], role_may_change: bool) -> None:

@@ -164,6 +164,14 @@ def _relpath(v: Any) -> str | None:
     return None
 
 
+def _public_key(v: Any) -> str | None:
+    """An OpenSSH public key line, as `ssh-keygen` writes one: 'ssh-ed25519 AAAA... comment'."""
+    words = v.split() if isinstance(v, str) else []
+    ok = len(words) >= 2 and re.fullmatch(r"(ssh|ecdsa|sk)-[A-Za-z0-9@.-]+", words[0]) \
+        and re.fullmatch(r"[A-Za-z0-9+/]+={0,2}", words[1])
+    return None if ok else "must be an SSH public key ('ssh-ed25519 AAAA...')"
+
+
 FIELDS: dict[str, Callable[[Any], str | None]] = {
     "agent": _id,
     "state": _name,
@@ -182,6 +190,7 @@ FIELDS: dict[str, Callable[[Any], str | None]] = {
     "updated": _text,
     "pid": _count,
     "host": _text,
+    "key": _public_key,
 }
 REQUIRED = ("agent", "state")
 

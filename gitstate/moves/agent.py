@@ -11,14 +11,14 @@ from typing import Any
 from gitstate.errors import GitstateError, InvalidFile
 from gitstate.git.atomic import Plan, Result, commit_atomically, reject_if
 from gitstate.git.repo import GitContext, Managed
-from gitstate.git.signing import can_sign_as
 from gitstate.history.views import freeze_state_path
 from gitstate.law import statefile
 from gitstate.law.grammar import canonical_id, format_message
-from gitstate.law.lifecycle import SIGNERS_PATH, is_law_path
+from gitstate.law.lifecycle import is_law_path
 from gitstate.law.rules import FileChange, check_law_change, legal_moves, validate
 from gitstate.law.society import freeze_file_problems
 from gitstate.moves.fields import now_iso, parse_sets  # noqa: F401  (the commands' names)
+from gitstate.moves.principals import binding_violations, given_key, must_sign, new_key, signing_key
 from gitstate.moves.workfile import current, kept_edits, staged_version
 from gitstate.resources import read_shipped
 from gitstate.rule_ids import Rule
@@ -27,12 +27,15 @@ from gitstate.rule_ids import Rule
 def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | None = None,
           parent_agent: str | None = None, sets: dict[str, Any] | None = None,
           text: str | None = None, task: str | None = None,
-          instructions: str | None = None) -> Result:
+          instructions: str | None = None, key: str | None = None) -> Result:
     """Register `agent` in the lifecycle's initial state, in one commit, with what it is
-    for (`task`, `instructions`) and when it `started`."""
+    for (`task`, `instructions`) and when it `started`. `key`: its public key (`new`: make a
+    key pair, kept in the user's config directory), recorded at birth."""
     agent = canonical_id(agent)
     parent_agent = canonical_id(parent_agent) if parent_agent else None
     sets = dict(sets or {})
+    if key is not None:
+        sets["key"] = new_key(agent) if key == "new" else given_key(key)
 
     def prepare(head: str | None) -> Plan:
         lc = repo.lifecycle(head)
@@ -68,8 +71,9 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
                 f"{f' by {parent_agent}' if parent_agent else ''}")
         message = format_message(agent, lc.initial, text or desc)
         _judge(repo, lc, head, path, old, new, message, "spawn")
+        signer = signing_key(repo, lc, head, agent, fields, (None, lc.initial))
         return Plan({path: new}, message, {"agent": agent, "from": None, "to": lc.initial,
-                                          "path": path})
+                                          "path": path}, key=signer)
 
     return commit_atomically(repo.git, repo.work_tree, prepare, reflog="gitstate spawn")
 
@@ -109,10 +113,12 @@ def _depth_of(repo: Managed, lc, head: str | None, parent_agent: str | None) -> 
 def transition(repo: Managed, agent: str, state: str, *, text: str | None = None,
                sets: dict[str, Any] | None = None, approved_by: str | None = None,
                body: str = "", files: dict[str, bytes] | None = None,
-               with_work: bool = True, action: str = "transition") -> Result:
+               with_work: bool = True, action: str = "transition",
+               moved_by: str | None = None) -> Result:
     """Move `agent` to `state` in one commit, together with whatever is staged and `files`.
     Without `with_work` (a measurement the system records), only the committed state file
-    changes: nothing staged and no edit in the work tree comes along."""
+    changes: nothing staged and no edit in the work tree comes along. `moved_by`: the team
+    operation making the move (`sweep`, `reap`, `shutdown`; trailer `Moved-by:`)."""
     agent = canonical_id(agent)
     sets = dict(sets or {})
     files = dict(files or {})
@@ -135,36 +141,20 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
             fields["updated"] = now_iso(precise=True)
             new = statefile.with_fields(base, fields).encode()
         trailers = [("Approved-by", approved_by)] if approved_by else []
+        trailers += [("Moved-by", f"gitstate {moved_by}")] if moved_by else []
         message = format_message(agent, state, text or f"{old_state} -> {state}", body, trailers)
         _judge(repo, lc, head, path, old, new, message, action, files, with_work)
-        sign = _must_sign(repo, lc, head, agent, old_state, state, approved_by)
+        sign = must_sign(repo, lc, head, agent, old_state, state, approved_by, moved_by)
+        signer = None if sign else signing_key(repo, lc, head, agent,
+                                               statefile.parse_bytes(old, path).front,
+                                               (old_state, state))
         return Plan({path: new, **files}, message, {
             "agent": agent, "from": old_state, "to": state, "path": path,
             "phase_from": _phase(lc, old, path), "phase_to": _phase(lc, new, path)},
-                    with_staged=with_work, sign=sign,
+                    with_staged=with_work, sign=sign, key=signer,
                     work=kept_edits(work, base_bytes, fields, path))
 
     return commit_atomically(repo.git, repo.work_tree, prepare, reflog="gitstate transition")
-
-
-def _must_sign(repo: Managed, lc, head: str | None, agent: str, old: str | None, new: str,
-               approved_by: str | None) -> bool:
-    """A gated move approved by a human is signed with that human's key where the law lists
-    keys (protocols/allowed_signers); refused, naming who must run it, without such a key."""
-    if not approved_by or head is None or old is None or not lc.needs_approval(old, new):
-        return False
-    signers = repo.git.cat_files([f"{head}:{SIGNERS_PATH}"])[0]
-    if signers is None:
-        return False
-    ok, have = can_sign_as(repo.git, signers, approved_by)
-    if not ok:
-        raise GitstateError(
-            f"{agent} {old} -> {new} is approved by {approved_by}, and {SIGNERS_PATH} binds "
-            f"approvals to keys: the commit must be signed by a key of {approved_by}, but this "
-            f"clone signs with {have}; nothing was committed",
-            hint=f"{approved_by} must run it, with `git config gpg.format ssh` and `git config "
-                 f"user.signingkey` set to a key listed for {approved_by} in {SIGNERS_PATH}")
-    return True
 
 
 def _phase(lc, data: bytes, path: str) -> str:
@@ -202,6 +192,7 @@ def _judge(repo: Managed, lc, head: str | None, path: str, old: bytes | None, ne
     context = GitContext(repo.git, head, tree=None, overrides={**files, path: new},
                          lc=lc)
     found = validate(changes, lc, message, context=context)
+    found += binding_violations(lc, changes, message, context.agents)
     if law and head is not None:   # what rides along may change the law: judged as the hooks do
         found += check_law_change(lc, message, sorted(law))
     reject_if(as_said_to_the_command(found), action)
@@ -257,7 +248,7 @@ def move_to_roster(lc, state: str, roster: str, *, terminal: bool | None = None,
 
 def freeze(repo: Managed, agent: str, *, text: str | None = None,
            situation: str | None = None, sets: dict[str, Any] | None = None,
-           unwritten: str | None = None) -> Result:
+           unwritten: str | None = None, moved_by: str | None = None) -> Result:
     """Freeze with the agent's freeze-state file, in one commit. Without the file, write the
     template and refuse — unless `unwritten` is given (a shutdown): then every section says
     that text, so a questioner learns that the agent never wrote it."""
@@ -298,7 +289,7 @@ def freeze(repo: Managed, agent: str, *, text: str | None = None,
     default = f"frozen at {pct}%" if isinstance(pct, (int, float)) else "frozen"
     return transition(repo, agent, target, text=text or default,
                       sets={**(sets or {}), "freeze_state": rel}, files={rel: data},
-                      action="freeze")
+                      action="freeze", moved_by=moved_by)
 
 
 def wake(repo: Managed, agent: str, approved_by: str, *, text: str | None = None,

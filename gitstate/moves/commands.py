@@ -40,10 +40,15 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
           parent: str | None = None, sets=(), text: str | None = None,
           session: str | None = None, task: str | None = None,
           instructions: str | None = None, wait: float | None = None, push: bool = False,
-          warn: Callable[[str], None] = _stderr) -> dict:
+          warn: Callable[[str], None] = _stderr, key: str | None = None) -> dict:
     """Register `agent` in the initial state (one commit); `wait`: seconds to wait for a free
-    slot of a full pool."""
+    slot of a full pool; `key`: its public key, or `new` to make a key pair (README "Who may
+    move whom")."""
     values = parse_sets(sets)
+    if key:
+        from gitstate.law.grammar import canonical_id
+        from gitstate.moves.principals import given_key, new_key
+        values["key"] = new_key(canonical_id(agent)) if key == "new" else given_key(key)
     _note_near_role(repo, role, warn)
     if session:
         values["session"] = session   # the runtime's session id: its hooks find the agent

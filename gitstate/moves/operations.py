@@ -192,7 +192,7 @@ def sweep(repo: Managed, say: Callable[[str], None], commit=committed) -> list:
             if role_cap and "final_summary" in lc_of(repo).states[d["to"]].requires:
                 sets["final_summary"] = sets["summary"]
             r = commit(d["agent"], partial(
-                transition, repo, d["agent"], d["to"], sets=sets,
+                transition, repo, d["agent"], d["to"], sets=sets, moved_by="sweep",
                 text=f"timeout: {d['from']} -> {d['to']} after {d['after']}"))
             since = "born" if role_cap else f"in {d['from']} since"
             say(f"{d['agent']}: {d['from']} -> {d['to']} ({since} {d['since'][:10]}, "
@@ -259,7 +259,7 @@ def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
             if "final_summary" in lc.states[target].requires:
                 sets["final_summary"] = summary
             r = commit(agent, partial(transition, repo, agent, target, text=f"reaped: {why}",
-                                      sets=sets))
+                                      sets=sets, moved_by="reap"))
             say(f"{agent}: {state} -> {target} ({why})  ({r.sha[:10]})")
             results.append(r)
     return results
@@ -329,6 +329,7 @@ def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None 
                 if spec.roster == "frozen" and "freeze_state" in spec.requires:
                     commit(agent, partial(
                         freeze, repo, agent, text="shutdown", situation="stopped by shutdown",
+                        moved_by="shutdown",
                         unwritten="Stopped by `gitstate shutdown` before this was written."))
                 else:
                     sets = {"final_summary": "stopped by `gitstate shutdown`"} \
@@ -337,7 +338,7 @@ def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None 
                         sets["summary"] = "interrupted by `gitstate shutdown` before it finished"
                     gate = approved_by if lc.needs_approval(state, step) else None
                     commit(agent, partial(transition, repo, agent, step, text="shutdown",
-                                          sets=sets, approved_by=gate))
+                                          sets=sets, approved_by=gate, moved_by="shutdown"))
                 state = step
             say(f"{agent}: -> {state}")
     return skipped

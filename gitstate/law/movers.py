@@ -1,0 +1,207 @@
+"""Who may move whom (the README's "Who may move whom"). Pure: given who is moving and the
+move, say whether the law lets them.
+
+An agent is moved by itself; by its parent, which spawns it and may make the moves the
+lifecycle lists under `policies.movers.parent` (registry: ending it); by a living holder of a
+role listed under `policies.movers.roles` (e.g. a supervisor that may freeze others); by
+gitstate's team operations (`sweep`, `reap`, `shutdown`), which say so in a `Moved-by:`
+trailer; and by a human, for a gated move (its `Approved-by:`). Anyone else's move is
+`not-yours`.
+
+Who is moving is known locally from the session's binding (`GITSTATE_AGENT`); at the hub and
+in `verify` it is proven by signatures (`history/movers.py`).
+"""
+
+from __future__ import annotations
+
+from gitstate.law.grammar import Message
+from gitstate.law.lifecycle import Lifecycle, parse_arrow
+from gitstate.law.verdict import Parsed, Violation
+from gitstate.rule_ids import Rule
+
+TEAM_OPERATIONS = ("sweep", "reap", "shutdown")
+KEY_FIELD = "key"   # an agent's public key, recorded at birth (fixed, like `parent`)
+
+
+def team_operation(msg: Message | None) -> str | None:
+    """`sweep` of a commit whose `Moved-by:` trailer says `gitstate sweep`; else None."""
+    if msg is None:
+        return None
+    for value in msg.trailer("moved-by"):
+        words = value.split()
+        if len(words) == 2 and words[0].lower() == "gitstate" \
+                and words[1].lower() in TEAM_OPERATIONS:
+            return words[1].lower()
+    return None
+
+
+def _text(value) -> str | None:
+    return value.strip().lower() if isinstance(value, str) and value.strip() else None
+
+
+def move_of(p: Parsed) -> tuple[str | None, str | None]:
+    """(from, to) states of a parsed change (from None: a birth)."""
+    old = p.old.state if p.old is not None else None
+    new = p.new.state if p.new is not None else None
+    return (old if isinstance(old, str) else None), (new if isinstance(new, str) else None)
+
+
+def op_kind(lc: Lifecycle, op: str, old: str | None, new: str | None,
+            role: str | None) -> bool:
+    """Is old -> new a move of the kind team operation `op` makes? `sweep`: a timed move, or
+    an end of an agent past its role's timeout; `reap`: an end that reads as a failure;
+    `shutdown`: any move towards rest (it walks a path of legal moves)."""
+    if old is None or new is None or new not in lc.states or old == new:
+        return False
+    spec = lc.states[new]
+    if op == "sweep":
+        return lc.timeout_applies(old, new, role) or (
+            lc.role_timeout(role) is not None and spec.outcome == "failure"
+            and spec.roster != "living")
+    if op == "reap":
+        return spec.outcome == "failure" and spec.roster != "living"
+    return op == "shutdown"
+
+
+def may_move(lc: Lifecycle, mover: str, agent: str, old_front: dict | None,
+             new_front: dict | None, move: tuple[str | None, str | None],
+             agents: dict[str, dict], msg: Message | None) -> bool | None:
+    """Does the law let `mover` make `move` of `agent`? None when only the commit message
+    could tell (a human's approval, a team operation) and there is none yet (pre-commit)."""
+    if mover == agent:
+        return True
+    old, new = move
+    front = old_front if old_front is not None else (new_front or {})
+    parent = _text(front.get("parent"))
+    if old is None:   # a birth: by the parent it names, or by anyone if it names none
+        return parent is None or parent == mover
+    if new is None:
+        return False
+    movers = lc.policies.movers
+    if parent == mover and movers.parent_may(old, new):
+        return True
+    mine = agents.get(mover) or {}
+    role, state = _text(mine.get("role")), mine.get("state")
+    if role and role in movers.roles_for(old, new) and isinstance(state, str) \
+            and lc.roster_of(state) == "living":
+        return True
+    if msg is None:
+        return None if lc.needs_approval(old, new) or old != new else False
+    if lc.needs_approval(old, new) and _approved(lc, msg):
+        return True
+    op = team_operation(msg)
+    return op is not None and op_kind(lc, op, old, new, _text(front.get("role")))
+
+
+def _approved(lc: Lifecycle, msg: Message) -> bool:
+    humans = {h.lower() for h in lc.policies.humans}
+    return any(v.strip().lower() in humans for v in msg.trailer("approved-by"))
+
+
+def who_may(lc: Lifecycle, agent: str, front: dict, old: str | None, new: str | None) -> str:
+    """Who the law lets make this move: 'bob itself, its parent root, ...'."""
+    out = [f"{agent} itself"]
+    parent = _text(front.get("parent"))
+    movers = lc.policies.movers
+    if old is None:
+        return f"{agent} itself or its parent {parent}" if parent else "anyone"
+    if new is None:
+        return out[0]
+    if parent and movers.parent_may(old, new):
+        out.append(f"its parent {parent}")
+    out += [f"a living {r}" for r in movers.roles_for(old, new)]
+    if lc.needs_approval(old, new):
+        out.append("a human's approval (Approved-by:)")
+    ops = [op for op in TEAM_OPERATIONS if op_kind(lc, op, old, new, _text(front.get("role")))]
+    if ops:
+        out.append(" or ".join(f"`gitstate {op}`" for op in ops))
+    return ", ".join(out[:-1]) + f" or {out[-1]}" if len(out) > 1 else out[0]
+
+
+def not_yours(lc: Lifecycle, mover: str, p: Parsed, agents: dict[str, dict],
+              msg: Message | None, transfer_from: str | None = None) -> Violation | None:
+    """`not-yours` if the bound `mover` may not make this change of `p.agent` (None if it may,
+    or if only the message could tell and there is none yet). `transfer_from`: the giver of a
+    `Role-transfer:`, who writes the taker's file."""
+    if p.new is None and p.old is None:
+        return None
+    if transfer_from is not None and p.agent != transfer_from:
+        if transfer_from == mover:
+            return None
+    old_front = p.old.front if p.old is not None else None
+    new_front = p.new.front if p.new is not None else None
+    move = move_of(p)
+    if may_move(lc, mover, p.agent, old_front, new_front, move, agents, msg) is not False:
+        return None
+    old, new = move
+    what = f"{old} -> {new}" if old else f"its birth in {new}"
+    return Violation(Rule.NOT_YOURS, f"this session is bound to {mover} (GITSTATE_AGENT), and "
+                     f"{mover} may not move {p.agent} ({what}); the law lets "
+                     f"{who_may(lc, p.agent, old_front or new_front or {}, old, new)} make "
+                     "this move", p.change.path)
+
+
+def check_bound(lc: Lifecycle, mover: str, parsed: list[Parsed], agents: dict[str, dict],
+                msg: Message | None) -> list[Violation]:
+    """`not-yours` for every change the bound `mover` may not make."""
+    giver = msg.prefix if msg is not None and msg.trailer("role-transfer") else None
+    found = (not_yours(lc, mover, p, agents, msg, giver) for p in parsed)
+    return [v for v in found if v is not None]
+
+
+def describe_movers(lc: Lifecycle) -> list[str]:
+    """The lines of `gitstate lifecycle` that say who may move whom."""
+    movers = lc.policies.movers
+    out = ["  an agent is moved by itself; spawned by its parent; timed moves by `gitstate "
+           "sweep`; ends by `gitstate reap` and `gitstate shutdown`"]
+    if movers.parent:
+        out.append(f"  its parent may also move it: {', '.join(_arrows(movers.parent))}")
+    for role, moves in movers.roles.items():
+        out.append(f"  a living {role} may move any agent: {', '.join(_arrows(moves))}")
+    if lc.policies.approval_pairs:
+        out.append("  a human may make the gated moves (Approved-by:)")
+    signers = ", ".join(("the humans",) + movers.operators)
+    out.append(f"  reap and shutdown are proven by a signature of {signers}")
+    return out
+
+
+def _arrows(moves: tuple[str, ...]) -> list[str]:
+    return [f"{a[0]} -> {a[1]}" for m in moves if (a := parse_arrow(m)) is not None]
+
+
+def parsed_changes(lc: Lifecycle, changes: list, memo: dict | None) -> list[Parsed]:
+    """The state-file changes of a commit, both sides parsed (a side that does not parse is
+    left out: other rules refuse it)."""
+    from gitstate.errors import InvalidFile
+    from gitstate.law.rules import parse_state
+    rx = lc.state_path_regex()
+    out = []
+    for ch in changes:
+        m = rx.match(ch.path)
+        if m is None or ch.old == ch.new:
+            continue
+        p = Parsed(ch, m.group("id"))
+        try:
+            p.old = parse_state(ch.old, ch.path, None) if ch.old is not None else None
+            p.new = parse_state(ch.new, ch.path, memo) if ch.new is not None else None
+        except InvalidFile:
+            continue
+        out.append(p)
+    return out
+
+
+def judge_binding(lc: Lifecycle, mover: str, changes: list, msg: Message | None,
+                  agents, memo: dict | None = None) -> tuple[list[Violation], bool]:
+    """(`not-yours` violations, whether the verdict waits for the message) of a commit made
+    by a session bound to `mover`. `agents()`: every agent's front matter, asked only when a
+    role could let the mover make the move."""
+    parsed = parsed_changes(lc, changes, memo)
+    if all(p.agent == mover for p in parsed):
+        return [], False
+    everyone = agents() if lc.policies.movers.roles else {}
+    found = check_bound(lc, mover, parsed, everyone, msg)
+    waits = msg is None and any(
+        p.agent != mover and may_move(lc, mover, p.agent, p.old.front if p.old else None,
+                                      p.new.front if p.new else None, move_of(p), everyone,
+                                      None) is None for p in parsed)
+    return found, waits

@@ -1,0 +1,159 @@
+"""Principals for gitstate's own commands (the README's "Who may move whom"): the session's
+binding, agents' keys, and which key signs a move.
+
+An agent's key is an SSH key pair made by `spawn --key` and kept in the user's config
+directory (`$GITSTATE_KEYS`, else `$XDG_CONFIG_HOME/gitstate/keys`, else
+`~/.config/gitstate/keys`), never committed: only its public half is recorded, at birth, in
+the agent's state file (`key:`). A move is signed with the key of who makes it — the bound
+agent, else the agent itself, else its parent where the law lets the parent make the move —
+when this clone holds that key.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+from pathlib import Path
+
+from gitstate.errors import GitstateError
+from gitstate.git.repo import Managed
+from gitstate.git.signing import can_sign_as
+from gitstate.law import statefile
+from gitstate.law.grammar import Message, parse_message
+from gitstate.law.lifecycle import SIGNERS_PATH, Lifecycle
+from gitstate.law.movers import KEY_FIELD, judge_binding
+from gitstate.law.signers import parse_public_key
+
+
+def bound_agent() -> str | None:
+    """The agent this session is bound to (`GITSTATE_AGENT`), or None."""
+    return os.environ.get("GITSTATE_AGENT", "").strip().lower() or None
+
+
+def binding_violations(lc: Lifecycle, changes: list, message: str | Message,
+                       agents) -> list:
+    """`not-yours` for a move a command is about to make, where the session is bound."""
+    mover = bound_agent()
+    if mover is None:
+        return []
+    msg = parse_message(message) if isinstance(message, str) else message
+    return judge_binding(lc, mover, changes, msg, agents)[0]
+
+
+# -- keys -------------------------------------------------------------------------------
+
+
+def keys_dir() -> Path:
+    found = os.environ.get("GITSTATE_KEYS")
+    if found:
+        return Path(found)
+    config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"),
+                                                              ".config")
+    return Path(config) / "gitstate" / "keys"
+
+
+def new_key(agent: str) -> str:
+    """Make a key pair for `agent` in the keys directory; its public key line."""
+    where = keys_dir()
+    where.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = where / f"{agent}-{secrets.token_hex(4)}"
+    try:
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C",
+                        f"gitstate agent {agent}", "-f", str(path)], check=True,
+                       capture_output=True, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        raise GitstateError(f"could not make a key for {agent}: {exc}",
+                            hint="install ssh-keygen (openssh-client), or give a public key: "
+                                 "`--key 'ssh-ed25519 AAAA...'`") from None
+    return Path(f"{path}.pub").read_text("utf-8").strip()
+
+
+def given_key(value: str) -> str:
+    """The public key line of `--key VALUE`: the line itself, or a file holding it."""
+    text = value.strip()
+    if parse_public_key(text) is None and Path(os.path.expanduser(text)).is_file():
+        text = Path(os.path.expanduser(text)).read_text("utf-8", "replace").strip()
+    key = parse_public_key(text)
+    if key is None or text.startswith("-----"):
+        raise GitstateError(f"--key {value!r} is not an SSH public key",
+                            hint="give 'ssh-ed25519 AAAA...' or a .pub file, or `--key new` "
+                                 "to have gitstate make one")
+    return f"{key[0]} {key[1]}"
+
+
+def held_key(public: object) -> str | None:
+    """The private key file this clone holds for a recorded public key, or None."""
+    key = parse_public_key(public) if isinstance(public, str) else None
+    where = keys_dir()
+    if key is None or not where.is_dir():
+        return None
+    for pub in sorted(where.glob("*.pub")):
+        try:
+            if parse_public_key(pub.read_text("utf-8", "replace")[:20000]) == key:
+                private = pub.with_suffix("")
+                return str(private) if private.is_file() else None
+        except OSError:
+            continue
+    return None
+
+
+def signing_key(repo: Managed, lc: Lifecycle, head: str | None, agent: str,
+                front: dict | None, move: tuple[str | None, str]) -> str | None:
+    """The private key to sign this move with: the bound agent's, else the agent's own, else
+    its parent's where the law lets the parent make it — whichever this clone holds."""
+    if head is None:
+        return None
+    parent = statefile.as_text((front or {}).get("parent"))
+    old, new = move
+    candidates = [bound_agent()] if bound_agent() else [agent]
+    if old is None:   # a birth is the parent's move, proven by its key
+        candidates = [parent.lower()] if parent else []
+    elif parent and lc.policies.movers.parent_may(old, new):
+        candidates.append(parent.lower())
+    for who in candidates:
+        if who is None:
+            continue
+        mine = front if who == agent else _front(repo, lc, head, who)
+        found = held_key((mine or {}).get(KEY_FIELD))
+        if found:
+            return found
+    return None
+
+
+def _front(repo: Managed, lc: Lifecycle, head: str, agent: str) -> dict | None:
+    data = repo.git.cat_files([f"{head}:{lc.state_path(agent)}"])[0]
+    try:
+        return statefile.parse_bytes(data, lc.state_path(agent)).front if data else None
+    except GitstateError:
+        return None
+
+
+def must_sign(repo: Managed, lc: Lifecycle, head: str | None, agent: str, old: str | None,
+              new: str, approved_by: str | None, moved_by: str | None) -> bool:
+    """A gated move approved by a human is signed with that human's key where the law lists
+    keys (protocols/allowed_signers); refused, naming who must run it, without such a key.
+    `reap` and `shutdown` sign with this clone's key where it is listed for a human or an
+    operator."""
+    if head is None or old is None:
+        return False
+    gated = approved_by and lc.needs_approval(old, new)
+    operation = moved_by in ("reap", "shutdown")
+    if not gated and not operation:
+        return False
+    signers = repo.git.cat_files([f"{head}:{SIGNERS_PATH}"])[0]
+    if signers is None:
+        return False
+    if not gated:
+        names = list(lc.policies.humans) + list(lc.policies.movers.operators)
+        return any(can_sign_as(repo.git, signers, n)[0] for n in names)
+    assert approved_by is not None
+    ok, have = can_sign_as(repo.git, signers, approved_by)
+    if not ok:
+        raise GitstateError(
+            f"{agent} {old} -> {new} is approved by {approved_by}, and {SIGNERS_PATH} binds "
+            f"approvals to keys: the commit must be signed by a key of {approved_by}, but this "
+            f"clone signs with {have}; nothing was committed",
+            hint=f"{approved_by} must run it, with `git config gpg.format ssh` and `git config "
+                 f"user.signingkey` set to a key listed for {approved_by} in {SIGNERS_PATH}")
+    return True

@@ -1,0 +1,244 @@
+"""Who may move whom (README "Who may move whom"): a session bound to an agent is refused
+moves of others (`not-yours`) at every local door; an agent with a key is moved only by a
+commit signed by a key of someone the law lets move it (`unsigned-move`) at the hub and in
+`verify --no-cache`; team operations and humans are proven as the README says."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import UNHOOKED, fill_freeze_state, git, gitstate, make_repo, managed_repo, \
+    set_state_line, snapshot, walk
+from hubs import make_hub
+
+pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None,
+                                reason="ssh-keygen is missing (install openssh-client)")
+
+
+@pytest.fixture
+def home() -> Path:
+    return Path(os.environ["HOME"])   # the test's own (conftest isolates it)
+
+
+def keys_dir(home: Path) -> Path:
+    return home / ".config" / "gitstate" / "keys"
+
+
+def private_key(home: Path, agent: str) -> Path:
+    found = [p for p in keys_dir(home).glob(f"{agent}-*") if p.suffix != ".pub"]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def rules(res) -> list[str]:
+    return [p["rule"] for p in json.loads(res.stdout)["problems"]]
+
+
+def verify(repo: Path) -> list[str]:
+    return rules(gitstate(repo, "verify", "--no-cache", "--json"))
+
+
+def hand_move(repo: Path, agent: str, old: str, new: str, *, sign: Path | None = None,
+              trailer: str = "") -> None:
+    """Move `agent` by hand from a clone without hooks, signed with `sign` if given."""
+    set_state_line(repo, agent, "state", new)
+    if new in ("dead", "done", "failed"):
+        set_state_line(repo, agent, "final_summary", "ended by hand")
+    git(repo, "add", "-A")
+    signing = ["-c", "gpg.format=ssh", "-c", f"user.signingkey={sign}"] if sign else []
+    message = f"@{agent}: [STATE:{new}] by hand" + (f"\n\n{trailer}" if trailer else "")
+    git(repo, *UNHOOKED, *signing, "commit", "-q", *(["-S"] if sign else []), "-m", message)
+
+
+@pytest.fixture
+def haak(tmp_path, monkeypatch):
+    repo = managed_repo(tmp_path / "repo")
+    for agent in ("alice", "bob"):
+        assert gitstate(repo, "spawn", agent).returncode == 0
+        walk(repo, agent, "inbox")
+    return repo
+
+
+# -- the local doors: a session's binding ------------------------------------------------
+
+
+def test_a_session_bound_to_alice_moves_no_one_else(haak, monkeypatch):
+    monkeypatch.setenv("GITSTATE_AGENT", "alice")
+    before = snapshot(haak)
+    for args in (["bury", "bob", "--summary", "cleaned up"], ["transition", "bob", "dead"]):
+        res = gitstate(haak, *args)
+        assert res.returncode == 1 and "[not-yours]" in res.stderr, res.stderr
+        assert "alice may not move bob" in res.stderr and "bob itself" in res.stderr
+        assert snapshot(haak) == before
+    set_state_line(haak, "bob", "state", "distill")
+    git(haak, "add", "-A")
+    res = git(haak, "commit", "-q", "-m", "@bob: [STATE:distill] by hand", check=False)
+    assert res.returncode != 0 and "[not-yours]" in res.stderr
+    res = git(haak, "commit", "-q", "--no-verify", "-m", "@bob: [STATE:distill] by hand",
+              check=False)   # the ref guard holds too
+    assert res.returncode != 0 and "not-yours" in res.stderr
+    git(haak, "reset", "-q", "--hard")
+    assert gitstate(haak, "transition", "alice", "distill").returncode == 0   # its own: fine
+
+
+def test_without_a_binding_nothing_changes(haak):
+    assert gitstate(haak, "bury", "bob", "--summary", "done").returncode == 0
+    assert verify(haak) == []
+
+
+def test_a_human_wakes_a_frozen_agent_from_a_bound_session(haak, monkeypatch):
+    fill_state = haak / "data" / "freeze-states" / "bob.md"
+    assert gitstate(haak, "freeze", "bob").returncode == 1   # writes the template
+    fill_freeze_state(fill_state)
+    assert gitstate(haak, "freeze", "bob").returncode == 0
+    monkeypatch.setenv("GITSTATE_AGENT", "alice")
+    res = gitstate(haak, "wake", "bob", "--approved-by", "zach")
+    assert res.returncode == 0, res.stderr
+    assert "Approved-by: zach" in git(haak, "log", "-1", "--format=%B").stdout
+
+
+# -- keys, the hub and verify -----------------------------------------------------------
+
+
+@pytest.fixture
+def registry(tmp_path, home):
+    """A registry hub; a clone where root spawned bob (with a key) and alice (with one)."""
+    hub = make_hub(tmp_path / "hub.git")
+    seed = make_repo(tmp_path / "seed")
+    (seed / "README").write_text("hello\n")
+    git(seed, "add", "README")
+    git(seed, "commit", "-q", "-m", "first")
+    assert gitstate(seed, "init", "--lifecycle", "registry").returncode == 0
+    for args in (["root", "--role", "general", "--key"],
+                 ["bob", "--parent", "root", "--role", "programmer", "--key"],
+                 ["alice", "--role", "general", "--key"]):
+        res = gitstate(seed, "spawn", *args)
+        assert res.returncode == 0, res.stderr
+    git(seed, "remote", "add", "origin", str(hub))
+    res = git(seed, "push", "-q", "-u", "origin", "main", check=False)
+    assert res.returncode == 0, res.stderr
+    return hub, seed
+
+
+def test_keys_are_made_kept_outside_the_repo_and_recorded_at_birth(registry, home):
+    _hub, seed = registry
+    text = (seed / "agent" / "bob" / "_state.md").read_text()
+    pub = (Path(f"{private_key(home, 'bob')}.pub")).read_text().split()
+    assert f"key: {pub[0]} {pub[1]}" in text
+    assert not list(seed.rglob("bob-*"))
+    # the birth of bob (root has a key) is signed by root's key
+    assert "gpgsig" in git(seed, "cat-file", "-p", "HEAD~1").stdout
+    set_state_line(seed, "bob", "key", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIForged")
+    git(seed, "add", "-A")
+    res = git(seed, "commit", "-q", "-m", "@bob: [STATE:in-progress] new key", check=False)
+    assert res.returncode != 0 and "[fixed-field]" in res.stderr
+
+
+def test_an_unsigned_move_of_a_keyed_agent_is_refused_by_the_hub_and_verify(registry):
+    _hub, seed = registry
+    hand_move(seed, "bob", "in-progress", "failed")
+    assert verify(seed) == ["unsigned-move"]
+    res = git(seed, "push", "-q", "origin", "main", check=False)
+    assert res.returncode != 0 and "unsigned-move" in res.stderr
+
+
+def test_signed_by_the_agent_or_by_its_parent_where_the_law_allows(registry, home):
+    _hub, seed = registry
+    hand_move(seed, "bob", "in-progress", "done", sign=private_key(home, "root"))
+    assert verify(seed) == []
+    assert git(seed, "push", "-q", "origin", "main", check=False).returncode == 0
+    res = gitstate(seed, "transition", "alice", "done")   # gitstate signs with alice's key
+    assert res.returncode == 0, res.stderr
+    assert "gpgsig" in git(seed, "cat-file", "-p", "HEAD").stdout
+    assert git(seed, "push", "-q", "origin", "main", check=False).returncode == 0
+
+
+def test_a_registry_orchestrator_ends_its_child(registry, monkeypatch):
+    _hub, seed = registry
+    monkeypatch.setenv("GITSTATE_AGENT", "root")
+    res = gitstate(seed, "transition", "bob", "done", "-m", "the parent records the end")
+    assert res.returncode == 0, res.stderr
+    assert git(seed, "push", "-q", "origin", "main", check=False).returncode == 0
+    monkeypatch.setenv("GITSTATE_AGENT", "alice")   # not alice: she is no parent of root
+    res = gitstate(seed, "transition", "root", "done")
+    assert res.returncode == 1 and "[not-yours]" in res.stderr
+
+
+def test_forged_signatures_are_refused(registry, home):
+    _hub, seed = registry
+    hand_move(seed, "bob", "in-progress", "done", sign=private_key(home, "alice"))
+    assert verify(seed) == ["unsigned-move"]          # another agent's key
+    git(seed, "reset", "-q", "--hard", "HEAD~1")
+    # a signature copied from another commit does not verify
+    hand_move(seed, "bob", "in-progress", "done", sign=private_key(home, "bob"))
+    signed = git(seed, "cat-file", "commit", "HEAD").stdout
+    git(seed, "reset", "-q", "--hard", "HEAD~1")
+    hand_move(seed, "bob", "in-progress", "failed")
+    body = git(seed, "cat-file", "commit", "HEAD").stdout
+    sig = signed[signed.index("gpgsig"):signed.index("\n\n")]
+    head, _, rest = body.partition("\n\n")
+    forged = git(seed, "hash-object", "-t", "commit", "-w", "--stdin",
+                 input=f"{head}\n{sig}\n\n{rest}").stdout.strip()
+    git(seed, *UNHOOKED, "update-ref", "refs/heads/main", forged)   # the guard refuses it too
+    assert verify(seed) == ["unsigned-move"]
+    git(seed, "reset", "-q", "--hard", "HEAD~1")
+    # a key changed in the same push: refused (fixed-field), and the push with it
+    mallory = private_key(home, "alice")
+    set_state_line(seed, "bob", "key", Path(f"{mallory}.pub").read_text().strip())
+    git(seed, "add", "-A")
+    git(seed, *UNHOOKED, "commit", "-q", "-m", "@bob: [STATE:in-progress] new key")
+    hand_move(seed, "bob", "in-progress", "done", sign=mallory)
+    assert "fixed-field" in verify(seed)
+    res = git(seed, "push", "-q", "origin", "main", check=False)
+    assert res.returncode != 0 and "fixed-field" in res.stderr
+
+
+def test_team_operations_are_proven_by_time_or_by_an_operator(tmp_path, monkeypatch):
+    repo = managed_repo(tmp_path / "repo", "--lifecycle", "squad")
+    assert gitstate(repo, "spawn", "keaton", "--key").returncode == 0
+    walk(repo, "keaton", "active")
+    hour_ago = f"@{int(time.time()) - 3600} +0000"
+    monkeypatch.setenv("GIT_COMMITTER_DATE", hour_ago)
+    monkeypatch.setenv("GIT_AUTHOR_DATE", hour_ago)
+    walk(repo, "keaton", "idle")
+    monkeypatch.delenv("GIT_COMMITTER_DATE")
+    monkeypatch.delenv("GIT_AUTHOR_DATE")
+    monkeypatch.setenv("GITSTATE_AGENT", "someone-else")   # sweep acts for the team
+    res = gitstate(repo, "sweep")
+    assert res.returncode == 0 and "idle -> suspended" in res.stdout, res.stderr
+    message = git(repo, "log", "-1", "--format=%B").stdout
+    assert "Moved-by: gitstate sweep" in message and "gitstate" in git(
+        repo, "log", "-1", "--format=%an").stdout
+    assert verify(repo) == []
+    # a Moved-by: written by hand proves nothing: reap's end needs a human's signature
+    monkeypatch.delenv("GITSTATE_AGENT")
+    walk(repo, "keaton", "active")
+    hand_move(repo, "keaton", "active", "error", trailer="Moved-by: gitstate reap")
+    assert verify(repo) == ["unsigned-move"]
+
+
+def test_the_lifecycle_says_who_may_move_whom(tmp_path):
+    repo = managed_repo(tmp_path / "repo", "--lifecycle", "registry")
+    out = gitstate(repo, "lifecycle").stdout
+    assert "who may move whom:" in out
+    assert "its parent may also move it: in-progress -> done, in-progress -> failed" in out
+    lc = json.loads(gitstate(repo, "lifecycle", "--json").stdout)
+    assert lc["policies"]["movers"]["parent"] == ["in-progress -> done",
+                                                  "in-progress -> failed"]
+
+
+def test_doctor_says_whose_moves_are_unauthenticated(haak, monkeypatch):
+    found = {f["check"]: f for f in json.loads(gitstate(haak, "doctor", "--json").stdout)
+             ["findings"]}
+    assert found["binding"]["status"] == "warn"
+    assert "alice, bob" in found["movers"]["detail"]
+    monkeypatch.setenv("GITSTATE_AGENT", "alice")
+    found = {f["check"]: f for f in json.loads(gitstate(haak, "doctor", "--json").stdout)
+             ["findings"]}
+    assert found["binding"]["status"] == "ok"
