@@ -12,9 +12,17 @@ import time
 from pathlib import Path
 
 import pytest
-
-from conftest import UNHOOKED, fill_freeze_state, git, gitstate, make_repo, managed_repo, \
-    set_state_line, snapshot, walk
+from conftest import (
+    UNHOOKED,
+    fill_freeze_state,
+    git,
+    gitstate,
+    make_repo,
+    managed_repo,
+    set_state_line,
+    snapshot,
+    walk,
+)
 from hubs import make_hub
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None,
