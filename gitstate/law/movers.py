@@ -50,7 +50,7 @@ def op_kind(lc: Lifecycle, op: str, old: str | None, new: str | None,
             role: str | None) -> bool:
     """Is old -> new a move of the kind team operation `op` makes? `sweep`: a timed move, or
     an end of an agent past its role's timeout; `reap`: an end that reads as a failure;
-    `shutdown`: any move towards rest (it walks a path of legal moves)."""
+    `shutdown`: a move that brings the agent nearer a frozen or terminal state."""
     if old is None or new is None or new not in lc.states or old == new:
         return False
     spec = lc.states[new]
@@ -60,7 +60,24 @@ def op_kind(lc: Lifecycle, op: str, old: str | None, new: str | None,
             and spec.roster != "living")
     if op == "reap":
         return spec.outcome == "failure" and spec.roster != "living"
-    return op == "shutdown"
+    return op == "shutdown" and _steps_to_rest(lc, new) < _steps_to_rest(lc, old)
+
+
+def _steps_to_rest(lc: Lifecycle, start: str) -> float:
+    """The fewest moves (timed moves aside: they are sweep's) from `start` to a frozen or
+    terminal state: a shutdown's every move brings its agent nearer."""
+    frontier, seen, steps = [start], {start}, 0
+    while frontier:
+        if any(lc.states[s].roster == "frozen" or lc.states[s].terminal for s in frontier):
+            return steps
+        nearer = []
+        for s in frontier:
+            for t in lc.targets(s):
+                if t not in seen and lc.policies.timeout(s, t) is None:
+                    seen.add(t)
+                    nearer.append(t)
+        frontier, steps = nearer, steps + 1
+    return float("inf")
 
 
 def may_move(lc: Lifecycle, mover: str, agent: str, old_front: dict | None,

@@ -95,6 +95,17 @@ def test_a_session_bound_to_alice_moves_no_one_else(haak, monkeypatch):
     assert gitstate(haak, "transition", "alice", "distill").returncode == 0   # its own: fine
 
 
+def test_a_shutdown_trailer_carries_only_moves_towards_rest(haak, monkeypatch):
+    monkeypatch.setenv("GITSTATE_AGENT", "alice")
+    set_state_line(haak, "bob", "state", "distill")       # further from rest than inbox
+    git(haak, "add", "-A")
+    res = git(haak, "commit", "-q", "-m",
+              "@bob: [STATE:distill] by hand\n\nMoved-by: gitstate shutdown", check=False)
+    assert res.returncode != 0 and "[not-yours]" in res.stderr
+    assert "`gitstate shutdown`" not in res.stderr          # not a move shutdown makes
+    git(haak, "reset", "-q", "--hard")
+
+
 def test_without_a_binding_nothing_changes(haak):
     assert gitstate(haak, "bury", "bob", "--summary", "done").returncode == 0
     assert verify(haak) == []
