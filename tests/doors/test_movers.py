@@ -242,6 +242,32 @@ def test_team_operations_are_proven_by_time_or_by_an_operator(tmp_path, monkeypa
     assert verify(repo) == ["unsigned-move"]
 
 
+def test_a_sweep_is_proven_at_the_hub_by_the_hubs_own_clock(tmp_path, monkeypatch):
+    repo = managed_repo(tmp_path / "repo", "--lifecycle", "squad")
+    hub = make_hub(tmp_path / "hub.git")
+    git(repo, "remote", "add", "origin", str(hub))
+    assert gitstate(repo, "spawn", "keaton", "--key").returncode == 0
+    walk(repo, "keaton", "active")
+    hour_ago = int(time.time()) - 3600
+    monkeypatch.setenv("GIT_COMMITTER_DATE", f"@{hour_ago} +0000")
+    walk(repo, "keaton", "idle")                   # idle for an hour by the commit's date
+    monkeypatch.delenv("GIT_COMMITTER_DATE")
+    git(repo, "push", "-q", "-u", "origin", "main")
+    idle = git(repo, "rev-parse", "HEAD").stdout.strip()
+    monkeypatch.setenv("GITSTATE_AGENT", "someone-else")          # sweep acts for the team
+    # the hub received that idle a moment ago: by its own clock the move is not due yet
+    res = gitstate(repo, "sweep", "--push")
+    assert res.returncode != 0 and git(hub, "rev-parse", "main").stdout.strip() == idle
+    assert git(repo, "rev-parse", "HEAD").stdout.strip() == idle
+    # an hour later at the hub (its record of reception says so): due, and accepted
+    git(hub, "notes", "--ref=refs/notes/gitstate-received", "add", "-f", "-m",
+        f"received {hour_ago}", idle)
+    git(repo, "reset", "-q", "--hard", idle)
+    res = gitstate(repo, "sweep", "--push")
+    assert res.returncode == 0 and "idle -> suspended" in res.stdout, res.stdout + res.stderr
+    assert "Moved-by: gitstate sweep" in git(hub, "log", "-1", "--format=%B", "main").stdout
+
+
 def test_the_lifecycle_says_who_may_move_whom(tmp_path):
     repo = managed_repo(tmp_path / "repo", "--lifecycle", "registry")
     out = gitstate(repo, "lifecycle").stdout
