@@ -63,12 +63,19 @@ def op_kind(lc: Lifecycle, op: str, old: str | None, new: str | None,
     return op == "shutdown" and _steps_to_rest(lc, new) < _steps_to_rest(lc, old)
 
 
+def at_rest(lc: Lifecycle, state: str) -> bool:
+    """A frozen (resumable) or terminal state; a crash state (frozen, and a failure: squad's
+    error) is no place to rest."""
+    spec = lc.states[state]
+    return spec.terminal or (spec.roster == "frozen" and spec.outcome != "failure")
+
+
 def _steps_to_rest(lc: Lifecycle, start: str) -> float:
     """The fewest moves (timed moves aside: they are sweep's) from `start` to a frozen or
     terminal state: a shutdown's every move brings its agent nearer."""
     frontier, seen, steps = [start], {start}, 0
     while frontier:
-        if any(lc.states[s].roster == "frozen" or lc.states[s].terminal for s in frontier):
+        if any(at_rest(lc, s) for s in frontier):
             return steps
         nearer = []
         for s in frontier:

@@ -15,6 +15,7 @@ from gitstate.history.views import freeze_state_path
 from gitstate.law import statefile
 from gitstate.law.grammar import canonical_id, format_message
 from gitstate.law.lifecycle import is_law_path
+from gitstate.law.movers import KEY_FIELD
 from gitstate.law.rules import FileChange, check_law_change, legal_moves, validate
 from gitstate.law.society import freeze_file_problems
 from gitstate.moves.fields import now_iso, parse_sets  # noqa: F401  (the commands' names)
@@ -144,10 +145,10 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
         trailers += [("Moved-by", f"gitstate {moved_by}")] if moved_by else []
         message = format_message(agent, state, text or f"{old_state} -> {state}", body, trailers)
         _judge(repo, lc, head, path, old, new, message, action, files, with_work)
-        sign = must_sign(repo, lc, head, agent, old_state, state, approved_by, moved_by)
-        signer = None if sign else signing_key(repo, lc, head, agent,
-                                               statefile.parse_bytes(old, path).front,
-                                               (old_state, state))
+        front = statefile.parse_bytes(old, path).front
+        sign = must_sign(repo, lc, head, agent, old_state, state, approved_by, moved_by,
+                         keyed=bool(front.get(KEY_FIELD)))
+        signer = None if sign else signing_key(repo, lc, head, agent, front, (old_state, state))
         return Plan({path: new, **files}, message, {
             "agent": agent, "from": old_state, "to": state, "path": path,
             "phase_from": _phase(lc, old, path), "phase_to": _phase(lc, new, path)},

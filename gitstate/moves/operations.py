@@ -22,6 +22,7 @@ from gitstate.history.index import Index
 from gitstate.law import statefile
 from gitstate.law.grammar import canonical_id
 from gitstate.law.lifecycle import Lifecycle
+from gitstate.law.movers import at_rest
 from gitstate.law.times import duration
 from gitstate.moves.agent import freeze, spawn, transition
 from gitstate.rule_ids import Rule
@@ -279,8 +280,8 @@ def _path_to_rest(lc: Lifecycle, start: str, *, interrupted: bool = False) -> li
         spec = lc.states[s]
         if s != start and spec.roster == "frozen" and not spec.terminal \
                 and spec.outcome == "failure":
-            continue     # a crash state (squad's error) is no place to rest
-        if s != start and (spec.roster == "frozen" or spec.terminal):
+            continue     # a crash state (squad's error) is no place to rest, nor a way there
+        if s != start and at_rest(lc, s):
             found.append(s)
             continue
         for t in lc.targets(s):

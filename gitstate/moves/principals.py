@@ -130,11 +130,13 @@ def _front(repo: Managed, lc: Lifecycle, head: str, agent: str) -> dict | None:
 
 
 def must_sign(repo: Managed, lc: Lifecycle, head: str | None, agent: str, old: str | None,
-              new: str, approved_by: str | None, moved_by: str | None) -> bool:
+              new: str, approved_by: str | None, moved_by: str | None, *,
+              keyed: bool = False) -> bool:
     """A gated move approved by a human is signed with that human's key where the law lists
     keys (protocols/allowed_signers); refused, naming who must run it, without such a key.
     `reap` and `shutdown` sign with this clone's key where it is listed for a human or an
-    operator."""
+    operator; of a `keyed` agent they must (the hub and verify refuse them unsigned), so they
+    are refused here, before anything is committed, when this clone cannot."""
     if head is None or old is None:
         return False
     gated = approved_by and lc.needs_approval(old, new)
@@ -142,11 +144,20 @@ def must_sign(repo: Managed, lc: Lifecycle, head: str | None, agent: str, old: s
     if not gated and not operation:
         return False
     signers = repo.git.cat_files([f"{head}:{SIGNERS_PATH}"])[0]
-    if signers is None:
-        return False
     if not gated:
         names = list(lc.policies.humans) + list(lc.policies.movers.operators)
-        return any(can_sign_as(repo.git, signers, n)[0] for n in names)
+        if signers is not None and any(can_sign_as(repo.git, signers, n)[0] for n in names):
+            return True
+        if keyed:
+            raise GitstateError(
+                f"{agent} has a key, so `gitstate {moved_by}` must sign its move ({old} -> "
+                f"{new}) with the key of a human or operator ({', '.join(names) or 'none'}) "
+                f"listed in {SIGNERS_PATH}, and this clone has none; nothing was committed",
+                hint=f"run it where `git config user.signingkey` is such a key, or list one in "
+                     f"{SIGNERS_PATH} (a change of the law)")
+        return False
+    if signers is None:
+        return False
     assert approved_by is not None
     ok, have = can_sign_as(repo.git, signers, approved_by)
     if not ok:

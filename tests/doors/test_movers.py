@@ -268,6 +268,34 @@ def test_a_sweep_is_proven_at_the_hub_by_the_hubs_own_clock(tmp_path, monkeypatc
     assert "Moved-by: gitstate sweep" in git(hub, "log", "-1", "--format=%B", "main").stdout
 
 
+def test_shutdown_of_a_keyed_agent_is_signed_by_a_human_or_refused_first(tmp_path, home):
+    if shutil.which("ssh-keygen") is None:
+        pytest.skip("ssh-keygen is missing (install openssh-client)")
+    repo = managed_repo(tmp_path / "repo", "--lifecycle", "squad")
+    assert gitstate(repo, "spawn", "keaton", "--key").returncode == 0
+    walk(repo, "keaton", "active")
+    before = snapshot(repo)
+    res = gitstate(repo, "shutdown")
+    assert res.returncode != 0 and "must sign" in res.stderr and "zach" in res.stderr, res.stderr
+    assert snapshot(repo) == before                        # refused before any commit
+    # zach's key in the law, and this clone signing with it: shutdown signs, verify agrees
+    zach = tmp_path / "zach"
+    import subprocess
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "zach", "-f",
+                    str(zach)], check=True, capture_output=True)
+    (repo / "protocols" / "allowed_signers").write_text(
+        f"zach {Path(f'{zach}.pub').read_text()}")
+    git(repo, "add", "protocols/allowed_signers")
+    git(repo, "commit", "-q", "-m", "law: zach's key", "-m", "Approved-by: zach")
+    git(repo, "config", "gpg.format", "ssh")
+    git(repo, "config", "user.signingkey", str(zach))
+    res = gitstate(repo, "shutdown")
+    assert res.returncode == 0, res.stderr
+    assert "Moved-by: gitstate shutdown" in git(repo, "log", "-1", "--format=%B").stdout
+    assert "\ngpgsig " in git(repo, "cat-file", "commit", "HEAD").stdout     # signed
+    assert verify(repo) == []
+
+
 def test_the_lifecycle_says_who_may_move_whom(tmp_path):
     repo = managed_repo(tmp_path / "repo", "--lifecycle", "registry")
     out = gitstate(repo, "lifecycle").stdout
