@@ -143,15 +143,17 @@ def _fetch(git: Git, up: Upstream) -> str:
 
 def _unlanded(repo: Managed, up: Upstream, head: str,
               sides: list[str]) -> tuple[list[Unlanded], list[str]]:
-    """This branch's commits the upstream has not got, then each side branch's; and the
-    merges among them (not replayed: their parents are)."""
+    """This branch's commits the upstream has not got, then each side branch's move; and
+    the merges among them (not replayed: their parents are)."""
     git = repo.git
     lc = repo.lifecycle(head)
     rx = lc.state_path_regex()
     seen: set[str] = set()
     found, merges = [], []
     for source, tipref in [(up.branch, head)] + [(s, s) for s in sides]:
-        for sha in git.text("rev-list", "--reverse", "--topo-order", tipref, "--not",
+        # a side branch holds one move, its tip (its parents landed, or are kept elsewhere)
+        limit = ("-n1",) if source != up.branch else ()
+        for sha in git.text("rev-list", "--reverse", "--topo-order", *limit, tipref, "--not",
                             up.tracking).split():
             if sha in seen:
                 continue

@@ -175,3 +175,26 @@ def test_uncommitted_changes_in_the_touched_files_stop_it_before_anything(tmp_pa
     git(b, "checkout", "notes.txt")
     code, out = synced(b)
     assert code == 0 and (b / "elsewhere.txt").is_file()
+
+
+def test_a_kept_move_is_taken_alone_later_its_landed_parent_is_not_made_twice(tmp_path):
+    hub, (a, b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "alice")[0] == 0
+    git(b, "pull", "-q", "--ff-only")
+    assert pushed(a, "transition", "alice", "inbox", "--set", "context_pct=10")[0] == 0
+    assert pushed(a, "spawn", "arch1", "--role", "architect")[0] == 0
+    mine = local_moves(b, ("transition", "alice", "inbox", "--set", "context_pct=20"),
+                       ("spawn", "arch2", "--role", "architect"))
+    code, out = synced(b)
+    assert code == 1 and [(m["outcome"], m["rule"]) for m in out["moves"]] == [
+        ("landed", None), ("illegal", "role-max")], out
+    assert out["moves"][1]["kept"] == "gitstate/unlanded/arch2-1"
+    code, out = synced(b)                                   # still illegal; alice's alone
+    assert [m["commit"] for m in out["moves"]] == [mine[1]], out
+    assert pushed(a, "bury", "arch1", "--summary", "handing on")[0] == 0
+    code, out = synced(b)
+    assert code == 0 and [m["outcome"] for m in out["moves"]] == ["landed"], out
+    # a's move and b's, decided again once (its text kept): not twice
+    assert len([s for s in hub_subjects(hub) if s.startswith("@alice: [STATE:inbox]")]) == 2
+    assert git(b, "branch", "--list", "gitstate/unlanded/*").stdout == ""
+    nothing_lost(hub, b, mine)
