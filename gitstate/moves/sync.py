@@ -33,6 +33,7 @@ from gitstate.law import statefile
 from gitstate.law.grammar import parse_message
 from gitstate.moves import agent as moves
 from gitstate.moves.landing import push_move
+from gitstate.rule_ids import Rule
 
 # What git leaves while an operation waits for the user, and how to abort it (back to where
 # the user was before it started).
@@ -334,10 +335,10 @@ def _commit(git: Git, top: Path, u: Unlanded, head: str) -> Result:
     if code != 0:
         restore(git, top, head, list(u.paths))
         words = err.decode("utf-8", "replace").strip()
-        import re
-        rule = re.search(r"\[([a-z][a-z0-9-]*)\]", words)
+        # the hook names each problem's rule in brackets: the first one said
+        said = sorted((words.find(f"[{r}]"), r) for r in Rule if f"[{r}]" in words)
         raise CannotReplay(f"now illegal on {head[:10]}: {words}",
-                           rule.group(1) if rule else None, "illegal")
+                           str(said[0][1]) if said else None, "illegal")
     sha = git.head()
     assert sha is not None
     return Result(sha, head, _plan(git, u, sha))
