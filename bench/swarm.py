@@ -1,4 +1,6 @@
-"""A swarm of agents meeting at one hub over a real transport (`git daemon` on 127.0.0.1).
+"""A swarm of agents meeting at one hub over a real transport on 127.0.0.1: `git daemon`, or
+with `--transport http` smart HTTP through nginx + fcgiwrap + `git http-backend` (Debian's
+packages: `apt-get install -y nginx fcgiwrap`), the way a team hosts a hub.
 
 Each clone (and each worktree) runs its own agent through a number of moves, every one a
 `gitstate spawn/transition ... --push --json` command-line process, as users and agent
@@ -11,6 +13,7 @@ agent's p99 against the median agent's (fairness), attempts, and the hub's cost 
 Run from the repository root:
 
     .venv/bin/python bench/swarm.py [--clones 1,4,16] [--worktrees 0] [--moves 10] [--hub queue]
+                                    [--transport daemon|http]
 
 The swarm test (tests/git/test_swarm.py) uses the same set-up.
 """
@@ -80,6 +83,133 @@ class Daemon:
             self.proc.wait(10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+
+
+GIT_HTTP_BACKEND = "/usr/lib/git-core/git-http-backend"
+# what the hub's hooks need from this process's environment under the web server (fcgiwrap
+# hands a CGI only the FastCGI parameters): git and python on PATH, the same git config
+_PASSED_ENV = ("PATH", "HOME", "LANG", "PYTHONPATH", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM",
+               "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
+               "GIT_COMMITTER_EMAIL")
+
+
+def http_missing() -> str | None:
+    """Why a hub cannot be served over smart HTTP here (None: it can)."""
+    missing = [name for name in ("nginx", "fcgiwrap") if not _which_sbin(name)]
+    if not Path(GIT_HTTP_BACKEND).exists():
+        missing.append(GIT_HTTP_BACKEND)
+    return ", ".join(missing) + " missing: `apt-get install -y nginx fcgiwrap`" if missing \
+        else None
+
+
+def _which_sbin(name: str) -> str | None:
+    return shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin")
+
+
+class HttpHub:
+    """nginx + fcgiwrap + `git http-backend` serving `base` (push allowed) on a free port of
+    127.0.0.1, the way a team hosts a hub over smart HTTP: everything (config, pid, logs,
+    request bodies, fcgiwrap's socket) in a private temporary folder, no root-owned path."""
+
+    def __init__(self, base: Path):
+        self.run = Path(tempfile.mkdtemp(prefix="gitstate-http-"))
+        self.port = free_port()
+        sock = self.run / "fcgi.sock"
+        self.fcgi = subprocess.Popen([_which_sbin("fcgiwrap") or "fcgiwrap", "-c", "24", "-f",
+                                      "-s", f"unix:{sock}"], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE)
+        _wait_for(lambda: sock.exists(), self.fcgi, "fcgiwrap")
+        params = {"SCRIPT_FILENAME": GIT_HTTP_BACKEND, "GIT_PROJECT_ROOT": str(base),
+                  "GIT_HTTP_EXPORT_ALL": "1", "REMOTE_USER": "swarm",   # receive-pack on
+                  **{k: os.environ[k] for k in _PASSED_ENV if k in os.environ},
+                  **{k: v for k, v in os.environ.items() if k.startswith("GITSTATE_")}}
+        fastcgi = "\n".join(f"            fastcgi_param {k} {_quoted(v)};"
+                            for k, v in params.items())
+        temp = "\n".join(f"    {kind}_temp_path {self.run / kind};"
+                         for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+        user = "user root;\n" if os.geteuid() == 0 else ""   # workers reach our socket
+        (self.run / "nginx.conf").write_text(f"""{user}daemon off;
+worker_processes 2;
+pid {self.run / "nginx.pid"};
+error_log {self.run / "error.log"};
+events {{ worker_connections 512; }}
+http {{
+    access_log off;
+{temp}
+    client_max_body_size 0;
+    server {{
+        listen 127.0.0.1:{self.port};
+        location / {{
+            fastcgi_pass unix:{sock};
+            fastcgi_read_timeout 600s;
+            fastcgi_send_timeout 600s;
+            fastcgi_buffering off;
+            fastcgi_request_buffering off;
+            fastcgi_param REQUEST_METHOD $request_method;
+            fastcgi_param QUERY_STRING $query_string;
+            fastcgi_param CONTENT_TYPE $content_type;
+            fastcgi_param CONTENT_LENGTH $content_length;
+            fastcgi_param HTTP_CONTENT_ENCODING $http_content_encoding;
+            fastcgi_param GIT_PROTOCOL $http_git_protocol;
+            fastcgi_param PATH_INFO $uri;
+            fastcgi_param REMOTE_ADDR $remote_addr;
+            fastcgi_param SERVER_PROTOCOL $server_protocol;
+{fastcgi}
+        }}
+    }}
+}}
+""")
+        self.proc = subprocess.Popen([_which_sbin("nginx") or "nginx", "-p", str(self.run),
+                                      "-c", str(self.run / "nginx.conf"), "-e",
+                                      str(self.run / "error.log")],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+        def listening() -> bool:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return True
+            except OSError:
+                return False
+        try:
+            _wait_for(listening, self.proc, "nginx")
+        except RuntimeError:
+            self.stop()
+            raise
+
+    def url(self, name: str) -> str:
+        return f"http://127.0.0.1:{self.port}/{name}"
+
+    def stop(self) -> None:
+        for proc in (getattr(self, "proc", None), self.fcgi):
+            if proc is None:
+                continue
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        shutil.rmtree(self.run, ignore_errors=True)
+
+
+def _quoted(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _wait_for(ready, proc: subprocess.Popen, name: str, seconds: float = 20) -> None:
+    deadline = time.monotonic() + seconds
+    while not ready():
+        if proc.poll() is not None:
+            err = proc.stderr.read().decode() if proc.stderr else ""
+            raise RuntimeError(f"{name} stopped: {err}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{name} did not start listening")
+        time.sleep(0.05)
+
+
+def serve(base: Path, transport: str) -> Daemon | HttpHub:
+    """The hubs under `base` served over `transport`: daemon (git://) or http (nginx)."""
+    return HttpHub(base) if transport == "http" else Daemon(base)
 
 
 def make_hub(where: Path, *, preset: str | None = None, kind: str = "queue") -> Path:
@@ -247,17 +377,18 @@ def summarise(results: list[list[dict]], wall: float, hub: Path) -> dict:
 
 def measure(n: int, worktrees: int, moves: int, *, kind: str = "queue",
             backoff: float | None = None, attempts: int | None = None,
-            think: float = 0.0) -> dict:
+            think: float = 0.0, transport: str = "daemon") -> dict:
     with tempfile.TemporaryDirectory(prefix="gitstate-swarm-") as tmp:
         where = Path(tmp)
         hub = make_hub(where, kind=kind)
-        daemon = Daemon(where)
+        daemon = serve(where, transport)
         try:
             places = make_clones(where, daemon.url("hub.git"), n, worktrees, backoff, attempts)
             results, wall = run_swarm(places, moves, where, think=think)
         finally:
             daemon.stop()
-        out = {"hub": kind, "clones": n, "worktrees": worktrees, "moves": moves,
+        out = {"hub": kind, "transport": transport, "clones": n, "worktrees": worktrees,
+               "moves": moves,
                **summarise(results, wall, hub)}
         if kind == "queue":
             out["landing_ms"] = round(landing_seconds(hub, places[0], "agent-00") * 1000)
@@ -281,16 +412,21 @@ def main() -> None:
     ap.add_argument("--think", type=float, default=0.0,
                     help="each agent works a random 0..THINK seconds between its moves "
                          "(default 0: every agent pushes again at once)")
+    ap.add_argument("--transport", choices=("daemon", "http"), default="daemon",
+                    help="daemon: git daemon (git://); http: nginx + fcgiwrap + git "
+                         "http-backend (smart HTTP)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    if args.transport == "http" and http_missing():
+        ap.error(f"--transport http: {http_missing()}")
     for n in (int(x) for x in args.clones.split(",")):
         r = measure(n, args.worktrees, args.moves, kind=args.hub, backoff=args.backoff_max,
-                    attempts=args.attempts, think=args.think)
+                    attempts=args.attempts, think=args.think, transport=args.transport)
         if args.json:
             print(json.dumps(r))
         else:
-            print(f"{args.hub} hub, {n:>2} clones +{r['worktrees']} worktrees x {r['moves']} "
-                  f"moves: {r['landed']} landed ({r['lost']} lost, {r['not_landed']} not "
+            print(f"{args.hub} hub over {args.transport}, {n:>2} clones +{r['worktrees']} "
+                  f"worktrees x {r['moves']} moves: {r['landed']} landed ({r['lost']} lost, {r['not_landed']} not "
                   f"landed) in {r['seconds']} s = {r['landed_per_second']} moves/s; command "
                   f"to landed p50 {r['p50']} s, p99 {r['p99']} s, longest {r['longest']} s; "
                   f"worst agent's p99 / median agent's {r['worst_agent_p99_over_median']}; "

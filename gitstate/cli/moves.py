@@ -171,3 +171,45 @@ def logout(agent, note, sets, text, as_json):
         click.echo(f"{log}, last entries:")
         for line in log_tail(here, log):
             click.echo(f"  {line}")
+
+
+@cli.command()
+@click.option("--push/--no-push", default=True,
+              help="Land each replayed move on the hub (default), or only replay them here.")
+@json_option
+def sync(push, as_json):
+    """Get back in step with the hub: replay this branch's unlanded moves (and those kept on
+    gitstate/unlanded/* branches) onto the upstream tip, deciding each again from the new
+    state, and land them. A rebase or merge left waiting is aborted first."""
+    from gitstate.moves.sync import sync as replay
+    record = replay(repo(), push=push)
+    output("sync", record, as_json, print_sync)
+    return 0 if record["ok"] else EXIT_REJECTED
+
+
+def print_sync(r: dict) -> None:
+    """One line per commit: on stdout what was done, on stderr what could not be."""
+    if r["aborted"]:
+        click.echo(f"aborted {r['aborted']} that was in progress")
+    if r["side_branches"]:
+        click.echo(f"took {', '.join(r['side_branches'])}")
+    if not r["moves"]:
+        click.echo(f"{r['branch']} is in step with {r['upstream']}: nothing to replay")
+    for m in r["moves"]:
+        where = f"  [from {m['source']}]" if m["source"] != r["branch"] else ""
+        head = f"{m['commit'][:10]} {m['subject']}{where}"
+        if m["outcome"] in ("landed", "replayed"):
+            how = {"already": f"already on {r['upstream']}",
+                   "re-decided": "decided again from the new state"}.get(m["how"] or "",
+                                                                        m["how"] or "")
+            new = f" as {m['new'][:10]}" if m["new"] else ""
+            place = f" on {r['upstream']}" if m["outcome"] == "landed" else " here"
+            click.echo(f"{m['outcome']}{new}{place} ({how}): {head}")
+            if m["reason"] and m["how"] != "already":
+                click.echo(f"  {m['reason']}")
+        else:
+            kept = f"; kept on branch {m['kept']}" if m["kept"] else ""
+            click.echo(f"gitstate: {m['outcome']}: {head}\n  {m['reason']}{kept}", err=True)
+    if r["skipped_merges"]:
+        click.echo(f"merges not replayed (their parents were): "
+                   f"{', '.join(s[:10] for s in r['skipped_merges'])}")

@@ -266,6 +266,34 @@ class Landing(Pushed):
     vacancies: list[str] | None = None
 
 
+class Replayed(Record):
+    """One unlanded commit, and what `gitstate sync` did with it."""
+    commit: str                   # the commit as it was found
+    subject: str
+    agent: str | None
+    source: str                   # the branch it was found on
+    outcome: Literal["landed", "replayed", "illegal", "gave-up", "kept"]
+    how: str | None               # applied, re-decided, fast-forward, merged by the hub, already
+    new: str | None               # the commit made again (replayed), or the one on the hub
+    reason: str | None
+    rule: str | None
+    kept: str | None              # the side branch that holds it
+
+
+class SyncResult(Record):
+    """What `gitstate sync` did: exit 0 when every commit landed or was replayed."""
+    upstream: str
+    branch: str
+    aborted: str | None           # the operation it aborted first (a rebase, a merge, ...)
+    pushed: bool
+    before: str                   # the branch's tip before
+    head: str | None              # and after
+    side_branches: list[str]      # the gitstate/unlanded/* branches it took
+    skipped_merges: list[str]
+    moves: list[Replayed]
+    ok: bool
+
+
 class Queued(Record):
     """How the hub's landing queue took one move."""
     outcome: str                  # landed | refused
@@ -344,6 +372,7 @@ COMMANDS: dict[str, Any] = {
     "handover": Move,
     "logout": Move,
     "landing": Landing,
+    "sync": SyncResult,
     "sweep": SweepResult,
     "hub-drain": DrainResult,
     "error": Error,

@@ -1,4 +1,5 @@
-"""A swarm over a real transport: a hub served by `git daemon` on 127.0.0.1, 16 clones and 4
+"""A swarm over a real transport: a hub served on 127.0.0.1 by `git daemon` and by nginx +
+fcgiwrap + `git http-backend` (smart HTTP, as a team hosts one), 16 clones and 4
 worktrees each moving its own agent with `gitstate ... --push` processes, all at once with no
 pause between moves and gitstate's default settings; the same burst at a hub that runs no
 hooks (the retrying fallback); and six clones racing for a role that may have one holder. The
@@ -39,19 +40,25 @@ needs_daemon = pytest.mark.skipif(
     reason="git daemon is missing: install it (e.g. `apt-get install git-daemon-sysvinit`)")
 
 
-@pytest.fixture
-def served_hub(tmp_path):
+needs_http = pytest.mark.skipif(
+    swarm.http_missing() is not None,
+    reason=f"smart HTTP hub: {swarm.http_missing()} (`.ci/run` installs them as root)")
+
+
+@pytest.fixture(params=[pytest.param("daemon", marks=needs_daemon),
+                        pytest.param("http", marks=needs_http)])
+def served_hub(tmp_path, request):
+    """The hub served over each transport: its hooks run the same under both."""
     hub = swarm.make_hub(tmp_path)
-    daemon = swarm.Daemon(tmp_path)
-    yield hub, daemon
-    daemon.stop()
+    server = swarm.serve(tmp_path, request.param)
+    yield hub, server
+    server.stop()
 
 
 def expected_state(moves: int) -> str:
     return "bootstrap" if moves == 1 else swarm.LOOP[(moves - 2) % len(swarm.LOOP)]
 
 
-@needs_daemon
 def test_sixteen_clones_and_four_worktrees_in_a_burst_lose_nothing(tmp_path, served_hub):
     hub, daemon = served_hub
     places = swarm.make_clones(tmp_path, daemon.url("hub.git"), 16, 4)
@@ -95,7 +102,6 @@ def test_a_burst_at_a_hub_without_hooks_lands_every_move_at_the_defaults(tmp_pat
     assert gitstate(fresh, "verify", "--no-cache").returncode == 0
 
 
-@needs_daemon
 def test_six_clones_racing_for_the_architect_role_one_lands(tmp_path, served_hub):
     hub, daemon = served_hub
     places = swarm.make_clones(tmp_path, daemon.url("hub.git"), 6, 0)

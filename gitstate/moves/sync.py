@@ -1,0 +1,408 @@
+"""`gitstate sync`: bring a clone back in step with its hub by hand (README, "Many clones").
+
+The unlanded moves are this branch's commits the upstream has not got (oldest first) and the
+side branches `gitstate/unlanded/*` that `--push` leaves. A rebase, merge or cherry-pick left
+waiting (a `git pull --rebase` stopped on a `_state.md`) is aborted first. Each move is then
+made again on the upstream tip:
+- its commit applies there (a three-way merge of its changes): the same commit (message,
+  author, work) is made again with `git commit`, so every local door judges it;
+- its agent's own state file was changed upstream (someone else moved that agent): a plain
+  transition is decided again from the agent's state there (`moves.agent.transition`), with
+  the rest of the commit's work; any other move cannot be decided again and is kept;
+- a signed commit (an approval) is never re-made: it goes as it is when its parent is the tip
+  (or, at a hub with a landing queue, which merges it unchanged), else it is kept.
+By default each replayed move is landed as `--push` lands one (`landing.push_move`); with
+`push=False` they are only committed here. Whatever cannot be done is kept on a side branch,
+with the reason; nothing is lost. A commit that moves no agent (work alone) is replayed on the
+branch after the moves and not pushed (the hub's queue lands moves).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gitstate.errors import GitstateError, Rejected
+from gitstate.git.atomic import Plan, Result, git_dir
+from gitstate.git.carry import changes, restore, stage
+from gitstate.git.push import UNLANDED, Upstream, hub_queues, upstream_of
+from gitstate.git.repo import Managed
+from gitstate.git.runner import ZERO, Git
+from gitstate.git.threeway import CannotApply, cherry_tree, tree_of
+from gitstate.law import statefile
+from gitstate.law.grammar import parse_message
+from gitstate.moves import agent as moves
+from gitstate.moves.landing import push_move
+from gitstate.rule_ids import Rule
+
+# What git leaves while an operation waits for the user, and how to abort it (back to where
+# the user was before it started).
+_WAITING = (("rebase-merge", "a rebase", ("rebase", "--abort")),
+            ("rebase-apply/applying", "an am", ("am", "--abort")),
+            ("rebase-apply", "a rebase", ("rebase", "--abort")),
+            ("MERGE_HEAD", "a merge", ("merge", "--abort")),
+            ("CHERRY_PICK_HEAD", "a cherry-pick", ("cherry-pick", "--abort")),
+            ("REVERT_HEAD", "a revert", ("revert", "--abort")))
+_KEYS_THE_MOVE_SETS = ("state", "updated", "ended")
+
+
+class CannotReplay(Exception):
+    """The move cannot be made again on the tip; why, and the rule when the law said so."""
+
+    def __init__(self, why: str, rule: str | None = None, outcome: str = "kept"):
+        super().__init__(why)
+        self.rule = rule
+        self.outcome = outcome
+
+
+class AlreadyThere(Exception):
+    """The commit's changes are on the tip already (it landed, e.g. as a re-made commit)."""
+
+
+@dataclass
+class Unlanded:
+    """One commit to replay: where it came from, and what it moves."""
+
+    sha: str
+    parent: str | None
+    source: str                       # the branch it was found on
+    subject: str
+    message: str
+    paths: dict[str, tuple[str, str | None]]
+    agent: str | None = None          # the agent whose state file it changes (a move)
+    state: str | None = None          # its [STATE:x]
+    path: str | None = None           # that agent's state file
+    signed: bool = False
+    kind: str = "work"                # transition | spawn | gated | work
+    record: dict = field(default_factory=dict)
+
+
+def sync(repo: Managed, *, push: bool = True) -> dict:
+    """Replay this clone's unlanded moves onto the upstream tip and (with `push`) land them;
+    the record of what was done to each (the model SyncResult of gitstate/schema)."""
+    git, top = repo.git, repo.work_tree
+    aborted = _abort_waiting(git, git_dir(git))
+    up = upstream_of(git)
+    tip = _fetch(git, up)
+    head = git.head()
+    assert head is not None
+    sides = [r for r in git.text("for-each-ref", "--format=%(refname)", UNLANDED + "/").split()
+             if r]
+    todo, merges = _unlanded(repo, up, head, sides)
+    _refuse_dirty(git, head, tip, todo)
+    if head != tip:
+        _reset_keep(git, tip)
+    record: dict = {"upstream": up.name, "branch": up.branch.removeprefix("refs/heads/"),
+                    "aborted": aborted, "pushed": push, "before": head,
+                    "side_branches": [s.removeprefix("refs/heads/") for s in sides],
+                    "skipped_merges": merges, "moves": []}
+    queues = push and hub_queues(git, up)
+    landing_ok = push
+    later = [u for u in todo if u.kind == "work"] if push else []
+    for u in [u for u in todo if u not in later] + later:
+        u.record = {"commit": u.sha, "subject": u.subject, "agent": u.agent,
+                    "source": u.source.removeprefix("refs/heads/"), "outcome": "replayed",
+                    "how": None, "new": None, "reason": None, "rule": None, "kept": None}
+        _one(repo, top, up, u, push=landing_ok and u.kind != "work", queues=queues)
+        if u.kind == "work" and push and u.record["outcome"] == "replayed":
+            u.record["reason"] = "not a move (it changes no state file): replayed on the " \
+                                 "branch, not pushed (`git push` lands it)"
+        if u.record["outcome"] == "gave-up":
+            landing_ok = False   # the move stays committed here; the rest only replayed
+        record["moves"].append(u.record)
+    for side in sides:   # a side branch whose moves all landed or were replayed goes
+        mine = [m for m in record["moves"] if m["source"] == side.removeprefix("refs/heads/")]
+        if all(m["outcome"] in ("landed", "replayed") for m in mine):
+            git.call("update-ref", "-d", side)
+    record["head"] = git.head()
+    record["ok"] = all(m["outcome"] in ("landed", "replayed") for m in record["moves"])
+    return record
+
+
+def _abort_waiting(git: Git, gdir: Path) -> str | None:
+    for marker, what, abort in _WAITING:
+        if (gdir / marker).exists():
+            code, _, err = git.call(*abort)
+            if code != 0:
+                raise GitstateError(f"{what} is in progress and `git {' '.join(abort)}` failed: "
+                                    f"{err.decode('utf-8', 'replace').strip()}; nothing else "
+                                    "was done", hint="end it by hand, then run `gitstate sync`")
+            return what
+    return None
+
+
+def _fetch(git: Git, up: Upstream) -> str:
+    code, _, err = git.call("fetch", "--quiet", "--no-tags", up.remote,
+                            f"+{up.ref}:{up.tracking}")
+    tip = git.rev(up.tracking)
+    if code != 0 or tip is None:
+        raise GitstateError(f"could not fetch {up.name}: "
+                            f"{err.decode('utf-8', 'replace').strip() or 'it does not exist'}; "
+                            "nothing was done", hint="is the hub reachable? (`git fetch`)")
+    return tip
+
+
+def _unlanded(repo: Managed, up: Upstream, head: str,
+              sides: list[str]) -> tuple[list[Unlanded], list[str]]:
+    """This branch's commits the upstream has not got, then each side branch's move; and
+    the merges among them (not replayed: their parents are)."""
+    git = repo.git
+    lc = repo.lifecycle(head)
+    rx = lc.state_path_regex()
+    seen: set[str] = set()
+    found, merges = [], []
+    for source, tipref in [(up.branch, head)] + [(s, s) for s in sides]:
+        # a side branch holds one move, its tip (its parents landed, or are kept elsewhere)
+        limit = ("-n1",) if source != up.branch else ()
+        for sha in git.text("rev-list", "--reverse", "--topo-order", *limit, tipref, "--not",
+                            up.tracking).split():
+            if sha in seen:
+                continue
+            seen.add(sha)
+            parents = git.text("rev-list", "--parents", "-n1", sha).split()[1:]
+            if len(parents) > 1:
+                merges.append(sha)
+                continue
+            found.append(_read(git, rx, sha, parents[0] if parents else None, source))
+    return found, merges
+
+
+def _read(git: Git, rx, sha: str, parent: str | None, source: str) -> Unlanded:
+    raw = git.run("cat-file", "commit", sha)
+    header, _, body = raw.partition(b"\n\n")
+    message = body.decode("utf-8", "surrogateescape")
+    msg = parse_message(message)
+    paths = changes(git, parent, sha)
+    u = Unlanded(sha, parent, source, msg.subject, message, paths,
+                 signed=any(ln.startswith(b"gpgsig") for ln in header.split(b"\n")))
+    moved = [p for p in paths if rx.match(p)]
+    if msg.tag and msg.prefix and moved:
+        u.agent, u.state = msg.prefix, msg.tag
+        u.path = next((p for p in moved if f"/{u.agent}/" in f"/{p.lower()}"), moved[0])
+        if msg.trailers or u.signed or len(moved) > 1:
+            u.kind = "gated"          # an approval, a hand-over: not decided again here
+        elif parent is None or git.cat_files([f"{parent}:{u.path}"])[0] is None:
+            u.kind = "spawn"
+        else:
+            u.kind = "transition"
+    return u
+
+
+def _refuse_dirty(git: Git, head: str, tip: str, todo: list[Unlanded]) -> None:
+    """Nothing is done when the replay would touch a file with uncommitted changes (or when
+    anything is staged: it would ride along with a replayed commit)."""
+    staged = git.text("diff", "--cached", "--name-only", "-z", head).split("\0")
+    staged = [p for p in staged if p]
+    if staged:
+        raise GitstateError(f"{len(staged)} file(s) are staged ({', '.join(staged[:3])}); "
+                            "sync replays commits and would take them along, so nothing was done",
+                            hint="commit them (`git commit`) or unstage them (`git restore "
+                                 "--staged`), then run `gitstate sync` again")
+    touched = set(changes(git, head, tip)) if head != tip else set()
+    for u in todo:
+        touched |= set(u.paths)
+    dirty = {p for p in git.text("diff", "--name-only", "-z").split("\0") if p}
+    if touched:   # untracked (or ignored) files the replay would write over
+        out = git.text("ls-files", "-o", "-z", "--", *(f":(literal){p}" for p in touched))
+        dirty |= {p for p in out.split("\0") if p}
+    hit = sorted(dirty & touched)
+    if hit:
+        raise GitstateError(f"uncommitted changes in {', '.join(hit[:5])}, which the replay "
+                            "would change; nothing was done",
+                            hint="commit them, or put them away (`git stash -u`), then run "
+                                 "`gitstate sync` again")
+
+
+def _reset_keep(git: Git, rev: str) -> None:
+    git.run("update-index", "-q", "--refresh", check=False)
+    code, _, err = git.call("reset", "-q", "--keep", rev)
+    if code != 0:
+        raise GitstateError(f"could not move the branch onto {rev[:10]}: "
+                            f"{err.decode('utf-8', 'replace').strip()}")
+
+
+def _one(repo: Managed, top: Path, up: Upstream, u: Unlanded, *, push: bool,
+         queues: bool) -> None:
+    """Replay `u` on HEAD (and land it with `push`), filling in its record."""
+    git, rec = repo.git, u.record
+    head = git.head()
+    try:
+        if u.signed and u.parent != head and not (push and queues):
+            raise CannotReplay("a signed commit (an approval) cannot be made again, and its "
+                               f"parent is no longer the tip of {up.name}; run the move again "
+                               "(the approving human signs it)")
+        # AlreadyThere, CannotReplay: said before anything is pushed
+        _applies(git, u, head, conflicts=not u.signed)
+        if not push:
+            result = _move(repo, top, u)()
+            rec.update(new=result.sha, how=rec["how"] or "applied")
+            return
+        landing, result = push_move(repo, u.agent or "", _move(repo, top, u))
+    except AlreadyThere:
+        rec.update(outcome="landed" if push else "replayed", how="already",
+                   reason=f"its changes are on {up.name} already")
+        return
+    except CannotApply as exc:
+        _keep(git, top, u, head, exc.message, None, "kept")
+        return
+    except CannotReplay as exc:
+        _keep(git, top, u, head, str(exc), exc.rule, exc.outcome)
+        return
+    except Rejected as exc:
+        _keep(git, top, u, head, f"now illegal: {exc}", _rule(exc), "illegal")
+        return
+    except GitstateError as exc:
+        _keep(git, top, u, head, exc.message, None, "illegal")
+        return
+    rec.update(outcome=landing.outcome, new=landing.commit, reason=landing.reason,
+               rule=landing.rule, kept=landing.kept, how=rec["how"] or "applied")
+    if landing.outcome == "illegal":
+        if landing.staged:   # its work is on the side branch: not staged for the next move
+            restore(git, top, git.head() or "HEAD", landing.staged)
+        if u.source != up.branch and landing.kept:   # the move keeps the branch it came on
+            git.call("update-ref", "-d", f"refs/heads/{landing.kept}")
+            rec["kept"] = u.source.removeprefix("refs/heads/")
+    if landing.outcome == "landed" and u.signed and git.head() != git.rev(up.tracking):
+        _reset_keep(git, git.rev(up.tracking) or "HEAD")   # the hub merged it: take the merge
+        rec["reason"] = None
+
+
+def _applies(git: Git, u: Unlanded, head: str | None, *, conflicts: bool = True) -> None:
+    """Raise AlreadyThere when the tip has the commit's changes, CannotReplay when its work
+    conflicts there (or it is not a transition and its state file does)."""
+    if head is None or u.parent == head:
+        return
+    tree, found = cherry_tree(git, u.parent, head, u.sha)
+    if not found and tree == tree_of(git, head):
+        raise AlreadyThere()
+    if not conflicts:
+        return
+    if any(p != u.path for p in found):
+        raise CannotReplay(f"its work conflicts with {head[:10]} in "
+                           f"{', '.join(p for p in found if p != u.path)}: merge it by hand "
+                           f"(`git cherry-pick {u.sha[:10]}`)")
+    if found and u.kind != "transition":
+        raise CannotReplay(f"{u.agent} was moved upstream meanwhile, and this move ({u.kind}) "
+                           "cannot be decided again here: make it again from the new state")
+
+
+def _move(repo: Managed, top: Path, u: Unlanded):
+    """The move that makes `u` again on HEAD (called again by the landing when it decides
+    again from a newer tip)."""
+    git = repo.git
+
+    def move() -> Result:
+        head = git.head()
+        assert head is not None
+        if u.signed:   # never re-made: it goes as it is (the hub's queue merges it)
+            if u.parent == head:
+                _reset_keep(git, u.sha)
+            u.record["how"] = "fast-forward" if u.parent == head else "merged by the hub"
+            return Result(u.sha, u.parent, _plan(git, u, u.sha))
+        if u.parent == head:
+            _take(git, top, u, u.sha, list(u.paths))
+            return _commit(git, top, u, head)
+        tree, conflicts = cherry_tree(git, u.parent, head, u.sha)
+        others = [p for p in u.paths if p != u.path or not conflicts]
+        _take(git, top, u, tree, others)
+        if not conflicts:
+            return _commit(git, top, u, head)
+        u.record["how"] = "re-decided"
+        try:
+            return moves.transition(repo, u.agent or "", u.state or "", text=_text(u),
+                                    body=_body(u), sets=_sets(git, u))
+        except GitstateError:
+            restore(git, top, head, others)
+            raise
+    return move
+
+
+def _take(git: Git, top: Path, u: Unlanded, rev: str, paths: list[str]) -> None:
+    """Stage (and write) `rev`'s version of the commit's `paths`."""
+    out = git.run("ls-tree", "-z", rev, "--", *paths).decode("utf-8", "surrogateescape") \
+        if paths else ""
+    at: dict[str, tuple[str, str | None]] = {}
+    for rec in filter(None, out.split("\0")):
+        meta, _, path = rec.partition("\t")
+        mode, _kind, blob = meta.split()
+        at[path] = (mode, blob)
+    stage(git, top, {p: at.get(p, (u.paths[p][0], None)) for p in paths})
+
+
+def _commit(git: Git, top: Path, u: Unlanded, head: str) -> Result:
+    """The commit again, with its message and author, through the commit hooks."""
+    code, _, err = git.call("commit", "-q", "--cleanup=verbatim", "--no-edit", "-C", u.sha)
+    if code != 0:
+        restore(git, top, head, list(u.paths))
+        words = err.decode("utf-8", "replace").strip()
+        # the hook names each problem's rule in brackets: the first one said
+        said = sorted((words.find(f"[{r}]"), r) for r in Rule if f"[{r}]" in words)
+        raise CannotReplay(f"now illegal on {head[:10]}: {words}",
+                           str(said[0][1]) if said else None, "illegal")
+    sha = git.head()
+    assert sha is not None
+    return Result(sha, head, _plan(git, u, sha))
+
+
+def _plan(git: Git, u: Unlanded, sha: str) -> Plan:
+    files: dict[str, bytes | None] = {}
+    info: dict = {"agent": u.agent, "to": u.state, "path": u.path, "from": None}
+    if u.path:
+        files[u.path] = git.cat_files([f"{sha}:{u.path}"])[0]
+        old = git.cat_files([f"{u.parent}:{u.path}"])[0] if u.parent else None
+        info["from"] = _state(old, u.path)
+    return Plan(files, u.message, info)
+
+
+def _state(data: bytes | None, path: str) -> str | None:
+    try:
+        s = statefile.parse_bytes(data, path).state if data else None
+    except GitstateError:
+        return None
+    return s if isinstance(s, str) else None
+
+
+def _text(u: Unlanded) -> str | None:
+    marker = f"[STATE:{u.state}]"
+    _, found, text = u.subject.partition(marker)
+    return (text.strip() or None) if found else None
+
+
+def _body(u: Unlanded) -> str:
+    return parse_message(u.message).body
+
+
+def _sets(git: Git, u: Unlanded) -> dict:
+    """The keys the commit set in its state file besides those every move sets."""
+    if not u.path or not u.parent:
+        return {}
+    old, new = git.cat_files([f"{u.parent}:{u.path}", f"{u.sha}:{u.path}"])
+    try:
+        before = statefile.parse_bytes(old, u.path).front if old else {}
+        after = statefile.parse_bytes(new, u.path).front if new else {}
+    except GitstateError:
+        return {}
+    return {k: v for k, v in after.items()
+            if k not in _KEYS_THE_MOVE_SETS and before.get(k) != v}
+
+
+def _keep(git: Git, top: Path, u: Unlanded, head: str | None, why: str, rule: str | None,
+          outcome: str) -> None:
+    """`u` stays on a side branch (its own, when it came on one); nothing is staged."""
+    if head and git.head() != head:
+        _reset_keep(git, head)
+    side = u.source
+    if not u.source.startswith(UNLANDED):
+        n = 1
+        name = u.agent or "work"
+        while git.rev(f"{UNLANDED}/{name}-{n}"):
+            n += 1
+        side = f"{UNLANDED}/{name}-{n}"
+        git.run("update-ref", side, u.sha, ZERO, env={"GITSTATE_JUDGED": u.sha})
+    u.record.update(outcome=outcome, reason=why, rule=rule,
+                    kept=side.removeprefix("refs/heads/"))
+
+
+def _rule(exc: Rejected) -> str | None:
+    return str(exc.violations[0].rule) if exc.violations else None
+
