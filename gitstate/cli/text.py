@@ -32,12 +32,15 @@ def print_landing(record: dict) -> None:
         click.echo(f"{record['agent']}: {frm}{record['to']}  ({record['commit'][:10]}) landed "
                    f"on {up}" + (f" after {plural(record['attempts'], 'attempt')}"
                                  if record["attempts"] > 1 else ""))
+        if record.get("reason"):   # landed, but this branch could not follow
+            click.echo(f"  {record['reason']}", err=True)
     elif record["outcome"] == "illegal":
         click.echo(f"gitstate: the move did not land on {up}: {record['reason']}", err=True)
         click.echo(f"  your branch is in step with {up}; the unlanded commit is kept on branch "
                    f"{record['kept']}" + (f", and its work is staged "
                                           f"({', '.join(record['staged'])})"
-                                          if record["staged"] else ""), err=True)
+                                          if record["staged"] else "")
+                   + ": `gitstate sync` lands it once it is legal again", err=True)
     else:
         click.echo(f"gitstate: gave up landing the move: {record['reason']}", err=True)
 
