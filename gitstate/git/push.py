@@ -168,27 +168,10 @@ def land(git: Git, top: Path, move: Callable[[], Result], *, agent: str,
             return _gave_up(up, result, attempt, f"could not fetch {up.name}: {exc.message}")
         if git.ok("merge-base", "--is-ancestor", result.sha, tip):
             return Landing("landed", attempt, result.sha, up.name), result   # it got there
-        if judge_fetched is not None:
-            reason = judge_fetched(result.parent, tip)
-            if reason:
-                return _gave_up(up, result, attempt, reason)
-        try:
-            work = carry_work(git, top, result, tip)
-        except Conflict as exc:
-            return _set_aside(git, top, up, result, agent, attempt, str(exc), fetch=False)
-        except GitFailure as exc:
-            return _gave_up(up, result, attempt, f"could not move onto {up.name}: "
-                            f"{exc.message}")
-        try:
-            result = move()
-        except (Rejected, GitstateError) as exc:
-            moved = [p for p in work if p == result.plan.info.get("path")
-                     or p in result.plan.files]
-            restore(git, top, tip, moved)   # the refused state file goes back to the tip's
-            return _set_aside(git, top, up, result, agent, attempt,
-                              f"now illegal on {tip[:10]}: {exc}", fetch=False,
-                              staged=[p for p in work if p not in moved],
-                              rule=_first_rule(exc))
+        ending, result = _decide_again(git, top, up, move, result, agent, attempt, tip,
+                                       judge_fetched)
+        if ending is not None:
+            return ending, result
 
 
 def hub_queues(git: Git, up: Upstream) -> bool:
@@ -219,26 +202,38 @@ def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
                               f"the hub refused it: [{rule}] {words}", fetch=True, rule=rule)
         try:   # decide it again from the agent's state on the hub
             tip = _fetch(git, up)
-            if judge_fetched is not None:
-                reason = judge_fetched(result.parent, tip)
-                if reason:
-                    return _gave_up(up, result, attempt, reason)
-            work = carry_work(git, top, result, tip)
-        except Conflict as exc:
-            return _set_aside(git, top, up, result, agent, attempt, str(exc), fetch=False)
         except GitFailure as exc:
-            return _gave_up(up, result, attempt, f"could not move onto {up.name}: "
-                            f"{exc.message}")
-        try:
-            result = move()
-        except (Rejected, GitstateError) as exc:
-            moved = [p for p in work if p == result.plan.info.get("path")
-                     or p in result.plan.files]
-            restore(git, top, tip, moved)
-            return _set_aside(git, top, up, result, agent, attempt,
-                              f"now illegal on {tip[:10]}: {exc}", fetch=False,
-                              staged=[p for p in work if p not in moved],
-                              rule=_first_rule(exc))
+            return _gave_up(up, result, attempt, f"could not fetch {up.name}: {exc.message}")
+        ending, result = _decide_again(git, top, up, move, result, agent, attempt, tip,
+                                       judge_fetched)
+        if ending is not None:
+            return ending, result
+
+
+def _decide_again(git: Git, top: Path, up: Upstream, move: Callable[[], Result],
+                  result: Result, agent: str, attempt: int, tip: str,
+                  judge_fetched: Callable[[str | None, str], str | None] | None
+                  ) -> tuple[Landing | None, Result]:
+    """Bring the branch onto the hub's `tip` with the work the move carried, and decide the
+    move again there: (None, the new move) to push, or the outcome when that cannot be."""
+    if judge_fetched is not None:
+        reason = judge_fetched(result.parent, tip)
+        if reason:
+            return _gave_up(up, result, attempt, reason)
+    try:
+        work = carry_work(git, top, result, tip)
+    except Conflict as exc:
+        return _set_aside(git, top, up, result, agent, attempt, str(exc), fetch=False)
+    except GitFailure as exc:
+        return _gave_up(up, result, attempt, f"could not move onto {up.name}: {exc.message}")
+    try:
+        return None, move()
+    except (Rejected, GitstateError) as exc:
+        moved = [p for p in work if p == result.plan.info.get("path") or p in result.plan.files]
+        restore(git, top, tip, moved)   # the refused state file goes back to the tip's
+        return _set_aside(git, top, up, result, agent, attempt,
+                          f"now illegal on {tip[:10]}: {exc}", fetch=False,
+                          staged=[p for p in work if p not in moved], rule=_first_rule(exc))
 
 
 def _first_rule(exc: Exception) -> str | None:
