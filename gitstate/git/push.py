@@ -193,7 +193,10 @@ def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
         attempt += 1
         status, landed, rule, words = _push_queued(git, up, result.sha, queue)
         if status == "landed":
-            note = _take_landed(git, up, result, landed, judge_fetched)
+            held, note = _take_landed(git, up, result, landed, judge_fetched)
+            if not held:
+                return _gave_up(up, result, attempt, f"the hub reported it landed as "
+                                f"{landed[:10]}, but {up.name} has no such commit holding it")
             return Landing("landed", attempt, landed, up.name, reason=note), result
         if status == "error":
             return _gave_up(up, result, attempt, f"the push failed: {words}")
@@ -275,25 +278,37 @@ def _push_queued(git: Git, up: Upstream, sha: str,
 
 
 def _take_landed(git: Git, up: Upstream, result: Result, landed: str,
-                 judge_fetched: Callable[[str | None, str], str | None] | None) -> str | None:
-    """Bring this branch to the commit the hub landed (the same move, on the hub's tip).
-    A note for the user when it cannot (the move landed all the same)."""
+                 judge_fetched: Callable[[str | None, str], str | None] | None
+                 ) -> tuple[bool, str | None]:
+    """Bring this branch to the commit the hub landed (the same move, on the hub's tip):
+    (whether that commit holds the move, a note for the user when the branch cannot follow).
+    A hub that reports a commit without the move is not believed."""
     if landed == result.sha:
         git.call("update-ref", up.tracking, landed)   # a fast-forward: nothing to fetch
-        return None
+        return True, None
     try:
         _fetch(git, up)
-        reason = judge_fetched(result.parent, landed) if judge_fetched else None
     except GitFailure as exc:
-        reason = f"could not fetch it: {exc.message}"
+        return True, _stays(result, landed, f"could not fetch it: {exc.message}")
+    paths = sorted({result.plan.info.get("path") or "", *result.plan.files} - {""})
+    specs = [f"{rev}:{p}" for p in paths for rev in (result.sha, landed)]
+    ids = git.run("cat-file", "--batch-check=%(objectname)", check=False,
+                  input="".join(f"{s}\n" for s in specs).encode()).split(b"\n")
+    ids = [b"" if i.endswith(b" missing") else i for i in ids]
+    if any(ids[2 * i] != ids[2 * i + 1] for i in range(len(paths))) or not git.ok(
+            "merge-base", "--is-ancestor", landed, up.tracking):
+        return False, None
+    reason = judge_fetched(result.parent, landed) if judge_fetched else None
     if reason is None and git.rev("HEAD") == result.sha:
         git.run("update-index", "-q", "--refresh", check=False)
         code, _, err = git.call("reset", "-q", "--keep", landed, env={"GITSTATE_JUDGED": landed})
         if code != 0:
             reason = err.decode("utf-8", "replace").strip()
-    if reason is None:
-        return None
-    return (f"landed as {landed[:10]}, but this branch stays at {result.sha[:10]} ({reason}); "
+    return True, None if reason is None else _stays(result, landed, reason)
+
+
+def _stays(result: Result, landed: str, why: str) -> str:
+    return (f"landed as {landed[:10]}, but this branch stays at {result.sha[:10]} ({why}); "
             "`gitstate sync` brings it in step")
 
 

@@ -340,3 +340,37 @@ def test_doctor_on_the_hub_shows_the_queue(tmp_path):
     found = {f["check"]: f for f in json.loads(gitstate(hub, "doctor", "--json").stdout)
              ["findings"]}
     assert found["queue"]["status"] == "warn" and "init --server" in found["queue"]["fix"]
+
+
+LYING_HOOK = r'''#!/usr/bin/env python3
+# A hostile hub: says every queued move landed as the branch's tip, lands nothing.
+import subprocess, sys
+r, w = sys.stdin.buffer, sys.stdout.buffer
+def read():
+    lines = []
+    while (n := int(r.read(4), 16)):
+        lines.append(r.read(n - 4).decode().strip())
+    return lines
+def pkt(s):
+    w.write(b"%04x" % (len(s) + 4) + s.encode())
+read(); pkt("version=1\0"); w.write(b"0000"); w.flush()
+tip = subprocess.run(["git", "rev-parse", "main"], capture_output=True, text=True).stdout.strip()
+old = subprocess.run(["git", "rev-parse", "main~1"], capture_output=True, text=True).stdout.strip()
+for line in read():
+    pkt(f"ok {line.split()[2]}"); pkt("option refname refs/heads/main")
+    pkt(f"option old-oid {old}"); pkt(f"option new-oid {tip}")
+w.write(b"0000"); w.flush()
+'''
+
+
+def test_a_hub_that_reports_a_landing_it_did_not_make_is_not_believed(tmp_path):
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "alice")[0] == 0
+    (hub / "hooks" / "proc-receive").write_text(LYING_HOOK)
+    tip = hub_tip(hub)
+    code, out = pushed(a, "transition", "alice", "inbox")
+    assert code == 1 and out["outcome"] == "gave-up", out
+    assert "has no such commit holding it" in out["reason"]
+    head = git(a, "rev-parse", "HEAD").stdout.strip()
+    assert head != tip and git(a, "log", "-1", "--format=%s").stdout.startswith(
+        "@alice: [STATE:inbox]")                       # the move stays here, nothing lost
