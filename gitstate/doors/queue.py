@@ -137,8 +137,11 @@ class Queue:
                 break
             try:
                 request = json.loads((self.dir / name).read_text("utf-8"))
+                if not (isinstance(request, dict) and _is_oid(str(request.get("move")))
+                        and str(request.get("branch", "")).startswith("refs/heads/")):
+                    raise ValueError("not a request")
             except (OSError, ValueError):
-                (self.dir / name).unlink(missing_ok=True)
+                (self.dir / name).unlink(missing_ok=True)   # nothing this hub filed
                 continue
             try:
                 outcome = self._land(request, self.dir / name)

@@ -325,9 +325,12 @@ def test_a_move_the_hub_cannot_read_is_refused_and_does_not_block_the_queue(tmp_
     (queue / f"{time.time_ns():020d}-1-bogus").write_text(json.dumps(
         {"branch": "refs/heads/main", "move": "f" * 40}))
     (queue / f"{time.time_ns():020d}-2-junk").write_text("{not json")
+    (queue / f"{time.time_ns():020d}-3-escape").write_text(json.dumps(
+        {"branch": "refs/heads/main", "move": "../../../escaped"}))
     code, out = pushed(a, "spawn", "alice")                     # lands after them
     assert code == 0 and out["outcome"] == "landed", out
     assert json.loads((queue / "done" / ("f" * 40)).read_text())["rule"] == "queue-move"
+    assert not (hub / "escaped").exists() and not (tmp_path / "escaped").exists()
     assert_queue_empty(hub)
 
 
