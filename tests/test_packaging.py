@@ -21,7 +21,7 @@ def wheel(tmp_path_factory) -> Path:
     res = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out),
                           str(ROOT)], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
-    [whl] = out.glob("gitstate-*.whl")
+    [whl] = out.glob("gitstate_agents-*.whl")
     return whl
 
 

@@ -177,8 +177,9 @@ def _ending(s: _Story, repo: Path) -> int:
             click.echo(f"  {f}", err=True)
         return 1
     click.secho(f"Done. Explore it: cd {repo} && git log --stat", bold=True)
-    click.echo(f"See it in a browser: gitstate -C {repo} serve  (pip install 'gitstate[web]'), "
-               f"or as files: gitstate -C {repo} site --out DIR")
+    click.echo(f"See it in a browser: gitstate -C {repo} serve  "
+               f"(pip install 'gitstate-agents[web]'), or as files: gitstate -C {repo} site "
+               "--out DIR")
     return 0
 
 

@@ -16,5 +16,5 @@ def mcp():
         if not (exc.name or "").startswith("mcp"):
             raise
         raise UsageError("`gitstate mcp` needs the MCP Python SDK, which is not installed",
-                         hint="pip install 'gitstate[mcp]'") from None
+                         hint="pip install 'gitstate-agents[mcp]'") from None
     serve(directory())

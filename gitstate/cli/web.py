@@ -15,7 +15,7 @@ from gitstate.cli.app import at_option, cli, json_option, json_out, repo
               help="Port to listen on.")
 def serve(host, port):
     """Show the roster, timelines, freeze-states, vacancies and the lifecycle in a browser,
-    live as commits arrive (read-only; needs `pip install 'gitstate[web]'`)."""
+    live as commits arrive (read-only; needs `pip install 'gitstate-agents[web]'`)."""
     from gitstate.web.app import serve as run
     run(repo(), host, port, echo=click.echo)
 

@@ -54,8 +54,9 @@ def judge_movers(git: Git, c: Commit, lc: Lifecycle, changes: list, ctx, law_fro
     if here and bound is not None:
         out += check_bound(lc, bound[0], parsed, ctx.agents(), msg)
     signers: list = []   # protocols/allowed_signers of the law in force, read once if asked
+    keyed_ids = {id(ch) for ch in keyed}   # by identity: comparing records is O(fields)
     for p in parsed:
-        if p.change in keyed:
+        if id(p.change) in keyed_ids:
             why = _unproven(git, c, lc, p, msg, ctx, law_from, signers)
             if why:
                 out.append(Violation(Rule.UNSIGNED_MOVE, why, p.change.path))

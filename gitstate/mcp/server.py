@@ -1,5 +1,5 @@
 """The commands as MCP tools over stdio, on the official MCP Python SDK (`pip install
-'gitstate[mcp]'`).
+'gitstate-agents[mcp]'`).
 
 Each tool calls the very function its command gets its data from (in gitstate/history/,
 gitstate/moves/, gitstate/doors/), with the same arguments, and returns that data typed by the

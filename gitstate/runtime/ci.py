@@ -15,7 +15,7 @@ from pathlib import Path
 from gitstate import __version__
 from gitstate.errors import UsageError
 
-INSTALL = f"pip install 'gitstate=={__version__}'"
+INSTALL = f"pip install 'gitstate-agents=={__version__}'"   # the distribution's name
 COMMAND = "gitstate verify --no-cache"
 
 GITHUB_PATH = ".github/workflows/gitstate.yml"

@@ -1,6 +1,6 @@
 """`gitstate serve`: the pages and their JSON on Starlette, read-only, for uvicorn to run.
 
-Starlette and uvicorn are the `web` extra (`pip install 'gitstate[web]'`) and are imported
+Starlette and uvicorn are the `web` extra (`pip install 'gitstate-agents[web]'`) and are imported
 only here, when the server starts: the hooks and every other command never load them.
 """
 
@@ -28,8 +28,9 @@ HEADERS = {
 
 def missing_web_extra(exc: ImportError) -> GitstateError:
     return GitstateError(f"gitstate serve needs Starlette and uvicorn ({exc.name} is not "
-                         "installed)", hint="pip install 'gitstate[web]'  (or `gitstate site "
-                                            "--out DIR`, which needs nothing more)")
+                         "installed)", hint="pip install 'gitstate-agents[web]'  (or "
+                                            "`gitstate site --out DIR`, which needs nothing "
+                                            "more)")
 
 
 def static_text(name: str) -> str:

@@ -166,7 +166,7 @@ def test_serve_without_the_web_extra_says_how_to_get_it(repo):
             "sys.exit(main(['serve']))")
     res = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True)
     assert res.returncode == 1
-    assert "pip install 'gitstate[web]'" in res.stderr and "Traceback" not in res.stderr
+    assert "pip install 'gitstate-agents[web]'" in res.stderr and "Traceback" not in res.stderr
 
 
 def test_gitstate_serve_listens_on_localhost(repo):

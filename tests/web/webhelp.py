@@ -26,7 +26,7 @@ def make_demo(path: Path) -> Path:
 
 
 def client(repo: Path):
-    pytest.importorskip("starlette", reason="pip install 'gitstate[web]' to test the server")
+    pytest.importorskip("starlette", reason="pip install 'gitstate-agents[web]' to test the server")
     from starlette.testclient import TestClient
     from gitstate.git.repo import open_managed
     from gitstate.web.app import create_app
