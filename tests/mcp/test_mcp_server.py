@@ -155,4 +155,4 @@ def test_mcp_says_what_to_install_when_the_sdk_is_missing(repo, tmp_path):
     env = dict(os.environ, PYTHONPATH=str(blocker))
     res = subprocess.run([sys.executable, "-m", "gitstate", "mcp"], cwd=repo, env=env,
                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    assert res.returncode == 2 and "pip install 'gitstate[mcp]'" in res.stderr
+    assert res.returncode == 2 and "pip install 'gitstate-agents[mcp]'" in res.stderr

@@ -13,7 +13,7 @@ import pytest
 from conftest import git, gitstate, walk
 from webhelp import client, free_port, make_demo, section, text
 
-pytest.importorskip("starlette", reason="pip install 'gitstate[web]' to test the server")
+pytest.importorskip("starlette", reason="pip install 'gitstate-agents[web]' to test the server")
 
 
 @pytest.fixture(scope="module")
