@@ -62,6 +62,12 @@ def load(text: str, *, where: str, line_offset: int = 0, strict: bool = True,
     try:
         return _Builder(loader, where, line_offset, strict).document()
     except yaml.YAMLError as exc:
+        if "maximum nesting depth" in str(getattr(exc, "problem", "")):
+            # libyaml's scanner (PyYAML >= 6.0.3) runs ahead of the events over a long run of
+            # `[` or `{` and stops at its own depth limit before our stack sees depth 33.
+            raise InvalidFile(f"nested more than {limits.DEPTH} deep; gitstate reads lists and "
+                              f"mappings nested at most {limits.DEPTH} deep",
+                              where=_at(where, exc, line_offset), rule=Rule.TOO_DEEP) from None
         raise InvalidFile(_describe(exc), where=_at(where, exc, line_offset), rule=rule) from None
     finally:
         loader.dispose()
