@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import stat
 from pathlib import Path
 
@@ -23,17 +24,32 @@ def paths_pattern(lc: Lifecycle) -> str:
     head, _, tail = lc.state_file.partition("{id}")
     state = f"{_ere(tail)}\"?$" if tail else f"^\"?{_ere(head)}"
     return (f"{state}|{_ere(LIFECYCLE_PATH)}\"?$|{_ere(SIGNERS_PATH)}\"?$"
-            f"|{_ere(SHIMS_DIR)}[^/]*\"?$")
+            f"|{_ere(SHIMS_DIR)}.*\"?$")
+
+
+def pathspecs(lc: Lifecycle) -> list[str]:
+    """The same loose set as `paths_pattern`, as git pathspecs: the commit hooks let
+    `git diff` itself pick the lines (no `grep` started per commit). Matching is on real
+    paths, so quoting does not matter."""
+    head, _, tail = lc.state_file.partition("{id}")
+    state = f":(glob)**/*{_glob(tail)}" if tail else f":(glob){_glob(head)}**"
+    return [state, f":(glob)**/{_glob(LIFECYCLE_PATH)}", f":(glob)**/{_glob(SIGNERS_PATH)}",
+            f":(glob)**/{_glob(SHIMS_DIR)}**"]
 
 
 def _ere(text: str) -> str:
     return re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", text)
 
 
+def _glob(text: str) -> str:
+    return re.sub(r"([*?\[\]\\])", r"\\\1", text)
+
+
 def render_shim(name: str, lc: Lifecycle) -> str:
     from gitstate.resources import read_shipped
     template = read_shipped("githooks", name)
     return (template.replace("@GITSTATE_PATHS@", paths_pattern(lc).replace("'", "'\\''"))
+            .replace("@GITSTATE_PATHSPECS@", " ".join(shlex.quote(p) for p in pathspecs(lc)))
             .replace("@GITSTATE_ATOMIC@", "1" if lc.policies.atomic_commits else ""))
 
 

@@ -303,3 +303,22 @@ def test_hook_without_gitstate_refuses_state_commits(team):
                       capture_output=True).returncode == 0:
         pytest.skip("a system python3 here has gitstate installed")
     assert res.returncode != 0 and "cannot be found" in res.stderr
+
+
+def test_a_file_deep_under_the_shims_folder_is_law_here_too(team):
+    """Every path under `.githooks/` is law; the commit hooks pick those paths with git
+    pathspecs, nested ones included."""
+    (team / ".githooks" / "extra").mkdir(parents=True)
+    (team / ".githooks" / "extra" / "run").write_text("#!/bin/sh\n")
+    refused(team, "tooling", ".githooks/extra/run", rule="needs-approval")
+
+
+def test_pathspec_settings_in_the_environment_do_not_open_the_hooks(team, monkeypatch):
+    """GIT_LITERAL_PATHSPECS (and friends) would make the hooks' pathspecs match nothing, so
+    that every commit looked ordinary; the shims clear them."""
+    set_state_line(team, "alice", "state", "deep_work")
+    for name in ("GIT_LITERAL_PATHSPECS", "GIT_NOGLOB_PATHSPECS"):
+        monkeypatch.setenv(name, "1")
+        refused(team, "@alice: [STATE:deep_work] skip", "agent/alice/_state.md",
+                rule="illegal-transition")
+        monkeypatch.delenv(name)
