@@ -37,6 +37,21 @@ def pathspecs(lc: Lifecycle) -> list[str]:
             f":(glob)**/{_glob(SHIMS_DIR)}**"]
 
 
+def concerns_glob(lc: Lifecycle) -> str:
+    """A shell `case` pattern that matches (at least) every `git log` listing in which the ref
+    guard's ERE (`paths_pattern` and the tags, merges and agent subjects of the guard) could
+    match, ignoring case as `grep -i` does: a listing it does not match concerns gitstate in
+    no way, and the guard starts no `grep` for it."""
+    head, _, tail = lc.state_file.partition("{id}")
+    parts = [tail or head, LIFECYCLE_PATH, SIGNERS_PATH, SHIMS_DIR]
+    alternatives = ["*" + "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c
+                                  for c in part) + "*" for part in parts if part]
+    alternatives += ["*\\[*", "*'>'" + "[0-9a-fA-F]" * 40 + "' '*"]
+    if lc.policies.atomic_commits:
+        alternatives.append("*'>@'*")
+    return "|".join(alternatives)
+
+
 def _ere(text: str) -> str:
     return re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", text)
 
@@ -49,6 +64,7 @@ def render_shim(name: str, lc: Lifecycle) -> str:
     from gitstate.resources import read_shipped
     template = read_shipped("githooks", name)
     return (template.replace("@GITSTATE_PATHS@", paths_pattern(lc).replace("'", "'\\''"))
+            .replace("@GITSTATE_CONCERNS@", concerns_glob(lc))
             .replace("@GITSTATE_PATHSPECS@", " ".join(shlex.quote(p) for p in pathspecs(lc)))
             .replace("@GITSTATE_ATOMIC@", "1" if lc.policies.atomic_commits else ""))
 
