@@ -26,6 +26,12 @@ ZERO = "0" * 40
 # is pointed at a path that cannot exist (a file under /dev/null), which git skips silently.
 _GLOBAL_OPTIONS = ("--no-replace-objects",)
 _DOORS_ENV = {"GIT_NO_REPLACE_OBJECTS": "1", "GIT_GRAFT_FILE": "/dev/null/no-grafts"}
+# Long reads (a whole history's log, batches of objects) keep git's memory bounded: git would
+# otherwise map its packs and cache inflated delta bases up to its defaults (GiBs and 96 MiB),
+# ~250 MB for a 100,000-commit history, while walking no slower with these
+# (bench/README.md, "Memory").
+_READ_OPTIONS = ("-c", "core.deltaBaseCacheLimit=24m", "-c", "core.packedGitWindowSize=4m",
+                 "-c", "core.packedGitLimit=32m")
 _COMMIT_ID = re.compile(r"[0-9a-f]{40}\Z").match
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
@@ -43,11 +49,13 @@ class Git:
         env.update(extra or {})
         return env
 
-    def call(self, *args: str, input: bytes | None = None,
-             env: dict[str, str] | None = None) -> tuple[int, bytes, bytes]:
+    def call(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
+             long_read: bool = False) -> tuple[int, bytes, bytes]:
         """(exit code, stdout, stderr) of `git args...`, whatever git says: both pipes are
-        read at once, so a git (or a hub) that writes a lot to either never blocks."""
-        argv = ["git", *_GLOBAL_OPTIONS] + (["-C", self.cwd] if self.cwd else []) + list(args)
+        read at once, so a git (or a hub) that writes a lot to either never blocks.
+        `long_read`: git's memory is bounded (`_READ_OPTIONS`)."""
+        argv = ["git", *_GLOBAL_OPTIONS, *(_READ_OPTIONS if long_read else ())] \
+            + (["-C", self.cwd] if self.cwd else []) + list(args)
         full_env = self._env(env)
         if _can_spawn_light(input):
             return _spawn_light(argv, input, full_env)
@@ -56,9 +64,9 @@ class Git:
         return proc.returncode, proc.stdout, proc.stderr
 
     def run(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
-            check: bool = True) -> bytes:
+            check: bool = True, long_read: bool = False) -> bytes:
         """stdout of `git args...`; GitFailure (with git's message) if it fails and `check`."""
-        code, out, err = self.call(*args, input=input, env=env)
+        code, out, err = self.call(*args, input=input, env=env, long_read=long_read)
         if check and code != 0:
             raise GitFailure(_plain(err, args), where=f"git {args[0]}")
         return out
@@ -72,13 +80,20 @@ class Git:
     def stream(self, *args: str, sep: bytes = b"\n") -> Iterator[bytes]:
         """Records of a long-running git command's stdout, split on `sep`, as they come:
         the caller works while git is still writing."""
+        for batch in self.stream_batches(*args, sep=sep):
+            yield from batch
+
+    def stream_batches(self, *args: str, sep: bytes = b"\n") -> Iterator[list[bytes]]:
+        """`stream`'s records a list at a time, as each read of git's output brings them (a
+        thread handing records to another pays its locks once per list, not per record)."""
         import subprocess
         import tempfile
         with tempfile.TemporaryFile() as err:
             # GIT_FLUSH=0: git log flushes after every commit when writing to a pipe, a
             # system call per record (a third of the time of a long log); full buffers
             # still arrive as git walks
-            proc = subprocess.Popen(["git", *_GLOBAL_OPTIONS, *args], cwd=self.cwd,
+            proc = subprocess.Popen(["git", *_GLOBAL_OPTIONS, *_READ_OPTIONS, *args],
+                                    cwd=self.cwd,
                                     stdout=subprocess.PIPE, stderr=err,
                                     env=self._env({"GIT_FLUSH": "0"}))
             assert proc.stdout is not None
@@ -91,9 +106,10 @@ class Git:
                         break
                     parts = (rest + chunk).split(sep)
                     rest = parts.pop()
-                    yield from parts
+                    if parts:
+                        yield parts
                 if rest:
-                    yield rest
+                    yield [rest]
             finally:
                 proc.stdout.close()
                 code = proc.wait()
@@ -146,7 +162,8 @@ class Git:
                 raise GitFailure(f"a path with a newline cannot be read: {s!r}")
         if max_size is not None:
             return self._cat_bounded(specs, max_size)
-        out = self.run("cat-file", "--batch", input="".join(s + "\n" for s in specs).encode())
+        out = self.run("cat-file", "--batch", input="".join(s + "\n" for s in specs).encode(),
+                       long_read=True)
         results: list[tuple[str, str, bytes] | None] = []
         pos = 0
         for _ in specs:

@@ -38,46 +38,47 @@ def read_commits(git: Git, revs: list[str]):
 
     args = ["log", "-z", "--reverse", "--topo-order", "--raw", "--no-abbrev", "--no-renames",
             "--diff-merges=first-parent", "--format=%H %P", *revs, "--"]
-    tokens: queue.Queue = queue.Queue(maxsize=1 << 16)
+    batches: queue.Queue = queue.Queue(maxsize=64)   # lists of tokens, up to 1 MiB each
     done = object()
 
     def pump() -> None:
         try:
-            for token in git.stream(*args, sep=b"\0"):
-                tokens.put(token)
-            tokens.put(done)
+            for batch in git.stream_batches(*args, sep=b"\0"):
+                batches.put(batch)
+            batches.put(done)
         except BaseException as exc:  # handed to the reading side, raised there
-            tokens.put(exc)
+            batches.put(exc)
 
     threading.Thread(target=pump, daemon=True).start()
     current: Commit | None = None
     meta: list[str] | None = None
     while True:
-        token = tokens.get()
-        if token is done:
+        batch = batches.get()
+        if batch is done:
             break
-        if isinstance(token, BaseException):
-            raise token
-        if meta is not None and current is not None:   # the path that follows a raw line
-            path = token.decode("utf-8", "surrogateescape")
-            old, new = meta[2], meta[3]
-            current.changes.append((path, None if old == _ZERO else old,
-                                    None if new == _ZERO else new, meta[1]))
-            meta = None
-            continue
-        token = token.lstrip(b"\n")
-        if not token:
-            continue
-        if token.startswith(b":"):
-            meta = token[1:].decode("ascii", "replace").split()
-            if len(meta) < 5 or current is None:
-                raise GitstateError("git log printed a change this version cannot read",
-                                    where="git log")
-            continue
-        ids = token.decode("ascii", "replace").split()
-        if current is not None:
-            yield current
-        current = Commit(ids[0], ids[1:], [])
+        if isinstance(batch, BaseException):
+            raise batch
+        for token in batch:
+            if meta is not None and current is not None:   # the path after a raw line
+                path = token.decode("utf-8", "surrogateescape")
+                old, new = meta[2], meta[3]
+                current.changes.append((path, None if old == _ZERO else old,
+                                        None if new == _ZERO else new, meta[1]))
+                meta = None
+                continue
+            token = token.lstrip(b"\n")
+            if not token:
+                continue
+            if token.startswith(b":"):
+                meta = token[1:].decode("ascii", "replace").split()
+                if len(meta) < 5 or current is None:
+                    raise GitstateError("git log printed a change this version cannot read",
+                                        where="git log")
+                continue
+            ids = token.decode("ascii", "replace").split()
+            if current is not None:
+                yield current
+            current = Commit(ids[0], ids[1:], [])
     if current is not None:
         yield current
 

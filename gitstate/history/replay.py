@@ -9,6 +9,7 @@ from gitstate.git.runner import Git
 from gitstate.history.commits import Commit
 from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.rules import parse_state
+from gitstate.law.society import census_entry
 
 
 def carry_over(run: dict, c: Commit, parent: str | None) -> None:
@@ -17,6 +18,7 @@ def carry_over(run: dict, c: Commit, parent: str | None) -> None:
         run["at"] = c.sha
     else:
         run["agents"], run["at"] = None, None
+        run.pop("census", None)
 
 
 class ReplayContext(GitContext):
@@ -50,10 +52,31 @@ class ReplayContext(GitContext):
                 doc = parse_state(data or b"", path, self._parsed) if new else None
             except GitstateError:
                 doc = None
+            census, lc = self._run.get("census"), self._lc
+            if census is not None and (lc is None or census[3] is not lc):
+                census = self._run["census"] = None
+            if census is not None and lc is not None:
+                _count(census, lc, agent, self._running.get(agent), -1)
             if doc is None:
                 self._running.pop(agent, None)
             else:
                 self._running[agent] = doc.front
+            if census is not None and lc is not None:
+                _count(census, lc, agent, self._running.get(agent), 1)
+
+    def living_roles(self, lc: Lifecycle) -> tuple[dict[str, set[str]], int] | None:
+        """Kept up to date along the line, as the agents are: a spawn's role and pool checks
+        do not count every agent again."""
+        if self._running is None or lc is not self._lc:
+            return None
+        agents = self.agents()
+        census = self._run.get("census")
+        if census is None or census[2] is not agents or census[3] is not lc:
+            census = [{}, 0, agents, lc]
+            for agent, front in agents.items():
+                _count(census, lc, agent, front, 1)
+            self._run["census"] = census
+        return census[0], census[1]
 
     @property
     def clock(self):
@@ -81,3 +104,20 @@ class ReplayContext(GitContext):
         known = self._running if self._running is not None else self._agents
         self._run["agents"] = known
         self._run["at"] = self._sha if known is not None else None
+
+
+def _count(census: list, lc: Lifecycle, agent: str, front: dict | None, sign: int) -> None:
+    """Add (sign 1) or take away (-1) one agent's front matter in a running census
+    [role -> living holders, living, the agents it counts, the law it counts by]."""
+    if front is None:
+        return
+    alive, role = census_entry(lc, front)
+    if not alive:
+        return
+    census[1] += sign
+    if role:
+        holders = census[0].setdefault(role, set())
+        if sign > 0:
+            holders.add(agent)
+        else:
+            holders.discard(agent)

@@ -74,12 +74,11 @@ def load_flat(text: str, line_offset: int = 0, where: str = "front matter"):
     for number, line in enumerate(text.split("\n"), start=1 + line_offset):
         fast = _COMMON.match(line)
         if fast is not None:   # the usual line, read with one expression
-            key = fast.group(1)
+            key, word, integer, quoted = fast.groups()
             if key in _RESERVED_KEYS:
                 return None
             if key in data:
                 _twice(key, lines[(key,)], number, where)
-            word, integer, quoted = fast.group(2), fast.group(3), fast.group(4)
             if word is not None:
                 value = _NULL_OR_BOOL[word] if word in _NULL_OR_BOOL else word
             elif integer is not None:

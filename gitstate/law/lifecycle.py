@@ -275,9 +275,20 @@ MOVERS_KEYS = file_keys(Movers)
 _DEFAULT_MORTALITY = Mortality()
 
 
+_GLOBS: dict[tuple[str, str], bool] = {}
+
+
 def _glob(pattern: str, name: str) -> bool:
-    """Shell-style match where only '*' is special (state names have no other metacharacter)."""
-    return re.fullmatch(".*".join(re.escape(p) for p in pattern.split("*")), name) is not None
+    """Shell-style match where only '*' is special (state names have no other metacharacter).
+    Remembered: every commit judged asks it of the approval patterns (a bounded memo, as
+    names may come from any file)."""
+    found = _GLOBS.get((pattern, name))
+    if found is None:
+        if len(_GLOBS) > 4096:
+            _GLOBS.clear()
+        found = _GLOBS[(pattern, name)] = re.fullmatch(
+            ".*".join(re.escape(p) for p in pattern.split("*")), name) is not None
+    return found
 
 
 _PATH_RES: dict[str, re.Pattern] = {}

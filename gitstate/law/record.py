@@ -42,26 +42,31 @@ class Record(metaclass=_RecordType):
     _plain_type: str | None = None      # the annotation of the plain form, if not the record
 
     def __init__(self, *args, **kwargs):
+        # (verify builds ~140,000 records for 100,000 commits: no dict of values on the way)
         names = self._fields or self.__slots__
-        if len(args) > len(names):
+        given = len(args)
+        if given > len(names):
             raise TypeError(f"{type(self).__name__} takes at most {len(names)} arguments")
-        values = dict(zip(names, args))
-        for key, value in kwargs.items():
-            if key not in names or key in values:
+        put = object.__setattr__
+        for name, value in zip(names, args):
+            put(self, name, value)
+        rest = names[given:]
+        for key in kwargs:
+            if key not in rest:
                 raise TypeError(f"{type(self).__name__}: unexpected or repeated field {key!r}")
-            values[key] = value
-        for name in names:
-            if name in values:
-                value = values[name]
-            elif name in self._defaults:
-                value = self._defaults[name]
+        defaults = self._defaults
+        for name in rest:
+            if name in kwargs:
+                value = kwargs[name]
+            elif name in defaults:
+                value = defaults[name]
                 if isinstance(value, (dict, list, set)):
                     value = type(value)(value)
             else:
                 raise TypeError(f"{type(self).__name__}: missing field {name!r}")
-            object.__setattr__(self, name, value)
+            put(self, name, value)
         for name in self.__slots__[len(names):]:
-            object.__setattr__(self, name, None)
+            put(self, name, None)
 
     def _astuple(self) -> tuple:
         return tuple(getattr(self, n) for n in self._fields or self.__slots__)

@@ -98,7 +98,7 @@ class Census:
     def __init__(self, ctx: Context, lc: Lifecycle):
         self._ctx, self._lc = ctx, lc
         self._agents: dict[str, dict] | None = None
-        self._holders: dict[str, list[str]] | None = None
+        self._holders: dict[str, set[str]] | None = None
         self._living = 0
 
     def agents(self) -> dict[str, dict]:
@@ -107,29 +107,35 @@ class Census:
             self._agents = self._ctx.agents()
         return self._agents
 
-    def _count(self) -> dict[str, list[str]]:
+    def _count(self) -> dict[str, set[str]]:
         if self._holders is None:
-            holders: dict[str, list[str]] = {}
+            known = self._ctx.living_roles(self._lc)
+            if known is not None:
+                self._holders, self._living = known
+                return self._holders
+            holders: dict[str, set[str]] = {}
             living = 0
             for agent, front in self.agents().items():
-                if not _living(self._lc, front):
-                    continue
-                living += 1
-                role = statefile.as_text(front.get("role"))
-                if role:
-                    holders.setdefault(role, []).append(agent)
-            for names in holders.values():
-                names.sort()
+                alive, role = census_entry(self._lc, front)
+                if alive:
+                    living += 1
+                    if role:
+                        holders.setdefault(role, set()).add(agent)
             self._holders, self._living = holders, living
         return self._holders
 
     def holders(self, role: str) -> list[str]:
         """The living holders of `role`, sorted."""
-        return self._count().get(role, [])
+        return sorted(self._count().get(role, ()))
 
     def living(self) -> int:
         self._count()
         return self._living
+
+
+def census_entry(lc: Lifecycle, front: dict) -> tuple[bool, str | None]:
+    """What one agent's front matter counts for in a census: (living, role held)."""
+    return _living(lc, front), statefile.as_text(front.get("role"))
 
 
 # A role-max names at most this many holders (the rest are counted): each changed agent gets

@@ -70,6 +70,12 @@ class Context:
         """agent id -> front matter of every readable state file in the commit."""
         raise NotImplementedError
 
+    def living_roles(self, lc) -> tuple[dict[str, set[str]], int] | None:
+        """(role -> its living holders, number of living agents) in the commit, where the
+        caller keeps them as it goes (`verify` along a line of history); None: the rules
+        count them from `agents()`."""
+        return None
+
     def now(self) -> float:  # pragma: no cover - interface
         """When the commit is made (the commit's own time, when replaying history)."""
         raise NotImplementedError

@@ -498,3 +498,23 @@ def test_log_says_when_nothing_matches_its_filters(team):
     assert gitstate(team, "log", "--since", "2099-01-01").stdout.strip() == \
         "no moves since 2099-01-01"
     assert gitstate(team, "log", "-n", "0").stdout.strip() == "no moves asked for (--limit 0)"
+
+
+def test_verify_counts_role_holders_as_they_come_and_go_along_a_line(team):
+    """verify keeps the living holders of each role as it walks a line of history: a role
+    freed by a death may be taken, and taken once only; a commit made with the hooks off that
+    takes it a second time is flagged, and only that one."""
+    def unhooked_spawn(agent: str, subject: str) -> None:
+        p = state_path(team, agent)
+        p.parent.mkdir(parents=True)
+        p.write_text(f"---\nagent: {agent}\nstate: bootstrap\nrole: architect\n---\n")
+        git(team, "add", "-A")
+        git(team, *UNHOOKED, "commit", "-q", "-m", subject)
+
+    walk(team, "alice", "inbox", "distill")
+    assert gitstate(team, "bury", "alice", "--summary", "done").returncode == 0
+    unhooked_spawn("dave", "@dave: [STATE:bootstrap] the free architect role")
+    unhooked_spawn("eve", "@eve: [STATE:bootstrap] a second architect")
+    res = gitstate(team, "verify", "--json", "--no-cache")
+    rules = [(p["subject"], p["rule"]) for p in json.loads(res.stdout)["problems"]]
+    assert rules == [("@eve: [STATE:bootstrap] a second architect", "role-max")]
