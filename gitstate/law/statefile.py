@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 MAX_STATE_FILE_BYTES = limits.STATE_FILE_BYTES  # a state file is a page of notes, not a data store
 _OPEN = re.compile(r"^---[ \t]*\r?\n?$")
-_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?\n?$")
+_CLOSE_LINE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?(?:\n|\Z)", re.MULTILINE)   # in a text
 _TOP_KEY = re.compile(r"^(?P<key>[A-Za-z0-9_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]|$)")
 _COMMIT_RE = re.compile(r"^[0-9a-fA-F]{4,64}$")
 
@@ -76,25 +76,25 @@ def parse(text: str, path: str) -> StateDoc:
     The front matter is checked against `limits` (its size, its lines, odd line breaks)
     before either YAML reader sees it. Lines end at LF only, as git shows them."""
     limits.check_size(limits.utf8_size(text), MAX_STATE_FILE_BYTES, "the file", path)
-    lines = text.split("\n")
-    lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
-    if lines and lines[0].startswith("\ufeff"):
+    # Lines are found with `find` and one search, not by splitting the whole file (notes
+    # included): verify parses every state file of a history.
+    nl = text.find("\n")
+    head = text if nl < 0 else text[:nl + 1]
+    if head.startswith("\ufeff"):
         raise InvalidFile("the file starts with a byte order mark (U+FEFF); save it as UTF-8 "
                           "without one", where=f"{path}:1")
-    if not lines or not _OPEN.match(lines[0]):
-        first = lines[0].rstrip("\r\n") if lines else ""
+    if not head or not _OPEN.match(head):
+        first = head.rstrip("\r\n")
         shown = f" (it starts with {first[:40]!r})" if first else " (the file is empty)"
         raise InvalidFile("no front matter: a state file must start with a line '---'" + shown,
                           where=f"{path}:1",
                           hint="expected '---', then 'agent: <id>' and 'state: <state>', "
                                "then '---'")
-    for i in range(1, len(lines)):
-        if _CLOSE.match(lines[i]):
-            break
-    else:
+    close = _CLOSE_LINE.search(text, len(head)) if nl >= 0 else None
+    if close is None:
         raise InvalidFile("front matter opened on line 1 is never closed with a '---' line",
                           where=f"{path}:1")
-    front_text = "".join(lines[1:i])
+    front_text = text[len(head):close.start()]
     limits.check_size(limits.utf8_size(front_text), limits.FRONT_MATTER_BYTES,
                       "the front matter", f"{path}:2")
     limits.check_lines(front_text, path, 1)
@@ -113,8 +113,8 @@ def parse(text: str, path: str) -> StateDoc:
     bad = [k for k in data if not isinstance(k, str)]
     if bad:
         raise InvalidFile(f"front matter key {bad[0]!r} is not text", where=f"{path}:2")
-    return StateDoc(path=path, front=data, lines=linemap, head=lines[0], front_text=front_text,
-                    close=lines[i], body="".join(lines[i + 1:]))
+    return StateDoc(path=path, front=data, lines=linemap, head=head, front_text=front_text,
+                    close=close.group(), body=text[close.end():])
 
 
 def parse_bytes(data: bytes, path: str) -> StateDoc:

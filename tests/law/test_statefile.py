@@ -107,3 +107,34 @@ def test_round_trip_keeps_unknown_keys_and_body(extra, body, updates):
     for key in extra:  # untouched entries keep their exact lines
         line = yaml.safe_dump({key: extra[key]}, allow_unicode=True, width=1 << 16)
         assert line in out
+
+
+def _split_by_lines(text: str):
+    """The file split into (first line, front matter, closing line, body) line by line, as the
+    front matter is defined: the reference for `parse`'s faster split."""
+    import re
+    lines = text.split("\n")
+    lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+    if not lines or not re.match(r"^---[ \t]*\r?\n?$", lines[0]):
+        return None
+    for i in range(1, len(lines)):
+        if re.match(r"^(?:---|\.\.\.)[ \t]*\r?\n?$", lines[i]):
+            return lines[0], "".join(lines[1:i]), lines[i], "".join(lines[i + 1:])
+    return None
+
+
+_PIECES = st.sampled_from(["---", "...", "--- ", "---\t", "\r", "\n", "\n", "agent: a",
+                           "state: s", "x: 1", " ", "#", "-", ".", "notes"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES, max_size=30).map("".join))
+def test_the_front_matter_is_split_as_line_by_line(text):
+    expected = _split_by_lines(text)
+    try:
+        doc = statefile.parse(text, "agent/a/_state.md")
+    except InvalidFile as exc:
+        if expected is not None:   # split alike, refused later (the YAML, a line break)
+            assert "front matter opened" not in str(exc) and "no front matter" not in str(exc)
+        return
+    assert expected == (doc.head, doc.front_text, doc.close, doc.body)
