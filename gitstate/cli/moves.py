@@ -7,7 +7,16 @@ from __future__ import annotations
 import click
 
 from gitstate.cli import complete
-from gitstate.cli.app import cli, json_option, message_option, output, push_option, repo, set_option
+from gitstate.cli.app import (
+    at_option,
+    cli,
+    json_option,
+    message_option,
+    output,
+    push_option,
+    repo,
+    set_option,
+)
 from gitstate.cli.text import print_landing, print_move
 from gitstate.errors import EXIT_REJECTED
 from gitstate.history.views import freeze_state
@@ -128,15 +137,16 @@ def bury(agent, summary, approved_by, transfer_to, text, push, as_json):
 
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
+@at_option
 @json_option
-def show(agent, as_json):
+def show(agent, at, as_json):
     """Print a frozen AGENT's freeze-state: ask it without waking it."""
     here = repo()
 
     def print_file(view: dict) -> None:
-        data = here.git.cat_files([f"HEAD:{view['path']}"])[0]
+        data = here.git.cat_files([f"{view['commit']}:{view['path']}"])[0]
         click.echo(statefile.decode(data, view["path"]), nl=False)
-    output("show", freeze_state(here, agent), as_json, print_file)
+    output("show", freeze_state(here, agent, at), as_json, print_file)
 
 
 @cli.command()

@@ -114,11 +114,11 @@ def presets(as_json):
         lc = _preset_lifecycle(name)
         rows.append({"name": name, "description": lc.description, "initial": lc.initial,
                      "states": list(lc.states), "default": name == "haak"})
-    output("presets", rows, as_json, print_presets)
+    output("presets", {"presets": rows}, as_json, print_presets)
 
 
-def print_presets(rows: list[dict]) -> None:
-    for r in rows:
+def print_presets(data: dict) -> None:
+    for r in data["presets"]:
         mark = " (default)" if r["default"] else ""
         click.echo(f"{r['name']}{mark}: {r['description']}")
         click.echo(f"    states: {', '.join(r['states'])}")

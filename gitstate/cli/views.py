@@ -22,17 +22,18 @@ from gitstate.moves.commands import inbox as read
 
 @cli.command()
 @click.argument("agent", required=False, shell_complete=complete.agent)
+@at_option
 @json_option
-def status(agent, as_json):
+def status(agent, at, as_json):
     """Current state, mortality phase and legal next states (of AGENT, or of everyone)."""
 
     def print_rows(data) -> None:
-        rows = [data] if agent else data
+        rows = [data] if agent else data["agents"]
         if not rows:
             click.echo("no agents yet: `gitstate spawn <id>` registers one")
         for r in rows:
             print_status(r, detailed=bool(agent))
-    output("status", status_of(repo(), agent), as_json, print_rows)
+    output("status", status_of(repo(), agent, at), as_json, print_rows)
 
 
 def print_vacancies(view: dict) -> None:
@@ -65,10 +66,12 @@ _as_of("vacancies", history.vacant_roles, print_vacancies,
               help="Only moves committed since DATE (2026-11-01, '2 days ago', yesterday).")
 @click.option("--newest-first", "--reverse", "newest_first", is_flag=True,
               help="Newest first (the default is oldest first, the order they happened in).")
+@at_option
 @json_option
-def log_cmd(agent, limit, since, newest_first, as_json):
+def log_cmd(agent, limit, since, newest_first, at, as_json):
     """Transition history (of AGENT, or of everyone), oldest first."""
-    def print_moves(rows: list[dict]) -> None:
+    def print_moves(data: dict) -> None:
+        rows = data["moves"]
         for r in rows:
             move = f"{r['from']} -> {r['to']}" if r["from"] else f"born in {r['to']}"
             click.echo(f"{when(r['time'])}  {r['commit'][:10]}  {r['agent']}: {move}"
@@ -76,7 +79,8 @@ def log_cmd(agent, limit, since, newest_first, as_json):
         if not rows:
             click.echo(f"no moves since {since}" if since is not None else
                        "no moves asked for (--limit 0)" if limit == 0 else "no state commits yet")
-    rows = history.log_rows(repo(), agent, limit=limit, since=since, newest_first=newest_first)
+    rows = history.log_rows(repo(), agent, limit=limit, since=since, newest_first=newest_first,
+                            at=at)
     output("log", rows, as_json, print_moves)
 
 
@@ -85,10 +89,11 @@ def log_cmd(agent, limit, since, newest_first, as_json):
 @click.option("--mark-read", is_flag=True,
               help="Move the agent's last_read_commit to HEAD (a state commit).")
 @push_option
+@at_option
 @json_option
-def inbox(agent, mark_read, push, as_json):
+def inbox(agent, mark_read, push, at, as_json):
     """Messages to AGENT (@AGENT or @ALL) since its last_read_commit."""
-    view = read(repo(), agent, mark_read=mark_read, push=push)
+    view = read(repo(), agent, mark_read=mark_read, push=push, at=at)
     output("inbox", view, as_json, print_inbox)
     pushed = view.get("push")
     return 0 if pushed is None or pushed["outcome"] == "landed" else EXIT_REJECTED
@@ -100,7 +105,8 @@ def print_inbox(view: dict) -> None:
         click.echo(f"gitstate: the checkpoint did not land ({pushed['outcome']}): "
                    f"{pushed['reason']}" + (f"; kept on branch {pushed['kept']}"
                                             if pushed["kept"] else ""), err=True)
-    since = f"since {view['since'][:10]}" if view["since"] else "from the beginning"
+    since = f"since {view['last_read_commit'][:10]}" if view["last_read_commit"] \
+        else "from the beginning"
     click.echo(f"{view['agent']}: {plural(len(view['messages']), 'message')} {since}")
     for m in view["messages"]:
         click.echo(f"  {m['commit'][:10]}  {when(m['time'])}  {m['subject']}")
@@ -108,8 +114,10 @@ def print_inbox(view: dict) -> None:
             if "@" in line:  # the lines that speak to someone
                 click.echo(f"      {line.strip()}")
     if view.get("marked_read"):
-        click.echo(f"last_read_commit -> {view['head'][:10]} "
-                   f"({view['marked_read']['commit'][:10]})")
+        marked = view["marked_read"]
+        click.echo(f"marked read up to {view['commit'][:10]}: `gitstate inbox "
+                   f"{view['agent']}` now lists only newer messages (commit "
+                   f"{marked['commit'][:10]})")
 
 
 @cli.command()
@@ -117,11 +125,12 @@ def print_inbox(view: dict) -> None:
               help="Also upsert the graph into this SQLite file (default: "
                    "entities.db in the clone's .git/gitstate, outside the work tree).")
 @click.option("--no-sqlite", is_flag=True, help="Only print the graph.")
+@at_option
 @json_option
-def situations(sqlite_path, no_sqlite, as_json):
+def situations(sqlite_path, no_sqlite, at, as_json):
     """The entity graph of agent sessions, from history; written to SQLite too."""
-    output("situations", graph(repo(), sqlite_path=sqlite_path, no_sqlite=no_sqlite), as_json,
-           print_situations)
+    output("situations", graph(repo(), sqlite_path=sqlite_path, no_sqlite=no_sqlite, at=at),
+           as_json, print_situations)
 
 
 def print_situations(data: dict) -> None:
@@ -168,5 +177,19 @@ def print_verified(report: dict) -> None:
                    "protocols/lifecycle.yaml judged by their tags alone (moves, births and "
                    "ends; not their state files, which that history keeps its own way)")
     bad = len({p["commit"] for p in report["problems"]})
-    click.echo(f"{plural(bad, 'commit')} broke the rules" if report["problems"]
-               else "ok: every commit follows the lifecycle")
+    if report["problems"]:
+        click.echo(f"{plural(bad, 'commit')} broke the rules")
+    elif not report["lifecycle_committed"]:
+        tags = len(report["judged_by_tag"])
+        click.echo("no lifecycle is committed yet (protocols/lifecycle.yaml is not in "
+                   f"{'HEAD' if report['commit'] else 'any commit'}): "
+                   + (f"only the tags of {plural(tags, 'commit')} could be judged; "
+                      if tags else "no commit was judged by it; ")
+                   + "commit it (`git add protocols && git commit -m 'law: lifecycle'`) and "
+                     "verify judges every state commit by it")
+    elif report["judged"]:
+        click.echo(f"ok: every commit follows the lifecycle "
+                   f"({plural(report['judged'], 'commit')} judged)")
+    else:
+        click.echo("ok: every commit follows the lifecycle (as verify found at this commit "
+                   "before; --no-cache judges again)")

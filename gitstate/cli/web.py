@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from gitstate.cli.app import at_option, cli, json_option, json_out, repo
+from gitstate.cli.app import at_option, cli, emit, json_option, repo
 
 
 @cli.command()
@@ -30,7 +30,7 @@ def site(out, at, as_json):
     from gitstate.web.site import build
     result = build(repo(), out, at)
     if as_json:
-        json_out(result)
+        emit("site", result)
     else:
         click.echo(f"wrote {result['pages']} files for {result['agents']} agents to "
                    f"{result['out']} (commit {(result['commit'] or 'none')[:10]}); "

@@ -230,7 +230,7 @@ def test_status(repo):
     ok(repo, "spawn", "bob")
     walk(repo, "alice", "inbox", "distill")
     ok(repo, "transition", "alice", "deep_work", "--set", "context_pct=80", "--set", "thread=t")
-    rows = json.loads(ok(repo, "status", "--json").stdout)
+    rows = json.loads(ok(repo, "status", "--json").stdout)["agents"]
     assert [r["agent"] for r in rows] == ["alice", "bob"]
     alice = json.loads(ok(repo, "status", "alice", "--json").stdout)
     assert alice["state"] == "deep_work" and alice["phase"] == "legacy"
@@ -263,7 +263,7 @@ def test_lifecycle_and_presets(repo):
     assert ok(repo, "lifecycle", "--mermaid").stdout.startswith("stateDiagram-v2")
     data = json.loads(ok(repo, "lifecycle", "--json").stdout)
     assert data["initial"] == "bootstrap" and "frozen" in data["states"]
-    rows = json.loads(ok(repo, "presets", "--json").stdout)
+    rows = json.loads(ok(repo, "presets", "--json").stdout)["presets"]
     assert any(r["name"] == "haak" and r["default"] for r in rows)
 
 
@@ -296,7 +296,7 @@ def test_demo_tells_its_story(tmp_path):
     assert "@alice: [STATE:dead] died" in log
     assert "skipping the distill step" not in log
     status = json.loads(gitstate(story, "status", "--json").stdout)
-    assert {r["agent"]: r["state"] for r in status} == {
+    assert {r["agent"]: r["state"] for r in status["agents"]} == {
         "alice": "dead", "bob": "distill", "carol": "frozen", "dan": "bootstrap"}
 
 
