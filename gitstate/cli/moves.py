@@ -10,6 +10,7 @@ from gitstate.cli import complete
 from gitstate.cli.app import (
     at_option,
     cli,
+    example,
     json_option,
     message_option,
     output,
@@ -35,6 +36,8 @@ def moved(command: str, record: dict, as_json: bool, *, push: bool = False,
     return 0
 
 
+@example('gitstate spawn alice --role architect --model opus-4-6',
+         "gitstate spawn bob --parent alice --task 'index the docs' --json")
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
 @click.option("--role", default=None, shell_complete=complete.role,
@@ -64,6 +67,8 @@ def spawn(agent, role, model, parent, session, task, instructions, wait, key, se
     return moved("spawn", record, as_json, push=push)
 
 
+@example("gitstate transition alice inbox -m 'restored from a cold start'",
+         "gitstate transition alice deep_work --set context_pct=40 --body '@bob review please'")
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
 @click.argument("state", shell_complete=complete.state)
@@ -81,6 +86,8 @@ def transition(agent, state, text, body, sets, approved_by, push, as_json):
     return moved("transition", record, as_json, push=push)
 
 
+@example('gitstate freeze alice       # writes data/freeze-states/alice.md to fill in first',
+         "gitstate freeze alice -m 'paused for the night'")
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
 @message_option
@@ -99,6 +106,7 @@ def freeze(agent, text, situation, sets, push, as_json):
     return moved("freeze", record, as_json, push=push)
 
 
+@example('gitstate wake alice --approved-by zach')
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
 @click.option("--approved-by", required=True, metavar="HUMAN",
@@ -114,6 +122,7 @@ def wake(agent, approved_by, state, text, push, as_json):
     return moved("wake", record, as_json, push=push)
 
 
+@example("gitstate bury bob --summary 'indexed the docs' --approved-by zach")
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
 @click.option("--summary", required=True, help="The final summary (required to die).")
@@ -135,6 +144,7 @@ def bury(agent, summary, approved_by, transfer_to, text, push, as_json):
     return code
 
 
+@example('gitstate show carol', 'gitstate show carol --at HEAD~5 --json')
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
 @at_option
@@ -149,6 +159,7 @@ def show(agent, at, as_json):
     output("show", freeze_state(here, agent, at), as_json, print_file)
 
 
+@example("gitstate handover architect --to dave -m 'going on leave'")
 @cli.command()
 @click.argument("role", shell_complete=complete.role)
 @click.option("--to", "to", required=True, metavar="ID", shell_complete=complete.agent,
@@ -164,6 +175,7 @@ def handover(role, to, giver, text, as_json):
     return moved("handover", record, as_json, says=f"hands {role} to {to}")
 
 
+@example("gitstate logout era-1 --note 'parser half done; read docs/parser.md'")
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
 @click.option("--note", required=True, help="One line for the shared log: where you stopped.")
@@ -183,6 +195,7 @@ def logout(agent, note, sets, text, as_json):
             click.echo(f"  {line}")
 
 
+@example('gitstate sync', 'gitstate sync --no-push --json')
 @cli.command()
 @click.option("--push/--no-push", default=True,
               help="Land each replayed move on the hub (default), or only replay them here.")

@@ -8,7 +8,7 @@ import time
 import click
 
 from gitstate.cli import complete
-from gitstate.cli.app import cli, emit, json_option, output, push_option, repo
+from gitstate.cli.app import cli, emit, example, json_option, output, push_option, repo
 from gitstate.errors import EXIT_REJECTED, UsageError
 from gitstate.moves.commands import sweep as swept
 from gitstate.moves.landing import committer
@@ -20,6 +20,7 @@ from gitstate.moves.operations import (
 )
 
 
+@example('gitstate await alice bob --timeout 600', 'gitstate await alice --json')
 @cli.command("await")
 @click.argument("agents", nargs=-1, required=True, shell_complete=complete.agent)
 @click.option("--timeout", type=float, default=None, metavar="SECONDS",
@@ -61,6 +62,7 @@ class Collected:
                 "ok": ok}
 
 
+@example('gitstate sweep --dry-run', 'gitstate sweep --push')
 @cli.command()
 @click.option("--dry-run", is_flag=True, help="Only list the timed transitions that are due.")
 @push_option
@@ -90,6 +92,7 @@ def _period(text: str) -> float:
     return float(m.group(1)) * {"s": 1, None: 1, "m": 60, "h": 3600}[m.group(2)]
 
 
+@example('gitstate reap', 'gitstate reap --every 30s --push')
 @cli.command()
 @click.option("--host", default=None, help="Which host's agents to check (default: this one).")
 @click.option("--every", default=None, metavar="DURATION",
@@ -124,6 +127,7 @@ def reap(host, every, count, push, as_json):
         time.sleep(period)
 
 
+@example('gitstate shutdown --approved-by zach', 'gitstate shutdown --json')
 @cli.command()
 @click.option("--approved-by", default=None, metavar="HUMAN",
               help="For agents whose way to rest passes a gated move.")

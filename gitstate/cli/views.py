@@ -8,7 +8,7 @@ import sys
 import click
 
 from gitstate.cli import complete
-from gitstate.cli.app import at_option, cli, json_option, output, push_option, repo
+from gitstate.cli.app import at_option, cli, example, json_option, output, push_option, repo
 from gitstate.cli.text import plural, print_roster, print_status
 from gitstate.errors import EXIT_REJECTED
 from gitstate.history import views as history
@@ -20,6 +20,7 @@ from gitstate.law.times import when
 from gitstate.moves.commands import inbox as read
 
 
+@example('gitstate status', 'gitstate status alice --json', 'gitstate status --at HEAD~10')
 @cli.command()
 @click.argument("agent", required=False, shell_complete=complete.agent)
 @at_option
@@ -45,6 +46,7 @@ def print_vacancies(view: dict) -> None:
 
 def _as_of(name: str, data, printer, help: str) -> None:
     """A view of the history as of a moment (`--at`): `data(repo, at)`, printed by `printer`."""
+    @example(f"gitstate {name}", f"gitstate {name} --json", f"gitstate {name} --at 2026-11-01")
     @cli.command(name, help=help)
     @at_option
     @json_option
@@ -58,6 +60,10 @@ _as_of("vacancies", history.vacant_roles, print_vacancies,
        "Roles whose holders froze or died, and roles never filled.")
 
 
+@example('gitstate log alice',
+         'gitstate log -n 20 --newest-first',
+         'gitstate log --since yesterday --json',
+         'gitstate log --at v1.0')
 @cli.command("log")
 @click.argument("agent", required=False, shell_complete=complete.agent)
 @click.option("--limit", "-n", type=click.IntRange(min=0), default=None, metavar="N",
@@ -74,8 +80,10 @@ def log_cmd(agent, limit, since, newest_first, at, as_json):
         rows = data["moves"]
         for r in rows:
             move = f"{r['from']} -> {r['to']}" if r["from"] else f"born in {r['to']}"
+            # a move made without -m has the move itself as its text: said once
+            text = r["text"] if r["text"] and r["text"] != f"{r['from']} -> {r['to']}" else ""
             click.echo(f"{when(r['time'])}  {r['commit'][:10]}  {r['agent']}: {move}"
-                       + (f"  {r['text']}" if r["text"] else "") + f"  ({r['author']})")
+                       + (f"  {text}" if text else "") + f"  ({r['author']})")
         if not rows:
             click.echo(f"no moves since {since}" if since is not None else
                        "no moves asked for (--limit 0)" if limit == 0 else "no state commits yet")
@@ -84,6 +92,9 @@ def log_cmd(agent, limit, since, newest_first, at, as_json):
     output("log", rows, as_json, print_moves)
 
 
+@example('gitstate inbox bob',
+         'gitstate inbox bob --mark-read',
+         'gitstate inbox bob --at HEAD~3 --json')
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
 @click.option("--mark-read", is_flag=True,
@@ -120,6 +131,7 @@ def print_inbox(view: dict) -> None:
                    f"{marked['commit'][:10]})")
 
 
+@example('gitstate situations --no-sqlite', 'gitstate situations --sqlite graph.db --json')
 @cli.command()
 @click.option("--sqlite", "sqlite_path", default=None, metavar="PATH",
               help="Also upsert the graph into this SQLite file (default: "
@@ -151,6 +163,7 @@ def _say_progress(count: int) -> None:
     sys.stderr.flush()
 
 
+@example('gitstate verify', 'gitstate verify --no-cache origin/main..HEAD')
 @cli.command()
 @click.argument("revs", nargs=-1, metavar="[RANGE]")
 @click.option("--no-cache", is_flag=True,

@@ -34,7 +34,7 @@ AGENT_GUIDE = "agent/README.md"
 class InitReport(Record):
     """What `gitstate init` did: the lifecycle, the hooks folder, each action, the commit."""
 
-    lifecycle: str
+    lifecycle: str | None   # None on a hub: each push is judged by the law of its own history
     hooks_dir: str
     actions: list[str] = []
     commit: str | None = None

@@ -89,7 +89,8 @@ LAW_FIELDS: dict[str, dict[str, str]] = {
         "defaults": "front-matter values a spawned agent gets",
     },
     "InitReport": {
-        "lifecycle": "the lifecycle the repository is managed with",
+        "lifecycle": "the lifecycle the repository is managed with (null on a hub: each push "
+                     "is judged by the lifecycle committed in its own history)",
         "hooks_dir": "where the hooks are installed",
         "actions": "what init did, line by line",
         "commit": "the commit that put the lifecycle in history (null: none made)",
