@@ -105,9 +105,19 @@ def _news(cache_dir: str | None, said: str) -> bool:
 @click.option("--ci", type=click.Choice(["github", "gitlab"]), default=None,
               help="Write a CI job running `gitstate verify --no-cache` on pushes and "
                    "pull requests.")
+@click.option("--install", "install_spec", default=None, metavar="SPEC",
+              help="With --ci: what the job has pip install (default: this exact release of "
+                   "gitstate-agents from the package index), e.g. a git URL at a tag or a "
+                   "wheel's URL.")
 @json_option
-def init(lifecycle, force, no_commit, server, humans, approved_by, runtime, ci, as_json):
+def init(lifecycle, force, no_commit, server, humans, approved_by, runtime, ci, install_spec,
+         as_json):
     """Make this repository managed (idempotent)."""
+    if install_spec is not None and not ci:
+        raise UsageError("--install says what a CI job installs: give --ci github|gitlab too")
+    if ci:   # a SPEC that cannot install gitstate is refused before anything is written
+        from gitstate.runtime.ci import job
+        job(ci, install_spec)
     if server:
         from gitstate.doors.hub import init_server
         report = init_server(directory(), lifecycle)
@@ -115,14 +125,16 @@ def init(lifecycle, force, no_commit, server, humans, approved_by, runtime, ci, 
         from gitstate.doors.install import init as do_init
         report = do_init(directory(), lifecycle, force=force, commit=not no_commit,
                          approved_by=approved_by, humans=tuple(humans))
-    integrations = _integrations(directory(), runtime, ci) if runtime or ci else []
+    integrations = _integrations(directory(), runtime, ci, install_spec) \
+        if runtime or ci else []
     data = {**report.as_plain(), **({"integrations": integrations} if integrations else {})}
     output("init", data, as_json, print_init)
     if not server and not as_json:
         _explain_keys()
 
 
-def _integrations(directory: str | None, runtime: str | None, ci: str | None) -> list[dict]:
+def _integrations(directory: str | None, runtime: str | None, ci: str | None,
+                  spec: str | None = None) -> list[dict]:
     """Write the runtime's settings and the CI job (neither is committed: review and commit
     them like any file of yours)."""
     _git, top, _gdir = find_repo(directory)
@@ -132,7 +144,7 @@ def _integrations(directory: str | None, runtime: str | None, ci: str | None) ->
         out.append(install(top))
     if ci:
         from gitstate.runtime.ci import install as install_ci
-        out.append(install_ci(top, ci))
+        out.append(install_ci(top, ci, spec))
     return out
 
 
