@@ -13,8 +13,9 @@ import subprocess
 from pathlib import Path
 
 from gitstate import __version__
-from gitstate.doors import installable
+from gitstate.doors import installable, precommit
 from gitstate.doors.check import _check_hooks
+from gitstate.doors.shims import is_ours
 from gitstate.errors import GitstateError
 from gitstate.git.cache import key
 from gitstate.git.repo import Managed
@@ -50,11 +51,25 @@ def diagnose(repo: Managed) -> list[dict]:
 
     where = hooks_dir(repo)
     problems = _check_hooks(repo, lc)
+    framework = {name: config for name in precommit.HOOK_IDS
+                 if (config := precommit.runs_gitstate(where / name, name, repo.work_tree))}
     if problems:
         out += [finding("fail", "hooks", p.message, "run `gitstate init`") for p in problems]
+    elif framework:
+        names = " and ".join(framework)
+        out.append(finding("ok", "hooks", f"{names} run gitstate's checks through the pre-commit "
+                            f"framework ({', '.join(sorted(set(framework.values())))}); the "
+                            f"other hooks in {where} are gitstate's, unmodified"))
     else:
         out.append(finding("ok", "hooks", f"pre-commit, commit-msg and the ref guard "
                             f"(reference-transaction) in {where} are gitstate's, unmodified"))
+    for name in precommit.HOOK_IDS:
+        if name in framework and is_ours(precommit.legacy(where / name)):
+            out.append(finding("warn", "hooks", f"pre-commit runs its {name} hook in migration "
+                                f"mode: gitstate's check runs from {framework[name]} and again "
+                                f"from gitstate's shim kept as {name}.legacy, so every refusal "
+                                "is said twice", "pre-commit install -f --hook-type pre-commit "
+                                "--hook-type commit-msg"))
     top = repo.work_tree.resolve()
     if where.resolve() == top or top in where.resolve().parents:
         tracked = repo.git.index_paths(where.resolve().relative_to(top).as_posix())
