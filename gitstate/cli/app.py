@@ -62,6 +62,16 @@ def json_out(data: Any) -> None:
 
 # -- options shared by several commands, declared once -----------------------------------
 
+
+def example(*lines: str) -> Callable[[Any], Any]:
+    """End a command's `--help` with examples (placed above `@cli.command()`; every command
+    has some, tests/cli/test_cli.py checks)."""
+    def attach(command: Any) -> Any:
+        command.epilog = "\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines)
+        return command
+    return attach
+
+
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 at_option = click.option("--at", default=None, metavar="REV|DATE",
                          help="As it was at a commit, or at a date (time travel).")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from gitstate.cli.app import cli
+from gitstate.cli.app import cli, example
 from gitstate.cli.main import main
 from gitstate.git.runner import Git
 from gitstate.law.load import load_lifecycle
@@ -289,6 +289,7 @@ def _preset_story(s: _Story, preset: str) -> None:
     s.gitstate("verify")
 
 
+@example('gitstate demo', 'gitstate demo --dir /tmp/story --preset maos')
 @cli.command()
 @click.option("--dir", "directory", default=None, type=click.Path(file_okay=False),
               help="Where to make the throwaway repository (default: a new temp folder).")

@@ -18,11 +18,11 @@ import sys
 # command: (fewest, most AGENT arguments, {option taking a value: its parameter},
 #           {flag: its parameter}); `--json` (the parameter `as_json`) is always needed.
 FORMS = {
-    "status": (0, 1, {}, {}),
+    "status": (0, 1, {"--at": "at"}, {}),
     "roster": (0, 0, {"--at": "at"}, {}),
     "vacancies": (0, 0, {"--at": "at"}, {}),
-    "inbox": (1, 1, {}, {}),
-    "log": (0, 1, {"-n": "limit", "--limit": "limit", "--since": "since"},
+    "inbox": (1, 1, {"--at": "at"}, {}),
+    "log": (0, 1, {"-n": "limit", "--limit": "limit", "--since": "since", "--at": "at"},
             {"--newest-first": "newest_first", "--reverse": "newest_first"}),
 }
 _DEFAULTS = {"agent": None, "at": None, "limit": None, "since": None, "newest_first": False}
@@ -100,7 +100,7 @@ def _answer(directory: str | None, command: str, params: dict):
     repo = open_managed(directory)
     if command == "status":
         from gitstate.history.status import status
-        return status(repo, params["agent"])
+        return status(repo, params["agent"], params["at"])
     from gitstate.history import views
     if command == "roster":
         return views.roster(repo, params["at"])
@@ -108,5 +108,6 @@ def _answer(directory: str | None, command: str, params: dict):
         return views.vacant_roles(repo, params["at"])
     if command == "log":
         return views.log_rows(repo, params["agent"], limit=params["limit"],
-                              since=params["since"], newest_first=params["newest_first"])
-    return views.inbox(repo, params["agent"])
+                              since=params["since"], newest_first=params["newest_first"],
+                              at=params["at"])
+    return views.inbox(repo, params["agent"], params["at"])

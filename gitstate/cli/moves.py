@@ -7,7 +7,17 @@ from __future__ import annotations
 import click
 
 from gitstate.cli import complete
-from gitstate.cli.app import cli, json_option, message_option, output, push_option, repo, set_option
+from gitstate.cli.app import (
+    at_option,
+    cli,
+    example,
+    json_option,
+    message_option,
+    output,
+    push_option,
+    repo,
+    set_option,
+)
 from gitstate.cli.text import print_landing, print_move
 from gitstate.errors import EXIT_REJECTED
 from gitstate.history.views import freeze_state
@@ -26,6 +36,8 @@ def moved(command: str, record: dict, as_json: bool, *, push: bool = False,
     return 0
 
 
+@example('gitstate spawn alice --role architect --model opus-4-6',
+         "gitstate spawn bob --parent alice --task 'index the docs' --json")
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
 @click.option("--role", default=None, shell_complete=complete.role,
@@ -55,6 +67,8 @@ def spawn(agent, role, model, parent, session, task, instructions, wait, key, se
     return moved("spawn", record, as_json, push=push)
 
 
+@example("gitstate transition alice inbox -m 'restored from a cold start'",
+         "gitstate transition alice deep_work --set context_pct=40 --body '@bob review please'")
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
 @click.argument("state", shell_complete=complete.state)
@@ -72,6 +86,8 @@ def transition(agent, state, text, body, sets, approved_by, push, as_json):
     return moved("transition", record, as_json, push=push)
 
 
+@example('gitstate freeze alice       # writes data/freeze-states/alice.md to fill in first',
+         "gitstate freeze alice -m 'paused for the night'")
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
 @message_option
@@ -90,6 +106,7 @@ def freeze(agent, text, situation, sets, push, as_json):
     return moved("freeze", record, as_json, push=push)
 
 
+@example('gitstate wake alice --approved-by zach')
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
 @click.option("--approved-by", required=True, metavar="HUMAN",
@@ -105,6 +122,7 @@ def wake(agent, approved_by, state, text, push, as_json):
     return moved("wake", record, as_json, push=push)
 
 
+@example("gitstate bury bob --summary 'indexed the docs' --approved-by zach")
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
 @click.option("--summary", required=True, help="The final summary (required to die).")
@@ -126,19 +144,22 @@ def bury(agent, summary, approved_by, transfer_to, text, push, as_json):
     return code
 
 
+@example('gitstate show carol', 'gitstate show carol --at HEAD~5 --json')
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
+@at_option
 @json_option
-def show(agent, as_json):
+def show(agent, at, as_json):
     """Print a frozen AGENT's freeze-state: ask it without waking it."""
     here = repo()
 
     def print_file(view: dict) -> None:
-        data = here.git.cat_files([f"HEAD:{view['path']}"])[0]
+        data = here.git.cat_files([f"{view['commit']}:{view['path']}"])[0]
         click.echo(statefile.decode(data, view["path"]), nl=False)
-    output("show", freeze_state(here, agent), as_json, print_file)
+    output("show", freeze_state(here, agent, at), as_json, print_file)
 
 
+@example("gitstate handover architect --to dave -m 'going on leave'")
 @cli.command()
 @click.argument("role", shell_complete=complete.role)
 @click.option("--to", "to", required=True, metavar="ID", shell_complete=complete.agent,
@@ -154,6 +175,7 @@ def handover(role, to, giver, text, as_json):
     return moved("handover", record, as_json, says=f"hands {role} to {to}")
 
 
+@example("gitstate logout era-1 --note 'parser half done; read docs/parser.md'")
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
 @click.option("--note", required=True, help="One line for the shared log: where you stopped.")
@@ -173,6 +195,7 @@ def logout(agent, note, sets, text, as_json):
             click.echo(f"  {line}")
 
 
+@example('gitstate sync', 'gitstate sync --no-push --json')
 @cli.command()
 @click.option("--push/--no-push", default=True,
               help="Land each replayed move on the hub (default), or only replay them here.")

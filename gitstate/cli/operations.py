@@ -8,7 +8,7 @@ import time
 import click
 
 from gitstate.cli import complete
-from gitstate.cli.app import cli, json_option, output, push_option, repo
+from gitstate.cli.app import cli, emit, example, json_option, output, push_option, repo
 from gitstate.errors import EXIT_REJECTED, UsageError
 from gitstate.moves.commands import sweep as swept
 from gitstate.moves.landing import committer
@@ -20,16 +20,49 @@ from gitstate.moves.operations import (
 )
 
 
+@example('gitstate await alice bob --timeout 600', 'gitstate await alice --json')
 @cli.command("await")
 @click.argument("agents", nargs=-1, required=True, shell_complete=complete.agent)
 @click.option("--timeout", type=float, default=None, metavar="SECONDS",
               help="Give up after this long (exit 124).")
-def await_cmd(agents, timeout):
-    """Block until every AGENT reaches a terminal state, printing each change as it lands.
-    Exit 0 when all succeeded, 1 if any failed, 124 on timeout."""
-    return await_agents(repo(), list(agents), timeout, click.echo)
+@json_option
+def await_cmd(agents, timeout, as_json):
+    """Block until every AGENT reaches a terminal state, printing each change as it lands
+    (with --json: only the end). Exit 0 when all succeeded, 1 if any failed, 124 on timeout."""
+    report: dict = {}
+    code = await_agents(repo(), list(agents), timeout,
+                        (lambda line: None) if as_json else click.echo, report=report)
+    if as_json:
+        emit("await", report)
+    return code
 
 
+class Collected:
+    """An operation's moves and lines, for `--json`: what `commit` committed, what `say`
+    said of the agents it left as they were."""
+
+    def __init__(self, commit):
+        self.commit, self.moves, self.lines = commit, [], []
+
+    def __call__(self, agent: str, move):
+        result = self.commit(agent, move)
+        info = result.plan.info
+        self.moves.append({"agent": info.get("agent", agent), "from": info.get("from"),
+                           "to": info.get("to"), "commit": result.sha,
+                           "subject": result.plan.message.split("\n", 1)[0]})
+        return result
+
+    def say(self, line: str) -> None:
+        self.lines.append(line)
+
+    def record(self, here, ok: bool = True) -> dict:
+        moved = {m["agent"] for m in self.moves}
+        return {"commit": here.git.head(), "moves": self.moves,
+                "left": [line for line in self.lines if line.split(":", 1)[0] not in moved],
+                "ok": ok}
+
+
+@example('gitstate sweep --dry-run', 'gitstate sweep --push')
 @cli.command()
 @click.option("--dry-run", is_flag=True, help="Only list the timed transitions that are due.")
 @push_option
@@ -59,6 +92,7 @@ def _period(text: str) -> float:
     return float(m.group(1)) * {"s": 1, None: 1, "m": 60, "h": 3600}[m.group(2)]
 
 
+@example('gitstate reap', 'gitstate reap --every 30s --push')
 @cli.command()
 @click.option("--host", default=None, help="Which host's agents to check (default: this one).")
 @click.option("--every", default=None, metavar="DURATION",
@@ -66,11 +100,20 @@ def _period(text: str) -> float:
 @click.option("--count", default=None, type=click.IntRange(min=1),
               help="With --every: stop after this many rounds.")
 @push_option
-def reap(host, every, count, push):
+@json_option
+def reap(host, every, count, push, as_json):
     """Mark as failed every living agent of this host whose process (pid) is gone, and every
     agent without a pid whose last state commit is older than `policies.heartbeat`."""
     if count is not None and every is None:
         raise UsageError("--count counts the rounds of --every; give --every too")
+    if as_json:
+        if every is not None:
+            raise UsageError("--json answers one round; --every keeps reaping: give one")
+        here = repo()
+        got = Collected(committer(here, push))
+        reap_once(here, got.say, host, commit=got)
+        emit("reap", got.record(here))
+        return 0
     period = _period(every) if every else None
     rounds = 0
     while True:
@@ -84,12 +127,19 @@ def reap(host, every, count, push):
         time.sleep(period)
 
 
+@example('gitstate shutdown --approved-by zach', 'gitstate shutdown --json')
 @cli.command()
 @click.option("--approved-by", default=None, metavar="HUMAN",
               help="For agents whose way to rest passes a gated move.")
 @push_option
-def shutdown(approved_by, push):
+@json_option
+def shutdown(approved_by, push, as_json):
     """Move every living agent to a frozen or terminal state, children before parents."""
     here = repo()
+    if as_json:
+        got = Collected(committer(here, push))
+        left = shut_down(here, got.say, approved_by, got)
+        emit("shutdown", got.record(here, ok=not left))
+        return EXIT_REJECTED if left else 0
     return EXIT_REJECTED if shut_down(here, click.echo, approved_by, committer(here, push)) \
         else 0

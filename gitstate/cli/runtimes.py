@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from gitstate.cli.app import cli, directory
+from gitstate.cli.app import cli, directory, example
 from gitstate.errors import UsageError
 
 
+@example('claude mcp add gitstate -- gitstate mcp')
 @cli.command()
 def mcp():
     """Serve the commands as MCP tools over stdio (status, roster, vacancies, log, inbox, show,

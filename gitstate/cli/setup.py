@@ -6,7 +6,7 @@ import os
 
 import click
 
-from gitstate.cli.app import cli, directory, emit, json_option, json_out, output, repo
+from gitstate.cli.app import cli, directory, emit, example, json_option, json_out, output, repo
 from gitstate.doors.check import check as checked
 from gitstate.doors.doctor import diagnose
 from gitstate.errors import EXIT_REJECTED, GitstateError, UsageError
@@ -29,12 +29,18 @@ def print_init(data: dict) -> None:
         what = ", ".join(i["added"]) if i["changed"] else "nothing to change"
         kept = f"; kept {', '.join(i['kept'])}" if i["kept"] else ""
         click.echo(f"  {i['path']} ({i['kind']} {i['name']}): {what}{kept}")
-    click.echo(f"managed with lifecycle '{data['lifecycle']}'; hooks in {data['hooks_dir']}"
-               + ("" if data["actions"] else " (nothing to change)"))
+    unchanged = "" if data["actions"] else " (nothing to change)"
+    if data["lifecycle"] is None:   # a hub
+        click.echo(f"hub guarded: each push is judged by the lifecycle committed in its own "
+                   f"history; hooks in {data['hooks_dir']}{unchanged}")
+    else:
+        click.echo(f"managed with lifecycle '{data['lifecycle']}'; hooks in "
+                   f"{data['hooks_dir']}{unchanged}")
 
 
 def _explain_keys() -> None:
-    """Say how approvals become signed, until protocols/allowed_signers is committed."""
+    """Say how approvals become signed, until protocols/allowed_signers is committed; once,
+    when it is news (what was said last is kept in .git/gitstate/approvals-said)."""
     try:
         here = repo()
     except GitstateError:
@@ -44,7 +50,10 @@ def _explain_keys() -> None:
         human = here.lifecycle(head).policies.humans[0]
     except (GitstateError, IndexError):
         human = "<human>"
-    if head and git.cat_files([f"{head}:{SIGNERS_PATH}"])[0] is not None:
+    signed = bool(head and git.cat_files([f"{head}:{SIGNERS_PATH}"])[0] is not None)
+    if not _news(here.cache_dir, "signed" if signed else f"trailer {human}"):
+        return
+    if signed:
         click.echo(f"approvals: signed with the keys in {SIGNERS_PATH}")
         return
     click.echo(f"approvals: an Approved-by: trailer is taken at its word until {SIGNERS_PATH} "
@@ -56,6 +65,29 @@ def _explain_keys() -> None:
                "git config user.signingkey ~/.ssh/id_ed25519")
 
 
+def _news(cache_dir: str | None, said: str) -> bool:
+    """Whether `said` differs from what init said last in this clone (and remember it)."""
+    if not cache_dir:
+        return True
+    path = os.path.join(cache_dir, "approvals-said")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            if fh.read() == said:
+                return False
+    except OSError:
+        pass
+    try:
+        os.makedirs(cache_dir, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(said)
+    except OSError:
+        pass
+    return True
+
+
+@example('gitstate init --human zach',
+         'gitstate init --lifecycle maos --ci github',
+         'git init --bare hub.git && gitstate -C hub.git init --server')
 @cli.command()
 @click.option("--lifecycle", "lifecycle", metavar="PRESET|FILE", default=None,
               help="A shipped preset (see `gitstate presets`) or a lifecycle.yaml file. "
@@ -73,9 +105,19 @@ def _explain_keys() -> None:
 @click.option("--ci", type=click.Choice(["github", "gitlab"]), default=None,
               help="Write a CI job running `gitstate verify --no-cache` on pushes and "
                    "pull requests.")
+@click.option("--install", "install_spec", default=None, metavar="SPEC",
+              help="With --ci: what the job has pip install (default: this exact release of "
+                   "gitstate-agents from the package index), e.g. a git URL at a tag or a "
+                   "wheel's URL.")
 @json_option
-def init(lifecycle, force, no_commit, server, humans, approved_by, runtime, ci, as_json):
+def init(lifecycle, force, no_commit, server, humans, approved_by, runtime, ci, install_spec,
+         as_json):
     """Make this repository managed (idempotent)."""
+    if install_spec is not None and not ci:
+        raise UsageError("--install says what a CI job installs: give --ci github|gitlab too")
+    if ci:   # a SPEC that cannot install gitstate is refused before anything is written
+        from gitstate.runtime.ci import job
+        job(ci, install_spec)
     if server:
         from gitstate.doors.hub import init_server
         report = init_server(directory(), lifecycle)
@@ -83,14 +125,16 @@ def init(lifecycle, force, no_commit, server, humans, approved_by, runtime, ci, 
         from gitstate.doors.install import init as do_init
         report = do_init(directory(), lifecycle, force=force, commit=not no_commit,
                          approved_by=approved_by, humans=tuple(humans))
-    integrations = _integrations(directory(), runtime, ci) if runtime or ci else []
+    integrations = _integrations(directory(), runtime, ci, install_spec) \
+        if runtime or ci else []
     data = {**report.as_plain(), **({"integrations": integrations} if integrations else {})}
     output("init", data, as_json, print_init)
     if not server and not as_json:
         _explain_keys()
 
 
-def _integrations(directory: str | None, runtime: str | None, ci: str | None) -> list[dict]:
+def _integrations(directory: str | None, runtime: str | None, ci: str | None,
+                  spec: str | None = None) -> list[dict]:
     """Write the runtime's settings and the CI job (neither is committed: review and commit
     them like any file of yours)."""
     _git, top, _gdir = find_repo(directory)
@@ -100,10 +144,11 @@ def _integrations(directory: str | None, runtime: str | None, ci: str | None) ->
         out.append(install(top))
     if ci:
         from gitstate.runtime.ci import install as install_ci
-        out.append(install_ci(top, ci))
+        out.append(install_ci(top, ci, spec))
     return out
 
 
+@example('gitstate presets', 'gitstate presets --json')
 @cli.command()
 @json_option
 def presets(as_json):
@@ -114,16 +159,19 @@ def presets(as_json):
         lc = _preset_lifecycle(name)
         rows.append({"name": name, "description": lc.description, "initial": lc.initial,
                      "states": list(lc.states), "default": name == "haak"})
-    output("presets", rows, as_json, print_presets)
+    output("presets", {"presets": rows}, as_json, print_presets)
 
 
-def print_presets(rows: list[dict]) -> None:
-    for r in rows:
+def print_presets(data: dict) -> None:
+    for r in data["presets"]:
         mark = " (default)" if r["default"] else ""
         click.echo(f"{r['name']}{mark}: {r['description']}")
         click.echo(f"    states: {', '.join(r['states'])}")
 
 
+@example('gitstate lifecycle',
+         'gitstate lifecycle --mermaid',
+         'gitstate lifecycle --preset era --json')
 @cli.command()
 @click.option("--mermaid", is_flag=True, help="Draw it as a Mermaid state diagram.")
 @click.option("--preset", default=None, help="Show a shipped preset instead of this repo's.")
@@ -138,6 +186,7 @@ def lifecycle(mermaid, preset, as_json):
         click.echo(to_mermaid(lc) if mermaid else describe(lc), nl=False)
 
 
+@example('gitstate check', 'gitstate check --json')
 @cli.command()
 @json_option
 def check(as_json):
@@ -156,6 +205,7 @@ def print_check(result: dict) -> None:
                else f"{count} problem{'s' if count != 1 else ''}")
 
 
+@example('gitstate hook pre-commit      # what .git/hooks/pre-commit runs')
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.argument("name")
 @click.option("--agent", default=None, help="For runtime hooks: which agent (or $GITSTATE_AGENT).")
@@ -178,6 +228,7 @@ def hook(name, agent, args):
                         + ", ".join(NAMES))
 
 
+@example('gitstate doctor', 'gitstate doctor --json')
 @cli.command()
 @json_option
 def doctor(as_json):
@@ -203,11 +254,13 @@ def doctor(as_json):
     return EXIT_REJECTED if failed else 0
 
 
+@example('gitstate -C /srv/hub.git hub drain')
 @cli.group()
 def hub():
     """On a hub (a bare repository made with `gitstate init --server`)."""
 
 
+@example('gitstate -C /srv/hub.git hub drain --json')
 @hub.command()
 @json_option
 def drain(as_json):
@@ -229,6 +282,7 @@ def drain(as_json):
     output("hub-drain", data, as_json, print_drain)
 
 
+@example('gitstate schema roster', 'gitstate schema > schemas.json')
 @cli.command()
 @click.argument("command", required=False)
 def schema(command):

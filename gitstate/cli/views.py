@@ -8,7 +8,7 @@ import sys
 import click
 
 from gitstate.cli import complete
-from gitstate.cli.app import at_option, cli, json_option, output, push_option, repo
+from gitstate.cli.app import at_option, cli, example, json_option, output, push_option, repo
 from gitstate.cli.text import plural, print_roster, print_status
 from gitstate.errors import EXIT_REJECTED
 from gitstate.history import views as history
@@ -20,19 +20,21 @@ from gitstate.law.times import when
 from gitstate.moves.commands import inbox as read
 
 
+@example('gitstate status', 'gitstate status alice --json', 'gitstate status --at HEAD~10')
 @cli.command()
 @click.argument("agent", required=False, shell_complete=complete.agent)
+@at_option
 @json_option
-def status(agent, as_json):
+def status(agent, at, as_json):
     """Current state, mortality phase and legal next states (of AGENT, or of everyone)."""
 
     def print_rows(data) -> None:
-        rows = [data] if agent else data
+        rows = [data] if agent else data["agents"]
         if not rows:
             click.echo("no agents yet: `gitstate spawn <id>` registers one")
         for r in rows:
             print_status(r, detailed=bool(agent))
-    output("status", status_of(repo(), agent), as_json, print_rows)
+    output("status", status_of(repo(), agent, at), as_json, print_rows)
 
 
 def print_vacancies(view: dict) -> None:
@@ -44,6 +46,7 @@ def print_vacancies(view: dict) -> None:
 
 def _as_of(name: str, data, printer, help: str) -> None:
     """A view of the history as of a moment (`--at`): `data(repo, at)`, printed by `printer`."""
+    @example(f"gitstate {name}", f"gitstate {name} --json", f"gitstate {name} --at 2026-11-01")
     @cli.command(name, help=help)
     @at_option
     @json_option
@@ -57,6 +60,10 @@ _as_of("vacancies", history.vacant_roles, print_vacancies,
        "Roles whose holders froze or died, and roles never filled.")
 
 
+@example('gitstate log alice',
+         'gitstate log -n 20 --newest-first',
+         'gitstate log --since yesterday --json',
+         'gitstate log --at v1.0')
 @cli.command("log")
 @click.argument("agent", required=False, shell_complete=complete.agent)
 @click.option("--limit", "-n", type=click.IntRange(min=0), default=None, metavar="N",
@@ -65,30 +72,39 @@ _as_of("vacancies", history.vacant_roles, print_vacancies,
               help="Only moves committed since DATE (2026-11-01, '2 days ago', yesterday).")
 @click.option("--newest-first", "--reverse", "newest_first", is_flag=True,
               help="Newest first (the default is oldest first, the order they happened in).")
+@at_option
 @json_option
-def log_cmd(agent, limit, since, newest_first, as_json):
+def log_cmd(agent, limit, since, newest_first, at, as_json):
     """Transition history (of AGENT, or of everyone), oldest first."""
-    def print_moves(rows: list[dict]) -> None:
+    def print_moves(data: dict) -> None:
+        rows = data["moves"]
         for r in rows:
             move = f"{r['from']} -> {r['to']}" if r["from"] else f"born in {r['to']}"
+            # a move made without -m has the move itself as its text: said once
+            text = r["text"] if r["text"] and r["text"] != f"{r['from']} -> {r['to']}" else ""
             click.echo(f"{when(r['time'])}  {r['commit'][:10]}  {r['agent']}: {move}"
-                       + (f"  {r['text']}" if r["text"] else "") + f"  ({r['author']})")
+                       + (f"  {text}" if text else "") + f"  ({r['author']})")
         if not rows:
             click.echo(f"no moves since {since}" if since is not None else
                        "no moves asked for (--limit 0)" if limit == 0 else "no state commits yet")
-    rows = history.log_rows(repo(), agent, limit=limit, since=since, newest_first=newest_first)
+    rows = history.log_rows(repo(), agent, limit=limit, since=since, newest_first=newest_first,
+                            at=at)
     output("log", rows, as_json, print_moves)
 
 
+@example('gitstate inbox bob',
+         'gitstate inbox bob --mark-read',
+         'gitstate inbox bob --at HEAD~3 --json')
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
 @click.option("--mark-read", is_flag=True,
               help="Move the agent's last_read_commit to HEAD (a state commit).")
 @push_option
+@at_option
 @json_option
-def inbox(agent, mark_read, push, as_json):
+def inbox(agent, mark_read, push, at, as_json):
     """Messages to AGENT (@AGENT or @ALL) since its last_read_commit."""
-    view = read(repo(), agent, mark_read=mark_read, push=push)
+    view = read(repo(), agent, mark_read=mark_read, push=push, at=at)
     output("inbox", view, as_json, print_inbox)
     pushed = view.get("push")
     return 0 if pushed is None or pushed["outcome"] == "landed" else EXIT_REJECTED
@@ -100,7 +116,8 @@ def print_inbox(view: dict) -> None:
         click.echo(f"gitstate: the checkpoint did not land ({pushed['outcome']}): "
                    f"{pushed['reason']}" + (f"; kept on branch {pushed['kept']}"
                                             if pushed["kept"] else ""), err=True)
-    since = f"since {view['since'][:10]}" if view["since"] else "from the beginning"
+    since = f"since {view['last_read_commit'][:10]}" if view["last_read_commit"] \
+        else "from the beginning"
     click.echo(f"{view['agent']}: {plural(len(view['messages']), 'message')} {since}")
     for m in view["messages"]:
         click.echo(f"  {m['commit'][:10]}  {when(m['time'])}  {m['subject']}")
@@ -108,20 +125,24 @@ def print_inbox(view: dict) -> None:
             if "@" in line:  # the lines that speak to someone
                 click.echo(f"      {line.strip()}")
     if view.get("marked_read"):
-        click.echo(f"last_read_commit -> {view['head'][:10]} "
-                   f"({view['marked_read']['commit'][:10]})")
+        marked = view["marked_read"]
+        click.echo(f"marked read up to {view['commit'][:10]}: `gitstate inbox "
+                   f"{view['agent']}` now lists only newer messages (commit "
+                   f"{marked['commit'][:10]})")
 
 
+@example('gitstate situations --no-sqlite', 'gitstate situations --sqlite graph.db --json')
 @cli.command()
 @click.option("--sqlite", "sqlite_path", default=None, metavar="PATH",
               help="Also upsert the graph into this SQLite file (default: "
                    "entities.db in the clone's .git/gitstate, outside the work tree).")
 @click.option("--no-sqlite", is_flag=True, help="Only print the graph.")
+@at_option
 @json_option
-def situations(sqlite_path, no_sqlite, as_json):
+def situations(sqlite_path, no_sqlite, at, as_json):
     """The entity graph of agent sessions, from history; written to SQLite too."""
-    output("situations", graph(repo(), sqlite_path=sqlite_path, no_sqlite=no_sqlite), as_json,
-           print_situations)
+    output("situations", graph(repo(), sqlite_path=sqlite_path, no_sqlite=no_sqlite, at=at),
+           as_json, print_situations)
 
 
 def print_situations(data: dict) -> None:
@@ -142,6 +163,7 @@ def _say_progress(count: int) -> None:
     sys.stderr.flush()
 
 
+@example('gitstate verify', 'gitstate verify --no-cache origin/main..HEAD')
 @cli.command()
 @click.argument("revs", nargs=-1, metavar="[RANGE]")
 @click.option("--no-cache", is_flag=True,
@@ -168,5 +190,19 @@ def print_verified(report: dict) -> None:
                    "protocols/lifecycle.yaml judged by their tags alone (moves, births and "
                    "ends; not their state files, which that history keeps its own way)")
     bad = len({p["commit"] for p in report["problems"]})
-    click.echo(f"{plural(bad, 'commit')} broke the rules" if report["problems"]
-               else "ok: every commit follows the lifecycle")
+    if report["problems"]:
+        click.echo(f"{plural(bad, 'commit')} broke the rules")
+    elif not report["lifecycle_committed"]:
+        tags = len(report["judged_by_tag"])
+        click.echo("no lifecycle is committed yet (protocols/lifecycle.yaml is not in "
+                   f"{'HEAD' if report['commit'] else 'any commit'}): "
+                   + (f"only the tags of {plural(tags, 'commit')} could be judged; "
+                      if tags else "no commit was judged by it; ")
+                   + "commit it (`git add protocols && git commit -m 'law: lifecycle'`) and "
+                     "verify judges every state commit by it")
+    elif report["judged"]:
+        click.echo(f"ok: every commit follows the lifecycle "
+                   f"({plural(report['judged'], 'commit')} judged)")
+    else:
+        click.echo("ok: every commit follows the lifecycle (as verify found at this commit "
+                   "before; --no-cache judges again)")

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import click
 
-from gitstate.cli.app import at_option, cli, json_option, json_out, repo
+from gitstate.cli.app import at_option, cli, emit, example, json_option, repo
+from gitstate.errors import GitstateError, UsageError
 
 
+@example('gitstate serve', 'gitstate serve --port 8000')
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on (this machine only by default).")
@@ -16,10 +18,35 @@ from gitstate.cli.app import at_option, cli, json_option, json_out, repo
 def serve(host, port):
     """Show the roster, timelines, freeze-states, vacancies and the lifecycle in a browser,
     live as commits arrive (read-only; needs `pip install 'gitstate-agents[web]'`)."""
+    here = repo()
+    busy = port_taken(host, port)
+    if busy:
+        raise GitstateError(f"cannot serve at {host}:{port}: {busy}",
+                            hint=f"another program listens there; pick another port, e.g. "
+                                 f"`gitstate serve --port {port + 1 if port < 65535 else 8765}`")
     from gitstate.web.app import serve as run
-    run(repo(), host, port, echo=click.echo)
+    run(here, host, port, echo=click.echo)
 
 
+def port_taken(host: str, port: int) -> str | None:
+    """Why `host:port` cannot be listened on (e.g. the address is in use), or None: asked
+    before anything is printed, with the address reuse the server itself asks for."""
+    import socket
+    try:
+        family, kind, proto, _name, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as exc:
+        raise UsageError(f"--host {host}: {exc.strerror}") from None
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            return (exc.strerror or str(exc)).lower()
+    return None
+
+
+@example('gitstate site --out public', 'gitstate site --out public --at v1.0 --json')
 @cli.command()
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="Folder to write the pages into (created if missing).")
@@ -30,7 +57,7 @@ def site(out, at, as_json):
     from gitstate.web.site import build
     result = build(repo(), out, at)
     if as_json:
-        json_out(result)
+        emit("site", result)
     else:
         click.echo(f"wrote {result['pages']} files for {result['agents']} agents to "
                    f"{result['out']} (commit {(result['commit'] or 'none')[:10]}); "

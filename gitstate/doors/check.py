@@ -66,9 +66,16 @@ def _check_hooks(repo: Managed, lc) -> list[Violation]:
     else:
         hook_dir = Path(repo.git.text("rev-parse", "--git-path", "hooks"))
         hook_dir = hook_dir if hook_dir.is_absolute() else repo.work_tree / hook_dir
+    from gitstate.doors import precommit
     out = []
     for name in HOOK_NAMES:
         path = hook_dir / name
+        if precommit.runs_gitstate(path, name, repo.work_tree):
+            continue   # pre-commit's hook, running gitstate's check (doctor says which)
+        kept = precommit.legacy(path)
+        if precommit.managed(path) and kept.is_file() and \
+                kept.read_text(encoding="utf-8", errors="replace") == render_shim(name, lc):
+            continue   # pre-commit's migration mode runs gitstate's shim, kept as NAME.legacy
         if not path.is_file():
             out.append(Violation(Rule.HOOKS, f"the {name} hook is not installed, so commits are "
                                  "not checked; run `gitstate init`", str(path)))

@@ -13,7 +13,9 @@ import subprocess
 from pathlib import Path
 
 from gitstate import __version__
+from gitstate.doors import installable, precommit
 from gitstate.doors.check import _check_hooks
+from gitstate.doors.shims import is_ours
 from gitstate.errors import GitstateError
 from gitstate.git.cache import key
 from gitstate.git.repo import Managed
@@ -49,11 +51,25 @@ def diagnose(repo: Managed) -> list[dict]:
 
     where = hooks_dir(repo)
     problems = _check_hooks(repo, lc)
+    framework = {name: config for name in precommit.HOOK_IDS
+                 if (config := precommit.runs_gitstate(where / name, name, repo.work_tree))}
     if problems:
         out += [finding("fail", "hooks", p.message, "run `gitstate init`") for p in problems]
+    elif framework:
+        names = " and ".join(framework)
+        out.append(finding("ok", "hooks", f"{names} run gitstate's checks through the pre-commit "
+                            f"framework ({', '.join(sorted(set(framework.values())))}); the "
+                            f"other hooks in {where} are gitstate's, unmodified"))
     else:
         out.append(finding("ok", "hooks", f"pre-commit, commit-msg and the ref guard "
                             f"(reference-transaction) in {where} are gitstate's, unmodified"))
+    for name in precommit.HOOK_IDS:
+        if name in framework and is_ours(precommit.legacy(where / name)):
+            out.append(finding("warn", "hooks", f"pre-commit runs its {name} hook in migration "
+                                f"mode: gitstate's check runs from {framework[name]} and again "
+                                f"from gitstate's shim kept as {name}.legacy, so every refusal "
+                                "is said twice", "pre-commit install -f --hook-type pre-commit "
+                                "--hook-type commit-msg"))
     top = repo.work_tree.resolve()
     if where.resolve() == top or top in where.resolve().parents:
         tracked = repo.git.index_paths(where.resolve().relative_to(top).as_posix())
@@ -208,12 +224,35 @@ def _hub_and_ci(repo: Managed) -> list[dict]:
                             "be seen from here: it does if `gitstate init --server` ran there, "
                             "or CI runs `gitstate verify --no-cache`"))
     ci = [repo.work_tree / p for p in (".github/workflows", ".gitlab-ci.yml")]
-    verifies = any("gitstate verify" in f.read_text(encoding="utf-8", errors="replace")
-                   for p in ci if p.exists()
-                   for f in ([p] if p.is_file() else sorted(p.glob("*.y*ml"))))
-    if verifies:
-        out.append(finding("ok", "ci", "CI runs `gitstate verify`"))
-    else:
+    verifying = [f for p in ci if p.exists()
+                 for f in ([p] if p.is_file() else sorted(p.glob("*.y*ml")))
+                 if "gitstate verify" in (text := f.read_text(encoding="utf-8", errors="replace"))
+                 or installable.action_in(text)]
+    if not verifying:
         out.append(finding("warn", "ci", "no CI job runs `gitstate verify --no-cache`",
-                            "for a hub that cannot run hooks, add one that does"))
+                            "for a hub that cannot run hooks, add one that does: "
+                            "`gitstate init --ci github|gitlab`"))
+    for f in verifying:
+        out.append(_ci_finding(f.relative_to(repo.work_tree).as_posix(),
+                               f.read_text(encoding="utf-8", errors="replace")))
     return out
+
+
+def _ci_finding(rel: str, text: str) -> dict:
+    """Whether a CI file that runs verify installs gitstate in a form pip can install (no
+    network: what only the network could tell is said)."""
+    action = installable.action_in(text)
+    if action:
+        return finding("ok", "ci", f"{rel} runs gitstate's action {action}; "
+                       f"{installable.UNKNOWABLE}")
+    spec = installable.spec_in(text)
+    if spec is None:
+        return finding("warn", "ci", f"{rel} runs `gitstate verify` but installs no gitstate "
+                       "that can be seen (no GITSTATE_INSTALL, no `pip install`)",
+                       "`gitstate init --ci github|gitlab` writes a job that installs it")
+    status, detail = installable.judge(spec)
+    fix = None if status == "ok" else \
+        f"set GITSTATE_INSTALL in {rel} to {installable.DISTRIBUTION}==VERSION, a git URL " \
+        "at a tag or a wheel's URL (or `gitstate init --ci ... --install SPEC` on a new file)"
+    return finding(status, "ci", f"{rel} runs `gitstate verify`; its install line {detail}"
+                   + (f"; {installable.UNKNOWABLE}" if status == "ok" else ""), fix)

@@ -205,8 +205,7 @@ def init_server(path: str | None, lifecycle: str | None) -> InitReport:
     if git.text("rev-parse", "-q", "--verify", HUB_MARK_REF, check=False) != mark:
         git.run("update-ref", HUB_MARK_REF, mark)
         actions.append(f"the landing queue: {QUEUE_PREFIX}<branch> (said by {HUB_MARK_REF})")
-    return InitReport(lifecycle="(as committed in each pushed history)",
-                      hooks_dir=str(gdir / "hooks"), actions=actions)
+    return InitReport(lifecycle=None, hooks_dir=str(gdir / "hooks"), actions=actions)
 
 
 def diagnose_hub(git: Git) -> list[dict]:

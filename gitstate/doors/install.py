@@ -34,7 +34,7 @@ AGENT_GUIDE = "agent/README.md"
 class InitReport(Record):
     """What `gitstate init` did: the lifecycle, the hooks folder, each action, the commit."""
 
-    lifecycle: str
+    lifecycle: str | None   # None on a hub: each push is judged by the law of its own history
     hooks_dir: str
     actions: list[str] = []
     commit: str | None = None
@@ -192,7 +192,7 @@ def _activate(git: Git, top: Path, lc: Lifecycle, actions: list[str]) -> str:
     else:
         hook_dir = Path(git.text("rev-parse", "--git-path", "hooks"))
     hook_dir = hook_dir if hook_dir.is_absolute() else top / hook_dir
-    actions += install_into(hook_dir, HOOK_NAMES, lc)
+    actions += install_into(hook_dir, HOOK_NAMES, lc, top)
     try:
         return hook_dir.relative_to(top).as_posix()
     except ValueError:

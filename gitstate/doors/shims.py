@@ -89,12 +89,21 @@ def write_executable(path: Path, text: str) -> bool:
     return True
 
 
-def install_into(hook_dir: Path, names: tuple[str, ...], lc: Lifecycle) -> list[str]:
+def install_into(hook_dir: Path, names: tuple[str, ...], lc: Lifecycle,
+                 top: Path | None = None) -> list[str]:
     """Put our shims into a live hooks folder, keeping any user hook as `<name>.pre-gitstate`,
-    which the shim runs after its own check. Returns what was done, for the user."""
+    which the shim runs after its own check; a hook of the pre-commit framework that runs
+    gitstate's check (its config in the work tree `top`) is left as it is. Returns what was
+    done, for the user."""
+    from gitstate.doors import precommit
     done = []
     for name in names:
         target = hook_dir / name
+        config = precommit.runs_gitstate(target, name, top) if top else None
+        if config:
+            done.append(f"left the {name} hook to pre-commit: it runs gitstate's check "
+                        f"({config})")
+            continue
         if target.exists() and not is_ours(target):
             kept = target.with_name(name + CHAINED_SUFFIX)
             if kept.exists():

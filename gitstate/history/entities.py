@@ -11,33 +11,27 @@ commit. The graph is one-way: nothing reads it back into gitstate.
 
 from __future__ import annotations
 
-import datetime
 import os
 
 from gitstate.errors import InvalidFile
 from gitstate.git.repo import Managed
 from gitstate.history.index import Index
 from gitstate.law import statefile
+from gitstate.law.times import iso
 from gitstate.resources import read_shipped
 
 QUALITY: dict[str | None, str] = {"living": "live", "frozen": "frozen", "dead": "dead"}
 
 
-def _iso(ts: int | None) -> str | None:
-    if ts is None:
-        return None
-    return datetime.datetime.fromtimestamp(ts, datetime.UTC).strftime(
-        "%Y-%m-%dT%H:%M:%SZ")
-
-
-def graph(repo: Managed) -> dict:
-    """{"entities": [...], "belongings": [...]} for every agent the history knows."""
-    head = repo.git.head()
-    if head is None:
+def graph(repo: Managed, at: str | None = None) -> dict:
+    """{"commit", "entities": [...], "belongings": [...]} for every agent the history knows
+    (up to HEAD, or as it was at `at`: a revision or a date)."""
+    from gitstate.history.views import read_at
+    head, lc = read_at(repo, at)
+    if head is None or lc is None:
         return {"commit": None, "entities": [], "belongings": []}
-    lc = repo.lifecycle(head)
     index = Index(repo.git, lc, repo.cache_dir)
-    tracks = index.tracks(head)
+    tracks = index.tracks(head, remember=at is None)
     fronts = {a: front for a, (_p, front, _e) in index.fronts(head).items()}
     index.save()
     gone = sorted(a for a in tracks if a not in fronts)   # files deleted since
@@ -65,8 +59,8 @@ def graph(repo: Managed) -> dict:
             track.tag if track else None)
         session = f"situation:session-{agent}"
         entity(session, "situation", f"session-{agent}",
-               started_at=_iso(track.first[1]) if track else None,
-               ended_at=_iso(track.last[1]) if track else None,
+               started_at=iso(track.first[1]) if track else None,
+               ended_at=iso(track.last[1]) if track else None,
                quality=QUALITY.get(lc.roster_of(state)) if state else None)
         links = (("model", "agent", "actor"), ("person", "person", "actor"),
                  ("role", "role", "method"), ("project", "situation", "domain"))
@@ -123,11 +117,11 @@ def write_sqlite(data: dict, path: str) -> dict:
 
 
 def situations(repo: Managed, *, sqlite_path: str | None = None,
-               no_sqlite: bool = False) -> dict:
+               no_sqlite: bool = False, at: str | None = None) -> dict:
     """`gitstate situations`: the graph, and (unless `no_sqlite`) where it was upserted: by
     default `.git/gitstate/entities.db`, per worktree, so that a read command leaves the work
     tree as it was and `git status` clean."""
-    data = graph(repo)
+    data = graph(repo, at)
     if not no_sqlite:
         import os
         if sqlite_path is None:

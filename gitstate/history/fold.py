@@ -13,6 +13,7 @@ from gitstate.law import statefile
 from gitstate.law.grammar import subject_tag
 from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.record import Record
+from gitstate.law.times import iso
 
 TAG_GREP = r"\[STATE:"     # git --grep (basic regex) for the standard subject
 
@@ -134,12 +135,13 @@ def agent_record(agent: str, path: str, front: dict | None, problem: str | None,
     be read, for `problem`), with what the tag timeline adds."""
     rec: dict = {"agent": agent, "path": path, "state": None, "roster": None, "role": None,
                  "model": None, "context_pct": None, "phase": "unknown", "thread": None,
-                 "summary": None, "first_commit": None, "last_commit": None,
-                 "in_state_since": None, "seconds_in_state": None, "problem": None}
+                 "summary": None, "first_commit": None, "first_commit_at": None,
+                 "last_commit": None, "last_commit_at": None, "in_state_since": None,
+                 "in_state_since_commit": None, "seconds_in_state": None, "problem": None}
     if track is not None:
-        rec["first_commit"] = {"sha": track.first[0], "time": track.first[1]}
+        rec["first_commit"], rec["first_commit_at"] = track.first[0], iso(track.first[1])
         rec["born"] = track.born
-        rec["last_commit"] = {"sha": track.last[0], "time": track.last[1]}
+        rec["last_commit"], rec["last_commit_at"] = track.last[0], iso(track.last[1])
     if front is None:
         rec["problem"] = problem or f"{path} does not exist at this revision"
         if track is not None:  # fall back on what the last tag said
@@ -157,7 +159,7 @@ def agent_record(agent: str, path: str, front: dict | None, problem: str | None,
         rec[key] = statefile.as_text(doc.get(key))
     pct = doc.get("context_pct")
     if isinstance(pct, (int, float)) and not isinstance(pct, bool):
-        rec["context_pct"] = pct
+        rec["context_pct"] = float(pct)
         rec["phase"] = lc.mortality.phase(pct)
     depth = doc.get("depth")
     rec["depth"] = depth if isinstance(depth, int) and not isinstance(depth, bool) else None
@@ -168,7 +170,7 @@ def agent_record(agent: str, path: str, front: dict | None, problem: str | None,
         rec["final_summary"] = statefile.as_text(doc.get("final_summary"))
     if track is not None:
         since = track.entered if track.tag == state else track.last
-        rec["in_state_since"] = {"sha": since[0], "time": since[1]}
+        rec["in_state_since"], rec["in_state_since_commit"] = iso(since[1]), since[0]
         rec["entered_order"] = since[2] if len(since) > 2 else None
         rec["seconds_in_state"] = max(0, now - since[1])
     return rec
@@ -183,7 +185,7 @@ def number_instances(records: list[dict]) -> None:
         if r.get("role"):
             by_role.setdefault(r["role"], []).append(r)
     for holders in by_role.values():
-        holders.sort(key=lambda r: (r.get("born", 0), (r["first_commit"] or {}).get("time", 0),
+        holders.sort(key=lambda r: (r.get("born", 0), r["first_commit_at"] or "",
                                     r["agent"]))
         for i, r in enumerate(holders, start=1):
             r["instance"] = i
@@ -215,15 +217,17 @@ def vacancies(records: list[dict], lc: Lifecycle) -> list[dict]:
         mandate = lc.roles[role].mandate if role in lc.roles else None
         if not held:
             out.append({"role": role, "status": "unfilled", "mandate": mandate,
-                        "last_holder": None, "since": None, "frozen_holders": []})
+                        "last_holder": None, "since": None, "since_commit": None,
+                        "frozen_holders": []})
             continue
         # the holder whose state began last in history (not by clock: one second may hold
         # several moves, and clocks differ between clones)
         last = max(held, key=lambda h: (h.get("entered_order") or 0,
-                                        (h["in_state_since"] or {}).get("time", 0)))
+                                        h["in_state_since"] or ""))
         out.append({"role": role, "status": "vacant", "mandate": mandate,
                     "last_holder": last["agent"], "last_holder_state": last["state"],
                     "since": last["in_state_since"],
+                    "since_commit": last["in_state_since_commit"],
                     "frozen_holders": sorted(h["agent"] for h in held
                                              if h["roster"] == "frozen")})
     return out
@@ -235,7 +239,7 @@ def vacancy_notice(v: dict) -> str:
         return f"Role '{v['role']}' has never been filled. Mandate: {mandate}."
     text = f"Role '{v['role']}' is vacant. Last held by {v['last_holder']}"
     if v["since"]:
-        text += f" ({v['last_holder_state']} since {v['since']['sha'][:10]})"
+        text += f" ({v['last_holder_state']} since {v['since_commit'][:10]})"
     text += f". Mandate: {mandate}."
     if v["frozen_holders"]:
         text += f" Frozen holders: {', '.join(v['frozen_holders'])}."

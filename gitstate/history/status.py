@@ -8,12 +8,17 @@ from gitstate.law import statefile
 from gitstate.law.lifecycle import PHASE_ADVICE, Lifecycle
 
 
-def status(repo, agent: str | None = None) -> dict | list[dict]:
-    """The agent's record, or every agent's (from the index, which parses each state file's
-    blob once)."""
+def status(repo, agent: str | None = None, at: str | None = None) -> dict:
+    """The agent's record with the commit it was read at, or {"commit", "agents"}: every
+    agent's (from the index, which parses each state file's blob once). `at`: as it was at a
+    revision or a date, by the law of then."""
     from gitstate.law.grammar import canonical_id
-    head = repo.git.head()
-    lc = repo.lifecycle(head)
+    if at is None:
+        head = repo.git.head()
+        lc = repo.lifecycle(head)
+    else:
+        from gitstate.history.views import read_at
+        head, lc = read_at(repo, at)
     if agent:
         agent = canonical_id(agent)
         path = lc.state_path(agent)
@@ -23,15 +28,17 @@ def status(repo, agent: str | None = None) -> dict | list[dict]:
         try:
             front = statefile.parse_bytes(data, path).front
         except Exception as exc:  # InvalidFile, shown rather than raised: one bad file
-            return unreadable(agent, path, str(exc), lc)
-        return status_of(agent, path, front, lc)
+            return {"commit": head, **unreadable(agent, path, str(exc), lc)}
+        return {"commit": head, **status_of(agent, path, front, lc)}
+    if head is None:
+        return {"commit": None, "agents": []}
     from gitstate.history.index import Index
     index = Index(repo.git, lc, repo.cache_dir)
     rows = [status_of(a, path, front, lc) if front is not None
             else unreadable(a, path, problem, lc)
             for a, (path, front, problem) in sorted(index.fronts(head).items())]
     index.save()
-    return rows
+    return {"commit": head, "agents": rows}
 
 
 def status_of(agent: str, path: str, front: dict, lc: Lifecycle) -> dict:

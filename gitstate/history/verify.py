@@ -45,6 +45,7 @@ from gitstate.law.limits import LIFECYCLE_BYTES, STATE_FILE_BYTES
 from gitstate.law.rules import FileChange, check_law_change, validate
 from gitstate.law.signers import approvers, gated, unsigned
 from gitstate.law.timeline import judge_tags
+from gitstate.law.times import iso
 from gitstate.rule_ids import Rule
 
 CACHE_NAME = "verified.json"
@@ -366,7 +367,8 @@ def _lifecycle(entry: tuple[str, bytes | None], memo: dict, cache_dir: str | Non
 
 
 def _as_problems(c: Commit, violations: list[dict]) -> list[dict]:
-    return [{"commit": c.sha, "subject": c.subject, "author": c.author, "time": c.time, **v}
+    return [{"commit": c.sha, "subject": c.subject, "author": c.author, "time": iso(c.time),
+             **v}
             for v in violations]
 
 
@@ -378,7 +380,7 @@ def _extends(git: Git, tip: str, rev: str) -> bool:
 
 
 def _identity() -> list:
-    return [2, __version__]
+    return [3, __version__]   # 3: problems' times as ISO strings
 
 
 def _load(cache_dir: str | None) -> dict | None:

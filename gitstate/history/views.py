@@ -16,6 +16,7 @@ from gitstate.history.verify import verify
 from gitstate.law import statefile
 from gitstate.law.grammar import canonical_id, parse_message
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle
+from gitstate.law.times import iso
 
 
 def resolve_at(repo: Managed, at: str | None) -> tuple[str | None, int]:
@@ -83,7 +84,7 @@ def vacant_roles(repo: Managed, at: str | None = None) -> dict:
     return {"commit": rev, "vacancies": vacancies(records, lc)}
 
 
-def _law_at(repo: Managed, at: str | None):
+def read_at(repo: Managed, at: str | None):
     """(commit, lifecycle) at `--at` (the law as it was then), or at HEAD."""
     if at is None:
         head = repo.git.head()
@@ -93,30 +94,33 @@ def _law_at(repo: Managed, at: str | None):
 
 
 def log_rows(repo: Managed, agent: str | None = None, *, limit: int | None = None,
-             since: str | None = None, newest_first: bool = False) -> list[dict]:
-    """`gitstate log`: the moves (of `agent`), oldest first unless `newest_first`; `since` a
-    date as git reads one; `limit` keeps the newest, as `git log -n`."""
-    rows = transitions(repo, agent)
+             since: str | None = None, newest_first: bool = False,
+             at: str | None = None) -> dict:
+    """`gitstate log`: the moves (of `agent`) up to HEAD or `at`, oldest first unless
+    `newest_first`; `since` a date as git reads one; `limit` keeps the newest, as `git log
+    -n`."""
+    head, _lc = read_at(repo, at)
+    rows = transitions(repo, agent, at)
     if since is not None:
-        after = since_time(repo, since)
+        after = iso(since_time(repo, since)) or ""
         rows = [r for r in rows if r["time"] >= after]
     if limit is not None:
         rows = rows[-limit:] if limit else []
     if newest_first:
         rows.reverse()
-    return rows
+    return {"commit": head, "agent": canonical_id(agent) if agent else None, "moves": rows}
 
 
 def transitions(repo: Managed, agent: str | None = None, at: str | None = None) -> list[dict]:
     """Each tagged commit as a move: agent, from, to, commit, author, time, text."""
-    head, lc = _law_at(repo, at)
+    head, lc = read_at(repo, at)
     if head is None:
         return []
     want = canonical_id(agent) if agent else None
     if at is None and repo.cache_dir:   # the moves kept under .git/gitstate, read on
         from gitstate.history.movelog import all_moves
         out = [{"agent": who, "from": before, "to": state, "commit": sha, "author": author,
-                "time": when, "text": text}
+                "time": iso(when), "text": text}
                for sha, when, author, who, before, state, text
                in all_moves(repo.git, lc, head, repo.cache_dir) if not want or who == want]
         if out or not want:
@@ -133,7 +137,7 @@ def transitions(repo: Managed, agent: str | None = None, at: str | None = None) 
         if want and who != want:
             continue
         out.append({"agent": who, "from": before, "to": state, "commit": sha,
-                    "author": author, "time": when, "text": text})
+                    "author": author, "time": iso(when), "text": text})
     if want and not out:
         from gitstate.law.suggest import did_you_mean
         raise GitstateError(f"no history for agent '{want}'"
@@ -170,11 +174,11 @@ def _inbox_of(agent: str, since: str | None, head: str, mentions, unread=None) -
         if msg.prefix == agent:
             continue  # the agent's own words are not messages to it
         if agent in msg.mentions or "all" in msg.mentions:
-            messages.append({"commit": sha, "time": ct, "author": author,
+            messages.append({"commit": sha, "time": iso(ct), "author": author,
                              "from": msg.prefix, "subject": msg.subject, "body": msg.body,
                              "to_all": agent not in msg.mentions})
     messages.reverse()  # oldest first, the order to read them in
-    return {"agent": agent, "since": since, "head": head, "messages": messages}
+    return {"commit": head, "agent": agent, "last_read_commit": since, "messages": messages}
 
 
 def _last_read(repo: Managed, lc, agent: str, data: bytes) -> str | None:
@@ -190,7 +194,7 @@ def inbox(repo: Managed, agent: str, at: str | None = None) -> dict:
     """Commits since the agent's `last_read_commit` that mention @agent or @ALL (up to HEAD,
     or as it was at `--at`)."""
     agent = canonical_id(agent)
-    head, lc = _law_at(repo, at)
+    head, lc = read_at(repo, at)
     data = repo.git.cat_files([f"{head}:{lc.state_path(agent)}"])[0] if head else None
     if data is None:
         raise repo.unknown_agent(agent, head, lc)
@@ -212,7 +216,7 @@ def inboxes(repo: Managed, at: str | None = None) -> dict[str, dict]:
     and one walk of `since..HEAD` for each distinct checkpoint (a static site of 1,000 agents
     would otherwise read the history 1,000 times). An agent whose checkpoint is broken gets
     {"agent", "error"}."""
-    head, lc = _law_at(repo, at)
+    head, lc = read_at(repo, at)
     if head is None:
         return {}
     mentions = _mentions(repo, lc, [head])
@@ -246,7 +250,7 @@ def freeze_state(repo: Managed, agent: str, at: str | None = None) -> dict:
     """An agent's committed freeze-state, split into its front matter and `## ` sections: what
     anyone may ask of a frozen agent without waking it."""
     agent = canonical_id(agent)
-    rev, lc = _law_at(repo, at)
+    rev, lc = read_at(repo, at)
     lc, path, doc = repo.agent_doc(agent, rev, lc)
     rel = statefile.as_text(doc.get("freeze_state")) or freeze_state_path(agent)
     found = repo.git.cat_files([f"{rev}:{rel}"])[0]
@@ -256,9 +260,17 @@ def freeze_state(repo: Managed, agent: str, at: str | None = None) -> dict:
     text = statefile.decode(found, rel)
     fdoc = statefile.parse(text, rel) if text.startswith("---") else None
     parts = re.split(r"^##[ \t]+(.+?)[ \t]*$", fdoc.body if fdoc else text, flags=re.M)
-    sections = {parts[i].strip(): parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
-    return {"agent": agent, "state": doc.state, "path": rel,
-            "front": fdoc.front if fdoc else {}, "sections": sections}
+    titles = {section_key(parts[i]): parts[i].strip() for i in range(1, len(parts) - 1, 2)}
+    sections = {section_key(parts[i]): parts[i + 1].strip()
+                for i in range(1, len(parts) - 1, 2)}
+    return {"commit": rev, "agent": agent, "state": doc.state, "path": rel,
+            "front": fdoc.front if fdoc else {}, "sections": sections, "titles": titles}
+
+
+def section_key(title: str) -> str:
+    """A freeze-state section's key in JSON: its `## ` title in snake_case (`Key Decisions`:
+    `key_decisions`)."""
+    return "_".join(re.findall(r"[0-9a-z]+", title.lower())) or "section"
 
 
 def verified(repo: Managed, revs=(), *, no_cache: bool = False, progress=None) -> dict:
@@ -279,8 +291,11 @@ def verified(repo: Managed, revs=(), *, no_cache: bool = False, progress=None) -
         problems, judged = verify(repo.git, list(revs) or [head], cache_dir,
                                   remember=not revs and not no_cache, report=report,
                                   progress=progress)
-    return {"ok": not problems, "problems": problems, "judged": judged,
-            "judged_by_tag": report["by_tag"]}
+    committed = head is not None and (
+        repo.git.cat_files([f"{head}:{LIFECYCLE_PATH}"])[0] is not None
+        or bool(repo.git.text("log", "-1", "--format=%H", head, "--", LIFECYCLE_PATH)))
+    return {"commit": head, "ok": not problems, "problems": problems, "judged": judged,
+            "judged_by_tag": report["by_tag"], "lifecycle_committed": committed}
 
 
 def _must_be_managed(repo: Managed) -> None:

@@ -18,7 +18,25 @@ def duration(seconds: int, *, exact: bool = False) -> str:
     return "".join(f"{count}{unit}" for count, unit in kept if count) or "0s"
 
 
-def when(ts: int) -> str:
-    """A commit's time, to the minute, in UTC: `2026-11-22 03:46`."""
+def when(ts: int | str) -> str:
+    """A commit's time (seconds, or an `iso` string), to the minute, in UTC:
+    `2026-11-22 03:46`."""
     import datetime
+    if isinstance(ts, str):
+        ts = parse_iso(ts)
     return datetime.datetime.fromtimestamp(ts, datetime.UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def iso(ts: int | float | None) -> str | None:
+    """A moment as every `--json` output says one: ISO 8601 in UTC, to the second
+    (`2026-11-22T03:46:05Z`); such strings sort as the moments do."""
+    import datetime
+    if ts is None:
+        return None
+    return datetime.datetime.fromtimestamp(int(ts), datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_iso(text: str) -> int:
+    """The seconds of an `iso` string (for the text faces, which print minutes)."""
+    import datetime
+    return int(datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp())

@@ -24,7 +24,7 @@ from gitstate.history.status import status as status_of
 from gitstate.moves import commands
 from gitstate.moves.operations import await_agents, reap as do_reap, shutdown as do_shutdown
 from gitstate.schema import models as m
-from gitstate.schema.records import AgentStatus
+from gitstate.schema.records import AgentStatusAt
 
 INSTRUCTIONS = """gitstate keeps each agent's lifecycle state in git: every move is one commit,
 judged by the repository's lifecycle (protocols/lifecycle.yaml). Start with `status` (yours:
@@ -44,9 +44,10 @@ def build(directory: str | None = None) -> MCPServer:
         return m.adapter(command).validate_python(data)
 
     @server.tool()
-    def status(agent: str | None = None) -> AgentStatus | list[AgentStatus]:
-        """State, roster, mortality phase and legal next states of AGENT (or of everyone)."""
-        return call("status", lambda repo: status_of(repo, agent))
+    def status(agent: str | None = None, at: str | None = None) -> AgentStatusAt | m.StatusAll:
+        """State, roster, mortality phase and legal next states of AGENT (or of everyone;
+        `at`: a commit or a date)."""
+        return call("status", lambda repo: status_of(repo, agent, at))
 
     @server.tool()
     def roster(at: str | None = None) -> m.Roster:
@@ -59,9 +60,9 @@ def build(directory: str | None = None) -> MCPServer:
         return call("vacancies", lambda repo: reads.vacant_roles(repo, at))
 
     @server.tool()
-    def log(agent: str | None = None) -> list[m.Transition]:
-        """Transitions (of AGENT, or of everyone), oldest first."""
-        return call("log", lambda repo: reads.log_rows(repo, agent)).root
+    def log(agent: str | None = None, at: str | None = None) -> m.TransitionLog:
+        """Transitions (of AGENT, or of everyone), oldest first (`at`: as of then)."""
+        return call("log", lambda repo: reads.log_rows(repo, agent, at=at))
 
     @server.tool()
     def inbox(agent: str, mark_read: bool = False) -> m.Inbox:

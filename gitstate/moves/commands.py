@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from gitstate.errors import GitstateError
+from gitstate.errors import GitstateError, UsageError
 from gitstate.git.atomic import Result
 from gitstate.git.repo import Managed
 from gitstate.history.fold import vacancy_notice
@@ -136,31 +136,37 @@ def logout(repo: Managed, agent: str, note: str, *, text: str | None = None, set
                                                   sets=values)[0], warn=warn)
 
 
-def inbox(repo: Managed, agent: str, *, mark_read: bool = False, push: bool = False) -> dict:
-    """The messages to `agent` since its `last_read_commit`; `mark_read` moves that to HEAD
-    with a progress commit (none when there is nothing to read), `push` lands it."""
-    view = messages(repo, agent)
+def inbox(repo: Managed, agent: str, *, mark_read: bool = False, push: bool = False,
+          at: str | None = None) -> dict:
+    """The messages to `agent` since its `last_read_commit` (up to HEAD, or as they were at
+    `at`); `mark_read` moves that to HEAD with a progress commit (none when there is nothing
+    to read), `push` lands it."""
+    if at is not None and (mark_read or push):
+        raise UsageError("--at reads the inbox as it was; --mark-read moves it on now: "
+                         "give one of them")
+    view = messages(repo, agent, at)
     if not (mark_read and view["messages"]):
         return view
 
     def move() -> Result:
-        return moves.mark_read(repo, view["agent"], view["head"], len(view["messages"]))
+        return moves.mark_read(repo, view["agent"], view["commit"], len(view["messages"]))
     if not push:
-        view["marked_read"] = {"commit": move().sha, "last_read_commit": view["head"]}
+        view["marked_read"] = {"commit": move().sha, "last_read_commit": view["commit"]}
         return view
     landing, _result = push_move(repo, view["agent"], move)
     view["push"] = landing.as_plain()
     if landing.outcome == "landed":
-        view["marked_read"] = {"commit": landing.commit, "last_read_commit": view["head"]}
+        view["marked_read"] = {"commit": landing.commit, "last_read_commit": view["commit"]}
     return view
 
 
 def sweep(repo: Managed, *, dry_run: bool = False, push: bool = False) -> dict:
     """The timed transitions that are due, each committed as the system unless `dry_run`."""
+    head = repo.git.head()
     due = due_timeouts(repo)
     if not dry_run:
         commit_due(repo, lambda line: None, committer(repo, push))
-    return {"due": due, "committed": not dry_run}
+    return {"commit": head, "due": due, "committed": not dry_run}
 
 
 def committed(repo: Managed, agent: str, move: Callable[[], Result], *, push: bool = False,

@@ -23,7 +23,7 @@ from gitstate.law import statefile
 from gitstate.law.grammar import canonical_id
 from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.movers import at_rest
-from gitstate.law.times import duration
+from gitstate.law.times import duration, iso
 from gitstate.moves.agent import freeze, spawn, transition
 from gitstate.rule_ids import Rule
 
@@ -55,10 +55,21 @@ def _states(repo: Managed, lc: Lifecycle, head: str | None,
 
 
 def await_agents(repo: Managed, agents: list[str], timeout: float | None,
-                 say: Callable[[str], None], poll: float = 0.5) -> int:
+                 say: Callable[[str], None], poll: float = 0.5,
+                 report: dict | None = None) -> int:
     """Block until every agent is in a terminal state: 0 all succeeded, 1 any failed,
     124 on timeout. Each state commit of theirs is reported as it lands, progress updates
-    (a commit that stays in its state) included."""
+    (a commit that stays in its state) included. `report`, if given, gets the end as the
+    model `AwaitResult` says it (gitstate.schema)."""
+
+    def end(code: int, head: str | None, states: dict, lc: Lifecycle) -> int:
+        if report is not None:
+            report.update(commit=head, outcome={0: "succeeded", 1: "failed"}.get(
+                code, "timed-out"), agents=[
+                {"agent": a, "state": s, "ended": bool(s in lc.states and lc.states[s].terminal),
+                 "outcome": lc.states[s].outcome if s in lc.states and lc.states[s].terminal
+                 else None} for a, s in states.items()])
+        return code
 
     agents = [canonical_id(a) for a in agents]
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -85,12 +96,12 @@ def await_agents(repo: Managed, agents: list[str], timeout: float | None,
                 failed = [a for a, s in ended.items() if lc.states[s].outcome == "failure"]
                 if failed:
                     say(f"failed: {', '.join(failed)}")
-                return 1 if failed else 0
+                return end(1 if failed else 0, head, now, lc)
         if deadline is not None and time.monotonic() >= deadline:
             waiting = [a for a, s in seen.items()
                        if not (s in lc.states and lc.states[s].terminal)]
             say(f"timed out waiting for {', '.join(waiting)}")
-            return 124
+            return end(124, last_head, seen, lc)
         time.sleep(poll)
 
 
@@ -156,7 +167,8 @@ def due_timeouts(repo: Managed, now: float | None = None) -> list[dict]:
                     and now - track.entered[1] >= seconds:
                 after = duration(seconds, exact=True)
                 due.append({"agent": agent, "from": a, "to": b, "after": after,
-                            "since": track.entered[0], "why": f"timeout {after}"})
+                            "since": iso(track.entered[1]), "since_commit": track.entered[0],
+                            "why": f"timeout {after}"})
                 break
         else:
             limit = lc.role_timeout(role)
@@ -164,7 +176,8 @@ def due_timeouts(repo: Managed, now: float | None = None) -> list[dict]:
             if limit and end and now - track.first[1] >= limit:
                 after = duration(limit, exact=True)
                 due.append({"agent": agent, "from": state, "to": end, "after": after,
-                            "since": track.first[0], "why": f"role {role} may live {after}"})
+                            "since": iso(track.first[1]), "since_commit": track.first[0],
+                            "why": f"role {role} may live {after}"})
     return due
 
 
@@ -196,7 +209,7 @@ def sweep(repo: Managed, say: Callable[[str], None], commit=committed) -> list:
                 transition, repo, d["agent"], d["to"], sets=sets, moved_by="sweep",
                 text=f"timeout: {d['from']} -> {d['to']} after {d['after']}"))
             since = "born" if role_cap else f"in {d['from']} since"
-            say(f"{d['agent']}: {d['from']} -> {d['to']} ({since} {d['since'][:10]}, "
+            say(f"{d['agent']}: {d['from']} -> {d['to']} ({since} {d['since_commit'][:10]}, "
                 f"{d['why']})  ({r.sha[:10]})")
             results.append(r)
     return results
@@ -341,5 +354,5 @@ def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None 
                     commit(agent, partial(transition, repo, agent, step, text="shutdown",
                                           sets=sets, approved_by=gate, moved_by="shutdown"))
                 state = step
-            say(f"{agent}: -> {state}")
+            say(f"{agent}: {fronts[agent]['state']} -> {state}")
     return skipped

@@ -1,67 +1,55 @@
-"""`gitstate init --ci github|gitlab`: a job that runs `gitstate verify --no-cache` on every
-push and pull (merge) request, for hubs that cannot run pre-receive (the README's "What gitstate
-promises" and "Agent runtimes", CI).
+"""`gitstate init --ci github|gitlab [--install SPEC]`: a job that runs `gitstate verify
+--no-cache` on every push and pull (merge) request, for hubs that cannot run pre-receive (the
+README's "What gitstate promises" and "CI").
 
-The whole history is fetched (`fetch-depth: 0`, `GIT_DEPTH: "0"`): verify replays every
-commit, and a shallow clone would hide the commits it must judge. A file of the user's is never
-overwritten: GitHub gets its own workflow file; on GitLab the job is appended to an existing
-`.gitlab-ci.yml` that has none.
+The jobs are the shipped templates `data/ci/github-workflow.yml` and `data/ci/gitlab-ci.yml`
+(the GitLab one is also a template to `include:`), with GITSTATE_INSTALL set to what pip
+installs: this exact release of `gitstate-agents` from the package index, or SPEC (a git URL
+at a tag, a wheel URL), checked in form first (`gitstate.doors.installable`). The whole history
+is fetched (`fetch-depth: 0`, `GIT_DEPTH: "0"`): verify replays every commit, and a shallow
+clone would hide the commits it must judge. A file of the user's is never overwritten: GitHub
+gets its own workflow file; on GitLab the job is appended to an existing `.gitlab-ci.yml` that
+has none.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 from gitstate import __version__
+from gitstate.doors.installable import DISTRIBUTION, judge
 from gitstate.errors import UsageError
+from gitstate.resources import read_shipped
 
-INSTALL = f"pip install 'gitstate-agents=={__version__}'"   # the distribution's name
+RELEASE = f"{DISTRIBUTION}=={__version__}"   # what the job installs unless told otherwise
 COMMAND = "gitstate verify --no-cache"
-
 GITHUB_PATH = ".github/workflows/gitstate.yml"
-GITHUB = f"""\
-# Written by `gitstate init --ci github`: every push and pull request is replayed through the
-# lifecycle's rules, as a hub's pre-receive hook would judge it.
-name: gitstate
-on:
-  push:
-  pull_request:
-jobs:
-  verify:
-    runs-on: ubuntu-latest
-    steps:
-      - uses: actions/checkout@v4
-        with:
-          fetch-depth: 0   # the whole history: verify judges every commit
-      - uses: actions/setup-python@v5
-        with:
-          python-version: "3.12"
-      - run: {INSTALL}
-      - run: {COMMAND}
-"""
-
 GITLAB_PATH = ".gitlab-ci.yml"
 GITLAB_JOB = "gitstate-verify"
-GITLAB = f"""\
-# Written by `gitstate init --ci gitlab`: every push and merge request is replayed through the
-# lifecycle's rules, as a hub's pre-receive hook would judge it.
-{GITLAB_JOB}:
-  image: python:3.12
-  variables:
-    GIT_DEPTH: "0"   # the whole history: verify judges every commit
-  rules:
-    - if: $CI_PIPELINE_SOURCE == "push"
-    - if: $CI_PIPELINE_SOURCE == "merge_request_event"
-  script:
-    - {INSTALL}
-    - {COMMAND}
-"""
+TEMPLATES = {"github": "github-workflow.yml", "gitlab": "gitlab-ci.yml"}
 
 
-def install(top: Path, forge: str) -> dict:
-    if forge not in ("github", "gitlab"):
+def job(forge: str, install: str | None = None) -> str:
+    """The CI file (GitHub) or job (GitLab) that installs `install` (default: this release)."""
+    spec = install or RELEASE
+    status, detail = judge(spec)
+    if status == "fail":
+        raise UsageError(f"--install {spec}: {detail}",
+                         hint=f"e.g. --install {RELEASE}, --install "
+                              "'git+https://HOST/OWNER/gitstate@vVERSION', or a wheel's URL")
+    text = read_shipped("data", "ci", TEMPLATES[forge])
+    # a JSON string is a YAML double-quoted scalar: any spec is written as it is
+    return re.sub(r'^(\s*GITSTATE_INSTALL: ).*$', lambda m: m.group(1) + json.dumps(spec),
+                  text, count=1, flags=re.M)
+
+
+def install(top: Path, forge: str, spec: str | None = None) -> dict:
+    if forge not in TEMPLATES:
         raise UsageError(f"--ci {forge!r}: gitstate writes CI for github or gitlab")
-    rel, text = (GITHUB_PATH, GITHUB) if forge == "github" else (GITLAB_PATH, GITLAB)
+    text = job(forge, spec)
+    rel = GITHUB_PATH if forge == "github" else GITLAB_PATH
     path = top / rel
     report = {"kind": "ci", "name": forge, "path": rel, "changed": False, "added": [],
               "kept": []}

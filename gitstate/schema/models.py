@@ -3,22 +3,40 @@ shape, which the tests check every output against (`$GITSTATE_CHECK_JSON`), the 
 return, and `gitstate schema` prints. The commands build their records as plain dicts (no
 pydantic on the paths agents poll); where the data side declares a record as a law record
 (`gitstate.law.record`: the lifecycle, a landing, an init report), its model is described from
-it here, not written again.
+it (`described.py`), not written again. The moves' and operations' models are in `moves.py`.
 
 Field names follow the JSON exactly; `from` (a Python keyword) is spelled `from_` with the
-alias `from`.
+alias `from`. One dialect: keys in snake_case, times as ISO 8601 strings in UTC, commit ids in
+keys of their own, every output an object, and every view says the `commit` it describes.
+Every field has a description (the docstring under it; for records described from the law,
+`described.LAW_FIELDS`): `gitstate schema` prints them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from pydantic import Field, RootModel, TypeAdapter
+from pydantic import Field, TypeAdapter
 
-from gitstate.doors import install
-from gitstate.git import push
-from gitstate.law import record as law_record
-from gitstate.schema.records import AgentStatus, Commit, Record, RosterRow
+from gitstate.schema.described import LifecycleDoc, Pushed, _InitReport
+from gitstate.schema.moves import (
+    AwaitResult,
+    Burial,
+    DrainResult,
+    Error,
+    Landing,
+    Move,
+    OperationLog,
+    OperationResult,
+    SiteResult,
+    SweepResult,
+    SyncResult,
+)
+from gitstate.schema.records import AgentStatus, AgentStatusAt, Record, RosterRow
+
+__all__ = ["LifecycleDoc", "Pushed", "Move", "Burial", "Landing", "SyncResult", "SweepResult",
+           "AwaitResult", "OperationResult", "OperationLog", "DrainResult", "SiteResult",
+           "Error", "AgentStatus", "AgentStatusAt", "RosterRow"]
 
 # -- setup ----------------------------------------------------------------------------------
 
@@ -26,327 +44,309 @@ from gitstate.schema.records import AgentStatus, Commit, Record, RosterRow
 class Integration(Record):
     """What `init --runtime NAME` or `--ci NAME` did to its file."""
     kind: Literal["runtime", "ci"]
+    """runtime or ci"""
     name: str
+    """the runtime's or CI's name (claude-code, github, gitlab)"""
     path: str
+    """the file it wrote"""
     changed: bool
-    added: list[str] = []        # hook events (or CI jobs) added or updated
-    kept: list[str] = []         # what of the user's was kept as it was
+    """whether the file changed"""
+    added: list[str] = []
+    """hook events (or CI jobs) added or updated"""
+    kept: list[str] = []
+    """what of the user's was kept as it was"""
 
 
 class Preset(Record):
+    """A shipped lifecycle."""
     name: str
+    """its name (`init --lifecycle NAME`)"""
     description: str
+    """what it is for"""
     initial: str
+    """the state a spawned agent starts in"""
     states: list[str]
+    """its states"""
     default: bool
+    """whether `init` takes it when none is named"""
 
 
-def described(record: type[law_record.Record], names: dict[type[law_record.Record], str]) -> Any:
-    """The pydantic model of a law record's plain form (`gitstate.law.record`): the record is
-    the one declaration, this only describes it. Every field is required (the plain form
-    always has them all). `names`: the records' names in the schema."""
-    import re
-
-    from pydantic import create_model
-
-    def resolve(annotation: str) -> Any:
-        scope: dict[str, Any] = {"Any": Any}
-        for other in names:
-            if re.search(rf"\b{other.__name__}\b", annotation):
-                scope[other.__name__] = described(other, names)
-        return eval(annotation, scope)  # an annotation of gitstate's own, never input
-
-    if record not in _DESCRIBED:
-        hints = record.__annotations__
-        fields: dict[str, Any] = {
-            f: (resolve(hints[f]), ...) for f in record._fields if f not in record._plain_skip}
-        model = create_model(names[record], __base__=Record, **fields)
-        _DESCRIBED[record] = model
-        if record._plain_type:   # written in another form too (a timeout: a bare duration)
-            _DESCRIBED[record] = eval(record._plain_type, {record.__name__: model})
-    return _DESCRIBED[record]
-
-
-_DESCRIBED: dict[type, Any] = {}
-
-
-def _lifecycle_doc() -> type[Record]:
-    from gitstate.law import lifecycle as law
-    names: dict[type[law_record.Record], str] = {
-        law.State: "StateSpec", law.Role: "RoleSpec", law.Mortality: "Mortality",
-        law.Timeout: "TimeoutSpec", law.Policies: "Policies", law.Movers: "Movers",
-        law.Layout: "Layout",
-        law.Grammar: "Grammar", law.Lifecycle: "LifecycleDoc"}
-    return described(law.Lifecycle, names)
-
-
-# Models described at run time; mypy, which cannot follow them, checks them as the base model.
-if TYPE_CHECKING:
-    LifecycleDoc = Record
-    _InitReport = Record
-    Pushed = Record
-else:
-    LifecycleDoc = _lifecycle_doc()
-    _InitReport = described(install.InitReport, {install.InitReport: "InitReport"})
-    Pushed = described(push.Landing, {push.Landing: "Pushed"})
+class PresetList(Record):
+    """`gitstate presets`: the shipped lifecycles."""
+    presets: list[Preset]
+    """every shipped preset"""
 
 
 class InitReport(_InitReport):
     """What `gitstate init` did, and what `--runtime` or `--ci` wrote."""
     integrations: list[Integration] = []
+    """what `--runtime` or `--ci` wrote"""
 
 
 class Problem(Record):
+    """A problem `check` found."""
     file: str
+    """the file"""
     line: int | None = None
+    """the line in it, when known"""
     rule: str
+    """the rule it breaks"""
     message: str
+    """what is wrong, and what would be right"""
 
 
 class CheckResult(Record):
+    """`gitstate check`: the lifecycle and the state files in the work tree."""
     ok: bool
+    """true when nothing is wrong"""
     problems: list[Problem]
+    """every problem found"""
 
 
 class Finding(Record):
+    """One thing `doctor` looked at."""
     check: str
+    """what was looked at"""
     status: Literal["ok", "warn", "fail"]
+    """ok, warn or fail"""
     detail: str
+    """what was found"""
     fix: str | None = None
+    """the command that mends it"""
 
 
 class DoctorResult(Record):
+    """`gitstate doctor`: whether this clone's doors are shut."""
     ok: bool
+    """true when nothing failed"""
     findings: list[Finding]
+    """everything looked at"""
 
 
 # -- views ----------------------------------------------------------------------------------
 
 
-class Roster(Record):
+class StatusAll(Record):
+    """`gitstate status`: every agent's status."""
     commit: str | None
+    """the commit read (HEAD, or `--at`)"""
+    agents: list[AgentStatus]
+    """every agent with a state file, by id"""
+
+
+class Roster(Record):
+    """`gitstate roster`: living, freezer and cemetery."""
+    commit: str | None
+    """the commit read (HEAD, or `--at`)"""
     lifecycle: str
+    """the lifecycle's name at that commit"""
     living: list[RosterRow] = []
+    """agents in a living state"""
     freezer: list[RosterRow] = []
+    """agents in a frozen state"""
     cemetery: list[RosterRow] = []
+    """agents in a terminal state"""
     unknown: list[RosterRow] | None = None
+    """agents whose state could not be read (only when there are some)"""
 
 
 class Vacancy(Record):
+    """A role without a living holder."""
     role: str
+    """the role"""
     status: Literal["vacant", "unfilled"]
+    """vacant (its holders froze or died) or unfilled (never held)"""
     mandate: str | None
+    """what the role is for"""
     last_holder: str | None
+    """the holder whose state began last"""
     last_holder_state: str | None = None
-    since: Commit | None
+    """that holder's state"""
+    since: str | None
+    """when that holder entered its state (ISO 8601, UTC)"""
+    since_commit: str | None
+    """the commit of that move"""
     frozen_holders: list[str]
+    """holders that are frozen (may be woken)"""
 
 
 class Vacancies(Record):
+    """`gitstate vacancies`."""
     commit: str | None
+    """the commit read (HEAD, or `--at`)"""
     vacancies: list[Vacancy]
+    """every role without a living holder"""
 
 
 class Transition(Record):
+    """One move in history."""
     agent: str
-    from_: str | None = Field(alias="from")
+    """the agent that moved"""
+    from_: str | None = Field(alias="from", description="the state it left (null: its birth)")
     to: str
+    """the state it entered"""
     commit: str
+    """the move's commit"""
     author: str
-    time: int
+    """the commit's author"""
+    time: str
+    """when it was committed (ISO 8601, UTC)"""
     text: str
+    """the commit subject's text after its tag"""
 
 
-TransitionLog = RootModel[list[Transition]]
+class TransitionLog(Record):
+    """`gitstate log`: the moves, oldest first unless --newest-first."""
+    commit: str | None
+    """the commit read (HEAD, or `--at`)"""
+    agent: str | None
+    """whose moves (null: everyone's)"""
+    moves: list[Transition]
+    """the moves"""
 
 
 class Message(Record):
+    """A commit that speaks to the agent (@AGENT or @ALL)."""
     commit: str
-    time: int
+    """the commit"""
+    time: str
+    """when it was committed (ISO 8601, UTC)"""
     author: str
-    from_: str | None = Field(alias="from")
+    """the commit's author"""
+    from_: str | None = Field(alias="from", description="the agent that wrote it ('@alice: ...'"
+                                                        "), when it says")
     subject: str
+    """the commit's subject"""
     body: str
+    """the commit's body"""
     to_all: bool
+    """true when it speaks to @ALL, not to the agent by name"""
 
 
 class MarkedRead(Record):
+    """The checkpoint `--mark-read` committed."""
     commit: str
+    """the commit that moved the checkpoint"""
     last_read_commit: str
+    """the agent's last_read_commit now"""
 
 
 class Inbox(Record):
+    """`gitstate inbox AGENT`: messages since its last_read_commit."""
+    commit: str | None
+    """the commit read up to (HEAD, or `--at`)"""
     agent: str
-    since: str | None
-    head: str | None
+    """whose inbox"""
+    last_read_commit: str | None
+    """the agent's checkpoint: messages after it are listed (null: from the beginning)"""
     messages: list[Message]
+    """the messages, oldest first"""
     marked_read: MarkedRead | None = None
+    """with --mark-read: the checkpoint it committed (absent when nothing was unread)"""
     push: Pushed | None = Field(None, description="with --mark-read --push: how the "
                                                   "checkpoint landed")
 
 
 class Entity(Record):
+    """An entity of the graph."""
     id: str
+    """its id (`situation:session-alice`, `role:architect`, ...)"""
     type: str
+    """its type"""
     name: str
+    """its name"""
     started_at: str | None
+    """when it began (ISO 8601, UTC)"""
     ended_at: str | None
+    """when it ended (ISO 8601, UTC)"""
     quality: str | None
+    """live, frozen or dead (sessions)"""
 
 
 class Belonging(Record):
+    """An entity belonging to another."""
     member: str
+    """the entity that belongs"""
     owner: str
+    """the entity it belongs to"""
     quality: str
+    """how: actor, method, domain, description"""
     value: str | None
+    """the text (descriptions)"""
 
 
 class SqliteWritten(Record):
+    """Where the graph was upserted."""
     path: str
+    """the SQLite file"""
     entities: int
+    """entities written"""
     belongings: int
+    """belongings written"""
 
 
 class Situations(Record):
+    """`gitstate situations`: the entity graph of agent sessions."""
     commit: str | None
+    """the commit read (HEAD, or `--at`)"""
     entities: list[Entity]
+    """every entity"""
     belongings: list[Belonging]
+    """every belonging"""
     sqlite: SqliteWritten | None = None
+    """where it was written (absent with --no-sqlite)"""
 
 
 class VerifyProblem(Record):
+    """A commit that broke a rule."""
     commit: str
+    """the commit"""
     subject: str
+    """its subject"""
     author: str
-    time: int
+    """its author"""
+    time: str
+    """when it was committed (ISO 8601, UTC)"""
     rule: str
+    """the rule it broke"""
     message: str
+    """what was wrong"""
     where: str | None = None
+    """the file, when one"""
 
 
 class VerifyResult(Record):
+    """`gitstate verify`."""
+    commit: str | None
+    """the commit whose history was judged (HEAD; null in an empty repository)"""
     ok: bool
+    """true when no commit broke a rule"""
     problems: list[VerifyProblem]
+    """every problem"""
     judged: int
-    judged_by_tag: list[str] = []   # commits older than the lifecycle, judged by their tags
+    """commits judged in this run (0: the answer kept for this HEAD)"""
+    judged_by_tag: list[str] = []
+    """commits older than the lifecycle, judged by their tags alone"""
+    lifecycle_committed: bool = True
+    """false when no lifecycle is committed yet: only tags could be judged"""
 
 
 class FreezeState(Record):
+    """`gitstate show AGENT`: its committed freeze-state."""
+    commit: str | None
+    """the commit read (HEAD, or `--at`)"""
     agent: str
+    """the agent"""
     state: str
+    """its state"""
     path: str
+    """the freeze-state file"""
     front: dict[str, Any]
+    """the file's front matter"""
     sections: dict[str, str]
-
-
-# -- moves ----------------------------------------------------------------------------------
-
-
-class Move(Record):
-    commit: str
-    agent: str
-    from_: str | None = Field(alias="from")
-    to: str
-    path: str
-    subject: str
-    advice: str | None = None     # what a mortality phase asks, when the move crossed into it
-    also_committed: list[str] = []   # staged files that went into the same commit
-
-
-class Burial(Move):
-    vacancies: list[str]
-
-
-class Landing(Pushed):
-    """A move made with `--push`: landed (exit 0), illegal or gave-up (exit 1)."""
-    agent: str | None = None
-    from_: str | None = Field(default=None, alias="from")
-    to: str | None = None
-    path: str | None = None
-    vacancies: list[str] | None = None
-
-
-class Replayed(Record):
-    """One unlanded commit, and what `gitstate sync` did with it."""
-    commit: str                   # the commit as it was found
-    subject: str
-    agent: str | None
-    source: str                   # the branch it was found on
-    outcome: Literal["landed", "replayed", "illegal", "gave-up", "kept"]
-    how: str | None               # applied, re-decided, fast-forward, merged by the hub, already
-    new: str | None               # the commit made again (replayed), or the one on the hub
-    reason: str | None
-    rule: str | None
-    kept: str | None              # the side branch that holds it
-
-
-class SyncResult(Record):
-    """What `gitstate sync` did: exit 0 when every commit landed or was replayed."""
-    upstream: str
-    branch: str
-    aborted: str | None           # the operation it aborted first (a rebase, a merge, ...)
-    pushed: bool
-    before: str                   # the branch's tip before
-    head: str | None              # and after
-    side_branches: list[str]      # the gitstate/unlanded/* branches it took
-    skipped_merges: list[str]
-    moves: list[Replayed]
-    ok: bool
-
-
-class Queued(Record):
-    """How the hub's landing queue took one move."""
-    outcome: str                  # landed | refused
-    move: str
-    branch: str
-    old: str | None = None        # the branch's tip it landed on
-    landed: str | None = None     # the commit on the branch
-    rule: str | None = None
-    message: str | None = None
-
-
-class DrainResult(Record):
-    landed: int
-    refused: int
-    moves: list[Queued]
-
-
-class Due(Record):
-    agent: str
-    from_: str = Field(alias="from")
-    to: str
-    after: str
-    since: str
-    why: str | None = None        # which timeout: a timed move's, or the role's cap
-
-
-class SweepResult(Record):
-    due: list[Due]
-    committed: bool
-
-
-class OperationLog(Record):
-    """What an operation on the fleet did, line by line as the command prints it (MCP)."""
-    exit_code: int
-    lines: list[str]
-
-
-class Violation(Record):
-    rule: str
-    message: str
-    where: str | None = None
-
-
-class Error(Record):
-    """What any command prints under `--json` when it refuses (exit 1) or is misused (2)."""
-    error: str
-    message: str
-    where: str | None = None
-    hint: str | None = None
-    violations: list[Violation] | None = None
-
-
-PresetList = RootModel[list[Preset]]
+    """its `## ` sections, keyed by title in snake_case (`Key Decisions`: key_decisions)"""
+    titles: dict[str, str]
+    """each section's title as written, by its key"""
 
 
 # The model of each command's `--json` output (the MCP tools return the same).
@@ -356,7 +356,7 @@ COMMANDS: dict[str, Any] = {
     "lifecycle": LifecycleDoc,
     "check": CheckResult,
     "doctor": DoctorResult,
-    "status": AgentStatus | list[AgentStatus],
+    "status": AgentStatusAt | StatusAll,
     "roster": Roster,
     "vacancies": Vacancies,
     "log": TransitionLog,
@@ -374,7 +374,11 @@ COMMANDS: dict[str, Any] = {
     "landing": Landing,
     "sync": SyncResult,
     "sweep": SweepResult,
+    "await": AwaitResult,
+    "reap": OperationResult,
+    "shutdown": OperationResult,
     "hub-drain": DrainResult,
+    "site": SiteResult,
     "error": Error,
 }
 

@@ -10,15 +10,15 @@ from gitstate.web.pages import _phase, _role, agent_link
 
 
 def _details(links: Links, r: dict) -> Safe:
-    since, seconds = r.get("in_state_since") or {}, r.get("seconds_in_state")
+    seconds = r.get("seconds_in_state")
     rows = [("State", render('<span class="badge {c}">{s}</span> ({roster})',
                              c=r.get("roster") or "unknown", s=r.get("state") or "?",
                              roster=r.get("roster") or "unknown")),
             ("Role", _role(r)), ("Model", r.get("model") or "—"), ("Phase", _phase(r)),
             ("In state for", render("{d} (since {t}, commit <code>{sha}</code>)",
                                     d=duration(seconds) if seconds is not None else "—",
-                                    t=time_tag(since.get("time")),
-                                    sha=(since.get("sha") or "?")[:10]))]
+                                    t=time_tag(r.get("in_state_since")),
+                                    sha=(r.get("in_state_since_commit") or "?")[:10]))]
     for key, label in (("thread", "Thread"), ("summary", "Summary"),
                        ("final_summary", "Final summary"), ("problem", "Problem")):
         if r.get(key):
@@ -27,13 +27,14 @@ def _details(links: Links, r: dict) -> Safe:
         rows.append(("Parent", agent_link(links, r["parent"])))
     if r.get("depth") is not None:
         rows.append(("Depth", str(r["depth"])))
-    first, last = r.get("first_commit") or {}, r.get("last_commit") or {}
-    if first:
-        rows.append(("Born", render("{t}, commit <code>{sha}</code>", t=time_tag(first["time"]),
-                                    sha=first["sha"][:10])))
-    if last:
+    if r.get("first_commit"):
+        rows.append(("Born", render("{t}, commit <code>{sha}</code>",
+                                    t=time_tag(r["first_commit_at"]),
+                                    sha=r["first_commit"][:10])))
+    if r.get("last_commit"):
         rows.append(("Last state commit", render("{t}, commit <code>{sha}</code>",
-                                                 t=time_tag(last["time"]), sha=last["sha"][:10])))
+                                                 t=time_tag(r["last_commit_at"]),
+                                                 sha=r["last_commit"][:10])))
     rows.append(("State file", render("<code>{p}</code>", p=r.get("path") or "?")))
     return render('<dl class="details">{items}</dl>',
                   items=join(render('<div><dt>{k}</dt><dd>{v}</dd></div>', k=k, v=v)
@@ -63,7 +64,8 @@ def _timeline(moves: list[dict]) -> Safe:
 def _inbox(links: Links, box: dict | None, error: str | None) -> Safe:
     if error or box is None:
         return render('<p class="error">{e}</p>', e=error)
-    since = render("since commit <code>{s}</code>", s=box["since"][:10]) if box["since"] \
+    since = render("since commit <code>{s}</code>", s=box["last_read_commit"][:10]) \
+        if box["last_read_commit"] \
         else Safe("from the beginning")
     n = len(box["messages"])
     head = render('<p>{n} message{s} {since}.</p>', n=n, s="" if n == 1 else "s", since=since)
@@ -91,7 +93,8 @@ def _freeze(agent: str, shown: dict | None, error: str | None, humans: list[str]
         return join([render('<p class="error">{e}</p>', e=error), wake])
     front = join(render('<div><dt>{k}</dt><dd>{v}</dd></div>', k=k, v="—" if v is None else v)
                  for k, v in shown["front"].items())
-    sections = join(render('<h3>{title}</h3><pre class="section">{text}</pre>', title=t, text=x)
+    sections = join(render('<h3>{title}</h3><pre class="section">{text}</pre>',
+                           title=shown["titles"].get(t, t), text=x)
                     for t, x in shown["sections"].items())
     return render('<p>Its self-portrait at the moment it froze, from <code>{path}</code>: read '
                   'this first; it may answer your question without waking it.</p>'

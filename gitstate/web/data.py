@@ -48,9 +48,9 @@ class Viewer:
         with self._lock:
             return views.vacant_roles(self.repo, at)
 
-    def log(self, agent: str | None = None, at: str | None = None) -> list[dict]:
+    def log(self, agent: str | None = None, at: str | None = None) -> dict:
         with self._lock:
-            return views.transitions(self.repo, agent, at)
+            return views.log_rows(self.repo, agent, at=at)
 
     def inbox(self, agent: str, at: str | None = None) -> dict:
         with self._lock:

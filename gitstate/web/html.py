@@ -13,7 +13,7 @@ import html
 import string
 from urllib.parse import quote
 
-from gitstate.law.times import when
+from gitstate.law.times import parse_iso, when
 
 _escape = html.escape
 
@@ -57,8 +57,11 @@ def url(text: str) -> str:
     return quote(text, safe="")
 
 
-def time_tag(ts: int | None) -> Safe:
+def time_tag(ts: int | str | None) -> Safe:
+    """A moment (seconds, or an ISO string as every `--json` output has them)."""
     if ts is None:
         return Safe("—")
+    if isinstance(ts, str):
+        ts = parse_iso(ts)
     iso = datetime.datetime.fromtimestamp(ts, datetime.UTC).isoformat()
     return render('<time datetime="{iso}">{text} UTC</time>', iso=iso, text=when(ts))

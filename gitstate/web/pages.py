@@ -40,7 +40,7 @@ def roster_table(links: Links, key: str, label: str, rows: list[dict]) -> Safe:
     for r in rows:
         note = render(' <span class="problem">({p})</span>', p=r["problem"]) \
             if r.get("problem") else Safe("")
-        since, seconds = r.get("in_state_since") or {}, r.get("seconds_in_state")
+        seconds = r.get("seconds_in_state")
         body.append(render(
             '<tr><th scope="row" data-label="{c0}">{link}</th>'
             '<td data-label="{c1}"><span class="badge {roster}">{state}</span>{note}</td>'
@@ -50,7 +50,7 @@ def roster_table(links: Links, key: str, label: str, rows: list[dict]) -> Safe:
             c0=cols[0], c1=cols[1], c2=cols[2], c3=cols[3], c4=cols[4], c5=cols[5],
             link=agent_link(links, r["agent"]), roster=r.get("roster") or "unknown",
             state=r.get("state") or "?", note=note, role=_role(r), phase=_phase(r),
-            since=(since.get("sha") or "?")[:10],
+            since=(r.get("in_state_since_commit") or "?")[:10],
             dur=duration(seconds) if seconds is not None else "—",
             text=last(r) or "—"))
     return render('<table class="roster cards" id="table-{key}"><caption class="sr-only">{label}'
@@ -87,7 +87,7 @@ def vacancy_section(links: Links, view: dict, *, level: int) -> Safe:
         holders = [agent_link(links, a) for a in dict.fromkeys(names)]
         who = render(" <span class=\"holders\">See {h}.</span>", h=join(holders, ", ")) \
             if holders else Safe("")
-        since = render(" since {t}", t=time_tag(v["since"]["time"])) if v.get("since") else ""
+        since = render(" since {t}", t=time_tag(v["since"])) if v.get("since") else ""
         items.append(render('<li class="vacancy {status}"><p><strong>{role}</strong> — {status}'
                             '{since}</p><p class="notice">{notice}</p>{who}</li>',
                             status=v["status"], role=v["role"], since=since,

@@ -230,7 +230,7 @@ def test_status(repo):
     ok(repo, "spawn", "bob")
     walk(repo, "alice", "inbox", "distill")
     ok(repo, "transition", "alice", "deep_work", "--set", "context_pct=80", "--set", "thread=t")
-    rows = json.loads(ok(repo, "status", "--json").stdout)
+    rows = json.loads(ok(repo, "status", "--json").stdout)["agents"]
     assert [r["agent"] for r in rows] == ["alice", "bob"]
     alice = json.loads(ok(repo, "status", "alice", "--json").stdout)
     assert alice["state"] == "deep_work" and alice["phase"] == "legacy"
@@ -263,7 +263,7 @@ def test_lifecycle_and_presets(repo):
     assert ok(repo, "lifecycle", "--mermaid").stdout.startswith("stateDiagram-v2")
     data = json.loads(ok(repo, "lifecycle", "--json").stdout)
     assert data["initial"] == "bootstrap" and "frozen" in data["states"]
-    rows = json.loads(ok(repo, "presets", "--json").stdout)
+    rows = json.loads(ok(repo, "presets", "--json").stdout)["presets"]
     assert any(r["name"] == "haak" and r["default"] for r in rows)
 
 
@@ -296,7 +296,7 @@ def test_demo_tells_its_story(tmp_path):
     assert "@alice: [STATE:dead] died" in log
     assert "skipping the distill step" not in log
     status = json.loads(gitstate(story, "status", "--json").stdout)
-    assert {r["agent"]: r["state"] for r in status} == {
+    assert {r["agent"]: r["state"] for r in status["agents"]} == {
         "alice": "dead", "bob": "distill", "carol": "frozen", "dan": "bootstrap"}
 
 
@@ -398,3 +398,44 @@ def test_unstaged_edits_of_the_keys_a_move_sets_are_kept_as_they_were(repo):
     assert p.read_text() == draft                      # nothing of the user's is lost
     committed = git(repo, "show", "HEAD:agent/alice/_state.md").stdout
     assert "summary: from the move" in committed and "state: inbox" in committed
+
+
+def test_every_command_help_ends_with_examples_that_parse():
+    """Each command's --help shows examples, and each example is a command line click takes
+    (its options and arguments exist)."""
+    import shlex
+
+    import click
+
+    from gitstate.cli import main
+    from gitstate.cli.app import cli
+    for module in main.FAMILIES:
+        __import__(f"gitstate.cli.{module}")
+
+    def commands(group, path=()):
+        for name, cmd in group.commands.items():
+            yield (*path, name), cmd
+            if isinstance(cmd, click.Group):
+                yield from commands(cmd, (*path, name))
+    seen = 0
+    for path, cmd in commands(cli):
+        res = gitstate(Path.cwd(), *path, "--help")
+        assert res.returncode == 0 and "Examples:\n" in res.stdout, path
+        lines = res.stdout.split("Examples:\n", 1)[1].splitlines()
+        examples = [line.split("#")[0].split("&&")[-1].split(" > ")[0].strip()
+                    for line in lines if line.strip()]
+        assert examples, path
+        for text in examples:
+            words = shlex.split(text)
+            if words[0] != "gitstate":
+                continue                      # e.g. `claude mcp add gitstate -- gitstate mcp`
+            words = words[3:] if words[1:2] == ["-C"] else words[1:]
+            ctx = cli.make_context("gitstate", list(words), resilient_parsing=False)
+            name, sub, rest = cli.resolve_command(ctx, ctx._protected_args + ctx.args)
+            if isinstance(sub, click.Group):
+                sub_ctx = sub.make_context(name, rest, parent=ctx)
+                name, sub, rest = sub.resolve_command(sub_ctx, sub_ctx._protected_args
+                                                      + sub_ctx.args)
+            sub.make_context(name, rest, parent=ctx)   # raises on an unknown option
+            seen += 1
+    assert seen > 40

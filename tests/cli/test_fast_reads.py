@@ -49,7 +49,11 @@ def team(tmp_path):
                                   ("roster", "--json", "--at=HEAD~1"),
                                   ("log", "--json"), ("log", "alice", "-n", "2", "--json"),
                                   ("log", "--json", "--newest-first", "--since", "yesterday"),
-                                  ("log", "bob", "--reverse", "--limit", "1", "--json")])
+                                  ("log", "bob", "--reverse", "--limit", "1", "--json"),
+                                  ("status", "--at", "HEAD~1", "--json"),
+                                  ("status", "alice", "--at=HEAD~2", "--json"),
+                                  ("inbox", "bob", "--at", "HEAD~1", "--json"),
+                                  ("log", "alice", "--at", "HEAD~1", "--json")])
 def test_fast_reads_print_what_the_command_line_prints(team, args):
     fast, slow = both(team, *args)
     assert fast.returncode == slow.returncode == 0, fast.stderr + slow.stderr
@@ -106,7 +110,9 @@ def test_the_kept_log_follows_new_commits_merges_and_rewrites(team):
     assert (team / ".git" / "gitstate" / "moves.json").is_file()
     walk(team, "bob", "inbox")
     later = json.loads(gitstate(team, "log", "--json").stdout)
-    assert later[:len(first)] == first and later[-1]["to"] == "inbox"
+    assert later["commit"] != first["commit"]
+    later = later["moves"]
+    assert later[:len(first["moves"])] == first["moves"] and later[-1]["to"] == "inbox"
     assert later[-1]["from"] == "bootstrap"
     git(team, "reset", "-q", "--hard", "HEAD~1")
     assert json.loads(gitstate(team, "log", "--json").stdout) == first
@@ -132,12 +138,12 @@ def _click_params(args: list[str]):
 
 
 ALPHABETS = {
-    "status": ["alice", "bob", "--json", "--at", "x", "-n", "--", "--json=1"],
+    "status": ["alice", "bob", "--json", "--at", "x", "-n", "--", "--at=HEAD"],
     "roster": ["--at", "HEAD~1", "--at=v1", "--json", "alice", "-x", "--at=", "--limit"],
     "vacancies": ["--at", "2026-11-01", "--json", "bob", "--at=HEAD"],
-    "inbox": ["alice", "bob", "--json", "--mark-read", "--push", "-m"],
+    "inbox": ["alice", "bob", "--json", "--mark-read", "--push", "-m", "--at"],
     "log": ["alice", "-n", "2", "--limit=3", "--since", "yesterday", "--newest-first",
-            "--reverse", "--json", "-1", "x5"],
+            "--reverse", "--json", "-1", "--at=v1"],
 }
 
 

@@ -54,7 +54,7 @@ def roster(repo: Path) -> dict:
 
 
 def test_presets_are_listed(tmp_path):
-    rows = json.loads(ok(tmp_path, "presets", "--json").stdout)
+    rows = json.loads(ok(tmp_path, "presets", "--json").stdout)["presets"]
     assert [r["name"] for r in rows] == ["era", "haak", "maos", "registry", "squad"]
 
 
@@ -90,8 +90,8 @@ def test_haak_freeze_show_wake_bury_and_succession(tmp_path):
     ok(repo, "freeze", "alice")
     shown = json.loads(ok(repo, "show", "alice", "--json").stdout)
     assert shown["front"]["primary_situation"] == "the roster fold"
-    assert set(shown["sections"]) == {"Key Decisions", "Accumulated Knowledge",
-                                      "Open Questions", "Files Changed", "Handoff Notes"}
+    assert set(shown["sections"]) == {"key_decisions", "accumulated_knowledge",
+                                      "open_questions", "files_changed", "handoff_notes"}
     assert "Handoff Notes" in ok(repo, "show", "alice").stdout
     # role limits: a second living architect is refused, at spawn and by hand
     res = gitstate(repo, "wake", "alice", "--approved-by", "mallory")

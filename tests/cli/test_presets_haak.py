@@ -59,7 +59,7 @@ def test_a_freeze_state_of_placeholders_is_refused(tmp_path):
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "@alice: [STATE:frozen] frozen by hand")
     shown = json.loads(ok(repo, "show", "alice", "--json").stdout)
-    assert shown["sections"]["Open Questions"] == "- none"
+    assert shown["sections"]["open_questions"] == "- none"
     # a placeholder freeze-state from a clone without hooks is named by verify
     ok(repo, "spawn", "bob")
     walk(repo, "bob", "inbox")

@@ -78,7 +78,8 @@ def test_sixteen_clones_and_four_worktrees_in_a_burst_lose_nothing(tmp_path, ser
     # is where its own walk left it
     roster = json.loads(gitstate(fresh, "roster", "--json").stdout)
     folded = {a["agent"]: a["state"] for a in roster["living"]}
-    files = {a["agent"]: a["state"] for a in json.loads(gitstate(fresh, "status", "--json").stdout)}
+    files = {a["agent"]: a["state"] for a in json.loads(
+        gitstate(fresh, "status", "--json").stdout)["agents"]}
     want = {f"agent-{i:02d}": expected_state(MOVES) for i in range(20)}
     assert folded == files == want
     state_commits = git(hub, "log", "--format=%s", "-i", "--grep=\\[state:", "main").stdout

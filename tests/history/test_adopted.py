@@ -50,7 +50,7 @@ def test_verify_judges_an_adopted_history_by_its_tags(tmp_path):
         in text and "3 commits broke the rules" in text
     # the log shows the same moves verify judged
     moves = {(r["agent"], r["from"], r["to"]) for r in json.loads(
-        gitstate(repo, "log", "--json").stdout)}
+        gitstate(repo, "log", "--json").stdout)["moves"]}
     assert {("alice", "bootstrap", "deep_work"), ("bob", None, "inbox"),
             ("carol", "dead", "inbox")} <= moves
     again = json.loads(gitstate(repo, "verify", "--json").stdout)      # from the cache

@@ -6,6 +6,7 @@ import json
 import random
 import shutil
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,11 @@ def js(repo: Path, *args: str):
     res = gitstate(repo, *args, "--json")
     assert res.returncode in (0, 1), res.stderr
     return json.loads(res.stdout)
+
+
+def moves_of(repo: Path, *args: str) -> list:
+    """The moves `log --json` lists (in the object that says which commit it read)."""
+    return js(repo, *args)["moves"]
 
 
 def stable(view: dict) -> dict:
@@ -55,10 +61,12 @@ def test_roster_groups_and_details(team):
     dead = view["cemetery"][0]
     assert dead["agent"] == "alice" and dead["final_summary"] == "done"
     head = git(team, "rev-parse", "HEAD~3").stdout.strip()
-    assert dead["in_state_since"]["sha"] == git(team, "rev-parse", "HEAD~3").stdout.strip() \
-        or dead["last_commit"]["sha"] == head
+    assert dead["in_state_since_commit"] == git(team, "rev-parse", "HEAD~3").stdout.strip() \
+        or dead["last_commit"] == head
     first = git(team, "log", "--reverse", "--format=%H", "--grep=@alice:").stdout.split()[0]
-    assert dead["first_commit"]["sha"] == first
+    assert dead["first_commit"] == first
+    epoch = int(git(team, "log", "-1", "--format=%ct", first).stdout)
+    assert dead["first_commit_at"] == time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
     text = gitstate(team, "roster").stdout
     assert "living (1)" in text and "freezer (1)" in text and "cemetery (1)" in text
 
@@ -81,11 +89,11 @@ def test_vacancies_and_succession(team):
 
 def test_log_lists_transitions(team):
     walk(team, "alice", "inbox", "distill")
-    rows = js(team, "log", "alice")
+    rows = moves_of(team, "log", "alice")
     assert [(r["from"], r["to"]) for r in rows] == [(None, "bootstrap"), ("bootstrap", "inbox"),
                                                     ("inbox", "distill")]
     assert rows[1]["author"] == "Test Person" and rows[1]["text"] == "to inbox"
-    assert len(js(team, "log")) == 5
+    assert len(moves_of(team, "log")) == 5
     res = gitstate(team, "log", "nobody")
     assert res.returncode == 1 and "no history" in res.stderr
 
@@ -100,7 +108,7 @@ def test_inbox_and_mark_read(team):
     assert [m["subject"] for m in view["messages"]] == ["design ready", "standup @ALL"]
     assert view["messages"][1]["to_all"] is True
     marked = js(team, "inbox", "bob", "--mark-read")
-    assert marked["marked_read"]["last_read_commit"] == marked["head"]
+    assert marked["marked_read"]["last_read_commit"] == marked["commit"]
     assert js(team, "inbox", "bob")["messages"] == []
     git(team, "commit", "-q", "--allow-empty", "-m", "one more for @bob")
     assert [m["subject"] for m in js(team, "inbox", "bob")["messages"]] == ["one more for @bob"]
@@ -150,7 +158,7 @@ def test_rewritten_history_is_rebuilt_not_trusted(team):
     view = js(team, "roster")
     alice = next(r for r in view["living"] if r["agent"] == "alice")
     assert alice["state"] == "inbox"
-    assert alice["last_commit"]["sha"] == git(team, "rev-parse", "HEAD").stdout.strip()
+    assert alice["last_commit"] == git(team, "rev-parse", "HEAD").stdout.strip()
 
 
 def test_fetched_commits_show_up(team, tmp_path):
@@ -266,7 +274,7 @@ def test_grammar_accept_reads_older_subject_forms(empty_repo):
     p.write_text("---\nagent: old\nstate: bootstrap\n---\n")
     git(empty_repo, "add", "-A")
     git(empty_repo, *UNHOOKED, "commit", "-q", "-m", "@old [bootstrap]: legacy form")
-    rows = js(empty_repo, "log", "old")
+    rows = moves_of(empty_repo, "log", "old")
     assert [(r["to"], r["text"]) for r in rows] == [("bootstrap", "legacy form")]
 
 
@@ -292,7 +300,7 @@ def test_names_and_messages_with_control_characters_are_read_as_they_are(team, m
     monkeypatch.setenv("GIT_AUTHOR_NAME", "Eve\x1f\x1e\x1dMallory")
     res = gitstate(team, "transition", "alice", "inbox", "-m", "a\x1fb \x1e @bob hello")
     assert res.returncode == 0, res.stderr
-    last = js(team, "log", "alice")[-1]
+    last = moves_of(team, "log", "alice")[-1]
     assert last["to"] == "inbox" and last["author"] == "Eve\x1f\x1e\x1dMallory"
     subject = git(team, "log", "-1", "--format=%s").stdout.rstrip("\n")
     assert last["text"] == subject.split("] ", 1)[1] and last["text"].endswith("@bob hello")
@@ -316,7 +324,7 @@ def test_log_inbox_and_freeze_state_travel_in_time(team):
     assert len(inbox(repo, "carol")["messages"]) == 1
     assert inbox(repo, "carol", at=before)["messages"] == []
     shown = freeze_state(repo, "carol")
-    assert shown["path"] == "data/freeze-states/carol.md" and "Handoff Notes" in shown["sections"]
+    assert shown["path"] == "data/freeze-states/carol.md" and "handoff_notes" in shown["sections"]
     assert js(team, "show", "carol") == shown
     with pytest.raises(Exception, match="no freeze-state"):
         freeze_state(repo, "carol", at=before)
@@ -356,13 +364,13 @@ def test_log_limit_since_and_newest_first(team):
     env_time = {"GIT_COMMITTER_DATE": "2020-01-01T00:00:00Z"}
     git_env = dict(os.environ, **env_time)
     subprocess_run = __import__("subprocess").run
-    every = [r["commit"] for r in js(team, "log")]
+    every = [r["commit"] for r in moves_of(team, "log")]
     assert len(every) >= 3
-    assert [r["commit"] for r in js(team, "log", "--limit", "2")] == every[-2:]
-    assert [r["commit"] for r in js(team, "log", "-n", "2", "--newest-first")] \
+    assert [r["commit"] for r in moves_of(team, "log", "--limit", "2")] == every[-2:]
+    assert [r["commit"] for r in moves_of(team, "log", "-n", "2", "--newest-first")] \
         == every[-2:][::-1]
-    assert [r["commit"] for r in js(team, "log", "--reverse")] == every[::-1]
-    assert js(team, "log", "--limit", "0") == []
+    assert [r["commit"] for r in moves_of(team, "log", "--reverse")] == every[::-1]
+    assert moves_of(team, "log", "--limit", "0") == []
     # a move dated long ago is left out by --since; one of today is kept
     set_state_line(team, "alice", "summary", "an old progress note")
     git(team, "add", "-A")
@@ -371,10 +379,10 @@ def test_log_limit_since_and_newest_first(team):
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     old = git(team, "rev-parse", "HEAD").stdout.strip()
-    assert old in [r["commit"] for r in js(team, "log")]
-    recent = [r["commit"] for r in js(team, "log", "--since", "2 days ago")]
+    assert old in [r["commit"] for r in moves_of(team, "log")]
+    recent = [r["commit"] for r in moves_of(team, "log", "--since", "2 days ago")]
     assert old not in recent and set(recent) == set(every)
-    assert old in [r["commit"] for r in js(team, "log", "--since", "2019-12-31")]
+    assert old in [r["commit"] for r in moves_of(team, "log", "--since", "2019-12-31")]
     res = gitstate(team, "log", "--since", "garbage")
     assert res.returncode == 2 and "is not a date" in res.stderr
 
@@ -392,7 +400,7 @@ def test_vacancies_name_the_last_holder_by_history_not_by_clock(repo, monkeypatc
     assert "Role 'steward' is vacant. Last held by zed" in res.stdout     # the notice
     vac = {v["role"]: v for v in js(repo, "vacancies")["vacancies"]}
     assert vac["steward"]["last_holder"] == "zed"
-    assert vac["steward"]["since"]["sha"] == git(repo, "rev-parse", "HEAD").stdout.strip()
+    assert vac["steward"]["since_commit"] == git(repo, "rev-parse", "HEAD").stdout.strip()
     # and so from a cold read (no index) as from the saved one
     import shutil
     shutil.rmtree(repo / ".git" / "gitstate")
@@ -420,7 +428,7 @@ def test_log_after_merges_says_each_move_from_its_own_line_in_time_order(repo, m
     git(repo, "switch", "-q", "main")
     at("20")
     git(repo, *UNHOOKED, "merge", "-q", "-s", "ours", "--no-edit", "side")
-    rows = js(repo, "log")
+    rows = moves_of(repo, "log")
     moves = [(r["agent"], r["from"], r["to"]) for r in rows]
     assert ("alice", "distill", "idle") in moves           # from its own line
     assert ("alice", "deep_work", "idle") not in moves     # never happened on any line

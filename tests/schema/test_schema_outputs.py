@@ -5,6 +5,7 @@ vacancies. The commands run with `GITSTATE_CHECK_JSON=1`, so their own models ch
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -20,17 +21,45 @@ def checked(monkeypatch):
     monkeypatch.setenv("GITSTATE_CHECK_JSON", "1")
 
 
+ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+# keys that hold a moment; every one is an ISO 8601 string in UTC (or null)
+TIMES = {"time", "since", "first_commit_at", "last_commit_at", "in_state_since", "started_at",
+         "ended_at"}
+# mappings keyed by names a user chose (states, roles, front matter), not by the format
+NAMED = {"front", "states", "roles", "transitions", "timeouts", "defaults", "roles_for"}
+
+
+def one_dialect(data, key=None):
+    """Objects all the way down; snake_case keys; moments as ISO strings."""
+    if isinstance(data, dict):
+        for k, v in data.items():
+            if key not in NAMED:
+                assert re.fullmatch(r"[a-z][a-z0-9_]*", k), f"key {k!r} is not snake_case"
+            if k in TIMES and key not in NAMED:
+                assert v is None or (isinstance(v, str) and ISO.match(v)), (k, v)
+            one_dialect(v, k)
+    elif isinstance(data, list):
+        for v in data:
+            one_dialect(v, key)
+
+
 def _valid(command, out):
     data = json.loads(out)
     jsonschema.validate(data, json_schema(command))
+    assert isinstance(data, dict), f"{command} --json printed no object"
+    one_dialect(data)
     return data
 
 
-READS = [("status", ()), ("status", ("alice",)), ("roster", ()), ("roster", ("--at", "HEAD~2")),
-         ("vacancies", ()), ("log", ()), ("log", ("carol",)), ("inbox", ("alice",)),
+READS = [("status", ()), ("status", ("alice",)), ("status", ("--at", "HEAD~3")),
+         ("status", ("carol", "--at", "HEAD~2")), ("roster", ()), ("roster", ("--at", "HEAD~2")),
+         ("vacancies", ()), ("log", ()), ("log", ("carol",)), ("log", ("--at", "HEAD~2")),
+         ("inbox", ("alice",)), ("inbox", ("alice", "--at", "HEAD~1")),
          ("lifecycle", ()), ("check", ()), ("verify", ()), ("verify", ("--no-cache",)),
-         ("show", ("carol",)), ("presets", ()), ("situations", ("--no-sqlite",)),
+         ("show", ("carol",)), ("show", ("carol", "--at", "HEAD~1")), ("presets", ()),
+         ("situations", ("--no-sqlite",)), ("situations", ("--no-sqlite", "--at", "HEAD~4")),
          ("situations", ()), ("doctor", ()), ("sweep", ("--dry-run",)), ("init", ())]
+VIEWS = {"status", "roster", "vacancies", "log", "inbox", "situations", "show", "verify"}
 
 
 def test_every_read_output_matches_its_schema(repo):
@@ -48,13 +77,24 @@ def test_every_read_output_matches_its_schema(repo):
     walk(repo, "bob", "distill")
     assert gitstate(repo, "bury", "bob", "--summary", "indexed it").returncode == 0
     seen = []
+    head = git(repo, "rev-parse", "HEAD").stdout.strip()
     for command, args in READS:
         res = gitstate(repo, command, *args, "--json")
         assert res.returncode in (0, 1), res.stderr   # doctor may find a door open
         seen.append(_valid(command, res.stdout))
-    roster = seen[2]
+        if command in VIEWS:   # each view says which commit it describes
+            at = args[args.index("--at") + 1] if "--at" in args else "HEAD"
+            assert seen[-1]["commit"] == git(repo, "rev-parse", at).stdout.strip(), args
+    roster = seen[4]
+    assert roster["commit"] == head
     assert [r["agent"] for r in roster["living"]] == ["alice"]
     assert roster["freezer"][0]["freeze_state"] and roster["cemetery"][0]["final_summary"]
+    # context_pct is a number wherever it is known, the same in status and the roster
+    pct = seen[1]["context_pct"]
+    assert isinstance(pct, float) and roster["living"][0]["context_pct"] == pct
+    shown = seen[16]
+    assert "key_decisions" in shown["sections"]
+    assert shown["titles"]["key_decisions"] == "Key Decisions"
 
 
 def test_move_outputs_match_their_schema(repo):
@@ -108,3 +148,54 @@ def test_the_schemas_are_exact():
         jsonschema.validate({**good, "extra": 1}, schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({k: v for k, v in good.items() if k != "to"}, schema)
+
+
+def test_operations_speak_json_with_their_schema(repo):
+    """await, reap and shutdown: `--json` prints one object that their schema describes."""
+    for agent in ("ann", "ben"):
+        assert gitstate(repo, "spawn", agent).returncode == 0
+    walk(repo, "ann", "inbox")
+    res = gitstate(repo, "reap", "--json")
+    assert _valid("reap", res.stdout)["moves"] == []
+    res = gitstate(repo, "shutdown", "--json")
+    data = _valid("shutdown", res.stdout)
+    assert res.returncode == (0 if data["ok"] else 1)
+    assert {m["agent"] for m in data["moves"]} | {line.split(":")[0] for line in data["left"]} \
+        == {"ann", "ben"}
+    assert all(m["from"] for m in data["moves"])
+    res = gitstate(repo, "await", "ann", "ben", "--timeout", "0", "--json")
+    waited = _valid("await", res.stdout)
+    assert res.returncode in (0, 1, 124) and waited["commit"] == git(
+        repo, "rev-parse", "HEAD").stdout.strip()
+    assert [a["agent"] for a in waited["agents"]] == ["ann", "ben"]
+
+
+def _properties(schema, where=""):
+    """(where, property schema) of every property in a JSON Schema, definitions included."""
+    for name, sub in schema.get("$defs", {}).items():
+        yield from _properties(sub, f"{name}.")
+    for name, prop in schema.get("properties", {}).items():
+        yield f"{where}{name}", prop
+
+
+def test_every_command_has_a_schema_with_every_field_described():
+    import click
+
+    from gitstate.cli import main
+    from gitstate.cli.app import cli
+    from gitstate.schema.models import COMMANDS
+    for module in main.FAMILIES:
+        __import__(f"gitstate.cli.{module}")
+
+    def with_json(group, prefix=""):
+        for name, cmd in group.commands.items():
+            if isinstance(cmd, click.Group):
+                yield from with_json(cmd, f"{prefix}{name}-")
+            elif any(p.name == "as_json" for p in cmd.params):
+                yield f"{prefix}{name}"
+    missing = {c for c in with_json(cli) if c not in COMMANDS}
+    assert not missing, f"commands without a schema: {missing}"
+    assert {"await", "reap", "shutdown"} <= set(COMMANDS)
+    for command in COMMANDS:
+        bare = [w for w, p in _properties(json_schema(command)) if not p.get("description")]
+        assert not bare, f"{command}: fields without a description: {bare}"

@@ -1,0 +1,244 @@
+"""The models of what the moves and the operations print under `--json`, and of a refusal."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from gitstate.schema.described import Pushed
+from gitstate.schema.records import Record
+
+
+class Move(Record):
+    """A move committed here."""
+    commit: str
+    """the commit"""
+    agent: str
+    """the agent moved"""
+    from_: str | None = Field(alias="from", description="the state it left (null: its birth)")
+    to: str
+    """the state it entered"""
+    path: str
+    """its state file"""
+    subject: str
+    """the commit's subject"""
+    advice: str | None = None
+    """what a mortality phase asks, when the move crossed into it"""
+    also_committed: list[str] = []
+    """staged files that went into the same commit"""
+
+
+class Burial(Move):
+    """`gitstate bury`: the move, and the roles it left vacant."""
+    vacancies: list[str]
+    """notices of roles left without a living holder"""
+
+
+class Landing(Pushed):
+    """A move made with `--push`: landed (exit 0), illegal or gave-up (exit 1)."""
+    agent: str | None = None
+    """the agent moved"""
+    from_: str | None = Field(default=None, alias="from", description="the state it left")
+    to: str | None = None
+    """the state it entered"""
+    path: str | None = None
+    """its state file"""
+    vacancies: list[str] | None = None
+    """notices of roles left vacant (bury)"""
+
+
+class Replayed(Record):
+    """One unlanded commit, and what `gitstate sync` did with it."""
+    commit: str
+    """the commit as it was found"""
+    subject: str
+    """its subject"""
+    agent: str | None
+    """the agent it moves"""
+    source: str
+    """the branch it was found on"""
+    outcome: Literal["landed", "replayed", "illegal", "gave-up", "kept"]
+    """what became of it"""
+    how: str | None
+    """applied, re-decided, fast-forward, merged by the hub, already"""
+    new: str | None
+    """the commit made again (replayed), or the one on the hub"""
+    reason: str | None
+    """why it did not land"""
+    rule: str | None
+    """the rule that refused it"""
+    kept: str | None
+    """the side branch that holds it"""
+
+
+class SyncResult(Record):
+    """What `gitstate sync` did: exit 0 when every commit landed or was replayed."""
+    upstream: str
+    """the branch it lands on"""
+    branch: str
+    """this branch"""
+    aborted: str | None
+    """the operation it aborted first (a rebase, a merge, ...)"""
+    pushed: bool
+    """whether it pushed"""
+    before: str
+    """the branch's tip before"""
+    head: str | None
+    """and after"""
+    side_branches: list[str]
+    """the gitstate/unlanded/* branches it took"""
+    skipped_merges: list[str]
+    """merge commits it left alone"""
+    moves: list[Replayed]
+    """each unlanded commit"""
+    ok: bool
+    """true when every commit landed or was replayed"""
+
+
+class Queued(Record):
+    """How the hub's landing queue took one move."""
+    outcome: str
+    """landed or refused"""
+    move: str
+    """the move's commit"""
+    branch: str
+    """the branch it was to land on"""
+    old: str | None = None
+    """the branch's tip it landed on"""
+    landed: str | None = None
+    """the commit on the branch"""
+    rule: str | None = None
+    """the rule that refused it"""
+    message: str | None = None
+    """why it was refused"""
+
+
+class DrainResult(Record):
+    """`gitstate hub drain`."""
+    landed: int
+    """moves landed"""
+    refused: int
+    """moves refused"""
+    moves: list[Queued]
+    """each move"""
+
+
+class Due(Record):
+    """A timed move that is due."""
+    agent: str
+    """the agent"""
+    from_: str = Field(alias="from", description="its state")
+    to: str
+    """where the timeout takes it"""
+    after: str
+    """the timeout (`30m`)"""
+    since: str
+    """when the time began (ISO 8601, UTC): it entered the state, or was born"""
+    since_commit: str
+    """the commit of that"""
+    why: str | None = None
+    """which timeout: a timed move's, or the role's cap"""
+
+
+class SweepResult(Record):
+    """`gitstate sweep`."""
+    commit: str | None
+    """HEAD when it looked"""
+    due: list[Due]
+    """the timed moves that were due"""
+    committed: bool
+    """whether they were committed (false with --dry-run)"""
+
+
+class OperationMove(Record):
+    """One move an operation committed."""
+    agent: str
+    """the agent moved"""
+    from_: str | None = Field(alias="from", description="the state it left")
+    to: str
+    """the state it entered"""
+    commit: str
+    """the commit (on the hub with --push)"""
+    subject: str
+    """the commit's subject"""
+
+
+class OperationResult(Record):
+    """`gitstate reap` or `shutdown`: what it moved, and what it said."""
+    commit: str | None
+    """HEAD afterwards"""
+    moves: list[OperationMove]
+    """every move it committed, in order"""
+    left: list[str]
+    """agents it left as they were, each with why"""
+    ok: bool
+    """false when an agent could not be brought to rest (shutdown: exit 1)"""
+
+
+class AwaitedAgent(Record):
+    """An awaited agent at the end."""
+    agent: str
+    """the agent"""
+    state: str | None
+    """its state"""
+    ended: bool
+    """whether that state is terminal"""
+    outcome: str | None
+    """success or failure, once ended"""
+
+
+class AwaitResult(Record):
+    """`gitstate await`: exit 0 all succeeded, 1 any failed, 124 timed out."""
+    commit: str | None
+    """HEAD when it stopped waiting"""
+    outcome: Literal["succeeded", "failed", "timed-out"]
+    """how the wait ended"""
+    agents: list[AwaitedAgent]
+    """each awaited agent"""
+
+
+class SiteResult(Record):
+    """`gitstate site`: the static pages written."""
+    out: str
+    """the folder written"""
+    commit: str | None
+    """the commit the pages show (HEAD, or `--at`)"""
+    pages: int
+    """files written"""
+    agents: int
+    """agents with a page"""
+
+
+class OperationLog(Record):
+    """What an operation on the fleet did, line by line as the command prints it (MCP)."""
+    exit_code: int
+    """the command's exit code"""
+    lines: list[str]
+    """what it printed"""
+
+
+class Violation(Record):
+    """A rule a refused move broke."""
+    rule: str
+    """the rule"""
+    message: str
+    """what was wrong, and what would be legal instead"""
+    where: str | None = None
+    """the file"""
+
+
+class Error(Record):
+    """What any command prints under `--json` when it refuses (exit 1) or is misused (2)."""
+    error: str
+    """the kind of error"""
+    message: str
+    """what was wrong"""
+    where: str | None = None
+    """the file (and line)"""
+    hint: str | None = None
+    """what to do instead"""
+    rule: str | None = None
+    """the rule that refused it"""
+    violations: list[Violation] | None = None
+    """each rule a refused move broke"""
