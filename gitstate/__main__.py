@@ -14,11 +14,11 @@ def main(argv: list[str] | None = None) -> int:
     if args[:1] == ["hook"] and len(args) > 1 and args[1] in _runtime_hooks():
         from gitstate.runtime.claude_code import run  # an agent runtime's hook: no click either
         return run(args[1], args[2:])
-    if "--json" in args:   # a program polling a view: answered without click when it can be
-        from gitstate.cli.fast import run as fast
-        code = fast(args)
-        if code is not None:
-            return code
+    # a view (in text or JSON): answered without click when it can be
+    from gitstate.cli.fast import run as fast
+    code = fast(args)
+    if code is not None:
+        return code
     from gitstate.cli.main import main as cli_main
     return cli_main(args)
 

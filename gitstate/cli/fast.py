@@ -1,9 +1,11 @@
-"""The read commands agents poll — `status`, `roster`, `vacancies`, `inbox`, `log` with `--json` —
-answered without loading click: starting click costs more than a warm view takes (measured
-with bench/reads.py's history: ~60 ms of CPU per call, a third of `roster --json`).
+"""The read commands — `status`, `roster`, `vacancies`, `inbox`, `log`, `show`, `situations`,
+in text and with `--json` — answered without loading click: starting click costs more than a
+warm view takes (measured with bench/reads.py's history: ~60 ms of CPU per call, a third of
+`roster --json`).
 
-Only the plain forms are taken here: `[-C DIR] COMMAND [AGENT] --json` with the options in
-FORMS, spelled as click reads them. Anything else, and `$GITSTATE_CHECK_JSON` (the typed
+Only the plain forms are taken here: `[-C DIR] COMMAND [AGENT] [--json]` with the options in
+FORMS, spelled as click reads them; the text is printed by the command line's own printers
+(`cli/text.py`). Anything else, and `$GITSTATE_CHECK_JSON` (the typed
 models check the output), goes the whole way through the command line, which then says what is
 wrong in its usual words; so does any error. The data is the command line's own: the same
 functions, called with the same parameters (tests/cli/test_fast_reads.py parses every form
@@ -16,7 +18,7 @@ import os
 import sys
 
 # command: (fewest, most AGENT arguments, {option taking a value: its parameter},
-#           {flag: its parameter}); `--json` (the parameter `as_json`) is always needed.
+#           {flag: its parameter}); `--json` is the parameter `as_json`.
 FORMS = {
     "status": (0, 1, {"--at": "at"}, {}),
     "roster": (0, 0, {"--at": "at"}, {}),
@@ -24,8 +26,11 @@ FORMS = {
     "inbox": (1, 1, {"--at": "at"}, {}),
     "log": (0, 1, {"-n": "limit", "--limit": "limit", "--since": "since", "--at": "at"},
             {"--newest-first": "newest_first", "--reverse": "newest_first"}),
+    "show": (1, 1, {"--at": "at"}, {}),
+    "situations": (0, 0, {"--at": "at", "--sqlite": "sqlite_path"}, {"--no-sqlite": "no_sqlite"}),
 }
-_DEFAULTS = {"agent": None, "at": None, "limit": None, "since": None, "newest_first": False}
+_DEFAULTS = {"agent": None, "at": None, "limit": None, "since": None, "newest_first": False,
+             "sqlite_path": None, "no_sqlite": False}
 
 
 def run(args: list[str]) -> int | None:
@@ -34,21 +39,51 @@ def run(args: list[str]) -> int | None:
     if parsed is None or os.environ.get("GITSTATE_CHECK_JSON"):
         return None
     directory, command, params = parsed
+    as_json = params["as_json"]
+    from gitstate.history import progress
+    if not as_json and sys.stderr.isatty():
+        progress.enable(sys.stderr)
     try:
-        data = _answer(directory, command, params)
+        repo, data = _answer(directory, command, params)
+        text = _json(data) if as_json else _text(command, params, repo, data)
     except Exception:   # noqa: BLE001 - the whole command line says what went wrong
         return None
-    import json
-    if sys.stdout.isatty():
-        text = json.dumps(data, indent=2, default=str)
-    else:
-        text = json.dumps(data, separators=(",", ":"), default=str)
+    finally:
+        progress.done()
     try:
-        sys.stdout.write(text + "\n")
+        sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:
         pass
     return 0
+
+
+def _json(data) -> str:
+    import json
+    if sys.stdout.isatty():
+        return json.dumps(data, indent=2, default=str) + "\n"
+    return json.dumps(data, separators=(",", ":"), default=str) + "\n"
+
+
+def _text(command: str, params: dict, repo, data) -> str:
+    """What the command line's printer prints for `data`, whole (nothing is written unless
+    all of it could be made)."""
+    import contextlib
+    import io
+
+    from gitstate.cli import text
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        if command == "status":
+            text.print_status_view(data, params["agent"])
+        elif command == "log":
+            text.print_log(data, params["since"], params["limit"])
+        elif command == "show":
+            text.print_freeze_state(repo.git, data)
+        else:
+            {"roster": text.print_roster, "vacancies": text.print_vacancies,
+             "inbox": text.print_inbox, "situations": text.print_situations}[command](data)
+    return out.getvalue()
 
 
 def parse(args: list[str]) -> tuple[str | None, str, dict] | None:
@@ -88,26 +123,33 @@ def parse(args: list[str]) -> tuple[str | None, str, dict] | None:
         else:
             agents.append(word)
         i += 1
-    if not as_json or not fewest <= len(agents) <= most:
+    if not fewest <= len(agents) <= most:
         return None
     if most:
         params["agent"] = agents[0] if agents else None
-    return directory, command, {**params, "as_json": True}
+    return directory, command, {**params, "as_json": as_json}
 
 
 def _answer(directory: str | None, command: str, params: dict):
+    """(the repository, the command's data), from the functions the command line calls."""
     from gitstate.git.repo import open_managed
     repo = open_managed(directory)
     if command == "status":
         from gitstate.history.status import status
-        return status(repo, params["agent"], params["at"])
+        return repo, status(repo, params["agent"], params["at"])
+    if command == "situations":
+        from gitstate.history.entities import situations
+        return repo, situations(repo, sqlite_path=params["sqlite_path"],
+                                no_sqlite=params["no_sqlite"], at=params["at"])
     from gitstate.history import views
     if command == "roster":
-        return views.roster(repo, params["at"])
+        return repo, views.roster(repo, params["at"])
     if command == "vacancies":
-        return views.vacant_roles(repo, params["at"])
+        return repo, views.vacant_roles(repo, params["at"])
+    if command == "show":
+        return repo, views.freeze_state(repo, params["agent"], params["at"])
     if command == "log":
-        return views.log_rows(repo, params["agent"], limit=params["limit"],
-                              since=params["since"], newest_first=params["newest_first"],
-                              at=params["at"])
-    return views.inbox(repo, params["agent"], params["at"])
+        return repo, views.log_rows(repo, params["agent"], limit=params["limit"],
+                                    since=params["since"], newest_first=params["newest_first"],
+                                    at=params["at"])
+    return repo, views.inbox(repo, params["agent"], params["at"])

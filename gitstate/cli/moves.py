@@ -18,10 +18,9 @@ from gitstate.cli.app import (
     repo,
     set_option,
 )
-from gitstate.cli.text import print_landing, print_move
+from gitstate.cli.text import print_freeze_state, print_landing, print_move
 from gitstate.errors import EXIT_REJECTED
 from gitstate.history.views import freeze_state
-from gitstate.law import statefile
 from gitstate.moves import commands
 from gitstate.moves.logbook import log_tail
 
@@ -152,11 +151,8 @@ def bury(agent, summary, approved_by, transfer_to, text, push, as_json):
 def show(agent, at, as_json):
     """Print a frozen AGENT's freeze-state: ask it without waking it."""
     here = repo()
-
-    def print_file(view: dict) -> None:
-        data = here.git.cat_files([f"{view['commit']}:{view['path']}"])[0]
-        click.echo(statefile.decode(data, view["path"]), nl=False)
-    output("show", freeze_state(here, agent, at), as_json, print_file)
+    output("show", freeze_state(here, agent, at), as_json,
+           lambda view: print_freeze_state(here.git, view))
 
 
 @example("gitstate handover architect --to dave -m 'going on leave'")

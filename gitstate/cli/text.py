@@ -1,10 +1,19 @@
-"""Text for people: the layouts of status, the roster and a move."""
+"""Text for people: the layouts of every view (status, roster, vacancies, log, inbox,
+situations, show) and of a move. No click here: the read commands' fast path
+(`cli/fast.py`) prints with these same functions without loading it."""
 
 from __future__ import annotations
 
-import click
+import sys
 
-from gitstate.law.times import duration
+from gitstate.law.times import duration, when
+
+
+def echo(text: str = "", err: bool = False, nl: bool = True) -> None:
+    """A line for a person (stderr with `err`), flushed as it is written."""
+    stream = sys.stderr if err else sys.stdout
+    stream.write(text + ("\n" if nl else ""))
+    stream.flush()
 
 
 def plural(n: int, word: str) -> str:
@@ -16,11 +25,11 @@ def print_move(record: dict, says: str | None = None) -> None:
     keeps the state, e.g. a hand-over), and what its mortality phase asks."""
     frm = f"{record['from']} -> " if record["from"] else ""
     move = f"{says}, stays {record['to']}" if says else f"{frm}{record['to']}"
-    click.echo(f"{record['agent']}: {move}  ({record['commit'][:10]})")
+    echo(f"{record['agent']}: {move}  ({record['commit'][:10]})")
     if record.get("advice"):
-        click.echo(f"  mortality: {record['advice']}")
+        echo(f"  mortality: {record['advice']}")
     if record["also_committed"]:
-        click.echo(f"  also committed: {also_committed(record['also_committed'])}")
+        echo(f"  also committed: {also_committed(record['also_committed'])}")
 
 
 def print_landing(record: dict) -> None:
@@ -29,20 +38,20 @@ def print_landing(record: dict) -> None:
     up = record["upstream"]
     if record["outcome"] == "landed":
         frm = f"{record['from']} -> " if record["from"] else ""
-        click.echo(f"{record['agent']}: {frm}{record['to']}  ({record['commit'][:10]}) landed "
+        echo(f"{record['agent']}: {frm}{record['to']}  ({record['commit'][:10]}) landed "
                    f"on {up}" + (f" after {plural(record['attempts'], 'attempt')}"
                                  if record["attempts"] > 1 else ""))
         if record.get("reason"):   # landed, but this branch could not follow
-            click.echo(f"  {record['reason']}", err=True)
+            echo(f"  {record['reason']}", err=True)
     elif record["outcome"] == "illegal":
-        click.echo(f"gitstate: the move did not land on {up}: {record['reason']}", err=True)
-        click.echo(f"  your branch is in step with {up}; the unlanded commit is kept on branch "
+        echo(f"gitstate: the move did not land on {up}: {record['reason']}", err=True)
+        echo(f"  your branch is in step with {up}; the unlanded commit is kept on branch "
                    f"{record['kept']}" + (f", and its work is staged "
                                           f"({', '.join(record['staged'])})"
                                           if record["staged"] else "")
                    + ": `gitstate sync` lands it once it is legal again", err=True)
     else:
-        click.echo(f"gitstate: gave up landing the move: {record['reason']}", err=True)
+        echo(f"gitstate: gave up landing the move: {record['reason']}", err=True)
 
 
 def also_committed(paths: list[str], shown: int = 8) -> str:
@@ -55,24 +64,24 @@ def also_committed(paths: list[str], shown: int = 8) -> str:
 
 def print_status(r: dict, detailed: bool) -> None:
     if r['problem'] and r['state'] is None:
-        click.echo(f"{r['agent']}: unreadable state file: {r['problem']}")
+        echo(f"{r['agent']}: unreadable state file: {r['problem']}")
         return
     bits = [f"{r['agent']}: {r['state']} ({r['roster']})"]
     if r['role']:
         bits.append(f"role {r['role']}")
     if r['context_pct'] is not None:
         bits.append(f"context {r['context_pct']:g}% {r['phase']}")
-    click.echo("  ".join(bits))
+    echo("  ".join(bits))
     if detailed:
         if r['thread']:
-            click.echo(f"  thread: {r['thread']}")
+            echo(f"  thread: {r['thread']}")
         if r['summary']:
-            click.echo(f"  summary: {r['summary']}")
-        click.echo(f"  next: {', '.join(r['next']) if r['next'] else 'nothing (terminal)'}")
+            echo(f"  summary: {r['summary']}")
+        echo(f"  next: {', '.join(r['next']) if r['next'] else 'nothing (terminal)'}")
     if r['advice'] and r['roster'] == "living":   # a crossed threshold is said wherever status is
-        click.echo(f"  mortality: {r['advice']}")
+        echo(f"  mortality: {r['advice']}")
     if r['problem']:
-        click.echo(f"  problem: {r['problem']}")
+        echo(f"  problem: {r['problem']}")
 
 
 ROSTER_GROUPS = (("living", "living"), ("freezer", "freezer"), ("cemetery", "cemetery"),
@@ -89,7 +98,7 @@ def print_roster(view: dict) -> None:
         rows = view.get(key) or []
         if not rows:
             continue
-        click.echo(f"{title} ({len(rows)})")
+        echo(f"{title} ({len(rows)})")
         for r in rows:
             bits = [f"  {r['agent']:<{width}}  {r['state'] or '?':<10}"]
             if r.get("role"):
@@ -112,12 +121,83 @@ def print_roster(view: dict) -> None:
                 bits.append("state from its last tag")
             elif r.get("problem"):
                 bits.append(f"problem: {r['problem']}")
-            click.echo("  ".join(bits))
+            echo("  ".join(bits))
     if foreign:
         paths = ", ".join(r["path"] for r in foreign[:3]) + (", ..." if len(foreign) > 3 else "")
-        click.echo(f"note: {len(foreign)} state files ({paths}) are not in gitstate's format "
+        echo(f"note: {len(foreign)} state files ({paths}) are not in gitstate's format "
                    "(YAML front matter between '---' lines); each agent's state is read from "
                    "its last tagged commit instead, and its other fields are unknown. "
                    "`gitstate roster --json` has each file's problem.")
     if not everyone:
-        click.echo("no agents yet: `gitstate spawn <id>` registers one")
+        echo("no agents yet: `gitstate spawn <id>` registers one")
+
+
+def print_status_view(data: dict, agent: str | None) -> None:
+    """`status` (of everyone, or of one agent in detail)."""
+    rows = [data] if agent else data["agents"]
+    if not rows:
+        echo("no agents yet: `gitstate spawn <id>` registers one")
+    for r in rows:
+        print_status(r, detailed=bool(agent))
+
+
+def print_vacancies(view: dict) -> None:
+    from gitstate.history.fold import vacancy_notice
+    for v in view["vacancies"]:
+        echo(vacancy_notice(v))
+    if not view["vacancies"]:
+        echo("no vacant roles")
+
+
+def print_log(data: dict, since: str | None = None, limit: int | None = None) -> None:
+    """`log`: a line per move, oldest first unless asked otherwise."""
+    rows = data["moves"]
+    for r in rows:
+        move = f"{r['from']} -> {r['to']}" if r["from"] else f"born in {r['to']}"
+        # a move made without -m has the move itself as its text: said once
+        text = r["text"] if r["text"] and r["text"] != f"{r['from']} -> {r['to']}" else ""
+        echo(f"{when(r['time'])}  {r['commit'][:10]}  {r['agent']}: {move}"
+             + (f"  {text}" if text else "") + f"  ({r['author']})")
+    if not rows:
+        echo(f"no moves since {since}" if since is not None else
+             "no moves asked for (--limit 0)" if limit == 0 else "no state commits yet")
+
+
+def print_inbox(view: dict) -> None:
+    pushed = view.get("push")
+    if pushed and pushed["outcome"] != "landed":
+        echo(f"gitstate: the checkpoint did not land ({pushed['outcome']}): "
+             f"{pushed['reason']}" + (f"; kept on branch {pushed['kept']}"
+                                      if pushed["kept"] else ""), err=True)
+    since = f"since {view['last_read_commit'][:10]}" if view["last_read_commit"] \
+        else "from the beginning"
+    echo(f"{view['agent']}: {plural(len(view['messages']), 'message')} {since}")
+    for m in view["messages"]:
+        echo(f"  {m['commit'][:10]}  {when(m['time'])}  {m['subject']}")
+        for line in m["body"].splitlines():
+            if "@" in line:  # the lines that speak to someone
+                echo(f"      {line.strip()}")
+    if view.get("marked_read"):
+        marked = view["marked_read"]
+        echo(f"marked read up to {view['commit'][:10]}: `gitstate inbox "
+             f"{view['agent']}` now lists only newer messages (commit "
+             f"{marked['commit'][:10]})")
+
+
+def print_situations(data: dict) -> None:
+    sessions = [e for e in data["entities"] if e["id"].startswith("situation:session-")]
+    for e in sessions:
+        links = [b for b in data["belongings"] if b["owner"] == e["id"]]
+        bits = [f"{b['quality']} {b['member']}" for b in links if b["quality"] != "description"]
+        echo(f"{e['id']}  [{e['quality'] or '?'}]  {e['started_at'] or '?'} .. "
+             f"{e['ended_at'] or '?'}" + (f"  ({', '.join(bits)})" if bits else ""))
+    if "sqlite" in data:
+        s = data["sqlite"]
+        echo(f"wrote {s['path']}: {s['entities']} entities, {s['belongings']} belongings")
+
+
+def print_freeze_state(git, view: dict) -> None:
+    """`show`: the freeze-state file as committed, byte for byte as text."""
+    from gitstate.law import statefile
+    data = git.cat_files([f"{view['commit']}:{view['path']}"])[0]
+    echo(statefile.decode(data, view["path"]), nl=False)

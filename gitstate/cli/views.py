@@ -9,14 +9,20 @@ import click
 
 from gitstate.cli import complete
 from gitstate.cli.app import at_option, cli, example, json_option, output, push_option, repo
-from gitstate.cli.text import plural, print_roster, print_status
+from gitstate.cli.text import (
+    plural,
+    print_inbox,
+    print_log,
+    print_roster,
+    print_situations,
+    print_status_view,
+    print_vacancies,
+)
 from gitstate.errors import EXIT_REJECTED
 from gitstate.history import views as history
 from gitstate.history.entities import situations as graph
-from gitstate.history.fold import vacancy_notice
 from gitstate.history.problems import describe_lines
 from gitstate.history.status import status as status_of
-from gitstate.law.times import when
 from gitstate.moves.commands import inbox as read
 
 
@@ -27,21 +33,8 @@ from gitstate.moves.commands import inbox as read
 @json_option
 def status(agent, at, as_json):
     """Current state, mortality phase and legal next states (of AGENT, or of everyone)."""
-
-    def print_rows(data) -> None:
-        rows = [data] if agent else data["agents"]
-        if not rows:
-            click.echo("no agents yet: `gitstate spawn <id>` registers one")
-        for r in rows:
-            print_status(r, detailed=bool(agent))
-    output("status", status_of(repo(), agent, at), as_json, print_rows)
-
-
-def print_vacancies(view: dict) -> None:
-    for v in view["vacancies"]:
-        click.echo(vacancy_notice(v))
-    if not view["vacancies"]:
-        click.echo("no vacant roles")
+    output("status", status_of(repo(), agent, at), as_json,
+           lambda data: print_status_view(data, agent))
 
 
 def _as_of(name: str, data, printer, help: str) -> None:
@@ -76,20 +69,9 @@ _as_of("vacancies", history.vacant_roles, print_vacancies,
 @json_option
 def log_cmd(agent, limit, since, newest_first, at, as_json):
     """Transition history (of AGENT, or of everyone), oldest first."""
-    def print_moves(data: dict) -> None:
-        rows = data["moves"]
-        for r in rows:
-            move = f"{r['from']} -> {r['to']}" if r["from"] else f"born in {r['to']}"
-            # a move made without -m has the move itself as its text: said once
-            text = r["text"] if r["text"] and r["text"] != f"{r['from']} -> {r['to']}" else ""
-            click.echo(f"{when(r['time'])}  {r['commit'][:10]}  {r['agent']}: {move}"
-                       + (f"  {text}" if text else "") + f"  ({r['author']})")
-        if not rows:
-            click.echo(f"no moves since {since}" if since is not None else
-                       "no moves asked for (--limit 0)" if limit == 0 else "no state commits yet")
     rows = history.log_rows(repo(), agent, limit=limit, since=since, newest_first=newest_first,
                             at=at)
-    output("log", rows, as_json, print_moves)
+    output("log", rows, as_json, lambda data: print_log(data, since, limit))
 
 
 @example('gitstate inbox bob',
@@ -110,27 +92,6 @@ def inbox(agent, mark_read, push, at, as_json):
     return 0 if pushed is None or pushed["outcome"] == "landed" else EXIT_REJECTED
 
 
-def print_inbox(view: dict) -> None:
-    pushed = view.get("push")
-    if pushed and pushed["outcome"] != "landed":
-        click.echo(f"gitstate: the checkpoint did not land ({pushed['outcome']}): "
-                   f"{pushed['reason']}" + (f"; kept on branch {pushed['kept']}"
-                                            if pushed["kept"] else ""), err=True)
-    since = f"since {view['last_read_commit'][:10]}" if view["last_read_commit"] \
-        else "from the beginning"
-    click.echo(f"{view['agent']}: {plural(len(view['messages']), 'message')} {since}")
-    for m in view["messages"]:
-        click.echo(f"  {m['commit'][:10]}  {when(m['time'])}  {m['subject']}")
-        for line in m["body"].splitlines():
-            if "@" in line:  # the lines that speak to someone
-                click.echo(f"      {line.strip()}")
-    if view.get("marked_read"):
-        marked = view["marked_read"]
-        click.echo(f"marked read up to {view['commit'][:10]}: `gitstate inbox "
-                   f"{view['agent']}` now lists only newer messages (commit "
-                   f"{marked['commit'][:10]})")
-
-
 @example('gitstate situations --no-sqlite', 'gitstate situations --sqlite graph.db --json')
 @cli.command()
 @click.option("--sqlite", "sqlite_path", default=None, metavar="PATH",
@@ -143,18 +104,6 @@ def situations(sqlite_path, no_sqlite, at, as_json):
     """The entity graph of agent sessions, from history; written to SQLite too."""
     output("situations", graph(repo(), sqlite_path=sqlite_path, no_sqlite=no_sqlite, at=at),
            as_json, print_situations)
-
-
-def print_situations(data: dict) -> None:
-    sessions = [e for e in data["entities"] if e["id"].startswith("situation:session-")]
-    for e in sessions:
-        links = [b for b in data["belongings"] if b["owner"] == e["id"]]
-        bits = [f"{b['quality']} {b['member']}" for b in links if b["quality"] != "description"]
-        click.echo(f"{e['id']}  [{e['quality'] or '?'}]  {e['started_at'] or '?'} .. "
-                   f"{e['ended_at'] or '?'}" + (f"  ({', '.join(bits)})" if bits else ""))
-    if "sqlite" in data:
-        s = data["sqlite"]
-        click.echo(f"wrote {s['path']}: {s['entities']} entities, {s['belongings']} belongings")
 
 
 def _say_progress(count: int) -> None:

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from conftest import UNHOOKED, git, gitstate, repo_with, walk
+from conftest import UNHOOKED, fill_freeze_state, git, gitstate, repo_with, walk
 
 
 def timeless(data):
@@ -18,6 +18,12 @@ def timeless(data):
     if isinstance(data, list):
         return [timeless(v) for v in data]
     return data
+
+
+def masked(text: str) -> str:
+    """Text output without what the clock changes between two runs (time in a state)."""
+    import re
+    return re.sub(r"\S+ in state", "_ in state", text)
 
 
 def both(repo, *args):
@@ -30,15 +36,20 @@ def both(repo, *args):
 
 
 def _team(repo):
-    for agent, role in (("alice", "architect"), ("bob", "librarian")):
+    for agent, role in (("alice", "architect"), ("bob", "librarian"), ("carol", "steward")):
         assert gitstate(repo, "spawn", agent, "--role", role).returncode == 0
     walk(repo, "alice", "inbox", "distill")
+    walk(repo, "carol", "inbox", "distill")
+    assert gitstate(repo, "freeze", "carol").returncode == 1        # writes the template
+    fill_freeze_state(repo / "data" / "freeze-states" / "carol.md")
+    assert gitstate(repo, "freeze", "carol").returncode == 0
     git(repo, "commit", "-q", "--allow-empty", "-m", "review please @bob, cc @ALL")
 
 
 @pytest.fixture
 def team(tmp_path):
-    """alice (architect, in distill) and bob (librarian), and a message for bob and all."""
+    """alice (architect, in distill), bob (librarian), carol (steward, frozen), and a message
+    for bob and all."""
     return repo_with(tmp_path, "fast-reads-team", _team)
 
 
@@ -58,6 +69,25 @@ def test_fast_reads_print_what_the_command_line_prints(team, args):
     fast, slow = both(team, *args)
     assert fast.returncode == slow.returncode == 0, fast.stderr + slow.stderr
     assert timeless(json.loads(fast.stdout)) == timeless(json.loads(slow.stdout))
+
+
+TEXT_FORMS = [("status",), ("status", "alice"), ("roster",), ("vacancies",), ("inbox", "bob"),
+              ("roster", "--at", "HEAD~2"), ("log",), ("log", "alice", "-n", "2"),
+              ("log", "--newest-first", "--since", "yesterday"), ("log", "--limit", "0"),
+              ("status", "alice", "--at=HEAD~2"), ("inbox", "bob", "--at", "HEAD~1"),
+              ("show", "carol"), ("show", "carol", "--json"), ("situations", "--no-sqlite"),
+              ("situations", "--no-sqlite", "--json"), ("situations", "--at", "HEAD~1",
+                                                        "--no-sqlite")]
+
+
+@pytest.mark.parametrize("args", TEXT_FORMS)
+def test_fast_reads_in_text_print_what_the_command_line_prints(team, args):
+    """A person types the text forms: they take the fast way too, and print the same."""
+    from gitstate.cli import fast
+    assert fast.parse(list(args)) is not None, args     # answered without click
+    fast_run, slow = both(team, *args)
+    assert fast_run.returncode == slow.returncode == 0, fast_run.stderr + slow.stderr
+    assert masked(fast_run.stdout) == masked(slow.stdout) and fast_run.stdout.strip()
 
 
 def test_errors_and_odd_forms_go_through_the_command_line(team):
@@ -144,6 +174,8 @@ ALPHABETS = {
     "inbox": ["alice", "bob", "--json", "--mark-read", "--push", "-m", "--at"],
     "log": ["alice", "-n", "2", "--limit=3", "--since", "yesterday", "--newest-first",
             "--reverse", "--json", "-1", "--at=v1"],
+    "show": ["carol", "bob", "--json", "--at", "HEAD~1", "-x"],
+    "situations": ["--no-sqlite", "--sqlite", "x.db", "--json", "--at=HEAD", "alice"],
 }
 
 
