@@ -1,6 +1,8 @@
 """Files under `.git/gitstate/` that only ever make gitstate faster.
 
-Each is JSON stamped with an identity (format, gitstate version, and whatever else its answers
+Each is JSON (or, for the large ones, `marshal`: ~5x faster to read, and only ever read after
+its seal is checked, under an identity that names the Python that wrote it) stamped with an
+identity (format, gitstate version, and whatever else its answers
 depend on) and sealed with a keyed hash (BLAKE2b) whose key lives outside the repository, in
 the user's cache folder. A missing, damaged, foreign or edited file reads as None and is
 rebuilt: a well-formed file forged inside `.git/` (by a tool, a script, an agent that can write
@@ -66,29 +68,32 @@ def key() -> bytes | None:
     return _KEY
 
 
-def _seal(body: str, secret: bytes) -> str:
-    return _blake2b(body.encode("utf-8", "surrogatepass"), secret)
-
-
-def load(cache_dir: str | None, name: str, identity: list) -> dict | None:
+def load(cache_dir: str | None, name: str, identity: list,
+         binary: bool = False) -> dict | None:
     secret = key() if cache_dir else None
     if not secret or not cache_dir:
         return None
     try:
-        with open(os.path.join(cache_dir, name), encoding="utf-8") as fh:
-            text = fh.read()
-        seal, _, body = text.partition("\n")
-        if len(seal) != 64 or seal != _seal(body, secret):
+        with open(os.path.join(cache_dir, name), "rb") as fh:
+            raw = fh.read()
+        seal, _, body = raw.partition(b"\n")
+        if len(seal) != 64 or seal.decode("ascii", "replace") != _blake2b(body, secret):
             return None
-        data = json.loads(body)
+        if binary:
+            import marshal
+            data = marshal.loads(body)
+            identity = identity + _python()
+        else:
+            data = json.loads(body.decode("utf-8", "surrogatepass"))
         if isinstance(data, dict) and data.get("identity") == identity:
             return data
-    except (OSError, ValueError):
+    except (OSError, ValueError, EOFError, TypeError):
         pass
     return None
 
 
-def store(cache_dir: str | None, name: str, identity: list, data: dict) -> None:
+def store(cache_dir: str | None, name: str, identity: list, data: dict,
+          binary: bool = False) -> None:
     secret = key() if cache_dir else None
     if not secret or not cache_dir:
         return
@@ -96,9 +101,21 @@ def store(cache_dir: str | None, name: str, identity: list, data: dict) -> None:
         os.makedirs(cache_dir, exist_ok=True)
         path = os.path.join(cache_dir, name)
         tmp = f"{path}.{os.getpid()}.tmp"
-        body = json.dumps({**data, "identity": identity}, separators=(",", ":"))
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(_seal(body, secret) + "\n" + body)
+        if binary:
+            import marshal
+            body = marshal.dumps({**data, "identity": identity + _python()})
+        else:
+            body = json.dumps({**data, "identity": identity},
+                              separators=(",", ":")).encode("utf-8", "surrogatepass")
+        with open(tmp, "wb") as fh:
+            fh.write(_blake2b(body, secret).encode("ascii") + b"\n" + body)
         os.replace(tmp, path)
     except (OSError, ValueError, TypeError):
         pass
+
+
+def _python() -> list:
+    """What a `marshal`ed file depends on besides its own identity."""
+    import marshal
+    import sys
+    return [marshal.version, list(sys.version_info[:2])]

@@ -21,8 +21,8 @@ from gitstate.law import statefile
 from gitstate.law.lifecycle import Lifecycle
 
 FORMAT = 6   # 6: each recorded commit carries its place in history
-TRACKS_NAME = "tracks.json"
-BLOBS_NAME = "fronts.json"
+TRACKS_NAME = "tracks.bin"
+BLOBS_NAME = "fronts.bin"
 _BLOBS_WORTH_SAVING = 300
 # The front-matter keys a view reads, remembered per blob as a list (compact to load).
 KEPT = ("agent", "state", "role", "model", "thread", "summary", "person", "project", "parent",
@@ -51,10 +51,10 @@ class Index:
         return [FORMAT, __version__, list(self.lc.accept)]
 
     def _load(self, name: str) -> dict | None:
-        return cache.load(self.cache_dir, name, self._identity())
+        return cache.load(self.cache_dir, name, self._identity(), binary=True)
 
     def _write(self, name: str, data: dict) -> None:
-        cache.store(self.cache_dir, name, self._identity(), data)
+        cache.store(self.cache_dir, name, self._identity(), data, binary=True)
 
     def save(self) -> None:
         """Write what was learnt (once, after a read), if it is worth writing."""

@@ -15,7 +15,7 @@ from gitstate.git import cache
 from gitstate.git.runner import Git
 from gitstate.law.grammar import parse_message
 
-NAME = "mentions.json"
+NAME = "mentions.bin"
 FORMAT = 1
 _FIELDS = ["%H", "%ct", "%an", "%B"]
 
@@ -32,7 +32,7 @@ def messages(git: Git, lc, head: str, cache_dir: str | None) -> list[tuple]:
     """(sha, time, author, message) of every commit of `head`'s history that mentions
     someone besides its own prefix, newest first."""
     identity = [FORMAT, __version__, list(lc.accept)]
-    saved = cache.load(cache_dir, NAME, identity) if cache_dir else None
+    saved = cache.load(cache_dir, NAME, identity, binary=True) if cache_dir else None
     items: list = []
     revs = [head]
     if saved and isinstance(saved.get("items"), list) and saved.get("tip"):
@@ -49,7 +49,7 @@ def messages(git: Git, lc, head: str, cache_dir: str | None) -> list[tuple]:
                         sorted(msg.mentions), msg.subject, msg.body])
     items = new + items
     if cache_dir:
-        cache.store(cache_dir, NAME, identity, {"tip": head, "items": items})
+        cache.store(cache_dir, NAME, identity, {"tip": head, "items": items}, binary=True)
     return [_unpack(i) for i in items]
 
 

@@ -16,13 +16,13 @@ from gitstate.git import cache
 from gitstate.git.runner import Git
 from gitstate.history.fold import tag_events
 
-NAME = "moves.json"
+NAME = "moves.bin"
 FORMAT = 1
 
 
 def all_moves(git: Git, lc, head: str, cache_dir: str | None) -> list[list]:
     identity = [FORMAT, __version__, list(lc.accept), lc.state_file]
-    saved = cache.load(cache_dir, NAME, identity) if cache_dir else None
+    saved = cache.load(cache_dir, NAME, identity, binary=True) if cache_dir else None
     if saved and saved.get("tip") == head and isinstance(saved.get("moves"), list):
         return saved["moves"]
     moves = None
@@ -35,7 +35,8 @@ def all_moves(git: Git, lc, head: str, cache_dir: str | None) -> list[list]:
         moves = _moves(git, lc, [head], {}, head)
     last = {m[3]: m[5] for m in moves}
     if cache_dir:
-        cache.store(cache_dir, NAME, identity, {"tip": head, "moves": moves, "last": last})
+        cache.store(cache_dir, NAME, identity, {"tip": head, "moves": moves, "last": last},
+                    binary=True)
     return moves
 
 

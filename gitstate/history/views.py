@@ -100,50 +100,69 @@ def log_rows(repo: Managed, agent: str | None = None, *, limit: int | None = Non
     `newest_first`; `since` a date as git reads one; `limit` keeps the newest, as `git log
     -n`."""
     head, _lc = read_at(repo, at)
-    rows = transitions(repo, agent, at)
-    if since is not None:
-        after = iso(since_time(repo, since)) or ""
-        rows = [r for r in rows if r["time"] >= after]
-    if limit is not None:
-        rows = rows[-limit:] if limit else []
+    after = since_time(repo, since) or 0 if since is not None else None
+    rows = _moves(repo, agent, at, after=after, newest=limit)
     if newest_first:
         rows.reverse()
+    for r in rows:   # moments said as every --json says them, for the rows shown only
+        r["time"] = iso(r["time"])
     return {"commit": head, "agent": canonical_id(agent) if agent else None, "moves": rows}
 
 
 def transitions(repo: Managed, agent: str | None = None, at: str | None = None) -> list[dict]:
     """Each tagged commit as a move: agent, from, to, commit, author, time, text."""
+    rows = _moves(repo, agent, at)
+    for r in rows:
+        r["time"] = iso(r["time"])
+    return rows
+
+
+def _moves(repo: Managed, agent: str | None = None, at: str | None = None, *,
+           after: int | None = None, newest: int | None = None) -> list[dict]:
+    """`transitions` with each time in seconds; only those at or after `after`, and only the
+    `newest` N, where given (chosen before any record is built: a history has 100,000s)."""
     head, lc = read_at(repo, at)
     if head is None:
         return []
     want = canonical_id(agent) if agent else None
     if at is None and repo.cache_dir:   # the moves kept under .git/gitstate, read on
         from gitstate.history.movelog import all_moves
-        out = [{"agent": who, "from": before, "to": state, "commit": sha, "author": author,
-                "time": iso(when), "text": text}
-               for sha, when, author, who, before, state, text
-               in all_moves(repo.git, lc, head, repo.cache_dir) if not want or who == want]
-        if out or not want:
-            return out
+        kept = all_moves(repo.git, lc, head, repo.cache_dir)
+        if want:
+            kept = [m for m in kept if m[3] == want]
+        if kept or not want:
+            if after is not None:
+                kept = [m for m in kept if m[1] >= after]
+            return [{"agent": who, "from": before, "to": state, "commit": sha, "author": author,
+                     "time": when, "text": text}
+                    for sha, when, author, who, before, state, text in _newest(kept, newest)]
         events = []
     else:
         events = tag_events(repo.git, lc, [head], want, order="--date-order")
     last: dict[str, str] = {}
     out = []
+    found = False
     lines = _lines_of(repo, lc, head, events) if events else {}
     for sha, when, author, who, state, text in events:
         before = lines[sha] if sha in lines else last.get(who)
         last[who] = state
         if want and who != want:
             continue
-        out.append({"agent": who, "from": before, "to": state, "commit": sha,
-                    "author": author, "time": iso(when), "text": text})
-    if want and not out:
+        found = True
+        if after is None or when >= after:
+            out.append({"agent": who, "from": before, "to": state, "commit": sha,
+                        "author": author, "time": when, "text": text})
+    if want and not found:
         from gitstate.law.suggest import did_you_mean
         raise GitstateError(f"no history for agent '{want}'"
                             f"{did_you_mean(want, repo.agent_ids(lc, head))}",
                             hint="`gitstate roster` lists the agents this repository knows")
-    return out
+    return _newest(out, newest)
+
+
+def _newest(rows: list, n: int | None) -> list:
+    """The last `n` of `rows` (all where n is None), as `git log -n` keeps the newest."""
+    return rows if n is None else rows[-n:] if n else []
 
 
 def _lines_of(repo: Managed, lc, head: str, events: list) -> dict[str, str | None]:

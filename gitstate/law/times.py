@@ -30,10 +30,10 @@ def when(ts: int | str) -> str:
 def iso(ts: int | float | None) -> str | None:
     """A moment as every `--json` output says one: ISO 8601 in UTC, to the second
     (`2026-11-22T03:46:05Z`); such strings sort as the moments do."""
-    import datetime
+    import time
     if ts is None:
         return None
-    return datetime.datetime.fromtimestamp(int(ts), datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(ts)))
 
 
 def parse_iso(text: str) -> int:

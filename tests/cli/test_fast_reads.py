@@ -111,7 +111,7 @@ def test_every_command_is_registered_by_its_module():
 def test_the_kept_inbox_follows_new_commits_and_rewrites(team):
     first = json.loads(gitstate(team, "inbox", "bob", "--json").stdout)
     assert [m["subject"] for m in first["messages"]] == ["review please @bob, cc @ALL"]
-    assert (team / ".git" / "gitstate" / "mentions.json").is_file()
+    assert (team / ".git" / "gitstate" / "mentions.bin").is_file()
     git(team, "commit", "-q", "--allow-empty", "-m", "second note for @bob")
     later = json.loads(gitstate(team, "inbox", "bob", "--json").stdout)
     assert [m["subject"] for m in later["messages"]][-1] == "second note for @bob"
@@ -122,7 +122,7 @@ def test_the_kept_inbox_follows_new_commits_and_rewrites(team):
     assert [m["from"] for m in json.loads(gitstate(team, "inbox", "bob", "--json").stdout)
             ["messages"]] == ["alice"]
     # the same answer without the kept file, and with a file that was tampered with
-    (team / ".git" / "gitstate" / "mentions.json").write_text("junk")
+    (team / ".git" / "gitstate" / "mentions.bin").write_text("junk")
     assert json.loads(gitstate(team, "inbox", "bob", "--json").stdout)["messages"][0][
         "subject"] == "@alice: hello @bob"
 
@@ -137,7 +137,7 @@ def test_mark_read_moves_the_kept_inbox_on(team):
 
 def test_the_kept_log_follows_new_commits_merges_and_rewrites(team):
     first = json.loads(gitstate(team, "log", "--json").stdout)
-    assert (team / ".git" / "gitstate" / "moves.json").is_file()
+    assert (team / ".git" / "gitstate" / "moves.bin").is_file()
     walk(team, "bob", "inbox")
     later = json.loads(gitstate(team, "log", "--json").stdout)
     assert later["commit"] != first["commit"]
@@ -146,7 +146,7 @@ def test_the_kept_log_follows_new_commits_merges_and_rewrites(team):
     assert later[-1]["from"] == "bootstrap"
     git(team, "reset", "-q", "--hard", "HEAD~1")
     assert json.loads(gitstate(team, "log", "--json").stdout) == first
-    (team / ".git" / "gitstate" / "moves.json").write_text("junk")
+    (team / ".git" / "gitstate" / "moves.bin").write_text("junk")
     assert json.loads(gitstate(team, "log", "--json").stdout) == first
 
 
@@ -205,3 +205,15 @@ def test_every_form_the_fast_path_takes_is_parsed_as_click_parses_it(tmp_path):
                         {k: defaults[k] for k in params if k not in ours[2]}, args
                     taken += 1
     assert taken > 1000
+
+
+def test_a_known_agent_with_no_moves_since_a_date_has_an_empty_log(team):
+    """Filtering by date leaves a known agent without moves, not unknown: kept moves and a
+    read of history (`--at`) alike."""
+    for extra in ([], ["--at", "HEAD"]):
+        res = gitstate(team, "log", "alice", "--since", "2999-01-01", "--json", *extra)
+        assert res.returncode == 0, res.stderr
+        assert json.loads(res.stdout)["moves"] == []
+    assert gitstate(team, "log", "nobody", "--since", "2999-01-01").returncode != 0
+    rows = json.loads(gitstate(team, "log", "alice", "-n", "1", "--json").stdout)["moves"]
+    assert [r["to"] for r in rows] == ["distill"] and rows[0]["time"].endswith("Z")

@@ -139,7 +139,7 @@ def test_checkpoint_cannot_move_backwards_or_outside_history(team):
 def test_index_is_incremental_and_a_pure_speed_up(team):
     walk(team, "alice", "inbox")
     before = js(team, "roster")
-    cache = team / ".git" / "gitstate" / "tracks.json"
+    cache = team / ".git" / "gitstate" / "tracks.bin"
     assert cache.is_file()
     walk(team, "alice", "distill")
     walk(team, "bob", "inbox")
