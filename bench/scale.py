@@ -30,7 +30,8 @@ from history import ENV, FLOOR, GITSTATE, PATH_FLOOR  # noqa: E402
 _PEAK = ("import os, resource, sys\n"
          "from gitstate.__main__ import main\n"
          "try:\n    code = main(sys.argv[1:])\nexcept SystemExit as e:\n    code = e.code\n"
-         "os.write(int(os.environ['PEAK_FD']), str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss).encode())\n"
+         "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+         "os.write(int(os.environ['PEAK_FD']), str(peak).encode())\n"
          "sys.exit(code or 0)\n")
 
 
