@@ -78,6 +78,8 @@ class Rule(StrEnum):
     UNKNOWN_ROLE = ("unknown-role", "a role the lifecycle does not declare, where custom roles "
                     "are not allowed")
     ROLE_MAX = "role-max", "more living holders of a role than its max"
+    ROLE_FORBIDS = ("role-forbids", "an agent entering a state its role forbids (squad: a core "
+                    "session suspended)")
     MAX_LIVING = "max-living", "more living agents than the lifecycle's max_living"
     PARENT = "parent", "a parent that is not an agent of the repository"
     PARENT_ENDED = "parent-ended", "a spawn from a parent that has ended (done, failed, dead)"

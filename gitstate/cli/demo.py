@@ -266,9 +266,15 @@ def _preset_story(s: _Story, preset: str) -> None:
         s.gitstate("transition", "ben", "error",
                    text="session.error: tool crashed", sets=["summary=tool crashed"])
         s.gitstate("transition", "ben", "active", text="resumed")
-        s.say("Core sessions are exempt from the idle timeout; a full pool queues a spawn\n"
-              "# (`--wait`, bounded) instead of refusing it at once.")
-        s.gitstate("spawn", "keaton", role="core", wait=2)
+        s.say("Core sessions are made at team load, idle at once, and never suspended nor\n"
+              "# reaped for silence; a full pool queues a spawn (`--wait`, bounded).")
+        s.gitstate("team", "load", ["keaton", "ripley"])
+        s.gitstate("transition", "keaton", "suspended", expect=1)
+        s.gitstate("spawn", "dallas", role="specialist", wait=2)
+        s.say("A session is cleaned up with a summary of its history (`bury --summary`).")
+        s.gitstate("transition", "ben", "idle")
+        s.gitstate("transition", "ben", "cleanup", expect=1)
+        s.gitstate("bury", "ben", summary="fixed the parser; two tool crashes, resumed")
     elif preset == "maos":
         s.say(f"Role limits: a second {roles[0]} is refused while the first is living.")
         s.gitstate("spawn", "cy", role=roles[0])

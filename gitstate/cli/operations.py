@@ -1,4 +1,4 @@
-"""Operating the fleet: await, sweep, reap, shutdown."""
+"""Operating the fleet: await, sweep, reap, shutdown, team load."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from gitstate.moves.operations import (
     reap as reap_once,
     shutdown as shut_down,
     sweep as commit_due,
+    team_load,
 )
 
 
@@ -93,3 +94,22 @@ def shutdown(approved_by, push):
     here = repo()
     return EXIT_REJECTED if shut_down(here, click.echo, approved_by, committer(here, push)) \
         else 0
+
+
+@cli.group()
+def team():
+    """The team's persistent sessions (squad's core agents)."""
+
+
+@team.command("load")
+@click.argument("agents", nargs=-1, required=True, metavar="ID...")
+@click.option("--role", default=None, shell_complete=complete.role,
+              help="The role to load them as (default: the one role whose lifecycle entry "
+                   "says `load:`; squad: core).")
+@push_option
+def load(agents, role, push):
+    """Create each ID as a holder of the role and bring it to the state the role is loaded
+    into (squad: core sessions, idle at once). An ID that exists is left as it is."""
+    here = repo()
+    return EXIT_REJECTED if team_load(here, list(agents), click.echo, role,
+                                      committer(here, push)) else 0

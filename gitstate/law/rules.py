@@ -311,13 +311,16 @@ def _check_mortality(p: Parsed, lc: Lifecycle, old_state: str | None, state: str
         return
     pct = p.new.get("context_pct") if p.new else None
     if isinstance(pct, (int, float)) and not isinstance(pct, bool) and pct >= mort.urgent:
-        ends = [s for s in lc.allowed_from(old_state or lc.initial)
-                if lc.states[s].roster in ("frozen", "dead")]
-        advice = (f"freeze or die instead (from {old_state} the lifecycle allows: "
-                  f"{', '.join(ends)})" if ends else
-                  "externalize what you know and head for a frozen or dead state")
+        start = old_state or lc.initial
+        role = statefile.as_text(p.new.get("role")) if p.new is not None else None
+        ways = lc.open_moves(start, context_pct=pct, role=role,
+                             waited=float("inf")) if start else []
+        advice = (lc.phase_advice("urgent", p.agent) or "").removeprefix("urgent: ")
+        allowed = f" (from {start} the lifecycle allows at urgent context: {', '.join(ways)})" \
+            if ways else ""
         out.append(Violation(Rule.URGENT, f"{p.agent} is at {pct}% context (urgent from "
-                             f"{mort.urgent}%): entering {state} is refused; {advice}", where))
+                             f"{mort.urgent}%): entering {state} is refused; {advice}{allowed}",
+                             where))
 
 
 def _check_checkpoint(p: Parsed, ancestry: Context, out: list[Violation]) -> None:

@@ -162,6 +162,15 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Viola
                              f"roles{did_you_mean(role, lc.roles)} ({', '.join(lc.roles) or 'none'}"
                              "), and custom roles are not allowed", role_at))
     spec = lc.roles.get(role) if role else None
+    if spec is not None and state != old_state and state in spec.forbids:
+        ways = [t for t in lc.allowed_from(old_state) if t not in spec.forbids] \
+            if isinstance(old_state, str) else []
+        instead = f"; from {old_state} it may go to: {', '.join(ways) or 'nowhere'}" \
+            if isinstance(old_state, str) else ""
+        why = f" ({spec.description})" if spec.description else ""
+        out.append(Violation(Rule.ROLE_FORBIDS, f"{p.agent} holds role '{role}', which never "
+                             f"enters {state}{why}{instead}",
+                             f"{path}:{new.line_of('state')}"))
     if living and role and spec is not None and spec.max and (not was_living or role != old_role):
         holders = census.holders(role)
         if len(holders) > spec.max:

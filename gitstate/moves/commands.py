@@ -18,7 +18,6 @@ from gitstate.git.repo import Managed
 from gitstate.history.fold import vacancy_notice
 from gitstate.history.views import inbox as messages, vacant_roles
 from gitstate.law.grammar import canonical_id
-from gitstate.law.lifecycle import PHASE_ADVICE
 from gitstate.law.suggest import closest
 from gitstate.moves import agent as moves
 from gitstate.moves.fields import parse_sets
@@ -178,7 +177,7 @@ def committed(repo: Managed, agent: str, move: Callable[[], Result], *, push: bo
         warn(f"gitstate: warning: detached HEAD: {result.sha[:10]} is on no branch; "
              "`git switch -c NAME` keeps it")
     info = result.plan.info
-    advice = phase_advice(info)
+    advice = phase_advice(repo, info)
     return {"commit": result.sha, "agent": info["agent"], "from": info["from"],
             "to": info["to"], "path": info["path"],
             "subject": result.plan.message.split("\n", 1)[0],
@@ -186,9 +185,10 @@ def committed(repo: Managed, agent: str, move: Callable[[], Result], *, push: bo
             **(extra or {})}
 
 
-def phase_advice(info: dict) -> str | None:
-    """What the mortality phase asks, when this move crossed into a new one."""
+def phase_advice(repo: Managed, info: dict) -> str | None:
+    """What the mortality phase asks (in the words of the lifecycle's own ways out), when
+    this move crossed into a new one."""
     phase = info.get("phase_to")
     if phase is None or phase == info.get("phase_from"):
         return None
-    return PHASE_ADVICE.get(phase)
+    return repo.lifecycle(repo.git.head()).phase_advice(phase, info["agent"])

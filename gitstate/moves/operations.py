@@ -220,17 +220,18 @@ def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
          now: float | None = None, commit=committed) -> list:
     """Mark as failed every living agent of this host whose recorded process is gone, and
     (with `policies.heartbeat`) every living agent without a recorded process whose last
-    state commit is older than the heartbeat."""
+    state commit is older than the heartbeat, unless its role is exempt (squad's core
+    sessions idle by design)."""
     head = repo.git.head()
     if head is None:
         return []
     lc = repo.lifecycle(head)
     host = host or socket.gethostname()
     now = time.time() if now is None else now
-    beat = lc.policies.heartbeat
+    watched = lc.policies.heartbeat is not None
     index = Index(repo.git, lc, repo.cache_dir)
     fronts = index.fronts(head)
-    tracks = index.tracks(head) if beat else {}
+    tracks = index.tracks(head) if watched else {}
     index.save()
     results = []
     with as_system(repo) as repo:
@@ -246,6 +247,7 @@ def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
                 summary = f"process {pid} on {host} died without a word"
             else:
                 track = tracks.get(agent)
+                beat = lc.heartbeat_for(statefile.as_text(front.get("role")))
                 if not beat or track is None or now - track.last[1] < beat:
                     continue
                 why = f"no heartbeat for {duration(int(now - track.last[1]))} " \
@@ -264,6 +266,73 @@ def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
             say(f"{agent}: {state} -> {target} ({why})  ({r.sha[:10]})")
             results.append(r)
     return results
+
+
+def team_load(repo: Managed, agents: list[str], say: Callable[[str], None],
+              role: str | None = None, commit=committed) -> int:
+    """Create the team's persistent sessions at once (squad's team load): each agent absent
+    is spawned with `role` and brought to the state the role is loaded into (`roles.R.load`,
+    squad: core sessions idle). An agent that exists is left as it is, and said. The number
+    of agents that could not be loaded."""
+    head = repo.git.head()
+    lc = repo.lifecycle(head)
+    loaded = [name for name, spec in lc.roles.items() if spec.load]
+    if role is None:
+        if len(loaded) != 1:
+            raise GitstateError("say which role to load (--role): "
+                                + (f"roles with a `load:` state: {', '.join(loaded)}" if loaded
+                                   else f"no role of lifecycle '{lc.name}' says `load:`"))
+        role = loaded[0]
+    spec = lc.roles.get(role)
+    if spec is None or not spec.load:
+        raise GitstateError(f"role '{role}' is not loaded by `team load`: "
+                            + (f"roles with a `load:` state: {', '.join(loaded)}" if loaded
+                               else f"no role of lifecycle '{lc.name}' says `load:`"),
+                            hint="spawn it with `gitstate spawn ID --role ROLE`")
+    target, initial = spec.load, lc.initial
+    assert initial is not None
+    path = _path(lc, initial, target)
+    if path is None:
+        raise GitstateError(f"'{target}' cannot be reached from '{initial}' without a timed move")
+    ids = [canonical_id(a) for a in agents]
+    states = _states(repo, lc, head, ids)
+    failed = 0
+    for agent in ids:
+        state = states.get(agent)
+        if state is not None:
+            roster = lc.roster_of(state)
+            if roster == "living":
+                say(f"{agent}: already {state}")
+            else:
+                failed += 1
+                say(f"{agent}: {state} ({roster}); not loaded again" + (
+                    ": a dead id is never reused, load another id" if roster == "dead"
+                    else f": resume it with `gitstate transition {agent} STATE`"))
+            continue
+        r = commit(agent, partial(spawn, repo, agent, role=role, text=f"team load: {role}"))
+        for step in path:
+            r = commit(agent, partial(transition, repo, agent, step, text="team load"))
+        say(f"{agent}: {' -> '.join([initial, *path])} ({role})  ({r.sha[:10]})")
+    return failed
+
+
+def _path(lc: Lifecycle, start: str, goal: str) -> list[str] | None:
+    """The fewest moves from `start` to `goal`, none of them timed (those are sweep's)."""
+    if start == goal:
+        return []
+    todo, back = deque([start]), {start: start}
+    while todo:
+        s = todo.popleft()
+        for t in lc.targets(s):
+            if t not in back and lc.policies.timeout(s, t) is None:
+                back[t] = s
+                if t == goal:
+                    out = [t]
+                    while back[out[-1]] != start:
+                        out.append(back[out[-1]])
+                    return out[::-1]
+                todo.append(t)
+    return None
 
 
 def _path_to_rest(lc: Lifecycle, start: str, *, interrupted: bool = False) -> list[str] | None:

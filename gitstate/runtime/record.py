@@ -10,7 +10,7 @@ from gitstate.law.rules import FileChange, validate
 from gitstate.moves.agent import transition
 from gitstate.moves.operations import as_system
 from gitstate.rule_ids import Rule
-from gitstate.runtime.replies import PHASE_ASKS
+from gitstate.runtime.replies import phase_asks
 
 # The rules about a birth: what a spawn guard refuses before the sub-agent exists.
 SPAWN_RULES = (Rule.MAX_DEPTH, Rule.SELF_SPAWN, Rule.MAX_LIVING, Rule.ROLE_MAX, Rule.UNKNOWN_ROLE,
@@ -35,7 +35,7 @@ def record_context(cwd: str | None, agent: str, pct: float, phase: str, tokens: 
             result = transition(repo, agent, state, sets={"context_pct": pct},
                                 text=f"{measured}: {phase}", with_work=False)
         note = f" Recorded as {result.sha[:10]} by gitstate."
-    asks = PHASE_ASKS.get(phase, "").replace("<you>", agent)
+    asks = phase_asks(lc, phase, agent)
     return f"gitstate: {agent}: {measured}, mortality phase {phase}.{note} {asks}".strip()
 
 

@@ -206,7 +206,8 @@ def test_squad_timeouts_and_sweep(tmp_path):
     assert "s2: idle -> suspended" in out and "s1" not in out
     assert git(repo, "log", "-1", "--format=%an").stdout.strip() == "gitstate"
     assert roster(repo)["freezer"][0]["agent"] == "s2"
-    walk(repo, "s2", "active", "idle", "cleanup")          # resume, then end
+    walk(repo, "s2", "active", "idle")                     # resume, then end
+    ok(repo, "bury", "s2", "--summary", "two tasks, no errors")
     assert roster(repo)["cemetery"][0]["agent"] == "s2"
     assert ok(repo, "verify").returncode == 0
 

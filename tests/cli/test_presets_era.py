@@ -4,6 +4,7 @@ commit; idle goes back to inbox at the check interval (`sweep`)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -109,3 +110,13 @@ def test_idle_goes_back_to_inbox_at_the_check_interval(tmp_path):
     states = {r["agent"]: r["state"] for r in roster(repo)["living"]}
     assert states == {"era-1": "inbox", "era-2": "inbox"}
     assert ok(repo, "verify").returncode == 0
+
+
+def test_mortality_advice_is_eras_own_way_out(tmp_path):
+    repo = managed(tmp_path, "era")
+    ok(repo, "spawn", "era-1")
+    res = json.loads(ok(repo, "transition", "era-1", "inbox", "--set", "context_pct=92",
+                        "--json").stdout)
+    assert "log out (`gitstate logout era-1 --note TEXT`)" in res["advice"]
+    assert "freeze" not in res["advice"]
+    assert "freeze" not in ok(repo, "status", "era-1").stdout

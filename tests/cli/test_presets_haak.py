@@ -188,3 +188,16 @@ def test_readme_says_where_the_haak_preset_differs_from_its_seed():
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     assert "`gitstate handover ROLE --to ID`" in readme
     assert "max: 1" in readme and "convention" in readme
+
+
+def test_at_urgent_context_status_offers_what_the_hooks_accept(tmp_path):
+    repo = managed(tmp_path, "haak")
+    ok(repo, "spawn", "alice")
+    walk(repo, "alice", "inbox", "distill")
+    ok(repo, "transition", "alice", "distill", "--set", "context_pct=93")
+    shown = json.loads(ok(repo, "status", "alice", "--json").stdout)
+    assert shown["next"] == ["idle", "frozen", "dead", "distill"]
+    assert "freeze or die (`gitstate freeze alice`" in shown["advice"]
+    res = gitstate(repo, "transition", "alice", "deep_work")
+    assert res.returncode == 1 and "allows at urgent context: idle, frozen, dead" in res.stderr
+    assert "idle" in ok(repo, "transition", "alice", "idle").stdout

@@ -1,0 +1,106 @@
+"""Rules that keep each preset to its seed (round three), pure: file contents + lifecycle +
+message -> violations, the rest of the repository seen through plain data."""
+
+from __future__ import annotations
+
+from gitstate.law.load import load_lifecycle
+from gitstate.law.rules import FileChange, validate
+from gitstate.law.verdict import Context
+from gitstate.resources import shipped
+
+
+def preset(name: str):
+    return load_lifecycle(shipped("protocols", name, "lifecycle.yaml").read_text())
+
+
+SQUAD, MAOS, HAAK, ERA = preset("squad"), preset("maos"), preset("haak"), preset("era")
+
+
+def doc(agent: str, state: str, **fields) -> bytes:
+    lines = [f"agent: {agent}", f"state: {state}"] + [f"{k}: {v}" for k, v in fields.items()]
+    return ("---\n" + "\n".join(lines) + "\n---\nnotes\n").encode()
+
+
+class Plain(Context):
+    """The commit as the rules see it: every agent's front matter after the change."""
+
+    base = None
+
+    def __init__(self, agents: dict[str, dict] | None = None, files=None, now=0.0,
+                 entered=None):
+        self._agents, self._files = agents or {}, files or {}
+        self._now, self._entered = now, entered
+
+    def agents(self):
+        return self._agents
+
+    def tree_file(self, path):
+        return self._files.get(path)
+
+    def base_file(self, path):
+        return None
+
+    def now(self):
+        return self._now
+
+    def entered(self, agent, state):
+        return self._entered
+
+
+def judge(lc, agent, old, new, message, agents=None, **ctx):
+    path = lc.state_path(agent)
+    return validate([FileChange(path, old, new)], lc, message,
+                    context=Plain(agents or {}, **ctx))
+
+
+def test_a_core_session_never_enters_suspended():
+    [v] = judge(SQUAD, "keaton", doc("keaton", "idle", role="core"),
+                doc("keaton", "suspended", role="core"), "@keaton: [STATE:suspended] nap",
+                now=10_000.0, entered=0.0)
+    assert v.rule == "role-forbids" and "keaton holds role 'core', which never enters " \
+        "suspended" in v.message
+    assert "from idle it may go to: active, cleanup, error, idle" in v.message
+    # a specialist may, once due; a core session may go anywhere else
+    assert judge(SQUAD, "temp", doc("temp", "idle", role="specialist"),
+                 doc("temp", "suspended", role="specialist"), "@temp: [STATE:suspended] due",
+                 now=10_000.0, entered=0.0) == []
+    assert judge(SQUAD, "keaton", doc("keaton", "spawning", role="core"),
+                 doc("keaton", "idle", role="core"), "@keaton: [STATE:idle] loaded") == []
+
+
+def test_next_moves_are_those_the_hooks_accept_now():
+    # squad: suspended only once due, and never for a core session
+    assert "suspended" not in SQUAD.open_moves("idle", role="specialist", waited=60)
+    assert "suspended" in SQUAD.open_moves("idle", role="specialist", waited=1800)
+    assert "suspended" not in SQUAD.open_moves("idle", role="core", waited=1e9)
+    assert "suspended" not in SQUAD.open_moves("idle")          # how long: unknown
+    # era: a sooner move is open at once
+    assert "inbox" in ERA.open_moves("idle", waited=0)
+    # haak at urgent context: no deep_work; idle is still open
+    assert HAAK.open_moves("distill", context_pct=92) == ["idle", "frozen", "dead", "distill"]
+    assert "deep_work" in HAAK.open_moves("distill", context_pct=89)
+
+
+def test_the_urgent_refusal_lists_every_move_it_would_accept():
+    [v] = validate([FileChange("agent/a/_state.md", doc("a", "distill"),
+                               doc("a", "deep_work", context_pct=93))], HAAK,
+                   "@a: [STATE:deep_work] more")
+    assert v.rule == "urgent"
+    assert "from distill the lifecycle allows at urgent context: idle, frozen, dead, " \
+        "distill" in v.message
+    assert validate([FileChange("agent/a/_state.md", doc("a", "distill"),
+                                doc("a", "idle", context_pct=93))], HAAK,
+                    "@a: [STATE:idle] waiting") == []
+
+
+def test_mortality_advice_names_the_lifecycles_own_ways_out():
+    assert HAAK.phase_advice("urgent", "a") == (
+        "urgent: externalize now, then freeze or die (`gitstate freeze a`, "
+        "`gitstate bury a --summary TEXT`); no new work")
+    assert "freeze-state" in HAAK.phase_advice("legacy", "a")
+    era = ERA.phase_advice("urgent", "a")
+    assert "log out (`gitstate logout a --note TEXT`)" in era and "freeze" not in era
+    assert "freeze" not in ERA.phase_advice("legacy", "a")
+    registry = preset("registry").phase_advice("urgent", "a")
+    assert "end (`gitstate transition a done`)" in registry and "freeze" not in registry
+    assert "freeze" not in SQUAD.phase_advice("urgent", "a") + MAOS.phase_advice("urgent", "a")
