@@ -76,7 +76,7 @@ class Rule(StrEnum):
 
     # the society: roles, the pool, lineage
     UNKNOWN_ROLE = ("unknown-role", "a role the lifecycle does not declare, where custom roles "
-                    "are not allowed")
+                    "are not allowed, or taken without a 'New-role:' trailer where they are")
     ROLE_MAX = "role-max", "more living holders of a role than its max"
     ROLE_FORBIDS = ("role-forbids", "an agent entering a state its role forbids (squad: a core "
                     "session suspended)")

@@ -30,6 +30,10 @@ def moved(command: str, record: dict, as_json: bool, *, push: bool = False,
 @click.argument("agent", shell_complete=complete.agent)
 @click.option("--role", default=None, shell_complete=complete.role,
               help="The role this agent holds.")
+@click.option("--new-role", is_flag=True,
+              help="The role is a new one, not declared by the lifecycle (where custom roles "
+                   "are allowed): trailer `New-role: ROLE`. Without it a role the lifecycle "
+                   "does not declare is refused, so a typo never becomes a role.")
 @click.option("--model", default=None, help="The model behind the agent.")
 @click.option("--parent", "parent", default=None, help="The agent that spawned this one.")
 @click.option("--session", default=None, metavar="ID",
@@ -46,12 +50,12 @@ def moved(command: str, record: dict, as_json: bool, *, push: bool = False,
 @message_option
 @push_option
 @json_option
-def spawn(agent, role, model, parent, session, task, instructions, wait, key, sets, text,
-          push, as_json):
+def spawn(agent, role, new_role, model, parent, session, task, instructions, wait, key, sets,
+          text, push, as_json):
     """Register AGENT in the initial state (one commit)."""
     record = commands.spawn(repo(), agent, role=role, model=model, parent=parent, sets=sets,
                             text=text, session=session, task=task, instructions=instructions,
-                            wait=wait, push=push, key=key)
+                            wait=wait, push=push, key=key, new_role=new_role)
     return moved("spawn", record, as_json, push=push)
 
 

@@ -131,6 +131,7 @@ class Policies(Record):
     max_depth: int | None = None
     timeouts: dict[str, Timeout] = {}   # keyed 'from -> to'
     role_timeout: int | None = None     # the cap for roles without their own `timeout`
+    role_max: int | None = None         # living holders of a role without its own `max`
     heartbeat: Timeout | None = None    # silence after which `reap` ends a living agent
     custom_roles: bool = True
     atomic_commits: bool = False
@@ -221,6 +222,16 @@ class Lifecycle(Record):
         """Is (old -> new), for `role`, refused before it is due?"""
         spec = self.policies.timeout(old, new)
         return self.timeout_applies(old, new, role) and spec is not None and not spec.sooner
+
+    def max_of(self, role: str | None) -> int | None:
+        """How many living holders `role` may have: its own `max`, else `policies.role_max`
+        (custom roles included; the seed's default_max_per_role)."""
+        if not role:
+            return None
+        spec = self.roles.get(role)
+        if spec is not None and spec.max:
+            return spec.max
+        return self.policies.role_max
 
     def forbidden_by_role(self, role: str | None, state: str) -> bool:
         """Does holding `role` keep an agent out of `state` (`roles.R.forbids`)?"""

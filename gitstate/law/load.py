@@ -303,6 +303,7 @@ def read_policies(r, raw: Any) -> Policies:
         approval=tuple(approval),
         mortality=mortality,
         max_living=r.integer(p.get("max_living"), ("policies", "max_living"), "max_living", 1),
+        role_max=r.integer(p.get("role_max"), ("policies", "role_max"), "role_max", 1),
         max_depth=r.integer(p.get("max_depth"), ("policies", "max_depth"), "max_depth", 0),
         timeouts=timeouts,
         role_timeout=duration(r, p, "role_timeout", ("policies",), "policies.role_timeout"),

@@ -34,7 +34,7 @@ def check_society(parsed: list, lc: Lifecycle, ctx: Context, msg: Message | None
     for p in parsed:
         if p.new is None or p.new_problem or p.new.state not in lc.states:
             continue
-        _check_agent(p, lc, ctx, census, out, merged)
+        _check_agent(p, lc, ctx, census, out, merged, msg)
     if msg is not None and lc.policies.atomic_commits and msg.prefix \
             and msg.prefix not in {p.agent for p in parsed}:
         out.append(Violation(Rule.ATOMIC, f"every commit of an agent carries its state file: this "
@@ -69,10 +69,10 @@ def society_violations(lc: Lifecycle, fronts: dict[str, dict]) -> list[Violation
         if role and _living(lc, front):
             holders.setdefault(role, []).append(path)
     for role, paths in sorted(holders.items()):
-        spec = lc.roles.get(role)
-        if spec is not None and spec.max and len(paths) > spec.max:
-            out.append(Violation(Rule.ROLE_MAX, f"role '{role}' may have {spec.max} living "
-                                 f"holder{'s' if spec.max != 1 else ''}, but {len(paths)} hold "
+        most = lc.max_of(role)
+        if most and len(paths) > most:
+            out.append(Violation(Rule.ROLE_MAX, f"role '{role}' may have {most} living "
+                                 f"holder{'s' if most != 1 else ''}, but {len(paths)} hold "
                                  f"it ({', '.join(paths)})", paths[-1]))
     cap = lc.policies.max_living
     living = [p for p, f in sorted(fronts.items()) if _living(lc, f)]
@@ -145,7 +145,7 @@ def _named(holders: list[str]) -> str:
 
 
 def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Violation],
-                 merged: bool = False) -> None:
+                 merged: bool = False, msg: Message | None = None) -> None:
     new, path = p.new, p.change.path
     state = new.state
     old_state = p.old.state if p.old is not None else None
@@ -156,11 +156,8 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Viola
     old_role = statefile.as_text(p.old.get("role")) if p.old is not None else None
     role_at = f"{path}:{new.line_of('role')}"
 
-    if role and not lc.policies.custom_roles and role not in lc.roles:
-        from gitstate.law.suggest import did_you_mean
-        out.append(Violation(Rule.UNKNOWN_ROLE, f"role '{role}' is not one of this lifecycle's "
-                             f"roles{did_you_mean(role, lc.roles)} ({', '.join(lc.roles) or 'none'}"
-                             "), and custom roles are not allowed", role_at))
+    if role and role not in lc.roles and (p.old is None or not lc.policies.custom_roles):
+        _check_new_role(p, lc, role, msg, merged, role_at, out)
     spec = lc.roles.get(role) if role else None
     if spec is not None and state != old_state and state in spec.forbids:
         ways = [t for t in lc.allowed_from(old_state) if t not in spec.forbids] \
@@ -171,13 +168,16 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Viola
         out.append(Violation(Rule.ROLE_FORBIDS, f"{p.agent} holds role '{role}', which never "
                              f"enters {state}{why}{instead}",
                              f"{path}:{new.line_of('state')}"))
-    if living and role and spec is not None and spec.max and (not was_living or role != old_role):
+    most = lc.max_of(role)
+    if living and role and most and (not was_living or role != old_role):
         holders = census.holders(role)
-        if len(holders) > spec.max:
+        if len(holders) > most:
             # the first holder other than this agent (ids are unique: it is one of the first two)
             giver = next((h for h in holders[:2] if h != p.agent), None)
-            out.append(Violation(Rule.ROLE_MAX, f"role '{role}' may have {spec.max} living "
-                                 f"holder{'s' if spec.max != 1 else ''}; with this commit it "
+            default = "" if spec is not None and spec.max else " (policies.role_max: " \
+                "the limit of every role without its own max)"
+            out.append(Violation(Rule.ROLE_MAX, f"role '{role}' may have {most} living "
+                                 f"holder{'s' if most != 1 else ''}{default}; with this commit it "
                                  f"would have {len(holders)} ({_named(holders)}). "
                                  + _way_out(p, role, giver), role_at))
     cap = lc.policies.max_living
@@ -200,6 +200,31 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Viola
         _check_log(p, ctx, log, out)
     if isinstance(old_state, str) and lc.timeout_refuses_early(old_state, state, role):
         _check_timeout(p, lc, ctx, old_state, state, out)
+
+
+NEW_ROLE = "new-role"   # the trailer that says a role not declared is meant (`spawn --new-role`)
+
+
+def _check_new_role(p, lc: Lifecycle, role: str, msg: Message | None, merged: bool,
+                    where: str, out: list[Violation]) -> None:
+    """A role the lifecycle does not declare is taken only where custom roles are allowed,
+    and only when the commit says so (`New-role: ROLE`): a typo (`stewrad`) would otherwise
+    become a role for good, fixed at birth and vacant forever."""
+    from gitstate.law.suggest import did_you_mean
+    near = did_you_mean(role, lc.roles)
+    declared = f"({', '.join(lc.roles) or 'none'})"
+    if not lc.policies.custom_roles:
+        out.append(Violation(Rule.UNKNOWN_ROLE, f"role '{role}' is not one of this lifecycle's "
+                             f"roles{near} {declared}, and custom roles are not allowed", where))
+        return
+    if msg is None or merged:   # pre-commit has no message yet; a merge was judged on its line
+        return
+    said = [v.strip() for v in msg.trailer(NEW_ROLE)]
+    if role in said:
+        return
+    out.append(Violation(Rule.UNKNOWN_ROLE, f"role '{role}' is not one of this lifecycle's "
+                         f"roles{near} {declared}; a new role is taken only when the commit "
+                         f"says so: `--new-role` (trailer 'New-role: {role}')", where))
 
 
 def _check_log(p, ctx: Context, log: str, out: list[Violation]) -> None:

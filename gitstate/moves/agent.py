@@ -28,10 +28,12 @@ from gitstate.rule_ids import Rule
 def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | None = None,
           parent_agent: str | None = None, sets: dict[str, Any] | None = None,
           text: str | None = None, task: str | None = None,
-          instructions: str | None = None, key: str | None = None) -> Result:
+          instructions: str | None = None, key: str | None = None,
+          new_role: bool = False) -> Result:
     """Register `agent` in the lifecycle's initial state, in one commit, with what it is
     for (`task`, `instructions`) and when it `started`. `key`: its public key (`new`: make a
-    key pair, kept in the user's config directory), recorded at birth."""
+    key pair, kept in the user's config directory), recorded at birth. `new_role`: `role` is
+    meant though the lifecycle does not declare it (trailer `New-role:`)."""
     agent = canonical_id(agent)
     parent_agent = canonical_id(parent_agent) if parent_agent else None
     sets = dict(sets or {})
@@ -44,9 +46,7 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
         path = lc.state_path(agent)
         old, work = current(repo, head, path)
         if old is not None:
-            doc = statefile.parse_bytes(old, path)
-            raise GitstateError(f"agent '{agent}' already exists (state {doc.state})",
-                                hint=f"move it with `gitstate transition {agent} STATE`")
+            raise _exists(lc, agent, statefile.parse_bytes(old, path).state)
         fields: dict[str, Any] = {"agent": agent, "state": lc.initial}
         if role is not None:
             fields["role"] = role
@@ -70,13 +70,34 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
         new = statefile.with_fields(base, fields).encode()
         desc = (f"spawned{f' as {role}' if role else ''}"
                 f"{f' by {parent_agent}' if parent_agent else ''}")
-        message = format_message(agent, lc.initial, text or desc)
+        trailers = [("New-role", role)] if new_role and role else []
+        message = format_message(agent, lc.initial, text or desc, trailers=trailers)
         _judge(repo, lc, head, path, old, new, message, "spawn")
         signer = signing_key(repo, lc, head, agent, fields, (None, lc.initial))
         return Plan({path: new}, message, {"agent": agent, "from": None, "to": lc.initial,
                                           "path": path}, key=signer)
 
     return commit_atomically(repo.git, repo.work_tree, prepare, reflog="gitstate spawn")
+
+
+def _exists(lc, agent: str, state: Any) -> GitstateError:
+    """Why `agent` cannot be spawned again, and what to do instead: an id is never reused."""
+    spec = lc.states.get(state) if isinstance(state, str) else None
+    if spec is not None and spec.roster == "dead":
+        return GitstateError(f"agent '{agent}' is dead ({state}): an id is never reused, its "
+                             "history stays with it",
+                             hint=f"spawn it under a new id (e.g. `gitstate spawn {agent}-2`); "
+                                  f"`gitstate log {agent}` shows what it did")
+    if spec is not None and spec.roster == "frozen":
+        back = next((t for t in lc.targets(state) if lc.states[t].roster == "living"), None)
+        how = (f"`gitstate wake {agent} --approved-by HUMAN`" if back and
+               lc.needs_approval(state, back) else
+               f"`gitstate transition {agent} {back}`" if back else "")
+        return GitstateError(f"agent '{agent}' already exists and is {state} ({spec.roster})",
+                             hint=f"bring it back with {how}" if how else
+                             f"{legal_moves(lc, state)}")
+    return GitstateError(f"agent '{agent}' already exists (state {state})",
+                         hint=f"move it with `gitstate transition {agent} STATE`")
 
 
 def _birth_defaults(repo: Managed, lc) -> dict[str, Any]:

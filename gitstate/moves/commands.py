@@ -39,7 +39,8 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
           parent: str | None = None, sets=(), text: str | None = None,
           session: str | None = None, task: str | None = None,
           instructions: str | None = None, wait: float | None = None, push: bool = False,
-          warn: Callable[[str], None] = _stderr, key: str | None = None) -> dict:
+          warn: Callable[[str], None] = _stderr, key: str | None = None,
+          new_role: bool = False) -> dict:
     """Register `agent` in the initial state (one commit); `wait`: seconds to wait for a free
     slot of a full pool; `key`: its public key, or `new` to make a key pair (README "Who may
     move whom")."""
@@ -48,11 +49,13 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
         from gitstate.law.grammar import canonical_id
         from gitstate.moves.principals import given_key, new_key
         values["key"] = new_key(canonical_id(agent)) if key == "new" else given_key(key)
-    _note_near_role(repo, role, warn)
+    if new_role:
+        _note_near_role(repo, role, warn)
     if session:
         values["session"] = session   # the runtime's session id: its hooks find the agent
     options: dict[str, Any] = dict(role=role, model=model, parent_agent=parent, sets=values,
-                                   text=text, task=task, instructions=instructions)
+                                   text=text, task=task, instructions=instructions,
+                                   new_role=new_role)
     if wait:
         from gitstate.moves.operations import spawn_when_free
         return committed(repo, agent, lambda: spawn_when_free(repo, agent, wait, warn,
@@ -62,8 +65,8 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
 
 
 def _note_near_role(repo: Managed, role: str | None, warn: Callable[[str], None]) -> None:
-    """A custom role one typo away from a declared one is most likely that one: say so (the
-    spawn goes ahead where custom roles are allowed; elsewhere the law refuses it)."""
+    """A new role (`--new-role`) one typo away from a declared one may still be that one: say
+    so (the spawn goes ahead where custom roles are allowed; elsewhere the law refuses it)."""
     if not role:
         return
     try:
@@ -169,6 +172,7 @@ def committed(repo: Managed, agent: str, move: Callable[[], Result], *, push: bo
     if push:
         from gitstate.moves.landing import push_move
         landing, result = push_move(repo, agent, move)
+        _say_unknown_mentions(repo, result.plan.message, result.sha, warn)
         info = result.plan.info
         return {**landing.as_plain(), "agent": info.get("agent"), "from": info.get("from"),
                 "to": info.get("to"), "path": info.get("path"), **(extra or {})}
@@ -176,6 +180,7 @@ def committed(repo: Managed, agent: str, move: Callable[[], Result], *, push: bo
     if result.detached:
         warn(f"gitstate: warning: detached HEAD: {result.sha[:10]} is on no branch; "
              "`git switch -c NAME` keeps it")
+    _say_unknown_mentions(repo, result.plan.message, result.sha, warn)
     info = result.plan.info
     advice = phase_advice(repo, info)
     return {"commit": result.sha, "agent": info["agent"], "from": info["from"],
@@ -183,6 +188,16 @@ def committed(repo: Managed, agent: str, move: Callable[[], Result], *, push: bo
             "subject": result.plan.message.split("\n", 1)[0],
             **({"advice": advice} if advice else {}), "also_committed": list(result.also),
             **(extra or {})}
+
+
+def _say_unknown_mentions(repo: Managed, message: str, rev: str,
+                          warn: Callable[[str], None]) -> None:
+    """A message to an agent that does not exist reaches no inbox: say so."""
+    from gitstate.history.mentions import unknown_mentions
+    nobody = unknown_mentions(repo, message, rev)
+    if nobody:
+        warn(f"gitstate: note: no agent is called {', '.join(nobody)}: that message reaches "
+             "no inbox (committed as it is)")
 
 
 def phase_advice(repo: Managed, info: dict) -> str | None:

@@ -56,7 +56,10 @@ def judge_spawn(cwd: str | None, parent: str, kind: str) -> tuple[str | None, in
     text = (f"---\nagent: {child}\nstate: {lc.initial}\nrole: {kind}\nparent: {parent}\n"
             f"depth: {depth}\n---\n")
     new = text.encode()
-    message = f"@{child}: [STATE:{lc.initial}] spawned as {kind} by {parent}"
+    # the runtime names the kind itself: a kind the lifecycle does not declare is a new role
+    # said explicitly (`New-role:`), taken where custom roles are allowed
+    message = f"@{child}: [STATE:{lc.initial}] spawned as {kind} by {parent}" + (
+        f"\n\nNew-role: {kind}\n" if kind not in lc.roles else "")
     context = GitContext(repo.git, head, tree=head, overrides={path: new}, lc=lc)
     found = [v for v in validate([FileChange(path, None, new)], lc, message, context=context)
              if v.rule in SPAWN_RULES]

@@ -234,7 +234,7 @@ def test_maos_roles_instances_limits(tmp_path):
     repo = managed(tmp_path, "maos")
     ok(repo, "spawn", "e1", "--role", "engineer")
     ok(repo, "spawn", "e2", "--role", "engineer")
-    ok(repo, "spawn", "x1", "--role", "chemist")           # custom roles are allowed here
+    ok(repo, "spawn", "x1", "--role", "chemist", "--new-role")   # custom roles, said so
     living = {r["agent"]: r for r in roster(repo)["living"]}
     assert (living["e1"]["instance"], living["e2"]["instance"]) == (1, 2)
     assert "engineer #2" in ok(repo, "roster").stdout

@@ -201,3 +201,38 @@ def test_at_urgent_context_status_offers_what_the_hooks_accept(tmp_path):
     res = gitstate(repo, "transition", "alice", "deep_work")
     assert res.returncode == 1 and "allows at urgent context: idle, frozen, dead" in res.stderr
     assert "idle" in ok(repo, "transition", "alice", "idle").stdout
+
+
+def test_typos_do_not_become_law(tmp_path):
+    repo = managed(tmp_path, "haak")
+    res = gitstate(repo, "spawn", "carol", "--role", "stewrad")
+    assert res.returncode == 1 and "[unknown-role]" in res.stderr
+    assert "(did you mean 'steward'?)" in res.stderr and "`--new-role`" in res.stderr
+    assert "stewrad" not in ok(repo, "vacancies").stdout
+    # by hand too; a new role said so is taken
+    new = repo / "agent" / "carol" / "_state.md"
+    new.parent.mkdir(parents=True)
+    new.write_text("---\nagent: carol\nstate: bootstrap\nrole: stewrad\n---\n")
+    refused_commit(repo, "@carol: [STATE:bootstrap] born", "unknown-role")
+    git(repo, "reset", "-q", "--hard")
+    git(repo, "clean", "-qfd")
+    ok(repo, "spawn", "carol", "--role", "gardener", "--new-role")
+    # a message to nobody is said, and still committed
+    ok(repo, "spawn", "bob")
+    res = ok(repo, "transition", "carol", "inbox", "-m", "@bobb and @bob: look at this")
+    assert "no agent is called @bobb (did you mean @bob?)" in res.stderr
+    assert "@bob " not in res.stderr.replace("@bob?", "")
+    # a dead id is not spawned again: said, with what to do instead
+    walk(repo, "carol", "distill")
+    ok(repo, "bury", "carol", "--summary", "gardened")
+    res = gitstate(repo, "spawn", "carol")
+    assert res.returncode == 1 and "agent 'carol' is dead (dead): an id is never reused" \
+        in res.stderr and "`gitstate spawn carol-2`" in res.stderr
+    walk(repo, "bob", "inbox")
+    gitstate(repo, "freeze", "bob")
+    fill_freeze_state(repo / "data" / "freeze-states" / "bob.md")
+    ok(repo, "freeze", "bob")
+    res = gitstate(repo, "spawn", "bob")
+    assert res.returncode == 1 and "is frozen" in res.stderr
+    assert "`gitstate wake bob --approved-by HUMAN`" in res.stderr
+    assert ok(repo, "verify").returncode == 0

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import git, gitstate, set_state_line
-from test_presets import ago, at, managed, ok, roster
+from conftest import UNHOOKED, git, gitstate, set_state_line
+from test_presets import ago, at, managed, ok, refused_commit, roster
 
 
 def test_shutdown_cancels_interrupted_work_and_await_counts_it_failed(tmp_path):
@@ -37,7 +37,7 @@ def test_roles_timeouts_are_enforced_by_sweep(tmp_path):
     at(repo, ago(45), "spawn", "arch", "--role", "architect")        # 30m: due
     at(repo, ago(45), "spawn", "eng", "--role", "engineer")          # 60m: not yet
     at(repo, ago(61), "spawn", "eng2", "--role", "engineer")         # 60m: due
-    at(repo, ago(45), "spawn", "chem", "--role", "chemist")          # custom, 40m cap: due
+    at(repo, ago(45), "spawn", "chem", "--role", "chemist", "--new-role")   # custom, 40m: due
     at(repo, ago(35), "spawn", "sec", "--role", "security")          # 40m: not yet
     ok(repo, "transition", "eng2", "running")
     dry = ok(repo, "sweep", "--dry-run").stdout
@@ -92,3 +92,32 @@ def test_readme_and_shipped_docs_agree_on_shutdown():
     assert "work it interrupts ends `cancelled`" in readme
     assert "`cancelled`" in (root / "protocols" / "maos" / "running.md").read_text()
     assert "failure" in (root / "protocols" / "maos" / "cancelled.md").read_text()
+
+
+def test_custom_roles_are_said_so_and_have_a_default_limit(tmp_path):
+    repo = managed(tmp_path, "maos")
+    res = gitstate(repo, "spawn", "c1", "--role", "enginer")         # a typo is not a role
+    assert res.returncode == 1 and "[unknown-role]" in res.stderr
+    assert "(did you mean 'engineer'?)" in res.stderr and "`--new-role`" in res.stderr
+    ok(repo, "spawn", "c1", "--role", "chemist", "--new-role")
+    assert git(repo, "log", "-1", "--format=%(trailers:key=New-role,valueonly)").stdout.strip() \
+        == "chemist"
+    ok(repo, "spawn", "c2", "--role", "chemist", "--new-role")
+    res = gitstate(repo, "spawn", "c3", "--role", "chemist", "--new-role")   # role_max: 2
+    assert res.returncode == 1 and "[role-max]" in res.stderr
+    assert "policies.role_max" in res.stderr
+    # by hand: a birth in an undeclared role without the trailer, then a third chemist
+    p = repo / "agent" / "c3" / "_state.md"
+    p.parent.mkdir(parents=True)
+    p.write_text("---\nagent: c3\nstate: pending\nrole: alchemist\n---\n")
+    refused_commit(repo, "@c3: [STATE:pending] by hand", "unknown-role")
+    git(repo, "commit", "-qm", "@c3: [STATE:pending] by hand", "-m", "New-role: alchemist")
+    p = repo / "agent" / "c4" / "_state.md"
+    p.parent.mkdir(parents=True)
+    p.write_text("---\nagent: c4\nstate: pending\nrole: chemist\n---\n")
+    refused_commit(repo, "@c4: [STATE:pending] by hand\n\nNew-role: chemist", "role-max")
+    git(repo, "add", "-A")
+    git(repo, *UNHOOKED, "commit", "-qm", "@c4: [STATE:pending] no hooks", "-m",
+        "New-role: chemist")
+    res = gitstate(repo, "verify")
+    assert res.returncode == 1 and "[role-max]" in res.stdout

@@ -104,3 +104,25 @@ def test_mortality_advice_names_the_lifecycles_own_ways_out():
     registry = preset("registry").phase_advice("urgent", "a")
     assert "end (`gitstate transition a done`)" in registry and "freeze" not in registry
     assert "freeze" not in SQUAD.phase_advice("urgent", "a") + MAOS.phase_advice("urgent", "a")
+
+
+def test_a_role_not_declared_is_taken_only_when_the_commit_says_so():
+    born = doc("carol", "bootstrap", role="stewrad")
+    [v] = judge(HAAK, "carol", None, born, "@carol: [STATE:bootstrap] born")
+    assert v.rule == "unknown-role" and "(did you mean 'steward'?)" in v.message
+    assert "`--new-role` (trailer 'New-role: stewrad')" in v.message
+    assert judge(HAAK, "carol", None, born,
+                 "@carol: [STATE:bootstrap] born\n\nNew-role: stewrad\n") == []
+    # the files alone (pre-commit) cannot tell: judged once the message is there
+    assert judge(HAAK, "carol", None, born, None) == []
+    # later moves of an agent of a custom role need nothing more
+    assert judge(HAAK, "carol", born, doc("carol", "inbox", role="stewrad"),
+                 "@carol: [STATE:inbox] on") == []
+
+
+def test_roles_without_a_max_share_the_default_limit():
+    two = {a: {"agent": a, "state": "pending", "role": "chemist"} for a in ("c1", "c2", "c3")}
+    [v] = judge(MAOS, "c3", None, doc("c3", "pending", role="chemist"),
+                "@c3: [STATE:pending] born\n\nNew-role: chemist\n", agents=two)
+    assert v.rule == "role-max" and "may have 2 living holders (policies.role_max" in v.message
+    assert MAOS.max_of("chemist") == 2 and MAOS.max_of("engineer") == 4
