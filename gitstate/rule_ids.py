@@ -59,6 +59,8 @@ class Rule(StrEnum):
     URGENT = "urgent", "entering a state the mortality policy forbids at urgent context"
     TIMEOUT = "timeout", "a timed transition taken before it is due"
     LOG = "log", "entering a state with a `log` without appending to that file in the commit"
+    TOKEN_LIMIT = ("token-limit", "staying in (or entering) a state with a `token_limit` once "
+                   "the agent's tokens reached its max_tokens")
     FREEZE_STATE = ("freeze-state", "a freeze without its complete freeze-state file in the same "
                     "commit")
     INBOX_CHECKPOINT = ("inbox-checkpoint", "last_read_commit moved backwards or to a commit "

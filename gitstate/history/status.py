@@ -58,13 +58,18 @@ def status_of(agent: str, path: str, front: dict, lc: Lifecycle,
     pct = float(pct) if isinstance(pct, (int, float)) and not isinstance(pct, bool) else None
     phase = lc.mortality.phase(pct)
     role = statefile.as_text(front.get("role"))
+    nxt = lc.open_moves(state, role=role, context_pct=pct, waited=waited) \
+        if state in lc.states else []
+    used, most = front.get("tokens"), front.get("max_tokens")
+    if state in nxt and lc.states[state].token_limit and isinstance(used, int) \
+            and isinstance(most, int) and used >= most:
+        nxt.remove(state)     # the token limit ends the state
     return {"agent": agent, "path": path, "state": state,
             "roster": lc.roster_of(state) if state else None,
             "role": role,
             "model": statefile.as_text(front.get("model")), "context_pct": pct,
             "phase": phase,
-            "next": lc.open_moves(state, role=role, context_pct=pct, waited=waited)
-            if state in lc.states else [],
+            "next": nxt,
             "thread": statefile.as_text(front.get("thread")),
             "summary": statefile.as_text(front.get("summary")),
             "problem": None if state in lc.states

@@ -108,6 +108,12 @@ def _check_can_end(lc: Lifecycle, r) -> None:
 
 def _check_requires(lc: Lifecycle, r) -> None:
     for name, state in lc.states.items():
+        if state.token_limit and state.token_limit not in lc.transitions.get(name, ()):
+            r.bad(("states", name, "token_limit"), f"state '{name}': token_limit "
+                  f"'{state.token_limit}' is not a move from '{name}'")
+        if state.stamp in ("agent", "state", "updated"):
+            r.bad(("states", name, "stamp"), f"state '{name}': '{state.stamp}' is set by "
+                  "gitstate; stamp another field")
         for f in state.requires:
             if f in ("agent", "state"):
                 r.bad(("states", name, "requires"), f"state '{name}': '{f}' is always required")

@@ -47,6 +47,8 @@ class State(Record):
     protocol: str | None = None
     outcome: str = "success"   # how an ending reads to whoever waits on it (success, failure)
     log: str | None = None     # a shared file the commit entering this state appends to
+    token_limit: str | None = None   # where the agent goes once `tokens` reach `max_tokens`
+    stamp: str | None = None   # a field set to the moment the agent enters this state
     _plain_skip = ("name",)    # a state is keyed by its name
 
 

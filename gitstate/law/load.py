@@ -195,7 +195,10 @@ def _read_states(r: _Reader, raw: Any) -> dict[str, State]:
             requires=tuple(r.names(spec.get("requires"), path + ("requires",),
                                    f"state '{name}': requires")),
             description=str(spec.get("description") or ""),
-            protocol=spec.get("protocol"), log=_log_path(r, spec.get("log"), path))
+            protocol=spec.get("protocol"), log=_log_path(r, spec.get("log"), path),
+            token_limit=None if spec.get("token_limit") is None
+            else str(spec.get("token_limit")),
+            stamp=None if spec.get("stamp") is None else str(spec.get("stamp")))
     return states
 
 

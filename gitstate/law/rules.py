@@ -233,7 +233,24 @@ def _check_file(p: Parsed, lc: Lifecycle, out: list[Violation],
                                  f"{legal_moves(lc, old_state)}, not {state}", where))
     _check_requires(new, ch.path, lc, state, out)
     _check_mortality(p, lc, old_state, state, where, out)
+    _check_tokens(p, lc, state, out)
     return p
+
+
+def _check_tokens(p: Parsed, lc: Lifecycle, state: str, out: list[Violation]) -> None:
+    """A state with a `token_limit` (era's deep_work) ends once the agent's `tokens` reach its
+    `max_tokens`: it may not stay there, nor enter it, past its budget."""
+    leave = lc.states[state].token_limit
+    if not leave or p.new is None:
+        return
+    used, most = p.new.get("tokens"), p.new.get("max_tokens")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (used, most)) \
+            or used < most:
+        return
+    out.append(Violation(Rule.TOKEN_LIMIT, f"{p.agent} has used {used:,} tokens of its "
+                         f"max_tokens {most:,}: {state} ends at the token limit; go to "
+                         f"{leave} (or raise max_tokens)",
+                         f"{p.change.path}:{p.new.line_of('tokens')}"))
 
 
 def _check_content(p: Parsed, data: bytes, lc: Lifecycle, out: list[Violation],

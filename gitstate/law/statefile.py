@@ -190,6 +190,8 @@ FIELDS: dict[str, Callable[[Any], str | None]] = {
     "updated": _text,
     "pid": _count,
     "host": _text,
+    "max_tokens": _count,      # era: deep_work's token budget
+    "tokens": _count,          # the tokens the agent's session has used, as measured
     "key": _public_key,
 }
 REQUIRED = ("agent", "state")

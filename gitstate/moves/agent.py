@@ -157,6 +157,9 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
         old_state = _state_or_none(old, path)
         if state in lc.states and lc.states[state].terminal and old_state != state:
             sets.setdefault("ended", now_iso())          # the log's end stamp
+        stamp = lc.states[state].stamp if state in lc.states else None
+        if stamp and old_state != state:
+            sets.setdefault(stamp, now_iso())            # era: idle_since
         fields = {"state": state, **sets, "updated": now_iso()}
         new = statefile.with_fields(base, fields).encode()
         if new == old:   # a progress update in the same second as the last: a finer stamp

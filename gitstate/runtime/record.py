@@ -27,14 +27,23 @@ def record_context(cwd: str | None, agent: str, pct: float, phase: str, tokens: 
     data = repo.git.cat_files([f"{head}:{lc.state_path(agent)}"])[0] if head else None
     if data is None:
         return f"gitstate: {agent} is not registered here; context is {pct:g}% ({phase})."
-    state = statefile.parse_bytes(data, lc.state_path(agent)).state
+    doc = statefile.parse_bytes(data, lc.state_path(agent))
+    state = doc.state
     measured = f"context {pct:g}% ({tokens:,} of {window:,} tokens)"
     note = ""
     if isinstance(state, str) and state in lc.states and not lc.states[state].terminal:
+        # a state with a token limit (era's deep_work) ends once `tokens` reach `max_tokens`
+        budget = doc.get("max_tokens")
+        leave = lc.states[state].token_limit
+        over = leave and isinstance(budget, int) and tokens >= budget
         with as_system(repo) as repo:
-            result = transition(repo, agent, state, sets={"context_pct": pct},
-                                text=f"{measured}: {phase}", with_work=False)
-        note = f" Recorded as {result.sha[:10]} by gitstate."
+            result = transition(repo, agent, leave if over and leave else state,
+                                sets={"context_pct": pct, "tokens": tokens},
+                                text=f"{measured}: {phase}" + (
+                                    f"; token limit {budget:,}: {state} ends" if over else ""),
+                                with_work=False)
+        note = f" Recorded as {result.sha[:10]} by gitstate." + (
+            f" Your max_tokens ({budget:,}) is spent: you are in {leave} now." if over else "")
     asks = phase_asks(lc, phase, agent)
     return f"gitstate: {agent}: {measured}, mortality phase {phase}.{note} {asks}".strip()
 

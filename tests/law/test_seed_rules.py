@@ -126,3 +126,19 @@ def test_roles_without_a_max_share_the_default_limit():
                 "@c3: [STATE:pending] born\n\nNew-role: chemist\n", agents=two)
     assert v.rule == "role-max" and "may have 2 living holders (policies.role_max" in v.message
     assert MAOS.max_of("chemist") == 2 and MAOS.max_of("engineer") == 4
+
+
+def test_deep_work_ends_at_the_token_limit():
+    before = doc("e", "deep_work", max_tokens=50000, tokens=40000)
+    [v] = judge(ERA, "e", before, doc("e", "deep_work", max_tokens=50000, tokens=50000),
+                "@e: [STATE:deep_work] more")
+    assert v.rule == "token-limit" and "deep_work ends at the token limit; go to inbox" \
+        in v.message
+    assert judge(ERA, "e", before, doc("e", "inbox", max_tokens=50000, tokens=50000),
+                 "@e: [STATE:inbox] budget spent") == []
+    assert judge(ERA, "e", before, doc("e", "deep_work", max_tokens=50000, tokens=49999),
+                 "@e: [STATE:deep_work] nearly") == []
+    [v] = judge(ERA, "e", doc("e", "deep_work"), doc("e", "deep_work", max_tokens="lots"),
+                "@e: [STATE:deep_work] x")
+    assert v.rule == "bad-field"
+    assert ERA.states["idle"].stamp == "idle_since"
