@@ -88,12 +88,16 @@ def reap(host, every, count, push):
 @cli.command()
 @click.option("--approved-by", default=None, metavar="HUMAN",
               help="For agents whose way to rest passes a gated move.")
+@click.option("--grace", default=10.0, type=click.FloatRange(min=0), metavar="SECONDS",
+              show_default=True,
+              help="How long a process sent SIGTERM has to end before SIGKILL.")
 @push_option
-def shutdown(approved_by, push):
-    """Move every living agent to a frozen or terminal state, children before parents."""
+def shutdown(approved_by, grace, push):
+    """Move every living agent to a frozen or terminal state, children before parents; an
+    agent's recorded process on this host is stopped first (SIGTERM, then SIGKILL)."""
     here = repo()
-    return EXIT_REJECTED if shut_down(here, click.echo, approved_by, committer(here, push)) \
-        else 0
+    return EXIT_REJECTED if shut_down(here, click.echo, approved_by, committer(here, push),
+                                      grace=grace) else 0
 
 
 @cli.group()

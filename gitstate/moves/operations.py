@@ -213,7 +213,47 @@ def _alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    try:   # a zombie has ended; only its parent has not read its status yet (Linux)
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[-1].split()[:1] != [b"Z"]
+    except OSError:
+        return True
+
+
+def stop_process(front: dict, host: str, grace: float, say: Callable[[str], None],
+                 agent: str) -> str | None:
+    """The seed's graceful stop of an agent's recorded process: SIGTERM, up to `grace`
+    seconds for it to end, then SIGKILL. What happened, as recorded in `stopped:` (None: no
+    process recorded). A process on another host is not signalled, and said."""
+    import signal
+    pid = front.get("pid")
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return None
+    where = statefile.as_text(front.get("host"))
+    if where != host:
+        said = f"not signalled: process {pid} runs on {where or 'an unrecorded host'}, not {host}"
+        say(f"{agent}: {said}")
+        return said
+    if not _alive(pid):
+        return f"process {pid} had already ended"
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return f"process {pid} had already ended"
+    except PermissionError:
+        said = f"not signalled: process {pid} belongs to another user"
+        say(f"{agent}: {said}")
+        return said
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            say(f"{agent}: process {pid} ended on SIGTERM")
+            return f"process {pid} ended on SIGTERM"
+        time.sleep(0.05)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    say(f"{agent}: process {pid} did not end within {grace:g}s of SIGTERM; killed (SIGKILL)")
+    return f"process {pid} killed (SIGKILL) after {grace:g}s"
 
 
 def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
@@ -370,8 +410,10 @@ def _path_to_rest(lc: Lifecycle, start: str, *, interrupted: bool = False) -> li
 
 
 def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None = None,
-             commit=committed) -> int:
-    """Move every living agent to a frozen or terminal state: children before parents."""
+             commit=committed, grace: float = 10.0) -> int:
+    """Move every living agent to a frozen or terminal state: children before parents. An
+    agent whose process (`pid`) runs on this host is stopped first (SIGTERM, `grace`
+    seconds, SIGKILL), and how it ended is recorded (`stopped:`)."""
     head = repo.git.head()
     if head is None:
         return 0
@@ -381,6 +423,7 @@ def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None 
     living = [a for a, f in fronts.items() if lc.roster_of(f.get("state", "")) == "living"]
     order = sorted(living, key=lambda a: (-(fronts[a].get("depth") or 0), a))
     skipped = 0
+    host = socket.gethostname()
     with as_system(repo) as repo:
         for agent in order:
             state = fronts[agent]["state"]
@@ -394,16 +437,20 @@ def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None 
                 say(f"{agent}: the way from {state} needs a human's approval (--approved-by)")
                 skipped += 1
                 continue
+            stopped = stop_process(fronts[agent], host, grace, say, agent)
             for step in path:
                 spec = lc.states[step]
                 if spec.roster == "frozen" and "freeze_state" in spec.requires:
                     commit(agent, partial(
                         freeze, repo, agent, text="shutdown", situation="stopped by shutdown",
                         moved_by="shutdown",
+                        sets={"stopped": stopped} if stopped and step == path[-1] else None,
                         unwritten="Stopped by `gitstate shutdown` before this was written."))
                 else:
                     sets = {"final_summary": "stopped by `gitstate shutdown`"} \
                         if "final_summary" in spec.requires else {}
+                    if stopped and step == path[-1]:
+                        sets["stopped"] = stopped
                     if spec.terminal and spec.outcome == "failure":
                         sets["summary"] = "interrupted by `gitstate shutdown` before it finished"
                     gate = approved_by if lc.needs_approval(state, step) else None

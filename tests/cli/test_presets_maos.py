@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
 from pathlib import Path
 
 from conftest import UNHOOKED, git, gitstate, set_state_line
@@ -121,3 +124,43 @@ def test_custom_roles_are_said_so_and_have_a_default_limit(tmp_path):
         "New-role: chemist")
     res = gitstate(repo, "verify")
     assert res.returncode == 1 and "[role-max]" in res.stdout
+
+
+def _orphan(script: str) -> int:
+    """The pid of a process running `script`, not a child of this one (so that nothing here
+    waits for it: it ends as the signals say)."""
+    out = subprocess.run(["sh", "-c", f"({script}) >/dev/null 2>&1 & echo $!"],
+                         capture_output=True, text=True, check=True).stdout
+    return int(out.strip())
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().rsplit(")", 1)[-1].split()[0] == "Z"
+
+
+def test_shutdown_stops_the_processes_it_can_and_says_which_it_cannot(tmp_path):
+    repo = managed(tmp_path, "maos")
+    polite = _orphan("exec sleep 300")
+    stubborn = _orphan("trap '' TERM; exec sleep 300")
+    here = socket.gethostname()
+    for agent, pid, host in (("e1", polite, here), ("e2", stubborn, here),
+                             ("e3", 999_999, "elsewhere")):
+        ok(repo, "spawn", agent, "--role", "engineer" if agent != "e3" else "qa")
+        ok(repo, "transition", agent, "running", "--set", f"pid={pid}", "--set", f"host={host}")
+    out = ok(repo, "shutdown", "--grace", "1").stdout
+    assert f"e1: process {polite} ended on SIGTERM" in out
+    assert f"e2: process {stubborn} did not end within 1s of SIGTERM; killed (SIGKILL)" in out
+    assert "e3: not signalled: process 999999 runs on elsewhere" in out
+    assert _gone(polite) and _gone(stubborn)
+    files = {a: (repo / "agent" / a / "_state.md").read_text() for a in ("e1", "e2", "e3")}
+    assert f"stopped: process {polite} ended on SIGTERM" in files["e1"]
+    assert f"stopped: process {stubborn} killed (SIGKILL) after 1s" in files["e2"]
+    assert "stopped: 'not signalled: process 999999 runs on elsewhere" in files["e3"]
+    assert {r["agent"]: r["state"] for r in roster(repo)["cemetery"]} == {
+        "e1": "cancelled", "e2": "cancelled", "e3": "cancelled"}
+    assert ok(repo, "verify").returncode == 0
