@@ -138,6 +138,9 @@ def show(agent, as_json):
     here = repo()
 
     def print_file(view: dict) -> None:
+        if view["written_by"]:
+            click.echo(f"note: {view['path']} was written by {view['written_by']}, not by "
+                       f"{view['agent']}: its sections hold nothing {view['agent']} wrote")
         data = here.git.cat_files([f"HEAD:{view['path']}"])[0]
         click.echo(statefile.decode(data, view["path"]), nl=False)
     output("show", freeze_state(here, agent), as_json, print_file)
@@ -150,11 +153,15 @@ def show(agent, as_json):
 @click.option("--from", "giver", default=None, metavar="ID", shell_complete=complete.agent,
               help="The holder that gives it (default: the one living holder).")
 @message_option
+@click.option("--approved-by", default=None, metavar="HUMAN",
+              help="Needed when the giver or the taker is frozen (haak): every change to a "
+                   "frozen agent is a human's decision.")
 @json_option
-def handover(role, to, giver, text, as_json):
+def handover(role, to, giver, text, approved_by, as_json):
     """A holder of ROLE hands it to another agent in one commit and keeps working without it
     (trailer `Role-transfer: ROLE -> ID`): the role is never vacant nor held twice."""
-    record = commands.handover(repo(), role, to, giver=giver, text=text)
+    record = commands.handover(repo(), role, to, giver=giver, text=text,
+                               approved_by=approved_by)
     return moved("handover", record, as_json, says=f"hands {role} to {to}")
 
 

@@ -257,8 +257,9 @@ def freeze_state(repo: Managed, agent: str, at: str | None = None) -> dict:
     fdoc = statefile.parse(text, rel) if text.startswith("---") else None
     parts = re.split(r"^##[ \t]+(.+?)[ \t]*$", fdoc.body if fdoc else text, flags=re.M)
     sections = {parts[i].strip(): parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
-    return {"agent": agent, "state": doc.state, "path": rel,
-            "front": fdoc.front if fdoc else {}, "sections": sections}
+    front = fdoc.front if fdoc else {}
+    return {"agent": agent, "state": doc.state, "path": rel, "front": front,
+            "sections": sections, "written_by": statefile.as_text(front.get("written_by"))}
 
 
 def verified(repo: Managed, revs=(), *, no_cache: bool = False, progress=None) -> dict:

@@ -210,6 +210,12 @@ class Lifecycle(Record):
     def is_legal(self, old: str, new: str) -> bool:
         return new in self.allowed_from(old)
 
+    def held(self, state: str) -> bool:
+        """Is an agent in `state` a human's to move (approval for `state -> *`, haak's frozen)?
+        Then every change to it needs approval, staying in the state included (its role
+        handed away): it cannot speak for itself."""
+        return any(_glob(a, state) and b == "*" for a, b in self.policies.approval_pairs)
+
     def needs_approval(self, old: str, new: str) -> bool:
         if old == new:
             return False

@@ -386,6 +386,11 @@ def _check_message(parsed: list[Parsed], msg: Message, lc: Lifecycle,
         return
     if msg.tag is None:
         return  # malformed, already reported
+    for p in parsed:   # a held agent (haak: frozen) is changed only with a human's approval
+        if p.new is not None and p.old is not None and not p.new_problem \
+                and isinstance(p.old.state, str) and p.old.state == p.new.state \
+                and lc.held(p.old.state):
+            _check_approval(p, msg, lc, p.old.state, p.old.state, out)
     if msg.prefix is not None and msg.prefix not in {p.agent for p in parsed}:
         changed = ", ".join(p.agent for p in parsed)
         out.append(Violation(Rule.PREFIX_MISMATCH, f"the subject speaks as @{msg.prefix} but the "
@@ -410,6 +415,12 @@ def _check_approval(p: Parsed, msg: Message, lc: Lifecycle, old: str, new: str,
     if any(v.strip().lower() in humans for v in given):
         return
     named = f" ('{', '.join(given)}' is not one of them)" if given else ""
+    if old == new:
+        out.append(Violation(Rule.NEEDS_APPROVAL, f"{p.agent} is {old}: every change to it "
+                             "(its role handed away included) needs a human's approval: add "
+                             f"the trailer 'Approved-by: <human>' naming one of "
+                             f"{', '.join(lc.policies.humans)}{named}", "commit message"))
+        return
     out.append(Violation(Rule.NEEDS_APPROVAL, f"{old} -> {new} needs a human's approval: add the "
                          f"trailer 'Approved-by: <human>' naming one of "
                          f"{', '.join(lc.policies.humans)}{named}", "commit message"))

@@ -179,7 +179,7 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Viola
             out.append(Violation(Rule.ROLE_MAX, f"role '{role}' may have {most} living "
                                  f"holder{'s' if most != 1 else ''}{default}; with this commit it "
                                  f"would have {len(holders)} ({_named(holders)}). "
-                                 + _way_out(p, role, giver), role_at))
+                                 + _way_out(p, role, giver, lc), role_at))
     cap = lc.policies.max_living
     if living and not was_living and cap:
         count = census.living()
@@ -239,12 +239,14 @@ def _check_log(p, ctx: Context, log: str, out: list[Violation]) -> None:
                          f"{p.change.path}:{p.new.line_of('state')}"))
 
 
-def _way_out(p, role: str, giver: str | None) -> str:
+def _way_out(p, role: str, giver: str | None, lc: Lifecycle) -> str:
     """A way past `role-max` that works: a living holder (`giver`, the first other than this
     agent) hands the role over first (a frozen agent that still holds it keeps it, and is woken
     as the one holder), or a vacancy."""
     giver = giver or "HOLDER"
-    hand = f"`gitstate handover {role} --from {giver} --to {p.agent}`"
+    held = p.old is not None and isinstance(p.old.state, str) and lc.held(p.old.state)
+    hand = f"`gitstate handover {role} --from {giver} --to {p.agent}" + (
+        " --approved-by HUMAN`" if held else "`")
     if p.old is None:
         return (f"Spawn {p.agent} without the role and have {giver} hand it over ({hand}), "
                 "or wait for a vacancy")
@@ -317,6 +319,7 @@ def _check_birth(p, lc: Lifecycle, census: Census, role: str | None,
 
 
 FREEZE_KEYS = ("session_id", "frozen_at", "role", "primary_situation")
+WRITTEN_BY = "written_by:"   # a freeze-state gitstate wrote for the agent (shutdown), not the agent
 
 
 def freeze_file_problems(text: str) -> list[str]:
@@ -381,3 +384,10 @@ def _check_freeze_file(p, ctx: Context, out: list[Violation]) -> None:
         return
     for problem in freeze_file_problems(data.decode("utf-8", "replace")):
         out.append(Violation(Rule.FREEZE_STATE, f"{target}: {problem}", where))
+    before = statefile.as_text(p.old.get("freeze_state")) if p.old is not None else None
+    if before and ctx.base_file(target) == data and WRITTEN_BY not in data.decode(
+            "utf-8", "replace").split("\n---", 1)[0]:
+        out.append(Violation(Rule.FREEZE_STATE, f"{p.agent} froze before and was woken; its "
+                             f"freeze-state {target} is the one of that freeze: update it "
+                             "(what it learned since, what is open now) in the same commit",
+                             where))

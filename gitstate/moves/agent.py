@@ -136,7 +136,8 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
                sets: dict[str, Any] | None = None, approved_by: str | None = None,
                body: str = "", files: dict[str, bytes] | None = None,
                with_work: bool = True, action: str = "transition",
-               moved_by: str | None = None) -> Result:
+               moved_by: str | None = None,
+               trailers: list[tuple[str, str]] | None = None) -> Result:
     """Move `agent` to `state` in one commit, together with whatever is staged and `files`.
     Without `with_work` (a measurement the system records), only the committed state file
     changes: nothing staged and no edit in the work tree comes along. `moved_by`: the team
@@ -165,9 +166,10 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
         if new == old:   # a progress update in the same second as the last: a finer stamp
             fields["updated"] = now_iso(precise=True)
             new = statefile.with_fields(base, fields).encode()
-        trailers = [("Approved-by", approved_by)] if approved_by else []
-        trailers += [("Moved-by", f"gitstate {moved_by}")] if moved_by else []
-        message = format_message(agent, state, text or f"{old_state} -> {state}", body, trailers)
+        said = list(trailers or [])
+        said += [("Approved-by", approved_by)] if approved_by else []
+        said += [("Moved-by", f"gitstate {moved_by}")] if moved_by else []
+        message = format_message(agent, state, text or f"{old_state} -> {state}", body, said)
         _judge(repo, lc, head, path, old, new, message, action, files, with_work)
         front = statefile.parse_bytes(old, path).front
         sign = must_sign(repo, lc, head, agent, old_state, state, approved_by, moved_by,
@@ -303,8 +305,11 @@ def freeze(repo: Managed, agent: str, *, text: str | None = None,
                                      f"freeze {agent}` again")
         data = b"".join((unwritten.encode() + b"\n") if ln.strip().startswith((b"(", b"- ("))
                         else ln for ln in data.splitlines(keepends=True))
+        data = _written_by(data, rel, moved_by)
     else:
         data = existing.read_bytes()
+        if unwritten:   # a woken agent stopped before it wrote an updated one
+            data = _written_by(data, rel, moved_by, frozen_at=now_iso())
     problems = freeze_file_problems(statefile.decode(data, rel))
     if problems:
         raise GitstateError(f"{rel} is not a complete freeze-state: " + "; ".join(problems),
@@ -315,6 +320,15 @@ def freeze(repo: Managed, agent: str, *, text: str | None = None,
     return transition(repo, agent, target, text=text or default,
                       sets={**(sets or {}), "freeze_state": rel}, files={rel: data},
                       action="freeze", moved_by=moved_by)
+
+
+def _written_by(data: bytes, rel: str, by: str | None, frozen_at: str | None = None) -> bytes:
+    """A freeze-state marked as written by gitstate (`written_by:`), not by its agent: `show`
+    says so, so that nobody takes its boilerplate for what the agent knew."""
+    fields = {"written_by": f"gitstate {by or 'shutdown'}"}
+    if frozen_at:
+        fields["frozen_at"] = frozen_at
+    return statefile.with_fields(statefile.parse_bytes(data, rel), fields).encode()
 
 
 def wake(repo: Managed, agent: str, approved_by: str, *, text: str | None = None,
@@ -344,12 +358,14 @@ def bury(repo: Managed, agent: str, summary: str, *, text: str | None = None,
         files, more, body = _role_transfer(repo, lc, front, role, transfer_to)
         sets.update(more)
     return transition(repo, agent, target, text=text or "died", sets=sets,
-                      approved_by=approved_by, body=body, files=files, action="bury")
+                      approved_by=approved_by, files=files, action="bury",
+                      trailers=[("Role-transfer", body)] if body else None)
 
 
 def _role_transfer(repo: Managed, lc, front: dict, role: str,
                    to: str) -> tuple[dict[str, bytes], dict[str, Any], str]:
-    """(the receiver's new state file, the giver's new fields, the trailer) of handing `role`
+    """(the receiver's new state file, the giver's new fields, the `Role-transfer:` trailer's
+    value) of handing `role`
     to `to`. The giver keeps the role it held in `past_roles`, so that the record of who held
     what (the entity graph) outlives the hand-over."""
     to = canonical_id(to)
@@ -370,11 +386,11 @@ def _role_transfer(repo: Managed, lc, front: dict, role: str,
     past = front.get("past_roles")
     past = [str(r) for r in past] if isinstance(past, list) else []
     giver = {"role": None, "past_roles": past if role in past else past + [role]}
-    return {to_path: new_to}, giver, f"Role-transfer: {role} -> {to}"
+    return {to_path: new_to}, giver, f"{role} -> {to}"
 
 
 def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
-             text: str | None = None) -> Result:
+             text: str | None = None, approved_by: str | None = None) -> Result:
     """A holder of `role` hands it to `to` in one commit (a progress update of the holder,
     trailer `Role-transfer: ROLE -> TO`), and stays in its state without the role. Without
     `giver`, the one living holder gives it."""
@@ -396,9 +412,10 @@ def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
     if statefile.as_text(front.get("role")) != role:
         raise GitstateError(f"{giver} does not hold role '{role}' "
                             f"(its role: {statefile.as_text(front.get('role')) or 'none'})")
-    files, sets, body = _role_transfer(repo, lc, front, role, to)
+    files, sets, moved = _role_transfer(repo, lc, front, role, to)
     return transition(repo, giver, state, text=text or f"hands {role} to {to}", sets=sets,
-                      body=body, files=files, action="handover")
+                      files=files, action="handover", approved_by=approved_by,
+                      trailers=[("Role-transfer", moved)])
 
 
 def _holds(data: bytes, lc, agent: str, role: str, *, living: bool) -> bool:

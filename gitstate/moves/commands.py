@@ -124,10 +124,12 @@ def bury(repo: Managed, agent: str, summary: str, *, approved_by: str | None = N
 
 
 def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
-             text: str | None = None, warn: Callable[[str], None] = _stderr) -> dict:
-    """A holder of `role` hands it to `to` in one commit, and stays in its state."""
-    return committed(repo, to, lambda: moves.handover(repo, role, to, giver=giver, text=text),
-                     warn=warn)
+             text: str | None = None, approved_by: str | None = None,
+             warn: Callable[[str], None] = _stderr) -> dict:
+    """A holder of `role` hands it to `to` in one commit, and stays in its state; a frozen
+    giver or taker (haak) needs a human's approval."""
+    return committed(repo, to, lambda: moves.handover(repo, role, to, giver=giver, text=text,
+                                                      approved_by=approved_by), warn=warn)
 
 
 def logout(repo: Managed, agent: str, note: str, *, text: str | None = None, sets=(),

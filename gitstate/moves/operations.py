@@ -234,6 +234,10 @@ def stop_process(front: dict, host: str, grace: float, say: Callable[[str], None
         said = f"not signalled: process {pid} runs on {where or 'an unrecorded host'}, not {host}"
         say(f"{agent}: {said}")
         return said
+    if pid in (os.getpid(), os.getppid()):
+        said = f"not signalled: process {pid} is this gitstate or the process that started it"
+        say(f"{agent}: {said}")
+        return said
     if not _alive(pid):
         return f"process {pid} had already ended"
     try:

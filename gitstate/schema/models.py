@@ -237,6 +237,7 @@ class FreezeState(Record):
     path: str
     front: dict[str, Any]
     sections: dict[str, str]
+    written_by: str | None = None   # who wrote it when not the agent (`gitstate shutdown`)
 
 
 # -- moves ----------------------------------------------------------------------------------

@@ -257,7 +257,9 @@ def test_maos_reap_and_shutdown(tmp_path):
     gone = subprocess.Popen(["true"])
     gone.wait()
     host = socket.gethostname()
-    for agent, pid in (("dead-proc", gone.pid), ("live-proc", os.getpid())):
+    live = subprocess.run(["sh", "-c", "sleep 300 >/dev/null 2>&1 & echo $!"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    for agent, pid in (("dead-proc", gone.pid), ("live-proc", live)):
         ok(repo, "spawn", agent, "--role", "engineer")
         ok(repo, "transition", agent, "running", "--set", f"pid={pid}", "--set", f"host={host}")
     ok(repo, "spawn", "waiting")
@@ -265,7 +267,7 @@ def test_maos_reap_and_shutdown(tmp_path):
     assert f"dead-proc: running -> failed (process {gone.pid} on {host} is gone)" in out
     assert "live-proc" not in out
     assert git(repo, "log", "-1", "--format=%an %s").stdout.startswith("gitstate @dead-proc:")
-    ok(repo, "shutdown")
+    assert f"live-proc: process {live} ended on SIGTERM" in ok(repo, "shutdown").stdout
     view = roster(repo)
     assert view["living"] == []
     ends = {r["agent"]: r["state"] for r in view["cemetery"]}

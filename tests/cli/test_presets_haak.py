@@ -118,14 +118,17 @@ def test_waking_a_frozen_holder_when_another_took_the_role(tmp_path):
     ok(repo, "spawn", "dave", "--role", "steward")     # carol is frozen: the role is free
     res = gitstate(repo, "wake", "carol", "--approved-by", "zach")
     assert res.returncode == 1 and "[role-max]" in res.stderr
-    advice = "`gitstate handover steward --from dave --to carol`"
+    advice = "`gitstate handover steward --from dave --to carol --approved-by HUMAN`"
     assert advice in res.stderr
     # by hand, the hook gives the same way out
     set_state_line(repo, "carol", "state", "bootstrap")
     err = refused_commit(repo, "@carol: [STATE:bootstrap] awake\n\nApproved-by: zach", "role-max")
     assert advice in err
     git(repo, "reset", "-q", "--hard")
-    ok(repo, "handover", "steward", "--from", "dave", "--to", "carol")
+    res = gitstate(repo, "handover", "steward", "--from", "dave", "--to", "carol")
+    assert res.returncode == 1 and "[needs-approval]" in res.stderr   # carol is frozen
+    assert "carol is frozen: every change to it" in res.stderr
+    ok(repo, "handover", "steward", "--from", "dave", "--to", "carol", "--approved-by", "zach")
     ok(repo, "wake", "carol", "--approved-by", "zach")
     assert {r["agent"]: r["role"] for r in roster(repo)["living"]} == {"carol": "steward",
                                                                       "dave": None}
@@ -235,4 +238,73 @@ def test_typos_do_not_become_law(tmp_path):
     res = gitstate(repo, "spawn", "bob")
     assert res.returncode == 1 and "is frozen" in res.stderr
     assert "`gitstate wake bob --approved-by HUMAN`" in res.stderr
+    assert ok(repo, "verify").returncode == 0
+
+
+def _frozen(repo, agent: str, role: str | None = None) -> Path:
+    ok(repo, "spawn", agent, *(["--role", role] if role else []))
+    walk(repo, agent, "inbox")
+    gitstate(repo, "freeze", agent)
+    fs = repo / "data" / "freeze-states" / f"{agent}.md"
+    fill_freeze_state(fs)
+    ok(repo, "freeze", agent)
+    return fs
+
+
+def test_a_woken_agent_refreezes_with_an_updated_freeze_state(tmp_path):
+    repo = managed(tmp_path, "haak")
+    fs = _frozen(repo, "alice")
+    ok(repo, "wake", "alice", "--approved-by", "zach")
+    walk(repo, "alice", "inbox")
+    res = gitstate(repo, "freeze", "alice")
+    assert res.returncode == 1 and "[freeze-state]" in res.stderr
+    assert "alice froze before and was woken" in res.stderr
+    set_state_line(repo, "alice", "state", "frozen")         # by hand: the same
+    refused_commit(repo, "@alice: [STATE:frozen] again", "freeze-state")
+    git(repo, "reset", "-q", "--hard")
+    fs.write_text(fs.read_text().replace("## Open Questions\n", "## Open Questions\n"
+                                         "- asked after waking: is the fold linear?\n"))
+    ok(repo, "freeze", "alice")
+    assert "is the fold linear?" in json.loads(ok(repo, "show", "alice", "--json").stdout)[
+        "sections"]["Open Questions"]
+    assert ok(repo, "verify").returncode == 0
+
+
+def test_shutdowns_freeze_states_say_they_are_not_the_agents(tmp_path):
+    repo = managed(tmp_path, "haak")
+    ok(repo, "spawn", "bob")
+    walk(repo, "bob", "inbox")
+    fs = _frozen(repo, "alice")
+    ok(repo, "wake", "alice", "--approved-by", "zach")      # woken, never re-wrote hers
+    ok(repo, "shutdown")
+    for agent in ("bob", "alice"):
+        shown = json.loads(ok(repo, "show", agent, "--json").stdout)
+        assert shown["written_by"] == "gitstate shutdown"
+        text = ok(repo, "show", agent).stdout
+        assert text.startswith(f"note: data/freeze-states/{agent}.md was written by gitstate "
+                               f"shutdown, not by {agent}")
+    assert "written by hand" in fs.read_text()               # what alice wrote is kept
+    fresh = _frozen(repo, "carol")
+    assert json.loads(ok(repo, "show", "carol", "--json").stdout)["written_by"] is None
+    assert "note:" not in ok(repo, "show", "carol").stdout and fresh.exists()
+    assert ok(repo, "verify").returncode == 0
+
+
+def test_every_change_to_a_frozen_agent_needs_a_human(tmp_path):
+    repo = managed(tmp_path, "haak")
+    _frozen(repo, "carol", role="steward")
+    ok(repo, "spawn", "dave")
+    # handing away a frozen agent's role, as burying it, is a human's decision
+    res = gitstate(repo, "handover", "steward", "--from", "carol", "--to", "dave")
+    assert res.returncode == 1 and "[needs-approval]" in res.stderr
+    assert "carol is frozen: every change to it (its role handed away included)" in res.stderr
+    set_state_line(repo, "carol", "role", "null")
+    set_state_line(repo, "dave", "role", "steward")
+    refused_commit(repo, "@carol: [STATE:frozen] steward to dave\n\n"
+                   "Role-transfer: steward -> dave", "needs-approval")
+    git(repo, "reset", "-q", "--hard")
+    ok(repo, "handover", "steward", "--from", "carol", "--to", "dave", "--approved-by", "zach")
+    res = gitstate(repo, "bury", "carol", "--summary", "never woken")
+    assert res.returncode == 1 and "[needs-approval]" in res.stderr
+    ok(repo, "bury", "carol", "--summary", "never woken", "--approved-by", "zach")
     assert ok(repo, "verify").returncode == 0

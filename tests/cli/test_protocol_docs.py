@@ -23,7 +23,7 @@ from test_presets import managed
 
 PRESETS = ("haak", "era", "registry", "squad", "maos")
 FILLS = {"<you>": "ada", "<commit>": "abc1234", "<thread>": "parser", "<name>": "parser",
-         "<n>": "62", "<human>": "zach", "<pid>": str(os.getpid()),
+         "<n>": "62", "<human>": "zach", "<pid>": "4194305",   # above Linux's pid_max
          "<host>": socket.gethostname(), "<id>": "helper", "<type>": "researcher",
          "<whom>": "bob"}
 ROLE = {"registry": "general", "squad": "specialist", "maos": "engineer"}
