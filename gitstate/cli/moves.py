@@ -167,6 +167,19 @@ def handover(role, to, giver, text, approved_by, as_json):
 
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
+@click.argument("role", shell_complete=complete.role)
+@message_option
+@push_option
+@json_option
+def assume(agent, role, text, push, as_json):
+    """AGENT, living and without a role, takes the vacant ROLE in one commit (trailer
+    `Assumes-role: ROLE`); refused while another living agent holds it."""
+    record = commands.assume(repo(), agent, role, text=text, push=push)
+    return moved("assume", record, as_json, push=push, says=f"assumes {role}")
+
+
+@cli.command()
+@click.argument("agent", shell_complete=complete.agent)
 @click.option("--note", required=True, help="One line for the shared log: where you stopped.")
 @set_option
 @message_option

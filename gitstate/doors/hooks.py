@@ -296,6 +296,9 @@ def _verdict(lc, changes: list[FileChange], head: str):
     role = statefile.as_text(doc.get("role"))
     if old is None and role and role not in lc.roles:
         return None   # a new role's `New-role:` trailer too
+    if c.old is not None and role != statefile.as_text(
+            statefile.parse_bytes(c.old, c.path).get("role")):
+        return None   # a role taken (`Assumes-role:`) or changed: its trailer too
     return head, f"@{rx.match(c.path).group('id')}: [STATE:{new}]"
 
 

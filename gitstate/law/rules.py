@@ -51,9 +51,25 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
     if len(agents) > 1 and msg is not None and not transfer:
         out.append(Violation(Rule.MULTIPLE_AGENTS, "one commit may change one agent's state; this "
                              f"one changes {', '.join(agents)} (commit each agent separately)"))
+    assumed = _assumed_role(parsed, msg)
     for p in parsed:
-        _check_fixed(p, out, role_may_change=transfer or (msg is None and len(agents) > 1))
+        # without the message (pre-commit) a role taken (`Assumes-role:`) cannot be told
+        # apart either: judged at commit-msg
+        taking = msg is None and p.old is not None and not p.old.get("role")
+        _check_fixed(p, out, role_may_change=transfer or (msg is None and len(agents) > 1)
+                     or p.agent == assumed or taking)
     return out
+
+
+ASSUMES = "assumes-role"   # the trailer of `gitstate assume ID ROLE`
+
+
+def _assumed_role(parsed: list[Parsed], msg: Message | None) -> str | None:
+    """The agent that takes a vacant role in this commit (`Assumes-role: ROLE`, the agent
+    speaking): its role may change from none to that one; `society` judges the rest."""
+    if msg is None or msg.prefix is None or len(msg.trailer(ASSUMES)) != 1:
+        return None
+    return msg.prefix if any(p.agent == msg.prefix for p in parsed) else None
 
 
 FIXED_AT_BIRTH = ("parent", "depth", "role", "key")   # and `agent`: its directory
@@ -73,6 +89,9 @@ def _check_fixed(p: Parsed, out: list[Violation], role_may_change: bool) -> None
             how = " except by a role transfer (`gitstate handover ROLE --to ID2`, or " \
                 "`gitstate bury ID --transfer-role-to ID2`)" \
                 if key == "role" else ""
+            if key == "role" and not before:
+                how += " or by taking a vacant role (`gitstate assume ID ROLE`, trailer " \
+                    "'Assumes-role: ROLE')"
             out.append(Violation(Rule.FIXED_FIELD, f"'{key}' is fixed when an agent is born "
                                  f"({before!r}); it may not change{how}, not to {after!r}",
                                  f"{p.change.path}:{p.new.line_of(key)}"))

@@ -168,6 +168,8 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Viola
         out.append(Violation(Rule.ROLE_FORBIDS, f"{p.agent} holds role '{role}', which never "
                              f"enters {state}{why}{instead}",
                              f"{path}:{new.line_of('state')}"))
+    if msg is not None and msg.prefix == p.agent and msg.trailer("assumes-role"):
+        _check_assumed(p, lc, census, msg, role, old_role, living, role_at, out)
     most = lc.max_of(role)
     if living and role and most and (not was_living or role != old_role):
         holders = census.holders(role)
@@ -200,6 +202,36 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Viola
         _check_log(p, ctx, log, out)
     if isinstance(old_state, str) and lc.timeout_refuses_early(old_state, state, role):
         _check_timeout(p, lc, ctx, old_state, state, out)
+
+
+def _check_assumed(p, lc: Lifecycle, census: Census, msg: Message, role: str | None,
+                   old_role: str | None, living: bool, where: str,
+                   out: list[Violation]) -> None:
+    """A living agent takes a vacant role (the seed: any agent may assume one), in a commit
+    of its own that says so (`Assumes-role: ROLE`): it holds no other role, and no other
+    living agent holds this one."""
+    said = msg.trailer("assumes-role")
+    wanted = said[0].strip() if len(said) == 1 else None
+    problem = None
+    if wanted is None:
+        problem = "a commit assumes one role ('Assumes-role:' given more than once)"
+    elif p.old is None:
+        problem = f"a new agent is born with its role (`gitstate spawn {p.agent} --role {wanted}`)"
+    elif old_role:
+        problem = (f"{p.agent} holds role '{old_role}'; an agent holds one role at a time "
+                   f"(hand it on first: `gitstate handover {old_role} --to ID`)")
+    elif role != wanted:
+        problem = f"the commit says 'Assumes-role: {wanted}' but writes 'role: {role}'"
+    elif not living:
+        problem = f"{p.agent} is {p.new.state}, not living: only a living agent takes a role"
+    else:
+        others = [h for h in census.holders(wanted) if h != p.agent]
+        if others:
+            problem = (f"role '{wanted}' is not vacant: {_named(others)} hold"
+                       f"{'s' if len(others) == 1 else ''} it (a hand-over gives it: "
+                       f"`gitstate handover {wanted} --from {others[0]} --to {p.agent}`)")
+    if problem:
+        out.append(Violation(Rule.ASSUME_ROLE, problem, where))
 
 
 NEW_ROLE = "new-role"   # the trailer that says a role not declared is meant (`spawn --new-role`)

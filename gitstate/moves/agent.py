@@ -418,6 +418,14 @@ def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
                       trailers=[("Role-transfer", moved)])
 
 
+def assume(repo: Managed, agent: str, role: str, *, text: str | None = None) -> Result:
+    """A living agent without a role takes a vacant one, in one commit of its own (trailer
+    `Assumes-role: ROLE`): the seed's "any agent can choose to assume a vacant role"."""
+    _lc, state, _front = current_state(repo, agent)
+    return transition(repo, agent, state, text=text or f"assumes {role}", sets={"role": role},
+                      action="assume", trailers=[("Assumes-role", role)])
+
+
 def _holds(data: bytes, lc, agent: str, role: str, *, living: bool) -> bool:
     try:
         doc = statefile.parse_bytes(data, lc.state_path(agent))

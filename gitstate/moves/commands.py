@@ -132,6 +132,13 @@ def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
                                                       approved_by=approved_by), warn=warn)
 
 
+def assume(repo: Managed, agent: str, role: str, *, text: str | None = None,
+           push: bool = False, warn: Callable[[str], None] = _stderr) -> dict:
+    """A living agent without a role takes a vacant one (trailer `Assumes-role:`)."""
+    return committed(repo, agent, lambda: moves.assume(repo, agent, role, text=text),
+                     push=push, warn=warn)
+
+
 def logout(repo: Managed, agent: str, note: str, *, text: str | None = None, sets=(),
            warn: Callable[[str], None] = _stderr) -> dict:
     """Append `note` to the lifecycle's log and move to the state that keeps it."""

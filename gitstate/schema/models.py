@@ -371,6 +371,7 @@ COMMANDS: dict[str, Any] = {
     "wake": Move,
     "bury": Burial,
     "handover": Move,
+    "assume": Move,
     "logout": Move,
     "landing": Landing,
     "sync": SyncResult,

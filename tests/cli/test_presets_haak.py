@@ -308,3 +308,37 @@ def test_every_change_to_a_frozen_agent_needs_a_human(tmp_path):
     assert res.returncode == 1 and "[needs-approval]" in res.stderr
     ok(repo, "bury", "carol", "--summary", "never woken", "--approved-by", "zach")
     assert ok(repo, "verify").returncode == 0
+
+
+def test_a_living_agent_assumes_a_vacant_role(tmp_path):
+    repo = managed(tmp_path, "haak")
+    ok(repo, "spawn", "alice", "--role", "architect")
+    ok(repo, "spawn", "bob")
+    ok(repo, "spawn", "carol")
+    res = gitstate(repo, "assume", "bob", "architect")          # alice holds it
+    assert res.returncode == 1 and "[assume-role]" in res.stderr
+    assert "role 'architect' is not vacant: alice holds it" in res.stderr
+    walk(repo, "alice", "inbox", "distill")
+    ok(repo, "bury", "alice", "--summary", "designed the fold")
+    assert "Role 'architect' is vacant" in ok(repo, "vacancies").stdout
+    out = ok(repo, "assume", "bob", "architect").stdout
+    assert "bob: assumes architect, stays bootstrap" in out
+    assert git(repo, "log", "-1", "--format=%B").stdout.strip().endswith(
+        "Assumes-role: architect")
+    assert "architect" not in ok(repo, "vacancies").stdout
+    # by hand: carol takes the never-filled strategist role with a plain commit
+    set_state_line(repo, "carol", "role", "strategist")
+    err = refused_commit(repo, "@carol: [STATE:bootstrap] strategist now", "fixed-field")
+    assert "`gitstate assume ID ROLE`, trailer 'Assumes-role: ROLE'" in err
+    git(repo, "commit", "-qam", "@carol: [STATE:bootstrap] I take strategist",
+        "-m", "Assumes-role: strategist")
+    # one role at a time; a role held is not taken
+    res = gitstate(repo, "assume", "carol", "auditor")
+    assert res.returncode == 1 and "[assume-role]" in res.stderr
+    assert "carol holds role 'strategist'; an agent holds one role at a time" in res.stderr
+    ok(repo, "spawn", "dan")
+    set_state_line(repo, "dan", "role", "architect")
+    git(repo, *UNHOOKED, "commit", "-qam", "@dan: [STATE:bootstrap] mine",
+        "-m", "Assumes-role: architect")
+    res = gitstate(repo, "verify")
+    assert res.returncode == 1 and "[assume-role]" in res.stdout and "bob holds it" in res.stdout

@@ -142,3 +142,18 @@ def test_deep_work_ends_at_the_token_limit():
                 "@e: [STATE:deep_work] x")
     assert v.rule == "bad-field"
     assert ERA.states["idle"].stamp == "idle_since"
+
+
+def test_a_vacant_role_is_assumed_by_a_living_agent_without_one():
+    before, after = doc("bob", "inbox"), doc("bob", "inbox", role="architect")
+    msg = "@bob: [STATE:inbox] assumes architect\n\nAssumes-role: architect\n"
+    alone = {"bob": {"agent": "bob", "state": "inbox", "role": "architect"}}
+    assert judge(HAAK, "bob", before, after, msg, agents=alone) == []
+    held = {**alone, "alice": {"agent": "alice", "state": "deep_work", "role": "architect"}}
+    rules = [v.rule for v in judge(HAAK, "bob", before, after, msg, agents=held)]
+    assert "assume-role" in rules and "role-max" in rules
+    [v] = judge(HAAK, "bob", doc("bob", "inbox", role="auditor"), after, msg, agents=alone)
+    assert v.rule == "assume-role" and "holds role 'auditor'" in v.message
+    # without the trailer the role is a fixed field
+    [v] = judge(HAAK, "bob", before, after, "@bob: [STATE:inbox] mine", agents=alone)
+    assert v.rule == "fixed-field" and "`gitstate assume ID ROLE`" in v.message
