@@ -4,6 +4,7 @@ law shown refusing a plain `git commit`."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import socket
 import subprocess
@@ -316,3 +317,26 @@ def ago(minutes: int) -> str:
     """A git date `minutes` before now."""
     import time
     return f"@{int(time.time()) - minutes * 60} +0000"
+
+
+def test_the_readme_says_what_each_preset_keeps_of_its_seed():
+    """One meaning of "enforced": a row that says so names the rule the hooks, the hub and
+    verify refuse it with; every seed feature has a row, those left out included."""
+    from gitstate.rule_ids import Rule
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    table = readme.split("### What each preset keeps of its seed", 1)[1].split("\n## ", 1)[0]
+    rows = [r.split(" | ") for r in table.splitlines() if r.startswith("| ") and "---" not in r]
+    rows = [(r[0].strip("| "), r[1], r[2].rstrip(" |")) for r in rows[1:]]
+    assert {p for p, _, _ in rows} == {"haak", "registry", "squad", "era", "maos"}
+    rules = {r.value for r in Rule}
+    for preset, feature, how in rows:
+        assert how.split(" ", 1)[0].strip(":,") in (
+            "enforced", "computed", "advisory", "left", "kept"), (preset, feature)
+        if how.startswith("enforced"):
+            named = set(re.findall(r"`([a-z-]+)`", how))
+            assert named & rules, f"{preset}: {feature}: enforced by which rule? {how}"
+    features = " ".join(f"{p}: {f}" for p, f, _ in rows)
+    for wanted in ("haak: the roster listed at session start", "specialist's one task",
+                   "criticality filter", "workspaces and task dependencies",
+                   "default_max_per_role", "core agents", "max_tokens", "idle_since"):
+        assert wanted in features, wanted
