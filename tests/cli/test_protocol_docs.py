@@ -25,7 +25,7 @@ PRESETS = ("haak", "era", "registry", "squad", "maos")
 FILLS = {"<you>": "ada", "<commit>": "abc1234", "<thread>": "parser", "<name>": "parser",
          "<n>": "62", "<human>": "zach", "<pid>": "4194305",   # above Linux's pid_max
          "<host>": socket.gethostname(), "<id>": "helper", "<type>": "researcher",
-         "<whom>": "bob"}
+         "<whom>": "bob", "<role>": "strategist"}
 ROLE = {"registry": "general", "squad": "specialist", "maos": "engineer"}
 COMMAND = re.compile(r"`(gitstate [^`]+)`")
 
@@ -123,10 +123,12 @@ def test_a_protocol_docs_command_works_as_written(tmp_path, preset, state, line)
         res = gitstate(repo, *argv)
         assert res.returncode == 0, res.stdout + res.stderr
         return
-    role = ROLE.get(preset)
+    role = argv[1] if argv[0] == "handover" else ROLE.get(preset)   # ada gives her role
     res = gitstate(repo, "spawn", "ada", *(["--role", role] if role else []))
     assert res.returncode == 0, res.stderr
     gitstate(repo, "spawn", "bob")
+    if argv[0] == "handover":
+        gitstate(repo, "spawn", argv[argv.index("--to") + 1])
     target = _target(lc, argv)
     stand = state
     if target == state and lc.roster_of(state) != "living":   # the command that enters it
