@@ -59,6 +59,8 @@ class Rule(StrEnum):
     URGENT = "urgent", "entering a state the mortality policy forbids at urgent context"
     TIMEOUT = "timeout", "a timed transition taken before it is due"
     LOG = "log", "entering a state with a `log` without appending to that file in the commit"
+    TOKEN_LIMIT = ("token-limit", "staying in (or entering) a state with a `token_limit` once "
+                   "the agent's tokens reached its max_tokens")
     FREEZE_STATE = ("freeze-state", "a freeze without its complete freeze-state file in the same "
                     "commit")
     INBOX_CHECKPOINT = ("inbox-checkpoint", "last_read_commit moved backwards or to a commit "
@@ -76,8 +78,12 @@ class Rule(StrEnum):
 
     # the society: roles, the pool, lineage
     UNKNOWN_ROLE = ("unknown-role", "a role the lifecycle does not declare, where custom roles "
-                    "are not allowed")
+                    "are not allowed, or taken without a 'New-role:' trailer where they are")
     ROLE_MAX = "role-max", "more living holders of a role than its max"
+    ASSUME_ROLE = ("assume-role", "a role taken ('Assumes-role:') that is not vacant, or by an "
+                   "agent that holds another or is not living")
+    ROLE_FORBIDS = ("role-forbids", "an agent entering a state its role forbids (squad: a core "
+                    "session suspended)")
     MAX_LIVING = "max-living", "more living agents than the lifecycle's max_living"
     PARENT = "parent", "a parent that is not an agent of the repository"
     PARENT_ENDED = "parent-ended", "a spawn from a parent that has ended (done, failed, dead)"

@@ -224,6 +224,20 @@ def _preset_story(s: _Story, preset: str) -> None:
     s.shell("git", "checkout", "--", f"agent/{who}/_state.md")
 
     if preset == "era":
+        s.say("The seed's bootstrap commit tags the step just finished ([STATE:bootstrap] with\n"
+              "# state: inbox); gitstate's tag names the state entered, so it is refused.")
+        _hand_edit(s, "ben", "inbox")
+        s.shell("git", "commit", "-q", "-am", "@ben: [STATE:bootstrap] Restored from abc123",
+                expect=1)
+        s.shell("git", "commit", "-q", "-am", "@ben: [STATE:inbox] Restored from abc123")
+        s.gitstate("transition", "ben", "distill")
+        s.gitstate("transition", "ben", "deep_work", sets=["max_tokens=50000"])
+        s.say("deep_work ends at the token limit: past max_tokens, staying is refused.")
+        s.gitstate("transition", "ben", "deep_work", sets=["tokens=50000"], expect=1)
+        s.gitstate("transition", "ben", "inbox", sets=["tokens=50000"], text="budget spent")
+        s.gitstate("transition", "ben", "distill")
+        s.gitstate("logout", "ben", note="parser half done")
+        s.gitstate("transition", "ben", "bootstrap")
         s.say("In era every commit of an agent carries its state file: a bare note is refused.")
         s.write("notes.md", "ben's thoughts\n")
         s.shell("git", "add", "notes.md")
@@ -266,13 +280,23 @@ def _preset_story(s: _Story, preset: str) -> None:
         s.gitstate("transition", "ben", "error",
                    text="session.error: tool crashed", sets=["summary=tool crashed"])
         s.gitstate("transition", "ben", "active", text="resumed")
-        s.say("Core sessions are exempt from the idle timeout; a full pool queues a spawn\n"
-              "# (`--wait`, bounded) instead of refusing it at once.")
-        s.gitstate("spawn", "keaton", role="core", wait=2)
+        s.say("Core sessions are made at team load, idle at once, and never suspended nor\n"
+              "# reaped for silence; a full pool queues a spawn (`--wait`, bounded).")
+        s.gitstate("team", "load", ["keaton", "ripley"])
+        s.gitstate("transition", "keaton", "suspended", expect=1)
+        s.gitstate("spawn", "dallas", role="specialist", wait=2)
+        s.say("A session is cleaned up with a summary of its history (`bury --summary`).")
+        s.gitstate("transition", "ben", "idle")
+        s.gitstate("transition", "ben", "cleanup", expect=1)
+        s.gitstate("bury", "ben", summary="fixed the parser; two tool crashes, resumed")
     elif preset == "maos":
         s.say(f"Role limits: a second {roles[0]} is refused while the first is living.")
         s.gitstate("spawn", "cy", role=roles[0])
         s.gitstate("spawn", "dee", role=roles[0], expect=1)
+        s.say("A role the lifecycle does not declare is a typo until the spawn says it is new;\n"
+              "# custom roles share a default limit (policies.role_max: 2).")
+        s.gitstate("spawn", "dee", role="enginer", expect=1)
+        s.gitstate("spawn", "dee", role="chemist", new_role=True)
         s.say("A health check: agents without a pid must commit within the heartbeat (10m).")
         s.gitstate("reap")
         s.say("Roles have timeouts (architect 30m, engineer 60m, others 40m): `sweep` ends an\n"

@@ -41,6 +41,10 @@ def moved(command: str, record: dict, as_json: bool, *, push: bool = False,
 @click.argument("agent", shell_complete=complete.agent)
 @click.option("--role", default=None, shell_complete=complete.role,
               help="The role this agent holds.")
+@click.option("--new-role", is_flag=True,
+              help="The role is a new one, not declared by the lifecycle (where custom roles "
+                   "are allowed): trailer `New-role: ROLE`. Without it a role the lifecycle "
+                   "does not declare is refused, so a typo never becomes a role.")
 @click.option("--model", default=None, help="The model behind the agent.")
 @click.option("--parent", "parent", default=None, help="The agent that spawned this one.")
 @click.option("--session", default=None, metavar="ID",
@@ -57,12 +61,12 @@ def moved(command: str, record: dict, as_json: bool, *, push: bool = False,
 @message_option
 @push_option
 @json_option
-def spawn(agent, role, model, parent, session, task, instructions, wait, key, sets, text,
-          push, as_json):
+def spawn(agent, role, new_role, model, parent, session, task, instructions, wait, key, sets,
+          text, push, as_json):
     """Register AGENT in the initial state (one commit)."""
     record = commands.spawn(repo(), agent, role=role, model=model, parent=parent, sets=sets,
                             text=text, session=session, task=task, instructions=instructions,
-                            wait=wait, push=push, key=key)
+                            wait=wait, push=push, key=key, new_role=new_role)
     return moved("spawn", record, as_json, push=push)
 
 
@@ -163,15 +167,32 @@ def show(agent, at, as_json):
 @click.option("--from", "giver", default=None, metavar="ID", shell_complete=complete.agent,
               help="The holder that gives it (default: the one living holder).")
 @message_option
+@click.option("--approved-by", default=None, metavar="HUMAN",
+              help="Needed when the giver or the taker is frozen (haak): every change to a "
+                   "frozen agent is a human's decision.")
 @json_option
-def handover(role, to, giver, text, as_json):
+def handover(role, to, giver, text, approved_by, as_json):
     """A holder of ROLE hands it to another agent in one commit and keeps working without it
     (trailer `Role-transfer: ROLE -> ID`): the role is never vacant nor held twice."""
-    record = commands.handover(repo(), role, to, giver=giver, text=text)
+    record = commands.handover(repo(), role, to, giver=giver, text=text,
+                               approved_by=approved_by)
     return moved("handover", record, as_json, says=f"hands {role} to {to}")
 
 
 @example("gitstate logout era-1 --note 'parser half done; read docs/parser.md'")
+@cli.command()
+@click.argument("agent", shell_complete=complete.agent)
+@click.argument("role", shell_complete=complete.role)
+@message_option
+@push_option
+@json_option
+def assume(agent, role, text, push, as_json):
+    """AGENT, living and without a role, takes the vacant ROLE in one commit (trailer
+    `Assumes-role: ROLE`); refused while another living agent holds it."""
+    record = commands.assume(repo(), agent, role, text=text, push=push)
+    return moved("assume", record, as_json, push=push, says=f"assumes {role}")
+
+
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
 @click.option("--note", required=True, help="One line for the shared log: where you stopped.")

@@ -1,4 +1,4 @@
-"""Operating the fleet: await, sweep, reap, shutdown."""
+"""Operating the fleet: await, sweep, reap, shutdown, team load."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from gitstate.moves.operations import (
     reap as reap_once,
     shutdown as shut_down,
     sweep as commit_due,
+    team_load,
 )
 
 
@@ -131,15 +132,38 @@ def reap(host, every, count, push, as_json):
 @cli.command()
 @click.option("--approved-by", default=None, metavar="HUMAN",
               help="For agents whose way to rest passes a gated move.")
+@click.option("--grace", default=10.0, type=click.FloatRange(min=0), metavar="SECONDS",
+              show_default=True,
+              help="How long a process sent SIGTERM has to end before SIGKILL.")
 @push_option
 @json_option
-def shutdown(approved_by, push, as_json):
-    """Move every living agent to a frozen or terminal state, children before parents."""
+def shutdown(approved_by, grace, push, as_json):
+    """Move every living agent to a frozen or terminal state, children before parents; an
+    agent's recorded process on this host is stopped first (SIGTERM, then SIGKILL)."""
     here = repo()
     if as_json:
         got = Collected(committer(here, push))
-        left = shut_down(here, got.say, approved_by, got)
+        left = shut_down(here, got.say, approved_by, got, grace=grace)
         emit("shutdown", got.record(here, ok=not left))
         return EXIT_REJECTED if left else 0
-    return EXIT_REJECTED if shut_down(here, click.echo, approved_by, committer(here, push)) \
-        else 0
+    return EXIT_REJECTED if shut_down(here, click.echo, approved_by, committer(here, push),
+                                      grace=grace) else 0
+
+
+@cli.group()
+def team():
+    """The team's persistent sessions (squad's core agents)."""
+
+
+@team.command("load")
+@click.argument("agents", nargs=-1, required=True, metavar="ID...")
+@click.option("--role", default=None, shell_complete=complete.role,
+              help="The role to load them as (default: the one role whose lifecycle entry "
+                   "says `load:`; squad: core).")
+@push_option
+def load(agents, role, push):
+    """Create each ID as a holder of the role and bring it to the state the role is loaded
+    into (squad: core sessions, idle at once). An ID that exists is left as it is."""
+    here = repo()
+    return EXIT_REJECTED if team_load(here, list(agents), click.echo, role,
+                                      committer(here, push)) else 0

@@ -288,10 +288,17 @@ def _verdict(lc, changes: list[FileChange], head: str):
     c = changed[0] if len(changed) == 1 else None
     if c is None or c.new is None:
         return None
-    new = statefile.parse_bytes(c.new, c.path).state
+    doc = statefile.parse_bytes(c.new, c.path)
+    new = doc.state
     old = statefile.parse_bytes(c.old, c.path).state if c.old is not None else None
     if old is not None and lc.needs_approval(old, new):
         return None   # trailers are read by Python only
+    role = statefile.as_text(doc.get("role"))
+    if old is None and role and role not in lc.roles:
+        return None   # a new role's `New-role:` trailer too
+    if c.old is not None and role != statefile.as_text(
+            statefile.parse_bytes(c.old, c.path).get("role")):
+        return None   # a role taken (`Assumes-role:`) or changed: its trailer too
     return head, f"@{rx.match(c.path).group('id')}: [STATE:{new}]"
 
 

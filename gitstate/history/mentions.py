@@ -56,3 +56,27 @@ def messages(git: Git, lc, head: str, cache_dir: str | None) -> list[tuple]:
 def _unpack(item: list) -> tuple:
     sha, ct, author, prefix, mentions, subject, body = item
     return sha, ct, author, _Msg(prefix, frozenset(mentions), subject, body)
+
+
+def unknown_mentions(repo, message: str, rev: str | None) -> list[str]:
+    """The `@id`s of a commit message that name no agent of the repository at `rev`, each
+    with the closest known id where one is near (`@bobb (did you mean @bob?)`): a message to
+    nobody, which no inbox will ever show."""
+    from gitstate.law.grammar import find_mentions, split_message
+    from gitstate.law.suggest import closest
+    subject, body = split_message(message)
+    prefix = subject.split(":", 1)[0].lstrip("@").lower() if subject.startswith("@") else None
+    ids = sorted(a for a in find_mentions(subject, body, prefix) if a != "all" and a != prefix)
+    if not ids or rev is None:
+        return []
+    lc = repo.lifecycle(rev)
+    datas = repo.git.cat_files(f"{rev}:{lc.state_path(a)}" for a in ids)
+    missing = [a for a, d in zip(ids, datas) if d is None]
+    if not missing:
+        return []
+    known = repo.agent_ids(lc, rev)
+    out = []
+    for a in missing:
+        near = closest(a, known)
+        out.append(f"@{a}" + (f" (did you mean @{near}?)" if near else ""))
+    return out

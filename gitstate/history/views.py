@@ -282,8 +282,10 @@ def freeze_state(repo: Managed, agent: str, at: str | None = None) -> dict:
     titles = {section_key(parts[i]): parts[i].strip() for i in range(1, len(parts) - 1, 2)}
     sections = {section_key(parts[i]): parts[i + 1].strip()
                 for i in range(1, len(parts) - 1, 2)}
-    return {"commit": rev, "agent": agent, "state": doc.state, "path": rel,
-            "front": fdoc.front if fdoc else {}, "sections": sections, "titles": titles}
+    front = fdoc.front if fdoc else {}
+    return {"commit": rev, "agent": agent, "state": doc.state, "path": rel, "front": front,
+            "sections": sections, "titles": titles,
+            "written_by": statefile.as_text(front.get("written_by"))}
 
 
 def section_key(title: str) -> str:

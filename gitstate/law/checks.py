@@ -108,6 +108,12 @@ def _check_can_end(lc: Lifecycle, r) -> None:
 
 def _check_requires(lc: Lifecycle, r) -> None:
     for name, state in lc.states.items():
+        if state.token_limit and state.token_limit not in lc.transitions.get(name, ()):
+            r.bad(("states", name, "token_limit"), f"state '{name}': token_limit "
+                  f"'{state.token_limit}' is not a move from '{name}'")
+        if state.stamp in ("agent", "state", "updated"):
+            r.bad(("states", name, "stamp"), f"state '{name}': '{state.stamp}' is set by "
+                  "gitstate; stamp another field")
         for f in state.requires:
             if f in ("agent", "state"):
                 r.bad(("states", name, "requires"), f"state '{name}': '{f}' is always required")
@@ -141,6 +147,19 @@ def _check_policy_names(lc: Lifecycle, r) -> None:
                 r.bad(("policies", "timeouts", f"{a} -> {b}", "except_roles"),
                       f"timeout '{a} -> {b}' exempts undeclared role '{role}' (roles: "
                       f"{limits.shorten(lc.roles) or 'none'})")
+    beat = lc.policies.heartbeat
+    for role in beat.except_roles if beat is not None else ():
+        if role not in lc.roles:
+            r.bad(("policies", "heartbeat", "except_roles"), f"the heartbeat exempts undeclared "
+                  f"role '{role}' (roles: {limits.shorten(lc.roles) or 'none'})")
+    for name, spec in lc.roles.items():
+        for s in spec.forbids + ((spec.load,) if spec.load else ()):
+            if s not in lc.states:
+                key = "forbids" if s in spec.forbids else "load"
+                r.bad(("roles", name, key), f"role '{name}': {key} names undeclared state '{s}'")
+        if spec.load in spec.forbids:
+            r.bad(("roles", name, "load"), f"role '{name}' is loaded into '{spec.load}', a "
+                  "state it forbids")
     for s in lc.mortality.urgent_forbids:
         if s not in lc.states:
             r.bad(("policies", "mortality", "urgent_forbids"), f"urgent_forbids names "

@@ -47,6 +47,8 @@ class State(Record):
     protocol: str | None = None
     outcome: str = "success"   # how an ending reads to whoever waits on it (success, failure)
     log: str | None = None     # a shared file the commit entering this state appends to
+    token_limit: str | None = None   # where the agent goes once `tokens` reach `max_tokens`
+    stamp: str | None = None   # a field set to the moment the agent enters this state
     _plain_skip = ("name",)    # a state is keyed by its name
 
 
@@ -59,6 +61,8 @@ class Role(Record):
     never_spawns: tuple[str, ...] = ()       # kinds it must never spawn
     self_spawn: bool = False                 # whether it may spawn its own kind
     timeout: int | None = None   # seconds it may stay living from birth before `sweep` ends it
+    forbids: tuple[str, ...] = ()   # states a holder never enters (squad: core is never suspended)
+    load: str | None = None      # the state `gitstate team load` brings a new holder to
     _plain_skip = ("name",)
 
 
@@ -96,15 +100,6 @@ class Timeout(Record):
         return cls(after=data) if isinstance(data, int) else super().from_plain(data)
 
 
-# What each phase of the mortality clock asks of an agent (seed 000's thresholds).
-PHASE_ADVICE = {
-    "midlife": "midlife: make sure key decisions are written down",
-    "legacy": "legacy: consolidate; fewer new reads, more writes; write your freeze-state "
-              "(`gitstate freeze ID` writes the template)",
-    "urgent": "urgent: externalize now, then freeze or die; no new work",
-}
-
-
 class Movers(Record):
     """Who may move an agent besides itself (README "Who may move whom"): its `parent` may
     make these moves of it (beyond spawning it); a living holder of a role in `roles` may
@@ -138,7 +133,8 @@ class Policies(Record):
     max_depth: int | None = None
     timeouts: dict[str, Timeout] = {}   # keyed 'from -> to'
     role_timeout: int | None = None     # the cap for roles without their own `timeout`
-    heartbeat: int | None = None        # silence after which `reap` ends a living agent
+    role_max: int | None = None         # living holders of a role without its own `max`
+    heartbeat: Timeout | None = None    # silence after which `reap` ends a living agent
     custom_roles: bool = True
     atomic_commits: bool = False
     context_window: int | None = None   # tokens of the agents' model window, if not known
@@ -214,6 +210,12 @@ class Lifecycle(Record):
     def is_legal(self, old: str, new: str) -> bool:
         return new in self.allowed_from(old)
 
+    def held(self, state: str) -> bool:
+        """Is an agent in `state` a human's to move (approval for `state -> *`, haak's frozen)?
+        Then every change to it needs approval, staying in the state included (its role
+        handed away): it cannot speak for itself."""
+        return any(_glob(a, state) and b == "*" for a, b in self.policies.approval_pairs)
+
     def needs_approval(self, old: str, new: str) -> bool:
         if old == new:
             return False
@@ -228,6 +230,88 @@ class Lifecycle(Record):
         """Is (old -> new), for `role`, refused before it is due?"""
         spec = self.policies.timeout(old, new)
         return self.timeout_applies(old, new, role) and spec is not None and not spec.sooner
+
+    def max_of(self, role: str | None) -> int | None:
+        """How many living holders `role` may have: its own `max`, else `policies.role_max`
+        (custom roles included; the seed's default_max_per_role)."""
+        if not role:
+            return None
+        spec = self.roles.get(role)
+        if spec is not None and spec.max:
+            return spec.max
+        return self.policies.role_max
+
+    def forbidden_by_role(self, role: str | None, state: str) -> bool:
+        """Does holding `role` keep an agent out of `state` (`roles.R.forbids`)?"""
+        spec = self.roles.get(role) if role else None
+        return spec is not None and state in spec.forbids
+
+    def heartbeat_for(self, role: str | None) -> int | None:
+        """How long an agent of `role` may be silent before `reap` fails it (None: forever)."""
+        beat = self.policies.heartbeat
+        if beat is None or (role and role in beat.except_roles):
+            return None
+        return beat.after
+
+    def open_moves(self, state: str | None, *, role: str | None = None,
+                   context_pct: float | None = None, waited: float | None = None) -> list[str]:
+        """The next states the hooks would accept now (`status`'s `next`): the legal ones,
+        without those the agent's role forbids, those the mortality policy forbids at urgent
+        context, and timed moves not yet due after `waited` seconds in `state` (unknown:
+        not due)."""
+        mort = self.mortality
+        urgent = context_pct is not None and context_pct >= mort.urgent
+        out = []
+        for t in self.allowed_from(state):
+            if t != state and (self.forbidden_by_role(role, t)
+                               or (urgent and t in mort.urgent_forbids)):
+                continue
+            spec = self.policies.timeout(state, t) if state else None
+            if spec is not None and state and self.timeout_refuses_early(state, t, role) \
+                    and (waited is None or waited < spec.after):
+                continue
+            out.append(t)
+        return out
+
+    def ways_to_rest(self, agent: str = "ID") -> list[tuple[str, str]]:
+        """How an agent of this lifecycle leaves for good or for later, as (verb, command):
+        freeze (a frozen state with a freeze-state), log out (a state with a log), die or
+        end (the first terminal state that is not a failure)."""
+        ways = []
+        for spec in self.states.values():
+            if spec.roster == "frozen" and "freeze_state" in spec.requires:
+                ways.append(("freeze", f"gitstate freeze {agent}"))
+            elif spec.log:
+                ways.append(("log out", f"gitstate logout {agent} --note TEXT"))
+        end = next((n for n, spec in self.states.items()
+                    if spec.terminal and spec.outcome != "failure"), None)
+        if end is not None:
+            verb = "die" if end == "dead" else "end"
+            ways.append((verb, f"gitstate bury {agent} --summary TEXT"
+                         if "final_summary" in self.states[end].requires
+                         else f"gitstate transition {agent} {end}"))
+        return list(dict.fromkeys(ways))
+
+    def phase_advice(self, phase: str | None, agent: str = "ID") -> str | None:
+        """What a phase of the mortality clock asks of an agent of this lifecycle (seed 000's
+        thresholds), with this lifecycle's own ways out: no freezing where there is no
+        freezer."""
+        freezer = any(s.roster == "frozen" and "freeze_state" in s.requires
+                      for s in self.states.values())
+        log = next((s.log for s in self.states.values() if s.log), None)
+        if phase == "midlife":
+            return "midlife: make sure key decisions are written down"
+        if phase == "legacy":
+            then = ("; write your freeze-state (`gitstate freeze " + agent + "` writes the "
+                    "template)") if freezer else (f"; read {log} and draft your note" if log
+                                                  else "")
+            return "legacy: consolidate; fewer new reads, more writes" + then
+        if phase == "urgent":
+            ways = self.ways_to_rest(agent)
+            then = (" or ".join(v for v, _ in ways) + " ("
+                    + ", ".join(f"`{c}`" for _, c in ways) + ")") if ways else "head for an end"
+            return f"urgent: externalize now, then {then}; no new work"
+        return None
 
     def role_timeout(self, role: str | None) -> int | None:
         """How long an agent of `role` may live (its role's own, else the default cap)."""

@@ -195,7 +195,10 @@ def _read_states(r: _Reader, raw: Any) -> dict[str, State]:
             requires=tuple(r.names(spec.get("requires"), path + ("requires",),
                                    f"state '{name}': requires")),
             description=str(spec.get("description") or ""),
-            protocol=spec.get("protocol"), log=_log_path(r, spec.get("log"), path))
+            protocol=spec.get("protocol"), log=_log_path(r, spec.get("log"), path),
+            token_limit=None if spec.get("token_limit") is None
+            else str(spec.get("token_limit")),
+            stamp=None if spec.get("stamp") is None else str(spec.get("stamp")))
     return states
 
 
@@ -238,7 +241,10 @@ def _read_roles(r: _Reader, raw: Any) -> dict[str, Role]:
             never_spawns=tuple(r.names(spec.get("never_spawns"), path + ("never_spawns",),
                                        f"role '{name}': never_spawns")),
             self_spawn=self_spawn,
-            timeout=duration(r, spec, "timeout", path, f"role '{name}': timeout"))
+            timeout=duration(r, spec, "timeout", path, f"role '{name}': timeout"),
+            forbids=tuple(r.names(spec.get("forbids"), path + ("forbids",),
+                                  f"role '{name}': forbids")),
+            load=None if spec.get("load") is None else str(spec.get("load")))
     return roles
 
 
@@ -280,28 +286,13 @@ def read_policies(r, raw: Any) -> Policies:
     for key, value in r.mapping(p.get("timeouts"), ("policies", "timeouts"),
                                 "policies.timeouts").items():
         arrow = parse_arrow(key)
-        roles: tuple[str, ...] = ()
-        early = False
-        if isinstance(value, dict):   # {after: 30m, except_roles: [lead]}
-            where = ("policies", "timeouts", key)
-            r.unknown_keys(value, TIMEOUT_KEYS, where, f"timeout '{key}'")
-            roles = tuple(r.names(value.get("except_roles"), where + ("except_roles",),
-                                  f"timeout '{key}': except_roles"))
-            early = value.get("sooner", False)
-            if not isinstance(early, bool):
-                r.bad(where + ("sooner",), f"timeout '{key}': sooner must be true or false")
-                early = False
-            if "after" not in value:
-                r.bad(where, f"timeout '{key}' needs 'after: <duration>'")
-            value = value.get("after", 1)
-        seconds = parse_duration(value)
+        spec = _timed(r, value, ("policies", "timeouts", key), f"timeout '{key}'")
         if arrow is None:
             r.bad(("policies", "timeouts", key), f"timeout key {key!r} must read 'from -> to'")
-        elif seconds is None:
-            r.bad(("policies", "timeouts", key), f"timeout {value!r} for '{key}' must be a "
-                  "duration such as 45s, 30m, 2h or 1d")
-        else:
-            timeouts[f"{arrow[0]} -> {arrow[1]}"] = Timeout(seconds, roles, early)
+        elif spec is not None:
+            timeouts[f"{arrow[0]} -> {arrow[1]}"] = spec
+    heartbeat = None if p.get("heartbeat") is None else \
+        _timed(r, p.get("heartbeat"), ("policies", "heartbeat"), "policies.heartbeat")
     custom_roles = p.get("custom_roles", True)
     if not isinstance(custom_roles, bool):
         r.bad(("policies", "custom_roles"), "custom_roles must be true or false")
@@ -315,15 +306,39 @@ def read_policies(r, raw: Any) -> Policies:
         approval=tuple(approval),
         mortality=mortality,
         max_living=r.integer(p.get("max_living"), ("policies", "max_living"), "max_living", 1),
+        role_max=r.integer(p.get("role_max"), ("policies", "role_max"), "role_max", 1),
         max_depth=r.integer(p.get("max_depth"), ("policies", "max_depth"), "max_depth", 0),
         timeouts=timeouts,
         role_timeout=duration(r, p, "role_timeout", ("policies",), "policies.role_timeout"),
-        heartbeat=duration(r, p, "heartbeat", ("policies",), "policies.heartbeat"),
+        heartbeat=heartbeat,
         custom_roles=custom_roles,
         atomic_commits=atomic,
         context_window=r.integer(p.get("context_window"), ("policies", "context_window"),
                                  "context_window", 1000),
         movers=_read_movers(r, p.get("movers")))
+
+
+def _timed(r, value: Any, where: tuple, what: str) -> Timeout | None:
+    """A length of time, bare (`30m`) or with exemptions (`{after: 30m, except_roles: [core]}`,
+    and for a timed move `sooner: true`)."""
+    roles: tuple[str, ...] = ()
+    early = False
+    if isinstance(value, dict):
+        r.unknown_keys(value, TIMEOUT_KEYS, where, what)
+        roles = tuple(r.names(value.get("except_roles"), where + ("except_roles",),
+                              f"{what}: except_roles"))
+        early = value.get("sooner", False)
+        if not isinstance(early, bool):
+            r.bad(where + ("sooner",), f"{what}: sooner must be true or false")
+            early = False
+        if "after" not in value:
+            r.bad(where, f"{what} needs 'after: <duration>'")
+        value = value.get("after", 1)
+    seconds = parse_duration(value)
+    if seconds is None:
+        r.bad(where, f"{what} {value!r} must be a duration such as 45s, 30m, 2h or 1d")
+        return None
+    return Timeout(seconds, roles, early)
 
 
 def _read_movers(r, raw: Any) -> Movers:

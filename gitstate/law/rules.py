@@ -51,9 +51,25 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
     if len(agents) > 1 and msg is not None and not transfer:
         out.append(Violation(Rule.MULTIPLE_AGENTS, "one commit may change one agent's state; this "
                              f"one changes {', '.join(agents)} (commit each agent separately)"))
+    assumed = _assumed_role(parsed, msg)
     for p in parsed:
-        _check_fixed(p, out, role_may_change=transfer or (msg is None and len(agents) > 1))
+        # without the message (pre-commit) a role taken (`Assumes-role:`) cannot be told
+        # apart either: judged at commit-msg
+        taking = msg is None and p.old is not None and not p.old.get("role")
+        _check_fixed(p, out, role_may_change=transfer or (msg is None and len(agents) > 1)
+                     or p.agent == assumed or taking)
     return out
+
+
+ASSUMES = "assumes-role"   # the trailer of `gitstate assume ID ROLE`
+
+
+def _assumed_role(parsed: list[Parsed], msg: Message | None) -> str | None:
+    """The agent that takes a vacant role in this commit (`Assumes-role: ROLE`, the agent
+    speaking): its role may change from none to that one; `society` judges the rest."""
+    if msg is None or msg.prefix is None or len(msg.trailer(ASSUMES)) != 1:
+        return None
+    return msg.prefix if any(p.agent == msg.prefix for p in parsed) else None
 
 
 FIXED_AT_BIRTH = ("parent", "depth", "role", "key")   # and `agent`: its directory
@@ -73,6 +89,9 @@ def _check_fixed(p: Parsed, out: list[Violation], role_may_change: bool) -> None
             how = " except by a role transfer (`gitstate handover ROLE --to ID2`, or " \
                 "`gitstate bury ID --transfer-role-to ID2`)" \
                 if key == "role" else ""
+            if key == "role" and not before:
+                how += " or by taking a vacant role (`gitstate assume ID ROLE`, trailer " \
+                    "'Assumes-role: ROLE')"
             out.append(Violation(Rule.FIXED_FIELD, f"'{key}' is fixed when an agent is born "
                                  f"({before!r}); it may not change{how}, not to {after!r}",
                                  f"{p.change.path}:{p.new.line_of(key)}"))
@@ -233,7 +252,24 @@ def _check_file(p: Parsed, lc: Lifecycle, out: list[Violation],
                                  f"{legal_moves(lc, old_state)}, not {state}", where))
     _check_requires(new, ch.path, lc, state, out)
     _check_mortality(p, lc, old_state, state, where, out)
+    _check_tokens(p, lc, state, out)
     return p
+
+
+def _check_tokens(p: Parsed, lc: Lifecycle, state: str, out: list[Violation]) -> None:
+    """A state with a `token_limit` (era's deep_work) ends once the agent's `tokens` reach its
+    `max_tokens`: it may not stay there, nor enter it, past its budget."""
+    leave = lc.states[state].token_limit
+    if not leave or p.new is None:
+        return
+    used, most = p.new.get("tokens"), p.new.get("max_tokens")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (used, most)) \
+            or used < most:
+        return
+    out.append(Violation(Rule.TOKEN_LIMIT, f"{p.agent} has used {used:,} tokens of its "
+                         f"max_tokens {most:,}: {state} ends at the token limit; go to "
+                         f"{leave} (or raise max_tokens)",
+                         f"{p.change.path}:{p.new.line_of('tokens')}"))
 
 
 def _check_content(p: Parsed, data: bytes, lc: Lifecycle, out: list[Violation],
@@ -311,13 +347,16 @@ def _check_mortality(p: Parsed, lc: Lifecycle, old_state: str | None, state: str
         return
     pct = p.new.get("context_pct") if p.new else None
     if isinstance(pct, (int, float)) and not isinstance(pct, bool) and pct >= mort.urgent:
-        ends = [s for s in lc.allowed_from(old_state or lc.initial)
-                if lc.states[s].roster in ("frozen", "dead")]
-        advice = (f"freeze or die instead (from {old_state} the lifecycle allows: "
-                  f"{', '.join(ends)})" if ends else
-                  "externalize what you know and head for a frozen or dead state")
+        start = old_state or lc.initial
+        role = statefile.as_text(p.new.get("role")) if p.new is not None else None
+        ways = lc.open_moves(start, context_pct=pct, role=role,
+                             waited=float("inf")) if start else []
+        advice = (lc.phase_advice("urgent", p.agent) or "").removeprefix("urgent: ")
+        allowed = f" (from {start} the lifecycle allows at urgent context: {', '.join(ways)})" \
+            if ways else ""
         out.append(Violation(Rule.URGENT, f"{p.agent} is at {pct}% context (urgent from "
-                             f"{mort.urgent}%): entering {state} is refused; {advice}", where))
+                             f"{mort.urgent}%): entering {state} is refused; {advice}{allowed}",
+                             where))
 
 
 def _check_checkpoint(p: Parsed, ancestry: Context, out: list[Violation]) -> None:
@@ -366,6 +405,11 @@ def _check_message(parsed: list[Parsed], msg: Message, lc: Lifecycle,
         return
     if msg.tag is None:
         return  # malformed, already reported
+    for p in parsed:   # a held agent (haak: frozen) is changed only with a human's approval
+        if p.new is not None and p.old is not None and not p.new_problem \
+                and isinstance(p.old.state, str) and p.old.state == p.new.state \
+                and lc.held(p.old.state):
+            _check_approval(p, msg, lc, p.old.state, p.old.state, out)
     if msg.prefix is not None and msg.prefix not in {p.agent for p in parsed}:
         changed = ", ".join(p.agent for p in parsed)
         out.append(Violation(Rule.PREFIX_MISMATCH, f"the subject speaks as @{msg.prefix} but the "
@@ -390,6 +434,12 @@ def _check_approval(p: Parsed, msg: Message, lc: Lifecycle, old: str, new: str,
     if any(v.strip().lower() in humans for v in given):
         return
     named = f" ('{', '.join(given)}' is not one of them)" if given else ""
+    if old == new:
+        out.append(Violation(Rule.NEEDS_APPROVAL, f"{p.agent} is {old}: every change to it "
+                             "(its role handed away included) needs a human's approval: add "
+                             f"the trailer 'Approved-by: <human>' naming one of "
+                             f"{', '.join(lc.policies.humans)}{named}", "commit message"))
+        return
     out.append(Violation(Rule.NEEDS_APPROVAL, f"{old} -> {new} needs a human's approval: add the "
                          f"trailer 'Approved-by: <human>' naming one of "
                          f"{', '.join(lc.policies.humans)}{named}", "commit message"))

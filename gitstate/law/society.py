@@ -34,7 +34,7 @@ def check_society(parsed: list, lc: Lifecycle, ctx: Context, msg: Message | None
     for p in parsed:
         if p.new is None or p.new_problem or p.new.state not in lc.states:
             continue
-        _check_agent(p, lc, ctx, census, out, merged)
+        _check_agent(p, lc, ctx, census, out, merged, msg)
     if msg is not None and lc.policies.atomic_commits and msg.prefix \
             and msg.prefix not in {p.agent for p in parsed}:
         out.append(Violation(Rule.ATOMIC, f"every commit of an agent carries its state file: this "
@@ -69,10 +69,10 @@ def society_violations(lc: Lifecycle, fronts: dict[str, dict]) -> list[Violation
         if role and _living(lc, front):
             holders.setdefault(role, []).append(path)
     for role, paths in sorted(holders.items()):
-        spec = lc.roles.get(role)
-        if spec is not None and spec.max and len(paths) > spec.max:
-            out.append(Violation(Rule.ROLE_MAX, f"role '{role}' may have {spec.max} living "
-                                 f"holder{'s' if spec.max != 1 else ''}, but {len(paths)} hold "
+        most = lc.max_of(role)
+        if most and len(paths) > most:
+            out.append(Violation(Rule.ROLE_MAX, f"role '{role}' may have {most} living "
+                                 f"holder{'s' if most != 1 else ''}, but {len(paths)} hold "
                                  f"it ({', '.join(paths)})", paths[-1]))
     cap = lc.policies.max_living
     living = [p for p, f in sorted(fronts.items()) if _living(lc, f)]
@@ -151,7 +151,7 @@ def _named(holders: list[str]) -> str:
 
 
 def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Violation],
-                 merged: bool = False) -> None:
+                 merged: bool = False, msg: Message | None = None) -> None:
     new, path = p.new, p.change.path
     state = new.state
     old_state = p.old.state if p.old is not None else None
@@ -162,21 +162,32 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Viola
     old_role = statefile.as_text(p.old.get("role")) if p.old is not None else None
     role_at = f"{path}:{new.line_of('role')}"
 
-    if role and not lc.policies.custom_roles and role not in lc.roles:
-        from gitstate.law.suggest import did_you_mean
-        out.append(Violation(Rule.UNKNOWN_ROLE, f"role '{role}' is not one of this lifecycle's "
-                             f"roles{did_you_mean(role, lc.roles)} ({', '.join(lc.roles) or 'none'}"
-                             "), and custom roles are not allowed", role_at))
+    if role and role not in lc.roles and (p.old is None or not lc.policies.custom_roles):
+        _check_new_role(p, lc, role, msg, merged, role_at, out)
     spec = lc.roles.get(role) if role else None
-    if living and role and spec is not None and spec.max and (not was_living or role != old_role):
+    if spec is not None and state != old_state and state in spec.forbids:
+        ways = [t for t in lc.allowed_from(old_state) if t not in spec.forbids] \
+            if isinstance(old_state, str) else []
+        instead = f"; from {old_state} it may go to: {', '.join(ways) or 'nowhere'}" \
+            if isinstance(old_state, str) else ""
+        why = f" ({spec.description})" if spec.description else ""
+        out.append(Violation(Rule.ROLE_FORBIDS, f"{p.agent} holds role '{role}', which never "
+                             f"enters {state}{why}{instead}",
+                             f"{path}:{new.line_of('state')}"))
+    if msg is not None and msg.prefix == p.agent and msg.trailer("assumes-role"):
+        _check_assumed(p, lc, census, msg, role, old_role, living, role_at, out)
+    most = lc.max_of(role)
+    if living and role and most and (not was_living or role != old_role):
         holders = census.holders(role)
-        if len(holders) > spec.max:
+        if len(holders) > most:
             # the first holder other than this agent (ids are unique: it is one of the first two)
             giver = next((h for h in holders[:2] if h != p.agent), None)
-            out.append(Violation(Rule.ROLE_MAX, f"role '{role}' may have {spec.max} living "
-                                 f"holder{'s' if spec.max != 1 else ''}; with this commit it "
+            default = "" if spec is not None and spec.max else " (policies.role_max: " \
+                "the limit of every role without its own max)"
+            out.append(Violation(Rule.ROLE_MAX, f"role '{role}' may have {most} living "
+                                 f"holder{'s' if most != 1 else ''}{default}; with this commit it "
                                  f"would have {len(holders)} ({_named(holders)}). "
-                                 + _way_out(p, role, giver), role_at))
+                                 + _way_out(p, role, giver, lc), role_at))
     cap = lc.policies.max_living
     if living and not was_living and cap:
         count = census.living()
@@ -199,6 +210,61 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Viola
         _check_timeout(p, lc, ctx, old_state, state, out)
 
 
+def _check_assumed(p, lc: Lifecycle, census: Census, msg: Message, role: str | None,
+                   old_role: str | None, living: bool, where: str,
+                   out: list[Violation]) -> None:
+    """A living agent takes a vacant role (the seed: any agent may assume one), in a commit
+    of its own that says so (`Assumes-role: ROLE`): it holds no other role, and no other
+    living agent holds this one."""
+    said = msg.trailer("assumes-role")
+    wanted = said[0].strip() if len(said) == 1 else None
+    problem = None
+    if wanted is None:
+        problem = "a commit assumes one role ('Assumes-role:' given more than once)"
+    elif p.old is None:
+        problem = f"a new agent is born with its role (`gitstate spawn {p.agent} --role {wanted}`)"
+    elif old_role:
+        problem = (f"{p.agent} holds role '{old_role}'; an agent holds one role at a time "
+                   f"(hand it on first: `gitstate handover {old_role} --to ID`)")
+    elif role != wanted:
+        problem = f"the commit says 'Assumes-role: {wanted}' but writes 'role: {role}'"
+    elif not living:
+        problem = f"{p.agent} is {p.new.state}, not living: only a living agent takes a role"
+    else:
+        others = [h for h in census.holders(wanted) if h != p.agent]
+        if others:
+            problem = (f"role '{wanted}' is not vacant: {_named(others)} hold"
+                       f"{'s' if len(others) == 1 else ''} it (a hand-over gives it: "
+                       f"`gitstate handover {wanted} --from {others[0]} --to {p.agent}`)")
+    if problem:
+        out.append(Violation(Rule.ASSUME_ROLE, problem, where))
+
+
+NEW_ROLE = "new-role"   # the trailer that says a role not declared is meant (`spawn --new-role`)
+
+
+def _check_new_role(p, lc: Lifecycle, role: str, msg: Message | None, merged: bool,
+                    where: str, out: list[Violation]) -> None:
+    """A role the lifecycle does not declare is taken only where custom roles are allowed,
+    and only when the commit says so (`New-role: ROLE`): a typo (`stewrad`) would otherwise
+    become a role for good, fixed at birth and vacant forever."""
+    from gitstate.law.suggest import did_you_mean
+    near = did_you_mean(role, lc.roles)
+    declared = f"({', '.join(lc.roles) or 'none'})"
+    if not lc.policies.custom_roles:
+        out.append(Violation(Rule.UNKNOWN_ROLE, f"role '{role}' is not one of this lifecycle's "
+                             f"roles{near} {declared}, and custom roles are not allowed", where))
+        return
+    if msg is None or merged:   # pre-commit has no message yet; a merge was judged on its line
+        return
+    said = [v.strip() for v in msg.trailer(NEW_ROLE)]
+    if role in said:
+        return
+    out.append(Violation(Rule.UNKNOWN_ROLE, f"role '{role}' is not one of this lifecycle's "
+                         f"roles{near} {declared}; a new role is taken only when the commit "
+                         f"says so: `--new-role` (trailer 'New-role: {role}')", where))
+
+
 def _check_log(p, ctx: Context, log: str, out: list[Violation]) -> None:
     """Entering a state with a `log` appends an entry to that shared file in the same commit:
     what was there stays, byte for byte, and something follows it."""
@@ -211,12 +277,14 @@ def _check_log(p, ctx: Context, log: str, out: list[Violation]) -> None:
                          f"{p.change.path}:{p.new.line_of('state')}"))
 
 
-def _way_out(p, role: str, giver: str | None) -> str:
+def _way_out(p, role: str, giver: str | None, lc: Lifecycle) -> str:
     """A way past `role-max` that works: a living holder (`giver`, the first other than this
     agent) hands the role over first (a frozen agent that still holds it keeps it, and is woken
     as the one holder), or a vacancy."""
     giver = giver or "HOLDER"
-    hand = f"`gitstate handover {role} --from {giver} --to {p.agent}`"
+    held = p.old is not None and isinstance(p.old.state, str) and lc.held(p.old.state)
+    hand = f"`gitstate handover {role} --from {giver} --to {p.agent}" + (
+        " --approved-by HUMAN`" if held else "`")
     if p.old is None:
         return (f"Spawn {p.agent} without the role and have {giver} hand it over ({hand}), "
                 "or wait for a vacancy")
@@ -289,6 +357,7 @@ def _check_birth(p, lc: Lifecycle, census: Census, role: str | None,
 
 
 FREEZE_KEYS = ("session_id", "frozen_at", "role", "primary_situation")
+WRITTEN_BY = "written_by:"   # a freeze-state gitstate wrote for the agent (shutdown), not the agent
 
 
 def freeze_file_problems(text: str) -> list[str]:
@@ -353,3 +422,10 @@ def _check_freeze_file(p, ctx: Context, out: list[Violation]) -> None:
         return
     for problem in freeze_file_problems(data.decode("utf-8", "replace")):
         out.append(Violation(Rule.FREEZE_STATE, f"{target}: {problem}", where))
+    before = statefile.as_text(p.old.get("freeze_state")) if p.old is not None else None
+    if before and ctx.base_file(target) == data and WRITTEN_BY not in data.decode(
+            "utf-8", "replace").split("\n---", 1)[0]:
+        out.append(Violation(Rule.FREEZE_STATE, f"{p.agent} froze before and was woken; its "
+                             f"freeze-state {target} is the one of that freeze: update it "
+                             "(what it learned since, what is open now) in the same commit",
+                             where))

@@ -94,12 +94,13 @@ def build(directory: str | None = None) -> MCPServer:
     def spawn(agent: str, role: str | None = None, model: str | None = None,
               parent: str | None = None, session: str | None = None,
               sets: list[str] | None = None, text: str | None = None,
-              key: str | None = None) -> m.Move:
+              key: str | None = None, new_role: bool = False) -> m.Move:
         """Register AGENT in the initial state (one commit). `sets`: KEY=VALUE pairs. `key`:
-        an SSH public key for the agent, or `new` to make one (its moves must be signed)."""
+        an SSH public key for the agent, or `new` to make one (its moves must be signed).
+        `new_role`: ROLE is a new one the lifecycle does not declare (trailer `New-role:`)."""
         return call("spawn", lambda repo: commands.spawn(
             repo, agent, role=role, model=model, parent=parent, sets=tuple(sets or ()),
-            text=text, session=session, key=key))
+            text=text, session=session, key=key, new_role=new_role))
 
     @server.tool()
     def transition(agent: str, state: str, text: str | None = None, body: str = "",

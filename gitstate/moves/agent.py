@@ -28,10 +28,12 @@ from gitstate.rule_ids import Rule
 def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | None = None,
           parent_agent: str | None = None, sets: dict[str, Any] | None = None,
           text: str | None = None, task: str | None = None,
-          instructions: str | None = None, key: str | None = None) -> Result:
+          instructions: str | None = None, key: str | None = None,
+          new_role: bool = False) -> Result:
     """Register `agent` in the lifecycle's initial state, in one commit, with what it is
     for (`task`, `instructions`) and when it `started`. `key`: its public key (`new`: make a
-    key pair, kept in the user's config directory), recorded at birth."""
+    key pair, kept in the user's config directory), recorded at birth. `new_role`: `role` is
+    meant though the lifecycle does not declare it (trailer `New-role:`)."""
     agent = canonical_id(agent)
     parent_agent = canonical_id(parent_agent) if parent_agent else None
     sets = dict(sets or {})
@@ -44,9 +46,7 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
         path = lc.state_path(agent)
         old, work = current(repo, head, path)
         if old is not None:
-            doc = statefile.parse_bytes(old, path)
-            raise GitstateError(f"agent '{agent}' already exists (state {doc.state})",
-                                hint=f"move it with `gitstate transition {agent} STATE`")
+            raise _exists(lc, agent, statefile.parse_bytes(old, path).state)
         fields: dict[str, Any] = {"agent": agent, "state": lc.initial}
         if role is not None:
             fields["role"] = role
@@ -70,13 +70,34 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
         new = statefile.with_fields(base, fields).encode()
         desc = (f"spawned{f' as {role}' if role else ''}"
                 f"{f' by {parent_agent}' if parent_agent else ''}")
-        message = format_message(agent, lc.initial, text or desc)
+        trailers = [("New-role", role)] if new_role and role else []
+        message = format_message(agent, lc.initial, text or desc, trailers=trailers)
         _judge(repo, lc, head, path, old, new, message, "spawn")
         signer = signing_key(repo, lc, head, agent, fields, (None, lc.initial))
         return Plan({path: new}, message, {"agent": agent, "from": None, "to": lc.initial,
                                           "path": path}, key=signer)
 
     return commit_atomically(repo.git, repo.work_tree, prepare, reflog="gitstate spawn")
+
+
+def _exists(lc, agent: str, state: Any) -> GitstateError:
+    """Why `agent` cannot be spawned again, and what to do instead: an id is never reused."""
+    spec = lc.states.get(state) if isinstance(state, str) else None
+    if spec is not None and spec.roster == "dead":
+        return GitstateError(f"agent '{agent}' is dead ({state}): an id is never reused, its "
+                             "history stays with it",
+                             hint=f"spawn it under a new id (e.g. `gitstate spawn {agent}-2`); "
+                                  f"`gitstate log {agent}` shows what it did")
+    if spec is not None and spec.roster == "frozen":
+        back = next((t for t in lc.targets(state) if lc.states[t].roster == "living"), None)
+        how = (f"`gitstate wake {agent} --approved-by HUMAN`" if back and
+               lc.needs_approval(state, back) else
+               f"`gitstate transition {agent} {back}`" if back else "")
+        return GitstateError(f"agent '{agent}' already exists and is {state} ({spec.roster})",
+                             hint=f"bring it back with {how}" if how else
+                             f"{legal_moves(lc, state)}")
+    return GitstateError(f"agent '{agent}' already exists (state {state})",
+                         hint=f"move it with `gitstate transition {agent} STATE`")
 
 
 def _birth_defaults(repo: Managed, lc) -> dict[str, Any]:
@@ -115,7 +136,8 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
                sets: dict[str, Any] | None = None, approved_by: str | None = None,
                body: str = "", files: dict[str, bytes] | None = None,
                with_work: bool = True, action: str = "transition",
-               moved_by: str | None = None) -> Result:
+               moved_by: str | None = None,
+               trailers: list[tuple[str, str]] | None = None) -> Result:
     """Move `agent` to `state` in one commit, together with whatever is staged and `files`.
     Without `with_work` (a measurement the system records), only the committed state file
     changes: nothing staged and no edit in the work tree comes along. `moved_by`: the team
@@ -136,14 +158,18 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
         old_state = _state_or_none(old, path)
         if state in lc.states and lc.states[state].terminal and old_state != state:
             sets.setdefault("ended", now_iso())          # the log's end stamp
+        stamp = lc.states[state].stamp if state in lc.states else None
+        if stamp and old_state != state:
+            sets.setdefault(stamp, now_iso())            # era: idle_since
         fields = {"state": state, **sets, "updated": now_iso()}
         new = statefile.with_fields(base, fields).encode()
         if new == old:   # a progress update in the same second as the last: a finer stamp
             fields["updated"] = now_iso(precise=True)
             new = statefile.with_fields(base, fields).encode()
-        trailers = [("Approved-by", approved_by)] if approved_by else []
-        trailers += [("Moved-by", f"gitstate {moved_by}")] if moved_by else []
-        message = format_message(agent, state, text or f"{old_state} -> {state}", body, trailers)
+        said = list(trailers or [])
+        said += [("Approved-by", approved_by)] if approved_by else []
+        said += [("Moved-by", f"gitstate {moved_by}")] if moved_by else []
+        message = format_message(agent, state, text or f"{old_state} -> {state}", body, said)
         _judge(repo, lc, head, path, old, new, message, action, files, with_work)
         front = statefile.parse_bytes(old, path).front
         sign = must_sign(repo, lc, head, agent, old_state, state, approved_by, moved_by,
@@ -279,8 +305,11 @@ def freeze(repo: Managed, agent: str, *, text: str | None = None,
                                      f"freeze {agent}` again")
         data = b"".join((unwritten.encode() + b"\n") if ln.strip().startswith((b"(", b"- ("))
                         else ln for ln in data.splitlines(keepends=True))
+        data = _written_by(data, rel, moved_by)
     else:
         data = existing.read_bytes()
+        if unwritten:   # a woken agent stopped before it wrote an updated one
+            data = _written_by(data, rel, moved_by, frozen_at=now_iso())
     problems = freeze_file_problems(statefile.decode(data, rel))
     if problems:
         raise GitstateError(f"{rel} is not a complete freeze-state: " + "; ".join(problems),
@@ -291,6 +320,15 @@ def freeze(repo: Managed, agent: str, *, text: str | None = None,
     return transition(repo, agent, target, text=text or default,
                       sets={**(sets or {}), "freeze_state": rel}, files={rel: data},
                       action="freeze", moved_by=moved_by)
+
+
+def _written_by(data: bytes, rel: str, by: str | None, frozen_at: str | None = None) -> bytes:
+    """A freeze-state marked as written by gitstate (`written_by:`), not by its agent: `show`
+    says so, so that nobody takes its boilerplate for what the agent knew."""
+    fields = {"written_by": f"gitstate {by or 'shutdown'}"}
+    if frozen_at:
+        fields["frozen_at"] = frozen_at
+    return statefile.with_fields(statefile.parse_bytes(data, rel), fields).encode()
 
 
 def wake(repo: Managed, agent: str, approved_by: str, *, text: str | None = None,
@@ -320,12 +358,14 @@ def bury(repo: Managed, agent: str, summary: str, *, text: str | None = None,
         files, more, body = _role_transfer(repo, lc, front, role, transfer_to)
         sets.update(more)
     return transition(repo, agent, target, text=text or "died", sets=sets,
-                      approved_by=approved_by, body=body, files=files, action="bury")
+                      approved_by=approved_by, files=files, action="bury",
+                      trailers=[("Role-transfer", body)] if body else None)
 
 
 def _role_transfer(repo: Managed, lc, front: dict, role: str,
                    to: str) -> tuple[dict[str, bytes], dict[str, Any], str]:
-    """(the receiver's new state file, the giver's new fields, the trailer) of handing `role`
+    """(the receiver's new state file, the giver's new fields, the `Role-transfer:` trailer's
+    value) of handing `role`
     to `to`. The giver keeps the role it held in `past_roles`, so that the record of who held
     what (the entity graph) outlives the hand-over."""
     to = canonical_id(to)
@@ -346,11 +386,11 @@ def _role_transfer(repo: Managed, lc, front: dict, role: str,
     past = front.get("past_roles")
     past = [str(r) for r in past] if isinstance(past, list) else []
     giver = {"role": None, "past_roles": past if role in past else past + [role]}
-    return {to_path: new_to}, giver, f"Role-transfer: {role} -> {to}"
+    return {to_path: new_to}, giver, f"{role} -> {to}"
 
 
 def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
-             text: str | None = None) -> Result:
+             text: str | None = None, approved_by: str | None = None) -> Result:
     """A holder of `role` hands it to `to` in one commit (a progress update of the holder,
     trailer `Role-transfer: ROLE -> TO`), and stays in its state without the role. Without
     `giver`, the one living holder gives it."""
@@ -372,9 +412,18 @@ def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
     if statefile.as_text(front.get("role")) != role:
         raise GitstateError(f"{giver} does not hold role '{role}' "
                             f"(its role: {statefile.as_text(front.get('role')) or 'none'})")
-    files, sets, body = _role_transfer(repo, lc, front, role, to)
+    files, sets, moved = _role_transfer(repo, lc, front, role, to)
     return transition(repo, giver, state, text=text or f"hands {role} to {to}", sets=sets,
-                      body=body, files=files, action="handover")
+                      files=files, action="handover", approved_by=approved_by,
+                      trailers=[("Role-transfer", moved)])
+
+
+def assume(repo: Managed, agent: str, role: str, *, text: str | None = None) -> Result:
+    """A living agent without a role takes a vacant one, in one commit of its own (trailer
+    `Assumes-role: ROLE`): the seed's "any agent can choose to assume a vacant role"."""
+    _lc, state, _front = current_state(repo, agent)
+    return transition(repo, agent, state, text=text or f"assumes {role}", sets={"role": role},
+                      action="assume", trailers=[("Assumes-role", role)])
 
 
 def _holds(data: bytes, lc, agent: str, role: str, *, living: bool) -> bool:

@@ -18,7 +18,6 @@ from gitstate.git.repo import Managed
 from gitstate.history.fold import vacancy_notice
 from gitstate.history.views import inbox as messages, vacant_roles
 from gitstate.law.grammar import canonical_id
-from gitstate.law.lifecycle import PHASE_ADVICE
 from gitstate.law.suggest import closest
 from gitstate.moves import agent as moves
 from gitstate.moves.fields import parse_sets
@@ -40,7 +39,8 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
           parent: str | None = None, sets=(), text: str | None = None,
           session: str | None = None, task: str | None = None,
           instructions: str | None = None, wait: float | None = None, push: bool = False,
-          warn: Callable[[str], None] = _stderr, key: str | None = None) -> dict:
+          warn: Callable[[str], None] = _stderr, key: str | None = None,
+          new_role: bool = False) -> dict:
     """Register `agent` in the initial state (one commit); `wait`: seconds to wait for a free
     slot of a full pool; `key`: its public key, or `new` to make a key pair (README "Who may
     move whom")."""
@@ -49,11 +49,13 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
         from gitstate.law.grammar import canonical_id
         from gitstate.moves.principals import given_key, new_key
         values["key"] = new_key(canonical_id(agent)) if key == "new" else given_key(key)
-    _note_near_role(repo, role, warn)
+    if new_role:
+        _note_near_role(repo, role, warn)
     if session:
         values["session"] = session   # the runtime's session id: its hooks find the agent
     options: dict[str, Any] = dict(role=role, model=model, parent_agent=parent, sets=values,
-                                   text=text, task=task, instructions=instructions)
+                                   text=text, task=task, instructions=instructions,
+                                   new_role=new_role)
     if wait:
         from gitstate.moves.operations import spawn_when_free
         return committed(repo, agent, lambda: spawn_when_free(repo, agent, wait, warn,
@@ -63,8 +65,8 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
 
 
 def _note_near_role(repo: Managed, role: str | None, warn: Callable[[str], None]) -> None:
-    """A custom role one typo away from a declared one is most likely that one: say so (the
-    spawn goes ahead where custom roles are allowed; elsewhere the law refuses it)."""
+    """A new role (`--new-role`) one typo away from a declared one may still be that one: say
+    so (the spawn goes ahead where custom roles are allowed; elsewhere the law refuses it)."""
     if not role:
         return
     try:
@@ -122,10 +124,19 @@ def bury(repo: Managed, agent: str, summary: str, *, approved_by: str | None = N
 
 
 def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
-             text: str | None = None, warn: Callable[[str], None] = _stderr) -> dict:
-    """A holder of `role` hands it to `to` in one commit, and stays in its state."""
-    return committed(repo, to, lambda: moves.handover(repo, role, to, giver=giver, text=text),
-                     warn=warn)
+             text: str | None = None, approved_by: str | None = None,
+             warn: Callable[[str], None] = _stderr) -> dict:
+    """A holder of `role` hands it to `to` in one commit, and stays in its state; a frozen
+    giver or taker (haak) needs a human's approval."""
+    return committed(repo, to, lambda: moves.handover(repo, role, to, giver=giver, text=text,
+                                                      approved_by=approved_by), warn=warn)
+
+
+def assume(repo: Managed, agent: str, role: str, *, text: str | None = None,
+           push: bool = False, warn: Callable[[str], None] = _stderr) -> dict:
+    """A living agent without a role takes a vacant one (trailer `Assumes-role:`)."""
+    return committed(repo, agent, lambda: moves.assume(repo, agent, role, text=text),
+                     push=push, warn=warn)
 
 
 def logout(repo: Managed, agent: str, note: str, *, text: str | None = None, sets=(),
@@ -176,6 +187,7 @@ def committed(repo: Managed, agent: str, move: Callable[[], Result], *, push: bo
     if push:
         from gitstate.moves.landing import push_move
         landing, result = push_move(repo, agent, move)
+        _say_unknown_mentions(repo, result.plan.message, result.sha, warn)
         info = result.plan.info
         return {**landing.as_plain(), "agent": info.get("agent"), "from": info.get("from"),
                 "to": info.get("to"), "path": info.get("path"), **(extra or {})}
@@ -183,8 +195,9 @@ def committed(repo: Managed, agent: str, move: Callable[[], Result], *, push: bo
     if result.detached:
         warn(f"gitstate: warning: detached HEAD: {result.sha[:10]} is on no branch; "
              "`git switch -c NAME` keeps it")
+    _say_unknown_mentions(repo, result.plan.message, result.sha, warn)
     info = result.plan.info
-    advice = phase_advice(info)
+    advice = phase_advice(repo, info)
     return {"commit": result.sha, "agent": info["agent"], "from": info["from"],
             "to": info["to"], "path": info["path"],
             "subject": result.plan.message.split("\n", 1)[0],
@@ -192,9 +205,20 @@ def committed(repo: Managed, agent: str, move: Callable[[], Result], *, push: bo
             **(extra or {})}
 
 
-def phase_advice(info: dict) -> str | None:
-    """What the mortality phase asks, when this move crossed into a new one."""
+def _say_unknown_mentions(repo: Managed, message: str, rev: str,
+                          warn: Callable[[str], None]) -> None:
+    """A message to an agent that does not exist reaches no inbox: say so."""
+    from gitstate.history.mentions import unknown_mentions
+    nobody = unknown_mentions(repo, message, rev)
+    if nobody:
+        warn(f"gitstate: note: no agent is called {', '.join(nobody)}: that message reaches "
+             "no inbox (committed as it is)")
+
+
+def phase_advice(repo: Managed, info: dict) -> str | None:
+    """What the mortality phase asks (in the words of the lifecycle's own ways out), when
+    this move crossed into a new one."""
     phase = info.get("phase_to")
     if phase is None or phase == info.get("phase_from"):
         return None
-    return PHASE_ADVICE.get(phase)
+    return repo.lifecycle(repo.git.head()).phase_advice(phase, info["agent"])

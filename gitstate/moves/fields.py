@@ -34,7 +34,7 @@ def parse_sets(pairs: tuple[str, ...] | list[str]) -> dict[str, Any]:
     return out
 
 
-NUMERIC_KEYS = frozenset({"context_pct", "depth", "pid"})
+NUMERIC_KEYS = frozenset({"context_pct", "depth", "pid", "max_tokens", "tokens"})
 
 
 def _read_value(raw: str, key: str) -> Any:

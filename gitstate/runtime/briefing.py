@@ -19,7 +19,7 @@ from gitstate.errors import GitstateError
 from gitstate.git.repo import open_managed
 from gitstate.law import statefile
 from gitstate.runtime import memory
-from gitstate.runtime.replies import PHASE_ASKS, context_reply
+from gitstate.runtime.replies import context_reply, phase_asks
 
 NEWEST = 3            # messages shown in full
 PROTOCOL_CHARS = 1500  # of the state's protocol doc
@@ -115,8 +115,8 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
     else:
         lines += _protocol(repo, state, short=False)
         lines += _inbox(repo, agent)
-    if PHASE_ASKS.get(phase):
-        lines.append(PHASE_ASKS[phase].replace("<you>", agent))
+    if phase_asks(lc, phase, agent):
+        lines.append(phase_asks(lc, phase, agent))
     if source != "compact":
         lines += _vacancies(repo)
     return "\n".join(lines)

@@ -10,7 +10,7 @@ from gitstate.law.rules import FileChange, validate
 from gitstate.moves.agent import transition
 from gitstate.moves.operations import as_system
 from gitstate.rule_ids import Rule
-from gitstate.runtime.replies import PHASE_ASKS
+from gitstate.runtime.replies import phase_asks
 
 # The rules about a birth: what a spawn guard refuses before the sub-agent exists.
 SPAWN_RULES = (Rule.MAX_DEPTH, Rule.SELF_SPAWN, Rule.MAX_LIVING, Rule.ROLE_MAX, Rule.UNKNOWN_ROLE,
@@ -27,15 +27,24 @@ def record_context(cwd: str | None, agent: str, pct: float, phase: str, tokens: 
     data = repo.git.cat_files([f"{head}:{lc.state_path(agent)}"])[0] if head else None
     if data is None:
         return f"gitstate: {agent} is not registered here; context is {pct:g}% ({phase})."
-    state = statefile.parse_bytes(data, lc.state_path(agent)).state
+    doc = statefile.parse_bytes(data, lc.state_path(agent))
+    state = doc.state
     measured = f"context {pct:g}% ({tokens:,} of {window:,} tokens)"
     note = ""
     if isinstance(state, str) and state in lc.states and not lc.states[state].terminal:
+        # a state with a token limit (era's deep_work) ends once `tokens` reach `max_tokens`
+        budget = doc.get("max_tokens")
+        leave = lc.states[state].token_limit
+        over = leave and isinstance(budget, int) and tokens >= budget
         with as_system(repo) as repo:
-            result = transition(repo, agent, state, sets={"context_pct": pct},
-                                text=f"{measured}: {phase}", with_work=False)
-        note = f" Recorded as {result.sha[:10]} by gitstate."
-    asks = PHASE_ASKS.get(phase, "").replace("<you>", agent)
+            result = transition(repo, agent, leave if over and leave else state,
+                                sets={"context_pct": pct, "tokens": tokens},
+                                text=f"{measured}: {phase}" + (
+                                    f"; token limit {budget:,}: {state} ends" if over else ""),
+                                with_work=False)
+        note = f" Recorded as {result.sha[:10]} by gitstate." + (
+            f" Your max_tokens ({budget:,}) is spent: you are in {leave} now." if over else "")
+    asks = phase_asks(lc, phase, agent)
     return f"gitstate: {agent}: {measured}, mortality phase {phase}.{note} {asks}".strip()
 
 
@@ -56,7 +65,10 @@ def judge_spawn(cwd: str | None, parent: str, kind: str) -> tuple[str | None, in
     text = (f"---\nagent: {child}\nstate: {lc.initial}\nrole: {kind}\nparent: {parent}\n"
             f"depth: {depth}\n---\n")
     new = text.encode()
-    message = f"@{child}: [STATE:{lc.initial}] spawned as {kind} by {parent}"
+    # the runtime names the kind itself: a kind the lifecycle does not declare is a new role
+    # said explicitly (`New-role:`), taken where custom roles are allowed
+    message = f"@{child}: [STATE:{lc.initial}] spawned as {kind} by {parent}" + (
+        f"\n\nNew-role: {kind}\n" if kind not in lc.roles else "")
     context = GitContext(repo.git, head, tree=head, overrides={path: new}, lc=lc)
     found = [v for v in validate([FileChange(path, None, new)], lc, message, context=context)
              if v.rule in SPAWN_RULES]

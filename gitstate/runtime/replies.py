@@ -8,11 +8,8 @@ def context_reply(event: str, text: str) -> dict:
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
 
 
-PHASE_ASKS = {
-    "fresh": "",
-    "midlife": "Midlife: make sure your key decisions are written down.",
-    "legacy": "Legacy: consolidate; fewer new reads, more writes. Write your freeze-state now "
-              "(`gitstate freeze <you>` writes the template for data/freeze-states/).",
-    "urgent": "Urgent: no new work. Externalize what you know, then freeze or die now "
-              "(`gitstate freeze <you>`, or `gitstate bury <you> --summary ...`).",
-}
+def phase_asks(lc, phase: str, agent: str) -> str:
+    """What a mortality phase asks of the agent, in its lifecycle's own ways out (a sentence;
+    empty when fresh)."""
+    advice = lc.phase_advice(phase, agent)
+    return f"{advice[0].upper()}{advice[1:]}." if advice else ""

@@ -347,6 +347,8 @@ class FreezeState(Record):
     """its `## ` sections, keyed by title in snake_case (`Key Decisions`: key_decisions)"""
     titles: dict[str, str]
     """each section's title as written, by its key"""
+    written_by: str | None = None
+    """who wrote it when not the agent (`gitstate shutdown` writes placeholders)"""
 
 
 # The model of each command's `--json` output (the MCP tools return the same).
@@ -370,6 +372,7 @@ COMMANDS: dict[str, Any] = {
     "wake": Move,
     "bury": Burial,
     "handover": Move,
+    "assume": Move,
     "logout": Move,
     "landing": Landing,
     "sync": SyncResult,

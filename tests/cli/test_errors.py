@@ -116,6 +116,9 @@ def test_did_you_mean_for_a_mistyped_state_agent_role_or_command(repo):
     data = json.loads(gitstate(repo, "status", "alcie", "--json").stdout)
     assert "did you mean 'alice'?" in data["message"]
     res = gitstate(repo, "spawn", "bob", "--role", "architekt")
+    assert res.returncode == 1 and "[unknown-role]" in res.stderr
+    assert "(did you mean 'architect'?)" in res.stderr and "`--new-role`" in res.stderr
+    res = gitstate(repo, "spawn", "bob", "--role", "architekt", "--new-role")
     assert res.returncode == 0 and "did you mean 'architect'?" in res.stderr
     res = gitstate(repo, "sapwn", "carol")
     assert res.returncode == 2 and "Did you mean 'spawn'?" in res.stderr

@@ -4,6 +4,7 @@ law shown refusing a plain `git commit`."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import socket
 import subprocess
@@ -206,7 +207,8 @@ def test_squad_timeouts_and_sweep(tmp_path):
     assert "s2: idle -> suspended" in out and "s1" not in out
     assert git(repo, "log", "-1", "--format=%an").stdout.strip() == "gitstate"
     assert roster(repo)["freezer"][0]["agent"] == "s2"
-    walk(repo, "s2", "active", "idle", "cleanup")          # resume, then end
+    walk(repo, "s2", "active", "idle")                     # resume, then end
+    ok(repo, "bury", "s2", "--summary", "two tasks, no errors")
     assert roster(repo)["cemetery"][0]["agent"] == "s2"
     assert ok(repo, "verify").returncode == 0
 
@@ -233,7 +235,7 @@ def test_maos_roles_instances_limits(tmp_path):
     repo = managed(tmp_path, "maos")
     ok(repo, "spawn", "e1", "--role", "engineer")
     ok(repo, "spawn", "e2", "--role", "engineer")
-    ok(repo, "spawn", "x1", "--role", "chemist")           # custom roles are allowed here
+    ok(repo, "spawn", "x1", "--role", "chemist", "--new-role")   # custom roles, said so
     living = {r["agent"]: r for r in roster(repo)["living"]}
     assert (living["e1"]["instance"], living["e2"]["instance"]) == (1, 2)
     assert "engineer #2" in ok(repo, "roster").stdout
@@ -256,7 +258,9 @@ def test_maos_reap_and_shutdown(tmp_path):
     gone = subprocess.Popen(["true"])
     gone.wait()
     host = socket.gethostname()
-    for agent, pid in (("dead-proc", gone.pid), ("live-proc", os.getpid())):
+    live = subprocess.run(["sh", "-c", "sleep 300 >/dev/null 2>&1 & echo $!"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    for agent, pid in (("dead-proc", gone.pid), ("live-proc", live)):
         ok(repo, "spawn", agent, "--role", "engineer")
         ok(repo, "transition", agent, "running", "--set", f"pid={pid}", "--set", f"host={host}")
     ok(repo, "spawn", "waiting")
@@ -264,7 +268,7 @@ def test_maos_reap_and_shutdown(tmp_path):
     assert f"dead-proc: running -> failed (process {gone.pid} on {host} is gone)" in out
     assert "live-proc" not in out
     assert git(repo, "log", "-1", "--format=%an %s").stdout.startswith("gitstate @dead-proc:")
-    ok(repo, "shutdown")
+    assert f"live-proc: process {live} ended on SIGTERM" in ok(repo, "shutdown").stdout
     view = roster(repo)
     assert view["living"] == []
     ends = {r["agent"]: r["state"] for r in view["cemetery"]}
@@ -313,3 +317,26 @@ def ago(minutes: int) -> str:
     """A git date `minutes` before now."""
     import time
     return f"@{int(time.time()) - minutes * 60} +0000"
+
+
+def test_the_readme_says_what_each_preset_keeps_of_its_seed():
+    """One meaning of "enforced": a row that says so names the rule the hooks, the hub and
+    verify refuse it with; every seed feature has a row, those left out included."""
+    from gitstate.rule_ids import Rule
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    table = readme.split("### What each preset keeps of its seed", 1)[1].split("\n## ", 1)[0]
+    rows = [r.split(" | ") for r in table.splitlines() if r.startswith("| ") and "---" not in r]
+    rows = [(r[0].strip("| "), r[1], r[2].rstrip(" |")) for r in rows[1:]]
+    assert {p for p, _, _ in rows} == {"haak", "registry", "squad", "era", "maos"}
+    rules = {r.value for r in Rule}
+    for preset, feature, how in rows:
+        assert how.split(" ", 1)[0].strip(":,") in (
+            "enforced", "computed", "advisory", "left", "kept"), (preset, feature)
+        if how.startswith("enforced"):
+            named = set(re.findall(r"`([a-z-]+)`", how))
+            assert named & rules, f"{preset}: {feature}: enforced by which rule? {how}"
+    features = " ".join(f"{p}: {f}" for p, f, _ in rows)
+    for wanted in ("haak: the roster listed at session start", "specialist's one task",
+                   "criticality filter", "workspaces and task dependencies",
+                   "default_max_per_role", "core agents", "max_tokens", "idle_since"):
+        assert wanted in features, wanted

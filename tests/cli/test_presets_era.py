@@ -4,12 +4,13 @@ commit; idle goes back to inbox at the check interval (`sweep`)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import time
 
-from conftest import UNHOOKED, git, gitstate, set_state_line, walk
+from conftest import UNHOOKED, git, gitstate, make_repo, set_state_line, state_path, walk
 from test_presets import managed, ok, refused_commit, roster
 
 
@@ -108,4 +109,109 @@ def test_idle_goes_back_to_inbox_at_the_check_interval(tmp_path):
     git(repo, "commit", "-qam", "@era-2: [STATE:inbox] a message arrived")
     states = {r["agent"]: r["state"] for r in roster(repo)["living"]}
     assert states == {"era-1": "inbox", "era-2": "inbox"}
+    assert ok(repo, "verify").returncode == 0
+
+
+def test_mortality_advice_is_eras_own_way_out(tmp_path):
+    repo = managed(tmp_path, "era")
+    ok(repo, "spawn", "era-1")
+    res = json.loads(ok(repo, "transition", "era-1", "inbox", "--set", "context_pct=92",
+                        "--json").stdout)
+    assert "log out (`gitstate logout era-1 --note TEXT`)" in res["advice"]
+    assert "freeze" not in res["advice"]
+    assert "freeze" not in ok(repo, "status", "era-1").stdout
+
+
+SEED_COMMITS = [   # (the seed's subject, the state its _state.md names, refused by)
+    ("@era-1: [STATE:bootstrap] Restored from abc123", "inbox", "tag-mismatch"),
+    ("@era-1: [STATE:inbox] Processed 2 messages, 1 queued", "inbox", None),
+    ("@era-1: [STATE:distill] Thread: parser, next: deep_work", "deep_work", "tag-mismatch"),
+    ("@era-1: [STATE:deep_work] parser: tokenizer done", "deep_work", None),
+]
+
+
+def test_the_seeds_commits_and_what_an_era_agent_writes_instead(tmp_path):
+    repo = managed(tmp_path, "era")
+    ok(repo, "spawn", "era-1")
+    # bootstrap: the seed tags the step just finished; gitstate the state entered
+    set_state_line(repo, "era-1", "state", "inbox")
+    err = refused_commit(repo, "@era-1: [STATE:bootstrap] Restored from abc123", "tag-mismatch")
+    assert "the subject says [STATE:bootstrap] but agent/era-1/_state.md writes 'state: " \
+        "inbox'" in err
+    git(repo, "commit", "-qam", "@era-1: [STATE:inbox] Restored from abc123")
+    # inbox: the seed's progress commit is accepted as it is
+    set_state_line(repo, "era-1", "thread", "parser")
+    git(repo, "commit", "-qam", "@era-1: [STATE:inbox] Processed 2 messages, 1 queued")
+    walk(repo, "era-1", "distill")
+    set_state_line(repo, "era-1", "state", "deep_work")
+    refused_commit(repo, "@era-1: [STATE:distill] Thread: parser, next: deep_work",
+                   "tag-mismatch")
+    git(repo, "commit", "-qam", "@era-1: [STATE:deep_work] thread: parser")
+    set_state_line(repo, "era-1", "summary", "tokenizer")
+    git(repo, "commit", "-qam", "@era-1: [STATE:deep_work] parser: tokenizer done")
+    walk(repo, "era-1", "inbox", "distill", "idle")
+    assert "idle_since:" in state_path(repo, "era-1").read_text()     # stamped on entry
+    walk(repo, "era-1", "inbox", "distill")
+    # logout: the seed writes `state: offline`
+    set_state_line(repo, "era-1", "state", "offline")
+    (repo / "logout.log").write_text("era-1: bye\n")
+    err = refused_commit(repo, "@era-1: [STATE:logout] Context: 62%, see logout.log",
+                         "unknown-state")
+    git(repo, "reset", "-q", "--hard")
+    git(repo, "clean", "-qfd")
+    ok(repo, "logout", "era-1", "--note", "bye", "--set", "context_pct=62")
+    assert git(repo, "log", "-1", "--format=%s").stdout.strip() == \
+        "@era-1: [STATE:logout] Context: 62%, see logout.log"
+    assert ok(repo, "verify").returncode == 0
+
+
+def test_a_history_written_the_seeds_way_moves_over_and_is_read_by_its_tags(tmp_path):
+    repo = make_repo(tmp_path / "seed")
+    (repo / "agent").mkdir()
+    subjects = [s.replace("era-1", "ERA-1") for s, _, _ in SEED_COMMITS] + [
+        "@ERA-1: [STATE:inbox] back to inbox",
+        "@ERA-1: [STATE:distill] Thread: parser, next: logout",
+        "@ERA-1: [STATE:logout] Context: 62%, see logout.log"]
+    states = [st for _, st, _ in SEED_COMMITS] + ["inbox", "logout", "offline"]
+    for n, (subject, state) in enumerate(zip(subjects, states)):   # one agent/_state.md
+        (repo / "agent" / "_state.md").write_text(
+            f"---\nstate: {state}\nthread: parser\ncontext_pct: {n}\n---\nnotes\n")
+        if state == "offline":
+            (repo / "logout.log").write_text("era-1: bye\n")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", subject)
+    # moving over (README "era"): one directory per agent, named by its id
+    (repo / "agent" / "era-1").mkdir()
+    git(repo, "mv", "agent/_state.md", "agent/era-1/_state.md")
+    f = repo / "agent" / "era-1" / "_state.md"
+    f.write_text(f.read_text().replace("state: offline", "agent: era-1\nstate: logout"))
+    git(repo, "commit", "-qam", "era-1's state file in gitstate's layout")
+    ok(repo, "init", "--lifecycle", "era")
+    out = ok(repo, "verify").stdout
+    assert "7 tagged commits older than protocols/lifecycle.yaml judged by their tags alone" \
+        in out and "ok" in out
+    moves = [(m["from"], m["to"]) for m in json.loads(ok(repo, "log", "era-1", "--json").stdout)]
+    assert moves[:3] == [(None, "bootstrap"), ("bootstrap", "inbox"), ("inbox", "distill")]
+    assert moves[-1] == ("distill", "logout")
+    assert {r["agent"]: r["state"] for r in roster(repo)["freezer"]} == {"era-1": "logout"}
+    walk(repo, "era-1", "bootstrap", "inbox")                    # the next cold start
+    assert ok(repo, "verify").returncode == 0
+
+
+def test_deep_work_ends_at_the_token_limit(tmp_path):
+    repo = managed(tmp_path, "era")
+    ok(repo, "spawn", "era-1")
+    walk(repo, "era-1", "inbox", "distill")
+    ok(repo, "transition", "era-1", "deep_work", "--set", "thread=parser",
+       "--set", "max_tokens=50000", "--set", "tokens=1000")
+    res = gitstate(repo, "transition", "era-1", "deep_work", "--set", "tokens=50000")
+    assert res.returncode == 1 and "[token-limit]" in res.stderr
+    assert "deep_work ends at the token limit; go to inbox" in res.stderr
+    set_state_line(repo, "era-1", "tokens", "61000")
+    refused_commit(repo, "@era-1: [STATE:deep_work] more", "token-limit")
+    git(repo, *UNHOOKED, "commit", "-qam", "@era-1: [STATE:deep_work] no hooks")
+    res = gitstate(repo, "verify")
+    assert res.returncode == 1 and "[token-limit]" in res.stdout
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    ok(repo, "transition", "era-1", "inbox", "--set", "tokens=50000", "-m", "budget spent")
     assert ok(repo, "verify").returncode == 0

@@ -118,14 +118,17 @@ def test_waking_a_frozen_holder_when_another_took_the_role(tmp_path):
     ok(repo, "spawn", "dave", "--role", "steward")     # carol is frozen: the role is free
     res = gitstate(repo, "wake", "carol", "--approved-by", "zach")
     assert res.returncode == 1 and "[role-max]" in res.stderr
-    advice = "`gitstate handover steward --from dave --to carol`"
+    advice = "`gitstate handover steward --from dave --to carol --approved-by HUMAN`"
     assert advice in res.stderr
     # by hand, the hook gives the same way out
     set_state_line(repo, "carol", "state", "bootstrap")
     err = refused_commit(repo, "@carol: [STATE:bootstrap] awake\n\nApproved-by: zach", "role-max")
     assert advice in err
     git(repo, "reset", "-q", "--hard")
-    ok(repo, "handover", "steward", "--from", "dave", "--to", "carol")
+    res = gitstate(repo, "handover", "steward", "--from", "dave", "--to", "carol")
+    assert res.returncode == 1 and "[needs-approval]" in res.stderr   # carol is frozen
+    assert "carol is frozen: every change to it" in res.stderr
+    ok(repo, "handover", "steward", "--from", "dave", "--to", "carol", "--approved-by", "zach")
     ok(repo, "wake", "carol", "--approved-by", "zach")
     assert {r["agent"]: r["role"] for r in roster(repo)["living"]} == {"carol": "steward",
                                                                       "dave": None}
@@ -188,3 +191,154 @@ def test_readme_says_where_the_haak_preset_differs_from_its_seed():
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     assert "`gitstate handover ROLE --to ID`" in readme
     assert "max: 1" in readme and "convention" in readme
+
+
+def test_at_urgent_context_status_offers_what_the_hooks_accept(tmp_path):
+    repo = managed(tmp_path, "haak")
+    ok(repo, "spawn", "alice")
+    walk(repo, "alice", "inbox", "distill")
+    ok(repo, "transition", "alice", "distill", "--set", "context_pct=93")
+    shown = json.loads(ok(repo, "status", "alice", "--json").stdout)
+    assert shown["next"] == ["idle", "frozen", "dead", "distill"]
+    assert "freeze or die (`gitstate freeze alice`" in shown["advice"]
+    res = gitstate(repo, "transition", "alice", "deep_work")
+    assert res.returncode == 1 and "allows at urgent context: idle, frozen, dead" in res.stderr
+    assert "idle" in ok(repo, "transition", "alice", "idle").stdout
+
+
+def test_typos_do_not_become_law(tmp_path):
+    repo = managed(tmp_path, "haak")
+    res = gitstate(repo, "spawn", "carol", "--role", "stewrad")
+    assert res.returncode == 1 and "[unknown-role]" in res.stderr
+    assert "(did you mean 'steward'?)" in res.stderr and "`--new-role`" in res.stderr
+    assert "stewrad" not in ok(repo, "vacancies").stdout
+    # by hand too; a new role said so is taken
+    new = repo / "agent" / "carol" / "_state.md"
+    new.parent.mkdir(parents=True)
+    new.write_text("---\nagent: carol\nstate: bootstrap\nrole: stewrad\n---\n")
+    refused_commit(repo, "@carol: [STATE:bootstrap] born", "unknown-role")
+    git(repo, "reset", "-q", "--hard")
+    git(repo, "clean", "-qfd")
+    ok(repo, "spawn", "carol", "--role", "gardener", "--new-role")
+    # a message to nobody is said, and still committed
+    ok(repo, "spawn", "bob")
+    res = ok(repo, "transition", "carol", "inbox", "-m", "@bobb and @bob: look at this")
+    assert "no agent is called @bobb (did you mean @bob?)" in res.stderr
+    assert "@bob " not in res.stderr.replace("@bob?", "")
+    # a dead id is not spawned again: said, with what to do instead
+    walk(repo, "carol", "distill")
+    ok(repo, "bury", "carol", "--summary", "gardened")
+    res = gitstate(repo, "spawn", "carol")
+    assert res.returncode == 1 and "agent 'carol' is dead (dead): an id is never reused" \
+        in res.stderr and "`gitstate spawn carol-2`" in res.stderr
+    walk(repo, "bob", "inbox")
+    gitstate(repo, "freeze", "bob")
+    fill_freeze_state(repo / "data" / "freeze-states" / "bob.md")
+    ok(repo, "freeze", "bob")
+    res = gitstate(repo, "spawn", "bob")
+    assert res.returncode == 1 and "is frozen" in res.stderr
+    assert "`gitstate wake bob --approved-by HUMAN`" in res.stderr
+    assert ok(repo, "verify").returncode == 0
+
+
+def _frozen(repo, agent: str, role: str | None = None) -> Path:
+    ok(repo, "spawn", agent, *(["--role", role] if role else []))
+    walk(repo, agent, "inbox")
+    gitstate(repo, "freeze", agent)
+    fs = repo / "data" / "freeze-states" / f"{agent}.md"
+    fill_freeze_state(fs)
+    ok(repo, "freeze", agent)
+    return fs
+
+
+def test_a_woken_agent_refreezes_with_an_updated_freeze_state(tmp_path):
+    repo = managed(tmp_path, "haak")
+    fs = _frozen(repo, "alice")
+    ok(repo, "wake", "alice", "--approved-by", "zach")
+    walk(repo, "alice", "inbox")
+    res = gitstate(repo, "freeze", "alice")
+    assert res.returncode == 1 and "[freeze-state]" in res.stderr
+    assert "alice froze before and was woken" in res.stderr
+    set_state_line(repo, "alice", "state", "frozen")         # by hand: the same
+    refused_commit(repo, "@alice: [STATE:frozen] again", "freeze-state")
+    git(repo, "reset", "-q", "--hard")
+    fs.write_text(fs.read_text().replace("## Open Questions\n", "## Open Questions\n"
+                                         "- asked after waking: is the fold linear?\n"))
+    ok(repo, "freeze", "alice")
+    assert "is the fold linear?" in json.loads(ok(repo, "show", "alice", "--json").stdout)[
+        "sections"]["Open Questions"]
+    assert ok(repo, "verify").returncode == 0
+
+
+def test_shutdowns_freeze_states_say_they_are_not_the_agents(tmp_path):
+    repo = managed(tmp_path, "haak")
+    ok(repo, "spawn", "bob")
+    walk(repo, "bob", "inbox")
+    fs = _frozen(repo, "alice")
+    ok(repo, "wake", "alice", "--approved-by", "zach")      # woken, never re-wrote hers
+    ok(repo, "shutdown")
+    for agent in ("bob", "alice"):
+        shown = json.loads(ok(repo, "show", agent, "--json").stdout)
+        assert shown["written_by"] == "gitstate shutdown"
+        text = ok(repo, "show", agent).stdout
+        assert text.startswith(f"note: data/freeze-states/{agent}.md was written by gitstate "
+                               f"shutdown, not by {agent}")
+    assert "written by hand" in fs.read_text()               # what alice wrote is kept
+    fresh = _frozen(repo, "carol")
+    assert json.loads(ok(repo, "show", "carol", "--json").stdout)["written_by"] is None
+    assert "note:" not in ok(repo, "show", "carol").stdout and fresh.exists()
+    assert ok(repo, "verify").returncode == 0
+
+
+def test_every_change_to_a_frozen_agent_needs_a_human(tmp_path):
+    repo = managed(tmp_path, "haak")
+    _frozen(repo, "carol", role="steward")
+    ok(repo, "spawn", "dave")
+    # handing away a frozen agent's role, as burying it, is a human's decision
+    res = gitstate(repo, "handover", "steward", "--from", "carol", "--to", "dave")
+    assert res.returncode == 1 and "[needs-approval]" in res.stderr
+    assert "carol is frozen: every change to it (its role handed away included)" in res.stderr
+    set_state_line(repo, "carol", "role", "null")
+    set_state_line(repo, "dave", "role", "steward")
+    refused_commit(repo, "@carol: [STATE:frozen] steward to dave\n\n"
+                   "Role-transfer: steward -> dave", "needs-approval")
+    git(repo, "reset", "-q", "--hard")
+    ok(repo, "handover", "steward", "--from", "carol", "--to", "dave", "--approved-by", "zach")
+    res = gitstate(repo, "bury", "carol", "--summary", "never woken")
+    assert res.returncode == 1 and "[needs-approval]" in res.stderr
+    ok(repo, "bury", "carol", "--summary", "never woken", "--approved-by", "zach")
+    assert ok(repo, "verify").returncode == 0
+
+
+def test_a_living_agent_assumes_a_vacant_role(tmp_path):
+    repo = managed(tmp_path, "haak")
+    ok(repo, "spawn", "alice", "--role", "architect")
+    ok(repo, "spawn", "bob")
+    ok(repo, "spawn", "carol")
+    res = gitstate(repo, "assume", "bob", "architect")          # alice holds it
+    assert res.returncode == 1 and "[assume-role]" in res.stderr
+    assert "role 'architect' is not vacant: alice holds it" in res.stderr
+    walk(repo, "alice", "inbox", "distill")
+    ok(repo, "bury", "alice", "--summary", "designed the fold")
+    assert "Role 'architect' is vacant" in ok(repo, "vacancies").stdout
+    out = ok(repo, "assume", "bob", "architect").stdout
+    assert "bob: assumes architect, stays bootstrap" in out
+    assert git(repo, "log", "-1", "--format=%B").stdout.strip().endswith(
+        "Assumes-role: architect")
+    assert "architect" not in ok(repo, "vacancies").stdout
+    # by hand: carol takes the never-filled strategist role with a plain commit
+    set_state_line(repo, "carol", "role", "strategist")
+    err = refused_commit(repo, "@carol: [STATE:bootstrap] strategist now", "fixed-field")
+    assert "`gitstate assume ID ROLE`, trailer 'Assumes-role: ROLE'" in err
+    git(repo, "commit", "-qam", "@carol: [STATE:bootstrap] I take strategist",
+        "-m", "Assumes-role: strategist")
+    # one role at a time; a role held is not taken
+    res = gitstate(repo, "assume", "carol", "auditor")
+    assert res.returncode == 1 and "[assume-role]" in res.stderr
+    assert "carol holds role 'strategist'; an agent holds one role at a time" in res.stderr
+    ok(repo, "spawn", "dan")
+    set_state_line(repo, "dan", "role", "architect")
+    git(repo, *UNHOOKED, "commit", "-qam", "@dan: [STATE:bootstrap] mine",
+        "-m", "Assumes-role: architect")
+    res = gitstate(repo, "verify")
+    assert res.returncode == 1 and "[assume-role]" in res.stdout and "bob holds it" in res.stdout

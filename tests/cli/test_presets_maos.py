@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
 from pathlib import Path
 
-from conftest import git, gitstate, set_state_line
-from test_presets import ago, at, managed, ok, roster
+from conftest import UNHOOKED, git, gitstate, set_state_line
+from test_presets import ago, at, managed, ok, refused_commit, roster
 
 
 def test_shutdown_cancels_interrupted_work_and_await_counts_it_failed(tmp_path):
@@ -37,7 +40,7 @@ def test_roles_timeouts_are_enforced_by_sweep(tmp_path):
     at(repo, ago(45), "spawn", "arch", "--role", "architect")        # 30m: due
     at(repo, ago(45), "spawn", "eng", "--role", "engineer")          # 60m: not yet
     at(repo, ago(61), "spawn", "eng2", "--role", "engineer")         # 60m: due
-    at(repo, ago(45), "spawn", "chem", "--role", "chemist")          # custom, 40m cap: due
+    at(repo, ago(45), "spawn", "chem", "--role", "chemist", "--new-role")   # custom, 40m: due
     at(repo, ago(35), "spawn", "sec", "--role", "security")          # 40m: not yet
     ok(repo, "transition", "eng2", "running")
     dry = ok(repo, "sweep", "--dry-run").stdout
@@ -92,3 +95,72 @@ def test_readme_and_shipped_docs_agree_on_shutdown():
     assert "work it interrupts ends `cancelled`" in readme
     assert "`cancelled`" in (root / "protocols" / "maos" / "running.md").read_text()
     assert "failure" in (root / "protocols" / "maos" / "cancelled.md").read_text()
+
+
+def test_custom_roles_are_said_so_and_have_a_default_limit(tmp_path):
+    repo = managed(tmp_path, "maos")
+    res = gitstate(repo, "spawn", "c1", "--role", "enginer")         # a typo is not a role
+    assert res.returncode == 1 and "[unknown-role]" in res.stderr
+    assert "(did you mean 'engineer'?)" in res.stderr and "`--new-role`" in res.stderr
+    ok(repo, "spawn", "c1", "--role", "chemist", "--new-role")
+    assert git(repo, "log", "-1", "--format=%(trailers:key=New-role,valueonly)").stdout.strip() \
+        == "chemist"
+    ok(repo, "spawn", "c2", "--role", "chemist", "--new-role")
+    res = gitstate(repo, "spawn", "c3", "--role", "chemist", "--new-role")   # role_max: 2
+    assert res.returncode == 1 and "[role-max]" in res.stderr
+    assert "policies.role_max" in res.stderr
+    # by hand: a birth in an undeclared role without the trailer, then a third chemist
+    p = repo / "agent" / "c3" / "_state.md"
+    p.parent.mkdir(parents=True)
+    p.write_text("---\nagent: c3\nstate: pending\nrole: alchemist\n---\n")
+    refused_commit(repo, "@c3: [STATE:pending] by hand", "unknown-role")
+    git(repo, "commit", "-qm", "@c3: [STATE:pending] by hand", "-m", "New-role: alchemist")
+    p = repo / "agent" / "c4" / "_state.md"
+    p.parent.mkdir(parents=True)
+    p.write_text("---\nagent: c4\nstate: pending\nrole: chemist\n---\n")
+    refused_commit(repo, "@c4: [STATE:pending] by hand\n\nNew-role: chemist", "role-max")
+    git(repo, "add", "-A")
+    git(repo, *UNHOOKED, "commit", "-qm", "@c4: [STATE:pending] no hooks", "-m",
+        "New-role: chemist")
+    res = gitstate(repo, "verify")
+    assert res.returncode == 1 and "[role-max]" in res.stdout
+
+
+def _orphan(script: str) -> int:
+    """The pid of a process running `script`, not a child of this one (so that nothing here
+    waits for it: it ends as the signals say)."""
+    out = subprocess.run(["sh", "-c", f"({script}) >/dev/null 2>&1 & echo $!"],
+                         capture_output=True, text=True, check=True).stdout
+    return int(out.strip())
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().rsplit(")", 1)[-1].split()[0] == "Z"
+
+
+def test_shutdown_stops_the_processes_it_can_and_says_which_it_cannot(tmp_path):
+    repo = managed(tmp_path, "maos")
+    polite = _orphan("exec sleep 300")
+    stubborn = _orphan("trap '' TERM; exec sleep 300")
+    here = socket.gethostname()
+    for agent, pid, host in (("e1", polite, here), ("e2", stubborn, here),
+                             ("e3", 999_999, "elsewhere")):
+        ok(repo, "spawn", agent, "--role", "engineer" if agent != "e3" else "qa")
+        ok(repo, "transition", agent, "running", "--set", f"pid={pid}", "--set", f"host={host}")
+    out = ok(repo, "shutdown", "--grace", "1").stdout
+    assert f"e1: process {polite} ended on SIGTERM" in out
+    assert f"e2: process {stubborn} did not end within 1s of SIGTERM; killed (SIGKILL)" in out
+    assert "e3: not signalled: process 999999 runs on elsewhere" in out
+    assert _gone(polite) and _gone(stubborn)
+    files = {a: (repo / "agent" / a / "_state.md").read_text() for a in ("e1", "e2", "e3")}
+    assert f"stopped: process {polite} ended on SIGTERM" in files["e1"]
+    assert f"stopped: process {stubborn} killed (SIGKILL) after 1s" in files["e2"]
+    assert "stopped: 'not signalled: process 999999 runs on elsewhere" in files["e3"]
+    assert {r["agent"]: r["state"] for r in roster(repo)["cemetery"]} == {
+        "e1": "cancelled", "e2": "cancelled", "e3": "cancelled"}
+    assert ok(repo, "verify").returncode == 0

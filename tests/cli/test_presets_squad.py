@@ -3,6 +3,7 @@ sessions are exempt from the idle timeout; a full pool queues a spawn (`spawn --
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -36,7 +37,8 @@ def test_a_crashed_session_goes_to_error_and_resumes(tmp_path):
     assert "quiet: spawning -> error (no heartbeat for 45m" in out
     assert f"s1: active -> error (process {gone.pid}" in out
     assert {r["agent"] for r in roster(repo)["freezer"]} == {"quiet", "s1"}
-    walk(repo, "quiet", "active", "idle", "cleanup")                # resumed, then ended
+    walk(repo, "quiet", "active", "idle")                           # resumed, then ended
+    ok(repo, "bury", "quiet", "--summary", "resumed after a crash")
     # a hidden move from error to idle is named by verify
     set_state_line(repo, "s1", "state", "idle")
     git(repo, "add", "-A")
@@ -52,28 +54,42 @@ def test_shutdown_does_not_call_a_stop_a_crash(tmp_path):
     assert "s1: active -> cleanup" in ok(repo, "shutdown").stdout
 
 
-def test_core_sessions_are_exempt_from_the_idle_timeout(tmp_path):
+def test_core_sessions_are_loaded_idle_and_kept_alive(tmp_path):
     repo = managed(tmp_path, "squad")
-    for agent, role in (("keaton", "core"), ("temp", "specialist")):
-        ok(repo, "spawn", agent, "--role", role)
-        ok(repo, "transition", agent, "active")
-        at(repo, ago(60), "transition", agent, "idle")
+    out = ok(repo, "team", "load", "keaton", "ripley").stdout
+    assert "keaton: spawning -> idle (core)" in out and "ripley: spawning -> idle (core)" in out
+    assert {(r["agent"], r["state"], r["role"]) for r in roster(repo)["living"]} == {
+        ("keaton", "idle", "core"), ("ripley", "idle", "core")}
+    assert "keaton: already idle" in ok(repo, "team", "load", "keaton").stdout
+    # an hour later: sweep suspends the specialist only, reap fails no core session
+    ok(repo, "spawn", "temp", "--role", "specialist")
+    ok(repo, "transition", "temp", "active")
+    at(repo, ago(60), "transition", "temp", "idle")
+    at(repo, ago(60), "transition", "keaton", "idle", "-m", "still here")
     out = ok(repo, "sweep").stdout
     assert "temp: idle -> suspended" in out and "keaton" not in out
-    assert "nothing is due" in ok(repo, "sweep").stdout
-    # by hand: a core session may be suspended at any time (no timer applies to it); a
-    # specialist only once the timeout is due
+    assert "keaton" not in ok(repo, "reap", "--host", "elsewhere").stdout
+    # suspending a core session is refused: by the CLI, a plain commit, and verify
+    res = gitstate(repo, "transition", "keaton", "suspended")
+    assert res.returncode == 1 and "[role-forbids]" in res.stderr
+    assert "keaton holds role 'core', which never enters suspended" in res.stderr
+    set_state_line(repo, "keaton", "state", "suspended")
+    refused_commit(repo, "@keaton: [STATE:suspended] by hand", "role-forbids")
+    git(repo, *UNHOOKED, "commit", "-qam", "@keaton: [STATE:suspended] no hooks")
+    res = gitstate(repo, "verify")
+    assert res.returncode == 1 and "[role-forbids]" in res.stdout
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    assert "suspended" not in json.loads(ok(repo, "status", "keaton", "--json").stdout)["next"]
+    # a specialist is suspended by hand only once the timeout is due, and status says so
     ok(repo, "spawn", "spec2", "--role", "specialist")
     walk(repo, "spec2", "active", "idle")
+    assert json.loads(ok(repo, "status", "spec2", "--json").stdout)["next"] == [
+        "active", "cleanup", "error", "idle"]
+    rows = {r["agent"]: r["next"] for r in json.loads(ok(repo, "status", "--json").stdout)}
+    assert "suspended" not in rows["spec2"]
     set_state_line(repo, "spec2", "state", "suspended")
     refused_commit(repo, "@spec2: [STATE:suspended] early", "timeout")
     git(repo, "reset", "-q", "--hard")
-    assert ok(repo, "transition", "keaton", "suspended").returncode == 0
-    set_state_line(repo, "keaton", "state", "active")
-    git(repo, "commit", "-qam", "@keaton: [STATE:active] back")
-    walk(repo, "keaton", "idle")
-    set_state_line(repo, "keaton", "state", "suspended")
-    git(repo, "commit", "-qam", "@keaton: [STATE:suspended] by hand")
     assert ok(repo, "verify").returncode == 0
 
 
@@ -93,7 +109,8 @@ def test_spawn_waits_for_a_free_slot_within_a_bound(tmp_path):
                               cwd=repo, env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
     assert "the pool is full; waiting up to 60s" in queued.stderr.readline()
-    walk(repo, "s1", "active", "idle", "cleanup")
+    walk(repo, "s1", "active", "idle")
+    ok(repo, "bury", "s1", "--summary", "one task")
     out, err = queued.communicate(timeout=60)
     assert queued.returncode == 0 and "s5: spawning" in out, err
     assert {r["agent"] for r in roster(repo)["living"]} == {"s2", "s5"}

@@ -219,7 +219,26 @@ def test_timeouts_may_exempt_roles_and_roles_may_have_timeouts():
     assert lc.timeout_applies("idle", "suspended", None)
     assert (lc.role_timeout("worker"), lc.role_timeout("chemist"), lc.role_timeout(None)) == \
         (2400, 3600, None)
-    assert lc.policies.heartbeat == 300
+    assert lc.policies.heartbeat == Timeout(300)
+    assert lc.heartbeat_for("core") == lc.heartbeat_for(None) == 300
+
+
+def test_a_role_may_forbid_states_and_be_exempt_from_the_heartbeat():
+    lc = load_lifecycle(POOL.replace("core: {}", "core: {forbids: [suspended], load: idle}")
+                        + "  heartbeat: {after: 30m, except_roles: [core]}\n")
+    assert lc.forbidden_by_role("core", "suspended") and not lc.forbidden_by_role("worker",
+                                                                                 "suspended")
+    assert lc.roles["core"].load == "idle"
+    assert (lc.heartbeat_for("core"), lc.heartbeat_for("worker")) == (None, 1800)
+    with pytest.raises(LifecycleInvalid) as exc:
+        load_lifecycle(POOL.replace("core: {}", "core: {forbids: [sleeping], load: suspended}")
+                       + "  heartbeat: {after: 30m, except_roles: [lead]}\n")
+    text = str(exc.value)
+    assert "role 'core': forbids names undeclared state 'sleeping'" in text
+    assert "the heartbeat exempts undeclared role 'lead'" in text
+    with pytest.raises(LifecycleInvalid) as exc:
+        load_lifecycle(POOL.replace("core: {}", "core: {forbids: [suspended], load: suspended}"))
+    assert "role 'core' is loaded into 'suspended', a state it forbids" in str(exc.value)
 
 
 def test_bad_timeout_exemptions_and_durations_are_located():

@@ -229,7 +229,7 @@ def test_context_is_measured_and_recorded_only_when_a_phase_is_crossed(claude_re
     told = said(post_tool(repo, "s1", transcript(tr, 152_000)))                 # 76 %
     assert "legacy" in told and "freeze-state" in told
     told = said(post_tool(repo, "s1", transcript(tr, 185_000)))                 # 92.5 %
-    assert "urgent" in told and "freeze or die now" in told
+    assert "urgent" in told and "freeze or die (`gitstate freeze alice`" in told
     assert [s for s in git(repo, "log", "--format=%s", f"{tip}..HEAD").stdout.splitlines()] == [
         "@alice: [STATE:deep_work] context 92.5% (185,000 of 200,000 tokens): urgent",
         "@alice: [STATE:deep_work] context 76% (152,000 of 200,000 tokens): legacy"]
