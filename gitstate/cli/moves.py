@@ -179,7 +179,7 @@ def handover(role, to, giver, text, approved_by, as_json):
     return moved("handover", record, as_json, says=f"hands {role} to {to}")
 
 
-@example("gitstate logout era-1 --note 'parser half done; read docs/parser.md'")
+@example("gitstate assume dave architect -m 'the architect role was vacant'")
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
 @click.argument("role", shell_complete=complete.role)
@@ -193,6 +193,7 @@ def assume(agent, role, text, push, as_json):
     return moved("assume", record, as_json, push=push, says=f"assumes {role}")
 
 
+@example("gitstate logout era-1 --note 'parser half done; read docs/parser.md'")
 @cli.command()
 @click.argument("agent", shell_complete=complete.agent)
 @click.option("--note", required=True, help="One line for the shared log: where you stopped.")

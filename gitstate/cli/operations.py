@@ -150,11 +150,13 @@ def shutdown(approved_by, grace, push, as_json):
                                       grace=grace) else 0
 
 
+@example("gitstate team load lead reviewer --push")
 @cli.group()
 def team():
     """The team's persistent sessions (squad's core agents)."""
 
 
+@example("gitstate team load lead reviewer", "gitstate team load qa --role core --push")
 @team.command("load")
 @click.argument("agents", nargs=-1, required=True, metavar="ID...")
 @click.option("--role", default=None, shell_complete=complete.role,

@@ -22,6 +22,8 @@ LAW_FIELDS: dict[str, dict[str, str]] = {
         "protocol": "the protocol document an agent in this state follows",
         "outcome": "how an ending here reads to whoever waits on it: success or failure",
         "log": "a shared file that a commit entering this state appends to",
+        "token_limit": "the state an agent goes to once its `tokens` reach `max_tokens`",
+        "stamp": "a front-matter key set to the moment an agent enters this state",
     },
     "RoleSpec": {
         "mandate": "what a holder of the role is for",
@@ -31,6 +33,8 @@ LAW_FIELDS: dict[str, dict[str, str]] = {
         "never_spawns": "the roles a holder must never spawn",
         "self_spawn": "whether a holder may spawn its own role",
         "timeout": "seconds a holder may stay living from birth before `sweep` ends it",
+        "forbids": "states a holder never enters (squad: a core session is never suspended)",
+        "load": "the state `gitstate team load` brings a new holder to at once",
     },
     "Mortality": {
         "midlife": "context_pct from which an agent is in midlife",
@@ -56,6 +60,7 @@ LAW_FIELDS: dict[str, dict[str, str]] = {
         "max_depth": "how deep agents may spawn agents",
         "timeouts": "timed moves, keyed 'from -> to'",
         "role_timeout": "seconds a holder of a role without its own timeout may live",
+        "role_max": "how many living holders a role without its own `max` may have",
         "heartbeat": "seconds of silence after which `reap` ends a living agent",
         "custom_roles": "whether agents may hold roles the lifecycle does not declare",
         "atomic_commits": "whether a state commit must hold the agent's state file alone",

@@ -190,7 +190,8 @@ def test_a_history_written_the_seeds_way_moves_over_and_is_read_by_its_tags(tmp_
     out = ok(repo, "verify").stdout
     assert "7 tagged commits older than protocols/lifecycle.yaml judged by their tags alone" \
         in out and "ok" in out
-    moves = [(m["from"], m["to"]) for m in json.loads(ok(repo, "log", "era-1", "--json").stdout)]
+    moves = [(m["from"], m["to"]) for m in json.loads(ok(repo, "log", "era-1", "--json").stdout)[
+        "moves"]]
     assert moves[:3] == [(None, "bootstrap"), ("bootstrap", "inbox"), ("inbox", "distill")]
     assert moves[-1] == ("distill", "logout")
     assert {r["agent"]: r["state"] for r in roster(repo)["freezer"]} == {"era-1": "logout"}

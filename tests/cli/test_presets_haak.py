@@ -266,7 +266,7 @@ def test_a_woken_agent_refreezes_with_an_updated_freeze_state(tmp_path):
                                          "- asked after waking: is the fold linear?\n"))
     ok(repo, "freeze", "alice")
     assert "is the fold linear?" in json.loads(ok(repo, "show", "alice", "--json").stdout)[
-        "sections"]["Open Questions"]
+        "sections"]["open_questions"]
     assert ok(repo, "verify").returncode == 0
 
 

@@ -85,7 +85,8 @@ def test_core_sessions_are_loaded_idle_and_kept_alive(tmp_path):
     walk(repo, "spec2", "active", "idle")
     assert json.loads(ok(repo, "status", "spec2", "--json").stdout)["next"] == [
         "active", "cleanup", "error", "idle"]
-    rows = {r["agent"]: r["next"] for r in json.loads(ok(repo, "status", "--json").stdout)}
+    rows = {r["agent"]: r["next"] for r in json.loads(ok(repo, "status", "--json").stdout)[
+        "agents"]}
     assert "suspended" not in rows["spec2"]
     set_state_line(repo, "spec2", "state", "suspended")
     refused_commit(repo, "@spec2: [STATE:suspended] early", "timeout")
