@@ -1,0 +1,109 @@
+"""The real Claude Code (npm @anthropic-ai/claude-code, pinned in .ci/npm/package.json) in a
+repository set up by `gitstate init --runtime claude-code`, against a scripted model on
+127.0.0.1 (tests/runtime/scripted_model.py): what gitstate's hooks say reaches the model's
+requests, what the model's tool calls do lands in git."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from conftest import from_template, git, gitstate, make_repo, walk
+from npm_tools import claude
+from scripted_model import ScriptedModel, Turn, everything, text, tool
+
+pytestmark = pytest.mark.e2e
+
+MODEL = "claude-sonnet-4-5"
+
+
+@pytest.fixture(scope="session")
+def model():
+    """One scripted model server for the whole session (each test routes by its own token)."""
+    server = ScriptedModel()
+    yield server
+    server.close()
+
+
+def _claude_repo(root: Path) -> None:
+    repo = make_repo(root / "repo")
+    (repo / "README").write_text("hi\n")
+    git(repo, "add", "README")
+    git(repo, "commit", "-q", "-m", "first")
+    res = gitstate(repo, "init", "--runtime", "claude-code")
+    assert res.returncode == 0, res.stderr
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    return from_template(tmp_path, "claude-repo", _claude_repo) / "repo"
+
+
+def run(repo: Path, model: ScriptedModel, prompt: str, session: str, *, resume: bool = False,
+        tools: str = "Bash", env: dict | None = None, timeout: float = 120):
+    """`claude -p PROMPT` as a user runs it against the scripted model."""
+    binary = claude()
+    full = dict(os.environ, ANTHROPIC_BASE_URL=model.url, ANTHROPIC_API_KEY="anything",
+                CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", **(env or {}))
+    full.pop("CLAUDECODE", None)
+    args = [binary, "-p", prompt, "--model", MODEL, "--allowedTools", tools,
+            "--resume" if resume else "--session-id", session]
+    res = subprocess.run(args, cwd=repo, env=full, capture_output=True, text=True,
+                         timeout=timeout, stdin=subprocess.DEVNULL)
+    assert res.returncode == 0, (res.stdout, res.stderr)
+    return res
+
+
+def bash(command: str) -> dict:
+    return tool("Bash", {"command": command, "description": "run it"})
+
+
+def test_the_briefing_reaches_the_model_at_startup_resume_and_compact(repo, model):
+    session = str(uuid.uuid4())
+    assert gitstate(repo, "spawn", "alice", "--role", "architect", "--session",
+                    session).returncode == 0
+    token = model.script("brief-start", Turn(text("hello")))
+    run(repo, model, f"start {token}", session)
+    first = everything(model.requests("brief-start")[0])
+    assert "gitstate briefing (started) alice: bootstrap" in first
+    assert "Vacant roles" in first or "never been filled" in first
+
+    token = model.script("brief-resume", Turn(text("back")))
+    run(repo, model, f"again {token}", session, resume=True)
+    assert "gitstate briefing (resumed) alice: bootstrap" in everything(
+        model.requests("brief-resume")[-1])
+
+    run(repo, model, "/compact", session, resume=True)
+    token = model.script("brief-compact", Turn(text("where was I")))
+    run(repo, model, f"go on {token}", session, resume=True)
+    after = everything(model.requests("brief-compact")[-1])
+    assert "gitstate briefing (after compaction) alice: bootstrap" in after
+    assert "role: architect" in after
+
+
+def test_a_bash_transition_lands_as_the_agent_the_session_exported(repo, model):
+    """SessionStart exports GITSTATE_AGENT through $CLAUDE_ENV_FILE; the model's Bash call
+    uses it to move, and the move is one commit judged by the hooks."""
+    session = str(uuid.uuid4())
+    gitstate(repo, "spawn", "alice", "--session", session)
+    token = model.script("bash-move", Turn(bash('echo "I am $GITSTATE_AGENT"')),
+                         Turn(bash('gitstate transition "$GITSTATE_AGENT" inbox '
+                                   '-m "ready for work"')),
+                         Turn(bash("gitstate transition alice deep_work")),
+                         Turn(text("done")))
+    run(repo, model, f"work {token}", session)
+    said = [everything(r) for r in model.requests("bash-move")]
+    assert "I am alice" in said[1]
+    assert "alice: bootstrap -> inbox" in said[2]
+    assert git(repo, "log", "-1", "--format=%an|%s").stdout.strip() == \
+        "Test Person|@alice: [STATE:inbox] ready for work"
+    # an illegal move reaches the model as the command's refusal, and commits nothing
+    assert "[illegal-transition]" in said[3] and "not deep_work" in said[3]
+    assert "state: inbox" in git(repo, "show", "HEAD:agent/alice/_state.md").stdout
+    assert gitstate(repo, "verify", "--no-cache").returncode == 0
