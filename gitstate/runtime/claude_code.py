@@ -104,7 +104,11 @@ def context(event: dict) -> dict | None:
     agent, bound = bound_agent(event, gdir)
     if agent is None or bound is None:
         return None    # no briefing yet: SessionStart records the law's thresholds
-    measured = measure(event.get("transcript_path"), bound.get("window"), bound.get("model"))
+    if event.get("agent_id"):
+        return None    # a sub-agent's call: its context is not the session's
+    tool_use_id = event.get("tool_use_id")
+    measured = measure(event.get("transcript_path"), bound.get("window"), bound.get("model"),
+                       tool_use_id if isinstance(tool_use_id, str) else None)
     if measured is None:
         return None
     pct = measured[0]

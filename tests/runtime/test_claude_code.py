@@ -59,7 +59,8 @@ def transcript(path: Path, *turns: int, model: str = "claude-opus-4-6") -> Path:
     for prompt in turns:
         lines.append({"type": "assistant", "sessionId": "s", "isSidechain": False,
                       "message": {"model": model, "role": "assistant",
-                                  "content": [{"type": "text", "text": "ok"}],
+                                  "content": [{"type": "tool_use", "id": "toolu_2",
+                                               "name": "Bash", "input": {}}],
                                   "usage": {"input_tokens": 10,
                                             "cache_read_input_tokens": prompt - 110,
                                             "cache_creation_input_tokens": 100,

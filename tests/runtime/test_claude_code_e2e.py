@@ -107,3 +107,54 @@ def test_a_bash_transition_lands_as_the_agent_the_session_exported(repo, model):
     assert "[illegal-transition]" in said[3] and "not deep_work" in said[3]
     assert "state: inbox" in git(repo, "show", "HEAD:agent/alice/_state.md").stdout
     assert gitstate(repo, "verify", "--no-cache").returncode == 0
+
+
+def test_measured_context_is_recorded_once_per_phase(repo, model):
+    """The context hook reads the usage the model reported (in the session's transcript) after
+    each tool call and commits once per mortality phase crossed, as gitstate."""
+    session = str(uuid.uuid4())
+    gitstate(repo, "spawn", "alice", "--session", session)
+    tip = git(repo, "rev-parse", "HEAD").stdout.strip()
+    token = model.script("context", Turn(bash("true"), input_tokens=30_000),
+                         Turn(bash("true"), input_tokens=110_000),
+                         Turn(bash("true"), input_tokens=120_000),
+                         Turn(bash("true"), input_tokens=160_000),
+                         Turn(text("done"), input_tokens=161_000))
+    run(repo, model, f"think {token}", session)
+    assert git(repo, "log", "--format=%an|%s", f"{tip}..HEAD").stdout.splitlines() == [
+        "gitstate|@alice: [STATE:bootstrap] context 80% (160,000 of 200,000 tokens): legacy",
+        "gitstate|@alice: [STATE:bootstrap] context 55% (110,000 of 200,000 tokens): midlife"]
+    said = [everything(r) for r in model.requests("context")]
+    assert "mortality phase midlife" in said[2] and "mortality phase midlife" not in said[1]
+    assert "mortality phase legacy" in said[4] and "freeze-state" in said[4]
+
+
+def test_sub_agents_are_judged_before_they_exist_and_told_their_parent(repo, model):
+    session = str(uuid.uuid4())
+    gitstate(repo, "spawn", "root", "--session", session)
+    token = model.script(
+        "spawn-ok",
+        Turn(tool("Agent", {"description": "look around", "subagent_type": "general-purpose",
+                            "prompt": "find the bug [script:spawn-ok-child]"})),
+        Turn(text("done")))
+    model.script("spawn-ok-child", Turn(text("found nothing")))
+    run(repo, model, f"delegate {token}", session, tools="Bash,Agent")
+    child = everything(model.requests("spawn-ok-child")[0])
+    assert "gitstate: you are a sub-agent (general-purpose) of root, at depth 1" in child
+    assert "found nothing" in everything(model.requests("spawn-ok")[-1])
+
+    # c3 is at depth 3, the deepest haak allows: its sub-agent is refused before it exists
+    for parent, kid in (("root", "c1"), ("c1", "c2"), ("c2", "c3")):
+        assert gitstate(repo, "spawn", kid, "--parent", parent).returncode == 0
+    deep = str(uuid.uuid4())
+    gitstate(repo, "transition", "c3", "inbox", "--set", f"session={deep}")
+    token = model.script(
+        "spawn-deep",
+        Turn(tool("Agent", {"description": "dig", "subagent_type": "general-purpose",
+                            "prompt": "dig deeper [script:spawn-deep-child]"})),
+        Turn(text("refused, fine")))
+    model.script("spawn-deep-child", Turn(text("I should not exist")))
+    run(repo, model, f"delegate {token}", deep, tools="Bash,Agent")
+    assert model.requests("spawn-deep-child") == []
+    refused = everything(model.requests("spawn-deep")[-1])
+    assert "gitstate refuses this sub-agent" in refused and "[max-depth]" in refused
