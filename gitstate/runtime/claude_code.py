@@ -25,7 +25,7 @@ import os
 import sys
 
 from gitstate.runtime import memory
-from gitstate.runtime.replies import context_reply
+from gitstate.runtime.replies import PHASE_ASKS, context_reply
 
 NAMES = ("session-start", "context", "spawn-guard", "subagent-start")
 PHASES = ("fresh", "midlife", "legacy", "urgent")
@@ -101,29 +101,58 @@ def context(event: dict) -> dict | None:
     gdir = memory.git_dir(event.get("cwd"))
     if gdir is None:
         return None
-    agent, bound = bound_agent(event, gdir)
-    if agent is None or bound is None:
-        return None    # no briefing yet: SessionStart records the law's thresholds
     if event.get("agent_id"):
         return None    # a sub-agent's call: its context is not the session's
+    agent, bound = bound_agent(event, gdir)
+    if agent is None or bound is None:
+        if _ran_gitstate(event):   # perhaps `gitstate spawn ID --session SID`: bound now?
+            from gitstate.runtime.briefing import bind_late
+            text = bind_late(event)
+            return context_reply("PostToolUse", text) if text else None
+        return None    # no briefing yet: SessionStart records the law's thresholds
     tool_use_id = event.get("tool_use_id")
     measured = measure(event.get("transcript_path"), bound.get("window"), bound.get("model"),
                        tool_use_id if isinstance(tool_use_id, str) else None)
     if measured is None:
         return None
     pct = measured[0]
-    phase = phase_of(pct, bound.get("mortality") or [50, 75, 90])
+    marks = bound.get("mortality") or [50, 75, 90]
+    phase = phase_of(pct, marks)
     last = memory.last_phase(gdir, agent)
-    if last == phase:
-        return None
-    if (last is not None and PHASES.index(phase) <= PHASES.index(last)) \
+    calls = memory.count_call(gdir, event.get("session_id") or "")
+    if last == phase or (last is not None and PHASES.index(phase) <= PHASES.index(last)) \
             or (last is None and phase == "fresh"):
-        memory.remember_phase(gdir, agent, phase, pct)
-        return None    # fewer tokens than before (a compaction): nothing to record
+        if last != phase:
+            memory.remember_phase(gdir, agent, phase, pct)   # fewer tokens (a compaction)
+        if calls % REMIND_EVERY == 0:
+            return context_reply("PostToolUse", reminder(agent, calls, measured, phase, marks))
+        return None
     from gitstate.runtime.record import record_context
     text = record_context(event.get("cwd"), agent, pct, phase, measured[1], measured[2])
     memory.remember_phase(gdir, agent, phase, pct)   # only once recorded: else tried again
     return context_reply("PostToolUse", text)
+
+
+REMIND_EVERY = 20   # tool calls between two reminders of the mortality clock (seed 000)
+
+
+def reminder(agent: str, calls: int, measured: tuple, phase: str, marks: list) -> str:
+    """What every REMIND_EVERY-th tool call tells the agent of its mortality clock (no git)."""
+    pct, tokens, window = measured
+    nxt = next(((name, mark) for name, mark in zip(PHASES[1:], list(marks)[:3]) if pct < mark),
+               None)
+    ahead = f"; {nxt[0]} at {nxt[1]:g}%" if nxt else ""
+    asks = PHASE_ASKS.get(phase, "").replace("<you>", agent)
+    return (f"gitstate: {agent}, {calls} tool calls this session: context {pct:g}% "
+            f"({tokens:,} of {window:,} tokens), mortality phase {phase}{ahead}. "
+            f"Is what you know written down?{(' ' + asks) if asks else ''}")
+
+
+def _ran_gitstate(event: dict) -> bool:
+    tool_input = event.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    return event.get("tool_name") == "Bash" and isinstance(command, str) \
+        and "gitstate" in command and "session" in command
 
 
 def phase_of(pct: float, marks: list) -> str:
@@ -147,7 +176,13 @@ def spawn_guard(event: dict) -> dict | None:
     gdir = memory.git_dir(event.get("cwd"))
     if gdir is None:
         return None
-    agent, _ = bound_agent(event, gdir)
+    agent, bound = bound_agent(event, gdir)
+    session = event.get("session_id")
+    if bound is None and isinstance(session, str):
+        # no SessionStart recorded (or it failed): the state file that names the session
+        from gitstate.git.repo import open_managed
+        from gitstate.runtime.briefing import agent_of_session
+        agent = agent_of_session(open_managed(event.get("cwd")), session) or agent
     if agent is None:
         return None
     tool_input = event.get("tool_input")

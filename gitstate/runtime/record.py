@@ -62,7 +62,16 @@ def judge_spawn(cwd: str | None, parent: str, kind: str) -> tuple[str | None, in
              if v.rule in SPAWN_RULES]
     if not found:
         return None, depth
-    return "; ".join(f"[{v.rule}] {v.message}" for v in found), depth
+    return " ".join(_sentence(v.rule, v.message, parent, child) for v in found), depth
+
+
+def _sentence(rule: str, message: str, parent: str, child: str) -> str:
+    """One rule's refusal as one sentence about the sub-agent: the rule's reason, without the
+    way out the command line offers (it speaks of `gitstate spawn`, not of a sub-agent) and
+    without the id the guard made up for the child."""
+    text = message.split(". ", 1)[0].rstrip(".")
+    text = text.replace(f" ({parent} spawning {child})", "").replace(child, "the sub-agent")
+    return f"[{rule}] {text[:1].upper()}{text[1:]}."
 
 
 def _unused_id(repo, lc, head, base: str) -> str:

@@ -189,6 +189,7 @@ def test_session_start_binds_gitstate_agent_or_says_how_to_register(claude_repo)
     repo = claude_repo
     text = said(start(repo, "sess-x"))
     assert "no agent is bound" in text and "gitstate spawn <your-id> --session sess-x" in text
+    assert "new session" not in text and "Roster: 0 living" in text
     gitstate(repo, "spawn", "bob")
     text = said(start(repo, "sess-b", env={"GITSTATE_AGENT": "bob"}))
     assert "bob: bootstrap" in text
@@ -316,13 +317,15 @@ def test_a_forbidden_kind_is_refused(tmp_path):
     said(start(repo, "s-rev"))
     reason = json.loads(agent_tool(repo, "s-rev", "programmer").stdout)[
         "hookSpecificOutput"]["permissionDecisionReason"]
-    assert "[self-spawn] a reviewer may not spawn a programmer" in reason
+    assert "[self-spawn] A reviewer may not spawn a programmer; it may spawn: " in reason
     assert agent_tool(repo, "s-rev", "researcher").stdout.strip() == ""
     gitstate(repo, "spawn", "prog", "--role", "programmer", "--session", "s-prog")
     said(start(repo, "s-prog"))
     reason = json.loads(agent_tool(repo, "s-prog", "programmer").stdout)[
         "hookSpecificOutput"]["permissionDecisionReason"]
-    assert "a programmer may not spawn another programmer" in reason
+    assert "[self-spawn] A programmer may not spawn another programmer; only roles with " \
+        "'self_spawn: true' may." in reason
+    assert "prog-sub" not in reason and "handover" not in reason
 
 
 def test_a_spawn_beyond_the_pool_cap_is_refused(tmp_path):
@@ -336,7 +339,8 @@ def test_a_spawn_beyond_the_pool_cap_is_refused(tmp_path):
     said(start(repo, "s-0"))
     reason = json.loads(agent_tool(repo, "s-0").stdout)["hookSpecificOutput"][
         "permissionDecisionReason"]
-    assert "[max-living] at most 8 agents may be living at once" in reason
+    assert "[max-living] At most 8 agents may be living at once; this spawn would make 9." \
+        in reason
 
 
 def test_a_hook_never_stops_the_runtime(tmp_path, claude_repo):
@@ -396,3 +400,59 @@ def test_a_crossing_that_cannot_be_recorded_is_tried_again(claude_repo, tmp_path
     merge_head.unlink()
     assert "midlife" in said(post_tool(repo, "s5", tr))
     assert head(repo) != tip
+
+
+def test_an_architect_spawning_an_architect_is_told_one_sentence_per_rule(claude_repo):
+    """haak's architect: at most one living, and no self-spawn. Each rule is one sentence
+    about the sub-agent, with the article right and no way out meant for `gitstate spawn`."""
+    repo = claude_repo
+    gitstate(repo, "spawn", "ada", "--role", "architect", "--session", "s-ada")
+    said(start(repo, "s-ada"))
+    reason = json.loads(agent_tool(repo, "s-ada", "architect").stdout)[
+        "hookSpecificOutput"]["permissionDecisionReason"]
+    assert reason == (
+        "gitstate refuses this sub-agent: [role-max] Role 'architect' may have 1 living "
+        "holder; with this commit it would have 2 (ada, the sub-agent). [self-spawn] An "
+        "architect may not spawn another architect; only roles with 'self_spawn: true' may.")
+    assert "handover" not in reason and "ada-sub" not in reason and "a architect" not in reason
+
+
+def test_the_spawn_guard_judges_from_the_state_files_session_without_a_session_start(
+        claude_repo):
+    repo = claude_repo
+    gitstate(repo, "spawn", "root")
+    for parent, child in (("root", "c1"), ("c1", "c2"), ("c2", "c3")):
+        assert gitstate(repo, "spawn", child, "--parent", parent).returncode == 0
+    gitstate(repo, "transition", "c3", "inbox", "--set", "session=s-unstarted")
+    out = json.loads(agent_tool(repo, "s-unstarted").stdout)["hookSpecificOutput"]
+    assert out["permissionDecision"] == "deny" and "[max-depth]" in out["permissionDecisionReason"]
+
+
+def test_a_session_binds_itself_with_a_command_and_is_briefed_at_once(claude_repo, tmp_path):
+    """The unbound briefing's advice binds this very session: the context hook, after the
+    Bash call that ran it, finds the binding in the state file and briefs the agent."""
+    repo = claude_repo
+    assert gitstate(repo, "spawn", "late", "--session", "s-late").returncode == 0
+    tr = transcript(tmp_path / "t.jsonl", 20_000)
+    event = {**base(repo, "s-late", "PostToolUse", tr), "tool_name": "Bash",
+             "tool_input": {"command": "gitstate spawn late --session s-late"},
+             "tool_response": {"stdout": ""}, "tool_use_id": "toolu_2"}
+    told = said(hook(repo, "context", event))
+    assert "gitstate briefing (started) late: bootstrap" in told
+    assert "Roster: 1 living: late (you): bootstrap" in told
+    assert said(post_tool(repo, "s-late", transcript(tr, 110_000))).startswith(
+        "gitstate: late: context 55%")
+
+
+def test_every_twentieth_tool_call_reminds_of_the_mortality_clock(claude_repo, tmp_path):
+    repo = claude_repo
+    gitstate(repo, "spawn", "rem", "--session", "s-rem")
+    said(start(repo, "s-rem"))
+    tr = transcript(tmp_path / "t.jsonl", 40_000)
+    tip = head(repo)
+    told = [said(post_tool(repo, "s-rem", tr)) for _ in range(40)]
+    assert [i + 1 for i, t in enumerate(told) if t] == [20, 40]
+    assert told[19] == ("gitstate: rem, 20 tool calls this session: context 20% (40,000 of "
+                        "200,000 tokens), mortality phase fresh; midlife at 50%. Is what you "
+                        "know written down?")
+    assert head(repo) == tip
