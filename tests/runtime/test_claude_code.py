@@ -27,8 +27,9 @@ def hook(repo: Path, name: str, event: dict, env: dict | None = None):
     groups = json.loads((repo / ".claude" / "settings.json").read_text())["hooks"][
         EVENTS[name]]
     commands = [h["command"] for g in groups for h in g["hooks"]
-                if h["command"].startswith(f"gitstate hook {name}")]
+                if h["command"] == f'"$CLAUDE_PROJECT_DIR"/.claude/hooks/gitstate {name}']
     assert len(commands) == 1, groups
+    full.setdefault("CLAUDE_PROJECT_DIR", str(repo))
     return subprocess.run(["sh", "-c", commands[0]], cwd=repo, input=json.dumps(event),
                           capture_output=True, text=True, env=full)
 
@@ -135,12 +136,15 @@ def test_init_merges_hooks_keeping_the_users_own(empty_repo):
     pre = got["hooks"]["PreToolUse"]
     assert pre[0] == mine["hooks"]["PreToolUse"][0]          # the user's first, untouched
     assert pre[1]["matcher"] == "Agent|Task"
-    assert pre[1]["hooks"][0]["command"] == "gitstate hook spawn-guard"
+    shim = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/gitstate'
+    assert pre[1]["hooks"][0]["command"] == f"{shim} spawn-guard"
     start_groups = got["hooks"]["SessionStart"]               # the old snippet updated in place
-    assert start_groups[0]["hooks"][0]["command"] == "gitstate hook session-start"
+    assert start_groups[0]["hooks"][0]["command"] == f"{shim} session-start"
     assert start_groups[0]["matcher"] == "startup|resume|clear|compact"
     assert start_groups[1] == mine["hooks"]["SessionStart"][1]
-    assert got["hooks"]["PostToolUse"][0]["hooks"][0]["command"] == "gitstate hook context"
+    assert got["hooks"]["PostToolUse"][0]["hooks"][0]["command"] == f"{shim} context"
+    assert str(empty_repo) not in settings.read_text()        # nothing of this machine's
+    assert "gitstate.python" in (empty_repo / ".claude" / "hooks" / "gitstate").read_text()
     doctor = json.loads(gitstate(empty_repo, "doctor", "--json").stdout)["findings"]
     assert {"check": "runtime", "status": "ok"}.items() <= next(
         f for f in doctor if f["check"] == "runtime").items()
@@ -456,3 +460,31 @@ def test_every_twentieth_tool_call_reminds_of_the_mortality_clock(claude_repo, t
                         "200,000 tokens), mortality phase fresh; midlife at 50%. Is what you "
                         "know written down?")
     assert head(repo) == tip
+
+
+def test_the_hooks_find_gitstate_without_it_on_path_and_doctor_says_when_they_cannot(
+        claude_repo, tmp_path):
+    """The README's venv install puts no `gitstate` on PATH: the committed shim finds it
+    through this clone's `gitstate.python`, as the git hooks do; doctor fails when a hook
+    command cannot run."""
+    import os
+    repo = claude_repo
+    gitstate(repo, "spawn", "pat", "--session", "s-pat")
+    bare_path = {"PATH": "/usr/bin:/bin"}
+    assert "briefing (started) pat" in said(start(repo, "s-pat", env=bare_path))
+
+    def runtime_finding():
+        found = json.loads(gitstate(repo, "doctor", "--json").stdout)["findings"]
+        return next(f for f in found if f["check"] == "runtime")
+
+    assert runtime_finding()["status"] == "ok"
+    git(repo, "config", "--unset", "gitstate.python")
+    res = start(repo, "s-pat", env=bare_path)
+    assert res.returncode == 1 and "cannot run: gitstate is not found" in res.stderr
+    os.environ["PATH"] = "/usr/bin:/bin"     # restored by the isolation after the test
+    assert runtime_finding()["status"] == "fail"
+    assert "finds no gitstate" in runtime_finding()["detail"]
+    settings = repo / ".claude" / "settings.json"
+    settings.write_text(settings.read_text().replace(
+        '\\"$CLAUDE_PROJECT_DIR\\"/.claude/hooks/gitstate ', "gitstate hook "))
+    assert "by bare name" in runtime_finding()["detail"]

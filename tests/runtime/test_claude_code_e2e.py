@@ -69,7 +69,7 @@ def test_the_briefing_reaches_the_model_at_startup_resume_and_compact(repo, mode
     assert gitstate(repo, "spawn", "alice", "--role", "architect", "--session",
                     session).returncode == 0
     token = model.script("brief-start", Turn(text("hello")))
-    run(repo, model, f"start {token}", session)
+    run(repo, model, f"start {token}", session, env={"PATH": "/usr/bin:/bin"})  # no gitstate
     first = everything(model.requests("brief-start")[0])
     assert "gitstate briefing (started) alice: bootstrap" in first
     assert "Vacant roles" in first or "never been filled" in first
