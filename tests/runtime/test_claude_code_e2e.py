@@ -158,3 +158,14 @@ def test_sub_agents_are_judged_before_they_exist_and_told_their_parent(repo, mod
     assert model.requests("spawn-deep-child") == []
     refused = everything(model.requests("spawn-deep")[-1])
     assert "gitstate refuses this sub-agent" in refused and "[max-depth]" in refused
+
+
+def test_an_unbound_session_binds_itself_as_its_briefing_says(repo, model):
+    session = str(uuid.uuid4())
+    token = model.script("unbound", Turn(bash(f"gitstate spawn newbie --session {session}")),
+                         Turn(text("bound")))
+    run(repo, model, f"who am I {token}", session)
+    said = [everything(r) for r in model.requests("unbound")]
+    assert f"`gitstate spawn <your-id> --session {session}`" in said[0]
+    assert "gitstate briefing (started) newbie: bootstrap" in said[1]
+    assert f"session: {session}" in git(repo, "show", "HEAD:agent/newbie/_state.md").stdout
