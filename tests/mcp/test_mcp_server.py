@@ -293,3 +293,45 @@ def test_a_move_commits_only_its_own_file_and_the_paths_it_names(repo):
     assert not moved.is_error, moved.content
     assert sorted(git(repo, "show", "--name-only", "--format=", "HEAD").stdout.split()) == [
         "agent/alice/_state.md", "mine.txt", "theirs.txt"]
+
+
+def inspector_call(repo, *args):
+    """The MCP Inspector's command line (npm @modelcontextprotocol/inspector, pinned in
+    .ci/npm/package.json) against `gitstate mcp` in `repo`: its JSON answer."""
+    import os
+    import subprocess
+
+    from npm_tools import inspector
+    # the Inspector hands the server only a few variables of its own: the test's git
+    # identity and configuration are passed on (-e)
+    env = [f"-e{k}={v}" for k, v in os.environ.items()
+           if k.startswith(("GIT_", "HOME", "XDG_", "PYTHON"))]
+    res = subprocess.run([inspector(), "--cli", *env, sys.executable, "-m", "gitstate", "mcp",
+                          *args], cwd=repo, capture_output=True, text=True, timeout=120,
+                         stdin=subprocess.DEVNULL)
+    assert res.stdout.startswith("{"), res.stderr
+    return json.loads(res.stdout[:res.stdout.rindex("}") + 1].split("\n{\"error\"")[0])
+
+
+def test_the_mcp_inspector_lists_calls_and_is_refused(repo):
+    listed = {t["name"]: t for t in inspector_call(repo, "--method", "tools/list")["tools"]}
+    assert listed["transition"]["annotations"] == {
+        "readOnlyHint": False, "destructiveHint": False, "idempotentHint": False,
+        "openWorldHint": False}
+    assert listed["roster"]["annotations"]["readOnlyHint"] is True
+    assert listed["transition"]["inputSchema"]["additionalProperties"] is False
+    born = inspector_call(repo, "--method", "tools/call", "--tool-name", "spawn",
+                          "--tool-arg", "agent=alice", "--tool-arg", "message=hello")
+    assert not born.get("isError") and born["structuredContent"]["to"] == "bootstrap"
+    assert git(repo, "log", "-1", "--format=%s").stdout.strip() == \
+        "@alice: [STATE:bootstrap] hello"
+    tip = git(repo, "rev-parse", "HEAD").stdout
+    refused = inspector_call(repo, "--method", "tools/call", "--tool-name", "transition",
+                             "--tool-arg", "agent=alice", "--tool-arg", "state=inbox",
+                             "--tool-arg", "text=lost")
+    assert refused["isError"] is True
+    assert "unknown argument 'text' (did you mean 'message'?)" in refused["content"][0]["text"]
+    assert git(repo, "rev-parse", "HEAD").stdout == tip
+    log = inspector_call(repo, "--method", "tools/call", "--tool-name", "log",
+                         "--tool-arg", "limit=1")
+    assert [r["text"] for r in log["structuredContent"]["result"]] == ["hello"]

@@ -169,3 +169,28 @@ def test_an_unbound_session_binds_itself_as_its_briefing_says(repo, model):
     assert f"`gitstate spawn <your-id> --session {session}`" in said[0]
     assert "gitstate briefing (started) newbie: bootstrap" in said[1]
     assert f"session: {session}" in git(repo, "show", "HEAD:agent/newbie/_state.md").stdout
+
+
+def test_the_model_calls_gitstates_mcp_server_through_claude_code(repo, model):
+    """`claude mcp add gitstate -- gitstate mcp` as the README says (here with this
+    interpreter), then the model's tool call reaches the server and commits the move."""
+    add = subprocess.run([claude(), "mcp", "add", "gitstate", "--", sys.executable, "-m",
+                          "gitstate", "mcp"], cwd=repo, capture_output=True, text=True,
+                         timeout=60, stdin=subprocess.DEVNULL)
+    assert add.returncode == 0, add.stderr
+    session = str(uuid.uuid4())
+    gitstate(repo, "spawn", "alice", "--session", session)
+    token = model.script(
+        "mcp", Turn(tool("mcp__gitstate__transition", {"agent": "alice", "state": "inbox",
+                                                        "message": "moved over MCP"})),
+        Turn(tool("mcp__gitstate__transition", {"agent": "alice", "state": "distill",
+                                                 "text": "the CLI says -m"})),
+        Turn(text("done")))
+    run(repo, model, f"move {token}", session, tools="mcp__gitstate")
+    said = [everything(r) for r in model.requests("mcp")]
+    tools = [t["name"] for t in model.requests("mcp")[0]["tools"]]
+    assert "ToolSearch" in tools or "mcp__gitstate__transition" in tools   # maybe deferred
+    assert git(repo, "log", "-1", "--format=%s").stdout.strip() == \
+        "@alice: [STATE:inbox] moved over MCP"
+    assert "@alice: [STATE:inbox] moved over MCP" in said[1]     # the Move record
+    assert "unknown argument 'text' (did you mean 'message'?)" in said[2]
