@@ -7,8 +7,6 @@ from __future__ import annotations
 from gitstate.git.repo import GitContext, open_managed
 from gitstate.law import statefile
 from gitstate.law.rules import FileChange, validate
-from gitstate.moves.agent import transition
-from gitstate.moves.operations import as_system
 from gitstate.rule_ids import Rule
 from gitstate.runtime.replies import PHASE_ASKS
 
@@ -31,6 +29,10 @@ def record_context(cwd: str | None, agent: str, pct: float, phase: str, tokens: 
     measured = f"context {pct:g}% ({tokens:,} of {window:,} tokens)"
     note = ""
     if isinstance(state, str) and state in lc.states and not lc.states[state].terminal:
+        # the moves (and what they import) only when a commit is made: the spawn guard,
+        # which imports this module too, judges without them (bench/runtime.py)
+        from gitstate.moves.agent import transition
+        from gitstate.moves.operations import as_system
         with as_system(repo) as repo:
             result = transition(repo, agent, state, sets={"context_pct": pct},
                                 text=f"{measured}: {phase}", with_work=False)
@@ -75,8 +77,14 @@ def _sentence(rule: str, message: str, parent: str, child: str) -> str:
 
 
 def _unused_id(repo, lc, head, base: str) -> str:
-    taken = set(repo.agents_at(lc, head)) if head else set()
+    """`BASE-N` for the first N whose state file is not committed (asked of git for a few
+    candidates at once, not by listing every agent)."""
     n = 1
-    while f"{base}-{n}" in taken:
-        n += 1
+    while head:
+        names = [f"{base}-{i}" for i in range(n, n + 8)]
+        found = repo.git.cat_files([f"{head}:{lc.state_path(c)}" for c in names])
+        free = next((c for c, data in zip(names, found) if data is None), None)
+        if free:
+            return free
+        n += 8
     return f"{base}-{n}"
