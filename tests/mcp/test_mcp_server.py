@@ -313,7 +313,13 @@ def inspector_call(repo, *args):
     return json.loads(res.stdout[:res.stdout.rindex("}") + 1].split("\n{\"error\"")[0])
 
 
-def test_the_mcp_inspector_lists_calls_and_is_refused(repo):
+@pytest.fixture
+def inspector_installed():
+    from npm_tools import inspector
+    inspector()     # else skip, before the repository is built
+
+
+def test_the_mcp_inspector_lists_calls_and_is_refused(inspector_installed, repo):
     listed = {t["name"]: t for t in inspector_call(repo, "--method", "tools/list")["tools"]}
     assert listed["transition"]["annotations"] == {
         "readOnlyHint": False, "destructiveHint": False, "idempotentHint": False,

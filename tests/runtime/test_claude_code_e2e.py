@@ -25,7 +25,9 @@ MODEL = "claude-sonnet-4-5"
 
 @pytest.fixture(scope="session")
 def model():
-    """One scripted model server for the whole session (each test routes by its own token)."""
+    """One scripted model server for the whole session (each test routes by its own token);
+    without Claude Code installed, the tests skip before building anything."""
+    claude()
     server = ScriptedModel()
     yield server
     server.close()
