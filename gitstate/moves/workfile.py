@@ -61,7 +61,9 @@ def carried(repo: Managed, agent: str, paths=()) -> dict[str, bytes]:
         if top not in full.parents or not full.is_file():
             raise GitstateError(f"'{raw}' is not a file in this work tree",
                                 hint="name files by their path from the repository's top")
-        named[full.relative_to(top).as_posix()] = full.read_bytes()
+        rel = full.relative_to(top).as_posix()
+        if rel != own:    # the agent's own file is the move's to write
+            named[rel] = full.read_bytes()
     others = [p for p in repo.git.staged_changes(head) if p != own and p not in named]
     if others:
         shown = ", ".join(others[:10]) + (f" and {len(others) - 10} more" if len(others) > 10

@@ -287,12 +287,14 @@ def test_a_move_commits_only_its_own_file_and_the_paths_it_names(repo):
 
     async def named(session):
         return await session.call_tool("transition", {
-            "agent": "alice", "state": "inbox", "paths": ["mine.txt", "theirs.txt"]})
+            "agent": "alice", "state": "inbox",
+            "paths": ["mine.txt", "theirs.txt", "agent/alice/_state.md"]})
 
     moved = run(repo, named)
     assert not moved.is_error, moved.content
     assert sorted(git(repo, "show", "--name-only", "--format=", "HEAD").stdout.split()) == [
         "agent/alice/_state.md", "mine.txt", "theirs.txt"]
+    assert "state: inbox" in git(repo, "show", "HEAD:agent/alice/_state.md").stdout
 
 
 def inspector_call(repo, *args):
@@ -309,8 +311,9 @@ def inspector_call(repo, *args):
     res = subprocess.run([inspector(), "--cli", *env, sys.executable, "-m", "gitstate", "mcp",
                           *args], cwd=repo, capture_output=True, text=True, timeout=120,
                          stdin=subprocess.DEVNULL)
-    assert res.stdout.startswith("{"), res.stderr
-    return json.loads(res.stdout[:res.stdout.rindex("}") + 1].split("\n{\"error\"")[0])
+    answer = json.loads(res.stdout)
+    assert res.returncode == (5 if answer.get("isError") else 0), res.stderr  # 5: a tool error
+    return answer
 
 
 @pytest.fixture

@@ -178,6 +178,7 @@ def test_session_start_briefs_the_agent_bound_at_spawn(claude_repo, tmp_path):
     assert "What inbox asks (protocols/inbox.md)" in text
     assert "Inbox: 1 message waiting" in text and "review the fold, @alice" in text
     assert "Role 'steward' has never been filled" in text
+    assert "Roster: 1 living: alice (you): inbox (architect) (`gitstate roster`)." in text
     assert "export GITSTATE_AGENT=alice" in env_file.read_text()
 
     resumed = said(start(repo, "sess-a", "resume"))
