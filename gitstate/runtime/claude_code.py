@@ -9,9 +9,13 @@ hook refuses a tool call with `"permissionDecision": "deny"` and its reason.
 
 - session-start  (SessionStart): the briefing; binds the session to its agent.
 - context        (PostToolUse): measures the context from the transcript; commits and speaks
-                 only when a mortality phase is crossed.
+                 when a mortality phase is crossed, reminds of the mortality clock every
+                 REMIND_EVERY tool calls (no git either way), and briefs a session that has
+                 just bound itself (`gitstate spawn ID --session SID` in its Bash tool).
 - spawn-guard    (PreToolUse on the sub-agent tool, `Agent`, formerly `Task`): refuses a
-                 spawn past max_depth, of a kind the parent may not spawn, or past the pool cap.
+                 spawn past max_depth, of a kind the parent may not spawn, or past the pool
+                 cap; the parent is the session's agent, from SessionStart's binding or else
+                 the state file that names the session.
 - subagent-start (SubagentStart): tells a new sub-agent its parent and depth.
 
 Whatever goes wrong, a hook never stops the runtime: it says so on stderr and exits 0 (a
