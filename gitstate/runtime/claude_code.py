@@ -153,10 +153,17 @@ def reminder(agent: str, calls: int, measured: tuple, phase: str, marks: list) -
 
 
 def _ran_gitstate(event: dict) -> bool:
+    """Could this tool call have bound the session (a gitstate command or MCP tool that names
+    a session)? Only then does an unbound session's context hook look at git."""
     tool_input = event.get("tool_input")
-    command = tool_input.get("command") if isinstance(tool_input, dict) else None
-    return event.get("tool_name") == "Bash" and isinstance(command, str) \
-        and "gitstate" in command and "session" in command
+    if not isinstance(tool_input, dict):
+        return False
+    name = str(event.get("tool_name") or "")
+    if name == "Bash":
+        command = tool_input.get("command")
+        return isinstance(command, str) and "gitstate" in command and "session" in command
+    return name.startswith("mcp__") and "gitstate" in name and "session" in json.dumps(
+        tool_input)
 
 
 def phase_of(pct: float, marks: list) -> str:
