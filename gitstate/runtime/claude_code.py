@@ -101,7 +101,9 @@ def context(event: dict) -> dict | None:
     """PostToolUse: the context used, from the transcript. Silent, and without a git process,
     unless a mortality phase is crossed upwards; then one progress commit by gitstate records
     `context_pct`, and the agent is told what the new phase asks of it."""
-    from gitstate.runtime.transcript import measure
+    import time
+
+    from gitstate.runtime.transcript import WAIT, measure
     gdir = memory.git_dir(event.get("cwd"))
     if gdir is None:
         return None
@@ -115,8 +117,14 @@ def context(event: dict) -> dict | None:
             return context_reply("PostToolUse", text) if text else None
         return None    # no briefing yet: SessionStart records the law's thresholds
     tool_use_id = event.get("tool_use_id")
+    wait_for = tool_use_id if isinstance(tool_use_id, str) and not bound.get("no_ids") \
+        else None
+    started = time.monotonic()
     measured = measure(event.get("transcript_path"), bound.get("window"), bound.get("model"),
-                       tool_use_id if isinstance(tool_use_id, str) else None)
+                       wait_for)
+    if wait_for and time.monotonic() - started >= WAIT:
+        # a transcript that never names its tool calls: measure its latest turn from now on
+        memory.bind(gdir, event.get("session_id") or "", {**bound, "no_ids": True})
     if measured is None:
         return None
     pct = measured[0]

@@ -42,7 +42,8 @@ def latest_usage(path: str, tool_use_id: str | None = None) -> tuple[int, str | 
     With `tool_use_id` (the tool call a PostToolUse hook follows), of the turn that made that
     call: Claude Code writes the transcript a moment after it runs the hook, so a transcript
     whose turns do not show the call yet is read again, every WAIT_STEP seconds for at most
-    WAIT seconds; past that (a transcript that never names its calls), the latest turn."""
+    WAIT seconds; past that (a transcript that never names its calls), the latest turn (and
+    the context hook stops waiting for that session)."""
     import time
     deadline = None
     while True:
@@ -56,7 +57,7 @@ def latest_usage(path: str, tool_use_id: str | None = None) -> tuple[int, str | 
         time.sleep(WAIT_STEP)
 
 
-WAIT, WAIT_STEP = 1.0, 0.01
+WAIT, WAIT_STEP = 2.0, 0.01
 _BEHIND = (-1, None)
 
 

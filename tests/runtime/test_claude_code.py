@@ -489,3 +489,18 @@ def test_the_hooks_find_gitstate_without_it_on_path_and_doctor_says_when_they_ca
     settings.write_text(settings.read_text().replace(
         '\\"$CLAUDE_PROJECT_DIR\\"/.claude/hooks/gitstate ', "gitstate hook "))
     assert "by bare name" in runtime_finding()["detail"]
+
+
+def test_a_transcript_that_never_names_its_tool_calls_is_measured_by_its_latest_turn(
+        claude_repo, tmp_path):
+    """The hook waits for the turn that made the call only while the transcript shows the
+    session's calls: one that never does is measured by its latest turn, and waited on once."""
+    repo = claude_repo
+    gitstate(repo, "spawn", "nid", "--session", "s-nid")
+    said(start(repo, "s-nid"))
+    tr = transcript(tmp_path / "t.jsonl", 110_000)
+    tr.write_text(tr.read_text().replace('"toolu_2"', '"toolu_other"'))
+    assert "midlife" in said(post_tool(repo, "s-nid", tr))
+    binding = json.loads((repo / ".git" / "gitstate" / "runtime" / "sessions" /
+                          "s-nid.json").read_text())
+    assert binding["no_ids"] is True and binding["agent"] == "nid"
