@@ -83,6 +83,10 @@ def problem(tool: str, schema: dict, arguments: dict) -> str | None:
         if kinds and not any(_is(value, k) for k in kinds):
             want = " or ".join(TYPES.get(k, k) for k in kinds if k != "null")
             return f"{tool}: argument '{key}' must be {want}, not {json.dumps(value)[:60]}"
+        least = [alt.get("minimum") for alt in [props[key], *(props[key].get("anyOf") or [])]
+                 if alt.get("minimum") is not None]
+        if least and _is(value, "number") and value < least[0]:
+            return f"{tool}: argument '{key}' must be at least {least[0]}, not {value}"
         items = props[key].get("items") or next(
             (alt.get("items") for alt in props[key].get("anyOf") or [] if alt.get("items")),
             None)
@@ -127,8 +131,8 @@ class StrictServer(MCPServer):
             if isinstance(exc.__cause__, ValidationError):   # never the library's text
                 first = exc.__cause__.errors()[0]
                 where = ".".join(str(p) for p in first["loc"])
-                raise ToolError(f"Error executing tool {name}: {name}: argument '{where}' is "
-                                "not one it takes as given") from None
+                raise ToolError(f"Error executing tool {name}: {name}: argument '{where}' "
+                                "cannot be taken as given") from None
             raise
 
 

@@ -202,9 +202,11 @@ def test_arguments_are_judged_in_gitstates_words(repo):
                                                        "text": "lost?"}),
                 await session.call_tool("log", {"limit": "ten"}),
                 await session.call_tool("spawn", {"agent": "bob", "set": "a=b"}),
-                await session.call_tool("transition", {"state": "inbox"}))
+                await session.call_tool("transition", {"state": "inbox"}),
+                await session.call_tool("log", {"limit": -1}))
 
-    extra, typed, listed, missing = run(repo, steps)
+    extra, typed, listed, missing, negative = run(repo, steps)
+    assert negative.content[0].text.endswith("log: argument 'limit' must be at least 0, not -1")
     assert extra.is_error and extra.content[0].text == (
         "Error executing tool transition: transition: unknown argument 'text' (did you mean "
         "'message'?); transition takes: agent, state, message, body, set, approved_by, paths, "
@@ -213,7 +215,7 @@ def test_arguments_are_judged_in_gitstates_words(repo):
                                      "be an integer, not \"ten\"")
     assert listed.content[0].text.endswith("argument 'set' must be a list, not \"a=b\"")
     assert missing.content[0].text.endswith("transition: missing argument 'agent'")
-    for said in (extra, typed, listed, missing):
+    for said in (extra, typed, listed, missing, negative):
         text = said.content[0].text
         assert "pydantic" not in text and "http" not in text and "validation error" not in text
     assert git(repo, "rev-parse", "HEAD").stdout == tip    # nothing moved
