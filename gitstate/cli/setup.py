@@ -26,7 +26,7 @@ def print_init(data: dict) -> None:
     for line in data["actions"]:
         click.echo(f"  {line}")
     for i in data.get("integrations", []):
-        what = ", ".join(i["added"]) if i["changed"] else "nothing to change"
+        what = (", ".join(i["added"]) or "updated") if i["changed"] else "nothing to change"
         kept = f"; kept {', '.join(i['kept'])}" if i["kept"] else ""
         click.echo(f"  {i['path']} ({i['kind']} {i['name']}): {what}{kept}")
     unchanged = "" if data["actions"] else " (nothing to change)"

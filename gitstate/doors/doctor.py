@@ -15,7 +15,7 @@ from pathlib import Path
 from gitstate import __version__
 from gitstate.doors import installable, precommit
 from gitstate.doors.check import _check_hooks
-from gitstate.doors.shims import is_ours
+from gitstate.doors.shims import BARE_COMMAND, RUNTIME_COMMAND, RUNTIME_SHIM, is_ours
 from gitstate.errors import GitstateError
 from gitstate.git.cache import key
 from gitstate.git.repo import Managed
@@ -169,12 +169,39 @@ def _runtimefinding(repo: Managed) -> dict | None:
         return finding("warn", "runtime", ".claude/settings.json cannot be read as Claude "
                         "Code settings", "fix it, then run `gitstate init --runtime claude-code`")
     want = ("session-start", "context", "spawn-guard")
-    missing = [n for n in want if not any(c.startswith(f"gitstate hook {n}") for c in commands)]
+    ours = [c for c in commands if isinstance(c, str)
+            and c.startswith((RUNTIME_COMMAND, BARE_COMMAND))]
+    missing = [n for n in want if not any(
+        c.startswith((f"{RUNTIME_COMMAND}{n}", f"{BARE_COMMAND}{n}")) for c in ours)]
     if missing:
         return finding("warn", "runtime", "Claude Code runs without gitstate's hooks "
                         f"({', '.join(missing)})", "`gitstate init --runtime claude-code`")
+    broken = _runtime_cannot_run(repo, ours)
+    if broken:
+        return finding("fail", "runtime", f"Claude Code's gitstate hooks cannot run: {broken}",
+                        "`gitstate init --runtime claude-code` in this clone (the hooks then "
+                        f"run {RUNTIME_SHIM}, which finds gitstate as the git hooks do)")
     return finding("ok", "runtime", "Claude Code briefs agents, measures their context and "
                     "guards their spawns (.claude/settings.json)")
+
+
+def _runtime_cannot_run(repo: Managed, commands: list[str]) -> str | None:
+    """Why a hook command of gitstate's in Claude Code's settings would fail, or None: the
+    shim (or `gitstate` by bare name) must be found, and the shim must find gitstate."""
+    import shutil
+    on_path = shutil.which("gitstate") is not None
+    if any(c.startswith(BARE_COMMAND) for c in commands) and not on_path:
+        return ("they run `gitstate hook ...` by bare name, and `gitstate` is not on PATH "
+                "(every hook fails)")
+    if any(c.startswith(RUNTIME_COMMAND) for c in commands):
+        shim = repo.top / RUNTIME_SHIM if repo.top is not None else None
+        if shim is None or not shim.is_file() or not os.access(shim, os.X_OK):
+            return f"{RUNTIME_SHIM} is missing or not executable"
+        python = os.environ.get("GITSTATE_PYTHON") or repo.git.config("gitstate.python")
+        if not (python and os.access(python, os.X_OK)) and not on_path:
+            return (f"{RUNTIME_SHIM} finds no gitstate (no gitstate.python in this clone's git "
+                    "config, none on PATH)")
+    return None
 
 
 def _signersfinding(repo: Managed, lc, signers: bytes) -> dict:

@@ -15,6 +15,11 @@ SHIM_MARK = "# gitstate-shim:"
 # what a clone installs: the commit hooks, and the guard for every other way to a branch
 HOOK_NAMES = ("pre-commit", "commit-msg", "reference-transaction")
 CHAINED_SUFFIX = ".pre-gitstate"
+# Claude Code's hooks run this committed shim (`gitstate init --runtime claude-code`), which
+# finds gitstate as the git hook shims do; settings.json names it from the project's folder.
+RUNTIME_SHIM = ".claude/hooks/gitstate"
+RUNTIME_COMMAND = f'"$CLAUDE_PROJECT_DIR"/{RUNTIME_SHIM} '
+BARE_COMMAND = "gitstate hook "   # what settings.json named before the shim
 
 
 def paths_pattern(lc: Lifecycle) -> str:

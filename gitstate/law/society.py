@@ -310,6 +310,12 @@ def _check_timeout(p, lc: Lifecycle, ctx: Context, old: str, new: str,
 
 
 
+def article(word: str | None) -> str:
+    """'a' or 'an' before a role's name (by its first letter: roles are names, not sounds)."""
+    first = (word or "")[:1].lower()
+    return "an" if first and first in "aeiou" else "a"
+
+
 def _check_birth(p, lc: Lifecycle, census: Census, role: str | None,
                  out: list[Violation]) -> None:
     new, path = p.new, p.change.path
@@ -336,16 +342,17 @@ def _check_birth(p, lc: Lifecycle, census: Census, role: str | None,
         prole = statefile.as_text(pf.get("role"))
         pspec = lc.roles.get(prole) if prole else None
         if role and role == prole and not (pspec is not None and pspec.self_spawn):
-            out.append(Violation(Rule.SELF_SPAWN, f"a {prole} may not spawn another {prole} "
-                                 f"({parent} spawning {p.agent}); only roles with "
-                                 "'self_spawn: true' may", f"{path}:{new.line_of('role')}"))
+            out.append(Violation(Rule.SELF_SPAWN, f"{article(prole)} {prole} may not spawn "
+                                 f"another {prole} ({parent} spawning {p.agent}); only roles "
+                                 "with 'self_spawn: true' may", f"{path}:{new.line_of('role')}"))
         elif role and pspec is not None:
             if role in pspec.never_spawns or (pspec.spawns is not None
                                               and role not in pspec.spawns):
                 allowed = [r for r in (pspec.spawns or lc.roles) if r not in pspec.never_spawns
                            and (r != prole or pspec.self_spawn)]
-                out.append(Violation(Rule.SELF_SPAWN, f"a {prole} may not spawn a {role}; it may "
-                                     f"spawn: {', '.join(allowed) or 'nothing'}",
+                out.append(Violation(Rule.SELF_SPAWN, f"{article(prole)} {prole} may not spawn "
+                                     f"{article(role)} {role}; it may spawn: "
+                                     f"{', '.join(allowed) or 'nothing'}",
                                      f"{path}:{new.line_of('role')}"))
     elif depth not in (None, 0):
         out.append(Violation(Rule.DEPTH, f"an agent without a parent is at depth 0, not {depth}",

@@ -2,18 +2,21 @@
 'gitstate-agents[mcp]'`).
 
 Each tool calls the very function its command gets its data from (in gitstate/history/,
-gitstate/moves/, gitstate/doors/), with the same arguments, and returns that data typed by the
-command's model (gitstate.schema): a move is judged exactly as `gitstate transition` judges
-it, and a refusal is a tool error with the command's own words.
+gitstate/moves/, gitstate/doors/), with the same arguments under the command line's names, and
+returns that data typed by the command's model (gitstate.schema): a move is judged exactly as
+`gitstate transition` judges it, and a refusal is a tool error with the command's own words.
+Every tool and argument is described; annotations tell a client which tools only read and which
+commit (gitstate/mcp/strict.py: unknown arguments refused, the repository chosen).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
-from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
 
 from gitstate import __version__
 from gitstate.doors.check import check as checked
@@ -21,140 +24,266 @@ from gitstate.errors import GitstateError
 from gitstate.git.repo import Managed, open_managed
 from gitstate.history import views as reads
 from gitstate.history.status import status as status_of
+from gitstate.mcp.strict import StrictServer
 from gitstate.moves import commands
 from gitstate.moves.operations import await_agents, reap as do_reap, shutdown as do_shutdown
+from gitstate.moves.workfile import carried
 from gitstate.schema import models as m
 from gitstate.schema.records import AgentStatusAt
 
 INSTRUCTIONS = """gitstate keeps each agent's lifecycle state in git: every move is one commit,
 judged by the repository's lifecycle (protocols/lifecycle.yaml). Start with `status` (yours:
 pass your agent id), read `inbox`, and move with `transition`; a refused move says which moves
-are legal instead."""
+are legal instead. A move commits your state file and only the `paths` you name."""
+
+READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                       open_world_hint=False)
+MOVE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+                       open_world_hint=False)
+ENDS = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
+                       open_world_hint=False)
+ONCE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+                       open_world_hint=False)
 
 
-def build(directory: str | None = None) -> MCPServer:
-    server = MCPServer("gitstate", instructions=INSTRUCTIONS, version=__version__)
+def _d(text: str) -> Any:
+    return Field(description=text)
 
-    def call(command: str, fn: Callable[[Managed], Any], *, bare_ok: bool = False) -> Any:
+
+Repository = Annotated[str | None, _d(
+    "A path in the repository's work tree (a bare repository for the reads of a hub). "
+    "Default: the client's first file:// root, else where the server was started.")]
+Agent = Annotated[str, _d("The agent's id (lower case letters, digits, '-', '_').")]
+MaybeAgent = Annotated[str | None, _d("An agent's id; none: every agent.")]
+At = Annotated[str | None, _d("A commit or a date: the view as it was then (default: HEAD).")]
+Message = Annotated[str | None, _d("Text of the commit subject (the command's -m/--message).")]
+Sets = Annotated[list[str] | None, _d("KEY=VALUE pairs set in the front matter (--set).")]
+Approved = Annotated[str | None, _d(
+    "The human (one of the lifecycle's `humans`) who approved a gated move (--approved-by).")]
+
+
+def build(directory: str | None = None) -> StrictServer:
+    server = StrictServer("gitstate", instructions=INSTRUCTIONS, version=__version__)
+
+    def here(repository: str | None, bare_ok: bool = False) -> Managed:
+        return open_managed(repository or directory, bare_ok=bare_ok)
+
+    def call(command: str, repository: str | None, fn: Callable[[Managed], Any], *,
+             bare_ok: bool = False) -> Any:
         """`fn`'s data from the repository, typed by `command`'s model."""
         try:
-            data = fn(open_managed(directory, bare_ok=bare_ok))
+            data = fn(here(repository, bare_ok))
         except GitstateError as exc:
             raise ToolError(str(exc)) from None
         return m.adapter(command).validate_python(data)
 
-    @server.tool()
-    def status(agent: str | None = None, at: str | None = None) -> AgentStatusAt | m.StatusAll:
-        """State, roster, mortality phase and legal next states of AGENT (or of everyone;
-        `at`: a commit or a date)."""
-        return call("status", lambda repo: status_of(repo, agent, at))
+    def move(command: str, repository: str | None, agent: str, fn: Callable[..., Any],
+             paths: list[str] | None = None) -> Any:
+        """A move for `agent`: refused when the index holds changes it does not name."""
+        def run(repo: Managed) -> Any:
+            return fn(repo, carried(repo, agent, paths or ()))
+        return call(command, repository, run)
 
-    @server.tool()
-    def roster(at: str | None = None) -> m.Roster:
-        """Living, freezer and cemetery, derived from history (`at`: a commit or a date)."""
-        return call("roster", lambda repo: reads.roster(repo, at))
+    @server.tool(annotations=READ)
+    def status(agent: MaybeAgent = None, at: At = None,
+               repository: Repository = None) -> AgentStatusAt | m.StatusAll:
+        """State, roster, mortality phase and legal next states of an agent (or of everyone)."""
+        return call("status", repository, lambda repo: status_of(repo, agent, at))
 
-    @server.tool()
-    def vacancies(at: str | None = None) -> m.Vacancies:
+    @server.tool(annotations=READ)
+    def roster(at: At = None, repository: Repository = None) -> m.Roster:
+        """Living, freezer and cemetery, derived from history."""
+        return call("roster", repository, lambda repo: reads.roster(repo, at))
+
+    @server.tool(annotations=READ)
+    def vacancies(at: At = None, repository: Repository = None) -> m.Vacancies:
         """Roles whose holders froze or died, and roles never filled."""
-        return call("vacancies", lambda repo: reads.vacant_roles(repo, at))
+        return call("vacancies", repository, lambda repo: reads.vacant_roles(repo, at))
 
-    @server.tool()
-    def log(agent: str | None = None, at: str | None = None) -> m.TransitionLog:
-        """Transitions (of AGENT, or of everyone), oldest first (`at`: as of then)."""
-        return call("log", lambda repo: reads.log_rows(repo, agent, at=at))
+    @server.tool(annotations=READ)
+    def log(agent: MaybeAgent = None,
+            limit: Annotated[int | None, Field(ge=0, description=(
+                "Only the N newest moves (-n/--limit)."))] = None,
+            since: Annotated[str | None, _d(
+                "Only moves committed since this date, as git reads one ('2026-11-01', "
+                "'2 days ago').")] = None,
+            newest_first: Annotated[bool, _d("Newest first (default: oldest first).")] = False,
+            at: At = None, repository: Repository = None) -> m.TransitionLog:
+        """Transitions (of an agent, or of everyone)."""
+        return call("log", repository, lambda repo: reads.log_rows(
+            repo, agent, limit=limit, since=since, newest_first=newest_first, at=at))
 
-    @server.tool()
-    def inbox(agent: str, mark_read: bool = False) -> m.Inbox:
-        """Messages to AGENT since its last_read_commit; `mark_read` moves the checkpoint."""
-        return call("inbox", lambda repo: commands.inbox(repo, agent, mark_read=mark_read))
+    @server.tool(annotations=ONCE)
+    def inbox(agent: Agent, mark_read: Annotated[bool, _d(
+                  "Move the agent's last_read_commit to HEAD (one progress commit).")] = False,
+              at: At = None, repository: Repository = None) -> m.Inbox:
+        """Messages that @mention the agent since its last_read_commit."""
+        if not mark_read:
+            return call("inbox", repository, lambda repo: commands.inbox(repo, agent, at=at))
+        return move("inbox", repository, agent,
+                    lambda repo, _: commands.inbox(repo, agent, mark_read=True))
 
-    @server.tool()
-    def show(agent: str) -> m.FreezeState:
+    @server.tool(annotations=READ)
+    def show(agent: Agent, at: At = None, repository: Repository = None) -> m.FreezeState:
         """A frozen agent's freeze-state: ask it without waking it."""
-        return call("show", lambda repo: reads.freeze_state(repo, agent))
+        return call("show", repository, lambda repo: reads.freeze_state(repo, agent, at))
 
-    @server.tool()
-    def lifecycle() -> m.LifecycleDoc:
+    @server.tool(annotations=READ)
+    def lifecycle(repository: Repository = None) -> m.LifecycleDoc:
         """This repository's lifecycle: states, transitions, roles, policies."""
-        return call("lifecycle", lambda repo: repo.lifecycle().to_dict())
+        return call("lifecycle", repository, lambda repo: repo.lifecycle().to_dict())
 
-    @server.tool()
-    def check() -> m.CheckResult:
+    @server.tool(annotations=READ)
+    def check(repository: Repository = None) -> m.CheckResult:
         """Validate the lifecycle and every state file in the work tree."""
-        return call("check", checked)
+        return call("check", repository, checked)
 
-    @server.tool()
-    def verify(no_cache: bool = True) -> m.VerifyResult:
+    @server.tool(annotations=READ)
+    def verify(no_cache: Annotated[bool, _d(
+                   "Judge every commit again, ignoring the verdicts kept from earlier runs."
+               )] = True, repository: Repository = None) -> m.VerifyResult:
         """Replay HEAD's history through the rules; every commit that broke them."""
-        return call("verify", lambda repo: reads.verified(repo, no_cache=no_cache),
-                    bare_ok=True)
+        return call("verify", repository,
+                    lambda repo: reads.verified(repo, no_cache=no_cache), bare_ok=True)
 
-    @server.tool()
-    def spawn(agent: str, role: str | None = None, model: str | None = None,
-              parent: str | None = None, session: str | None = None,
-              sets: list[str] | None = None, text: str | None = None,
-              key: str | None = None, new_role: bool = False) -> m.Move:
-        """Register AGENT in the initial state (one commit). `sets`: KEY=VALUE pairs. `key`:
-        an SSH public key for the agent, or `new` to make one (its moves must be signed).
-        `new_role`: ROLE is a new one the lifecycle does not declare (trailer `New-role:`)."""
-        return call("spawn", lambda repo: commands.spawn(
+    @server.tool(annotations=READ)
+    def situations(at: At = None, repository: Repository = None) -> m.Situations:
+        """The entity graph of agent sessions, from history (not written to SQLite here)."""
+        from gitstate.history.entities import situations as graph
+        return call("situations", repository,
+                    lambda repo: graph(repo, no_sqlite=True, at=at))
+
+    @server.tool(annotations=READ)
+    def doctor(repository: Repository = None) -> m.DoctorResult:
+        """Is this clone protected? Hooks active and unmodified, gitstate found, caches sane,
+        approvals authenticated, hub, CI and the agent runtime's hooks."""
+        def run(repo: Managed) -> dict:
+            if repo.top is None:
+                from gitstate.doors.hub import diagnose_hub
+                findings = diagnose_hub(repo.git)
+            else:
+                from gitstate.doors.doctor import diagnose
+                findings = diagnose(repo)
+            return {"ok": not any(f["status"] == "fail" for f in findings),
+                    "findings": findings}
+        return call("doctor", repository, run, bare_ok=True)
+
+    @server.tool(annotations=MOVE)
+    def spawn(agent: Agent,
+              role: Annotated[str | None, _d("The role this agent holds.")] = None,
+              model: Annotated[str | None, _d("The model behind the agent.")] = None,
+              parent: Annotated[str | None, _d("The agent that spawned this one.")] = None,
+              session: Annotated[str | None, _d(
+                  "The agent runtime's session id (recorded as `session:`).")] = None,
+              sets: Sets = None, message: Message = None,
+              key: Annotated[str | None, _d(
+                  "An SSH public key for the agent, or `new` to make one (its moves must "
+                  "then be signed).")] = None,
+              new_role: Annotated[bool, _d(
+                  "The role is a new one the lifecycle does not declare (--new-role; trailer "
+                  "`New-role:`).")] = False,
+              repository: Repository = None) -> m.Move:
+        """Register an agent in the lifecycle's initial state (one commit)."""
+        return move("spawn", repository, agent, lambda repo, _: commands.spawn(
             repo, agent, role=role, model=model, parent=parent, sets=tuple(sets or ()),
-            text=text, session=session, key=key, new_role=new_role))
+            text=message, session=session, key=key, new_role=new_role))
 
-    @server.tool()
-    def transition(agent: str, state: str, text: str | None = None, body: str = "",
-                   sets: list[str] | None = None, approved_by: str | None = None) -> m.Move:
-        """Move AGENT to STATE: one atomic commit of its state file and whatever is staged."""
-        return call("transition", lambda repo: commands.transition(
-            repo, agent, state, text=text, body=body, sets=tuple(sets or ()),
-            approved_by=approved_by))
+    @server.tool(annotations=MOVE)
+    def transition(agent: Agent, state: Annotated[str, _d("The state to move to.")],
+                   message: Message = None,
+                   body: Annotated[str, _d("A longer commit body (may @mention agents).")] = "",
+                   sets: Sets = None, approved_by: Approved = None,
+                   paths: Annotated[list[str] | None, _d(
+                       "Files of the work tree to commit with the move, by their path from "
+                       "the repository's top. Nothing else staged is committed: a move is "
+                       "refused while the index holds changes it does not name.")] = None,
+                   repository: Repository = None) -> m.Move:
+        """Move an agent to a state: one atomic commit of its state file and the `paths`."""
+        return move("transition", repository, agent, lambda repo, files: commands.transition(
+            repo, agent, state, text=message, body=body, sets=tuple(sets or ()),
+            approved_by=approved_by, files=files), paths)
 
-    @server.tool()
-    def freeze(agent: str, text: str | None = None, situation: str | None = None,
-               sets: list[str] | None = None) -> m.Move:
+    @server.tool(annotations=MOVE)
+    def freeze(agent: Agent, message: Message = None,
+               situation: Annotated[str | None, _d(
+                   "primary_situation for a new freeze-state.")] = None,
+               sets: Sets = None, repository: Repository = None) -> m.Move:
         """Write (or check) the agent's freeze-state and freeze, in one commit."""
-        return call("freeze", lambda repo: commands.freeze(
-            repo, agent, text=text, situation=situation, sets=tuple(sets or ())))
+        return move("freeze", repository, agent, lambda repo, _: commands.freeze(
+            repo, agent, text=message, situation=situation, sets=tuple(sets or ())))
 
-    @server.tool()
-    def wake(agent: str, approved_by: str, state: str | None = None,
-             text: str | None = None) -> m.Move:
-        """Resume a frozen agent: a human's decision (approved_by)."""
-        return call("wake", lambda repo: commands.wake(repo, agent, approved_by, state=state,
-                                                       text=text))
+    @server.tool(annotations=MOVE)
+    def wake(agent: Agent, approved_by: Annotated[str, _d(
+                 "The human (one of the lifecycle's `humans`) who decided to wake it.")],
+             state: Annotated[str | None, _d(
+                 "Where to wake it to (default: the first living state it may reach).")] = None,
+             message: Message = None, repository: Repository = None) -> m.Move:
+        """Resume a frozen agent: a human's decision."""
+        return move("wake", repository, agent, lambda repo, _: commands.wake(
+            repo, agent, approved_by, state=state, text=message))
 
-    @server.tool()
-    def bury(agent: str, summary: str, approved_by: str | None = None,
-             transfer_role_to: str | None = None, text: str | None = None) -> m.Burial:
-        """AGENT dies with a final summary; says which roles fall vacant."""
-        return call("bury", lambda repo: commands.bury(
+    @server.tool(annotations=ENDS)
+    def bury(agent: Agent, summary: Annotated[str, _d("The final summary (required to die).")],
+             approved_by: Approved = None,
+             transfer_role_to: Annotated[str | None, _d(
+                 "Hand the role to this agent in the same commit (no vacancy).")] = None,
+             message: Message = None, repository: Repository = None) -> m.Burial:
+        """The agent dies with a final summary; says which roles fall vacant."""
+        return move("bury", repository, agent, lambda repo, _: commands.bury(
             repo, agent, summary, approved_by=approved_by, transfer_to=transfer_role_to,
-            text=text))
+            text=message))
 
-    @server.tool()
-    def sweep(dry_run: bool = False) -> m.SweepResult:
+    @server.tool(annotations=MOVE)
+    def handover(role: Annotated[str, _d("The role handed over.")],
+                 to: Annotated[str, _d("The agent that takes the role.")],
+                 giver: Annotated[str | None, _d(
+                     "The holder that gives it (default: the one living holder).")] = None,
+                 message: Message = None, repository: Repository = None) -> m.Move:
+        """A holder of a role hands it to another agent in one commit and keeps its state."""
+        return move("handover", repository, to, lambda repo, _: commands.handover(
+            repo, role, to, giver=giver, text=message))
+
+    @server.tool(annotations=MOVE)
+    def logout(agent: Agent, note: Annotated[str, _d(
+                   "One line for the shared log: where you stopped.")],
+               sets: Sets = None, message: Message = None,
+               repository: Repository = None) -> m.Move:
+        """Append the agent's note to the lifecycle's log and move to the state that keeps
+        it, in one commit."""
+        return move("logout", repository, agent, lambda repo, _: commands.logout(
+            repo, agent, note, text=message, sets=tuple(sets or ())))
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
+                                             idempotent_hint=True, open_world_hint=False))
+    def sweep(dry_run: Annotated[bool, _d("Only list what is due.")] = False,
+              repository: Repository = None) -> m.SweepResult:
         """Commit every timed transition that is due, as the system."""
-        return call("sweep", lambda repo: commands.sweep(repo, dry_run=dry_run))
+        return call("sweep", repository, lambda repo: commands.sweep(repo, dry_run=dry_run))
 
-    @server.tool(name="await")
-    def await_(agents: list[str], timeout: float = 60.0) -> m.OperationLog:
+    @server.tool(name="await", annotations=READ)
+    def await_(agents: Annotated[list[str], _d("The agents to wait for.")],
+               timeout: Annotated[float, _d("Give up after this many seconds (exit 124).")]
+               = 60.0, repository: Repository = None) -> m.OperationLog:
         """Block until each agent ends (exit 0 all succeeded, 1 any failed, 124 timeout)."""
-        return operation(directory, lambda repo, say: await_agents(repo, agents, timeout, say))
+        return operation(repository or directory,
+                         lambda repo, say: await_agents(repo, agents, timeout, say))
 
-    @server.tool()
-    def reap(host: str | None = None) -> m.OperationLog:
+    @server.tool(annotations=ENDS)
+    def reap(host: Annotated[str | None, _d(
+                 "Which host's agents to check (default: this one).")] = None,
+             repository: Repository = None) -> m.OperationLog:
         """Mark every living agent of this host whose process (pid) is gone as failed."""
         def run(repo, say):
             if not do_reap(repo, say, host):
                 say("no agent has lost its process")   # the command's words
             return 0
-        return operation(directory, run)
+        return operation(repository or directory, run)
 
-    @server.tool()
-    def shutdown(approved_by: str | None = None) -> m.OperationLog:
+    @server.tool(annotations=ENDS)
+    def shutdown(approved_by: Approved = None,
+                 repository: Repository = None) -> m.OperationLog:
         """Move every living agent to a frozen or terminal state, children first."""
-        return operation(directory,
+        return operation(repository or directory,
                          lambda repo, say: 1 if do_shutdown(repo, say, approved_by) else 0)
 
     return server

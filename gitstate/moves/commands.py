@@ -81,12 +81,14 @@ def _note_near_role(repo: Managed, role: str | None, warn: Callable[[str], None]
 
 def transition(repo: Managed, agent: str, state: str, *, text: str | None = None,
                body: str = "", sets=(), approved_by: str | None = None, push: bool = False,
-               warn: Callable[[str], None] = _stderr) -> dict:
-    """Move `agent` to `state`: one atomic commit of its state file and whatever is staged."""
+               warn: Callable[[str], None] = _stderr,
+               files: dict[str, bytes] | None = None) -> dict:
+    """Move `agent` to `state`: one atomic commit of its state file and whatever is staged
+    (and `files`, as given)."""
     values = parse_sets(sets)
     return committed(repo, agent, lambda: moves.transition(
-        repo, agent, state, text=text, sets=values, approved_by=approved_by, body=body),
-        push=push, warn=warn)
+        repo, agent, state, text=text, sets=values, approved_by=approved_by, body=body,
+        files=files), push=push, warn=warn)
 
 
 def freeze(repo: Managed, agent: str, *, text: str | None = None, situation: str | None = None,

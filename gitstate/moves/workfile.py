@@ -41,3 +41,37 @@ def kept_edits(work: bytes | None, base: bytes, fields: dict[str, Any],
     if any(draft.get(k) != before.get(k) for k in fields if k != "updated"):
         return {path: work}   # edits of the very keys the move sets: kept exactly as they are
     return {path: statefile.with_fields(draft, fields).encode()}
+
+
+def carried(repo: Managed, agent: str, paths=()) -> dict[str, bytes]:
+    """What a move made for an agent by a program (the MCP tools) carries besides the agent's
+    state file: exactly the `paths` it names, as they are in the work tree. The index may be
+    shared with other agents: anything else staged there is theirs, so the move is refused,
+    saying what is staged, rather than committing it."""
+    from gitstate.errors import GitstateError
+    from gitstate.law.grammar import canonical_id
+    head = repo.git.head()
+    own = repo.lifecycle(head).state_path(canonical_id(agent))
+    if repo.top is None:
+        raise GitstateError("a move needs a work tree (this is a bare repository)")
+    top = repo.top.resolve()
+    named: dict[str, bytes] = {}
+    for raw in paths:
+        full = (top / str(raw)).resolve()
+        if top not in full.parents or not full.is_file():
+            raise GitstateError(f"'{raw}' is not a file in this work tree",
+                                hint="name files by their path from the repository's top")
+        rel = full.relative_to(top).as_posix()
+        if rel != own:    # the agent's own file is the move's to write
+            named[rel] = full.read_bytes()
+    others = [p for p in repo.git.staged_changes(head) if p != own and p not in named]
+    if others:
+        shown = ", ".join(others[:10]) + (f" and {len(others) - 10} more" if len(others) > 10
+                                          else "")
+        raise GitstateError(
+            f"refused: the index holds {len(others)} staged change"
+            f"{'s' if len(others) != 1 else ''} that {agent}'s move does not name: {shown}. "
+            f"A move made here commits only {own} and the paths it names",
+            hint="name them in `paths` to commit them with this move, or leave them to "
+                 "whoever staged them (`git restore --staged PATH` unstages)")
+    return named

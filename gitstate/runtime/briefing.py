@@ -70,11 +70,17 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
             lines.append(f"This session was started by {parent}{depth}: register as its "
                          f"child with `gitstate spawn <your-id> --parent {parent} "
                          f"--session {session}`.")
+        elif session:
+            lines.append(f"Bind this session ({session}) to yourself with one command in "
+                         f"your Bash tool: `gitstate spawn <your-id> --session {session}` "
+                         f"(a new agent), or `gitstate transition <your-id> <its state> --set "
+                         f"session={session}` (an agent you already are). gitstate's hooks "
+                         "take the binding from your state file: your briefing follows that "
+                         "command, and your context is measured from then on.")
         else:
-            lines.append("Register with `gitstate spawn <your-id>"
-                         + (f" --session {session}`" if session else "`")
-                         + " (or set GITSTATE_AGENT), then start a new session.")
-        lines += _vacancies(repo)
+            lines.append("Register with `gitstate spawn <your-id>` and set GITSTATE_AGENT to "
+                         "it for your gitstate commands.")
+        lines += _society(repo, None, vacancies=True)
         return "\n".join(lines)
 
     path = lc.state_path(agent)
@@ -91,7 +97,9 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
     if gdir and session:
         memory.bind(gdir, session, {
             "agent": agent, "window": lc.policies.context_window,
-            "mortality": [mort.midlife, mort.legacy, mort.urgent], "model": event.get("model")})
+            "mortality": [mort.midlife, mort.legacy, mort.urgent], "model": event.get("model"),
+            # what each phase asks, in this lifecycle's own ways out (the reminder reads no git)
+            "asks": {p: phase_asks(lc, p, agent) for p in ("midlife", "legacy", "urgent")}})
         if source in ("startup", "clear", "compact"):
             memory.remember_phase(gdir, agent, "fresh", 0)   # a new context: its clock restarts
         _export(agent, session)
@@ -117,8 +125,7 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
         lines += _inbox(repo, agent)
     if phase_asks(lc, phase, agent):
         lines.append(phase_asks(lc, phase, agent))
-    if source != "compact":
-        lines += _vacancies(repo)
+    lines += _society(repo, agent, vacancies=source != "compact")
     return "\n".join(lines)
 
 
@@ -174,11 +181,48 @@ def _inbox(repo, agent: str, newest_first: bool = False) -> list[str]:
     return out
 
 
-def _vacancies(repo) -> list[str]:
-    from gitstate.history.fold import vacancy_notice
-    from gitstate.history.views import vacant_roles
-    found = vacant_roles(repo)["vacancies"]
-    if not found:
-        return []
-    return ["Vacant roles (take one with `gitstate spawn <id> --role ROLE`, or hand-over):"] + [
-        f"  {vacancy_notice(v)}" for v in found]
+ROSTER_NAMES = 12   # living agents named in the briefing's roster line
+
+
+def _society(repo, agent: str | None, vacancies: bool) -> list[str]:
+    """The roster (who else lives, who froze, how many ended) and the vacant roles, from one
+    reading of history."""
+    from gitstate.history.fold import roster_view, vacancies as vacant, vacancy_notice
+    from gitstate.history.views import agent_records
+    records, _rev, lc = agent_records(repo)
+    view = roster_view(records)
+    living = [f"{r['agent']}{' (you)' if r['agent'] == agent else ''}: {r['state']}"
+              + (f" ({r['role']})" if r.get("role") else "") for r in view["living"]]
+    more = len(living) - ROSTER_NAMES
+    line = (f"Roster: {len(living)} living" + (": " + ", ".join(living[:ROSTER_NAMES])
+                                                + (f", and {more} more" if more > 0 else "")
+                                                if living else ""))
+    if view["freezer"]:
+        line += (f"; {len(view['freezer'])} frozen: "
+                 + ", ".join(r["agent"] for r in view["freezer"][:ROSTER_NAMES]))
+    if view["cemetery"]:
+        line += f"; {len(view['cemetery'])} ended"
+    out = [line + " (`gitstate roster`)."]
+    found = vacant(records, lc) if vacancies else []
+    if found:
+        out += ["Vacant roles (take one with `gitstate spawn <id> --role ROLE`, or hand-over):"]
+        out += [f"  {vacancy_notice(v)}" for v in found]
+    return out
+
+
+def agent_of_session(repo, session: str) -> str | None:
+    """The agent whose committed state file records `session: SESSION`."""
+    head = repo.git.head()
+    return _find_by_session(repo, repo.lifecycle(head), head, session) if head else None
+
+
+def bind_late(event: dict) -> str | None:
+    """The briefing of a session that was not bound when it started, once a command of its
+    own has bound it (`gitstate spawn ID --session SID`); None while it is still unbound."""
+    session = event.get("session_id")
+    if not isinstance(session, str):
+        return None
+    repo = open_managed(event.get("cwd"))
+    if agent_of_session(repo, session) is None:
+        return None
+    return briefing({**event, "source": "startup"})

@@ -9,9 +9,13 @@ hook refuses a tool call with `"permissionDecision": "deny"` and its reason.
 
 - session-start  (SessionStart): the briefing; binds the session to its agent.
 - context        (PostToolUse): measures the context from the transcript; commits and speaks
-                 only when a mortality phase is crossed.
+                 when a mortality phase is crossed, reminds of the mortality clock every
+                 REMIND_EVERY tool calls (no git either way), and briefs a session that has
+                 just bound itself (`gitstate spawn ID --session SID` in its Bash tool).
 - spawn-guard    (PreToolUse on the sub-agent tool, `Agent`, formerly `Task`): refuses a
-                 spawn past max_depth, of a kind the parent may not spawn, or past the pool cap.
+                 spawn past max_depth, of a kind the parent may not spawn, or past the pool
+                 cap; the parent is the session's agent, from SessionStart's binding or else
+                 the state file that names the session.
 - subagent-start (SubagentStart): tells a new sub-agent its parent and depth.
 
 Whatever goes wrong, a hook never stops the runtime: it says so on stderr and exits 0 (a
@@ -97,29 +101,80 @@ def context(event: dict) -> dict | None:
     """PostToolUse: the context used, from the transcript. Silent, and without a git process,
     unless a mortality phase is crossed upwards; then one progress commit by gitstate records
     `context_pct`, and the agent is told what the new phase asks of it."""
-    from gitstate.runtime.transcript import measure
+    import time
+
+    from gitstate.runtime.transcript import WAIT, measure
     gdir = memory.git_dir(event.get("cwd"))
     if gdir is None:
         return None
+    if event.get("agent_id"):
+        return None    # a sub-agent's call: its context is not the session's
     agent, bound = bound_agent(event, gdir)
     if agent is None or bound is None:
+        if _ran_gitstate(event):   # perhaps `gitstate spawn ID --session SID`: bound now?
+            from gitstate.runtime.briefing import bind_late
+            text = bind_late(event)
+            return context_reply("PostToolUse", text) if text else None
         return None    # no briefing yet: SessionStart records the law's thresholds
-    measured = measure(event.get("transcript_path"), bound.get("window"), bound.get("model"))
+    tool_use_id = event.get("tool_use_id")
+    wait_for = tool_use_id if isinstance(tool_use_id, str) and not bound.get("no_ids") \
+        else None
+    started = time.monotonic()
+    measured = measure(event.get("transcript_path"), bound.get("window"), bound.get("model"),
+                       wait_for)
+    if wait_for and time.monotonic() - started >= WAIT:
+        # a transcript that never names its tool calls: measure its latest turn from now on
+        memory.bind(gdir, event.get("session_id") or "", {**bound, "no_ids": True})
     if measured is None:
         return None
     pct = measured[0]
-    phase = phase_of(pct, bound.get("mortality") or [50, 75, 90])
+    marks = bound.get("mortality") or [50, 75, 90]
+    phase = phase_of(pct, marks)
     last = memory.last_phase(gdir, agent)
-    if last == phase:
-        return None
-    if (last is not None and PHASES.index(phase) <= PHASES.index(last)) \
+    calls = memory.count_call(gdir, event.get("session_id") or "")
+    if last == phase or (last is not None and PHASES.index(phase) <= PHASES.index(last)) \
             or (last is None and phase == "fresh"):
-        memory.remember_phase(gdir, agent, phase, pct)
-        return None    # fewer tokens than before (a compaction): nothing to record
+        if last != phase:
+            memory.remember_phase(gdir, agent, phase, pct)   # fewer tokens (a compaction)
+        if calls % REMIND_EVERY == 0:
+            return context_reply("PostToolUse", reminder(agent, calls, measured, phase, marks,
+                                                         bound.get("asks") or {}))
+        return None
     from gitstate.runtime.record import record_context
     text = record_context(event.get("cwd"), agent, pct, phase, measured[1], measured[2])
     memory.remember_phase(gdir, agent, phase, pct)   # only once recorded: else tried again
     return context_reply("PostToolUse", text)
+
+
+REMIND_EVERY = 20   # tool calls between two reminders of the mortality clock (seed 000)
+
+
+def reminder(agent: str, calls: int, measured: tuple, phase: str, marks: list,
+             asks_of: dict) -> str:
+    """What every REMIND_EVERY-th tool call tells the agent of its mortality clock (no git:
+    what each phase asks was kept when the session was bound)."""
+    pct, tokens, window = measured
+    nxt = next(((name, mark) for name, mark in zip(PHASES[1:], list(marks)[:3]) if pct < mark),
+               None)
+    ahead = f"; {nxt[0]} at {nxt[1]:g}%" if nxt else ""
+    asks = asks_of.get(phase) or ""
+    return (f"gitstate: {agent}, {calls} tool calls this session: context {pct:g}% "
+            f"({tokens:,} of {window:,} tokens), mortality phase {phase}{ahead}. "
+            f"Is what you know written down?{(' ' + asks) if asks else ''}")
+
+
+def _ran_gitstate(event: dict) -> bool:
+    """Could this tool call have bound the session (a gitstate command or MCP tool that names
+    a session)? Only then does an unbound session's context hook look at git."""
+    tool_input = event.get("tool_input")
+    if not isinstance(tool_input, dict):
+        return False
+    name = str(event.get("tool_name") or "")
+    if name == "Bash":
+        command = tool_input.get("command")
+        return isinstance(command, str) and "gitstate" in command and "session" in command
+    return name.startswith("mcp__") and "gitstate" in name and "session" in json.dumps(
+        tool_input)
 
 
 def phase_of(pct: float, marks: list) -> str:
@@ -143,7 +198,13 @@ def spawn_guard(event: dict) -> dict | None:
     gdir = memory.git_dir(event.get("cwd"))
     if gdir is None:
         return None
-    agent, _ = bound_agent(event, gdir)
+    agent, bound = bound_agent(event, gdir)
+    session = event.get("session_id")
+    if bound is None and isinstance(session, str):
+        # no SessionStart recorded (or it failed): the state file that names the session
+        from gitstate.git.repo import open_managed
+        from gitstate.runtime.briefing import agent_of_session
+        agent = agent_of_session(open_managed(event.get("cwd")), session) or agent
     if agent is None:
         return None
     tool_input = event.get("tool_input")

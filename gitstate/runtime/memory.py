@@ -101,3 +101,13 @@ def take_child(gdir: str, session: str, kind: str | None) -> dict | None:
             _write(path, {"pending": pending})
             return child
     return None
+
+
+def count_call(gdir: str, session: str) -> int:
+    """One more tool call of the session; how many so far."""
+    path = os.path.join(_folder(gdir), "calls", _key(session) + ".json")
+    found = _read(path)
+    calls = found.get("calls") if found else None
+    n = (calls if isinstance(calls, int) else 0) + 1
+    _write(path, {"calls": n})
+    return n

@@ -7,8 +7,6 @@ from __future__ import annotations
 from gitstate.git.repo import GitContext, open_managed
 from gitstate.law import statefile
 from gitstate.law.rules import FileChange, validate
-from gitstate.moves.agent import transition
-from gitstate.moves.operations import as_system
 from gitstate.rule_ids import Rule
 from gitstate.runtime.replies import phase_asks
 
@@ -32,6 +30,10 @@ def record_context(cwd: str | None, agent: str, pct: float, phase: str, tokens: 
     measured = f"context {pct:g}% ({tokens:,} of {window:,} tokens)"
     note = ""
     if isinstance(state, str) and state in lc.states and not lc.states[state].terminal:
+        # the moves (and what they import) only when a commit is made: the spawn guard,
+        # which imports this module too, judges without them (bench/runtime.py)
+        from gitstate.moves.agent import transition
+        from gitstate.moves.operations import as_system
         # a state with a token limit (era's deep_work) ends once `tokens` reach `max_tokens`
         budget = doc.get("max_tokens")
         leave = lc.states[state].token_limit
@@ -74,12 +76,27 @@ def judge_spawn(cwd: str | None, parent: str, kind: str) -> tuple[str | None, in
              if v.rule in SPAWN_RULES]
     if not found:
         return None, depth
-    return "; ".join(f"[{v.rule}] {v.message}" for v in found), depth
+    return " ".join(_sentence(v.rule, v.message, parent, child) for v in found), depth
+
+
+def _sentence(rule: str, message: str, parent: str, child: str) -> str:
+    """One rule's refusal as one sentence about the sub-agent: the rule's reason, without the
+    way out the command line offers (it speaks of `gitstate spawn`, not of a sub-agent) and
+    without the id the guard made up for the child."""
+    text = message.split(". ", 1)[0].rstrip(".")
+    text = text.replace(f" ({parent} spawning {child})", "").replace(child, "the sub-agent")
+    return f"[{rule}] {text[:1].upper()}{text[1:]}."
 
 
 def _unused_id(repo, lc, head, base: str) -> str:
-    taken = set(repo.agents_at(lc, head)) if head else set()
+    """`BASE-N` for the first N whose state file is not committed (asked of git for a few
+    candidates at once, not by listing every agent)."""
     n = 1
-    while f"{base}-{n}" in taken:
-        n += 1
+    while head:
+        names = [f"{base}-{i}" for i in range(n, n + 8)]
+        found = repo.git.cat_files([f"{head}:{lc.state_path(c)}" for c in names])
+        free = next((c for c, data in zip(names, found) if data is None), None)
+        if free:
+            return free
+        n += 8
     return f"{base}-{n}"

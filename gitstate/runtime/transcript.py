@@ -36,8 +36,32 @@ def window_of(model: str | None, policy: int | None = None) -> int | None:
     return KNOWN_WINDOWS[best] if best else None
 
 
-def latest_usage(path: str) -> tuple[int, str | None] | None:
-    """(prompt tokens, model) of the latest main-thread assistant turn, or None."""
+def latest_usage(path: str, tool_use_id: str | None = None) -> tuple[int, str | None] | None:
+    """(prompt tokens, model) of the latest main-thread assistant turn, or None.
+
+    With `tool_use_id` (the tool call a PostToolUse hook follows), of the turn that made that
+    call: Claude Code writes the transcript a moment after it runs the hook, so a transcript
+    whose turns do not show the call yet is read again, every WAIT_STEP seconds for at most
+    WAIT seconds; past that (a transcript that never names its calls), the latest turn (and
+    the context hook stops waiting for that session)."""
+    import time
+    deadline = None
+    while True:
+        found = _usage(path, tool_use_id)
+        if found is not _BEHIND:
+            return found
+        now = time.monotonic()
+        deadline = deadline or now + WAIT
+        if now >= deadline:
+            return _usage(path, None)
+        time.sleep(WAIT_STEP)
+
+
+WAIT, WAIT_STEP = 2.0, 0.01
+_BEHIND = (-1, None)
+
+
+def _usage(path: str, tool_use_id: str | None):
     found = _read_tail(path)
     if found is None:
         return None
@@ -45,9 +69,14 @@ def latest_usage(path: str) -> tuple[int, str | None] | None:
     lines = chunk.split(b"\n")
     if start:
         lines = lines[1:]   # the first line may be cut
+    mark = json.dumps(tool_use_id).encode() if tool_use_id else None
     for raw in reversed(lines):
         if b'"usage"' not in raw or b'"assistant"' not in raw:
             continue
+        if mark is not None and mark not in raw:
+            if b'"isSidechain":true' in raw.replace(b" ", b""):
+                continue
+            return _BEHIND   # the main thread's latest turn is not the call's yet
         try:
             entry = json.loads(raw)
         except ValueError:
@@ -96,11 +125,12 @@ def _read_tail(path: str) -> tuple[int, bytes] | None:
 
 
 def measure(path: str | None, policy_window: int | None = None,
-            model_hint: str | None = None) -> tuple[float, int, int] | None:
+            model_hint: str | None = None,
+            tool_use_id: str | None = None) -> tuple[float, int, int] | None:
     """(context %, tokens, window) from a transcript, or None if it cannot be told."""
     if not path:
         return None
-    found = latest_usage(path)
+    found = latest_usage(path, tool_use_id)
     if found is None:
         return None
     tokens, model = found

@@ -18,18 +18,27 @@ anyio = pytest.importorskip("anyio")
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
 
-async def _session_run(repo, steps):
+async def _session_run(repo, steps, roots=None):
     import os
+
+    from mcp import types
     params = StdioServerParameters(command=sys.executable, args=["-m", "gitstate", "mcp"],
                                    cwd=str(repo), env=dict(os.environ))
+
+    async def list_roots(context):
+        return types.ListRootsResult(roots=[types.Root(uri=f"file://{r}") for r in roots])
+
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
+        async with ClientSession(read, write, list_roots_callback=list_roots
+                                 if roots is not None else None) as session:
             await session.initialize()
             return await steps(session)
 
 
-def run(repo, steps):
-    return anyio.run(_session_run, repo, steps)
+def run(repo, steps, roots=None):
+    """`steps(session)` against `gitstate mcp` started in `repo`; `roots`: the client's
+    roots (paths), offered to the server."""
+    return anyio.run(_session_run, repo, steps, roots)
 
 
 def test_tools_are_listed_with_typed_inputs_and_outputs(repo):
@@ -52,7 +61,7 @@ def test_status_and_moves_answer_as_the_cli_does(repo):
     async def steps(session):
         born = await session.call_tool("spawn", {"agent": "alice", "role": "architect"})
         moved = await session.call_tool("transition", {"agent": "alice", "state": "inbox",
-                                                       "text": "restored"})
+                                                       "message": "restored"})
         refused = await session.call_tool("transition", {"agent": "alice",
                                                          "state": "deep_work"})
         status = await session.call_tool("status", {"agent": "alice"})
@@ -156,3 +165,184 @@ def test_mcp_says_what_to_install_when_the_sdk_is_missing(repo, tmp_path):
     res = subprocess.run([sys.executable, "-m", "gitstate", "mcp"], cwd=repo, env=env,
                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert res.returncode == 2 and "pip install 'gitstate-agents[mcp]'" in res.stderr
+
+
+def test_every_tool_describes_itself_refuses_extra_keys_and_says_whether_it_commits(repo):
+    async def steps(session):
+        return (await session.list_tools()).tools
+
+    tools = {t.name: t for t in run(repo, steps)}
+    assert {"handover", "logout", "situations", "doctor"} <= set(tools)
+    for tool in tools.values():
+        schema = tool.input_schema
+        assert tool.description and schema["additionalProperties"] is False, tool.name
+        for name, prop in schema["properties"].items():
+            assert prop.get("description"), (tool.name, name)
+        hints = tool.annotations
+        assert hints is not None and hints.read_only_hint is not None, tool.name
+        assert hints.destructive_hint is not None and hints.idempotent_hint is not None
+    reads = {n for n, t in tools.items() if t.annotations.read_only_hint}
+    assert {"status", "roster", "log", "show", "lifecycle", "check", "verify", "situations",
+            "doctor", "vacancies", "await"} == reads
+    assert {n for n, t in tools.items() if t.annotations.destructive_hint} == {
+        "bury", "reap", "shutdown", "sweep"}
+    props = tools["transition"].input_schema["properties"]
+    assert {"message", "set", "approved_by", "paths", "repository"} <= set(props)
+    assert "text" not in props and "sets" not in props
+    assert "from" in tools["handover"].input_schema["properties"]
+    assert {"limit", "since"} <= set(tools["log"].input_schema["properties"])
+
+
+def test_arguments_are_judged_in_gitstates_words(repo):
+    gitstate(repo, "spawn", "alice")
+    tip = git(repo, "rev-parse", "HEAD").stdout
+
+    async def steps(session):
+        return (await session.call_tool("transition", {"agent": "alice", "state": "inbox",
+                                                       "text": "lost?"}),
+                await session.call_tool("log", {"limit": "ten"}),
+                await session.call_tool("spawn", {"agent": "bob", "set": "a=b"}),
+                await session.call_tool("transition", {"state": "inbox"}),
+                await session.call_tool("log", {"limit": -1}))
+
+    extra, typed, listed, missing, negative = run(repo, steps)
+    assert negative.content[0].text.endswith("log: argument 'limit' must be at least 0, not -1")
+    assert extra.is_error and extra.content[0].text == (
+        "Error executing tool transition: transition: unknown argument 'text' (did you mean "
+        "'message'?); transition takes: agent, state, message, body, set, approved_by, paths, "
+        "repository")
+    assert typed.content[0].text == ("Error executing tool log: log: argument 'limit' must "
+                                     "be an integer, not \"ten\"")
+    assert listed.content[0].text.endswith("argument 'set' must be a list, not \"a=b\"")
+    assert missing.content[0].text.endswith("transition: missing argument 'agent'")
+    for said in (extra, typed, listed, missing, negative):
+        text = said.content[0].text
+        assert "pydantic" not in text and "http" not in text and "validation error" not in text
+    assert git(repo, "rev-parse", "HEAD").stdout == tip    # nothing moved
+
+
+def test_log_limit_and_since_and_the_new_tools(repo):
+    for agent, role in (("alice", "architect"), ("bob", None)):
+        gitstate(repo, "spawn", agent, *(("--role", role) if role else ()))
+    walk(repo, "alice", "inbox")
+
+    async def steps(session):
+        return {"log": await session.call_tool("log", {"limit": 2, "newest_first": True}),
+                "since": await session.call_tool("log", {"since": "2090-01-01"}),
+                "handover": await session.call_tool("handover", {
+                    "role": "architect", "to": "bob", "from": "alice", "message": "yours"}),
+                "situations": await session.call_tool("situations", {}),
+                "doctor": await session.call_tool("doctor", {}),
+                "logout": await session.call_tool("logout", {"agent": "bob", "note": "x"})}
+
+    got = run(repo, steps)
+    assert [r["agent"] for r in got["log"].structured_content["result"]] == ["alice", "bob"]
+    assert got["since"].structured_content == {"result": []}
+    assert not got["handover"].is_error, got["handover"].content
+    assert "Role-transfer: architect -> bob" in git(repo, "log", "-1", "--format=%B").stdout
+    assert {k: v for k, v in got["situations"].structured_content.items()
+            if k != "sqlite"} == json.loads(
+        gitstate(repo, "situations", "--no-sqlite", "--json").stdout)
+    assert got["doctor"].structured_content["findings"] == json.loads(
+        gitstate(repo, "doctor", "--json").stdout)["findings"]
+    # haak has no logout state: the command's own refusal, in the CLI's words
+    cli = gitstate(repo, "logout", "bob", "--note", "x")
+    assert cli.returncode != 0 and got["logout"].is_error
+    assert got["logout"].content[0].text == "Error executing tool logout: " + \
+        cli.stderr.strip().removeprefix("gitstate: ")
+
+
+def test_the_repository_is_an_argument_or_the_clients_root(repo, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    gitstate(repo, "spawn", "alice")
+
+    async def steps(session):
+        return await session.call_tool("status", {"agent": "alice"})
+
+    async def by_argument(session):
+        return await session.call_tool("status", {"agent": "alice",
+                                                  "repository": str(repo)})
+
+    assert run(elsewhere, steps).is_error                      # not a repository
+    assert not run(elsewhere, by_argument).is_error
+    rooted = run(elsewhere, steps, roots=[repo])
+    assert not rooted.is_error and rooted.structured_content["result"]["state"] == "bootstrap"
+
+
+def test_a_move_commits_only_its_own_file_and_the_paths_it_names(repo):
+    gitstate(repo, "spawn", "alice")
+    (repo / "theirs.txt").write_text("another agent's work\n")
+    git(repo, "add", "theirs.txt")
+    (repo / "mine.txt").write_text("alice's work\n")
+    tip = git(repo, "rev-parse", "HEAD").stdout
+
+    async def refused(session):
+        return await session.call_tool("transition", {"agent": "alice", "state": "inbox"})
+
+    said = run(repo, refused)
+    assert said.is_error and "staged change that alice's move does not name: theirs.txt" \
+        in said.content[0].text
+    assert git(repo, "rev-parse", "HEAD").stdout == tip
+    git(repo, "restore", "--staged", "theirs.txt")
+    git(repo, "add", "theirs.txt")   # still staged, by someone else
+
+    async def named(session):
+        return await session.call_tool("transition", {
+            "agent": "alice", "state": "inbox",
+            "paths": ["mine.txt", "theirs.txt", "agent/alice/_state.md"]})
+
+    moved = run(repo, named)
+    assert not moved.is_error, moved.content
+    assert sorted(git(repo, "show", "--name-only", "--format=", "HEAD").stdout.split()) == [
+        "agent/alice/_state.md", "mine.txt", "theirs.txt"]
+    assert "state: inbox" in git(repo, "show", "HEAD:agent/alice/_state.md").stdout
+
+
+def inspector_call(repo, *args):
+    """The MCP Inspector's command line (npm @modelcontextprotocol/inspector, pinned in
+    .ci/npm/package.json) against `gitstate mcp` in `repo`: its JSON answer."""
+    import os
+    import subprocess
+
+    from npm_tools import inspector
+    # the Inspector hands the server only a few variables of its own: the test's git
+    # identity and configuration are passed on (-e)
+    env = [f"-e{k}={v}" for k, v in os.environ.items()
+           if k.startswith(("GIT_", "HOME", "XDG_", "PYTHON"))]
+    res = subprocess.run([inspector(), "--cli", *env, sys.executable, "-m", "gitstate", "mcp",
+                          *args], cwd=repo, capture_output=True, text=True, timeout=120,
+                         stdin=subprocess.DEVNULL)
+    answer = json.loads(res.stdout)
+    assert res.returncode == (5 if answer.get("isError") else 0), res.stderr  # 5: a tool error
+    return answer
+
+
+@pytest.fixture
+def inspector_installed():
+    from npm_tools import inspector
+    inspector()     # else skip, before the repository is built
+
+
+def test_the_mcp_inspector_lists_calls_and_is_refused(inspector_installed, repo):
+    listed = {t["name"]: t for t in inspector_call(repo, "--method", "tools/list")["tools"]}
+    assert listed["transition"]["annotations"] == {
+        "readOnlyHint": False, "destructiveHint": False, "idempotentHint": False,
+        "openWorldHint": False}
+    assert listed["roster"]["annotations"]["readOnlyHint"] is True
+    assert listed["transition"]["inputSchema"]["additionalProperties"] is False
+    born = inspector_call(repo, "--method", "tools/call", "--tool-name", "spawn",
+                          "--tool-arg", "agent=alice", "--tool-arg", "message=hello")
+    assert not born.get("isError") and born["structuredContent"]["to"] == "bootstrap"
+    assert git(repo, "log", "-1", "--format=%s").stdout.strip() == \
+        "@alice: [STATE:bootstrap] hello"
+    tip = git(repo, "rev-parse", "HEAD").stdout
+    refused = inspector_call(repo, "--method", "tools/call", "--tool-name", "transition",
+                             "--tool-arg", "agent=alice", "--tool-arg", "state=inbox",
+                             "--tool-arg", "text=lost")
+    assert refused["isError"] is True
+    assert "unknown argument 'text' (did you mean 'message'?)" in refused["content"][0]["text"]
+    assert git(repo, "rev-parse", "HEAD").stdout == tip
+    log = inspector_call(repo, "--method", "tools/call", "--tool-name", "log",
+                         "--tool-arg", "limit=1")
+    assert [r["text"] for r in log["structuredContent"]["result"]] == ["hello"]

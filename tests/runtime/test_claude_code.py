@@ -27,8 +27,9 @@ def hook(repo: Path, name: str, event: dict, env: dict | None = None):
     groups = json.loads((repo / ".claude" / "settings.json").read_text())["hooks"][
         EVENTS[name]]
     commands = [h["command"] for g in groups for h in g["hooks"]
-                if h["command"].startswith(f"gitstate hook {name}")]
+                if h["command"] == f'"$CLAUDE_PROJECT_DIR"/.claude/hooks/gitstate {name}']
     assert len(commands) == 1, groups
+    full.setdefault("CLAUDE_PROJECT_DIR", str(repo))
     return subprocess.run(["sh", "-c", commands[0]], cwd=repo, input=json.dumps(event),
                           capture_output=True, text=True, env=full)
 
@@ -59,7 +60,8 @@ def transcript(path: Path, *turns: int, model: str = "claude-opus-4-6") -> Path:
     for prompt in turns:
         lines.append({"type": "assistant", "sessionId": "s", "isSidechain": False,
                       "message": {"model": model, "role": "assistant",
-                                  "content": [{"type": "text", "text": "ok"}],
+                                  "content": [{"type": "tool_use", "id": "toolu_2",
+                                               "name": "Bash", "input": {}}],
                                   "usage": {"input_tokens": 10,
                                             "cache_read_input_tokens": prompt - 110,
                                             "cache_creation_input_tokens": 100,
@@ -134,12 +136,15 @@ def test_init_merges_hooks_keeping_the_users_own(empty_repo):
     pre = got["hooks"]["PreToolUse"]
     assert pre[0] == mine["hooks"]["PreToolUse"][0]          # the user's first, untouched
     assert pre[1]["matcher"] == "Agent|Task"
-    assert pre[1]["hooks"][0]["command"] == "gitstate hook spawn-guard"
+    shim = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/gitstate'
+    assert pre[1]["hooks"][0]["command"] == f"{shim} spawn-guard"
     start_groups = got["hooks"]["SessionStart"]               # the old snippet updated in place
-    assert start_groups[0]["hooks"][0]["command"] == "gitstate hook session-start"
+    assert start_groups[0]["hooks"][0]["command"] == f"{shim} session-start"
     assert start_groups[0]["matcher"] == "startup|resume|clear|compact"
     assert start_groups[1] == mine["hooks"]["SessionStart"][1]
-    assert got["hooks"]["PostToolUse"][0]["hooks"][0]["command"] == "gitstate hook context"
+    assert got["hooks"]["PostToolUse"][0]["hooks"][0]["command"] == f"{shim} context"
+    assert str(empty_repo) not in settings.read_text()        # nothing of this machine's
+    assert "gitstate.python" in (empty_repo / ".claude" / "hooks" / "gitstate").read_text()
     doctor = json.loads(gitstate(empty_repo, "doctor", "--json").stdout)["findings"]
     assert {"check": "runtime", "status": "ok"}.items() <= next(
         f for f in doctor if f["check"] == "runtime").items()
@@ -173,6 +178,7 @@ def test_session_start_briefs_the_agent_bound_at_spawn(claude_repo, tmp_path):
     assert "What inbox asks (protocols/inbox.md)" in text
     assert "Inbox: 1 message waiting" in text and "review the fold, @alice" in text
     assert "Role 'steward' has never been filled" in text
+    assert "Roster: 1 living: alice (you): inbox (architect) (`gitstate roster`)." in text
     assert "export GITSTATE_AGENT=alice" in env_file.read_text()
 
     resumed = said(start(repo, "sess-a", "resume"))
@@ -188,6 +194,7 @@ def test_session_start_binds_gitstate_agent_or_says_how_to_register(claude_repo)
     repo = claude_repo
     text = said(start(repo, "sess-x"))
     assert "no agent is bound" in text and "gitstate spawn <your-id> --session sess-x" in text
+    assert "new session" not in text and "Roster: 0 living" in text
     gitstate(repo, "spawn", "bob")
     text = said(start(repo, "sess-b", env={"GITSTATE_AGENT": "bob"}))
     assert "bob: bootstrap" in text
@@ -315,13 +322,15 @@ def test_a_forbidden_kind_is_refused(tmp_path):
     said(start(repo, "s-rev"))
     reason = json.loads(agent_tool(repo, "s-rev", "programmer").stdout)[
         "hookSpecificOutput"]["permissionDecisionReason"]
-    assert "[self-spawn] a reviewer may not spawn a programmer" in reason
+    assert "[self-spawn] A reviewer may not spawn a programmer; it may spawn: " in reason
     assert agent_tool(repo, "s-rev", "researcher").stdout.strip() == ""
     gitstate(repo, "spawn", "prog", "--role", "programmer", "--session", "s-prog")
     said(start(repo, "s-prog"))
     reason = json.loads(agent_tool(repo, "s-prog", "programmer").stdout)[
         "hookSpecificOutput"]["permissionDecisionReason"]
-    assert "a programmer may not spawn another programmer" in reason
+    assert "[self-spawn] A programmer may not spawn another programmer; only roles with " \
+        "'self_spawn: true' may." in reason
+    assert "prog-sub" not in reason and "handover" not in reason
 
 
 def test_a_spawn_beyond_the_pool_cap_is_refused(tmp_path):
@@ -335,7 +344,8 @@ def test_a_spawn_beyond_the_pool_cap_is_refused(tmp_path):
     said(start(repo, "s-0"))
     reason = json.loads(agent_tool(repo, "s-0").stdout)["hookSpecificOutput"][
         "permissionDecisionReason"]
-    assert "[max-living] at most 8 agents may be living at once" in reason
+    assert "[max-living] At most 8 agents may be living at once; this spawn would make 9." \
+        in reason
 
 
 def test_a_hook_never_stops_the_runtime(tmp_path, claude_repo):
@@ -395,3 +405,102 @@ def test_a_crossing_that_cannot_be_recorded_is_tried_again(claude_repo, tmp_path
     merge_head.unlink()
     assert "midlife" in said(post_tool(repo, "s5", tr))
     assert head(repo) != tip
+
+
+def test_an_architect_spawning_an_architect_is_told_one_sentence_per_rule(claude_repo):
+    """haak's architect: at most one living, and no self-spawn. Each rule is one sentence
+    about the sub-agent, with the article right and no way out meant for `gitstate spawn`."""
+    repo = claude_repo
+    gitstate(repo, "spawn", "ada", "--role", "architect", "--session", "s-ada")
+    said(start(repo, "s-ada"))
+    reason = json.loads(agent_tool(repo, "s-ada", "architect").stdout)[
+        "hookSpecificOutput"]["permissionDecisionReason"]
+    assert reason == (
+        "gitstate refuses this sub-agent: [role-max] Role 'architect' may have 1 living "
+        "holder; with this commit it would have 2 (ada, the sub-agent). [self-spawn] An "
+        "architect may not spawn another architect; only roles with 'self_spawn: true' may.")
+    assert "handover" not in reason and "ada-sub" not in reason and "a architect" not in reason
+
+
+def test_the_spawn_guard_judges_from_the_state_files_session_without_a_session_start(
+        claude_repo):
+    repo = claude_repo
+    gitstate(repo, "spawn", "root")
+    for parent, child in (("root", "c1"), ("c1", "c2"), ("c2", "c3")):
+        assert gitstate(repo, "spawn", child, "--parent", parent).returncode == 0
+    gitstate(repo, "transition", "c3", "inbox", "--set", "session=s-unstarted")
+    out = json.loads(agent_tool(repo, "s-unstarted").stdout)["hookSpecificOutput"]
+    assert out["permissionDecision"] == "deny" and "[max-depth]" in out["permissionDecisionReason"]
+
+
+def test_a_session_binds_itself_with_a_command_and_is_briefed_at_once(claude_repo, tmp_path):
+    """The unbound briefing's advice binds this very session: the context hook, after the
+    Bash call that ran it, finds the binding in the state file and briefs the agent."""
+    repo = claude_repo
+    assert gitstate(repo, "spawn", "late", "--session", "s-late").returncode == 0
+    tr = transcript(tmp_path / "t.jsonl", 20_000)
+    event = {**base(repo, "s-late", "PostToolUse", tr), "tool_name": "Bash",
+             "tool_input": {"command": "gitstate spawn late --session s-late"},
+             "tool_response": {"stdout": ""}, "tool_use_id": "toolu_2"}
+    told = said(hook(repo, "context", event))
+    assert "gitstate briefing (started) late: bootstrap" in told
+    assert "Roster: 1 living: late (you): bootstrap" in told
+    assert said(post_tool(repo, "s-late", transcript(tr, 110_000))).startswith(
+        "gitstate: late: context 55%")
+
+
+def test_every_twentieth_tool_call_reminds_of_the_mortality_clock(claude_repo, tmp_path):
+    repo = claude_repo
+    gitstate(repo, "spawn", "rem", "--session", "s-rem")
+    said(start(repo, "s-rem"))
+    tr = transcript(tmp_path / "t.jsonl", 40_000)
+    tip = head(repo)
+    told = [said(post_tool(repo, "s-rem", tr)) for _ in range(40)]
+    assert [i + 1 for i, t in enumerate(told) if t] == [20, 40]
+    assert told[19] == ("gitstate: rem, 20 tool calls this session: context 20% (40,000 of "
+                        "200,000 tokens), mortality phase fresh; midlife at 50%. Is what you "
+                        "know written down?")
+    assert head(repo) == tip
+
+
+def test_the_hooks_find_gitstate_without_it_on_path_and_doctor_says_when_they_cannot(
+        claude_repo, tmp_path):
+    """The README's venv install puts no `gitstate` on PATH: the committed shim finds it
+    through this clone's `gitstate.python`, as the git hooks do; doctor fails when a hook
+    command cannot run."""
+    import os
+    repo = claude_repo
+    gitstate(repo, "spawn", "pat", "--session", "s-pat")
+    bare_path = {"PATH": "/usr/bin:/bin"}
+    assert "briefing (started) pat" in said(start(repo, "s-pat", env=bare_path))
+
+    def runtime_finding():
+        found = json.loads(gitstate(repo, "doctor", "--json").stdout)["findings"]
+        return next(f for f in found if f["check"] == "runtime")
+
+    assert runtime_finding()["status"] == "ok"
+    git(repo, "config", "--unset", "gitstate.python")
+    res = start(repo, "s-pat", env=bare_path)
+    assert res.returncode == 1 and "cannot run: gitstate is not found" in res.stderr
+    os.environ["PATH"] = "/usr/bin:/bin"     # restored by the isolation after the test
+    assert runtime_finding()["status"] == "fail"
+    assert "finds no gitstate" in runtime_finding()["detail"]
+    settings = repo / ".claude" / "settings.json"
+    settings.write_text(settings.read_text().replace(
+        '\\"$CLAUDE_PROJECT_DIR\\"/.claude/hooks/gitstate ', "gitstate hook "))
+    assert "by bare name" in runtime_finding()["detail"]
+
+
+def test_a_transcript_that_never_names_its_tool_calls_is_measured_by_its_latest_turn(
+        claude_repo, tmp_path):
+    """The hook waits for the turn that made the call only while the transcript shows the
+    session's calls: one that never does is measured by its latest turn, and waited on once."""
+    repo = claude_repo
+    gitstate(repo, "spawn", "nid", "--session", "s-nid")
+    said(start(repo, "s-nid"))
+    tr = transcript(tmp_path / "t.jsonl", 110_000)
+    tr.write_text(tr.read_text().replace('"toolu_2"', '"toolu_other"'))
+    assert "midlife" in said(post_tool(repo, "s-nid", tr))
+    binding = json.loads((repo / ".git" / "gitstate" / "runtime" / "sessions" /
+                          "s-nid.json").read_text())
+    assert binding["no_ids"] is True and binding["agent"] == "nid"

@@ -1,0 +1,155 @@
+"""The MCP server as a client author expects it (the MCP spec's tools: JSON Schema inputs,
+annotations): a tool refuses an argument it does not take instead of dropping it, says what
+was wrong in gitstate's words (never a validation library's text), and finds the repository
+from its `repository` argument, else the client's roots, else where the server started.
+
+Arguments are published under the command line's names (`message` for -m/--message, `set`
+for --set, `from` for --from); a tool's Python parameter may be named otherwise (`set` is a
+builtin, `from` a keyword): RENAMED maps one to the other.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import warnings
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+# the Python parameter -> the argument's published name (the command line's)
+RENAMED = {"sets": "set", "giver": "from"}
+PUBLISHED = {v: k for k, v in RENAMED.items()}
+TYPES = {"string": "a string", "integer": "an integer", "number": "a number",
+         "boolean": "true or false", "array": "a list", "object": "an object", "null": "null"}
+
+
+def strict(schema: dict) -> dict:
+    """The published input schema: no key beyond those declared, each under its published
+    name, without the titles the SDK derives from parameter names."""
+    props = {RENAMED.get(k, k): {kk: vv for kk, vv in v.items() if kk != "title"}
+             for k, v in (schema.get("properties") or {}).items()}
+    out = {k: v for k, v in schema.items() if k not in ("properties", "required", "title")}
+    out["properties"] = props
+    required = [RENAMED.get(k, k) for k in schema.get("required") or []]
+    if required:
+        out["required"] = required
+    out["additionalProperties"] = False
+    return out
+
+
+def _types(spec: dict) -> list[str]:
+    if "type" in spec:
+        kind = spec["type"]
+        return list(kind) if isinstance(kind, list) else [kind]
+    return [t for alt in spec.get("anyOf") or [] for t in _types(alt)]
+
+
+def _is(value: Any, kind: str) -> bool:
+    if kind == "null":
+        return value is None
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "array":
+        return isinstance(value, list)
+    return isinstance(value, dict) if kind == "object" else True
+
+
+def problem(tool: str, schema: dict, arguments: dict) -> str | None:
+    """What is wrong with `arguments` for `tool` (published schema), in gitstate's words."""
+    props = schema.get("properties") or {}
+    for key in arguments:
+        if key not in props:
+            near = difflib.get_close_matches(key, list(props), n=1)
+            alias = {"text": "message", "sets": "set", "giver": "from"}.get(key)
+            guess = alias if alias in props else (near[0] if near else None)
+            takes = ", ".join(props) or "no arguments"
+            return (f"{tool}: unknown argument '{key}'"
+                    + (f" (did you mean '{guess}'?)" if guess else "")
+                    + f"; {tool} takes: {takes}")
+    for key in schema.get("required") or []:
+        if key not in arguments:
+            return f"{tool}: missing argument '{key}'"
+    for key, value in arguments.items():
+        kinds = _types(props[key])
+        if kinds and not any(_is(value, k) for k in kinds):
+            want = " or ".join(TYPES.get(k, k) for k in kinds if k != "null")
+            return f"{tool}: argument '{key}' must be {want}, not {json.dumps(value)[:60]}"
+        least = [alt.get("minimum") for alt in [props[key], *(props[key].get("anyOf") or [])]
+                 if alt.get("minimum") is not None]
+        if least and _is(value, "number") and value < least[0]:
+            return f"{tool}: argument '{key}' must be at least {least[0]}, not {value}"
+        items = props[key].get("items") or next(
+            (alt.get("items") for alt in props[key].get("anyOf") or [] if alt.get("items")),
+            None)
+        if isinstance(value, list) and items:
+            bad = [v for v in value if not any(_is(v, k) for k in _types(items))]
+            if bad:
+                want = " or ".join(TYPES.get(k, k) for k in _types(items))
+                return (f"{tool}: argument '{key}' must be a list of "
+                        f"{want.removeprefix('a ').removeprefix('an ')}s, "
+                        f"not {json.dumps(value)[:60]}")
+    return None
+
+
+class StrictServer(MCPServer):
+    """MCPServer whose tools publish strict schemas and judge their arguments first."""
+
+    _schemas: dict[str, dict] | None = None
+
+    async def list_tools(self):
+        tools = await super().list_tools()
+        for t in tools:
+            t.input_schema = strict(t.input_schema)
+        return tools
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
+        if self._schemas is None:
+            self._schemas = {t.name: t.input_schema for t in await self.list_tools()}
+        schema = self._schemas.get(name)
+        if schema is not None:
+            said = problem(name, schema, arguments)
+            if said:
+                raise ToolError(f"Error executing tool {name}: {said}")
+            if "repository" in schema["properties"] and arguments.get("repository") is None:
+                root = await _root(context)
+                if root:
+                    arguments = {**arguments, "repository": root}
+        arguments = {PUBLISHED.get(k, k): v for k, v in arguments.items()}
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            from pydantic import ValidationError
+            if isinstance(exc.__cause__, ValidationError):   # never the library's text
+                first = exc.__cause__.errors()[0]
+                where = ".".join(str(p) for p in first["loc"])
+                raise ToolError(f"Error executing tool {name}: {name}: argument '{where}' "
+                                "cannot be taken as given") from None
+            raise
+
+
+async def _root(context) -> str | None:
+    """The first `file://` root the client offers (MCP roots), if it offers any."""
+    try:
+        session = context.session if context is not None else None
+        caps = session.client_capabilities if session is not None else None
+        if session is None or caps is None or caps.roots is None:
+            return None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # roots are deprecated in the newest spec
+            found = await session.list_roots()
+    except Exception:  # noqa: BLE001 — no roots: the server's own directory
+        return None
+    for root in found.roots:
+        uri = urlparse(str(root.uri))
+        if uri.scheme == "file":
+            return unquote(uri.path)
+    return None

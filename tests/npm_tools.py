@@ -1,0 +1,41 @@
+"""The npm tools the end-to-end tests drive (pinned in .ci/npm/package.json, installed by
+.ci/run into .ci/npm/node_modules): the real Claude Code binary and the MCP Inspector's command
+line. A test that needs one and does not find it skips, saying how to install it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NPM = ROOT / ".ci" / "npm"
+PINNED = json.loads((NPM / "package.json").read_text())["dependencies"]
+HOW = ("install the pinned npm tools: `npm install --prefix .ci/npm --no-package-lock` "
+       "(.ci/run does it, with node and npm from Debian when missing)")
+
+
+def tool(name: str, package: str, node: bool = True) -> str:
+    """Path of an installed npm tool's command, or skip the test."""
+    found = NPM / "node_modules" / ".bin" / name
+    if found.exists() and os.access(found, os.X_OK) and (not node or shutil.which("node")):
+        return str(found)
+    pytest.skip(f"{package} {PINNED[package]} is not installed: {HOW}")
+
+
+def claude() -> str:
+    return tool("claude", "@anthropic-ai/claude-code", node=False)   # a native binary
+
+
+def inspector() -> str:
+    found = tool("mcp-inspector", "@modelcontextprotocol/inspector")
+    import subprocess
+    version = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout
+    major = int(version.strip().lstrip("v").split(".")[0] or 0) if version.strip() else 0
+    if major < 20:   # it asks for 22.19; 20 runs its command line (tested), 18 is not tried
+        pytest.skip(f"the MCP Inspector needs node 20 or newer, found {version.strip() or 'none'}"
+                    ": install a newer nodejs (e.g. from nodesource)")
+    return found

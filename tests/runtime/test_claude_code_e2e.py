@@ -1,0 +1,198 @@
+"""The real Claude Code (npm @anthropic-ai/claude-code, pinned in .ci/npm/package.json) in a
+repository set up by `gitstate init --runtime claude-code`, against a scripted model on
+127.0.0.1 (tests/runtime/scripted_model.py): what gitstate's hooks say reaches the model's
+requests, what the model's tool calls do lands in git."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from conftest import from_template, git, gitstate, make_repo, walk
+from npm_tools import claude
+from scripted_model import ScriptedModel, Turn, everything, text, tool
+
+pytestmark = pytest.mark.e2e
+
+MODEL = "claude-sonnet-4-5"
+
+
+@pytest.fixture(scope="session")
+def model():
+    """One scripted model server for the whole session (each test routes by its own token);
+    without Claude Code installed, the tests skip before building anything."""
+    claude()
+    server = ScriptedModel()
+    yield server
+    server.close()
+
+
+def _claude_repo(root: Path) -> None:
+    repo = make_repo(root / "repo")
+    (repo / "README").write_text("hi\n")
+    git(repo, "add", "README")
+    git(repo, "commit", "-q", "-m", "first")
+    res = gitstate(repo, "init", "--runtime", "claude-code")
+    assert res.returncode == 0, res.stderr
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    return from_template(tmp_path, "claude-repo", _claude_repo) / "repo"
+
+
+def run(repo: Path, model: ScriptedModel, prompt: str, session: str, *, resume: bool = False,
+        tools: str = "Bash", env: dict | None = None, timeout: float = 120):
+    """`claude -p PROMPT` as a user runs it against the scripted model."""
+    binary = claude()
+    full = dict(os.environ, ANTHROPIC_BASE_URL=model.url, ANTHROPIC_API_KEY="anything",
+                CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", **(env or {}))
+    full.pop("CLAUDECODE", None)
+    args = [binary, "-p", prompt, "--model", MODEL, "--allowedTools", tools,
+            "--resume" if resume else "--session-id", session]
+    res = subprocess.run(args, cwd=repo, env=full, capture_output=True, text=True,
+                         timeout=timeout, stdin=subprocess.DEVNULL)
+    assert res.returncode == 0, (res.stdout, res.stderr)
+    return res
+
+
+def bash(command: str) -> dict:
+    return tool("Bash", {"command": command, "description": "run it"})
+
+
+def test_the_briefing_reaches_the_model_at_startup_resume_and_compact(repo, model):
+    session = str(uuid.uuid4())
+    assert gitstate(repo, "spawn", "alice", "--role", "architect", "--session",
+                    session).returncode == 0
+    token = model.script("brief-start", Turn(text("hello")))
+    run(repo, model, f"start {token}", session, env={"PATH": "/usr/bin:/bin"})  # no gitstate
+    first = everything(model.requests("brief-start")[0])
+    assert "gitstate briefing (started) alice: bootstrap" in first
+    assert "Vacant roles" in first or "never been filled" in first
+
+    token = model.script("brief-resume", Turn(text("back")))
+    run(repo, model, f"again {token}", session, resume=True)
+    assert "gitstate briefing (resumed) alice: bootstrap" in everything(
+        model.requests("brief-resume")[-1])
+
+    run(repo, model, "/compact", session, resume=True)
+    token = model.script("brief-compact", Turn(text("where was I")))
+    run(repo, model, f"go on {token}", session, resume=True)
+    after = everything(model.requests("brief-compact")[-1])
+    assert "gitstate briefing (after compaction) alice: bootstrap" in after
+    assert "role: architect" in after
+
+
+def test_a_bash_transition_lands_as_the_agent_the_session_exported(repo, model):
+    """SessionStart exports GITSTATE_AGENT through $CLAUDE_ENV_FILE; the model's Bash call
+    uses it to move, and the move is one commit judged by the hooks."""
+    session = str(uuid.uuid4())
+    gitstate(repo, "spawn", "alice", "--session", session)
+    token = model.script("bash-move", Turn(bash('echo "I am $GITSTATE_AGENT"')),
+                         Turn(bash('gitstate transition "$GITSTATE_AGENT" inbox '
+                                   '-m "ready for work"')),
+                         Turn(bash("gitstate transition alice deep_work")),
+                         Turn(text("done")))
+    run(repo, model, f"work {token}", session)
+    said = [everything(r) for r in model.requests("bash-move")]
+    assert "I am alice" in said[1]
+    assert "alice: bootstrap -> inbox" in said[2]
+    assert git(repo, "log", "-1", "--format=%an|%s").stdout.strip() == \
+        "Test Person|@alice: [STATE:inbox] ready for work"
+    # an illegal move reaches the model as the command's refusal, and commits nothing
+    assert "[illegal-transition]" in said[3] and "not deep_work" in said[3]
+    assert "state: inbox" in git(repo, "show", "HEAD:agent/alice/_state.md").stdout
+    assert gitstate(repo, "verify", "--no-cache").returncode == 0
+
+
+def test_measured_context_is_recorded_once_per_phase(repo, model):
+    """The context hook reads the usage the model reported (in the session's transcript) after
+    each tool call and commits once per mortality phase crossed, as gitstate."""
+    session = str(uuid.uuid4())
+    gitstate(repo, "spawn", "alice", "--session", session)
+    tip = git(repo, "rev-parse", "HEAD").stdout.strip()
+    token = model.script("context", Turn(bash("true"), input_tokens=30_000),
+                         Turn(bash("true"), input_tokens=110_000),
+                         Turn(bash("true"), input_tokens=120_000),
+                         Turn(bash("true"), input_tokens=160_000),
+                         Turn(text("done"), input_tokens=161_000))
+    run(repo, model, f"think {token}", session)
+    assert git(repo, "log", "--format=%an|%s", f"{tip}..HEAD").stdout.splitlines() == [
+        "gitstate|@alice: [STATE:bootstrap] context 80% (160,000 of 200,000 tokens): legacy",
+        "gitstate|@alice: [STATE:bootstrap] context 55% (110,000 of 200,000 tokens): midlife"]
+    said = [everything(r) for r in model.requests("context")]
+    assert "mortality phase midlife" in said[2] and "mortality phase midlife" not in said[1]
+    assert "mortality phase legacy" in said[4] and "freeze-state" in said[4]
+
+
+def test_sub_agents_are_judged_before_they_exist_and_told_their_parent(repo, model):
+    session = str(uuid.uuid4())
+    gitstate(repo, "spawn", "root", "--session", session)
+    token = model.script(
+        "spawn-ok",
+        Turn(tool("Agent", {"description": "look around", "subagent_type": "general-purpose",
+                            "prompt": "find the bug [script:spawn-ok-child]"})),
+        Turn(text("done")))
+    model.script("spawn-ok-child", Turn(text("found nothing")))
+    run(repo, model, f"delegate {token}", session, tools="Bash,Agent")
+    child = everything(model.requests("spawn-ok-child")[0])
+    assert "gitstate: you are a sub-agent (general-purpose) of root, at depth 1" in child
+    assert "found nothing" in everything(model.requests("spawn-ok")[-1])
+
+    # c3 is at depth 3, the deepest haak allows: its sub-agent is refused before it exists
+    for parent, kid in (("root", "c1"), ("c1", "c2"), ("c2", "c3")):
+        assert gitstate(repo, "spawn", kid, "--parent", parent).returncode == 0
+    deep = str(uuid.uuid4())
+    gitstate(repo, "transition", "c3", "inbox", "--set", f"session={deep}")
+    token = model.script(
+        "spawn-deep",
+        Turn(tool("Agent", {"description": "dig", "subagent_type": "general-purpose",
+                            "prompt": "dig deeper [script:spawn-deep-child]"})),
+        Turn(text("refused, fine")))
+    model.script("spawn-deep-child", Turn(text("I should not exist")))
+    run(repo, model, f"delegate {token}", deep, tools="Bash,Agent")
+    assert model.requests("spawn-deep-child") == []
+    refused = everything(model.requests("spawn-deep")[-1])
+    assert "gitstate refuses this sub-agent" in refused and "[max-depth]" in refused
+
+
+def test_an_unbound_session_binds_itself_as_its_briefing_says(repo, model):
+    session = str(uuid.uuid4())
+    token = model.script("unbound", Turn(bash(f"gitstate spawn newbie --session {session}")),
+                         Turn(text("bound")))
+    run(repo, model, f"who am I {token}", session)
+    said = [everything(r) for r in model.requests("unbound")]
+    assert f"`gitstate spawn <your-id> --session {session}`" in said[0]
+    assert "gitstate briefing (started) newbie: bootstrap" in said[1]
+    assert f"session: {session}" in git(repo, "show", "HEAD:agent/newbie/_state.md").stdout
+
+
+def test_the_model_calls_gitstates_mcp_server_through_claude_code(repo, model):
+    """`claude mcp add gitstate -- gitstate mcp` as the README says (here with this
+    interpreter), then the model's tool call reaches the server and commits the move."""
+    add = subprocess.run([claude(), "mcp", "add", "gitstate", "--", sys.executable, "-m",
+                          "gitstate", "mcp"], cwd=repo, capture_output=True, text=True,
+                         timeout=60, stdin=subprocess.DEVNULL)
+    assert add.returncode == 0, add.stderr
+    session = str(uuid.uuid4())
+    gitstate(repo, "spawn", "alice", "--session", session)
+    token = model.script(
+        "mcp", Turn(tool("mcp__gitstate__transition", {"agent": "alice", "state": "inbox",
+                                                        "message": "moved over MCP"})),
+        Turn(tool("mcp__gitstate__transition", {"agent": "alice", "state": "distill",
+                                                 "text": "the CLI says -m"})),
+        Turn(text("done")))
+    run(repo, model, f"move {token}", session, tools="mcp__gitstate")
+    said = [everything(r) for r in model.requests("mcp")]
+    tools = [t["name"] for t in model.requests("mcp")[0]["tools"]]
+    assert "ToolSearch" in tools or "mcp__gitstate__transition" in tools   # maybe deferred
+    assert git(repo, "log", "-1", "--format=%s").stdout.strip() == \
+        "@alice: [STATE:inbox] moved over MCP"
+    assert "@alice: [STATE:inbox] moved over MCP" in said[1]     # the Move record
+    assert "unknown argument 'text' (did you mean 'message'?)" in said[2]
