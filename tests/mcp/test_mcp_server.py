@@ -236,8 +236,8 @@ def test_log_limit_and_since_and_the_new_tools(repo):
                 "logout": await session.call_tool("logout", {"agent": "bob", "note": "x"})}
 
     got = run(repo, steps)
-    assert [r["agent"] for r in got["log"].structured_content["result"]] == ["alice", "bob"]
-    assert got["since"].structured_content == {"result": []}
+    assert [r["agent"] for r in got["log"].structured_content["moves"]] == ["alice", "bob"]
+    assert got["since"].structured_content["moves"] == []
     assert not got["handover"].is_error, got["handover"].content
     assert "Role-transfer: architect -> bob" in git(repo, "log", "-1", "--format=%B").stdout
     assert {k: v for k, v in got["situations"].structured_content.items()
@@ -345,4 +345,4 @@ def test_the_mcp_inspector_lists_calls_and_is_refused(inspector_installed, repo)
     assert git(repo, "rev-parse", "HEAD").stdout == tip
     log = inspector_call(repo, "--method", "tools/call", "--tool-name", "log",
                          "--tool-arg", "limit=1")
-    assert [r["text"] for r in log["structuredContent"]["result"]] == ["hello"]
+    assert [r["text"] for r in log["structuredContent"]["moves"]] == ["hello"]
