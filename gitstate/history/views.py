@@ -186,19 +186,22 @@ def _last_read(repo: Managed, lc, agent: str, data: bytes) -> str | None:
     return since
 
 
-def inbox(repo: Managed, agent: str, at: str | None = None) -> dict:
+def inbox(repo: Managed, agent: str, at: str | None = None, *,
+          mentions: list | None = None) -> dict:
     """Commits since the agent's `last_read_commit` that mention @agent or @ALL (up to HEAD,
-    or as it was at `--at`)."""
+    or as it was at `--at`). `mentions`: those messages of `at`'s history (newest first, as
+    `mentions.messages` gives them), when the caller already holds them (the viewer)."""
     agent = canonical_id(agent)
     head, lc = _law_at(repo, at)
     data = repo.git.cat_files([f"{head}:{lc.state_path(agent)}"])[0] if head else None
     if data is None:
         raise repo.unknown_agent(agent, head, lc)
     since = _last_read(repo, lc, agent, data)
-    if at is None and repo.cache_dir:   # the messages kept under .git/gitstate, read on
-        from gitstate.history.mentions import messages
-        mine = [m for m in messages(repo.git, lc, head, repo.cache_dir)
-                if agent in m[3].mentions or "all" in m[3].mentions]
+    if mentions is not None or (at is None and repo.cache_dir):
+        if mentions is None:   # the messages kept under .git/gitstate, read on
+            from gitstate.history.mentions import messages
+            mentions = messages(repo.git, lc, head, repo.cache_dir)
+        mine = [m for m in mentions if agent in m[3].mentions or "all" in m[3].mentions]
         unread = None
         if since and mine:
             unread = set(repo.git.run("rev-list", f"{since}..{head}", "--").decode().split())
@@ -207,15 +210,17 @@ def inbox(repo: Managed, agent: str, at: str | None = None) -> dict:
     return _inbox_of(agent, since, head, _mentions(repo, lc, revs, agent))
 
 
-def inboxes(repo: Managed, at: str | None = None) -> dict[str, dict]:
-    """Every agent's inbox at once, as `inbox` says each: one read of the history's mentions,
-    and one walk of `since..HEAD` for each distinct checkpoint (a static site of 1,000 agents
-    would otherwise read the history 1,000 times). An agent whose checkpoint is broken gets
-    {"agent", "error"}."""
+def inboxes(repo: Managed, at: str | None = None, *,
+            mentions: list | None = None) -> dict[str, dict]:
+    """Every agent's inbox at once, as `inbox` says each: one read of the history's mentions
+    (or `mentions`, when the caller holds them, newest first), and one walk of `since..HEAD`
+    for each distinct checkpoint (a static site of 1,000 agents would otherwise read the
+    history 1,000 times). An agent whose checkpoint is broken gets {"agent", "error"}."""
     head, lc = _law_at(repo, at)
     if head is None:
         return {}
-    mentions = _mentions(repo, lc, [head])
+    if mentions is None:
+        mentions = _mentions(repo, lc, [head])
     to_all: list[int] = []            # who each message speaks to, so that each agent looks
     to_one: dict[str, list[int]] = {}  # only at its own (not 1,000 agents x every message)
     for i, m in enumerate(mentions):

@@ -8,6 +8,7 @@ import threading
 from gitstate.errors import GitstateError, UsageError
 from gitstate.git.repo import Managed
 from gitstate.history import views
+from gitstate.web.clock import epoch
 
 _KEEP = 8   # commits whose timelines are remembered (each is every agent's)
 
@@ -18,8 +19,11 @@ class Viewer:
     def __init__(self, repo: Managed):
         self.repo = repo
         self._lock = threading.RLock()   # the index under .git/gitstate has one writer at a time
-        self._timelines: dict[str, dict[str, list[dict]]] = {}
         self._laws: dict[str, object] = {}
+        self._index: dict[str, dict] = {}    # commit -> its moves and messages by agent
+        self._transfers: tuple[str, list[dict]] | None = None
+        self._commit_url: str | None = None
+        self._times: dict[str, int] = {}
 
     def tip(self) -> str | None:
         return self.repo.git.head()
@@ -37,6 +41,21 @@ class Viewer:
         """The commit `?at=REV|DATE` names (a UsageError saying what is legal if none)."""
         with self._lock:
             return views.resolve_at(self.repo, at)[0]
+
+    def commit_at(self, at: str | None) -> str | None:
+        """The commit a page shows: `?at=`'s, or the tip."""
+        return self.resolve(at) if at else self.tip()
+
+    def commit_time(self, commit: str) -> int:
+        """A commit's time (seconds), remembered."""
+        with self._lock:
+            t = self._times.get(commit)
+            if t is None:
+                if len(self._times) > 64:
+                    self._times.clear()
+                t = self._times[commit] = int(self.repo.git.text("log", "-1", "--format=%ct",
+                                                                 commit))
+            return t
 
     # -- the views, exactly as `--json` gives them ----------------------------------------
 
@@ -73,29 +92,182 @@ class Viewer:
                                                               worktree=False)
             return lc
 
-    # -- for pages --------------------------------------------------------------------------
+    # -- the index of one commit: every move and message, by agent -------------------------
+
+    def index(self, commit: str) -> dict:
+        """Every move of `commit`'s history (as `log` gives them) and every message, grouped
+        by agent, read once per commit and kept while it is the one asked about: an agent's
+        page, the feed and the team chart are then lookups, not reads of the history. At the
+        tip it rides on the moves and mentions kept under .git/gitstate (history/movelog.py,
+        history/mentions.py), so a new commit costs only what it adds."""
+        with self._lock:
+            idx = self._index.get(commit)
+            if idx is not None:
+                return idx
+            from gitstate.history.mentions import messages
+            at_tip = commit == self.tip()
+            try:
+                moves = views.transitions(self.repo, None, None if at_tip else commit)
+            except GitstateError:
+                moves = []
+            by_agent: dict[str, list[dict]] = {}
+            for move in moves:
+                by_agent.setdefault(move["agent"], []).append(move)
+            lc = self.lifecycle(None if at_tip else commit)
+            msgs = messages(self.repo.git, lc, commit,
+                            self.repo.cache_dir if at_tip else None)
+            to_all: list[int] = []
+            to_one: dict[str, list[int]] = {}
+            for i, m in enumerate(msgs):
+                for who in m[3].mentions:
+                    (to_all if who == "all" else to_one.setdefault(who, [])).append(i)
+            idx = {"commit": commit, "moves": moves, "by_agent": by_agent, "messages": msgs,
+                   "to_all": to_all, "to_one": to_one, "context": {}, "team": None,
+                   "transfers": None}
+            if len(self._index) >= 2:
+                self._index.pop(next(iter(self._index)))
+            self._index[commit] = idx
+            return idx
 
     def timeline(self, agent: str, commit: str) -> list[dict]:
-        """The agent's moves up to `commit` (a resolved sha), as `log AGENT` gives them; from
-        every agent's timelines when those were read for this commit (the static site)."""
-        with self._lock:
-            by_agent = self._timelines.get(commit)
-            if by_agent is not None:
-                return by_agent.get(agent, [])
-            try:
-                return views.transitions(self.repo, agent, commit)
-            except GitstateError:
-                return []          # an agent with a state file but no tagged commit yet
+        """The agent's moves up to `commit` (a resolved sha), as `log AGENT` gives them."""
+        return self.index(commit)["by_agent"].get(agent, [])
 
-    def timelines(self, commit: str) -> None:
-        """Read every agent's timeline up to `commit` at once (one read of the log)."""
+    def mentions_of(self, agent: str, commit: str) -> list:
+        """The messages of `commit`'s history that speak to `agent` or @ALL, newest first."""
+        idx = self.index(commit)
+        mine = sorted(set(idx["to_all"]).union(idx["to_one"].get(agent, ())))
+        return [idx["messages"][i] for i in mine]
+
+    def context(self, agent: str, path: str, commit: str) -> list[tuple[int, float]]:
+        """(time, context_pct) at each of the agent's moves that recorded one: its state file
+        at those commits, read in one batch."""
+        from gitstate.law import statefile
+        idx = self.index(commit)
         with self._lock:
-            by_agent: dict[str, list[dict]] = {}
-            for move in views.transitions(self.repo, None, commit):
-                by_agent.setdefault(move["agent"], []).append(move)
-            if len(self._timelines) >= _KEEP:
-                self._timelines.pop(next(iter(self._timelines)))
-            self._timelines[commit] = by_agent
+            if agent in idx["context"]:
+                return idx["context"][agent]
+            moves = idx["by_agent"].get(agent, [])[-400:]
+            datas = self.repo.git.cat_files((f"{m['commit']}:{path}" for m in moves),
+                                            statefile.MAX_STATE_FILE_BYTES)
+            out = []
+            for m, data in zip(moves, datas):
+                try:
+                    pct = statefile.parse_bytes(data or b"", path).get("context_pct")
+                except GitstateError:
+                    continue
+                if isinstance(pct, (int, float)) and not isinstance(pct, bool):
+                    out.append((epoch(m["time"]) or 0, float(pct)))
+            idx["context"][agent] = out
+            return out
+
+    def contexts(self, commit: str, paths: dict[str, str]) -> None:
+        """Read the context over time of every agent in `paths` (agent -> state file) in one
+        batch (the static site: one process, not one per agent)."""
+        from gitstate.law import statefile
+        idx = self.index(commit)
+        with self._lock:
+            todo = [(a, m) for a, p in paths.items() if a not in idx["context"]
+                    for m in idx["by_agent"].get(a, [])[-400:]]
+            datas = self.repo.git.cat_files((f"{m['commit']}:{paths[a]}" for a, m in todo),
+                                            statefile.MAX_STATE_FILE_BYTES)
+            for a in paths:
+                idx["context"].setdefault(a, [])
+            blobs: dict[bytes, object] = {}
+            for (a, m), data in zip(todo, datas):
+                if not data:
+                    continue
+                pct = blobs.get(data)
+                if pct is None and data not in blobs:
+                    try:
+                        pct = statefile.parse_bytes(data, paths[a]).get("context_pct")
+                    except GitstateError:
+                        pct = None
+                    blobs[data] = pct
+                if isinstance(pct, (int, float)) and not isinstance(pct, bool):
+                    idx["context"][a].append((epoch(m["time"]) or 0, float(pct)))
+
+    def transfers(self, commit: str) -> dict[str, list[dict]]:
+        """Hand-overs (`Role-transfer: ROLE -> TO`) of `commit`'s history, under both the giver
+        and the taker: {agent: [{commit, time, role, from, to}]}; read on from the last
+        commit asked about when it is an ancestor."""
+        from gitstate.law.grammar import parse_message
+        from gitstate.law.rules import role_transfer
+        idx = self.index(commit)
+        with self._lock:
+            if idx["transfers"] is not None:
+                return idx["transfers"]
+            lc = self.lifecycle(commit)
+            prev = self._transfers
+            revs = [commit]
+            items: list[dict] = []
+            if prev and prev[0] == commit:
+                items = prev[1]
+                revs = []
+            elif prev and self.repo.git.ok("merge-base", "--is-ancestor", prev[0], commit):
+                items, revs = list(prev[1]), [f"{prev[0]}..{commit}"]
+            if revs:
+                new = []
+                for sha, ct, body in self.repo.git.log_records(
+                        ["%H", "%ct", "%B"], "-F", "-i", "--grep=Role-transfer:", *revs, "--"):
+                    msg = parse_message(body, lc.accept_patterns())
+                    values = msg.trailer("role-transfer")
+                    found = role_transfer(values[0]) if len(values) == 1 else None
+                    if found and msg.prefix:
+                        new.append({"commit": sha, "time": int(ct) if ct.isdigit() else 0,
+                                    "role": found[0], "from": msg.prefix, "to": found[1].lower()})
+                new.reverse()
+                items = items + new
+            self._transfers = (commit, items)
+            out: dict[str, list[dict]] = {}
+            for t in items:
+                out.setdefault(t["from"], []).append(t)
+                if t["to"] != t["from"]:
+                    out.setdefault(t["to"], []).append(t)
+            idx["transfers"] = out
+            return out
+
+    def feed(self, commit: str, *, limit: int = 100, page: int = 0) -> list[dict]:
+        """The moves of every agent, newest first: page `page` of `limit` moves."""
+        moves = self.index(commit)["moves"]
+        end = len(moves) - page * limit
+        return list(reversed(moves[max(0, end - limit):max(0, end)]))
+
+    def team(self, commit: str) -> dict:
+        """How many agents stood in each state over the history, sampled at evenly spaced
+        moments: {"times": [...], "counts": {state: [...]}, "states": [...]}."""
+        from gitstate.web.charts import team_series
+        idx = self.index(commit)
+        with self._lock:
+            if idx["team"] is None:
+                end = self.commit_time(commit)
+                idx["team"] = team_series(idx["moves"], self.lifecycle(commit), end)
+            return idx["team"]
+
+    def diff(self, sha: str, agent: str) -> dict:
+        """What the move `sha` changed in `agent`'s state file, as `git show` prints it."""
+        from gitstate.law.grammar import canonical_id
+        agent = canonical_id(agent)
+        if not (7 <= len(sha) <= 64 and all(c in "0123456789abcdef" for c in sha.lower())):
+            raise UsageError(f"{sha!r} is not a commit id", hint="a hexadecimal commit id")
+        with self._lock:
+            full = self.repo.git.rev(sha)
+            if full is None:
+                raise GitstateError(f"no commit {sha} here")
+            path = self.lifecycle(full).state_path(agent)
+            text = self.repo.git.run("show", "--no-color", "--no-ext-diff", "--format=",
+                                     "--patch", full, "--", path).decode("utf-8", "replace")
+        return {"commit": full, "agent": agent, "path": path, "diff": text[:200_000]}
+
+    def commit_url(self, sha: str) -> str | None:
+        """The commit's page on the repository's web home (`git config gitstate.commitUrl
+        'https://host/owner/repo/commit/{sha}'`), or None when none is configured; only an
+        http(s) template is used."""
+        if self._commit_url is None:
+            url = self.repo.git.config("gitstate.commitUrl") or ""
+            ok = url.startswith(("https://", "http://")) and "{sha}" in url
+            self._commit_url = url if ok else ""
+        return self._commit_url.replace("{sha}", sha) if self._commit_url else None
 
     def agent(self, agent: str, at: str | None = None) -> dict:
         """Everything an agent's page shows: its roster record, timeline, inbox, and its
@@ -111,9 +283,16 @@ class Viewer:
         commit = view["commit"]
         out = {"record": record, "commit": commit, "lifecycle": view["lifecycle"],
                "timeline": self.timeline(agent, commit), "inbox": None, "inbox_error": None,
-               "freeze": None, "freeze_error": None}
+               "freeze": None, "freeze_error": None, "transfers": [], "context": [],
+               "children": []}
+        out["transfers"] = self.transfers(commit).get(agent, [])
+        out["context"] = self.context(agent, record.get("path") or "", commit)
+        out["children"] = [r["agent"] for g in ("living", "freezer", "cemetery", "unknown")
+                           for r in view.get(g, []) if r.get("parent") == agent]
         try:
-            out["inbox"] = self.inbox(agent, commit)
+            with self._lock:
+                out["inbox"] = views.inbox(self.repo, agent, commit,
+                                           mentions=self.mentions_of(agent, commit))
         except GitstateError as exc:
             out["inbox_error"] = str(exc)
         if record["roster"] == "frozen":

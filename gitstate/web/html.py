@@ -57,7 +57,10 @@ def url(text: str) -> str:
     return quote(text, safe="")
 
 
-def time_tag(ts: int | None) -> Safe:
+def time_tag(value) -> Safe:
+    """A <time> for a time in any shape the views give (see clock.epoch)."""
+    from gitstate.web.clock import epoch
+    ts = epoch(value)
     if ts is None:
         return Safe("—")
     iso = datetime.datetime.fromtimestamp(ts, datetime.UTC).isoformat()
