@@ -45,72 +45,97 @@ def _axis(t0: int, t1: int, y: float, left: float, right: float) -> Safe:
 
 def timeline_svg(agent: str, moves: list[dict], context: list[tuple[int, float]],
                  transfers: list[dict], lc: Lifecycle, end: int) -> Safe:
-    """The agent's states as bands from each move to the next (the last to `end`), its context
-    (% of the window) at each move below, and a mark at each hand-over of a role."""
+    """The agent's states as bands from each move to the next (the last to `end`, or to its
+    death), its context (% of the window) at each move below, and a mark at each hand-over
+    of a role. When moves came too close together for a band each to be seen to scale, the
+    bands are drawn one per move, evenly, and the caption says so."""
     if not moves:
         return Safe("")
     cs = colours(lc)
-    t0 = epoch(moves[0]["time"]) or 0
-    t1 = max(end, epoch(moves[-1]["time"]) or 0, t0 + 1)
+    times = [epoch(m["time"]) or 0 for m in moves]
+    t0 = times[0]
+    over = lc.states.get(moves[-1]["to"])
+    last_end = times[-1] + 1 if over is not None and over.terminal else end
+    t1 = max(last_end, times[-1], t0 + 1)
     left, right = 4.0, W - 4.0
+    # bands: runs of the same state; to scale unless one would be thinner than 3 units
+    runs: list[tuple[int, int]] = []          # (first move, next run's first move)
+    for i in range(len(moves)):
+        if i == 0 or moves[i]["to"] != moves[i - 1]["to"]:
+            runs.append((i, i))
+        runs[-1] = (runs[-1][0], i + 1)
+    edges = [times[a] for a, _ in runs] + [t1]
+    scaled = all((edges[k + 1] - edges[k]) / (t1 - t0) * (right - left) >= 3
+                 for k in range(len(runs)))
+
+    def x_of(t: int, k_float: float | None = None) -> float:
+        if scaled or k_float is None:
+            return _x(t, t0, t1, left, right)
+        return left + (right - left) * k_float / len(runs)
+
+    def run_of(t: int) -> float:
+        """Where time `t` falls on the even scale (its run, plus the fraction within it)."""
+        for k in range(len(runs)):
+            if t < edges[k + 1] or k == len(runs) - 1:
+                span = max(edges[k + 1] - edges[k], 1)
+                return k + min(max((t - edges[k]) / span, 0), 1)
+        return float(len(runs))
+
+    def x(t: int) -> float:
+        return x_of(t, None if scaled else run_of(t))
+
     bands = []
-    for i, m in enumerate(moves):
-        a = epoch(m["time"]) or t0
-        b = epoch(moves[i + 1]["time"]) or t1 if i + 1 < len(moves) else t1
-        if i + 1 < len(moves) and moves[i + 1]["to"] == m["to"]:
-            continue        # the same state goes on; its band is drawn from its first move
-        j = i
-        while j > 0 and moves[j - 1]["to"] == m["to"]:
-            j -= 1
-        a = epoch(moves[j]["time"]) or a
-        x1, x2 = _x(a, t0, t1, left, right), _x(b, t0, t1, left, right)
-        bands.append(render('<rect x="{x:.1f}" y="8" width="{w:.1f}" height="30" fill="{c}">'
+    for k, (a, _b) in enumerate(runs):
+        x1 = x_of(edges[k], None if scaled else float(k))
+        x2 = x_of(edges[k + 1], None if scaled else float(k + 1))
+        bands.append(render('<rect x="{x:.1f}" y="10" width="{w:.1f}" height="30" fill="{c}">'
                             '<title>{s}: {a} to {b} UTC</title></rect>', x=x1,
-                            w=max(x2 - x1, 1.5), c=cs.get(m["to"], "#777"), s=m["to"],
-                            a=when(a), b=when(b)))
+                            w=max(x2 - x1, 1.5), c=cs.get(moves[a]["to"], "#777"),
+                            s=moves[a]["to"], a=when(edges[k]), b=when(edges[k + 1])))
     marks = []
     for t in transfers:
-        x = _x(epoch(t["time"]) or t0, t0, t1, left, right)
-        marks.append(render('<g class="handover"><path d="M{x:.1f},2 L{x:.1f},44"/>'
-                            '<path d="M{a:.1f},2 L{b:.1f},2 L{x:.1f},9 z"/><title>{r} handed '
-                            'from {f} to {to} at {w} UTC</title></g>', x=x, a=x - 5, b=x + 5,
+        tx = x(epoch(t["time"]) or t0)
+        marks.append(render('<g class="handover"><path d="M{x:.1f},4 L{x:.1f},46"/>'
+                            '<path d="M{a:.1f},0 L{b:.1f},0 L{x:.1f},8 z"/><title>{r} handed '
+                            'from {f} to {to} at {w} UTC</title></g>', x=tx, a=tx - 5, b=tx + 5,
                             r=t["role"], f=t["from"], to=t["to"], w=when(epoch(t["time"]) or 0)))
     ctx = Safe("")
     height = 66
     if context:
-        top, bottom = 56.0, 126.0
+        top, bottom = 58.0, 128.0
+
         def yv(p: float) -> float:
             return bottom - (bottom - top) * min(p, 100) / 100
-        pts = " ".join(f"{_x(t, t0, t1, left, right):.1f},{yv(p):.1f}" for t, p in context)
+        pts = " ".join(f"{x(t):.1f},{yv(p):.1f}" for t, p in context)
         mort = lc.mortality
         lines = join(render('<path class="mark {k}" d="M{l},{y:.1f} L{r},{y:.1f}"/>'
                             '<text class="tick" x="{r}" y="{ty:.1f}" text-anchor="end">{k} '
-                            '{v}%</text>', k=k, v=v, l=left, r=right,
-                            y=bottom - (bottom - top) * v / 100,
-                            ty=bottom - (bottom - top) * v / 100 - 3)
+                            '{v}%</text>', k=k, v=v, l=left, r=right - 3, y=yv(v),
+                            ty=yv(v) + (12 if k == "legacy" else -3))
                      for k, v in (("legacy", mort.legacy), ("urgent", mort.urgent)))
         dots = join(render('<circle cx="{x:.1f}" cy="{y:.1f}" r="3"><title>{p:g}% at {w} UTC'
-                           '</title></circle>', x=_x(t, t0, t1, left, right),
-                           y=yv(p), p=p, w=when(t))
+                           '</title></circle>', x=x(t), y=yv(p), p=p, w=when(t))
                     for t, p in context)
         ctx = render('<g class="context"><rect class="frame" x="{l}" y="{t}" width="{w}" '
                      'height="{h}"/>{lines}<polyline points="{pts}"/>{dots}'
                      '<text class="tick" x="{l2}" y="{t2}">context %</text></g>',
                      l=left, t=top, w=right - left, h=bottom - top, lines=lines, pts=pts,
-                     dots=dots, l2=left + 3, t2=top + 13)
+                     dots=dots, l2=left + 3, t2=bottom - 4)
         height = 150
     states = list(dict.fromkeys(m["to"] for m in moves))
     desc = "; ".join(f"{m['to']} from {when(epoch(m['time']) or 0)}" for m in moves[-12:])
+    scale = "" if scaled else "one band per change of state, evenly spaced (the moves came " \
+        "too close together to draw to scale); "
     return render(
         '<figure class="chart"><svg class="timeline-chart" role="img" '
         'aria-labelledby="tl-title tl-desc" viewBox="0 0 {w} {h}" '
         'xmlns="http://www.w3.org/2000/svg"><title id="tl-title">States of {agent} over '
         'time</title><desc id="tl-desc">{desc}</desc>{bands}{marks}{ctx}{axis}</svg>'
-        '<figcaption>{legend}<span class="note">Bands: the state from each move to the next; '
-        '{ctxnote}{hand}The table below has the same moves in words.</span></figcaption>'
-        '</figure>', w=W, h=height, agent=agent, desc=desc, bands=join(bands),
+        '<figcaption>{legend}<span class="note">Bands: the state from each move to the next, '
+        '{scale}{ctxnote}{hand}the table below has the same moves in words.</span>'
+        '</figcaption></figure>', w=W, h=height, agent=agent, desc=desc, bands=join(bands),
         marks=join(marks), ctx=ctx, axis=_axis(t0, t1, height - 4, left, right),
-        legend=legend(lc, states),
+        legend=legend(lc, states), scale=scale,
         ctxnote="the line: context used (% of the window) at each move; " if context else "",
         hand="▼: a role handed over; " if transfers else "")
 
@@ -139,7 +164,7 @@ def team_series(moves: list[dict], lc: Lifecycle, end: int, samples: int = SAMPL
             i += 1
         for s in counts:
             counts[s].append(now.get(s, 0))
-    return {"times": times, "counts": counts, "states": list(counts)}
+    return {"start": t0, "times": times, "counts": counts, "states": list(counts)}
 
 
 def team_svg(series: dict, lc: Lifecycle) -> Safe:
@@ -152,7 +177,8 @@ def team_svg(series: dict, lc: Lifecycle) -> Safe:
         return render('<p class="empty">No agent has lived here yet.</p>')
     cs = colours(lc)
     left, right, top, bottom = 30.0, W - 6.0, 8.0, 180.0
-    t0, t1 = times[0], times[-1]
+    t1 = times[-1]
+    start = series.get("start", times[0])
     peak = max(max(sum(counts[s][k] for s in shown) for k in range(len(times))), 1)
     base = [0] * len(times)
     areas = []
@@ -160,9 +186,11 @@ def team_svg(series: dict, lc: Lifecycle) -> Safe:
         upper = [base[k] + counts[s][k] for k in range(len(times))]
         def y(v: float) -> float:
             return bottom - (bottom - top) * v / peak
-        xs = [_x(t, t0, t1, left, right) for t in times]
-        top_pts = [f"{x:.1f},{y(v):.1f}" for x, v in zip(xs, upper)]
-        low_pts = [f"{x:.1f},{y(v):.1f}" for x, v in zip(reversed(xs), reversed(base))]
+        # steps: each sample's count holds from the moment before it up to it
+        xs = [_x(t, start, t1, left, right) for t in [start] + times]
+        top_pts = [f"{xs[k + d]:.1f},{y(v):.1f}" for k, v in enumerate(upper) for d in (0, 1)]
+        low_pts = [f"{xs[k + d]:.1f},{y(v):.1f}" for k, v in reversed(list(enumerate(base)))
+                   for d in (1, 0)]
         areas.append(render('<polygon points="{p}" fill="{c}"><title>{s}: up to {m} agents'
                             '</title></polygon>', p=" ".join(top_pts + low_pts),
                             c=cs.get(s, "#777"), s=s, m=max(counts[s])))
@@ -180,7 +208,7 @@ def team_svg(series: dict, lc: Lifecycle) -> Safe:
         'time</title><desc id="tc-desc">{desc}</desc>{areas}{grid}{axis}</svg>'
         '<figcaption>{legend}<span class="note">Living and frozen agents, stacked by state; '
         'the table below gives the numbers.</span></figcaption></figure>',
-        w=W, desc=desc, areas=join(areas), grid=grid, axis=_axis(t0, t1, 200, left, right),
+        w=W, desc=desc, areas=join(areas), grid=grid, axis=_axis(start, t1, 200, left, right),
         legend=legend(lc, shown, last))
 
 
