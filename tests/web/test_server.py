@@ -194,3 +194,36 @@ def test_gitstate_serve_listens_on_localhost(repo):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_serve_on_port_0_picks_a_free_port_prints_it_and_opens_a_browser(repo, tmp_path):
+    import os
+    import re
+    import urllib.request
+    seen = tmp_path / "opened"
+    browser = tmp_path / "browser.sh"       # what `webbrowser` runs: $BROWSER with the URL
+    browser.write_text(f'#!/bin/sh\necho "$1" > {seen}\n')
+    browser.chmod(0o755)
+    env = dict(os.environ, BROWSER=str(browser), DISPLAY="")
+    proc = subprocess.Popen([sys.executable, "-m", "gitstate", "serve", "--port", "0", "--open"],
+                            cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    try:
+        line = proc.stdout.readline()
+        m = re.search(r"at http://127\.0\.0\.1:(\d+)/ ", line)
+        assert m and int(m.group(1)) > 0, line
+        url = f"http://127.0.0.1:{m.group(1)}/"
+        with urllib.request.urlopen(url + "api/tip", timeout=20) as r:   # it already listens
+            assert json.loads(r.read())["commit"] == git(repo, "rev-parse", "HEAD").stdout.strip()
+        for _ in range(200):                 # the browser is started, not waited for (bounded)
+            if seen.exists() and seen.read_text().strip():
+                break
+            try:
+                proc.wait(0.05)
+                raise AssertionError(proc.stderr.read())
+            except subprocess.TimeoutExpired:
+                pass
+        assert seen.read_text().strip() == url
+    finally:
+        proc.terminate()
+        proc.wait(10)
