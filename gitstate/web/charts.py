@@ -43,7 +43,7 @@ def _axis(t0: int, t1: int, y: float, left: float, right: float) -> Safe:
                   b=when(t1)[:10] if t1 - t0 > 86400 else when(t1))
 
 
-def timeline_svg(agent: str, moves: list[dict], context: list[tuple[int, float]],
+def timeline_svg(agent: str, moves: list[dict], context: list[tuple],
                  transfers: list[dict], lc: Lifecycle, end: int) -> Safe:
     """The agent's states as bands from each move to the next (the last to `end`, or to its
     death), its context (% of the window) at each move below, and a mark at each hand-over
@@ -84,6 +84,16 @@ def timeline_svg(agent: str, moves: list[dict], context: list[tuple[int, float]]
     def x(t: int) -> float:
         return x_of(t, None if scaled else run_of(t))
 
+    where: dict[str, float] = {}      # each move's place on the even scale, within its run
+    for k, (a, b) in enumerate(runs):
+        for j in range(a, b):
+            where[moves[j]["commit"]] = k + (j - a + 1) / (b - a + 1)
+
+    def x_move(t: int, sha: str | None) -> float:
+        if scaled or sha not in where:
+            return x(t)
+        return x_of(t, where[sha])
+
     bands = []
     for k, (a, _b) in enumerate(runs):
         x1 = x_of(edges[k], None if scaled else float(k))
@@ -106,7 +116,9 @@ def timeline_svg(agent: str, moves: list[dict], context: list[tuple[int, float]]
 
         def yv(p: float) -> float:
             return bottom - (bottom - top) * min(p, 100) / 100
-        pts = " ".join(f"{x(t):.1f},{yv(p):.1f}" for t, p in context)
+        # (time, pct, commit): the commit places it on the even scale
+        pts = " ".join(f"{x_move(c[0], c[2] if len(c) > 2 else None):.1f},{yv(c[1]):.1f}"
+                       for c in context)
         mort = lc.mortality
         lines = join(render('<path class="mark {k}" d="M{l},{y:.1f} L{r},{y:.1f}"/>'
                             '<text class="tick" x="{r}" y="{ty:.1f}" text-anchor="end">{k} '
@@ -114,8 +126,9 @@ def timeline_svg(agent: str, moves: list[dict], context: list[tuple[int, float]]
                             ty=yv(v) + (12 if k == "legacy" else -3))
                      for k, v in (("legacy", mort.legacy), ("urgent", mort.urgent)))
         dots = join(render('<circle cx="{x:.1f}" cy="{y:.1f}" r="3"><title>{p:g}% at {w} UTC'
-                           '</title></circle>', x=x(t), y=yv(p), p=p, w=when(t))
-                    for t, p in context)
+                           '</title></circle>', x=x_move(c[0], c[2] if len(c) > 2 else None),
+                           y=yv(c[1]), p=c[1], w=when(c[0]))
+                    for c in context)
         ctx = render('<g class="context"><rect class="frame" x="{l}" y="{t}" width="{w}" '
                      'height="{h}"/>{lines}<polyline points="{pts}"/>{dots}'
                      '<text class="tick" x="{l2}" y="{t2}">context %</text></g>',

@@ -139,9 +139,9 @@ class Viewer:
         mine = sorted(set(idx["to_all"]).union(idx["to_one"].get(agent, ())))
         return [idx["messages"][i] for i in mine]
 
-    def context(self, agent: str, path: str, commit: str) -> list[tuple[int, float]]:
-        """(time, context_pct) at each of the agent's moves that recorded one: its state file
-        at those commits, read in one batch."""
+    def context(self, agent: str, path: str, commit: str) -> list[tuple]:
+        """(time, context_pct, commit) at each of the agent's moves that recorded one: its
+        state file at those commits, read in one batch."""
         from gitstate.law import statefile
         idx = self.index(commit)
         with self._lock:
@@ -157,7 +157,7 @@ class Viewer:
                 except GitstateError:
                     continue
                 if isinstance(pct, (int, float)) and not isinstance(pct, bool):
-                    out.append((epoch(m["time"]) or 0, float(pct)))
+                    out.append((epoch(m["time"]) or 0, float(pct), m["commit"]))
             idx["context"][agent] = out
             return out
 
@@ -185,7 +185,7 @@ class Viewer:
                         pct = None
                     blobs[data] = pct
                 if isinstance(pct, (int, float)) and not isinstance(pct, bool):
-                    idx["context"][a].append((epoch(m["time"]) or 0, float(pct)))
+                    idx["context"][a].append((epoch(m["time"]) or 0, float(pct), m["commit"]))
 
     def transfers(self, commit: str) -> dict[str, list[dict]]:
         """Hand-overs (`Role-transfer: ROLE -> TO`) of `commit`'s history, under both the giver
