@@ -4,7 +4,7 @@ freeze-state (ask it without waking it) with the command a human runs to wake it
 from __future__ import annotations
 
 from gitstate.law.times import duration
-from gitstate.web.clock import sha_of
+from gitstate.web.clock import epoch, sha_of
 from gitstate.web.html import Safe, join, render, time_tag
 from gitstate.web.layout import Links
 from gitstate.web.pages import _phase, _role, agent_link, flags_html
@@ -45,7 +45,7 @@ def _timeline(links: Links, agent: str, moves: list[dict], transfers: list[dict]
     if not moves:
         return render('<p class="empty">No tagged commits yet.</p>')
     handed = {t["commit"]: t for t in transfers}
-    rows = []
+    rows: list[Safe] = []
     for m in moves:
         move = render("{a} → {b}", a=m["from"], b=m["to"]) if m["from"] \
             else render("born in {b}", b=m["to"])
@@ -62,14 +62,20 @@ def _timeline(links: Links, agent: str, moves: list[dict], transfers: list[dict]
                            sha=links.commit(m["commit"]),
                            diff=render(' <a class="diff-link" href="{h}">diff</a>', h=diff)
                            if diff else Safe(""), author=m["author"]))
-    for t in transfers:          # a role received: the giver's commit, not this agent's move
+    received = []                 # a role received: the giver's commit, not this agent's move
+    for t in transfers:
         if t["to"] == agent and t["from"] != agent:
-            rows.append(render('<tr class="handover"><td data-label="When">{w}</td>'
-                               '<th scope="row" data-label="Move">received role {r}</th>'
-                               '<td data-label="Text" class="text">handed over by {f}</td>'
-                               '<td data-label="Commit">{sha}</td><td data-label="Author">'
-                               '</td></tr>', w=time_tag(t["time"]), r=t["role"],
-                               f=agent_link(links, t["from"]), sha=links.commit(t["commit"])))
+            when = epoch(t["time"]) or 0
+            place = sum(1 for m in moves if (epoch(m["time"]) or 0) <= when)
+            received.append((place, render(
+                '<tr class="handover"><td data-label="When">{w}</td>'
+                '<th scope="row" data-label="Move">received role {r}</th>'
+                '<td data-label="Text" class="text">handed over by {f}</td>'
+                '<td data-label="Commit">{sha}</td><td data-label="Author"></td></tr>',
+                w=time_tag(t["time"]), r=t["role"], f=agent_link(links, t["from"]),
+                sha=links.commit(t["commit"]))))
+    for place, row in reversed(received):
+        rows.insert(place, row)
     return render('<table class="timeline cards"><caption class="sr-only">Moves, '
                   'oldest first</caption><thead><tr><th scope="col">When</th>'
                   '<th scope="col">Move</th>'
