@@ -5,9 +5,8 @@ picture is paired with words: a legend in HTML, and a table of the same numbers.
 from __future__ import annotations
 
 from gitstate.law.lifecycle import Lifecycle
-from gitstate.law.times import when
 from gitstate.web.clock import epoch
-from gitstate.web.html import Safe, join, render
+from gitstate.web.html import Safe, join, render, when
 
 # Okabe and Ito's palette: told apart with the common kinds of colour blindness
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#8C7A00",

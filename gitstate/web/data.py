@@ -8,7 +8,6 @@ import threading
 from gitstate.errors import GitstateError, UsageError
 from gitstate.git.repo import Managed
 from gitstate.history import views
-from gitstate.web.clock import epoch
 
 _KEEP = 8   # commits whose timelines are remembered (each is every agent's)
 
@@ -21,12 +20,13 @@ class Viewer:
         self._lock = threading.RLock()   # the index under .git/gitstate has one writer at a time
         self._laws: dict[str, object] = {}
         self._index: dict[str, dict] = {}    # commit -> its moves and messages by agent
-        self._transfers: tuple[str, list[dict]] | None = None
         self._commit_url: str | None = None
         self._times: dict[str, int] = {}
+        self.pinned: str | None = None      # the static site: one commit, read once
 
     def tip(self) -> str | None:
-        return self.repo.git.head()
+        """The branch tip now (or the commit a static site was pinned to)."""
+        return self.pinned if self.pinned else self.repo.git.head()
 
     @staticmethod
     def clean_at(at: str | None) -> str | None:
@@ -77,6 +77,8 @@ class Viewer:
 
     def show(self, agent: str, at: str | None = None) -> dict:
         with self._lock:
+            if at is not None and at == self.pinned:
+                at = None          # the tip itself: no need to resolve it again
             return views.freeze_state(self.repo, agent, at)
 
     def lifecycle(self, commit: str | None):
@@ -122,7 +124,7 @@ class Viewer:
                 for who in m[3].mentions:
                     (to_all if who == "all" else to_one.setdefault(who, [])).append(i)
             idx = {"commit": commit, "moves": moves, "by_agent": by_agent, "messages": msgs,
-                   "to_all": to_all, "to_one": to_one, "context": {}, "team": None,
+                   "to_all": to_all, "to_one": to_one, "context": None, "team": None,
                    "transfers": None}
             if len(self._index) >= 2:
                 self._index.pop(next(iter(self._index)))
@@ -139,93 +141,35 @@ class Viewer:
         mine = sorted(set(idx["to_all"]).union(idx["to_one"].get(agent, ())))
         return [idx["messages"][i] for i in mine]
 
-    def context(self, agent: str, path: str, commit: str) -> list[tuple]:
-        """(time, context_pct, commit) at each of the agent's moves that recorded one: its
-        state file at those commits, read in one batch."""
-        from gitstate.law import statefile
+    def context(self, agent: str, commit: str) -> list[tuple]:
+        """(time, context_pct, commit) at each commit of `commit`'s history that changed the
+        agent's state file (history/contexts.py: kept under .git/gitstate at the tip)."""
+        from gitstate.history.contexts import contexts
         idx = self.index(commit)
         with self._lock:
-            if agent in idx["context"]:
-                return idx["context"][agent]
-            moves = idx["by_agent"].get(agent, [])[-400:]
-            datas = self.repo.git.cat_files((f"{m['commit']}:{path}" for m in moves),
-                                            statefile.MAX_STATE_FILE_BYTES)
-            out = []
-            for m, data in zip(moves, datas):
-                try:
-                    pct = statefile.parse_bytes(data or b"", path).get("context_pct")
-                except GitstateError:
-                    continue
-                if isinstance(pct, (int, float)) and not isinstance(pct, bool):
-                    out.append((epoch(m["time"]) or 0, float(pct), m["commit"]))
-            idx["context"][agent] = out
-            return out
-
-    def contexts(self, commit: str, paths: dict[str, str]) -> None:
-        """Read the context over time of every agent in `paths` (agent -> state file) in one
-        batch (the static site: one process, not one per agent)."""
-        from gitstate.law import statefile
-        idx = self.index(commit)
-        with self._lock:
-            todo = [(a, m) for a, p in paths.items() if a not in idx["context"]
-                    for m in idx["by_agent"].get(a, [])[-400:]]
-            datas = self.repo.git.cat_files((f"{m['commit']}:{paths[a]}" for a, m in todo),
-                                            statefile.MAX_STATE_FILE_BYTES)
-            for a in paths:
-                idx["context"].setdefault(a, [])
-            blobs: dict[bytes, object] = {}
-            for (a, m), data in zip(todo, datas):
-                if not data:
-                    continue
-                pct = blobs.get(data)
-                if pct is None and data not in blobs:
-                    try:
-                        pct = statefile.parse_bytes(data, paths[a]).get("context_pct")
-                    except GitstateError:
-                        pct = None
-                    blobs[data] = pct
-                if isinstance(pct, (int, float)) and not isinstance(pct, bool):
-                    idx["context"][a].append((epoch(m["time"]) or 0, float(pct), m["commit"]))
+            if idx["context"] is None:
+                at_tip = commit == self.tip()
+                idx["context"] = contexts(self.repo.git, self.lifecycle(commit), commit,
+                                          self.repo.cache_dir if at_tip else None)
+            return [(ct, pct, sha) for sha, ct, pct in idx["context"].get(agent, [])]
 
     def transfers(self, commit: str) -> dict[str, list[dict]]:
         """Hand-overs (`Role-transfer: ROLE -> TO`) of `commit`'s history, under both the giver
-        and the taker: {agent: [{commit, time, role, from, to}]}; read on from the last
-        commit asked about when it is an ancestor."""
-        from gitstate.law.grammar import parse_message
-        from gitstate.law.rules import role_transfer
+        and the taker: {agent: [{commit, time, role, from, to}]} (history/handovers.py)."""
+        from gitstate.history.handovers import handovers
         idx = self.index(commit)
         with self._lock:
-            if idx["transfers"] is not None:
-                return idx["transfers"]
-            lc = self.lifecycle(commit)
-            prev = self._transfers
-            revs = [commit]
-            items: list[dict] = []
-            if prev and prev[0] == commit:
-                items = prev[1]
-                revs = []
-            elif prev and self.repo.git.ok("merge-base", "--is-ancestor", prev[0], commit):
-                items, revs = list(prev[1]), [f"{prev[0]}..{commit}"]
-            if revs:
-                new = []
-                for sha, ct, body in self.repo.git.log_records(
-                        ["%H", "%ct", "%B"], "-F", "-i", "--grep=Role-transfer:", *revs, "--"):
-                    msg = parse_message(body, lc.accept_patterns())
-                    values = msg.trailer("role-transfer")
-                    found = role_transfer(values[0]) if len(values) == 1 else None
-                    if found and msg.prefix:
-                        new.append({"commit": sha, "time": int(ct) if ct.isdigit() else 0,
-                                    "role": found[0], "from": msg.prefix, "to": found[1].lower()})
-                new.reverse()
-                items = items + new
-            self._transfers = (commit, items)
-            out: dict[str, list[dict]] = {}
-            for t in items:
-                out.setdefault(t["from"], []).append(t)
-                if t["to"] != t["from"]:
-                    out.setdefault(t["to"], []).append(t)
-            idx["transfers"] = out
-            return out
+            if idx["transfers"] is None:
+                at_tip = commit == self.tip()
+                items = handovers(self.repo.git, self.lifecycle(commit), commit,
+                                  self.repo.cache_dir if at_tip else None)
+                out: dict[str, list[dict]] = {}
+                for t in items:
+                    out.setdefault(t["from"], []).append(t)
+                    if t["to"] != t["from"]:
+                        out.setdefault(t["to"], []).append(t)
+                idx["transfers"] = out
+            return idx["transfers"]
 
     def feed(self, commit: str, *, limit: int = 100, page: int = 0) -> list[dict]:
         """The moves of every agent, newest first: page `page` of `limit` moves."""
@@ -286,7 +230,7 @@ class Viewer:
                "freeze": None, "freeze_error": None, "transfers": [], "context": [],
                "children": []}
         out["transfers"] = self.transfers(commit).get(agent, [])
-        out["context"] = self.context(agent, record.get("path") or "", commit)
+        out["context"] = self.context(agent, commit)
         out["children"] = [r["agent"] for g in ("living", "freezer", "cemetery", "unknown")
                            for r in view.get(g, []) if r.get("parent") == agent]
         try:

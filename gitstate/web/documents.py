@@ -6,9 +6,8 @@ from __future__ import annotations
 import time
 
 from gitstate.history.fold import vacancies
-from gitstate.law.times import when
 from gitstate.web.data import Viewer
-from gitstate.web.html import Safe
+from gitstate.web.html import Safe, when
 from gitstate.web.layout import Links, page
 
 

@@ -13,7 +13,10 @@ import html
 import string
 from urllib.parse import quote
 
-from gitstate.law.times import when
+from gitstate.law.times import when as _when
+
+# a page of 1,000 agents shows the same moments many times over: each is formatted once
+when = functools.lru_cache(maxsize=1 << 16)(_when)
 
 _escape = html.escape
 

@@ -14,8 +14,10 @@ from gitstate.web.data import Viewer
 from gitstate.web.layout import Links
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _write(path: Path, text: str, made: set) -> None:
+    if path.parent not in made:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        made.add(path.parent)
     path.write_text(text, encoding="utf-8")
 
 
@@ -44,6 +46,8 @@ def build(repo: Managed, out: str | Path, at: str | None = None, *,
     at = viewer.clean_at(at)
     view = viewer.roster(at)
     commit = view["commit"]
+    if at is None:
+        viewer.pinned = commit
     top = Links(static=True, at=at, commit_url=viewer.commit_url, built=built)
     deep = Links(static=True, at=at, commit_url=viewer.commit_url, built=built, depth=1)
     pages: dict[str, str] = {
@@ -61,8 +65,11 @@ def build(repo: Managed, out: str | Path, at: str | None = None, *,
         if d.has_tree(viewer.lifecycle(commit), view):
             pages["tree.html"] = d.tree_page(viewer, top, live=False, view=view)
         boxes = inboxes(repo, commit, mentions=viewer.index(commit)["messages"])
-        viewer.contexts(commit, {r["agent"]: r["path"] for r in records if r.get("path")})
         transfers = viewer.transfers(commit)
+    children: dict[str, list[str]] = {}
+    for r in records:
+        if r.get("parent"):
+            children.setdefault(r["parent"], []).append(r["agent"])
     for r in records:
         agent = r["agent"]
         box = boxes.get(agent)
@@ -72,8 +79,8 @@ def build(repo: Managed, out: str | Path, at: str | None = None, *,
                 "inbox_error": box.get("error") if box else f"{agent} has no state file here",
                 "freeze": None, "freeze_error": None,
                 "transfers": transfers.get(agent, []),
-                "context": viewer.context(agent, r.get("path") or "", commit) if commit else [],
-                "children": [c["agent"] for c in records if c.get("parent") == agent]}
+                "context": viewer.context(agent, commit) if commit else [],
+                "children": children.get(agent, [])}
         if box and "error" not in box:
             data["inbox_error"] = None
         if r["roster"] == "frozen":
@@ -86,7 +93,8 @@ def build(repo: Managed, out: str | Path, at: str | None = None, *,
         pages[name] = static_text(name)
     pages["api/roster.json"] = dumps(view)
     pages["api/vacancies.json"] = dumps(d.vacancies_of(viewer, view))
+    made: set = set()
     for rel, text in pages.items():
-        _write(out / rel, text)
+        _write(out / rel, text, made)
     return {"out": str(out), "commit": commit, "pages": len(pages), "agents": len(records),
             "built": iso(built)}
