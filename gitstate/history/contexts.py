@@ -19,9 +19,12 @@ NAME = "contexts.json"
 FORMAT = 1
 
 
-def contexts(git: Git, lc, head: str, cache_dir: str | None) -> dict[str, list[list]]:
+def contexts(git: Git, lc, head: str, cache_dir: str | None, *,
+             build: bool = True) -> dict[str, list[list]] | None:
     """agent -> [[commit, time, context_pct], ...], oldest first, for every commit of `head`'s
-    history that changed the agent's state file to one with a numeric `context_pct`."""
+    history that changed the agent's state file to one with a numeric `context_pct`. Without
+    `build`, None unless a kept read can be carried on to `head` (a read from nothing walks
+    every tree of the history: seconds on a long one)."""
     identity = [FORMAT, __version__, lc.state_file]
     saved = cache.load(cache_dir, NAME, identity) if cache_dir else None
     agents: dict[str, list[list]] = {}
@@ -31,6 +34,8 @@ def contexts(git: Git, lc, head: str, cache_dir: str | None) -> dict[str, list[l
             return saved["agents"]
         if git.ok("merge-base", "--is-ancestor", saved["tip"], head):
             agents, revs = saved["agents"], [f"{saved['tip']}..{head}"]
+    if not build and not agents:
+        return None
     for agent, rows in _read(git, lc, revs).items():
         agents.setdefault(agent, []).extend(rows)
     if cache_dir:

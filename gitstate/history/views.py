@@ -247,11 +247,13 @@ def freeze_state_path(agent: str) -> str:
     return f"data/freeze-states/{agent}.md"
 
 
-def freeze_state(repo: Managed, agent: str, at: str | None = None) -> dict:
+def freeze_state(repo: Managed, agent: str, at: str | None = None, *,
+                 law: tuple | None = None) -> dict:
     """An agent's committed freeze-state, split into its front matter and `## ` sections: what
-    anyone may ask of a frozen agent without waking it."""
+    anyone may ask of a frozen agent without waking it. `law`: (commit, lifecycle) of `at`,
+    when the caller has them (a static site asks for every frozen agent)."""
     agent = canonical_id(agent)
-    rev, lc = _law_at(repo, at)
+    rev, lc = law if law is not None else _law_at(repo, at)
     lc, path, doc = repo.agent_doc(agent, rev, lc)
     rel = statefile.as_text(doc.get("freeze_state")) or freeze_state_path(agent)
     found = repo.git.cat_files([f"{rev}:{rel}"])[0]

@@ -8,6 +8,7 @@ import threading
 from gitstate.errors import GitstateError, UsageError
 from gitstate.git.repo import Managed
 from gitstate.history import views
+from gitstate.web.clock import epoch
 
 _KEEP = 8   # commits whose timelines are remembered (each is every agent's)
 
@@ -23,6 +24,8 @@ class Viewer:
         self._commit_url: str | None = None
         self._times: dict[str, int] = {}
         self.pinned: str | None = None      # the static site: one commit, read once
+        self.lazy = True        # the server: what a first read from nothing costs, in a thread
+        self._reading_contexts = False
 
     def tip(self) -> str | None:
         """The branch tip now (or the commit a static site was pinned to)."""
@@ -77,8 +80,9 @@ class Viewer:
 
     def show(self, agent: str, at: str | None = None) -> dict:
         with self._lock:
-            if at is not None and at == self.pinned:
-                at = None          # the tip itself: no need to resolve it again
+            if at is not None and at == self.pinned:   # the static site's one commit
+                return views.freeze_state(self.repo, agent, at,
+                                          law=(at, self.lifecycle(at)))
             return views.freeze_state(self.repo, agent, at)
 
     def lifecycle(self, commit: str | None):
@@ -143,15 +147,48 @@ class Viewer:
 
     def context(self, agent: str, commit: str) -> list[tuple]:
         """(time, context_pct, commit) at each commit of `commit`'s history that changed the
-        agent's state file (history/contexts.py: kept under .git/gitstate at the tip)."""
-        from gitstate.history.contexts import contexts
+        agent's state file. From every agent's, kept under .git/gitstate (history/contexts.py)
+        when that can be had cheaply; else from this agent's state file at each of its moves
+        (one batch), while every agent's is read once in the background for next time."""
+        from gitstate.history.contexts import context_of, contexts
         idx = self.index(commit)
         with self._lock:
             if idx["context"] is None:
                 at_tip = commit == self.tip()
-                idx["context"] = contexts(self.repo.git, self.lifecycle(commit), commit,
-                                          self.repo.cache_dir if at_tip else None)
-            return [(ct, pct, sha) for sha, ct, pct in idx["context"].get(agent, [])]
+                lc = self.lifecycle(commit)
+                idx["context"] = contexts(self.repo.git, lc, commit,
+                                          self.repo.cache_dir if at_tip else None,
+                                          build=not self.lazy) or {}
+                idx["context_all"] = bool(idx["context"]) or not self.lazy
+                if not idx["context_all"] and at_tip and self.repo.cache_dir:
+                    self._read_contexts_later(lc, commit)
+            if idx["context_all"]:
+                return [(ct, pct, sha) for sha, ct, pct in idx["context"].get(agent, [])]
+            one = idx.setdefault("context_one", {})
+            if agent not in one:
+                moves = idx["by_agent"].get(agent, [])[-400:]
+                path = self.lifecycle(commit).state_path(agent)
+                datas = self.repo.git.cat_files(f"{m['commit']}:{path}" for m in moves)
+                one[agent] = [(epoch(m["time"]) or 0, pct, m["commit"])
+                              for m, data in zip(moves, datas)
+                              if (pct := context_of(data)) is not None]
+            return one[agent]
+
+    def _read_contexts_later(self, lc, commit: str) -> None:
+        """Every agent's context over time, read once in a thread and kept (the server)."""
+        if self._reading_contexts:
+            return
+        self._reading_contexts = True
+        from gitstate.history.contexts import contexts
+
+        def read():
+            try:
+                contexts(self.repo.git, lc, commit, self.repo.cache_dir)
+            except GitstateError:
+                pass           # only ever a speed-up: the pages read each agent's then
+            finally:
+                self._reading_contexts = False
+        threading.Thread(target=read, name="gitstate-contexts", daemon=True).start()
 
     def transfers(self, commit: str) -> dict[str, list[dict]]:
         """Hand-overs (`Role-transfer: ROLE -> TO`) of `commit`'s history, under both the giver

@@ -46,6 +46,7 @@ def build(repo: Managed, out: str | Path, at: str | None = None, *,
     at = viewer.clean_at(at)
     view = viewer.roster(at)
     commit = view["commit"]
+    viewer.lazy = False          # every agent's page is written: read everything once
     if at is None:
         viewer.pinned = commit
     top = Links(static=True, at=at, commit_url=viewer.commit_url, built=built)
