@@ -90,6 +90,16 @@ def create_app(repo: Managed, *, hosts: list[str] | None = None):
     def agent_of(request) -> str:
         return request.path_params["agent"]
 
+    def team_json(commit: str | None) -> dict:
+        """The team chart's numbers, its moments as ISO 8601 UTC."""
+        from gitstate.web.clock import iso
+        if commit is None:
+            return {"commit": None, "start": None, "times": [], "counts": {}, "states": []}
+        series = viewer.team(commit)
+        return {"commit": commit, "start": iso(series["start"]) if series.get("start") else None,
+                "times": [iso(t) for t in series["times"]], "counts": series["counts"],
+                "states": series["states"]}
+
     def page_of(request) -> int:
         text = request.query_params.get("page") or "0"
         if not text.isdigit() or len(text) > 6:
@@ -127,8 +137,7 @@ def create_app(repo: Managed, *, hosts: list[str] | None = None):
         Route("/api/feed", api_route(lambda rq, at: viewer.feed(viewer.commit_at(at) or "",
                                                                 page=page_of(rq))
                                      if viewer.commit_at(at) else [])),
-        Route("/api/team", api_route(lambda rq, at: viewer.team(viewer.commit_at(at) or "")
-                                     if viewer.commit_at(at) else {})),
+        Route("/api/team", api_route(lambda rq, at: team_json(viewer.commit_at(at)))),
         Route("/api/diff/{sha}/{agent}", api_route(
             lambda rq, at: viewer.diff(rq.path_params["sha"], agent_of(rq)))),
         Route("/api/lifecycle", api_route(
@@ -177,10 +186,14 @@ def serve(repo: Managed, host: str, port: int, *, echo=print, open_browser: bool
     if not local:
         echo(f"gitstate: warning: bound to {host}, so other machines can read this roster")
     if open_browser:   # the socket already listens: the browser's request waits for us
+        import threading
         if opener is None:
             import webbrowser
             opener = webbrowser.open
-        if not opener(address):
-            echo(f"gitstate: no browser could be opened here; open {address} yourself")
+
+        def start() -> None:   # a browser command may not return until it is closed
+            if not opener(address):
+                echo(f"gitstate: no browser could be opened here; open {address} yourself")
+        threading.Thread(target=start, name="gitstate-open", daemon=True).start()
     config = uvicorn.Config(app, log_level="warning", access_log=False)
     uvicorn.Server(config).run(sockets=[sock])

@@ -156,6 +156,19 @@ def test_the_team_chart_counts_agents_in_each_state(web):
     last = {s: c[-1] for s, c in team["counts"].items()}
     assert last["distill"] == 1 and last["frozen"] == 1 and last["dead"] == 1
     assert last["bootstrap"] == 1 and sum(last.values()) == 4
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", team["times"][-1])
+
+
+def test_the_new_pages_travel_in_time(web, demo):
+    before = git(demo, "log", "-1", "--format=%H", "--grep=carol: \\[STATE:frozen\\]").stdout
+    before = git(demo, "rev-parse", f"{before.strip()}~1").stdout.strip()
+    feed = web.get(f"/feed?at={before}").text
+    assert "deep_work → frozen" not in text(feed) and "As it was at" in text(feed)
+    assert f'href="/agent/carol?at={before}"' in feed
+    team = web.get(f"/api/team?at={before}").json()
+    assert team["commit"] == before and team["counts"]["frozen"][-1] == 0
+    assert web.get(f"/tree?at={before}").status_code == 200
+    assert web.get("/feed?page=x").status_code == 400
 
 
 # -- commits as links ------------------------------------------------------------------------
