@@ -111,7 +111,8 @@ def tree_page(viewer: Viewer, links: Links, *, live: bool = True,
 def diff_page(viewer: Viewer, links: Links, sha: str, agent: str) -> Safe:
     from gitstate.web.activity import diff_body
     data = viewer.diff(sha, agent)
-    return _frame(viewer, links, data["commit"], None, title=f"{agent} at {sha[:10]}",
+    return _frame(viewer, links, data["commit"], viewer.lifecycle(data["commit"]).name,
+                  title=f"{agent} at {sha[:10]}",
                   current="", body=diff_body(links, data), live=False)
 
 

@@ -230,6 +230,14 @@ def vacancies_body(links: Links, view: dict) -> Safe:
     return join([intro, section])
 
 
+def _gated(lc, src: str, dst: str) -> str:
+    """A move's target, with what it waits for: `frozen (approval)`, `inbox (after 10m)`."""
+    bits = ["approval"] if lc.needs_approval(src, dst) else []
+    if (timed := lc.policies.timeout(src, dst)) is not None:
+        bits.append(f"after {duration(timed.after, exact=True)}")
+    return f"{dst} ({', '.join(bits)})" if bits else dst
+
+
 def lifecycle_body(lc, view: dict) -> Safe:
     from gitstate.law.diagram import describe, to_mermaid
     from gitstate.web.svg import lifecycle_svg
@@ -248,14 +256,15 @@ def lifecycle_body(lc, view: dict) -> Safe:
                            '<td data-label="What an agent does there" class="text">{desc}</td>'
                            '</tr>', name=name,
                            n=counts.get(name, 0), flags="; ".join(flags),
-                           next=", ".join(lc.targets(name)) or "—",
+                           next=", ".join(_gated(lc, name, t) for t in lc.targets(name)) or "—",
                            desc=getattr(spec, "description", None) or ""))
     return render(
         '<h1>Lifecycle <code>{name}</code></h1><p class="lead">{desc}</p>'
         '<figure class="diagram" tabindex="0" aria-label="The lifecycle drawn">{svg}'
         '<figcaption>Each box is a state, with how many agents '
-        'stand in it now; arrows are the moves the law allows (labelled when a human must '
-        'approve or a time must pass). Green: living, blue: frozen, grey: dead.</figcaption>'
+        'stand in it now; arrows are the moves the law allows, dashed where a human must '
+        'approve or a time must pass (the table below says which). Green: living, blue: '
+        'frozen, grey: dead; a double border: terminal.</figcaption>'
         '</figure><h2>States</h2><table class="states cards"><thead><tr><th scope="col">State</th>'
         '<th scope="col">Agents</th><th scope="col">Kind</th><th scope="col">Next</th>'
         '<th scope="col">What an agent does there</th></tr></thead><tbody>{rows}</tbody>'

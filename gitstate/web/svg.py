@@ -1,8 +1,9 @@
 """The lifecycle drawn as inline SVG (no script, no network), each state with how many agents
 stand in it.
 
-The layout is our own and keeps every line out of every box: the states stand in one column,
-in the order of their distance from the initial state; a move to the next state down is a
+The layout is our own and keeps every line out of every box: the states stand in one column
+(living ones first, in the order of their distance from the initial state, then frozen, then
+dead); a move to the next state down is a
 short arrow between the two boxes; every other move runs in a lane of its own beside the
 column (forward moves on the right, moves back on the left), entering and leaving boxes only
 at their sides. Lanes are shared by moves whose spans do not overlap (interval colouring), so
@@ -16,6 +17,7 @@ from gitstate.law.times import duration
 from gitstate.web.html import Safe, join, render
 
 BOX_H, ROW_GAP, LANE, MARGIN, CHAR_W, TOP = 44, 30, 11, 8, 8.2, 30
+SCALE = 1.4     # drawn larger than its units where there is room; a phone scales it down
 _ROSTER_ORDER = {"living": 0, "frozen": 1, "dead": 2}
 
 
@@ -63,7 +65,12 @@ def layout(lc: Lifecycle) -> dict:
     """Boxes, edges and the drawing's size: {"boxes": {state: (x, y, w)}, "edges": [(src,
     dst, path, kind)], "width", "height"}; every path stays out of every box but its own
     ends."""
-    order = [s for row in layers(lc) for s in row]
+    # living states first, by their distance from the initial state, then frozen, then dead:
+    # the work loop reads downwards and every way out of it goes down too
+    depth = {s: i for i, row in enumerate(layers(lc)) for s in row}
+    declared = list(lc.states)
+    order = sorted(lc.states, key=lambda n: (_ROSTER_ORDER.get(lc.states[n].roster, 3),
+                                             depth[n], declared.index(n)))
     row = {s: i for i, s in enumerate(order)}
     box_w = max(120.0, max(len(n) for n in order) * CHAR_W + 24)
     moves = [(a, b) for a, targets in lc.transitions.items() for b in targets
@@ -157,12 +164,13 @@ def lifecycle_svg(lc: Lifecycle, counts: dict[str, int]) -> Safe:
     desc = "; ".join(f"{s}: {counts.get(s, 0)}" for s in lc.states)
     return render(
         '<svg class="lifecycle" role="img" aria-labelledby="lc-title lc-desc" '
-        'viewBox="0 0 {w:.0f} {h:.0f}" width="{w:.0f}" height="{h:.0f}" '
+        'viewBox="0 0 {w:.0f} {h:.0f}" width="{sw:.0f}" height="{sh:.0f}" '
         'xmlns="http://www.w3.org/2000/svg">'
         '<title id="lc-title">Lifecycle {name}: {total} agents</title>'
         '<desc id="lc-desc">Agents in each state: {desc}</desc>'
         '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
         'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker>'
         '</defs>{start}{edges}{nodes}</svg>',
-        w=drawn["width"], h=drawn["height"], name=lc.name, total=total, desc=desc, start=start,
+        w=drawn["width"], h=drawn["height"], sw=drawn["width"] * SCALE,
+        sh=drawn["height"] * SCALE, name=lc.name, total=total, desc=desc, start=start,
         edges=join(edges), nodes=join(nodes))
