@@ -4,6 +4,7 @@ one read at a time, with what cannot change for a given commit remembered per co
 from __future__ import annotations
 
 import threading
+import time
 
 from gitstate.errors import GitstateError, UsageError
 from gitstate.git.repo import Managed
@@ -23,6 +24,7 @@ class Viewer:
         self._index: dict[str, dict] = {}    # commit -> its moves and messages by agent
         self._commit_url: str | None = None
         self._times: dict[str, int] = {}
+        self._roster: dict | None = None     # the tip's roster, while it is the tip
         self.pinned: str | None = None      # the static site: one commit, read once
         self.lazy = True        # the server: what a first read from nothing costs, in a thread
         self._reading_contexts = False
@@ -63,8 +65,24 @@ class Viewer:
     # -- the views, exactly as `--json` gives them ----------------------------------------
 
     def roster(self, at: str | None = None) -> dict:
+        """`roster --json` (`--at`). The roster of the tip is kept while the tip stays (it
+        depends on the commit alone but for "in state for", counted again to now)."""
         with self._lock:
-            return views.roster(self.repo, at)
+            if at is not None:
+                return views.roster(self.repo, at)
+            head = self.tip()
+            kept = self._roster if self._roster and self._roster["commit"] == head else None
+            if kept is None:
+                kept = views.roster(self.repo, None)
+                self._roster = kept if kept["commit"] == head else None
+                return kept
+            now = int(time.time())
+            for key in ("living", "freezer", "cemetery", "unknown"):
+                for r in kept.get(key, []):
+                    since = epoch(r.get("in_state_since"))
+                    if since is not None:
+                        r["seconds_in_state"] = max(0, now - since)
+            return kept
 
     def vacancies(self, at: str | None = None) -> dict:
         with self._lock:
