@@ -9,6 +9,7 @@ For the synthetic repository (made by bench/gen.py if missing) it measures:
   agent page           GET /agent/ID: the first of a commit (groups every move and message
                        of the history by agent, once per commit) and the next agents' (warm,
                        once every agent's context was read in the background)
+  update +100          also: GET /api/tip then an agent's page, after 100 new commits
   feed, team           GET /feed, GET /team: the first of a commit and warm
   site                 gitstate site --out DIR, a page for every agent (index warm), and
                        again with nothing kept under .git/gitstate (a fresh clone in CI)
@@ -104,6 +105,11 @@ def bench(source: Path, runs: int) -> dict:
             out["agent_next_ms"] = ms([get(base + f"/agent/agent-{n:04d}")
                                        for n in range(6, 6 + runs)])
             out["agent_again_ms"] = ms([get(base + "/agent/agent-0005") for _ in range(runs)])
+            after = []
+            for i in range(runs):   # what an open agent page does when the tip moves
+                append_commits(repo, 100, 2 * runs + i)
+                after.append(get(base + "/api/tip") + get(base + f"/agent/agent-{20 + i:04d}"))
+            out["agent_update_ms"] = ms(after)
             out["feed_first_ms"] = get(base + "/feed") * 1000
             out["feed_warm_ms"] = ms([get(base + "/feed") for _ in range(runs)])
             out["team_first_ms"] = get(base + "/team") * 1000
@@ -155,6 +161,7 @@ def main() -> int:
     print(f"agent page, first of a commit:    {r['agent_first_ms']:7.0f} ms")
     print(f"agent page, next ones (warm):     {r['agent_next_ms']:7.0f} ms   (target 200)")
     print(f"agent page, the same again:       {r['agent_again_ms']:7.0f} ms   (target 200)")
+    print(f"update +100 commits: agent page:  {r['agent_update_ms']:7.0f} ms")
     print(f"feed, first of a commit:          {r['feed_first_ms']:7.0f} ms")
     print(f"feed warm:                        {r['feed_warm_ms']:7.0f} ms   (target 100)")
     print(f"team chart, first of a commit:    {r['team_first_ms']:7.0f} ms")

@@ -43,6 +43,11 @@ def contexts(git: Git, lc, head: str, cache_dir: str | None, *,
     return agents
 
 
+def contexts_since(git: Git, lc, old: str, head: str) -> dict[str, list[list]]:
+    """The contexts of `old..head`, for a caller holding those up to `old`."""
+    return _read(git, lc, [f"{old}..{head}"])
+
+
 def _read(git: Git, lc, revs: list[str]) -> dict[str, list[list]]:
     rx = lc.state_path_regex()
     top = lc.state_file.split("{id}")[0].rstrip("/")

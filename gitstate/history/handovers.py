@@ -28,6 +28,18 @@ def handovers(git: Git, lc, head: str, cache_dir: str | None) -> list[dict]:
             return saved["items"]
         if git.ok("merge-base", "--is-ancestor", saved["tip"], head):
             items, revs = saved["items"], [f"{saved['tip']}..{head}"]
+    items = items + _read(git, lc, revs)
+    if cache_dir:
+        cache.store(cache_dir, NAME, identity, {"tip": head, "items": items})
+    return items
+
+
+def handovers_since(git: Git, lc, old: str, head: str) -> list[dict]:
+    """The hand-overs of `old..head`, oldest first, for a caller holding those up to `old`."""
+    return _read(git, lc, [f"{old}..{head}"])
+
+
+def _read(git: Git, lc, revs: list[str]) -> list[dict]:
     accept = lc.accept_patterns()
     new = []
     for sha, ct, body in git.log_records(["%H", "%ct", "%B"], "-F", "-i",
@@ -39,7 +51,4 @@ def handovers(git: Git, lc, head: str, cache_dir: str | None) -> list[dict]:
             new.append({"commit": sha, "time": int(ct) if ct.isdigit() else 0,
                         "role": found[0], "from": msg.prefix, "to": found[1].lower()})
     new.reverse()
-    items = items + new
-    if cache_dir:
-        cache.store(cache_dir, NAME, identity, {"tip": head, "items": items})
-    return items
+    return new

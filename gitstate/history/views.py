@@ -107,6 +107,13 @@ def log_rows(repo: Managed, agent: str | None = None, *, limit: int | None = Non
     return rows
 
 
+def move_of(row: list) -> dict:
+    """A move as `log --json` gives it, from a row kept by history/movelog.py."""
+    sha, when, author, who, before, state, text = row
+    return {"agent": who, "from": before, "to": state, "commit": sha, "author": author,
+            "time": when, "text": text}
+
+
 def transitions(repo: Managed, agent: str | None = None, at: str | None = None) -> list[dict]:
     """Each tagged commit as a move: agent, from, to, commit, author, time, text."""
     head, lc = _law_at(repo, at)
@@ -115,10 +122,8 @@ def transitions(repo: Managed, agent: str | None = None, at: str | None = None) 
     want = canonical_id(agent) if agent else None
     if at is None and repo.cache_dir:   # the moves kept under .git/gitstate, read on
         from gitstate.history.movelog import all_moves
-        out = [{"agent": who, "from": before, "to": state, "commit": sha, "author": author,
-                "time": when, "text": text}
-               for sha, when, author, who, before, state, text
-               in all_moves(repo.git, lc, head, repo.cache_dir) if not want or who == want]
+        out = [move_of(row) for row in all_moves(repo.git, lc, head, repo.cache_dir)
+               if not want or row[3] == want]
         if out or not want:
             return out
         events = []

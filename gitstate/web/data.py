@@ -22,6 +22,7 @@ class Viewer:
         self._lock = threading.RLock()   # the index under .git/gitstate has one writer at a time
         self._laws: dict[str, object] = {}
         self._index: dict[str, dict] = {}    # commit -> its moves and messages by agent
+        self._tip_index: dict | None = None  # the index of the last tip, to carry on
         self._commit_url: str | None = None
         self._times: dict[str, int] = {}
         self._roster: dict | None = None     # the tip's roster, while it is the tip
@@ -123,35 +124,83 @@ class Viewer:
         by agent, read once per commit and kept while it is the one asked about: an agent's
         page, the feed and the team chart are then lookups, not reads of the history. At the
         tip it rides on the moves and mentions kept under .git/gitstate (history/movelog.py,
-        history/mentions.py), so a new commit costs only what it adds."""
+        history/mentions.py); when the tip moves on by a line of new commits, the index of
+        the old tip is carried on with the new commits alone."""
         with self._lock:
             idx = self._index.get(commit)
             if idx is not None:
                 return idx
-            from gitstate.history.mentions import messages
             at_tip = commit == self.tip()
-            try:
-                moves = views.transitions(self.repo, None, None if at_tip else commit)
-            except GitstateError:
-                moves = []
-            by_agent: dict[str, list[dict]] = {}
-            for move in moves:
-                by_agent.setdefault(move["agent"], []).append(move)
-            lc = self.lifecycle(None if at_tip else commit)
-            msgs = messages(self.repo.git, lc, commit,
-                            self.repo.cache_dir if at_tip else None)
-            to_all: list[int] = []
-            to_one: dict[str, list[int]] = {}
-            for i, m in enumerate(msgs):
-                for who in m[3].mentions:
-                    (to_all if who == "all" else to_one.setdefault(who, [])).append(i)
-            idx = {"commit": commit, "moves": moves, "by_agent": by_agent, "messages": msgs,
-                   "to_all": to_all, "to_one": to_one, "context": None, "team": None,
-                   "transfers": None}
+            idx = self._carried(commit) if at_tip else None
+            if idx is None:
+                idx = self._read_index(commit, at_tip)
             if len(self._index) >= 2:
                 self._index.pop(next(iter(self._index)))
             self._index[commit] = idx
+            if at_tip:
+                self._tip_index = idx
             return idx
+
+    @staticmethod
+    def _law_key(lc) -> tuple:
+        return (lc.name, tuple(lc.accept), lc.state_file)
+
+    def _read_index(self, commit: str, at_tip: bool) -> dict:
+        from gitstate.history.mentions import messages
+        try:
+            moves = views.transitions(self.repo, None, None if at_tip else commit)
+        except GitstateError:
+            moves = []
+        by_agent: dict[str, list[dict]] = {}
+        for move in moves:
+            by_agent.setdefault(move["agent"], []).append(move)
+        lc = self.lifecycle(None if at_tip else commit)
+        msgs = messages(self.repo.git, lc, commit, self.repo.cache_dir if at_tip else None)
+        return self._indexed(commit, lc, moves, by_agent, msgs)
+
+    def _indexed(self, commit: str, lc, moves, by_agent, msgs, **kept) -> dict:
+        to_all: list[int] = []
+        to_one: dict[str, list[int]] = {}
+        for i, m in enumerate(msgs):
+            for who in m[3].mentions:
+                (to_all if who == "all" else to_one.setdefault(who, [])).append(i)
+        return {"commit": commit, "law": self._law_key(lc), "moves": moves,
+                "by_agent": by_agent, "messages": msgs, "to_all": to_all, "to_one": to_one,
+                "context": None, "context_all": False, "team": None, "transfers": None,
+                "transfer_items": None, **kept}
+
+    def _carried(self, commit: str) -> dict | None:
+        """The last tip's index carried on to `commit` by reading only the commits between,
+        when they are a line without merges under the same law; None otherwise."""
+        from gitstate.history.contexts import contexts_since
+        from gitstate.history.handovers import handovers_since
+        from gitstate.history.mentions import messages_since
+        from gitstate.history.movelog import moves_since
+        prev = self._tip_index
+        if prev is None:
+            return None
+        old, git = prev["commit"], self.repo.git
+        lc = self.lifecycle(None)
+        if self._law_key(lc) != prev["law"] or not git.ok("merge-base", "--is-ancestor", old,
+                                                          commit) \
+                or git.run("rev-list", "--merges", "-1", f"{old}..{commit}", "--").strip():
+            return None
+        last = {a: ms[-1]["to"] for a, ms in prev["by_agent"].items() if ms}
+        new = [views.move_of(row) for row in moves_since(git, lc, old, commit, last)]
+        by_agent = dict(prev["by_agent"])
+        for m in new:
+            by_agent[m["agent"]] = by_agent.get(m["agent"], []) + [m]
+        msgs = messages_since(git, lc, old, commit) + prev["messages"]
+        kept: dict = {}
+        if prev["context_all"] and prev["context"] is not None:
+            ctx = dict(prev["context"])
+            for agent, rows in contexts_since(git, lc, old, commit).items():
+                ctx[agent] = ctx.get(agent, []) + rows
+            kept.update(context=ctx, context_all=True)
+        if prev["transfer_items"] is not None:
+            kept["transfer_items"] = prev["transfer_items"] + handovers_since(git, lc, old,
+                                                                              commit)
+        return self._indexed(commit, lc, prev["moves"] + new, by_agent, msgs, **kept)
 
     def timeline(self, agent: str, commit: str) -> list[dict]:
         """The agent's moves up to `commit` (a resolved sha), as `log AGENT` gives them."""
@@ -215,11 +264,13 @@ class Viewer:
         idx = self.index(commit)
         with self._lock:
             if idx["transfers"] is None:
-                at_tip = commit == self.tip()
-                items = handovers(self.repo.git, self.lifecycle(commit), commit,
-                                  self.repo.cache_dir if at_tip else None)
+                if idx["transfer_items"] is None:
+                    at_tip = commit == self.tip()
+                    idx["transfer_items"] = handovers(self.repo.git, self.lifecycle(commit),
+                                                      commit,
+                                                      self.repo.cache_dir if at_tip else None)
                 out: dict[str, list[dict]] = {}
-                for t in items:
+                for t in idx["transfer_items"]:
                     out.setdefault(t["from"], []).append(t)
                     if t["to"] != t["from"]:
                         out.setdefault(t["to"], []).append(t)

@@ -235,3 +235,39 @@ def test_every_new_field_shows_markup_as_text(tmp_path):
         assert '<div class="markdown">' in freeze                  # rendered, raw HTML off
         assert "&lt;script&gt;window.pwned=1&lt;/script&gt;" in freeze
         assert "[click](javascript:alert(1))" in freeze             # not made a link
+
+
+def test_the_index_carried_to_a_new_tip_equals_one_read_from_nothing(repo):
+    from gitstate.git.repo import open_managed
+    from gitstate.web.data import Viewer
+
+    def snapshot(v: Viewer, commit: str) -> tuple:
+        idx = v.index(commit)
+        msgs = [(m[0], m[1], m[2], m[3].prefix, sorted(m[3].mentions), m[3].subject)
+                for m in idx["messages"]]
+        return (idx["moves"], idx["by_agent"], msgs, idx["to_all"], idx["to_one"],
+                {a: v.context(a, commit) for a in idx["by_agent"]}, v.transfers(commit))
+
+    assert gitstate(repo, "spawn", "erin", "--role", "architect", "--set",
+                    "context_pct=5").returncode == 0
+    viewer = Viewer(open_managed(str(repo)))
+    viewer.lazy = False                   # every agent's context, as the site reads it
+    first = git(repo, "rev-parse", "HEAD").stdout.strip()
+    snapshot(viewer, first)
+    assert gitstate(repo, "spawn", "finn").returncode == 0
+    assert gitstate(repo, "transition", "erin", "inbox", "--set",
+                    "context_pct=55").returncode == 0
+    (repo / "note.txt").write_text("x\n")
+    git(repo, "add", "note.txt")
+    git(repo, "commit", "-q", "-m", "finn: a question for @erin and @ALL")
+    assert gitstate(repo, "handover", "architect", "--to", "finn").returncode == 0
+    head = git(repo, "rev-parse", "HEAD").stdout.strip()
+    assert viewer._carried(head) is not None          # a line of new commits: carried on
+    carried = snapshot(viewer, head)
+    fresh_viewer = Viewer(open_managed(str(repo)))
+    fresh_viewer.lazy = False
+    assert carried == snapshot(fresh_viewer, head)
+    assert [m["to"] for m in carried[1]["erin"]] == ["bootstrap", "inbox", "inbox"]
+    assert [c[1] for c in carried[5]["erin"]] == [5.0, 55.0, 55.0]
+    assert carried[6]["finn"][0]["role"] == "architect"
+    assert viewer.index(first)["moves"] == snapshot(fresh_viewer, first)[0]   # untouched
