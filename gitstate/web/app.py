@@ -44,6 +44,17 @@ def dumps(data) -> str:
     return json.dumps(data, separators=(",", ":"), default=str)
 
 
+def team_json(viewer: Viewer, commit: str | None) -> dict:
+    """The team chart's numbers, its moments as ISO 8601 UTC."""
+    from gitstate.web.clock import iso
+    if commit is None:
+        return {"commit": None, "start": None, "times": [], "counts": {}, "states": []}
+    series = viewer.team(commit)
+    return {"commit": commit, "start": iso(series["start"]) if series.get("start") else None,
+            "times": [iso(t) for t in series["times"]], "counts": series["counts"],
+            "states": series["states"]}
+
+
 def create_app(repo: Managed, *, hosts: list[str] | None = None):
     """The Starlette application serving `repo`. `hosts`: the Host headers answered (by
     default only this machine's names: a page elsewhere cannot read it through DNS tricks)."""
@@ -90,16 +101,6 @@ def create_app(repo: Managed, *, hosts: list[str] | None = None):
     def agent_of(request) -> str:
         return request.path_params["agent"]
 
-    def team_json(commit: str | None) -> dict:
-        """The team chart's numbers, its moments as ISO 8601 UTC."""
-        from gitstate.web.clock import iso
-        if commit is None:
-            return {"commit": None, "start": None, "times": [], "counts": {}, "states": []}
-        series = viewer.team(commit)
-        return {"commit": commit, "start": iso(series["start"]) if series.get("start") else None,
-                "times": [iso(t) for t in series["times"]], "counts": series["counts"],
-                "states": series["states"]}
-
     def page_of(request) -> int:
         text = request.query_params.get("page") or "0"
         if not text.isdigit() or len(text) > 6:
@@ -137,7 +138,7 @@ def create_app(repo: Managed, *, hosts: list[str] | None = None):
         Route("/api/feed", api_route(lambda rq, at: viewer.feed(viewer.commit_at(at) or "",
                                                                 page=page_of(rq))
                                      if viewer.commit_at(at) else [])),
-        Route("/api/team", api_route(lambda rq, at: team_json(viewer.commit_at(at)))),
+        Route("/api/team", api_route(lambda rq, at: team_json(viewer, viewer.commit_at(at)))),
         Route("/api/diff/{sha}/{agent}", api_route(
             lambda rq, at: viewer.diff(rq.path_params["sha"], agent_of(rq)))),
         Route("/api/lifecycle", api_route(

@@ -94,6 +94,10 @@ def build(repo: Managed, out: str | Path, at: str | None = None, *,
         pages[name] = static_text(name)
     pages["api/roster.json"] = dumps(view)
     pages["api/vacancies.json"] = dumps(d.vacancies_of(viewer, view))
+    if commit:
+        from gitstate.web.app import team_json
+        pages["api/feed.json"] = dumps(viewer.feed(commit))
+        pages["api/team.json"] = dumps(team_json(viewer, commit))
     made: set = set()
     for rel, text in pages.items():
         _write(out / rel, text, made)
