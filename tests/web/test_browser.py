@@ -191,9 +191,12 @@ def test_live_updates_keep_the_filter(repo, page, sync_api):
     with LiveServer(repo) as server:
         page.goto(server.url + "/?state=inbox")
         assert page.locator("#table-living").count() == 0     # nobody in inbox yet
+        page.fill("#f-q", "half wri")                          # typed, not yet sent
         assert gitstate(repo, "spawn", "frank").returncode == 0
         walk(repo, "erin", "inbox")
         expect(page.locator("#table-living tbody th")).to_have_count(1, timeout=20000)
         assert page.locator("#table-living tbody th").all_inner_texts() == ["erin"]
         assert page.url.endswith("/?state=inbox")                  # frank (bootstrap) not shown
         assert page.locator("#f-state").input_value() == "inbox"
+        assert page.locator("#f-q").input_value() == "half wri"   # what was typed is kept
+        assert page.evaluate("document.activeElement.id") == "f-q"
