@@ -47,6 +47,12 @@ class Filters:
         sort = (params.get("sort") or "trouble").strip()
         self.sort = sort if sort in SORTS else "trouble"
 
+    def query(self, **changes) -> dict:
+        """This filter as URL query values, with `changes` (empty values left out)."""
+        values = {"state": self.state, "role": self.role, "phase": self.phase, "q": self.q,
+                  "sort": None if self.sort == "trouble" else self.sort, **changes}
+        return {k: v for k, v in values.items() if v}
+
     @property
     def active(self) -> bool:
         return bool(self.state or self.role or self.phase or self.q)
@@ -111,14 +117,27 @@ def flags_html(flags: list[tuple[str, str]]) -> Safe:
                        k=k, w=w) for k, w in flags)
 
 
-def roster_table(links: Links, key: str, label: str, rows: list[tuple[dict, list]]) -> Safe:
+COL_SORTS = ("agent", "state", "role", "phase", "age", None)
+
+
+def roster_table(links: Links, key: str, label: str, rows: list[tuple[dict, list]],
+                 f: Filters | None = None) -> Safe:
     if key == "cemetery":
         cols, last = ("Agent", "Last state", "Role", "Phase", "Dead for", "Final summary"), \
             lambda r: r.get("final_summary") or r.get("summary") or ""
     else:
         cols, last = ("Agent", "State", "Role", "Phase", "In state for", "Summary"), \
             lambda r: r.get("summary") or ""
-    head = join(render('<th scope="col">{c}</th>', c=c) for c in cols)
+
+    def header(c: str, sort: str | None) -> Safe:
+        if f is None or sort is None or links.static:
+            return render('<th scope="col">{c}</th>', c=c)
+        here = f.sort == sort
+        return render('<th scope="col"{cur}><a href="{h}" title="order by {c}">{c}</a></th>',
+                      c=c, h=links.with_query("roster", **f.query(sort=sort)),
+                      cur=Safe(' aria-sort="ascending"' if sort in ("agent", "state", "role")
+                               else ' aria-sort="descending"') if here else Safe(""))
+    head = join(header(c, s) for c, s in zip(cols, COL_SORTS))
     body = []
     for r, flags in rows:
         since, seconds = r.get("in_state_since") or {}, r.get("seconds_in_state")
@@ -186,7 +205,7 @@ def roster_body(links: Links, view: dict, vacancies: dict, lc=None, now: int | N
         rows = [(r, flagged.get(r["agent"], [])) for r in view.get(key, [])]
         rows = f.order([x for x in rows if f.matches(*x)])
         shown_total += len(rows)
-        table = roster_table(links, key, label, rows) if rows else \
+        table = roster_table(links, key, label, rows, f) if rows else \
             render('<p class="empty">{t}</p>', t="Nobody here matches." if f.active
                    else "Nobody here.")
         parts.append(render('<section aria-labelledby="h-{key}" class="group {roster}">'

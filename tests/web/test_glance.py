@@ -93,6 +93,10 @@ def test_the_roster_is_ordered_by_its_url(web):
     assert rows(web.get("/?sort=agent").text, "living") == ["bob", "dan"]
     assert rows(web.get("/?sort=state").text, "living") == ["dan", "bob"]  # bootstrap, distill
     assert rows(web.get("/?sort=nonsense").text, "living") == ["bob", "dan"]
+    page = web.get("/?state=distill&q=b").text
+    assert '<a href="/?state=distill&amp;q=b&amp;sort=role" title="order by Role">' in page
+    assert '<th scope="col" aria-sort="ascending"><a href="/?state=distill&amp;q=b&amp;sort=agent"' \
+        in web.get("/?state=distill&q=b&sort=agent").text
     at = web.get("/?at=HEAD~1&state=distill").text
     assert '<input type="hidden" name="at" value="HEAD~1">' in at
 
