@@ -42,7 +42,8 @@ def test_roster_shows_the_demo_agents_in_their_sections(web):
     living = text(section(page.text, "living"))
     assert "distill" in living and "librarian #1" in living and "alice" not in living
     assert "Designed the roster fold" in text(section(page.text, "cemetery"))
-    assert '<th scope="col">Agent</th>' in page.text and '<th scope="row"' in page.text
+    assert '<th scope="col"><a href="/?sort=agent" title="order by Agent">Agent</a></th>' \
+        in page.text and '<th scope="row"' in page.text
     assert '<a href="/agent/bob">bob</a>' in page.text
 
 
