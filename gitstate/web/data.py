@@ -11,7 +11,7 @@ from gitstate.git.repo import Managed
 from gitstate.history import views
 from gitstate.web.clock import epoch
 
-_KEEP = 8   # commits whose timelines are remembered (each is every agent's)
+_KEEP = 8   # commits whose lifecycles are remembered
 
 
 class Viewer:
@@ -251,7 +251,7 @@ class Viewer:
         def read():
             try:
                 contexts(self.repo.git, lc, commit, self.repo.cache_dir)
-            except GitstateError:
+            except (GitstateError, OSError):
                 pass           # only ever a speed-up: the pages read each agent's then
             finally:
                 self._reading_contexts = False
