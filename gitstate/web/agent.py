@@ -40,10 +40,13 @@ def _details(links: Links, r: dict) -> Safe:
                              for k, v in rows))
 
 
-def _timeline(links: Links, agent: str, moves: list[dict], transfers: list[dict]) -> Safe:
-    """The moves in words, oldest first, with hand-overs of a role in their place."""
+def _timeline(links: Links, agent: str, moves: list[dict], transfers: list[dict],
+              context: list[tuple]) -> Safe:
+    """The moves in words, oldest first, with hand-overs of a role in their place and the
+    context each recorded (the chart's numbers)."""
     if not moves:
         return render('<p class="empty">No tagged commits yet.</p>')
+    pct = {c[2]: c[1] for c in context if len(c) > 2}
     handed = {t["commit"]: t for t in transfers}
     rows: list[Safe] = []
     for m in moves:
@@ -56,9 +59,11 @@ def _timeline(links: Links, agent: str, moves: list[dict], transfers: list[dict]
         diff = links.diff(m["commit"], agent)
         rows.append(render('<tr><td data-label="When">{t}</td><th scope="row" data-label="Move">'
                            '{move}</th><td data-label="Text" class="text">{text}{hand}</td>'
+                           '<td data-label="Context">{pct}</td>'
                            '<td data-label="Commit">{sha}{diff}</td>'
                            '<td data-label="Author">{author}</td></tr>', t=time_tag(m["time"]),
                            move=move, text=m["text"] or "", hand=hand,
+                           pct=f"{pct[m['commit']]:g}%" if m["commit"] in pct else "—",
                            sha=links.commit(m["commit"]),
                            diff=render(' <a class="diff-link" href="{h}">diff</a>', h=diff)
                            if diff else Safe(""), author=m["author"]))
@@ -71,6 +76,7 @@ def _timeline(links: Links, agent: str, moves: list[dict], transfers: list[dict]
                 '<tr class="handover"><td data-label="When">{w}</td>'
                 '<th scope="row" data-label="Move">received role {r}</th>'
                 '<td data-label="Text" class="text">handed over by {f}</td>'
+                '<td data-label="Context">—</td>'
                 '<td data-label="Commit">{sha}</td><td data-label="Author"></td></tr>',
                 w=time_tag(t["time"]), r=t["role"], f=agent_link(links, t["from"]),
                 sha=links.commit(t["commit"]))))
@@ -79,7 +85,8 @@ def _timeline(links: Links, agent: str, moves: list[dict], transfers: list[dict]
     return render('<table class="timeline cards"><caption class="sr-only">Moves, '
                   'oldest first</caption><thead><tr><th scope="col">When</th>'
                   '<th scope="col">Move</th>'
-                  '<th scope="col">Text</th><th scope="col">Commit</th><th scope="col">Author'
+                  '<th scope="col">Text</th><th scope="col">Context</th>'
+                  '<th scope="col">Commit</th><th scope="col">Author'
                   '</th></tr></thead><tbody>{rows}</tbody></table>', rows=join(rows))
 
 
@@ -147,7 +154,7 @@ def agent_body(links: Links, data: dict, lc, end: int) -> Safe:
     parts.append(render('<section aria-labelledby="h-timeline"><h2 id="h-timeline">Timeline'
                         '</h2>{c}{t}</section>', c=chart,
                         t=_timeline(links, r["agent"], data["timeline"],
-                                    data.get("transfers") or [])))
+                                    data.get("transfers") or [], data.get("context") or [])))
     parts.append(render('<section aria-labelledby="h-inbox"><h2 id="h-inbox">Inbox</h2>{i}'
                         '</section>', i=_inbox(links, data["inbox"], data["inbox_error"])))
     return join(parts)

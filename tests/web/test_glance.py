@@ -149,6 +149,7 @@ def test_an_agents_timeline_is_drawn_with_its_context_and_hand_overs(web):
     assert re.search(r"<title>40% at ", svg)                    # its context at a move
     seen = text(page)
     assert "Role architect handed from alice to dan" in seen
+    assert '<td data-label="Context">40%</td>' in page          # the chart's numbers in words
     assert "received role architect handed over by alice" in text(web.get("/agent/dan").text)
 
 
