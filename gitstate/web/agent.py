@@ -18,7 +18,7 @@ def _details(links: Links, r: dict) -> Safe:
             ("Role", _role(r)), ("Model", r.get("model") or "—"), ("Phase", _phase(r)),
             ("In state for", render("{d} (since {t}, commit {sha})",
                                     d=duration(seconds) if seconds is not None else "—",
-                                    t=time_tag(since), sha=links.commit(sha_of(since) or "?")))]
+                                    t=time_tag(since), sha=links.commit(sha_of(since))))]
     for key, label in (("thread", "Thread"), ("summary", "Summary"),
                        ("final_summary", "Final summary"), ("problem", "Problem")):
         if r.get(key):
@@ -30,10 +30,10 @@ def _details(links: Links, r: dict) -> Safe:
     first, last = r.get("first_commit"), r.get("last_commit")
     if first:
         rows.append(("Born", render("{t}, commit {sha}", t=time_tag(first),
-                                    sha=links.commit(sha_of(first) or "?"))))
+                                    sha=links.commit(sha_of(first)))))
     if last:
         rows.append(("Last state commit", render("{t}, commit {sha}", t=time_tag(last),
-                                                 sha=links.commit(sha_of(last) or "?"))))
+                                                 sha=links.commit(sha_of(last)))))
     rows.append(("State file", render("<code>{p}</code>", p=r.get("path") or "?")))
     return render('<dl class="details">{items}</dl>',
                   items=join(render('<div><dt>{k}</dt><dd>{v}</dd></div>', k=k, v=v)

@@ -27,11 +27,17 @@ def epoch(value) -> int | None:
     return None
 
 
+_HEX = frozenset("0123456789abcdef")
+
+
 def sha_of(value) -> str | None:
-    """The commit id of `value` (a sha, or a commit dict with "sha" or "commit")."""
+    """The commit id of `value` (a sha, or a commit dict with "sha" or "commit"); None for
+    anything else (a bare time has no commit)."""
     if isinstance(value, dict):
         value = value.get("sha") or value.get("commit")
-    return value if isinstance(value, str) and value else None
+    if isinstance(value, str) and 7 <= len(value) <= 64 and _HEX.issuperset(value):
+        return value
+    return None
 
 
 def iso(ts: int) -> str:

@@ -22,8 +22,11 @@ class Links:
         self.tree = False               # does this lifecycle have parents and children
         self.built = built              # the static site: when it was built (seconds)
 
-    def commit(self, sha: str) -> Safe:
-        """A commit's short id, a link to its page where the repository has a web home."""
+    def commit(self, sha: str | None) -> Safe:
+        """A commit's short id, a link to its page where the repository has a web home; a
+        dash when there is none."""
+        if not sha:
+            return Safe("—")
         url = self.commit_url(sha) if self.commit_url else None
         if url:
             return render('<a class="commit" href="{u}" rel="noopener noreferrer"><code>{s}'
