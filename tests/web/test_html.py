@@ -70,3 +70,17 @@ def test_no_move_is_drawn_through_a_box_and_every_preset_fits_a_phone():
                         crossings += 1
                         print(name, src, dst, state, (x1, y1, x2, y2))
         assert crossings == 0, name
+
+
+def test_times_are_read_in_every_shape_the_views_give():
+    from gitstate.web.clock import epoch, iso, sha_of
+    at = 1_795_539_600
+    for shape in (at, float(at), str(at), "2026-11-24T17:00:00Z", "2026-11-24T17:00:00+00:00",
+                  "2026-11-24T17:00:00", {"sha": "abc1234", "time": at},
+                  {"sha": "abc1234", "time": "2026-11-24T17:00:00Z"}):
+        assert epoch(shape) == at, shape
+    assert iso(at) == "2026-11-24T17:00:00Z"
+    for nothing in (None, True, "soon", {}, {"sha": "abc1234"}):
+        assert epoch(nothing) is None, nothing
+    assert sha_of({"sha": "abc1234", "time": at}) == "abc1234" == sha_of("abc1234")
+    assert sha_of("2026-11-24T17:00:00Z") is None and sha_of({"time": at}) is None
