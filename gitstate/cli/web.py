@@ -13,9 +13,11 @@ from gitstate.errors import GitstateError, UsageError
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on (this machine only by default).")
-@click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535),
-              help="Port to listen on.")
-def serve(host, port):
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
+              help="Port to listen on (0: a free one, printed).")
+@click.option("--open", "open_browser", is_flag=True,
+              help="Open the roster in a browser once the server listens.")
+def serve(host, port, open_browser):
     """Show the roster, timelines, freeze-states, vacancies and the lifecycle in a browser,
     live as commits arrive (read-only; needs `pip install 'gitstate-agents[web]'`)."""
     here = repo()
@@ -25,7 +27,7 @@ def serve(host, port):
                             hint=f"another program listens there; pick another port, e.g. "
                                  f"`gitstate serve --port {port + 1 if port < 65535 else 8765}`")
     from gitstate.web.app import serve as run
-    run(here, host, port, echo=click.echo)
+    run(here, host, port, echo=click.echo, open_browser=open_browser)
 
 
 def port_taken(host: str, port: int) -> str | None:
@@ -50,12 +52,14 @@ def port_taken(host: str, port: int) -> str | None:
 @cli.command()
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="Folder to write the pages into (created if missing).")
+@click.option("--force", is_flag=True,
+              help="Write into a folder that already holds files (they may be overwritten).")
 @at_option
 @json_option
-def site(out, at, as_json):
+def site(out, force, at, as_json):
     """Write the viewer's pages as static files (no JavaScript needed), e.g. for CI to publish."""
     from gitstate.web.site import build
-    result = build(repo(), out, at)
+    result = build(repo(), out, at, force=force)
     if as_json:
         emit("site", result)
     else:

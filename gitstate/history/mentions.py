@@ -40,6 +40,18 @@ def messages(git: Git, lc, head: str, cache_dir: str | None) -> list[tuple]:
             return [_unpack(i) for i in saved["items"]]
         if git.ok("merge-base", "--is-ancestor", saved["tip"], head):
             items, revs = saved["items"], [f"{saved['tip']}..{head}"]
+    items = _read(git, lc, revs) + items
+    if cache_dir:
+        cache.store(cache_dir, NAME, identity, {"tip": head, "items": items}, binary=True)
+    return [_unpack(i) for i in items]
+
+
+def messages_since(git: Git, lc, old: str, head: str) -> list[tuple]:
+    """The messages of `old..head` (newest first), for a caller holding those up to `old`."""
+    return [_unpack(i) for i in _read(git, lc, [f"{old}..{head}"])]
+
+
+def _read(git: Git, lc, revs: list[str]) -> list[list]:
     accept = lc.accept_patterns()
     new = []
     for sha, ct, author, body in git.log_records(_FIELDS, "-F", "--grep=@", *revs, "--"):
@@ -47,10 +59,7 @@ def messages(git: Git, lc, head: str, cache_dir: str | None) -> list[tuple]:
         if msg.mentions:
             new.append([sha, int(ct) if ct.isdigit() else 0, author, msg.prefix,
                         sorted(msg.mentions), msg.subject, msg.body])
-    items = new + items
-    if cache_dir:
-        cache.store(cache_dir, NAME, identity, {"tip": head, "items": items}, binary=True)
-    return [_unpack(i) for i in items]
+    return new
 
 
 def _unpack(item: list) -> tuple:

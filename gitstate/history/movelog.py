@@ -40,6 +40,13 @@ def all_moves(git: Git, lc, head: str, cache_dir: str | None) -> list[list]:
     return moves
 
 
+def moves_since(git: Git, lc, old: str, head: str, last: dict) -> list[list]:
+    """The moves of `old..head`, for a caller holding the moves up to `old` (whose `last`
+    state of each agent gives each new move its "from"); `head` must be `old` plus commits
+    without merges (the caller checks)."""
+    return _moves(git, lc, [f"{old}..{head}"], dict(last), None)
+
+
 def _moves(git: Git, lc, revs: list[str], last: dict, lineage_head: str | None) -> list[list]:
     events = tag_events(git, lc, revs, order="--date-order")
     lines: dict = {}

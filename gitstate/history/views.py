@@ -109,6 +109,14 @@ def log_rows(repo: Managed, agent: str | None = None, *, limit: int | None = Non
     return {"commit": head, "agent": canonical_id(agent) if agent else None, "moves": rows}
 
 
+def move_of(row: list) -> dict:
+    """A move as `log --json` gives it (its time in seconds, said as ISO by the views), from a
+    row kept by history/movelog.py."""
+    sha, when, author, who, before, state, text = row
+    return {"agent": who, "from": before, "to": state, "commit": sha, "author": author,
+            "time": when, "text": text}
+
+
 def transitions(repo: Managed, agent: str | None = None, at: str | None = None) -> list[dict]:
     """Each tagged commit as a move: agent, from, to, commit, author, time, text."""
     rows = _moves(repo, agent, at)
@@ -133,9 +141,7 @@ def _moves(repo: Managed, agent: str | None = None, at: str | None = None, *,
         if kept or not want:
             if after is not None:
                 kept = [m for m in kept if m[1] >= after]
-            return [{"agent": who, "from": before, "to": state, "commit": sha, "author": author,
-                     "time": when, "text": text}
-                    for sha, when, author, who, before, state, text in _newest(kept, newest)]
+            return [move_of(row) for row in _newest(kept, newest)]
         events = []
     else:
         events = tag_events(repo.git, lc, [head], want, order="--date-order")
@@ -209,19 +215,22 @@ def _last_read(repo: Managed, lc, agent: str, data: bytes) -> str | None:
     return since
 
 
-def inbox(repo: Managed, agent: str, at: str | None = None) -> dict:
+def inbox(repo: Managed, agent: str, at: str | None = None, *,
+          mentions: list | None = None) -> dict:
     """Commits since the agent's `last_read_commit` that mention @agent or @ALL (up to HEAD,
-    or as it was at `--at`)."""
+    or as it was at `--at`). `mentions`: those messages of `at`'s history (newest first, as
+    `mentions.messages` gives them), when the caller already holds them (the viewer)."""
     agent = canonical_id(agent)
     head, lc = read_at(repo, at)
     data = repo.git.cat_files([f"{head}:{lc.state_path(agent)}"])[0] if head else None
     if data is None:
         raise repo.unknown_agent(agent, head, lc)
     since = _last_read(repo, lc, agent, data)
-    if at is None and repo.cache_dir:   # the messages kept under .git/gitstate, read on
-        from gitstate.history.mentions import messages
-        mine = [m for m in messages(repo.git, lc, head, repo.cache_dir)
-                if agent in m[3].mentions or "all" in m[3].mentions]
+    if mentions is not None or (at is None and repo.cache_dir):
+        if mentions is None:   # the messages kept under .git/gitstate, read on
+            from gitstate.history.mentions import messages
+            mentions = messages(repo.git, lc, head, repo.cache_dir)
+        mine = [m for m in mentions if agent in m[3].mentions or "all" in m[3].mentions]
         unread = None
         if since and mine:
             unread = set(repo.git.run("rev-list", f"{since}..{head}", "--").decode().split())
@@ -230,15 +239,17 @@ def inbox(repo: Managed, agent: str, at: str | None = None) -> dict:
     return _inbox_of(agent, since, head, _mentions(repo, lc, revs, agent))
 
 
-def inboxes(repo: Managed, at: str | None = None) -> dict[str, dict]:
-    """Every agent's inbox at once, as `inbox` says each: one read of the history's mentions,
-    and one walk of `since..HEAD` for each distinct checkpoint (a static site of 1,000 agents
-    would otherwise read the history 1,000 times). An agent whose checkpoint is broken gets
-    {"agent", "error"}."""
+def inboxes(repo: Managed, at: str | None = None, *,
+            mentions: list | None = None) -> dict[str, dict]:
+    """Every agent's inbox at once, as `inbox` says each: one read of the history's mentions
+    (or `mentions`, when the caller holds them, newest first), and one walk of `since..HEAD`
+    for each distinct checkpoint (a static site of 1,000 agents would otherwise read the
+    history 1,000 times). An agent whose checkpoint is broken gets {"agent", "error"}."""
     head, lc = read_at(repo, at)
     if head is None:
         return {}
-    mentions = _mentions(repo, lc, [head])
+    if mentions is None:
+        mentions = _mentions(repo, lc, [head])
     to_all: list[int] = []            # who each message speaks to, so that each agent looks
     to_one: dict[str, list[int]] = {}  # only at its own (not 1,000 agents x every message)
     for i, m in enumerate(mentions):
@@ -265,11 +276,13 @@ def freeze_state_path(agent: str) -> str:
     return f"data/freeze-states/{agent}.md"
 
 
-def freeze_state(repo: Managed, agent: str, at: str | None = None) -> dict:
+def freeze_state(repo: Managed, agent: str, at: str | None = None, *,
+                 law: tuple | None = None) -> dict:
     """An agent's committed freeze-state, split into its front matter and `## ` sections: what
-    anyone may ask of a frozen agent without waking it."""
+    anyone may ask of a frozen agent without waking it. `law`: (commit, lifecycle) of `at`,
+    when the caller has them (a static site asks for every frozen agent)."""
     agent = canonical_id(agent)
-    rev, lc = read_at(repo, at)
+    rev, lc = law if law is not None else read_at(repo, at)
     lc, path, doc = repo.agent_doc(agent, rev, lc)
     rel = statefile.as_text(doc.get("freeze_state")) or freeze_state_path(agent)
     found = repo.git.cat_files([f"{rev}:{rel}"])[0]

@@ -98,7 +98,7 @@ def _check_fixed(p: Parsed, out: list[Violation], role_may_change: bool) -> None
                                  f"{p.change.path}:{p.new.line_of(key)}"))
 
 
-def _transfer(value: str) -> tuple[str, str] | None:
+def role_transfer(value: str) -> tuple[str, str] | None:
     """(role, to) of `Role-transfer: <role> -> <to>`, read without a regular expression (one
     backtracked quadratically on a value of many arrows)."""
     role, arrow, to = value.strip().rpartition("->")
@@ -115,7 +115,7 @@ def _is_role_transfer(parsed: list[Parsed], msg: Message | None, out: list) -> b
     if msg is None or len(parsed) != 2 or msg.prefix is None:
         return False
     values = msg.trailer("role-transfer")
-    found = _transfer(values[0]) if len(values) == 1 else None
+    found = role_transfer(values[0]) if len(values) == 1 else None
     if found is None:
         return False
     role, to = found[0], found[1].lower()

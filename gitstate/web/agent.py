@@ -4,9 +4,10 @@ freeze-state (ask it without waking it) with the command a human runs to wake it
 from __future__ import annotations
 
 from gitstate.law.times import duration
+from gitstate.web.clock import epoch, sha_of
 from gitstate.web.html import Safe, join, render, time_tag
 from gitstate.web.layout import Links
-from gitstate.web.pages import _phase, _role, agent_link
+from gitstate.web.pages import _phase, _role, agent_link, flags_html
 
 
 def _details(links: Links, r: dict) -> Safe:
@@ -15,10 +16,10 @@ def _details(links: Links, r: dict) -> Safe:
                              c=r.get("roster") or "unknown", s=r.get("state") or "?",
                              roster=r.get("roster") or "unknown")),
             ("Role", _role(r)), ("Model", r.get("model") or "—"), ("Phase", _phase(r)),
-            ("In state for", render("{d} (since {t}, commit <code>{sha}</code>)",
+            ("In state for", render("{d} (since {t}, commit {sha})",
                                     d=duration(seconds) if seconds is not None else "—",
                                     t=time_tag(r.get("in_state_since")),
-                                    sha=(r.get("in_state_since_commit") or "?")[:10]))]
+                                    sha=links.commit(sha_of(r.get("in_state_since_commit")))))]
     for key, label in (("thread", "Thread"), ("summary", "Summary"),
                        ("final_summary", "Final summary"), ("problem", "Problem")):
         if r.get(key):
@@ -27,37 +28,67 @@ def _details(links: Links, r: dict) -> Safe:
         rows.append(("Parent", agent_link(links, r["parent"])))
     if r.get("depth") is not None:
         rows.append(("Depth", str(r["depth"])))
-    if r.get("first_commit"):
-        rows.append(("Born", render("{t}, commit <code>{sha}</code>",
-                                    t=time_tag(r["first_commit_at"]),
-                                    sha=r["first_commit"][:10])))
-    if r.get("last_commit"):
-        rows.append(("Last state commit", render("{t}, commit <code>{sha}</code>",
-                                                 t=time_tag(r["last_commit_at"]),
-                                                 sha=r["last_commit"][:10])))
+    first, last = r.get("first_commit"), r.get("last_commit")
+    if first:
+        rows.append(("Born", render("{t}, commit {sha}", t=time_tag(r.get("first_commit_at")),
+                                    sha=links.commit(sha_of(first)))))
+    if last:
+        rows.append(("Last state commit", render("{t}, commit {sha}",
+                                                 t=time_tag(r.get("last_commit_at")),
+                                                 sha=links.commit(sha_of(last)))))
     rows.append(("State file", render("<code>{p}</code>", p=r.get("path") or "?")))
     return render('<dl class="details">{items}</dl>',
                   items=join(render('<div><dt>{k}</dt><dd>{v}</dd></div>', k=k, v=v)
                              for k, v in rows))
 
 
-def _timeline(moves: list[dict]) -> Safe:
+def _timeline(links: Links, agent: str, moves: list[dict], transfers: list[dict],
+              context: list[tuple]) -> Safe:
+    """The moves in words, oldest first, with hand-overs of a role in their place and the
+    context each recorded (the chart's numbers)."""
     if not moves:
         return render('<p class="empty">No tagged commits yet.</p>')
-    rows = []
+    pct = {c[2]: c[1] for c in context if len(c) > 2}
+    handed = {t["commit"]: t for t in transfers}
+    rows: list[Safe] = []
     for m in moves:
         move = render("{a} → {b}", a=m["from"], b=m["to"]) if m["from"] \
             else render("born in {b}", b=m["to"])
+        t = handed.get(m["commit"])
+        hand = render('<p class="handover-note">Role <strong>{r}</strong> handed from {f} to '
+                      '{to}</p>', r=t["role"], f=agent_link(links, t["from"]),
+                      to=agent_link(links, t["to"])) if t else Safe("")
+        diff = links.diff(m["commit"], agent)
         rows.append(render('<tr><td data-label="When">{t}</td><th scope="row" data-label="Move">'
-                           '{move}</th><td data-label="Text" class="text">{text}</td>'
-                           '<td data-label="Commit"><code>{sha}</code></td>'
+                           '{move}</th><td data-label="Text" class="text">{text}{hand}</td>'
+                           '<td data-label="Context">{pct}</td>'
+                           '<td data-label="Commit">{sha}{diff}</td>'
                            '<td data-label="Author">{author}</td></tr>', t=time_tag(m["time"]),
-                           move=move, text=m["text"] or "", sha=m["commit"][:10],
-                           author=m["author"]))
-    return render('<table class="timeline cards"><caption class="sr-only">Timeline of states, '
+                           move=move, text=m["text"] or "", hand=hand,
+                           pct=f"{pct[m['commit']]:g}%" if m["commit"] in pct else "—",
+                           sha=links.commit(m["commit"]),
+                           diff=render(' <a class="diff-link" href="{h}">diff</a>', h=diff)
+                           if diff else Safe(""), author=m["author"]))
+    received = []                 # a role received: the giver's commit, not this agent's move
+    for t in transfers:
+        if t["to"] == agent and t["from"] != agent:
+            when = epoch(t["time"]) or 0
+            place = sum(1 for m in moves if (epoch(m["time"]) or 0) <= when)
+            received.append((place, render(
+                '<tr class="handover"><td data-label="When">{w}</td>'
+                '<th scope="row" data-label="Move">received role {r}</th>'
+                '<td data-label="Text" class="text">handed over by {f}</td>'
+                '<td data-label="Context">—</td>'
+                '<td data-label="Commit">{sha}</td><td data-label="Author"></td></tr>',
+                w=time_tag(t["time"]), r=t["role"], f=agent_link(links, t["from"]),
+                sha=links.commit(t["commit"]))))
+    for place, row in reversed(received):
+        rows.insert(place, row)
+    return render('<table class="timeline cards"><caption class="sr-only">Moves, '
                   'oldest first</caption><thead><tr><th scope="col">When</th>'
                   '<th scope="col">Move</th>'
-                  '<th scope="col">Text</th><th scope="col">Commit</th><th scope="col">Author'
+                  '<th scope="col">Text</th><th scope="col">Context</th>'
+                  '<th scope="col">Commit</th><th scope="col">Author'
                   '</th></tr></thead><tbody>{rows}</tbody></table>', rows=join(rows))
 
 
@@ -72,9 +103,9 @@ def _inbox(links: Links, box: dict | None, error: str | None) -> Safe:
     items = []
     for m in box["messages"]:
         sender = agent_link(links, m["from"]) if m["from"] else render("{a}", a=m["author"])
-        items.append(render('<li><p class="meta">{t} · from {who}{all} · commit <code>{sha}</code>'
+        items.append(render('<li><p class="meta">{t} · from {who}{all} · commit {sha}'
                             '</p><p class="subject">{subject}</p>{body}</li>',
-                            t=time_tag(m["time"]), who=sender, sha=m["commit"][:10],
+                            t=time_tag(m["time"]), who=sender, sha=links.commit(m["commit"]),
                             all=" to @ALL" if m["to_all"] else "", subject=m["subject"],
                             body=render('<pre class="body">{b}</pre>', b=m["body"])
                             if m["body"] else Safe("")))
@@ -93,8 +124,9 @@ def _freeze(agent: str, shown: dict | None, error: str | None, humans: list[str]
         return join([render('<p class="error">{e}</p>', e=error), wake])
     front = join(render('<div><dt>{k}</dt><dd>{v}</dd></div>', k=k, v="—" if v is None else v)
                  for k, v in shown["front"].items())
-    sections = join(render('<h3>{title}</h3><pre class="section">{text}</pre>',
-                           title=shown["titles"].get(t, t), text=x)
+    from gitstate.web.markdown import to_html
+    sections = join(render('<h3>{title}</h3>{text}', title=shown["titles"].get(t, t),
+                           text=to_html(x))
                     for t, x in shown["sections"].items())
     return render('<p>Its self-portrait at the moment it froze, from <code>{path}</code>: read '
                   'this first; it may answer your question without waking it.</p>'
@@ -102,18 +134,31 @@ def _freeze(agent: str, shown: dict | None, error: str | None, humans: list[str]
                   front=front, sections=sections, wake=wake)
 
 
-def agent_body(links: Links, data: dict, humans: list[str]) -> Safe:
+def agent_body(links: Links, data: dict, lc, end: int) -> Safe:
+    from gitstate.web.charts import timeline_svg
+    from gitstate.web.trouble import trouble
     r = data["record"]
+    flags = trouble(r, lc, end)
     parts = [render('<h1><span class="sr-only">Agent </span>{agent} '
-                    '<span class="badge {c}">{state}</span></h1>', agent=r["agent"],
-                    c=r.get("roster") or "unknown", state=r.get("state") or "?"),
+                    '<span class="badge {c}">{state}</span></h1>{flags}', agent=r["agent"],
+                    c=r.get("roster") or "unknown", state=r.get("state") or "?",
+                    flags=render('<p class="attention-line">{f}</p>', f=flags_html(flags))
+                    if flags else Safe("")),
              _details(links, r)]
+    if data.get("children"):
+        parts.append(render('<p class="children">Spawned: {c}</p>',
+                            c=join((agent_link(links, c) for c in data["children"]), ", ")))
     if r.get("roster") == "frozen":
         parts.append(render('<section aria-labelledby="h-freeze" id="freeze-state" '
                             'class="freeze"><h2 id="h-freeze">Freeze-state</h2>{f}</section>',
-                            f=_freeze(r["agent"], data["freeze"], data["freeze_error"], humans)))
+                            f=_freeze(r["agent"], data["freeze"], data["freeze_error"],
+                                      list(lc.policies.humans))))
+    chart = timeline_svg(r["agent"], data["timeline"], data.get("context") or [],
+                         data.get("transfers") or [], lc, end)
     parts.append(render('<section aria-labelledby="h-timeline"><h2 id="h-timeline">Timeline'
-                        '</h2>{t}</section>', t=_timeline(data["timeline"])))
+                        '</h2>{c}{t}</section>', c=chart,
+                        t=_timeline(links, r["agent"], data["timeline"],
+                                    data.get("transfers") or [], data.get("context") or [])))
     parts.append(render('<section aria-labelledby="h-inbox"><h2 id="h-inbox">Inbox</h2>{i}'
                         '</section>', i=_inbox(links, data["inbox"], data["inbox_error"])))
     return join(parts)

@@ -44,6 +44,17 @@ def dumps(data) -> str:
     return json.dumps(data, separators=(",", ":"), default=str)
 
 
+def team_json(viewer: Viewer, commit: str | None) -> dict:
+    """The team chart's numbers, its moments as ISO 8601 UTC."""
+    from gitstate.web.clock import iso
+    if commit is None:
+        return {"commit": None, "start": None, "times": [], "counts": {}, "states": []}
+    series = viewer.team(commit)
+    return {"commit": commit, "start": iso(series["start"]) if series.get("start") else None,
+            "times": [iso(t) for t in series["times"]], "counts": series["counts"],
+            "states": series["states"]}
+
+
 def create_app(repo: Managed, *, hosts: list[str] | None = None):
     """The Starlette application serving `repo`. `hosts`: the Host headers answered (by
     default only this machine's names: a page elsewhere cannot read it through DNS tricks)."""
@@ -68,7 +79,8 @@ def create_app(repo: Managed, *, hosts: list[str] | None = None):
         def endpoint(request):
             try:
                 at = viewer.clean_at(request.query_params.get("at"))
-                return HTMLResponse(build(request, Links(at=at)), headers=HEADERS)
+                links = Links(at=at, commit_url=viewer.commit_url)
+                return HTMLResponse(build(request, links), headers=HEADERS)
             except GitstateError as exc:
                 return failure(request, exc, api=False)
         return endpoint
@@ -89,6 +101,12 @@ def create_app(repo: Managed, *, hosts: list[str] | None = None):
     def agent_of(request) -> str:
         return request.path_params["agent"]
 
+    def page_of(request) -> int:
+        text = request.query_params.get("page") or "0"
+        if not text.isdigit() or len(text) > 6:
+            raise UsageError(f"page={text!r} is not a page number", hint="page=0, 1, 2, ...")
+        return int(text)
+
     def static_file(request):
         name = request.path_params["name"]
         if name not in static:
@@ -97,7 +115,14 @@ def create_app(repo: Managed, *, hosts: list[str] | None = None):
                         media_type=STATIC[name])
 
     routes = [
-        Route("/", html_route(lambda rq, ln: d.roster_page(viewer, ln))),
+        Route("/", html_route(lambda rq, ln: d.roster_page(viewer, ln,
+                                                           params=rq.query_params))),
+        Route("/feed", html_route(lambda rq, ln: d.feed_page(viewer, ln,
+                                                             page_no=page_of(rq)))),
+        Route("/team", html_route(lambda rq, ln: d.team_page(viewer, ln))),
+        Route("/tree", html_route(lambda rq, ln: d.tree_page(viewer, ln))),
+        Route("/diff/{sha}/{agent}", html_route(lambda rq, ln: d.diff_page(
+            viewer, ln, rq.path_params["sha"], agent_of(rq)))),
         Route("/lifecycle", html_route(lambda rq, ln: d.lifecycle_page(viewer, ln))),
         Route("/vacancies", html_route(lambda rq, ln: d.vacancies_page(viewer, ln))),
         Route("/agent/{agent}", html_route(lambda rq, ln: d.agent_page(viewer, ln,
@@ -110,6 +135,12 @@ def create_app(repo: Managed, *, hosts: list[str] | None = None):
         Route("/api/log/{agent}", api_route(lambda rq, at: viewer.log(agent_of(rq), at))),
         Route("/api/inbox/{agent}", api_route(lambda rq, at: viewer.inbox(agent_of(rq), at))),
         Route("/api/show/{agent}", api_route(lambda rq, at: viewer.show(agent_of(rq), at))),
+        Route("/api/feed", api_route(lambda rq, at: viewer.feed(viewer.commit_at(at) or "",
+                                                                page=page_of(rq))
+                                     if viewer.commit_at(at) else [])),
+        Route("/api/team", api_route(lambda rq, at: team_json(viewer, viewer.commit_at(at)))),
+        Route("/api/diff/{sha}/{agent}", api_route(
+            lambda rq, at: viewer.diff(rq.path_params["sha"], agent_of(rq)))),
         Route("/api/lifecycle", api_route(
             lambda rq, at: viewer.lifecycle(viewer.resolve(at) if at else None).to_dict())),
     ]
@@ -117,8 +148,28 @@ def create_app(repo: Managed, *, hosts: list[str] | None = None):
     return Starlette(routes=routes, middleware=middleware)
 
 
-def serve(repo: Managed, host: str, port: int, *, echo=print) -> None:
-    """Run the server until interrupted."""
+def listen(host: str, port: int):
+    """A listening socket on host:port (port 0: one the system picks as free)."""
+    import socket
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        raise GitstateError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+                            hint="--port 0 picks a free port") from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(repo: Managed, host: str, port: int, *, echo=print, open_browser: bool = False,
+          opener=None) -> None:
+    """Run the server until interrupted. `port` 0 picks a free one; the address served is
+    printed either way; `open_browser` opens it in the user's browser (`opener`, else the
+    `webbrowser` module's choice)."""
     try:
         import starlette  # noqa: F401
         import uvicorn
@@ -127,9 +178,23 @@ def serve(repo: Managed, host: str, port: int, *, echo=print) -> None:
     local = host in ("127.0.0.1", "localhost", "::1")
     hosts = LOCAL_HOSTS if local else ["*"]
     app = create_app(repo, hosts=hosts)
+    sock = listen(host, port)
+    port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
-    echo(f"gitstate: serving {repo.top or repo.git.cwd} at http://{shown}:{port}/ "
+    address = f"http://{shown}:{port}/"
+    echo(f"gitstate: serving {repo.top or repo.git.cwd} at {address} "
          "(read-only; Ctrl-C stops it)")
     if not local:
         echo(f"gitstate: warning: bound to {host}, so other machines can read this roster")
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    if open_browser:   # the socket already listens: the browser's request waits for us
+        import threading
+        if opener is None:
+            import webbrowser
+            opener = webbrowser.open
+
+        def start() -> None:   # a browser command may not return until it is closed
+            if not opener(address):
+                echo(f"gitstate: no browser could be opened here; open {address} yourself")
+        threading.Thread(target=start, name="gitstate-open", daemon=True).start()
+    config = uvicorn.Config(app, log_level="warning", access_log=False)
+    uvicorn.Server(config).run(sockets=[sock])

@@ -4,12 +4,14 @@ one read at a time, with what cannot change for a given commit remembered per co
 from __future__ import annotations
 
 import threading
+import time
 
 from gitstate.errors import GitstateError, UsageError
 from gitstate.git.repo import Managed
 from gitstate.history import views
+from gitstate.web.clock import epoch
 
-_KEEP = 8   # commits whose timelines are remembered (each is every agent's)
+_KEEP = 8   # commits whose lifecycles are remembered
 
 
 class Viewer:
@@ -18,11 +20,19 @@ class Viewer:
     def __init__(self, repo: Managed):
         self.repo = repo
         self._lock = threading.RLock()   # the index under .git/gitstate has one writer at a time
-        self._timelines: dict[str, dict[str, list[dict]]] = {}
         self._laws: dict[str, object] = {}
+        self._index: dict[str, dict] = {}    # commit -> its moves and messages by agent
+        self._tip_index: dict | None = None  # the index of the last tip, to carry on
+        self._commit_url: str | None = None
+        self._times: dict[str, int] = {}
+        self._roster: dict | None = None     # the tip's roster, while it is the tip
+        self.pinned: str | None = None      # the static site: one commit, read once
+        self.lazy = True        # the server: what a first read from nothing costs, in a thread
+        self._reading_contexts = False
 
     def tip(self) -> str | None:
-        return self.repo.git.head()
+        """The branch tip now (or the commit a static site was pinned to)."""
+        return self.pinned if self.pinned else self.repo.git.head()
 
     @staticmethod
     def clean_at(at: str | None) -> str | None:
@@ -38,11 +48,42 @@ class Viewer:
         with self._lock:
             return views.resolve_at(self.repo, at)[0]
 
+    def commit_at(self, at: str | None) -> str | None:
+        """The commit a page shows: `?at=`'s, or the tip."""
+        return self.resolve(at) if at else self.tip()
+
+    def commit_time(self, commit: str) -> int:
+        """A commit's time (seconds), remembered."""
+        with self._lock:
+            t = self._times.get(commit)
+            if t is None:
+                if len(self._times) > 64:
+                    self._times.clear()
+                t = self._times[commit] = int(self.repo.git.text("log", "-1", "--format=%ct",
+                                                                 commit))
+            return t
+
     # -- the views, exactly as `--json` gives them ----------------------------------------
 
     def roster(self, at: str | None = None) -> dict:
+        """`roster --json` (`--at`). The roster of the tip is kept while the tip stays (it
+        depends on the commit alone but for "in state for", counted again to now)."""
         with self._lock:
-            return views.roster(self.repo, at)
+            if at is not None:
+                return views.roster(self.repo, at)
+            head = self.tip()
+            kept = self._roster if self._roster and self._roster["commit"] == head else None
+            if kept is None:
+                kept = views.roster(self.repo, None)
+                self._roster = kept if kept["commit"] == head else None
+                return kept
+            now = int(time.time())
+            for key in ("living", "freezer", "cemetery", "unknown"):
+                for r in kept.get(key, []):
+                    since = epoch(r.get("in_state_since"))
+                    if since is not None:
+                        r["seconds_in_state"] = max(0, now - since)
+            return kept
 
     def vacancies(self, at: str | None = None) -> dict:
         with self._lock:
@@ -58,6 +99,9 @@ class Viewer:
 
     def show(self, agent: str, at: str | None = None) -> dict:
         with self._lock:
+            if at is not None and at == self.pinned:   # the static site's one commit
+                return views.freeze_state(self.repo, agent, at,
+                                          law=(at, self.lifecycle(at)))
             return views.freeze_state(self.repo, agent, at)
 
     def lifecycle(self, commit: str | None):
@@ -73,29 +117,207 @@ class Viewer:
                                                               worktree=False)
             return lc
 
-    # -- for pages --------------------------------------------------------------------------
+    # -- the index of one commit: every move and message, by agent -------------------------
+
+    def index(self, commit: str) -> dict:
+        """Every move of `commit`'s history (as `log` gives them) and every message, grouped
+        by agent, read once per commit and kept while it is the one asked about: an agent's
+        page, the feed and the team chart are then lookups, not reads of the history. At the
+        tip it rides on the moves and mentions kept under .git/gitstate (history/movelog.py,
+        history/mentions.py); when the tip moves on by a line of new commits, the index of
+        the old tip is carried on with the new commits alone."""
+        with self._lock:
+            idx = self._index.get(commit)
+            if idx is not None:
+                return idx
+            at_tip = commit == self.tip()
+            idx = self._carried(commit) if at_tip else None
+            if idx is None:
+                idx = self._read_index(commit, at_tip)
+            if len(self._index) >= 2:
+                self._index.pop(next(iter(self._index)))
+            self._index[commit] = idx
+            if at_tip:
+                self._tip_index = idx
+            return idx
+
+    @staticmethod
+    def _law_key(lc) -> tuple:
+        return (lc.name, tuple(lc.accept), lc.state_file)
+
+    def _read_index(self, commit: str, at_tip: bool) -> dict:
+        from gitstate.history.mentions import messages
+        try:
+            moves = views.transitions(self.repo, None, None if at_tip else commit)
+        except GitstateError:
+            moves = []
+        by_agent: dict[str, list[dict]] = {}
+        for move in moves:
+            by_agent.setdefault(move["agent"], []).append(move)
+        lc = self.lifecycle(None if at_tip else commit)
+        msgs = messages(self.repo.git, lc, commit, self.repo.cache_dir if at_tip else None)
+        return self._indexed(commit, lc, moves, by_agent, msgs)
+
+    def _indexed(self, commit: str, lc, moves, by_agent, msgs, **kept) -> dict:
+        to_all: list[int] = []
+        to_one: dict[str, list[int]] = {}
+        for i, m in enumerate(msgs):
+            for who in m[3].mentions:
+                (to_all if who == "all" else to_one.setdefault(who, [])).append(i)
+        return {"commit": commit, "law": self._law_key(lc), "moves": moves,
+                "by_agent": by_agent, "messages": msgs, "to_all": to_all, "to_one": to_one,
+                "context": None, "context_all": False, "team": None, "transfers": None,
+                "transfer_items": None, **kept}
+
+    def _carried(self, commit: str) -> dict | None:
+        """The last tip's index carried on to `commit` by reading only the commits between,
+        when they are a line without merges under the same law; None otherwise."""
+        from gitstate.history.contexts import contexts_since
+        from gitstate.history.handovers import handovers_since
+        from gitstate.history.mentions import messages_since
+        from gitstate.history.movelog import moves_since
+        prev = self._tip_index
+        if prev is None:
+            return None
+        old, git = prev["commit"], self.repo.git
+        lc = self.lifecycle(None)
+        if self._law_key(lc) != prev["law"] or not git.ok("merge-base", "--is-ancestor", old,
+                                                          commit) \
+                or git.run("rev-list", "--merges", "-1", f"{old}..{commit}", "--").strip():
+            return None
+        last = {a: ms[-1]["to"] for a, ms in prev["by_agent"].items() if ms}
+        new = [views.move_of(row) for row in moves_since(git, lc, old, commit, last)]
+        by_agent = dict(prev["by_agent"])
+        for m in new:
+            by_agent[m["agent"]] = by_agent.get(m["agent"], []) + [m]
+        msgs = messages_since(git, lc, old, commit) + prev["messages"]
+        kept: dict = {}
+        if prev["context_all"] and prev["context"] is not None:
+            ctx = dict(prev["context"])
+            for agent, rows in contexts_since(git, lc, old, commit).items():
+                ctx[agent] = ctx.get(agent, []) + rows
+            kept.update(context=ctx, context_all=True)
+        if prev["transfer_items"] is not None:
+            kept["transfer_items"] = prev["transfer_items"] + handovers_since(git, lc, old,
+                                                                              commit)
+        return self._indexed(commit, lc, prev["moves"] + new, by_agent, msgs, **kept)
 
     def timeline(self, agent: str, commit: str) -> list[dict]:
-        """The agent's moves up to `commit` (a resolved sha), as `log AGENT` gives them; from
-        every agent's timelines when those were read for this commit (the static site)."""
-        with self._lock:
-            by_agent = self._timelines.get(commit)
-            if by_agent is not None:
-                return by_agent.get(agent, [])
-            try:
-                return views.transitions(self.repo, agent, commit)
-            except GitstateError:
-                return []          # an agent with a state file but no tagged commit yet
+        """The agent's moves up to `commit` (a resolved sha), as `log AGENT` gives them."""
+        return self.index(commit)["by_agent"].get(agent, [])
 
-    def timelines(self, commit: str) -> None:
-        """Read every agent's timeline up to `commit` at once (one read of the log)."""
+    def mentions_of(self, agent: str, commit: str) -> list:
+        """The messages of `commit`'s history that speak to `agent` or @ALL, newest first."""
+        idx = self.index(commit)
+        mine = sorted(set(idx["to_all"]).union(idx["to_one"].get(agent, ())))
+        return [idx["messages"][i] for i in mine]
+
+    def context(self, agent: str, commit: str) -> list[tuple]:
+        """(time, context_pct, commit) at each commit of `commit`'s history that changed the
+        agent's state file. From every agent's, kept under .git/gitstate (history/contexts.py)
+        when that can be had cheaply; else from this agent's state file at each of its moves
+        (one batch), while every agent's is read once in the background for next time."""
+        from gitstate.history.contexts import context_of, contexts
+        idx = self.index(commit)
         with self._lock:
-            by_agent: dict[str, list[dict]] = {}
-            for move in views.transitions(self.repo, None, commit):
-                by_agent.setdefault(move["agent"], []).append(move)
-            if len(self._timelines) >= _KEEP:
-                self._timelines.pop(next(iter(self._timelines)))
-            self._timelines[commit] = by_agent
+            if idx["context"] is None:
+                at_tip = commit == self.tip()
+                lc = self.lifecycle(commit)
+                idx["context"] = contexts(self.repo.git, lc, commit,
+                                          self.repo.cache_dir if at_tip else None,
+                                          build=not self.lazy) or {}
+                idx["context_all"] = bool(idx["context"]) or not self.lazy
+                if not idx["context_all"] and at_tip and self.repo.cache_dir:
+                    self._read_contexts_later(lc, commit)
+            if idx["context_all"]:
+                return [(ct, pct, sha) for sha, ct, pct in idx["context"].get(agent, [])]
+            one = idx.setdefault("context_one", {})
+            if agent not in one:
+                moves = idx["by_agent"].get(agent, [])[-400:]
+                path = self.lifecycle(commit).state_path(agent)
+                datas = self.repo.git.cat_files(f"{m['commit']}:{path}" for m in moves)
+                one[agent] = [(epoch(m["time"]) or 0, pct, m["commit"])
+                              for m, data in zip(moves, datas)
+                              if (pct := context_of(data)) is not None]
+            return one[agent]
+
+    def _read_contexts_later(self, lc, commit: str) -> None:
+        """Every agent's context over time, read once in a thread and kept (the server)."""
+        if self._reading_contexts:
+            return
+        self._reading_contexts = True
+        from gitstate.history.contexts import contexts
+
+        def read():
+            try:
+                contexts(self.repo.git, lc, commit, self.repo.cache_dir)
+            except (GitstateError, OSError):
+                pass           # only ever a speed-up: the pages read each agent's then
+            finally:
+                self._reading_contexts = False
+        threading.Thread(target=read, name="gitstate-contexts", daemon=True).start()
+
+    def transfers(self, commit: str) -> dict[str, list[dict]]:
+        """Hand-overs (`Role-transfer: ROLE -> TO`) of `commit`'s history, under both the giver
+        and the taker: {agent: [{commit, time, role, from, to}]} (history/handovers.py)."""
+        from gitstate.history.handovers import handovers
+        idx = self.index(commit)
+        with self._lock:
+            if idx["transfers"] is None:
+                if idx["transfer_items"] is None:
+                    at_tip = commit == self.tip()
+                    idx["transfer_items"] = handovers(self.repo.git, self.lifecycle(commit),
+                                                      commit,
+                                                      self.repo.cache_dir if at_tip else None)
+                out: dict[str, list[dict]] = {}
+                for t in idx["transfer_items"]:
+                    out.setdefault(t["from"], []).append(t)
+                    if t["to"] != t["from"]:
+                        out.setdefault(t["to"], []).append(t)
+                idx["transfers"] = out
+            return idx["transfers"]
+
+    def feed(self, commit: str, *, limit: int = 100, page: int = 0) -> list[dict]:
+        """The moves of every agent, newest first: page `page` of `limit` moves."""
+        moves = self.index(commit)["moves"]
+        end = len(moves) - page * limit
+        return list(reversed(moves[max(0, end - limit):max(0, end)]))
+
+    def team(self, commit: str) -> dict:
+        """How many agents stood in each state over the history, sampled at evenly spaced
+        moments: {"times": [...], "counts": {state: [...]}, "states": [...]}."""
+        from gitstate.web.charts import team_series
+        idx = self.index(commit)
+        with self._lock:
+            if idx["team"] is None:
+                end = self.commit_time(commit)
+                idx["team"] = team_series(idx["moves"], self.lifecycle(commit), end)
+            return idx["team"]
+
+    def diff(self, sha: str, agent: str) -> dict:
+        """What the move `sha` changed in `agent`'s state file, as `git show` prints it."""
+        from gitstate.law.grammar import canonical_id
+        agent = canonical_id(agent)
+        if not (7 <= len(sha) <= 64 and all(c in "0123456789abcdef" for c in sha.lower())):
+            raise UsageError(f"{sha!r} is not a commit id", hint="a hexadecimal commit id")
+        with self._lock:
+            full = self.repo.git.rev(sha)
+            if full is None:
+                raise GitstateError(f"no commit {sha} here")
+            path = self.lifecycle(full).state_path(agent)
+            text = self.repo.git.run("show", "--no-color", "--no-ext-diff", "--format=",
+                                     "--patch", full, "--", path).decode("utf-8", "replace")
+        return {"commit": full, "agent": agent, "path": path, "diff": text[:200_000]}
+
+    def commit_url(self, sha: str) -> str | None:
+        """The commit's page on the repository's web home (`git config gitstate.commitUrl
+        'https://host/owner/repo/commit/{sha}'`), or None when none is configured; only an
+        http(s) template is used."""
+        if self._commit_url is None:
+            url = self.repo.git.config("gitstate.commitUrl") or ""
+            ok = url.startswith(("https://", "http://")) and "{sha}" in url
+            self._commit_url = url if ok else ""
+        return self._commit_url.replace("{sha}", sha) if self._commit_url else None
 
     def agent(self, agent: str, at: str | None = None) -> dict:
         """Everything an agent's page shows: its roster record, timeline, inbox, and its
@@ -111,9 +333,16 @@ class Viewer:
         commit = view["commit"]
         out = {"record": record, "commit": commit, "lifecycle": view["lifecycle"],
                "timeline": self.timeline(agent, commit), "inbox": None, "inbox_error": None,
-               "freeze": None, "freeze_error": None}
+               "freeze": None, "freeze_error": None, "transfers": [], "context": [],
+               "children": []}
+        out["transfers"] = self.transfers(commit).get(agent, [])
+        out["context"] = self.context(agent, commit)
+        out["children"] = [r["agent"] for g in ("living", "freezer", "cemetery", "unknown")
+                           for r in view.get(g, []) if r.get("parent") == agent]
         try:
-            out["inbox"] = self.inbox(agent, commit)
+            with self._lock:
+                out["inbox"] = views.inbox(self.repo, agent, commit,
+                                           mentions=self.mentions_of(agent, commit))
         except GitstateError as exc:
             out["inbox_error"] = str(exc)
         if record["roster"] == "frozen":

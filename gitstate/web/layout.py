@@ -5,17 +5,39 @@ from __future__ import annotations
 
 from gitstate.web.html import Safe, join, render, url
 
-NAV = (("roster", "Roster"), ("lifecycle", "Lifecycle"), ("vacancies", "Vacant roles"))
+NAV = (("roster", "Roster"), ("feed", "Activity"), ("team", "Team"), ("tree", "Tree"),
+       ("lifecycle", "Lifecycle"), ("vacancies", "Vacant roles"))
 
 
 class Links:
     """Where each page is. Served: /agent/ID?at=...; static: agents/ID.html, relative to the
     page being written (`depth` folders below the site's top)."""
 
-    def __init__(self, *, static: bool = False, at: str | None = None, depth: int = 0):
+    def __init__(self, *, static: bool = False, at: str | None = None, depth: int = 0,
+                 commit_url=None, built: int | None = None):
         self.static = static
         self.at = at
         self.up = "../" * depth
+        self.commit_url = commit_url    # sha -> the commit's web page, or None
+        self.tree = False               # does this lifecycle have parents and children
+        self.built = built              # the static site: when it was built (seconds)
+
+    def commit(self, sha: str | None) -> Safe:
+        """A commit's short id, a link to its page where the repository has a web home; a
+        dash when there is none."""
+        if not sha:
+            return Safe("—")
+        url = self.commit_url(sha) if self.commit_url else None
+        if url:
+            return render('<a class="commit" href="{u}" rel="noopener noreferrer"><code>{s}'
+                          '</code></a>', u=url, s=sha[:10])
+        return render("<code>{s}</code>", s=sha[:10])
+
+    def diff(self, sha: str, agent: str) -> str | None:
+        """The page of what a move changed in the agent's state file (served only)."""
+        if self.static:
+            return None
+        return f"/diff/{url(sha)}/{url(agent)}"
 
     def _q(self) -> str:
         return f"?at={url(self.at)}" if self.at and not self.static else ""
@@ -24,6 +46,13 @@ class Links:
         if self.static:
             return self.up + ("index.html" if name == "roster" else f"{name}.html")
         return ("/" if name == "roster" else f"/{name}") + self._q()
+
+    def with_query(self, name: str, **params) -> str:
+        """A served page with query values (those None left out), keeping `at`."""
+        from urllib.parse import urlencode
+        values = {"at": self.at, **params}
+        q = urlencode({k: v for k, v in values.items() if v is not None})
+        return ("/" if name == "roster" else f"/{name}") + (f"?{q}" if q else "")
 
     def agent(self, agent: str) -> str:
         if self.static:
@@ -47,12 +76,13 @@ class Links:
 
 
 def page(*, title: str, current: str, links: Links, body: Safe, commit: str | None,
-         lifecycle: str | None, live: bool, when: str | None = None) -> Safe:
+         lifecycle: str | None, live: bool, when: str | None = None,
+         built: str | None = None) -> Safe:
     """A whole HTML document. `live`: the served page of now, which polls for new commits and
     replaces its data region in place (#live), keeping the reader's place."""
     nav = join(render('<li><a href="{href}"{cur}>{label}</a></li>', href=links.page(key),
                       label=label, cur=Safe(' aria-current="page"') if key == current else Safe(""))
-               for key, label in NAV)
+               for key, label in NAV if key != "tree" or links.tree)
     if links.at and commit:
         moment = render('<p class="moment" role="note">As it was at <code>{at}</code>: commit '
                         '<code>{sha}</code>{when}.{off}</p>', at=links.at, sha=commit[:10],
@@ -60,12 +90,19 @@ def page(*, title: str, current: str, links: Links, body: Safe, commit: str | No
                         off="" if links.static else " Live updates are off while you look back.")
     else:
         moment = Safe("")
+    if built:
+        moment = join([moment, render('<p class="built-note" role="note">Built {b} UTC: '
+                                      '"in state for" and every other age is as of then.</p>',
+                                      b=built)])
     script = render('<script src="{src}" defer></script>', src=links.static_file("live.js")) \
         if live else Safe("")
     status = Safe('<p id="live-status" class="live-status" role="status" aria-live="polite">'
                   'Live: this page follows new commits.</p>') if live else Safe("")
-    foot = render("commit <code>{sha}</code> · lifecycle {lc}", sha=commit[:10],
+    foot = render("commit {sha} · lifecycle {lc}", sha=links.commit(commit),
                   lc=lifecycle or "?") if commit else Safe("")
+    if built:
+        foot = render('{f} · <span class="built">built {b} UTC; times "in state for" are as of '
+                      'then</span>', f=foot, b=built)
     return render(
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

@@ -4,6 +4,7 @@ drawn with its counts. Each takes the views' plain dicts; every value is escaped
 from __future__ import annotations
 
 from gitstate.law.times import duration
+from gitstate.web.clock import sha_of
 from gitstate.web.html import Safe, join, render, time_tag
 from gitstate.web.layout import Links
 
@@ -28,29 +29,129 @@ def agent_link(links: Links, agent: str) -> Safe:
     return render('<a href="{href}">{agent}</a>', href=links.agent(agent), agent=agent)
 
 
-def roster_table(links: Links, key: str, label: str, rows: list[dict]) -> Safe:
+SORTS = {"trouble": "trouble first", "agent": "agent", "state": "state", "role": "role",
+         "phase": "context", "age": "longest in state"}
+PHASES = ("urgent", "legacy", "midlife", "fresh", "unknown")
+
+
+class Filters:
+    """The roster's filter and order, read from the URL (?state=&role=&phase=&q=&sort=), so
+    that a filtered roster can be linked to and survives live updates."""
+
+    def __init__(self, params=None):
+        params = params or {}
+        self.state = (params.get("state") or "").strip()
+        self.role = (params.get("role") or "").strip()
+        self.phase = (params.get("phase") or "").strip()
+        self.q = (params.get("q") or "").strip()[:200]
+        sort = (params.get("sort") or "trouble").strip()
+        self.sort = sort if sort in SORTS else "trouble"
+
+    def query(self, **changes) -> dict:
+        """This filter as URL query values, with `changes` (empty values left out)."""
+        values = {"state": self.state, "role": self.role, "phase": self.phase, "q": self.q,
+                  "sort": None if self.sort == "trouble" else self.sort, **changes}
+        return {k: v for k, v in values.items() if v}
+
+    @property
+    def active(self) -> bool:
+        return bool(self.state or self.role or self.phase or self.q)
+
+    def matches(self, r: dict, flags: list) -> bool:
+        if self.state and r.get("state") != self.state:
+            return False
+        if self.role and r.get("role") != self.role:
+            return False
+        if self.phase and r.get("phase") != self.phase:
+            return False
+        if self.q:
+            hay = " ".join(str(r.get(k) or "") for k in ("agent", "state", "role", "summary",
+                                                         "thread", "final_summary", "problem"))
+            hay += " " + " ".join(w for _, w in flags)
+            return all(word in hay.lower() for word in self.q.lower().split())
+        return True
+
+    def order(self, rows: list[tuple[dict, list]]) -> list[tuple[dict, list]]:
+        from gitstate.web.trouble import worst
+        key = {"trouble": lambda x: (-worst(x[1]), x[0]["agent"]),
+               "agent": lambda x: x[0]["agent"],
+               "state": lambda x: (x[0].get("state") or "", x[0]["agent"]),
+               "role": lambda x: (x[0].get("role") or "~", x[0].get("instance") or 0,
+                                  x[0]["agent"]),
+               "phase": lambda x: (-(x[0].get("context_pct") or -1), x[0]["agent"]),
+               "age": lambda x: (-(x[0].get("seconds_in_state") or -1), x[0]["agent"])}
+        return sorted(rows, key=key[self.sort])
+
+
+def filter_form(links: Links, f: Filters, states: list[str], roles: list[str]) -> Safe:
+    """A plain GET form: works without script, and its result is a URL."""
+    def options(name: str, values, chosen: str, everything: str) -> Safe:
+        opts = [render('<option value="">{e}</option>', e=everything)]
+        opts += [render('<option value="{v}"{sel}>{label}</option>', v=v, label=label,
+                        sel=Safe(" selected") if v == chosen else Safe(""))
+                 for v, label in values]
+        return render('<label>{n} <select name="{k}" id="f-{k}">{o}</select></label>',
+                      n=name.capitalize(), k=name, o=join(opts))
+    at = render('<input type="hidden" name="at" value="{a}">', a=links.at) if links.at \
+        else Safe("")
+    clear = render(' <a href="{h}">Clear</a>', h=links.page("roster")) if f.active \
+        else Safe("")
+    return render(
+        '<form class="filters" method="get" role="search" aria-label="Filter the roster">'
+        '{at}<label>Search <input type="search" name="q" id="f-q" value="{q}" size="14" '
+        'autocomplete="off"></label>{state}{role}{phase}{sort}<button type="submit">Show'
+        '</button>{clear}</form>', at=at, q=f.q,
+        state=options("state", [(s, s) for s in states], f.state, "any"),
+        role=options("role", [(r, r) for r in roles], f.role, "any"),
+        phase=options("phase", [(p, p) for p in PHASES], f.phase, "any"),
+        sort=render('<label>Order <select name="sort" id="f-sort">{o}</select></label>',
+                    o=join(render('<option value="{k}"{sel}>{v}</option>', k=k, v=v,
+                                  sel=Safe(" selected") if k == f.sort else Safe(""))
+                           for k, v in SORTS.items())),
+        clear=clear)
+
+
+def flags_html(flags: list[tuple[str, str]]) -> Safe:
+    """Each trouble in words, with a sign that is not colour alone."""
+    return join(render(' <span class="flag {k}"><span aria-hidden="true">⚠ </span>{w}</span>',
+                       k=k, w=w) for k, w in flags)
+
+
+COL_SORTS = ("agent", "state", "role", "phase", "age", None)
+
+
+def roster_table(links: Links, key: str, label: str, rows: list[tuple[dict, list]],
+                 f: Filters | None = None) -> Safe:
     if key == "cemetery":
         cols, last = ("Agent", "Last state", "Role", "Phase", "Dead for", "Final summary"), \
             lambda r: r.get("final_summary") or r.get("summary") or ""
     else:
         cols, last = ("Agent", "State", "Role", "Phase", "In state for", "Summary"), \
             lambda r: r.get("summary") or ""
-    head = join(render('<th scope="col">{c}</th>', c=c) for c in cols)
+
+    def header(c: str, sort: str | None) -> Safe:
+        if f is None or sort is None or links.static:
+            return render('<th scope="col">{c}</th>', c=c)
+        here = f.sort == sort
+        return render('<th scope="col"{cur}><a href="{h}" title="order by {c}">{c}</a></th>',
+                      c=c, h=links.with_query("roster", **f.query(sort=sort)),
+                      cur=Safe(' aria-sort="ascending"' if sort in ("agent", "state", "role")
+                               else ' aria-sort="descending"') if here else Safe(""))
+    head = join(header(c, s) for c, s in zip(cols, COL_SORTS))
     body = []
-    for r in rows:
-        note = render(' <span class="problem">({p})</span>', p=r["problem"]) \
-            if r.get("problem") else Safe("")
+    for r, flags in rows:
         seconds = r.get("seconds_in_state")
         body.append(render(
-            '<tr><th scope="row" data-label="{c0}">{link}</th>'
-            '<td data-label="{c1}"><span class="badge {roster}">{state}</span>{note}</td>'
+            '<tr{cls}><th scope="row" data-label="{c0}">{link}</th>'
+            '<td data-label="{c1}"><span class="badge {roster}">{state}</span>{flags}</td>'
             '<td data-label="{c2}">{role}</td><td data-label="{c3}">{phase}</td>'
             '<td data-label="{c4}"><span title="since {since}">{dur}</span></td>'
             '<td data-label="{c5}" class="text">{text}</td></tr>',
+            cls=Safe(' class="trouble"') if flags else Safe(""),
             c0=cols[0], c1=cols[1], c2=cols[2], c3=cols[3], c4=cols[4], c5=cols[5],
             link=agent_link(links, r["agent"]), roster=r.get("roster") or "unknown",
-            state=r.get("state") or "?", note=note, role=_role(r), phase=_phase(r),
-            since=(r.get("in_state_since_commit") or "?")[:10],
+            state=r.get("state") or "?", flags=flags_html(flags), role=_role(r),
+            phase=_phase(r), since=(sha_of(r.get("in_state_since_commit")) or "?")[:10],
             dur=duration(seconds) if seconds is not None else "—",
             text=last(r) or "—"))
     return render('<table class="roster cards" id="table-{key}"><caption class="sr-only">{label}'
@@ -58,23 +159,63 @@ def roster_table(links: Links, key: str, label: str, rows: list[dict]) -> Safe:
                   key=key, label=label, head=head, body=join(body))
 
 
-def roster_body(links: Links, view: dict, vacancies: dict) -> Safe:
+def shown_groups(lc, view: dict) -> list[tuple[str, str, str]]:
+    """The roster's sections this lifecycle can have: no freezer without a frozen state, no
+    cemetery without a dead one (unless history put someone there all the same)."""
+    kinds = {spec.roster for spec in lc.states.values()}
+    return [(key, label, roster) for key, label, roster in GROUPS
+            if key in view and (roster in kinds or roster == "unknown" or view.get(key))]
+
+
+def roster_body(links: Links, view: dict, vacancies: dict, lc=None, now: int | None = None,
+                f: Filters | None = None) -> Safe:
+    from gitstate.web.trouble import trouble
+    f = f or Filters()
+    groups = shown_groups(lc, view) if lc is not None else \
+        [g for g in GROUPS if g[0] in view]
     counts = {key: len(view.get(key, [])) for key, _, _ in GROUPS}
     total = sum(counts.values())
-    parts = [render('<h1>Roster</h1><p class="lead">{n} agents: {l} living, {f} frozen, '
-                    '{d} dead. Derived from git history ({lc}).</p>', n=total,
-                    l=counts["living"], f=counts["freezer"], d=counts["cemetery"],
+    bits = [f"{counts['living']} living"] + \
+        [f"{counts[k]} {w}" for k, w in (("freezer", "frozen"), ("cemetery", "dead"))
+         if any(g[0] == k for g in groups)]
+    parts = [render('<h1>Roster</h1><p class="lead">{n} agents: {bits}. Derived from git '
+                    'history ({lc}).</p>', n=total, bits=", ".join(bits),
                     lc=view.get("lifecycle") or "?")]
-    for key, label, roster in GROUPS:
-        rows = view.get(key)
-        if rows is None:
-            continue
-        table = roster_table(links, key, label, rows) if rows else \
-            render('<p class="empty">Nobody here.</p>')
+    flagged: dict[str, list] = {}
+    if lc is not None and now is not None:
+        for key, _, _ in groups:
+            for r in view.get(key, []):
+                found = trouble(r, lc, now)
+                if found:
+                    flagged[r["agent"]] = found
+    states = list(lc.states) if lc is not None else []
+    roles = sorted({r["role"] for key, _, _ in groups for r in view.get(key, [])
+                    if r.get("role")})
+    if not links.static:
+        parts.append(filter_form(links, f, states, roles))
+    if flagged:
+        items = [render('<li>{link}: {flags}</li>', link=agent_link(links, a),
+                        flags=flags_html(k)) for a, k in sorted(flagged.items())]
+        parts.append(render('<section aria-labelledby="h-attention" class="attention">'
+                            '<h2 id="h-attention">Needs attention <span class="count">({n})'
+                            '</span></h2><ul>{items}</ul></section>', n=len(items),
+                            items=join(items)))
+    shown_total = 0
+    for key, label, roster in groups:
+        rows = [(r, flagged.get(r["agent"], [])) for r in view.get(key, [])]
+        rows = f.order([x for x in rows if f.matches(*x)])
+        shown_total += len(rows)
+        table = roster_table(links, key, label, rows, f) if rows else \
+            render('<p class="empty">{t}</p>', t="Nobody here matches." if f.active
+                   else "Nobody here.")
         parts.append(render('<section aria-labelledby="h-{key}" class="group {roster}">'
                             '<h2 id="h-{key}">{label} <span class="count">({n})</span></h2>'
                             '{table}</section>', key=key, roster=roster, label=label,
                             n=len(rows), table=table))
+    if f.active:
+        parts.insert(2 if not links.static else 1, render(
+            '<p class="filtered" role="status">Showing {n} of {t} agents.</p>',
+            n=shown_total, t=total))
     parts.append(vacancy_section(links, vacancies, level=2))
     return join(parts)
 
@@ -108,6 +249,14 @@ def vacancies_body(links: Links, view: dict) -> Safe:
     return join([intro, section])
 
 
+def _gated(lc, src: str, dst: str) -> str:
+    """A move's target, with what it waits for: `frozen (approval)`, `inbox (after 10m)`."""
+    bits = ["approval"] if lc.needs_approval(src, dst) else []
+    if (timed := lc.policies.timeout(src, dst)) is not None:
+        bits.append(f"after {duration(timed.after, exact=True)}")
+    return f"{dst} ({', '.join(bits)})" if bits else dst
+
+
 def lifecycle_body(lc, view: dict) -> Safe:
     from gitstate.law.diagram import describe, to_mermaid
     from gitstate.web.svg import lifecycle_svg
@@ -126,14 +275,15 @@ def lifecycle_body(lc, view: dict) -> Safe:
                            '<td data-label="What an agent does there" class="text">{desc}</td>'
                            '</tr>', name=name,
                            n=counts.get(name, 0), flags="; ".join(flags),
-                           next=", ".join(lc.targets(name)) or "—",
+                           next=", ".join(_gated(lc, name, t) for t in lc.targets(name)) or "—",
                            desc=getattr(spec, "description", None) or ""))
     return render(
         '<h1>Lifecycle <code>{name}</code></h1><p class="lead">{desc}</p>'
         '<figure class="diagram" tabindex="0" aria-label="The lifecycle drawn">{svg}'
         '<figcaption>Each box is a state, with how many agents '
-        'stand in it now; arrows are the moves the law allows (labelled when a human must '
-        'approve or a time must pass). Green: living, blue: frozen, grey: dead.</figcaption>'
+        'stand in it now; arrows are the moves the law allows, dashed where a human must '
+        'approve or a time must pass (the table below says which). Green: living, blue: '
+        'frozen, grey: dead; a double border: terminal.</figcaption>'
         '</figure><h2>States</h2><table class="states cards"><thead><tr><th scope="col">State</th>'
         '<th scope="col">Agents</th><th scope="col">Kind</th><th scope="col">Next</th>'
         '<th scope="col">What an agent does there</th></tr></thead><tbody>{rows}</tbody>'

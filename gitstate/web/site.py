@@ -1,42 +1,76 @@
 """`gitstate site --out DIR`: the viewer's pages as static files, readable without JavaScript,
 for a CI job to publish. History is read once for all agents (roster, every timeline, every
-inbox), not once per page."""
+inbox, every agent's context over time), not once per page. The site says when it was built;
+every age it shows ("in state for") is as of then."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
-from gitstate.errors import GitstateError
+from gitstate.errors import GitstateError, UsageError
 from gitstate.git.repo import Managed
 from gitstate.web.data import Viewer
 from gitstate.web.layout import Links
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _write(path: Path, text: str, made: set) -> None:
+    if path.parent not in made:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        made.add(path.parent)
     path.write_text(text, encoding="utf-8")
 
 
-def build(repo: Managed, out: str | Path, at: str | None = None) -> dict:
-    """Write the site into `out`; returns what was written (pages, agents, commit)."""
+def _check_out(out: Path, force: bool) -> None:
+    """`out` must be missing or empty, unless `force` (a typo must not scatter a site over
+    someone's files, nor leave old agents' pages beside new ones unnoticed)."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file, not a folder")
+    if out.is_dir() and any(out.iterdir()) and not force:
+        raise UsageError(f"--out {out} is not empty",
+                         hint="name a new or empty folder, or add --force to write into it")
+
+
+def build(repo: Managed, out: str | Path, at: str | None = None, *,
+          force: bool = False) -> dict:
+    """Write the site into `out`; returns what was written (pages, agents, commit, built)."""
     from gitstate.history.views import inboxes
     from gitstate.web import documents as d
     from gitstate.web.app import dumps, static_text
+    from gitstate.web.clock import iso
 
     out = Path(out)
+    _check_out(out, force)
+    built = int(time.time())
     viewer = Viewer(repo)
     at = viewer.clean_at(at)
     view = viewer.roster(at)
     commit = view["commit"]
-    top, deep = Links(static=True, at=at), Links(static=True, at=at, depth=1)
-    pages: dict[str, str] = {"index.html": d.roster_page(viewer, top, live=False),
-                             "lifecycle.html": d.lifecycle_page(viewer, top, live=False),
-                             "vacancies.html": d.vacancies_page(viewer, top, live=False)}
-    boxes = inboxes(repo, commit) if commit else {}
-    if commit:
-        viewer.timelines(commit)
+    viewer.lazy = False          # every agent's page is written: read everything once
+    if at is None:
+        viewer.pinned = commit
+    top = Links(static=True, at=at, commit_url=viewer.commit_url, built=built)
+    deep = Links(static=True, at=at, commit_url=viewer.commit_url, built=built, depth=1)
+    pages: dict[str, str] = {
+        "index.html": d.roster_page(viewer, top, live=False, view=view),
+        "lifecycle.html": d.lifecycle_page(viewer, top, live=False, view=view),
+        "vacancies.html": d.vacancies_page(viewer, top, live=False, view=view),
+        "feed.html": d.feed_page(viewer, top, live=False),
+        "team.html": d.team_page(viewer, top, live=False),
+    }
     records = [r for key in ("living", "freezer", "cemetery", "unknown")
                for r in view.get(key, [])]
+    boxes: dict = {}
+    transfers: dict = {}
+    if commit:
+        if d.has_tree(viewer.lifecycle(commit), view):
+            pages["tree.html"] = d.tree_page(viewer, top, live=False, view=view)
+        boxes = inboxes(repo, commit, mentions=viewer.index(commit)["messages"])
+        transfers = viewer.transfers(commit)
+    children: dict[str, list[str]] = {}
+    for r in records:
+        if r.get("parent"):
+            children.setdefault(r["parent"], []).append(r["agent"])
     for r in records:
         agent = r["agent"]
         box = boxes.get(agent)
@@ -44,7 +78,10 @@ def build(repo: Managed, out: str | Path, at: str | None = None) -> dict:
                 "timeline": viewer.timeline(agent, commit) if commit else [],
                 "inbox": box if box and "error" not in box else None,
                 "inbox_error": box.get("error") if box else f"{agent} has no state file here",
-                "freeze": None, "freeze_error": None}
+                "freeze": None, "freeze_error": None,
+                "transfers": transfers.get(agent, []),
+                "context": viewer.context(agent, commit) if commit else [],
+                "children": children.get(agent, [])}
         if box and "error" not in box:
             data["inbox_error"] = None
         if r["roster"] == "frozen":
@@ -57,6 +94,12 @@ def build(repo: Managed, out: str | Path, at: str | None = None) -> dict:
         pages[name] = static_text(name)
     pages["api/roster.json"] = dumps(view)
     pages["api/vacancies.json"] = dumps(d.vacancies_of(viewer, view))
+    if commit:
+        from gitstate.web.app import team_json
+        pages["api/feed.json"] = dumps(viewer.feed(commit))
+        pages["api/team.json"] = dumps(team_json(viewer, commit))
+    made: set = set()
     for rel, text in pages.items():
-        _write(out / rel, text)
-    return {"out": str(out), "commit": commit, "pages": len(pages), "agents": len(records)}
+        _write(out / rel, text, made)
+    return {"out": str(out), "commit": commit, "pages": len(pages), "agents": len(records),
+            "built": iso(built)}

@@ -1,5 +1,14 @@
-"""The lifecycle drawn as inline SVG: a layered layout of the state graph computed here (no
-script, no network), each state with how many agents stand in it."""
+"""The lifecycle drawn as inline SVG (no script, no network), each state with how many agents
+stand in it.
+
+The layout is our own and keeps every line out of every box: the states stand in one column
+(living ones first, in the order of their distance from the initial state, then frozen, then
+dead); a move to the next state down is a
+short arrow between the two boxes; every other move runs in a lane of its own beside the
+column (forward moves on the right, moves back on the left), entering and leaving boxes only
+at their sides. Lanes are shared by moves whose spans do not overlap (interval colouring), so
+the drawing stays narrow: a preset fits a 390 px phone without hiding a state.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +16,8 @@ from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.times import duration
 from gitstate.web.html import Safe, join, render
 
-BOX_H, ROW_GAP, COL_GAP, MARGIN, CHAR_W = 46, 70, 36, 40, 8.2
+BOX_H, ROW_GAP, LANE, MARGIN, CHAR_W, TOP = 44, 30, 11, 8, 8.2, 30
+SCALE = 1.4     # drawn larger than its units where there is room; a phone scales it down
 _ROSTER_ORDER = {"living": 0, "frozen": 1, "dead": 2}
 
 
@@ -34,77 +44,103 @@ def layers(lc: Lifecycle) -> list[list[str]]:
     return [r for r in rows if r]
 
 
-def layout(lc: Lifecycle) -> tuple[dict[str, tuple[float, float, float]], float, float]:
-    """state -> (x, y, width) of its box (x, y: top left), and the drawing's width, height."""
-    rows = layers(lc)
-    widths = {n: max(120.0, len(n) * CHAR_W + 28) for n in lc.states}
-    row_w = [sum(widths[n] for n in r) + COL_GAP * (len(r) - 1) for r in rows]
-    width = max(row_w) + 2 * MARGIN + 120      # room on both sides for edges that go back
-    boxes: dict[str, tuple[float, float, float]] = {}
-    for i, row in enumerate(rows):
-        x = MARGIN + 60 + (max(row_w) - row_w[i]) / 2
-        y = MARGIN + i * (BOX_H + ROW_GAP)
-        for name in row:
-            boxes[name] = (x, y, widths[name])
-            x += widths[name] + COL_GAP
-    height = MARGIN * 2 + len(rows) * BOX_H + (len(rows) - 1) * ROW_GAP + 40  # arcs below
-    return boxes, width, height
+def _lanes(spans: list[tuple[int, int, int]]) -> dict[int, int]:
+    """edge index -> lane (0 nearest the boxes) for spans (lo row, hi row, edge index): two
+    edges share a lane only when their rows do not touch; shorter spans nearer the boxes."""
+    ends: list[int] = []        # per lane, the last row it is used to
+    out: dict[int, int] = {}
+    for lo, hi, i in sorted(spans, key=lambda s: (s[1] - s[0], s[0])):
+        for lane, end in enumerate(ends):
+            if all(not (lo <= b and a <= hi) for a, b, j in spans if out.get(j) == lane):
+                out[i] = lane
+                ends[lane] = max(end, hi)
+                break
+        else:
+            out[i] = len(ends)
+            ends.append(hi)
+    return out
 
 
-def _edge(lc: Lifecycle, src: str, dst: str, boxes, back_index: int) -> tuple[str, tuple]:
-    """An SVG path for one move, and where its label goes."""
-    sx, sy, sw = boxes[src]
-    dx, dy, dw = boxes[dst]
-    if src == dst:
-        x, y = sx + sw, sy + BOX_H / 2
-        return (f"M{x:.0f},{y - 10:.0f} C{x + 40:.0f},{y - 30:.0f} {x + 40:.0f},{y + 30:.0f} "
-                f"{x:.0f},{y + 10:.0f}"), (x + 44, y)
-    if dy > sy:                                   # down to a later layer
-        x1, y1, x2, y2 = sx + sw / 2, sy + BOX_H, dx + dw / 2, dy
-        mid = (y1 + y2) / 2
-        return (f"M{x1:.0f},{y1:.0f} C{x1:.0f},{mid:.0f} {x2:.0f},{mid:.0f} {x2:.0f},{y2:.0f}",
-                ((x1 + x2) / 2, mid))
-    if dy == sy:                                  # along one layer: an arc below
-        x1, x2, y = sx + sw / 2, dx + dw / 2, sy + BOX_H
-        drop = 34 + 10 * back_index
-        return (f"M{x1:.0f},{y:.0f} C{x1:.0f},{y + drop:.0f} {x2:.0f},{y + drop:.0f} "
-                f"{x2:.0f},{y:.0f}"), ((x1 + x2) / 2, y + drop * 0.75)
-    # back up to an earlier layer: from the source's top into the target's nearer side,
-    # bulging outwards, so that it passes beside the states in between rather than through
-    left = sx + sw / 2 < dx + dw / 2
-    x1, y1 = (sx + sw * 0.25 if left else sx + sw * 0.75), sy   # beside the arrows coming in
-    x2, y2 = (dx - 4, dy + BOX_H / 2) if left else (dx + dw + 4, dy + BOX_H / 2)
-    reach = 45 + 14 * back_index
-    cx = x2 - reach if left else x2 + reach
-    return (f"M{x1:.0f},{y1:.0f} C{x1:.0f},{y1 - 50:.0f} {cx:.0f},{y2:.0f} {x2:.0f},{y2:.0f}",
-            ((x1 + cx) / 2, (y1 + y2) / 2))
+def layout(lc: Lifecycle) -> dict:
+    """Boxes, edges and the drawing's size: {"boxes": {state: (x, y, w)}, "edges": [(src,
+    dst, path, kind)], "width", "height"}; every path stays out of every box but its own
+    ends."""
+    # living states first, by their distance from the initial state, then frozen, then dead:
+    # the work loop reads downwards and every way out of it goes down too
+    depth = {s: i for i, row in enumerate(layers(lc)) for s in row}
+    declared = list(lc.states)
+    order = sorted(lc.states, key=lambda n: (_ROSTER_ORDER.get(lc.states[n].roster, 3),
+                                             depth[n], declared.index(n)))
+    row = {s: i for i, s in enumerate(order)}
+    box_w = max(120.0, max(len(n) for n in order) * CHAR_W + 24)
+    moves = [(a, b) for a, targets in lc.transitions.items() for b in targets
+             if a in row and b in row]
+    straight = {(a, b) for a, b in moves if row[b] == row[a] + 1}
+    right = [(row[a], row[b], i) for i, (a, b) in enumerate(moves)
+             if (a, b) not in straight and row[b] > row[a]]
+    left = [(row[b], row[a], i) for i, (a, b) in enumerate(moves) if row[b] < row[a]]
+    loops = [i for i, (a, b) in enumerate(moves) if a == b]
+    rlane, llane = _lanes(right), _lanes(left)
+    n_left = max(llane.values(), default=-1) + 1
+    n_right = max(rlane.values(), default=-1) + 1
+    x0 = MARGIN + 14 + n_left * LANE
+    width = x0 + box_w + 14 + max(n_right * LANE, 24 if loops else 0) + MARGIN
+    boxes = {s: (x0, TOP + i * (BOX_H + ROW_GAP), box_w) for i, s in enumerate(order)}
+    # where on its side each edge touches a box: spread along the side, nearest lane first
+    ports: dict[tuple[str, str], list[int]] = {}
+    for i, (a, b) in enumerate(moves):
+        if (a, b) in straight or a == b:
+            continue
+        side = "r" if row[b] > row[a] else "l"
+        ports.setdefault((a, side), []).append(i)
+        ports.setdefault((b, side), []).append(i)
+
+    def port_y(state: str, side: str, i: int) -> float:
+        used = sorted(set(ports[(state, side)]),
+                      key=lambda j: (rlane if side == "r" else llane)[j])
+        k = used.index(i)
+        y = boxes[state][1]
+        return y + BOX_H * (k + 1) / (len(used) + 1)
+
+    edges = []
+    for i, (a, b) in enumerate(moves):
+        ax, ay, aw = boxes[a]
+        bx, by, bw = boxes[b]
+        if a == b:
+            x, y = ax + aw, ay + BOX_H / 2
+            path = f"M{x:.0f},{y - 8:.0f} C{x + 22:.0f},{y - 22:.0f} {x + 22:.0f},{y + 22:.0f} " \
+                   f"{x + 2:.0f},{y + 8:.0f}"
+        elif (a, b) in straight:
+            cx = ax + aw / 2
+            path = f"M{cx:.0f},{ay + BOX_H:.0f} L{cx:.0f},{by - 2:.0f}"
+        elif row[b] > row[a]:
+            lx = ax + aw + 10 + rlane[i] * LANE
+            y1, y2 = port_y(a, "r", i), port_y(b, "r", i)
+            path = f"M{ax + aw:.0f},{y1:.1f} H{lx:.0f} V{y2:.1f} H{bx + bw + 2:.0f}"
+        else:
+            lx = ax - 10 - llane[i] * LANE
+            y1, y2 = port_y(a, "l", i), port_y(b, "l", i)
+            path = f"M{ax:.0f},{y1:.1f} H{lx:.0f} V{y2:.1f} H{bx - 2:.0f}"
+        edges.append((a, b, path))
+    height = TOP + len(order) * (BOX_H + ROW_GAP) - ROW_GAP + MARGIN
+    return {"boxes": boxes, "edges": edges, "width": width, "height": height}
 
 
 def lifecycle_svg(lc: Lifecycle, counts: dict[str, int]) -> Safe:
     """The lifecycle with `counts[state]` agents in each state, as an accessible <svg>."""
-    boxes, width, height = layout(lc)
-    edges, labels = [], []
-    back = 0
-    for src, targets in lc.transitions.items():
-        for dst in targets:
-            if src not in boxes or dst not in boxes:
-                continue
-            is_back = boxes[dst][1] <= boxes[src][1] and src != dst
-            path, (lx, ly) = _edge(lc, src, dst, boxes, back)
-            back += is_back
-            bits = []
-            if lc.needs_approval(src, dst):
-                bits.append("approval")
-            if (timed := lc.policies.timeout(src, dst)) is not None:
-                bits.append(f"after {duration(timed.after, exact=True)}")
-            kind = "edge gated" if bits else "edge"
-            edges.append(render('<path class="{kind}" d="{d}" marker-end="url(#arrow)">'
-                                '<title>{src} to {dst}{note}</title></path>', kind=kind, d=path,
-                                src=src, dst=dst, note=f" ({', '.join(bits)})" if bits else ""))
-            if bits:
-                labels.append(render('<text class="edge-label" x="{x:.0f}" y="{y:.0f}" '
-                                     'text-anchor="middle">{t}</text>', x=lx, y=ly + 4,
-                                     t=", ".join(bits)))
+    drawn = layout(lc)
+    boxes = drawn["boxes"]
+    edges = []
+    for src, dst, path in drawn["edges"]:
+        bits = []
+        if lc.needs_approval(src, dst):
+            bits.append("approval")
+        if (timed := lc.policies.timeout(src, dst)) is not None:
+            bits.append(f"after {duration(timed.after, exact=True)}")
+        edges.append(render('<path class="{kind}" d="{d}" marker-end="url(#arrow)">'
+                            '<title>{src} to {dst}{note}</title></path>',
+                            kind="edge gated" if bits else "edge", d=path, src=src, dst=dst,
+                            note=f" ({', '.join(bits)})" if bits else ""))
     nodes = []
     for name, (x, y, w) in boxes.items():
         spec = lc.states[name]
@@ -121,19 +157,20 @@ def lifecycle_svg(lc: Lifecycle, counts: dict[str, int]) -> Safe:
             h=BOX_H, extra=extra, cx=x + w / 2, ty=y + 19, cy=y + 36))
     assert lc.initial is not None   # a loaded lifecycle has one (law/checks.py)
     ix, iy, iw = boxes[lc.initial]
-    start = render('<circle class="start" cx="{cx}" cy="{cy}" r="7"/>'
+    start = render('<circle class="start" cx="{cx}" cy="{cy}" r="6"/>'
                    '<path class="edge" d="M{cx},{y1} L{cx},{y2}" marker-end="url(#arrow)"/>',
-                   cx=ix + iw / 2, cy=iy - 30, y1=iy - 23, y2=iy)
+                   cx=ix + iw / 2, cy=iy - 22, y1=iy - 16, y2=iy - 2)
     total = sum(counts.values())
     desc = "; ".join(f"{s}: {counts.get(s, 0)}" for s in lc.states)
     return render(
         '<svg class="lifecycle" role="img" aria-labelledby="lc-title lc-desc" '
-        'viewBox="0 0 {w:.0f} {h:.0f}" width="{w:.0f}" height="{h:.0f}" '
+        'viewBox="0 0 {w:.0f} {h:.0f}" width="{sw:.0f}" height="{sh:.0f}" '
         'xmlns="http://www.w3.org/2000/svg">'
         '<title id="lc-title">Lifecycle {name}: {total} agents</title>'
         '<desc id="lc-desc">Agents in each state: {desc}</desc>'
         '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
         'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker>'
-        '</defs>{start}{edges}{nodes}{labels}</svg>',
-        w=width, h=height, name=lc.name, total=total, desc=desc, start=start,
-        edges=join(edges), nodes=join(nodes), labels=join(labels))
+        '</defs>{start}{edges}{nodes}</svg>',
+        w=drawn["width"], h=drawn["height"], sw=drawn["width"] * SCALE,
+        sh=drawn["height"] * SCALE, name=lc.name, total=total, desc=desc, start=start,
+        edges=join(edges), nodes=join(nodes))

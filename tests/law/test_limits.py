@@ -198,15 +198,15 @@ def test_untrusted_text_is_read_in_linear_time():
     these took seconds to hours before)."""
     from gitstate.law.grammar import parse_trailers
     from gitstate.law.lifecycle import parse_duration
-    from gitstate.law.rules import _transfer
     from gitstate.law.freezestate import freeze_file_problems
+    from gitstate.law.rules import role_transfer
     n = 200_000
     t = time.perf_counter()
     assert parse_trailers("Approved-by:" + " " * n + "\t" + "\r" * n + "!") == \
         {"approved-by": ["!"]}
     assert parse_trailers("Approved-by: zach\nX: \r") == {}
     assert parse_message(f"@a: [STATE:x] y\n\nRole-transfer: {'->' * n}\t\n").trailers
-    assert _transfer("->" * n + "\t") is None and _transfer("arch -> bob") == ("arch", "bob")
+    assert role_transfer("->" * n + "\t") is None and role_transfer("arch -> bob") == ("arch", "bob")
     assert parse_duration("1" + " " * n + "x") is None and parse_duration(" 30m\n") == 1800
     assert parse_duration("9" * 5000 + "m") is None
     assert freeze_file_problems("## x" + " " * n + "y\n")

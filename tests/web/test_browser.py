@@ -105,3 +105,98 @@ def test_a_summary_with_a_script_is_shown_as_text(repo, page):
             assert page.locator("main img").count() == 0
         page.goto(server.url + "/")
         assert page.locator("#table-living td.text").inner_text() == evil
+
+
+@pytest.fixture
+def phone(browser):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    yield pg
+    context.close()
+    assert errors == []
+
+
+def test_the_roster_filter_is_in_the_url(demo, page):
+    with LiveServer(demo) as server:
+        page.goto(server.url + "/")
+        page.select_option("#f-state", "distill")
+        page.get_by_role("button", name="Show").click()
+        page.wait_for_url("**/?*state=distill*")
+        assert page.locator("#table-living tbody th").all_inner_texts() == ["bob"]
+        assert page.locator("#table-freezer").count() == 0
+        page.goto(server.url + "/?q=architect")           # a filter is a link
+        assert page.locator("#table-living tbody th").all_inner_texts() == ["dan"]
+        assert page.locator("#f-q").input_value() == "architect"
+        page.goto(server.url + "/")
+        attention = page.get_by_role("region", name="Needs attention (1)")
+        assert "urgent context (91%)" in attention.inner_text()
+
+
+def test_an_agents_timeline_and_the_feed(demo, page):
+    import json
+    log = json.loads(gitstate(demo, "log", "--json").stdout)
+    with LiveServer(demo) as server:
+        page.goto(server.url + "/agent/alice")
+        chart = page.locator("svg.timeline-chart")
+        assert chart.is_visible() and chart.bounding_box()["width"] > 300
+        assert chart.locator("rect[fill]").count() == 5           # a band per state it held
+        page.goto(server.url + "/feed")
+        items = page.locator("ol.feed > li")
+        assert items.count() == len(log)
+        newest = log[-1]
+        assert newest["agent"] in items.first.inner_text()
+        assert items.first.locator("a", has_text="diff").get_attribute("href") \
+            == f"/diff/{newest['commit']}/{newest['agent']}"
+
+
+def test_the_lifecycle_fits_a_phone_without_scrolling_sideways(demo, phone):
+    with LiveServer(demo) as server:
+        phone.goto(server.url + "/lifecycle")
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+        figure = phone.locator("figure.diagram")
+        assert figure.evaluate("f => f.scrollWidth <= f.clientWidth")
+        boxes = phone.locator("svg.lifecycle g.state")
+        assert boxes.count() == 7
+        for i in range(7):                                   # every state on the screen
+            box = boxes.nth(i).bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= 390, i
+        for path in ("/", "/agent/alice", "/feed", "/team"):
+            phone.goto(server.url + path)
+            assert phone.evaluate("document.documentElement.scrollWidth") <= 390, path
+
+
+def test_commit_and_diff_links(repo, page):
+    from conftest import git
+    assert gitstate(repo, "spawn", "erin").returncode == 0
+    walk(repo, "erin", "inbox")
+    git(repo, "config", "gitstate.commitUrl", "https://example.org/r/commit/{sha}")
+    head = git(repo, "rev-parse", "HEAD").stdout.strip()
+    with LiveServer(repo) as server:
+        page.goto(server.url + "/agent/erin")
+        link = page.locator("table.timeline a.commit").last
+        assert link.get_attribute("href") == f"https://example.org/r/commit/{head}"
+        page.locator("table.timeline a.diff-link").last.click()
+        page.wait_for_url(f"**/diff/{head}/erin")
+        assert "+state: inbox" in page.locator("pre.diff").inner_text()
+        page.get_by_role("link", name="Back to erin").click()
+        page.wait_for_url("**/agent/erin")
+
+
+def test_live_updates_keep_the_filter(repo, page, sync_api):
+    expect = sync_api.expect
+    assert gitstate(repo, "spawn", "erin").returncode == 0
+    with LiveServer(repo) as server:
+        page.goto(server.url + "/?state=inbox")
+        assert page.locator("#table-living").count() == 0     # nobody in inbox yet
+        page.fill("#f-q", "half wri")                          # typed, not yet sent
+        assert gitstate(repo, "spawn", "frank").returncode == 0
+        walk(repo, "erin", "inbox")
+        expect(page.locator("#table-living tbody th")).to_have_count(1, timeout=20000)
+        assert page.locator("#table-living tbody th").all_inner_texts() == ["erin"]
+        assert page.url.endswith("/?state=inbox")                  # frank (bootstrap) not shown
+        assert page.locator("#f-state").input_value() == "inbox"
+        assert page.locator("#f-q").input_value() == "half wri"   # what was typed is kept
+        assert page.evaluate("document.activeElement.id") == "f-q"

@@ -42,7 +42,8 @@ def test_roster_shows_the_demo_agents_in_their_sections(web):
     living = text(section(page.text, "living"))
     assert "distill" in living and "librarian #1" in living and "alice" not in living
     assert "Designed the roster fold" in text(section(page.text, "cemetery"))
-    assert '<th scope="col">Agent</th>' in page.text and '<th scope="row"' in page.text
+    assert '<th scope="col"><a href="/?sort=agent" title="order by Agent">Agent</a></th>' \
+        in page.text and '<th scope="row"' in page.text
     assert '<a href="/agent/bob">bob</a>' in page.text
 
 
@@ -191,6 +192,39 @@ def test_gitstate_serve_listens_on_localhost(repo):
         else:
             raise AssertionError("gitstate serve did not answer")
         assert body["commit"] == git(repo, "rev-parse", "HEAD").stdout.strip()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_serve_on_port_0_picks_a_free_port_prints_it_and_opens_a_browser(repo, tmp_path):
+    import os
+    import re
+    import urllib.request
+    seen = tmp_path / "opened"
+    browser = tmp_path / "browser.sh"       # what `webbrowser` runs: $BROWSER with the URL
+    browser.write_text(f'#!/bin/sh\necho "$1" > {seen}\n')
+    browser.chmod(0o755)
+    env = dict(os.environ, BROWSER=str(browser), DISPLAY="")
+    proc = subprocess.Popen([sys.executable, "-m", "gitstate", "serve", "--port", "0", "--open"],
+                            cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    try:
+        line = proc.stdout.readline()
+        m = re.search(r"at http://127\.0\.0\.1:(\d+)/ ", line)
+        assert m and int(m.group(1)) > 0, line
+        url = f"http://127.0.0.1:{m.group(1)}/"
+        with urllib.request.urlopen(url + "api/tip", timeout=20) as r:   # it already listens
+            assert json.loads(r.read())["commit"] == git(repo, "rev-parse", "HEAD").stdout.strip()
+        for _ in range(200):                 # the browser is started, not waited for (bounded)
+            if seen.exists() and seen.read_text().strip():
+                break
+            try:
+                proc.wait(0.05)
+                raise AssertionError(proc.stderr.read())
+            except subprocess.TimeoutExpired:
+                pass
+        assert seen.read_text().strip() == url
     finally:
         proc.terminate()
         proc.wait(10)

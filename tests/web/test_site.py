@@ -68,3 +68,39 @@ def test_a_bad_at_is_a_usage_error(built, tmp_path):
     demo, _ = built
     res = gitstate(demo, "site", "--out", str(tmp_path / "x"), "--at", "no-such-thing")
     assert res.returncode == 2 and "neither a revision nor a date" in res.stderr
+
+
+def test_the_site_says_when_it_was_built_and_ages_are_as_of_then(built):
+    demo, out = built
+    index = (out / "index.html").read_text()
+    note = re.search(r'<p class="built-note" role="note">Built (\d{4}-\d\d-\d\d \d\d:\d\d) UTC: '
+                     r"\"in state for\" and every other age is as of then.</p>", index)
+    assert note, "no build time on the page"
+    assert note.group(1) in (out / "agents" / "bob.html").read_text()
+    for rel in ("feed.html", "team.html"):
+        page = (out / rel).read_text()
+        assert "<script" not in page and note.group(1) in page, rel
+    assert "deep_work → dead" in text((out / "feed.html").read_text())
+    assert '<svg class="team-chart"' in (out / "team.html").read_text()
+    feed = json.loads((out / "api" / "feed.json").read_text())
+    log = json.loads(gitstate(demo, "log", "--json").stdout)
+    assert feed == list(reversed(log))[:100]
+    team = json.loads((out / "api" / "team.json").read_text())
+    assert team["counts"]["frozen"][-1] == 1
+
+
+def test_a_non_empty_out_is_refused_unless_forced(built, tmp_path):
+    demo, _ = built
+    out = tmp_path / "public"
+    out.mkdir()
+    (out / "mine.txt").write_text("keep me\n")
+    res = gitstate(demo, "site", "--out", str(out))
+    assert res.returncode == 2 and "is not empty" in res.stderr and "--force" in res.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["mine.txt"]        # nothing written
+    res = gitstate(demo, "site", "--out", str(out), "--force", "--json")
+    assert res.returncode == 0, res.stderr
+    assert (out / "index.html").is_file() and (out / "mine.txt").read_text() == "keep me\n"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", json.loads(res.stdout)["built"])
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    assert gitstate(demo, "site", "--out", str(afile)).returncode == 2

@@ -17,7 +17,19 @@
       (active.id || active.getAttribute("href")) : null;
     var open = Array.prototype.map.call(here.querySelectorAll("details[open]"),
       function (d) { return d.querySelector("summary").textContent; });
+    // what the reader has typed or chosen in a form and not yet sent (a filter half written)
+    var edited = {};
+    Array.prototype.forEach.call(here.querySelectorAll("input[id], select[id]"), function (f) {
+      var changed = f.tagName === "SELECT" ?
+        Array.prototype.some.call(f.options, function (o) { return o.selected !== o.defaultSelected; }) :
+        f.value !== f.defaultValue;
+      if (changed) edited[f.id] = f.value;
+    });
     here.replaceWith(fresh);
+    Object.keys(edited).forEach(function (id) {
+      var f = document.getElementById(id);
+      if (f) f.value = edited[id];
+    });
     Array.prototype.forEach.call(fresh.querySelectorAll("details"), function (d) {
       if (open.indexOf(d.querySelector("summary").textContent) >= 0) d.open = true;
     });

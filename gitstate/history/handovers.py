@@ -1,0 +1,54 @@
+"""Every hand-over of a role (`Role-transfer: ROLE -> TO`, the one commit that touches two
+agents), kept under `.git/gitstate` keyed by the tip it was read to, so that the viewer puts
+hand-overs on timelines without a walk of the whole history each time; a later read takes
+only the commits since. A history that no longer holds the saved tip is read again in full.
+Nothing here is trusted beyond its seal (`git/cache.py`); deleting it changes no answer.
+"""
+
+from __future__ import annotations
+
+from gitstate import __version__
+from gitstate.git import cache
+from gitstate.git.runner import Git
+from gitstate.law.grammar import parse_message
+from gitstate.law.rules import role_transfer
+
+NAME = "handovers.json"
+FORMAT = 1
+
+
+def handovers(git: Git, lc, head: str, cache_dir: str | None) -> list[dict]:
+    """{commit, time, role, from, to} of every hand-over in `head`'s history, oldest first."""
+    identity = [FORMAT, __version__, list(lc.accept)]
+    saved = cache.load(cache_dir, NAME, identity) if cache_dir else None
+    items: list[dict] = []
+    revs = [head]
+    if saved and isinstance(saved.get("items"), list) and saved.get("tip"):
+        if saved["tip"] == head:
+            return saved["items"]
+        if git.ok("merge-base", "--is-ancestor", saved["tip"], head):
+            items, revs = saved["items"], [f"{saved['tip']}..{head}"]
+    items = items + _read(git, lc, revs)
+    if cache_dir:
+        cache.store(cache_dir, NAME, identity, {"tip": head, "items": items})
+    return items
+
+
+def handovers_since(git: Git, lc, old: str, head: str) -> list[dict]:
+    """The hand-overs of `old..head`, oldest first, for a caller holding those up to `old`."""
+    return _read(git, lc, [f"{old}..{head}"])
+
+
+def _read(git: Git, lc, revs: list[str]) -> list[dict]:
+    accept = lc.accept_patterns()
+    new = []
+    for sha, ct, body in git.log_records(["%H", "%ct", "%B"], "-F", "-i",
+                                         "--grep=Role-transfer:", *revs, "--"):
+        msg = parse_message(body, accept)
+        values = msg.trailer("role-transfer")
+        found = role_transfer(values[0]) if len(values) == 1 else None
+        if found and msg.prefix:
+            new.append({"commit": sha, "time": int(ct) if ct.isdigit() else 0,
+                        "role": found[0], "from": msg.prefix, "to": found[1].lower()})
+    new.reverse()
+    return new

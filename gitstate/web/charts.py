@@ -1,0 +1,242 @@
+"""Time as a picture, drawn on the server as SVG (no script): an agent's states as bands over
+time with its context below, and the team's count of agents in each state over time. Each
+picture is paired with words: a legend in HTML, and a table of the same numbers."""
+
+from __future__ import annotations
+
+from gitstate.law.lifecycle import Lifecycle
+from gitstate.web.clock import epoch
+from gitstate.web.html import Safe, join, render, when
+
+# Okabe and Ito's palette: told apart with the common kinds of colour blindness
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#8C7A00",
+           "#555555", "#882255", "#44AA99")
+SAMPLES = 48
+W = 480                      # the drawing's width in its own units; it scales to the page
+
+
+def colours(lc: Lifecycle) -> dict[str, str]:
+    """A colour for each state, in the order the lifecycle declares them."""
+    return {s: PALETTE[i % len(PALETTE)] for i, s in enumerate(lc.states)}
+
+
+def legend(lc: Lifecycle, states, counts: dict[str, int] | None = None) -> Safe:
+    """The key to a picture's colours, as an HTML list (readable at any width)."""
+    cs = colours(lc)
+    items = [render('<li><span class="swatch" data-colour="{c}"><svg width="12" height="12" '
+                    'aria-hidden="true"><rect width="12" height="12" fill="{c}"/></svg></span>'
+                    '{s}{n}</li>', c=cs.get(s, "#777"), s=s,
+                    n=f" ({counts[s]})" if counts is not None and s in counts else "")
+             for s in states]
+    return render('<ul class="legend">{i}</ul>', i=join(items))
+
+
+def _x(t: int, t0: int, t1: int, left: float, right: float) -> float:
+    return left + (right - left) * ((t - t0) / (t1 - t0) if t1 > t0 else 1.0)
+
+
+def _axis(t0: int, t1: int, y: float, left: float, right: float) -> Safe:
+    return render('<text class="tick" x="{l}" y="{y}">{a}</text><text class="tick" x="{r}" '
+                  'y="{y}" text-anchor="end">{b}</text>', l=left, r=right, y=y,
+                  a=when(t0)[:10] if t1 - t0 > 86400 else when(t0),
+                  b=when(t1)[:10] if t1 - t0 > 86400 else when(t1))
+
+
+def timeline_svg(agent: str, moves: list[dict], context: list[tuple],
+                 transfers: list[dict], lc: Lifecycle, end: int) -> Safe:
+    """The agent's states as bands from each move to the next (the last to `end`, or to its
+    death), its context (% of the window) at each move below, and a mark at each hand-over
+    of a role. When moves came too close together for a band each to be seen to scale, the
+    bands are drawn one per move, evenly, and the caption says so."""
+    if not moves:
+        return Safe("")
+    cs = colours(lc)
+    times = [epoch(m["time"]) or 0 for m in moves]
+    t0 = times[0]
+    over = lc.states.get(moves[-1]["to"])
+    last_end = times[-1] + 1 if over is not None and over.terminal else end
+    t1 = max(last_end, times[-1], t0 + 1)
+    left, right = 4.0, W - 4.0
+    # bands: runs of the same state; to scale unless one would be thinner than 3 units
+    runs: list[tuple[int, int]] = []          # (first move, next run's first move)
+    for i in range(len(moves)):
+        if i == 0 or moves[i]["to"] != moves[i - 1]["to"]:
+            runs.append((i, i))
+        runs[-1] = (runs[-1][0], i + 1)
+    edges = [times[a] for a, _ in runs] + [t1]
+    scaled = all((edges[k + 1] - edges[k]) / (t1 - t0) * (right - left) >= 3
+                 for k in range(len(runs)))
+
+    def x_of(t: int, k_float: float | None = None) -> float:
+        if scaled or k_float is None:
+            return _x(t, t0, t1, left, right)
+        return left + (right - left) * k_float / len(runs)
+
+    def run_of(t: int) -> float:
+        """Where time `t` falls on the even scale (its run, plus the fraction within it)."""
+        for k in range(len(runs)):
+            if t < edges[k + 1] or k == len(runs) - 1:
+                span = max(edges[k + 1] - edges[k], 1)
+                return k + min(max((t - edges[k]) / span, 0), 1)
+        return float(len(runs))
+
+    def x(t: int) -> float:
+        return x_of(t, None if scaled else run_of(t))
+
+    where: dict[str, float] = {}      # each move's place on the even scale, within its run
+    for k, (a, b) in enumerate(runs):
+        for j in range(a, b):
+            where[moves[j]["commit"]] = k + (j - a + 1) / (b - a + 1)
+
+    def x_move(t: int, sha: str | None) -> float:
+        if scaled or sha not in where:
+            return x(t)
+        return x_of(t, where[sha])
+
+    bands = []
+    for k, (a, _b) in enumerate(runs):
+        x1 = x_of(edges[k], None if scaled else float(k))
+        x2 = x_of(edges[k + 1], None if scaled else float(k + 1))
+        bands.append(render('<rect x="{x:.1f}" y="10" width="{w:.1f}" height="30" fill="{c}">'
+                            '<title>{s}: {a} to {b} UTC</title></rect>', x=x1,
+                            w=max(x2 - x1, 1.5), c=cs.get(moves[a]["to"], "#777"),
+                            s=moves[a]["to"], a=when(edges[k]), b=when(edges[k + 1])))
+    marks = []
+    for t in transfers:
+        tx = x(epoch(t["time"]) or t0)
+        marks.append(render('<g class="handover"><path d="M{x:.1f},4 L{x:.1f},46"/>'
+                            '<path d="M{a:.1f},0 L{b:.1f},0 L{x:.1f},8 z"/><title>{r} handed '
+                            'from {f} to {to} at {w} UTC</title></g>', x=tx, a=tx - 5, b=tx + 5,
+                            r=t["role"], f=t["from"], to=t["to"], w=when(epoch(t["time"]) or 0)))
+    ctx = Safe("")
+    height = 66
+    if context:
+        top, bottom = 58.0, 128.0
+
+        def yv(p: float) -> float:
+            return bottom - (bottom - top) * min(p, 100) / 100
+        # (time, pct, commit): the commit places it on the even scale
+        pts = " ".join(f"{x_move(c[0], c[2] if len(c) > 2 else None):.1f},{yv(c[1]):.1f}"
+                       for c in context)
+        mort = lc.mortality
+        lines = join(render('<path class="mark {k}" d="M{l},{y:.1f} L{r},{y:.1f}"/>'
+                            '<text class="tick" x="{r}" y="{ty:.1f}" text-anchor="end">{k} '
+                            '{v}%</text>', k=k, v=v, l=left, r=right - 3, y=yv(v),
+                            ty=yv(v) + (12 if k == "legacy" else -3))
+                     for k, v in (("legacy", mort.legacy), ("urgent", mort.urgent)))
+        dots = join(render('<circle cx="{x:.1f}" cy="{y:.1f}" r="3"><title>{p:g}% at {w} UTC'
+                           '</title></circle>', x=x_move(c[0], c[2] if len(c) > 2 else None),
+                           y=yv(c[1]), p=c[1], w=when(c[0]))
+                    for c in context)
+        ctx = render('<g class="context"><rect class="frame" x="{l}" y="{t}" width="{w}" '
+                     'height="{h}"/>{lines}<polyline points="{pts}"/>{dots}'
+                     '<text class="tick" x="{l2}" y="{t2}">context %</text></g>',
+                     l=left, t=top, w=right - left, h=bottom - top, lines=lines, pts=pts,
+                     dots=dots, l2=left + 3, t2=bottom - 4)
+        height = 150
+    states = list(dict.fromkeys(m["to"] for m in moves))
+    desc = "; ".join(f"{m['to']} from {when(epoch(m['time']) or 0)}" for m in moves[-12:])
+    scale = "" if scaled else "one band per change of state, evenly spaced (the moves came " \
+        "too close together to draw to scale); "
+    return render(
+        '<figure class="chart"><svg class="timeline-chart" role="img" '
+        'aria-labelledby="tl-title tl-desc" viewBox="0 0 {w} {h}" '
+        'xmlns="http://www.w3.org/2000/svg"><title id="tl-title">States of {agent} over '
+        'time</title><desc id="tl-desc">{desc}</desc>{bands}{marks}{ctx}{axis}</svg>'
+        '<figcaption>{legend}<span class="note">Bands: the state from each move to the next, '
+        '{scale}{ctxnote}{hand}the table below has the same moves in words.</span>'
+        '</figcaption></figure>', w=W, h=height, agent=agent, desc=desc, bands=join(bands),
+        marks=join(marks), ctx=ctx, axis=_axis(t0, t1, height - 4, left, right),
+        legend=legend(lc, states), scale=scale,
+        ctxnote="the line: context used (% of the window) at each move; " if context else "",
+        hand="▼: a role handed over; " if transfers else "")
+
+
+def team_series(moves: list[dict], lc: Lifecycle, end: int, samples: int = SAMPLES) -> dict:
+    """Agents in each state at `samples` evenly spaced moments from the first move to `end`
+    (each agent counted in the state its last move up to then put it in)."""
+    if not moves:
+        return {"times": [], "counts": {}, "states": list(lc.states)}
+    t0 = epoch(moves[0]["time"]) or 0
+    t1 = max(end, t0 + 1)
+    times = [t0 + (t1 - t0) * (i + 1) // samples for i in range(samples)]
+    where: dict[str, str] = {}
+    now: dict[str, int] = {}
+    counts: dict[str, list[int]] = {s: [] for s in lc.states}
+    i = 0
+    for t in times:
+        while i < len(moves) and (epoch(moves[i]["time"]) or 0) <= t:
+            m = moves[i]
+            before = where.get(m["agent"])
+            if before is not None:
+                now[before] -= 1
+            where[m["agent"]] = m["to"]
+            now[m["to"]] = now.get(m["to"], 0) + 1
+            counts.setdefault(m["to"], [0] * len(counts[next(iter(counts))]))
+            i += 1
+        for s in counts:
+            counts[s].append(now.get(s, 0))
+    return {"start": t0, "times": times, "counts": counts, "states": list(counts)}
+
+
+def team_svg(series: dict, lc: Lifecycle) -> Safe:
+    """Living and frozen agents stacked by state over time (the dead only grow, so they are
+    counted in the table, not stacked)."""
+    times, counts = series["times"], series["counts"]
+    shown = [s for s in series["states"] if lc.roster_of(s) in ("living", "frozen")
+             and any(counts[s])]
+    if not times or not shown:
+        return render('<p class="empty">No agent has lived here yet.</p>')
+    cs = colours(lc)
+    left, right, top, bottom = 30.0, W - 6.0, 8.0, 180.0
+    t1 = times[-1]
+    start = series.get("start", times[0])
+    peak = max(max(sum(counts[s][k] for s in shown) for k in range(len(times))), 1)
+    base = [0] * len(times)
+    areas = []
+    for s in shown:
+        upper = [base[k] + counts[s][k] for k in range(len(times))]
+        def y(v: float) -> float:
+            return bottom - (bottom - top) * v / peak
+        # steps: each sample's count holds from the moment before it up to it
+        xs = [_x(t, start, t1, left, right) for t in [start] + times]
+        top_pts = [f"{xs[k + d]:.1f},{y(v):.1f}" for k, v in enumerate(upper) for d in (0, 1)]
+        low_pts = [f"{xs[k + d]:.1f},{y(v):.1f}" for k, v in reversed(list(enumerate(base)))
+                   for d in (1, 0)]
+        areas.append(render('<polygon points="{p}" fill="{c}"><title>{s}: up to {m} agents'
+                            '</title></polygon>', p=" ".join(top_pts + low_pts),
+                            c=cs.get(s, "#777"), s=s, m=max(counts[s])))
+        base = upper
+    grid = render('<path class="mark" d="M{l},{t} L{r},{t}"/><text class="tick" x="{x}" '
+                  'y="{ty}" text-anchor="end">{n}</text><text class="tick" x="{x}" y="{b}" '
+                  'text-anchor="end">0</text>', l=left, r=right, t=top, x=left - 4,
+                  ty=top + 10, n=peak, b=bottom)
+    last = {s: counts[s][-1] for s in series["states"]}
+    desc = "; ".join(f"{s}: {last[s]} now, at most {max(counts[s])}" for s in shown)
+    return render(
+        '<figure class="chart"><svg class="team-chart" role="img" aria-labelledby="tc-title '
+        'tc-desc" viewBox="0 0 {w} 206" '
+        'xmlns="http://www.w3.org/2000/svg"><title id="tc-title">Agents in each state over '
+        'time</title><desc id="tc-desc">{desc}</desc>{areas}{grid}{axis}</svg>'
+        '<figcaption>{legend}<span class="note">Living and frozen agents, stacked by state; '
+        'the table below gives the numbers.</span></figcaption></figure>',
+        w=W, desc=desc, areas=join(areas), grid=grid, axis=_axis(start, t1, 200, left, right),
+        legend=legend(lc, shown, last))
+
+
+def team_table(series: dict) -> Safe:
+    """The team chart's numbers: a row per state, at most 8 moments as columns."""
+    times = series["times"]
+    if not times:
+        return Safe("")
+    step = max(1, len(times) // 8)
+    picks = list(range(len(times) - 1, -1, -step))[:8][::-1]
+    head = join(render('<th scope="col">{t}</th>', t=when(times[k])) for k in picks)
+    rows = join(render('<tr><th scope="row">{s}</th>{cells}</tr>', s=s,
+                       cells=join(render("<td>{n}</td>", n=series["counts"][s][k])
+                                  for k in picks))
+                for s in series["states"] if any(series["counts"][s]))
+    return render('<details class="table-wrap"><summary>The numbers (UTC)</summary><div '
+                  'class="scroll"><table class="numbers"><thead><tr><th scope="col">State</th>'
+                  '{head}</tr></thead><tbody>{rows}</tbody></table></div></details>',
+                  head=head, rows=rows)

@@ -1,0 +1,44 @@
+"""What needs a person's eyes first: an agent at urgent or legacy context, a living agent
+silent past the heartbeat, an agent in a state past its timeout, a state file that cannot be
+read. Each is said in words (the colour only repeats it)."""
+
+from __future__ import annotations
+
+from gitstate.law.lifecycle import Lifecycle
+from gitstate.law.times import duration
+from gitstate.web.clock import epoch
+
+# how bad each kind is: the roster sorts the worst first
+WEIGHT = {"problem": 4, "urgent": 3, "silent": 3, "overdue": 2, "legacy": 1}
+
+
+def trouble(r: dict, lc: Lifecycle, now: int) -> list[tuple[str, str]]:
+    """(kind, words) of each thing wrong with roster record `r` as of `now` (seconds)."""
+    out: list[tuple[str, str]] = []
+    if r.get("problem"):
+        out.append(("problem", str(r["problem"])))
+    if r.get("roster") in ("dead", None):
+        return out
+    if r.get("phase") in ("urgent", "legacy") and r.get("context_pct") is not None:
+        out.append((r["phase"], f"{r['phase']} context ({r['context_pct']:g}%)"))
+    if r.get("roster") != "living":
+        return out
+    beat = lc.heartbeat_for(r.get("role"))   # none for a role kept alive (squad's core)
+    last = epoch(r.get("last_commit_at") or r.get("last_commit"))
+    if beat and last is not None and now - last >= beat:
+        out.append(("silent", f"silent for {duration(now - last)} (heartbeat "
+                              f"{duration(beat, exact=True)})"))
+    since = epoch(r.get("in_state_since"))
+    state = r.get("state")
+    if since is not None and state:
+        for src, dst, spec in lc.policies.timed_moves():
+            if src == state and lc.timeout_applies(src, dst, r.get("role")) \
+                    and now - since >= spec.after:
+                out.append(("overdue", f"past its timeout: {state} -> {dst} was due after "
+                                       f"{duration(spec.after, exact=True)}"))
+                break
+    return out
+
+
+def worst(kinds: list[tuple[str, str]]) -> int:
+    return max((WEIGHT.get(k, 1) for k, _ in kinds), default=0)
