@@ -9,6 +9,7 @@ import time
 from gitstate.errors import GitstateError, UsageError
 from gitstate.git.repo import Managed
 from gitstate.history import views
+from gitstate.law.times import iso
 from gitstate.web.clock import epoch
 
 _KEEP = 8   # commits whose lifecycles are remembered
@@ -186,7 +187,8 @@ class Viewer:
                 or git.run("rev-list", "--merges", "-1", f"{old}..{commit}", "--").strip():
             return None
         last = {a: ms[-1]["to"] for a, ms in prev["by_agent"].items() if ms}
-        new = [views.move_of(row) for row in moves_since(git, lc, old, commit, last)]
+        new = [{**views.move_of(row), "time": iso(row[1])}   # as `transitions` says them
+               for row in moves_since(git, lc, old, commit, last)]
         by_agent = dict(prev["by_agent"])
         for m in new:
             by_agent[m["agent"]] = by_agent.get(m["agent"], []) + [m]

@@ -137,7 +137,7 @@ def test_the_roster_filter_is_in_the_url(demo, page):
 
 def test_an_agents_timeline_and_the_feed(demo, page):
     import json
-    log = json.loads(gitstate(demo, "log", "--json").stdout)
+    log = json.loads(gitstate(demo, "log", "--json").stdout)["moves"]
     with LiveServer(demo) as server:
         page.goto(server.url + "/agent/alice")
         chart = page.locator("svg.timeline-chart")

@@ -103,7 +103,7 @@ def test_the_roster_is_ordered_by_its_url(web):
 
 def test_sections_a_lifecycle_cannot_have_are_not_shown(tmp_path):
     repo = repo_with(tmp_path, "registry-tree", lambda r: None, "--lifecycle", "registry")
-    assert gitstate(repo, "spawn", "boss", "--role", "lead").returncode == 0
+    assert gitstate(repo, "spawn", "boss", "--role", "general").returncode == 0
     assert gitstate(repo, "spawn", "kid", "--parent", "boss").returncode == 0
     with client(repo) as web:
         page = web.get("/").text
@@ -119,7 +119,7 @@ def test_sections_a_lifecycle_cannot_have_are_not_shown(tmp_path):
 # -- feed, team, timeline, hand-overs --------------------------------------------------------
 
 def test_the_feed_lists_every_move_newest_first_each_linked_to_its_diff(web, demo):
-    log = json.loads(gitstate(demo, "log", "--json").stdout)
+    log = json.loads(gitstate(demo, "log", "--json").stdout)["moves"]
     page = web.get("/feed").text
     shas = re.findall(r'href="/diff/([0-9a-f]{40})/', page)
     assert shas == [m["commit"] for m in reversed(log)][:100]
