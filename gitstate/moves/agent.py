@@ -13,11 +13,11 @@ from gitstate.git.atomic import Plan, Result, commit_atomically, reject_if
 from gitstate.git.repo import GitContext, Managed
 from gitstate.history.views import freeze_state_path
 from gitstate.law import statefile
-from gitstate.law.freezestate import freeze_file_problems
 from gitstate.law.grammar import canonical_id, format_message
 from gitstate.law.lifecycle import is_law_path
 from gitstate.law.movers import KEY_FIELD
 from gitstate.law.rules import FileChange, check_law_change, legal_moves, validate
+from gitstate.law.society import freeze_file_problems
 from gitstate.moves.fields import now_iso, parse_sets  # noqa: F401  (the commands' names)
 from gitstate.moves.principals import binding_violations, given_key, must_sign, new_key, signing_key
 from gitstate.moves.workfile import current, kept_edits, staged_version
@@ -387,3 +387,49 @@ def _role_transfer(repo: Managed, lc, front: dict, role: str,
     past = [str(r) for r in past] if isinstance(past, list) else []
     giver = {"role": None, "past_roles": past if role in past else past + [role]}
     return {to_path: new_to}, giver, f"{role} -> {to}"
+
+
+def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
+             text: str | None = None, approved_by: str | None = None) -> Result:
+    """A holder of `role` hands it to `to` in one commit (a progress update of the holder,
+    trailer `Role-transfer: ROLE -> TO`), and stays in its state without the role. Without
+    `giver`, the one living holder gives it."""
+    head = repo.git.head()
+    lc = repo.lifecycle(head)
+    to = canonical_id(to)
+    if giver is None:
+        holders = sorted(a for a, data in repo.agents_at(lc, head).items()
+                         if _holds(data, lc, a, role, living=True) and a != to)
+        if len(holders) != 1:
+            who = f"living holders: {', '.join(holders)}" if holders else "no living holder"
+            raise GitstateError(f"role '{role}' has {who}; say which one gives it",
+                                hint=f"`gitstate handover {role} --from HOLDER --to {to}`")
+        giver = holders[0]
+    giver = canonical_id(giver)
+    if giver == to:
+        raise GitstateError(f"{to} cannot hand '{role}' to itself")
+    _lc, state, front = current_state(repo, giver)
+    if statefile.as_text(front.get("role")) != role:
+        raise GitstateError(f"{giver} does not hold role '{role}' "
+                            f"(its role: {statefile.as_text(front.get('role')) or 'none'})")
+    files, sets, moved = _role_transfer(repo, lc, front, role, to)
+    return transition(repo, giver, state, text=text or f"hands {role} to {to}", sets=sets,
+                      files=files, action="handover", approved_by=approved_by,
+                      trailers=[("Role-transfer", moved)])
+
+
+def assume(repo: Managed, agent: str, role: str, *, text: str | None = None) -> Result:
+    """A living agent without a role takes a vacant one, in one commit of its own (trailer
+    `Assumes-role: ROLE`): the seed's "any agent can choose to assume a vacant role"."""
+    _lc, state, _front = current_state(repo, agent)
+    return transition(repo, agent, state, text=text or f"assumes {role}", sets={"role": role},
+                      action="assume", trailers=[("Assumes-role", role)])
+
+
+def _holds(data: bytes, lc, agent: str, role: str, *, living: bool) -> bool:
+    try:
+        doc = statefile.parse_bytes(data, lc.state_path(agent))
+    except InvalidFile:
+        return False
+    alive = isinstance(doc.state, str) and lc.roster_of(doc.state) == "living"
+    return statefile.as_text(doc.get("role")) == role and (alive or not living)

@@ -198,8 +198,8 @@ def test_untrusted_text_is_read_in_linear_time():
     these took seconds to hours before)."""
     from gitstate.law.grammar import parse_trailers
     from gitstate.law.lifecycle import parse_duration
-    from gitstate.law.freezestate import freeze_file_problems
     from gitstate.law.rules import role_transfer
+    from gitstate.law.society import freeze_file_problems
     n = 200_000
     t = time.perf_counter()
     assert parse_trailers("Approved-by:" + " " * n + "\t" + "\r" * n + "!") == \
