@@ -97,7 +97,8 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
         _export(agent, session)
 
     phase = mort.phase(pct) if source not in ("startup", "clear", "compact") else "fresh"
-    nxt = ", ".join(lc.allowed_from(state)) if state in lc.states else "?"
+    nxt = ", ".join(lc.open_moves(state, role=statefile.as_text(front.get("role")),
+                                  context_pct=pct)) if state in lc.states else "?"
     title = {"resume": "resumed", "compact": "after compaction", "clear": "cleared"}.get(
         source, "started")
     lines.append(f"gitstate briefing ({title}) {agent}: {state} "
