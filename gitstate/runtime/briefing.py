@@ -74,7 +74,7 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
             lines.append("Register with `gitstate spawn <your-id>"
                          + (f" --session {session}`" if session else "`")
                          + " (or set GITSTATE_AGENT), then start a new session.")
-        lines += _vacancies(repo)
+        lines += _vacancies(repo, None)
         return "\n".join(lines)
 
     path = lc.state_path(agent)
@@ -119,7 +119,7 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
     if phase_asks(lc, phase, agent):
         lines.append(phase_asks(lc, phase, agent))
     if source != "compact":
-        lines += _vacancies(repo)
+        lines += _vacancies(repo, agent)
     return "\n".join(lines)
 
 
@@ -175,11 +175,13 @@ def _inbox(repo, agent: str, newest_first: bool = False) -> list[str]:
     return out
 
 
-def _vacancies(repo) -> list[str]:
+def _vacancies(repo, agent: str | None) -> list[str]:
     from gitstate.history.fold import vacancy_notice
     from gitstate.history.views import vacant_roles
     found = vacant_roles(repo)["vacancies"]
     if not found:
         return []
-    return ["Vacant roles (take one with `gitstate spawn <id> --role ROLE`, or hand-over):"] + [
+    who = agent or "<id>"
+    return [f"Vacant roles (take one with `gitstate assume {who} ROLE` if you hold none, "
+            "or spawn a holder with `gitstate spawn <id> --role ROLE`):"] + [
         f"  {vacancy_notice(v)}" for v in found]
