@@ -1,6 +1,8 @@
-"""haak, round two (seed 000): freeze or die from anywhere, freeze-states that say something,
-hand-overs, who and what a session was for, and the mortality clock said aloud. Each rule
-through the CLI and through a plain `git commit`."""
+"""haak (seed 000): freeze or die from anywhere, freeze-states that say something (updated at
+a re-freeze, marked when shutdown wrote them), hand-overs and vacant roles assumed, every
+change to a frozen agent a human's, who and what a session was for, the mortality clock said
+aloud, and typos that never become roles. Each rule through the CLI and through a plain
+`git commit`."""
 
 from __future__ import annotations
 
