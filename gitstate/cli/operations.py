@@ -17,8 +17,8 @@ from gitstate.moves.operations import (
     reap as reap_once,
     shutdown as shut_down,
     sweep as commit_due,
-    team_load,
 )
+from gitstate.moves.team import team_load
 
 
 @example('gitstate await alice bob --timeout 600', 'gitstate await alice --json')

@@ -86,7 +86,7 @@ def _unproven(git: Git, c: Commit, lc: Lifecycle, p: Parsed, msg, ctx, law_from:
         own = _key(front)
         if own is None or new is None:
             return None
-        if lc.needs_approval(old, new) and approvers(lc, msg):
+        if lc.gated(old, new) and approvers(lc, msg):
             return None   # a human's move: proven by `unsigned-approval`
         op = team_operation(msg)
         role = statefile.as_text(front.get("role"))

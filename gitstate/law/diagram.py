@@ -51,13 +51,24 @@ def describe(lc: Lifecycle) -> str:
             ["failure"] if s.outcome == "failure" else [])
         if s.requires:
             flags.append("requires " + ", ".join(s.requires))
+        if s.log:
+            flags.append(f"appends to {s.log}")
+        if s.token_limit:
+            flags.append(f"to {s.token_limit} at max_tokens")
+        if s.stamp:
+            flags.append(f"stamps {s.stamp}")
         nxt = lc.targets(name)
         arrow = f" -> {', '.join(nxt)}" if nxt else ""
         out.append(f"  {name:<{width}}  [{'; '.join(flags)}]{arrow}")
     if lc.roles:
         out += ["", "roles:"]
         for name, role in lc.roles.items():
-            bits = [f"max {role.max}" if role.max else "any number"]
+            most = lc.max_of(name)
+            bits = [f"max {most}" if most else "any number"]
+            if role.forbids:
+                bits.append(f"never {', '.join(role.forbids)}")
+            if role.load:
+                bits.append(f"`team load` makes it {role.load}")
             if role.mandate:
                 bits.append(f"mandate {role.mandate}")
             out.append(f"  {name}: {'; '.join(bits)}")
@@ -79,8 +90,16 @@ def describe(lc: Lifecycle) -> str:
         lines.append(f"  max spawn depth: {pol.max_depth}")
     for a, b, spec in pol.timed_moves():
         lines.append(f"  timeout: {a} -> {b} after {duration(spec.after, exact=True)}")
+    if pol.heartbeat is not None:
+        exempt = f" (not {', '.join(pol.heartbeat.except_roles)})" \
+            if pol.heartbeat.except_roles else ""
+        lines.append(f"  heartbeat: silent {duration(pol.heartbeat.after, exact=True)} is a "
+                     f"crash{exempt}")
     if not pol.custom_roles:
         lines.append("  only the roles above may be held")
+    else:
+        limit = f", at most {pol.role_max} living each" if pol.role_max else ""
+        lines.append(f"  other roles: said new at spawn (`--new-role`){limit}")
     if pol.atomic_commits:
         lines.append("  atomic commits: an agent's every commit carries its state file")
     if lines:

@@ -216,6 +216,11 @@ class Lifecycle(Record):
         handed away): it cannot speak for itself."""
         return any(_glob(a, state) and b == "*" for a, b in self.policies.approval_pairs)
 
+    def gated(self, old: str, new: str) -> bool:
+        """Does a change of an agent's file from `old` to `new` need a human's approval: a
+        gated move, or any change of a held agent (`held`)?"""
+        return self.needs_approval(old, new) or (old == new and self.held(old))
+
     def needs_approval(self, old: str, new: str) -> bool:
         if old == new:
             return False

@@ -9,6 +9,8 @@ from __future__ import annotations
 from gitstate.errors import InvalidFile
 from gitstate.law import statefile
 from gitstate.law.grammar import Message, is_valid_id, parse_message
+from gitstate.law.mortality import check_mortality, check_tokens
+from gitstate.law.roles import assumed_role
 from gitstate.law.society import check_society
 from gitstate.law.verdict import SYMLINK_MODE, Context, FileChange, Parsed, Violation  # noqa: F401  (FileChange, Context: part of this module's API)
 from gitstate.rule_ids import Rule
@@ -51,7 +53,7 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
     if len(agents) > 1 and msg is not None and not transfer:
         out.append(Violation(Rule.MULTIPLE_AGENTS, "one commit may change one agent's state; this "
                              f"one changes {', '.join(agents)} (commit each agent separately)"))
-    assumed = _assumed_role(parsed, msg)
+    assumed = assumed_role(parsed, msg)
     for p in parsed:
         # without the message (pre-commit) a role taken (`Assumes-role:`) cannot be told
         # apart either: judged at commit-msg
@@ -59,17 +61,6 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
         _check_fixed(p, out, role_may_change=transfer or (msg is None and len(agents) > 1)
                      or p.agent == assumed or taking)
     return out
-
-
-ASSUMES = "assumes-role"   # the trailer of `gitstate assume ID ROLE`
-
-
-def _assumed_role(parsed: list[Parsed], msg: Message | None) -> str | None:
-    """The agent that takes a vacant role in this commit (`Assumes-role: ROLE`, the agent
-    speaking): its role may change from none to that one; `society` judges the rest."""
-    if msg is None or msg.prefix is None or len(msg.trailer(ASSUMES)) != 1:
-        return None
-    return msg.prefix if any(p.agent == msg.prefix for p in parsed) else None
 
 
 FIXED_AT_BIRTH = ("parent", "depth", "role", "key")   # and `agent`: its directory
@@ -251,25 +242,9 @@ def _check_file(p: Parsed, lc: Lifecycle, out: list[Violation],
             out.append(Violation(Rule.ILLEGAL_TRANSITION, f"{p.agent} is in {old_state}; "
                                  f"{legal_moves(lc, old_state)}, not {state}", where))
     _check_requires(new, ch.path, lc, state, out)
-    _check_mortality(p, lc, old_state, state, where, out)
-    _check_tokens(p, lc, state, out)
+    check_mortality(p, lc, old_state, state, where, out)
+    check_tokens(p, lc, state, out)
     return p
-
-
-def _check_tokens(p: Parsed, lc: Lifecycle, state: str, out: list[Violation]) -> None:
-    """A state with a `token_limit` (era's deep_work) ends once the agent's `tokens` reach its
-    `max_tokens`: it may not stay there, nor enter it, past its budget."""
-    leave = lc.states[state].token_limit
-    if not leave or p.new is None:
-        return
-    used, most = p.new.get("tokens"), p.new.get("max_tokens")
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (used, most)) \
-            or used < most:
-        return
-    out.append(Violation(Rule.TOKEN_LIMIT, f"{p.agent} has used {used:,} tokens of its "
-                         f"max_tokens {most:,}: {state} ends at the token limit; go to "
-                         f"{leave} (or raise max_tokens)",
-                         f"{p.change.path}:{p.new.line_of('tokens')}"))
 
 
 def _check_content(p: Parsed, data: bytes, lc: Lifecycle, out: list[Violation],
@@ -338,25 +313,6 @@ def legal_moves(lc: Lifecycle, state: str) -> str:
     stay = state in lc.allowed_from(state) and state not in targets
     text = f"from {state} the lifecycle allows: {', '.join(targets) or 'nothing'}"
     return text + (f" (or staying in {state})" if stay else "")
-
-
-def _check_mortality(p: Parsed, lc: Lifecycle, old_state: str | None, state: str,
-                     where: str, out: list[Violation]) -> None:
-    mort = lc.policies.mortality
-    if mort is None or state == old_state or state not in mort.urgent_forbids:
-        return
-    pct = p.new.get("context_pct") if p.new else None
-    if isinstance(pct, (int, float)) and not isinstance(pct, bool) and pct >= mort.urgent:
-        start = old_state or lc.initial
-        role = statefile.as_text(p.new.get("role")) if p.new is not None else None
-        ways = lc.open_moves(start, context_pct=pct, role=role,
-                             waited=float("inf")) if start else []
-        advice = (lc.phase_advice("urgent", p.agent) or "").removeprefix("urgent: ")
-        allowed = f" (from {start} the lifecycle allows at urgent context: {', '.join(ways)})" \
-            if ways else ""
-        out.append(Violation(Rule.URGENT, f"{p.agent} is at {pct}% context (urgent from "
-                             f"{mort.urgent}%): entering {state} is refused; {advice}{allowed}",
-                             where))
 
 
 def _check_checkpoint(p: Parsed, ancestry: Context, out: list[Violation]) -> None:

@@ -76,14 +76,14 @@ def gated(lc: Lifecycle, changes: list[FileChange], changed_law: list[str]) -> l
         out.append(f"a change of the law ({', '.join(changed_law)})")
     rx = lc.state_path_regex()
     for ch in changes:
-        if ch.old is None or ch.new is None:
+        if ch.old is None or ch.new is None or ch.old == ch.new:
             continue
         try:
             old = parse_state(ch.old, ch.path, None).state
             new = parse_state(ch.new, ch.path, None).state
         except InvalidFile:
             continue
-        if isinstance(old, str) and isinstance(new, str) and lc.needs_approval(old, new):
+        if isinstance(old, str) and isinstance(new, str) and lc.gated(old, new):
             m = rx.match(ch.path)
             out.append(f"{m.group('id') if m else ch.path} {old} -> {new}")
     return out

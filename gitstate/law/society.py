@@ -10,6 +10,7 @@ import re
 from gitstate.law import limits, statefile
 from gitstate.law.grammar import Message, is_valid_id
 from gitstate.law.lifecycle import Lifecycle
+from gitstate.law.roles import NAMED_HOLDERS, check_assumed, check_new_role, named  # noqa: F401  (NAMED_HOLDERS: part of this module's API)
 from gitstate.law.times import duration
 from gitstate.law.verdict import Context, Violation
 from gitstate.rule_ids import Rule
@@ -138,18 +139,6 @@ def census_entry(lc: Lifecycle, front: dict) -> tuple[bool, str | None]:
     return _living(lc, front), statefile.as_text(front.get("role"))
 
 
-# A role-max names at most this many holders (the rest are counted): each changed agent gets
-# its own violation, and naming every holder in each would make the words of a commit that
-# adds N holders grow as N * N.
-NAMED_HOLDERS = 20
-
-
-def _named(holders: list[str]) -> str:
-    if len(holders) <= NAMED_HOLDERS:
-        return ", ".join(holders)
-    return ", ".join(holders[:NAMED_HOLDERS]) + f" and {len(holders) - NAMED_HOLDERS:,} more"
-
-
 def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Violation],
                  merged: bool = False, msg: Message | None = None) -> None:
     new, path = p.new, p.change.path
@@ -163,7 +152,7 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Viola
     role_at = f"{path}:{new.line_of('role')}"
 
     if role and role not in lc.roles and (p.old is None or not lc.policies.custom_roles):
-        _check_new_role(p, lc, role, msg, merged, role_at, out)
+        check_new_role(p, lc, role, msg, merged, role_at, out)
     spec = lc.roles.get(role) if role else None
     if spec is not None and state != old_state and state in spec.forbids:
         ways = [t for t in lc.allowed_from(old_state) if t not in spec.forbids] \
@@ -175,7 +164,8 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Viola
                              f"enters {state}{why}{instead}",
                              f"{path}:{new.line_of('state')}"))
     if msg is not None and msg.prefix == p.agent and msg.trailer("assumes-role"):
-        _check_assumed(p, lc, census, msg, role, old_role, living, role_at, out)
+        check_assumed(p, lc, census.holders(str(role)) if role else [], msg, role, old_role,
+                      living, role_at, out)
     most = lc.max_of(role)
     if living and role and most and (not was_living or role != old_role):
         holders = census.holders(role)
@@ -186,7 +176,7 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Viola
                 "the limit of every role without its own max)"
             out.append(Violation(Rule.ROLE_MAX, f"role '{role}' may have {most} living "
                                  f"holder{'s' if most != 1 else ''}{default}; with this commit it "
-                                 f"would have {len(holders)} ({_named(holders)}). "
+                                 f"would have {len(holders)} ({named(holders)}). "
                                  + _way_out(p, role, giver, lc), role_at))
     cap = lc.policies.max_living
     if living and not was_living and cap:
@@ -208,61 +198,6 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Viola
         _check_log(p, ctx, log, out)
     if isinstance(old_state, str) and lc.timeout_refuses_early(old_state, state, role):
         _check_timeout(p, lc, ctx, old_state, state, out)
-
-
-def _check_assumed(p, lc: Lifecycle, census: Census, msg: Message, role: str | None,
-                   old_role: str | None, living: bool, where: str,
-                   out: list[Violation]) -> None:
-    """A living agent takes a vacant role (the seed: any agent may assume one), in a commit
-    of its own that says so (`Assumes-role: ROLE`): it holds no other role, and no other
-    living agent holds this one."""
-    said = msg.trailer("assumes-role")
-    wanted = said[0].strip() if len(said) == 1 else None
-    problem = None
-    if wanted is None:
-        problem = "a commit assumes one role ('Assumes-role:' given more than once)"
-    elif p.old is None:
-        problem = f"a new agent is born with its role (`gitstate spawn {p.agent} --role {wanted}`)"
-    elif old_role:
-        problem = (f"{p.agent} holds role '{old_role}'; an agent holds one role at a time "
-                   f"(hand it on first: `gitstate handover {old_role} --to ID`)")
-    elif role != wanted:
-        problem = f"the commit says 'Assumes-role: {wanted}' but writes 'role: {role}'"
-    elif not living:
-        problem = f"{p.agent} is {p.new.state}, not living: only a living agent takes a role"
-    else:
-        others = [h for h in census.holders(wanted) if h != p.agent]
-        if others:
-            problem = (f"role '{wanted}' is not vacant: {_named(others)} hold"
-                       f"{'s' if len(others) == 1 else ''} it (a hand-over gives it: "
-                       f"`gitstate handover {wanted} --from {others[0]} --to {p.agent}`)")
-    if problem:
-        out.append(Violation(Rule.ASSUME_ROLE, problem, where))
-
-
-NEW_ROLE = "new-role"   # the trailer that says a role not declared is meant (`spawn --new-role`)
-
-
-def _check_new_role(p, lc: Lifecycle, role: str, msg: Message | None, merged: bool,
-                    where: str, out: list[Violation]) -> None:
-    """A role the lifecycle does not declare is taken only where custom roles are allowed,
-    and only when the commit says so (`New-role: ROLE`): a typo (`stewrad`) would otherwise
-    become a role for good, fixed at birth and vacant forever."""
-    from gitstate.law.suggest import did_you_mean
-    near = did_you_mean(role, lc.roles)
-    declared = f"({', '.join(lc.roles) or 'none'})"
-    if not lc.policies.custom_roles:
-        out.append(Violation(Rule.UNKNOWN_ROLE, f"role '{role}' is not one of this lifecycle's "
-                             f"roles{near} {declared}, and custom roles are not allowed", where))
-        return
-    if msg is None or merged:   # pre-commit has no message yet; a merge was judged on its line
-        return
-    said = [v.strip() for v in msg.trailer(NEW_ROLE)]
-    if role in said:
-        return
-    out.append(Violation(Rule.UNKNOWN_ROLE, f"role '{role}' is not one of this lifecycle's "
-                         f"roles{near} {declared}; a new role is taken only when the commit "
-                         f"says so: `--new-role` (trailer 'New-role: {role}')", where))
 
 
 def _check_log(p, ctx: Context, log: str, out: list[Violation]) -> None:

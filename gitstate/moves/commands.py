@@ -19,7 +19,7 @@ from gitstate.history.fold import vacancy_notice
 from gitstate.history.views import inbox as messages, vacant_roles
 from gitstate.law.grammar import canonical_id
 from gitstate.law.suggest import closest
-from gitstate.moves import agent as moves
+from gitstate.moves import agent as moves, succession
 from gitstate.moves.fields import parse_sets
 from gitstate.moves.landing import committer, push_move
 from gitstate.moves.logbook import logout as log_out
@@ -130,14 +130,14 @@ def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
              warn: Callable[[str], None] = _stderr) -> dict:
     """A holder of `role` hands it to `to` in one commit, and stays in its state; a frozen
     giver or taker (haak) needs a human's approval."""
-    return committed(repo, to, lambda: moves.handover(repo, role, to, giver=giver, text=text,
+    return committed(repo, to, lambda: succession.handover(repo, role, to, giver=giver, text=text,
                                                       approved_by=approved_by), warn=warn)
 
 
 def assume(repo: Managed, agent: str, role: str, *, text: str | None = None,
            push: bool = False, warn: Callable[[str], None] = _stderr) -> dict:
     """A living agent without a role takes a vacant one (trailer `Assumes-role:`)."""
-    return committed(repo, agent, lambda: moves.assume(repo, agent, role, text=text),
+    return committed(repo, agent, lambda: succession.assume(repo, agent, role, text=text),
                      push=push, warn=warn)
 
 

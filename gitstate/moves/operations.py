@@ -25,6 +25,7 @@ from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.movers import at_rest
 from gitstate.law.times import duration, iso
 from gitstate.moves.agent import freeze, spawn, transition
+from gitstate.moves.processes import alive, stop_process
 from gitstate.rule_ids import Rule
 
 SYSTEM = ("gitstate", "gitstate@localhost")
@@ -219,60 +220,6 @@ def lc_of(repo: Managed) -> Lifecycle:
     return repo.lifecycle(repo.git.head())
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:   # a zombie has ended; only its parent has not read its status yet (Linux)
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            return fh.read().rsplit(b")", 1)[-1].split()[:1] != [b"Z"]
-    except OSError:
-        return True
-
-
-def stop_process(front: dict, host: str, grace: float, say: Callable[[str], None],
-                 agent: str) -> str | None:
-    """The seed's graceful stop of an agent's recorded process: SIGTERM, up to `grace`
-    seconds for it to end, then SIGKILL. What happened, as recorded in `stopped:` (None: no
-    process recorded). A process on another host is not signalled, and said."""
-    import signal
-    pid = front.get("pid")
-    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
-        return None
-    where = statefile.as_text(front.get("host"))
-    if where != host:
-        said = f"not signalled: process {pid} runs on {where or 'an unrecorded host'}, not {host}"
-        say(f"{agent}: {said}")
-        return said
-    if pid in (os.getpid(), os.getppid()):
-        said = f"not signalled: process {pid} is this gitstate or the process that started it"
-        say(f"{agent}: {said}")
-        return said
-    if not _alive(pid):
-        return f"process {pid} had already ended"
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return f"process {pid} had already ended"
-    except PermissionError:
-        said = f"not signalled: process {pid} belongs to another user"
-        say(f"{agent}: {said}")
-        return said
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        if not _alive(pid):
-            say(f"{agent}: process {pid} ended on SIGTERM")
-            return f"process {pid} ended on SIGTERM"
-        time.sleep(0.05)
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGKILL)
-    say(f"{agent}: process {pid} did not end within {grace:g}s of SIGTERM; killed (SIGKILL)")
-    return f"process {pid} killed (SIGKILL) after {grace:g}s"
-
-
 def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
          now: float | None = None, commit=committed) -> list:
     """Mark as failed every living agent of this host whose recorded process is gone, and
@@ -298,7 +245,7 @@ def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
             if not isinstance(state, str) or lc.roster_of(state) != "living":
                 continue
             if isinstance(pid, int) and not isinstance(pid, bool):
-                if statefile.as_text(front.get("host")) != host or _alive(pid):
+                if statefile.as_text(front.get("host")) != host or alive(pid):
                     continue
                 why = f"process {pid} on {host} is gone"
                 summary = f"process {pid} on {host} died without a word"
@@ -323,73 +270,6 @@ def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
             say(f"{agent}: {state} -> {target} ({why})  ({r.sha[:10]})")
             results.append(r)
     return results
-
-
-def team_load(repo: Managed, agents: list[str], say: Callable[[str], None],
-              role: str | None = None, commit=committed) -> int:
-    """Create the team's persistent sessions at once (squad's team load): each agent absent
-    is spawned with `role` and brought to the state the role is loaded into (`roles.R.load`,
-    squad: core sessions idle). An agent that exists is left as it is, and said. The number
-    of agents that could not be loaded."""
-    head = repo.git.head()
-    lc = repo.lifecycle(head)
-    loaded = [name for name, spec in lc.roles.items() if spec.load]
-    if role is None:
-        if len(loaded) != 1:
-            raise GitstateError("say which role to load (--role): "
-                                + (f"roles with a `load:` state: {', '.join(loaded)}" if loaded
-                                   else f"no role of lifecycle '{lc.name}' says `load:`"))
-        role = loaded[0]
-    spec = lc.roles.get(role)
-    if spec is None or not spec.load:
-        raise GitstateError(f"role '{role}' is not loaded by `team load`: "
-                            + (f"roles with a `load:` state: {', '.join(loaded)}" if loaded
-                               else f"no role of lifecycle '{lc.name}' says `load:`"),
-                            hint="spawn it with `gitstate spawn ID --role ROLE`")
-    target, initial = spec.load, lc.initial
-    assert initial is not None
-    path = _path(lc, initial, target)
-    if path is None:
-        raise GitstateError(f"'{target}' cannot be reached from '{initial}' without a timed move")
-    ids = [canonical_id(a) for a in agents]
-    states = _states(repo, lc, head, ids)
-    failed = 0
-    for agent in ids:
-        state = states.get(agent)
-        if state is not None:
-            roster = lc.roster_of(state)
-            if roster == "living":
-                say(f"{agent}: already {state}")
-            else:
-                failed += 1
-                say(f"{agent}: {state} ({roster}); not loaded again" + (
-                    ": a dead id is never reused, load another id" if roster == "dead"
-                    else f": resume it with `gitstate transition {agent} STATE`"))
-            continue
-        r = commit(agent, partial(spawn, repo, agent, role=role, text=f"team load: {role}"))
-        for step in path:
-            r = commit(agent, partial(transition, repo, agent, step, text="team load"))
-        say(f"{agent}: {' -> '.join([initial, *path])} ({role})  ({r.sha[:10]})")
-    return failed
-
-
-def _path(lc: Lifecycle, start: str, goal: str) -> list[str] | None:
-    """The fewest moves from `start` to `goal`, none of them timed (those are sweep's)."""
-    if start == goal:
-        return []
-    todo, back = deque([start]), {start: start}
-    while todo:
-        s = todo.popleft()
-        for t in lc.targets(s):
-            if t not in back and lc.policies.timeout(s, t) is None:
-                back[t] = s
-                if t == goal:
-                    out = [t]
-                    while back[out[-1]] != start:
-                        out.append(back[out[-1]])
-                    return out[::-1]
-                todo.append(t)
-    return None
 
 
 def _path_to_rest(lc: Lifecycle, start: str, *, interrupted: bool = False) -> list[str] | None:

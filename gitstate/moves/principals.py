@@ -139,7 +139,7 @@ def must_sign(repo: Managed, lc: Lifecycle, head: str | None, agent: str, old: s
     are refused here, before anything is committed, when this clone cannot."""
     if head is None or old is None:
         return False
-    gated = approved_by and lc.needs_approval(old, new)
+    gated = approved_by and lc.gated(old, new)
     operation = moved_by in ("reap", "shutdown")
     if not gated and not operation:
         return False

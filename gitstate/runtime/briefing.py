@@ -105,7 +105,8 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
         _export(agent, session)
 
     phase = mort.phase(pct) if source not in ("startup", "clear", "compact") else "fresh"
-    nxt = ", ".join(lc.allowed_from(state)) if state in lc.states else "?"
+    nxt = ", ".join(lc.open_moves(state, role=statefile.as_text(front.get("role")),
+                                  context_pct=pct)) if state in lc.states else "?"
     title = {"resume": "resumed", "compact": "after compaction", "clear": "cleared"}.get(
         source, "started")
     lines.append(f"gitstate briefing ({title}) {agent}: {state} "
@@ -205,7 +206,9 @@ def _society(repo, agent: str | None, vacancies: bool) -> list[str]:
     out = [line + " (`gitstate roster`)."]
     found = vacant(records, lc) if vacancies else []
     if found:
-        out += ["Vacant roles (take one with `gitstate spawn <id> --role ROLE`, or hand-over):"]
+        who = agent or "<id>"
+        out += [f"Vacant roles (take one with `gitstate assume {who} ROLE` if you hold none, "
+                "or spawn a holder with `gitstate spawn <id> --role ROLE`):"]
         out += [f"  {vacancy_notice(v)}" for v in found]
     return out
 

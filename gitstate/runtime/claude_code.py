@@ -240,4 +240,5 @@ def child_briefing(child: dict) -> str:
     parent, depth, kind = child["parent"], child["depth"], child["kind"]
     return (f"gitstate: you are a sub-agent ({kind}) of {parent}, at depth {depth}. To keep "
             f"your own state, register once: `gitstate spawn <your-id> --parent {parent} "
-            f"--role {kind}`, and set GITSTATE_AGENT=<your-id> for your gitstate commands.")
+            f"--role {kind}` (adding `--new-role` where the lifecycle does not declare "
+            f"'{kind}'), and set GITSTATE_AGENT=<your-id> for your gitstate commands.")

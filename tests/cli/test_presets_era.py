@@ -1,6 +1,8 @@
-"""era, round two (seed 004): a working agent's unprefixed work commit is refused when its
-runtime names it (GITSTATE_AGENT); logout appends to the shared logout.log in the logout
-commit; idle goes back to inbox at the check interval (`sweep`)."""
+"""era (seed 004): a working agent's unprefixed work commit is refused when its runtime names
+it (GITSTATE_AGENT); logout appends to the shared logout.log in the logout commit; idle goes
+back to inbox at the check interval (`sweep`). Round three: the seed's own commits and what
+an era agent writes instead, a seed-layout repository moved over, deep_work's token limit,
+idle_since, and mortality advice in era's own words."""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
-"""haak, round two (seed 000): freeze or die from anywhere, freeze-states that say something,
-hand-overs, who and what a session was for, and the mortality clock said aloud. Each rule
-through the CLI and through a plain `git commit`."""
+"""haak (seed 000): freeze or die from anywhere, freeze-states that say something (updated at
+a re-freeze, marked when shutdown wrote them), hand-overs and vacant roles assumed, every
+change to a frozen agent a human's, who and what a session was for, the mortality clock said
+aloud, and typos that never become roles. Each rule through the CLI and through a plain
+`git commit`."""
 
 from __future__ import annotations
 
@@ -239,6 +241,14 @@ def test_typos_do_not_become_law(tmp_path):
     assert res.returncode == 1 and "is frozen" in res.stderr
     assert "`gitstate wake bob --approved-by HUMAN`" in res.stderr
     assert ok(repo, "verify").returncode == 0
+    # a clone without hooks: verify names the typo
+    new = repo / "agent" / "erin" / "_state.md"
+    new.parent.mkdir(parents=True)
+    new.write_text("---\nagent: erin\nstate: bootstrap\nrole: stewrad\n---\n")
+    git(repo, "add", "-A")
+    git(repo, *UNHOOKED, "commit", "-qm", "@erin: [STATE:bootstrap] born")
+    res = gitstate(repo, "verify")
+    assert res.returncode == 1 and "[unknown-role]" in res.stdout
 
 
 def _frozen(repo, agent: str, role: str | None = None) -> Path:
@@ -268,6 +278,12 @@ def test_a_woken_agent_refreezes_with_an_updated_freeze_state(tmp_path):
     assert "is the fold linear?" in json.loads(ok(repo, "show", "alice", "--json").stdout)[
         "sections"]["open_questions"]
     assert ok(repo, "verify").returncode == 0
+    # a clone without hooks: a re-freeze with the old file is named by verify
+    ok(repo, "wake", "alice", "--approved-by", "zach")
+    set_state_line(repo, "alice", "state", "frozen")
+    git(repo, *UNHOOKED, "commit", "-qam", "@alice: [STATE:frozen] same again")
+    res = gitstate(repo, "verify")
+    assert res.returncode == 1 and "froze before and was woken" in res.stdout
 
 
 def test_shutdowns_freeze_states_say_they_are_not_the_agents(tmp_path):
@@ -308,6 +324,13 @@ def test_every_change_to_a_frozen_agent_needs_a_human(tmp_path):
     assert res.returncode == 1 and "[needs-approval]" in res.stderr
     ok(repo, "bury", "carol", "--summary", "never woken", "--approved-by", "zach")
     assert ok(repo, "verify").returncode == 0
+    # a clone without hooks: a frozen agent changed without approval is named by verify
+    _frozen(repo, "erin", role="auditor")
+    set_state_line(repo, "erin", "summary", "gone quiet")
+    git(repo, *UNHOOKED, "commit", "-qm", "@erin: [STATE:frozen] noted", "--",
+        "agent/erin/_state.md")
+    res = gitstate(repo, "verify")
+    assert res.returncode == 1 and "erin is frozen: every change to it" in res.stdout
 
 
 def test_a_living_agent_assumes_a_vacant_role(tmp_path):

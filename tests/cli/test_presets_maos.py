@@ -1,5 +1,6 @@
-"""maos, round two (seed 003): interrupted work ends as a failure, roles' timeouts enforced by
-`sweep`, instance numbers by commit order, and `reap` by heartbeat, also as a loop."""
+"""maos (seed 003): interrupted work ends as a failure, roles' timeouts made by `sweep`,
+instance numbers by commit order, `reap` by heartbeat, also as a loop; custom roles said so
+at spawn with a default limit; shutdown stops the processes it can (SIGTERM, SIGKILL)."""
 
 from __future__ import annotations
 

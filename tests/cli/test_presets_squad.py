@@ -1,5 +1,6 @@
-"""squad, round two (seed 002): a crashed session goes to `error` and resumes from there; core
-sessions are exempt from the idle timeout; a full pool queues a spawn (`spawn --wait`)."""
+"""squad (seed 002): a crashed session goes to `error` and resumes from there; core sessions,
+made idle at once by `team load`, are never suspended nor reaped for silence; status offers
+a suspension only once due; a full pool queues a spawn (`spawn --wait`)."""
 
 from __future__ import annotations
 

@@ -157,3 +157,49 @@ def test_a_vacant_role_is_assumed_by_a_living_agent_without_one():
     # without the trailer the role is a fixed field
     [v] = judge(HAAK, "bob", before, after, "@bob: [STATE:inbox] mine", agents=alone)
     assert v.rule == "fixed-field" and "`gitstate assume ID ROLE`" in v.message
+
+
+FS = "data/freeze-states/a.md"
+WRITTEN = ("---\nsession_id: a\nfrozen_at: x\nrole: null\nprimary_situation: y\n---\n"
+           + "".join(f"## {s}\n- written\n" for s in ("Key Decisions", "Accumulated Knowledge",
+                                                      "Open Questions", "Files Changed",
+                                                      "Handoff Notes"))).encode()
+
+
+class Files(Plain):
+    def __init__(self, base: bytes | None, tree: bytes | None):
+        super().__init__({}, {FS: tree})
+        self._base = base
+
+    def base_file(self, path):
+        return self._base if path == FS else None
+
+
+def test_a_woken_agent_refreezes_with_an_updated_freeze_state():
+    woken = doc("a", "inbox", freeze_state=FS)
+    frozen = doc("a", "frozen", freeze_state=FS)
+    msg = "@a: [STATE:frozen] again"
+    [v] = validate([FileChange("agent/a/_state.md", woken, frozen)], HAAK, msg,
+                   context=Files(WRITTEN, WRITTEN))
+    assert v.rule == "freeze-state" and "a froze before and was woken" in v.message
+    updated = WRITTEN.replace(b"- written\n## Files", b"- asked since\n## Files")
+    assert validate([FileChange("agent/a/_state.md", woken, frozen)], HAAK, msg,
+                    context=Files(WRITTEN, updated)) == []
+    # a first freeze, and one gitstate wrote for the agent (marked), are not re-freezes
+    assert validate([FileChange("agent/a/_state.md", doc("a", "inbox"), frozen)], HAAK, msg,
+                    context=Files(WRITTEN, WRITTEN)) == []
+    marked = WRITTEN.replace(b"---\nsession_id", b"---\nwritten_by: gitstate shutdown\n"
+                                                 b"session_id")
+    assert validate([FileChange("agent/a/_state.md", woken, frozen)], HAAK, msg,
+                    context=Files(marked, marked)) == []
+
+
+def test_every_change_to_a_frozen_agent_needs_approval():
+    old = doc("c", "frozen", freeze_state=FS, summary="before")
+    new = doc("c", "frozen", freeze_state=FS, summary="after")
+    [v] = validate([FileChange("agent/c/_state.md", old, new)], HAAK, "@c: [STATE:frozen] x")
+    assert v.rule == "needs-approval" and "c is frozen: every change to it" in v.message
+    assert validate([FileChange("agent/c/_state.md", old, new)], HAAK,
+                    "@c: [STATE:frozen] x\n\nApproved-by: zach\n") == []
+    assert HAAK.held("frozen") and not HAAK.held("inbox") and not SQUAD.held("suspended")
+    assert HAAK.gated("frozen", "frozen") and HAAK.gated("frozen", "dead")

@@ -504,3 +504,21 @@ def test_a_transcript_that_never_names_its_tool_calls_is_measured_by_its_latest_
     binding = json.loads((repo / ".git" / "gitstate" / "runtime" / "sessions" /
                           "s-nid.json").read_text())
     assert binding["no_ids"] is True and binding["agent"] == "nid"
+
+
+def test_era_deep_work_ends_when_a_measured_phase_finds_the_budget_spent(tmp_path):
+    repo = make_repo(tmp_path / "era")
+    assert gitstate(repo, "init", "--lifecycle", "era", "--runtime", "claude-code") \
+        .returncode == 0
+    gitstate(repo, "spawn", "era-1", "--session", "s1")
+    walk(repo, "era-1", "inbox", "distill")
+    assert gitstate(repo, "transition", "era-1", "deep_work", "--set", "max_tokens=100000") \
+        .returncode == 0
+    said(start(repo, "s1"))
+    tr = tmp_path / "s1.jsonl"
+    told = said(post_tool(repo, "s1", transcript(tr, 60_000, 110_000)))     # 55 %: midlife
+    assert "max_tokens (100,000) is spent: you are in inbox now" in told
+    assert git(repo, "log", "-1", "--format=%s").stdout.startswith("@era-1: [STATE:inbox]")
+    front = git(repo, "show", "HEAD:agent/era-1/_state.md").stdout
+    assert "tokens: 110000" in front and "state: inbox" in front
+    assert gitstate(repo, "verify").returncode == 0

@@ -1,0 +1,65 @@
+"""The processes agents recorded (`pid`, `host`): whether one still runs, and stopping one
+as the maos seed does (SIGTERM, a bounded wait, SIGKILL)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable
+
+from gitstate.law import statefile
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:   # a zombie has ended; only its parent has not read its status yet (Linux)
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[-1].split()[:1] != [b"Z"]
+    except OSError:
+        return True
+
+
+def stop_process(front: dict, host: str, grace: float, say: Callable[[str], None],
+                 agent: str) -> str | None:
+    """The seed's graceful stop of an agent's recorded process: SIGTERM, up to `grace`
+    seconds for it to end, then SIGKILL. What happened, as recorded in `stopped:` (None: no
+    process recorded). A process on another host is not signalled, and said."""
+    import signal
+    pid = front.get("pid")
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return None
+    where = statefile.as_text(front.get("host"))
+    if where != host:
+        said = f"not signalled: process {pid} runs on {where or 'an unrecorded host'}, not {host}"
+        say(f"{agent}: {said}")
+        return said
+    if pid in (os.getpid(), os.getppid()):
+        said = f"not signalled: process {pid} is this gitstate or the process that started it"
+        say(f"{agent}: {said}")
+        return said
+    if not alive(pid):
+        return f"process {pid} had already ended"
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return f"process {pid} had already ended"
+    except PermissionError:
+        said = f"not signalled: process {pid} belongs to another user"
+        say(f"{agent}: {said}")
+        return said
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        if not alive(pid):
+            say(f"{agent}: process {pid} ended on SIGTERM")
+            return f"process {pid} ended on SIGTERM"
+        time.sleep(0.05)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    say(f"{agent}: process {pid} did not end within {grace:g}s of SIGTERM; killed (SIGKILL)")
+    return f"process {pid} killed (SIGKILL) after {grace:g}s"

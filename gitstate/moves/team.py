@@ -1,0 +1,82 @@
+"""`gitstate team load`: the team's persistent sessions created at once (squad's core agents,
+idle from the start)."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from functools import partial
+
+from gitstate.errors import GitstateError
+from gitstate.git.repo import Managed
+from gitstate.law.grammar import canonical_id
+from gitstate.law.lifecycle import Lifecycle
+from gitstate.moves.agent import spawn, transition
+from gitstate.moves.operations import _states, committed
+
+
+def team_load(repo: Managed, agents: list[str], say: Callable[[str], None],
+              role: str | None = None, commit=committed) -> int:
+    """Create the team's persistent sessions at once (squad's team load): each agent absent
+    is spawned with `role` and brought to the state the role is loaded into (`roles.R.load`,
+    squad: core sessions idle). An agent that exists is left as it is, and said. The number
+    of agents that could not be loaded."""
+    head = repo.git.head()
+    lc = repo.lifecycle(head)
+    loaded = [name for name, spec in lc.roles.items() if spec.load]
+    if role is None:
+        if len(loaded) != 1:
+            raise GitstateError("say which role to load (--role): "
+                                + (f"roles with a `load:` state: {', '.join(loaded)}" if loaded
+                                   else f"no role of lifecycle '{lc.name}' says `load:`"))
+        role = loaded[0]
+    spec = lc.roles.get(role)
+    if spec is None or not spec.load:
+        raise GitstateError(f"role '{role}' is not loaded by `team load`: "
+                            + (f"roles with a `load:` state: {', '.join(loaded)}" if loaded
+                               else f"no role of lifecycle '{lc.name}' says `load:`"),
+                            hint="spawn it with `gitstate spawn ID --role ROLE`")
+    target, initial = spec.load, lc.initial
+    assert initial is not None
+    path = _path(lc, initial, target)
+    if path is None:
+        raise GitstateError(f"'{target}' cannot be reached from '{initial}' without a timed move")
+    ids = [canonical_id(a) for a in agents]
+    states = _states(repo, lc, head, ids)
+    failed = 0
+    for agent in ids:
+        state = states.get(agent)
+        if state is not None:
+            roster = lc.roster_of(state)
+            if roster == "living":
+                say(f"{agent}: already {state}")
+            else:
+                failed += 1
+                say(f"{agent}: {state} ({roster}); not loaded again" + (
+                    ": a dead id is never reused, load another id" if roster == "dead"
+                    else f": resume it with `gitstate transition {agent} STATE`"))
+            continue
+        r = commit(agent, partial(spawn, repo, agent, role=role, text=f"team load: {role}"))
+        for step in path:
+            r = commit(agent, partial(transition, repo, agent, step, text="team load"))
+        say(f"{agent}: {' -> '.join([initial, *path])} ({role})  ({r.sha[:10]})")
+    return failed
+
+
+def _path(lc: Lifecycle, start: str, goal: str) -> list[str] | None:
+    """The fewest moves from `start` to `goal`, none of them timed (those are sweep's)."""
+    if start == goal:
+        return []
+    todo, back = deque([start]), {start: start}
+    while todo:
+        s = todo.popleft()
+        for t in lc.targets(s):
+            if t not in back and lc.policies.timeout(s, t) is None:
+                back[t] = s
+                if t == goal:
+                    out = [t]
+                    while back[out[-1]] != start:
+                        out.append(back[out[-1]])
+                    return out[::-1]
+                todo.append(t)
+    return None
