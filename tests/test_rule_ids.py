@@ -71,9 +71,11 @@ def _rule_positions(tree) -> list:
 
 
 def _spelled(tree) -> list:
-    """The string constants where a rule id stands (the key "rule" itself aside)."""
+    """The string constants where a rule id stands, shaped as one (the key "rule" itself and
+    prose, e.g. a field's description, aside)."""
     return [n for node in _rule_positions(tree) for n in ast.walk(node)
-            if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value != "rule"]
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value != "rule"
+            and ID.fullmatch(n.value)]
 
 
 def test_each_member_is_its_id_and_carries_one_line():
