@@ -18,7 +18,7 @@ def test_shutdown_cancels_interrupted_work_and_await_counts_it_failed(tmp_path):
     ok(repo, "transition", "done", "running")
     ok(repo, "transition", "done", "complete")
     out = ok(repo, "shutdown").stdout
-    assert "e1: -> cancelled" in out and "e2: -> cancelled" in out
+    assert "e1: running -> cancelled" in out and "e2: pending -> cancelled" in out
     ends = {r["agent"]: r["state"] for r in roster(repo)["cemetery"]}
     assert ends == {"e1": "cancelled", "e2": "cancelled", "done": "complete"}
     res = gitstate(repo, "await", "e1", "done")

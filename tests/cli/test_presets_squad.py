@@ -49,7 +49,7 @@ def test_shutdown_does_not_call_a_stop_a_crash(tmp_path):
     repo = managed(tmp_path, "squad")
     ok(repo, "spawn", "s1")
     walk(repo, "s1", "active")
-    assert "s1: -> cleanup" in ok(repo, "shutdown").stdout
+    assert "s1: active -> cleanup" in ok(repo, "shutdown").stdout
 
 
 def test_core_sessions_are_exempt_from_the_idle_timeout(tmp_path):
