@@ -41,7 +41,7 @@ def history(size: int, out: Path) -> Path:
 
 def moves(work: Path, k: int, n: int) -> None:
     """k legal state commits in `work`, by gitstate itself (living agents, one step each)."""
-    rows = json.loads(sh(work, sys.executable, "-m", "gitstate", "status", "--json"))
+    rows = json.loads(sh(work, sys.executable, "-m", "gitstate", "status", "--json"))["agents"]
     living = [r for r in rows if r["roster"] == "living" and r["state"] in NEXT]
     for i in range(k):
         r = living[(n * k + i) % len(living)]

@@ -159,7 +159,7 @@ class OperationMove(Record):
     to: str
     """the state it entered"""
     commit: str
-    """the commit (on the hub with --push)"""
+    """the commit it made here (with --push it then landed on the hub, perhaps as another)"""
     subject: str
     """the commit's subject"""
 
