@@ -186,8 +186,11 @@ def print_inbox(view: dict) -> None:
 
 def print_situations(data: dict) -> None:
     sessions = [e for e in data["entities"] if e["id"].startswith("situation:session-")]
+    owned: dict[str, list[dict]] = {}   # by owner: one pass, not one per session
+    for b in data["belongings"]:
+        owned.setdefault(b["owner"], []).append(b)
     for e in sessions:
-        links = [b for b in data["belongings"] if b["owner"] == e["id"]]
+        links = owned.get(e["id"], [])
         bits = [f"{b['quality']} {b['member']}" for b in links if b["quality"] != "description"]
         echo(f"{e['id']}  [{e['quality'] or '?'}]  {e['started_at'] or '?'} .. "
              f"{e['ended_at'] or '?'}" + (f"  ({', '.join(bits)})" if bits else ""))
