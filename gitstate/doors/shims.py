@@ -48,6 +48,8 @@ def concerns_glob(lc: Lifecycle) -> str:
     match, ignoring case as `grep -i` does: a listing it does not match concerns gitstate in
     no way, and the guard starts no `grep` for it."""
     head, _, tail = lc.state_file.partition("{id}")
+    if not (tail or head):
+        return "*"      # layout `{id}`: any path at the top may be a state file
     parts = [tail or head, LIFECYCLE_PATH, SIGNERS_PATH, SHIMS_DIR]
     alternatives = ["*" + "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c
                                   for c in part) + "*" for part in parts if part]

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import fill_freeze_state, git, gitstate, repo_with, set_state_line, snapshot, state_path, walk
+from gitstate.resources import read_shipped
+
+from conftest import fill_freeze_state, from_template, git, gitstate, make_repo, repo_with, set_state_line, snapshot, state_path, walk
 
 
 def _spawn_alice_and_bob(repo: Path) -> None:
@@ -322,3 +324,26 @@ def test_pathspec_settings_in_the_environment_do_not_open_the_hooks(team, monkey
         refused(team, "@alice: [STATE:deep_work] skip", "agent/alice/_state.md",
                 rule="illegal-transition")
         monkeypatch.delenv(name)
+
+
+def _bare_id_layout(root: Path) -> None:
+    repo = make_repo(root / "repo")
+    (repo / "protocols").mkdir()
+    law = read_shipped("protocols", "haak", "lifecycle.yaml") + "\nlayout:\n  state_file: '{id}'\n"
+    (repo / "protocols" / "lifecycle.yaml").write_text(law)
+    for args in (("init",), ("spawn", "alice")):
+        res = gitstate(repo, *args)
+        assert res.returncode == 0, res.stderr
+
+
+def test_the_ref_guard_judges_a_layout_of_bare_ids(tmp_path):
+    """layout.state_file '{id}': every file at the top may be a state file, so no commit is
+    too ordinary for the guard to look at (here one that skipped the commit hooks)."""
+    repo = from_template(tmp_path, ("layout", "{id}"), _bare_id_layout) / "repo"
+    path = repo / "alice"
+    path.write_text(path.read_text().replace("state: bootstrap", "state: deep_work"))
+    git(repo, "add", "alice")
+    before = git(repo, "rev-parse", "HEAD").stdout
+    res = git(repo, "commit", "-q", "--no-verify", "-m", "work", check=False)
+    assert res.returncode != 0 and "[illegal-transition]" in res.stderr, res.stderr
+    assert git(repo, "rev-parse", "HEAD").stdout == before

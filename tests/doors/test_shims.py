@@ -88,8 +88,16 @@ ALPHABET = st.sampled_from(list("aAsStTeE_./-:[]@> \n01fF") + ["_state.md", "pro
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(ALPHABET, max_size=12).map("".join), min_size=5, max_size=25),
-       st.sampled_from(["agent/{id}/_state.md", "{id}/_state.md", "team/{id}.md", "a/{id}"]))
+       st.sampled_from(["agent/{id}/_state.md", "{id}/_state.md", "team/{id}.md", "a/{id}",
+                        "{id}", "x{id}"]))
 def test_whatever_grep_would_see_the_case_pattern_sees(listings, layout):
     lc = lifecycle(layout)
     for listing, (grep, case) in zip(listings, verdicts(lc, listings), strict=True):
         assert case or not grep, repr(listing)
+
+
+def test_a_layout_of_bare_ids_sends_every_listing_on():
+    """With `layout.state_file: '{id}'` any file at the top may be a state file: the case
+    pattern may leave out no listing (the grep sees one in every path)."""
+    listing = [f">{SHA}\n>{SHA}\n>work\nalice\n"]
+    assert verdicts(lifecycle("{id}"), listing) == [(True, True)]
