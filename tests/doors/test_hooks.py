@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -347,3 +348,20 @@ def test_the_ref_guard_judges_a_layout_of_bare_ids(tmp_path):
     res = git(repo, "commit", "-q", "--no-verify", "-m", "work", check=False)
     assert res.returncode != 0 and "[illegal-transition]" in res.stderr, res.stderr
     assert git(repo, "rev-parse", "HEAD").stdout == before
+
+
+def test_an_index_named_without_a_folder(team, monkeypatch):
+    """GIT_INDEX_FILE=name (no folder, relative to the top): the hooks keep their markers in
+    the git dir, and legal commits, state or not, pass without a word."""
+    shutil.copy(team / ".git" / "index", team / "other-index")
+    monkeypatch.setenv("GIT_INDEX_FILE", "other-index")
+    (team / "notes.txt").write_text("x\n")
+    res = commit(team, "notes", "notes.txt")
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    set_state_line(team, "alice", "state", "deep_work")
+    refused(team, "@alice: [STATE:deep_work] skip", "agent/alice/_state.md",
+            rule="illegal-transition")
+    set_state_line(team, "alice", "state", "inbox")
+    res = commit(team, "@alice: [STATE:inbox] read", "agent/alice/_state.md")
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    assert not any(p.name.startswith("gitstate-") for p in team.iterdir())
