@@ -99,7 +99,8 @@ def write_executable(path: Path, text: str) -> bool:
 def install_into(hook_dir: Path, names: tuple[str, ...], lc: Lifecycle,
                  top: Path | None = None) -> list[str]:
     """Put our shims into a live hooks folder, keeping any user hook as `<name>.pre-gitstate`,
-    which the shim runs after its own check; a hook of the pre-commit framework that runs
+    which the shim runs after its own check (before it for commit-msg, which may rewrite the
+    message gitstate judges); a hook of the pre-commit framework that runs
     gitstate's check (its config in the work tree `top`) is left as it is. Returns what was
     done, for the user."""
     from gitstate.doors import precommit

@@ -365,3 +365,34 @@ def test_an_index_named_without_a_folder(team, monkeypatch):
     res = commit(team, "@alice: [STATE:inbox] read", "agent/alice/_state.md")
     assert res.returncode == 0 and res.stderr == "", res.stderr
     assert not any(p.name.startswith("gitstate-") for p in team.iterdir())
+
+
+def test_a_judgement_is_good_for_the_commit_judged_only(team):
+    """commit-msg judged a legal move, then the commit was aborted (here by the user's own
+    commit-msg hook): another command's commit with the same parent and tree but another
+    message is judged again by the ref guard, by `commit --no-verify` or `reset` alike."""
+    own = team / ".git" / "hooks" / "commit-msg.pre-gitstate"
+    set_state_line(team, "alice", "state", "inbox")
+    git(team, "add", "agent/alice/_state.md")
+    own.write_text("#!/bin/sh\nexit 1\n")
+    own.chmod(0o755)
+    assert commit(team, "@alice: [STATE:inbox] read").returncode != 0
+    own.unlink()
+    before = git(team, "rev-parse", "HEAD").stdout
+    res = git(team, "commit", "-q", "--no-verify", "-m", "untagged", check=False)
+    assert res.returncode != 0 and "[change-without-tag]" in res.stderr, res.stderr
+    lie = git(team, "commit-tree", git(team, "write-tree").stdout.strip(), "-p", "HEAD",
+              "-m", "@alice: [STATE:deep_work] lie").stdout.strip()
+    res = git(team, "reset", "-q", "--soft", lie, check=False)
+    assert res.returncode != 0 and "[tag-mismatch]" in res.stderr, res.stderr
+    assert git(team, "rev-parse", "HEAD").stdout == before
+
+
+def test_the_message_judged_is_the_one_the_users_hook_leaves(team):
+    """The user's own commit-msg hook runs first: a subject it rewrites is judged as
+    committed."""
+    own = team / ".git" / "hooks" / "commit-msg.pre-gitstate"
+    own.write_text("#!/bin/sh\nsed -i 's/^@alice: /JIRA-1 @alice: /' \"$1\"\n")
+    own.chmod(0o755)
+    set_state_line(team, "alice", "state", "inbox")
+    refused(team, "@alice: [STATE:inbox] read", "agent/alice/_state.md", rule="malformed-subject")
