@@ -396,3 +396,16 @@ def test_the_message_judged_is_the_one_the_users_hook_leaves(team):
     own.chmod(0o755)
     set_state_line(team, "alice", "state", "inbox")
     refused(team, "@alice: [STATE:inbox] read", "agent/alice/_state.md", rule="malformed-subject")
+
+
+def test_a_state_file_name_with_a_newline_after_it_is_no_state_file(team):
+    """`agent/alice/_state.md` followed by a newline is another file: the commit hooks let it
+    through as ordinary work, so no reader may take it for alice's state file."""
+    text = state_path(team, "alice").read_text().replace("state: bootstrap", "state: deep_work")
+    (team / "agent" / "alice" / "_state.md\n").write_text(text)
+    assert commit(team, "notes", "agent").returncode == 0
+    roster = json.loads(gitstate(team, "roster", "--json").stdout)
+    alice = [a for rows in roster.values() if isinstance(rows, list) for a in rows
+             if a["agent"] == "alice"]
+    assert [a["state"] for a in alice] == ["bootstrap"], alice
+    assert gitstate(team, "verify").returncode == 0
