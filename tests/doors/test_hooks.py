@@ -409,3 +409,12 @@ def test_a_state_file_name_with_a_newline_after_it_is_no_state_file(team):
              if a["agent"] == "alice"]
     assert [a["state"] for a in alice] == ["bootstrap"], alice
     assert gitstate(team, "verify").returncode == 0
+
+
+def test_a_trailer_beside_a_legal_subject_is_judged(team):
+    """The subject pre-commit expects is not the whole message: a trailer under it (here a
+    role assumed that the state file does not write) is judged by Python."""
+    set_state_line(team, "alice", "state", "inbox")
+    refused(team, "@alice: [STATE:inbox] read\n\nAssumes-role: architect",
+            "agent/alice/_state.md", rule="assume-role")
+    assert commit(team, "@alice: [STATE:inbox] read\n\nCo-authored-by: bob").returncode == 0
