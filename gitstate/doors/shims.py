@@ -53,7 +53,8 @@ def concerns_glob(lc: Lifecycle) -> str:
     parts = [tail or head, LIFECYCLE_PATH, SIGNERS_PATH, SHIMS_DIR]
     alternatives = ["*" + "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c
                                   for c in part) + "*" for part in parts if part]
-    alternatives += ["*\\[*", "*'>'" + "[0-9a-fA-F]" * 40 + "' '*"]
+    # a merge: two parents, of SHA-1 (40 hex digits) or SHA-256 (64)
+    alternatives += ["*\\[*"] + ["*'>'" + "[0-9a-fA-F]" * n + "' '*" for n in (40, 64)]
     if lc.policies.atomic_commits:
         alternatives.append("*'>@'*")
     return "|".join(alternatives)

@@ -418,3 +418,27 @@ def test_a_trailer_beside_a_legal_subject_is_judged(team):
     refused(team, "@alice: [STATE:inbox] read\n\nAssumes-role: architect",
             "agent/alice/_state.md", rule="assume-role")
     assert commit(team, "@alice: [STATE:inbox] read\n\nCo-authored-by: bob").returncode == 0
+
+
+def _sha256_alice(root: Path) -> None:
+    repo = root / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main", "--object-format=sha256")
+    git(repo, "config", "commit.gpgsign", "false")
+    for args in (("init",), ("spawn", "alice")):
+        res = gitstate(repo, *args)
+        assert res.returncode == 0, res.stderr
+
+
+def test_the_ref_guard_knows_a_merge_in_a_sha256_repository(tmp_path):
+    """An agent that moved on two lines may not be merged: the guard sees the merge by its two
+    parents, whose names are 64 hex digits long here."""
+    repo = from_template(tmp_path, ("sha256",), _sha256_alice) / "repo"
+    for branch in ("feature", "main"):
+        git(repo, "checkout", "-q", "-B", branch, "main")
+        res = gitstate(repo, "transition", "alice", "inbox", "-m", f"on {branch}")
+        assert res.returncode == 0, res.stderr
+    before = git(repo, "rev-parse", "HEAD").stdout
+    res = git(repo, "merge", "-q", "--no-edit", "feature", check=False)
+    assert res.returncode != 0 and "[divergent]" in res.stderr, res.stderr
+    assert git(repo, "rev-parse", "HEAD").stdout == before

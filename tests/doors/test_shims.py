@@ -17,6 +17,7 @@ from gitstate.law.load import load_lifecycle
 from gitstate.resources import read_shipped
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
+SHA256 = "0123456789abcdef" * 4
 
 
 def lifecycle(state_file: str = "agent/{id}/_state.md", atomic: bool = False):
@@ -30,7 +31,7 @@ def lifecycle(state_file: str = "agent/{id}/_state.md", atomic: bool = False):
 def guard_pattern(lc) -> str:
     """The ERE the guard greps with (as its shim builds it)."""
     agent = "|^>@[A-Za-z0-9][A-Za-z0-9._-]*:" if lc.policies.atomic_commits else ""
-    return ("^>[0-9a-f]{40} [0-9a-f]{40}|^>.*\\[[[:space:]]*state[[:space:]]*:|"
+    return ("^>[0-9a-f]{40,} [0-9a-f]{40}|^>.*\\[[[:space:]]*state[[:space:]]*:|"
             + paths_pattern(lc) + agent)
 
 
@@ -54,6 +55,7 @@ def verdicts(lc, listings: list[str]) -> list[tuple[bool, bool]]:
 
 CONCERNING = [
     f">{SHA} {SHA}\n>{SHA}\n>Merge branch 'x'\n",                    # a merge
+    f">{SHA256} {SHA256}\n>{SHA256}\n>Merge branch 'x'\n",           # in a SHA-256 repo
     f">{SHA}\n>{SHA}\n>@alice: [STATE:inbox] hi\nagent/alice/_state.md\n",
     f">{SHA}\n>{SHA}\n>no tag [ State : idle ] here\nnotes.txt\n",
     f">{SHA}\n>{SHA}\n>work\nAGENT/ALICE/_STATE.MD\n",                  # case as grep -i
@@ -83,7 +85,7 @@ def test_an_agent_subject_concerns_an_atomic_lifecycle_only():
 
 ALPHABET = st.sampled_from(list("aAsStTeE_./-:[]@> \n01fF") + ["_state.md", "protocols/",
                                                               "lifecycle.yaml", ".githooks/",
-                                                              "STATE", SHA, "\\303"])
+                                                              "STATE", SHA, SHA256, "\\303"])
 
 
 @settings(max_examples=60, deadline=None)
