@@ -103,3 +103,41 @@ def test_a_layout_of_bare_ids_sends_every_listing_on():
     pattern may leave out no listing (the grep sees one in every path)."""
     listing = [f">{SHA}\n>{SHA}\n>work\nalice\n"]
     assert verdicts(lifecycle("{id}"), listing) == [(True, True)]
+
+
+SEGMENTS = st.sampled_from(["agent", "alice", "_state.md", "protocols", "lifecycle.yaml",
+                            "allowed_signers", ".githooks", "team", "a", "x", "x.md", "-x",
+                            ":(top)x", ":(glob)*", "*", "[ab]", "caf\u00e9", "a b", 'a"b',
+                            "a\\b", "_state.md\n", "a\nb", "A", "_STATE.md", "**"])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.lists(SEGMENTS, min_size=1, max_size=4).map("/".join), min_size=1,
+                max_size=30),
+       st.sampled_from(["agent/{id}/_state.md", "{id}/_state.md", "team/{id}.md", "a/{id}",
+                        "{id}", "x{id}", "a/x{id}.md"]))
+def test_the_commit_hooks_pathspecs_name_every_path_python_judges(paths, layout):
+    """pre-commit hands Python only the paths its pathspecs pick, and commit-msg then tells
+    the guard that the commit was judged: every state file and every path of the law must be
+    among them, whatever its name. Asked of the real `git diff`."""
+    from gitstate.doors.shims import pathspecs
+    from gitstate.law.lifecycle import is_law_path
+    lc = lifecycle(layout)
+    rx = lc.state_path_regex()
+    paths = sorted({p for p in paths if ".git" not in p.lower().split("/")})
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"PATH": "/usr/bin:/bin", "HOME": tmp, "GIT_CONFIG_NOSYSTEM": "1"}
+
+        def run(*args: str, data: bytes = b"") -> bytes:
+            return subprocess.run(["git", *args], cwd=tmp, env=env, input=data, check=True,
+                                  capture_output=True).stdout
+        run("init", "-q")
+        blob = run("hash-object", "-w", "--stdin").decode().strip()
+        run("update-index", "-z", "--index-info",
+            data=b"".join(f"100644 {blob}\t{p}\0".encode() for p in paths))
+        staged = set(run("ls-files", "-z").decode().split("\0")) - {""}
+        picked = set(run("diff", "--cached", "--name-only", "--no-renames", "-z", "--",
+                         *pathspecs(lc)).decode().split("\0"))
+    for p in staged:
+        if rx.match(p) or is_law_path(p):
+            assert p in picked, (layout, p)
