@@ -442,3 +442,5 @@ def test_the_ref_guard_knows_a_merge_in_a_sha256_repository(tmp_path):
     res = git(repo, "merge", "-q", "--no-edit", "feature", check=False)
     assert res.returncode != 0 and "[divergent]" in res.stderr, res.stderr
     assert git(repo, "rev-parse", "HEAD").stdout == before
+    res = git(repo, "branch", "-q", "-D", "feature")     # a deletion: 64 zeros, no commit
+    assert res.stderr == "", res.stderr
