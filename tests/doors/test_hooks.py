@@ -444,3 +444,15 @@ def test_the_ref_guard_knows_a_merge_in_a_sha256_repository(tmp_path):
     assert git(repo, "rev-parse", "HEAD").stdout == before
     res = git(repo, "branch", "-q", "-D", "feature")     # a deletion: 64 zeros, no commit
     assert res.stderr == "", res.stderr
+
+
+def test_a_root_commit_is_judged_whatever_log_showroot_says(team):
+    """`log.showRoot=false` hides a root commit's files from `git log`: neither the guard's
+    listing nor Python's reading of history may lose them."""
+    git(team, "config", "log.showRoot", "false")
+    git(team, "checkout", "-q", "--orphan", "fresh")
+    set_state_line(team, "alice", "state", "deep_work")
+    git(team, "add", "-A")
+    res = git(team, "commit", "-q", "--no-verify", "-m", "a new start", check=False)
+    assert res.returncode != 0 and "[not-initial]" in res.stderr, res.stderr
+    assert git(team, "rev-parse", "-q", "--verify", "fresh", check=False).stdout == ""
