@@ -48,10 +48,13 @@ def concerns_glob(lc: Lifecycle) -> str:
     match, ignoring case as `grep -i` does: a listing it does not match concerns gitstate in
     no way, and the guard starts no `grep` for it."""
     head, _, tail = lc.state_file.partition("{id}")
+    if not (tail or head):
+        return "*"      # layout `{id}`: any path at the top may be a state file
     parts = [tail or head, LIFECYCLE_PATH, SIGNERS_PATH, SHIMS_DIR]
     alternatives = ["*" + "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c
                                   for c in part) + "*" for part in parts if part]
-    alternatives += ["*\\[*", "*'>'" + "[0-9a-fA-F]" * 40 + "' '*"]
+    # a merge: two parents, of SHA-1 (40 hex digits) or SHA-256 (64)
+    alternatives += ["*\\[*"] + ["*'>'" + "[0-9a-fA-F]" * n + "' '*" for n in (40, 64)]
     if lc.policies.atomic_commits:
         alternatives.append("*'>@'*")
     return "|".join(alternatives)
@@ -97,7 +100,8 @@ def write_executable(path: Path, text: str) -> bool:
 def install_into(hook_dir: Path, names: tuple[str, ...], lc: Lifecycle,
                  top: Path | None = None) -> list[str]:
     """Put our shims into a live hooks folder, keeping any user hook as `<name>.pre-gitstate`,
-    which the shim runs after its own check; a hook of the pre-commit framework that runs
+    which the shim runs after its own check (before it for commit-msg, which may rewrite the
+    message gitstate judges); a hook of the pre-commit framework that runs
     gitstate's check (its config in the work tree `top`) is left as it is. Returns what was
     done, for the user."""
     from gitstate.doors import precommit

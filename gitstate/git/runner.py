@@ -24,7 +24,8 @@ ZERO = "0" * 40
 # Every door reads history as the commits say it is: never through replace objects
 # (`refs/replace/*`, which anyone may push or fetch) or grafts (`info/grafts`). The graft file
 # is pointed at a path that cannot exist (a file under /dev/null), which git skips silently.
-_GLOBAL_OPTIONS = ("--no-replace-objects",)
+# A root commit's files are part of what it changes, whatever `log.showRoot` says here.
+_GLOBAL_OPTIONS = ("--no-replace-objects", "-c", "log.showRoot=true")
 _DOORS_ENV = {"GIT_NO_REPLACE_OBJECTS": "1", "GIT_GRAFT_FILE": "/dev/null/no-grafts"}
 # Long reads (a whole history's log, batches of objects) keep git's memory bounded: git would
 # otherwise map its packs and cache inflated delta bases up to its defaults (GiBs and 96 MiB),

@@ -13,7 +13,7 @@ from gitstate.law.limits import SUBJECT_CHARS
 from gitstate.law.record import Record
 
 ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
-_ID_RE = re.compile(rf"^{ID_PATTERN}$")
+_ID_RE = re.compile(rf"^{ID_PATTERN}\Z")     # not `$`: "alice\n" is no id
 # `@ALL` addresses every agent, so no agent may be called "all".
 RESERVED_IDS = frozenset({"all"})
 

@@ -391,8 +391,9 @@ def state_path_regex(pattern: str) -> re.Pattern:
         if len(_PATH_RES) > 64:   # a history of many layouts: keep it bounded
             _PATH_RES.clear()
         head, _, tail = pattern.partition("{id}")
+        # \Z, not $: `agent/alice/_state.md<newline>` is no state file of alice
         found = _PATH_RES[pattern] = re.compile(
-            f"^{re.escape(head)}(?P<id>[^/]+){re.escape(tail)}$")
+            f"^{re.escape(head)}(?P<id>[^/]+){re.escape(tail)}\\Z")
     return found
 
 

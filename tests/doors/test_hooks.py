@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import fill_freeze_state, git, gitstate, repo_with, set_state_line, snapshot, state_path, walk
+from gitstate.resources import read_shipped
+
+from conftest import fill_freeze_state, from_template, git, gitstate, make_repo, repo_with, set_state_line, snapshot, state_path, walk
 
 
 def _spawn_alice_and_bob(repo: Path) -> None:
@@ -322,3 +325,134 @@ def test_pathspec_settings_in_the_environment_do_not_open_the_hooks(team, monkey
         refused(team, "@alice: [STATE:deep_work] skip", "agent/alice/_state.md",
                 rule="illegal-transition")
         monkeypatch.delenv(name)
+
+
+def _bare_id_layout(root: Path) -> None:
+    repo = make_repo(root / "repo")
+    (repo / "protocols").mkdir()
+    law = read_shipped("protocols", "haak", "lifecycle.yaml") + "\nlayout:\n  state_file: '{id}'\n"
+    (repo / "protocols" / "lifecycle.yaml").write_text(law)
+    for args in (("init",), ("spawn", "alice")):
+        res = gitstate(repo, *args)
+        assert res.returncode == 0, res.stderr
+
+
+def test_the_ref_guard_judges_a_layout_of_bare_ids(tmp_path):
+    """layout.state_file '{id}': every file at the top may be a state file, so no commit is
+    too ordinary for the guard to look at (here one that skipped the commit hooks)."""
+    repo = from_template(tmp_path, ("layout", "{id}"), _bare_id_layout) / "repo"
+    path = repo / "alice"
+    path.write_text(path.read_text().replace("state: bootstrap", "state: deep_work"))
+    git(repo, "add", "alice")
+    before = git(repo, "rev-parse", "HEAD").stdout
+    res = git(repo, "commit", "-q", "--no-verify", "-m", "work", check=False)
+    assert res.returncode != 0 and "[illegal-transition]" in res.stderr, res.stderr
+    assert git(repo, "rev-parse", "HEAD").stdout == before
+
+
+def test_an_index_named_without_a_folder(team, monkeypatch):
+    """GIT_INDEX_FILE=name (no folder, relative to the top): the hooks keep their markers in
+    the git dir, and legal commits, state or not, pass without a word."""
+    shutil.copy(team / ".git" / "index", team / "other-index")
+    monkeypatch.setenv("GIT_INDEX_FILE", "other-index")
+    (team / "notes.txt").write_text("x\n")
+    res = commit(team, "notes", "notes.txt")
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    set_state_line(team, "alice", "state", "deep_work")
+    refused(team, "@alice: [STATE:deep_work] skip", "agent/alice/_state.md",
+            rule="illegal-transition")
+    set_state_line(team, "alice", "state", "inbox")
+    res = commit(team, "@alice: [STATE:inbox] read", "agent/alice/_state.md")
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    assert not any(p.name.startswith("gitstate-") for p in team.iterdir())
+
+
+def test_a_judgement_is_good_for_the_commit_judged_only(team):
+    """commit-msg judged a legal move, then the commit was aborted (here by the user's own
+    commit-msg hook): another command's commit with the same parent and tree but another
+    message is judged again by the ref guard, by `commit --no-verify` or `reset` alike."""
+    own = team / ".git" / "hooks" / "commit-msg.pre-gitstate"
+    set_state_line(team, "alice", "state", "inbox")
+    git(team, "add", "agent/alice/_state.md")
+    own.write_text("#!/bin/sh\nexit 1\n")
+    own.chmod(0o755)
+    assert commit(team, "@alice: [STATE:inbox] read").returncode != 0
+    own.unlink()
+    before = git(team, "rev-parse", "HEAD").stdout
+    res = git(team, "commit", "-q", "--no-verify", "-m", "untagged", check=False)
+    assert res.returncode != 0 and "[change-without-tag]" in res.stderr, res.stderr
+    lie = git(team, "commit-tree", git(team, "write-tree").stdout.strip(), "-p", "HEAD",
+              "-m", "@alice: [STATE:deep_work] lie").stdout.strip()
+    res = git(team, "reset", "-q", "--soft", lie, check=False)
+    assert res.returncode != 0 and "[tag-mismatch]" in res.stderr, res.stderr
+    assert git(team, "rev-parse", "HEAD").stdout == before
+
+
+def test_the_message_judged_is_the_one_the_users_hook_leaves(team):
+    """The user's own commit-msg hook runs first: a subject it rewrites is judged as
+    committed."""
+    own = team / ".git" / "hooks" / "commit-msg.pre-gitstate"
+    own.write_text("#!/bin/sh\nsed -i 's/^@alice: /JIRA-1 @alice: /' \"$1\"\n")
+    own.chmod(0o755)
+    set_state_line(team, "alice", "state", "inbox")
+    refused(team, "@alice: [STATE:inbox] read", "agent/alice/_state.md", rule="malformed-subject")
+
+
+def test_a_state_file_name_with_a_newline_after_it_is_no_state_file(team):
+    """`agent/alice/_state.md` followed by a newline is another file: the commit hooks let it
+    through as ordinary work, so no reader may take it for alice's state file."""
+    text = state_path(team, "alice").read_text().replace("state: bootstrap", "state: deep_work")
+    (team / "agent" / "alice" / "_state.md\n").write_text(text)
+    assert commit(team, "notes", "agent").returncode == 0
+    roster = json.loads(gitstate(team, "roster", "--json").stdout)
+    alice = [a for rows in roster.values() if isinstance(rows, list) for a in rows
+             if a["agent"] == "alice"]
+    assert [a["state"] for a in alice] == ["bootstrap"], alice
+    assert gitstate(team, "verify").returncode == 0
+
+
+def test_a_trailer_beside_a_legal_subject_is_judged(team):
+    """The subject pre-commit expects is not the whole message: a trailer under it (here a
+    role assumed that the state file does not write) is judged by Python."""
+    set_state_line(team, "alice", "state", "inbox")
+    refused(team, "@alice: [STATE:inbox] read\n\nAssumes-role: architect",
+            "agent/alice/_state.md", rule="assume-role")
+    assert commit(team, "@alice: [STATE:inbox] read\n\nCo-authored-by: bob").returncode == 0
+
+
+def _sha256_alice(root: Path) -> None:
+    repo = root / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main", "--object-format=sha256")
+    git(repo, "config", "commit.gpgsign", "false")
+    for args in (("init",), ("spawn", "alice")):
+        res = gitstate(repo, *args)
+        assert res.returncode == 0, res.stderr
+
+
+def test_the_ref_guard_knows_a_merge_in_a_sha256_repository(tmp_path):
+    """An agent that moved on two lines may not be merged: the guard sees the merge by its two
+    parents, whose names are 64 hex digits long here."""
+    repo = from_template(tmp_path, ("sha256",), _sha256_alice) / "repo"
+    for branch in ("feature", "main"):
+        git(repo, "checkout", "-q", "-B", branch, "main")
+        res = gitstate(repo, "transition", "alice", "inbox", "-m", f"on {branch}")
+        assert res.returncode == 0, res.stderr
+    before = git(repo, "rev-parse", "HEAD").stdout
+    res = git(repo, "merge", "-q", "--no-edit", "feature", check=False)
+    assert res.returncode != 0 and "[divergent]" in res.stderr, res.stderr
+    assert git(repo, "rev-parse", "HEAD").stdout == before
+    res = git(repo, "branch", "-q", "-D", "feature")     # a deletion: 64 zeros, no commit
+    assert res.stderr == "", res.stderr
+
+
+def test_a_root_commit_is_judged_whatever_log_showroot_says(team):
+    """`log.showRoot=false` hides a root commit's files from `git log`: neither the guard's
+    listing nor Python's reading of history may lose them."""
+    git(team, "config", "log.showRoot", "false")
+    git(team, "checkout", "-q", "--orphan", "fresh")
+    set_state_line(team, "alice", "state", "deep_work")
+    git(team, "add", "-A")
+    res = git(team, "commit", "-q", "--no-verify", "-m", "a new start", check=False)
+    assert res.returncode != 0 and "[not-initial]" in res.stderr, res.stderr
+    assert git(team, "rev-parse", "-q", "--verify", "fresh", check=False).stdout == ""

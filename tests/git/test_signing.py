@@ -118,12 +118,16 @@ def test_verify_flags_an_approval_not_signed_by_the_approver(keyed, signer):
     assert verify_rules(repo) == ["unsigned-approval"]
 
 
-def test_the_ref_guard_refuses_an_unsigned_approval(keyed):
+@pytest.mark.parametrize("trailer", ["Approved-by: zach", "Approved-by : zach",
+                                     "approved-by\t:zach"])
+def test_the_ref_guard_refuses_an_unsigned_approval(keyed, trailer):
+    """However the trailer is spelt (gitstate reads `Key :` and `key\t:` alike), an approval
+    is left to the guard, which alone sees the signature."""
     repo, _keys = keyed
     before = git(repo, "rev-parse", "HEAD").stdout
     set_state_line(repo, "alice", "state", "bootstrap")
     res = git(repo, "commit", "-q", "-am", "@alice: [STATE:bootstrap] woken",
-              "-m", "Approved-by: zach", check=False)
+              "-m", trailer, check=False)
     assert res.returncode != 0 and "unsigned-approval" in res.stderr
     assert git(repo, "rev-parse", "HEAD").stdout == before
 
