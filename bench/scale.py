@@ -69,7 +69,9 @@ def main() -> int:
         generate(source, args.size, args.agents)
     with tempfile.TemporaryDirectory(prefix="gitstate-scale-") as tmp:
         repo = Path(tmp) / "repo"
-        shutil.copytree(source, repo, symlinks=True)
+        # hard links: a large history's objects are not copied (git replaces files, never
+        # writes into them; what the reads write goes to new files under .git/gitstate)
+        shutil.copytree(source, repo, symlinks=True, copy_function=os.link)
         subprocess.run(["git", "commit-graph", "write", "--reachable"], cwd=repo, check=True)
         cache = repo / ".git" / "gitstate"
         print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.size:,} "
