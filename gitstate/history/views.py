@@ -134,10 +134,13 @@ def _moves(repo: Managed, agent: str | None = None, at: str | None = None, *,
         return []
     want = canonical_id(agent) if agent else None
     if at is None and repo.cache_dir:   # the moves kept under .git/gitstate, read on
-        from gitstate.history.movelog import all_moves
-        kept = all_moves(repo.git, lc, head, repo.cache_dir)
+        from gitstate.history.movelog import agent_moves, all_moves, newest_moves
         if want:
-            kept = [m for m in kept if m[3] == want]
+            kept = agent_moves(repo.git, lc, head, repo.cache_dir, want)
+        elif newest is not None and after is None:
+            kept = newest_moves(repo.git, lc, head, repo.cache_dir, newest)
+        else:
+            kept = all_moves(repo.git, lc, head, repo.cache_dir)
         if kept or not want:
             if after is not None:
                 kept = [m for m in kept if m[1] >= after]

@@ -217,3 +217,31 @@ def test_a_known_agent_with_no_moves_since_a_date_has_an_empty_log(team):
     assert gitstate(team, "log", "nobody", "--since", "2099-01-01").returncode != 0
     rows = json.loads(gitstate(team, "log", "alice", "-n", "1", "--json").stdout)["moves"]
     assert [r["to"] for r in rows] == ["distill"] and rows[0]["time"].endswith("Z")
+
+
+def test_an_agents_log_from_its_own_kept_moves_is_the_whole_log_filtered(team):
+    """`log ID` unpacks only that agent's kept moves: the same as the whole log filtered, when
+    the kept file is at HEAD, after new commits are packed in, and for an unknown agent."""
+    def agent_log(agent):
+        return json.loads(gitstate(team, "log", agent, "--json").stdout)["moves"]
+
+    def filtered(agent):
+        return [m for m in json.loads(gitstate(team, "log", "--json").stdout)["moves"]
+                if m["agent"] == agent]
+
+    for steps in (("inbox", "distill"), ("deep_work",)):
+        for agent in ("alice", "bob", "carol"):
+            assert agent_log(agent) == filtered(agent) != []
+        walk(team, "bob", *steps)          # bob's blob packed again, not the others'
+    assert agent_log("bob")[-1]["to"] == "deep_work" and agent_log("bob") == filtered("bob")
+    assert gitstate(team, "log", "nobody", "--json").returncode != 0
+
+
+def test_the_newest_moves_unpack_only_their_agents_and_equal_the_whole_logs_tail(team):
+    whole = json.loads(gitstate(team, "log", "--json").stdout)["moves"]
+    for n in (0, 1, 3, len(whole), len(whole) + 5):
+        got = json.loads(gitstate(team, "log", "-n", str(n), "--json").stdout)["moves"]
+        assert got == (whole[len(whole) - n:] if n else []), n
+    walk(team, "bob", "inbox")
+    whole = json.loads(gitstate(team, "log", "--json").stdout)["moves"]
+    assert json.loads(gitstate(team, "log", "-n", "2", "--json").stdout)["moves"] == whole[-2:]
