@@ -9,9 +9,9 @@ in full (a merge may join two lines' moves, whose "from" only the graph can tell
 here is trusted beyond its seal (`git/cache.py`); deleting it changes no answer.
 
 The file keeps each agent's moves as a `marshal` blob of their own, and the order of the
-whole log as a string of agent numbers: `log ID` unpacks one agent's moves, not the
-history's (70,000 rows at 100,000 commits), and an update packs again only the agents that
-moved.
+whole log as a string of agent numbers: `log ID` and `log -n N` unpack only the agents they
+show, not the history's (70,000 rows at 100,000 commits), and new commits pack again only the
+agents that moved.
 """
 
 from __future__ import annotations
@@ -27,77 +27,83 @@ FORMAT = 2
 
 def all_moves(git: Git, lc, head: str, cache_dir: str | None) -> list[list]:
     """Every move up to `head`, in `log`'s order."""
-    identity = _identity(lc)
-    saved = cache.load(cache_dir, NAME, identity, binary=True) if cache_dir else None
-    if saved is not None and saved.get("tip") == head:
-        found = _unpack(saved)
-        if found is not None:
-            return found
-    moves, packed = None, {}
-    tip = saved.get("tip") if saved is not None else None
-    old = _unpack(saved) if isinstance(tip, str) else None
-    if saved is not None and isinstance(tip, str) and old is not None \
-            and git.ok("merge-base", "--is-ancestor", tip, head) \
-            and not git.run("rev-list", "--merges", "-1", f"{tip}..{head}").strip():
-        new = _moves(git, lc, [f"{tip}..{head}"], dict(saved.get("last") or {}), None)
-        moves = old + new
-        moved = {m[3] for m in new}
-        packed = {a: b for a, b in saved["agents"].items() if a not in moved}
-    if moves is None:
-        moves = _moves(git, lc, [head], {}, head)
-    if cache_dir:
-        cache.store(cache_dir, NAME, identity, _pack(head, moves, packed), binary=True)
-    return moves
+    found = _unpack(_kept(git, lc, head, cache_dir))
+    return found if found is not None else _moves(git, lc, [head], {}, head)
 
 
 def agent_moves(git: Git, lc, head: str, cache_dir: str | None, agent: str) -> list[list]:
-    """The moves of `agent` up to `head`: from its own blob when the file is at `head`."""
-    saved = cache.load(cache_dir, NAME, _identity(lc), binary=True) if cache_dir else None
-    if saved is not None and saved.get("tip") == head and isinstance(saved.get("agents"), dict):
-        blob = saved["agents"].get(agent)
-        if blob is None and isinstance(saved.get("names"), list):
-            return []
-        rows = _rows(blob)
-        if rows is not None:
-            return rows
-    return [m for m in all_moves(git, lc, head, cache_dir) if m[3] == agent]
+    """The moves of `agent` up to `head`, unpacked from its own blob."""
+    kept = _kept(git, lc, head, cache_dir)
+    rows = _rows(kept["agents"][agent]) if agent in kept["agents"] else []
+    if rows is None:
+        return [m for m in _moves(git, lc, [head], {}, head) if m[3] == agent]
+    return rows
 
 
 def newest_moves(git: Git, lc, head: str, cache_dir: str | None, n: int) -> list[list]:
     """The last `n` moves up to `head` (`log -n N`): only the agents among them unpacked."""
-    saved = cache.load(cache_dir, NAME, _identity(lc), binary=True) if cache_dir else None
-    if saved is not None and saved.get("tip") == head and isinstance(saved.get("names"), list) \
-            and isinstance(saved.get("agents"), dict) and isinstance(saved.get("order"), bytes):
-        import array
-        order = array.array("I")
-        try:
-            order.frombytes(saved["order"])
-            tail = order[len(order) - n:] if n else order[:0]
-            wanted: dict[int, int] = {}
-            for i in tail:
-                wanted[i] = wanted.get(i, 0) + 1
-            rows = {i: _rows(saved["agents"].get(saved["names"][i])) for i in wanted}
-            if all(r is not None and len(r) >= wanted[i] for i, r in rows.items()):
-                each = {i: iter(r[len(r) - wanted[i]:]) for i, r in rows.items() if r}
-                return [next(each[i]) for i in tail]
-        except (ValueError, IndexError, StopIteration, TypeError):
-            pass
-    moves = all_moves(git, lc, head, cache_dir)
-    return moves[len(moves) - n:] if n else []
+    import array
+    kept = _kept(git, lc, head, cache_dir)
+    order = array.array("I")
+    order.frombytes(kept["order"])
+    tail = order[len(order) - n:] if n else order[:0]
+    wanted: dict[int, int] = {}
+    for i in tail:
+        wanted[i] = wanted.get(i, 0) + 1
+    each = {}
+    names = kept["names"]
+    for i, count in wanted.items():
+        rows = _rows(kept["agents"].get(names[i])) if i < len(names) else None
+        if rows is None or len(rows) < count:
+            moves = _moves(git, lc, [head], {}, head)
+            return moves[len(moves) - n:] if n else []
+        each[i] = iter(rows[len(rows) - count:])
+    return [next(each[i]) for i in tail]
 
 
-def _identity(lc) -> list:
-    return [FORMAT, __version__, list(lc.accept), lc.state_file]
+def moves_since(git: Git, lc, old: str, head: str, last: dict) -> list[list]:
+    """The moves of `old..head`, for a caller holding the moves up to `old` (whose `last`
+    state of each agent gives each new move its "from"); `head` must be `old` plus commits
+    without merges (the caller checks)."""
+    return _moves(git, lc, [f"{old}..{head}"], dict(last), None)
 
 
-def _pack(head: str, moves: list[list], packed: dict) -> dict:
-    """The file's content: each agent's moves marshalled on their own (`packed`: blobs kept
-    from before for agents that did not move), and the log's order by agent number."""
+def _kept(git: Git, lc, head: str, cache_dir: str | None) -> dict:
+    """The kept moves brought to `head`: as saved, with the commits since appended (only the
+    agents that moved packed again), or read anew; stored when they changed."""
+    identity = [FORMAT, __version__, list(lc.accept), lc.state_file]
+    saved = cache.load(cache_dir, NAME, identity, binary=True) if cache_dir else None
+    if saved is not None and not _valid(saved):
+        saved = None
+    if saved is not None and saved["tip"] == head:
+        return saved
+    data = None
+    if saved is not None and git.ok("merge-base", "--is-ancestor", saved["tip"], head) \
+            and not git.run("rev-list", "--merges", "-1", f"{saved['tip']}..{head}").strip():
+        data = _append(saved, _moves(git, lc, [f"{saved['tip']}..{head}"],
+                                     dict(saved["last"]), None), head)
+    if data is None:
+        data = _pack(head, _moves(git, lc, [head], {}, head))
+    if cache_dir:
+        cache.store(cache_dir, NAME, identity, data, binary=True)
+    return data
+
+
+def _valid(saved: dict) -> bool:
+    return isinstance(saved.get("tip"), str) and isinstance(saved.get("names"), list) \
+        and isinstance(saved.get("agents"), dict) and isinstance(saved.get("order"), bytes) \
+        and isinstance(saved.get("last"), dict) and len(saved["order"]) % 4 == 0
+
+
+def _pack(head: str, moves: list[list]) -> dict:
+    """The file's content: each agent's moves marshalled on their own, and the log's order by
+    agent number."""
+    import array
     import marshal
     names: list[str] = []
     number: dict[str, int] = {}
     mine: dict[str, list] = {}
-    order = []
+    order = array.array("I")
     for m in moves:
         agent = m[3]
         if agent not in number:
@@ -106,11 +112,38 @@ def _pack(head: str, moves: list[list], packed: dict) -> dict:
             mine[agent] = []
         mine[agent].append(m)
         order.append(number[agent])
-    agents = {a: packed.get(a) or marshal.dumps(rows) for a, rows in mine.items()}
-    import array
-    return {"tip": head, "names": names, "agents": agents,
-            "order": array.array("I", order).tobytes(),
+    return {"tip": head, "names": names, "order": order.tobytes(),
+            "agents": {a: marshal.dumps(rows) for a, rows in mine.items()},
             "last": {m[3]: m[5] for m in moves}}
+
+
+def _append(saved: dict, new: list[list], head: str) -> dict | None:
+    """`saved` with the moves `new` after it: only the agents that moved packed again (None
+    if one of their blobs does not read back)."""
+    import array
+    import marshal
+    names = list(saved["names"])
+    number = {a: i for i, a in enumerate(names)}
+    order = array.array("I")
+    order.frombytes(saved["order"])
+    grouped: dict[str, list] = {}
+    for m in new:
+        agent = m[3]
+        if agent not in number:
+            number[agent] = len(names)
+            names.append(agent)
+        grouped.setdefault(agent, []).append(m)
+        order.append(number[agent])
+    agents = dict(saved["agents"])
+    for agent, rows in grouped.items():
+        old = _rows(agents[agent]) if agent in agents else []
+        if old is None:
+            return None
+        agents[agent] = marshal.dumps(old + rows)
+    last = dict(saved["last"])
+    last.update({m[3]: m[5] for m in new})
+    return {"tip": head, "names": names, "order": order.tobytes(), "agents": agents,
+            "last": last}
 
 
 def _rows(blob) -> list | None:
@@ -122,22 +155,14 @@ def _rows(blob) -> list | None:
     return rows if isinstance(rows, list) else None
 
 
-def _unpack(saved: dict | None) -> list[list] | None:
-    """The whole log from the file (None if it does not hold together)."""
+def _unpack(kept: dict) -> list[list] | None:
+    """The whole log from the kept moves (None if they do not hold together)."""
     import array
-    if saved is None or not isinstance(saved.get("names"), list) \
-            or not isinstance(saved.get("agents"), dict) \
-            or not isinstance(saved.get("order"), bytes):
-        return None
     order = array.array("I")
-    try:
-        order.frombytes(saved["order"])
-    except ValueError:
-        return None
-    names = saved["names"]
+    order.frombytes(kept["order"])
     each = []
-    for agent in names:
-        rows = _rows(saved["agents"].get(agent))
+    for agent in kept["names"]:
+        rows = _rows(kept["agents"].get(agent))
         if rows is None:
             return None
         each.append(iter(rows))
@@ -145,13 +170,6 @@ def _unpack(saved: dict | None) -> list[list] | None:
         return [next(each[i]) for i in order]
     except (IndexError, StopIteration):
         return None
-
-
-def moves_since(git: Git, lc, old: str, head: str, last: dict) -> list[list]:
-    """The moves of `old..head`, for a caller holding the moves up to `old` (whose `last`
-    state of each agent gives each new move its "from"); `head` must be `old` plus commits
-    without merges (the caller checks)."""
-    return _moves(git, lc, [f"{old}..{head}"], dict(last), None)
 
 
 def _moves(git: Git, lc, revs: list[str], last: dict, lineage_head: str | None) -> list[list]:

@@ -245,3 +245,16 @@ def test_the_newest_moves_unpack_only_their_agents_and_equal_the_whole_logs_tail
     walk(team, "bob", "inbox")
     whole = json.loads(gitstate(team, "log", "--json").stdout)["moves"]
     assert json.loads(gitstate(team, "log", "-n", "2", "--json").stdout)["moves"] == whole[-2:]
+
+
+def test_moves_packed_in_on_new_commits_equal_a_log_read_from_nothing(team):
+    gitstate(team, "log", "--json")                               # kept at this tip
+    walk(team, "bob", "inbox", "distill")
+    walk(team, "alice", "deep_work")
+    gitstate(team, "spawn", "dan")
+    carried = [json.loads(gitstate(team, "log", *a, "--json").stdout)["moves"]
+               for a in ([], ["dan"], ["-n", "3"])]
+    (team / ".git" / "gitstate" / "moves.bin").unlink()
+    fresh = [json.loads(gitstate(team, "log", *a, "--json").stdout)["moves"]
+             for a in ([], ["dan"], ["-n", "3"])]
+    assert carried == fresh and carried[1][0]["to"] == "bootstrap"
