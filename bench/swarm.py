@@ -115,9 +115,10 @@ class HttpHub:
         self.run = Path(tempfile.mkdtemp(prefix="gitstate-http-"))
         self.port = free_port()
         sock = self.run / "fcgi.sock"
+        # its own process group: the 24 workers it forks are stopped with it
         self.fcgi = subprocess.Popen([_which_sbin("fcgiwrap") or "fcgiwrap", "-c", "24", "-f",
                                       "-s", f"unix:{sock}"], stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE)
+                                     stderr=subprocess.PIPE, start_new_session=True)
         _wait_for(lambda: sock.exists(), self.fcgi, "fcgiwrap")
         params = {"SCRIPT_FILENAME": GIT_HTTP_BACKEND, "GIT_PROJECT_ROOT": str(base),
                   "GIT_HTTP_EXPORT_ALL": "1", "REMOTE_USER": "swarm",   # receive-pack on
@@ -180,16 +181,27 @@ http {{
         return f"http://127.0.0.1:{self.port}/{name}"
 
     def stop(self) -> None:
+        import signal
         for proc in (getattr(self, "proc", None), self.fcgi):
             if proc is None:
                 continue
-            proc.terminate()
+            group = proc is self.fcgi     # fcgiwrap's workers outlive their parent otherwise
+            proc.send_signal(signal.SIGTERM) if not group else _signal_group(proc, signal.SIGTERM)
             try:
                 proc.wait(10)
             except subprocess.TimeoutExpired:
-                proc.kill()
+                proc.kill() if not group else _signal_group(proc, signal.SIGKILL)
                 proc.wait()
+            if group:
+                _signal_group(proc, signal.SIGKILL)   # any worker still there
         shutil.rmtree(self.run, ignore_errors=True)
+
+
+def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        pass
 
 
 def _quoted(value: str) -> str:
