@@ -9,8 +9,6 @@ its exit code.
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -53,11 +51,8 @@ def output(command: str, data: Any, as_json: bool, printer: Callable[[Any], None
 
 
 def json_out(data: Any) -> None:
-    # Pretty for a person at a terminal; compact (and several times faster) for programs.
-    if sys.stdout.isatty():
-        click.echo(json.dumps(data, indent=2, default=str))
-    else:
-        click.echo(json.dumps(data, separators=(",", ":"), default=str))
+    from gitstate.cli.text import json_text
+    click.echo(json_text(data), nl=False)
 
 
 # -- options shared by several commands, declared once -----------------------------------

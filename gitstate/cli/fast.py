@@ -45,7 +45,8 @@ def run(args: list[str]) -> int | None:
         progress.enable(sys.stderr)
     try:
         repo, data = _answer(directory, command, params)
-        text = _json(data) if as_json else _text(command, params, repo, data)
+        from gitstate.cli.text import json_text
+        text = json_text(data) if as_json else _text(command, params, repo, data)
     except Exception:   # noqa: BLE001 - the whole command line says what went wrong
         return None
     finally:
@@ -56,13 +57,6 @@ def run(args: list[str]) -> int | None:
     except BrokenPipeError:
         pass
     return 0
-
-
-def _json(data) -> str:
-    import json
-    if sys.stdout.isatty():
-        return json.dumps(data, indent=2, default=str) + "\n"
-    return json.dumps(data, separators=(",", ":"), default=str) + "\n"
 
 
 def _text(command: str, params: dict, repo, data) -> str:

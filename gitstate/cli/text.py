@@ -16,6 +16,15 @@ def echo(text: str = "", err: bool = False, nl: bool = True) -> None:
     stream.flush()
 
 
+def json_text(data) -> str:
+    """A command's `--json` output, newline-ended: pretty for a person at a terminal, compact
+    (and several times faster) for programs."""
+    import json
+    if sys.stdout.isatty():
+        return json.dumps(data, indent=2, default=str) + "\n"
+    return json.dumps(data, separators=(",", ":"), default=str) + "\n"
+
+
 def plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 

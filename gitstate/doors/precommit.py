@@ -20,11 +20,8 @@ HOOK_IDS = {"pre-commit": "gitstate", "commit-msg": "gitstate-commit-msg"}   # p
 
 def managed(path: Path) -> bool:
     """Whether `path` is a hook the pre-commit framework wrote."""
-    try:
-        with path.open("rb") as fh:
-            return MARK.encode() in fh.read(400)
-    except OSError:
-        return False
+    from gitstate.doors.shims import has_mark
+    return has_mark(path, MARK)
 
 
 def runs_gitstate(path: Path, name: str, top: Path) -> str | None:

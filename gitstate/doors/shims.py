@@ -78,9 +78,14 @@ def render_shim(name: str, lc: Lifecycle) -> str:
 
 
 def is_ours(path: Path) -> bool:
+    return has_mark(path, SHIM_MARK)
+
+
+def has_mark(path: Path, mark: str) -> bool:
+    """Does the hook at `path` carry `mark` near its top (how a hook's writer knows its own)?"""
     try:
         with path.open("rb") as fh:
-            return SHIM_MARK.encode() in fh.read(400)
+            return mark.encode() in fh.read(400)
     except OSError:
         return False
 

@@ -46,7 +46,7 @@ def dumps(data) -> str:
 
 def team_json(viewer: Viewer, commit: str | None) -> dict:
     """The team chart's numbers, its moments as ISO 8601 UTC."""
-    from gitstate.web.clock import iso
+    from gitstate.law.times import iso
     if commit is None:
         return {"commit": None, "start": None, "times": [], "counts": {}, "states": []}
     series = viewer.team(commit)

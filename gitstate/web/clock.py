@@ -38,8 +38,3 @@ def sha_of(value) -> str | None:
     if isinstance(value, str) and 7 <= len(value) <= 64 and _HEX.issuperset(value):
         return value
     return None
-
-
-def iso(ts: int) -> str:
-    """`ts` as ISO 8601 UTC, e.g. 2026-11-24T17:00:00Z."""
-    return datetime.datetime.fromtimestamp(ts, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

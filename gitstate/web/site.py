@@ -35,9 +35,9 @@ def build(repo: Managed, out: str | Path, at: str | None = None, *,
           force: bool = False) -> dict:
     """Write the site into `out`; returns what was written (pages, agents, commit, built)."""
     from gitstate.history.views import inboxes
+    from gitstate.law.times import iso
     from gitstate.web import documents as d
     from gitstate.web.app import dumps, static_text
-    from gitstate.web.clock import iso
 
     out = Path(out)
     _check_out(out, force)

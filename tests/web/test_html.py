@@ -73,7 +73,8 @@ def test_no_move_is_drawn_through_a_box_and_every_preset_fits_a_phone():
 
 
 def test_times_are_read_in_every_shape_the_views_give():
-    from gitstate.web.clock import epoch, iso, sha_of
+    from gitstate.law.times import iso
+    from gitstate.web.clock import epoch, sha_of
     at = 1_795_539_600
     for shape in (at, float(at), str(at), "2026-11-24T17:00:00Z", "2026-11-24T17:00:00+00:00",
                   "2026-11-24T17:00:00", {"sha": "abc1234", "time": at},
