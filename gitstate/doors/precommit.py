@@ -20,8 +20,17 @@ HOOK_IDS = {"pre-commit": "gitstate", "commit-msg": "gitstate-commit-msg"}   # p
 
 def managed(path: Path) -> bool:
     """Whether `path` is a hook the pre-commit framework wrote."""
-    from gitstate.doors.shims import has_mark
     return has_mark(path, MARK)
+
+
+def has_mark(path: Path, mark: str) -> bool:
+    """Does the hook at `path` carry `mark` near its top (how a hook's writer knows its own:
+    pre-commit's, and gitstate's shims)?"""
+    try:
+        with path.open("rb") as fh:
+            return mark.encode() in fh.read(400)
+    except OSError:
+        return False
 
 
 def runs_gitstate(path: Path, name: str, top: Path) -> str | None:

@@ -8,6 +8,7 @@ import shlex
 import stat
 from pathlib import Path
 
+from gitstate.doors.precommit import has_mark
 from gitstate.errors import GitstateError
 from gitstate.law.lifecycle import LIFECYCLE_PATH, SHIMS_DIR, SIGNERS_PATH, Lifecycle
 
@@ -79,15 +80,6 @@ def render_shim(name: str, lc: Lifecycle) -> str:
 
 def is_ours(path: Path) -> bool:
     return has_mark(path, SHIM_MARK)
-
-
-def has_mark(path: Path, mark: str) -> bool:
-    """Does the hook at `path` carry `mark` near its top (how a hook's writer knows its own)?"""
-    try:
-        with path.open("rb") as fh:
-            return mark.encode() in fh.read(400)
-    except OSError:
-        return False
 
 
 def write_executable(path: Path, text: str) -> bool:
