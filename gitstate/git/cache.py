@@ -13,7 +13,6 @@ of these files.
 
 from __future__ import annotations
 
-import json
 import os
 
 _KEY: bytes | None = None
@@ -84,6 +83,7 @@ def load(cache_dir: str | None, name: str, identity: list,
             data = marshal.loads(body)
             identity = identity + _python()
         else:
+            import json  # not on the hook's path: the lifecycle is kept in `marshal`
             data = json.loads(body.decode("utf-8", "surrogatepass"))
         if isinstance(data, dict) and data.get("identity") == identity:
             return data
@@ -105,6 +105,7 @@ def store(cache_dir: str | None, name: str, identity: list, data: dict,
             import marshal
             body = marshal.dumps({**data, "identity": identity + _python()})
         else:
+            import json
             body = json.dumps({**data, "identity": identity},
                               separators=(",", ":")).encode("utf-8", "surrogatepass")
         with open(tmp, "wb") as fh:

@@ -14,14 +14,15 @@ def load_lifecycle_cached(data: bytes, blob: str, source: str,
     from gitstate import __version__
     from gitstate.git import cache
 
-    name = f"lifecycle-{blob}.json"
+    name = f"lifecycle-{blob}.bin"   # `marshal`: no `json` import on the hook's path
     identity = [11, __version__]   # 11: the plain form of the one declaration
-    saved = cache.load(cache_dir, name, identity)
+    saved = cache.load(cache_dir, name, identity, binary=True)
     if saved is not None:
         try:
             return Lifecycle.from_plain(saved["lifecycle"], source=saved["source"])
         except (KeyError, IndexError, TypeError, ValueError, AttributeError):
             pass  # damaged: rebuilt below
     lc = read_lifecycle(data, source)
-    cache.store(cache_dir, name, identity, {"lifecycle": lc.as_plain(), "source": lc.source})
+    cache.store(cache_dir, name, identity, {"lifecycle": lc.as_plain(), "source": lc.source},
+                binary=True)
     return lc

@@ -5,6 +5,8 @@ Light on purpose (git subprocesses, yaml): the hooks use it.
 
 from __future__ import annotations
 
+import os
+
 from gitstate.errors import InvalidFile, NotManaged
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.git.runner import Git
@@ -23,10 +25,20 @@ if TYPE_CHECKING:
 class Managed:
     """A repository under gitstate: `top` is its work tree (None for a bare repository)."""
 
-    def __init__(self, git: Git, top: Path | None, cache_dir: str = ""):
+    def __init__(self, git: Git, top: str | os.PathLike | None, cache_dir: str = ""):
         self.git = git
-        self.top = top
+        self._top = top
         self.cache_dir = cache_dir   # .git/gitstate: caches that are pure speed-ups ("": none)
+
+    @property
+    def top(self) -> Path | None:
+        """The work tree's top as a Path, made when first asked: the views never ask, and
+        importing `pathlib` costs a read ~2 ms."""
+        top = self._top
+        if isinstance(top, str):
+            from pathlib import Path
+            top = self._top = Path(top)
+        return top  # type: ignore[return-value]
 
     @property
     def work_tree(self) -> Path:
@@ -128,23 +140,25 @@ def open_managed(path: str | None = None, *, bare_ok: bool = False) -> Managed:
     (when git's index lock keeps it from finishing, reading goes on, and a move says so).
     `bare_ok`: a bare repository (a hub, a mirror) will do too, for commands that read only
     history (`verify`)."""
-    from gitstate.git.runner import find_repo
+    from gitstate.git.runner import locate_repo
     if bare_ok:
         git = Git(path)
         code, out, _ = git.call("rev-parse", "--is-bare-repository", "--absolute-git-dir")
         lines = out.decode("utf-8", "surrogateescape").splitlines()
         if code == 0 and len(lines) == 2 and lines[0] == "true":
             return Managed(git, None, f"{lines[1]}/gitstate")
-    git, top, gdir = find_repo(path)
-    if (gdir / "gitstate" / "pending.json").is_file():   # atomic's journal: rarely there
+    git, top, gdir = locate_repo(path)
+    if os.path.isfile(os.path.join(gdir, "gitstate", "pending.json")):   # atomic's journal
+        from pathlib import Path
+
         from gitstate.git.atomic import IndexLocked, recover, repo_lock
         try:
-            with repo_lock(gdir):
-                recover(git, top, gdir)
+            with repo_lock(Path(gdir)):
+                recover(git, Path(top), Path(gdir))
         except IndexLocked as exc:
             import sys
             print(f"gitstate: warning: {exc}", file=sys.stderr)
-    return Managed(git, top, str(gdir / "gitstate"))
+    return Managed(git, top, os.path.join(gdir, "gitstate"))
 
 
 def tree_blobs(git: Git, rev: str, prefix: str = "") -> dict[str, str]:

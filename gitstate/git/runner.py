@@ -80,16 +80,18 @@ class Git:
 
     def stream(self, *args: str, sep: bytes = b"\n") -> Iterator[bytes]:
         """Records of a long-running git command's stdout, split on `sep`, as they come:
-        the caller works while git is still writing."""
-        for batch in self.stream_batches(*args, sep=sep):
-            yield from batch
+        the caller works while git is still writing. git starts at once, so a caller may do
+        other work while git walks before it reads the first record."""
+        return (record for batch in self.stream_batches(*args, sep=sep) for record in batch)
 
     def stream_batches(self, *args: str, sep: bytes = b"\n") -> Iterator[list[bytes]]:
         """`stream`'s records a list at a time, as each read of git's output brings them (a
-        thread handing records to another pays its locks once per list, not per record)."""
+        thread handing records to another pays its locks once per list, not per record).
+        git starts now; its output is read as the caller iterates."""
         import subprocess
         import tempfile
-        with tempfile.TemporaryFile() as err:
+        err = tempfile.TemporaryFile()
+        try:
             # GIT_FLUSH=0: git log flushes after every commit when writing to a pipe, a
             # system call per record (a third of the time of a long log); full buffers
             # still arrive as git walks
@@ -97,40 +99,21 @@ class Git:
                                     cwd=self.cwd,
                                     stdout=subprocess.PIPE, stderr=err,
                                     env=self._env({"GIT_FLUSH": "0"}))
-            assert proc.stdout is not None
-            fd = proc.stdout.fileno()
-            rest = b""
-            try:
-                while True:
-                    chunk = os.read(fd, 1 << 20)
-                    if not chunk:
-                        break
-                    parts = (rest + chunk).split(sep)
-                    rest = parts.pop()
-                    if parts:
-                        yield parts
-                if rest:
-                    yield [rest]
-            finally:
-                proc.stdout.close()
-                code = proc.wait()
-            if code != 0:
-                err.seek(0)
-                raise GitFailure(_plain(err.read(), args), where=f"git {args[0]}")
+        except BaseException:
+            err.close()
+            raise
+        return _batches(proc, err, args, sep)
 
-    def log_records(self, fields: list[str], *args: str, check: bool = True):
+    def log_records(self, fields: list[str], *args: str,
+                    check: bool = True) -> Iterator[list[str]]:
         """Commits of `git log ARGS`, each as a list of `fields` (format placeholders such as
         %H, %ct, %an, %s, %B), read unambiguously: records end with NUL (`-z`) and fields
         with newline, which only the last field may contain (a name or a subject cannot).
-        Records whose first field is not a commit id are skipped."""
+        Records whose first field is not a commit id are skipped. git starts at once."""
         fmt = "--format=" + "%n".join(fields)
-        n = len(fields)
         stream = self.stream("log", "-z", fmt, *args, sep=b"\0") if check else \
             iter(self.run("log", "-z", fmt, *args, check=False).split(b"\0"))
-        for raw in stream:
-            parts = raw.decode("utf-8", "replace").lstrip("\n").split("\n", n - 1)
-            if len(parts) == n and _COMMIT_ID(parts[0]):
-                yield parts
+        return _records(stream, len(fields))
 
     # -- where am I ---------------------------------------------------------------------
 
@@ -303,8 +286,46 @@ def _plain(stderr: bytes, args: tuple[str, ...]) -> str:
     return text
 
 
+def _batches(proc, err, args: tuple[str, ...], sep: bytes) -> Iterator[list[bytes]]:
+    """A started git's stdout split on `sep`, a read at a time; its exit checked at the end."""
+    with err:
+        fd = proc.stdout.fileno()
+        rest = b""
+        try:
+            while True:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    break
+                parts = (rest + chunk).split(sep)
+                rest = parts.pop()
+                if parts:
+                    yield parts
+            if rest:
+                yield [rest]
+        finally:
+            proc.stdout.close()
+            code = proc.wait()
+        if code != 0:
+            err.seek(0)
+            raise GitFailure(_plain(err.read(), args), where=f"git {args[0]}")
+
+
+def _records(stream: Iterator[bytes], n: int) -> Iterator[list[str]]:
+    for raw in stream:
+        parts = raw.decode("utf-8", "replace").lstrip("\n").split("\n", n - 1)
+        if len(parts) == n and _COMMIT_ID(parts[0]):
+            yield parts
+
+
 def find_repo(path: str | os.PathLike | None = None) -> tuple[Git, Path, Path]:
     """(git, top of work tree, git dir) of the repository containing `path`."""
+    from pathlib import Path
+    git, top, gdir = locate_repo(path)
+    return git, Path(top), Path(gdir)
+
+
+def locate_repo(path: str | os.PathLike | None = None) -> tuple[Git, str, str]:
+    """`find_repo` in plain strings (the views need no `pathlib`)."""
     git = Git(path)
     code, out, _ = git.call("rev-parse", "--show-toplevel", "--absolute-git-dir")
     lines = out.decode().splitlines()
@@ -312,6 +333,4 @@ def find_repo(path: str | os.PathLike | None = None) -> tuple[Git, Path, Path]:
         where = os.path.abspath(path or ".")
         raise NotManaged(f"not inside a git work tree: {where}",
                          hint="run `git init` first, then `gitstate init`")
-    from pathlib import Path
-    top = Path(lines[0])
-    return Git(top), top, Path(lines[1])
+    return Git(lines[0]), lines[0], lines[1]

@@ -18,7 +18,6 @@ from gitstate.git.repo import Managed
 from gitstate.history.index import Index
 from gitstate.law import statefile
 from gitstate.law.times import iso
-from gitstate.resources import read_shipped
 
 QUALITY: dict[str | None, str] = {"living": "live", "frozen": "frozen", "dead": "dead"}
 
@@ -31,8 +30,8 @@ def graph(repo: Managed, at: str | None = None) -> dict:
     if head is None or lc is None:
         return {"commit": None, "entities": [], "belongings": []}
     index = Index(repo.git, lc, repo.cache_dir)
-    tracks = index.tracks(head, remember=at is None)
-    fronts = {a: front for a, (_p, front, _e) in index.fronts(head).items()}
+    tracks, read = index.tracks_and_fronts(head, remember=at is None)
+    fronts = {a: front for a, (_p, front, _e) in read.items()}
     index.save()
     gone = sorted(a for a in tracks if a not in fronts)   # files deleted since
     datas = repo.git.cat_files(f"{tracks[a].last[0]}:{lc.state_path(a)}" for a in gone)
@@ -92,6 +91,7 @@ def write_sqlite(data: dict, path: str) -> dict:
     con = sqlite3.connect(path)
     try:
         with con:
+            from gitstate.resources import read_shipped  # `pathlib`: only when SQLite is written
             con.executescript(read_shipped("data", "entities.sql"))
             con.executemany(
                 "INSERT INTO entities (id, type, name, started_at, ended_at, quality) "

@@ -60,14 +60,18 @@ def log_args(lc: Lifecycle, revs: list[str], agent: str | None = None,
 
 
 def tag_events(git: Git, lc: Lifecycle, revs: list[str], agent: str | None = None,
-               order: str = "--topo-order") -> list[tuple]:
+               order: str = "--topo-order", meanwhile=None) -> list[tuple]:
     """Tag events of `revs` (e.g. ["HEAD"], ["old..HEAD"]), oldest first; with `agent`, git
-    drops most of the other agents' commits before they are parsed."""
+    drops most of the other agents' commits before they are parsed. `meanwhile` is called
+    once git has started: in topological order git walks the whole history before its first
+    line, and the caller may use that time."""
     from gitstate.history import progress
     accept = lc.accept_patterns()
+    records = git.log_records(LOG_FIELDS, *log_args(lc, revs, agent, order))
+    if meanwhile is not None:
+        meanwhile()
     out = []
-    for n, (sha, ct, author, subject) in enumerate(
-            git.log_records(LOG_FIELDS, *log_args(lc, revs, agent, order)), start=1):
+    for n, (sha, ct, author, subject) in enumerate(records, start=1):
         progress.tick("reading history", n)
         tag = subject_tag(subject, accept)
         if tag is not None:

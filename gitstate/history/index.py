@@ -69,8 +69,17 @@ class Index:
 
     # -- the tag timeline -----------------------------------------------------------------
 
-    def tracks(self, rev: str | None, *, remember: bool = True) -> dict:
-        """AgentTracks of every agent tagged in the history of commit `rev`."""
+    def tracks_and_fronts(self, rev: str | None, *, remember: bool = True) -> tuple[dict, dict]:
+        """(`tracks`, `fronts`) at `rev`. When the whole history must be read, the state
+        files are read and parsed while git walks it."""
+        read: list[dict] = []
+        tracks = self.tracks(rev, remember=remember,
+                             meanwhile=lambda: read.append(self.fronts(rev)))
+        return tracks, read[0] if read else self.fronts(rev)
+
+    def tracks(self, rev: str | None, *, remember: bool = True, meanwhile=None) -> dict:
+        """AgentTracks of every agent tagged in the history of commit `rev` (`meanwhile` is
+        called while git walks it, when it is read whole)."""
         if rev is None:
             return {}
         tip = self._saved.get("tip")
@@ -81,7 +90,7 @@ class Index:
             tracks = {a: track_from_plain(p) for a, p in self._saved["tracks"].items()}
             tracks = fold(tracks, new)
         else:
-            tracks = fold({}, tag_events(self.git, self.lc, [rev]))
+            tracks = fold({}, tag_events(self.git, self.lc, [rev], meanwhile=meanwhile))
         if remember:
             self._saved["tip"] = rev
             self._saved["tracks"] = {a: track_to_plain(t) for a, t in tracks.items()}

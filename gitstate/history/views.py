@@ -3,7 +3,6 @@ dicts, ready for JSON."""
 
 from __future__ import annotations
 
-import datetime
 import re
 import time
 
@@ -12,7 +11,6 @@ from gitstate.git.repo import Managed
 from gitstate.history.fold import agent_record, roster_view, tag_events, vacancies
 from gitstate.history.index import Index
 from gitstate.history.lineage import moves_from
-from gitstate.history.verify import verify
 from gitstate.law import statefile
 from gitstate.law.grammar import canonical_id, parse_message
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle
@@ -52,6 +50,7 @@ def since_time(repo: Managed, text: str) -> int:
 
 
 def _looks_like_date(text: str) -> bool:
+    import datetime
     try:
         datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
         return True
@@ -66,9 +65,9 @@ def agent_records(repo: Managed, at: str | None = None) -> tuple[list[dict], str
     # time travel reads the law as it was then, never today's work tree
     lc = repo.lifecycle(rev) if at is None else repo.lifecycle(rev, index=False, worktree=False)
     index = Index(repo.git, lc, repo.cache_dir)
-    tracks = index.tracks(rev, remember=at is None)
+    tracks, fronts = index.tracks_and_fronts(rev, remember=at is None)
     records = [agent_record(a, path, front, problem, tracks.get(a), lc, now)
-               for a, (path, front, problem) in index.fronts(rev).items()]
+               for a, (path, front, problem) in fronts.items()]
     index.save()
     return records, rev, lc
 
@@ -313,6 +312,7 @@ def section_key(title: str) -> str:
 def verified(repo: Managed, revs=(), *, no_cache: bool = False, progress=None) -> dict:
     """`gitstate verify`: HEAD's history (or the ranges `revs`) replayed through the hooks'
     rules; every problem, how many commits were judged, and which by their tags alone."""
+    from gitstate.history.verify import verify  # the views need neither it nor its imports
     head = repo.git.head()
     _must_be_managed(repo)
     for rev in revs:   # a revision that names nothing is the caller's mistake: exit 2

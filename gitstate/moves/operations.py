@@ -152,8 +152,7 @@ def due_timeouts(repo: Managed, now: float | None = None) -> list[dict]:
         return []
     now = time.time() if now is None else now
     index = Index(repo.git, lc, repo.cache_dir)
-    tracks = index.tracks(head)
-    fronts = index.fronts(head)
+    tracks, fronts = index.tracks_and_fronts(head)
     index.save()
     due = []
     for agent, (_path, front, _problem) in sorted(fronts.items()):
