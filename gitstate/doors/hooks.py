@@ -28,7 +28,6 @@ from gitstate.law import statefile
 from gitstate.law.grammar import Message
 from gitstate.law.lifecycle import LIFECYCLE_PATH, is_law_path
 from gitstate.law.limits import LIFECYCLE_BYTES
-from gitstate.law.load import read_lifecycle
 from gitstate.law.rules import FileChange, Violation, check_law_change, validate
 from gitstate.rule_ids import Rule
 
@@ -217,8 +216,11 @@ def _judge_staged(git: Git, raw: str, message: str | Message | None,
                                  "judge this commit by", LIFECYCLE_PATH))
         return out, None  # not managed (yet): nothing to enforce
     try:
-        lc = load_lifecycle_cached(law[2], law[0], LIFECYCLE_PATH, cache) if law[0] \
-            else read_lifecycle(law[2], LIFECYCLE_PATH)
+        if law[0]:
+            lc = load_lifecycle_cached(law[2], law[0], LIFECYCLE_PATH, cache)
+        else:   # the work tree's, never committed: read as a lifecycle is (PyYAML, the checks)
+            from gitstate.law.load import read_lifecycle
+            lc = read_lifecycle(law[2], LIFECYCLE_PATH)
     except GitstateError as exc:
         return out or [Violation(getattr(exc, "rule", Rule.LIFECYCLE), exc.message,
                                  exc.where or LIFECYCLE_PATH)], None
@@ -320,6 +322,7 @@ def _check_new_lifecycle(staged) -> list[Violation]:
     if staged is None:
         return [Violation(Rule.LIFECYCLE, "the lifecycle is being deleted; a managed repository "
                           "needs one", LIFECYCLE_PATH)]
+    from gitstate.law.load import read_lifecycle
     try:
         read_lifecycle(staged[2], LIFECYCLE_PATH)
     except GitstateError as exc:

@@ -5,7 +5,6 @@ the blob's hash, so an edited lifecycle is a miss."""
 from __future__ import annotations
 
 from gitstate.law.lifecycle import Lifecycle
-from gitstate.law.load import read_lifecycle
 
 
 def load_lifecycle_cached(data: bytes, blob: str, source: str,
@@ -22,6 +21,7 @@ def load_lifecycle_cached(data: bytes, blob: str, source: str,
             return Lifecycle.from_plain(saved["lifecycle"], source=saved["source"])
         except (KeyError, IndexError, TypeError, ValueError, AttributeError):
             pass  # damaged: rebuilt below
+    from gitstate.law.load import read_lifecycle  # the checks too: only on a miss
     lc = read_lifecycle(data, source)
     cache.store(cache_dir, name, identity, {"lifecycle": lc.as_plain(), "source": lc.source},
                 binary=True)

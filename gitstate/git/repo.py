@@ -13,7 +13,6 @@ from gitstate.git.runner import Git
 from gitstate.law import statefile
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle
 from gitstate.law.limits import LIFECYCLE_BYTES
-from gitstate.law.load import read_lifecycle
 from gitstate.law.rules import Context, FileChange, parse_state
 
 TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
@@ -60,6 +59,7 @@ class Managed:
         if worktree and self.top is not None:
             path = self.top / LIFECYCLE_PATH
             if path.is_file():
+                from gitstate.law.load import read_lifecycle
                 return read_lifecycle(read_limited(path, LIFECYCLE_BYTES), LIFECYCLE_PATH)
         raise NotManaged(f"no {LIFECYCLE_PATH} here: this repository is not managed by gitstate",
                          hint="run `gitstate init` (or `gitstate init --lifecycle PRESET`)")
