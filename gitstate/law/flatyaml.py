@@ -18,17 +18,20 @@ from gitstate.errors import InvalidFile
 from gitstate.law.limits import NUMBER_CHARS
 from gitstate.rule_ids import Rule
 
-_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*):(?:[ \t]+(.*))?\Z")
-_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
+# The expressions for lines outside the usual form are compiled when such a line is first read
+# (through `re`'s own cache): the hooks read state files whose every line is usual, and compiling
+# these costs them about a millisecond.
+_KEY = r"([A-Za-z_][A-Za-z0-9_.-]*):(?:[ \t]+(.*))?\Z"
+_INT = r"[-+]?(?:0|[1-9][0-9]*)\Z"
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False,
           "FALSE": False}
 # Anything YAML might read as something other than the text itself sends us to PyYAML.
-_NOT_PLAIN = re.compile(
+_NOT_PLAIN = (
     r"""[\[\]{}"`\\\t]|: |:\Z| \#|\A[-?:,&*!|>'%@#]"""
     r"""|\A(?:=|<<)\Z""")
 # The YAML 1.1 forms of numbers (binary, octal, hex, underscores, base 60, floats, .inf, .nan).
-_NUMBER_LIKE = re.compile(
+_NUMBER_LIKE = (
     r"""[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+"""
     r"""|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+"""
     r"""|[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"""
@@ -96,7 +99,7 @@ def load_flat(text: str, line_offset: int = 0, where: str = "front matter"):
             if line[:1] in (" ", "\t") and stripped:
                 return None  # an indented comment may sit inside a block
             continue
-        m = _KEY.match(line)
+        m = re.match(_KEY, line)
         if m is None:
             return None
         key, raw = m.group(1), m.group(2)
@@ -146,9 +149,9 @@ def _scalar(raw: str, line: int, where: str):
         return None
     if raw in _BOOLS:
         return _BOOLS[raw]
-    if _INT.match(raw):
+    if re.match(_INT, raw):
         return _int(raw, line, where)
-    if _NOT_PLAIN.search(raw) or _NUMBER_LIKE.fullmatch(raw):
+    if re.search(_NOT_PLAIN, raw) or re.fullmatch(_NUMBER_LIKE, raw):
         return _NO
     return raw
 

@@ -29,7 +29,8 @@ SUBJECT_CHARS = 1_000            # subjects longer than this are not read with g
 # Line breaks other than LF and CRLF: YAML (1.1) breaks lines at NEL, LS, PS and a lone CR, so
 # `summary: ok<NEL>state: dead` would hide a key on what `git diff` shows as one line.
 # A lone surrogate is not text at all (no UTF-8 file holds one; a str handed in might).
-_ODD_BREAK = re.compile("[\x85\u2028\u2029\ud800-\udfff]|\r(?!\n)")
+# (Compiled when first needed, through `re`'s cache: ASCII text without CR needs no search.)
+_ODD_BREAK = "[\x85\u2028\u2029\ud800-\udfff]|\r(?!\n)"
 _BREAK_NAMES = {"\x85": "NEXT LINE (U+0085)", "\u2028": "LINE SEPARATOR (U+2028)",
                 "\u2029": "PARAGRAPH SEPARATOR (U+2029)", "\r": "a carriage return without a "
                 "line feed"}
@@ -68,7 +69,9 @@ def check_size(size: int, limit: int, what: str, where: str,
 def check_breaks(text: str, where: str, line_offset: int = 0) -> None:
     """Refuse line breaks other than LF and CRLF, and lone surrogates (`unreadable`), with the
     line they are on."""
-    m = _ODD_BREAK.search(text)
+    if text.isascii() and "\r" not in text:
+        return
+    m = re.search(_ODD_BREAK, text)
     if m is not None:
         line = text.count("\n", 0, m.start()) + 1 + line_offset
         if "\ud800" <= m.group() <= "\udfff":
