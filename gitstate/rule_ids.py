@@ -6,17 +6,59 @@ member is its id: it compares, formats and serialises as that string (`Rule.ROLE
 same ids (`tests/test_rule_ids.py` keeps the two in step, and keeps every id used in the
 package declared here).
 
-The hooks import this on every state commit: `enum` is already loaded by `re`, and building
-the class costs them about a millisecond (`python -X importtime`: 1.0 ms at best, 1.7 ms median
-on a busy 2-core machine).
+The hooks import this on every state commit, where `enum`'s class machinery would cost them
+~0.6 ms for 60 members (`python -X importtime`); so at run time the members are made by a
+small metaclass that does what gitstate asks of a `StrEnum` (members that are their ids,
+`name`, `value`, `description`, iteration in declaration order, `Rule(id)`), while type
+checkers read the class as the `StrEnum` it behaves as (tests/test_rule_ids.py checks the
+behaviour).
 """
 
 from __future__ import annotations
 
-from enum import StrEnum
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from enum import StrEnum as _Ids
+else:
+    class _Members(type):
+        """Each `NAME = id, description` of the class body becomes a member: an instance of the
+        class, equal to (and formatted, hashed and serialised as) its id."""
+
+        def __new__(mcs, name, bases, body):
+            cls = super().__new__(mcs, name, bases, body)
+            members = []
+            for key, value in body.items():
+                if key.isupper() and isinstance(value, tuple):
+                    member = cls.__new__(cls, *value)
+                    member.name = key
+                    setattr(cls, key, member)
+                    members.append(member)
+            cls._members = tuple(members)
+            cls._by_id = {m._value_: m for m in members}
+            return cls
+
+        def __call__(cls, rule_id):
+            """The member whose id this is (ValueError for none, as an enum says)."""
+            try:
+                return cls._by_id[rule_id]
+            except (KeyError, TypeError):
+                raise ValueError(f"{rule_id!r} is not a valid {cls.__name__}") from None
+
+        def __iter__(cls):
+            return iter(cls._members)
+
+        def __len__(cls):
+            return len(cls._members)
+
+    class _Ids(str, metaclass=_Members):
+        __slots__ = ("name", "_value_", "description")
+
+        @property
+        def value(self) -> str:
+            return self._value_
 
 
-class Rule(StrEnum):
+class Rule(_Ids):
     description: str
 
     def __new__(cls, rule_id: str, description: str) -> Rule:

@@ -9,6 +9,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from gitstate.rule_ids import Rule
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,6 +84,9 @@ def test_each_member_is_its_id_and_carries_one_line():
     assert Rule.ROLE_MAX == "role-max" and f"[{Rule.ROLE_MAX}]" == "[role-max]"
     assert json.dumps({"rule": Rule.ROLE_MAX}) == '{"rule": "role-max"}'
     assert Rule("role-max") is Rule.ROLE_MAX and {"role-max"} == {Rule.ROLE_MAX}
+    assert str(Rule.ROLE_MAX) == "role-max" and len(Rule) == len(list(Rule)) > 50
+    with pytest.raises(ValueError, match="'no-such-rule' is not a valid Rule"):
+        Rule("no-such-rule")
     assert Rule.ROLE_MAX.description == "more living holders of a role than its max"
     for rule in Rule:
         assert ID.fullmatch(rule), rule
