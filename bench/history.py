@@ -33,7 +33,10 @@ from gen import generate, state_text  # noqa: E402
 FLOOR = ["git", "log", r"--grep=\[STATE:", "--format=%H%x1f%ct%x1f%an%x1f%s"]
 # the cheapest git command that lists every change of a state file: verify's floor
 PATH_FLOOR = ["git", "log", "--format=%H%x1f%s", "--raw", "--", "agent/"]
-GITSTATE = [sys.executable, "-m", "gitstate"]
+# what a person types: the `gitstate` command pip installs beside this Python (`python -m`
+# would add `runpy`'s imports, ~2 ms, that no installed command pays)
+_COMMAND = Path(sys.executable).parent / "gitstate"
+GITSTATE = [str(_COMMAND)] if _COMMAND.is_file() else [sys.executable, "-m", "gitstate"]
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
