@@ -14,8 +14,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 ROSTERS = ("living", "frozen", "dead")
-STATE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
-ROLE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
 DEFAULT_STATE_FILE = "agent/{id}/_state.md"
 LIFECYCLE_PATH = "protocols/lifecycle.yaml"   # the law of a managed repository
 SIGNERS_PATH = "protocols/allowed_signers"    # the keys of the humans who approve
@@ -25,7 +23,7 @@ SHIMS_DIR = ".githooks/"                      # the hook shims, as committed
 def is_law_path(path: str) -> bool:
     """Is `path` part of the law: the lifecycle, the allowed signers, or a hook shim?"""
     return path in (LIFECYCLE_PATH, SIGNERS_PATH) or path.startswith(SHIMS_DIR)
-_DURATION_RE = re.compile(r"(\d{1,18})\s*([smhd]?)")   # fullmatch of the stripped text
+_DURATION = r"(\d{1,18})\s*([smhd]?)"   # fullmatch of the stripped text (compiled on first use)
 _DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 # `defaults`: fields a new agent's state file starts with unless `spawn` is told otherwise
@@ -403,7 +401,7 @@ def parse_duration(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value if value > 0 else None
-    m = _DURATION_RE.fullmatch(str(value).strip())
+    m = re.fullmatch(_DURATION, str(value).strip())
     if not m or int(m.group(1)) == 0:
         return None
     return int(m.group(1)) * _DURATION_UNITS[m.group(2)]

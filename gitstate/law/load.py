@@ -7,6 +7,8 @@ they are on. All problems are reported together, not just the first.
 
 from __future__ import annotations
 
+import re
+
 from gitstate.errors import InvalidFile
 from gitstate.law import limits
 from gitstate.law.checks import CHECKS, kind as _kind
@@ -18,10 +20,8 @@ from gitstate.law.lifecycle import (
     OUTCOMES,
     POLICY_KEYS,
     ROLE_KEYS,
-    ROLE_NAME_RE,
     ROSTERS,
     STATE_KEYS,
-    STATE_NAME_RE,
     TIMEOUT_KEYS,
     TOP_KEYS,
     Grammar,
@@ -42,6 +42,10 @@ from gitstate.rule_ids import Rule
 TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
 if TYPE_CHECKING:
     from typing import Any
+
+# what a state or a role may be called (the names a lifecycle declares)
+STATE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
+ROLE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
 
 
 class LifecycleInvalid(InvalidFile):
