@@ -258,3 +258,23 @@ def test_moves_packed_in_on_new_commits_equal_a_log_read_from_nothing(team):
     fresh = [json.loads(gitstate(team, "log", *a, "--json").stdout)["moves"]
              for a in ([], ["dan"], ["-n", "3"])]
     assert carried == fresh and carried[1][0]["to"] == "bootstrap"
+
+
+def test_a_view_in_text_loads_no_more_than_it_needs(team):
+    """A warm view in text loads neither click nor verify's machinery (its signing starts
+    `subprocess` and `tempfile`), `pathlib` or `json`: each costs every read milliseconds."""
+    import subprocess
+    import sys
+    probe = ("import io, sys\n"
+             "from gitstate.cli.fast import run\n"
+             "out, sys.stdout = sys.stdout, io.StringIO()\n"
+             "code = run(sys.argv[1:])\n"
+             "sys.stdout = out\n"
+             "loaded = [m for m in ('click', 'gitstate.history.verify', 'pathlib', 'json',"
+             " 'tempfile', 'yaml') if m in sys.modules]\n"
+             "print(code, *loaded)\n")
+    for args in (["roster"], ["vacancies"], ["status", "alice"], ["situations", "--no-sqlite"]):
+        assert gitstate(team, *args).returncode == 0         # warm: the caches are written
+        out = subprocess.run([sys.executable, "-c", probe, *args], cwd=team,
+                             capture_output=True, text=True)
+        assert out.stdout.split() == ["0"], (args, out.stdout, out.stderr)
