@@ -22,7 +22,7 @@ from gitstate.git.runner import Git
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle, is_law_path
 from gitstate.law.limits import LIFECYCLE_BYTES
 from gitstate.law.load import load_lifecycle, read_lifecycle
-from gitstate.law.record import Record
+from gitstate.law.record import Record, field
 from gitstate.law.statefile import MAX_STATE_FILE_BYTES, decode
 from gitstate.resources import preset_dir, presets, read_shipped
 
@@ -34,10 +34,13 @@ AGENT_GUIDE = "agent/README.md"
 class InitReport(Record):
     """What `gitstate init` did: the lifecycle, the hooks folder, each action, the commit."""
 
-    lifecycle: str | None   # None on a hub: each push is judged by the law of its own history
-    hooks_dir: str
-    actions: list[str] = []
-    commit: str | None = None
+    lifecycle: str | None = field(
+        about="the lifecycle the repository is managed with (null on a hub: each push is judged by"
+              " the lifecycle committed in its own history)")
+    hooks_dir: str = field(about="where the hooks are installed")
+    actions: list[str] = field([], about="what init did, line by line")
+    commit: str | None = field(
+        None, about="the commit that put the lifecycle in history (null: none made)")
 
 
 def _top(path: str | None) -> Path:

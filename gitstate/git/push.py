@@ -33,7 +33,7 @@ from gitstate.errors import GitFailure, GitstateError, Rejected
 from gitstate.git.atomic import Result
 from gitstate.git.carry import Conflict, carry_work, restore
 from gitstate.git.runner import ZERO, Git
-from gitstate.law.record import Record
+from gitstate.law.record import Record, field
 from gitstate.rule_ids import Rule
 
 UNLANDED = "refs/heads/gitstate/unlanded"
@@ -78,14 +78,14 @@ class Upstream:
 class Landing(Record):
     """How a move made with `--push` landed: landed (exit 0), illegal or gave-up (exit 1)."""
 
-    outcome: str                      # landed | illegal | gave-up
-    attempts: int
-    commit: str | None                # the commit on the hub (landed) or kept locally
-    upstream: str
-    reason: str | None = None
-    rule: str | None = None           # the rule that refused it (illegal)
-    kept: str | None = None           # side branch holding the unlanded work
-    staged: list[str] = []            # work left staged in the index
+    outcome: str = field(about="landed, illegal or gave-up")
+    attempts: int = field(about="how many times it tried to land")
+    commit: str | None = field(about="the commit on the hub (landed), or the one kept here")
+    upstream: str = field(about="the branch it was to land on")
+    reason: str | None = field(None, about="why it did not land (or what could not follow)")
+    rule: str | None = field(None, about="the rule that refused it (illegal)")
+    kept: str | None = field(None, about="the side branch that holds the unlanded work")
+    staged: list[str] = field([], about="work left staged in the index")
 
     @property
     def exit_code(self) -> int:

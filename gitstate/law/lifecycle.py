@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from gitstate.law.record import Record
+from gitstate.law.record import Record, field
 
 TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
 if TYPE_CHECKING:
@@ -23,8 +23,6 @@ SHIMS_DIR = ".githooks/"                      # the hook shims, as committed
 def is_law_path(path: str) -> bool:
     """Is `path` part of the law: the lifecycle, the allowed signers, or a hook shim?"""
     return path in (LIFECYCLE_PATH, SIGNERS_PATH) or path.startswith(SHIMS_DIR)
-_DURATION = r"(\d{1,18})\s*([smhd]?)"   # fullmatch of the stripped text (compiled on first use)
-_DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 # `defaults`: fields a new agent's state file starts with unless `spawn` is told otherwise
 # (e.g. person, project); never the ones gitstate itself sets at birth
@@ -38,37 +36,47 @@ OUTCOMES = ("success", "failure")
 
 class State(Record):
     name: str
-    roster: str = "living"
-    terminal: bool = False
-    requires: tuple[str, ...] = ()
-    description: str = ""
-    protocol: str | None = None
-    outcome: str = "success"   # how an ending reads to whoever waits on it (success, failure)
-    log: str | None = None     # a shared file the commit entering this state appends to
-    token_limit: str | None = None   # where the agent goes once `tokens` reach `max_tokens`
-    stamp: str | None = None   # a field set to the moment the agent enters this state
+    roster: str = field(
+        "living", about="living, frozen or dead: where an agent in this state is listed")
+    terminal: bool = field(False, about="true when no move leaves this state")
+    requires: tuple[str, ...] = field(
+        (), about="front-matter keys an agent must have to enter this state")
+    description: str = field("", about="what the state means")
+    protocol: str | None = field(None, about="the protocol document an agent in this state follows")
+    outcome: str = field(
+        "success", about="how an ending here reads to whoever waits on it: success or failure")
+    log: str | None = field(
+        None, about="a shared file that a commit entering this state appends to")
+    token_limit: str | None = field(
+        None, about="the state an agent goes to once its `tokens` reach `max_tokens`")
+    stamp: str | None = field(
+        None, about="a front-matter key set to the moment an agent enters this state")
     _plain_skip = ("name",)    # a state is keyed by its name
 
 
 class Role(Record):
     name: str
-    mandate: str | None = None
-    max: int | None = None
-    description: str = ""
-    spawns: tuple[str, ...] | None = None   # kinds this role may spawn (None: any)
-    never_spawns: tuple[str, ...] = ()       # kinds it must never spawn
-    self_spawn: bool = False                 # whether it may spawn its own kind
-    timeout: int | None = None   # seconds it may stay living from birth before `sweep` ends it
-    forbids: tuple[str, ...] = ()   # states a holder never enters (squad: core is never suspended)
-    load: str | None = None      # the state `gitstate team load` brings a new holder to
+    mandate: str | None = field(None, about="what a holder of the role is for")
+    max: int | None = field(None, about="how many living holders the role may have")
+    description: str = field("", about="what the role is")
+    spawns: tuple[str, ...] | None = field(None, about="the roles a holder may spawn (null: any)")
+    never_spawns: tuple[str, ...] = field((), about="the roles a holder must never spawn")
+    self_spawn: bool = field(False, about="whether a holder may spawn its own role")
+    timeout: int | None = field(
+        None, about="seconds a holder may stay living from birth before `sweep` ends it")
+    forbids: tuple[str, ...] = field(
+        (), about="states a holder never enters (squad: a core session is never suspended)")
+    load: str | None = field(
+        None, about="the state `gitstate team load` brings a new holder to at once")
     _plain_skip = ("name",)
 
 
 class Mortality(Record):
-    midlife: int = 50
-    legacy: int = 75
-    urgent: int = 90
-    urgent_forbids: tuple[str, ...] = ()
+    midlife: int = field(50, about="context_pct from which an agent is in midlife")
+    legacy: int = field(
+        75, about="context_pct from which it is in legacy (writes what it leaves behind)")
+    urgent: int = field(90, about="context_pct from which it is urgent (must freeze or end)")
+    urgent_forbids: tuple[str, ...] = field((), about="states an urgent agent may not move to")
 
     def phase(self, context_pct: float | None) -> str:
         if context_pct is None:
@@ -85,9 +93,9 @@ class Mortality(Record):
 class Timeout(Record):
     """A timed move: due `after` seconds in its first state; never for `except_roles`; with
     `sooner`, an agent may also make it before it is due (era's idle -> inbox)."""
-    after: int
-    except_roles: tuple[str, ...] = ()
-    sooner: bool = False
+    after: int = field(about="seconds in the first state after which the move is due")
+    except_roles: tuple[str, ...] = field((), about="roles the timeout never applies to")
+    sooner: bool = field(False, about="whether an agent may make the move itself before it is due")
     _plain_type = "int | Timeout"   # written as a bare duration when it has nothing else
 
     def as_plain(self):
@@ -104,9 +112,12 @@ class Movers(Record):
     make its moves of any agent; `operators` are principals of `protocols/allowed_signers`
     (besides the humans) whose signature proves `gitstate reap` and `gitstate shutdown`.
     Moves are written 'from -> to', '*' matching any state."""
-    parent: tuple[str, ...] = ()
-    roles: dict[str, tuple[str, ...]] = {}
-    operators: tuple[str, ...] = ()
+    parent: tuple[str, ...] = field(
+        (), about="moves ('from -> to') an agent's parent may make of it")
+    roles: dict[str, tuple[str, ...]] = field(
+        {}, about="for each role, the moves its living holders may make of any agent")
+    operators: tuple[str, ...] = field(
+        (), about="principals whose signature proves `reap` and `shutdown`")
 
     def parent_may(self, old: str, new: str) -> bool:
         return _matches(self.parent, old, new)
@@ -122,21 +133,27 @@ def _matches(moves: tuple[str, ...], old: str, new: str) -> bool:
 
 
 class Policies(Record):
-    humans: tuple[str, ...] = ()
-    # 'from -> to' moves ('*' matches any state) and `law` (changes of the law itself) that
-    # need a human's approval
-    approval: tuple[str, ...] = ()
-    mortality: Mortality | None = None
-    max_living: int | None = None
-    max_depth: int | None = None
-    timeouts: dict[str, Timeout] = {}   # keyed 'from -> to'
-    role_timeout: int | None = None     # the cap for roles without their own `timeout`
-    role_max: int | None = None         # living holders of a role without its own `max`
-    heartbeat: Timeout | None = None    # silence after which `reap` ends a living agent
-    custom_roles: bool = True
-    atomic_commits: bool = False
-    context_window: int | None = None   # tokens of the agents' model window, if not known
-    movers: Movers = Movers()           # who may move an agent besides itself
+    humans: tuple[str, ...] = field((), about="the humans who may approve gated moves")
+    approval: tuple[str, ...] = field(
+        (), about="moves ('from -> to', or `law`) that need a human's approval")
+    mortality: Mortality | None = field(
+        None, about="the context thresholds of the mortality phases")
+    max_living: int | None = field(None, about="how many agents may be living at once")
+    max_depth: int | None = field(None, about="how deep agents may spawn agents")
+    timeouts: dict[str, Timeout] = field({}, about="timed moves, keyed 'from -> to'")
+    role_timeout: int | None = field(
+        None, about="seconds a holder of a role without its own timeout may live")
+    role_max: int | None = field(
+        None, about="how many living holders a role without its own `max` may have")
+    heartbeat: Timeout | None = field(
+        None, about="seconds of silence after which `reap` ends a living agent")
+    custom_roles: bool = field(
+        True, about="whether agents may hold roles the lifecycle does not declare")
+    atomic_commits: bool = field(
+        False, about="whether a state commit must hold the agent's state file alone")
+    context_window: int | None = field(
+        None, about="tokens of the agents' model window, when not known otherwise")
+    movers: Movers = field(Movers(), about="who may move an agent besides itself")
     _private = ("_pairs",)
     _pairs: tuple[tuple[str, str], ...] | None   # approval's 'from -> to' pairs, read once
 
@@ -162,24 +179,27 @@ class Policies(Record):
 
 
 class Layout(Record):
-    state_file: str = DEFAULT_STATE_FILE
+    state_file: str = field(
+        DEFAULT_STATE_FILE, about="where an agent's state file lives (`{id}` is its id)")
 
 
 class Grammar(Record):
-    accept: tuple[str, ...] = ()
+    accept: tuple[str, ...] = field(
+        (), about="further patterns of commit subjects read as state commits")
 
 
 class Lifecycle(Record):
-    name: str = "unnamed"
-    description: str = ""
-    initial: str | None = None
-    states: dict[str, State] = {}
-    transitions: dict[str, tuple[str, ...]] = {}
-    roles: dict[str, Role] = {}
-    policies: Policies = Policies()
-    layout: Layout = Layout()
-    grammar: Grammar = Grammar()
-    defaults: dict = {}
+    name: str = field("unnamed", about="the lifecycle's name")
+    description: str = field("", about="what it is for")
+    initial: str | None = field(None, about="the state a spawned agent starts in")
+    states: dict[str, State] = field({}, about="every state, by name")
+    transitions: dict[str, tuple[str, ...]] = field(
+        {}, about="for each state, the states it may move to")
+    roles: dict[str, Role] = field({}, about="every declared role, by name")
+    policies: Policies = field(Policies(), about="the rules beyond the moves")
+    layout: Layout = field(Layout(), about="where state files live")
+    grammar: Grammar = field(Grammar(), about="how commit subjects are read")
+    defaults: dict = field({}, about="front-matter values a spawned agent gets")
     source: str = "lifecycle.yaml"
     _plain_skip = ("source",)
 
@@ -347,18 +367,6 @@ class Lifecycle(Record):
         return self.as_plain()
 
 
-def file_keys(record: type[Record]) -> set[str]:
-    """The keys a part of the lifecycle file may have: its record's plain fields."""
-    return set(record._fields) - set(record._plain_skip)
-
-
-TOP_KEYS = file_keys(Lifecycle)
-STATE_KEYS = file_keys(State)
-ROLE_KEYS = file_keys(Role)
-POLICY_KEYS = file_keys(Policies)
-TIMEOUT_KEYS = file_keys(Timeout)
-MORTALITY_KEYS = file_keys(Mortality)
-MOVERS_KEYS = file_keys(Movers)
 _DEFAULT_MORTALITY = Mortality()
 
 
@@ -393,18 +401,6 @@ def state_path_regex(pattern: str) -> re.Pattern:
         found = _PATH_RES[pattern] = re.compile(
             f"^{re.escape(head)}(?P<id>[^/]+){re.escape(tail)}\\Z")
     return found
-
-
-def parse_duration(value: Any) -> int | None:
-    """Seconds in `30m`, `2h`, `45s`, `1d` or a bare number of seconds; None if unreadable."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value if value > 0 else None
-    m = re.fullmatch(_DURATION, str(value).strip())
-    if not m or int(m.group(1)) == 0:
-        return None
-    return int(m.group(1)) * _DURATION_UNITS[m.group(2)]
 
 
 def parse_arrow(text: str) -> tuple[str, str] | None:

@@ -14,16 +14,9 @@ from gitstate.law import limits
 from gitstate.law.checks import CHECKS, kind as _kind
 from gitstate.law.lifecycle import (
     DEFAULT_STATE_FILE,
-    MORTALITY_KEYS,
-    MOVERS_KEYS,
     NOT_DEFAULTS,
     OUTCOMES,
-    POLICY_KEYS,
-    ROLE_KEYS,
     ROSTERS,
-    STATE_KEYS,
-    TIMEOUT_KEYS,
-    TOP_KEYS,
     Grammar,
     Layout,
     Lifecycle,
@@ -33,15 +26,31 @@ from gitstate.law.lifecycle import (
     Role,
     State,
     Timeout,
-    file_keys,
     parse_arrow,
-    parse_duration,
 )
+from gitstate.law.times import parse_duration
 from gitstate.rule_ids import Rule
 
 TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
 if TYPE_CHECKING:
     from typing import Any
+
+    from gitstate.law.record import Record
+
+
+def file_keys(record: type[Record]) -> set[str]:
+    """The keys a part of the lifecycle file may have: its record's plain fields."""
+    return set(record._fields) - set(record._plain_skip)
+
+
+TOP_KEYS = file_keys(Lifecycle)
+STATE_KEYS = file_keys(State)
+ROLE_KEYS = file_keys(Role)
+POLICY_KEYS = file_keys(Policies)
+TIMEOUT_KEYS = file_keys(Timeout)
+MORTALITY_KEYS = file_keys(Mortality)
+MOVERS_KEYS = file_keys(Movers)
+
 
 # what a state or a role may be called (the names a lifecycle declares)
 STATE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")

@@ -1,9 +1,10 @@
-"""Records: a shape declared once, as annotated fields with their defaults, from which come
-construction, equality, a repr, the plain (JSON-ready) form, reading that form back, and the
-JSON Schema (`gitstate.schema`, which builds pydantic models from these declarations).
+"""Records: a shape declared once, as annotated fields with their defaults and what each
+means, from which come construction, equality, a repr, the plain (JSON-ready) form, reading
+that form back, and the JSON Schema (`gitstate.schema`, which builds pydantic models from these
+declarations, each field described by its `about`).
 
     class Mortality(Record):
-        midlife: int = 50
+        midlife: int = field(50, about="context_pct from which an agent is in midlife")
         urgent_forbids: tuple[str, ...] = ()
 
 Not `dataclasses`: a hook imports these modules on every state commit, and `dataclasses`
@@ -17,7 +18,30 @@ says so with `_plain_type`, the annotation the schema describes it by.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
+if TYPE_CHECKING:
+    from typing import Any
+
 _RECORDS: dict[str, type[Record]] = {}   # every record class by name: annotations name them
+
+
+class _Field:
+    __slots__ = ("default", "about")
+
+    def __init__(self, default, about: str):
+        self.default, self.about = default, about
+
+
+_REQUIRED = _Field(None, "")   # no default: a record cannot be made without the field
+
+
+def field(default=_REQUIRED, *, about: str) -> Any:
+    """A field's default (none: required) and what the field means, declared together: the
+    description is the one `gitstate schema` gives the field.
+
+        midlife: int = field(50, about="context_pct from which an agent is in midlife")
+    """
+    return _Field(default, about)
 
 
 class _RecordType(type):
@@ -25,6 +49,14 @@ class _RecordType(type):
         annotations = ns.get("__annotations__", {})
         if "__slots__" not in ns:
             fields = tuple(k for k in annotations if not k.startswith("_"))
+            about = {}
+            for k in fields:
+                if isinstance(ns.get(k), _Field):
+                    declared = ns.pop(k)
+                    about[k] = declared.about
+                    if declared.default is not _REQUIRED:
+                        ns[k] = declared.default
+            ns["_about"] = about
             ns["_defaults"] = {k: ns.pop(k) for k in fields if k in ns}
             ns["__slots__"] = fields + tuple(ns.get("_private", ()))
             ns["_fields"] = fields
@@ -40,6 +72,7 @@ class Record(metaclass=_RecordType):
     # fields that are not part of the plain form: `name`, for records kept in a mapping by it
     _plain_skip: tuple[str, ...] = ()
     _plain_type: str | None = None      # the annotation of the plain form, if not the record
+    _about: dict[str, str] = {}         # what each field means, from `field(..., about=...)`
 
     def __init__(self, *args, **kwargs):
         # (verify builds ~140,000 records for 100,000 commits: no dict of values on the way)

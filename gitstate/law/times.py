@@ -1,7 +1,10 @@
 """Lengths of time and moments as people read them: one spelling for the command line, the
-viewer and the law's messages (`3d4h`, `2h5m`, `30m`, `45s`; `2026-11-22 03:46`, UTC)."""
+viewer and the law's messages (`3d4h`, `2h5m`, `30m`, `45s`; `2026-11-22 03:46`, UTC), and
+the lengths a lifecycle writes (`parse_duration`)."""
 
 from __future__ import annotations
+
+import re
 
 _UNITS = (("d", 86400), ("h", 3600), ("m", 60), ("s", 1))
 
@@ -40,3 +43,20 @@ def parse_iso(text: str) -> int:
     """The seconds of an `iso` string (for the text faces, which print minutes)."""
     import datetime
     return int(datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp())
+
+
+# a length written in the law: `30m`, `2h`, `45s`, `1d` or seconds (compiled on first use)
+_DURATION = r"(\d{1,18})\s*([smhd]?)"
+_DURATION_UNITS = {"": 1, **dict(_UNITS)}   # a bare number is seconds
+
+
+def parse_duration(value: object) -> int | None:
+    """Seconds in `30m`, `2h`, `45s`, `1d` or a bare number of seconds; None if unreadable."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value > 0 else None
+    m = re.fullmatch(_DURATION, str(value).strip())
+    if not m or int(m.group(1)) == 0:
+        return None
+    return int(m.group(1)) * _DURATION_UNITS[m.group(2)]

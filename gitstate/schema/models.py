@@ -9,7 +9,7 @@ Field names follow the JSON exactly; `from` (a Python keyword) is spelled `from_
 alias `from`. One dialect: keys in snake_case, times as ISO 8601 strings in UTC, commit ids in
 keys of their own, every output an object, and every view says the `commit` it describes.
 Every field has a description (the docstring under it; for records described from the law,
-`described.LAW_FIELDS`): `gitstate schema` prints them.
+the `about` it is declared with): `gitstate schema` prints them.
 """
 
 from __future__ import annotations

@@ -7,10 +7,10 @@ import textwrap
 import pytest
 
 from gitstate.errors import InvalidFile
-from gitstate.law.load import LifecycleInvalid, load_lifecycle
+from gitstate.law.load import (POLICY_KEYS, STATE_KEYS, TOP_KEYS, LifecycleInvalid,
+                               load_lifecycle)
 from gitstate.law.diagram import to_mermaid
-from gitstate.law.lifecycle import (POLICY_KEYS, STATE_KEYS, TOP_KEYS, Lifecycle, Policies, State,
-                                    Timeout)
+from gitstate.law.lifecycle import Lifecycle, Policies, State, Timeout
 from gitstate.resources import preset_dir, presets, shipped
 
 GOOD = """\

@@ -197,7 +197,7 @@ def test_untrusted_text_is_read_in_linear_time():
     expressions that read them may backtrack quadratically on a long line of blanks (each of
     these took seconds to hours before)."""
     from gitstate.law.grammar import parse_trailers
-    from gitstate.law.lifecycle import parse_duration
+    from gitstate.law.times import parse_duration
     from gitstate.law.rules import role_transfer
     from gitstate.law.society import freeze_file_problems
     n = 200_000

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, strategies as st
 
-from gitstate.law.lifecycle import parse_duration
+from gitstate.law.times import parse_duration
 from gitstate.law.times import duration, when
 
 

@@ -199,3 +199,16 @@ def test_every_command_has_a_schema_with_every_field_described():
     for command in COMMANDS:
         bare = [w for w, p in _properties(json_schema(command)) if not p.get("description")]
         assert not bare, f"{command}: fields without a description: {bare}"
+
+
+def test_every_law_field_is_declared_with_what_it_means():
+    """The lifecycle's records, an init report and a landing describe each field where it is
+    declared (`field(..., about=...)`): no field of their plain forms goes without one."""
+    from gitstate.doors.install import InitReport
+    from gitstate.git.push import Landing
+    from gitstate.law import lifecycle as law
+    records = (law.State, law.Role, law.Mortality, law.Timeout, law.Movers, law.Policies,
+               law.Layout, law.Grammar, law.Lifecycle, InitReport, Landing)
+    bare = [f"{r.__name__}.{f}" for r in records for f in r._fields
+            if f not in r._plain_skip and not r._about.get(f)]
+    assert bare == []
