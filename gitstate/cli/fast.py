@@ -43,20 +43,42 @@ def run(args: list[str]) -> int | None:
     from gitstate.history import progress
     if not as_json and sys.stderr.isatty():
         progress.enable(sys.stderr)
+    parts = None
     try:
-        repo, data = _answer(directory, command, params)
-        from gitstate.cli.text import json_text
-        text = json_text(data) if as_json else _text(command, params, repo, data)
+        parts = _whole_log(directory, params) if _plain_log(command, params) else None
+        if parts is None:
+            repo, data = _answer(directory, command, params)
+            from gitstate.cli.text import json_text
+            text = json_text(data) if as_json else _text(command, params, repo, data)
     except Exception:   # noqa: BLE001 - the whole command line says what went wrong
         return None
     finally:
         progress.done()
     try:
-        sys.stdout.write(text)
+        if parts is None:
+            sys.stdout.write(text)
+        else:
+            sys.stdout.flush()
+            for part in parts:
+                sys.stdout.buffer.write(part)
         sys.stdout.flush()
     except BrokenPipeError:
         pass
     return 0
+
+
+def _plain_log(command: str, params: dict) -> bool:
+    """`log` of the whole history at HEAD, in text or compact JSON: kept as printed."""
+    return command == "log" and params["agent"] is None and params["limit"] is None \
+        and params["since"] is None and params["at"] is None and not params["newest_first"] \
+        and not (params["as_json"] and sys.stdout.isatty()) \
+        and (sys.stdout.encoding or "").lower().replace("-", "") == "utf8"   # kept in UTF-8
+
+
+def _whole_log(directory: str | None, params: dict) -> list[bytes] | None:
+    from gitstate.cli.printed import whole_log
+    from gitstate.git.repo import open_managed
+    return whole_log(open_managed(directory), params["as_json"])
 
 
 def _text(command: str, params: dict, repo, data) -> str:

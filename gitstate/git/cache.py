@@ -18,7 +18,7 @@ import os
 _KEY: bytes | None = None
 
 
-def _blake2b(data: bytes, key: bytes) -> str:
+def _blake2b(data: bytes | memoryview, key: bytes) -> str:
     try:
         from _blake2 import blake2b  # built in; `hashlib` would load OpenSSL on the hook path
     except ImportError:  # pragma: no cover - other Pythons
@@ -75,8 +75,9 @@ def load(cache_dir: str | None, name: str, identity: list,
     try:
         with open(os.path.join(cache_dir, name), "rb") as fh:
             raw = fh.read()
-        seal, _, body = raw.partition(b"\n")
-        if len(seal) != 64 or seal.decode("ascii", "replace") != _blake2b(body, secret):
+        # the seal's line, then the body, looked at in place (a large file is not copied)
+        body = memoryview(raw)[65:]
+        if raw[64:65] != b"\n" or raw[:64].decode("ascii", "replace") != _blake2b(body, secret):
             return None
         if binary:
             import marshal
@@ -84,7 +85,7 @@ def load(cache_dir: str | None, name: str, identity: list,
             identity = identity + _python()
         else:
             import json  # not on the hook's path: the lifecycle is kept in `marshal`
-            data = json.loads(body.decode("utf-8", "surrogatepass"))
+            data = json.loads(bytes(body).decode("utf-8", "surrogatepass"))
         if isinstance(data, dict) and data.get("identity") == identity:
             return data
     except (OSError, ValueError, EOFError, TypeError):

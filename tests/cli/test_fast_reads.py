@@ -150,6 +150,38 @@ def test_the_kept_log_follows_new_commits_merges_and_rewrites(team):
     assert json.loads(gitstate(team, "log", "--json").stdout) == first
 
 
+def test_the_whole_log_kept_as_printed_follows_new_commits_merges_and_rewrites(team):
+    """Plain `log` and `log --json` are kept as printed (.git/gitstate/log-*.bin) and carried
+    on by the moves since; after new commits, a merge, a rewrite and a forged file, each says
+    exactly what the whole command line says."""
+    kept = team / ".git" / "gitstate"
+
+    def same():
+        for args in (("log",), ("log", "--json")):
+            fast, slow = both(team, *args)
+            assert fast.returncode == slow.returncode == 0, (fast.stderr, slow.stderr)
+            assert fast.stdout == slow.stdout, args
+        return json.loads(gitstate(team, "log", "--json").stdout)
+
+    first = same()
+    assert (kept / "log-text.bin").is_file() and (kept / "log-json.bin").is_file()
+    walk(team, "bob", "inbox")
+    git(team, "commit", "-q", "--allow-empty", "-m", "ordinary work")
+    later = same()
+    assert later["moves"][:len(first["moves"])] == first["moves"]
+    assert later["moves"][-1]["from"] == "bootstrap" and later["commit"] != first["commit"]
+    git(team, "checkout", "-q", "-b", "side", "HEAD~2")
+    walk(team, "alice", "deep_work")
+    git(team, "checkout", "-q", "-")
+    git(team, "merge", "-q", "--no-edit", "side")
+    assert same()["moves"][-1]["to"] in ("deep_work", "inbox")
+    git(team, "reset", "-q", "--hard", "HEAD~3")
+    assert same() == first
+    for name in ("log-text.bin", "log-json.bin"):
+        (kept / name).write_bytes((kept / name).read_bytes().replace(b"alice", b"mallory"))
+    assert same() == first and "mallory" not in gitstate(team, "log").stdout
+
+
 def _click_params(args: list[str]):
     """(-C DIR, command, parameters) as click parses `args`, or None where it refuses them."""
     import click
