@@ -369,6 +369,27 @@ def test_an_index_named_without_a_folder(team, monkeypatch):
     assert not any(p.name.startswith("gitstate-") for p in team.iterdir())
 
 
+def test_a_legal_state_commit_starts_python_once(team, tmp_path):
+    """pre-commit judges it; commit-msg accepts the subject it expected and leaves a blessing
+    that the ref guard finds (in a clone's .git folder and in a linked worktree's git dir
+    alike), so neither starts Python again."""
+    marker = tmp_path / "ran"
+    wrapper = tmp_path / "python"
+    wrapper.write_text(f"#!/bin/sh\necho \"$3\" >> {marker}\nexec {sys.executable} \"$@\"\n")
+    wrapper.chmod(0o755)
+    git(team, "config", "gitstate.python", str(wrapper))
+    set_state_line(team, "alice", "state", "inbox")
+    assert commit(team, "@alice: [STATE:inbox] read", "agent/alice/_state.md").returncode == 0
+    assert marker.read_text().split() == ["pre-commit"]
+    marker.unlink()
+    linked = tmp_path / "linked"
+    git(team, "worktree", "add", "-q", "-b", "side", str(linked))
+    set_state_line(linked, "alice", "state", "distill")
+    res = commit(linked, "@alice: [STATE:distill] think", "agent/alice/_state.md")
+    assert res.returncode == 0, res.stderr
+    assert marker.read_text().split() == ["pre-commit"]
+
+
 def test_a_judgement_is_good_for_the_commit_judged_only(team):
     """commit-msg judged a legal move, then the commit was aborted (here by the user's own
     commit-msg hook): another command's commit with the same parent and tree but another
