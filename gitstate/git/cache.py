@@ -9,6 +9,13 @@ rebuilt: a well-formed file forged inside `.git/` (by a tool, a script, an agent
 there but does not hold the key) is not believed. Writes are atomic (a reader sees the old file
 or the new one), and a failed write only costs speed. `verify --no-cache` and the hub read none
 of these files.
+
+A large kept file is a folder of parts (`load_parts`, `store_parts`): its sealed index names
+each part by the keyed hash of its bytes, so a reader opens the index and the one part it
+wants (an agent's moves, not the history's), checks that part's hash against the name, and
+a writer writes only the parts that changed. A part is never written in place: a changed one
+is a new file, and the index that names it replaces the old index atomically, so a reader
+holding the old index still finds the old parts (they go one write later).
 """
 
 from __future__ import annotations
@@ -98,8 +105,8 @@ def store(cache_dir: str | None, name: str, identity: list, data: dict,
     if not secret or not cache_dir:
         return
     try:
-        os.makedirs(cache_dir, exist_ok=True)
         path = os.path.join(cache_dir, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
         if binary:
             import marshal
@@ -112,6 +119,76 @@ def store(cache_dir: str | None, name: str, identity: list, data: dict,
         os.replace(tmp, path)
     except (OSError, ValueError, TypeError):
         pass
+
+
+def load_parts(cache_dir: str | None, name: str, identity: list) -> dict | None:
+    """The index of the kept folder `name` (its "parts": key -> file), or None (as `load`)."""
+    data = load(cache_dir, f"{name}/index", identity, binary=True)
+    return data if data is not None and isinstance(data.get("parts"), dict) \
+        and isinstance(data.get("gone", []), list) else None
+
+
+def part(cache_dir: str | None, name: str, file: object) -> bytes | None:
+    """The bytes of the part that an index of the kept folder `name` calls `file`, or None
+    when it is missing or its keyed hash is not its name (torn, edited, forged)."""
+    secret = key() if cache_dir else None
+    if not secret or not cache_dir or not _is_part(file):
+        return None
+    try:
+        with open(os.path.join(cache_dir, name, str(file)), "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    return data if _blake2b(data, secret) == file else None
+
+
+def store_parts(cache_dir: str | None, name: str, identity: list, data: dict,
+                changed: dict, saved: dict | None) -> dict:
+    """Keep `data` as the index of the folder `name`: the parts of `saved` (the index it
+    replaces; None: the folder is written anew) with the `changed` ones (key -> bytes, None
+    to drop a key) written again. Returns the parts the index names (key -> file; those of
+    `saved` and the changed keys left out when nothing could be written). The parts that
+    `saved` stopped naming are removed by the write after this one, so that a reader still
+    holding `saved` finds them; a folder written anew loses every file its index does not
+    name (those of an older format, of a write that did not finish)."""
+    parts = dict(saved["parts"]) if saved else {}
+    secret = key() if cache_dir else None
+    if not secret or not cache_dir:
+        return {k: v for k, v in parts.items() if k not in changed}
+    folder = os.path.join(cache_dir, name)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        for k, blob in changed.items():
+            if blob is None:
+                parts.pop(k, None)
+                continue
+            file = _blake2b(blob, secret)
+            tmp = os.path.join(folder, f"{file}.{os.getpid()}.tmp")
+            with open(tmp, "wb") as fh:
+                fh.write(blob)
+            os.replace(tmp, os.path.join(folder, file))
+            parts[k] = file
+    except OSError:
+        return {k: v for k, v in parts.items() if k not in changed}
+    live = set(parts.values())
+    gone = set(saved["parts"].values()) - live if saved else set()
+    store(cache_dir, f"{name}/index", identity, {**data, "parts": parts, "gone": sorted(gone)},
+          binary=True)
+    try:
+        old = saved.get("gone", []) if saved else os.listdir(folder)
+    except OSError:
+        old = []
+    for file in old:
+        if file != "index" and file not in live and isinstance(file, str) and "/" not in file:
+            try:
+                os.unlink(os.path.join(folder, file))
+            except OSError:
+                pass
+    return parts
+
+
+def _is_part(file: object) -> bool:
+    return isinstance(file, str) and len(file) == 64 and file.isalnum()
 
 
 def _python() -> list:

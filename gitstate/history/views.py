@@ -230,9 +230,9 @@ def inbox(repo: Managed, agent: str, at: str | None = None, *,
         raise repo.unknown_agent(agent, head, lc)
     since = _last_read(repo, lc, agent, data)
     if mentions is not None or (at is None and repo.cache_dir):
-        if mentions is None:   # the messages kept under .git/gitstate, read on
+        if mentions is None:   # the messages to it kept under .git/gitstate, read on
             from gitstate.history.mentions import messages
-            mentions = messages(repo.git, lc, head, repo.cache_dir)
+            mentions = messages(repo.git, lc, head, repo.cache_dir, agent)
         mine = [m for m in mentions if agent in m[3].mentions or "all" in m[3].mentions]
         unread = None
         if since and mine:
