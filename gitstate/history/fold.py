@@ -44,14 +44,15 @@ LOG_FIELDS = ["%H", "%ct", "%an", "%s"]
 
 
 def log_args(lc: Lifecycle, revs: list[str], agent: str | None = None,
-             order: str = "--topo-order") -> list[str]:
+             order: str | None = "--topo-order") -> list[str]:
     """`git log` arguments (besides the format) that yield every tagged commit of `revs`,
     newest first (with `agent`, at least those whose subject speaks as it: git filters, the
     parser decides). Either order shows no commit before its parents; `--date-order`
     interleaves merged lines by time, as a person reads a log. (Without `--reverse`: git
     streams the newest first as it walks, and the caller turns the list round, so reading
-    overlaps git's walk instead of waiting for its end.)"""
-    args = [order]
+    overlaps git's walk instead of waiting for its end.) Without `order`, git's own walk: the
+    one order there is for a line of commits without merges, which git then need not sort."""
+    args = [order] if order else []
     if not lc.accept:  # other subject forms cannot be expressed as a git grep: read them all
         args.append(f"--grep={TAG_GREP}")
         if agent:      # ids compare case-insensitively; a '.' in one matches itself too
@@ -60,7 +61,7 @@ def log_args(lc: Lifecycle, revs: list[str], agent: str | None = None,
 
 
 def tag_events(git: Git, lc: Lifecycle, revs: list[str], agent: str | None = None,
-               order: str = "--topo-order") -> list[tuple]:
+               order: str | None = "--topo-order") -> list[tuple]:
     """Tag events of `revs` (e.g. ["HEAD"], ["old..HEAD"]), oldest first; with `agent`, git
     drops most of the other agents' commits before they are parsed."""
     from gitstate.history import progress

@@ -29,7 +29,7 @@ def read_on(git: Git, cache_dir: str | None, name: str, identity: list, head: st
 
     `parted`: the file is a folder of parts (`cache.store_parts`): `anew` and `onward` give
     the index with "blobs", the parts that changed (key -> bytes, None for a key dropped);
-    the answer holds "parts" (key -> file) and those "blobs" (see `part`)."""
+    the answer holds "parts" (key -> where) and those "blobs" (see `part`)."""
     saved = None
     if cache_dir and not fresh:
         saved = cache.load_parts(cache_dir, name, identity) if parted else \
@@ -58,12 +58,12 @@ def read_on(git: Git, cache_dir: str | None, name: str, identity: list, head: st
 
 def part(cache_dir: str | None, name: str, kept: dict, key) -> bytes | None:
     """The bytes of part `key` of a kept folder (`read_on(..., parted=True)`): from memory if
-    this read wrote it, else from its file; None when it is not there or does not read back."""
+    this read wrote it, else from its pack; None when it is not there or does not read back."""
     blobs = kept.get("blobs") or {}
     if key in blobs:
         return blobs[key]
-    file = kept["parts"].get(key)
-    return cache.part(cache_dir, name, file) if file is not None else None
+    where = kept["parts"].get(key)
+    return cache.part(cache_dir, name, where) if where is not None else None
 
 
 def asked(kept_at: Callable[[bool], dict | None], ask: Callable[[dict], object]):

@@ -99,14 +99,14 @@ def log_rows(repo: Managed, agent: str | None = None, *, limit: int | None = Non
     """`gitstate log`: the moves (of `agent`) up to HEAD or `at`, oldest first unless
     `newest_first`; `since` a date as git reads one; `limit` keeps the newest, as `git log
     -n`."""
-    head, _lc = read_at(repo, at)
+    law = read_at(repo, at)
     after = since_time(repo, since) or 0 if since is not None else None
-    rows = _moves(repo, agent, at, after=after, newest=limit)
+    rows = _moves(repo, agent, at, after=after, newest=limit, law=law)
     if newest_first:
         rows.reverse()
     for r in rows:   # moments said as every --json says them, for the rows shown only
         r["time"] = iso(r["time"])
-    return {"commit": head, "agent": canonical_id(agent) if agent else None, "moves": rows}
+    return {"commit": law[0], "agent": canonical_id(agent) if agent else None, "moves": rows}
 
 
 def move_of(row: list) -> dict:
@@ -126,10 +126,12 @@ def transitions(repo: Managed, agent: str | None = None, at: str | None = None) 
 
 
 def _moves(repo: Managed, agent: str | None = None, at: str | None = None, *,
-           after: int | None = None, newest: int | None = None) -> list[dict]:
+           after: int | None = None, newest: int | None = None,
+           law: tuple | None = None) -> list[dict]:
     """`transitions` with each time in seconds; only those at or after `after`, and only the
-    `newest` N, where given (chosen before any record is built: a history has 100,000s)."""
-    head, lc = read_at(repo, at)
+    `newest` N, where given (chosen before any record is built: a history has 100,000s).
+    `law`: `read_at(repo, at)`, when the caller has it."""
+    head, lc = law if law is not None else read_at(repo, at)
     if head is None:
         return []
     want = canonical_id(agent) if agent else None

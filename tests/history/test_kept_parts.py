@@ -1,8 +1,9 @@
 """The moves and messages kept under .git/gitstate as folders of parts (`git/cache.py`,
-`history/kept.py`): each agent's part is named by the keyed hash of its bytes; a part that is
-torn, edited, forged or missing is never believed (the folder is read again from nothing);
-new commits write only the parts they touch; a part an index stops naming stays for one more
-write, so that a reader holding that index still finds it."""
+`history/kept.py`): the sealed index holds where each agent's part lies and the keyed hash of
+its bytes; a part that is torn, edited or missing is never believed (the folder is read again
+from nothing); new commits write only the parts they touch, into one new pack; a pack an
+index stops naming stays for one more write, so that a reader holding that index still finds
+it; packs never hold much more than their index names."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 from conftest import UNHOOKED, git, gitstate, repo_with, walk
 from gitstate.git import cache
 
-STRAY = "f" * 64          # a file no index names: only a folder written anew removes it
+STRAY = "0" * 24 + ".pack"   # a pack no index names (a write that did not finish)
 
 
 def _team(repo):
@@ -48,10 +49,14 @@ def folder(repo: Path, name: str) -> Path:
     return repo / ".git" / "gitstate" / name
 
 
-def parts(repo: Path, name: str) -> dict:
-    """The parts the index of kept folder `name` names (its seal is the code's to check)."""
+def index(repo: Path, name: str) -> dict:
+    """The index of kept folder `name` (its seal is the code's to check)."""
     raw = (folder(repo, name) / "index").read_bytes()
-    return marshal.loads(raw.partition(b"\n")[2])["parts"]
+    return marshal.loads(raw.partition(b"\n")[2])
+
+
+def parts(repo: Path, name: str) -> dict:
+    return index(repo, name)["parts"]
 
 
 def files(repo: Path, name: str) -> set[str]:
@@ -60,30 +65,29 @@ def files(repo: Path, name: str) -> set[str]:
 
 def each_part_reads_back(repo: Path, name: str) -> bool:
     cache._KEY = None
-    return all(cache.part(str(repo / ".git" / "gitstate"), name, file) is not None
-               for file in parts(repo, name).values())
+    return all(cache.part(str(repo / ".git" / "gitstate"), name, where) is not None
+               for where in parts(repo, name).values())
 
 
 @pytest.mark.parametrize("name,key", [("moves", "bob"), ("moves", 0), ("mentions", "bob"),
                                       ("mentions", "all")])
-@pytest.mark.parametrize("damage", ["truncated", "edited", "missing", "another's", "index"])
+@pytest.mark.parametrize("damage", ["truncated", "edited", "missing", "index"])
 def test_a_damaged_part_is_not_believed_and_is_written_again(team, name, key, damage):
     before = answers(team)
-    path = folder(team, name) / parts(team, name)[key]
-    other = next(f for k, f in parts(team, name).items() if f != path.name)
+    pack, at, size, _digest = parts(team, name)[key]
+    path = folder(team, name) / pack
+    data = bytearray(path.read_bytes())
     if damage == "truncated":
-        path.write_bytes(path.read_bytes()[:-3])
-    elif damage == "edited":       # bob's moves or messages rewritten, the file's name kept
-        data = bytearray(path.read_bytes())
-        if b"bob" in data:
-            data = data.replace(b"bob", b"bib")
+        path.write_bytes(data[:at + size - 3])
+    elif damage == "edited":       # bob's moves or messages rewritten, the part's place kept
+        mine = data[at:at + size]
+        if b"bob" in mine:
+            data[at:at + size] = mine.replace(b"bob", b"bib")
         else:
-            data[len(data) // 2] ^= 1
+            data[at + size // 2] ^= 1
         path.write_bytes(bytes(data))
     elif damage == "missing":      # as a writer two tips on would have left it
         path.unlink()
-    elif damage == "another's":    # well-formed, sealed, but not what the index names here
-        path.write_bytes((folder(team, name) / other).read_bytes())
     else:
         index = folder(team, name) / "index"
         index.write_bytes(index.read_bytes()[:-10])
@@ -91,25 +95,50 @@ def test_a_damaged_part_is_not_believed_and_is_written_again(team, name, key, da
     assert each_part_reads_back(team, name)
 
 
-def test_new_commits_write_only_the_parts_they_touch_and_old_parts_go_one_write_later(team):
+def test_new_commits_write_only_the_parts_they_touch_and_old_packs_go_one_write_later(team):
     answers(team)
     (folder(team, "moves") / STRAY).write_bytes(b"left by a write that did not finish")
-    first, first_files = parts(team, "moves"), files(team, "moves")
-    walk(team, "bob", "inbox")
-    answers(team)
-    second = parts(team, "moves")
-    changed = {k for k in second if second[k] != first.get(k)}
-    assert changed == {"bob", 0}                  # bob's moves and the order's last part
-    assert first_files <= files(team, "moves")    # a reader holding the old index finds its
-    walk(team, "carol", "inbox")                  # parts until the write after
-    answers(team)
-    third = parts(team, "moves")
-    assert {k for k in third if third[k] != second.get(k)} == {"carol", 0}
-    left = files(team, "moves")
-    assert first["bob"] not in left and second["bob"] in left and STRAY in left
+    writes = [parts(team, "moves")]
+    for step in ("inbox", "distill", "deep_work"):
+        walk(team, "bob", step)
+        answers(team)
+        writes.append(parts(team, "moves"))
+        assert {k for k in writes[-1] if writes[-1][k] != writes[-2].get(k)} == {"bob", 0}
+    packs = [{where[0] for where in w.values()} for w in writes]
+    assert len(packs[1] - packs[0]) == 1          # bob's moves and the order's last part,
+    left = files(team, "moves")                   # in one new pack
+    assert packs[2] <= left and packs[3] <= left  # the pack the last write stopped naming is
+    assert not (packs[1] - packs[2]) & left        # still there; the one before is gone
+    assert STRAY in left
     git(team, "reset", "-q", "--hard", "HEAD~2")  # rewritten: the folder is written anew
     answers(team)
-    assert files(team, "moves") == set(parts(team, "moves").values())
+    assert files(team, "moves") == {where[0] for where in parts(team, "moves").values()}
+
+
+def test_packs_hold_at_most_twice_what_their_index_names(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "SLACK", 0)
+    cache._KEY = None
+    where, identity = str(tmp_path), ["a test"]
+    kept = None
+
+    def write(changed: dict) -> dict:
+        nonlocal kept
+        cache.store_parts(where, "kept", identity, {"tip": "x"}, changed, kept)
+        kept = cache.load_parts(where, "kept", identity)
+        assert kept is not None
+        held, named = sum(kept["packs"].values()), sum(w[2] for w in kept["parts"].values())
+        assert held <= 2 * named
+        return kept
+
+    write({"big": b"x" * 1000, "small": b"y" * 10})
+    assert len(write({"big": b"z" * 1000})["packs"]) == 2    # the old bytes stay beside small
+    first = write({"big": None})                            # twice what is named: one pack
+    assert list(first["packs"].values()) == [10]
+    assert cache.part(where, "kept", first["parts"]["small"]) == b"y" * 10
+    assert len(list((tmp_path / "kept").glob("*.pack"))) == 3  # the others go one write later
+    write({"small": b"w" * 10})
+    assert {p.name for p in (tmp_path / "kept").glob("*.pack")} == \
+        set(first["packs"]) | set(kept["packs"])
 
 
 def test_messages_to_one_agent_are_its_part_and_alls(team):
