@@ -15,6 +15,10 @@ from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.record import Record
 from gitstate.law.times import iso
 
+TYPE_CHECKING = False  # as in git/runner.py: typing is not imported on the hook path
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 TAG_GREP = r"\[STATE:"     # git --grep (basic regex) for the standard subject
 
 
@@ -64,18 +68,23 @@ def tag_events(git: Git, lc: Lifecycle, revs: list[str], agent: str | None = Non
                order: str | None = "--topo-order") -> list[tuple]:
     """Tag events of `revs` (e.g. ["HEAD"], ["old..HEAD"]), oldest first; with `agent`, git
     drops most of the other agents' commits before they are parsed."""
+    out = list(newest_events(git, lc, revs, agent, order))
+    out.reverse()   # oldest first
+    return out
+
+
+def newest_events(git: Git, lc: Lifecycle, revs: list[str], agent: str | None = None,
+                  order: str | None = "--topo-order") -> Iterator[tuple]:
+    """`tag_events`, newest first, as git gives them: for a reader that need not hold them."""
     from gitstate.history import progress
     accept = lc.accept_patterns()
-    out = []
     for n, (sha, ct, author, subject) in enumerate(
             git.log_records(LOG_FIELDS, *log_args(lc, revs, agent, order)), start=1):
         progress.tick("reading history", n)
         tag = subject_tag(subject, accept)
         if tag is not None:
-            out.append((sha, int(ct) if ct.isdigit() else 0, author) + tag)
+            yield (sha, int(ct) if ct.isdigit() else 0, author) + tag
     progress.done()
-    out.reverse()   # oldest first
-    return out
 
 
 # ---------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ here is trusted beyond its seal (`git/cache.py`); deleting it changes no answer.
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Callable
 
 from gitstate.git import cache
@@ -76,3 +77,31 @@ def asked(kept_at: Callable[[bool], dict | None], ask: Callable[[dict], object])
         if found is not None:
             return found
     return None
+
+
+class Grouped:
+    """Rows gathered by key as a long history is read, most of them held `marshal`led (a row
+    as Python objects takes several times its bytes): 700,000 moves read into parts are not
+    700,000 lists at once."""
+    BATCH = 1 << 16
+
+    def __init__(self) -> None:
+        self.rows: dict = {}
+        self.packed: dict = {}
+        self.held = 0
+
+    def add(self, key, row) -> None:
+        self.rows.setdefault(key, []).append(row)
+        self.held += 1
+        if self.held >= self.BATCH:
+            for k, rows in self.rows.items():
+                self.packed.setdefault(k, []).append(marshal.dumps(rows))
+            self.rows, self.held = {}, 0
+
+    def keys(self) -> list:
+        return list(self.packed) + [k for k in self.rows if k not in self.packed]
+
+    def take(self, key) -> list:
+        """The rows of `key`, in the order they came (no longer held here)."""
+        out = [row for blob in self.packed.pop(key, ()) for row in marshal.loads(blob)]
+        return out + self.rows.pop(key, [])

@@ -15,10 +15,11 @@ answer.
 from __future__ import annotations
 
 import marshal
+from collections.abc import Iterator
 
 from gitstate import __version__
 from gitstate.git.runner import Git
-from gitstate.history.kept import asked, part, read_on
+from gitstate.history.kept import Grouped, asked, part, read_on
 from gitstate.law.grammar import parse_message
 
 NAME = "mentions"
@@ -54,34 +55,39 @@ def messages(git: Git, lc, head: str, cache_dir: str | None,
 
 def messages_since(git: Git, lc, old: str, head: str) -> list[tuple]:
     """The messages of `old..head` (newest first), for a caller holding those up to `old`."""
-    return [_unpack([0, *i]) for i in _read(git, lc, [f"{old}..{head}"])]
+    return [_unpack([0, *i]) for i in _read(git, lc, f"{old}..{head}")]
 
 
 def _kept(git: Git, lc, head: str, cache_dir: str | None, fresh: bool) -> dict | None:
-    def onward(saved: dict, revs: str) -> dict | None:
-        return _pack(cache_dir, saved, _read(git, lc, [revs]))
     return read_on(git, cache_dir, NAME, [FORMAT, __version__, list(lc.accept)], head,
                    valid=lambda saved: isinstance(saved.get("count"), int),
-                   anew=lambda tip: _pack(cache_dir, None, _read(git, lc, [tip])),
-                   onward=onward, parted=True, fresh=fresh)
+                   anew=lambda tip: _pack(git, lc, tip, None, cache_dir),
+                   onward=lambda saved, revs: _pack(git, lc, revs, saved, cache_dir),
+                   parted=True, fresh=fresh)
 
 
-def _pack(cache_dir: str | None, saved: dict | None, new: list[list]) -> dict | None:
-    """The messages `new` (newest first) after those of `saved` (None: none), numbered on in
-    the order of history: only the parts of the ids they speak to written again (None if
-    one of those does not read back)."""
-    count = saved["count"] if saved else 0
-    grouped: dict[str, list] = {}
-    for seq, item in enumerate(reversed(new), start=count):
+def _pack(git: Git, lc, revs: str, saved: dict | None, cache_dir: str | None) -> dict | None:
+    """The messages of `revs` after those of `saved` (None: none), numbered on in the order of
+    history, held `marshal`led as git gives them (`kept.Grouped`): only the parts of the ids
+    they speak to written again (None if one of those does not read back)."""
+    grouped = Grouped()
+    n = 0
+    for item in _read(git, lc, revs):         # newest first: numbered when all are counted
         for who in item[4]:
-            grouped.setdefault(who, []).append([seq, *item])
+            grouped.add(who, [n, *item])
+        n += 1
+    count = saved["count"] if saved else 0
     blobs = {}
-    for who, items in grouped.items():
+    for who in grouped.keys():
+        items = grouped.take(who)
+        items.reverse()
+        for item in items:
+            item[0] = count + n - 1 - item[0]
         old = _items(saved, cache_dir, who) if saved else []
         if old is None:
             return None
         blobs[who] = marshal.dumps(old + items)
-    return {"count": count + len(new), "blobs": blobs}
+    return {"count": count + n, "blobs": blobs}
 
 
 def _items(kept: dict, cache_dir: str | None, key: str) -> list | None:
@@ -97,15 +103,13 @@ def _items(kept: dict, cache_dir: str | None, key: str) -> list | None:
     return items if isinstance(items, list) else None
 
 
-def _read(git: Git, lc, revs: list[str]) -> list[list]:
+def _read(git: Git, lc, revs: str) -> Iterator[list]:
     accept = lc.accept_patterns()
-    new = []
-    for sha, ct, author, body in git.log_records(_FIELDS, "-F", "--grep=@", *revs, "--"):
+    for sha, ct, author, body in git.log_records(_FIELDS, "-F", "--grep=@", revs, "--"):
         msg = parse_message(body, accept)
         if msg.mentions:
-            new.append([sha, int(ct) if ct.isdigit() else 0, author, msg.prefix,
-                        sorted(msg.mentions), msg.subject, msg.body])
-    return new
+            yield [sha, int(ct) if ct.isdigit() else 0, author, msg.prefix,
+                   sorted(msg.mentions), msg.subject, msg.body]
 
 
 def _unpack(item: list) -> tuple:

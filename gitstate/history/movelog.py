@@ -22,8 +22,8 @@ import marshal
 
 from gitstate import __version__
 from gitstate.git.runner import Git
-from gitstate.history.fold import tag_events
-from gitstate.history.kept import asked, part, read_on
+from gitstate.history.fold import newest_events, tag_events
+from gitstate.history.kept import Grouped, asked, part, read_on
 
 NAME = "moves"
 FORMAT = 3
@@ -76,16 +76,19 @@ def moves_since(git: Git, lc, old: str, head: str, last: dict) -> list[list]:
     """The moves of `old..head`, for a caller holding the moves up to `old` (whose `last`
     state of each agent gives each new move its "from"); `head` must be `old` plus commits
     without merges (the caller checks)."""
-    return _moves(git, lc, [f"{old}..{head}"], dict(last), None)
+    last, out = dict(last), []
+    for sha, when, author, who, state, text in tag_events(git, lc, [f"{old}..{head}"], order=None):
+        out.append([sha, when, author, who, last.get(who), state, text])
+        last[who] = state
+    return out
 
 
 def _kept(git: Git, lc, head: str, cache_dir: str | None, fresh: bool) -> dict | None:
     """The kept moves brought to `head`: as saved, with the commits since packed in (only the
     agents that moved and the last part of the order written again), or read anew."""
     return read_on(git, cache_dir, NAME, [FORMAT, __version__, list(lc.accept), lc.state_file],
-                   head, valid=_valid, anew=lambda tip: _pack(_moves(git, lc, [tip], {}, tip)),
-                   onward=lambda saved, revs: _append(
-                       cache_dir, saved, _moves(git, lc, [revs], {}, None)),
+                   head, valid=_valid, anew=lambda tip: _pack(git, lc, tip, None, cache_dir),
+                   onward=lambda saved, revs: _pack(git, lc, revs, saved, cache_dir),
                    parted=True, linear=True, fresh=fresh)
 
 
@@ -93,60 +96,63 @@ def _valid(saved: dict) -> bool:
     return isinstance(saved.get("names"), list) and isinstance(saved.get("count"), int)
 
 
-def _pack(moves: list[list]) -> dict:
-    """The folder's content: each agent's moves marshalled as a part of their own, and the
-    log's order by agent number, in parts of CHUNK."""
-    names: list[str] = []
-    number: dict[str, int] = {}
-    mine: dict[str, list] = {}
-    order = array.array("I")
-    for m in moves:
-        agent = m[3]
-        if agent not in number:
-            number[agent] = len(names)
-            names.append(agent)
-            mine[agent] = []
-        mine[agent].append(m)
-        order.append(number[agent])
-    blobs: dict = {a: marshal.dumps(rows) for a, rows in mine.items()}
-    for at in range(0, len(order), CHUNK):
-        blobs[at // CHUNK] = order[at:at + CHUNK].tobytes()
-    return {"names": names, "count": len(order), "blobs": blobs}
-
-
-def _append(cache_dir: str | None, saved: dict, new: list[list]) -> dict | None:
-    """`saved` with the moves `new` after it (read with no "from" before each agent's first):
-    only the agents that moved packed again, with the last state of each before them (None
-    if one of their parts, or the last part of the order, does not read back)."""
-    names = list(saved["names"])
+def _pack(git: Git, lc, revs: str, saved: dict | None, cache_dir: str | None) -> dict | None:
+    """The moves of `revs` packed as git gives them, newest first (a move's "from" is the
+    state of its agent's move read next), after those of `saved` (None: `revs` is the whole
+    history, whose merges may say a move's "from" on its own line): each agent that moved
+    gets its part written again, and the order its last parts, in parts of CHUNK. Only a
+    history with merges is held whole (its lines are read from all its moves); else the
+    moves are held `marshal`led as they come (`kept.Grouped`). None if a part of `saved`
+    that is needed does not read back."""
+    names = list(saved["names"]) if saved else []
     number = {a: i for i, a in enumerate(names)}
-    count = saved["count"]
-    first = count - count % CHUNK
+    events = newest_events(git, lc, [revs], order=None if saved else "--date-order")
+    lines: dict = {}
+    if saved is None and git.run("rev-list", "--merges", "-1", revs, "--").strip():
+        from gitstate.history.lineage import moves_from
+        held = list(events)
+        lines = moves_from(git, revs, {e[0]: (e[3], e[4]) for e in held})
+        events = iter(held)
     order = array.array("I")
-    if count % CHUNK:
-        found = _order(cache_dir, saved, count % CHUNK)
-        if found is None:
-            return None
-        order = found
-    grouped: dict[str, list] = {}
-    for m in new:
-        agent = m[3]
-        if agent not in number:
-            number[agent] = len(names)
-            names.append(agent)
-        grouped.setdefault(agent, []).append(m)
-        order.append(number[agent])
+    grouped = Grouped()
+    newer: dict[int, list] = {}    # each agent's move read last: the next one says its "from"
+    for sha, when, author, who, state, text in events:
+        i = number.get(who)
+        if i is None:
+            i = number[who] = len(names)
+            names.append(who)
+        order.append(i)
+        if i in newer:
+            newer[i][4] = state
+            grouped.add(i, newer.pop(i))
+        row = [sha, when, author, who, lines.get(sha), state, text]
+        if sha in lines:
+            grouped.add(i, row)
+        else:
+            newer[i] = row
+    for i, row in newer.items():
+        grouped.add(i, row)
     blobs: dict = {}
-    for agent, rows in grouped.items():
-        old = _rows(saved, cache_dir, agent)
+    for i in grouped.keys():
+        rows = grouped.take(i)
+        rows.reverse()
+        old = _rows(saved, cache_dir, names[i]) if saved else []
         if old is None:
             return None
         if old:
             rows[0][4] = old[-1][5]
-        blobs[agent] = marshal.dumps(old + rows)
+        blobs[names[i]] = marshal.dumps(old + rows)
+    order.reverse()
+    count = saved["count"] if saved else 0
+    first = count - count % CHUNK
+    if count % CHUNK:
+        found = _order(cache_dir, saved, count % CHUNK) if saved else None
+        if found is None:
+            return None
+        order = found + order
     for at in range(0, len(order), CHUNK):
         blobs[(first + at) // CHUNK] = order[at:at + CHUNK].tobytes()
-    return {"names": names, "count": count + len(new), "blobs": blobs}
+    return {"names": names, "count": first + len(order), "blobs": blobs}
 
 
 def _rows(kept: dict, cache_dir: str | None, agent: str) -> list | None:
@@ -178,20 +184,3 @@ def _order(cache_dir: str | None, kept: dict, n: int) -> array.array | None:
         out = chunk + out
         at -= 1
     return out[len(out) - n:]
-
-
-def _moves(git: Git, lc, revs: list[str], last: dict, lineage_head: str | None) -> list[list]:
-    """The moves of `revs`: the history up to `lineage_head`, or a line without merges (whose
-    one order git gives without sorting: 12 ms less at 100,000 commits)."""
-    events = tag_events(git, lc, revs, order="--date-order" if lineage_head else None)
-    lines: dict = {}
-    if lineage_head is not None and events \
-            and git.run("rev-list", "--merges", "-1", lineage_head, "--").strip():
-        from gitstate.history.lineage import moves_from
-        lines = moves_from(git, lineage_head, {e[0]: (e[3], e[4]) for e in events})
-    out = []
-    for sha, when, author, who, state, text in events:
-        before = lines[sha] if sha in lines else last.get(who)
-        last[who] = state
-        out.append([sha, when, author, who, before, state, text])
-    return out

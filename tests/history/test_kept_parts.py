@@ -154,3 +154,23 @@ def test_messages_to_one_agent_are_its_part_and_alls(team):
         assert inbox["messages"][-1]["subject"] == last
         after = parts(team, "mentions")
         assert {k for k in after if after[k] != before.get(k)} == touched, text
+
+
+@pytest.mark.parametrize("merged", [False, True])
+def test_a_read_from_nothing_held_marshalled_as_it_goes_equals_a_read_of_history(team,
+                                                                                 monkeypatch,
+                                                                                 merged):
+    from gitstate.history.kept import Grouped
+    if merged:                   # a merge: the moves are held whole, for their own lines
+        git(team, "branch", "side")
+        walk(team, "bob", "inbox")
+        git(team, "switch", "-q", "side")
+        walk(team, "carol", "inbox")
+        git(team, "switch", "-q", "main")
+        git(team, *UNHOOKED, "merge", "-q", "--no-edit", "side")
+    monkeypatch.setattr(Grouped, "BATCH", 2)
+    whole = answers(team)
+    monkeypatch.setattr(Grouped, "BATCH", 1 << 16)
+    import shutil
+    shutil.rmtree(team / ".git" / "gitstate")
+    assert answers(team) == whole
