@@ -174,3 +174,18 @@ def test_a_read_from_nothing_held_marshalled_as_it_goes_equals_a_read_of_history
     import shutil
     shutil.rmtree(team / ".git" / "gitstate")
     assert answers(team) == whole
+
+
+def test_two_writers_from_one_index_leave_answers_right(team):
+    """A writer that read the index before another's write landed writes its own over it:
+    the parts each index names are still there, and what is named answers right."""
+    answers(team)
+    first = (folder(team, "moves") / "index").read_bytes()
+    walk(team, "bob", "inbox")
+    answers(team)                                   # one writer: from the first index
+    (folder(team, "moves") / "index").write_bytes(first)
+    walk(team, "carol", "inbox")
+    answers(team)                                   # the other, from the same first index
+    walk(team, "alice", "distill")
+    answers(team)
+    assert each_part_reads_back(team, "moves")
