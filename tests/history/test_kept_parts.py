@@ -189,3 +189,17 @@ def test_two_writers_from_one_index_leave_answers_right(team):
     walk(team, "alice", "distill")
     answers(team)
     assert each_part_reads_back(team, "moves")
+
+
+def test_the_order_in_many_parts_reads_as_one(team, monkeypatch):
+    from gitstate.history import movelog
+    monkeypatch.setattr(movelog, "CHUNK", 3)        # 65,536 agent numbers to a part, else
+    for agent, state in (("bob", "inbox"), ("carol", "inbox"), ("bob", "distill"), ("", "")):
+        answers(team)
+        for n in ("4", "7"):
+            kept = gitstate(team, "log", "-n", n, "--json")
+            read = gitstate(team, "log", "-n", n, "--at", "HEAD", "--json")
+            assert json.loads(kept.stdout) == json.loads(read.stdout), n
+        if agent:
+            walk(team, agent, state)
+    assert sorted(k for k in parts(team, "moves") if isinstance(k, int)) == [0, 1, 2]  # 7 moves
