@@ -160,7 +160,8 @@ def store_parts(cache_dir: str | None, name: str, identity: list, data: dict,
 
     The packs that `saved` stopped naming are removed by the write after this one, so that a
     reader still holding `saved` finds them; a folder written anew loses every file its
-    index does not name (those of an older format, of a write that did not finish). When the
+    index does not name (those of a write that did not finish), and `NAME.bin` beside it goes
+    (where the same was kept in one file before). When the
     packs hold more than twice what is named (parts written again leave their old bytes
     behind), every part is written into one pack."""
     parts = dict(saved["parts"]) if saved else {}
@@ -201,12 +202,12 @@ def store_parts(cache_dir: str | None, name: str, identity: list, data: dict,
         old = saved["gone"] if saved else os.listdir(folder)
     except OSError:
         old = []
-    for file in old:
-        if _is_pack(file) and file not in live:
-            try:
-                os.unlink(os.path.join(folder, file))
-            except OSError:
-                pass
+    paths = [os.path.join(folder, file) for file in old if _is_pack(file) and file not in live]
+    for path in paths + ([] if saved else [os.path.join(cache_dir, f"{name}.bin")]):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
     return parts
 
 

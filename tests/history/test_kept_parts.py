@@ -110,9 +110,12 @@ def test_new_commits_write_only_the_parts_they_touch_and_old_packs_go_one_write_
     assert packs[2] <= left and packs[3] <= left  # the pack the last write stopped naming is
     assert not (packs[1] - packs[2]) & left        # still there; the one before is gone
     assert STRAY in left
+    old = team / ".git" / "gitstate" / "moves.bin"
+    old.write_bytes(b"the moves as one file, as they were kept before")
     git(team, "reset", "-q", "--hard", "HEAD~2")  # rewritten: the folder is written anew
     answers(team)
     assert files(team, "moves") == {where[0] for where in parts(team, "moves").values()}
+    assert not old.exists()
 
 
 def test_packs_hold_at_most_twice_what_their_index_names(tmp_path, monkeypatch):
