@@ -159,11 +159,10 @@ def store_parts(cache_dir: str | None, name: str, identity: list, data: dict,
     changed keys when nothing could be written).
 
     The packs that `saved` stopped naming are removed by the write after this one, so that a
-    reader still holding `saved` finds them; a folder written anew loses every file its
-    index does not name (those of a write that did not finish), and `NAME.bin` beside it goes
-    (where the same was kept in one file before). When the
-    packs hold more than twice what is named (parts written again leave their old bytes
-    behind), every part is written into one pack."""
+    reader still holding `saved` finds them; a folder written anew loses every pack its index
+    does not name (those of a write that did not finish), and `NAME.bin` beside it (where the
+    same was kept in one file before). When the packs hold more than twice what is named
+    (parts written again leave their old bytes behind), every part is written into one."""
     parts = dict(saved["parts"]) if saved else {}
     secret = key() if cache_dir else None
     if not secret or not cache_dir:
@@ -181,18 +180,19 @@ def store_parts(cache_dir: str | None, name: str, identity: list, data: dict,
         whole = {k: part(cache_dir, name, w) for k, w in parts.items() if k not in blobs}
         if all(b is not None for b in whole.values()):
             blobs, packs = {**whole, **blobs}, {}
+    pack, at, placed = f"{os.urandom(12).hex()}.pack", 0, {}
     try:
         os.makedirs(folder, exist_ok=True)
-        pack, at = f"{os.urandom(12).hex()}.pack", 0
         if blobs:
             with open(os.path.join(folder, pack), "xb") as fh:
                 for k, blob in blobs.items():
                     fh.write(blob)
-                    parts[k] = (pack, at, len(blob), _blake2b(blob, secret))
+                    placed[k] = (pack, at, len(blob), _blake2b(blob, secret))
                     at += len(blob)
             packs[pack] = at
     except OSError:
         return {k: v for k, v in parts.items() if k not in changed}
+    parts.update(placed)
     live = {w[0] for w in parts.values()}
     packs = {p: n for p, n in packs.items() if p in live}
     gone = sorted(set(saved["packs"]) - live) if saved else []
