@@ -91,7 +91,11 @@ class Grouped:
         self.held = 0
 
     def add(self, key, row) -> None:
-        self.rows.setdefault(key, []).append(row)
+        rows = self.rows.get(key)
+        if rows is None:
+            self.rows[key] = [row]
+        else:
+            rows.append(row)
         self.held += 1
         if self.held >= self.BATCH:
             for k, rows in self.rows.items():
