@@ -1,12 +1,19 @@
 """How long each read command takes, warm, on a long history: with no new commits since the
 last read, and after 100 new ones (50 agents' progress updates and ordinary work).
 
-    .venv/bin/python bench/reads.py [--size 100000] [--runs 5]
+    .venv/bin/python bench/reads.py [--size 100000] [--runs 5] [--only inbox --only log]
+    .venv/bin/python bench/reads.py --against /tmp/base      # beside an older tree
 
 Each figure is the wall time of the whole `gitstate CMD` process (median of --runs), in its
-text form and with `--json`, bytecode cache enabled. Targets (issue "Near the floor"):
-<= 60 ms with no new commits, <= 100 ms after 100 new commits, at 100,000 commits and 1,000
-agents, for every view in both forms.
+text form and with `--json`, bytecode cache enabled, with the CPU time it and its git
+children took beside it (what a loaded machine changes least). Targets (issue "Near the
+floor"): <= 60 ms with no new commits, <= 100 ms after 100 new commits, at 100,000 commits
+and 1,000 agents, for every view in both forms.
+
+`--against DIR`: a tree holding another `gitstate` package (`git archive main gitstate | tar
+-x -C DIR`), run through PYTHONPATH in the same repository, each run right after this tree's
+(what each keeps under .git/gitstate under its own names it keeps; what both keep alike they
+share), so that both see the same load.
 """
 
 from __future__ import annotations
@@ -14,17 +21,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from gen import generate  # noqa: E402
-from history import ENV, GITSTATE, append_commits, timed  # noqa: E402
+from history import ENV, GITSTATE, append_commits  # noqa: E402
 
 
 def commands(repo: Path) -> list[list[str]]:
@@ -38,38 +47,71 @@ def commands(repo: Path) -> list[list[str]]:
     return cmds + [["situations", "--no-sqlite"]]
 
 
+def run(cmd: list[str], repo: Path, tree: str | None) -> tuple[float, float]:
+    """(wall, CPU) seconds of `gitstate CMD` (of the package in `tree`, when given)."""
+    env = {**ENV, "PYTHONPATH": tree} if tree else ENV
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(GITSTATE + cmd, cwd=repo, capture_output=True, env=env)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.decode()}")
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--out", type=Path, default=HERE / "out")
+    parser.add_argument("--only", action="append", metavar="COMMAND",
+                        help="only this command (e.g. inbox, log); repeat for more")
+    parser.add_argument("--against", metavar="DIR",
+                        help="a tree holding another gitstate package, measured beside")
     args = parser.parse_args()
     source = args.out / f"repo-{args.size}"
     if not source.is_dir():
         print(f"generating {source} ...", file=sys.stderr)
         generate(source, args.size, 1000)
+    trees = [None] + ([str(Path(args.against).resolve())] if args.against else [])
+    for tree in trees[1:]:
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(tree) / "gitstate")],
+                       check=True)
     with tempfile.TemporaryDirectory(prefix="gitstate-reads-") as tmp:
         repo = Path(tmp) / "repo"
         shutil.copytree(source, repo, symlinks=True)
         subprocess.run(["git", "commit-graph", "write", "--reachable"], cwd=repo, check=True)
-        cmds = [c + form for c in commands(repo) for form in ([], ["--json"])]
+        cmds = [c + form for c in commands(repo) for form in ([], ["--json"])
+                if not args.only or c[0] in args.only]
         for cmd in cmds:                                  # every cache warm
-            timed(GITSTATE + cmd, repo)
+            for tree in trees:
+                run(cmd, repo, tree)
         print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.size} commits, "
-              f"median of {args.runs} runs, load {os.getloadavg()[0]:.1f}")
-        print(f"{'command':<36} {'no new commits':>15} {'+100 commits':>13}")
+              f"median of {args.runs} runs, load {os.getloadavg()[0]:.1f}; wall (CPU)")
+        print(f"{'command':<36} {'no new commits':>17} {'+100 commits':>17}")
         serial = 0
         for cmd in cmds:
-            still = [timed(GITSTATE + cmd, repo)[0] for _ in range(args.runs)]
-            fresh = []
+            still: dict = {tree: [] for tree in trees}
+            fresh: dict = {tree: [] for tree in trees}
+            for _ in range(args.runs):
+                for tree in trees:
+                    still[tree].append(run(cmd, repo, tree))
             for _ in range(args.runs):
                 serial += 1
                 append_commits(repo, 100, 1000 + serial)
-                fresh.append(timed(GITSTATE + cmd, repo)[0])
+                for tree in trees:
+                    fresh[tree].append(run(cmd, repo, tree))
             label = " ".join("ID" if i == 1 and not w.startswith("-") else w
                              for i, w in enumerate(cmd))
-            print(f"{label:<36} {statistics.median(still) * 1000:>12.0f} ms "
-                  f"{statistics.median(fresh) * 1000:>10.0f} ms", flush=True)
+            for tree in trees:
+                name = label if tree is None else "  against"
+                cells = [f"{statistics.median(w for w, _ in runs) * 1000:.0f} "
+                         f"({statistics.median(c for _, c in runs) * 1000:.0f}) ms"
+                         for runs in (still[tree], fresh[tree])]
+                print(f"{name:<36} {cells[0]:>17} {cells[1]:>17}", flush=True)
+            if os.getloadavg()[0] > 3:
+                print(f"  (load {os.getloadavg()[0]:.1f})", flush=True)
     return 0
 
 

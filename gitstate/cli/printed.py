@@ -2,17 +2,19 @@
 
 The plain `log` of a long history is large (70,000 moves: 6 MB of text, 12 MB of JSON), and
 making it again from the kept moves costs far more than reading it: every moment said, every
-line laid out, every row encoded. So what was printed is kept under `.git/gitstate` (sealed,
-as every file there) with the tip it describes and each agent's last state; when the tip moves
-on by commits without merges, only the moves since are laid out and added, by the same
-printers; any other history is printed anew. Only the plain forms are kept: `log` and compact
-`log --json` (not a terminal's indented JSON, nor `--at`, `--since`, `-n`, an agent or
+line laid out, every row encoded. So what was printed is kept under `.git/gitstate` as a
+folder of parts (`history/kept.py`, each part checked by its keyed hash), with each agent's
+last state: when the tip moves on by commits without merges, only the moves since are laid
+out, by the same printers, into one new part; any other history is printed anew. Past FOLD
+parts, they are written again as one. Only the plain forms are kept: `log` and compact `log
+--json` (not a terminal's indented JSON, nor `--at`, `--since`, `-n`, an agent or
 `--newest-first`).
 """
 
 from __future__ import annotations
 
 FORMAT = 1
+FOLD = 32                   # parts a kept log may have before they are written as one
 _JSON_OPEN = '{"moves":['   # what json_text writes before the rows of {"moves": rows}...
 _JSON_CLOSE = "]}\n"        # ...and after them
 
@@ -22,60 +24,76 @@ def whole_log(repo, as_json: bool) -> list[bytes] | None:
     parts to be written one after another (12 MB are not joined to be printed); None where
     nothing is kept (no commit, no cache folder): the caller prints it the usual way."""
     from gitstate import __version__
-    from gitstate.git import cache
+    from gitstate.history.kept import asked, read_on
 
     head = repo.git.head()
     if head is None or not repo.cache_dir:
         return None
     lc = repo.lifecycle(head)
-    name = f"log-{'json' if as_json else 'text'}.bin"
+    name = f"log-{'json' if as_json else 'text'}"
     identity = [FORMAT, __version__, list(lc.accept), lc.state_file]
-    saved = cache.load(repo.cache_dir, name, identity, binary=True)
-    if saved is not None and not _valid(saved):
-        saved = None
-    kept = saved if saved is not None and saved["tip"] == head else None
-    if kept is None and saved is not None:
-        kept = _onward(repo, lc, saved, head, as_json)
-    if kept is None:
-        kept = _anew(repo, as_json)
-    if kept is not saved:
-        cache.store(repo.cache_dir, name, identity, kept, binary=True)
-    return _whole(kept, as_json)
+
+    def kept_at(fresh: bool) -> dict | None:
+        return read_on(repo.git, repo.cache_dir, name, identity, head, valid=_valid,
+                       anew=lambda tip: _anew(repo, as_json),
+                       onward=lambda saved, revs: _onward(repo, lc, name, saved, revs, as_json),
+                       parted=True, linear=True, fresh=fresh)
+
+    rows = asked(kept_at, lambda kept: _parts(repo.cache_dir, name, kept))
+    return None if rows is None else _whole(head, rows, as_json)
 
 
 def _valid(saved: dict) -> bool:
-    return isinstance(saved.get("tip"), str) and isinstance(saved.get("body"), bytes) \
-        and isinstance(saved.get("last"), dict)
+    return isinstance(saved.get("count"), int) and isinstance(saved.get("last"), dict)
+
+
+def _parts(cache_dir: str, name: str, kept: dict) -> list[bytes] | None:
+    """The kept rows, part by part (None if one does not read back)."""
+    from gitstate.history.kept import part
+    parts = []
+    for i in range(kept["count"]):
+        found = part(cache_dir, name, kept, i)
+        if found is None:
+            return None
+        parts.append(found)
+    return parts
 
 
 def _anew(repo, as_json: bool) -> dict:
     """The whole log laid out from the kept moves."""
     from gitstate.history.views import log_rows
-    data = log_rows(repo)
+    moves = log_rows(repo)["moves"]
     last: dict[str, str] = {}
-    for move in data["moves"]:
+    for move in moves:
         last[move["agent"]] = move["to"]
-    return {"tip": data["commit"], "body": _laid_out(data["moves"], as_json), "last": last}
+    laid = _laid_out(moves, as_json)
+    return {"count": 1 if laid else 0, "last": last, "blobs": {0: laid} if laid else {}}
 
 
-def _onward(repo, lc, saved: dict, head: str, as_json: bool) -> dict | None:
-    """`saved` with the moves of `saved.tip..head` added, if `head` is `saved.tip` plus
-    commits without merges; else None."""
+def _onward(repo, lc, name: str, saved: dict, revs: str, as_json: bool) -> dict | None:
+    """`saved` with the moves of `revs` (`TIP..HEAD`, commits without merges) added as a part
+    of their own; every part written again as one past FOLD."""
     from gitstate.history.movelog import moves_since
     from gitstate.history.views import move_of
     from gitstate.law.times import iso
-    tip = saved["tip"]
-    if not repo.git.ok("merge-base", "--is-ancestor", tip, head) \
-            or repo.git.run("rev-list", "--merges", "-1", f"{tip}..{head}").strip():
-        return None
+    tip, _, head = revs.partition("..")
     moves = [move_of(row) for row in moves_since(repo.git, lc, tip, head, saved["last"])]
     last = dict(saved["last"])
     for move in moves:
         move["time"] = iso(move["time"])   # as log_rows says them
         last[move["agent"]] = move["to"]
     new = _laid_out(moves, as_json)
-    comma = b"," if as_json and saved["body"] and new else b""
-    return {"tip": head, "body": saved["body"] + comma + new, "last": last}
+    count = saved["count"]
+    if not new:
+        return {"count": count, "last": last, "blobs": {}}
+    if count < FOLD:
+        return {"count": count + 1, "last": last, "blobs": {count: new}}
+    parts = _parts(repo.cache_dir, name, saved)
+    if parts is None:
+        return None
+    joined = (b"," if as_json else b"").join([*parts, new])
+    return {"count": 1, "last": last,
+            "blobs": {0: joined, **{i: None for i in range(1, count)}}}
 
 
 def _laid_out(moves: list[dict], as_json: bool) -> bytes:
@@ -103,10 +121,13 @@ def _printed_log(moves: list[dict]) -> str:
     return out.getvalue()
 
 
-def _whole(kept: dict, as_json: bool) -> list[bytes]:
+def _whole(head: str, parts: list[bytes], as_json: bool) -> list[bytes]:
     """The whole output around the kept rows, as the printers make it."""
     from gitstate.cli.text import json_text
-    if as_json:
-        empty = json_text({"commit": kept["tip"], "agent": None, "moves": []})
-        return [empty[:-len(_JSON_CLOSE)].encode(), kept["body"], _JSON_CLOSE.encode()]
-    return [kept["body"] or _printed_log([]).encode()]
+    if not as_json:
+        return parts or [_printed_log([]).encode()]
+    empty = json_text({"commit": head, "agent": None, "moves": []})
+    out = [empty[:-len(_JSON_CLOSE)].encode()]
+    for i, rows in enumerate(parts):
+        out += [b",", rows] if i else [rows]
+    return out + [_JSON_CLOSE.encode()]

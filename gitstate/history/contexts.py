@@ -4,16 +4,15 @@ over time from it, and a later read takes only the commits since.
 
 One `git log --raw` of the state files' folder names each changed file's blob; one `cat-file
 --batch` of those blobs (by id: no tree walked per commit) gives their text; only the line
-`context_pct:` of each front matter is read, by the same flat YAML reader as the rest. A
-history that no longer holds the saved tip is read again in full. Nothing here is trusted
-beyond its seal (`git/cache.py`); deleting it changes no answer.
+`context_pct:` of each front matter is read, by the same flat YAML reader as the rest. It is
+read on from its tip as `kept.py` says.
 """
 
 from __future__ import annotations
 
 from gitstate import __version__
-from gitstate.git import cache
 from gitstate.git.runner import Git
+from gitstate.history.kept import read_on
 
 NAME = "contexts.json"
 FORMAT = 1
@@ -25,22 +24,16 @@ def contexts(git: Git, lc, head: str, cache_dir: str | None, *,
     history that changed the agent's state file to one with a numeric `context_pct`. Without
     `build`, None unless a kept read can be carried on to `head` (a read from nothing walks
     every tree of the history: seconds on a long one)."""
-    identity = [FORMAT, __version__, lc.state_file]
-    saved = cache.load(cache_dir, NAME, identity) if cache_dir else None
-    agents: dict[str, list[list]] = {}
-    revs = [head]
-    if saved and isinstance(saved.get("agents"), dict) and saved.get("tip"):
-        if saved["tip"] == head:
-            return saved["agents"]
-        if git.ok("merge-base", "--is-ancestor", saved["tip"], head):
-            agents, revs = saved["agents"], [f"{saved['tip']}..{head}"]
-    if not build and not agents:
-        return None
-    for agent, rows in _read(git, lc, revs).items():
-        agents.setdefault(agent, []).extend(rows)
-    if cache_dir:
-        cache.store(cache_dir, NAME, identity, {"tip": head, "agents": agents})
-    return agents
+    def onward(saved: dict, revs: str) -> dict:
+        agents = saved["agents"]
+        for agent, rows in _read(git, lc, [revs]).items():
+            agents.setdefault(agent, []).extend(rows)
+        return {"agents": agents}
+    kept = read_on(git, cache_dir, NAME, [FORMAT, __version__, lc.state_file], head,
+                   valid=lambda saved: isinstance(saved.get("agents"), dict),
+                   anew=(lambda tip: {"agents": _read(git, lc, [tip])}) if build else None,
+                   onward=onward)
+    return kept["agents"] if kept is not None else None
 
 
 def contexts_since(git: Git, lc, old: str, head: str) -> dict[str, list[list]]:

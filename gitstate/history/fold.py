@@ -15,6 +15,10 @@ from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.record import Record
 from gitstate.law.times import iso
 
+TYPE_CHECKING = False  # as in git/runner.py: typing is not imported on the hook path
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 TAG_GREP = r"\[STATE:"     # git --grep (basic regex) for the standard subject
 
 
@@ -44,14 +48,15 @@ LOG_FIELDS = ["%H", "%ct", "%an", "%s"]
 
 
 def log_args(lc: Lifecycle, revs: list[str], agent: str | None = None,
-             order: str = "--topo-order") -> list[str]:
+             order: str | None = "--topo-order") -> list[str]:
     """`git log` arguments (besides the format) that yield every tagged commit of `revs`,
     newest first (with `agent`, at least those whose subject speaks as it: git filters, the
     parser decides). Either order shows no commit before its parents; `--date-order`
     interleaves merged lines by time, as a person reads a log. (Without `--reverse`: git
     streams the newest first as it walks, and the caller turns the list round, so reading
-    overlaps git's walk instead of waiting for its end.)"""
-    args = [order]
+    overlaps git's walk instead of waiting for its end.) Without `order`, git's own walk: the
+    one order there is for a line of commits without merges, which git then need not sort."""
+    args = [order] if order else []
     if not lc.accept:  # other subject forms cannot be expressed as a git grep: read them all
         args.append(f"--grep={TAG_GREP}")
         if agent:      # ids compare case-insensitively; a '.' in one matches itself too
@@ -60,25 +65,35 @@ def log_args(lc: Lifecycle, revs: list[str], agent: str | None = None,
 
 
 def tag_events(git: Git, lc: Lifecycle, revs: list[str], agent: str | None = None,
-               order: str = "--topo-order", meanwhile=None) -> list[tuple]:
+               order: str | None = "--topo-order", meanwhile=None) -> list[tuple]:
     """Tag events of `revs` (e.g. ["HEAD"], ["old..HEAD"]), oldest first; with `agent`, git
     drops most of the other agents' commits before they are parsed. `meanwhile` is called
     once git has started: in topological order git walks the whole history before its first
     line, and the caller may use that time."""
-    from gitstate.history import progress
-    accept = lc.accept_patterns()
-    records = git.log_records(LOG_FIELDS, *log_args(lc, revs, agent, order))
+    events = newest_events(git, lc, revs, agent, order)
     if meanwhile is not None:
         meanwhile()
-    out = []
+    out = list(events)
+    out.reverse()   # oldest first
+    return out
+
+
+def newest_events(git: Git, lc: Lifecycle, revs: list[str], agent: str | None = None,
+                  order: str | None = "--topo-order") -> Iterator[tuple]:
+    """`tag_events`, newest first, as git gives them: for a reader that need not hold them.
+    git starts at once."""
+    records = git.log_records(LOG_FIELDS, *log_args(lc, revs, agent, order))
+    return _tagged(records, lc.accept_patterns())
+
+
+def _tagged(records, accept) -> Iterator[tuple]:
+    from gitstate.history import progress
     for n, (sha, ct, author, subject) in enumerate(records, start=1):
         progress.tick("reading history", n)
         tag = subject_tag(subject, accept)
         if tag is not None:
-            out.append((sha, int(ct) if ct.isdigit() else 0, author) + tag)
+            yield (sha, int(ct) if ct.isdigit() else 0, author) + tag
     progress.done()
-    out.reverse()   # oldest first
-    return out
 
 
 # ---------------------------------------------------------------------------------------

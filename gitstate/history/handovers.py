@@ -1,15 +1,14 @@
 """Every hand-over of a role (`Role-transfer: ROLE -> TO`, the one commit that touches two
 agents), kept under `.git/gitstate` keyed by the tip it was read to, so that the viewer puts
 hand-overs on timelines without a walk of the whole history each time; a later read takes
-only the commits since. A history that no longer holds the saved tip is read again in full.
-Nothing here is trusted beyond its seal (`git/cache.py`); deleting it changes no answer.
+only the commits since, as `kept.py` says.
 """
 
 from __future__ import annotations
 
 from gitstate import __version__
-from gitstate.git import cache
 from gitstate.git.runner import Git
+from gitstate.history.kept import read_on
 from gitstate.law.grammar import parse_message
 from gitstate.law.rules import role_transfer
 
@@ -19,19 +18,11 @@ FORMAT = 1
 
 def handovers(git: Git, lc, head: str, cache_dir: str | None) -> list[dict]:
     """{commit, time, role, from, to} of every hand-over in `head`'s history, oldest first."""
-    identity = [FORMAT, __version__, list(lc.accept)]
-    saved = cache.load(cache_dir, NAME, identity) if cache_dir else None
-    items: list[dict] = []
-    revs = [head]
-    if saved and isinstance(saved.get("items"), list) and saved.get("tip"):
-        if saved["tip"] == head:
-            return saved["items"]
-        if git.ok("merge-base", "--is-ancestor", saved["tip"], head):
-            items, revs = saved["items"], [f"{saved['tip']}..{head}"]
-    items = items + _read(git, lc, revs)
-    if cache_dir:
-        cache.store(cache_dir, NAME, identity, {"tip": head, "items": items})
-    return items
+    kept = read_on(git, cache_dir, NAME, [FORMAT, __version__, list(lc.accept)], head,
+                   valid=lambda saved: isinstance(saved.get("items"), list),
+                   anew=lambda tip: {"items": _read(git, lc, [tip])},
+                   onward=lambda saved, revs: {"items": saved["items"] + _read(git, lc, [revs])})
+    return kept["items"] if kept is not None else []
 
 
 def handovers_since(git: Git, lc, old: str, head: str) -> list[dict]:

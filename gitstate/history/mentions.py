@@ -1,22 +1,29 @@
 """Every message of the history (a commit that mentions `@ID` or `@ALL` besides its own
 prefix), kept under `.git/gitstate` keyed by the tip it was read up to: a later inbox reads
-only the commits since, so a warm inbox costs no walk of the whole history.
+only the commits since (`kept.py`), so a warm inbox costs no walk of the whole history.
 
 The first read parses every commit with an `@` once (git filters on `-F --grep=@`); after
 that, `git log TIP..HEAD` gives the new ones. A history that no longer contains the saved tip
-(rewritten, force-pushed) is read again in full. Nothing here is trusted beyond its seal
-(`git/cache.py`); deleting it changes no answer.
+(rewritten, force-pushed) is read again in full. The messages are kept as a folder of parts
+(`cache.store_parts`): those to each id (and to `@ALL`) a `marshal` part of their own, each
+message numbered in the order of history, so that one inbox reads its agent's part and
+@ALL's, not the history's messages, and new commits write again only the parts of those they
+speak to. Nothing here is trusted beyond its seal (`git/cache.py`); deleting it changes no
+answer.
 """
 
 from __future__ import annotations
 
+import marshal
+from collections.abc import Iterator
+
 from gitstate import __version__
-from gitstate.git import cache
 from gitstate.git.runner import Git
+from gitstate.history.kept import Grouped, asked, part, read_on
 from gitstate.law.grammar import parse_message
 
-NAME = "mentions.bin"
-FORMAT = 1
+NAME = "mentions"
+FORMAT = 2
 _FIELDS = ["%H", "%ct", "%an", "%B"]
 
 
@@ -28,42 +35,85 @@ class _Msg:
         self.prefix, self.mentions, self.subject, self.body = prefix, mentions, subject, body
 
 
-def messages(git: Git, lc, head: str, cache_dir: str | None) -> list[tuple]:
+def messages(git: Git, lc, head: str, cache_dir: str | None,
+             to: str | None = None) -> list[tuple]:
     """(sha, time, author, message) of every commit of `head`'s history that mentions
-    someone besides its own prefix, newest first."""
-    identity = [FORMAT, __version__, list(lc.accept)]
-    saved = cache.load(cache_dir, NAME, identity, binary=True) if cache_dir else None
-    items: list = []
-    revs = [head]
-    if saved and isinstance(saved.get("items"), list) and saved.get("tip"):
-        if saved["tip"] == head:
-            return [_unpack(i) for i in saved["items"]]
-        if git.ok("merge-base", "--is-ancestor", saved["tip"], head):
-            items, revs = saved["items"], [f"{saved['tip']}..{head}"]
-    items = _read(git, lc, revs) + items
-    if cache_dir:
-        cache.store(cache_dir, NAME, identity, {"tip": head, "items": items}, binary=True)
-    return [_unpack(i) for i in items]
+    someone besides its own prefix, newest first; with `to`, only those that speak to that
+    id or to @ALL."""
+    def ask(kept: dict) -> list[tuple] | None:
+        found: dict[int, list] = {}
+        for key in ([to, "all"] if to is not None else list(kept["parts"]) +
+                    [k for k in kept.get("blobs") or {} if k not in kept["parts"]]):
+            items = _items(kept, cache_dir, key)
+            if items is None:
+                return None
+            for item in items:
+                found[item[0]] = item
+        return [_unpack(found[seq]) for seq in sorted(found, reverse=True)]
+    return asked(lambda fresh: _kept(git, lc, head, cache_dir, fresh), ask)
 
 
 def messages_since(git: Git, lc, old: str, head: str) -> list[tuple]:
     """The messages of `old..head` (newest first), for a caller holding those up to `old`."""
-    return [_unpack(i) for i in _read(git, lc, [f"{old}..{head}"])]
+    return [_unpack([0, *i]) for i in _read(git, lc, f"{old}..{head}")]
 
 
-def _read(git: Git, lc, revs: list[str]) -> list[list]:
+def _kept(git: Git, lc, head: str, cache_dir: str | None, fresh: bool) -> dict | None:
+    return read_on(git, cache_dir, NAME, [FORMAT, __version__, list(lc.accept)], head,
+                   valid=lambda saved: isinstance(saved.get("count"), int),
+                   anew=lambda tip: _pack(git, lc, tip, None, cache_dir),
+                   onward=lambda saved, revs: _pack(git, lc, revs, saved, cache_dir),
+                   parted=True, fresh=fresh)
+
+
+def _pack(git: Git, lc, revs: str, saved: dict | None, cache_dir: str | None) -> dict | None:
+    """The messages of `revs` after those of `saved` (None: none), numbered on in the order of
+    history, held `marshal`led as git gives them (`kept.Grouped`): only the parts of the ids
+    they speak to written again (None if one of those does not read back)."""
+    grouped = Grouped()
+    n = 0
+    for item in _read(git, lc, revs):         # newest first: numbered when all are counted
+        for who in item[4]:
+            grouped.add(who, [n, *item])
+        n += 1
+    count = saved["count"] if saved else 0
+    blobs = {}
+    for who in grouped.keys():
+        items = grouped.take(who)
+        items.reverse()
+        for item in items:
+            item[0] = count + n - 1 - item[0]
+        old = _items(saved, cache_dir, who) if saved else []
+        if old is None:
+            return None
+        blobs[who] = marshal.dumps(old + items)
+    return {"count": count + n, "blobs": blobs}
+
+
+def _items(kept: dict, cache_dir: str | None, key: str) -> list | None:
+    """The messages kept for `key`, oldest first ([] for none), or None if its part does not
+    read back."""
+    if key not in kept["parts"] and key not in (kept.get("blobs") or {}):
+        return []
+    blob = part(cache_dir, NAME, kept, key)
+    try:
+        items = marshal.loads(blob) if blob is not None else None
+    except (ValueError, EOFError, TypeError):
+        return None
+    return items if isinstance(items, list) else None
+
+
+def _read(git: Git, lc, revs: str) -> Iterator[list]:
     accept = lc.accept_patterns()
-    new = []
-    for sha, ct, author, body in git.log_records(_FIELDS, "-F", "--grep=@", *revs, "--"):
+    for sha, ct, author, body in git.log_records(_FIELDS, "-F", "--grep=@", revs, "--"):
         msg = parse_message(body, accept)
         if msg.mentions:
-            new.append([sha, int(ct) if ct.isdigit() else 0, author, msg.prefix,
-                        sorted(msg.mentions), msg.subject, msg.body])
-    return new
+            yield [sha, int(ct) if ct.isdigit() else 0, author, msg.prefix,
+                   sorted(msg.mentions), msg.subject, msg.body]
 
 
 def _unpack(item: list) -> tuple:
-    sha, ct, author, prefix, mentions, subject, body = item
+    _seq, sha, ct, author, prefix, mentions, subject, body = item
     return sha, ct, author, _Msg(prefix, frozenset(mentions), subject, body)
 
 

@@ -98,14 +98,14 @@ def log_rows(repo: Managed, agent: str | None = None, *, limit: int | None = Non
     """`gitstate log`: the moves (of `agent`) up to HEAD or `at`, oldest first unless
     `newest_first`; `since` a date as git reads one; `limit` keeps the newest, as `git log
     -n`."""
-    head, _lc = read_at(repo, at)
+    law = read_at(repo, at)
     after = since_time(repo, since) or 0 if since is not None else None
-    rows = _moves(repo, agent, at, after=after, newest=limit)
+    rows = _moves(repo, agent, at, after=after, newest=limit, law=law)
     if newest_first:
         rows.reverse()
     for r in rows:   # moments said as every --json says them, for the rows shown only
         r["time"] = iso(r["time"])
-    return {"commit": head, "agent": canonical_id(agent) if agent else None, "moves": rows}
+    return {"commit": law[0], "agent": canonical_id(agent) if agent else None, "moves": rows}
 
 
 def move_of(row: list) -> dict:
@@ -125,10 +125,12 @@ def transitions(repo: Managed, agent: str | None = None, at: str | None = None) 
 
 
 def _moves(repo: Managed, agent: str | None = None, at: str | None = None, *,
-           after: int | None = None, newest: int | None = None) -> list[dict]:
+           after: int | None = None, newest: int | None = None,
+           law: tuple | None = None) -> list[dict]:
     """`transitions` with each time in seconds; only those at or after `after`, and only the
-    `newest` N, where given (chosen before any record is built: a history has 100,000s)."""
-    head, lc = read_at(repo, at)
+    `newest` N, where given (chosen before any record is built: a history has 100,000s).
+    `law`: `read_at(repo, at)`, when the caller has it."""
+    head, lc = law if law is not None else read_at(repo, at)
     if head is None:
         return []
     want = canonical_id(agent) if agent else None
@@ -229,9 +231,9 @@ def inbox(repo: Managed, agent: str, at: str | None = None, *,
         raise repo.unknown_agent(agent, head, lc)
     since = _last_read(repo, lc, agent, data)
     if mentions is not None or (at is None and repo.cache_dir):
-        if mentions is None:   # the messages kept under .git/gitstate, read on
+        if mentions is None:   # the messages to it kept under .git/gitstate, read on
             from gitstate.history.mentions import messages
-            mentions = messages(repo.git, lc, head, repo.cache_dir)
+            mentions = messages(repo.git, lc, head, repo.cache_dir, agent)
         mine = [m for m in mentions if agent in m[3].mentions or "all" in m[3].mentions]
         unread = None
         if since and mine:

@@ -5,6 +5,7 @@ rewritten history."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -111,7 +112,7 @@ def test_every_command_is_registered_by_its_module():
 def test_the_kept_inbox_follows_new_commits_and_rewrites(team):
     first = json.loads(gitstate(team, "inbox", "bob", "--json").stdout)
     assert [m["subject"] for m in first["messages"]] == ["review please @bob, cc @ALL"]
-    assert (team / ".git" / "gitstate" / "mentions.bin").is_file()
+    assert (team / ".git" / "gitstate" / "mentions" / "index").is_file()
     git(team, "commit", "-q", "--allow-empty", "-m", "second note for @bob")
     later = json.loads(gitstate(team, "inbox", "bob", "--json").stdout)
     assert [m["subject"] for m in later["messages"]][-1] == "second note for @bob"
@@ -122,7 +123,7 @@ def test_the_kept_inbox_follows_new_commits_and_rewrites(team):
     assert [m["from"] for m in json.loads(gitstate(team, "inbox", "bob", "--json").stdout)
             ["messages"]] == ["alice"]
     # the same answer without the kept file, and with a file that was tampered with
-    (team / ".git" / "gitstate" / "mentions.bin").write_text("junk")
+    (team / ".git" / "gitstate" / "mentions" / "index").write_text("junk")
     assert json.loads(gitstate(team, "inbox", "bob", "--json").stdout)["messages"][0][
         "subject"] == "@alice: hello @bob"
 
@@ -137,7 +138,7 @@ def test_mark_read_moves_the_kept_inbox_on(team):
 
 def test_the_kept_log_follows_new_commits_merges_and_rewrites(team):
     first = json.loads(gitstate(team, "log", "--json").stdout)
-    assert (team / ".git" / "gitstate" / "moves.bin").is_file()
+    assert (team / ".git" / "gitstate" / "moves" / "index").is_file()
     walk(team, "bob", "inbox")
     later = json.loads(gitstate(team, "log", "--json").stdout)
     assert later["commit"] != first["commit"]
@@ -146,7 +147,7 @@ def test_the_kept_log_follows_new_commits_merges_and_rewrites(team):
     assert later[-1]["from"] == "bootstrap"
     git(team, "reset", "-q", "--hard", "HEAD~1")
     assert json.loads(gitstate(team, "log", "--json").stdout) == first
-    (team / ".git" / "gitstate" / "moves.bin").write_text("junk")
+    (team / ".git" / "gitstate" / "moves" / "index").write_text("junk")
     assert json.loads(gitstate(team, "log", "--json").stdout) == first
 
 
@@ -164,7 +165,7 @@ def test_the_whole_log_kept_as_printed_follows_new_commits_merges_and_rewrites(t
         return json.loads(gitstate(team, "log", "--json").stdout)
 
     first = same()
-    assert (kept / "log-text.bin").is_file() and (kept / "log-json.bin").is_file()
+    assert (kept / "log-text" / "index").is_file() and (kept / "log-json" / "index").is_file()
     walk(team, "bob", "inbox")
     git(team, "commit", "-q", "--allow-empty", "-m", "ordinary work")
     later = same()
@@ -177,9 +178,28 @@ def test_the_whole_log_kept_as_printed_follows_new_commits_merges_and_rewrites(t
     assert same()["moves"][-1]["to"] in ("deep_work", "inbox")
     git(team, "reset", "-q", "--hard", "HEAD~3")
     assert same() == first
-    for name in ("log-text.bin", "log-json.bin"):
-        (kept / name).write_bytes((kept / name).read_bytes().replace(b"alice", b"mallory"))
+    for pack in (*(kept / "log-text").glob("*.pack"), *(kept / "log-json").glob("*.pack")):
+        pack.write_bytes(pack.read_bytes().replace(b"alice", b"mallory"))
     assert same() == first and "mallory" not in gitstate(team, "log").stdout
+
+
+def test_the_kept_log_folds_its_parts_and_says_the_same(team, monkeypatch):
+    """Each step onward keeps the moves since as a part of their own; past FOLD parts they are
+    written again as one, and the log says what the whole command line says throughout."""
+    from gitstate.cli import printed
+    monkeypatch.setattr(printed, "FOLD", 2)
+    index = team / ".git" / "gitstate" / "log-json" / "index"
+    for state in ("inbox", "distill", "deep_work", "idle"):
+        if state != "idle":
+            walk(team, "bob", state)
+        else:
+            git(team, "commit", "-q", "--allow-empty", "-m", "ordinary work")
+        for args in (("log",), ("log", "--json")):
+            fast, slow = both(team, *args)
+            assert fast.stdout == slow.stdout and fast.returncode == 0, (state, args)
+        assert index.is_file()
+    packs = list(index.parent.glob("*.pack"))
+    assert 1 <= len(packs) <= 3, packs
 
 
 def _click_params(args: list[str]):
@@ -273,7 +293,9 @@ def test_the_newest_moves_unpack_only_their_agents_and_equal_the_whole_logs_tail
     whole = json.loads(gitstate(team, "log", "--json").stdout)["moves"]
     for n in (0, 1, 3, len(whole), len(whole) + 5):
         got = json.loads(gitstate(team, "log", "-n", str(n), "--json").stdout)["moves"]
-        assert got == (whole[len(whole) - n:] if n else []), n
+        assert got == (whole[-n:] if n else []), n    # all of them where n is more
+        read = json.loads(gitstate(team, "log", "-n", str(n), "--at", "HEAD", "--json").stdout)
+        assert read["moves"] == got, n                  # as a read of the history says
     walk(team, "bob", "inbox")
     whole = json.loads(gitstate(team, "log", "--json").stdout)["moves"]
     assert json.loads(gitstate(team, "log", "-n", "2", "--json").stdout)["moves"] == whole[-2:]
@@ -286,7 +308,7 @@ def test_moves_packed_in_on_new_commits_equal_a_log_read_from_nothing(team):
     gitstate(team, "spawn", "dan")
     carried = [json.loads(gitstate(team, "log", *a, "--json").stdout)["moves"]
                for a in ([], ["dan"], ["-n", "3"])]
-    (team / ".git" / "gitstate" / "moves.bin").unlink()
+    shutil.rmtree(team / ".git" / "gitstate" / "moves")
     fresh = [json.loads(gitstate(team, "log", *a, "--json").stdout)["moves"]
              for a in ([], ["dan"], ["-n", "3"])]
     assert carried == fresh and carried[1][0]["to"] == "bootstrap"
