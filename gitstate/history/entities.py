@@ -86,7 +86,6 @@ def write_sqlite(data: dict, path: str) -> dict:
     """Upsert the graph into the SQLite file at `path` (created with the shipped schema)."""
     import sqlite3
 
-
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     con = sqlite3.connect(path)
     try:
