@@ -285,7 +285,7 @@ def _widen(fd: int) -> None:
     that waits for Python's lock meanwhile no longer stops git's walk."""
     try:
         import fcntl
-        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ"), 1 << 20)
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 1 << 20)
     except (ImportError, AttributeError, OSError):
         pass   # the pipe keeps its size: slower, not wrong
 
