@@ -74,7 +74,17 @@ def load_flat(text: str, line_offset: int = 0, where: str = "front matter"):
     first = None
     if "\r" in text:
         return None
+    seen = _SEEN
     for number, line in enumerate(text.split("\n"), start=1 + line_offset):
+        hit = seen.get(line)
+        if hit is not None:   # a line read before: what it says depends on it alone
+            key, value, at = hit
+            if key in data:
+                _twice(key, lines[at], number, where)
+            data[key] = value
+            lines[at] = number
+            first = first or number
+            continue
         fast = _COMMON.match(line)
         if fast is not None:   # the usual line, read with one expression
             key, word, integer, quoted = fast.groups()
@@ -90,6 +100,9 @@ def load_flat(text: str, line_offset: int = 0, where: str = "front matter"):
                 value = quoted
             else:
                 value = None
+            if len(seen) >= _SEEN_MAX:
+                seen.clear()
+            seen[line] = (key, value, (key,))
             data[key] = value
             lines[(key,)] = number
             first = first or number
@@ -117,6 +130,14 @@ def load_flat(text: str, line_offset: int = 0, where: str = "front matter"):
         return None  # an empty document is None in YAML; let PyYAML say so
     lines[()] = first
     return data, lines
+
+
+# Lines read with `_COMMON` -> (key, value, (key,)). The lines of state files repeat across a
+# history (`state: inbox`, `role: architect`, `depth: 0`), and verify reads every version of
+# every state file: a line seen before costs a lookup instead of an expression (values are
+# immutable scalars, shared safely). Bounded: emptied when full.
+_SEEN: dict[str, tuple] = {}
+_SEEN_MAX = 1 << 14
 
 
 def _twice(key: str, first: int, line: int, where: str):

@@ -141,8 +141,7 @@ def parse_message(raw: str, accept: tuple = (), *, cleanup: bool = False) -> Mes
     prefix, tag, text, malformed = _parse_subject(subject, accept)
     trailers = parse_trailers(body)
     mentions = find_mentions(subject, body, prefix)
-    return Message(subject=subject, body=body, prefix=prefix, tag=tag, text=text,
-                   malformed=malformed, trailers=trailers, mentions=mentions)
+    return Message(subject, body, prefix, tag, text, malformed, trailers, mentions)
 
 
 def _parse_subject(subject: str, accept: tuple):

@@ -100,21 +100,20 @@ def parse(text: str, path: str) -> StateDoc:
     limits.check_lines(front_text, path, 1)
     limits.check_breaks(front_text, path, 1)
     flat = load_flat(front_text, line_offset=1, where=path)
-    if flat is not None:
+    if flat is not None:   # flat lines: a mapping whose keys are names
         data, linemap = flat
     else:
         from gitstate.law import yamlio  # only for front matter beyond flat `key: scalar` lines
         data, linemap = yamlio.load(front_text, where=path, line_offset=1)
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise InvalidFile("front matter must be a mapping of 'key: value' lines",
-                          where=f"{path}:2")
-    bad = [k for k in data if not isinstance(k, str)]
-    if bad:
-        raise InvalidFile(f"front matter key {bad[0]!r} is not text", where=f"{path}:2")
-    return StateDoc(path=path, front=data, lines=linemap, head=head, front_text=front_text,
-                    close=close.group(), body=text[close.end():])
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            raise InvalidFile("front matter must be a mapping of 'key: value' lines",
+                              where=f"{path}:2")
+        bad = [k for k in data if not isinstance(k, str)]
+        if bad:
+            raise InvalidFile(f"front matter key {bad[0]!r} is not text", where=f"{path}:2")
+    return StateDoc(path, data, linemap, head, front_text, close.group(), text[close.end():])
 
 
 def parse_bytes(data: bytes, path: str) -> StateDoc:
