@@ -121,43 +121,55 @@ def _judge_all(git: Git, commits, cache_dir: str | None, root: str | None,
              "clock": clock, "before_law": [], "by_tag": [], "bound": bound}
     problems: list[dict] = []
     count = 0
-    # git reads the objects of the next batch (a process of its own) while Python judges
+    # git reads the objects of the next batches (a process of its own) while Python judges
     # this one: the two cores work at once instead of in turn
+    from collections import deque
     from concurrent.futures import ThreadPoolExecutor  # (and logging: ~10 ms to import)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = None
+        pending: deque = deque()
         for batch in _batches(commits):
-            ahead = pool.submit(_fetch, git, batch, set(state["law"]),
-                                {c.sha for c in pending[0]} if pending else set())
-            if pending is not None:
-                problems += _judge_batch(git, pending[0], pending[1].result(), cache_dir, state)
-                count += len(pending[0])
+            before = {c.sha for b, _f in pending for c in b}
+            pending.append((batch, pool.submit(_fetch, git, batch, state["law"], before)))
+            if len(pending) > AHEAD:
+                done, fetched = pending.popleft()
+                problems += _judge_batch(git, done, fetched.result(), cache_dir, state)
+                count += len(done)
                 if progress is not None:
                     progress(count)
-            pending = (batch, ahead)
-        if pending is not None:
-            problems += _judge_batch(git, pending[0], pending[1].result(), cache_dir, state)
-            count += len(pending[0])
+        while pending:
+            done, fetched = pending.popleft()
+            problems += _judge_batch(git, done, fetched.result(), cache_dir, state)
+            count += len(done)
     return problems, count, state["by_tag"]
+
+
+# Batches whose objects are being read while one is judged: a read waits for Python's lock
+# whenever it has work to do, so it starts early. The first batches are small, so that
+# judging starts while git is still writing the first ones.
+AHEAD = 2
+FIRST = 250
 
 
 def _batches(commits):
     batch: list[Commit] = []
+    size = min(FIRST, BATCH)
     for c in commits:
         batch.append(c)
-        if len(batch) >= BATCH:
+        if len(batch) >= size:
             yield batch
             batch = []
+            size = min(size * 2, BATCH)
     if batch:
         yield batch
 
 
-def _fetch(git: Git, commits: list[Commit], known: set[str], before: set[str]) -> tuple:
+def _fetch(git: Git, commits: list[Commit], known: dict, before: set[str]) -> tuple:
     """The objects a batch is judged with: its commits' objects, the lifecycle of each
-    parent outside it (not judged already, nor in the batch `before` it, whose law is being
-    worked out meanwhile), and every state file its changes name."""
-    outside = sorted({p for c in commits for p in c.parents} - {c.sha for c in commits}
-                     - known - before)
+    parent outside it (not judged already: `known`, the laws found so far, which grows
+    meanwhile; nor in the batches `before` it, whose laws are being worked out), and every
+    state file its changes name."""
+    outside = sorted(p for p in {p for c in commits for p in c.parents}
+                     - {c.sha for c in commits} - before if p not in known)
     blobs = sorted({b for c in commits for _, old, new, _m in c.changes for b in (old, new) if b})
     specs = [c.sha for c in commits] + [f"{p}:{LIFECYCLE_PATH}" for p in outside]
     # blobs over the limit are not read: their size alone refuses them
@@ -316,7 +328,7 @@ def _judge_joining(git: Git, c: Commit, law: dict, before, after, came_from, sta
         commits = read_commits(git, [p, "--not", *[q for q in c.parents if q != p]])
         for batch in _batches(commits):
             judged.update(b.sha for b in batch)
-            fetched = _fetch(git, batch, set(sub["law"]), set())
+            fetched = _fetch(git, batch, sub["law"], set())
             state.setdefault("joined_problems", []).extend(
                 _judge_batch(git, batch, fetched, cache_dir, sub))
     # judged in full now: not again by their tags alone when a law first appears
