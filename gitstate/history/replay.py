@@ -55,14 +55,18 @@ class ReplayContext(GitContext):
             census, lc = self._run.get("census"), self._lc
             if census is not None and (lc is None or census[3] is not lc):
                 census = self._run["census"] = None
-            if census is not None and lc is not None:
-                _count(census, lc, agent, self._running.get(agent), -1)
+            before = self._running.get(agent)
             if doc is None:
                 self._running.pop(agent, None)
             else:
                 self._running[agent] = doc.front
             if census is not None and lc is not None:
-                _count(census, lc, agent, self._running.get(agent), 1)
+                after = self._running.get(agent)
+                was = census_entry(lc, before) if before is not None else None
+                now = census_entry(lc, after) if after is not None else None
+                if was != now:   # (most moves keep an agent living in its role: no change)
+                    _count(census, lc, agent, was, -1)
+                    _count(census, lc, agent, now, 1)
 
     def living_roles(self, lc: Lifecycle) -> tuple[dict[str, set[str]], int] | None:
         """Kept up to date along the line, as the agents are: a spawn's role and pool checks
@@ -74,7 +78,7 @@ class ReplayContext(GitContext):
         if census is None or census[2] is not agents or census[3] is not lc:
             census = [{}, 0, agents, lc]
             for agent, front in agents.items():
-                _count(census, lc, agent, front, 1)
+                _count(census, lc, agent, census_entry(lc, front), 1)
             self._run["census"] = census
         return census[0], census[1]
 
@@ -106,12 +110,13 @@ class ReplayContext(GitContext):
         self._run["at"] = self._sha if known is not None else None
 
 
-def _count(census: list, lc: Lifecycle, agent: str, front: dict | None, sign: int) -> None:
-    """Add (sign 1) or take away (-1) one agent's front matter in a running census
-    [role -> living holders, living, the agents it counts, the law it counts by]."""
-    if front is None:
+def _count(census: list, lc: Lifecycle, agent: str, entry: tuple[bool, str | None] | None,
+           sign: int) -> None:
+    """Add (sign 1) or take away (-1) one agent's census entry (living, role held) in a running
+    census [role -> living holders, living, the agents it counts, the law it counts by]."""
+    if entry is None:
         return
-    alive, role = census_entry(lc, front)
+    alive, role = entry
     if not alive:
         return
     census[1] += sign

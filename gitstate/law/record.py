@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 _RECORDS: dict[str, type[Record]] = {}   # every record class by name: annotations name them
+_COPIED = (dict, list, set)   # defaults each record gets a copy of
 
 
 class _Field:
@@ -84,6 +85,16 @@ class Record(metaclass=_RecordType):
         for name, value in zip(names, args):
             put(self, name, value)
         rest = names[given:]
+        if not kwargs:   # the rest from their defaults (`Parsed(change, agent)`, per commit)
+            defaults = self._defaults
+            for name in rest:
+                if name not in defaults:
+                    raise TypeError(f"{type(self).__name__}: missing field {name!r}")
+                value = defaults[name]
+                put(self, name, type(value)(value) if isinstance(value, _COPIED) else value)
+            for name in self.__slots__[len(names):]:
+                put(self, name, None)
+            return
         for key in kwargs:
             if key not in rest:
                 raise TypeError(f"{type(self).__name__}: unexpected or repeated field {key!r}")

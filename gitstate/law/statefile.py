@@ -90,7 +90,7 @@ def parse(text: str, path: str) -> StateDoc:
                           where=f"{path}:1",
                           hint="expected '---', then 'agent: <id>' and 'state: <state>', "
                                "then '---'")
-    close = _CLOSE_LINE.search(text, len(head)) if nl >= 0 else None
+    close = _close_line(text, len(head)) if nl >= 0 else None
     if close is None:
         raise InvalidFile("front matter opened on line 1 is never closed with a '---' line",
                           where=f"{path}:1")
@@ -114,6 +114,21 @@ def parse(text: str, path: str) -> StateDoc:
         if bad:
             raise InvalidFile(f"front matter key {bad[0]!r} is not text", where=f"{path}:2")
     return StateDoc(path, data, linemap, head, front_text, close.group(), text[close.end():])
+
+
+def _close_line(text: str, start: int) -> re.Match | None:
+    """`_CLOSE_LINE.search(text, start)` (`start` begins a line): the expression is tried only
+    where a line starts with `---` or `...`, found by `find`, instead of at every character."""
+    at = start - 1
+    while True:
+        dashes, dots = text.find("\n---", at), text.find("\n...", at)
+        at = dashes if dots < 0 or 0 <= dashes < dots else dots
+        if at < 0:
+            return None
+        found = _CLOSE_LINE.match(text, at + 1)
+        if found is not None:
+            return found
+        at += 1
 
 
 def parse_bytes(data: bytes, path: str) -> StateDoc:
@@ -208,10 +223,24 @@ def field_problems(doc: StateDoc) -> list[tuple[str, int, str]]:
         check = FIELDS.get(key)
         if check is None or value is None or (key in REQUIRED and value == ""):
             continue
-        problem = check(value)
+        kind = value.__class__
+        if kind is str or kind is int:   # a value judged before (most of them, in a history)
+            seen = (key, kind, value)
+            problem = _JUDGED.get(seen, _UNSEEN)
+            if problem is _UNSEEN:
+                if len(_JUDGED) >= 1 << 14:
+                    _JUDGED.clear()
+                problem = _JUDGED[seen] = check(value)
+        else:
+            problem = check(value)
         if problem:
             out.append((key, doc.line_of(key), f"'{key}' {problem}, not {value!r}"))
     return out
+
+
+# (key, type, value) -> what `FIELDS` says of it: each check depends on the value alone.
+_JUDGED: dict = {}
+_UNSEEN = object()
 
 
 def is_filled(value: Any) -> bool:
