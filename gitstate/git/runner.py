@@ -176,9 +176,11 @@ class Git:
                 found.append(None)
                 continue
             sha, kind, size = header.decode().split()
-            found.append((sha, kind, Oversized(sha, int(size))))
             if int(size) <= max_size:
+                found.append(None)   # read below
                 small.append((i, sha))
+            else:
+                found.append((sha, kind, Oversized(sha, int(size))))
         for (i, _), got in zip(small, self.cat_batch(sha for _, sha in small)):
             found[i] = got
         return found

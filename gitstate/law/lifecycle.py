@@ -154,8 +154,9 @@ class Policies(Record):
     context_window: int | None = field(
         None, about="tokens of the agents' model window, when not known otherwise")
     movers: Movers = field(Movers(), about="who may move an agent besides itself")
-    _private = ("_pairs",)
+    _private = ("_pairs", "_gates")
     _pairs: tuple[tuple[str, str], ...] | None   # approval's 'from -> to' pairs, read once
+    _gates: dict | None   # what `gates` answered, per (from, to): every commit judged asks
 
     @property
     def law_approval(self) -> bool:
@@ -167,6 +168,20 @@ class Policies(Record):
             self._pairs = tuple(
                 arrow for a in self.approval if (arrow := parse_arrow(a)) is not None)
         return self._pairs
+
+    def gates(self, old: str, new: str | None) -> bool:
+        """Does an approval pair match `old -> new` (`new` None: is `old -> *` one)?"""
+        memo = self._gates
+        if memo is None:
+            memo = self._gates = {}
+        found = memo.get((old, new))
+        if found is None:
+            if len(memo) > 4096:   # names may come from any file: bounded
+                memo.clear()
+            found = memo[(old, new)] = any(
+                _glob(a, old) and (b == "*" if new is None else _glob(b, new))
+                for a, b in self.approval_pairs)
+        return found
 
     def timeout(self, old: str, new: str) -> Timeout | None:
         return self.timeouts.get(f"{old} -> {new}")
@@ -232,7 +247,7 @@ class Lifecycle(Record):
         """Is an agent in `state` a human's to move (approval for `state -> *`, haak's frozen)?
         Then every change to it needs approval, staying in the state included (its role
         handed away): it cannot speak for itself."""
-        return any(_glob(a, state) and b == "*" for a, b in self.policies.approval_pairs)
+        return self.policies.gates(state, None)
 
     def gated(self, old: str, new: str) -> bool:
         """Does a change of an agent's file from `old` to `new` need a human's approval: a
@@ -242,7 +257,7 @@ class Lifecycle(Record):
     def needs_approval(self, old: str, new: str) -> bool:
         if old == new:
             return False
-        return any(_glob(a, old) and _glob(b, new) for a, b in self.policies.approval_pairs)
+        return self.policies.gates(old, new)
 
     def timeout_applies(self, old: str, new: str, role: str | None) -> bool:
         """Is (old -> new) a timed transition for an agent holding `role`?"""
