@@ -205,8 +205,10 @@ def find_mentions(subject: str, body: str, prefix: str | None = None) -> frozens
         pm = _PREFIX_RE.match(subject)
         if pm:
             text = subject[pm.end():]
-    found = set()
+    found: set[str] = set()
     for chunk in (text, body):
+        if "@" not in chunk:
+            continue   # (most messages: no expression run)
         for m in _MENTION_RE.finditer(chunk):
             ident = m.group("id").rstrip(".")
             if ident.lower() == "all":

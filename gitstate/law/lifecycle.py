@@ -217,6 +217,8 @@ class Lifecycle(Record):
     defaults: dict = field({}, about="front-matter values a spawned agent gets")
     source: str = "lifecycle.yaml"
     _plain_skip = ("source",)
+    _private = ("_next",)
+    _next: dict | None   # what `allowed_from` answered, per state: every move judged asks
 
     @property
     def state_file(self) -> str:
@@ -237,8 +239,15 @@ class Lifecycle(Record):
         """Every legal next state, staying put included where the state is not terminal."""
         if state is None or state not in self.states:
             return ()
-        stay = () if self.states[state].terminal or state in self.targets(state) else (state,)
-        return self.targets(state) + stay
+        memo = self._next
+        if memo is None:
+            memo = self._next = {}
+        found = memo.get(state)
+        if found is None:
+            stay = () if self.states[state].terminal or state in self.targets(state) \
+                else (state,)
+            found = memo[state] = self.targets(state) + stay
+        return found
 
     def is_legal(self, old: str, new: str) -> bool:
         return new in self.allowed_from(old)
