@@ -100,9 +100,10 @@ def load_flat(text: str, line_offset: int = 0, where: str = "front matter"):
                 value = quoted
             else:
                 value = None
-            if len(seen) >= _SEEN_MAX:
-                seen.clear()
-            seen[line] = (key, value, (key,))
+            if len(line) <= _SEEN_CHARS:
+                if len(seen) >= _SEEN_MAX:
+                    seen.clear()
+                seen[line] = (key, value, (key,))
             data[key] = value
             lines[(key,)] = number
             first = first or number
@@ -135,9 +136,10 @@ def load_flat(text: str, line_offset: int = 0, where: str = "front matter"):
 # Lines read with `_COMMON` -> (key, value, (key,)). The lines of state files repeat across a
 # history (`state: inbox`, `role: architect`, `depth: 0`), and verify reads every version of
 # every state file: a line seen before costs a lookup instead of an expression (values are
-# immutable scalars, shared safely). Bounded: emptied when full.
+# immutable scalars, shared safely). Bounded: short lines only, emptied when full (~3 MB).
 _SEEN: dict[str, tuple] = {}
 _SEEN_MAX = 1 << 14
+_SEEN_CHARS = 160
 
 
 def _twice(key: str, first: int, line: int, where: str):

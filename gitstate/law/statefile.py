@@ -224,7 +224,7 @@ def field_problems(doc: StateDoc) -> list[tuple[str, int, str]]:
         if check is None or value is None or (key in REQUIRED and value == ""):
             continue
         kind = value.__class__
-        if kind is str or kind is int:   # a value judged before (most of them, in a history)
+        if kind is int or kind is str and len(value) <= 160:   # judged before, most of them
             seen = (key, kind, value)
             problem = _JUDGED.get(seen, _UNSEEN)
             if problem is _UNSEEN:
@@ -238,7 +238,8 @@ def field_problems(doc: StateDoc) -> list[tuple[str, int, str]]:
     return out
 
 
-# (key, type, value) -> what `FIELDS` says of it: each check depends on the value alone.
+# (key, type, value) -> what `FIELDS` says of it: each check depends on the value alone
+# (short values only, emptied when full: ~3 MB at most).
 _JUDGED: dict = {}
 _UNSEEN = object()
 
