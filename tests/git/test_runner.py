@@ -43,6 +43,21 @@ def test_a_large_input_and_large_outputs_go_through_together(tmp_path, monkeypat
     assert (code, out, err) == (0, data[::-1], data)
 
 
+def test_a_long_read_goes_through_files_and_returns_everything(tmp_path, monkeypatch):
+    """A long read (verify's batches of objects) hands git its input and takes its output
+    through files; both pipes' worth, the exit code and the options bounding git's memory
+    arrive as they would through pipes."""
+    _fake_git(tmp_path / "bin", "import sys\n"
+              "data = sys.stdin.buffer.read()\n"
+              "sys.stderr.buffer.write(' '.join(sys.argv[1:]).encode() + data[:10])\n"
+              "sys.stdout.buffer.write(data[::-1] * 4); sys.exit(5)\n")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    data = os.urandom(300_000)
+    code, out, err = Git(tmp_path).call("anything", input=data, long_read=True)
+    assert (code, out) == (5, data[::-1] * 4)
+    assert b"core.deltaBaseCacheLimit" in err and err.endswith(data[:10])
+
+
 def test_history_is_read_without_replace_objects_or_grafts(tmp_path):
     repo = make_repo(tmp_path / "r")
     for name in ("one", "two", "three"):

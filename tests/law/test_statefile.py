@@ -138,3 +138,31 @@ def test_the_front_matter_is_split_as_line_by_line(text):
             assert "front matter opened" not in str(exc) and "no front matter" not in str(exc)
         return
     assert expected == (doc.head, doc.front_text, doc.close, doc.body)
+
+
+LINES = ["---", "...", "--- ", "...\t", "---x", "----", " ---", "...\r", "---\r", "a: b", "",
+         "- x", "#---", "..", "--"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(LINES), max_size=8), st.booleans())
+def test_the_closing_line_is_found_where_the_expression_finds_it(lines, final_newline):
+    """`_close_line` looks only where a line starts with '---' or '...': it finds the same
+    line as searching with the expression at every character."""
+    text = "---\n" + "\n".join(lines) + ("\n" if final_newline else "")
+    found = statefile._close_line(text, 4)
+    expected = statefile._CLOSE_LINE.search(text, 4)
+    assert (found and found.span()) == (expected and expected.span()), text
+
+
+def test_state_files_share_what_their_lines_say_but_not_long_lines():
+    """verify reads every version of every state file: a short line read before is looked up;
+    a long one (anyone may commit one) is not kept."""
+    from gitstate.law import flatyaml
+    long_summary = "summary: " + "x" * 10_000
+    text = f"---\nagent: alice\nstate: inbox\n{long_summary}\n---\n"
+    first = statefile.parse(text, "agent/alice/_state.md")
+    again = statefile.parse(text, "agent/alice/_state.md")
+    assert first.front == again.front and again.lines == first.lines
+    assert "state: inbox" in flatyaml._SEEN and long_summary not in flatyaml._SEEN
+    assert again.front["summary"] == "x" * 10_000
