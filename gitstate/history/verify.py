@@ -125,11 +125,13 @@ def _judge_all(git: Git, commits, cache_dir: str | None, root: str | None,
     # this one: the two cores work at once instead of in turn
     from collections import deque
     from concurrent.futures import ThreadPoolExecutor  # (and logging: ~10 ms to import)
+    kept: dict = {}   # the reading thread's alone
     with ThreadPoolExecutor(max_workers=1) as pool:
         pending: deque = deque()
         for batch in _batches(commits):
             before = {c.sha for b, _f in pending for c in b}
-            pending.append((batch, pool.submit(_fetch, git, batch, state["law"], before)))
+            pending.append((batch, pool.submit(_fetch, git, batch, state["law"], before,
+                                               kept)))
             if len(pending) > AHEAD:
                 done, fetched = pending.popleft()
                 problems += _judge_batch(git, done, fetched.result(), cache_dir, state)
@@ -163,17 +165,45 @@ def _batches(commits):
         yield batch
 
 
-def _fetch(git: Git, commits: list[Commit], known: dict, before: set[str]) -> tuple:
+def _fetch(git: Git, commits: list[Commit], known: dict, before: set[str],
+           kept: dict | None = None) -> tuple:
     """The objects a batch is judged with: its commits' objects, the lifecycle of each
     parent outside it (not judged already: `known`, the laws found so far, which grows
-    meanwhile; nor in the batches `before` it, whose laws are being worked out), and every
-    state file its changes name."""
+    meanwhile; nor in the batches `before` it, whose laws are being worked out), and the
+    content of every state file its changes name.
+
+    `kept` (path -> (blob, content) of the last version read, carried from batch to batch
+    by the one thread that reads them): a change's old side is most often the version the
+    batch before read, which is not read again (contents are named by their blob ids)."""
     outside = sorted(p for p in {p for c in commits for p in c.parents}
                      - {c.sha for c in commits} - before if p not in known)
-    blobs = sorted({b for c in commits for _, old, new, _m in c.changes for b in (old, new) if b})
+    contents: dict = {}
+    if kept is not None:
+        for c in commits:
+            for path, old, new, _m in c.changes:
+                hit = kept.get(path)
+                if hit is not None and hit[0] in (old, new):
+                    contents[hit[0]] = hit[1]
+    blobs = sorted({b for c in commits for _, old, new, _m in c.changes for b in (old, new)
+                    if b and b not in contents})
     specs = [c.sha for c in commits] + [f"{p}:{LIFECYCLE_PATH}" for p in outside]
+    found = git.cat_batch(specs)
     # blobs over the limit are not read: their size alone refuses them
-    return outside, blobs, git.cat_batch(specs) + git.cat_batch(blobs, READ_LIMIT)
+    for b, got in zip(blobs, git.cat_batch(blobs, READ_LIMIT)):
+        contents[b] = got[2] if got and got[1] == "blob" else None
+    if kept is not None:
+        for c in commits:
+            for path, _old, new, _m in c.changes:
+                if new is not None:
+                    kept[path] = (new, contents[new])
+        if len(kept) > KEPT_PATHS:
+            kept.clear()
+    return outside, contents, found
+
+
+# The paths whose last read version is kept between batches (each at most READ_LIMIT bytes;
+# the judgement keeps as many parsed already).
+KEPT_PATHS = 100_000
 
 
 def _judge_batch(git: Git, commits: list[Commit], fetched: tuple, cache_dir: str | None,
@@ -181,7 +211,7 @@ def _judge_batch(git: Git, commits: list[Commit], fetched: tuple, cache_dir: str
     # the valid law in force after each commit, inherited from the first parent
     law: dict[str, tuple[str, bytes] | None] = state["law"]
     lifecycles: dict[str, Lifecycle | None] = state["lifecycles"]
-    outside, blobs, found = fetched
+    outside, contents, found = fetched
     n = len(commits)
     laws = [(p, got) for p, got in zip(outside, found[n:n + len(outside)])
             if p not in law]         # a parent the batch before set meanwhile keeps its law
@@ -192,8 +222,6 @@ def _judge_batch(git: Git, commits: list[Commit], fetched: tuple, cache_dir: str
         entry = (got[0], got[2]) if got and got[1] == "blob" else None
         law[parent] = entry if entry and _lifecycle(entry, lifecycles, cache_dir) else None
         state["origin"][parent] = HELD
-    contents = {b: (got[2] if got and got[1] == "blob" else None)
-                for b, got in zip(blobs, found[n + len(outside):])}
     parsed: dict = state["parsed"]   # each blob parsed once, judged as new and then as old
     run: dict = state["run"]         # every agent's front matter along the line being replayed
     problems = []
