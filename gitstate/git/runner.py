@@ -262,8 +262,8 @@ def _spawn_light(argv: list[str], input: bytes | None,
 def _spawn_to_files(argv: list[str], input: bytes | None,
                     env: dict[str, str]) -> tuple[int, bytes, bytes]:
     """A long read: git reads its input from a file and writes its output to files. A thread
-    waiting on pipes takes Python's lock back after every read and write (32 KiB out, 512
-    bytes in), up to 5 ms each while another thread judges (`sys.getswitchinterval`); waiting
+    waiting on pipes takes Python's lock back after every read and write (32 KiB out, 4 KiB
+    in), up to 5 ms each while another thread judges (`sys.getswitchinterval`); waiting
     on the process alone takes it back once (bench/README.md, "Near the floor")."""
     import subprocess
     import tempfile
