@@ -104,7 +104,7 @@ class Record(metaclass=_RecordType):
                 value = kwargs[name]
             elif name in defaults:
                 value = defaults[name]
-                if isinstance(value, (dict, list, set)):
+                if isinstance(value, _COPIED):
                     value = type(value)(value)
             else:
                 raise TypeError(f"{type(self).__name__}: missing field {name!r}")
