@@ -123,33 +123,33 @@ def _judge_all(git: Git, commits, cache_dir: str | None, root: str | None,
     count = 0
     # git reads the objects of the next batches (a process of its own) while Python judges
     # this one: the two cores work at once instead of in turn
-    from collections import deque
     from concurrent.futures import ThreadPoolExecutor  # (and logging: ~10 ms to import)
-    kept: dict = {}   # the reading thread's alone
     with ThreadPoolExecutor(max_workers=1) as pool:
-        pending: deque = deque()
-        for batch in _batches(commits):
-            before = {c.sha for b, _f in pending for c in b}
-            pending.append((batch, pool.submit(_fetch, git, batch, state["law"], before,
-                                               kept)))
-            if len(pending) > AHEAD:
-                done, fetched = pending.popleft()
-                problems += _judge_batch(git, done, fetched.result(), cache_dir, state)
-                count += len(done)
-                if progress is not None:
-                    progress(count)
-        while pending:
-            done, fetched = pending.popleft()
+        for done, fetched in _read_ahead(pool, git, commits, state["law"]):
             problems += _judge_batch(git, done, fetched.result(), cache_dir, state)
             count += len(done)
+            if progress is not None:
+                progress(count)
     return problems, count, state["by_tag"]
 
 
 # Batches whose objects are being read while one is judged: a read waits for Python's lock
 # whenever it has work to do, so it starts early. The first batches are small, so that
 # judging starts while git is still writing the first ones.
-AHEAD = 2
-FIRST = 250
+AHEAD, FIRST = 2, 250
+
+
+def _read_ahead(pool, git: Git, commits, law: dict):
+    """(batch, its objects as they will be read) AHEAD batches before they are judged."""
+    from collections import deque
+    pending: deque = deque()
+    kept: dict = {}   # the reading thread's alone
+    for batch in _batches(commits):
+        before = {c.sha for b, _f in pending for c in b}
+        pending.append((batch, pool.submit(_fetch, git, batch, law, before, kept)))
+        if len(pending) > AHEAD:
+            yield pending.popleft()
+    yield from pending
 
 
 def _batches(commits):
@@ -170,20 +170,13 @@ def _fetch(git: Git, commits: list[Commit], known: dict, before: set[str],
     """The objects a batch is judged with: its commits' objects, the lifecycle of each
     parent outside it (not judged already: `known`, the laws found so far, which grows
     meanwhile; nor in the batches `before` it, whose laws are being worked out), and the
-    content of every state file its changes name.
-
-    `kept` (path -> (blob, content) of the last version read, carried from batch to batch
-    by the one thread that reads them): a change's old side is most often the version the
-    batch before read, which is not read again (contents are named by their blob ids)."""
+    content of every state file its changes name. `kept` (path -> (blob, content) last read,
+    carried from batch to batch): a change's old side, most often read by the batch before,
+    is not read again (contents are named by their blob ids)."""
     outside = sorted(p for p in {p for c in commits for p in c.parents}
                      - {c.sha for c in commits} - before if p not in known)
-    contents: dict = {}
-    if kept is not None:
-        for c in commits:
-            for path, old, new, _m in c.changes:
-                hit = kept.get(path)
-                if hit is not None and hit[0] in (old, new):
-                    contents[hit[0]] = hit[1]
+    contents: dict = {} if kept is None else dict(
+        kept[path] for c in commits for path, *_r in c.changes if path in kept)
     blobs = sorted({b for c in commits for _, old, new, _m in c.changes for b in (old, new)
                     if b and b not in contents})
     specs = [c.sha for c in commits] + [f"{p}:{LIFECYCLE_PATH}" for p in outside]
@@ -196,14 +189,9 @@ def _fetch(git: Git, commits: list[Commit], known: dict, before: set[str],
             for path, _old, new, _m in c.changes:
                 if new is not None:
                     kept[path] = (new, contents[new])
-        if len(kept) > KEPT_PATHS:
+        if len(kept) > 100_000:   # (the judgement keeps as many files parsed already)
             kept.clear()
     return outside, contents, found
-
-
-# The paths whose last read version is kept between batches (each at most READ_LIMIT bytes;
-# the judgement keeps as many parsed already).
-KEPT_PATHS = 100_000
 
 
 def _judge_batch(git: Git, commits: list[Commit], fetched: tuple, cache_dir: str | None,

@@ -154,9 +154,8 @@ class Policies(Record):
     context_window: int | None = field(
         None, about="tokens of the agents' model window, when not known otherwise")
     movers: Movers = field(Movers(), about="who may move an agent besides itself")
-    _private = ("_pairs", "_gates")
+    _private = ("_pairs",)
     _pairs: tuple[tuple[str, str], ...] | None   # approval's 'from -> to' pairs, read once
-    _gates: dict | None   # what `gates` answered, per (from, to): every commit judged asks
 
     @property
     def law_approval(self) -> bool:
@@ -168,21 +167,6 @@ class Policies(Record):
             self._pairs = tuple(
                 arrow for a in self.approval if (arrow := parse_arrow(a)) is not None)
         return self._pairs
-
-    def gates(self, old: str, new: str | None) -> bool:
-        """Does an approval pair match `old -> new` (`new` None: is `old -> *` one)?"""
-        memo = self._gates
-        if memo is None:
-            memo = self._gates = {}
-        found = memo.get((old, new))
-        if found is None:
-            found = any(_glob(a, old) and (b == "*" if new is None else _glob(b, new))
-                        for a, b in self.approval_pairs)
-            if len(old) + len(new or "") <= 128:   # names may come from any file: bounded
-                if len(memo) > 4096:
-                    memo.clear()
-                memo[(old, new)] = found
-        return found
 
     def timeout(self, old: str, new: str) -> Timeout | None:
         return self.timeouts.get(f"{old} -> {new}")
@@ -218,8 +202,6 @@ class Lifecycle(Record):
     defaults: dict = field({}, about="front-matter values a spawned agent gets")
     source: str = "lifecycle.yaml"
     _plain_skip = ("source",)
-    _private = ("_next",)
-    _next: dict | None   # what `allowed_from` answered, per state: every move judged asks
 
     @property
     def state_file(self) -> str:
@@ -240,15 +222,8 @@ class Lifecycle(Record):
         """Every legal next state, staying put included where the state is not terminal."""
         if state is None or state not in self.states:
             return ()
-        memo = self._next
-        if memo is None:
-            memo = self._next = {}
-        found = memo.get(state)
-        if found is None:
-            stay = () if self.states[state].terminal or state in self.targets(state) \
-                else (state,)
-            found = memo[state] = self.targets(state) + stay
-        return found
+        stay = () if self.states[state].terminal or state in self.targets(state) else (state,)
+        return self.targets(state) + stay
 
     def is_legal(self, old: str, new: str) -> bool:
         return new in self.allowed_from(old)
@@ -257,7 +232,7 @@ class Lifecycle(Record):
         """Is an agent in `state` a human's to move (approval for `state -> *`, haak's frozen)?
         Then every change to it needs approval, staying in the state included (its role
         handed away): it cannot speak for itself."""
-        return self.policies.gates(state, None)
+        return any(_glob(a, state) and b == "*" for a, b in self.policies.approval_pairs)
 
     def gated(self, old: str, new: str) -> bool:
         """Does a change of an agent's file from `old` to `new` need a human's approval: a
@@ -267,7 +242,7 @@ class Lifecycle(Record):
     def needs_approval(self, old: str, new: str) -> bool:
         if old == new:
             return False
-        return self.policies.gates(old, new)
+        return any(_glob(a, old) and _glob(b, new) for a, b in self.policies.approval_pairs)
 
     def timeout_applies(self, old: str, new: str, role: str | None) -> bool:
         """Is (old -> new) a timed transition for an agent holding `role`?"""
