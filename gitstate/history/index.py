@@ -138,7 +138,7 @@ class Index:
         # state files alike) is read again for this one
         missing = [(a, p, b) for a, p, b in entries
                    if b not in known or (known[b][0] is None and known[b][2:] != [p])]
-        new = sum(1 for _, _, b in missing if b not in known)
+        new = sum(1 for _, _, b in missing if b not in known or len(known[b]) < 3)
         problems: dict[str, str] = {}
         datas = self.git.cat_files((b for _, _, b in missing), statefile.MAX_STATE_FILE_BYTES)
         for (_agent, path, blob), data in zip(missing, datas):
@@ -147,7 +147,7 @@ class Index:
                 known[blob] = [[_plain(front.get(k)) for k in KEPT], None]
             except InvalidFile as exc:
                 problems[path] = str(exc)
-                if blob not in known or known[blob][0] is not None:
+                if blob not in known or known[blob][0] is not None or len(known[blob]) < 3:
                     known[blob] = [None, str(exc), path]
         if new:
             live = {b for _, _, b in entries}
