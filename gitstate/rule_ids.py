@@ -57,6 +57,17 @@ else:
         def value(self) -> str:
             return self._value_
 
+        # copied and pickled as the member it is (a str subclass would be made anew from
+        # its id alone, without a description)
+        def __reduce__(self):
+            return type(self), (self._value_,)
+
+        def __copy__(self):
+            return self
+
+        def __deepcopy__(self, memo):
+            return self
+
 
 class Rule(_Ids):
     description: str

@@ -94,6 +94,17 @@ def test_each_member_is_its_id_and_carries_one_line():
         assert rule.description and "\n" not in rule.description, rule
 
 
+def test_a_member_copies_and_pickles_as_itself():
+    """As an enum member does: a refusal carrying its rule may be copied, or pickled to
+    another process (a pool's worker), and comes back as the same member."""
+    import copy
+    import pickle
+    for rule in (Rule.ROLE_MAX, Rule(list(Rule)[-1].value)):
+        assert copy.copy(rule) is rule and copy.deepcopy({"r": [rule]})["r"][0] is rule
+        assert pickle.loads(pickle.dumps(rule)) is rule
+        assert rule.description == pickle.loads(pickle.dumps(rule)).description
+
+
 def test_no_module_spells_a_rule_id():
     declared = {r.value for r in Rule}
     found = [f"{name}:{node.lineno}: {node.value!r}" for name, tree in _trees()

@@ -88,6 +88,7 @@ def load(cache_dir: str | None, name: str, identity: list,
         body = memoryview(raw)[65:]
         if raw[64:65] != b"\n" or raw[:64].decode("ascii", "replace") != _blake2b(body, secret):
             return None
+        identity = identity + _shallow(cache_dir)
         if binary:
             import marshal
             data = marshal.loads(body)
@@ -107,6 +108,7 @@ def store(cache_dir: str | None, name: str, identity: list, data: dict,
     secret = key() if cache_dir else None
     if not secret or not cache_dir:
         return
+    identity = identity + _shallow(cache_dir)
     try:
         path = os.path.join(cache_dir, name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -216,6 +218,27 @@ def store_parts(cache_dir: str | None, name: str, identity: list, data: dict,
 def _is_pack(file: object) -> bool:
     return isinstance(file, str) and len(file) == 29 and file.endswith(".pack") \
         and file[:24].isalnum()
+
+
+def _shallow(cache_dir: str) -> list:
+    """The commits a shallow clone's history stops at (`shallow` in the git dir; [] for a
+    whole history): an answer kept at a tip is another once a fetch deepens the history
+    beneath that same tip. (`cache_dir` is `<git dir>/gitstate`; a linked worktree's git dir
+    names the common one, where `shallow` is.)"""
+    gdir = os.path.dirname(os.path.normpath(cache_dir))
+    try:
+        with open(os.path.join(gdir, "commondir"), encoding="utf-8") as fh:
+            gdir = os.path.join(gdir, fh.read().strip())
+    except (OSError, ValueError):
+        pass
+    try:
+        with open(os.path.join(gdir, "shallow"), "rb") as fh:
+            bounds = fh.read()
+    except OSError:
+        return []
+    if not bounds:
+        return []
+    return ["shallow", _blake2b(bounds, b"shallow")]
 
 
 def _python() -> list:

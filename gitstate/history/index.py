@@ -134,21 +134,28 @@ class Index:
         Front matters are remembered by blob hash: only new blobs are read and parsed."""
         entries = self._entries(rev)
         known = self._blobs
-        missing = [(a, p, b) for a, p, b in entries if b not in known]
+        # a problem names the file it was found in: a blob unreadable at another path (two
+        # state files alike) is read again for this one
+        missing = [(a, p, b) for a, p, b in entries
+                   if b not in known or (known[b][0] is None and known[b][2:] != [p])]
+        new = sum(1 for _, _, b in missing if b not in known or len(known[b]) < 3)
+        problems: dict[str, str] = {}
         datas = self.git.cat_files((b for _, _, b in missing), statefile.MAX_STATE_FILE_BYTES)
         for (_agent, path, blob), data in zip(missing, datas):
             try:
                 front = statefile.parse_bytes(data or b"", path).front
                 known[blob] = [[_plain(front.get(k)) for k in KEPT], None]
             except InvalidFile as exc:
-                known[blob] = [None, str(exc)]
-        if missing:
+                problems[path] = str(exc)
+                if blob not in known or known[blob][0] is not None or len(known[blob]) < 3:
+                    known[blob] = [None, str(exc), path]
+        if new:
             live = {b for _, _, b in entries}
             if len(known) > 2 * len(live) + 1000:   # forget blobs no longer looked at
                 self._blobs = known = {b: known[b] for b in live}
-            self._new_blobs += len(missing)
-        return {a: (p, None if known[b][0] is None else dict(zip(KEPT, known[b][0])), known[b][1])
-                for a, p, b in entries}
+            self._new_blobs += new
+        return {a: (p, None if known[b][0] is None else dict(zip(KEPT, known[b][0])),
+                    problems.get(p, known[b][1])) for a, p, b in entries}
 
     def _entries(self, rev: str | None) -> list[tuple[str, str, str]]:
         """(agent, path, blob) of every state file committed at `rev`: as listed last time

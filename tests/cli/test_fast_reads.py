@@ -183,6 +183,26 @@ def test_the_whole_log_kept_as_printed_follows_new_commits_merges_and_rewrites(t
     assert same() == first and "mallory" not in gitstate(team, "log").stdout
 
 
+def test_a_shallow_clone_deepened_reads_the_history_beneath_its_tip(team, tmp_path):
+    """A shallow clone's reads are kept for its tip; `fetch --unshallow` brings the history
+    beneath that same tip, and log, inbox and roster then say what the whole history says."""
+    shallow = tmp_path / "clone" / "repo"   # named as the original (roster says its project)
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{team}", str(shallow))
+    reads = (("log",), ("log", "--json"), ("inbox", "bob", "--json"), ("roster", "--json"))
+    for args in reads:
+        assert gitstate(shallow, *args).returncode == 0
+    git(shallow, "fetch", "-q", "--unshallow")
+    for args in reads:
+        fast, slow = both(shallow, *args)
+        whole = gitstate(team, *args).stdout
+        if args[-1] == "--json":
+            fast, slow, whole = (timeless(json.loads(x)) for x in (fast.stdout, slow.stdout,
+                                                                   whole))
+        else:
+            fast, slow = fast.stdout, slow.stdout
+        assert fast == whole and slow == whole, args
+
+
 def test_the_kept_log_folds_its_parts_and_says_the_same(team, monkeypatch):
     """Each step onward keeps the moves since as a part of their own; past FOLD parts they are
     written again as one, and the log says what the whole command line says throughout."""

@@ -421,6 +421,20 @@ def test_the_message_judged_is_the_one_the_users_hook_leaves(team):
     refused(team, "@alice: [STATE:inbox] read", "agent/alice/_state.md", rule="malformed-subject")
 
 
+def test_a_judged_subject_that_git_strips_as_a_comment_is_judged_again(team):
+    """With core.commentChar `@`, git strips the subject commit-msg judged after it judged
+    it: the commit made has the next line for subject, and the ref guard judges that commit
+    rather than trust the judgement."""
+    git(team, "config", "core.commentChar", "@")
+    set_state_line(team, "alice", "state", "inbox")
+    before = git(team, "rev-parse", "HEAD").stdout
+    msg = "@alice: [STATE:inbox] read\n[STATE:deep_work] lie"
+    res = commit(team, msg, "agent/alice/_state.md", extra=("--cleanup=strip",))
+    assert res.returncode != 0, git(team, "log", "-1", "--format=%B").stdout
+    assert git(team, "rev-parse", "HEAD").stdout == before
+    assert gitstate(team, "verify").returncode == 0
+
+
 def test_a_state_file_name_with_a_newline_after_it_is_no_state_file(team):
     """`agent/alice/_state.md` followed by a newline is another file: the commit hooks let it
     through as ordinary work, so no reader may take it for alice's state file."""

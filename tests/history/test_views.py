@@ -229,6 +229,21 @@ def test_verify_catches_what_bypassed_the_hooks(team):
     assert len(json.loads(gitstate(team, "verify", "--json").stdout)["problems"]) == 2
 
 
+def test_two_unreadable_state_files_alike_each_name_their_own(team):
+    """Two agents whose state files are the same unreadable bytes (here both empty: one
+    blob) are each said to be unreadable at their own path, by a cold read and a warm one."""
+    for agent in ("alice", "bob"):
+        state_path(team, agent).write_bytes(b"")
+    git(team, *UNHOOKED, "commit", "-q", "-am", "both emptied past the hooks")
+    for _ in range(2):
+        rows = json.loads(gitstate(team, "status", "--json").stdout)["agents"]
+        problems = {r["agent"]: r["problem"] for r in rows if r.get("problem")}
+        assert set(problems) == {"alice", "bob"}, rows
+        for agent, problem in problems.items():
+            assert f"agent/{agent}/_state.md:1:" in problem, problem
+            assert all(f"agent/{o}/" not in problem for o in problems if o != agent), problem
+
+
 def test_situations_graph_in_sqlite(team):
     gitstate(team, "transition", "alice", "inbox", "--set", "model=opus-4-6",
              "--set", "person=zach", "--set", "project=haak", "--set", "summary=designing")
