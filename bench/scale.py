@@ -94,7 +94,7 @@ def main() -> int:
         agent = "agent-0001"
         for cmd in (["roster"], ["status"], ["status", agent], ["vacancies"], ["inbox", agent],
                     ["log", agent, "-n", "20"], ["log", "-n", "20"],
-                    ["situations", "--no-sqlite"]):
+                    ["situations", "--no-sqlite"], ["log"], ["log", "--json"]):
             if cmd == ["roster"]:
                 shutil.rmtree(cache, ignore_errors=True)
             cold, peak, own = run(GITSTATE + cmd, repo)
