@@ -5,16 +5,17 @@ making it again from the kept moves costs far more than reading it: every moment
 line laid out, every row encoded. So what was printed is kept under `.git/gitstate` as a
 folder of parts (`history/kept.py`, each part checked by its keyed hash), with each agent's
 last state: when the tip moves on by commits without merges, only the moves since are laid
-out, by the same printers, into one new part; any other history is printed anew. Past FOLD
-parts, they are written again as one. Only the plain forms are kept: `log` and compact `log
---json` (not a terminal's indented JSON, nor `--at`, `--since`, `-n`, an agent or
-`--newest-first`).
+out, by the same printers, into one new part; any other history is printed anew, CHUNK moves
+to a part. Past FOLD parts added, those are written again as one. Only the plain forms are
+kept: `log` and compact `log --json` (not a terminal's indented JSON, nor `--at`, `--since`,
+`-n`, an agent or `--newest-first`).
 """
 
 from __future__ import annotations
 
-FORMAT = 1
-FOLD = 32                   # parts a kept log may have before they are written as one
+FORMAT = 2
+FOLD = 32                   # parts added on a kept log before they are written as one
+CHUNK = 1 << 16             # moves laid out at a time when the whole log is printed anew
 _JSON_OPEN = '{"moves":['   # what json_text writes before the rows of {"moves": rows}...
 _JSON_CLOSE = "]}\n"        # ...and after them
 
@@ -35,7 +36,7 @@ def whole_log(repo, as_json: bool) -> list[bytes] | None:
 
     def kept_at(fresh: bool) -> dict | None:
         return read_on(repo.git, repo.cache_dir, name, identity, head, valid=_valid,
-                       anew=lambda tip: _anew(repo, as_json),
+                       anew=lambda tip: _anew(repo, lc, tip, as_json),
                        onward=lambda saved, revs: _onward(repo, lc, name, saved, revs, as_json),
                        parted=True, linear=True, fresh=fresh)
 
@@ -44,7 +45,8 @@ def whole_log(repo, as_json: bool) -> list[bytes] | None:
 
 
 def _valid(saved: dict) -> bool:
-    return isinstance(saved.get("count"), int) and isinstance(saved.get("last"), dict)
+    return isinstance(saved.get("count"), int) and isinstance(saved.get("base"), int) \
+        and isinstance(saved.get("last"), dict)
 
 
 def _parts(cache_dir: str, name: str, kept: dict) -> list[bytes] | None:
@@ -59,41 +61,59 @@ def _parts(cache_dir: str, name: str, kept: dict) -> list[bytes] | None:
     return parts
 
 
-def _anew(repo, as_json: bool) -> dict:
-    """The whole log laid out from the kept moves."""
-    from gitstate.history.views import log_rows
-    moves = log_rows(repo)["moves"]
+def _anew(repo, lc, head: str, as_json: bool) -> dict:
+    """The whole log laid out from the kept moves, CHUNK moves to a part: a history's moves
+    are never all records at once (700,000 of them: several hundred MB)."""
+    from gitstate.history.movelog import all_moves
+    rows = all_moves(repo.git, lc, head, repo.cache_dir)
+    if rows is None:   # the kept moves cannot be had: the log as the command line reads it
+        from gitstate.history.views import log_rows
+        rows, made = None, [log_rows(repo)["moves"]]
+    else:
+        made = (_as_logged(rows[at:at + CHUNK]) for at in range(0, len(rows), CHUNK))
     last: dict[str, str] = {}
+    blobs: dict[int, bytes] = {}
+    for moves in made:
+        for move in moves:
+            last[move["agent"]] = move["to"]
+        laid = _laid_out(moves, as_json)
+        if laid:
+            blobs[len(blobs)] = laid
+    return {"count": len(blobs), "base": len(blobs), "last": last, "blobs": blobs}
+
+
+def _as_logged(rows: list) -> list[dict]:
+    """Kept move rows as `log_rows` gives them."""
+    from gitstate.history.views import move_of
+    from gitstate.law.times import iso
+    moves = [move_of(row) for row in rows]
     for move in moves:
-        last[move["agent"]] = move["to"]
-    laid = _laid_out(moves, as_json)
-    return {"count": 1 if laid else 0, "last": last, "blobs": {0: laid} if laid else {}}
+        move["time"] = iso(move["time"])
+    return moves
 
 
 def _onward(repo, lc, name: str, saved: dict, revs: str, as_json: bool) -> dict | None:
     """`saved` with the moves of `revs` (`TIP..HEAD`, commits without merges) added as a part
-    of their own; every part written again as one past FOLD."""
+    of their own; past FOLD such parts, they are written again as one."""
     from gitstate.history.movelog import moves_since
-    from gitstate.history.views import move_of
-    from gitstate.law.times import iso
     tip, _, head = revs.partition("..")
-    moves = [move_of(row) for row in moves_since(repo.git, lc, tip, head, saved["last"])]
+    moves = _as_logged(moves_since(repo.git, lc, tip, head, saved["last"]))
     last = dict(saved["last"])
     for move in moves:
-        move["time"] = iso(move["time"])   # as log_rows says them
         last[move["agent"]] = move["to"]
     new = _laid_out(moves, as_json)
-    count = saved["count"]
+    count, base = saved["count"], saved["base"]
+    kept = {"count": count, "base": base, "last": last, "blobs": {}}
     if not new:
-        return {"count": count, "last": last, "blobs": {}}
-    if count < FOLD:
-        return {"count": count + 1, "last": last, "blobs": {count: new}}
-    parts = _parts(repo.cache_dir, name, saved)
+        return kept
+    if count - base < FOLD:
+        return {**kept, "count": count + 1, "blobs": {count: new}}
+    parts = _parts(repo.cache_dir, name, saved)   # the parts added since the log was laid out
     if parts is None:
         return None
-    joined = (b"," if as_json else b"").join([*parts, new])
-    return {"count": 1, "last": last,
-            "blobs": {0: joined, **{i: None for i in range(1, count)}}}
+    joined = (b"," if as_json else b"").join([*parts[base:], new])
+    return {**kept, "count": base + 1,
+            "blobs": {base: joined, **{i: None for i in range(base + 1, count)}}}
 
 
 def _laid_out(moves: list[dict], as_json: bool) -> bytes:

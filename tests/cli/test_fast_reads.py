@@ -208,6 +208,7 @@ def test_the_kept_log_folds_its_parts_and_says_the_same(team, monkeypatch):
     written again as one, and the log says what the whole command line says throughout."""
     from gitstate.cli import printed
     monkeypatch.setattr(printed, "FOLD", 2)
+    monkeypatch.setattr(printed, "CHUNK", 2)    # the log laid out anew two moves to a part
     index = team / ".git" / "gitstate" / "log-json" / "index"
     for state in ("inbox", "distill", "deep_work", "idle"):
         if state != "idle":
@@ -220,6 +221,9 @@ def test_the_kept_log_folds_its_parts_and_says_the_same(team, monkeypatch):
         assert index.is_file()
     packs = list(index.parent.glob("*.pack"))
     assert 1 <= len(packs) <= 3, packs
+    git(team, "reset", "-q", "--hard", "HEAD~3")     # printed anew: in parts of two moves
+    fast, slow = both(team, "log", "--json")
+    assert fast.stdout == slow.stdout and len(json.loads(fast.stdout)["moves"]) > 4
 
 
 def _click_params(args: list[str]):
