@@ -13,6 +13,10 @@ kept: `log` and compact `log --json` (not a terminal's indented JSON, nor `--at`
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 FORMAT = 2
 FOLD = 32                   # parts added on a kept log before they are written as one
 CHUNK = 1 << 16             # moves laid out at a time when the whole log is printed anew
@@ -66,9 +70,10 @@ def _anew(repo, lc, head: str, as_json: bool) -> dict:
     are never all records at once (700,000 of them: several hundred MB)."""
     from gitstate.history.movelog import all_moves
     rows = all_moves(repo.git, lc, head, repo.cache_dir)
+    made: Iterable[list[dict]]
     if rows is None:   # the kept moves cannot be had: the log as the command line reads it
         from gitstate.history.views import log_rows
-        rows, made = None, [log_rows(repo)["moves"]]
+        made = [log_rows(repo)["moves"]]
     else:
         made = (_as_logged(rows[at:at + CHUNK]) for at in range(0, len(rows), CHUNK))
     last: dict[str, str] = {}
