@@ -67,6 +67,19 @@ def part(cache_dir: str | None, name: str, kept: dict, key) -> bytes | None:
     return cache.part(cache_dir, name, where) if where is not None else None
 
 
+def listed(cache_dir: str | None, name: str, kept: dict, key) -> list | None:
+    """The `marshal`led list kept as part `key` ([] where there is none), or None if the part
+    does not read back."""
+    if key not in kept["parts"] and key not in (kept.get("blobs") or {}):
+        return []
+    blob = part(cache_dir, name, kept, key)
+    try:
+        found = marshal.loads(blob) if blob is not None else None
+    except (ValueError, EOFError, TypeError):
+        return None
+    return found if isinstance(found, list) else None
+
+
 def asked(kept_at: Callable[[bool], dict | None], ask: Callable[[dict], object]):
     """`ask(kept)` of the kept folder `kept_at(fresh)`; when a part it needs does not read
     back (`ask` says None: torn, edited, or removed by a writer two tips on), the folder is

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 from gitstate import __version__
 from gitstate.git.runner import Git
-from gitstate.history.kept import Grouped, asked, part, read_on
+from gitstate.history.kept import Grouped, asked, listed, read_on
 from gitstate.law.grammar import parse_message
 
 NAME = "mentions"
@@ -93,14 +93,7 @@ def _pack(git: Git, lc, revs: str, saved: dict | None, cache_dir: str | None) ->
 def _items(kept: dict, cache_dir: str | None, key: str) -> list | None:
     """The messages kept for `key`, oldest first ([] for none), or None if its part does not
     read back."""
-    if key not in kept["parts"] and key not in (kept.get("blobs") or {}):
-        return []
-    blob = part(cache_dir, NAME, kept, key)
-    try:
-        items = marshal.loads(blob) if blob is not None else None
-    except (ValueError, EOFError, TypeError):
-        return None
-    return items if isinstance(items, list) else None
+    return listed(cache_dir, NAME, kept, key)
 
 
 def _read(git: Git, lc, revs: str) -> Iterator[list]:

@@ -23,7 +23,7 @@ import marshal
 from gitstate import __version__
 from gitstate.git.runner import Git
 from gitstate.history.fold import newest_events, tag_events
-from gitstate.history.kept import Grouped, asked, part, read_on
+from gitstate.history.kept import Grouped, asked, listed, part, read_on
 
 NAME = "moves"
 FORMAT = 3
@@ -158,14 +158,7 @@ def _pack(git: Git, lc, revs: str, saved: dict | None, cache_dir: str | None) ->
 def _rows(kept: dict, cache_dir: str | None, agent: str) -> list | None:
     """The agent's moves ([] for one that never moved), or None if its part does not read
     back."""
-    if agent not in kept["parts"] and agent not in (kept.get("blobs") or {}):
-        return []
-    blob = part(cache_dir, NAME, kept, agent)
-    try:
-        rows = marshal.loads(blob) if blob is not None else None
-    except (ValueError, EOFError, TypeError):
-        return None
-    return rows if isinstance(rows, list) else None
+    return listed(cache_dir, NAME, kept, agent)
 
 
 def _order(cache_dir: str | None, kept: dict, n: int) -> array.array | None:
