@@ -98,13 +98,7 @@ def test_the_readme_tour_runs_from_the_installed_wheel(installed, tmp_path, monk
     """The README's tour, typed as a user would, with the wheel's `gitstate` first on PATH."""
     import test_readme
     monkeypatch.setenv("PATH", str(installed) + os.pathsep + os.environ["PATH"])
-    for role in ("AUTHOR", "COMMITTER"):
-        for part in ("NAME", "EMAIL"):
-            monkeypatch.delenv(f"GIT_{role}_{part}", raising=False)
-    Path(os.environ["GIT_CONFIG_GLOBAL"]).write_text(
-        "[user]\n\tname = zach\n\temail = zach@example.invalid\n"
-        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n")
-    monkeypatch.delenv("GITSTATE_CHECK_JSON", raising=False)
+    test_readme.as_zach(monkeypatch)
     session = test_readme.Session(tmp_path)
     assert session.run("command -v gitstate").strip() == str(installed / "gitstate")
     problems, ran = [], 0

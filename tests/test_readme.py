@@ -112,6 +112,11 @@ class Session:
 def zach(monkeypatch):
     """zach's machine: his name in his global git config (a repository's own wins, as the
     demo's does), nothing of the test run's identity in the environment."""
+    as_zach(monkeypatch)
+
+
+def as_zach(monkeypatch) -> None:
+    """What the `zach` fixture sets up (the packaging test's tour needs it too)."""
     for role in ("AUTHOR", "COMMITTER"):
         for part in ("NAME", "EMAIL"):
             monkeypatch.delenv(f"GIT_{role}_{part}", raising=False)

@@ -36,16 +36,21 @@ def browser(sync_api):
         b.close()
 
 
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1100, "height": 900})
+def _page(browser, width: int, height: int):
+    """A page of that size; no script error nor CSP violation may happen on it."""
+    context = browser.new_context(viewport={"width": width, "height": height})
     pg = context.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
     pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     yield pg
     context.close()
-    assert errors == []                 # no script error, no CSP violation
+    assert errors == []
+
+
+@pytest.fixture
+def page(browser):
+    yield from _page(browser, 1100, 900)
 
 
 @pytest.fixture(scope="module")
@@ -109,14 +114,7 @@ def test_a_summary_with_a_script_is_shown_as_text(repo, page):
 
 @pytest.fixture
 def phone(browser):
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    pg = context.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    yield pg
-    context.close()
-    assert errors == []
+    yield from _page(browser, 390, 844)
 
 
 def test_the_roster_filter_is_in_the_url(demo, page):
