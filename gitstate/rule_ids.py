@@ -146,10 +146,13 @@ class Rule(_Ids):
 
     # the law and history
     LIFECYCLE = "lifecycle", "a lifecycle that is deleted, invalid or hostile"
-    DIVERGENT = "divergent", "a merge where two parents both moved one agent since their base"
-    MERGE_STATE = ("merge-state", "a merge whose state file for an agent is not that of the one "
-                   "parent that moved it")
-    FOREIGN_LAW = "foreign-law", "a merge of lines of history whose laws began apart"
+    MERGE_MOVES = ("merge-moves", "a merge on the team line that changes a state file or a file "
+                   "of the law against its first parent (merge work, land moves)")
+    TAG_ON_MERGE = "tag-on-merge", "a merge on the team line whose subject reads as a move"
+    TAG_FORM = ("tag-form", "a subject in a `grammar.accept` form once the law is in force (new "
+                "moves use the standard '@id: [STATE:x] text')")
+    ENCODING = ("encoding", "a commit whose `encoding` header is not UTF-8 (its message would "
+                "read one way to git and another to the judge)")
 
     # the hub
     FUTURE_DATE = "future-date", "a commit dated more than 5 minutes in the hub's future"

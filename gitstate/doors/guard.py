@@ -29,8 +29,11 @@ def guard(git: Git, updates: str) -> int:
             continue
         old, new, ref = parts
         base = old if old != ZERO else git.head()
+        if ref == _team_ref(git, base or new):
+            bad += _judge_line(git, ref, old, new, base, cache_dir)
+            continue
         problems, _ = verify(git, [new, "--not", "--branches"], cache_dir, root=base,
-                             bound=_bound(git, new))
+                             bound=_bound(git, new), line=False)
         bad += [(ref, p) for p in problems]
     if not bad:
         return 0
@@ -38,9 +41,44 @@ def guard(git: Git, updates: str) -> int:
     print(f"gitstate: refused to move {', '.join(refs)}: it would take commits that break the "
           "lifecycle:", file=sys.stderr)
     print_by_commit(bad, sys.stderr)
-    print("The branch was not moved. Make each move legal (e.g. `gitstate transition`), or "
-          "rebase instead of merging where an agent moved on two lines.", file=sys.stderr)
+    print("The branch was not moved. Make each move legal (e.g. `gitstate transition`); on the "
+          "team line, merge work and land moves one by one.", file=sys.stderr)
     return 1
+
+
+def _team_ref(git: Git, rev: str | None) -> str | None:
+    """The local branch holding the team line, by the law in force at `rev`."""
+    from gitstate.errors import GitstateError
+    from gitstate.git.repo import Managed, team_branch
+    if not rev:
+        return None
+    try:
+        lc = Managed(git, None).lifecycle(rev, index=False, worktree=False)
+    except GitstateError:
+        return None
+    branch = team_branch(git, lc)
+    return f"refs/heads/{branch}" if branch else None
+
+
+def _judge_line(git: Git, ref: str, old: str, new: str, base: str | None,
+                cache_dir: str) -> list[tuple[str, dict]]:
+    """The team line moves: every commit it gains on its first-parent line is judged as one
+    of the line. A fast-forward that would leave the old tip off that line (a merge that took
+    the line as its second parent) is refused; a rewrite (reset, rebase) is this clone's own
+    business, and what it brings is judged all the same."""
+    from gitstate.git.repo import on_first_parent_line
+    from gitstate.history.verify import verify
+    if old != ZERO and git.ok("merge-base", "--is-ancestor", old, new) \
+            and not on_first_parent_line(git, old, new):
+        from gitstate.rule_ids import Rule
+        return [(ref, {"commit": new, "subject": "", "rule": Rule.NON_FAST_FORWARD,
+                       "where": None, "message": f"{ref} is the team line: moving it to "
+                       f"{new[:10]} would leave its tip {old[:10]} off its first-parent line "
+                       "(that commit's first parents lead down another branch); merge that "
+                       "branch into the team line instead (`git merge` while on it)"})]
+    revs = [new, "--not", old] if old != ZERO else [new, "--not", "--branches"]
+    problems, _ = verify(git, revs, cache_dir, root=base, bound=_bound(git, new), line=True)
+    return [(ref, p) for p in problems]
 
 
 def _bound(git: Git, new: str) -> tuple[str, set[str]] | None:

@@ -22,13 +22,14 @@ import sys
 
 from gitstate.errors import GitstateError
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
-from gitstate.git.repo import GitContext, judge_merge_at, law_made_by_merge
+from gitstate.git.repo import GitContext, on_team_line
 from gitstate.git.runner import EMPTY_TREE, Git
 from gitstate.law import statefile
-from gitstate.law.grammar import Message
+from gitstate.law.grammar import Message, parse_message
+from gitstate.law.judge import Facts, judge
 from gitstate.law.lifecycle import LIFECYCLE_PATH, is_law_path
 from gitstate.law.limits import LIFECYCLE_BYTES
-from gitstate.law.rules import FileChange, Violation, check_law_change, validate
+from gitstate.law.verdict import FileChange, Violation
 from gitstate.rule_ids import Rule
 
 # pre-commit judges the staged files; the message does not exist yet (commit-msg judges it)
@@ -205,16 +206,14 @@ def _judge_staged(git: Git, raw: str, message: str | Message | None,
     got = git.cat_batch(specs, LIFECYCLE_BYTES if LIFECYCLE_PATH in paths else None)
     head, merge_head, old_lc, new_lc = got[:4]
     contents = got[4:]
-    out: list[Violation] = []
-    if LIFECYCLE_PATH in paths:
-        out += _check_new_lifecycle(new_lc)
+    law_problem = _check_new_lifecycle(new_lc) if LIFECYCLE_PATH in paths else None
     law = old_lc or new_lc or _fallback_law(git, base if head else None)
     if law is None:
         if changes_state_files(paths) and git.config("gitstate.managed") == "true":
-            out.append(Violation(Rule.LIFECYCLE, f"this clone is managed by gitstate, but no "
-                                 f"{LIFECYCLE_PATH} is committed, staged or in the work tree to "
-                                 "judge this commit by", LIFECYCLE_PATH))
-        return out, None  # not managed (yet): nothing to enforce
+            return [Violation(Rule.LIFECYCLE, f"this clone is managed by gitstate, but no "
+                              f"{LIFECYCLE_PATH} is committed, staged or in the work tree to "
+                              "judge this commit by", LIFECYCLE_PATH)], None
+        return [law_problem] if law_problem else [], None  # not managed (yet)
     try:
         if law[0]:
             lc = load_lifecycle_cached(law[2], law[0], LIFECYCLE_PATH, cache)
@@ -222,8 +221,8 @@ def _judge_staged(git: Git, raw: str, message: str | Message | None,
             from gitstate.law.load import read_lifecycle
             lc = read_lifecycle(law[2], LIFECYCLE_PATH)
     except GitstateError as exc:
-        return out or [Violation(getattr(exc, "rule", Rule.LIFECYCLE), exc.message,
-                                 exc.where or LIFECYCLE_PATH)], None
+        return [law_problem or Violation(getattr(exc, "rule", Rule.LIFECYCLE), exc.message,
+                                         exc.where or LIFECYCLE_PATH)], None
     rx = lc.state_path_regex()
     changes = []
     for i, p in enumerate(paths):
@@ -232,29 +231,22 @@ def _judge_staged(git: Git, raw: str, message: str | Message | None,
             changes.append(FileChange(p, old and old[2], new and new[2],
                                       new_mode=modes.get(p)))
     law_changed = [p for p in paths if is_law_path(p)] if old_lc is not None else []
-    if law_changed and merge_head and head:   # what the merge takes from a line was judged there
-        law_changed = law_made_by_merge(git, [head[0], merge_head[0]], None, law_changed)
-    if law_changed and message is not None:
-        out += check_law_change(lc, message, law_changed)
+    merge = bool(merge_head and head)
+    msg = parse_message(message) if isinstance(message, str) else message
     memo: dict = {}   # each state file parsed once, by the rules and for the census alike
     context = GitContext(git, base if head else None, tree=None, lc=lc, memo=memo)
-    if merge_head and head:
-        out += judge_merge_at(git, lc, [head[0], merge_head[0]], None, context)
-    else:
-        out += validate(changes, lc, message, context=context, memo=memo)
-        out += _working_agent(lc, message, changes, context)
-    waits = False
-    bound = os.environ.get("GITSTATE_AGENT", "").strip().lower()
-    if bound and changes and not merge_head:   # who may move whom: the session's binding
-        from gitstate.law.grammar import parse_message
+    bound = os.environ.get("GITSTATE_AGENT", "").strip().lower() or None
+    out = judge(Facts(lc, changes, message=msg, law_changed=law_changed,
+                      law_problem=law_problem, merge=merge,
+                      line=merge and on_team_line(git, lc), context=context,
+                      bound=bound, memo=memo))
+    if out or merge or law_changed:
+        return out, None
+    if bound and changes and msg is None:   # a move of another agent waits for its trailers
         from gitstate.law.movers import judge_binding
-        msg = parse_message(message) if isinstance(message, str) else message
-        found_bound, waits = judge_binding(lc, bound, changes, msg, context.agents, memo)
-        out += found_bound
-    verdict = None
-    if not out and not merge_head and not law_changed and not waits:
-        verdict = _verdict(lc, changes, head[0] if head else "none")
-    return out, verdict
+        if judge_binding(lc, bound, changes, None, context.agents, memo)[1]:
+            return out, None
+    return out, _verdict(lc, changes, head[0] if head else "none")
 
 
 def _fallback_law(git: Git, base: str | None):
@@ -304,31 +296,18 @@ def _verdict(lc, changes: list[FileChange], head: str):
     return head, f"@{rx.match(c.path).group('id')}: [STATE:{new}]"
 
 
-def _working_agent(lc, message, changes: list[FileChange], context) -> list:
-    """The committer's agent, as its runtime says in the environment of `git commit`."""
-    agent = os.environ.get("GITSTATE_AGENT", "").strip().lower()
-    if message is None or not agent or not lc.policies.atomic_commits:
-        return []
-    from gitstate.law.grammar import parse_message
-    from gitstate.law.society import working_agent_violations
-    rx = lc.state_path_regex()
-    changed = {m.group("id") for c in changes if (m := rx.match(c.path))}
-    msg = parse_message(message) if isinstance(message, str) else message
-    return working_agent_violations(lc, agent, msg, changed,
-                                    context.agents().get(agent))
-
-
-def _check_new_lifecycle(staged) -> list[Violation]:
+def _check_new_lifecycle(staged) -> Violation | None:
+    """The problem of the lifecycle being committed: deleted, or invalid."""
     if staged is None:
-        return [Violation(Rule.LIFECYCLE, "the lifecycle is being deleted; a managed repository "
-                          "needs one", LIFECYCLE_PATH)]
+        return Violation(Rule.LIFECYCLE, "the lifecycle is being deleted; a managed repository "
+                         "needs one", LIFECYCLE_PATH)
     from gitstate.law.load import read_lifecycle
     try:
         read_lifecycle(staged[2], LIFECYCLE_PATH)
     except GitstateError as exc:
-        return [Violation(getattr(exc, "rule", Rule.LIFECYCLE), exc.message,
-                          exc.where or LIFECYCLE_PATH)]
-    return []
+        return Violation(getattr(exc, "rule", Rule.LIFECYCLE), exc.message,
+                         exc.where or LIFECYCLE_PATH)
+    return None
 
 
 def _parent_is_amend() -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 import time
 
+from gitstate.errors import GitstateError
 from gitstate.git.push import HUB_MARK_REF, QUEUE_PREFIX
 from gitstate.git.runner import ZERO, Git
 from gitstate.rule_ids import Rule
@@ -131,6 +132,9 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
             continue
         # the law in force: the branch's own, else the default branch's (once managed, always)
         root = old if old != ZERO and lawful(old) else (default if lawful(default) else None)
+        if ref == line_ref(git, root or new):
+            bad += _judge_line(git, ref, old, new, root, now)
+            continue
         groups.setdefault(root, []).append((ref, new))
     for root, items in groups.items():
         tips = sorted({new for _ref, new in items})
@@ -138,7 +142,7 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
         if not pushed:
             continue
         problems, _ = verify(git, [*tips, "--not", "--all"], None, root=root,
-                             clock=HubClock(git, pushed, now))
+                             clock=HubClock(git, pushed, now), line=False)
         name = items[0][0] + (f" and {len(items) - 1} more" if len(items) > 1 else "")
         bad += [(name, p) for p in problems]
     if not bad:
@@ -148,6 +152,39 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
     print("Nothing was accepted. Fix these commits (e.g. rebase them) and push again.",
           file=sys.stderr)
     return 1
+
+
+def line_ref(git: Git, rev: str | None) -> str | None:
+    """The team line's ref by the law in force at `rev` (its `line:`), or None where that law
+    declares none (the line rule is not in force there)."""
+    from gitstate.git.repo import Managed
+    if not rev:
+        return None
+    try:
+        lc = Managed(git, None).lifecycle(rev, index=False, worktree=False)
+    except GitstateError:
+        return None
+    return f"refs/heads/{lc.line}" if lc.line else None
+
+
+def _judge_line(git: Git, ref: str, old: str, new: str, root: str | None,
+                now: float | None) -> list[tuple[str, dict]]:
+    """A push to the team line: the line only ever goes on from its tip (the old tip stays on
+    its first-parent line), and every commit it gains on that line is judged as one of the
+    line, whatever other refs already hold it."""
+    from gitstate.git.repo import on_first_parent_line
+    from gitstate.history.verify import verify
+    if old != ZERO and not on_first_parent_line(git, old, new):
+        return [(ref, _refusal(Rule.NON_FAST_FORWARD, f"{ref} is the team line: its tip "
+                               f"{old[:10]} would no longer be on its first-parent line (a "
+                               "merge that takes the line as a second parent rewrites it); "
+                               "merge the other way round (on the team line) or rebase your "
+                               "commits on it, and push again"))]
+    revs = [new, "--not", old] if old != ZERO else [new, "--not", "--all"]
+    pushed = set(git.text("rev-list", new, "--not", "--all").split())
+    problems, _ = verify(git, revs, None, root=root, clock=HubClock(git, pushed, now),
+                         line=True)
+    return [(ref, p) for p in problems]
 
 
 def _refusal(rule: Rule, message: str) -> dict:

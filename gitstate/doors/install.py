@@ -103,6 +103,9 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
         text, docs, lc = _source(lifecycle)
         if humans:
             text = _with_humans(text, humans)
+        if lc.line is None:
+            text = _with_line(text, _branch(git))
+        if humans or lc.line is None:
             lc = load_lifecycle(text, lifecycle or "haak")
         if current.is_file() and current.read_text(encoding="utf-8", errors="replace") != text \
                 and not force:
@@ -200,6 +203,27 @@ def _activate(git: Git, top: Path, lc: Lifecycle, actions: list[str]) -> str:
         return hook_dir.relative_to(top).as_posix()
     except ValueError:
         return str(hook_dir)
+
+
+def _branch(git: Git) -> str:
+    """The branch the repository is being managed on (what HEAD names, born or not): the team
+    line. A detached HEAD names none: `main` then."""
+    from gitstate.law.load import is_branch_name
+    code, out, _ = git.call("symbolic-ref", "--short", "-q", "HEAD")
+    name = out.decode("utf-8", "replace").strip() if code == 0 else ""
+    return name if is_branch_name(name) else "main"
+
+
+def _with_line(text: str, branch: str) -> str:
+    """The lifecycle text declaring its team line (`line: BRANCH`), after its `name:` line
+    (else first): from this commit on, the line rule is in force."""
+    line = (f"line: {branch}   # the team line: moves land here one by one; a merge here "
+            "carries work only\n")
+    lines = text.splitlines(keepends=True)
+    at = next((i + 1 for i, ln in enumerate(lines) if ln.startswith("name:")), 0)
+    if at and not lines[at - 1].endswith("\n"):
+        lines[at - 1] += "\n"
+    return "".join(lines[:at] + [line] + lines[at:])
 
 
 def _with_humans(text: str, humans: tuple[str, ...]) -> str:

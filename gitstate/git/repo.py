@@ -190,98 +190,33 @@ def _listed(git: Git, args: list[str], prefix: str, blob_of) -> dict[str, str]:
     return found
 
 
-def raw_diff(git: Git, *args: str) -> dict[str, tuple[str | None, str | None]]:
-    """path -> (blob before, blob after) of `git ARGS` (diff-tree or diff-index, given `--raw
-    -z`); None where the path holds no blob (absent, or a submodule)."""
-    parts = git.run(*args).decode("utf-8", "surrogateescape").split("\0")
-    found = {}
-    for meta, path in zip(parts[0::2], parts[1::2]):
-        fields = meta.lstrip(":").split()
-        if len(fields) >= 4:
-            found[path] = (_blob_of(fields[0], fields[2]), _blob_of(fields[1], fields[3]))
-    return found
+def on_first_parent_line(git: Git, old: str, new: str) -> bool:
+    """Is `old` on the first-parent line of `new` (`new` itself included)? The line that a
+    branch's history is: a fast-forward onto a commit whose first parents lead elsewhere
+    (git's merge of the old tip as a second parent) rewrites it."""
+    if old == new:
+        return True
+    out = git.text("rev-list", "--first-parent", "--parents", new, "--not", old)
+    last = out.rsplit("\n", 1)[-1].split()
+    return len(last) > 1 and last[1] == old
 
 
-def _blob_of(mode: str, sha: str) -> str | None:
-    return None if not sha.strip("0") or mode in ("000000", "160000") else sha
+def team_branch(git: Git, lc: Lifecycle) -> str | None:
+    """The local branch that holds the team line: the one a clone names for its copy (`git
+    config gitstate.teamBranch`), else the one the law declares (`line:`); None where the law
+    declares none (the line rule is not in force)."""
+    if lc.line is None:
+        return None
+    return git.config("gitstate.teamBranch") or lc.line
 
 
-def blob_contents(git: Git, blobs: list[str | None]) -> list[bytes | None]:
-    """The content of each blob id (None stays None), read in one batch."""
-    found = iter(git.cat_files(b for b in blobs if b))
-    return [next(found) if b else None for b in blobs]
-
-
-def merge_versions(git: Git, lc: Lifecycle, parents: list[str],
-                   merged: str | None) -> dict[str, tuple]:
-    """For a merge of `parents` into `merged` (a commit, or None: the index being committed):
-    path -> (blob at the merge base, [blob at each parent], blob in the merge) for every state
-    file that a parent or the merge changed. Blob ids stand for contents; None: absent.
-
-    Read from one raw diff per parent (merge base -> parent) and one of the merge against its
-    first parent, which name the blobs on both sides: linear in what changed."""
-    from gitstate.git.runner import EMPTY_TREE
-    code, out, _ = git.call("merge-base", "--octopus", *parents)
-    base = out.decode().strip() if code == 0 and out.strip() else None
-    prefix = lc.state_file.split("{id}")[0].rstrip("/")
-    limit = ("--", prefix) if prefix else ()
-    raw = ("--raw", "-z", "--no-renames", "--no-abbrev")
-    sides = [raw_diff(git, "diff-tree", "-r", *raw, base or EMPTY_TREE, parent, *limit)
-             for parent in parents]
-    mine = raw_diff(git, "diff-tree", "-r", *raw, parents[0], merged, *limit) if merged \
-        else raw_diff(git, "diff-index", "--cached", *raw, parents[0], *limit)
-    rx = lc.state_path_regex()
-    paths = set(mine).union(*sides)
-    out_map = {}
-    for path in sorted(p for p in paths if rx.match(p)):
-        # at the merge base: as a parent that changed it found it; else as the first parent has
-        # it (no parent changed it, so the merge did)
-        movers = [side for side in sides if path in side]
-        at_base = movers[0][path][0] if movers else mine[path][0]
-        ours = [side[path][1] if path in side else at_base for side in sides]
-        out_map[path] = (at_base, ours, mine[path][1] if path in mine else ours[0])
-    return out_map
-
-
-def law_made_by_merge(git: Git, parents: list[str], merged: str | None,
-                      changed: list[str]) -> list[str]:
-    """Of the files of the law a merge changes against its first parent, those that are not
-    the version of another parent that changed them since the merge base: changes the merge
-    itself makes (a rewrite, or a roll-back to a version the law had moved on from), which
-    need approval as any commit's do. `merged` None: the index being committed."""
-    if not changed:
-        return []
-    code, out, _ = git.call("merge-base", "--octopus", *parents)
-    base = out.decode().strip() if code == 0 and out.strip() else None
-    revs = [r for r in (base, *parents[1:]) if r is not None] + [merged or ""]
-    found = git.cat_batch(f"{r}:{p}" for p in changed for r in revs)
-    made = []
-    for i, path in enumerate(changed):
-        row = [f[0] if f is not None else None for f in found[i * len(revs):(i + 1) * len(revs)]]
-        if base is None:
-            row.insert(0, None)
-        at_base, theirs, result = row[0], row[1:-1], row[-1]
-        if not any(v == result and v != at_base for v in theirs):
-            made.append(path)
-    return made
-
-
-def judge_merge_at(git: Git, lc: Lifecycle, parents: list[str], merged: str | None,
-                   context: Context) -> list:
-    """Every violation of a merge (the README's "What gitstate promises": an agent moves on one
-    line of history), then the society rules on what the merge takes from its other parents,
-    judged on the merged result."""
-    from gitstate.law.merge import judge_merge
-    from gitstate.law.rules import validate_merged
-    versions = merge_versions(git, lc, parents, merged)
-    out, taken = judge_merge(lc, versions, parents)
-    if taken:
-        datas = blob_contents(git, [versions[p][1][0] for p in taken]
-                              + [versions[p][2] for p in taken])
-        olds, news = datas[:len(taken)], datas[len(taken):]
-        out += validate_merged([FileChange(p, o, n) for p, o, n in zip(taken, olds, news)],
-                               lc, context)
-    return out
+def on_team_line(git: Git, lc: Lifecycle) -> bool:
+    """Is the branch HEAD names the team line?"""
+    branch = team_branch(git, lc)
+    if branch is None:
+        return False
+    code, out, _ = git.call("symbolic-ref", "-q", "HEAD")
+    return code == 0 and out.decode("utf-8", "replace").strip() == f"refs/heads/{branch}"
 
 
 def parse_state_or_none(data: bytes | None, where: str,
@@ -353,7 +288,8 @@ class GitContext(Context):
         from gitstate.law.grammar import subject_tag
         if not self.base:
             return None
-        out = self.git.text("log", "--format=%H %ct %s", "-i", f"--grep=^@{agent}:",
+        out = self.git.text("log", "--first-parent", "--format=%H %ct %s", "-i",
+                            f"--grep=^@{agent}:",
                             self.base, "--")
         entered = None
         for line in out.split("\n"):

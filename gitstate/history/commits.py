@@ -10,11 +10,13 @@ _ZERO = "0" * 40
 
 
 class Commit:
-    __slots__ = ("sha", "parents", "changes", "time", "author", "message", "_subject")
+    __slots__ = ("sha", "parents", "changes", "time", "author", "message", "encoding",
+                 "_subject")
 
     def __init__(self, sha: str, parents: list[str], changes: list):
         self.sha, self.parents, self.changes = sha, parents, changes
         self.time, self.author, self.message = 0, "", ""
+        self.encoding: str | None = None
         self._subject: tuple[str, str] | None = None
 
     @property
@@ -26,18 +28,20 @@ class Commit:
         return self._subject[1]
 
 
-def read_commits(git: Git, revs: list[str]):
+def read_commits(git: Git, revs: list[str], *, first_parent: bool = False):
     """Every commit of `revs`, oldest first, with (path, old blob, new blob, new mode) of its
     changes; author, time and message are filled in later from the commit objects.
 
     `git log -z` with a format of ids only: records and fields are NUL-terminated and nothing
     in them is free text. A thread drains git's output as it comes, so that git keeps walking
-    history while the commits already read are being judged."""
+    history while the commits already read are being judged. `first_parent`: the line of
+    `revs` alone (a merge's other parents are not walked)."""
     import queue
     import threading
 
     args = ["log", "-z", "--reverse", "--topo-order", "--raw", "--no-abbrev", "--no-renames",
-            "--diff-merges=first-parent", "--format=%H %P", *revs, "--"]
+            "--diff-merges=first-parent", "--format=%H %P",
+            *(["--first-parent"] if first_parent else []), *revs, "--"]
     batches: queue.Queue = queue.Queue(maxsize=64)   # lists of tokens, up to 1 MiB each
     done = object()
 
@@ -83,10 +87,12 @@ def read_commits(git: Git, revs: list[str]):
         yield current
 
 
-def parse_commit_object(data: bytes) -> tuple[int, str, str]:
-    """(committer time, author name, message) of a raw commit object."""
+def parse_commit_object(data: bytes) -> tuple[int, str, str, str | None]:
+    """(committer time, author name, message, `encoding` header or None) of a raw commit
+    object. The message is read as UTF-8, as git shows it to every reader: a commit that
+    declares another encoding is refused (`encoding`), never read two ways."""
     head, _, body = data.partition(b"\n\n")
-    when, author, encoding = 0, "", "utf-8"
+    when, author, encoding = 0, "", None
     for line in head.split(b"\n"):
         if line.startswith(b"author "):
             ident = line[7:]
@@ -96,9 +102,5 @@ def parse_commit_object(data: bytes) -> tuple[int, str, str]:
             stamp = line.rpartition(b">")[2].split()
             when = int(stamp[0]) if stamp and stamp[0].isdigit() and len(stamp[0]) < 16 else 0
         elif line.startswith(b"encoding "):
-            encoding = line[9:].decode("ascii", "replace").strip() or "utf-8"
-    try:
-        message = body.decode(encoding, "surrogateescape")
-    except LookupError:
-        message = body.decode("utf-8", "surrogateescape")
-    return when, author, message
+            encoding = line[9:].decode("ascii", "replace").strip()
+    return when, author, body.decode("utf-8", "surrogateescape"), encoding

@@ -47,8 +47,9 @@ def _read(git: Git, lc, revs: list[str]) -> dict[str, list[list]]:
     changes: list[tuple[str, str, int, str]] = []       # (agent, commit, time, blob)
     sha, when = "", 0
     ct: str
-    for line in git.stream("log", "--reverse", "--format=%x01%H %ct", "--raw", "--no-abbrev",
-                           "--no-renames", *revs, "--", *([top] if top else [])):
+    for line in git.stream("log", "--reverse", "--first-parent", "--format=%x01%H %ct",
+                           "--raw", "--no-abbrev", "--no-renames", *revs, "--",
+                           *([top] if top else [])):
         if line.startswith(b"\x01"):
             sha, _, ct = line[1:].decode().partition(" ")
             when = int(ct) if ct.isdigit() else 0

@@ -49,14 +49,15 @@ LOG_FIELDS = ["%H", "%ct", "%an", "%s"]
 
 def log_args(lc: Lifecycle, revs: list[str], agent: str | None = None,
              order: str | None = "--topo-order") -> list[str]:
-    """`git log` arguments (besides the format) that yield every tagged commit of `revs`,
+    """`git log` arguments (besides the format) that yield every tagged commit of the
+    first-parent line of `revs` (the lifecycle's line: a tag off it is no move),
     newest first (with `agent`, at least those whose subject speaks as it: git filters, the
     parser decides). Either order shows no commit before its parents; `--date-order`
     interleaves merged lines by time, as a person reads a log. (Without `--reverse`: git
     streams the newest first as it walks, and the caller turns the list round, so reading
     overlaps git's walk instead of waiting for its end.) Without `order`, git's own walk: the
     one order there is for a line of commits without merges, which git then need not sort."""
-    args = [order] if order else []
+    args = ([order] if order else []) + ["--first-parent"]   # the line's moves alone
     if not lc.accept:  # other subject forms cannot be expressed as a git grep: read them all
         args.append(f"--grep={TAG_GREP}")
         if agent:      # ids compare case-insensitively; a '.' in one matches itself too

@@ -33,7 +33,7 @@ def handovers_since(git: Git, lc, old: str, head: str) -> list[dict]:
 def _read(git: Git, lc, revs: list[str]) -> list[dict]:
     accept = lc.accept_patterns()
     new = []
-    for sha, ct, body in git.log_records(["%H", "%ct", "%B"], "-F", "-i",
+    for sha, ct, body in git.log_records(["%H", "%ct", "%B"], "--first-parent", "-F", "-i",
                                          "--grep=Role-transfer:", *revs, "--"):
         msg = parse_message(body, accept)
         values = msg.trailer("role-transfer")

@@ -103,11 +103,12 @@ class Index:
         return tracks
 
     def _line_since(self, tip: str, rev: str) -> list | None:
-        """Tag events of `tip..rev` if `rev` is `tip` plus a line of new commits without
-        merges (one `git log`, which also proves it); None if history went any other way."""
+        """Tag events of `tip..rev` if the first-parent line of `rev` goes on from `tip` (one
+        `git log`, which also proves it); None if history went any other way."""
         from gitstate.law.grammar import subject_tag
         rows = list(self.git.log_records(["%H", "%P", "%ct", "%an", "%s"],
-                                         f"--max-count={_LINEAR_LIMIT + 1}", f"{tip}..{rev}",
+                                         f"--max-count={_LINEAR_LIMIT + 1}", "--first-parent",
+                                         f"{tip}..{rev}",
                                          "--", check=False))
         if not rows or len(rows) > _LINEAR_LIMIT:
             return None
@@ -116,8 +117,8 @@ class Index:
             return None
         for i, (sha, parents, _ct, _an, _s) in enumerate(rows):
             parent = rows[i + 1][0] if i + 1 < len(rows) else tip
-            if sha != expected or parents != parent:
-                return None   # a merge, or a line that does not start at tip
+            if sha != expected or parents.split(" ")[0] != parent:
+                return None   # a line that does not start at tip
             expected = parent
         accept = self.lc.accept_patterns()
         events = []

@@ -15,6 +15,7 @@ import marshal
 from collections.abc import Callable
 
 from gitstate.git import cache
+from gitstate.git.repo import on_first_parent_line
 from gitstate.git.runner import Git
 
 
@@ -41,7 +42,7 @@ def read_on(git: Git, cache_dir: str | None, name: str, identity: list, head: st
         return saved
     data = None
     if saved is not None and git.ok("merge-base", "--is-ancestor", saved["tip"], head) and not (
-            linear and git.run("rev-list", "--merges", "-1", f"{saved['tip']}..{head}").strip()):
+            linear and not on_first_parent_line(git, saved["tip"], head)):
         data = onward(saved, f"{saved['tip']}..{head}")
     if data is None:
         data, saved = anew(head) if anew is not None else None, None

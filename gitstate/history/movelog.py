@@ -2,10 +2,9 @@
 the tip it was read to: a later `log` reads only the commits since (`kept.py`).
 
 Each move is [sha, time, author, agent, from, to, text], in the order `log` prints them
-(oldest first, merged lines interleaved by time, never a commit before its parents). New
-commits on a line of history are appended, their "from" taken from the last move of each
-agent; a history with a new merge, or one that no longer holds the saved tip, is read again
-in full (a merge may join two lines' moves, whose "from" only the graph can tell). Nothing
+(oldest first, along the first-parent line: the lifecycle's line). New commits on the line
+are appended, their "from" taken from the last move of each agent; a history whose line no
+longer goes on from the saved tip is read again in full. Nothing
 here is trusted beyond its seal (`git/cache.py`); deleting it changes no answer.
 
 The moves are kept as a folder of parts (`cache.store_parts`): each agent's moves a `marshal`
@@ -99,20 +98,12 @@ def _valid(saved: dict) -> bool:
 def _pack(git: Git, lc, revs: str, saved: dict | None, cache_dir: str | None) -> dict | None:
     """The moves of `revs` packed as git gives them, newest first (a move's "from" is the
     state of its agent's move read next), after those of `saved` (None: `revs` is the whole
-    history, whose merges may say a move's "from" on its own line): each agent that moved
-    gets its part written again, and the order its last parts, in parts of CHUNK. Only a
-    history with merges is held whole (its lines are read from all its moves); else the
-    moves are held `marshal`led as they come (`kept.Grouped`). None if a part of `saved`
-    that is needed does not read back."""
+    history): each agent that moved gets its part written again, and the order its last
+    parts, in parts of CHUNK. The moves are held `marshal`led as they come (`kept.Grouped`).
+    None if a part of `saved` that is needed does not read back."""
     names = list(saved["names"]) if saved else []
     number = {a: i for i, a in enumerate(names)}
     events = newest_events(git, lc, [revs], order=None if saved else "--date-order")
-    lines: dict = {}
-    if saved is None and git.run("rev-list", "--merges", "-1", revs, "--").strip():
-        from gitstate.history.lineage import moves_from
-        held = list(events)
-        lines = moves_from(git, revs, {e[0]: (e[3], e[4]) for e in held})
-        events = iter(held)
     order = array.array("I")
     grouped = Grouped()
     newer: dict[int, list] = {}    # each agent's move read last: the next one says its "from"
@@ -125,11 +116,7 @@ def _pack(git: Git, lc, revs: str, saved: dict | None, cache_dir: str | None) ->
         if i in newer:
             newer[i][4] = state
             grouped.add(i, newer.pop(i))
-        row = [sha, when, author, who, lines.get(sha), state, text]
-        if sha in lines:
-            grouped.add(i, row)
-        else:
-            newer[i] = row
+        newer[i] = [sha, when, author, who, None, state, text]
     for i, row in newer.items():
         grouped.add(i, row)
     blobs: dict = {}

@@ -10,7 +10,6 @@ from gitstate.errors import GitstateError, InvalidFile, NotManaged, UsageError
 from gitstate.git.repo import Managed
 from gitstate.history.fold import agent_record, roster_view, tag_events, vacancies
 from gitstate.history.index import Index
-from gitstate.history.lineage import moves_from
 from gitstate.law import statefile
 from gitstate.law.grammar import canonical_id, parse_message
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle
@@ -152,9 +151,8 @@ def _moves(repo: Managed, agent: str | None = None, at: str | None = None, *,
     last: dict[str, str] = {}
     out = []
     found = False
-    lines = _lines_of(repo, lc, head, events) if events else {}
-    for sha, when, author, who, state, text in events:
-        before = lines[sha] if sha in lines else last.get(who)
+    for sha, when, author, who, state, text in events:   # one line: "from" is the last move
+        before = last.get(who)
         last[who] = state
         if want and who != want:
             continue
@@ -173,14 +171,6 @@ def _moves(repo: Managed, agent: str | None = None, at: str | None = None, *,
 def _newest(rows: list, n: int | None) -> list:
     """The last `n` of `rows` (all where n is None), as `git log -n` keeps the newest."""
     return rows if n is None else rows[-n:] if n else []
-
-
-def _lines_of(repo: Managed, lc, head: str, events: list) -> dict[str, str | None]:
-    """Each move's "from" on its own line of history, where merges join lines that the one
-    order of `git log` would interleave; empty (nothing to correct) for a linear history."""
-    if not events or not repo.git.run("rev-list", "--merges", "-1", head, "--").strip():
-        return {}
-    return moves_from(repo.git, head, {e[0]: (e[3], e[4]) for e in events})
 
 
 def _mentions(repo: Managed, lc, revs: list[str], agent: str | None = None) -> list[tuple]:

@@ -199,6 +199,10 @@ class Lifecycle(Record):
     policies: Policies = field(Policies(), about="the rules beyond the moves")
     layout: Layout = field(Layout(), about="where state files live")
     grammar: Grammar = field(Grammar(), about="how commit subjects are read")
+    line: str | None = field(
+        None, about="the team line: the branch whose first-parent history is the lifecycle's; "
+                    "declaring it puts the line rule in force (a merge there carries work, never "
+                    "a move or a change of the law)")
     defaults: dict = field({}, about="front-matter values a spawned agent gets")
     source: str = "lifecycle.yaml"
     _plain_skip = ("source",)

@@ -159,16 +159,37 @@ def load_lifecycle(text: str, source: str = "protocols/lifecycle.yaml") -> Lifec
     initial = data.get("initial")
     name = data.get("name", "unnamed")
     defaults = read_defaults(r, data.get("defaults"))
+    line = _read_line(r, data.get("line"))
 
     lc = Lifecycle(name=str(name), initial=initial, states=states, transitions=transitions,
                    roles=roles, policies=policies, layout=Layout(state_file),
                    grammar=Grammar(accept), description=str(data.get("description") or ""),
-                   source=source, defaults=defaults)
+                   source=source, defaults=defaults, line=line)
     for check in CHECKS:
         check(lc, r)
     if r.problems:
         raise LifecycleInvalid(source, sorted(r.problems, key=lambda p: (p[0] or 0)))
     return lc
+
+
+def _read_line(r: _Reader, raw: Any) -> str | None:
+    """The team line's branch name (`line: main`), or None where the lifecycle names none."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str) or not is_branch_name(raw):
+        r.bad(("line",), f"line: {raw!r} is not a branch name (letters, digits, '/', '.', "
+                  "'_' and '-', e.g. 'main')")
+        return None
+    return raw
+
+
+def is_branch_name(name: str) -> bool:
+    """A branch name gitstate accepts for the team line: what `git check-ref-format` takes,
+    in a narrower alphabet."""
+    import re
+    return (len(name) <= 200 and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._/-]*", name) is not None
+            and ".." not in name and "//" not in name and not name.endswith((".", "/", ".lock"))
+            and "/." not in name)
 
 
 def _named(r: _Reader, raw: Any, section: str, pattern, allowed: str, keys: set[str]):

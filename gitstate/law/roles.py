@@ -67,7 +67,7 @@ def check_assumed(p, lc: Lifecycle, holders: list[str], msg: Message, role: str 
 NEW_ROLE = "new-role"   # the trailer that says a role not declared is meant (`spawn --new-role`)
 
 
-def check_new_role(p, lc: Lifecycle, role: str, msg: Message | None, merged: bool,
+def check_new_role(p, lc: Lifecycle, role: str, msg: Message | None,
                     where: str, out: list[Violation]) -> None:
     """A role the lifecycle does not declare is taken only where custom roles are allowed,
     and only when the commit says so (`New-role: ROLE`): a typo (`stewrad`) would otherwise
@@ -79,7 +79,7 @@ def check_new_role(p, lc: Lifecycle, role: str, msg: Message | None, merged: boo
         out.append(Violation(Rule.UNKNOWN_ROLE, f"role '{role}' is not one of this lifecycle's "
                              f"roles{near} {declared}, and custom roles are not allowed", where))
         return
-    if msg is None or merged:   # pre-commit has no message yet; a merge was judged on its line
+    if msg is None:   # pre-commit has no message yet
         return
     said = [v.strip() for v in msg.trailer(NEW_ROLE)]
     if role in said:

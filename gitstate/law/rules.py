@@ -24,7 +24,7 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
              *, context: Context | None = None, memo: dict | None = None) -> list[Violation]:
     """Every violation of a commit with one parent. `message` None checks content only
     (pre-commit). `changes` are the state files whose content differs from the parent; merges
-    are judged by `law.merge` and `validate_merged`."""
+    carry no state change on the team line (`law.judge`)."""
     out: list[Violation] = []
     rx = lc.state_path_regex()
     parsed: list[Parsed] = []
@@ -149,28 +149,6 @@ def _parse(data: bytes, path: str, memo: dict | None) -> statefile.StateDoc:
 
 
 parse_state = _parse
-
-
-def validate_merged(changes: list[FileChange], lc: Lifecycle,
-                    context: Context) -> list[Violation]:
-    """What a merge takes from a parent other than the first was judged on that parent's line;
-    the rules about the whole society (roles, pool, lineage) are judged again here, on the
-    merged result, with `old` the first parent's version."""
-    rx = lc.state_path_regex()
-    parsed = []
-    for ch in changes:
-        m = rx.match(ch.path)
-        if m is None or ch.new is None:
-            continue
-        p = Parsed(ch, m.group("id"))
-        try:
-            p.new = statefile.parse_bytes(ch.new, ch.path)
-            p.old = statefile.parse_bytes(ch.old, ch.path) if ch.old is not None else None
-        except InvalidFile:
-            continue  # judged (and refused) on its own line
-        if isinstance(p.new.state, str) and p.new.state in lc.states:
-            parsed.append(p)
-    return check_society(parsed, lc, context, None, merged=True)
 
 
 def _check_id(raw_id: str, path: str, out: list[Violation]) -> bool:

@@ -26,16 +26,14 @@ def _int(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def check_society(parsed: list, lc: Lifecycle, ctx: Context, msg: Message | None,
-                  *, merged: bool = False) -> list:
-    """Violations of the rules about the whole society. `merged`: the changes are what a merge
-    takes from another line, where the rules about one agent's own moves were judged."""
+def check_society(parsed: list, lc: Lifecycle, ctx: Context, msg: Message | None) -> list:
+    """Violations of the rules about the whole society."""
     out: list[Violation] = []
     census = Census(ctx, lc)
     for p in parsed:
         if p.new is None or p.new_problem or p.new.state not in lc.states:
             continue
-        _check_agent(p, lc, ctx, census, out, merged, msg)
+        _check_agent(p, lc, ctx, census, out, msg)
     if msg is not None and lc.policies.atomic_commits and msg.prefix \
             and msg.prefix not in {p.agent for p in parsed}:
         out.append(Violation(Rule.ATOMIC, f"every commit of an agent carries its state file: this "
@@ -140,7 +138,7 @@ def census_entry(lc: Lifecycle, front: dict) -> tuple[bool, str | None]:
 
 
 def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Violation],
-                 merged: bool = False, msg: Message | None = None) -> None:
+                 msg: Message | None = None) -> None:
     new, path = p.new, p.change.path
     state = new.state
     old_state = p.old.state if p.old is not None else None
@@ -152,7 +150,7 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Viola
     role_at = f"{path}:{new.line_of('role')}"
 
     if role and role not in lc.roles and (p.old is None or not lc.policies.custom_roles):
-        check_new_role(p, lc, role, msg, merged, role_at, out)
+        check_new_role(p, lc, role, msg, role_at, out)
     spec = lc.roles.get(role) if role else None
     if spec is not None and state != old_state and state in spec.forbids:
         ways = [t for t in lc.allowed_from(old_state) if t not in spec.forbids] \
@@ -188,8 +186,6 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Viola
                                  "suspend first", f"{path}:{new.line_of('state')}"))
     if p.old is None:
         _check_birth(p, lc, census, role, out)
-    if merged:
-        return
     if lc.roster_of(state) == "frozen" and state != old_state \
             and "freeze_state" in lc.states[state].requires:
         _check_freeze_file(p, ctx, out)

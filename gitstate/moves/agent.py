@@ -13,13 +13,14 @@ from gitstate.git.atomic import Plan, Result, commit_atomically, reject_if
 from gitstate.git.repo import GitContext, Managed
 from gitstate.history.views import freeze_state_path
 from gitstate.law import statefile
-from gitstate.law.grammar import canonical_id, format_message
+from gitstate.law.grammar import canonical_id, format_message, parse_message
+from gitstate.law.judge import Facts, judge
 from gitstate.law.lifecycle import is_law_path
 from gitstate.law.movers import KEY_FIELD
-from gitstate.law.rules import FileChange, check_law_change, legal_moves, validate
+from gitstate.law.rules import FileChange, legal_moves
 from gitstate.law.society import freeze_file_problems
 from gitstate.moves.fields import now_iso, parse_sets  # noqa: F401  (the commands' names)
-from gitstate.moves.principals import binding_violations, given_key, must_sign, new_key, signing_key
+from gitstate.moves.principals import bound_agent, given_key, must_sign, new_key, signing_key
 from gitstate.moves.workfile import current, kept_edits, staged_version
 from gitstate.resources import read_shipped
 from gitstate.rule_ids import Rule
@@ -218,10 +219,9 @@ def _judge(repo: Managed, lc, head: str | None, path: str, old: bytes | None, ne
         law += [p for p in repo.git.staged_changes(head) if is_law_path(p) and p not in law]
     context = GitContext(repo.git, head, tree=None, overrides={**files, path: new},
                          lc=lc)
-    found = validate(changes, lc, message, context=context)
-    found += binding_violations(lc, changes, message, context.agents)
-    if law and head is not None:   # what rides along may change the law: judged as the hooks do
-        found += check_law_change(lc, message, sorted(law))
+    found = judge(Facts(lc, changes, message=parse_message(message), context=context,
+                        law_changed=sorted(law) if head is not None else [],
+                        bound=bound_agent()))
     reject_if(as_said_to_the_command(found), action)
 
 

@@ -20,25 +20,14 @@ from gitstate.errors import GitstateError
 from gitstate.git.repo import Managed
 from gitstate.git.signing import can_sign_as
 from gitstate.law import statefile
-from gitstate.law.grammar import Message, parse_message
 from gitstate.law.lifecycle import SIGNERS_PATH, Lifecycle
-from gitstate.law.movers import KEY_FIELD, judge_binding
+from gitstate.law.movers import KEY_FIELD
 from gitstate.law.signers import parse_public_key
 
 
 def bound_agent() -> str | None:
     """The agent this session is bound to (`GITSTATE_AGENT`), or None."""
     return os.environ.get("GITSTATE_AGENT", "").strip().lower() or None
-
-
-def binding_violations(lc: Lifecycle, changes: list, message: str | Message,
-                       agents) -> list:
-    """`not-yours` for a move a command is about to make, where the session is bound."""
-    mover = bound_agent()
-    if mover is None:
-        return []
-    msg = parse_message(message) if isinstance(message, str) else message
-    return judge_binding(lc, mover, changes, msg, agents)[0]
 
 
 # -- keys -------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import threading
 import time
 
 from gitstate.errors import GitstateError, UsageError
-from gitstate.git.repo import Managed
+from gitstate.git.repo import Managed, on_first_parent_line
 from gitstate.history import views
 from gitstate.law.times import iso
 from gitstate.web.clock import epoch
@@ -184,7 +184,7 @@ class Viewer:
         lc = self.lifecycle(None)
         if self._law_key(lc) != prev["law"] or not git.ok("merge-base", "--is-ancestor", old,
                                                           commit) \
-                or git.run("rev-list", "--merges", "-1", f"{old}..{commit}", "--").strip():
+                or not on_first_parent_line(git, old, commit):
             return None
         last = {a: ms[-1]["to"] for a, ms in prev["by_agent"].items() if ms}
         new = [{**views.move_of(row), "time": iso(row[1])}   # as `transitions` says them

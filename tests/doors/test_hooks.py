@@ -225,26 +225,52 @@ def test_amending_a_state_commit_judges_it_against_its_parent(team):
     assert git(team, "log", "-1", "--format=%s").stdout.strip().endswith("reworded")
 
 
-def test_merging_branches_with_state_changes(team):
+def test_merging_a_branch_that_moved_an_agent_is_refused_on_the_team_line(team):
+    """The line rule: a move reaches the team line by itself, never inside a merge; the merge
+    goes through once it keeps the line's state files, carrying the branch's work."""
     git(team, "checkout", "-q", "-b", "side")
     walk(team, "alice", "inbox")
+    (team / "work.txt").write_text("the side's work\n")
+    git(team, "add", "work.txt")
+    git(team, "commit", "-q", "-m", "side's work")
     git(team, "checkout", "-q", "main")
     walk(team, "bob", "inbox")
+    before = git(team, "rev-parse", "HEAD").stdout
     res = git(team, "merge", "-q", "--no-edit", "side", check=False)
+    assert res.returncode != 0 and "[merge-moves]" in res.stderr, res.stderr
+    assert "agent/alice/_state.md" in res.stderr and "--push" in res.stderr
+    assert git(team, "rev-parse", "HEAD").stdout == before
+    assert (team / ".git" / "MERGE_HEAD").exists()      # the merge is left as it was
+    git(team, "checkout", "HEAD", "--", "agent/alice/_state.md")
+    res = git(team, "commit", "-q", "--no-edit", check=False)
     assert res.returncode == 0, res.stderr
-    assert "state: inbox" in state_path(team, "alice").read_text()
+    assert "state: bootstrap" in state_path(team, "alice").read_text()
+    assert (team / "work.txt").read_text() == "the side's work\n"
 
 
-def test_a_merge_that_invents_a_state_is_refused(team):
+def test_off_the_team_line_a_merge_is_work_on_that_branch(team):
+    """A branch catching up with the team line (`git merge main` on it) is not judged: moves
+    are the team line's alone."""
     git(team, "checkout", "-q", "-b", "side")
     walk(team, "alice", "inbox")
     git(team, "checkout", "-q", "main")
     walk(team, "bob", "inbox")
-    git(team, "merge", "-q", "--no-commit", "side")
-    set_state_line(team, "alice", "state", "distill")
-    git(team, "add", "agent/alice/_state.md")
-    res = git(team, "commit", "-q", "--no-edit", check=False)
-    assert res.returncode != 0 and "[merge-state]" in res.stderr
+    git(team, "checkout", "-q", "side")
+    res = git(team, "merge", "-q", "--no-edit", "main", check=False)
+    assert res.returncode == 0, res.stderr
+    assert "state: inbox" in state_path(team, "bob").read_text()
+
+
+def test_a_merge_tagged_as_a_move_is_refused_on_the_team_line(team):
+    git(team, "checkout", "-q", "-b", "side")
+    (team / "w.txt").write_text("w\n")
+    git(team, "add", "w.txt")
+    git(team, "commit", "-q", "-m", "work")
+    git(team, "checkout", "-q", "main")
+    walk(team, "bob", "inbox")
+    res = git(team, "merge", "-q", "--no-ff", "-m", "@alice: [STATE:dead] merged", "side",
+              check=False)
+    assert res.returncode != 0 and "[tag-on-merge]" in res.stderr, res.stderr
 
 
 def test_editing_the_lifecycle_is_checked(team):

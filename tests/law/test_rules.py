@@ -98,27 +98,6 @@ def test_urgent_context_forbids_new_work():
     assert move(doc("distill"), doc("deep_work", context_pct=89)) == []
 
 
-def test_a_merge_takes_each_agent_from_the_one_line_that_moved_it():
-    from gitstate.law.merge import judge_merge
-    parents = ["a" * 40, "b" * 40]
-    # the second parent moved alice: the merge takes its version, judged on that line
-    assert judge_merge(HAAK, {P: ("v0", ["v0", "v1"], "v1")}, parents) == ([], [P])
-    # the first parent moved her: nothing is taken from elsewhere
-    assert judge_merge(HAAK, {P: ("v0", ["v1", "v0"], "v1")}, parents) == ([], [])
-    # an older version (the base's) revives what a parent moved on: refused
-    out, _ = judge_merge(HAAK, {P: ("v0", ["v1", "v0"], "v0")}, parents)
-    assert [v.rule for v in out] == ["merge-state"]
-    # a version of the merge's own
-    out, _ = judge_merge(HAAK, {P: ("v0", ["v0", "v0"], "v2")}, parents)
-    assert [v.rule for v in out] == ["merge-state"]
-    # both lines moved her
-    out, _ = judge_merge(HAAK, {P: ("v0", ["v1", "v2"], "v1")}, parents)
-    assert [v.rule for v in out] == ["divergent"]
-    # unrelated histories: a version out of nowhere in each parent is still two lines
-    out, _ = judge_merge(HAAK, {P: (None, ["v1", "v2"], "v2")}, parents)
-    assert [v.rule for v in out] == ["divergent"]
-
-
 # -- property: a random walk is accepted exactly when every step is legal -------------------
 
 STATES = list(HAAK.states)

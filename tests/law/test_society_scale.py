@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from gitstate.law.load import load_lifecycle
-from gitstate.law.rules import FileChange, validate, validate_merged
+from gitstate.law.rules import FileChange, validate
 from gitstate.law.society import NAMED_HOLDERS
 from gitstate.law.verdict import Context
 from gitstate.resources import shipped
@@ -94,17 +94,6 @@ def test_the_agents_are_read_once_whatever_the_commit_changes(fields):
         seen.append(ctx.passes)
     assert seen[0] == seen[1] == seen[2] <= 1, \
         f"passes over the agents for 3, 30, 300 changes: {seen}"
-
-
-def test_a_merge_reads_the_agents_once():
-    seen = []
-    for n in (30, 300):
-        changes, ctx = wide(n, role="steward", parent="boss", depth=1)
-        found = validate_merged(changes, HAAK, ctx)
-        assert {v.rule for v in found} >= {"role-max", "max-living"}
-        assert ctx.calls <= 1
-        seen.append(ctx.passes)
-    assert seen[0] == seen[1] <= 1
 
 
 def test_nothing_is_read_when_no_rule_about_the_society_applies():
