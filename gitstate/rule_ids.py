@@ -164,7 +164,8 @@ class Rule(_Ids):
     QUEUE_MOVE = ("queue-move", "a push to the hub's landing queue that is not one move (a "
                   "merge, a root, no state file, work over the size bound)")
     QUEUE_STALE = ("queue-stale", "a queued move whose agent moved on the hub since it was "
-                   "decided (the pusher decides it again)")
+                   "decided, or a signed move made on an older tip (the pusher decides it "
+                   "again, or signs it again on the tip)")
     QUEUE_CONFLICT = ("queue-conflict", "a queued move whose work conflicts with the hub's "
                       "branch")
 

@@ -12,8 +12,9 @@ carrying at most `gitstate.queueMaxBytes` of new blobs) lands on the branch's ti
 - as itself, when its parent is T (a fast-forward);
 - unsigned, as a commit with M's message, author and committer on top of T, whose tree is the
   three-way merge of T and M (`git merge-tree --write-tree`);
-- signed (an approval, a law change), as a merge of T and M made by the hub, which keeps M and
-  its signature;
+- signed (an approval, a law change, a keyed agent's move), only as itself: its signature
+  holds for the tip it was made on, and the signers in force are those of the line where it
+  joins; signed on an older tip, it is refused (`queue-stale`) and made again on the tip;
 and the result is judged by `verify`, as every push is. A change the hub's side made to the
 same lines refuses it: `queue-stale` when that is the mover's own state file (the move was
 decided from an older state; the pusher decides it again), else `queue-conflict`.
@@ -179,10 +180,15 @@ class Queue:
         for _attempt in range(20):
             if parent == tip:
                 landed = move
+            elif signed:
+                raise Refused(Rule.QUEUE_STALE, f"{move[:10]} is signed on {parent[:10]}, and "
+                              f"{branch.removeprefix('refs/heads/')} has moved on to {tip[:10]}: "
+                              "a signed move joins the line on the tip it was signed on, "
+                              "judged by the signers in force there. Make it again on the tip: "
+                              "gitstate signs it again where this clone holds the key, and an "
+                              "approval made on an older tip is asked for again")
             else:
-                tree = self._merged_tree(tip, move, lc)
-                landed = (self._merge(tip, move, tree, branch) if signed
-                          else self._replay(move, tip, tree))
+                landed = self._replay(move, tip, self._merged_tree(tip, move, lc))
             self._judge(landed, move, tip)
             _write(path, {**request, "landing": {"commit": landed, "old": tip}})
             if git.ok("update-ref", branch, landed, tip):
@@ -271,20 +277,12 @@ class Queue:
         body = b"\n".join(lines) + b"\n\n" + message
         return self.git.text("hash-object", "-t", "commit", "-w", "--stdin", input=body)
 
-    def _merge(self, tip: str, move: str, tree: str, branch: str) -> str:
-        """A merge of `tip` and the signed `move`, which keeps its signature."""
-        message = (f"Land {move[:10]} on {branch.removeprefix('refs/heads/')}\n\n"
-                   "Merged by the hub's landing queue: the move is signed, and stays as it was "
-                   "signed.\n")
-        git = Git(self.git.cwd, env={**(self.git.env or os.environ), **HUB_IDENTITY})
-        return git.text("commit-tree", tree, "-p", tip, "-p", move, input=message.encode())
-
     def _judge(self, landed: str, move: str, tip: str) -> None:
         from gitstate.doors.hub import HubClock
         from gitstate.history.problems import describe_problem
         from gitstate.history.verify import verify
         problems, _ = verify(self.git, [landed, "--not", tip], None, root=tip,
-                             clock=HubClock(self.git, {landed, move}))
+                             clock=HubClock(self.git, {landed, move}), line=True)
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             first = problems[0]

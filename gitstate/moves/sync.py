@@ -9,8 +9,8 @@ made again on the upstream tip:
 - its agent's own state file was changed upstream (someone else moved that agent): a plain
   transition is decided again from the agent's state there (`moves.agent.transition`), with
   the rest of the commit's work; any other move cannot be decided again and is kept;
-- a signed commit (an approval) is never re-made: it goes as it is when its parent is the tip
-  (or, at a hub with a landing queue, which merges it unchanged), else it is kept.
+- a signed commit (an approval, a keyed agent's move) is never re-made here: it goes as it is
+  when its parent is the tip, else it is kept, to be made (and signed) again on the tip.
 By default each replayed move is landed as `--push` lands one (`landing.push_move`); with
 `push=False` they are only committed here. Whatever cannot be done is kept on a side branch,
 with the reason; nothing is lost. A commit that moves no agent (work alone) is replayed on the
@@ -25,7 +25,7 @@ from pathlib import Path
 from gitstate.errors import GitstateError, Rejected
 from gitstate.git.atomic import Plan, Result, git_dir
 from gitstate.git.carry import changes, restore, stage
-from gitstate.git.push import UNLANDED, Upstream, hub_queues, upstream_of
+from gitstate.git.push import UNLANDED, Upstream, upstream_of
 from gitstate.git.repo import Managed
 from gitstate.git.runner import ZERO, Git
 from gitstate.git.threeway import CannotApply, cherry_tree, tree_of
@@ -96,14 +96,13 @@ def sync(repo: Managed, *, push: bool = True) -> dict:
                     "aborted": aborted, "pushed": push, "before": head,
                     "side_branches": [s.removeprefix("refs/heads/") for s in sides],
                     "skipped_merges": merges, "moves": []}
-    queues = push and hub_queues(git, up)
     landing_ok = push
     later = [u for u in todo if u.kind == "work"] if push else []
     for u in [u for u in todo if u not in later] + later:
         u.record = {"commit": u.sha, "subject": u.subject, "agent": u.agent,
                     "source": u.source.removeprefix("refs/heads/"), "outcome": "replayed",
                     "how": None, "new": None, "reason": None, "rule": None, "kept": None}
-        _one(repo, top, up, u, push=landing_ok and u.kind != "work", queues=queues)
+        _one(repo, top, up, u, push=landing_ok and u.kind != "work")
         if u.kind == "work" and push and u.record["outcome"] == "replayed":
             u.record["reason"] = "not a move (it changes no state file): replayed on the " \
                                  "branch, not pushed (`git push` lands it)"
@@ -221,16 +220,16 @@ def _reset_keep(git: Git, rev: str) -> None:
                             f"{err.decode('utf-8', 'replace').strip()}")
 
 
-def _one(repo: Managed, top: Path, up: Upstream, u: Unlanded, *, push: bool,
-         queues: bool) -> None:
+def _one(repo: Managed, top: Path, up: Upstream, u: Unlanded, *, push: bool) -> None:
     """Replay `u` on HEAD (and land it with `push`), filling in its record."""
     git, rec = repo.git, u.record
     head = git.head()
     try:
-        if u.signed and u.parent != head and not (push and queues):
-            raise CannotReplay("a signed commit (an approval) cannot be made again, and its "
-                               f"parent is no longer the tip of {up.name}; run the move again "
-                               "(the approving human signs it)")
+        if u.signed and u.parent != head:
+            raise CannotReplay("a signed commit (an approval, a keyed agent's move) is signed "
+                               f"on its parent, which is no longer the tip of {up.name}; make "
+                               "the move again on the tip (gitstate signs it again where this "
+                               "clone holds the key; an approval is asked for again)")
         # AlreadyThere, CannotReplay: said before anything is pushed
         _applies(git, u, head, conflicts=not u.signed)
         if not push:
@@ -294,10 +293,10 @@ def _move(repo: Managed, top: Path, u: Unlanded):
     def move() -> Result:
         head = git.head()
         assert head is not None
-        if u.signed:   # never re-made: it goes as it is (the hub's queue merges it)
+        if u.signed:   # never re-made: it goes as it is, on the tip it was signed on
             if u.parent == head:
                 _reset_keep(git, u.sha)
-            u.record["how"] = "fast-forward" if u.parent == head else "merged by the hub"
+            u.record["how"] = "fast-forward"
             return Result(u.sha, u.parent, _plan(git, u, u.sha))
         if u.parent == head:
             _take(git, top, u, u.sha, list(u.paths))

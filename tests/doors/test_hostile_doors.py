@@ -258,6 +258,10 @@ def _fresh_repo(tmp_path: Path) -> Path:
     return repo
 
 
+LINE_DECLARED = (b"line: main   # the team line: moves land here one by one; a merge here "
+                 b"carries work only\n")
+
+
 def _law_file(tmp_path: Path, case) -> Path:
     f = tmp_path / "law" / "lifecycle.yaml"
     f.parent.mkdir()
@@ -276,7 +280,9 @@ def test_init_refuses_a_hostile_lifecycle(tmp_path, case):
     if case.expect == "accept" or (case.expect == "either" and res.returncode == 0):
         assert res.returncode == 0, out
         committed = corpus.run(["git", "cat-file", "blob", f"HEAD:{LAW}"], repo)
-        assert committed.stdout.encode() == case.data(), "the lifecycle must land as it was"
+        # as it was, with the team line declared (`line: main`) where it declares none
+        landed = committed.stdout.encode().replace(LINE_DECLARED, b"")
+        assert landed == case.data(), "the lifecycle must land as it was"
         return
     assert res.returncode == 1, out
     assert_refused_with(out, case, law=True)

@@ -148,7 +148,10 @@ def test_clients_cannot_write_the_hubs_own_refs(tmp_path):
     assert git(hub, "rev-parse", "refs/gitstate/hub").stdout.strip() == mark
 
 
-def test_a_signed_move_lands_unchanged_as_a_parent_of_the_hubs_merge(tmp_path):
+def test_a_signed_move_made_on_an_older_tip_is_refused_and_lands_when_signed_on_the_tip(tmp_path):
+    """The line rule: a signed move joins the line only on the tip it was signed on, judged by
+    the signers in force there (before, the queue merged it in as a second parent). Made
+    again on the tip, it lands as itself, its signature as made."""
     if shutil.which("ssh-keygen") is None:
         pytest.skip("ssh-keygen is missing (install openssh-client)")
     hub, (a, b) = hub_and_clones(tmp_path)
@@ -158,16 +161,22 @@ def test_a_signed_move_lands_unchanged_as_a_parent_of_the_hubs_merge(tmp_path):
     key = tmp_path / "id_ed25519"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "zach", "-f", str(key)],
                    check=True, capture_output=True)
+    signing = ("-c", "gpg.format=ssh", "-c", f"user.signingkey={key}")
     state_edit(b, "alice", "inbox")
-    git(b, "-c", "gpg.format=ssh", "-c", f"user.signingkey={key}", *UNHOOKED, "commit", "-q",
-        "--amend", "--no-edit", "-S")
+    git(b, *signing, *UNHOOKED, "commit", "-q", "--amend", "--no-edit", "-S")
+    before = hub_tip(hub)
+    code, lines = queued_push(b)
+    assert code != 0 and any("queue-stale" in ln and "signed" in ln for ln in lines), lines
+    assert hub_tip(hub) == before
+    # made again on the tip and signed there, it lands as itself
+    git(b, "reset", "-q", "--hard", "HEAD~1")
+    git(b, "pull", "-q", "--ff-only")
+    state_edit(b, "alice", "inbox")
+    git(b, *signing, *UNHOOKED, "commit", "-q", "--amend", "--no-edit", "-S")
     move = git(b, "rev-parse", "HEAD").stdout.strip()
     code, lines = queued_push(b)
     assert code == 0, lines
-    landed = lines[0].split("\t")[2].split("..")[1]
-    assert landed == hub_tip(hub)
-    parents = git(hub, "rev-list", "--parents", "-n", "1", landed).stdout.split()[1:]
-    assert parents[1] == move                                 # the signed commit, as signed
+    assert hub_tip(hub) == move
     allowed = tmp_path / "allowed"
     allowed.write_text(f"zach {Path(f'{key}.pub').read_text()}")
     res = git(hub, "-c", f"gpg.ssh.allowedSignersFile={allowed}", "verify-commit", move,

@@ -31,7 +31,9 @@ def test_trust_git_merge_is_judged(repo):
     two_architects(repo)
     before = sha(repo, "main")
     res = git(repo, "merge", "--no-edit", "side", check=False)
-    assert_local_refusal(repo, res, "role-max", "main", before)
+    # the line rule: a2's birth would reach the team line inside a merge (landed by itself,
+    # it is refused as `role-max`: test_trust_git_cherry_pick_is_judged)
+    assert_local_refusal(repo, res, "merge-moves", "main", before)
 
 
 def test_trust_git_revert_is_judged(repo):

@@ -1,4 +1,7 @@
-"""#8 item 2: an agent moves on one line of history; merges cannot revive, fork or invent.
+"""The line rule: on the team line a merge carries work only, so merges cannot revive, fork or
+invent an agent; a move reaches the line by itself. (Before, merges were judged by what each
+parent's line had done; the rule ids here were `merge-state`, `divergent` and a merged
+`role-max`, all now `merge-moves`.)
 
 (The plain `git merge` of two architects, refused by the local guard, is in
 test_trust_git_commands.py with the other commands that move a branch.)
@@ -40,7 +43,7 @@ def test_trust_merge_reviving_a_dead_agent_is_refused_by_the_hook(repo):
     before = sha(repo)
     res = git(repo, "commit", "-q", "--no-edit", check=False)
     assert res.returncode != 0, f"the merge that revives alice was committed:\n{out(res)}"
-    assert "[merge-state]" in res.stderr, res.stderr
+    assert "[merge-moves]" in res.stderr, res.stderr
     assert sha(repo) == before
     assert (repo / ".git" / "MERGE_HEAD").exists()
 
@@ -60,12 +63,12 @@ def _revival_merged(tmp_path):
 
 def test_trust_merge_reviving_a_dead_agent_is_caught_by_verify(tmp_path):
     _hub, work, merge = _revival_merged(tmp_path)
-    assert_verify_flags(work, (merge, "merge-state"))
+    assert_verify_flags(work, (merge, "merge-moves"))
 
 
 def test_trust_merge_reviving_a_dead_agent_is_refused_by_the_hub(tmp_path):
     hub, work, _merge = _revival_merged(tmp_path)
-    assert_push_refused(work, hub, "merge-state")
+    assert_push_refused(work, hub, "merge-moves")
 
 
 # --- (ii) two branches each spawn the holder of a max-1 role ------------------------------
@@ -85,10 +88,11 @@ def _architects_merged(tmp_path):
 
 def test_trust_merged_role_holders_are_caught_by_verify(tmp_path):
     _hub, work, merge = _architects_merged(tmp_path)
-    assert_verify_flags(work, (merge, "role-max"))
+    assert_verify_flags(work, (merge, "merge-moves"))
 
 
 def test_trust_merged_role_holders_are_caught_by_check(tmp_path):
+    # `check` judges the work tree as it stands: two living architects
     _hub, work, _merge = _architects_merged(tmp_path)
     res = gitstate(work, "check")
     assert res.returncode == 1 and "[role-max]" in res.stdout, out(res)
@@ -96,7 +100,7 @@ def test_trust_merged_role_holders_are_caught_by_check(tmp_path):
 
 def test_trust_merged_role_holders_are_refused_by_the_hub(tmp_path):
     hub, work, _merge = _architects_merged(tmp_path)
-    assert_push_refused(work, hub, "role-max")
+    assert_push_refused(work, hub, "merge-moves")
 
 
 # --- (iii) both parents moved the same agent ----------------------------------------------
@@ -104,9 +108,23 @@ def test_trust_merged_role_holders_are_refused_by_the_hub(tmp_path):
 def test_trust_divergent_merge_is_refused_by_git_merge(repo):
     divergent_fork(repo)
     before = sha(repo)
-    res = git(repo, "merge", "-s", "ours", "--no-edit", "side", check=False)
+    res = git(repo, "merge", "--no-edit", "side", check=False)
     assert sha(repo, "refs/heads/main") == before, f"the divergent merge landed:\n{out(res)}"
-    assert res.returncode != 0 and "[divergent]" in out(res), out(res)
+    assert res.returncode != 0, out(res)
+    assert "[merge-moves]" in out(res) or "CONFLICT" in out(res), out(res)
+
+
+def test_trust_a_merge_that_keeps_the_lines_state_is_work_and_the_sides_move_is_no_move(repo):
+    """`-s ours` keeps every state file as the team line has it: the merge is work, and the
+    move the side branch made (its `thread`) never reaches the line or its views."""
+    divergent_fork(repo)
+    res = git(repo, "merge", "-s", "ours", "--no-edit", "side", check=False)
+    assert res.returncode == 0, out(res)
+    assert "side-work" not in state_path(repo, "alice").read_text()
+    rc, problems = verify_json(repo, "--no-cache")
+    assert rc == 0 and problems == [], problems
+    log = gitstate(repo, "log", "alice", "--json")
+    assert "progress" not in log.stdout and log.returncode == 0, out(log)
 
 
 def _divergent_base(work):
@@ -116,23 +134,24 @@ def _divergent_base(work):
 
 def _divergent_merged(tmp_path):
     hub, work = cached_hub(tmp_path, "divergent", _divergent_base)
-    nohooks(work, "merge", "-q", "-s", "ours", "--no-edit", "side")
+    nohooks(work, "merge", "-q", "-X", "theirs", "--no-edit", "side")
+    assert "side-work" in state_path(work, "alice").read_text()
     return hub, work, sha(work)
 
 
 def test_trust_divergent_merge_is_caught_by_verify(tmp_path):
     _hub, work, merge = _divergent_merged(tmp_path)
-    assert_verify_flags(work, (merge, "divergent"))
+    assert_verify_flags(work, (merge, "merge-moves"))
 
 
 def test_trust_divergent_merge_is_refused_by_the_hub(tmp_path):
     hub, work, _merge = _divergent_merged(tmp_path)
-    assert_push_refused(work, hub, "divergent")
+    assert_push_refused(work, hub, "merge-moves")
 
 
 # --- (iv) a crafted parentless commit merged in as second parent --------------------------
 
-ROOT_RULES = {"not-initial", "merge-state", "lifecycle"}
+ROOT_RULES = {"merge-moves"}   # the root is off the line: the merge brings x onto it
 
 
 def _crafted_root(tmp_path):
@@ -162,16 +181,19 @@ def test_trust_crafted_root_merge_is_refused_by_the_hub(tmp_path):
 # --- and a lawful merge still passes every door -------------------------------------------
 
 def test_trust_lawful_merge_passes_every_door(tmp_path):
-    """Only `side` moved alice (inbox -> distill); main did ordinary work: the merge takes
-    side's state file, and the hook, verify and the hub all accept it."""
+    """The line rule's lawful merge: `side` did work, and alice's move (inbox -> distill) was
+    landed on the team line by itself; the merge carries the work, and the hook, verify and
+    the hub all accept it. (Before the rule, the move rode inside the merge.)"""
     hub, work = cached_hub(tmp_path, "alice-inbox", alice_in_inbox)
     git(work, "checkout", "-q", "-b", "side")
-    walk(work, "alice", "distill")
+    _ordinary(work, "side.txt")
     git(work, "checkout", "-q", "main")
+    walk(work, "alice", "distill")
     _ordinary(work, "main.txt")
     res = git(work, "merge", "--no-edit", "side", check=False)
     assert res.returncode == 0, out(res)
     assert "state: distill" in state_path(work, "alice").read_text()
+    assert (work / "side.txt").exists()
     for args in ((), ("--no-cache",)):
         rc, problems = verify_json(work, *args)
         assert rc == 0 and problems == [], problems

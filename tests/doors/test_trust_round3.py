@@ -70,22 +70,31 @@ def _merge_rewriting_the_law(work) -> tuple[str, str]:
 def test_trust_a_merge_rewriting_the_law_needs_approval_at_the_hub_and_in_verify(tmp_path):
     hub, work = cached_hub(tmp_path, "alice-dead", alice_dead)
     merge, _revived = _merge_rewriting_the_law(work)
-    assert_push_refused(work, hub, "needs-approval")
-    assert_verify_flags(work, (merge, "needs-approval"))
+    assert_push_refused(work, hub, "merge-moves")
+    assert_verify_flags(work, (merge, "merge-moves"))
 
 
-def test_trust_a_merge_taking_an_approved_law_change_from_a_branch_passes(tmp_path):
-    """The law changed (with approval) on `side` and main did other work: the merge takes
-    side's lifecycle, judged where it was made, and needs no second approval."""
+def test_trust_a_merge_taking_an_approved_law_change_from_a_branch_is_refused(tmp_path):
+    """The law changed (with approval) on `side` and main did other work: under the line rule
+    the change reaches the team line by itself, never inside a merge (before, the merge took
+    side's lifecycle as judged where it was made). Landed on main by itself, it needs only its
+    own approval, and the side's work then merges."""
     hub, work = cached_hub(tmp_path, "alice-inbox", alice_in_inbox)
     git(work, "checkout", "-q", "-b", "side")
     (work / LAW).write_text((work / LAW).read_text() + "# reviewed\n")
     git(work, "add", LAW)
     git(work, "commit", "-q", "-m", "law: a note", "-m", "Approved-by: zach")
+    change = sha(work)
     git(work, "checkout", "-q", "main")
     (work / "main.txt").write_text("main\n")
     git(work, "add", "main.txt")
     git(work, "commit", "-q", "-m", "work")
+    before = sha(work)
+    res = git(work, "merge", "--no-edit", "side", check=False)
+    assert res.returncode != 0 and "[merge-moves]" in out(res), out(res)
+    git(work, "merge", "--abort")
+    assert sha(work) == before
+    git(work, "cherry-pick", change)            # the change of the law, on the line itself
     res = git(work, "merge", "--no-edit", "side", check=False)
     assert res.returncode == 0, out(res)
     rc, problems = verify_json(work, "--no-cache")
@@ -109,8 +118,8 @@ def test_trust_a_merge_rolling_the_law_back_to_an_older_version_needs_approval(t
     nohooks(work, "merge", "-q", "--no-ff", "--no-commit", "side")
     git(work, "checkout", "side", "--", LAW)
     merge = sneak(work, "Merge branch 'side'", LAW)
-    assert_push_refused(work, hub, "needs-approval")
-    assert_verify_flags(work, (merge, "needs-approval"))
+    assert_push_refused(work, hub, "merge-moves")
+    assert_verify_flags(work, (merge, "merge-moves"))
 
 
 # --- 2. replace refs and grafts ---------------------------------------------------------------
@@ -179,24 +188,45 @@ def test_trust_a_line_without_law_is_judged_by_the_law_it_joins_at_the_hub(tmp_p
     push_lawful(work, f"{root}:refs/heads/x")            # an ordinary commit: fine
     assert_push_refused(work, hub, "needs-approval", f"{law}:refs/heads/x")
     assert_push_refused(work, hub, "needs-approval", f"{birth}:refs/heads/x")
-    merge = commit_tree(work, f"{sha(work)}^{{tree}}", "Merge branch 'x'", sha(work), birth)
+    # a merge that takes nothing of that line is work: eve never reaches the team line
+    honest = sha(work)
+    merge = commit_tree(work, f"{honest}^{{tree}}", "Merge branch 'x'", honest, birth)
     move_branch(work, merge)
-    assert_push_refused(work, hub, "needs-approval", "main")
-    assert_verify_flags(work, ({merge}, "foreign-law"))
+    push_lawful(work)
+    roster = gitstate(work, "roster", "--json")
+    assert roster.returncode == 0 and '"eve"' not in roster.stdout, out(roster)
+    # one that takes its law or its agent is refused
+    for files in ({LAW: git(work, "show", f"{birth}:{LAW}").stdout},
+                  {"agent/eve/_state.md": git(work, "show",
+                                              f"{birth}:agent/eve/_state.md").stdout}):
+        taking = commit_tree(work, tree_with(work, merge, files), "Merge branch 'x'", merge,
+                             birth)
+        move_branch(work, taking)
+        assert_push_refused(work, hub, "merge-moves", "main")
+        assert_verify_flags(work, ({taking}, "merge-moves"))
 
 
 @pytest.mark.parametrize("first", ["attacker", "honest"])
 def test_trust_whichever_root_comes_first_lines_with_two_laws_do_not_merge(tmp_path, first):
-    """The attacker's orphan line merged with `-s ours`, as the merge's first parent or its
-    second: verify judges every root with no law and refuses the merge of two laws."""
+    """The attacker's orphan line merged with `-s ours`: as the merge's first parent it
+    rewrites the team line (the hub refuses that; verify, reading that line, refuses the merge
+    that brings the honest history's law and agents onto it); as its second parent it brings
+    nothing onto the line, so it is work, and no move or law of that line counts."""
     hub, work = cached_hub(tmp_path, "alice-inbox", alice_in_inbox)
     _root, _law, birth = _attackers_line(work)
     honest = sha(work)
     parents = (birth, honest) if first == "attacker" else (honest, birth)
     merge = commit_tree(work, f"{honest}^{{tree}}", "Merge", *parents)
     move_branch(work, merge)
-    assert_verify_flags(work, (merge, "foreign-law"))
-    assert_push_refused(work, hub, [{"needs-approval", "foreign-law"}], "main")
+    if first == "attacker":
+        assert_verify_flags(work, (merge, "merge-moves"))
+        assert_push_refused(work, hub, "non-fast-forward", "main")
+        return
+    rc, problems = verify_json(work, "--no-cache")
+    assert (rc, problems) == (0, [])
+    push_lawful(work)
+    lifecycle = gitstate(work, "lifecycle", "--json")
+    assert '"initial":"bootstrap"' in lifecycle.stdout.replace(" ", ""), out(lifecycle)
 
 
 def test_trust_a_line_without_law_merged_into_a_managed_history_is_judged_by_its_law(tmp_path):
@@ -288,10 +318,12 @@ def test_trust_a_parentless_law_change_needs_a_signature_where_keys_are_known(tm
     root = commit_tree(work, tree_with(work, "HEAD", {LAW: lenient}), "law: lenient\n\n"
                        "Approved-by: zach")
     assert_push_refused(work, hub, "unsigned-approval", f"{root}:refs/heads/evil")
-    merge = commit_tree(work, f"{sha(work)}^{{tree}}", "Merge", sha(work), root)
+    # merged in as a second parent, it changes the team line's law only by the merge's own
+    # tree: refused; a merge that keeps the line's law takes nothing of it
+    merge = commit_tree(work, tree_with(work, "HEAD", {LAW: lenient}), "Merge", sha(work), root)
     move_branch(work, merge)
-    assert_push_refused(work, hub, "unsigned-approval", "main")
-    assert_verify_flags(work, ({root, merge}, {"unsigned-approval", "foreign-law"}))
+    assert_push_refused(work, hub, "merge-moves", "main")
+    assert_verify_flags(work, ({merge}, "merge-moves"))
 
 
 # --- 8. the branch a team pushes is protected -------------------------------------------------
@@ -389,5 +421,5 @@ def test_trust_a_merge_whose_own_tree_edits_a_hook_shim_needs_approval(tmp_path)
     shim = work / ".githooks" / "pre-commit"
     shim.write_text("#!/bin/sh\nexit 0\n")
     merge = sneak(work, "Merge branch 'side'", ".githooks/pre-commit")
-    assert_push_refused(work, hub, "needs-approval")
-    assert_verify_flags(work, (merge, "needs-approval"))
+    assert_push_refused(work, hub, "merge-moves")
+    assert_verify_flags(work, (merge, "merge-moves"))
