@@ -131,6 +131,21 @@ def verify(revs, no_cache, as_json):
     return 0 if report["ok"] else EXIT_REJECTED
 
 
+def _print_line(report: dict) -> None:
+    """Where the line rule begins, and what it left unjudged."""
+    merges = report.get("merges_not_judged", 0)
+    if not report["lifecycle_committed"]:
+        return
+    if report.get("line") is None:
+        click.echo("note: the law declares no team line, so merges are read, not judged (the "
+                   "line rule is not in force); add `line: BRANCH` to protocols/lifecycle.yaml "
+                   "with an approved change of the law")
+    elif merges:
+        start = report.get("line_from")
+        click.echo(f"the line rule is in force from {start[:10] if start else 'the law'}; "
+                   f"{plural(merges, 'merge')} before it read as history, not judged")
+
+
 def print_verified(report: dict) -> None:
     for line in describe_lines(report["problems"]):
         click.echo(line)
@@ -138,6 +153,7 @@ def print_verified(report: dict) -> None:
         click.echo(f"{plural(len(report['judged_by_tag']), 'tagged commit')} older than "
                    "protocols/lifecycle.yaml judged by their tags alone (moves, births and "
                    "ends; not their state files, which that history keeps its own way)")
+    _print_line(report)
     bad = len({p["commit"] for p in report["problems"]})
     if report["problems"]:
         click.echo(f"{plural(bad, 'commit')} broke the rules")

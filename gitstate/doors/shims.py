@@ -49,8 +49,9 @@ def concerns_glob(lc: Lifecycle) -> str:
     match, ignoring case as `grep -i` does: a listing it does not match concerns gitstate in
     no way, and the guard starts no `grep` for it."""
     head, _, tail = lc.state_file.partition("{id}")
-    if not (tail or head):
-        return "*"      # layout `{id}`: any path at the top may be a state file
+    if not (tail or head) or lc.accept:
+        return "*"      # layout `{id}`: any path at the top may be a state file; any subject
+                        # may read as a move in a `grammar.accept` form
     parts = [tail or head, LIFECYCLE_PATH, SIGNERS_PATH, SHIMS_DIR]
     alternatives = ["*" + "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c
                                   for c in part) + "*" for part in parts if part]
@@ -75,7 +76,8 @@ def render_shim(name: str, lc: Lifecycle) -> str:
     return (template.replace("@GITSTATE_PATHS@", paths_pattern(lc).replace("'", "'\\''"))
             .replace("@GITSTATE_CONCERNS@", concerns_glob(lc))
             .replace("@GITSTATE_PATHSPECS@", " ".join(shlex.quote(p) for p in pathspecs(lc)))
-            .replace("@GITSTATE_ATOMIC@", "1" if lc.policies.atomic_commits else ""))
+            .replace("@GITSTATE_ATOMIC@", "1" if lc.policies.atomic_commits else "")
+            .replace("@GITSTATE_ACCEPT@", "1" if lc.accept else ""))
 
 
 def is_ours(path: Path) -> bool:

@@ -57,7 +57,8 @@ def log_args(lc: Lifecycle, revs: list[str], agent: str | None = None,
     streams the newest first as it walks, and the caller turns the list round, so reading
     overlaps git's walk instead of waiting for its end.) Without `order`, git's own walk: the
     one order there is for a line of commits without merges, which git then need not sort."""
-    args = ([order] if order else []) + ["--first-parent"]   # the line's moves alone
+    # the line's moves alone: a merge is never a move, whatever its subject says
+    args = ([order] if order else []) + ["--first-parent", "--no-merges"]
     if not lc.accept:  # other subject forms cannot be expressed as a git grep: read them all
         args.append(f"--grep={TAG_GREP}")
         if agent:      # ids compare case-insensitively; a '.' in one matches itself too

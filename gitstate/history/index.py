@@ -122,8 +122,8 @@ class Index:
             expected = parent
         accept = self.lc.accept_patterns()
         events = []
-        for sha, _parents, ct, author, subject in reversed(rows):
-            tag = subject_tag(subject, accept)
+        for sha, parents, ct, author, subject in reversed(rows):
+            tag = subject_tag(subject, accept) if " " not in parents else None   # no merge
             if tag is not None:
                 events.append((sha, int(ct) if ct.isdigit() else 0, author) + tag)
         return events

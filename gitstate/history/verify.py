@@ -241,10 +241,12 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
     ahead = c.time - clock.now if clock is not None else None
     after, law_problem = _law_after(c, before, contents, lifecycles, cache_dir)
     law[c.sha] = after
-    if state["line_from"] is None and after is not None and after is not before \
-            and (before is None or before[0] != after[0]) \
-            and line_rule(_lifecycle(after, lifecycles, cache_dir)):
-        state["line_from"] = c.sha   # the law declares the team line from here
+    if after is not None and (before is None or before[0] != after[0]):
+        declared = line_rule(_lifecycle(after, lifecycles, cache_dir))
+        if declared and state["line_from"] is None:
+            state["line_from"] = c.sha   # the law declares the team line from here
+        elif not declared:
+            state["line_from"] = None
     ruling = before or after
     if ruling is None:
         state["before_law"].append(c)

@@ -313,18 +313,24 @@ def verified(repo: Managed, revs=(), *, no_cache: bool = False, progress=None) -
             raise UsageError(f"unknown revision or range {rev!r}",
                              hint="e.g. `gitstate verify origin/main..HEAD`")
     cache_dir = None if no_cache else repo.cache_dir
-    report: dict = {"by_tag": []}
+    report: dict = {"by_tag": [], "line_from": None, "unjudged_merges": 0}
     problems: list[dict] = []
     judged = 0
     if head is not None:
         problems, judged = verify(repo.git, list(revs) or [head], cache_dir,
                                   remember=not revs and not no_cache, report=report,
                                   progress=progress)
+    try:
+        line = repo.lifecycle(head, index=False, worktree=False).line if head else None
+    except GitstateError:
+        line = None
     committed = head is not None and (
         repo.git.cat_files([f"{head}:{LIFECYCLE_PATH}"])[0] is not None
         or bool(repo.git.text("log", "-1", "--format=%H", head, "--", LIFECYCLE_PATH)))
     return {"commit": head, "ok": not problems, "problems": problems, "judged": judged,
-            "judged_by_tag": report["by_tag"], "lifecycle_committed": committed}
+            "judged_by_tag": report["by_tag"], "lifecycle_committed": committed,
+            "line": line, "line_from": report["line_from"],
+            "merges_not_judged": report["unjudged_merges"]}
 
 
 def _must_be_managed(repo: Managed) -> None:

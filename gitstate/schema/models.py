@@ -329,6 +329,12 @@ class VerifyResult(Record):
     """commits older than the lifecycle, judged by their tags alone"""
     lifecycle_committed: bool = True
     """false when no lifecycle is committed yet: only tags could be judged"""
+    line: str | None = None
+    """the team line the law in force declares (null: the line rule is not in force)"""
+    line_from: str | None = None
+    """the commit from which the law declares the team line, where it is in what was judged"""
+    merges_not_judged: int = 0
+    """merges read but not judged: made before the law declared the team line"""
 
 
 class FreezeState(Record):
