@@ -208,7 +208,7 @@ def _activate(git: Git, top: Path, lc: Lifecycle, actions: list[str]) -> str:
 def _branch(git: Git) -> str:
     """The branch the repository is being managed on (what HEAD names, born or not): the team
     line. A detached HEAD names none: `main` then."""
-    from gitstate.law.load import is_branch_name
+    from gitstate.law.grammar import is_branch_name
     code, out, _ = git.call("symbolic-ref", "--short", "-q", "HEAD")
     name = out.decode("utf-8", "replace").strip() if code == 0 else ""
     return name if is_branch_name(name) else "main"

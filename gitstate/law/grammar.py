@@ -42,6 +42,7 @@ RESERVED_IDS = frozenset({"all"})
 _SUBJECT_RE = _Compiled(rf"^@(?P<id>{ID_PATTERN}):[ \t]*"
                         rf"\[STATE:(?P<state>[^\]\s]*)\][ \t]*(?P<text>.*)$")
 _PREFIX_RE = _Compiled(rf"^@(?P<id>{ID_PATTERN}):")
+_BRANCH_RE = _Compiled(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
 _TAG_ANYWHERE_RE = _Compiled(r"\[\s*state\s*:", re.IGNORECASE)
 _MENTION_RE = _Compiled(rf"(?<![\w@.+-])@(?P<id>{ID_PATTERN})")
 # A trailer's value is read without a regular expression: `[ \t]*(.*\S)?[ \t]*$` backtracks
@@ -52,6 +53,14 @@ _SCISSORS_RE = _Compiled(r"^# -+ >8 -+$")
 
 def is_valid_id(text: str) -> bool:
     return bool(_ID_RE.match(text)) and text.lower() not in RESERVED_IDS
+
+
+def is_branch_name(name: str) -> bool:
+    """A branch name gitstate takes for the team line: what `git check-ref-format` takes, in a
+    narrower alphabet."""
+    return (len(name) <= 200 and _BRANCH_RE.fullmatch(name) is not None and ".." not in name
+            and "//" not in name and "/." not in name
+            and not name.endswith((".", "/", ".lock")))
 
 
 def canonical_id(text: str) -> str:

@@ -12,6 +12,7 @@ import re
 from gitstate.errors import InvalidFile
 from gitstate.law import limits
 from gitstate.law.checks import CHECKS, kind as _kind
+from gitstate.law.grammar import is_branch_name
 from gitstate.law.lifecycle import (
     DEFAULT_STATE_FILE,
     NOT_DEFAULTS,
@@ -174,22 +175,10 @@ def load_lifecycle(text: str, source: str = "protocols/lifecycle.yaml") -> Lifec
 
 def _read_line(r: _Reader, raw: Any) -> str | None:
     """The team line's branch name (`line: main`), or None where the lifecycle names none."""
-    if raw is None:
-        return None
-    if not isinstance(raw, str) or not is_branch_name(raw):
-        r.bad(("line",), f"line: {raw!r} is not a branch name (letters, digits, '/', '.', "
-                  "'_' and '-', e.g. 'main')")
+    if raw is not None and not (isinstance(raw, str) and is_branch_name(raw)):
+        r.bad(("line",), f"line: {raw!r} is not a branch name (e.g. 'main')")
         return None
     return raw
-
-
-def is_branch_name(name: str) -> bool:
-    """A branch name gitstate accepts for the team line: what `git check-ref-format` takes,
-    in a narrower alphabet."""
-    import re
-    return (len(name) <= 200 and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._/-]*", name) is not None
-            and ".." not in name and "//" not in name and not name.endswith((".", "/", ".lock"))
-            and "/." not in name)
 
 
 def _named(r: _Reader, raw: Any, section: str, pattern, allowed: str, keys: set[str]):
