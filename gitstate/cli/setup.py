@@ -74,7 +74,7 @@ def _explain_keys() -> None:
         f"\n  git config gpg.format ssh && git config user.signingkey {private}"
     click.echo(f"{said}. A key of this user's is at hand ({public}"
                f"{', git config user.signingkey' if configured else ''}); if it is {human}'s, "
-               f"{human} records it with:\n"
+               f"{human} records it (an agent's approval is refused) with:\n"
                f"  gitstate init --signing-key {public} --approved-by {human}{signing}")
 
 

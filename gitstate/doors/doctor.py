@@ -103,8 +103,11 @@ def diagnose(repo: Managed) -> list[dict]:
     signers = repo.git.cat_files([f"{head}:{SIGNERS_PATH}"])[0] if head else None
     if signers is None:
         out.append(finding("warn", "approvals", "no protocols/allowed_signers: an "
-                            "'Approved-by:' trailer is taken at its word (anyone can write it)",
-                            "commit protocols/allowed_signers with the humans' SSH keys"))
+                            "'Approved-by:' trailer is taken at its word from a person at a "
+                            "terminal (anyone can write it), and refused from an agent's "
+                            "session (agent-approval)", "commit protocols/allowed_signers with "
+                            "the humans' SSH keys (`gitstate init --signing-key PATH "
+                            "--approved-by HUMAN`, run by that human)"))
     else:
         out.append(_signersfinding(repo, lc, signers))
     out += _moversfindings(repo, lc, head)

@@ -26,7 +26,7 @@ from gitstate.git.repo import GitContext, judge_merge_at, law_made_by_merge
 from gitstate.git.runner import EMPTY_TREE, Git
 from gitstate.law import statefile
 from gitstate.law.grammar import Message
-from gitstate.law.lifecycle import LIFECYCLE_PATH, is_law_path
+from gitstate.law.lifecycle import LIFECYCLE_PATH, SIGNERS_PATH, is_law_path
 from gitstate.law.limits import LIFECYCLE_BYTES
 from gitstate.law.rules import FileChange, Violation, check_law_change, validate
 from gitstate.rule_ids import Rule
@@ -244,12 +244,11 @@ def _judge_staged(git: Git, raw: str, message: str | Message | None,
         out += validate(changes, lc, message, context=context, memo=memo)
         out += _working_agent(lc, message, changes, context)
     waits = False
-    bound = os.environ.get("GITSTATE_AGENT", "").strip().lower()
-    if bound and changes and not merge_head:   # who may move whom: the session's binding
-        from gitstate.law.grammar import parse_message
-        from gitstate.law.movers import judge_binding
-        msg = parse_message(message) if isinstance(message, str) else message
-        found_bound, waits = judge_binding(lc, bound, changes, msg, context.agents, memo)
+    if (changes or law_changed) and not merge_head:   # who moves: the session's binding
+        from gitstate.law.movers import judge_session
+        found_bound, waits = judge_session(
+            lc, os.environ, changes, message, context.agents, memo, law_changed,
+            lambda: head is not None and git.cat_files([f"{base}:{SIGNERS_PATH}"])[0] is not None)
         out += found_bound
     verdict = None
     if not out and not merge_head and not law_changed and not waits:

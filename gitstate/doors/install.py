@@ -294,6 +294,7 @@ def _unapproved_shims(git: Git, files: dict[str, bytes | None],
         return []
     humans = {h.lower() for h in current.policies.humans}
     if approved_by and approved_by.strip().lower() in humans:
+        _not_an_agents_approval(git, current, changed, approved_by)
         return []
     if all(p.startswith(SHIM_DIR + "/") for p in changed):
         return changed
@@ -302,6 +303,22 @@ def _unapproved_shims(git: Git, files: dict[str, bytes | None],
                         f"human's approval{named}",
                         hint=f"run it as `gitstate init --approved-by <human>`, naming one of "
                              f"{', '.join(current.policies.humans)}")
+
+
+def _not_an_agents_approval(git: Git, current: Lifecycle, changed: list[str],
+                            approved_by: str) -> None:
+    """Refuse a change of the law approved from an agent's session while no allowed_signers
+    could prove the human's approval (`agent-approval`), before anything is written."""
+    from gitstate.errors import Rejected
+    from gitstate.law.grammar import parse_message
+    from gitstate.law.movers import agent_approval, agent_session
+    from gitstate.moves.principals import session_env
+    head = git.head()
+    found = agent_approval(current, *agent_session(session_env()), [], changed,
+                           parse_message(f"init\n\nApproved-by: {approved_by}\n"),
+                           lambda: git.cat_files([f"{head}:{SIGNERS_PATH}"])[0] is not None)
+    if found:
+        raise Rejected(found, action="init")
 
 
 def _write(top: Path, rel: str, data: bytes) -> None:

@@ -219,7 +219,7 @@ def _judge(repo: Managed, lc, head: str | None, path: str, old: bytes | None, ne
     context = GitContext(repo.git, head, tree=None, overrides={**files, path: new},
                          lc=lc)
     found = validate(changes, lc, message, context=context)
-    found += binding_violations(lc, changes, message, context.agents)
+    found += binding_violations(repo, lc, head, changes, message, context.agents, law)
     if law and head is not None:   # what rides along may change the law: judged as the hooks do
         found += check_law_change(lc, message, sorted(law))
     reject_if(as_said_to_the_command(found), action)

@@ -20,9 +20,9 @@ from gitstate.errors import GitstateError
 from gitstate.git.repo import Managed
 from gitstate.git.signing import can_sign_as
 from gitstate.law import statefile
-from gitstate.law.grammar import Message, parse_message
+from gitstate.law.grammar import Message
 from gitstate.law.lifecycle import SIGNERS_PATH, Lifecycle
-from gitstate.law.movers import KEY_FIELD, judge_binding
+from gitstate.law.movers import KEY_FIELD, judge_session
 from gitstate.law.signers import parse_public_key
 
 
@@ -31,14 +31,20 @@ def bound_agent() -> str | None:
     return os.environ.get("GITSTATE_AGENT", "").strip().lower() or None
 
 
-def binding_violations(lc: Lifecycle, changes: list, message: str | Message,
-                       agents) -> list:
-    """`not-yours` for a move a command is about to make, where the session is bound."""
-    mover = bound_agent()
-    if mover is None:
-        return []
-    msg = parse_message(message) if isinstance(message, str) else message
-    return judge_binding(lc, mover, changes, msg, agents)[0]
+def session_env() -> dict[str, str]:
+    """This session's environment as the doors judge it, its binding included."""
+    return {**os.environ, "GITSTATE_AGENT": bound_agent() or ""}
+
+
+def binding_violations(repo: Managed, lc: Lifecycle, head: str | None, changes: list,
+                       message: str | Message, agents, law: list[str] | tuple = ()) -> list:
+    """`not-yours` and `agent-approval` of a move a command is about to make, judged by the
+    session's binding and its runtime's marks (`law`: the files of the law it changes)."""
+    def signers() -> bool:
+        return head is not None and repo.git.cat_files([f"{head}:{SIGNERS_PATH}"])[0] \
+            is not None
+    return judge_session(lc, session_env(), changes, message, agents, law=law,
+                         signers=signers)[0]
 
 
 # -- keys -------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from conftest import (
     walk,
 )
 from hubs import make_hub
+from trusthelp import run_git
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None,
                                 reason="ssh-keygen is missing (install openssh-client)")
@@ -111,15 +112,83 @@ def test_without_a_binding_nothing_changes(haak):
     assert verify(haak) == []
 
 
-def test_a_human_wakes_a_frozen_agent_from_a_bound_session(haak, monkeypatch):
-    fill_state = haak / "data" / "freeze-states" / "bob.md"
-    assert gitstate(haak, "freeze", "bob").returncode == 1   # writes the template
-    fill_freeze_state(fill_state)
-    assert gitstate(haak, "freeze", "bob").returncode == 0
+def _freeze_bob(repo: Path) -> None:
+    assert gitstate(repo, "freeze", "bob").returncode == 1   # writes the template
+    fill_freeze_state(repo / "data" / "freeze-states" / "bob.md")
+    assert gitstate(repo, "freeze", "bob").returncode == 0
+
+
+def _wake_by_hand(repo: Path, env: dict[str, str]):
+    """bob woken by a commit of its state file with `Approved-by: zach`, through the installed
+    hooks, made with `env` added to the environment."""
+    set_state_line(repo, "bob", "state", "bootstrap")
+    git(repo, "add", "-A")
+    return run_git(repo, "commit", "-q", "-m", "@bob: [STATE:bootstrap] woken",
+                   "-m", "Approved-by: zach", env=env, check=False)
+
+
+def test_an_agent_does_not_approve_as_a_human_by_typing_the_name(haak, monkeypatch):
+    """Until protocols/allowed_signers is committed, a gated move made from an agent's session
+    (bound, or under a runtime) is refused: its `Approved-by: zach` proves nothing."""
+    _freeze_bob(haak)
+    before = snapshot(haak)
     monkeypatch.setenv("GITSTATE_AGENT", "alice")
+    res = gitstate(haak, "wake", "bob", "--approved-by", "zach")
+    assert res.returncode == 1 and "[agent-approval]" in res.stderr, res.stderr
+    assert "bob frozen -> bootstrap is approved by zach" in res.stderr
+    assert "bound to agent alice" in res.stderr and "from a terminal of their own" in res.stderr
+    assert snapshot(haak) == before
+    monkeypatch.delenv("GITSTATE_AGENT")
+    for env, said in (({"GITSTATE_AGENT": "alice"}, "bound to agent alice"),
+                      ({"CLAUDECODE": "1"}, "an agent runtime's (CLAUDECODE is set)")):
+        res = _wake_by_hand(haak, env)
+        assert res.returncode != 0 and "[agent-approval]" in res.stderr, res.stderr
+        assert said in res.stderr
+        assert snapshot(haak)[0] == before[0]               # HEAD did not move
+        git(haak, "reset", "-q", "--hard")
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "a-session-of-no-agent")   # unbound, a runtime
+    res = gitstate(haak, "wake", "bob", "--approved-by", "zach")
+    assert res.returncode == 1 and "(CLAUDE_CODE_SESSION_ID is set)" in res.stderr, res.stderr
+    monkeypatch.delenv("CLAUDE_CODE_SESSION_ID")
+    # a change of the law too
+    law = haak / "protocols" / "lifecycle.yaml"
+    law.write_text(law.read_text() + "# a comment\n")
+    git(haak, "add", "-A")
+    res = run_git(haak, "commit", "-q", "-m", "law: a comment", "-m", "Approved-by: zach",
+                  env={"GITSTATE_AGENT": "alice"}, check=False)
+    assert res.returncode != 0 and "[agent-approval]" in res.stderr, res.stderr
+    assert "a change of the law (protocols/lifecycle.yaml)" in res.stderr
+    git(haak, "reset", "-q", "--hard")
+    # a person at a terminal, outside any agent's session: the trailer counts, as before
     res = gitstate(haak, "wake", "bob", "--approved-by", "zach")
     assert res.returncode == 0, res.stderr
     assert "Approved-by: zach" in git(haak, "log", "-1", "--format=%B").stdout
+    assert verify(haak) == []
+
+
+def test_with_allowed_signers_the_humans_signature_decides(haak, tmp_path, monkeypatch):
+    """Once protocols/allowed_signers is in the law, an agent's session is not refused for
+    typing a name: the signature is judged instead (`unsigned-approval`)."""
+    import subprocess
+    zach = tmp_path / "zach"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "zach", "-f",
+                    str(zach)], check=True, capture_output=True)
+    (haak / "protocols" / "allowed_signers").write_text(f"zach {Path(f'{zach}.pub').read_text()}")
+    git(haak, "add", "-A")
+    git(haak, "commit", "-q", "-m", "law: zach's key", "-m", "Approved-by: zach")
+    _freeze_bob(haak)
+    res = _wake_by_hand(haak, {"GITSTATE_AGENT": "alice"})
+    assert res.returncode != 0 and "[unsigned-approval]" in res.stderr, res.stderr
+    assert "agent-approval" not in res.stderr
+    git(haak, "reset", "-q", "--hard")
+    monkeypatch.setenv("GITSTATE_AGENT", "alice")
+    res = gitstate(haak, "wake", "bob", "--approved-by", "zach")
+    assert res.returncode == 1 and "must be signed by a key of zach" in res.stderr, res.stderr
+    git(haak, "config", "gpg.format", "ssh")
+    git(haak, "config", "user.signingkey", str(zach))
+    res = gitstate(haak, "wake", "bob", "--approved-by", "zach")   # zach's key signs
+    assert res.returncode == 0, res.stderr
+    assert verify(haak) == []
 
 
 # -- keys, the hub and verify -----------------------------------------------------------

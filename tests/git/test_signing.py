@@ -187,9 +187,10 @@ def test_init_records_a_humans_key_in_the_commit_that_brings_the_law(empty_repo,
 
 
 def test_init_prints_the_command_that_records_the_key_at_hand_and_never_asks(
-        empty_repo, tmp_path_factory):
+        empty_repo, tmp_path_factory, monkeypatch):
     """No prompt (an agent has no terminal): the key found is named, with the command that
-    records it; that command, run by the human, makes approvals signed."""
+    records it; that command, run by the human, makes approvals signed; run from an agent's
+    session it is refused."""
     zach = key(tmp_path_factory, "zach")
     ssh = Path(os.environ["HOME"]) / ".ssh"
     ssh.mkdir()
@@ -203,6 +204,13 @@ def test_init_prints_the_command_that_records_the_key_at_hand_and_never_asks(
     shown = on_a_terminal(empty_repo, "import sys; from gitstate.__main__ import main; "
                           "sys.exit(main(['init', '--force']))")[0]
     assert shown.returncode == 0           # ran to its end without waiting for an answer
+    head = git(empty_repo, "rev-parse", "HEAD").stdout
+    monkeypatch.setenv("GITSTATE_AGENT", "alice")
+    refused = gitstate(empty_repo, *command.split()[1:])
+    assert refused.returncode == 1 and "[agent-approval]" in refused.stderr, refused.stderr
+    assert git(empty_repo, "rev-parse", "HEAD").stdout == head
+    assert not (empty_repo / "protocols" / "allowed_signers").exists()
+    monkeypatch.delenv("GITSTATE_AGENT")
     done = gitstate(empty_repo, *command.split()[1:])       # zach, at a terminal
     assert done.returncode == 0, done.stderr
     assert git(empty_repo, "show", "HEAD:protocols/allowed_signers").stdout == \
