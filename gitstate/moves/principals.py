@@ -14,6 +14,9 @@ from __future__ import annotations
 import os
 import secrets
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from gitstate.errors import GitstateError
@@ -25,10 +28,23 @@ from gitstate.law.lifecycle import SIGNERS_PATH, Lifecycle
 from gitstate.law.movers import KEY_FIELD, judge_session
 from gitstate.law.signers import parse_public_key
 
+_ACTING: ContextVar[str | None] = ContextVar("gitstate_acting_as", default=None)
+
 
 def bound_agent() -> str | None:
-    """The agent this session is bound to (`GITSTATE_AGENT`), or None."""
-    return os.environ.get("GITSTATE_AGENT", "").strip().lower() or None
+    """The agent this session is bound to: the one a face acts as (`acting_as`: the MCP
+    server's binding), else `GITSTATE_AGENT`; None."""
+    return _ACTING.get() or os.environ.get("GITSTATE_AGENT", "").strip().lower() or None
+
+
+@contextmanager
+def acting_as(agent: str) -> Iterator[None]:
+    """Run the commands of this thread (and context) as bound to `agent`."""
+    token = _ACTING.set(agent)
+    try:
+        yield
+    finally:
+        _ACTING.reset(token)
 
 
 def session_env() -> dict[str, str]:
