@@ -219,6 +219,6 @@ def test_an_mcp_server_of_a_session_no_agent_records_moves_nothing(repo, model):
         Turn(text("done")))
     run(repo, model, f"move {token}", session, tools="mcp__gitstate")
     said = [everything(r) for r in model.requests("mcp-unbound")]
-    assert "[unbound-mover]" in said[1]
+    assert "[unbound-mover]" in said[1], said[1][-1500:]
     assert f"gitstate spawn <your-id> --session {session}" in said[1]   # its own session
     assert git(repo, "rev-parse", "HEAD").stdout == tip
