@@ -107,6 +107,10 @@ class Rule(_Ids):
                          "allowed_signers lists for the human in its Approved-by: trailer")
     NOT_YOURS = ("not-yours", "a move of an agent by a session bound to another agent the law "
                  "does not let move it")
+    AGENT_APPROVAL = ("agent-approval", "a human's approval (Approved-by:) of a gated move made "
+                      "from an agent's session while no allowed_signers proves the human's")
+    UNBOUND_MOVER = ("unbound-mover", "a move asked of the MCP server while it is bound to no "
+                     "agent")
     UNSIGNED_MOVE = ("unsigned-move", "a move of an agent with a key whose commit is not signed "
                      "by that key or by a key of someone the law lets move it")
     URGENT = "urgent", "entering a state the mortality policy forbids at urgent context"

@@ -29,6 +29,9 @@ from typing import Callable
 
 import pytest
 
+from gitstate.law.movers import RUNTIME_MARKS
+
+
 def pytest_addoption(parser, pluginmanager):
     """The suite runs on every core through pytest-xdist (`-n auto` in pyproject's addopts).
     Without it (`-p no:xdist`, or not installed) those options are accepted and the tests run
@@ -78,9 +81,11 @@ def _serial_runs_alone(request, tmp_path_factory):
 
 
 # Keep the user's git configuration and environment out of every test.
+# An agent runtime's marks go too (the suite may run inside one): a test is a person at a
+# terminal unless it says otherwise.
 _GIT_ENV_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
                  "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CEILING_DIRECTORIES", "GITSTATE_PYTHON",
-                 "GITSTATE_AGENT", "GITSTATE_DEBUG")
+                 "GITSTATE_AGENT", "GITSTATE_DEBUG", *RUNTIME_MARKS)
 
 
 def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import click
+
 from gitstate.cli.app import cli, directory, example
 from gitstate.errors import UsageError
 
 
 @example('claude mcp add gitstate -- gitstate mcp')
 @cli.command()
-def mcp():
+@click.option("--agent", "agent", default=None, metavar="ID",
+              help="Move only as this agent (a server registered for one worktree); default: "
+                   "the agent whose state file records the runtime's session "
+                   "(CLAUDE_CODE_SESSION_ID), else $GITSTATE_AGENT.")
+def mcp(agent):
     """Serve the commands as MCP tools over stdio (status, roster, vacancies, log, inbox, show,
-    lifecycle, check, verify and every move), judged exactly as the commands judge."""
+    lifecycle, check, verify and every move), judged exactly as the commands judge; moves are
+    made only as the agent the server is bound to."""
     try:
         from gitstate.mcp.server import serve
     except ModuleNotFoundError as exc:
@@ -18,4 +25,4 @@ def mcp():
             raise
         raise UsageError("`gitstate mcp` needs the MCP Python SDK, which is not installed",
                          hint="pip install 'gitstate-agents[mcp]'") from None
-    serve(directory())
+    serve(directory(), agent)

@@ -40,7 +40,9 @@ def print_init(data: dict) -> None:
 
 def _explain_keys() -> None:
     """Say how approvals become signed, until protocols/allowed_signers is committed; once,
-    when it is news (what was said last is kept in .git/gitstate/approvals-said)."""
+    when it is news (what was said last is kept in .git/gitstate/approvals-said). Never asks
+    (an agent runs init without a terminal): where a key of this user's is at hand, it prints
+    the command that records it."""
     try:
         here = repo()
     except GitstateError:
@@ -51,18 +53,45 @@ def _explain_keys() -> None:
     except (GitstateError, IndexError):
         human = "<human>"
     signed = bool(head and git.cat_files([f"{head}:{SIGNERS_PATH}"])[0] is not None)
-    if not _news(here.cache_dir, "signed" if signed else f"trailer {human}"):
+    found = None if signed else _key_at_hand(git)
+    if not _news(here.cache_dir, "signed" if signed else f"trailer {human} {found}"):
         return
     if signed:
         click.echo(f"approvals: signed with the keys in {SIGNERS_PATH}")
         return
-    click.echo(f"approvals: an Approved-by: trailer is taken at its word until {SIGNERS_PATH} "
-               "lists the humans' SSH keys. To require signed approvals:\n"
-               f"  echo \"{human} $(cat ~/.ssh/id_ed25519.pub)\" >> {SIGNERS_PATH}\n"
-               f"  git add {SIGNERS_PATH} && git commit -m 'law: keys of the humans' "
-               f"-m 'Approved-by: {human}'\n"
-               "  and each human: git config gpg.format ssh; "
-               "git config user.signingkey ~/.ssh/id_ed25519")
+    said = (f"approvals: an Approved-by: trailer is taken at its word until {SIGNERS_PATH} "
+            "lists the humans' SSH keys")
+    if found is None:
+        click.echo(f"{said}. To require signed approvals:\n"
+                   f"  echo \"{human} $(cat ~/.ssh/id_ed25519.pub)\" >> {SIGNERS_PATH}\n"
+                   f"  git add {SIGNERS_PATH} && git commit -m 'law: keys of the humans' "
+                   f"-m 'Approved-by: {human}'\n"
+                   "  and each human: git config gpg.format ssh; "
+                   "git config user.signingkey ~/.ssh/id_ed25519")
+        return
+    public, private, configured = found
+    signing = "" if configured else \
+        f"\n  git config gpg.format ssh && git config user.signingkey {private}"
+    click.echo(f"{said}. A key of this user's is at hand ({public}"
+               f"{', git config user.signingkey' if configured else ''}); if it is {human}'s, "
+               f"{human} records it (an agent's approval is refused) with:\n"
+               f"  gitstate init --signing-key {public} --approved-by {human}{signing}")
+
+
+def _key_at_hand(git) -> tuple[str, str, bool] | None:
+    """(public key file, private key file, whether git signs with it) of this user's SSH key:
+    the one `git config user.signingkey` names, else ~/.ssh/id_ed25519 (id_ecdsa, id_rsa)."""
+    configured = git.config("user.signingkey")
+    if configured and not configured.startswith("key::"):
+        private = configured.removesuffix(".pub")
+        if os.path.isfile(os.path.expanduser(f"{private}.pub")):
+            return f"{private}.pub", private, True
+    for name in ("id_ed25519", "id_ecdsa", "id_rsa"):
+        private = os.path.join("~", ".ssh", name)
+        if os.path.isfile(os.path.expanduser(f"{private}.pub")):
+            return f"{private}.pub", private, False
+    return None
+
 
 
 def _news(cache_dir: str | None, said: str) -> bool:
@@ -86,6 +115,7 @@ def _news(cache_dir: str | None, said: str) -> bool:
 
 
 @example('gitstate init --human zach',
+         'gitstate init --human zach --signing-key ~/.ssh/id_ed25519.pub',
          'gitstate init --lifecycle maos --ci github',
          'git init --bare hub.git && gitstate -C hub.git init --server')
 @cli.command()
@@ -99,6 +129,10 @@ def _news(cache_dir: str | None, said: str) -> bool:
               help="Who may approve gated moves (policies.humans of a new lifecycle).")
 @click.option("--approved-by", default=None, metavar="HUMAN",
               help="Approve a change of the law (lifecycle, shims) in a managed repository.")
+@click.option("--signing-key", default=None, metavar="PATH|KEY",
+              help="Record this SSH public key (a .pub file, the private key beside one, or "
+                   "the key line) for the lifecycle's first human in protocols/allowed_signers,"
+                   " in the same commit: approvals must then be signed.")
 @click.option("--runtime", type=click.Choice(["claude-code"]), default=None,
               help="Merge gitstate's hooks into the agent runtime's settings "
                    "(.claude/settings.json).")
@@ -110,8 +144,8 @@ def _news(cache_dir: str | None, said: str) -> bool:
                    "gitstate-agents from the package index), e.g. a git URL at a tag or a "
                    "wheel's URL.")
 @json_option
-def init(lifecycle, force, no_commit, server, humans, approved_by, runtime, ci, install_spec,
-         as_json):
+def init(lifecycle, force, no_commit, server, humans, approved_by, signing_key, runtime, ci,
+         install_spec, as_json):
     """Make this repository managed (idempotent)."""
     if install_spec is not None and not ci:
         raise UsageError("--install says what a CI job installs: give --ci github|gitlab too")
@@ -124,7 +158,8 @@ def init(lifecycle, force, no_commit, server, humans, approved_by, runtime, ci, 
     else:
         from gitstate.doors.install import init as do_init
         report = do_init(directory(), lifecycle, force=force, commit=not no_commit,
-                         approved_by=approved_by, humans=tuple(humans))
+                         approved_by=approved_by, humans=tuple(humans),
+                         signing_key=signing_key)
     integrations = _integrations(directory(), runtime, ci, install_spec) \
         if runtime or ci else []
     data = {**report.as_plain(), **({"integrations": integrations} if integrations else {})}

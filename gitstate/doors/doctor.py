@@ -103,8 +103,11 @@ def diagnose(repo: Managed) -> list[dict]:
     signers = repo.git.cat_files([f"{head}:{SIGNERS_PATH}"])[0] if head else None
     if signers is None:
         out.append(finding("warn", "approvals", "no protocols/allowed_signers: an "
-                            "'Approved-by:' trailer is taken at its word (anyone can write it)",
-                            "commit protocols/allowed_signers with the humans' SSH keys"))
+                            "'Approved-by:' trailer is taken at its word from a person at a "
+                            "terminal (anyone can write it), and refused from an agent's "
+                            "session (agent-approval)", "commit protocols/allowed_signers with "
+                            "the humans' SSH keys (`gitstate init --signing-key PATH "
+                            "--approved-by HUMAN`, run by that human)"))
     else:
         out.append(_signersfinding(repo, lc, signers))
     out += _moversfindings(repo, lc, head)
@@ -153,7 +156,26 @@ def _moversfindings(repo: Managed, lc, head: str | None) -> list[dict]:
         out.append(finding("ok", "movers", f"{len(keyed)} agent{'s' if len(keyed) != 1 else ''}"
                             " with a key: their moves must be signed (unsigned-move); this "
                             f"clone holds the keys of {', '.join(held) or 'none of them'}"))
+        out += _shared_keys(living, keyed)
     return out
+
+
+def _shared_keys(living: dict[str, dict], keyed: list[str]) -> list[dict]:
+    """A warning when this user can read the private keys of several agents: whatever runs
+    as this user (any of those agents' tools) can sign as each of them."""
+    from gitstate.law.movers import KEY_FIELD
+    from gitstate.moves.principals import held_key, keys_dir
+    readable = [a for a in keyed if (path := held_key(living[a].get(KEY_FIELD)))
+                and os.access(path, os.R_OK)]
+    if len(readable) < 2:
+        return []
+    return [finding("warn", "keys", f"this user can read the private keys of {len(readable)} "
+                    f"agents ({', '.join(readable)}) in {keys_dir()}: whatever runs as this "
+                    "user, any of these agents' tools included, can sign as each of them, so "
+                    "their signatures do not tell them apart", "keys tell agents apart only "
+                    "when each agent runs as its own OS user (or in its own container) whose "
+                    "$GITSTATE_KEYS holds its key alone, or when the runtime holds the key "
+                    "where the agent's tools cannot read it")]
 
 
 def _runtimefinding(repo: Managed) -> dict | None:

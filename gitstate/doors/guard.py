@@ -81,12 +81,13 @@ def _judge_line(git: Git, ref: str, old: str, new: str, base: str | None,
     return [(ref, p) for p in problems]
 
 
-def _bound(git: Git, new: str) -> tuple[str, set[str]] | None:
-    """(agent, commits made here) where this session is bound to an agent (`GITSTATE_AGENT`):
-    the commits no local or remote-tracking branch has yet. Commits fetched from a remote were
-    made elsewhere, by whoever moved them there."""
-    agent = os.environ.get("GITSTATE_AGENT", "").strip().lower()
-    if not agent:
+def _bound(git: Git, new: str) -> tuple[str | None, str | None, set[str]] | None:
+    """(agent, runtime mark, commits made here) where this session is an agent's (bound by
+    `GITSTATE_AGENT`, or marked as a runtime's): the commits no local or remote-tracking branch
+    has yet. Commits fetched from a remote were made elsewhere, by whoever moved them there."""
+    from gitstate.law.movers import agent_session
+    agent, mark = agent_session(os.environ)
+    if agent is None and mark is None:
         return None
     made = git.text("rev-list", new, "--not", "--branches", "--remotes")
-    return agent, set(made.split())
+    return agent, mark, set(made.split())

@@ -27,7 +27,7 @@ from gitstate.git.runner import EMPTY_TREE, Git
 from gitstate.law import statefile
 from gitstate.law.grammar import Message, parse_message
 from gitstate.law.judge import Facts, judge
-from gitstate.law.lifecycle import LIFECYCLE_PATH, is_law_path
+from gitstate.law.lifecycle import LIFECYCLE_PATH, SIGNERS_PATH, is_law_path
 from gitstate.law.limits import LIFECYCLE_BYTES
 from gitstate.law.verdict import FileChange, Violation
 from gitstate.rule_ids import Rule
@@ -235,11 +235,14 @@ def _judge_staged(git: Git, raw: str, message: str | Message | None,
     msg = parse_message(message) if isinstance(message, str) else message
     memo: dict = {}   # each state file parsed once, by the rules and for the census alike
     context = GitContext(git, base if head else None, tree=None, lc=lc, memo=memo)
-    bound = os.environ.get("GITSTATE_AGENT", "").strip().lower() or None
+    from gitstate.law.movers import agent_session
+    bound, mark = agent_session(os.environ)
     out = judge(Facts(lc, changes, message=msg, law_changed=law_changed,
                       law_problem=law_problem, merge=merge,
                       line=merge and on_team_line(git, lc), context=context,
-                      bound=bound, memo=memo))
+                      bound=bound, mark=mark, memo=memo,
+                      signers_known=lambda: head is not None and git.cat_files(
+                          [f"{base}:{SIGNERS_PATH}"])[0] is not None))
     if out or merge or law_changed:
         return out, None
     if bound and changes and msg is None:   # a move of another agent waits for its trailers

@@ -19,7 +19,7 @@ from gitstate.doors.shims import HOOK_NAMES, install_into, is_ours, render_shim,
 from gitstate.errors import GitstateError, NotManaged, UsageError
 from gitstate.git.atomic import Plan, commit_atomically
 from gitstate.git.runner import Git
-from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle, is_law_path
+from gitstate.law.lifecycle import LIFECYCLE_PATH, SIGNERS_PATH, Lifecycle, is_law_path
 from gitstate.law.limits import LIFECYCLE_BYTES
 from gitstate.law.load import load_lifecycle, read_lifecycle
 from gitstate.law.record import Record, field
@@ -84,7 +84,10 @@ def _source(lifecycle: str | None) -> tuple[str, dict[str, str], Lifecycle]:
 
 def init(path: str | None = None, lifecycle: str | None = None, *, force: bool = False,
          commit: bool = True, approved_by: str | None = None,
-         humans: tuple[str, ...] = ()) -> InitReport:
+         humans: tuple[str, ...] = (), signing_key: str | None = None) -> InitReport:
+    """Manage the repository at `path`. `signing_key`: a human's SSH public key (a line, a
+    .pub file, or a private key with its .pub beside it), recorded for the first human of the
+    law in protocols/allowed_signers, in the same commit."""
     top = _top(path)
     git = Git(top)
     files: dict[str, bytes | None] = {}   # None: remove
@@ -122,15 +125,20 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
     if force or not (top / AGENT_GUIDE).exists():
         files[AGENT_GUIDE] = read_shipped("agent", "README.md").encode()
 
+    if signing_key is not None:
+        _record_key(top, lc, signing_key, files, actions)
     for name in HOOK_NAMES:
         target = top / SHIM_DIR / name
         if not target.exists() or is_ours(target):   # a hook of the user's stays theirs
             files[f"{SHIM_DIR}/{name}"] = render_shim(name, lc).encode()
+    sign = False
     if commit:
         for rel in _unapproved_shims(git, files, approved_by):
             del files[rel]   # this clone still gets current hooks; the committed ones wait
             actions.append(f"left {rel} as committed: changing it changes the law (commit it "
                            "with `gitstate init --approved-by <human>`)")
+        sign = bool(approved_by and _law_changes(git, files)[1]) \
+            and _signs_approval(git, approved_by or "")
 
     for rel, content in files.items():
         target = top / rel
@@ -152,7 +160,7 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
 
     report = InitReport(lifecycle=lc.name, hooks_dir=hooks_dir, actions=actions)
     if commit:
-        report.commit = _commit(git, top, files, lc, approved_by)
+        report.commit = _commit(git, top, files, lc, approved_by, sign)
         if report.commit:
             actions.append(f"committed {report.commit[:10]} (gitstate: manage with lifecycle "
                            f"'{lc.name}')")
@@ -241,6 +249,48 @@ def _with_humans(text: str, humans: tuple[str, ...]) -> str:
     return line.sub(lambda m: m.group(1) + "[" + ", ".join(humans) + "]", text, count=1)
 
 
+def _record_key(top: Path, lc: Lifecycle, value: str, files: dict[str, bytes | None],
+                actions: list[str]) -> None:
+    """protocols/allowed_signers with the key of `value` listed for the law's first human."""
+    from gitstate.law.signers import keys_of
+    if not lc.policies.humans:
+        raise UsageError("--signing-key records a human's key, and the lifecycle names no "
+                         "human", hint="name one: `gitstate init --human NAME --signing-key "
+                                       "PATH`")
+    human = lc.policies.humans[0]
+    key = public_key(value)
+    target = top / SIGNERS_PATH
+    text = target.read_text("utf-8", "replace") if target.is_file() else ""
+    if key in keys_of(text, human):
+        return
+    line = f"{human} {key[0]} {key[1]}\n"
+    files[SIGNERS_PATH] = (text + ("\n" if text and not text.endswith("\n") else "")
+                           + line).encode()
+    actions.append(f"recorded {human}'s key ({key[0]} ...{key[1][-12:]}) in {SIGNERS_PATH}: "
+                   f"gated moves now need {human}'s signature")
+
+
+def public_key(value: str) -> tuple[str, str]:
+    """(type, base64) of an SSH public key given as a line, a .pub file, or a private key file
+    with its .pub beside it (as `git config user.signingkey` names one)."""
+    import os
+
+    from gitstate.law.signers import parse_public_key
+    text = value.strip()
+    key = parse_public_key(text) if not text.startswith("key::") else \
+        parse_public_key(text[5:])
+    path = Path(os.path.expanduser(text))
+    for candidate in (path, Path(f"{path}.pub")):
+        if key is None and candidate.is_file() and candidate.stat().st_size < 20000:
+            found = candidate.read_text("utf-8", "replace")
+            key = None if found.lstrip().startswith("-----") else parse_public_key(found)
+    if key is None:
+        raise UsageError(f"--signing-key {value!r} is not an SSH public key",
+                         hint="give a .pub file (e.g. ~/.ssh/id_ed25519.pub), the private key "
+                              "beside it, or the line 'ssh-ed25519 AAAA...'")
+    return key
+
+
 def _law_changes(git: Git, files: dict[str, bytes | None]) -> tuple[Lifecycle | None, list[str]]:
     """(the law committed at HEAD, the law files this init would change), when managed."""
     head = git.head()
@@ -268,6 +318,7 @@ def _unapproved_shims(git: Git, files: dict[str, bytes | None],
         return []
     humans = {h.lower() for h in current.policies.humans}
     if approved_by and approved_by.strip().lower() in humans:
+        _not_an_agents_approval(git, current, changed, approved_by)
         return []
     if all(p.startswith(SHIM_DIR + "/") for p in changed):
         return changed
@@ -278,13 +329,50 @@ def _unapproved_shims(git: Git, files: dict[str, bytes | None],
                              f"{', '.join(current.policies.humans)}")
 
 
+def _not_an_agents_approval(git: Git, current: Lifecycle, changed: list[str],
+                            approved_by: str) -> None:
+    """Refuse a change of the law approved from an agent's session while no allowed_signers
+    could prove the human's approval (`agent-approval`), before anything is written."""
+    from gitstate.errors import Rejected
+    from gitstate.law.grammar import parse_message
+    from gitstate.law.movers import agent_approval, agent_session
+    from gitstate.moves.principals import session_env
+    head = git.head()
+    found = agent_approval(current, *agent_session(session_env()), [], changed,
+                           parse_message(f"init\n\nApproved-by: {approved_by}\n"),
+                           lambda: git.cat_files([f"{head}:{SIGNERS_PATH}"])[0] is not None)
+    if found:
+        raise Rejected(found, action="init")
+
+
 def _write(top: Path, rel: str, data: bytes) -> None:
     from gitstate.git.atomic import safe_path, write_file
     write_file(safe_path(top, rel), data)
 
 
+def _signs_approval(git: Git, approved_by: str) -> bool:
+    """Whether this change of the law is signed: where the law in force lists keys
+    (protocols/allowed_signers), it must be, by a key listed for the human who approves it;
+    refused before anything is written when this clone has none."""
+    head = git.head()
+    signers = git.cat_files([f"{head}:{SIGNERS_PATH}"])[0] if head else None
+    if signers is None:
+        return False
+    from gitstate.git.signing import can_sign_as
+    ok, have = can_sign_as(git, signers, approved_by)
+    if not ok:
+        raise GitstateError(f"this change of the law is approved by {approved_by}, and "
+                            f"{SIGNERS_PATH} binds approvals to keys: the commit must be signed "
+                            f"by a key of {approved_by}, but this clone signs with {have}; "
+                            "nothing was written",
+                            hint=f"{approved_by} runs it, with `git config gpg.format ssh` and "
+                                 f"`git config user.signingkey` set to a key listed for "
+                                 f"{approved_by} in {SIGNERS_PATH}")
+    return True
+
+
 def _commit(git: Git, top: Path, files: dict[str, bytes | None], lc: Lifecycle,
-            approved_by: str | None = None) -> str | None:
+            approved_by: str | None = None, sign: bool = False) -> str | None:
     head = git.head()
     paths = sorted(files)
     committed = git.cat_files(f"{head}:{p}" for p in paths) if head else [None] * len(paths)
@@ -297,6 +385,6 @@ def _commit(git: Git, top: Path, files: dict[str, bytes | None], lc: Lifecycle,
         return Plan(changed, f"gitstate: manage this repository with lifecycle '{lc.name}'\n"
                     + trailer,
                     executable=frozenset(p for p in changed if p.startswith(SHIM_DIR + "/")),
-                    with_staged=False)
+                    with_staged=False, sign=sign)
 
     return commit_atomically(git, top, prepare, reflog="gitstate init").sha

@@ -53,7 +53,7 @@ READ_LIMIT = max(STATE_FILE_BYTES, LIFECYCLE_BYTES)   # a larger blob is refused
 def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool = False,
            root: str | None = None, clock=None,
            report: dict | None = None, progress=None,
-           bound: tuple[str, set[str]] | None = None,
+           bound: tuple[str | None, str | None, set[str]] | None = None,
            line: bool = True) -> tuple[list[dict], int]:
     """(problems, number of commits judged) for the history of `revs`.
 
@@ -70,9 +70,9 @@ def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool =
     tags alone (an adopted history); `line_from`: the commit from which the law declares the
     team line (None: not in these commits); `unjudged_merges`: merges read but not judged
     (before the line rule, or off the line). `progress(count)` is told how many commits are
-    judged as each batch is done. `bound`: (agent, commits made here) of a session bound to
-    an agent (the ref guard): those commits are judged for who moved whom as the hooks judge
-    them."""
+    judged as each batch is done. `bound`: (agent, runtime mark, commits made here) of an
+    agent's session (the ref guard): those commits are judged for who moved whom as the
+    hooks judge them."""
     saved = _load(cache_dir) if remember and line else None
     head = revs[0] if len(revs) == 1 else None
     problems: list[dict] = []
@@ -261,12 +261,13 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
     if merge and (not state["line"] or not line_rule(lc)):
         state["unjudged_merges"] += 1   # before the line rule, or off the line: work
     ctx = ReplayContext(git, parent, c, lc, run, contents, parsed, clock)
-    here = state["bound"] is not None and c.sha in state["bound"][1]
+    here = state["bound"] is not None and c.sha in state["bound"][2]
     facts = Facts(lc, changes, message=parse_message(c.message), merge=merge,
                   law_changed=[p for p, _o, _n, _m in c.changes if is_law_path(p)]
                   if before is not None else [],
                   law_problem=law_problem, line=state["line"], context=ctx,
-                  bound=state["bound"][0] if here else None, encoding=c.encoding, ahead=ahead,
+                  bound=state["bound"][0] if here else None,
+                  mark=state["bound"][1] if here else None, encoding=c.encoding, ahead=ahead,
                   proofs=GitProofs(git, c, law_from, ctx), memo=parsed)
     found = judge(facts)
     ctx.settle()

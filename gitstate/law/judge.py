@@ -28,6 +28,8 @@ from gitstate.rule_ids import Rule
 
 TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from gitstate.law.lifecycle import Lifecycle
     from gitstate.law.proofs import Proofs
     from gitstate.law.verdict import Context, FileChange
@@ -45,22 +47,29 @@ class Facts:
     invalid; `message`: as git shows it (None: not written yet, at pre-commit); `merge`: more
     than one parent; `line`: the commit is judged as one of the team line (merges off it are
     work on a branch, not judged); `bound`: the agent the session that makes it is bound to;
-    `encoding`: its `encoding` header; `ahead`: seconds it is dated ahead of the door's clock;
-    `proofs`: its signatures, where the door sees them; `memo`: state files parsed already."""
+    `mark`: the variable that marks that session as an agent runtime's (`law.movers`);
+    `signers_known()`: whether the law in force has protocols/allowed_signers (asked only of an
+    approval made from an agent's session); `encoding`: its `encoding` header; `ahead`:
+    seconds it is dated ahead of the door's clock; `proofs`: its signatures, where the door
+    sees them; `memo`: state files parsed already."""
 
     __slots__ = ("lc", "changes", "law_changed", "law_problem", "message", "merge", "line",
-                 "context", "bound", "encoding", "ahead", "proofs", "memo")
+                 "context", "bound", "mark", "signers_known", "encoding", "ahead", "proofs",
+                 "memo")
 
     def __init__(self, lc: Lifecycle, changes: list[FileChange], *,
                  message: Message | None = None, law_changed: list[str] | None = None,
                  law_problem: Violation | None = None, merge: bool = False, line: bool = True,
                  context: Context | None = None, bound: str | None = None,
+                 mark: str | None = None, signers_known: Callable[[], bool] | None = None,
                  encoding: str | None = None, ahead: float | None = None,
                  proofs: Proofs | None = None, memo: dict | None = None):
         self.lc, self.changes, self.message = lc, changes, message
         self.law_changed = law_changed or []
         self.law_problem, self.merge, self.line = law_problem, merge, line
-        self.context, self.bound, self.encoding = context, bound, encoding
+        self.context, self.bound, self.mark, self.encoding = context, bound, mark, encoding
+        self.signers_known = signers_known or (
+            (lambda: proofs.signers() is not None) if proofs is not None else (lambda: False))
         self.ahead, self.proofs, self.memo = ahead, proofs, memo
 
 
@@ -78,6 +87,10 @@ def judge(f: Facts) -> list[Violation]:
         out += validate(f.changes, f.lc, msg, context=f.context, memo=f.memo)
         out += _tag_form(f.lc, msg)
         out += _movers(f)
+    if (f.bound or f.mark) and msg is not None and msg.trailer("approved-by"):
+        from gitstate.law.movers import agent_approval  # a human's name typed by an agent
+        out += agent_approval(f.lc, f.bound, f.mark, f.changes, f.law_changed, msg,
+                              f.signers_known)
     if f.proofs is not None and msg is not None and msg.trailer("approved-by") \
             and not any(v.rule == Rule.NEEDS_APPROVAL for v in out):
         from gitstate.law.proofs import unsigned_approvals

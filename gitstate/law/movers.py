@@ -10,17 +10,40 @@ trailer; and by a human, for a gated move (its `Approved-by:`). Anyone else's mo
 
 Who is moving is known locally from the session's binding (`GITSTATE_AGENT`); at the hub and
 in `verify` it is proven by signatures (`history/movers.py`).
+
+A human's approval typed in an agent's session proves nothing: until `protocols/allowed_signers`
+lets a signature show which human approved, a gated move made from an agent's session (bound,
+or run by an agent runtime, which marks what it runs in its environment) is refused
+(`agent-approval`).
 """
 
 from __future__ import annotations
 
-from gitstate.law.grammar import Message
+from gitstate.law.grammar import Message, parse_message
 from gitstate.law.lifecycle import Lifecycle, parse_arrow
 from gitstate.law.verdict import Parsed, Violation
 from gitstate.rule_ids import Rule
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:   # the hooks import this on every state commit: no collections.abc then
+    from collections.abc import Callable, Mapping
+
 TEAM_OPERATIONS = ("sweep", "reap", "shutdown")
 KEY_FIELD = "key"   # an agent's public key, recorded at birth (fixed, like `parent`)
+
+# What an agent runtime leaves in the environment of what it runs (its tools' commands, its
+# MCP servers): gitstate's SessionStart exports GITSTATE_SESSION; Claude Code sets CLAUDECODE
+# and CLAUDE_CODE_SESSION_ID (and AI_AGENT for a sub-agent's); Codex, Gemini CLI and Cursor
+# their own.
+RUNTIME_MARKS = ("GITSTATE_SESSION", "CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "AI_AGENT",
+                 "CODEX_THREAD_ID", "CODEX_SANDBOX", "GEMINI_CLI", "CURSOR_AGENT")
+
+
+def agent_session(env: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """(the agent a session is bound to, the variable that marks it as an agent runtime's) of
+    the session's environment; (None, None): a person at a terminal."""
+    agent = (env.get("GITSTATE_AGENT") or "").strip().lower() or None
+    return agent, next((m for m in RUNTIME_MARKS if env.get(m)), None)
 
 
 def team_operation(msg: Message | None) -> str | None:
@@ -212,6 +235,33 @@ def parsed_changes(lc: Lifecycle, changes: list, memo: dict | None) -> list[Pars
             continue
         out.append(p)
     return out
+
+
+def agent_approval(lc: Lifecycle, agent: str | None, mark: str | None, changes: list,
+                   law: list[str], msg: Message | None,
+                   signers: Callable[[], bool]) -> list[Violation]:
+    """`agent-approval`: a gated move (`law`: the files of the law the commit changes) that a
+    human approves by name (`Approved-by:`), made from an agent's session (bound to `agent`, or
+    marked as a runtime's by the variable `mark`) while the law in force has no
+    allowed_signers (`signers()`: whether it has; asked last). With allowed_signers, the human's
+    signature decides (`unsigned-approval`)."""
+    if msg is None or (agent is None and mark is None):
+        return []
+    from gitstate.law.signers import approvers, gated
+    names = approvers(lc, msg)
+    what = gated(lc, changes, list(law)) if names else []
+    if not what or signers():
+        return []
+    human = names[0]
+    who = f"bound to agent {agent}" if agent else f"an agent runtime's ({mark} is set)"
+    return [Violation(Rule.AGENT_APPROVAL, f"{'; '.join(what)} is approved by {human}, but "
+                      f"this session is {who}, and with no protocols/allowed_signers nothing "
+                      f"shows that {human} approved it: an agent may not approve as a human "
+                      f"by writing the human's name. {human} makes this move from a terminal "
+                      "of their own, outside any agent's session; or record the humans' SSH "
+                      "keys in protocols/allowed_signers (`gitstate init --signing-key PATH "
+                      f"--approved-by {human}`, run by {human}), and the approval is then "
+                      f"proven by {human}'s signature", "commit message")]
 
 
 def judge_binding(lc: Lifecycle, mover: str, changes: list, msg: Message | None,

@@ -6,11 +6,13 @@ gitstate/moves/, gitstate/doors/), with the same arguments under the command lin
 returns that data typed by the command's model (gitstate.schema): a move is judged exactly as
 `gitstate transition` judges it, and a refusal is a tool error with the command's own words.
 Every tool and argument is described; annotations tell a client which tools only read and which
-commit (gitstate/mcp/strict.py: unknown arguments refused, the repository chosen).
+commit (gitstate/mcp/strict.py: unknown arguments refused, the repository chosen). A move is made
+only as the agent the server is bound to (gitstate/mcp/binding.py); unbound, the server reads.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -24,9 +26,11 @@ from gitstate.errors import GitstateError
 from gitstate.git.repo import Managed, open_managed
 from gitstate.history import views as reads
 from gitstate.history.status import status as status_of
+from gitstate.mcp.binding import bound_to, unbound
 from gitstate.mcp.strict import StrictServer
 from gitstate.moves import commands
 from gitstate.moves.operations import await_agents, reap as do_reap, shutdown as do_shutdown
+from gitstate.moves.principals import acting_as
 from gitstate.moves.workfile import carried
 from gitstate.schema import models as m
 from gitstate.schema.records import AgentStatusAt
@@ -34,7 +38,9 @@ from gitstate.schema.records import AgentStatusAt
 INSTRUCTIONS = """gitstate keeps each agent's lifecycle state in git: every move is one commit,
 judged by the repository's lifecycle (protocols/lifecycle.yaml). Start with `status` (yours:
 pass your agent id), read `inbox`, and move with `transition`; a refused move says which moves
-are legal instead. A move commits your state file and only the `paths` you name."""
+are legal instead. A move commits your state file and only the `paths` you name. Moves are made
+as your agent: the one whose state file records your session (`session:`); until one does,
+the tools read and every move is refused, saying how to register."""
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                        open_world_hint=False)
@@ -62,11 +68,36 @@ Approved = Annotated[str | None, _d(
     "The human (one of the lifecycle's `humans`) who approved a gated move (--approved-by).")]
 
 
-def build(directory: str | None = None) -> StrictServer:
+def acting(repo: Managed, tool: str, agent_flag: str | None) -> str:
+    """The agent the server moves as in `repo`, its git processes (the hooks, the ref guard)
+    told so too; refused (`unbound-mover`) when bound to none."""
+    agent, why = bound_to(repo, agent_flag)
+    if agent is None:
+        raise unbound(tool, why)
+    repo.git.env = {**os.environ, "GITSTATE_AGENT": agent}
+    return agent
+
+
+def build(directory: str | None = None, agent_flag: str | None = None) -> StrictServer:
+    """The server for `directory`; `agent_flag`: the one agent it moves as (`--agent`), else
+    the runtime session's."""
     server = StrictServer("gitstate", instructions=INSTRUCTIONS, version=__version__)
 
     def here(repository: str | None, bare_ok: bool = False) -> Managed:
         return open_managed(repository or directory, bare_ok=bare_ok)
+
+    def moving(command: str, repository: str | None, fn: Callable[[Managed], Any]) -> Any:
+        """`fn`'s move, made as the agent the server is bound to."""
+        def run(repo: Managed) -> Any:
+            with acting_as(acting(repo, command, agent_flag)):
+                return fn(repo)
+        return call(command, repository, run)
+
+    def operating(command: str, repository: str | None, fn: Callable) -> m.OperationLog:
+        def run(repo: Managed, say: Callable) -> Any:
+            with acting_as(acting(repo, command, agent_flag)):
+                return fn(repo, say)
+        return operation(repository or directory, run)
 
     def call(command: str, repository: str | None, fn: Callable[[Managed], Any], *,
              bare_ok: bool = False) -> Any:
@@ -77,12 +108,11 @@ def build(directory: str | None = None) -> StrictServer:
             raise ToolError(str(exc)) from None
         return m.adapter(command).validate_python(data)
 
-    def move(command: str, repository: str | None, agent: str, fn: Callable[..., Any],
+    def move(command: str, repository: str | None, moved: str, fn: Callable[..., Any],
              paths: list[str] | None = None) -> Any:
-        """A move for `agent`: refused when the index holds changes it does not name."""
-        def run(repo: Managed) -> Any:
-            return fn(repo, carried(repo, agent, paths or ()))
-        return call(command, repository, run)
+        """A move of `moved`: refused when the index holds changes it does not name."""
+        return moving(command, repository,
+                      lambda repo: fn(repo, carried(repo, moved, paths or ())))
 
     @server.tool(annotations=READ)
     def status(agent: MaybeAgent = None, at: At = None,
@@ -258,7 +288,9 @@ def build(directory: str | None = None) -> StrictServer:
     def sweep(dry_run: Annotated[bool, _d("Only list what is due.")] = False,
               repository: Repository = None) -> m.SweepResult:
         """Commit every timed transition that is due, as the system."""
-        return call("sweep", repository, lambda repo: commands.sweep(repo, dry_run=dry_run))
+        if dry_run:
+            return call("sweep", repository, lambda repo: commands.sweep(repo, dry_run=True))
+        return moving("sweep", repository, lambda repo: commands.sweep(repo, dry_run=False))
 
     @server.tool(name="await", annotations=READ)
     def await_(agents: Annotated[list[str], _d("The agents to wait for.")],
@@ -277,13 +309,13 @@ def build(directory: str | None = None) -> StrictServer:
             if not do_reap(repo, say, host):
                 say("no agent has lost its process")   # the command's words
             return 0
-        return operation(repository or directory, run)
+        return operating("reap", repository, run)
 
     @server.tool(annotations=ENDS)
     def shutdown(approved_by: Approved = None,
                  repository: Repository = None) -> m.OperationLog:
         """Move every living agent to a frozen or terminal state, children first."""
-        return operation(repository or directory,
+        return operating("shutdown", repository,
                          lambda repo, say: 1 if do_shutdown(repo, say, approved_by) else 0)
 
     return server
@@ -299,5 +331,5 @@ def operation(directory: str | None, fn: Callable) -> m.OperationLog:
     return m.OperationLog(exit_code=int(code or 0), lines=lines)
 
 
-def serve(directory: str | None = None) -> None:
-    build(directory).run("stdio")
+def serve(directory: str | None = None, agent_flag: str | None = None) -> None:
+    build(directory, agent_flag).run("stdio")

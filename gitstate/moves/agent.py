@@ -15,12 +15,12 @@ from gitstate.history.views import freeze_state_path
 from gitstate.law import statefile
 from gitstate.law.grammar import canonical_id, format_message, parse_message
 from gitstate.law.judge import Facts, judge
-from gitstate.law.lifecycle import is_law_path
-from gitstate.law.movers import KEY_FIELD
+from gitstate.law.lifecycle import SIGNERS_PATH, is_law_path
+from gitstate.law.movers import KEY_FIELD, agent_session
 from gitstate.law.rules import FileChange, legal_moves
 from gitstate.law.society import freeze_file_problems
 from gitstate.moves.fields import now_iso, parse_sets  # noqa: F401  (the commands' names)
-from gitstate.moves.principals import bound_agent, given_key, must_sign, new_key, signing_key
+from gitstate.moves.principals import given_key, must_sign, new_key, session_env, signing_key
 from gitstate.moves.workfile import current, kept_edits, staged_version
 from gitstate.resources import read_shipped
 from gitstate.rule_ids import Rule
@@ -219,9 +219,11 @@ def _judge(repo: Managed, lc, head: str | None, path: str, old: bytes | None, ne
         law += [p for p in repo.git.staged_changes(head) if is_law_path(p) and p not in law]
     context = GitContext(repo.git, head, tree=None, overrides={**files, path: new},
                          lc=lc)
+    bound, mark = agent_session(session_env())
     found = judge(Facts(lc, changes, message=parse_message(message), context=context,
                         law_changed=sorted(law) if head is not None else [],
-                        bound=bound_agent()))
+                        bound=bound, mark=mark, signers_known=lambda: head is not None and
+                        repo.git.cat_files([f"{head}:{SIGNERS_PATH}"])[0] is not None))
     reject_if(as_said_to_the_command(found), action)
 
 

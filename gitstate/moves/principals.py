@@ -5,8 +5,8 @@ An agent's key is an SSH key pair made by `spawn --key` and kept in the user's c
 directory (`$GITSTATE_KEYS`, else `$XDG_CONFIG_HOME/gitstate/keys`, else
 `~/.config/gitstate/keys`), never committed: only its public half is recorded, at birth, in
 the agent's state file (`key:`). A move is signed with the key of who makes it — the bound
-agent, else the agent itself, else its parent where the law lets the parent make the move —
-when this clone holds that key.
+agent; unbound, the parent where the law gives the move to the parent — when this clone holds
+that key; never with the moved agent's key because the key folder happens to hold it.
 """
 
 from __future__ import annotations
@@ -14,6 +14,9 @@ from __future__ import annotations
 import os
 import secrets
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from gitstate.errors import GitstateError
@@ -24,10 +27,28 @@ from gitstate.law.lifecycle import SIGNERS_PATH, Lifecycle
 from gitstate.law.movers import KEY_FIELD
 from gitstate.law.signers import parse_public_key
 
+_ACTING: ContextVar[str | None] = ContextVar("gitstate_acting_as", default=None)
+
 
 def bound_agent() -> str | None:
-    """The agent this session is bound to (`GITSTATE_AGENT`), or None."""
-    return os.environ.get("GITSTATE_AGENT", "").strip().lower() or None
+    """The agent this session is bound to: the one a face acts as (`acting_as`: the MCP
+    server's binding), else `GITSTATE_AGENT`; None."""
+    return _ACTING.get() or os.environ.get("GITSTATE_AGENT", "").strip().lower() or None
+
+
+@contextmanager
+def acting_as(agent: str) -> Iterator[None]:
+    """Run the commands of this thread (and context) as bound to `agent`."""
+    token = _ACTING.set(agent)
+    try:
+        yield
+    finally:
+        _ACTING.reset(token)
+
+
+def session_env() -> dict[str, str]:
+    """This session's environment as the doors judge it, its binding included."""
+    return {**os.environ, "GITSTATE_AGENT": bound_agent() or ""}
 
 
 # -- keys -------------------------------------------------------------------------------
@@ -89,25 +110,24 @@ def held_key(public: object) -> str | None:
 
 def signing_key(repo: Managed, lc: Lifecycle, head: str | None, agent: str,
                 front: dict | None, move: tuple[str | None, str]) -> str | None:
-    """The private key to sign this move with: the bound agent's, else the agent's own, else
-    its parent's where the law lets the parent make it — whichever this clone holds."""
+    """The private key to sign this move with, where this clone holds it: the bound agent's
+    (whoever it moves: itself, a child, or as a holder of a mover role); unbound, the parent's
+    for a move the law gives the parent (a birth, `policies.movers.parent`). Never the moved
+    agent's own key merely because the key folder holds it: a key proves who moves only if
+    it is the mover's (an unbound move of a keyed agent is left unsigned, and the hub refuses
+    it as `unsigned-move`)."""
     if head is None:
         return None
-    parent = statefile.as_text((front or {}).get("parent"))
-    old, new = move
-    candidates = [bound_agent()] if bound_agent() else [agent]
-    if old is None:   # a birth is the parent's move, proven by its key
-        candidates = [parent.lower()] if parent else []
-    elif parent and lc.policies.movers.parent_may(old, new):
-        candidates.append(parent.lower())
-    for who in candidates:
-        if who is None:
-            continue
-        mine = front if who == agent else _front(repo, lc, head, who)
-        found = held_key((mine or {}).get(KEY_FIELD))
-        if found:
-            return found
-    return None
+    bound = bound_agent()
+    if bound is None:
+        parent = statefile.as_text((front or {}).get("parent"))
+        old, new = move
+        law_gives_parent = old is None or lc.policies.movers.parent_may(old, new)
+        if not parent or not law_gives_parent:
+            return None
+        bound = parent.lower()
+    mine = front if bound == agent else _front(repo, lc, head, bound)
+    return held_key((mine or {}).get(KEY_FIELD))
 
 
 def _front(repo: Managed, lc: Lifecycle, head: str, agent: str) -> dict | None:

@@ -24,6 +24,7 @@ from conftest import (
     walk,
 )
 from hubs import make_hub
+from trusthelp import run_git
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None,
                                 reason="ssh-keygen is missing (install openssh-client)")
@@ -111,15 +112,83 @@ def test_without_a_binding_nothing_changes(haak):
     assert verify(haak) == []
 
 
-def test_a_human_wakes_a_frozen_agent_from_a_bound_session(haak, monkeypatch):
-    fill_state = haak / "data" / "freeze-states" / "bob.md"
-    assert gitstate(haak, "freeze", "bob").returncode == 1   # writes the template
-    fill_freeze_state(fill_state)
-    assert gitstate(haak, "freeze", "bob").returncode == 0
+def _freeze_bob(repo: Path) -> None:
+    assert gitstate(repo, "freeze", "bob").returncode == 1   # writes the template
+    fill_freeze_state(repo / "data" / "freeze-states" / "bob.md")
+    assert gitstate(repo, "freeze", "bob").returncode == 0
+
+
+def _wake_by_hand(repo: Path, env: dict[str, str]):
+    """bob woken by a commit of its state file with `Approved-by: zach`, through the installed
+    hooks, made with `env` added to the environment."""
+    set_state_line(repo, "bob", "state", "bootstrap")
+    git(repo, "add", "-A")
+    return run_git(repo, "commit", "-q", "-m", "@bob: [STATE:bootstrap] woken",
+                   "-m", "Approved-by: zach", env=env, check=False)
+
+
+def test_an_agent_does_not_approve_as_a_human_by_typing_the_name(haak, monkeypatch):
+    """Until protocols/allowed_signers is committed, a gated move made from an agent's session
+    (bound, or under a runtime) is refused: its `Approved-by: zach` proves nothing."""
+    _freeze_bob(haak)
+    before = snapshot(haak)
     monkeypatch.setenv("GITSTATE_AGENT", "alice")
+    res = gitstate(haak, "wake", "bob", "--approved-by", "zach")
+    assert res.returncode == 1 and "[agent-approval]" in res.stderr, res.stderr
+    assert "bob frozen -> bootstrap is approved by zach" in res.stderr
+    assert "bound to agent alice" in res.stderr and "from a terminal of their own" in res.stderr
+    assert snapshot(haak) == before
+    monkeypatch.delenv("GITSTATE_AGENT")
+    for env, said in (({"GITSTATE_AGENT": "alice"}, "bound to agent alice"),
+                      ({"CLAUDECODE": "1"}, "an agent runtime's (CLAUDECODE is set)")):
+        res = _wake_by_hand(haak, env)
+        assert res.returncode != 0 and "[agent-approval]" in res.stderr, res.stderr
+        assert said in res.stderr
+        assert snapshot(haak)[0] == before[0]               # HEAD did not move
+        git(haak, "reset", "-q", "--hard")
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "a-session-of-no-agent")   # unbound, a runtime
+    res = gitstate(haak, "wake", "bob", "--approved-by", "zach")
+    assert res.returncode == 1 and "(CLAUDE_CODE_SESSION_ID is set)" in res.stderr, res.stderr
+    monkeypatch.delenv("CLAUDE_CODE_SESSION_ID")
+    # a change of the law too
+    law = haak / "protocols" / "lifecycle.yaml"
+    law.write_text(law.read_text() + "# a comment\n")
+    git(haak, "add", "-A")
+    res = run_git(haak, "commit", "-q", "-m", "law: a comment", "-m", "Approved-by: zach",
+                  env={"GITSTATE_AGENT": "alice"}, check=False)
+    assert res.returncode != 0 and "[agent-approval]" in res.stderr, res.stderr
+    assert "a change of the law (protocols/lifecycle.yaml)" in res.stderr
+    git(haak, "reset", "-q", "--hard")
+    # a person at a terminal, outside any agent's session: the trailer counts, as before
     res = gitstate(haak, "wake", "bob", "--approved-by", "zach")
     assert res.returncode == 0, res.stderr
     assert "Approved-by: zach" in git(haak, "log", "-1", "--format=%B").stdout
+    assert verify(haak) == []
+
+
+def test_with_allowed_signers_the_humans_signature_decides(haak, tmp_path, monkeypatch):
+    """Once protocols/allowed_signers is in the law, an agent's session is not refused for
+    typing a name: the signature is judged instead (`unsigned-approval`)."""
+    import subprocess
+    zach = tmp_path / "zach"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "zach", "-f",
+                    str(zach)], check=True, capture_output=True)
+    (haak / "protocols" / "allowed_signers").write_text(f"zach {Path(f'{zach}.pub').read_text()}")
+    git(haak, "add", "-A")
+    git(haak, "commit", "-q", "-m", "law: zach's key", "-m", "Approved-by: zach")
+    _freeze_bob(haak)
+    res = _wake_by_hand(haak, {"GITSTATE_AGENT": "alice"})
+    assert res.returncode != 0 and "[unsigned-approval]" in res.stderr, res.stderr
+    assert "agent-approval" not in res.stderr
+    git(haak, "reset", "-q", "--hard")
+    monkeypatch.setenv("GITSTATE_AGENT", "alice")
+    res = gitstate(haak, "wake", "bob", "--approved-by", "zach")
+    assert res.returncode == 1 and "must be signed by a key of zach" in res.stderr, res.stderr
+    git(haak, "config", "gpg.format", "ssh")
+    git(haak, "config", "user.signingkey", str(zach))
+    res = gitstate(haak, "wake", "bob", "--approved-by", "zach")   # zach's key signs
+    assert res.returncode == 0, res.stderr
+    assert verify(haak) == []
 
 
 # -- keys, the hub and verify -----------------------------------------------------------
@@ -167,15 +236,52 @@ def test_an_unsigned_move_of_a_keyed_agent_is_refused_by_the_hub_and_verify(regi
     assert res.returncode != 0 and "unsigned-move" in res.stderr
 
 
-def test_signed_by_the_agent_or_by_its_parent_where_the_law_allows(registry, home):
+def test_signed_by_the_agent_or_by_its_parent_where_the_law_allows(registry, home,
+                                                                   monkeypatch):
     _hub, seed = registry
     hand_move(seed, "bob", "in-progress", "done", sign=private_key(home, "root"))
     assert verify(seed) == []
     assert git(seed, "push", "-q", "origin", "main", check=False).returncode == 0
-    res = gitstate(seed, "transition", "alice", "done")   # gitstate signs with alice's key
+    monkeypatch.setenv("GITSTATE_AGENT", "alice")
+    res = gitstate(seed, "transition", "alice", "done")   # signed with the bound alice's key
     assert res.returncode == 0, res.stderr
     assert "gpgsig" in git(seed, "cat-file", "-p", "HEAD").stdout
     assert git(seed, "push", "-q", "origin", "main", check=False).returncode == 0
+
+
+def test_a_command_never_signs_with_the_moved_agents_key_for_someone_else(registry, home,
+                                                                          monkeypatch):
+    """The key folder holds alice's key (every agent of this user has one there): a command
+    that is not alice's does not sign alice's move with it. Unbound, her end is left unsigned,
+    and the hub refuses it; bound to bob, the key chosen is bob's, never hers."""
+    hub, seed = registry
+    res = gitstate(seed, "transition", "alice", "done")      # a person at a terminal
+    assert res.returncode == 0, res.stderr
+    assert "gpgsig" not in git(seed, "cat-file", "-p", "HEAD").stdout
+    assert verify(seed) == ["unsigned-move"]
+    res = git(seed, "push", "-q", "origin", "main", check=False)
+    assert res.returncode != 0 and "unsigned-move" in res.stderr
+    git(seed, "reset", "-q", "--hard", "HEAD~1")
+    from gitstate.git.repo import open_managed
+    from gitstate.moves.principals import signing_key
+    repo = open_managed(str(seed))
+    head = repo.git.head()
+    lc, _path, alice = repo.agent_doc("alice", head)
+    _lc, _path, bob = repo.agent_doc("bob", head)
+    done = ("in-progress", "done")
+    assert signing_key(repo, lc, head, "alice", alice.front, done) is None
+    monkeypatch.setenv("GITSTATE_AGENT", "bob")
+    assert signing_key(repo, lc, head, "alice", alice.front, done) == \
+        str(private_key(home, "bob"))
+    monkeypatch.setenv("GITSTATE_AGENT", "alice")
+    assert signing_key(repo, lc, head, "alice", alice.front, done) == \
+        str(private_key(home, "alice"))
+    monkeypatch.delenv("GITSTATE_AGENT")       # unbound: the parent, for a move the law gives it
+    assert signing_key(repo, lc, head, "bob", bob.front, done) == str(private_key(home, "root"))
+    monkeypatch.setenv("GITSTATE_AGENT", "bob")
+    res = gitstate(seed, "transition", "alice", "done")      # and bob may not move alice
+    assert res.returncode == 1 and "[not-yours]" in res.stderr
+    assert git(hub, "rev-parse", "main").stdout == git(seed, "rev-parse", "HEAD").stdout
 
 
 def test_a_registry_orchestrator_ends_its_child(registry, monkeypatch):
@@ -221,6 +327,7 @@ def test_forged_signatures_are_refused(registry, home):
 def test_team_operations_are_proven_by_time_or_by_an_operator(tmp_path, monkeypatch):
     repo = managed_repo(tmp_path / "repo", "--lifecycle", "squad")
     assert gitstate(repo, "spawn", "keaton", "--key").returncode == 0
+    monkeypatch.setenv("GITSTATE_AGENT", "keaton")   # keaton's moves, signed with its key
     walk(repo, "keaton", "active")
     hour_ago = f"@{int(time.time()) - 3600} +0000"
     monkeypatch.setenv("GIT_COMMITTER_DATE", hour_ago)
@@ -236,8 +343,9 @@ def test_team_operations_are_proven_by_time_or_by_an_operator(tmp_path, monkeypa
         repo, "log", "-1", "--format=%an").stdout
     assert verify(repo) == []
     # a Moved-by: written by hand proves nothing: reap's end needs a human's signature
-    monkeypatch.delenv("GITSTATE_AGENT")
+    monkeypatch.setenv("GITSTATE_AGENT", "keaton")
     walk(repo, "keaton", "active")
+    monkeypatch.delenv("GITSTATE_AGENT")
     hand_move(repo, "keaton", "active", "error", trailer="Moved-by: gitstate reap")
     assert verify(repo) == ["unsigned-move"]
 
@@ -247,6 +355,7 @@ def test_a_sweep_is_proven_at_the_hub_by_the_hubs_own_clock(tmp_path, monkeypatc
     hub = make_hub(tmp_path / "hub.git")
     git(repo, "remote", "add", "origin", str(hub))
     assert gitstate(repo, "spawn", "keaton", "--key").returncode == 0
+    monkeypatch.setenv("GITSTATE_AGENT", "keaton")   # keaton's moves, signed with its key
     walk(repo, "keaton", "active")
     hour_ago = int(time.time()) - 3600
     monkeypatch.setenv("GIT_COMMITTER_DATE", f"@{hour_ago} +0000")
@@ -268,12 +377,15 @@ def test_a_sweep_is_proven_at_the_hub_by_the_hubs_own_clock(tmp_path, monkeypatc
     assert "Moved-by: gitstate sweep" in git(hub, "log", "-1", "--format=%B", "main").stdout
 
 
-def test_shutdown_of_a_keyed_agent_is_signed_by_a_human_or_refused_first(tmp_path, home):
+def test_shutdown_of_a_keyed_agent_is_signed_by_a_human_or_refused_first(tmp_path, home,
+                                                                          monkeypatch):
     if shutil.which("ssh-keygen") is None:
         pytest.skip("ssh-keygen is missing (install openssh-client)")
     repo = managed_repo(tmp_path / "repo", "--lifecycle", "squad")
     assert gitstate(repo, "spawn", "keaton", "--key").returncode == 0
+    monkeypatch.setenv("GITSTATE_AGENT", "keaton")   # its own move, signed with its key
     walk(repo, "keaton", "active")
+    monkeypatch.delenv("GITSTATE_AGENT")           # shutdown: run by a person at a terminal
     before = snapshot(repo)
     res = gitstate(repo, "shutdown")
     assert res.returncode != 0 and "must sign" in res.stderr and "zach" in res.stderr, res.stderr
@@ -315,3 +427,23 @@ def test_doctor_says_whose_moves_are_unauthenticated(haak, monkeypatch):
     found = {f["check"]: f for f in json.loads(gitstate(haak, "doctor", "--json").stdout)
              ["findings"]}
     assert found["binding"]["status"] == "ok"
+
+
+def test_doctor_warns_when_this_user_can_read_several_agents_keys(registry, home, tmp_path,
+                                                                  monkeypatch):
+    """Keys tell agents apart only if each agent's tools can read its key alone."""
+    _hub, seed = registry
+
+    def findings() -> dict:
+        found = json.loads(gitstate(seed, "doctor", "--json").stdout)["findings"]
+        return {f["check"]: f for f in found if f["check"] == "keys"}
+
+    keys = findings()["keys"]
+    assert keys["status"] == "warn" and "3 agents (alice, bob, root)" in keys["detail"]
+    assert "own OS user" in keys["fix"]
+    alone = tmp_path / "bob-alone"                  # bob's user: its own key, no other
+    alone.mkdir()
+    for part in (private_key(home, "bob"), Path(f"{private_key(home, 'bob')}.pub")):
+        shutil.copy(part, alone / part.name)
+    monkeypatch.setenv("GITSTATE_KEYS", str(alone))
+    assert findings() == {}

@@ -6,13 +6,14 @@ signed by a key not listed, and the genuine case."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
 from conftest import UNHOOKED, fill_freeze_state, from_template, git, gitstate, make_repo, \
-    set_state_line, walk
+    on_a_terminal, set_state_line, walk
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None,
                                 reason="ssh-keygen is missing (install openssh-client)")
@@ -169,3 +170,76 @@ def test_doctor_says_whether_this_users_key_is_listed(keyed):
     assert "listed for zach" in gitstate(repo, "doctor").stdout
     use_key(repo, keys["mallory"])
     assert "not listed" in gitstate(repo, "doctor").stdout
+
+
+def test_init_records_a_humans_key_in_the_commit_that_brings_the_law(empty_repo,
+                                                                      tmp_path_factory):
+    zach = key(tmp_path_factory, "zach")
+    res = gitstate(empty_repo, "init", "--human", "pat", "--signing-key", f"{zach}.pub")
+    assert res.returncode == 0, res.stderr
+    assert "recorded pat's key" in res.stdout and "approvals: signed with the keys" in res.stdout
+    zachs = " ".join(pub(zach).split()[:2])      # the key, without its comment
+    assert git(empty_repo, "show", "HEAD:protocols/allowed_signers").stdout == f"pat {zachs}\n"
+    assert "protocols/lifecycle.yaml" in git(empty_repo, "show", "--name-only", "HEAD").stdout
+    assert verify_rules(empty_repo) == []
+    bad = gitstate(empty_repo, "init", "--signing-key", "no such key")
+    assert bad.returncode == 2 and "is not an SSH public key" in bad.stderr
+
+
+def test_init_prints_the_command_that_records_the_key_at_hand_and_never_asks(
+        empty_repo, tmp_path_factory, monkeypatch):
+    """No prompt (an agent has no terminal): the key found is named, with the command that
+    records it; that command, run by the human, makes approvals signed; run from an agent's
+    session it is refused."""
+    zach = key(tmp_path_factory, "zach")
+    ssh = Path(os.environ["HOME"]) / ".ssh"
+    ssh.mkdir()
+    for suffix in ("", ".pub"):
+        shutil.copy(f"{zach}{suffix}", ssh / f"id_ed25519{suffix}")
+    res = gitstate(empty_repo, "init", "--human", "zach")
+    assert res.returncode == 0, res.stderr
+    command = "gitstate init --signing-key ~/.ssh/id_ed25519.pub --approved-by zach"
+    assert "A key of this user's is at hand (~/.ssh/id_ed25519.pub)" in res.stdout
+    assert command in res.stdout and "user.signingkey ~/.ssh/id_ed25519" in res.stdout
+    shown = on_a_terminal(empty_repo, "import sys; from gitstate.__main__ import main; "
+                          "sys.exit(main(['init', '--force']))")[0]
+    assert shown.returncode == 0           # ran to its end without waiting for an answer
+    head = git(empty_repo, "rev-parse", "HEAD").stdout
+    monkeypatch.setenv("GITSTATE_AGENT", "alice")
+    refused = gitstate(empty_repo, *command.split()[1:])
+    assert refused.returncode == 1 and "[agent-approval]" in refused.stderr, refused.stderr
+    assert git(empty_repo, "rev-parse", "HEAD").stdout == head
+    assert not (empty_repo / "protocols" / "allowed_signers").exists()
+    monkeypatch.delenv("GITSTATE_AGENT")
+    done = gitstate(empty_repo, *command.split()[1:])       # zach, at a terminal
+    assert done.returncode == 0, done.stderr
+    assert git(empty_repo, "show", "HEAD:protocols/allowed_signers").stdout == \
+        f"zach {' '.join(pub(zach).split()[:2])}\n"
+    assert "Approved-by: zach" in git(empty_repo, "log", "-1", "--format=%B").stdout
+    assert verify_rules(empty_repo) == []
+    assert "approvals: signed with the keys" in done.stdout and "--signing-key" not in \
+        done.stdout
+    other = make_repo(empty_repo.parent / "other")         # the key git signs with comes first
+    ana = key(tmp_path_factory, "ana")
+    git(other, "config", "user.signingkey", str(ana))
+    res = gitstate(other, "init", "--human", "zach")
+    assert f"at hand ({ana}.pub, git config user.signingkey)" in res.stdout
+    assert f"gitstate init --signing-key {ana}.pub --approved-by zach" in res.stdout
+
+
+def test_init_signs_a_change_of_the_keys_where_keys_are_known(keyed):
+    """A change of allowed_signers approved by zach is signed by zach's key, or refused before
+    anything is written."""
+    repo, keys = keyed
+    before = git(repo, "rev-parse", "HEAD").stdout
+    res = gitstate(repo, "init", "--signing-key", f"{keys['mallory']}.pub", "--approved-by", "zach")
+    assert res.returncode == 1 and "must be signed by a key of zach" in res.stderr, res.stderr
+    assert git(repo, "rev-parse", "HEAD").stdout == before
+    assert git(repo, "status", "--porcelain").stdout == ""          # nothing written
+    use_key(repo, keys["zach"])
+    res = gitstate(repo, "init", "--signing-key", f"{keys['mallory']}.pub", "--approved-by", "zach")
+    assert res.returncode == 0, res.stderr
+    assert "\ngpgsig " in git(repo, "cat-file", "commit", "HEAD").stdout
+    assert f"zach {' '.join(pub(keys['mallory']).split()[:2])}" in \
+        (repo / "protocols" / "allowed_signers").read_text()
+    assert verify_rules(repo) == []

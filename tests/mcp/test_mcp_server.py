@@ -18,12 +18,13 @@ anyio = pytest.importorskip("anyio")
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
 
-async def _session_run(repo, steps, roots=None):
+async def _session_run(repo, steps, roots=None, env=None, args=()):
     import os
 
     from mcp import types
-    params = StdioServerParameters(command=sys.executable, args=["-m", "gitstate", "mcp"],
-                                   cwd=str(repo), env=dict(os.environ))
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "gitstate", "mcp", *args],
+                                   cwd=str(repo), env={**os.environ, **(env or {})})
 
     async def list_roots(context):
         return types.ListRootsResult(roots=[types.Root(uri=f"file://{r}") for r in roots])
@@ -35,10 +36,12 @@ async def _session_run(repo, steps, roots=None):
             return await steps(session)
 
 
-def run(repo, steps, roots=None):
-    """`steps(session)` against `gitstate mcp` started in `repo`; `roots`: the client's
-    roots (paths), offered to the server."""
-    return anyio.run(_session_run, repo, steps, roots)
+def run(repo, steps, roots=None, *, agent=None, env=None, args=()):
+    """`steps(session)` against `gitstate mcp ARGS` started in `repo`; `roots`: the client's
+    roots (paths), offered to the server; `agent`: the agent it moves as (GITSTATE_AGENT in
+    its environment); `env`: more of its environment."""
+    env = {**(env or {}), **({"GITSTATE_AGENT": agent} if agent else {})}
+    return anyio.run(_session_run, repo, steps, roots, env, args)
 
 
 def test_tools_are_listed_with_typed_inputs_and_outputs(repo):
@@ -68,7 +71,7 @@ def test_status_and_moves_answer_as_the_cli_does(repo):
         roster = await session.call_tool("roster", {})
         return born, moved, refused, status, roster
 
-    born, moved, refused, status, roster = run(repo, steps)
+    born, moved, refused, status, roster = run(repo, steps, agent="alice")
     assert not born.is_error and born.structured_content["to"] == "bootstrap"
     assert moved.structured_content["from"] == "bootstrap"
     assert refused.is_error
@@ -94,7 +97,7 @@ def test_operations_on_the_fleet(repo):
                 await session.call_tool("await", {"agents": ["zed"], "timeout": 0.5}),
                 await session.call_tool("shutdown", {}))
 
-    reaped, waited, shut = run(repo, steps)
+    reaped, waited, shut = run(repo, steps, args=("--agent", "zed"))   # one agent's server
     assert reaped.structured_content == {"exit_code": 0,
                                          "lines": ["no agent has lost its process"]}
     assert waited.structured_content["exit_code"] == 124
@@ -130,7 +133,7 @@ def test_the_other_tools_answer_what_their_commands_print(repo):
             ("show", {"agent": "carol"}), ("check", {}), ("verify", {}),
             ("sweep", {"dry_run": True}))}
 
-    frozen, answers = run(repo, reads)
+    frozen, answers = run(repo, reads, agent="carol")
     assert frozen.structured_content["to"] == "frozen"
     for name, args in (("show", ("carol",)), ("check", ()), ("verify", ("--no-cache",)),
                        ("sweep", ("--dry-run",))):
@@ -143,9 +146,10 @@ def test_the_other_tools_answer_what_their_commands_print(repo):
                 await session.call_tool("bury", {"agent": "alice", "summary": "done"}),
                 await session.call_tool("vacancies", {}))
 
-    woken, buried, vacant = run(repo, moves)
-    assert (woken.structured_content["from"], woken.structured_content["agent"]) == \
-        ("frozen", "carol")
+    # an agent's server does not approve as zach: until allowed_signers, zach wakes carol
+    woken, buried, vacant = run(repo, moves, agent="alice")
+    assert woken.is_error and "[agent-approval]" in woken.content[0].text
+    assert "carol frozen -> bootstrap is approved by zach" in woken.content[0].text
     assert buried.structured_content["to"] == "dead"
     notice = "Role 'architect' is vacant. Last held by alice"
     assert buried.structured_content["vacancies"][0].startswith(notice)
@@ -153,6 +157,8 @@ def test_the_other_tools_answer_what_their_commands_print(repo):
     cli = json.loads(gitstate(repo, "vacancies", "--json").stdout)
     assert [v["role"] for v in vacant.structured_content["vacancies"]] == \
         [v["role"] for v in cli["vacancies"]]
+    assert json.loads(gitstate(repo, "wake", "carol", "--approved-by", "zach", "--json")
+                      .stdout)["from"] == "frozen"      # zach, at a terminal
 
 
 def test_mcp_says_what_to_install_when_the_sdk_is_missing(repo, tmp_path):
@@ -221,7 +227,7 @@ def test_arguments_are_judged_in_gitstates_words(repo):
     assert git(repo, "rev-parse", "HEAD").stdout == tip    # nothing moved
 
 
-def test_log_limit_and_since_and_the_new_tools(repo):
+def test_log_limit_and_since_and_the_new_tools(repo, monkeypatch):
     for agent, role in (("alice", "architect"), ("bob", None)):
         gitstate(repo, "spawn", agent, *(("--role", role) if role else ()))
     walk(repo, "alice", "inbox")
@@ -235,7 +241,7 @@ def test_log_limit_and_since_and_the_new_tools(repo):
                 "doctor": await session.call_tool("doctor", {}),
                 "logout": await session.call_tool("logout", {"agent": "bob", "note": "x"})}
 
-    got = run(repo, steps)
+    got = run(repo, steps, agent="alice")
     assert [r["agent"] for r in got["log"].structured_content["moves"]] == ["alice", "bob"]
     assert got["since"].structured_content["moves"] == []
     assert not got["handover"].is_error, got["handover"].content
@@ -243,8 +249,10 @@ def test_log_limit_and_since_and_the_new_tools(repo):
     assert {k: v for k, v in got["situations"].structured_content.items()
             if k != "sqlite"} == json.loads(
         gitstate(repo, "situations", "--no-sqlite", "--json").stdout)
+    monkeypatch.setenv("GITSTATE_AGENT", "alice")          # as the server was started
     assert got["doctor"].structured_content["findings"] == json.loads(
         gitstate(repo, "doctor", "--json").stdout)["findings"]
+    monkeypatch.delenv("GITSTATE_AGENT")
     # haak has no logout state: the command's own refusal, in the CLI's words
     cli = gitstate(repo, "logout", "bob", "--note", "x")
     assert cli.returncode != 0 and got["logout"].is_error
@@ -280,7 +288,7 @@ def test_a_move_commits_only_its_own_file_and_the_paths_it_names(repo):
     async def refused(session):
         return await session.call_tool("transition", {"agent": "alice", "state": "inbox"})
 
-    said = run(repo, refused)
+    said = run(repo, refused, agent="alice")
     assert said.is_error and "staged change that alice's move does not name: theirs.txt" \
         in said.content[0].text
     assert git(repo, "rev-parse", "HEAD").stdout == tip
@@ -292,7 +300,7 @@ def test_a_move_commits_only_its_own_file_and_the_paths_it_names(repo):
             "agent": "alice", "state": "inbox",
             "paths": ["mine.txt", "theirs.txt", "agent/alice/_state.md"]})
 
-    moved = run(repo, named)
+    moved = run(repo, named, agent="alice")
     assert not moved.is_error, moved.content
     assert sorted(git(repo, "show", "--name-only", "--format=", "HEAD").stdout.split()) == [
         "agent/alice/_state.md", "mine.txt", "theirs.txt"]
@@ -309,7 +317,7 @@ def inspector_call(repo, *args):
     # the Inspector hands the server only a few variables of its own: the test's git
     # identity and configuration are passed on (-e)
     env = [f"-e{k}={v}" for k, v in os.environ.items()
-           if k.startswith(("GIT_", "HOME", "XDG_", "PYTHON"))]
+           if k.startswith(("GIT_", "HOME", "XDG_", "PYTHON"))] + ["-eGITSTATE_AGENT=alice"]
     res = subprocess.run([inspector(), "--cli", *env, sys.executable, "-m", "gitstate", "mcp",
                           *args], cwd=repo, capture_output=True, text=True, timeout=120,
                          stdin=subprocess.DEVNULL)
@@ -346,3 +354,67 @@ def test_the_mcp_inspector_lists_calls_and_is_refused(inspector_installed, repo)
     log = inspector_call(repo, "--method", "tools/call", "--tool-name", "log",
                          "--tool-arg", "limit=1")
     assert [r["text"] for r in log["structuredContent"]["moves"]] == ["hello"]
+
+
+MOVES = {"spawn": {"agent": "mallory"}, "transition": {"agent": "bob", "state": "inbox"},
+         "freeze": {"agent": "bob"}, "wake": {"agent": "bob", "approved_by": "zach"},
+         "bury": {"agent": "bob", "summary": "gone"}, "handover": {"role": "x", "to": "bob"},
+         "logout": {"agent": "bob", "note": "x"}, "sweep": {}, "reap": {}, "shutdown": {},
+         "inbox": {"agent": "bob", "mark_read": True}}
+
+
+def test_an_unbound_server_reads_and_refuses_every_move(repo):
+    """No --agent, no GITSTATE_AGENT, and a runtime session no agent records: the server
+    reads, and every tool that commits is refused, saying how to bind, before anything moves
+    (the attack it closes: an unbound server moving bob for alice's session)."""
+    gitstate(repo, "spawn", "bob")
+    tip = git(repo, "rev-parse", "HEAD").stdout
+
+    async def steps(session):
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        writes = {n for n, t in tools.items() if not t.annotations.read_only_hint}
+        return writes, {name: await session.call_tool(name, args)
+                        for name, args in MOVES.items()}, \
+            await session.call_tool("status", {"agent": "bob"}), \
+            await session.call_tool("sweep", {"dry_run": True})
+
+    writes, said, status, dry = run(repo, steps, env={"CLAUDE_CODE_SESSION_ID": "s-123"})
+    assert writes == set(MOVES)          # every tool that can commit is tried here
+    for name, answer in said.items():
+        text = answer.content[0].text
+        assert answer.is_error and "[unbound-mover]" in text, (name, text)
+        assert "gitstate spawn <your-id> --session s-123" in text, name
+    assert not status.is_error and status.structured_content["result"]["state"] == "bootstrap"
+    assert not dry.is_error
+    assert git(repo, "rev-parse", "HEAD").stdout == tip
+
+
+def test_the_server_moves_as_the_agent_its_runtime_session_names(repo):
+    """Claude Code hands a stdio server CLAUDE_CODE_SESSION_ID: the server moves as the agent
+    whose state file records that session, judged as a session bound to it; a GITSTATE_AGENT
+    exported for another session (GITSTATE_SESSION) binds nothing."""
+    gitstate(repo, "spawn", "alice", "--session", "s-alice")
+    gitstate(repo, "spawn", "bob")
+
+    async def steps(session):
+        return (await session.call_tool("transition", {"agent": "alice", "state": "inbox"}),
+                await session.call_tool("transition", {"agent": "bob", "state": "inbox"}))
+
+    mine, theirs = run(repo, steps, env={"CLAUDE_CODE_SESSION_ID": "s-alice",
+                                         "GITSTATE_AGENT": "bob",
+                                         "GITSTATE_SESSION": "s-bob"})
+    assert not mine.is_error, mine.content
+    assert mine.structured_content["to"] == "inbox"
+    assert theirs.is_error and "[not-yours]" in theirs.content[0].text
+    assert "alice may not move bob" in theirs.content[0].text
+    assert git(repo, "log", "-1", "--format=%s").stdout.strip() == "@alice: [STATE:inbox] " \
+        "bootstrap -> inbox"
+
+    async def move_bob(session):
+        return await session.call_tool("transition", {"agent": "bob", "state": "inbox"})
+
+    inherited = run(repo, move_bob, env={"CLAUDE_CODE_SESSION_ID": "s-new",
+                                         "GITSTATE_AGENT": "bob", "GITSTATE_SESSION": "s-bob"})
+    assert inherited.is_error and "[unbound-mover]" in inherited.content[0].text
+    assert "GITSTATE_AGENT=bob was exported for another session" in inherited.content[0].text
+    assert not run(repo, move_bob, agent="bob").is_error      # bound by its environment

@@ -182,11 +182,13 @@ def test_the_model_calls_gitstates_mcp_server_through_claude_code(repo, model):
     assert add.returncode == 0, add.stderr
     session = str(uuid.uuid4())
     gitstate(repo, "spawn", "alice", "--session", session)
+    gitstate(repo, "spawn", "bob")
     token = model.script(
         "mcp", Turn(tool("mcp__gitstate__transition", {"agent": "alice", "state": "inbox",
                                                         "message": "moved over MCP"})),
         Turn(tool("mcp__gitstate__transition", {"agent": "alice", "state": "distill",
                                                  "text": "the CLI says -m"})),
+        Turn(tool("mcp__gitstate__transition", {"agent": "bob", "state": "inbox"})),
         Turn(text("done")))
     run(repo, model, f"move {token}", session, tools="mcp__gitstate")
     said = [everything(r) for r in model.requests("mcp")]
@@ -194,5 +196,29 @@ def test_the_model_calls_gitstates_mcp_server_through_claude_code(repo, model):
     assert "ToolSearch" in tools or "mcp__gitstate__transition" in tools   # maybe deferred
     assert git(repo, "log", "-1", "--format=%s").stdout.strip() == \
         "@alice: [STATE:inbox] moved over MCP"
+    # the server was bound by the session Claude Code handed it (CLAUDE_CODE_SESSION_ID):
+    # alice's moves land, bob's are not hers to make
     assert "@alice: [STATE:inbox] moved over MCP" in said[1]     # the Move record
     assert "unknown argument 'text' (did you mean 'message'?)" in said[2]
+    assert "[not-yours]" in said[3] and "alice may not move bob" in said[3]
+    assert "state: bootstrap" in git(repo, "show", "HEAD:agent/bob/_state.md").stdout
+
+
+def test_an_mcp_server_of_a_session_no_agent_records_moves_nothing(repo, model):
+    """The attack it closes: a server that is nobody's moved bob for whoever asked."""
+    add = subprocess.run([claude(), "mcp", "add", "gitstate", "--", sys.executable, "-m",
+                          "gitstate", "mcp"], cwd=repo, capture_output=True, text=True,
+                         timeout=60, stdin=subprocess.DEVNULL)
+    assert add.returncode == 0, add.stderr
+    gitstate(repo, "spawn", "bob")
+    tip = git(repo, "rev-parse", "HEAD").stdout
+    session = str(uuid.uuid4())
+    token = model.script(
+        "mcp-unbound", Turn(tool("mcp__gitstate__transition", {"agent": "bob",
+                                                                "state": "inbox"})),
+        Turn(text("done")))
+    run(repo, model, f"move {token}", session, tools="mcp__gitstate")
+    said = [everything(r) for r in model.requests("mcp-unbound")]
+    assert "[unbound-mover]" in said[1], said[1][-1500:]
+    assert f"gitstate spawn <your-id> --session {session}" in said[1]   # its own session
+    assert git(repo, "rev-parse", "HEAD").stdout == tip
