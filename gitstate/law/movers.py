@@ -19,7 +19,7 @@ or run by an agent runtime, which marks what it runs in its environment) is refu
 
 from __future__ import annotations
 
-from gitstate.law.grammar import Message, parse_message
+from gitstate.law.grammar import Message
 from gitstate.law.lifecycle import Lifecycle, parse_arrow
 from gitstate.law.verdict import Parsed, Violation
 from gitstate.rule_ids import Rule
