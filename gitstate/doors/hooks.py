@@ -185,16 +185,59 @@ def _fields(path: str, meta: str, paths: list, modes: dict, olds: dict) -> None:
 
 def _judge_staged(git: Git, raw: str, message: str | Message | None,
                   cache: str | None = None):
-    """(violations, verdict) for the commit being made from the index.
+    """(violations, verdict) for the commit being made from the index: its facts gathered
+    (`_staged`), judged by the one judge.
 
     verdict is (HEAD, subject prefix) when the files alone are legal and the message could be
     recognised in shell; None when commit-msg must judge in full.
     """
-    amend = _parent_is_amend()
-    base = "HEAD^" if amend else "HEAD"
+    parent = "HEAD^" if _parent_is_amend() else "HEAD"
+    paths, modes, got = _staged(git, raw, parent)
+    head, merge_head, old_lc, new_lc = got[:4]
+    base = parent if head else None   # the commit's parent (None: the first commit)
+    law_problem = _check_new_lifecycle(new_lc) if LIFECYCLE_PATH in paths else None
+    lc, refused = _law_in_force(git, old_lc or new_lc, base, paths, cache)
+    if lc is None:
+        return [v for v in (law_problem or refused,) if v is not None], None
+    changes = _changes(lc, paths, modes, got[4:])
+    law_changed = [p for p in paths if is_law_path(p)] if old_lc is not None else []
+    merge = bool(merge_head and head)
+    msg = parse_message(message) if isinstance(message, str) else message
+    memo: dict = {}   # each state file parsed once, by the rules and for the census alike
+    context = GitContext(git, base, tree=None, lc=lc, memo=memo)
+    from gitstate.law.movers import agent_session
+    bound, mark = agent_session(os.environ)
+    out = judge(Facts(lc, changes, message=msg, law_changed=law_changed,
+                      law_problem=law_problem, merge=merge,
+                      line=merge and on_team_line(git, lc), context=context,
+                      bound=bound, mark=mark, memo=memo,
+                      signers_known=lambda: _has_signers(git, base)))
+    if out or merge or law_changed or _waits(lc, bound, changes, msg, context, memo):
+        return out, None
+    return out, _verdict(lc, changes, head[0] if head else "none")
+
+
+def _changes(lc, paths: list[str], modes: dict[str, str], contents: list) -> list[FileChange]:
+    """The staged state files: each path's old and new side, as `_staged` read them."""
+    rx = lc.state_path_regex()
+    out = []
+    for i, p in enumerate(paths):
+        if rx.match(p):
+            old, new = contents[2 * i], contents[2 * i + 1]
+            out.append(FileChange(p, old and old[2], new and new[2], new_mode=modes.get(p)))
+    return out
+
+
+def _has_signers(git: Git, base: str | None) -> bool:
+    return base is not None and git.cat_files([f"{base}:{SIGNERS_PATH}"])[0] is not None
+
+
+def _staged(git: Git, raw: str, base: str) -> tuple[list[str], dict[str, str], list]:
+    """(staged paths, path -> new mode, what one `cat-file --batch` says of: HEAD,
+    MERGE_HEAD, the lifecycle at `base` and staged, then each path at `base` and staged)."""
     found = _raw_paths(raw) if raw.strip() else None
     paths, modes, olds = found if found is not None else _staged_raw(git, git.rev(base))
-    if amend and found is not None:
+    if base != "HEAD" and found is not None:
         olds = {}   # the shim's listing is against HEAD, not the commit being amended
     specs = ["HEAD", "MERGE_HEAD", f"{base}:{LIFECYCLE_PATH}", f":{LIFECYCLE_PATH}"]
     for p in paths:
@@ -203,53 +246,38 @@ def _judge_staged(git: Git, raw: str, message: str | Message | None,
         # by a binary search of the index
         specs += [olds.get(p) or f"{base}:{p}", f":{p}"]
     # a commit of the law asks sizes first: a staged 20 MB lifecycle is refused unread
-    got = git.cat_batch(specs, LIFECYCLE_BYTES if LIFECYCLE_PATH in paths else None)
-    head, merge_head, old_lc, new_lc = got[:4]
-    contents = got[4:]
-    law_problem = _check_new_lifecycle(new_lc) if LIFECYCLE_PATH in paths else None
-    law = old_lc or new_lc or _fallback_law(git, base if head else None)
+    return paths, modes, git.cat_batch(specs,
+                                       LIFECYCLE_BYTES if LIFECYCLE_PATH in paths else None)
+
+
+def _law_in_force(git: Git, found, base: str | None, paths: list[str],
+                  cache: str | None) -> tuple:
+    """(the lifecycle the staged commit is judged by, or None; the refusal when there is
+    none to judge by, or it is invalid): as committed, else as staged, else once managed,
+    always managed (`_fallback_law`)."""
+    law = found or _fallback_law(git, base)
     if law is None:
         if changes_state_files(paths) and git.config("gitstate.managed") == "true":
-            return [Violation(Rule.LIFECYCLE, f"this clone is managed by gitstate, but no "
-                              f"{LIFECYCLE_PATH} is committed, staged or in the work tree to "
-                              "judge this commit by", LIFECYCLE_PATH)], None
-        return [law_problem] if law_problem else [], None  # not managed (yet)
+            return None, Violation(Rule.LIFECYCLE, f"this clone is managed by gitstate, but no "
+                                   f"{LIFECYCLE_PATH} is committed, staged or in the work tree "
+                                   "to judge this commit by", LIFECYCLE_PATH)
+        return None, None   # not managed (yet): nothing to enforce
     try:
         if law[0]:
-            lc = load_lifecycle_cached(law[2], law[0], LIFECYCLE_PATH, cache)
-        else:   # the work tree's, never committed: read as a lifecycle is (PyYAML, the checks)
-            from gitstate.law.load import read_lifecycle
-            lc = read_lifecycle(law[2], LIFECYCLE_PATH)
+            return load_lifecycle_cached(law[2], law[0], LIFECYCLE_PATH, cache), None
+        from gitstate.law.load import read_lifecycle  # the work tree's, never committed
+        return read_lifecycle(law[2], LIFECYCLE_PATH), None
     except GitstateError as exc:
-        return [law_problem or Violation(getattr(exc, "rule", Rule.LIFECYCLE), exc.message,
-                                         exc.where or LIFECYCLE_PATH)], None
-    rx = lc.state_path_regex()
-    changes = []
-    for i, p in enumerate(paths):
-        if rx.match(p):
-            old, new = contents[2 * i], contents[2 * i + 1]
-            changes.append(FileChange(p, old and old[2], new and new[2],
-                                      new_mode=modes.get(p)))
-    law_changed = [p for p in paths if is_law_path(p)] if old_lc is not None else []
-    merge = bool(merge_head and head)
-    msg = parse_message(message) if isinstance(message, str) else message
-    memo: dict = {}   # each state file parsed once, by the rules and for the census alike
-    context = GitContext(git, base if head else None, tree=None, lc=lc, memo=memo)
-    from gitstate.law.movers import agent_session
-    bound, mark = agent_session(os.environ)
-    out = judge(Facts(lc, changes, message=msg, law_changed=law_changed,
-                      law_problem=law_problem, merge=merge,
-                      line=merge and on_team_line(git, lc), context=context,
-                      bound=bound, mark=mark, memo=memo,
-                      signers_known=lambda: head is not None and git.cat_files(
-                          [f"{base}:{SIGNERS_PATH}"])[0] is not None))
-    if out or merge or law_changed:
-        return out, None
-    if bound and changes and msg is None:   # a move of another agent waits for its trailers
-        from gitstate.law.movers import judge_binding
-        if judge_binding(lc, bound, changes, None, context.agents, memo)[1]:
-            return out, None
-    return out, _verdict(lc, changes, head[0] if head else "none")
+        return None, Violation(getattr(exc, "rule", Rule.LIFECYCLE), exc.message,
+                               exc.where or LIFECYCLE_PATH)
+
+
+def _waits(lc, bound: str | None, changes: list, msg, context, memo: dict) -> bool:
+    """Does the verdict on a bound session's move of another agent wait for its trailers?"""
+    if not bound or not changes or msg is not None:
+        return False
+    from gitstate.law.movers import judge_binding
+    return judge_binding(lc, bound, changes, None, context.agents, memo)[1]
 
 
 def _fallback_law(git: Git, base: str | None):

@@ -231,22 +231,12 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
                   parsed: dict, run: dict, state: dict, cache_dir: str | None) -> list[dict]:
     """Gather the facts of one commit and judge it (`law.judge`)."""
     parent = c.parents[0] if c.parents else None
-    before = law.get(parent) if parent is not None else None
-    law_from = parent   # the commit whose tree holds the law in force (its allowed signers)
-    if before is None and state["root_law"] is not None:
-        # joining the history this door guards, with no law of its own: judged by that one's
-        # (once managed, always managed)
-        before, law_from = state["root_law"], state["root"]
+    before, law_from = _law_before(law, parent, state)
     clock = state["clock"]
     ahead = c.time - clock.now if clock is not None else None
     after, law_problem = _law_after(c, before, contents, lifecycles, cache_dir)
     law[c.sha] = after
-    if after is not None and (before is None or before[0] != after[0]):
-        declared = line_rule(_lifecycle(after, lifecycles, cache_dir))
-        if declared and state["line_from"] is None:
-            state["line_from"] = c.sha   # the law declares the team line from here
-        elif not declared:
-            state["line_from"] = None
+    _follow_line(state, c, before, after, lifecycles, cache_dir)
     ruling = before or after
     if ruling is None:
         state["before_law"].append(c)
@@ -258,20 +248,49 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
     changes = [FileChange(p, contents.get(o) if o else None, contents.get(n) if n else None,
                           m) for p, o, n, m in c.changes if rx.match(p)]
     merge = len(c.parents) > 1
-    if merge and (not state["line"] or not line_rule(lc)):
+    if merge and not (state["line"] and line_rule(lc)):
         state["unjudged_merges"] += 1   # before the line rule, or off the line: work
     ctx = ReplayContext(git, parent, c, lc, run, contents, parsed, clock)
-    here = state["bound"] is not None and c.sha in state["bound"][2]
+    agent, mark = _session_of(state["bound"], c.sha)
     facts = Facts(lc, changes, message=parse_message(c.message), merge=merge,
                   law_changed=[p for p, _o, _n, _m in c.changes if is_law_path(p)]
                   if before is not None else [],
-                  law_problem=law_problem, line=state["line"], context=ctx,
-                  bound=state["bound"][0] if here else None,
-                  mark=state["bound"][1] if here else None, encoding=c.encoding, ahead=ahead,
+                  law_problem=law_problem, line=state["line"], context=ctx, bound=agent,
+                  mark=mark, encoding=c.encoding, ahead=ahead,
                   proofs=GitProofs(git, c, law_from, ctx), memo=parsed)
     found = judge(facts)
     ctx.settle()
     return [v.to_dict() for v in found]
+
+
+def _law_before(law: dict, parent: str | None, state: dict) -> tuple:
+    """(the valid law in force at the commit's first parent, the commit whose tree holds it
+    and its allowed signers). A commit joining the history a door guards with no law of its
+    own is judged by that history's (once managed, always managed)."""
+    before = law.get(parent) if parent is not None else None
+    if before is None and state["root_law"] is not None:
+        return state["root_law"], state["root"]
+    return before, parent
+
+
+def _follow_line(state: dict, c: Commit, before, after, lifecycles: dict,
+                 cache_dir: str | None) -> None:
+    """Where the law declares the team line from: the commit whose law first declares it,
+    since the last that did not."""
+    if after is None or (before is not None and before[0] == after[0]):
+        return
+    if not line_rule(_lifecycle(after, lifecycles, cache_dir)):
+        state["line_from"] = None
+    elif state["line_from"] is None:
+        state["line_from"] = c.sha
+
+
+def _session_of(bound, sha: str) -> tuple[str | None, str | None]:
+    """(agent, runtime mark) of the session that made `sha` here (the ref guard's), else
+    (None, None)."""
+    if bound is None or sha not in bound[2]:
+        return None, None
+    return bound[0], bound[1]
 
 
 def _law_after(c: Commit, before, contents: dict, lifecycles: dict,
