@@ -158,6 +158,11 @@ def test_an_agent_does_not_approve_as_a_human_by_typing_the_name(haak, monkeypat
                   env={"GITSTATE_AGENT": "alice"}, check=False)
     assert res.returncode != 0 and "[agent-approval]" in res.stderr, res.stderr
     assert "a change of the law (protocols/lifecycle.yaml)" in res.stderr
+    # with the commit hooks skipped, the ref guard judges it the same way
+    res = run_git(haak, "commit", "-q", "--no-verify", "-m", "law: a comment", "-m",
+                  "Approved-by: zach", env={"GITSTATE_AGENT": "alice"}, check=False)
+    assert res.returncode != 0 and "[agent-approval]" in res.stderr, res.stderr
+    assert snapshot(haak)[0] == before[0]
     git(haak, "reset", "-q", "--hard")
     # a person at a terminal, outside any agent's session: the trailer counts, as before
     res = gitstate(haak, "wake", "bob", "--approved-by", "zach")
