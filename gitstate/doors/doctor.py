@@ -48,6 +48,11 @@ def diagnose(repo: Managed) -> list[dict]:
                          "run `gitstate init`")]
     out.append(finding("ok", "law", f"lifecycle '{lc.name}' at "
                         f"{head[:10] if head else 'the work tree (not committed)'}"))
+    out.append(finding("ok", "line", f"the team line is {lc.line}: its merges carry work, and "
+                       "moves land on it one by one") if lc.line else
+               finding("warn", "line", "the law declares no team line: merges are read, not "
+                       "judged (the line rule is not in force)", "add `line: BRANCH` to "
+                       f"{LIFECYCLE_PATH} with an approved change of the law"))
 
     where = hooks_dir(repo)
     problems = _check_hooks(repo, lc)
