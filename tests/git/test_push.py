@@ -22,7 +22,7 @@ def kind(request) -> str:
 def test_a_move_lands_on_the_hub(tmp_path):
     hub, (a, _b) = hub_and_clones(tmp_path)
     code, out = pushed(a, "spawn", "alice")
-    assert code == 0 and out["outcome"] == "landed" and out["attempts"] == 1
+    assert code == 0 and out["outcome"] == "landed" and out["attempts"] == 1, out
     assert git(hub, "rev-parse", "main").stdout.strip() == out["commit"]
     res = gitstate(a, "transition", "alice", "inbox", "--push")
     assert res.returncode == 0 and "landed on origin/main" in res.stdout
