@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from gitstate.git.repo import GitContext, open_managed
 from gitstate.law import statefile
-from gitstate.law.rules import FileChange, validate
+from gitstate.law.grammar import parse_message
+from gitstate.law.judge import Facts, judge
+from gitstate.law.verdict import FileChange
 from gitstate.rule_ids import Rule
 from gitstate.runtime.replies import phase_asks
 
@@ -72,7 +74,8 @@ def judge_spawn(cwd: str | None, parent: str, kind: str) -> tuple[str | None, in
     message = f"@{child}: [STATE:{lc.initial}] spawned as {kind} by {parent}" + (
         f"\n\nNew-role: {kind}\n" if kind not in lc.roles else "")
     context = GitContext(repo.git, head, tree=head, overrides={path: new}, lc=lc)
-    found = [v for v in validate([FileChange(path, None, new)], lc, message, context=context)
+    found = [v for v in judge(Facts(lc, [FileChange(path, None, new)],
+                                    message=parse_message(message), context=context))
              if v.rule in SPAWN_RULES]
     if not found:
         return None, depth
