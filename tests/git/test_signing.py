@@ -243,3 +243,34 @@ def test_init_signs_a_change_of_the_keys_where_keys_are_known(keyed):
     assert f"zach {' '.join(pub(keys['mallory']).split()[:2])}" in \
         (repo / "protocols" / "allowed_signers").read_text()
     assert verify_rules(repo) == []
+
+
+def test_an_approval_made_on_an_older_tip_is_signed_again_on_the_tip_by_push(keyed, tmp_path):
+    """The line rule: the hub's queue lands a signed move only on the tip it was signed on.
+    `wake --push` from a clone that is behind is refused there (`queue-stale`), and the
+    command makes it again on the hub's tip, signed again with the approver's key this clone
+    holds: the approval joins the line as itself, one parent, its signature judged by the
+    signers in force there."""
+    repo, keys = keyed
+    hub = tmp_path / "hub.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(hub))
+    assert gitstate(hub, "init", "--server").returncode == 0
+    git(repo, "remote", "add", "origin", str(hub))
+    git(repo, "push", "-q", "-u", "origin", "main")
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(hub), str(other))
+    assert gitstate(other, "init").returncode == 0
+    assert gitstate(other, "spawn", "bob", "--push").returncode == 0   # repo is behind now
+    before = git(hub, "rev-parse", "main").stdout.strip()
+    use_key(repo, keys["zach"])
+    res = gitstate(repo, "wake", "alice", "--approved-by", "zach", "--push", "--json")
+    assert res.returncode == 0, res.stdout + res.stderr
+    landed = git(hub, "rev-parse", "main").stdout.strip()
+    parents = git(hub, "rev-list", "--parents", "-n", "1", landed).stdout.split()[1:]
+    assert parents == [before]                       # made again on the tip: no merge
+    allowed = tmp_path / "allowed"
+    allowed.write_text(f"zach {pub(keys['zach'])}\n")
+    res = git(hub, "-c", f"gpg.ssh.allowedSignersFile={allowed}", "verify-commit", landed,
+              check=False)
+    assert res.returncode == 0, res.stderr
+    assert verify_rules(repo) == []
