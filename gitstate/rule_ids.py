@@ -157,6 +157,8 @@ class Rule(_Ids):
                 "moves use the standard '@id: [STATE:x] text')")
     ENCODING = ("encoding", "a commit whose `encoding` header is not UTF-8 (its message would "
                 "read one way to git and another to the judge)")
+    SHALLOW = ("shallow", "a commit whose parents a shallow clone does not have: it cannot be "
+               "judged, nor the history before it")
 
     # the hub
     FUTURE_DATE = "future-date", "a commit dated more than 5 minutes in the hub's future"

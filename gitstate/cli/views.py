@@ -157,7 +157,18 @@ def print_verified(report: dict) -> None:
     bad = len({p["commit"] for p in report["problems"]})
     if report["problems"]:
         click.echo(f"{plural(bad, 'commit')} broke the rules")
-    elif not report["lifecycle_committed"]:
+    if report.get("unjudged"):
+        from gitstate.history.shallow import FIX
+        shas = report["unjudged"]
+        named = ", ".join(sha[:10] for sha in shas[:3]) + (", ..." if len(shas) > 3 else "")
+        click.echo(f"not ok: {plural(len(shas), 'commit')} could not be judged ({named}): "
+                   "this clone is shallow, and has neither "
+                   f"{'its' if len(shas) == 1 else 'their'} parents nor anything before "
+                   f"them ({plural(report['judged'], 'commit')} judged)")
+        click.echo(f"  {FIX}")
+    if report["problems"] or report.get("unjudged"):
+        return
+    if not report["lifecycle_committed"]:
         tags = len(report["judged_by_tag"])
         click.echo("no lifecycle is committed yet (protocols/lifecycle.yaml is not in "
                    f"{'HEAD' if report['commit'] else 'any commit'}): "

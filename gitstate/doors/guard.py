@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sys
 
-from gitstate.git.runner import ZERO, Git
+from gitstate.git.runner import Git, is_zero
 
 
 def guard(git: Git, updates: str) -> int:
@@ -25,10 +25,10 @@ def guard(git: Git, updates: str) -> int:
     bad: list[tuple[str, dict]] = []
     for line in updates.splitlines():
         parts = line.split()
-        if len(parts) != 3 or parts[1] == ZERO or not parts[2].startswith("refs/heads/"):
+        if len(parts) != 3 or is_zero(parts[1]) or not parts[2].startswith("refs/heads/"):
             continue
         old, new, ref = parts
-        base = old if old != ZERO else git.head()
+        base = old if not is_zero(old) else git.head()
         if ref == _team_ref(git, base or new):
             bad += _judge_line(git, ref, old, new, base, cache_dir)
             continue
@@ -68,7 +68,7 @@ def _judge_line(git: Git, ref: str, old: str, new: str, base: str | None,
     business, and what it brings is judged all the same."""
     from gitstate.git.repo import on_first_parent_line
     from gitstate.history.verify import verify
-    if old != ZERO and git.ok("merge-base", "--is-ancestor", old, new) \
+    if not is_zero(old) and git.ok("merge-base", "--is-ancestor", old, new) \
             and not on_first_parent_line(git, old, new):
         from gitstate.rule_ids import Rule
         return [(ref, {"commit": new, "subject": "", "rule": Rule.NON_FAST_FORWARD,
@@ -76,7 +76,7 @@ def _judge_line(git: Git, ref: str, old: str, new: str, base: str | None,
                        f"{new[:10]} would leave its tip {old[:10]} off its first-parent line "
                        "(that commit's first parents lead down another branch); merge that "
                        "branch into the team line instead (`git merge` while on it)"})]
-    revs = [new, "--not", old] if old != ZERO else [new, "--not", "--branches"]
+    revs = [new, "--not", old] if not is_zero(old) else [new, "--not", "--branches"]
     problems, _ = verify(git, revs, cache_dir, root=base, bound=_bound(git, new), line=True)
     return [(ref, p) for p in problems]
 

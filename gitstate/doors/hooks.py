@@ -23,7 +23,7 @@ import sys
 from gitstate.errors import GitstateError
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.git.repo import GitContext, on_team_line
-from gitstate.git.runner import EMPTY_TREE, Git
+from gitstate.git.runner import Git
 from gitstate.law import statefile
 from gitstate.law.grammar import Message, parse_message
 from gitstate.law.judge import Facts, judge
@@ -163,7 +163,7 @@ def _staged_raw(git: Git, base: str | None
     """(paths, path -> new mode, path -> old blob id) of the index against `base`, asked of
     git."""
     out = git.run("diff-index", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev",
-                  base or EMPTY_TREE)
+                  base or git.empty_tree())
     parts = out.decode("utf-8", "surrogateescape").split("\0")
     paths: list[str] = []
     modes: dict[str, str] = {}

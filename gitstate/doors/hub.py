@@ -17,7 +17,7 @@ import time
 
 from gitstate.errors import GitstateError
 from gitstate.git.push import HUB_MARK_REF, QUEUE_PREFIX
-from gitstate.git.runner import ZERO, Git
+from gitstate.git.runner import Git, is_zero
 from gitstate.rule_ids import Rule
 
 TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
@@ -117,13 +117,13 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
             bad.append((ref, _refusal(Rule.PROTECTED_REF, f"{ref} is the hub's own: "
                                       "clients do not write it")))
             continue
-        if ref in protected and new == ZERO:
+        if ref in protected and is_zero(new):
             bad.append((ref, _refusal(Rule.PROTECTED_REF, f"{ref} is protected on this hub: it "
                                       "cannot be deleted")))
             continue
-        if new == ZERO:
+        if is_zero(new):
             continue   # a deletion carries no commits
-        if ref in protected and old != ZERO and not git.ok("merge-base", "--is-ancestor",
+        if ref in protected and not is_zero(old) and not git.ok("merge-base", "--is-ancestor",
                                                            old, new):
             bad.append((ref, _refusal(Rule.NON_FAST_FORWARD, f"{ref} is protected on this hub: "
                                       f"{new[:10]} does not contain its tip {old[:10]}; history "
@@ -131,7 +131,7 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
                                       "it, and push again)")))
             continue
         # the law in force: the branch's own, else the default branch's (once managed, always)
-        root = old if old != ZERO and lawful(old) else (default if lawful(default) else None)
+        root = old if not is_zero(old) and lawful(old) else (default if lawful(default) else None)
         if ref == line_ref(git, root or new):
             bad += _judge_line(git, ref, old, new, root, now)
             continue
@@ -174,13 +174,13 @@ def _judge_line(git: Git, ref: str, old: str, new: str, root: str | None,
     line, whatever other refs already hold it."""
     from gitstate.git.repo import on_first_parent_line
     from gitstate.history.verify import verify
-    if old != ZERO and not on_first_parent_line(git, old, new):
+    if not is_zero(old) and not on_first_parent_line(git, old, new):
         return [(ref, _refusal(Rule.NON_FAST_FORWARD, f"{ref} is the team line: its tip "
                                f"{old[:10]} would no longer be on its first-parent line (a "
                                "merge that takes the line as a second parent rewrites it); "
                                "merge the other way round (on the team line) or rebase your "
                                "commits on it, and push again"))]
-    revs = [new, "--not", old] if old != ZERO else [new, "--not", "--all"]
+    revs = [new, "--not", old] if not is_zero(old) else [new, "--not", "--all"]
     pushed = set(git.text("rev-list", new, "--not", "--all").split())
     problems, _ = verify(git, revs, None, root=root, clock=HubClock(git, pushed, now),
                          line=True)
@@ -197,7 +197,7 @@ def post_receive(git: Git, stdin: BinaryIO) -> int:
     stamp = str(int(time.time()))
     updates = [u for u in (line.split() for line in
                            stdin.read().decode("utf-8", "replace").splitlines()) if len(u) == 3]
-    tips = sorted({new for _old, new, _ref in updates if new != ZERO})
+    tips = sorted({new for _old, new, _ref in updates if not is_zero(new)})
     if not tips:
         return 0
     pushed = {ref for _old, _new, ref in updates}
@@ -205,7 +205,7 @@ def post_receive(git: Git, stdin: BinaryIO) -> int:
                                         "%(objecttype)", "refs/heads", "refs/tags",
                                         "refs/gitstate").splitlines()
               if line.endswith((" commit", " tag"))]
-    excluded = [f"^{old}" for old, _new, _ref in updates if old != ZERO]
+    excluded = [f"^{old}" for old, _new, _ref in updates if not is_zero(old)]
     excluded += [f"^{line.split(' ')[0]}" for line in others
                  if line.split(" ")[1] not in pushed]
     out = git.run("log", "--format=%H", "-i", "--grep=\\[state:", "--stdin", "--",

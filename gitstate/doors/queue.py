@@ -309,14 +309,14 @@ def _refused(move: str, rule: str, message: str) -> dict:
 
 def _changes(git: Git, a: str, b: str) -> dict[str, str | None]:
     """path -> new blob (None: deleted) for what changed from `a` to `b`."""
-    from gitstate.git.runner import ZERO
+    from gitstate.git.runner import is_zero
     out = git.run("diff-tree", "-r", "-z", "--no-renames", a, b)
     tokens = out.decode("utf-8", "surrogateescape").split("\0")
     found: dict[str, str | None] = {}
     for meta, path in zip(tokens[0::2], tokens[1::2]):
         fields = meta.split()
         if len(fields) >= 5 and fields[0].startswith(":"):
-            found[path] = None if fields[3] == ZERO else fields[3]
+            found[path] = None if is_zero(fields[3]) else fields[3]
     return found
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gitstate.errors import GitFailure, GitstateError, Rejected
-from gitstate.git.runner import Git
+from gitstate.git.runner import Git, zero_like
 from gitstate.law.checks import is_git_dir_name
 
 MAX_ATTEMPTS = 8
@@ -210,8 +210,9 @@ def wait_for_index(gdir: Path, seconds: float = INDEX_WAIT, sha: str | None = No
 Entry = tuple[str, str, "str | None"]   # path, mode, blob (None: delete)
 
 
-def _index_info(entries: list[Entry]) -> bytes:
-    lines = [f"0 {'0' * 40}\t{path}" if blob is None else f"{mode} {blob}\t{path}"
+def _index_info(entries: list[Entry], zero: str) -> bytes:
+    """`update-index --index-info` lines; `zero`: the repository's all-zero id (a removal)."""
+    lines = [f"0 {zero}\t{path}" if blob is None else f"{mode} {blob}\t{path}"
              for path, mode, blob in entries]
     return ("\n".join(lines) + "\n").encode()
 
@@ -228,7 +229,9 @@ def _build(git: Git, gdir: Path, parent: str | None, plan: Plan, entries: list[E
             git.run("read-tree", parent, env=env)
         else:
             git.run("read-tree", "--empty", env=env)
-        git.run("update-index", "--index-info", input=_index_info(entries), env=env)
+        removes = any(blob is None for _path, _mode, blob in entries)
+        zero = zero_like(parent) if parent else git.zero() if removes else ""
+        git.run("update-index", "--index-info", input=_index_info(entries, zero), env=env)
         tree = git.text("write-tree", env=env)
         args = ["commit-tree", tree] + (["-p", parent] if parent else []) + ["-F", "-"]
         if plan.sign:   # an approval: signed with the SSH key of the human who gave it
@@ -309,7 +312,7 @@ def _finish(git: Git, top: Path, entries: list[Entry], datas: dict[str, bytes | 
             data = (work or {}).get(path, datas[path])
             assert data is not None   # `datas` has the content of every blob
             write_file(target, data, executable=mode == "100755")
-    payload = _index_info(entries)
+    payload = _index_info(entries, zero_like(sha))
     deadline = time.monotonic() + INDEX_WAIT
     while not _update_index(git, payload):
         # git's own index.lock may be held for a moment by another git command

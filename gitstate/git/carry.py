@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gitstate.git.atomic import Result, safe_path, write_file
-from gitstate.git.runner import ZERO, Git
+from gitstate.git.runner import Git, is_zero
 
 
 class Conflict(Exception):
@@ -29,7 +29,7 @@ def changes(git: Git, a: str | None, b: str) -> dict[str, tuple[str, str | None]
             i += 1
             continue
         path = tokens[i + 1]
-        found[path] = (meta[1], None if meta[3] == ZERO else meta[3])
+        found[path] = (meta[1], None if is_zero(meta[3]) else meta[3])
         i += 2
     return found
 
@@ -71,7 +71,7 @@ def stage(git: Git, top: Path, entries: dict[str, tuple[str, str | None]]) -> No
         if blob is None:
             if target.is_file():
                 target.unlink()
-            lines.append(f"0 {ZERO}\t{path}")
+            lines.append(f"0 {git.zero()}\t{path}")
         else:
             write_file(target, git.run("cat-file", "blob", blob), executable=mode == "100755")
             lines.append(f"{mode} {blob}\t{path}")

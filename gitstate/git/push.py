@@ -32,7 +32,7 @@ from pathlib import Path
 from gitstate.errors import GitFailure, GitstateError, Rejected
 from gitstate.git.atomic import Result
 from gitstate.git.carry import Conflict, carry_work, restore
-from gitstate.git.runner import ZERO, Git
+from gitstate.git.runner import Git, zero_like
 from gitstate.law.record import Record, field
 from gitstate.rule_ids import Rule
 
@@ -368,7 +368,8 @@ def _set_aside(git: Git, top: Path, up: Upstream, result: Result, agent: str, at
     while git.rev(f"{UNLANDED}/{agent}-{n}"):
         n += 1
     side = f"{UNLANDED}/{agent}-{n}"
-    git.run("update-ref", side, result.sha, ZERO, env={"GITSTATE_JUDGED": result.sha})
+    git.run("update-ref", side, result.sha, zero_like(result.sha),
+            env={"GITSTATE_JUDGED": result.sha})
     if staged is None:   # still on the unlanded commit: step back onto upstream
         staged = []
         try:

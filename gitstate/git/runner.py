@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from pathlib import Path
 
-ZERO = "0" * 40
 # Every door reads history as the commits say it is: never through replace objects
 # (`refs/replace/*`, which anyone may push or fetch) or grafts (`info/grafts`). The graft file
 # is pointed at a path that cannot exist (a file under /dev/null), which git skips silently.
@@ -33,8 +32,21 @@ _DOORS_ENV = {"GIT_NO_REPLACE_OBJECTS": "1", "GIT_GRAFT_FILE": "/dev/null/no-gra
 # (bench/README.md, "Memory").
 _READ_OPTIONS = ("-c", "core.deltaBaseCacheLimit=24m", "-c", "core.packedGitWindowSize=4m",
                  "-c", "core.packedGitLimit=32m")
-_COMMIT_ID = re.compile(r"[0-9a-f]{40}\Z").match
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+# Object ids are SHA-1 (40 hex digits) or SHA-256 (64, `git init --object-format=sha256`).
+_COMMIT_ID = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})\Z").match
+EMPTY_TREES = {"sha1": "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+               "sha256": "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"}
+
+
+def is_zero(oid: str) -> bool:
+    """Is `oid` git's all-zero id (no object: a ref created or deleted, a file added or
+    removed), of either length?"""
+    return bool(oid) and not oid.strip("0")
+
+
+def zero_like(oid: str) -> str:
+    """The all-zero id of the repository `oid` (any id git gave) comes from: no git asked."""
+    return "0" * len(oid)
 
 
 class Git:
@@ -43,6 +55,7 @@ class Git:
     def __init__(self, cwd: str | os.PathLike | None = None, env: dict[str, str] | None = None):
         self.cwd = str(cwd) if cwd is not None else None
         self.env = env
+        self._format: str | None = None
 
     def _env(self, extra: dict[str, str] | None) -> dict[str, str]:
         env = dict(os.environ if self.env is None else self.env)
@@ -123,6 +136,22 @@ class Git:
 
     def is_bare(self) -> bool:
         return self.text("rev-parse", "--is-bare-repository") == "true"
+
+    def object_format(self) -> str:
+        """`sha1` or `sha256`: the repository's hash, asked of git once. Where an id git gave
+        is at hand, `zero_like(id)` needs no git at all."""
+        if self._format is None:
+            self._format = self.text("rev-parse", "--show-object-format")
+        return self._format
+
+    def zero(self) -> str:
+        """The repository's all-zero id (40 or 64 digits)."""
+        return "0" * (64 if self.object_format() == "sha256" else 40)
+
+    def empty_tree(self) -> str:
+        """The id of the empty tree in this repository's hash."""
+        return EMPTY_TREES.get(self.object_format()) or self.text(
+            "hash-object", "-t", "tree", "--stdin", input=b"")
 
     # -- refs and objects ---------------------------------------------------------------
 
@@ -209,7 +238,7 @@ class Git:
     def staged_changes(self, base: str | None) -> list[str]:
         """Paths whose index entry differs from `base` (None: nothing committed yet)."""
         out = self.run("diff-index", "--cached", "-z", "--name-only", "--no-renames",
-                       base or EMPTY_TREE)
+                       base or self.empty_tree())
         return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
     def config(self, key: str) -> str | None:

@@ -4,9 +4,7 @@ from one `git log -z`, and author, time and message from the commit objects' hea
 from __future__ import annotations
 
 from gitstate.errors import GitstateError
-from gitstate.git.runner import Git
-
-_ZERO = "0" * 40
+from gitstate.git.runner import Git, is_zero
 
 
 class Commit:
@@ -66,8 +64,8 @@ def read_commits(git: Git, revs: list[str], *, first_parent: bool = False):
             if meta is not None and current is not None:   # the path after a raw line
                 path = token.decode("utf-8", "surrogateescape")
                 old, new = meta[2], meta[3]
-                current.changes.append((path, None if old == _ZERO else old,
-                                        None if new == _ZERO else new, meta[1]))
+                current.changes.append((path, None if is_zero(old) else old,
+                                        None if is_zero(new) else new, meta[1]))
                 meta = None
                 continue
             token = token.lstrip(b"\n")

@@ -37,6 +37,7 @@ from gitstate.git.runner import Git
 from gitstate.history.commits import Commit, parse_commit_object, read_commits
 from gitstate.history.movers import GitProofs
 from gitstate.history.replay import ReplayContext, carry_over
+from gitstate.history.shallow import unjudged, within_reach
 from gitstate.law.grammar import parse_message
 from gitstate.law.judge import Facts, as_made, judge, line_rule
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle, is_law_path
@@ -86,17 +87,18 @@ def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool =
         problems = list(saved["problems"])
         kept = {k: saved.get(k, v) for k, v in kept.items()}
         judged_revs = [head, "--not", saved["tip"]]
-    found, judged, said = _judge_all(git, read_commits(git, judged_revs, first_parent=line),
-                                     cache_dir, root, clock, progress, bound, line)
+    boundary: list[Commit] = []   # where a shallow clone's history stops: never judged
+    commits = within_reach(git, read_commits(git, judged_revs, first_parent=line), boundary)
+    found, judged, said = _judge_all(git, commits, cache_dir, root, clock, progress, bound, line)
     problems += found
     kept = {"by_tag": kept["by_tag"] + said["by_tag"],
             "line_from": kept["line_from"] or said["line_from"],
             "unjudged_merges": kept["unjudged_merges"] + said["unjudged_merges"]}
     if report is not None:
         report.update(kept)
-    if remember and head and line:
+    if remember and head and line and not boundary:   # a shallow clone's: not the whole answer
         _store(cache_dir, {"tip": head, "problems": problems, **kept})
-    return problems, judged
+    return problems + unjudged(git, boundary), judged
 
 
 BATCH = 2000

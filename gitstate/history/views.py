@@ -303,8 +303,10 @@ def section_key(title: str) -> str:
 
 def verified(repo: Managed, revs=(), *, no_cache: bool = False, progress=None) -> dict:
     """`gitstate verify`: HEAD's history (or the ranges `revs`) replayed through the hooks'
-    rules; every problem, how many commits were judged, and which by their tags alone."""
+    rules; every problem, how many commits were judged, which by their tags alone, and which
+    could not be judged (a shallow clone's boundary: `unjudged`)."""
     from gitstate.history.verify import verify  # the views need neither it nor its imports
+    from gitstate.rule_ids import Rule
     head = repo.git.head()
     _must_be_managed(repo)
     for rev in revs:   # a revision that names nothing is the caller's mistake: exit 2
@@ -327,10 +329,12 @@ def verified(repo: Managed, revs=(), *, no_cache: bool = False, progress=None) -
     committed = head is not None and (
         repo.git.cat_files([f"{head}:{LIFECYCLE_PATH}"])[0] is not None
         or bool(repo.git.text("log", "-1", "--format=%H", head, "--", LIFECYCLE_PATH)))
-    return {"commit": head, "ok": not problems, "problems": problems, "judged": judged,
-            "judged_by_tag": report["by_tag"], "lifecycle_committed": committed,
-            "line": line, "line_from": report["line_from"],
-            "merges_not_judged": report["unjudged_merges"]}
+    unjudged = [p["commit"] for p in problems if p["rule"] == Rule.SHALLOW]
+    problems = [p for p in problems if p["rule"] != Rule.SHALLOW]
+    return {"commit": head, "ok": not problems and not unjudged, "problems": problems,
+            "judged": judged, "judged_by_tag": report["by_tag"],
+            "lifecycle_committed": committed, "line": line, "line_from": report["line_from"],
+            "merges_not_judged": report["unjudged_merges"], "unjudged": unjudged}
 
 
 def _must_be_managed(repo: Managed) -> None:

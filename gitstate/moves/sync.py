@@ -27,7 +27,7 @@ from gitstate.git.atomic import Plan, Result, git_dir
 from gitstate.git.carry import changes, restore, stage
 from gitstate.git.push import UNLANDED, Upstream, upstream_of
 from gitstate.git.repo import Managed
-from gitstate.git.runner import ZERO, Git
+from gitstate.git.runner import Git, zero_like
 from gitstate.git.threeway import CannotApply, cherry_tree, tree_of
 from gitstate.law import statefile
 from gitstate.law.grammar import parse_message
@@ -397,7 +397,7 @@ def _keep(git: Git, top: Path, u: Unlanded, head: str | None, why: str, rule: st
         while git.rev(f"{UNLANDED}/{name}-{n}"):
             n += 1
         side = f"{UNLANDED}/{name}-{n}"
-        git.run("update-ref", side, u.sha, ZERO, env={"GITSTATE_JUDGED": u.sha})
+        git.run("update-ref", side, u.sha, zero_like(u.sha), env={"GITSTATE_JUDGED": u.sha})
     u.record.update(outcome=outcome, reason=why, rule=rule,
                     kept=side.removeprefix("refs/heads/"))
 

@@ -7,9 +7,9 @@ The jobs are the shipped templates `data/ci/github-workflow.yml` and `data/ci/gi
 installs: this exact release of `gitstate-agents` from the package index, or SPEC (a git URL
 at a tag, a wheel URL), checked in form first (`gitstate.doors.installable`). The whole history
 is fetched (`fetch-depth: 0`, `GIT_DEPTH: "0"`): verify replays every commit, and a shallow
-clone would hide the commits it must judge. A file of the user's is never overwritten: GitHub
-gets its own workflow file; on GitLab the job is appended to an existing `.gitlab-ci.yml` that
-has none.
+clone would hide the commits it must judge (verify fails in one, and says so). A file of the
+user's is never overwritten: GitHub gets its own workflow file; on GitLab the job is appended
+to an existing `.gitlab-ci.yml` that has none.
 """
 
 from __future__ import annotations

@@ -320,7 +320,7 @@ class VerifyResult(Record):
     commit: str | None
     """the commit whose history was judged (HEAD; null in an empty repository)"""
     ok: bool
-    """true when no commit broke a rule"""
+    """true when no commit broke a rule and every commit could be judged"""
     problems: list[VerifyProblem]
     """every problem"""
     judged: int
@@ -335,6 +335,9 @@ class VerifyResult(Record):
     """the commit from which the law declares the team line, where it is in what was judged"""
     merges_not_judged: int = 0
     """merges read but not judged: made before the law declared the team line"""
+    unjudged: list[str] = []
+    """commits that could not be judged: where a shallow clone's history stops (their parents
+    are not in it, nor anything before them; `git fetch --unshallow` fetches them)"""
 
 
 class FreezeState(Record):

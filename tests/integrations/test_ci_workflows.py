@@ -167,7 +167,52 @@ def test_the_action_and_the_gitlab_template_are_valid_and_install_this_release()
     action = yaml.safe_load((ROOT / "action.yml").read_text())
     assert action["runs"]["using"] == "composite"
     runs = [s["run"] for s in action["runs"]["steps"] if "run" in s]
-    assert runs == ['pip install "${GITSTATE_INSTALL:-$ACTION_PATH}"', "gitstate verify $ARGS"]
+    assert runs[1:] == ['pip install "${GITSTATE_INSTALL:-$ACTION_PATH}"',
+                        "gitstate verify $ARGS"]
+    assert "--is-shallow-repository" in runs[0]       # first: a shallow checkout is refused
     for name in ("github-workflow.yml", "gitlab-ci.yml"):   # the release they were shipped with
         text = (ROOT / "data" / "ci" / name).read_text()
         assert f'GITSTATE_INSTALL: "gitstate-agents=={__version__}"' in text, name
+
+
+def _shallow(tmp_path, repo, name="shallow"):
+    clone = tmp_path / name
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(clone))
+    return clone
+
+
+@pytest.mark.parametrize("forge", ["github", "gitlab"])
+def test_a_jobs_verify_fails_in_a_shallow_clone_and_says_the_fix(repo, tmp_path, forge):
+    """The jobs fetch the whole history; where a clone is shallow anyway, verify fails."""
+    assert gitstate(repo, "init", "--ci", forge).returncode == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "ci")
+    if forge == "github":
+        flow = yaml.safe_load((repo / ".github" / "workflows" / "gitstate.yml").read_text())
+        steps = flow["jobs"]["verify"]["steps"]
+        assert next(s for s in steps if "checkout" in s.get("uses", ""))["with"] == \
+            {"fetch-depth": 0}
+        command, fix = steps[-1]["run"], "fetch-depth: 0"
+    else:
+        job = yaml.safe_load((repo / ".gitlab-ci.yml").read_text())["gitstate-verify"]
+        assert job["variables"]["GIT_DEPTH"] == "0"
+        command, fix = job["script"][-1], "GIT_DEPTH: 0"
+    assert _run(repo, command).returncode == 0
+    res = _run(_shallow(tmp_path, repo), command)
+    assert res.returncode == 1 and fix in res.stdout and "could not be judged" in res.stdout
+
+
+def test_the_action_refuses_a_shallow_checkout_before_it_installs_anything(repo, tmp_path):
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    first = action["runs"]["steps"][0]
+    assert first["shell"] == "bash"
+
+    def step(where):
+        return subprocess.run(["bash", "-e", "-c", first["run"]], cwd=where,
+                              capture_output=True, text=True)
+
+    ok = step(repo)
+    assert ok.returncode == 0 and ok.stdout == ""
+    refused = step(_shallow(tmp_path, repo))
+    assert refused.returncode == 1
+    assert refused.stdout.startswith("::error ") and "fetch-depth: 0" in refused.stdout
