@@ -26,7 +26,11 @@ PROTOCOL_CHARS = 1500  # of the state's protocol doc
 
 
 def session_start(event: dict, agent_arg: str | None = None) -> dict | str:
-    """The runtime's JSON reply to its event; plain text when run by hand (no event)."""
+    """The runtime's JSON reply to its event; plain text when run by hand (no event). First,
+    whatever the briefing finds, the session's Bash is given the gitstate it tells it to run."""
+    if event:
+        from gitstate.runtime.bash_env import for_session
+        for_session(event.get("cwd"))
     text = briefing(event, agent_arg)
     return context_reply("SessionStart", text) if event else text
 
@@ -146,11 +150,8 @@ def _depth_note(repo, lc, head, parent: str) -> str:
 
 def _export(agent: str, session: str) -> None:
     """Bash calls of this session know who they are (`$CLAUDE_ENV_FILE`, SessionStart only)."""
-    env_file = os.environ.get("CLAUDE_ENV_FILE")
-    if not env_file:
-        return
-    with open(env_file, "a", encoding="utf-8") as fh:
-        fh.write(f"export GITSTATE_AGENT={agent}\nexport GITSTATE_SESSION={session}\n")
+    from gitstate.runtime.bash_env import export
+    export([f"export GITSTATE_AGENT={agent}", f"export GITSTATE_SESSION={session}"])
 
 
 def _protocol(repo, state: str | None, short: bool) -> list[str]:
