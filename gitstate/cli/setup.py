@@ -176,7 +176,7 @@ def _integrations(directory: str | None, runtime: str | None, ci: str | None,
     out = []
     if runtime:
         from gitstate.runtime.settings import install
-        out.append(install(top))
+        out += install(top)
     if ci:
         from gitstate.runtime.ci import install as install_ci
         out.append(install_ci(top, ci, spec))

@@ -21,6 +21,29 @@ CHAINED_SUFFIX = ".pre-gitstate"
 RUNTIME_SHIM = ".claude/hooks/gitstate"
 RUNTIME_COMMAND = f'"$CLAUDE_PROJECT_DIR"/{RUNTIME_SHIM} '
 BARE_COMMAND = "gitstate hook "   # what settings.json named before the shim
+# Claude Code's project MCP servers (.mcp.json, committed): gitstate's runs the same shim,
+# found from the top of the work tree the session runs in (an MCP server is not given
+# CLAUDE_PROJECT_DIR, and a session may start in a subfolder).
+MCP_CONFIG = ".mcp.json"
+MCP_NAME = "gitstate"
+MCP_SERVER = {"command": "sh",
+              "args": ["-c", f'exec "$(git rev-parse --show-toplevel)/{RUNTIME_SHIM}" mcp']}
+
+
+def runs_our_mcp(server: object) -> bool:
+    """Does an `.mcp.json` server run gitstate's MCP server, in any of its forms (the shim,
+    `gitstate mcp`, `python -m gitstate mcp`)?"""
+    if not isinstance(server, dict) or not isinstance(server.get("command"), str):
+        return False
+    args = server.get("args") or []
+    if not isinstance(args, list):
+        return False
+    words = [server["command"], *(str(a) for a in args)]
+    if any(RUNTIME_SHIM in w for w in words):
+        return any("mcp" in w.split() or w == "mcp" for w in words)
+    name = os.path.basename(words[0])
+    return (name == "gitstate" and words[1:2] == ["mcp"]) or any(
+        words[i:i + 3] == ["-m", "gitstate", "mcp"] for i in range(len(words)))
 
 
 def paths_pattern(lc: Lifecycle) -> str:

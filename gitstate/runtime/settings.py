@@ -1,4 +1,5 @@
-"""`gitstate init --runtime claude-code`: gitstate's hooks merged into `.claude/settings.json`.
+"""`gitstate init --runtime claude-code`: gitstate's hooks merged into `.claude/settings.json`,
+its MCP server into `.mcp.json`.
 
 The file is Claude Code's project settings (https://code.claude.com/docs/en/hooks):
 `hooks.<Event>` is a list of groups `{"matcher": ..., "hooks": [{"type": "command",
@@ -11,6 +12,13 @@ The command is `"$CLAUDE_PROJECT_DIR"/.claude/hooks/gitstate NAME`: a small shel
 committed with the settings, that finds gitstate at run time as the git hook shims do (the
 `gitstate.python` of this clone's git config, else `gitstate` on PATH, else a Python that
 imports it). No path of one machine is written into a file a team commits.
+
+`.mcp.json` is Claude Code's project-scoped MCP configuration (`{"mcpServers": {NAME:
+{"command": ..., "args": [...]}}}`). gitstate's server runs the same script (`... mcp`),
+from the top of the work tree the session runs in; every other server is kept as it is, a
+server of gitstate's in another form (`gitstate mcp` by bare name, `python -m gitstate mcp`)
+is updated where it stands, under its own name, and none is ever added twice. Claude Code asks
+the user before it starts a project's server (`gitstate doctor` says whether it was approved).
 """
 
 from __future__ import annotations
@@ -18,27 +26,41 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gitstate.doors.shims import BARE_COMMAND, RUNTIME_COMMAND, RUNTIME_SHIM, write_executable
+from gitstate.doors.shims import (
+    BARE_COMMAND,
+    MCP_CONFIG,
+    MCP_NAME,
+    MCP_SERVER,
+    RUNTIME_COMMAND,
+    RUNTIME_SHIM,
+    runs_our_mcp,
+    write_executable,
+)
 from gitstate.errors import InvalidFile
 
 SETTINGS = ".claude/settings.json"
 OURS = (RUNTIME_COMMAND, BARE_COMMAND)
 SHIM = r"""#!/bin/sh
 # gitstate-shim: claude-code -- written by `gitstate init --runtime claude-code`; run it again
-# to update this file. Claude Code runs it for gitstate's hooks (.claude/settings.json):
-# `gitstate hook NAME` with the gitstate this clone uses, found as the git hooks find it.
-dir=${CLAUDE_PROJECT_DIR:-.}
+# to update this file. Claude Code runs it for gitstate's hooks (.claude/settings.json) and
+# MCP server (.mcp.json): `gitstate hook NAME` (or `gitstate mcp`) with the gitstate this
+# clone uses, found as the git hooks find it.
+case $1 in
+    mcp) what="gitstate's MCP server (.mcp.json)" ;;
+    *) what="the Claude Code hook '$1'"; set -- hook "$@" ;;
+esac
+dir=${CLAUDE_PROJECT_DIR:-$(dirname "$0")}
 py=${GITSTATE_PYTHON:-$(git -C "$dir" config --get gitstate.python 2>/dev/null)}
-if [ -n "$py" ] && [ -x "$py" ]; then exec "$py" -m gitstate hook "$@"; fi
-if command -v gitstate >/dev/null 2>&1; then exec gitstate hook "$@"; fi
+if [ -n "$py" ] && [ -x "$py" ]; then exec "$py" -m gitstate "$@"; fi
+if command -v gitstate >/dev/null 2>&1; then exec gitstate "$@"; fi
 for py in python3 python; do
     if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import gitstate' 2>/dev/null; then
-        exec "$py" -m gitstate hook "$@"
+        exec "$py" -m gitstate "$@"
     fi
 done
-echo "gitstate: the Claude Code hook '$1' cannot run: gitstate is not found (no" \
-     "gitstate.python in this clone's git config, no gitstate on PATH). Run 'gitstate init'" \
-     "in this clone, or set GITSTATE_PYTHON to a Python that has gitstate." >&2
+echo "gitstate: $what cannot run: gitstate is not found (no gitstate.python in this" \
+     "clone's git config, no gitstate on PATH). Run 'gitstate init' in this clone, or set" \
+     "GITSTATE_PYTHON to a Python that has gitstate." >&2
 exit 1   # a non-blocking error: Claude Code shows it and goes on
 """
 TIMEOUT = 30   # seconds; the hooks take well under one (bench/README.md)
@@ -98,24 +120,59 @@ def merge(settings: dict) -> tuple[dict, list[str], list[str]]:
     return settings, changed, kept
 
 
-def install(top: Path) -> dict:
-    """Merge into `top/.claude/settings.json`; what changed (the `init` report's entry)."""
-    path = top / SETTINGS
-    settings: dict = {}
-    if path.is_file():
-        text = path.read_text(encoding="utf-8", errors="replace")
-        try:
-            settings = json.loads(text) if text.strip() else {}
-        except ValueError as exc:
-            raise InvalidFile(f"{SETTINGS}:{getattr(exc, 'lineno', '?')}: not valid JSON "
-                              f"({exc})",
-                              hint="fix it; gitstate merges, it never replaces") from exc
-        if not isinstance(settings, dict):
-            raise InvalidFile(f"{SETTINGS}: must hold a JSON object")
-    merged, changed, kept = merge(settings)
+def merge_mcp(config: dict) -> tuple[dict, list[str], list[str]]:
+    """(merged `.mcp.json`, servers added or updated, the user's servers kept)."""
+    servers = config.setdefault("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise InvalidFile(f"{MCP_CONFIG}: 'mcpServers' must be an object, not "
+                          f"{type(servers).__name__}",
+                          hint="fix it by hand; gitstate will not replace it")
+    ours = [name for name, server in servers.items() if runs_our_mcp(server)]
+    kept = [name for name in servers if name not in ours]
+    if not ours:
+        if MCP_NAME in servers:
+            raise InvalidFile(f"{MCP_CONFIG}: the server '{MCP_NAME}' is not gitstate's MCP "
+                              "server", hint="rename it; gitstate will not replace it")
+        servers[MCP_NAME] = dict(MCP_SERVER)
+        return config, [MCP_NAME], kept
+    name = MCP_NAME if MCP_NAME in ours else ours[0]
+    want = {**servers[name], **MCP_SERVER}
+    if want.get("type") not in (None, "stdio"):
+        want["type"] = "stdio"
+    if servers[name] == want:
+        return config, [], kept
+    servers[name] = want
+    return config, [name], kept
+
+
+def _read(top: Path, rel: str) -> dict:
+    path = top / rel
+    if not path.is_file():
+        return {}
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except ValueError as exc:
+        raise InvalidFile(f"{rel}:{getattr(exc, 'lineno', '?')}: not valid JSON ({exc})",
+                          hint="fix it; gitstate merges, it never replaces") from exc
+    if not isinstance(data, dict):
+        raise InvalidFile(f"{rel}: must hold a JSON object")
+    return data
+
+
+def install(top: Path) -> list[dict]:
+    """Merge into `top/.claude/settings.json` and `top/.mcp.json` (both read and merged before
+    either is written); what changed (the `init` report's entries)."""
+    merged, changed, kept = merge(_read(top, SETTINGS))
+    servers, added, theirs = merge_mcp(_read(top, MCP_CONFIG))
     if changed:
+        path = top / SETTINGS
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(merged, indent=2) + "\n", encoding="utf-8")
     shim = write_executable(top / RUNTIME_SHIM, SHIM)
-    return {"kind": "runtime", "name": "claude-code", "path": SETTINGS,
-            "changed": bool(changed) or shim, "added": changed, "kept": kept}
+    if added:
+        (top / MCP_CONFIG).write_text(json.dumps(servers, indent=2) + "\n", encoding="utf-8")
+    return [{"kind": "runtime", "name": "claude-code", "path": SETTINGS,
+             "changed": bool(changed) or shim, "added": changed, "kept": kept},
+            {"kind": "runtime", "name": "claude-code", "path": MCP_CONFIG,
+             "changed": bool(added), "added": added, "kept": theirs}]
