@@ -7,7 +7,6 @@ law as committed, and at what this clone can see of the hub and CI.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 from gitstate import __version__
 from gitstate.doors import installable, precommit
 from gitstate.doors.check import _check_hooks
-from gitstate.doors.shims import BARE_COMMAND, RUNTIME_COMMAND, RUNTIME_SHIM, is_ours
+from gitstate.doors.shims import is_ours
 from gitstate.errors import GitstateError
 from gitstate.git.cache import key
 from gitstate.git.repo import Managed
@@ -118,9 +117,8 @@ def diagnose(repo: Managed) -> list[dict]:
     out += _moversfindings(repo, lc, head)
 
     out += _hub_and_ci(repo)
-    runtime = _runtimefinding(repo)
-    if runtime is not None:
-        out.append(runtime)
+    from gitstate.doors.runtime_check import findings as runtime_findings
+    out += runtime_findings(repo)   # Claude Code: its hooks, its agents' Bash, its MCP server
     return out
 
 
@@ -181,54 +179,6 @@ def _shared_keys(living: dict[str, dict], keyed: list[str]) -> list[dict]:
                     "when each agent runs as its own OS user (or in its own container) whose "
                     "$GITSTATE_KEYS holds its key alone, or when the runtime holds the key "
                     "where the agent's tools cannot read it")]
-
-
-def _runtimefinding(repo: Managed) -> dict | None:
-    """Claude Code's settings, when the project has any: are gitstate's hooks in them?"""
-    settings = repo.top / ".claude" / "settings.json" if repo.top is not None else None
-    if settings is None or not settings.is_file():
-        return None
-    try:
-        hooks = json.loads(settings.read_text(encoding="utf-8")).get("hooks") or {}
-        commands = {h.get("command", "") for groups in hooks.values() for g in groups
-                    for h in g.get("hooks") or []}
-    except (ValueError, AttributeError, TypeError):
-        return finding("warn", "runtime", ".claude/settings.json cannot be read as Claude "
-                        "Code settings", "fix it, then run `gitstate init --runtime claude-code`")
-    want = ("session-start", "context", "spawn-guard")
-    ours = [c for c in commands if isinstance(c, str)
-            and c.startswith((RUNTIME_COMMAND, BARE_COMMAND))]
-    missing = [n for n in want if not any(
-        c.startswith((f"{RUNTIME_COMMAND}{n}", f"{BARE_COMMAND}{n}")) for c in ours)]
-    if missing:
-        return finding("warn", "runtime", "Claude Code runs without gitstate's hooks "
-                        f"({', '.join(missing)})", "`gitstate init --runtime claude-code`")
-    broken = _runtime_cannot_run(repo, ours)
-    if broken:
-        return finding("fail", "runtime", f"Claude Code's gitstate hooks cannot run: {broken}",
-                        "`gitstate init --runtime claude-code` in this clone (the hooks then "
-                        f"run {RUNTIME_SHIM}, which finds gitstate as the git hooks do)")
-    return finding("ok", "runtime", "Claude Code briefs agents, measures their context and "
-                    "guards their spawns (.claude/settings.json)")
-
-
-def _runtime_cannot_run(repo: Managed, commands: list[str]) -> str | None:
-    """Why a hook command of gitstate's in Claude Code's settings would fail, or None: the
-    shim (or `gitstate` by bare name) must be found, and the shim must find gitstate."""
-    import shutil
-    on_path = shutil.which("gitstate") is not None
-    if any(c.startswith(BARE_COMMAND) for c in commands) and not on_path:
-        return ("they run `gitstate hook ...` by bare name, and `gitstate` is not on PATH "
-                "(every hook fails)")
-    if any(c.startswith(RUNTIME_COMMAND) for c in commands):
-        shim = repo.top / RUNTIME_SHIM if repo.top is not None else None
-        if shim is None or not shim.is_file() or not os.access(shim, os.X_OK):
-            return f"{RUNTIME_SHIM} is missing or not executable"
-        python = os.environ.get("GITSTATE_PYTHON") or repo.git.config("gitstate.python")
-        if not (python and os.access(python, os.X_OK)) and not on_path:
-            return (f"{RUNTIME_SHIM} finds no gitstate (no gitstate.python in this clone's git "
-                    "config, none on PATH)")
-    return None
 
 
 def _signersfinding(repo: Managed, lc, signers: bytes) -> dict:

@@ -522,3 +522,219 @@ def test_era_deep_work_ends_when_a_measured_phase_finds_the_budget_spent(tmp_pat
     front = git(repo, "show", "HEAD:agent/era-1/_state.md").stdout
     assert "tokens: 110000" in front and "state: inbox" in front
     assert gitstate(repo, "verify").returncode == 0
+
+
+# -- the agents' Bash -------------------------------------------------------------------------
+
+
+def agent_bash(repo: Path, env_file: Path, command: str) -> subprocess.CompletedProcess:
+    """A Bash call of the session as Claude Code makes it: the environment file sourced
+    first, with a PATH that has no gitstate on it."""
+    import os
+    env = dict(os.environ, PATH="/usr/bin:/bin", CLAUDE_CODE_SESSION_ID="s-bash")
+    return subprocess.run(["bash", "-c", f'. "$1" && {command}', "bash", str(env_file)],
+                          cwd=repo, env=env, capture_output=True, text=True)
+
+
+def test_session_start_gives_the_sessions_bash_the_gitstate_the_hooks_run(claude_repo,
+                                                                          tmp_path):
+    """The briefing says `gitstate ...`; Claude Code's Bash has the user's PATH, which need not
+    hold it. SessionStart puts on it a folder holding only the hooks' gitstate, keeping the
+    lines already in the environment file, and writes no line twice."""
+    repo = claude_repo
+    bare_path = {"PATH": "/usr/bin:/bin"}
+    env_file = tmp_path / "session-env.sh"
+    env_file.write_text("export FROM_ANOTHER_HOOK=1\n# a note\nexport LAST_WITHOUT_NEWLINE=2")
+    text = said(start(repo, "s-new", env={"CLAUDE_ENV_FILE": str(env_file), **bare_path}))
+    assert "`gitstate spawn <your-id> --session s-new`" in text     # unbound: told to run it
+    lines = env_file.read_text().splitlines()
+    assert lines[:3] == ["export FROM_ANOTHER_HOOK=1", "# a note",
+                         "export LAST_WITHOUT_NEWLINE=2"]
+    folder = repo / ".git" / "gitstate" / "bin"
+    assert lines[3:] == [f'export PATH={folder}:"$PATH"']
+    assert sorted(p.name for p in folder.iterdir()) == ["gitstate"]   # python stays the user's
+    ran = agent_bash(repo, env_file, "gitstate spawn newbie --session s-new && "
+                     "command -v gitstate && command -v python3")
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.splitlines()[-2:] == [str(folder / "gitstate"), "/usr/bin/python3"]
+    assert "session: s-new" in git(repo, "show", "HEAD:agent/newbie/_state.md").stdout
+
+    said(start(repo, "s-new", "resume", env={"CLAUDE_ENV_FILE": str(env_file), **bare_path}))
+    assert env_file.read_text().splitlines()[3:] == [
+        f'export PATH={folder}:"$PATH"', "export GITSTATE_AGENT=newbie",
+        "export GITSTATE_SESSION=s-new"]
+    said(start(repo, "s-new", "compact", env={"CLAUDE_ENV_FILE": str(env_file)}))
+    assert len(env_file.read_text().splitlines()) == 6          # nothing written twice
+    ran = agent_bash(repo, env_file, 'gitstate transition "$GITSTATE_AGENT" inbox -m ready')
+    assert ran.returncode == 0, ran.stderr
+    assert git(repo, "log", "-1", "--format=%s").stdout.strip() == \
+        "@newbie: [STATE:inbox] ready"
+
+
+def test_doctor_fails_when_an_agents_bash_cannot_run_what_its_briefing_says(claude_repo,
+                                                                            tmp_path):
+    """Simulated as Claude Code runs it: the SessionStart hook with an environment file of its
+    own, then a Bash with PATH /usr/bin:/bin that sources it and runs `gitstate --version`."""
+    import os
+    import sys
+    repo = claude_repo
+    os.environ["PATH"] = "/usr/bin:/bin"      # no gitstate (restored after the test)
+
+    def runtime_finding():
+        found = json.loads(gitstate(repo, "doctor", "--json").stdout)["findings"]
+        return next(f for f in found if f["check"] == "runtime")
+
+    ok = runtime_finding()
+    assert ok["status"] == "ok", ok
+    assert "an agent's Bash runs the briefing's `gitstate` (" in ok["detail"]
+    # hooks that run a gitstate which exports nothing for the session's Bash (as before)
+    older = tmp_path / "older-python"
+    older.write_text(f"#!/bin/sh\nunset CLAUDE_ENV_FILE\nexec {sys.executable} \"$@\"\n")
+    older.chmod(0o755)
+    git(repo, "config", "gitstate.python", str(older))
+    assert "no agent is bound to this session" in said(start(repo, "s-x"))  # hooks still run
+    bad = runtime_finding()
+    assert bad["status"] == "fail", bad
+    assert bad["detail"].startswith("an agent's Bash cannot run the commands its briefing "
+                                    "gives: `gitstate` fails (")
+    assert "command not found" in bad["detail"]
+    assert "exported nothing for it through $CLAUDE_ENV_FILE" in bad["detail"]
+    assert "gitstate init --runtime claude-code" in bad["fix"]
+    res = gitstate(repo, "doctor")
+    assert res.returncode == 1 and "fail  runtime    an agent's Bash cannot run" in res.stdout
+    assert gitstate(repo, "init", "--runtime", "claude-code").returncode == 0   # the fix
+    assert runtime_finding()["status"] == "ok"
+
+
+# -- the MCP server in .mcp.json --------------------------------------------------------------
+
+
+SERVER = {"command": "sh",
+          "args": ["-c", 'exec "$(git rev-parse --show-toplevel)/.claude/hooks/gitstate" mcp']}
+
+
+def test_init_registers_the_mcp_server_once_keeping_the_users_own(empty_repo):
+    repo = empty_repo
+    mine = {"mcpServers": {"docs": {"command": "npx", "args": ["docs-server"]},
+                           "gitstate": {"type": "stdio", "command": "gitstate",
+                                        "args": ["mcp"], "env": {"GITSTATE_DEBUG": "1"}}},
+            "note": "the user's"}
+    (repo / ".mcp.json").write_text(json.dumps(mine, indent=4))
+    res = gitstate(repo, "init", "--runtime", "claude-code", "--json")
+    assert res.returncode == 0, res.stderr
+    report = json.loads(res.stdout)["integrations"]
+    assert [(r["path"], r["added"], r["kept"]) for r in report][1] == (
+        ".mcp.json", ["gitstate"], ["docs"])
+    got = json.loads((repo / ".mcp.json").read_text())
+    assert got["note"] == "the user's" and got["mcpServers"]["docs"] == mine["mcpServers"]["docs"]
+    assert got["mcpServers"]["gitstate"] == {"type": "stdio", **SERVER,
+                                             "env": {"GITSTATE_DEBUG": "1"}}   # in place
+    before = (repo / ".mcp.json").read_bytes()
+    again = json.loads(gitstate(repo, "init", "--runtime", "claude-code", "--json").stdout)
+    assert again["integrations"][1]["changed"] is False
+    assert (repo / ".mcp.json").read_bytes() == before
+    assert str(repo) not in before.decode()                   # nothing of this machine's
+
+    # under a name of the user's: updated there, never added a second time
+    renamed = {"mcpServers": {"state": {"command": "/opt/venv/bin/python",
+                                        "args": ["-m", "gitstate", "mcp"]}}}
+    (repo / ".mcp.json").write_text(json.dumps(renamed))
+    gitstate(repo, "init", "--runtime", "claude-code")
+    assert json.loads((repo / ".mcp.json").read_text()) == {"mcpServers": {"state": SERVER}}
+
+    # a server of someone else's named gitstate: refused, and neither file is written
+    (repo / ".mcp.json").write_text('{"mcpServers": {"gitstate": {"command": "other"}}}')
+    settings = repo / ".claude" / "settings.json"
+    settings.unlink()
+    res = gitstate(repo, "init", "--runtime", "claude-code")
+    assert res.returncode == 1 and "the server 'gitstate' is not gitstate's" in res.stderr
+    assert not settings.exists()
+
+
+def test_the_registered_server_runs_the_clones_gitstate_without_it_on_path(claude_repo):
+    """The command .mcp.json names, started as Claude Code starts it (in the session's folder,
+    here a subfolder, with a PATH that has no gitstate), is gitstate's MCP server."""
+    import os
+    repo = claude_repo
+    server = json.loads((repo / ".mcp.json").read_text())["mcpServers"]["gitstate"]
+    assert server == SERVER
+    (repo / "sub").mkdir()
+    hello = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
+    res = subprocess.run([server["command"], *server["args"]], cwd=repo / "sub",
+                         input="".join(json.dumps(m) + "\n" for m in hello),
+                         env={**env, "PATH": "/usr/bin:/bin"}, capture_output=True,
+                         text=True, timeout=120)
+    answers = {a.get("id"): a for a in map(json.loads, res.stdout.splitlines())}
+    assert answers[1]["result"]["serverInfo"]["name"] == "gitstate", res.stderr
+    assert "transition" in {t["name"] for t in answers[2]["result"]["tools"]}
+
+    git(repo, "config", "--unset", "gitstate.python")
+    res = subprocess.run([server["command"], *server["args"]], cwd=repo, input="",
+                         env={**env, "PATH": "/usr/bin:/bin"}, capture_output=True, text=True)
+    assert res.returncode == 1
+    assert "gitstate's MCP server (.mcp.json) cannot run: gitstate is not found" in res.stderr
+
+
+def mcp_finding(repo: Path) -> dict:
+    found = json.loads(gitstate(repo, "doctor", "--json").stdout)["findings"]
+    return next(f for f in found if f["check"] == "mcp")
+
+
+def test_doctor_says_whether_claude_code_may_start_the_mcp_server(claude_repo):
+    """As Claude Code 2.1.331 decides (tests/runtime/test_claude_code_e2e.py asks the binary
+    the same): approved in the user's settings, or in .claude/settings.local.json of a folder
+    the user trusted; rejected by disabledMcpjsonServers; a local-scope server of the same
+    name takes the project's place."""
+    import os
+    repo = claude_repo
+    home = Path(os.environ["HOME"])
+    pending = mcp_finding(repo)
+    assert pending["status"] == "warn" and "waits for your approval" in pending["detail"]
+    assert "run `claude` in" in pending["fix"] and "Use this MCP server" in pending["fix"]
+    assert f'"enabledMcpjsonServers": ["gitstate"] to {home}/.claude/settings.json' in \
+        pending["fix"]
+
+    local = repo / ".claude" / "settings.local.json"
+    local.write_text('{"enabledMcpjsonServers": ["gitstate"]}')
+    untrusted = mcp_finding(repo)
+    assert untrusted["status"] == "warn"
+    assert "approved in .claude/settings.local.json, which Claude Code reads only once the " \
+        "folder is trusted" in untrusted["detail"]
+    config = home / ".claude.json"
+    config.write_text(json.dumps({"projects": {str(repo): {"hasTrustDialogAccepted": True}}}))
+    assert mcp_finding(repo) == {
+        "status": "ok", "check": "mcp", "fix": None,
+        "detail": "Claude Code starts gitstate's MCP server (.mcp.json 'gitstate'): approved "
+                  "in .claude/settings.local.json"}
+
+    local.write_text('{"enableAllProjectMcpServers": true, '
+                     '"disabledMcpjsonServers": ["gitstate"]}')
+    rejected = mcp_finding(repo)
+    assert rejected["status"] == "warn" and "was rejected" in rejected["detail"]
+    assert "claude mcp reset-project-choices" in rejected["fix"]
+
+    local.unlink()
+    config.write_text("{}")
+    (home / ".claude").mkdir(exist_ok=True)
+    (home / ".claude" / "settings.json").write_text('{"enabledMcpjsonServers": ["gitstate"]}')
+    assert mcp_finding(repo)["status"] == "ok"
+
+    config.write_text(json.dumps({"projects": {str(repo): {"mcpServers": {"gitstate": {
+        "type": "stdio", "command": "gitstate", "args": ["mcp"], "env": {}}}}}}))
+    shadowed = mcp_finding(repo)
+    assert shadowed["status"] == "warn" and "takes the place of .mcp.json's" in \
+        shadowed["detail"]
+    assert shadowed["fix"] == "`claude mcp remove gitstate -s local`"
+
+    config.write_text("{}")
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"gitstate": {
+        "command": "gitstate", "args": ["mcp"]}}}))
+    os.environ["PATH"] = "/usr/bin:/bin"      # restored after the test
+    bare = mcp_finding(repo)
+    assert bare["status"] == "fail" and "`gitstate` is not found" in bare["detail"]
+    assert bare["fix"].startswith("`gitstate init --runtime claude-code`")

@@ -1,0 +1,307 @@
+"""What `gitstate doctor` checks of Claude Code, in a project set up by `gitstate init --runtime
+claude-code`:
+
+- runtime: gitstate's hooks are in `.claude/settings.json` and can run, and an agent's Bash
+  can run the commands its briefing gives. The SessionStart hook is run as Claude Code runs it
+  (the command the settings name, in `sh`, with a `$CLAUDE_ENV_FILE` of its own), then a Bash
+  whose PATH is only /usr/bin:/bin sources that file, as Claude Code does before each Bash
+  command, and runs each program the briefing names (`gitstate`) with `--version`.
+- mcp: gitstate's server in `.mcp.json`: can it start in this clone, and has the user approved
+  it? Claude Code (2.1.331, read from its behaviour) starts a project's server once it is
+  named in `enabledMcpjsonServers` (or `enableAllProjectMcpServers` is true) of the user's
+  settings (~/.claude/settings.json), or, in a folder the user trusted (`hasTrustDialogAccepted`
+  of the project in ~/.claude.json), of `.claude/settings.local.json`, which is where its own
+  approval dialog records it; `disabledMcpjsonServers` rejects one. A server of the same name
+  added with `claude mcp add` (the local scope, ~/.claude.json) takes the project's place.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from gitstate.doors.shims import (
+    BARE_COMMAND,
+    MCP_CONFIG,
+    MCP_NAME,
+    RUNTIME_COMMAND,
+    RUNTIME_SHIM,
+    runs_our_mcp,
+)
+from gitstate.git.repo import Managed
+
+BARE_PATH = "/usr/bin:/bin"   # what an agent's Bash is sure to have
+WAIT = 60                     # seconds for the hook, and for Bash
+
+
+def finding(status: str, check: str, detail: str, fix: str | None = None) -> dict:
+    return {"status": status, "check": check, "detail": detail, "fix": fix}
+
+
+def findings(repo: Managed) -> list[dict]:
+    if repo.top is None:
+        return []
+    top = Path(repo.top)
+    return [f for f in (_runtime(repo, top), _mcp(repo, top)) if f is not None]
+
+
+# -- the hooks, and the agents' Bash ----------------------------------------------------------
+
+
+def _runtime(repo: Managed, top: Path) -> dict | None:
+    """Claude Code's settings, when the project has any: are gitstate's hooks in them, can
+    they run, and can an agent's Bash run what the briefing tells it to?"""
+    settings = top / ".claude" / "settings.json"
+    if not settings.is_file():
+        return None
+    try:
+        hooks = json.loads(settings.read_text(encoding="utf-8")).get("hooks") or {}
+        commands = {h.get("command", "") for groups in hooks.values() for g in groups
+                    for h in g.get("hooks") or []}
+    except (ValueError, AttributeError, TypeError):
+        return finding("warn", "runtime", ".claude/settings.json cannot be read as Claude "
+                       "Code settings", "fix it, then run `gitstate init --runtime claude-code`")
+    want = ("session-start", "context", "spawn-guard")
+    ours = [c for c in commands if isinstance(c, str)
+            and c.startswith((RUNTIME_COMMAND, BARE_COMMAND))]
+    missing = [n for n in want if not any(
+        c.startswith((f"{RUNTIME_COMMAND}{n}", f"{BARE_COMMAND}{n}")) for c in ours)]
+    if missing:
+        return finding("warn", "runtime", "Claude Code runs without gitstate's hooks "
+                       f"({', '.join(missing)})", "`gitstate init --runtime claude-code`")
+    broken = _cannot_run(repo, top, ours)
+    if broken:
+        return finding("fail", "runtime", f"Claude Code's gitstate hooks cannot run: {broken}",
+                       "`gitstate init --runtime claude-code` in this clone (the hooks then "
+                       f"run {RUNTIME_SHIM}, which finds gitstate as the git hooks do)")
+    start = sorted(c for c in ours if c.startswith((f"{RUNTIME_COMMAND}session-start",
+                                                   f"{BARE_COMMAND}session-start")))[0]
+    ran, why = agent_bash(top, start)
+    if why:
+        return finding("fail", "runtime", "an agent's Bash cannot run the commands its "
+                       f"briefing gives: {why}", "run `gitstate init --runtime claude-code` "
+                       "with the gitstate you use (recorded as gitstate.python; its "
+                       "SessionStart hook puts that gitstate on the PATH of the session's Bash "
+                       "through $CLAUDE_ENV_FILE), or put a `gitstate` on the PATH Claude Code "
+                       "starts with")
+    return finding("ok", "runtime", "Claude Code briefs agents, measures their context and "
+                   "guards their spawns (.claude/settings.json); an agent's Bash runs the "
+                   f"briefing's {ran} with a PATH of {BARE_PATH} and what SessionStart exports")
+
+
+def _cannot_run(repo: Managed, top: Path, commands: list[str]) -> str | None:
+    """Why a hook command of gitstate's in Claude Code's settings would fail, or None: the
+    shim (or `gitstate` by bare name) must be found, and the shim must find gitstate."""
+    on_path = shutil.which("gitstate") is not None
+    if any(c.startswith(BARE_COMMAND) for c in commands) and not on_path:
+        return ("they run `gitstate hook ...` by bare name, and `gitstate` is not on PATH "
+                "(every hook fails)")
+    if any(c.startswith(RUNTIME_COMMAND) for c in commands):
+        if _shim_missing(top):
+            return f"{RUNTIME_SHIM} is missing or not executable"
+        if _python(repo) is None and not on_path:
+            return (f"{RUNTIME_SHIM} finds no gitstate (no gitstate.python in this clone's git "
+                    "config, none on PATH)")
+    return None
+
+
+def _shim_missing(top: Path) -> bool:
+    shim = top / RUNTIME_SHIM
+    return not shim.is_file() or not os.access(shim, os.X_OK)
+
+
+def _python(repo: Managed) -> str | None:
+    """The Python the shim runs gitstate with, when it names one that exists."""
+    python = os.environ.get("GITSTATE_PYTHON") or repo.git.config("gitstate.python")
+    return python if python and os.access(python, os.X_OK) else None
+
+
+_NAMED = re.compile(r"`(\S*gitstate\S*) [^`]*`", re.IGNORECASE)
+
+
+def agent_bash(top: Path, start: str) -> tuple[str, str | None]:
+    """(what the agent's Bash ran, why it could not), as Claude Code would: the SessionStart
+    command `start` with an environment file of its own, then, in a Bash whose PATH is only
+    BARE_PATH, that file sourced and each program the briefing names run with --version."""
+    bash = shutil.which("bash") or "/bin/sh"
+    keep = {k: v for k, v in os.environ.items() if k not in (
+        "GITSTATE_AGENT", "GITSTATE_SESSION", "GITSTATE_DEBUG", "CLAUDE_ENV_FILE",
+        "CLAUDE_PROJECT_DIR")}
+    with tempfile.TemporaryDirectory(prefix="gitstate-doctor-") as tmp:
+        env_file = Path(tmp) / "session-env.sh"
+        env_file.write_text("", encoding="utf-8")
+        event = {"hook_event_name": "SessionStart", "source": "startup", "cwd": str(top)}
+        try:
+            hook = subprocess.run(["sh", "-c", start], cwd=top, input=json.dumps(event),
+                                  capture_output=True, text=True, timeout=WAIT,
+                                  env={**keep, "CLAUDE_PROJECT_DIR": str(top),
+                                       "CLAUDE_ENV_FILE": str(env_file)})
+        except subprocess.TimeoutExpired:
+            return "", f"the SessionStart hook did not end within {WAIT} s"
+        try:
+            said = json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
+        except (ValueError, KeyError, TypeError):
+            said = ""
+        programs = sorted(set(_NAMED.findall(said))) or ["gitstate"]
+        exported = env_file.read_text(encoding="utf-8", errors="replace")
+        script = " && ".join(f"{p} --version" for p in programs)
+        try:
+            ran = subprocess.run([bash, "-c", f'. "$1" && {script}', "bash", str(env_file)],
+                                 cwd=top, capture_output=True, text=True, timeout=WAIT,
+                                 env={**keep, "PATH": BARE_PATH,
+                                      "CLAUDE_CODE_SESSION_ID": "gitstate-doctor"})
+        except subprocess.TimeoutExpired:
+            return "", f"`{script}` did not end within {WAIT} s"
+    shown = " and ".join(f"`{p}`" for p in programs)
+    if ran.returncode == 0:
+        version = (ran.stdout.strip().splitlines() or ["?"])[-1].rpartition(" ")[2]
+        return f"{shown} ({version})", None
+    err = (ran.stderr.strip().splitlines() or ["exit code " + str(ran.returncode)])[-1]
+    hook_err = hook.stderr.strip().splitlines()[-1:] if hook.stderr.strip() else []
+    what = ("and the SessionStart hook exported nothing for it through $CLAUDE_ENV_FILE"
+            + (f" (the hook said: {hook_err[0]})" if hook_err else "")
+            if not exported.strip() else "after what the SessionStart hook exported")
+    return "", f"{shown} fails ({err}) in a Bash whose PATH is {BARE_PATH}, {what}"
+
+
+# -- the MCP server ---------------------------------------------------------------------------
+
+
+def _mcp(repo: Managed, top: Path) -> dict | None:
+    """gitstate's server in `.mcp.json`: can it start here, and may Claude Code start it?"""
+    path = top / MCP_CONFIG
+    if not path.is_file():
+        return None
+    servers = _json(path).get("mcpServers")
+    if not isinstance(servers, dict):
+        return None
+    ours = [n for n, s in servers.items() if runs_our_mcp(s)]
+    if not ours:
+        return None
+    name = MCP_NAME if MCP_NAME in ours else ours[0]
+    broken = _mcp_cannot_start(repo, top, servers[name])
+    if broken:
+        return finding("fail", "mcp", f"gitstate's MCP server ({MCP_CONFIG} '{name}') cannot "
+                       f"start in this clone: {broken[0]}", broken[1])
+    project = _claude_project(top)
+    local = (project.get("mcpServers") or {}) if isinstance(project, dict) else {}
+    if isinstance(local, dict) and name in local:
+        return finding("warn", "mcp", f"a server '{name}' added with `claude mcp add` (local "
+                       f"scope, {_global_config()}) takes the place of {MCP_CONFIG}'s: Claude "
+                       f"Code runs `{_shown(local[name])}`",
+                       f"`claude mcp remove {name} -s local`")
+    state, where = approval(top, name, project)
+    if state == "approved":
+        return finding("ok", "mcp", f"Claude Code starts gitstate's MCP server ({MCP_CONFIG} "
+                       f"'{name}'): approved in {where}")
+    if state == "rejected":
+        return finding("warn", "mcp", f"gitstate's MCP server ({MCP_CONFIG} '{name}') was "
+                       f"rejected (disabledMcpjsonServers in {where}): its tools are not there",
+                       f"remove '{name}' from disabledMcpjsonServers in {where} (or `claude "
+                       "mcp reset-project-choices`), then approve it")
+    gated = f"; it is approved in {where}, which Claude Code reads only once the folder is " \
+        "trusted" if where else ""
+    return finding("warn", "mcp", f"gitstate's MCP server ({MCP_CONFIG} '{name}') waits for "
+                   f"your approval: an interactive `claude` asks before it starts it{gated}",
+                   f"run `claude` in {top}, trust the folder and choose \"Use this MCP "
+                   "server\" (Claude Code records it in .claude/settings.local.json, "
+                   f"enabledMcpjsonServers), or add \"enabledMcpjsonServers\": [\"{name}\"] "
+                   f"to {_config_dir() / 'settings.json'}")
+
+
+def _mcp_cannot_start(repo: Managed, top: Path, server: dict) -> tuple[str, str] | None:
+    """(why the server's command would fail here, the fix), or None."""
+    init = "`gitstate init --runtime claude-code` (the server then runs " \
+        f"`{RUNTIME_SHIM} mcp`, which finds gitstate as the hooks do)"
+    words = [server["command"], *(str(a) for a in server.get("args") or [])]
+    if any(RUNTIME_SHIM in w for w in words):
+        if _shim_missing(top):
+            return f"{RUNTIME_SHIM} is missing or not executable", init
+        python = _python(repo)
+        if python is None:
+            if shutil.which("gitstate") is None:
+                return (f"{RUNTIME_SHIM} finds no gitstate (no gitstate.python in this "
+                        "clone's git config, none on PATH)", init)
+            return None
+        has_sdk = subprocess.run([python, "-c", "import importlib.util as u, sys; "
+                                  "sys.exit(u.find_spec('mcp') is None)"],
+                                 capture_output=True, timeout=WAIT).returncode == 0
+        if not has_sdk:
+            return (f"the gitstate it runs ({python}) has no MCP Python SDK",
+                    f"`{python} -m pip install 'gitstate-agents[mcp]'`")
+        return None
+    program = words[0]
+    if not (os.path.isabs(program) and os.access(program, os.X_OK)) and \
+            shutil.which(program) is None:
+        return (f"it runs `{_shown(server)}`, and `{program}` is not found (the PATH Claude "
+                "Code starts with need not hold it)", init)
+    return None
+
+
+def _shown(server: object) -> str:
+    if not isinstance(server, dict):
+        return "?"
+    return " ".join([str(server.get("command", "")), *(str(a) for a in server.get("args")
+                                                       or [])])
+
+
+def _config_dir() -> Path:
+    found = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(found) if found else Path.home() / ".claude"
+
+
+def _global_config() -> Path:
+    found = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(found) / ".claude.json" if found else Path.home() / ".claude.json"
+
+
+def _json(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _claude_project(top: Path) -> dict:
+    """This project's entry in Claude Code's own configuration (~/.claude.json)."""
+    projects = _json(_global_config()).get("projects")
+    if not isinstance(projects, dict):
+        return {}
+    for key in (str(top), os.path.realpath(top)):
+        if isinstance(projects.get(key), dict):
+            return projects[key]
+    return {}
+
+
+def approval(top: Path, name: str, project: dict | None = None) -> tuple[str, str | None]:
+    """("approved" | "rejected" | "pending", the file that says so) for a project server."""
+    project = _claude_project(top) if project is None else project
+    trusted = project.get("hasTrustDialogAccepted") is True
+    user = (str(_config_dir() / "settings.json"), _json(_config_dir() / "settings.json"))
+    local = (".claude/settings.local.json", _json(top / ".claude" / "settings.local.json"))
+    shared = (".claude/settings.json", _json(top / ".claude" / "settings.json"))
+    legacy = (str(_global_config()), project)
+    for where, said in (user, local, legacy):
+        if _names(said, "disabledMcpjsonServers", name):
+            return "rejected", where
+    for where, said in [user] + ([local, shared, legacy] if trusted else []):
+        if said.get("enableAllProjectMcpServers") is True or \
+                _names(said, "enabledMcpjsonServers", name):
+            return "approved", where
+    untrusted = [where for where, said in (local, shared)
+                 if said.get("enableAllProjectMcpServers") is True
+                 or _names(said, "enabledMcpjsonServers", name)]
+    return "pending", (untrusted[0] if untrusted else None)
+
+
+def _names(settings: dict, key: str, name: str) -> bool:
+    found = settings.get(key)
+    if isinstance(found, str):
+        found = [found]
+    return isinstance(found, list) and name in found
