@@ -8,7 +8,8 @@ from gitstate.cli.app import cli, directory, example
 from gitstate.errors import UsageError
 
 
-@example('claude mcp add gitstate -- gitstate mcp')
+@example('gitstate init --runtime claude-code   # Claude Code: registered in .mcp.json',
+         'gitstate mcp --agent alice            # a server that moves only as alice')
 @cli.command()
 @click.option("--agent", "agent", default=None, metavar="ID",
               help="Move only as this agent (a server registered for one worktree); default: "

@@ -192,8 +192,8 @@ def _mcp(repo: Managed, top: Path) -> dict | None:
     local = (project.get("mcpServers") or {}) if isinstance(project, dict) else {}
     if isinstance(local, dict) and name in local:
         return finding("warn", "mcp", f"a server '{name}' added with `claude mcp add` (local "
-                       f"scope, {_global_config()}) takes the place of {MCP_CONFIG}'s: Claude "
-                       f"Code runs `{_shown(local[name])}`",
+                       f"scope, {_tilde(_global_config())}) takes the place of {MCP_CONFIG}'s: "
+                       f"Claude Code runs `{_shown(local[name])}`",
                        f"`claude mcp remove {name} -s local`")
     state, where = approval(top, name, project)
     if state == "approved":
@@ -211,7 +211,7 @@ def _mcp(repo: Managed, top: Path) -> dict | None:
                    f"run `claude` in {top}, trust the folder and choose \"Use this MCP "
                    "server\" (Claude Code records it in .claude/settings.local.json, "
                    f"enabledMcpjsonServers), or add \"enabledMcpjsonServers\": [\"{name}\"] "
-                   f"to {_config_dir() / 'settings.json'}")
+                   f"to {_tilde(_config_dir() / 'settings.json')}")
 
 
 def _mcp_cannot_start(repo: Managed, top: Path, server: dict) -> tuple[str, str] | None:
@@ -260,6 +260,14 @@ def _global_config() -> Path:
     return Path(found) / ".claude.json" if found else Path.home() / ".claude.json"
 
 
+def _tilde(path: Path) -> str:
+    """A path as a user reads it: under the home folder, from `~`."""
+    try:
+        return "~/" + path.relative_to(Path.home()).as_posix()
+    except ValueError:
+        return str(path)
+
+
 def _json(path: Path) -> dict:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -283,10 +291,10 @@ def approval(top: Path, name: str, project: dict | None = None) -> tuple[str, st
     """("approved" | "rejected" | "pending", the file that says so) for a project server."""
     project = _claude_project(top) if project is None else project
     trusted = project.get("hasTrustDialogAccepted") is True
-    user = (str(_config_dir() / "settings.json"), _json(_config_dir() / "settings.json"))
+    user = (_tilde(_config_dir() / "settings.json"), _json(_config_dir() / "settings.json"))
     local = (".claude/settings.local.json", _json(top / ".claude" / "settings.local.json"))
     shared = (".claude/settings.json", _json(top / ".claude" / "settings.json"))
-    legacy = (str(_global_config()), project)
+    legacy = (_tilde(_global_config()), project)
     for where, said in (user, local, legacy):
         if _names(said, "disabledMcpjsonServers", name):
             return "rejected", where

@@ -3,7 +3,7 @@ for one session; the server moves only as that session's agent, judged as the co
 a session bound to it (`not-yours`), and signs only with that agent's key:
 
 - `gitstate mcp --agent ID`: a server registered for one agent (one worktree's own
-  registration; one `claude mcp add` serves every worktree of a repository, so it names none);
+  registration; the one `.mcp.json` serves every worktree of a repository, so it names none);
 - the runtime's session: Claude Code (2.1.154 and later) gives a stdio server its session's id
   in `CLAUDE_CODE_SESSION_ID`, and the server is bound to the agent whose state file records
   that `session:` at the repository's HEAD, asked at each call (a session that registers after

@@ -428,7 +428,7 @@ def test_every_command_help_ends_with_examples_that_parse():
         for text in examples:
             words = shlex.split(text)
             if words[0] != "gitstate":
-                continue                      # e.g. `claude mcp add gitstate -- gitstate mcp`
+                continue                      # an example of another program's
             words = words[3:] if words[1:2] == ["-C"] else words[1:]
             ctx = cli.make_context("gitstate", list(words), resilient_parsing=False)
             name, sub, rest = cli.resolve_command(ctx, ctx._protected_args + ctx.args)

@@ -696,8 +696,7 @@ def test_doctor_says_whether_claude_code_may_start_the_mcp_server(claude_repo):
     pending = mcp_finding(repo)
     assert pending["status"] == "warn" and "waits for your approval" in pending["detail"]
     assert "run `claude` in" in pending["fix"] and "Use this MCP server" in pending["fix"]
-    assert f'"enabledMcpjsonServers": ["gitstate"] to {home}/.claude/settings.json' in \
-        pending["fix"]
+    assert '"enabledMcpjsonServers": ["gitstate"] to ~/.claude/settings.json' in pending["fix"]
 
     local = repo / ".claude" / "settings.local.json"
     local.write_text('{"enabledMcpjsonServers": ["gitstate"]}')

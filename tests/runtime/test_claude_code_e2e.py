@@ -51,8 +51,11 @@ def run(repo: Path, model: ScriptedModel, prompt: str, session: str, *, resume: 
         tools: str = "Bash", env: dict | None = None, timeout: float = 120):
     """`claude -p PROMPT` as a user runs it against the scripted model."""
     binary = claude()
+    # MCP_CONNECTION_NONBLOCKING=0: the model's first turn waits for the MCP servers to connect
+    # (by default `claude -p` does not wait, and a slow start races the first tool call)
     full = dict(os.environ, ANTHROPIC_BASE_URL=model.url, ANTHROPIC_API_KEY="anything",
-                CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", **(env or {}))
+                CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", MCP_CONNECTION_NONBLOCKING="0",
+                **(env or {}))
     full.pop("CLAUDECODE", None)
     args = [binary, "-p", prompt, "--model", MODEL, "--allowedTools", tools,
             "--resume" if resume else "--session-id", session]
@@ -173,13 +176,171 @@ def test_an_unbound_session_binds_itself_as_its_briefing_says(repo, model):
     assert f"session: {session}" in git(repo, "show", "HEAD:agent/newbie/_state.md").stdout
 
 
+def test_an_agents_bash_runs_the_briefings_commands_with_no_gitstate_on_path(repo, model):
+    """Claude Code started with a PATH that has no gitstate (the README's venv, not
+    activated): the briefing's own command binds the session, and the agent moves with
+    `gitstate` in its Bash, which SessionStart gave it (one folder, first on PATH)."""
+    session = str(uuid.uuid4())
+    gitstate(repo, "spawn", "bob")
+    token = model.script("bare-path", Turn(bash(f"gitstate spawn newbie --session {session}")),
+                         Turn(bash('gitstate transition newbie inbox -m "ready" && '
+                                   'echo "PATH=$PATH" && command -v python3')),
+                         Turn(bash('echo "PATH=$PATH"')),
+                         Turn(text("done")))
+    run(repo, model, f"who am I {token}", session, env={"PATH": "/usr/bin:/bin"})
+    said = [everything(r) for r in model.requests("bare-path")]
+    assert f"`gitstate spawn <your-id> --session {session}`" in said[0]
+    assert "gitstate briefing (started) newbie: bootstrap" in said[1]   # bound by its command
+    assert git(repo, "log", "-1", "--format=%s").stdout.strip() == \
+        "@newbie: [STATE:inbox] ready"
+    folder = repo / ".git" / "gitstate" / "bin"
+    assert f"PATH={folder}:/usr/bin:/bin\n/usr/bin/python3" in said[2]    # python unchanged
+    again = said[3][said[3].rfind("PATH="):]            # the next call: the folder once
+    assert again.startswith(f"PATH={folder}:/usr/bin:/bin\n"), again
+    assert gitstate(repo, "verify", "--no-cache").returncode == 0
+
+
+def approve_as_a_user(repo: Path, model: ScriptedModel, server: str = "gitstate",
+                      wait: float = 90) -> None:
+    """What a user does: start `claude` in the project, trust the folder, and choose "Use this
+    MCP server" in the dialog Claude Code shows for a new .mcp.json server; then leave."""
+    import pty
+    import re
+    import select
+    import signal
+    import time
+    binary = claude()
+    home = Path(os.environ["HOME"])
+    config = home / ".claude.json"          # a user who has run claude before
+    known = json.loads(config.read_text()) if config.is_file() else {}
+    config.write_text(json.dumps({**known, "hasCompletedOnboarding": True}))
+    env = dict(os.environ, ANTHROPIC_BASE_URL=model.url, ANTHROPIC_API_KEY="anything",
+               CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", PATH="/usr/bin:/bin",
+               TERM="xterm-256color")
+    env.pop("CLAUDECODE", None)
+    local = repo / ".claude" / "settings.local.json"
+    pid, fd = pty.fork()
+    if pid == 0:                                   # the child: claude on a terminal
+        os.chdir(repo)
+        os.execve(binary, [binary, "--model", MODEL], env)
+    screen = b""
+    ansi = re.compile(rb"\x1b\[[0-9;?<>=]*[a-zA-Z~]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]|"
+                      rb"\x1b[=>]|\s")
+
+    def read(done, seconds: float) -> bool:
+        """Read what claude draws until `done()`, for at most `seconds`."""
+        nonlocal screen
+        deadline = time.monotonic() + seconds
+        while not done():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            ready, _, _ = select.select([fd], [], [], min(left, 0.5))
+            if ready:
+                try:
+                    screen += os.read(fd, 65536)
+                except OSError:     # the terminal closed: claude ended
+                    raise AssertionError("claude ended: "
+                                         f"{ansi.sub(b'', screen)[-1500:]!r}") from None
+        return True
+
+    def shows(words: str):
+        return lambda: words.replace(" ", "").encode() in ansi.sub(b"", screen)
+
+    def answer(option: str, key: bytes, then) -> None:
+        """Move the dialog's pointer to `option` with `key`, and enter, until `then()` (the
+        dialog may be drawn anew, its pointer back on its default, while it settles)."""
+        pointed = ("\u276f" + option.replace(" ", "")).encode()
+        deadline = time.monotonic() + wait
+        while not then():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"claude never took {option!r}: "
+                                     f"{ansi.sub(b'', screen)[-1500:]!r}")
+            visible = ansi.sub(b"", screen)
+            on_it = visible[visible.rfind("\u276f".encode()):].startswith(pointed)
+            os.write(fd, b"\r" if on_it else key)
+            seen = len(screen)
+            read(lambda at=seen: then() or "\u276f".encode() in screen[at:], 5)  # drawn again
+
+    try:
+        if not read(shows("Yes, I trust this folder"), wait):
+            raise AssertionError(f"no trust dialog: {ansi.sub(b'', screen)[-1500:]!r}")
+        answer("Yes, I trust this folder", b"\x1b[B",
+               shows(f"New MCP server found in this project: {server}"))
+        answer("Use this MCP server", b"\x1b[A", lambda: local.is_file() and server in json.loads(
+            local.read_text() or "{}").get("enabledMcpjsonServers", []))
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(fd)
+
+
+def warm(repo: Path) -> None:
+    """Compile the MCP server's modules into the test session's bytecode cache (each worker
+    starts with an empty one) before Claude Code starts the server: compiling the SDK on a
+    loaded machine can outlast the budget Claude Code gives a server to answer its probe."""
+    res = subprocess.run([sys.executable, "-c", "import gitstate.mcp.server"], cwd=repo,
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+
+
+def approve_in_user_settings(server: str = "gitstate") -> None:
+    """The other way a user approves a project's server: `enabledMcpjsonServers` in
+    ~/.claude/settings.json (for every folder)."""
+    settings = Path(os.environ["HOME"]) / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"enabledMcpjsonServers": [server]}))
+
+
+def claude_mcp(repo: Path, *args: str) -> str:
+    res = subprocess.run([claude(), "mcp", *args], cwd=repo, capture_output=True, text=True,
+                         timeout=120, stdin=subprocess.DEVNULL,
+                         env=dict(os.environ, PATH="/usr/bin:/bin",
+                                  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1"))
+    assert res.returncode == 0, res.stderr
+    return res.stdout
+
+
+def test_the_mcp_server_init_registers_is_approved_as_a_user_does_and_serves_the_model(
+        repo, model):
+    """`init --runtime claude-code` put gitstate's server in .mcp.json. Claude Code holds it
+    until the user approves it, and doctor says so and how; the user approves it in Claude
+    Code's own dialog; then Claude Code connects to it with no gitstate on PATH, and the
+    model's call lands as a commit."""
+    def doctor_says() -> dict:
+        found = json.loads(gitstate(repo, "doctor", "--json").stdout)["findings"]
+        return next(f for f in found if f["check"] == "mcp")
+
+    warm(repo)
+    assert "Pending approval" in claude_mcp(repo, "get", "gitstate")
+    pending = doctor_says()
+    assert pending["status"] == "warn" and "waits for your approval" in pending["detail"]
+    approve_as_a_user(repo, model)
+    assert doctor_says()["detail"].endswith("approved in .claude/settings.local.json")
+    got = claude_mcp(repo, "get", "gitstate")
+    assert "Connected" in got and "Scope: Project config" in got, got
+
+    session = str(uuid.uuid4())
+    gitstate(repo, "spawn", "alice", "--session", session)
+    token = model.script(
+        "mcp-json", Turn(tool("mcp__gitstate__transition", {"agent": "alice", "state": "inbox",
+                                                             "message": "over .mcp.json"})),
+        Turn(text("done")))
+    run(repo, model, f"move {token}", session, tools="mcp__gitstate",
+        env={"PATH": "/usr/bin:/bin"})
+    said = [everything(r) for r in model.requests("mcp-json")]
+    assert "@alice: [STATE:inbox] over .mcp.json" in said[1]
+    assert git(repo, "log", "-1", "--format=%s").stdout.strip() == \
+        "@alice: [STATE:inbox] over .mcp.json"
+
+
 def test_the_model_calls_gitstates_mcp_server_through_claude_code(repo, model):
-    """`claude mcp add gitstate -- gitstate mcp` as the README says (here with this
-    interpreter), then the model's tool call reaches the server and commits the move."""
-    add = subprocess.run([claude(), "mcp", "add", "gitstate", "--", sys.executable, "-m",
-                          "gitstate", "mcp"], cwd=repo, capture_output=True, text=True,
-                         timeout=60, stdin=subprocess.DEVNULL)
-    assert add.returncode == 0, add.stderr
+    """The server `init --runtime claude-code` registered in .mcp.json, approved for every
+    folder in the user's settings, then the model's tool call reaches the server and commits
+    the move."""
+    approve_in_user_settings()
+    warm(repo)
+    assert "Connected" in claude_mcp(repo, "get", "gitstate")
     session = str(uuid.uuid4())
     gitstate(repo, "spawn", "alice", "--session", session)
     gitstate(repo, "spawn", "bob")
@@ -205,11 +366,9 @@ def test_the_model_calls_gitstates_mcp_server_through_claude_code(repo, model):
 
 
 def test_an_mcp_server_of_a_session_no_agent_records_moves_nothing(repo, model):
-    """The attack it closes: a server that is nobody's moved bob for whoever asked."""
-    add = subprocess.run([claude(), "mcp", "add", "gitstate", "--", sys.executable, "-m",
-                          "gitstate", "mcp"], cwd=repo, capture_output=True, text=True,
-                         timeout=60, stdin=subprocess.DEVNULL)
-    assert add.returncode == 0, add.stderr
+    """The attack it closes: a server that is nobody's moved bob for whoever asked. (Not
+    approved: `claude -p` starts a project's server without asking.)"""
+    warm(repo)
     gitstate(repo, "spawn", "bob")
     tip = git(repo, "rev-parse", "HEAD").stdout
     session = str(uuid.uuid4())
