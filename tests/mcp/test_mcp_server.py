@@ -18,12 +18,12 @@ anyio = pytest.importorskip("anyio")
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
 
-async def _session_run(repo, steps, roots=None, env=None, args=()):
+async def _session_run(repo, steps, roots=None, env=None, args=(), command=None):
     import os
 
     from mcp import types
-    params = StdioServerParameters(command=sys.executable,
-                                   args=["-m", "gitstate", "mcp", *args],
+    command = command or [sys.executable, "-m", "gitstate", "mcp", *args]
+    params = StdioServerParameters(command=command[0], args=command[1:],
                                    cwd=str(repo), env={**os.environ, **(env or {})})
 
     async def list_roots(context):
@@ -36,12 +36,40 @@ async def _session_run(repo, steps, roots=None, env=None, args=()):
             return await steps(session)
 
 
-def run(repo, steps, roots=None, *, agent=None, env=None, args=()):
+def run(repo, steps, roots=None, *, agent=None, env=None, args=(), command=None):
     """`steps(session)` against `gitstate mcp ARGS` started in `repo`; `roots`: the client's
     roots (paths), offered to the server; `agent`: the agent it moves as (GITSTATE_AGENT in
-    its environment); `env`: more of its environment."""
+    its environment); `env`: more of its environment; `command`: another command that
+    starts the server."""
     env = {**(env or {}), **({"GITSTATE_AGENT": agent} if agent else {})}
-    return anyio.run(_session_run, repo, steps, roots, env, args)
+    return anyio.run(_session_run, repo, steps, roots, env, args, command)
+
+
+def test_the_server_init_registers_in_mcp_json_answers_without_gitstate_on_path(tmp_path):
+    """`init --runtime claude-code` registers the server in .mcp.json; its command, started
+    as Claude Code starts it (in the session's folder, here a subfolder; a PATH without
+    gitstate; no CLAUDE_PROJECT_DIR), is gitstate's server, bound by the session's id."""
+    import os
+
+    from conftest import managed_repo
+    repo = managed_repo(tmp_path / "repo", "--runtime", "claude-code")
+    server = json.loads((repo / ".mcp.json").read_text())["mcpServers"]["gitstate"]
+    assert gitstate(repo, "spawn", "alice", "--session", "s-1").returncode == 0
+    (repo / "sub").mkdir()
+    os.environ.pop("CLAUDE_PROJECT_DIR", None)
+
+    async def steps(session):
+        tools = (await session.list_tools()).tools
+        moved = await session.call_tool("transition", {"agent": "alice", "state": "inbox",
+                                                       "message": "over .mcp.json"})
+        return tools, moved
+
+    tools, moved = run(repo / "sub", steps, command=[server["command"], *server["args"]],
+                       env={"PATH": "/usr/bin:/bin", "CLAUDE_CODE_SESSION_ID": "s-1"})
+    assert "transition" in {t.name for t in tools}
+    assert not moved.is_error, moved.content
+    assert git(repo, "log", "-1", "--format=%s").stdout.strip() == \
+        "@alice: [STATE:inbox] over .mcp.json"
 
 
 def test_tools_are_listed_with_typed_inputs_and_outputs(repo):
