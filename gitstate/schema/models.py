@@ -52,7 +52,7 @@ class Integration(Record):
     changed: bool
     """whether the file changed"""
     added: list[str] = []
-    """hook events (or CI jobs) added or updated"""
+    """hook events, MCP servers (or CI jobs) added or updated"""
     kept: list[str] = []
     """what of the user's was kept as it was"""
 
