@@ -1,0 +1,47 @@
+"""Ways past the one judge and the one line, made as an attacker makes them (plumbing, hooks
+off, a second clone), each asked of every door it names: the local ref guard, a real hub
+(`init --server`), `verify --no-cache`, and the views that read what the judge checked."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from conftest import git, gitstate, make_repo, walk
+from trusthelp import (alice_in_inbox, assert_local_refusal, assert_push_refused,
+                       assert_verify_flags, cached_hub, date_env, gs, make_hub, move_branch,
+                       nohooks, now, out, push_lawful, run_git, sha, sneak_state)
+
+
+def _raw_commit(work, headers: bytes, message: bytes) -> str:
+    """A commit object written byte for byte: on HEAD's tree and parent, with `headers`
+    after the committer."""
+    stamp = now()
+    raw = (f"tree {sha(work, 'HEAD^{tree}')}\nparent {sha(work)}\n"
+           f"author a <a@x> {stamp} +0000\ncommitter a <a@x> {stamp} +0000\n").encode() \
+        + headers + b"\n" + message
+    obj = work.parent / "commit.raw"
+    obj.write_bytes(raw)
+    return run_git(work, "hash-object", "-t", "commit", "-w", str(obj)).stdout.strip()
+
+
+# --- two `encoding` headers: git reads the first --------------------------------------------
+
+def test_a_second_encoding_header_does_not_make_a_message_read_two_ways(tmp_path):
+    """git re-encodes a message by its first `encoding` header. A commit whose first header
+    says ISO-2022-JP and whose second says UTF-8 shows `@alice: [STATE:dead] gone` to git (and
+    so to `gitstate log` and the timer), while its bytes, read as UTF-8, hold no tag: every
+    door must read the header git reads, and refuse it."""
+    hub, work = cached_hub(tmp_path, "alice-inbox", alice_in_inbox)
+    commit = _raw_commit(work, b"encoding ISO-2022-JP\nencoding UTF-8\n",
+                         b"@alice: [ST\x1b$B\x1b(BATE:dead] gone\n")
+    shown = git(work, "log", "-1", "--format=%s", commit).stdout
+    if shown != "@alice: [STATE:dead] gone\n":
+        pytest.skip(f"this git does not re-encode ISO-2022-JP (it shows {shown!r})")
+    before = sha(work)
+    res = run_git(work, "update-ref", "refs/heads/main", commit, before, check=False)
+    assert_local_refusal(work, res, "encoding", "main", before)
+    move_branch(work, commit)
+    assert_push_refused(work, hub, "encoding")
+    assert_verify_flags(work, (commit, "encoding"))
