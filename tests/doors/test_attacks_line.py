@@ -45,3 +45,39 @@ def test_a_second_encoding_header_does_not_make_a_message_read_two_ways(tmp_path
     move_branch(work, commit)
     assert_push_refused(work, hub, "encoding")
     assert_verify_flags(work, (commit, "encoding"))
+
+
+# --- the team line is the line: not deleted, not made again ---------------------------------
+
+def _trunk_with_dead_alice(root):
+    """A hub whose HEAD is main, and a clone managed on `trunk` (the law's `line: trunk`):
+    alice lived and died there. Returns (hub, work, the commit where alice was in inbox)."""
+    hub = make_hub(root / "hub.git")
+    work = make_repo(root / "work")
+    git(work, "checkout", "-q", "-b", "trunk")
+    (work / "README").write_text("hello\n")
+    git(work, "add", "README")
+    git(work, "commit", "-q", "-m", "first")
+    gs(work, "init")
+    assert "line: trunk" in (work / "protocols/lifecycle.yaml").read_text()
+    git(work, "remote", "add", "origin", str(hub))
+    gs(work, "spawn", "alice")
+    walk(work, "alice", "inbox")
+    alive = sha(work)
+    gs(work, "bury", "alice", "--summary", "done")
+    push_lawful(work, "trunk")
+    return hub, work, alive
+
+
+def test_the_team_line_cannot_be_deleted_at_the_hub_and_made_again(tmp_path):
+    """A team line that is not main, master or the hub's HEAD: deleting it and pushing it
+    again from a commit before alice's death would bring her back to life."""
+    hub, work, alive = _trunk_with_dead_alice(tmp_path)
+    before = git(hub, "rev-parse", "trunk").stdout
+    res = git(work, "push", "origin", ":trunk", check=False)
+    assert res.returncode != 0 and "[protected-ref]" in res.stderr, out(res)
+    assert git(hub, "rev-parse", "trunk").stdout == before
+    # and the line is not rewritten by a push either
+    git(work, "checkout", "-q", "-b", "again", alive)
+    walk(work, "alice", "distill")
+    assert_push_refused(work, hub, "non-fast-forward", "+again:trunk")
