@@ -81,3 +81,21 @@ def test_the_team_line_cannot_be_deleted_at_the_hub_and_made_again(tmp_path):
     git(work, "checkout", "-q", "-b", "again", alive)
     walk(work, "alice", "distill")
     assert_push_refused(work, hub, "non-fast-forward", "+again:trunk")
+
+
+# --- time travel reads the line -------------------------------------------------------------
+
+def test_a_date_in_time_travel_never_lands_on_a_commit_off_the_line(tmp_path):
+    """`--at DATE` names the line as it stood then. A commit off the line (never judged as
+    one of it, dated by whoever made it) that kills alice is not what `roster --at` shows."""
+    hub, work = cached_hub(tmp_path, "alice-inbox", alice_in_inbox)
+    spawned = int(git(work, "log", "-1", "--format=%ct").stdout)
+    git(work, "checkout", "-q", "-b", "x")
+    sneak_state(work, "alice", "@alice: [STATE:dead] gone", env=date_env(spawned + 10),
+                state="dead", final_summary="x")
+    git(work, "checkout", "-q", "main")
+    nohooks(work, "merge", "-q", "--no-edit", "-s", "ours", "x", env=date_env(spawned + 20))
+    at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(spawned + 15))
+    res = gitstate(work, "roster", "--at", at, "--json")
+    assert res.returncode == 0, out(res)
+    assert '"dead"' not in res.stdout and '"inbox"' in res.stdout, res.stdout
