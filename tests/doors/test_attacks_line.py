@@ -99,3 +99,17 @@ def test_a_date_in_time_travel_never_lands_on_a_commit_off_the_line(tmp_path):
     res = gitstate(work, "roster", "--at", at, "--json")
     assert res.returncode == 0, out(res)
     assert '"dead"' not in res.stdout and '"inbox"' in res.stdout, res.stdout
+
+
+# --- caches kept before the line rule ---------------------------------------------------------
+
+def test_the_views_caches_kept_before_the_line_rule_are_not_read():
+    """Before the line rule the kept moves, tracks, contexts, hand-overs and printed log read
+    every commit (a move on a branch merged in was a move), under the same gitstate version:
+    their identities must differ from those, or an upgraded clone goes on showing moves no
+    door judged as the line's (until its tip moves)."""
+    from gitstate.cli import printed
+    from gitstate.history import contexts, handovers, index, movelog
+    before_the_line = {movelog: 3, index: 6, contexts: 1, handovers: 1, printed: 2}
+    for module, kept_then in before_the_line.items():
+        assert module.FORMAT > kept_then, module.__name__
