@@ -113,3 +113,54 @@ def test_the_views_caches_kept_before_the_line_rule_are_not_read():
     before_the_line = {movelog: 3, index: 6, contexts: 1, handovers: 1, printed: 2}
     for module, kept_then in before_the_line.items():
         assert module.FORMAT > kept_then, module.__name__
+
+
+# --- a state file made a symbolic link, its bytes unchanged -----------------------------------
+
+def _linked_tree(work, base: str, path: str = "agent/alice/_state.md") -> str:
+    """The tree of `base` with `path` committed as a symbolic link (mode 120000) to its own
+    bytes: the same blob, another mode."""
+    blob = sha(work, f"{base}:{path}")
+    index = work.parent / "link.index"
+    env = {"GIT_INDEX_FILE": str(index)}
+    run_git(work, "read-tree", base, env=env)
+    run_git(work, "update-index", "--cacheinfo", f"120000,{blob},{path}", env=env)
+    tree = run_git(work, "write-tree", env=env).stdout.strip()
+    index.unlink()
+    return tree
+
+
+def test_a_state_file_made_a_link_to_its_own_bytes_is_refused_at_every_door(tmp_path):
+    """Only the mode changes: the blob is the same, so a judge that compares bytes alone sees
+    no change. Checked out, the link's target is the file's text; gitstate's moves of alice
+    then failed with an internal error."""
+    hub, work = cached_hub(tmp_path, "alice-inbox", alice_in_inbox)
+    before = sha(work)
+    commit = run_git(work, "commit-tree", _linked_tree(work, before), "-p", before, "-m",
+                     "notes").stdout.strip()
+    res = run_git(work, "update-ref", "refs/heads/main", commit, before, check=False)
+    assert_local_refusal(work, res, "symlink", "main", before)
+    move_branch(work, commit)
+    assert (work / "agent/alice/_state.md").is_symlink()
+    assert_push_refused(work, hub, "symlink")
+    assert_verify_flags(work, (commit, "symlink"))
+    res = gitstate(work, "transition", "alice", "distill", "-m", "on")
+    assert res.returncode == 1 and "internal error" not in out(res), out(res)
+    assert sha(work) == commit
+
+
+def test_a_merge_that_makes_a_state_file_a_link_moves_on_the_line(tmp_path):
+    hub, work = cached_hub(tmp_path, "alice-inbox", alice_in_inbox)
+    tip = sha(work)
+    git(work, "checkout", "-q", "-b", "f")
+    (work / "work.txt").write_text("work\n")
+    git(work, "add", "work.txt")
+    git(work, "commit", "-q", "-m", "work")
+    merge = run_git(work, "commit-tree", _linked_tree(work, "f"), "-p", tip, "-p", "f", "-m",
+                    "Merge branch 'f'").stdout.strip()
+    git(work, "checkout", "-q", "main")
+    res = run_git(work, "update-ref", "refs/heads/main", merge, tip, check=False)
+    assert_local_refusal(work, res, "merge-moves", "main", tip)
+    move_branch(work, merge)
+    assert_push_refused(work, hub, "merge-moves")
+    assert_verify_flags(work, (merge, "merge-moves"))
