@@ -121,6 +121,11 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
             bad.append((ref, _refusal(Rule.PROTECTED_REF, f"{ref} is protected on this hub: it "
                                       "cannot be deleted")))
             continue
+        if is_zero(new) and not is_zero(old) and ref == line_ref(git, old):
+            bad.append((ref, _refusal(Rule.PROTECTED_REF, f"{ref} is the team line (`line:` "
+                                      "of the law at its tip): it cannot be deleted, nor made "
+                                      "again from another history")))
+            continue
         if is_zero(new):
             continue   # a deletion carries no commits
         if ref in protected and not is_zero(old) and not git.ok("merge-base", "--is-ancestor",
