@@ -272,10 +272,12 @@ def _applies(git: Git, u: Unlanded, head: str | None, *, conflicts: bool = True)
     if head is None or u.parent == head:
         return
     tree, found = cherry_tree(git, u.parent, head, u.sha)
-    if not found and tree == tree_of(git, head):
+    if not found and tree == tree_of(git, head) and (u.kind != "transition"
+                                                     or _made_there(git, u, head)):
         raise AlreadyThere()
     if not conflicts:
         return
+    found = _undecided(git, u, tree, head, found)
     if any(p != u.path for p in found):
         raise CannotReplay(f"its work conflicts with {head[:10]} in "
                            f"{', '.join(p for p in found if p != u.path)}: merge it by hand "
@@ -283,6 +285,28 @@ def _applies(git: Git, u: Unlanded, head: str | None, *, conflicts: bool = True)
     if found and u.kind != "transition":
         raise CannotReplay(f"{u.agent} was moved upstream meanwhile, and this move ({u.kind}) "
                            "cannot be decided again here: make it again from the new state")
+
+
+def _made_there(git: Git, u: Unlanded, head: str) -> bool:
+    """Whether `head`'s history holds `u` made again (the same message and author), as the
+    hub's queue makes a move it lands on a newer tip."""
+    def said(sha: str) -> tuple[list[bytes], bytes]:
+        header, _, body = git.run("cat-file", "commit", sha).partition(b"\n\n")
+        return [ln for ln in header.split(b"\n") if ln.startswith(b"author ")], body
+    mine = said(u.sha)
+    since = ("--not", u.parent) if u.parent else ()
+    return any(said(sha) == mine for sha in git.text(
+        "rev-list", "--fixed-strings", f"--grep={u.subject}", head, *since).split())
+
+
+def _undecided(git: Git, u: Unlanded, tree: str, head: str, found: list[str]) -> list[str]:
+    """The paths to decide again: the conflicts, and the move's state file when its changes
+    merge there to no change (another move left it just so: the same state, stamped in the
+    same second). A move is never made as no change: it is decided again, with its own stamp."""
+    if not u.path or u.path in found or u.path not in u.paths:
+        return found
+    merged, there = git.cat_files([f"{tree}:{u.path}", f"{head}:{u.path}"])
+    return sorted([*found, u.path]) if merged == there else found
 
 
 def _move(repo: Managed, top: Path, u: Unlanded):
@@ -302,6 +326,7 @@ def _move(repo: Managed, top: Path, u: Unlanded):
             _take(git, top, u, u.sha, list(u.paths))
             return _commit(git, top, u, head)
         tree, conflicts = cherry_tree(git, u.parent, head, u.sha)
+        conflicts = _undecided(git, u, tree, head, conflicts)
         others = [p for p in u.paths if p != u.path or not conflicts]
         _take(git, top, u, tree, others)
         if not conflicts:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from conftest import git, gitstate
 from hubs import hub_and_clones, hub_subjects, pushed
 
@@ -198,3 +199,43 @@ def test_a_kept_move_is_taken_alone_later_its_landed_parent_is_not_made_twice(tm
     assert len([s for s in hub_subjects(hub) if s.startswith("@alice: [STATE:inbox]")]) == 2
     assert git(b, "branch", "--list", "gitstate/unlanded/*").stdout == ""
     nothing_lost(hub, b, mine)
+
+
+def state_file(repo: Path, agent: str, rev: str = "HEAD") -> str:
+    return git(repo, "show", f"{rev}:agent/{agent}/_state.md").stdout
+
+
+@pytest.mark.parametrize("work", [True, False])
+def test_a_move_stamped_in_the_same_second_as_the_upstreams_is_decided_again(tmp_path, work):
+    """The hub's move left alice's state file exactly as this clone's move would (the same
+    state, the same `updated:` second): the replay merges to no change, so it is decided
+    again from the hub's state, with a stamp of its own, and lands as this clone's move."""
+    hub, (a, b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "alice")[0] == 0
+    git(b, "pull", "-q", "--ff-only")
+    if work:
+        (b / "notes.txt").write_text("b's work\n")
+        git(b, "add", "notes.txt")
+    mine = local_moves(b, ("transition", "alice", "inbox", "-m", "from b"))
+    # a moves alice in the same second: its state file is byte for byte b's
+    git(a, "pull", "-q", "--ff-only")
+    (a / "agent" / "alice" / "_state.md").write_text(state_file(b, "alice"))
+    git(a, "add", "agent/alice/_state.md")
+    git(a, "commit", "-q", "-m", "@alice: [STATE:inbox] from a")
+    git(a, "push", "-q", "origin", "main")
+    theirs = state_file(hub, "alice", "main")
+    assert theirs == state_file(b, "alice")
+    code, out = synced(b)
+    assert code == 0 and out["ok"], out["moves"]
+    [m] = out["moves"]
+    assert (m["outcome"], m["how"]) == ("landed", "re-decided"), m
+    assert hub_subjects(hub)[:2] == ["@alice: [STATE:inbox] from b",
+                                     "@alice: [STATE:inbox] from a"]
+    ours = state_file(hub, "alice", "main")
+    assert ours != theirs and "state: inbox" in ours        # its own stamp
+    files = git(hub, "show", "--name-only", "--format=", "main").stdout.split()
+    assert sorted(files) == (["agent/alice/_state.md", "notes.txt"] if work
+                             else ["agent/alice/_state.md"])
+    assert rev(b, "HEAD") == rev(hub, "main") and git(b, "status", "--porcelain").stdout == ""
+    nothing_lost(hub, b, mine)
+    assert gitstate(a, "verify", "--no-cache").returncode == 0
