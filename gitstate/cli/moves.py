@@ -234,6 +234,8 @@ def print_sync(r: dict) -> None:
         click.echo(f"aborted {r['aborted']} that was in progress")
     if r["side_branches"]:
         click.echo(f"took {', '.join(r['side_branches'])}")
+    if r.get("work_found"):
+        click.echo(f"took the uncommitted work of the kept moves: {', '.join(r['work_found'])}")
     if not r["moves"]:
         click.echo(f"{r['branch']} is in step with {r['upstream']}: nothing to replay")
     for m in r["moves"]:

@@ -90,6 +90,9 @@ class SyncResult(Record):
     """the gitstate/unlanded/* branches it took"""
     skipped_merges: list[str]
     """merge commits it left alone"""
+    work_found: list[str] = []
+    """uncommitted files it took as the work of a kept move (as `--push` leaves it): landed
+    with it, or left as they were while it is kept"""
     moves: list[Replayed]
     """each unlanded commit"""
     ok: bool
