@@ -94,6 +94,7 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
     actions: list[str] = []
 
     current = top / LIFECYCLE_PATH
+    humans_were: list[str] | None = None   # the humans a `--human` on a managed repo replaces
     if current.is_file() and lifecycle is None:
         with open(current, "rb") as fh:
             data = fh.read(LIFECYCLE_BYTES + 1)
@@ -102,8 +103,21 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
         docs: dict[str, str] = {}
         if (top / "protocols").is_dir() and lc.name in presets():
             _, docs, _ = _source(lc.name)
+        if humans and [h.lower() for h in humans] != [h.lower() for h in lc.policies.humans]:
+            humans_were = list(lc.policies.humans)
+            text = _with_humans(text, humans)
+            lc = load_lifecycle(text, LIFECYCLE_PATH)
+            actions.append(f"humans: {', '.join(humans_were) or '(none)'} -> "
+                           f"{', '.join(humans)} (policies.humans in {LIFECYCLE_PATH})")
     else:
         text, docs, lc = _source(lifecycle)
+        if not humans and (lifecycle is None or lifecycle in presets()):
+            # a preset's humans are a placeholder: the law's approvers are this user's
+            humans = _kept_humans(current)
+            if not humans:
+                humans = (_human_of(git),)
+                actions.append(f"humans: {humans[0]}, from git config user.name (who may "
+                               "approve gated moves; `--human NAME` names others)")
         if humans:
             text = _with_humans(text, humans)
         if lc.line is None:
@@ -133,6 +147,8 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
             files[f"{SHIM_DIR}/{name}"] = render_shim(name, lc).encode()
     sign = False
     if commit:
+        if humans_were is not None:
+            _approved_humans_change(git, files, approved_by, humans_were, humans)
         for rel in _unapproved_shims(git, files, approved_by):
             del files[rel]   # this clone still gets current hooks; the committed ones wait
             actions.append(f"left {rel} as committed: changing it changes the law (commit it "
@@ -160,10 +176,12 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
 
     report = InitReport(lifecycle=lc.name, hooks_dir=hooks_dir, actions=actions)
     if commit:
-        report.commit = _commit(git, top, files, lc, approved_by, sign)
+        subject = None if humans_were is None else \
+            f"gitstate: the humans of the law are {', '.join(humans)}"
+        report.commit = _commit(git, top, files, lc, approved_by, sign, subject)
         if report.commit:
-            actions.append(f"committed {report.commit[:10]} (gitstate: manage with lifecycle "
-                           f"'{lc.name}')")
+            actions.append(f"committed {report.commit[:10]} ("
+                           + (subject or f"gitstate: manage with lifecycle '{lc.name}'") + ")")
     return report
 
 
@@ -232,6 +250,66 @@ def _with_line(text: str, branch: str) -> str:
     if at and not lines[at - 1].endswith("\n"):
         lines[at - 1] += "\n"
     return "".join(lines[:at] + [line] + lines[at:])
+
+
+def human_id(name: str) -> str | None:
+    """A person's name made into the id of a human of the law ("Pat Smith" -> pat-smith):
+    lowercase letters, digits, '.', '_' and '-', starting with a letter or digit; accents
+    dropped; None when nothing of it is usable."""
+    import re
+    import unicodedata
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
+    made = re.sub(r"[^a-z0-9._-]+", "-", plain)
+    made = re.sub(r"^[^a-z0-9]+", "", made)[:64].rstrip("-._")
+    return made or None
+
+
+def _human_of(git: Git) -> str:
+    """The human of a new law when `init` is given none: this user's `git config user.name`,
+    made into an id; refused (nothing written) when there is none usable. Never asks."""
+    name = git.config("user.name")
+    made = human_id(str(name)) if name else None
+    if made is None:
+        said = f"git config user.name is {str(name)!r}, which makes no name of letters or " \
+               "digits" if name else "git config user.name is not set"
+        raise UsageError(f"who approves gated moves? {said}; nothing was written",
+                         hint="pass --human NAME (your name as the law will know it, e.g. "
+                              "`gitstate init --human pat`), or set git config user.name")
+    return made
+
+
+def _kept_humans(current: Path) -> tuple[str, ...]:
+    """The humans of the lifecycle a repository has (`init --force --lifecycle NEW` keeps
+    them), or none."""
+    if not current.is_file():
+        return ()
+    try:
+        with open(current, "rb") as fh:
+            return tuple(read_lifecycle(fh.read(LIFECYCLE_BYTES + 1),
+                                        LIFECYCLE_PATH).policies.humans)
+    except (OSError, GitstateError):
+        return ()
+
+
+def _approved_humans_change(git: Git, files: dict[str, bytes | None], approved_by: str | None,
+                            were: list[str], humans: tuple[str, ...]) -> None:
+    """`init --human X` on a managed repository changes who approves: a change of the law,
+    refused (nothing written) unless one of the humans in force approves it."""
+    current, changed = _law_changes(git, files)
+    if current is None or LIFECYCLE_PATH not in changed or not current.policies.law_approval:
+        return
+    named = {h.lower() for h in current.policies.humans}
+    if approved_by and approved_by.strip().lower() in named:
+        return
+    who = current.policies.humans
+    by = f" ('{approved_by}' is not one of them)" if approved_by else ""
+    raise GitstateError(
+        f"the humans of the law would change from {', '.join(were) or '(none)'} to "
+        f"{', '.join(humans)}: a change of the law, approved by one of the humans in force "
+        f"({', '.join(who) or 'none'}){by}; nothing was written",
+        hint="run `gitstate init " + " ".join(f"--human {h}" for h in humans)
+             + f" --approved-by {who[0] if who else '<human>'}`"
+             + (f" (or another of {', '.join(who)})" if len(who) > 1 else ""))
 
 
 def _with_humans(text: str, humans: tuple[str, ...]) -> str:
@@ -372,7 +450,8 @@ def _signs_approval(git: Git, approved_by: str) -> bool:
 
 
 def _commit(git: Git, top: Path, files: dict[str, bytes | None], lc: Lifecycle,
-            approved_by: str | None = None, sign: bool = False) -> str | None:
+            approved_by: str | None = None, sign: bool = False,
+            subject: str | None = None) -> str | None:
     head = git.head()
     paths = sorted(files)
     committed = git.cat_files(f"{head}:{p}" for p in paths) if head else [None] * len(paths)
@@ -382,8 +461,8 @@ def _commit(git: Git, top: Path, files: dict[str, bytes | None], lc: Lifecycle,
 
     def prepare(parent: str | None) -> Plan:
         trailer = f"\nApproved-by: {approved_by}\n" if approved_by else ""
-        return Plan(changed, f"gitstate: manage this repository with lifecycle '{lc.name}'\n"
-                    + trailer,
+        return Plan(changed, (subject or f"gitstate: manage this repository with lifecycle "
+                               f"'{lc.name}'") + "\n" + trailer,
                     executable=frozenset(p for p in changed if p.startswith(SHIM_DIR + "/")),
                     with_staged=False, sign=sign)
 
