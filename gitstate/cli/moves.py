@@ -155,7 +155,7 @@ def bury(agent, summary, approved_by, transfer_to, text, push, as_json):
 @json_option
 def show(agent, at, as_json):
     """Print a frozen AGENT's freeze-state: ask it without waking it."""
-    here = repo()
+    here = repo(bare_ok=True)
     output("show", freeze_state(here, agent, at), as_json,
            lambda view: print_freeze_state(here.git, view))
 
