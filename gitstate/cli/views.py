@@ -69,8 +69,8 @@ _as_of("vacancies", history.vacant_roles, print_vacancies,
 @json_option
 def log_cmd(agent, limit, since, newest_first, at, as_json):
     """Transition history (of AGENT, or of everyone), oldest first."""
-    rows = history.log_rows(repo(bare_ok=True), agent, limit=limit, since=since, newest_first=newest_first,
-                            at=at)
+    rows = history.log_rows(repo(bare_ok=True), agent, limit=limit, since=since,
+                            newest_first=newest_first, at=at)
     output("log", rows, as_json, lambda data: print_log(data, since, limit))
 
 
@@ -103,8 +103,8 @@ def inbox(agent, mark_read, push, at, as_json):
 @json_option
 def situations(sqlite_path, no_sqlite, at, as_json):
     """The entity graph of agent sessions, from history; written to SQLite too."""
-    output("situations", graph(repo(bare_ok=True), sqlite_path=sqlite_path, no_sqlite=no_sqlite, at=at),
-           as_json, print_situations)
+    output("situations", graph(repo(bare_ok=True), sqlite_path=sqlite_path,
+                               no_sqlite=no_sqlite, at=at), as_json, print_situations)
 
 
 def _say_progress(count: int) -> None:

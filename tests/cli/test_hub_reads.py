@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import fill_freeze_state, from_template, git, gitstate
 from hubs import hub_and_clones, pushed
 
