@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from gitstate.doors.humans import approved_change, human_of, kept_humans, with_humans
 from gitstate.doors.shims import HOOK_NAMES, install_into, is_ours, render_shim, write_executable
 from gitstate.errors import GitstateError, NotManaged, UsageError
 from gitstate.git.atomic import Plan, commit_atomically
@@ -105,7 +106,7 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
             _, docs, _ = _source(lc.name)
         if humans and [h.lower() for h in humans] != [h.lower() for h in lc.policies.humans]:
             humans_were = list(lc.policies.humans)
-            text = _with_humans(text, humans)
+            text = with_humans(text, humans)
             lc = load_lifecycle(text, LIFECYCLE_PATH)
             actions.append(f"humans: {', '.join(humans_were) or '(none)'} -> "
                            f"{', '.join(humans)} (policies.humans in {LIFECYCLE_PATH})")
@@ -113,13 +114,13 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
         text, docs, lc = _source(lifecycle)
         if not humans and (lifecycle is None or lifecycle in presets()):
             # a preset's humans are a placeholder: the law's approvers are this user's
-            humans = _kept_humans(current)
+            humans = kept_humans(current)
             if not humans:
-                humans = (_human_of(git),)
+                humans = (human_of(git),)
                 actions.append(f"humans: {humans[0]}, from git config user.name (who may "
                                "approve gated moves; `--human NAME` names others)")
         if humans:
-            text = _with_humans(text, humans)
+            text = with_humans(text, humans)
         if lc.line is None:
             text = _with_line(text, _branch(git))
         if humans or lc.line is None:
@@ -148,7 +149,7 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
     sign = False
     if commit:
         if humans_were is not None:
-            _approved_humans_change(git, files, approved_by, humans_were, humans)
+            approved_change(*_law_changes(git, files), approved_by, humans_were, humans)
         for rel in _unapproved_shims(git, files, approved_by):
             del files[rel]   # this clone still gets current hooks; the committed ones wait
             actions.append(f"left {rel} as committed: changing it changes the law (commit it "
@@ -250,81 +251,6 @@ def _with_line(text: str, branch: str) -> str:
     if at and not lines[at - 1].endswith("\n"):
         lines[at - 1] += "\n"
     return "".join(lines[:at] + [line] + lines[at:])
-
-
-def human_id(name: str) -> str | None:
-    """A person's name made into the id of a human of the law ("Pat Smith" -> pat-smith):
-    lowercase letters, digits, '.', '_' and '-', starting with a letter or digit; accents
-    dropped; None when nothing of it is usable."""
-    import re
-    import unicodedata
-    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
-    made = re.sub(r"[^a-z0-9._-]+", "-", plain)
-    made = re.sub(r"^[^a-z0-9]+", "", made)[:64].rstrip("-._")
-    return made or None
-
-
-def _human_of(git: Git) -> str:
-    """The human of a new law when `init` is given none: this user's `git config user.name`,
-    made into an id; refused (nothing written) when there is none usable. Never asks."""
-    name = git.config("user.name")
-    made = human_id(str(name)) if name else None
-    if made is None:
-        said = f"git config user.name is {str(name)!r}, which makes no name of letters or " \
-               "digits" if name else "git config user.name is not set"
-        raise UsageError(f"who approves gated moves? {said}; nothing was written",
-                         hint="pass --human NAME (your name as the law will know it, e.g. "
-                              "`gitstate init --human pat`), or set git config user.name")
-    return made
-
-
-def _kept_humans(current: Path) -> tuple[str, ...]:
-    """The humans of the lifecycle a repository has (`init --force --lifecycle NEW` keeps
-    them), or none."""
-    if not current.is_file():
-        return ()
-    try:
-        with open(current, "rb") as fh:
-            return tuple(read_lifecycle(fh.read(LIFECYCLE_BYTES + 1),
-                                        LIFECYCLE_PATH).policies.humans)
-    except (OSError, GitstateError):
-        return ()
-
-
-def _approved_humans_change(git: Git, files: dict[str, bytes | None], approved_by: str | None,
-                            were: list[str], humans: tuple[str, ...]) -> None:
-    """`init --human X` on a managed repository changes who approves: a change of the law,
-    refused (nothing written) unless one of the humans in force approves it."""
-    current, changed = _law_changes(git, files)
-    if current is None or LIFECYCLE_PATH not in changed or not current.policies.law_approval:
-        return
-    named = {h.lower() for h in current.policies.humans}
-    if approved_by and approved_by.strip().lower() in named:
-        return
-    who = current.policies.humans
-    by = f" ('{approved_by}' is not one of them)" if approved_by else ""
-    raise GitstateError(
-        f"the humans of the law would change from {', '.join(were) or '(none)'} to "
-        f"{', '.join(humans)}: a change of the law, approved by one of the humans in force "
-        f"({', '.join(who) or 'none'}){by}; nothing was written",
-        hint="run `gitstate init " + " ".join(f"--human {h}" for h in humans)
-             + f" --approved-by {who[0] if who else '<human>'}`"
-             + (f" (or another of {', '.join(who)})" if len(who) > 1 else ""))
-
-
-def _with_humans(text: str, humans: tuple[str, ...]) -> str:
-    """The lifecycle text with `policies.humans` naming `humans` (as shipped: one line)."""
-    if not humans:
-        return text
-    import re
-    for h in humans:
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", h):
-            raise UsageError(f"--human {h!r}: a name of letters, digits, '.', '_' or '-'")
-    line = re.compile(r"^(  humans:[ \t]*)\[[^\]\n]*\]", re.MULTILINE)
-    if not line.search(text):
-        raise UsageError("--human needs a lifecycle with a 'humans: [...]' line under policies",
-                         hint="edit policies.humans in the lifecycle file instead")
-    return line.sub(lambda m: m.group(1) + "[" + ", ".join(humans) + "]", text, count=1)
 
 
 def _record_key(top: Path, lc: Lifecycle, value: str, files: dict[str, bytes | None],
