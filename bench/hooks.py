@@ -60,7 +60,7 @@ def setup(root: Path) -> Path:
     for k, v in (("user.name", "bench"), ("user.email", "bench@example.invalid"),
                  ("commit.gpgsign", "false")):
         sh(repo, "git", "config", k, v)
-    sh(repo, sys.executable, "-m", "gitstate", "init")
+    sh(repo, sys.executable, "-m", "gitstate", "init", "--human", "zach")
     sh(repo, sys.executable, "-m", "gitstate", "spawn", "alice")
     for state in ("inbox", "distill", "deep_work"):
         sh(repo, sys.executable, "-m", "gitstate", "transition", "alice", state)
@@ -72,7 +72,7 @@ def other_hooks(root: Path, python: str) -> Path:
     other = root / "other"
     other.mkdir()
     sh(other, "git", "init", "-q", "-b", "main")
-    sh(other, python, "-m", "gitstate", "init", "--no-commit")
+    sh(other, python, "-m", "gitstate", "init", "--no-commit", "--human", "zach")
     return other / ".git" / "hooks"
 
 

@@ -237,7 +237,7 @@ def make_hub(where: Path, *, preset: str | None = None, kind: str = "queue") -> 
     (seed / "README").write_text("a swarm\n")
     sh(seed, "git", "add", "README")
     sh(seed, "git", "commit", "-q", "-m", "first")
-    gitstate(seed, "init", *(("--lifecycle", preset) if preset else ()))
+    gitstate(seed, "init", "--human", "zach", *(("--lifecycle", preset) if preset else ()))
     sh(seed, "git", "push", "-q", str(hub), "main")
     if kind != "queue":
         sh(hub, "git", "update-ref", "-d", "refs/gitstate/hub")
