@@ -77,7 +77,7 @@ def other_hooks(root: Path, python: str) -> Path:
     other = root / "other"
     other.mkdir()
     sh(other, "git", "init", "-q", "-b", "main")
-    sh(other, python, "-m", "gitstate", "init", "--no-commit")
+    sh(other, python, "-m", "gitstate", "init", "--no-commit", "--human", "zach")
     return other / ".git" / "hooks"
 
 

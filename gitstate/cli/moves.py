@@ -27,10 +27,11 @@ from gitstate.moves.logbook import log_tail
 
 def moved(command: str, record: dict, as_json: bool, *, push: bool = False,
           says: str | None = None) -> int:
-    """Print a move's record (with `push`, how it landed); the exit code."""
+    """Print a move's record (with `push`, as the move landed, then how it landed); the exit
+    code: 1 when it did not land."""
     if push:
-        output("landing", record, as_json, print_landing)
-        return 0 if record["outcome"] == "landed" else EXIT_REJECTED
+        output(command, record, as_json, lambda r: print_landing(r, says))
+        return 0 if record["push"]["outcome"] == "landed" else EXIT_REJECTED
     output(command, record, as_json, lambda r: print_move(r, says))
     return 0
 
@@ -154,7 +155,7 @@ def bury(agent, summary, approved_by, transfer_to, text, push, as_json):
 @json_option
 def show(agent, at, as_json):
     """Print a frozen AGENT's freeze-state: ask it without waking it."""
-    here = repo()
+    here = repo(bare_ok=True)
     output("show", freeze_state(here, agent, at), as_json,
            lambda view: print_freeze_state(here.git, view))
 

@@ -139,15 +139,23 @@ def open_managed(path: str | None = None, *, bare_ok: bool = False) -> Managed:
     """The repository around `path`, with any commit interrupted by a crash finished first
     (when git's index lock keeps it from finishing, reading goes on, and a move says so).
     `bare_ok`: a bare repository (a hub, a mirror) will do too, for commands that read only
-    history (`verify`)."""
+    history (`verify`, the views: they read its HEAD, the hub's team line)."""
     from gitstate.git.runner import locate_repo
-    if bare_ok:
+    try:
+        git, top, gdir = locate_repo(path)
+    except NotManaged:
+        # asked only where there is no work tree: a view in one pays nothing for it
         git = Git(path)
         code, out, _ = git.call("rev-parse", "--is-bare-repository", "--absolute-git-dir")
         lines = out.decode("utf-8", "surrogateescape").splitlines()
         if code == 0 and len(lines) == 2 and lines[0] == "true":
-            return Managed(git, None, f"{lines[1]}/gitstate")
-    git, top, gdir = locate_repo(path)
+            if bare_ok:
+                return Managed(git, None, f"{lines[1]}/gitstate")
+            raise NotManaged(f"{lines[1]} is a bare repository (a hub): it is read here, and "
+                             "moved from a clone", hint="read it with `gitstate -C HUB roster` "
+                             "(status, log, vacancies, inbox, show, situations, verify, serve, "
+                             "site); move an agent in a clone of it, with `--push`") from None
+        raise
     if os.path.isfile(os.path.join(gdir, "gitstate", "pending.json")):   # atomic's journal
         from pathlib import Path
 
