@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import git, gitstate, make_repo, walk
+from conftest import git, gitstate, make_repo, state_path, walk
 from trusthelp import (alice_in_inbox, assert_local_refusal, assert_push_refused,
                        assert_verify_flags, cached_hub, date_env, gs, make_hub, move_branch,
                        nohooks, now, out, push_lawful, run_git, sha, sneak_state)
@@ -46,6 +46,25 @@ def test_a_second_encoding_header_does_not_make_a_message_read_two_ways(tmp_path
     assert_push_refused(work, hub, "encoding")
     assert_verify_flags(work, (commit, "encoding"))
 
+
+
+def test_a_clone_whose_commits_declare_another_encoding_is_told_by_its_own_doors(tmp_path):
+    """With i18n.commitEncoding ISO-8859-1, git writes `encoding ISO-8859-1` into every
+    commit. The commit hooks judged the message, and the ref guard took their word for the
+    rest: the commit reached main, for the hub to refuse. gitstate's own moves wrote the
+    header too, so every move was refused at the hub."""
+    hub, work = cached_hub(tmp_path, "alice-inbox", alice_in_inbox)
+    git(work, "config", "i18n.commitEncoding", "ISO-8859-1")
+    before = sha(work)
+    edit = state_path(work, "alice")
+    edit.write_text(edit.read_text().replace("state: inbox", "state: distill"))
+    git(work, "add", "agent/alice/_state.md")
+    res = git(work, "commit", "-q", "-m", "@alice: [STATE:distill] on", check=False)
+    assert_local_refusal(work, res, "encoding", "main", before)
+    git(work, "reset", "-q", "--hard")
+    walk(work, "alice", "distill")
+    assert "encoding" not in git(work, "cat-file", "commit", "HEAD").stdout.split("\n\n")[0]
+    push_lawful(work)
 
 # --- the team line is the line: not deleted, not made again ---------------------------------
 
