@@ -5,8 +5,10 @@ judges history, and an illegal one aborts the update before the branch moves.
 
 The shim hands over only branch updates that may concern gitstate (see
 `.githooks/reference-transaction`); commits already on a local branch were judged when they
-got there. Commits fetched from a remote are judged when they first reach a local branch (a
-remote whose hub does not judge cannot slip an illegal move in through `git pull`).
+got there. Commits fetched from a remote are judged when they first reach a local branch as
+part of its line (a remote whose hub does not judge cannot slip an illegal move in through
+`git pull`); the team line's first-parent history is judged as the line's whatever other
+branch holds it, and a merge's other parents are work, whose moves never reach the line.
 """
 
 from __future__ import annotations
