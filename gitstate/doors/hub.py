@@ -185,7 +185,9 @@ def _judge_line(git: Git, ref: str, old: str, new: str, root: str | None,
                                "merge that takes the line as a second parent rewrites it); "
                                "merge the other way round (on the team line) or rebase your "
                                "commits on it, and push again"))]
-    revs = [new, "--not", old] if not is_zero(old) else [new, "--not", "--all"]
+    # a team line made anew is judged whole: its history may hold commits another branch
+    # brought here, never judged as the line's
+    revs = [new, "--not", old] if not is_zero(old) else [new]
     pushed = set(git.text("rev-list", new, "--not", "--all").split())
     problems, _ = verify(git, revs, None, root=root, clock=HubClock(git, pushed, now),
                          line=True)
