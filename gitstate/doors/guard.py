@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 
+from gitstate.git.repo import team_ref
 from gitstate.git.runner import Git, is_zero
 
 
@@ -31,7 +32,7 @@ def guard(git: Git, updates: str) -> int:
             continue
         old, new, ref = parts
         base = old if not is_zero(old) else git.head()
-        if ref == _team_ref(git, base or new):
+        if ref == team_ref(git, base or new):
             bad += _judge_line(git, ref, old, new, base, cache_dir)
             continue
         problems, _ = verify(git, [new, "--not", "--branches"], cache_dir, root=base,
@@ -46,20 +47,6 @@ def guard(git: Git, updates: str) -> int:
     print("The branch was not moved. Make each move legal (e.g. `gitstate transition`); on the "
           "team line, merge work and land moves one by one.", file=sys.stderr)
     return 1
-
-
-def _team_ref(git: Git, rev: str | None) -> str | None:
-    """The local branch holding the team line, by the law in force at `rev`."""
-    from gitstate.errors import GitstateError
-    from gitstate.git.repo import Managed, team_branch
-    if not rev:
-        return None
-    try:
-        lc = Managed(git, None).lifecycle(rev, index=False, worktree=False)
-    except GitstateError:
-        return None
-    branch = team_branch(git, lc)
-    return f"refs/heads/{branch}" if branch else None
 
 
 def _judge_line(git: Git, ref: str, old: str, new: str, base: str | None,

@@ -15,8 +15,8 @@ from __future__ import annotations
 import sys
 import time
 
-from gitstate.errors import GitstateError
 from gitstate.git.push import HUB_MARK_REF, QUEUE_PREFIX
+from gitstate.git.repo import team_ref
 from gitstate.git.runner import Git, is_zero
 from gitstate.rule_ids import Rule
 
@@ -121,7 +121,7 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
             bad.append((ref, _refusal(Rule.PROTECTED_REF, f"{ref} is protected on this hub: it "
                                       "cannot be deleted")))
             continue
-        if is_zero(new) and not is_zero(old) and ref == line_ref(git, old):
+        if is_zero(new) and not is_zero(old) and ref == team_ref(git, old, local=False):
             bad.append((ref, _refusal(Rule.PROTECTED_REF, f"{ref} is the team line (`line:` "
                                       "of the law at its tip): it cannot be deleted, nor made "
                                       "again from another history")))
@@ -137,7 +137,7 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
             continue
         # the law in force: the branch's own, else the default branch's (once managed, always)
         root = old if not is_zero(old) and lawful(old) else (default if lawful(default) else None)
-        if ref == line_ref(git, root or new):
+        if ref == team_ref(git, root or new, local=False):
             bad += _judge_line(git, ref, old, new, root, now)
             continue
         groups.setdefault(root, []).append((ref, new))
@@ -157,19 +157,6 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
     print("Nothing was accepted. Fix these commits (e.g. rebase them) and push again.",
           file=sys.stderr)
     return 1
-
-
-def line_ref(git: Git, rev: str | None) -> str | None:
-    """The team line's ref by the law in force at `rev` (its `line:`), or None where that law
-    declares none (the line rule is not in force there)."""
-    from gitstate.git.repo import Managed
-    if not rev:
-        return None
-    try:
-        lc = Managed(git, None).lifecycle(rev, index=False, worktree=False)
-    except GitstateError:
-        return None
-    return f"refs/heads/{lc.line}" if lc.line else None
 
 
 def _judge_line(git: Git, ref: str, old: str, new: str, root: str | None,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from gitstate.errors import InvalidFile, NotManaged
+from gitstate.errors import GitstateError, InvalidFile, NotManaged
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.git.runner import Git
 from gitstate.law import statefile
@@ -216,6 +216,19 @@ def team_branch(git: Git, lc: Lifecycle) -> str | None:
     if lc.line is None:
         return None
     return git.config("gitstate.teamBranch") or lc.line
+
+
+def team_ref(git: Git, rev: str | None, *, local: bool = True) -> str | None:
+    """The team line's ref by the law in force at `rev`, or None where that law declares
+    none. `local`: a clone's name for its copy counts (`team_branch`); a hub reads the law's."""
+    if not rev:
+        return None
+    try:
+        lc = Managed(git, None).lifecycle(rev, index=False, worktree=False)
+    except GitstateError:
+        return None
+    branch = team_branch(git, lc) if local else lc.line
+    return f"refs/heads/{branch}" if branch else None
 
 
 def on_team_line(git: Git, lc: Lifecycle) -> bool:
