@@ -49,7 +49,7 @@ def setup(root: Path) -> Path:
     for k, v in (("user.name", "bench"), ("user.email", "bench@example.invalid"),
                  ("commit.gpgsign", "false")):
         sh(repo, "git", "config", k, v)
-    sh(repo, sys.executable, "-m", "gitstate", "init")
+    sh(repo, sys.executable, "-m", "gitstate", "init", "--human", "zach")
     sh(repo, sys.executable, "-m", "gitstate", "spawn", corpus.AGENT)
     return repo
 

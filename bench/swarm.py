@@ -237,7 +237,7 @@ def make_hub(where: Path, *, preset: str | None = None, kind: str = "queue") -> 
     (seed / "README").write_text("a swarm\n")
     sh(seed, "git", "add", "README")
     sh(seed, "git", "commit", "-q", "-m", "first")
-    gitstate(seed, "init", *(("--lifecycle", preset) if preset else ()))
+    gitstate(seed, "init", "--human", "zach", *(("--lifecycle", preset) if preset else ()))
     sh(seed, "git", "push", "-q", str(hub), "main")
     if kind != "queue":
         sh(hub, "git", "update-ref", "-d", "refs/gitstate/hub")
@@ -296,10 +296,11 @@ for i in range(moves):
         data = json.loads(proc.stdout)
     except ValueError:
         data = {"error": proc.stderr.strip() or proc.stdout.strip()}
-    if "outcome" not in data:   # refused before anything was committed
+    if "push" not in data:   # refused before anything was committed
         rows.append({"move": i, "outcome": "refused", "reason": data.get("message")
                      or data.get("error"), "attempts": 0, "seconds": seconds})
         break
+    data = data["push"]     # how the move landed (the rest is the move's own record)
     rows.append({"move": i, "outcome": data["outcome"], "attempts": data["attempts"],
                  "commit": data["commit"], "reason": data["reason"], "rule": data.get("rule"),
                  "kept": data["kept"], "seconds": seconds})

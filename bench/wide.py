@@ -74,7 +74,7 @@ def setup(root: Path, agents: int, role: str | None) -> tuple[Path, Path]:
     (work / "README").write_text("hello\n")
     sh(work, "git", "add", "README")
     sh(work, "git", "commit", "-q", "-m", "first")
-    gitstate(work, "init")
+    gitstate(work, "init", "--human", "zach")
     gitstate(work, "spawn", "alice")
     sh(work, "git", "remote", "add", "origin", str(hub))
     sh(work, "git", "push", "-q", "origin", "main")

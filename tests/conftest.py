@@ -206,8 +206,11 @@ def _in_process(cwd: Path, args: list[str], input: str | None) -> subprocess.Com
 
 
 def make_repo(path: Path) -> Path:
+    """A new repository whose user is zach (`git config user.name`): the human `gitstate init`
+    names in the law when given no `--human`."""
     path.mkdir(parents=True, exist_ok=True)
     git(path, "init", "-q", "-b", "main")
+    git(path, "config", "user.name", "zach")
     git(path, "config", "commit.cleanup", "verbatim")
     git(path, "config", "commit.gpgsign", "false")
     return path

@@ -49,8 +49,13 @@ def _hub_and_clones(tmp_path: Path, n: int) -> None:
 
 
 def pushed(repo: Path, *args: str) -> tuple[int, dict]:
+    """(exit code, how the move landed): the `push` of the move's `--json` record, with the
+    record itself under `move` (a refusal's record, or stderr, as it is)."""
     res = gitstate(repo, *args, "--push", "--json")
-    return res.returncode, json.loads(res.stdout) if res.stdout.strip() else {"stderr": res.stderr}
+    if not res.stdout.strip():
+        return res.returncode, {"stderr": res.stderr}
+    out = json.loads(res.stdout)
+    return res.returncode, {**out["push"], "move": out} if "push" in out else out
 
 
 def hub_subjects(hub: Path) -> list[str]:

@@ -76,7 +76,7 @@ def test_the_installed_wheel_runs_demo_and_init_from_its_own_data(installed, tmp
     assert [p["name"] for p in presets] == ["era", "haak", "maos", "registry", "squad"]
     team = tmp_path / "team"
     subprocess.run(["git", "init", "-q", str(team)], check=True)
-    run("init", "--lifecycle", "maos", cwd=team)
+    run("init", "--lifecycle", "maos", "--human", "zach", cwd=team)
     assert (team / "protocols" / "lifecycle.yaml").is_file()
     assert any(p.suffix == ".md" for p in (team / "protocols").iterdir())
     assert "gitstate-shim" in (team / ".git" / "hooks" / "pre-commit").read_text()

@@ -97,7 +97,7 @@ def run_demo(directory: str | None = None, preset: str | None = None) -> int:
         return _ending(s, repo)
 
     s.say("Make the repository managed: the lifecycle 'haak', its protocols, the hooks.")
-    s.gitstate("init")
+    s.gitstate("init", human="zach")
 
     s.say("Three agents are born, each in the initial state, each in one commit.")
     s.gitstate("spawn", "alice", role="architect", model="opus-4-6",
@@ -195,7 +195,7 @@ def _preset_story(s: _Story, preset: str) -> None:
 
     lc = load_lifecycle((preset_dir(preset) / "lifecycle.yaml").read_text(encoding="utf-8"))
     s.say(f"Make the repository managed with the preset '{preset}': {lc.description}.")
-    s.gitstate("init", lifecycle=preset)
+    s.gitstate("init", lifecycle=preset, human="zach")
     s.gitstate("lifecycle")
     assert lc.initial is not None   # a loaded lifecycle has one (law/checks.py)
     roles = list(lc.roles)

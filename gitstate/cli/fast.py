@@ -78,7 +78,7 @@ def _plain_log(command: str, params: dict) -> bool:
 def _whole_log(directory: str | None, params: dict) -> list[bytes] | None:
     from gitstate.cli.printed import whole_log
     from gitstate.git.repo import open_managed
-    return whole_log(open_managed(directory), params["as_json"])
+    return whole_log(open_managed(directory, bare_ok=True), params["as_json"])
 
 
 def _text(command: str, params: dict, repo, data) -> str:
@@ -149,7 +149,7 @@ def parse(args: list[str]) -> tuple[str | None, str, dict] | None:
 def _answer(directory: str | None, command: str, params: dict):
     """(the repository, the command's data), from the functions the command line calls."""
     from gitstate.git.repo import open_managed
-    repo = open_managed(directory)
+    repo = open_managed(directory, bare_ok=True)   # a hub is read as well: its HEAD
     if command == "status":
         from gitstate.history.status import status
         return repo, status(repo, params["agent"], params["at"])

@@ -27,10 +27,11 @@ from gitstate.moves.logbook import log_tail
 
 def moved(command: str, record: dict, as_json: bool, *, push: bool = False,
           says: str | None = None) -> int:
-    """Print a move's record (with `push`, how it landed); the exit code."""
+    """Print a move's record (with `push`, as the move landed, then how it landed); the exit
+    code: 1 when it did not land."""
     if push:
-        output("landing", record, as_json, print_landing)
-        return 0 if record["outcome"] == "landed" else EXIT_REJECTED
+        output(command, record, as_json, lambda r: print_landing(r, says))
+        return 0 if record["push"]["outcome"] == "landed" else EXIT_REJECTED
     output(command, record, as_json, lambda r: print_move(r, says))
     return 0
 
@@ -154,7 +155,7 @@ def bury(agent, summary, approved_by, transfer_to, text, push, as_json):
 @json_option
 def show(agent, at, as_json):
     """Print a frozen AGENT's freeze-state: ask it without waking it."""
-    here = repo()
+    here = repo(bare_ok=True)
     output("show", freeze_state(here, agent, at), as_json,
            lambda view: print_freeze_state(here.git, view))
 
@@ -234,6 +235,8 @@ def print_sync(r: dict) -> None:
         click.echo(f"aborted {r['aborted']} that was in progress")
     if r["side_branches"]:
         click.echo(f"took {', '.join(r['side_branches'])}")
+    if r.get("work_found"):
+        click.echo(f"took the uncommitted work of the kept moves: {', '.join(r['work_found'])}")
     if not r["moves"]:
         click.echo(f"{r['branch']} is in step with {r['upstream']}: nothing to replay")
     for m in r["moves"]:

@@ -41,26 +41,27 @@ def print_move(record: dict, says: str | None = None) -> None:
         echo(f"  also committed: {also_committed(record['also_committed'])}")
 
 
-def print_landing(record: dict) -> None:
-    """How a move made with `--push` landed (one of three outcomes): on stdout where it
-    landed, on stderr why not and what is left."""
-    up = record["upstream"]
-    if record["outcome"] == "landed":
-        frm = f"{record['from']} -> " if record["from"] else ""
-        echo(f"{record['agent']}: {frm}{record['to']}  ({record['commit'][:10]}) landed "
-                   f"on {up}" + (f" after {plural(record['attempts'], 'attempt')}"
-                                 if record["attempts"] > 1 else ""))
-        if record.get("reason"):   # landed, but this branch could not follow
-            echo(f"  {record['reason']}", err=True)
-    elif record["outcome"] == "illegal":
-        echo(f"gitstate: the move did not land on {up}: {record['reason']}", err=True)
+def print_landing(record: dict, says: str | None = None) -> None:
+    """A move made with `--push` (one of three outcomes): landed, the move as a plain move
+    prints it (naming the landed commit) and where it landed, on stdout; else, on stderr, why
+    not and what is left."""
+    landing = record["push"]
+    up = landing["upstream"]
+    if landing["outcome"] == "landed":
+        print_move(record, says)
+        echo(f"landed on {up}" + (f" after {plural(landing['attempts'], 'attempt')}"
+                                  if landing["attempts"] > 1 else ""))
+        if landing.get("reason"):   # landed, but this branch could not follow
+            echo(f"  {landing['reason']}", err=True)
+    elif landing["outcome"] == "illegal":
+        echo(f"gitstate: the move did not land on {up}: {landing['reason']}", err=True)
         echo(f"  your branch is in step with {up}; the unlanded commit is kept on branch "
-                   f"{record['kept']}" + (f", and its work is staged "
-                                          f"({', '.join(record['staged'])})"
-                                          if record["staged"] else "")
-                   + ": `gitstate sync` lands it once it is legal again", err=True)
+             f"{landing['kept']}" + (f", and its work is staged "
+                                     f"({', '.join(landing['staged'])})"
+                                     if landing["staged"] else "")
+             + ": `gitstate sync` lands it once it is legal again", err=True)
     else:
-        echo(f"gitstate: gave up landing the move: {record['reason']}", err=True)
+        echo(f"gitstate: gave up landing the move: {landing['reason']}", err=True)
 
 
 def also_committed(paths: list[str], shown: int = 8) -> str:

@@ -33,7 +33,7 @@ from gitstate.moves.commands import inbox as read
 @json_option
 def status(agent, at, as_json):
     """Current state, mortality phase and legal next states (of AGENT, or of everyone)."""
-    output("status", status_of(repo(), agent, at), as_json,
+    output("status", status_of(repo(bare_ok=True), agent, at), as_json,
            lambda data: print_status_view(data, agent))
 
 
@@ -44,7 +44,7 @@ def _as_of(name: str, data, printer, help: str) -> None:
     @at_option
     @json_option
     def view(at, as_json):
-        output(name, data(repo(), at), as_json, printer)
+        output(name, data(repo(bare_ok=True), at), as_json, printer)
 
 
 _as_of("roster", history.roster, print_roster,
@@ -69,8 +69,8 @@ _as_of("vacancies", history.vacant_roles, print_vacancies,
 @json_option
 def log_cmd(agent, limit, since, newest_first, at, as_json):
     """Transition history (of AGENT, or of everyone), oldest first."""
-    rows = history.log_rows(repo(), agent, limit=limit, since=since, newest_first=newest_first,
-                            at=at)
+    rows = history.log_rows(repo(bare_ok=True), agent, limit=limit, since=since,
+                            newest_first=newest_first, at=at)
     output("log", rows, as_json, lambda data: print_log(data, since, limit))
 
 
@@ -86,7 +86,8 @@ def log_cmd(agent, limit, since, newest_first, at, as_json):
 @json_option
 def inbox(agent, mark_read, push, at, as_json):
     """Messages to AGENT (@AGENT or @ALL) since its last_read_commit."""
-    view = read(repo(), agent, mark_read=mark_read, push=push, at=at)
+    view = read(repo(bare_ok=not (mark_read or push)), agent, mark_read=mark_read, push=push,
+                at=at)
     output("inbox", view, as_json, print_inbox)
     pushed = view.get("push")
     return 0 if pushed is None or pushed["outcome"] == "landed" else EXIT_REJECTED
@@ -102,8 +103,8 @@ def inbox(agent, mark_read, push, at, as_json):
 @json_option
 def situations(sqlite_path, no_sqlite, at, as_json):
     """The entity graph of agent sessions, from history; written to SQLite too."""
-    output("situations", graph(repo(), sqlite_path=sqlite_path, no_sqlite=no_sqlite, at=at),
-           as_json, print_situations)
+    output("situations", graph(repo(bare_ok=True), sqlite_path=sqlite_path,
+                               no_sqlite=no_sqlite, at=at), as_json, print_situations)
 
 
 def _say_progress(count: int) -> None:

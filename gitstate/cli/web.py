@@ -20,7 +20,7 @@ from gitstate.errors import GitstateError, UsageError
 def serve(host, port, open_browser):
     """Show the roster, timelines, freeze-states, vacancies and the lifecycle in a browser,
     live as commits arrive (read-only; needs `pip install 'gitstate-agents[web]'`)."""
-    here = repo()
+    here = repo(bare_ok=True)   # a hub is shown as well: its HEAD, the team line
     busy = port_taken(host, port)
     if busy:
         raise GitstateError(f"cannot serve at {host}:{port}: {busy}",
@@ -59,7 +59,7 @@ def port_taken(host: str, port: int) -> str | None:
 def site(out, force, at, as_json):
     """Write the viewer's pages as static files (no JavaScript needed), e.g. for CI to publish."""
     from gitstate.web.site import build
-    result = build(repo(), out, at, force=force)
+    result = build(repo(bare_ok=True), out, at, force=force)
     if as_json:
         emit("site", result)
     else:

@@ -5,8 +5,10 @@ judges history, and an illegal one aborts the update before the branch moves.
 
 The shim hands over only branch updates that may concern gitstate (see
 `.githooks/reference-transaction`); commits already on a local branch were judged when they
-got there. Commits fetched from a remote are judged when they first reach a local branch (a
-remote whose hub does not judge cannot slip an illegal move in through `git pull`).
+got there. Commits fetched from a remote are judged when they first reach a local branch as
+part of its line (a remote whose hub does not judge cannot slip an illegal move in through
+`git pull`); the team line's first-parent history is judged as the line's whatever other
+branch holds it, and a merge's other parents are work, whose moves never reach the line.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 
+from gitstate.git.repo import team_ref
 from gitstate.git.runner import Git, is_zero
 
 
@@ -29,7 +32,7 @@ def guard(git: Git, updates: str) -> int:
             continue
         old, new, ref = parts
         base = old if not is_zero(old) else git.head()
-        if ref == _team_ref(git, base or new):
+        if ref == team_ref(git, base or new):
             bad += _judge_line(git, ref, old, new, base, cache_dir)
             continue
         problems, _ = verify(git, [new, "--not", "--branches"], cache_dir, root=base,
@@ -44,20 +47,6 @@ def guard(git: Git, updates: str) -> int:
     print("The branch was not moved. Make each move legal (e.g. `gitstate transition`); on the "
           "team line, merge work and land moves one by one.", file=sys.stderr)
     return 1
-
-
-def _team_ref(git: Git, rev: str | None) -> str | None:
-    """The local branch holding the team line, by the law in force at `rev`."""
-    from gitstate.errors import GitstateError
-    from gitstate.git.repo import Managed, team_branch
-    if not rev:
-        return None
-    try:
-        lc = Managed(git, None).lifecycle(rev, index=False, worktree=False)
-    except GitstateError:
-        return None
-    branch = team_branch(git, lc)
-    return f"refs/heads/{branch}" if branch else None
 
 
 def _judge_line(git: Git, ref: str, old: str, new: str, base: str | None,

@@ -210,7 +210,7 @@ def _judge_staged(git: Git, raw: str, message: str | Message | None,
     out = judge(Facts(lc, changes, message=msg, law_changed=law_changed,
                       law_problem=law_problem, merge=merge,
                       line=merge and on_team_line(git, lc), context=context,
-                      bound=bound, mark=mark, memo=memo,
+                      bound=bound, mark=mark, memo=memo, encoding=_commit_encoding(git),
                       signers_known=lambda: _has_signers(git, base)))
     if out or merge or law_changed or _waits(lc, bound, changes, msg, context, memo):
         return out, None
@@ -226,6 +226,15 @@ def _changes(lc, paths: list[str], modes: dict[str, str], contents: list) -> lis
             old, new = contents[2 * i], contents[2 * i + 1]
             out.append(FileChange(p, old and old[2], new and new[2], new_mode=modes.get(p)))
     return out
+
+
+def _commit_encoding(git: Git) -> str | None:
+    """The `encoding` header git will write into the commit being made: its
+    i18n.commitEncoding, unless that is UTF-8 (then git writes none). The commit-msg hook
+    leaves the ref guard a blessing that spares it a second judgement, so this door, and not
+    the guard, must say that the commit would be refused (`encoding`)."""
+    value = git.config("i18n.commitEncoding")
+    return value if value and value.strip().lower() not in ("utf-8", "utf8") else None
 
 
 def _has_signers(git: Git, base: str | None) -> bool:

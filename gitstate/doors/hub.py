@@ -15,8 +15,8 @@ from __future__ import annotations
 import sys
 import time
 
-from gitstate.errors import GitstateError
 from gitstate.git.push import HUB_MARK_REF, QUEUE_PREFIX
+from gitstate.git.repo import team_ref
 from gitstate.git.runner import Git, is_zero
 from gitstate.rule_ids import Rule
 
@@ -121,6 +121,11 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
             bad.append((ref, _refusal(Rule.PROTECTED_REF, f"{ref} is protected on this hub: it "
                                       "cannot be deleted")))
             continue
+        if is_zero(new) and not is_zero(old) and ref == team_ref(git, old, local=False):
+            bad.append((ref, _refusal(Rule.PROTECTED_REF, f"{ref} is the team line (`line:` "
+                                      "of the law at its tip): it cannot be deleted, nor made "
+                                      "again from another history")))
+            continue
         if is_zero(new):
             continue   # a deletion carries no commits
         if ref in protected and not is_zero(old) and not git.ok("merge-base", "--is-ancestor",
@@ -132,7 +137,7 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
             continue
         # the law in force: the branch's own, else the default branch's (once managed, always)
         root = old if not is_zero(old) and lawful(old) else (default if lawful(default) else None)
-        if ref == line_ref(git, root or new):
+        if ref == team_ref(git, root or new, local=False):
             bad += _judge_line(git, ref, old, new, root, now)
             continue
         groups.setdefault(root, []).append((ref, new))
@@ -154,19 +159,6 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
     return 1
 
 
-def line_ref(git: Git, rev: str | None) -> str | None:
-    """The team line's ref by the law in force at `rev` (its `line:`), or None where that law
-    declares none (the line rule is not in force there)."""
-    from gitstate.git.repo import Managed
-    if not rev:
-        return None
-    try:
-        lc = Managed(git, None).lifecycle(rev, index=False, worktree=False)
-    except GitstateError:
-        return None
-    return f"refs/heads/{lc.line}" if lc.line else None
-
-
 def _judge_line(git: Git, ref: str, old: str, new: str, root: str | None,
                 now: float | None) -> list[tuple[str, dict]]:
     """A push to the team line: the line only ever goes on from its tip (the old tip stays on
@@ -180,7 +172,9 @@ def _judge_line(git: Git, ref: str, old: str, new: str, root: str | None,
                                "merge that takes the line as a second parent rewrites it); "
                                "merge the other way round (on the team line) or rebase your "
                                "commits on it, and push again"))]
-    revs = [new, "--not", old] if not is_zero(old) else [new, "--not", "--all"]
+    # a team line made anew is judged whole: its history may hold commits another branch
+    # brought here, never judged as the line's
+    revs = [new, "--not", old] if not is_zero(old) else [new]
     pushed = set(git.text("rev-list", new, "--not", "--all").split())
     problems, _ = verify(git, revs, None, root=root, clock=HubClock(git, pushed, now),
                          line=True)

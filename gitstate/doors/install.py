@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from gitstate.doors.humans import approved_change, human_of, kept_humans, with_humans
 from gitstate.doors.shims import HOOK_NAMES, install_into, is_ours, render_shim, write_executable
 from gitstate.errors import GitstateError, NotManaged, UsageError
 from gitstate.git.atomic import Plan, commit_atomically
@@ -94,6 +95,7 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
     actions: list[str] = []
 
     current = top / LIFECYCLE_PATH
+    humans_were: list[str] | None = None   # the humans a `--human` on a managed repo replaces
     if current.is_file() and lifecycle is None:
         with open(current, "rb") as fh:
             data = fh.read(LIFECYCLE_BYTES + 1)
@@ -102,10 +104,23 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
         docs: dict[str, str] = {}
         if (top / "protocols").is_dir() and lc.name in presets():
             _, docs, _ = _source(lc.name)
+        if humans and [h.lower() for h in humans] != [h.lower() for h in lc.policies.humans]:
+            humans_were = list(lc.policies.humans)
+            text = with_humans(text, humans)
+            lc = load_lifecycle(text, LIFECYCLE_PATH)
+            actions.append(f"humans: {', '.join(humans_were) or '(none)'} -> "
+                           f"{', '.join(humans)} (policies.humans in {LIFECYCLE_PATH})")
     else:
         text, docs, lc = _source(lifecycle)
+        if not humans and (lifecycle is None or lifecycle in presets()):
+            # a preset's humans are a placeholder: the law's approvers are this user's
+            humans = kept_humans(current)
+            if not humans:
+                humans = (human_of(git),)
+                actions.append(f"humans: {humans[0]}, from git config user.name (who may "
+                               "approve gated moves; `--human NAME` names others)")
         if humans:
-            text = _with_humans(text, humans)
+            text = with_humans(text, humans)
         if lc.line is None:
             text = _with_line(text, _branch(git))
         if humans or lc.line is None:
@@ -133,6 +148,8 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
             files[f"{SHIM_DIR}/{name}"] = render_shim(name, lc).encode()
     sign = False
     if commit:
+        if humans_were is not None:
+            approved_change(*_law_changes(git, files), approved_by, humans_were, humans)
         for rel in _unapproved_shims(git, files, approved_by):
             del files[rel]   # this clone still gets current hooks; the committed ones wait
             actions.append(f"left {rel} as committed: changing it changes the law (commit it "
@@ -160,10 +177,12 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
 
     report = InitReport(lifecycle=lc.name, hooks_dir=hooks_dir, actions=actions)
     if commit:
-        report.commit = _commit(git, top, files, lc, approved_by, sign)
+        subject = None if humans_were is None else \
+            f"gitstate: the humans of the law are {', '.join(humans)}"
+        report.commit = _commit(git, top, files, lc, approved_by, sign, subject)
         if report.commit:
-            actions.append(f"committed {report.commit[:10]} (gitstate: manage with lifecycle "
-                           f"'{lc.name}')")
+            actions.append(f"committed {report.commit[:10]} ("
+                           + (subject or f"gitstate: manage with lifecycle '{lc.name}'") + ")")
     return report
 
 
@@ -232,21 +251,6 @@ def _with_line(text: str, branch: str) -> str:
     if at and not lines[at - 1].endswith("\n"):
         lines[at - 1] += "\n"
     return "".join(lines[:at] + [line] + lines[at:])
-
-
-def _with_humans(text: str, humans: tuple[str, ...]) -> str:
-    """The lifecycle text with `policies.humans` naming `humans` (as shipped: one line)."""
-    if not humans:
-        return text
-    import re
-    for h in humans:
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", h):
-            raise UsageError(f"--human {h!r}: a name of letters, digits, '.', '_' or '-'")
-    line = re.compile(r"^(  humans:[ \t]*)\[[^\]\n]*\]", re.MULTILINE)
-    if not line.search(text):
-        raise UsageError("--human needs a lifecycle with a 'humans: [...]' line under policies",
-                         hint="edit policies.humans in the lifecycle file instead")
-    return line.sub(lambda m: m.group(1) + "[" + ", ".join(humans) + "]", text, count=1)
 
 
 def _record_key(top: Path, lc: Lifecycle, value: str, files: dict[str, bytes | None],
@@ -372,7 +376,8 @@ def _signs_approval(git: Git, approved_by: str) -> bool:
 
 
 def _commit(git: Git, top: Path, files: dict[str, bytes | None], lc: Lifecycle,
-            approved_by: str | None = None, sign: bool = False) -> str | None:
+            approved_by: str | None = None, sign: bool = False,
+            subject: str | None = None) -> str | None:
     head = git.head()
     paths = sorted(files)
     committed = git.cat_files(f"{head}:{p}" for p in paths) if head else [None] * len(paths)
@@ -382,8 +387,8 @@ def _commit(git: Git, top: Path, files: dict[str, bytes | None], lc: Lifecycle,
 
     def prepare(parent: str | None) -> Plan:
         trailer = f"\nApproved-by: {approved_by}\n" if approved_by else ""
-        return Plan(changed, f"gitstate: manage this repository with lifecycle '{lc.name}'\n"
-                    + trailer,
+        return Plan(changed, (subject or f"gitstate: manage this repository with lifecycle "
+                               f"'{lc.name}'") + "\n" + trailer,
                     executable=frozenset(p for p in changed if p.startswith(SHIM_DIR + "/")),
                     with_staged=False, sign=sign)
 

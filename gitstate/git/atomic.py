@@ -233,6 +233,8 @@ def _build(git: Git, gdir: Path, parent: str | None, plan: Plan, entries: list[E
         zero = zero_like(parent) if parent else git.zero() if removes else ""
         git.run("update-index", "--index-info", input=_index_info(entries, zero), env=env)
         tree = git.text("write-tree", env=env)
+        # the message is UTF-8, and says so whatever this clone's i18n.commitEncoding: every
+        # door refuses a commit that declares another encoding
         args = ["commit-tree", tree] + (["-p", parent] if parent else []) + ["-F", "-"]
         if plan.sign:   # an approval: signed with the SSH key of the human who gave it
             fmt = git.config("gpg.format")
@@ -241,7 +243,7 @@ def _build(git: Git, gdir: Path, parent: str | None, plan: Plan, entries: list[E
         elif plan.key:   # a move signed with the key of the agent who makes it
             args = ["-c", "gpg.format=ssh", "-c", f"user.signingkey={plan.key}",
                     "commit-tree", "-S"] + args[1:]
-        return git.text(*args, input=plan.message.encode())
+        return git.text("-c", "i18n.commitEncoding=UTF-8", *args, input=plan.message.encode())
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()

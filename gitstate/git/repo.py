@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from gitstate.errors import InvalidFile, NotManaged
+from gitstate.errors import GitstateError, InvalidFile, NotManaged
 from gitstate.git.lifecycle_cache import load_lifecycle_cached
 from gitstate.git.runner import Git
 from gitstate.law import statefile
@@ -139,15 +139,23 @@ def open_managed(path: str | None = None, *, bare_ok: bool = False) -> Managed:
     """The repository around `path`, with any commit interrupted by a crash finished first
     (when git's index lock keeps it from finishing, reading goes on, and a move says so).
     `bare_ok`: a bare repository (a hub, a mirror) will do too, for commands that read only
-    history (`verify`)."""
+    history (`verify`, the views: they read its HEAD, the hub's team line)."""
     from gitstate.git.runner import locate_repo
-    if bare_ok:
+    try:
+        git, top, gdir = locate_repo(path)
+    except NotManaged:
+        # asked only where there is no work tree: a view in one pays nothing for it
         git = Git(path)
         code, out, _ = git.call("rev-parse", "--is-bare-repository", "--absolute-git-dir")
         lines = out.decode("utf-8", "surrogateescape").splitlines()
         if code == 0 and len(lines) == 2 and lines[0] == "true":
-            return Managed(git, None, f"{lines[1]}/gitstate")
-    git, top, gdir = locate_repo(path)
+            if bare_ok:
+                return Managed(git, None, f"{lines[1]}/gitstate")
+            raise NotManaged(f"{lines[1]} is a bare repository (a hub): it is read here, and "
+                             "moved from a clone", hint="read it with `gitstate -C HUB roster` "
+                             "(status, log, vacancies, inbox, show, situations, verify, serve, "
+                             "site); move an agent in a clone of it, with `--push`") from None
+        raise
     if os.path.isfile(os.path.join(gdir, "gitstate", "pending.json")):   # atomic's journal
         from pathlib import Path
 
@@ -208,6 +216,19 @@ def team_branch(git: Git, lc: Lifecycle) -> str | None:
     if lc.line is None:
         return None
     return git.config("gitstate.teamBranch") or lc.line
+
+
+def team_ref(git: Git, rev: str | None, *, local: bool = True) -> str | None:
+    """The team line's ref by the law in force at `rev`, or None where that law declares
+    none. `local`: a clone's name for its copy counts (`team_branch`); a hub reads the law's."""
+    if not rev:
+        return None
+    try:
+        lc = Managed(git, None).lifecycle(rev, index=False, worktree=False)
+    except GitstateError:
+        return None
+    branch = team_branch(git, lc) if local else lc.line
+    return f"refs/heads/{branch}" if branch else None
 
 
 def on_team_line(git: Git, lc: Lifecycle) -> bool:

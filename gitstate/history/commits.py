@@ -99,6 +99,8 @@ def parse_commit_object(data: bytes) -> tuple[int, str, str, str | None]:
         elif line.startswith(b"committer "):
             stamp = line.rpartition(b">")[2].split()
             when = int(stamp[0]) if stamp and stamp[0].isdigit() and len(stamp[0]) < 16 else 0
-        elif line.startswith(b"encoding "):
+        elif line.startswith(b"encoding ") and encoding is None:
+            # the first one, as git reads it (`get_header`): a second `encoding` header
+            # must not make a message git re-encodes read as UTF-8 here
             encoding = line[9:].decode("ascii", "replace").strip()
     return when, author, body.decode("utf-8", "surrogateescape"), encoding

@@ -15,7 +15,7 @@ from gitstate.git.runner import Git
 from gitstate.history.kept import read_on
 
 NAME = "contexts.json"
-FORMAT = 1
+FORMAT = 2   # 2: read along the first-parent line
 
 
 def contexts(git: Git, lc, head: str, cache_dir: str | None, *,

@@ -13,7 +13,7 @@ from gitstate.law.grammar import parse_message
 from gitstate.law.rules import role_transfer
 
 NAME = "handovers.json"
-FORMAT = 1
+FORMAT = 2   # 2: read along the first-parent line
 
 
 def handovers(git: Git, lc, head: str, cache_dir: str | None) -> list[dict]:

@@ -20,7 +20,7 @@ from gitstate.history.fold import fold, tag_events, track_from_plain, track_to_p
 from gitstate.law import statefile
 from gitstate.law.lifecycle import Lifecycle
 
-FORMAT = 6   # 6: each recorded commit carries its place in history
+FORMAT = 7   # 7: the tracks of the first-parent line alone
 TRACKS_NAME = "tracks.bin"
 BLOBS_NAME = "fronts.bin"
 # The front-matter keys a view reads, remembered per blob as a list (compact to load).

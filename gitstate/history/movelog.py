@@ -25,7 +25,7 @@ from gitstate.history.fold import newest_events, tag_events
 from gitstate.history.kept import Grouped, asked, listed, part, read_on
 
 NAME = "moves"
-FORMAT = 3
+FORMAT = 4   # 4: the moves of the first-parent line alone
 CHUNK = 1 << 16   # agent numbers in each part of the log's order (256 KiB)
 
 

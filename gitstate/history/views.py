@@ -22,8 +22,11 @@ def resolve_at(repo: Managed, at: str | None) -> tuple[str | None, int]:
         return repo.git.head(), int(time.time())
     sha = repo.git.rev(at)
     if sha is None:
-        # git reads any text as some date, so only a date that looks like one is asked about
-        out = repo.git.run("rev-list", "-1", f"--before={at}", "HEAD", check=False) \
+        # git reads any text as some date, so only a date that looks like one is asked about;
+        # the line as it stood then (a commit off the first-parent line was never judged as
+        # one of it, and its committer date is anyone's)
+        out = repo.git.run("rev-list", "-1", "--first-parent", f"--before={at}", "HEAD",
+                           check=False) \
             if _looks_like_date(at) else b""
         sha = out.decode().strip() or None
         if sha is None:

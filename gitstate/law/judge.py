@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from gitstate.law.grammar import Message, subject_tag
 from gitstate.law.rules import check_law_change, validate
-from gitstate.law.verdict import Violation
+from gitstate.law.verdict import SYMLINK_MODE, Violation
 from gitstate.rule_ids import Rule
 
 TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
@@ -110,7 +110,9 @@ def judge_merge(f: Facts) -> list[Violation]:
     if not f.line or not line_rule(f.lc):
         return []
     out = []
-    changed = sorted({ch.path for ch in f.changes if ch.old != ch.new} | set(f.law_changed))
+    # the same bytes made a symbolic link are a change too
+    changed = sorted({ch.path for ch in f.changes
+                      if ch.old != ch.new or ch.new_mode == SYMLINK_MODE} | set(f.law_changed))
     if changed:
         named = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5
                                           else "")

@@ -23,14 +23,14 @@ if TYPE_CHECKING:
 def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | None,
              *, context: Context | None = None, memo: dict | None = None) -> list[Violation]:
     """Every violation of a commit with one parent. `message` None checks content only
-    (pre-commit). `changes` are the state files whose content differs from the parent; merges
-    carry no state change on the team line (`law.judge`)."""
+    (pre-commit). `changes` are the state files whose content (or mode) differs from the
+    parent; merges carry no state change on the team line (`law.judge`)."""
     out: list[Violation] = []
     rx = lc.state_path_regex()
     parsed: list[Parsed] = []
     for ch in changes:
-        if ch.old == ch.new:
-            continue
+        if ch.old == ch.new and ch.new_mode != SYMLINK_MODE:
+            continue   # (the same bytes made a symbolic link are a change: `symlink`)
         m = rx.match(ch.path)
         if not m:
             continue

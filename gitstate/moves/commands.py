@@ -1,8 +1,8 @@
 """The commands that commit, each a function returning its `--json` record: what `gitstate
 spawn|transition|freeze|wake|bury|handover|logout|sweep` and `inbox --mark-read` print under
 `--json` (gitstate/cli/ prints the same record as text) and what the MCP tools return. The
-records' shapes are the models Move, Burial, Landing, Inbox and SweepResult of
-gitstate/schema/models.py.
+records' shapes are the models Move, Burial, Inbox and SweepResult of
+gitstate/schema/models.py (with `--push`, a Move holds how it landed under `push`).
 
 `warn` takes what a command says on stderr along the way (a detached HEAD, a role one typo
 away from a declared one, waiting for a free slot).
@@ -122,7 +122,24 @@ def bury(repo: Managed, agent: str, summary: str, *, approved_by: str | None = N
         notices[:] = [vacancy_notice(v) for v in vacant_roles(repo)["vacancies"]
                       if v.get("last_holder") == who]
         return result
-    return committed(repo, agent, move, push=push, extra={"vacancies": notices}, warn=warn)
+    record = committed(repo, agent, move, push=push, extra={"vacancies": notices}, warn=warn)
+    landing = record.get("push")
+    if landing and landing["outcome"] == "landed" and notices:
+        record["vacancies"] = _notices_at(repo, who, record["commit"], result_of=notices)
+    return record
+
+
+def _notices_at(repo: Managed, who: str, landed: str, *, result_of: list[str]) -> list[str]:
+    """The vacancy notices of the roles `who` left, told from the history its burial landed in
+    (naming the landed commit); the ones told here, with the landed commit named, when that
+    history cannot be read here (the branch could not fetch it)."""
+    try:
+        return [vacancy_notice(v) for v in vacant_roles(repo, landed)["vacancies"]
+                if v.get("last_holder") == who]
+    except GitstateError:
+        local = repo.git.head() or ""
+        return [n.replace(f"since {local[:10]})", f"since {landed[:10]})") if local else n
+                for n in result_of]
 
 
 def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
@@ -185,18 +202,24 @@ def sweep(repo: Managed, *, dry_run: bool = False, push: bool = False) -> dict:
 def committed(repo: Managed, agent: str, move: Callable[[], Result], *, push: bool = False,
               extra: dict | None = None, warn: Callable[[str], None] = _stderr) -> dict:
     """Run `move()` (one commit): its record (a Move). With `push`, land it on the hub first:
-    its record says how (a Landing: landed, illegal or gave-up)."""
+    the same record, naming the landed commit when it landed (else the one made here), and
+    under `push` how it landed (landed, illegal or gave-up)."""
     if push:
-        from gitstate.moves.landing import push_move
         landing, result = push_move(repo, agent, move)
-        _say_unknown_mentions(repo, result.plan.message, result.sha, warn)
-        info = result.plan.info
-        return {**landing.as_plain(), "agent": info.get("agent"), "from": info.get("from"),
-                "to": info.get("to"), "path": info.get("path"), **(extra or {})}
+        record = _record(repo, result, extra, warn)
+        if landing.outcome == "landed" and landing.commit:
+            record["commit"] = landing.commit
+        return {**record, "push": landing.as_plain()}
     result = move()
     if result.detached:
         warn(f"gitstate: warning: detached HEAD: {result.sha[:10]} is on no branch; "
              "`git switch -c NAME` keeps it")
+    return _record(repo, result, extra, warn)
+
+
+def _record(repo: Managed, result: Result, extra: dict | None,
+            warn: Callable[[str], None]) -> dict:
+    """The record of the move `result` committed (a Move)."""
     _say_unknown_mentions(repo, result.plan.message, result.sha, warn)
     info = result.plan.info
     advice = phase_advice(repo, info)

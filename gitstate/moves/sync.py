@@ -15,16 +15,20 @@ By default each replayed move is landed as `--push` lands one (`landing.push_mov
 `push=False` they are only committed here. Whatever cannot be done is kept on a side branch,
 with the reason; nothing is lost. A commit that moves no agent (work alone) is replayed on the
 branch after the moves and not pushed (the hub's queue lands moves).
+
+What `--push` leaves when a move does not land is sync's own: the side branch, and the move's
+work staged on the branch's tip (or unstaged since, byte for byte the same). That work goes
+with its move (it is made again from the side branch); while the move stays kept, it is left
+as it was found. Any other uncommitted change the replay would touch stops it first.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from gitstate.errors import GitstateError, Rejected
 from gitstate.git.atomic import Plan, Result, git_dir
-from gitstate.git.carry import changes, restore, stage
+from gitstate.git.carry import restore, stage
 from gitstate.git.push import UNLANDED, Upstream, upstream_of
 from gitstate.git.repo import Managed
 from gitstate.git.runner import Git, zero_like
@@ -33,6 +37,13 @@ from gitstate.law import statefile
 from gitstate.law.grammar import parse_message
 from gitstate.moves import agent as moves
 from gitstate.moves.landing import push_move
+from gitstate.moves.unlanded import (
+    Unlanded,
+    find_unlanded,
+    leave_as_found,
+    left_by_push,
+    refuse_dirty,
+)
 from gitstate.rule_ids import Rule
 
 # What git leaves while an operation waits for the user, and how to abort it (back to where
@@ -59,24 +70,6 @@ class AlreadyThere(Exception):
     """The commit's changes are on the tip already (it landed, e.g. as a re-made commit)."""
 
 
-@dataclass
-class Unlanded:
-    """One commit to replay: where it came from, and what it moves."""
-
-    sha: str
-    parent: str | None
-    source: str                       # the branch it was found on
-    subject: str
-    message: str
-    paths: dict[str, tuple[str, str | None]]
-    agent: str | None = None          # the agent whose state file it changes (a move)
-    state: str | None = None          # its [STATE:x]
-    path: str | None = None           # that agent's state file
-    signed: bool = False
-    kind: str = "work"                # transition | spawn | gated | work
-    record: dict = field(default_factory=dict)
-
-
 def sync(repo: Managed, *, push: bool = True) -> dict:
     """Replay this clone's unlanded moves onto the upstream tip and (with `push`) land them;
     the record of what was done to each (the model SyncResult of gitstate/schema)."""
@@ -88,14 +81,16 @@ def sync(repo: Managed, *, push: bool = True) -> dict:
     assert head is not None
     sides = [r for r in git.text("for-each-ref", "--format=%(refname)", UNLANDED + "/").split()
              if r]
-    todo, merges = _unlanded(repo, up, head, sides)
-    _refuse_dirty(git, head, tip, todo)
+    todo, merges = find_unlanded(repo, up, head, sides)
+    found = left_by_push(git, top, head, todo)
+    refuse_dirty(git, head, tip, todo, set(found))
+    restore(git, top, head, sorted(found))   # it is on the side branches: made again from there
     if head != tip:
         _reset_keep(git, tip)
     record: dict = {"upstream": up.name, "branch": up.branch.removeprefix("refs/heads/"),
                     "aborted": aborted, "pushed": push, "before": head,
                     "side_branches": [s.removeprefix("refs/heads/") for s in sides],
-                    "skipped_merges": merges, "moves": []}
+                    "skipped_merges": merges, "work_found": sorted(found), "moves": []}
     landing_ok = push
     later = [u for u in todo if u.kind == "work"] if push else []
     for u in [u for u in todo if u not in later] + later:
@@ -109,6 +104,7 @@ def sync(repo: Managed, *, push: bool = True) -> dict:
         if u.record["outcome"] == "gave-up":
             landing_ok = False   # the move stays committed here; the rest only replayed
         record["moves"].append(u.record)
+    leave_as_found(git, top, head, todo, found)
     for side in sides:   # a side branch whose moves all landed or were replayed goes
         mine = [m for m in record["moves"] if m["source"] == side.removeprefix("refs/heads/")]
         if all(m["outcome"] in ("landed", "replayed") for m in mine):
@@ -139,77 +135,6 @@ def _fetch(git: Git, up: Upstream) -> str:
                             f"{err.decode('utf-8', 'replace').strip() or 'it does not exist'}; "
                             "nothing was done", hint="is the hub reachable? (`git fetch`)")
     return tip
-
-
-def _unlanded(repo: Managed, up: Upstream, head: str,
-              sides: list[str]) -> tuple[list[Unlanded], list[str]]:
-    """This branch's commits the upstream has not got, then each side branch's move; and
-    the merges among them (not replayed: their parents are)."""
-    git = repo.git
-    lc = repo.lifecycle(head)
-    rx = lc.state_path_regex()
-    seen: set[str] = set()
-    found, merges = [], []
-    for source, tipref in [(up.branch, head)] + [(s, s) for s in sides]:
-        # a side branch holds one move, its tip (its parents landed, or are kept elsewhere)
-        limit = ("-n1",) if source != up.branch else ()
-        for sha in git.text("rev-list", "--reverse", "--topo-order", *limit, tipref, "--not",
-                            up.tracking).split():
-            if sha in seen:
-                continue
-            seen.add(sha)
-            parents = git.text("rev-list", "--parents", "-n1", sha).split()[1:]
-            if len(parents) > 1:
-                merges.append(sha)
-                continue
-            found.append(_read(git, rx, sha, parents[0] if parents else None, source))
-    return found, merges
-
-
-def _read(git: Git, rx, sha: str, parent: str | None, source: str) -> Unlanded:
-    raw = git.run("cat-file", "commit", sha)
-    header, _, body = raw.partition(b"\n\n")
-    message = body.decode("utf-8", "surrogateescape")
-    msg = parse_message(message)
-    paths = changes(git, parent, sha)
-    u = Unlanded(sha, parent, source, msg.subject, message, paths,
-                 signed=any(ln.startswith(b"gpgsig") for ln in header.split(b"\n")))
-    moved = [p for p in paths if rx.match(p)]
-    if msg.tag and msg.prefix and moved:
-        u.agent, u.state = msg.prefix, msg.tag
-        u.path = next((p for p in moved if f"/{u.agent}/" in f"/{p.lower()}"), moved[0])
-        if msg.trailers or u.signed or len(moved) > 1:
-            u.kind = "gated"          # an approval, a hand-over: not decided again here
-        elif parent is None or git.cat_files([f"{parent}:{u.path}"])[0] is None:
-            u.kind = "spawn"
-        else:
-            u.kind = "transition"
-    return u
-
-
-def _refuse_dirty(git: Git, head: str, tip: str, todo: list[Unlanded]) -> None:
-    """Nothing is done when the replay would touch a file with uncommitted changes (or when
-    anything is staged: it would ride along with a replayed commit)."""
-    staged = git.text("diff", "--cached", "--name-only", "-z", head).split("\0")
-    staged = [p for p in staged if p]
-    if staged:
-        raise GitstateError(f"{len(staged)} file(s) are staged ({', '.join(staged[:3])}); "
-                            "sync replays commits and would take them along, so nothing was done",
-                            hint="commit them (`git commit`) or unstage them (`git restore "
-                                 "--staged`), then run `gitstate sync` again")
-    touched = set(changes(git, head, tip)) if head != tip else set()
-    for u in todo:
-        touched |= set(u.paths)
-    dirty = {p for p in git.text("diff", "--name-only", "-z").split("\0") if p}
-    if touched:   # untracked (or ignored) files the replay would write over
-        out = git.text("ls-files", "-o", "-z", "--", *(f":(literal){p}" for p in touched))
-        dirty |= {p for p in out.split("\0") if p}
-    hit = sorted(dirty & touched)
-    if hit:
-        raise GitstateError(f"uncommitted changes in {', '.join(hit[:5])}, which the replay "
-                            "would change; nothing was done",
-                            hint="commit them, or put them away (`git stash -u`), then run "
-                                 "`gitstate sync` again")
 
 
 def _reset_keep(git: Git, rev: str) -> None:
@@ -272,10 +197,12 @@ def _applies(git: Git, u: Unlanded, head: str | None, *, conflicts: bool = True)
     if head is None or u.parent == head:
         return
     tree, found = cherry_tree(git, u.parent, head, u.sha)
-    if not found and tree == tree_of(git, head):
+    if not found and tree == tree_of(git, head) and (u.kind != "transition"
+                                                     or _made_there(git, u, head)):
         raise AlreadyThere()
     if not conflicts:
         return
+    found = _undecided(git, u, tree, head, found)
     if any(p != u.path for p in found):
         raise CannotReplay(f"its work conflicts with {head[:10]} in "
                            f"{', '.join(p for p in found if p != u.path)}: merge it by hand "
@@ -283,6 +210,28 @@ def _applies(git: Git, u: Unlanded, head: str | None, *, conflicts: bool = True)
     if found and u.kind != "transition":
         raise CannotReplay(f"{u.agent} was moved upstream meanwhile, and this move ({u.kind}) "
                            "cannot be decided again here: make it again from the new state")
+
+
+def _made_there(git: Git, u: Unlanded, head: str) -> bool:
+    """Whether `head`'s history holds `u` made again (the same message and author), as the
+    hub's queue makes a move it lands on a newer tip."""
+    def said(sha: str) -> tuple[list[bytes], bytes]:
+        header, _, body = git.run("cat-file", "commit", sha).partition(b"\n\n")
+        return [ln for ln in header.split(b"\n") if ln.startswith(b"author ")], body
+    mine = said(u.sha)
+    since = ("--not", u.parent) if u.parent else ()
+    return any(said(sha) == mine for sha in git.text(
+        "rev-list", "--fixed-strings", f"--grep={u.subject}", head, *since).split())
+
+
+def _undecided(git: Git, u: Unlanded, tree: str, head: str, found: list[str]) -> list[str]:
+    """The paths to decide again: the conflicts, and the move's state file when its changes
+    merge there to no change (another move left it just so: the same state, stamped in the
+    same second). A move is never made as no change: it is decided again, with its own stamp."""
+    if not u.path or u.path in found or u.path not in u.paths:
+        return found
+    merged, there = git.cat_files([f"{tree}:{u.path}", f"{head}:{u.path}"])
+    return sorted([*found, u.path]) if merged == there else found
 
 
 def _move(repo: Managed, top: Path, u: Unlanded):
@@ -302,6 +251,7 @@ def _move(repo: Managed, top: Path, u: Unlanded):
             _take(git, top, u, u.sha, list(u.paths))
             return _commit(git, top, u, head)
         tree, conflicts = cherry_tree(git, u.parent, head, u.sha)
+        conflicts = _undecided(git, u, tree, head, conflicts)
         others = [p for p in u.paths if p != u.path or not conflicts]
         _take(git, top, u, tree, others)
         if not conflicts:

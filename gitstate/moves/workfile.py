@@ -16,7 +16,9 @@ def current(repo: Managed, parent: str | None, path: str) -> tuple[bytes | None,
     work = None
     if repo.top is not None:
         f = repo.top / path
-        if f.is_file() and not f.is_symlink():
+        # a link is never followed (`is_file` would: a link whose target is the text of a
+        # state file names a path too long to stat)
+        if not f.is_symlink() and f.is_file():
             work = f.read_bytes()
     return old, work
 

@@ -24,7 +24,6 @@ from gitstate.schema.moves import (
     Burial,
     DrainResult,
     Error,
-    Landing,
     Move,
     OperationLog,
     OperationResult,
@@ -34,7 +33,7 @@ from gitstate.schema.moves import (
 )
 from gitstate.schema.records import AgentStatus, AgentStatusAt, Record, RosterRow
 
-__all__ = ["LifecycleDoc", "Pushed", "Move", "Burial", "Landing", "SyncResult", "SweepResult",
+__all__ = ["LifecycleDoc", "Pushed", "Move", "Burial", "SyncResult", "SweepResult",
            "AwaitResult", "OperationResult", "OperationLog", "DrainResult", "SiteResult",
            "Error", "AgentStatus", "AgentStatusAt", "RosterRow"]
 
@@ -383,7 +382,6 @@ COMMANDS: dict[str, Any] = {
     "handover": Move,
     "assume": Move,
     "logout": Move,
-    "landing": Landing,
     "sync": SyncResult,
     "sweep": SweepResult,
     "await": AwaitResult,

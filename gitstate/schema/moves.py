@@ -11,9 +11,11 @@ from gitstate.schema.records import Record
 
 
 class Move(Record):
-    """A move committed here."""
+    """A move committed here (with `--push`: landed on the team line, exit 0, or not, exit
+    1; `push` says how)."""
     commit: str
-    """the commit"""
+    """the commit (with --push: the one on the team line when it landed, else the one made
+    here)"""
     agent: str
     """the agent moved"""
     from_: str | None = Field(alias="from", description="the state it left (null: its birth)")
@@ -27,25 +29,14 @@ class Move(Record):
     """what a mortality phase asks, when the move crossed into it"""
     also_committed: list[str] = []
     """staged files that went into the same commit"""
+    push: Pushed | None = Field(None, description="with --push: how the move landed (landed,"
+                                                  " illegal or gave-up), and where")
 
 
 class Burial(Move):
     """`gitstate bury`: the move, and the roles it left vacant."""
     vacancies: list[str]
     """notices of roles left without a living holder"""
-
-
-class Landing(Pushed):
-    """A move made with `--push`: landed (exit 0), illegal or gave-up (exit 1)."""
-    agent: str | None = None
-    """the agent moved"""
-    from_: str | None = Field(default=None, alias="from", description="the state it left")
-    to: str | None = None
-    """the state it entered"""
-    path: str | None = None
-    """its state file"""
-    vacancies: list[str] | None = None
-    """notices of roles left vacant (bury)"""
 
 
 class Replayed(Record):
@@ -90,6 +81,9 @@ class SyncResult(Record):
     """the gitstate/unlanded/* branches it took"""
     skipped_merges: list[str]
     """merge commits it left alone"""
+    work_found: list[str] = []
+    """uncommitted files it took as the work of a kept move (as `--push` leaves it): landed
+    with it, or left as they were while it is kept"""
     moves: list[Replayed]
     """each unlanded commit"""
     ok: bool

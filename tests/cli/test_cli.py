@@ -315,6 +315,69 @@ def test_init_names_the_humans_and_gates_changes_of_the_law(empty_repo):
     assert "spawning" in life.read_text()
 
 
+def test_init_without_human_names_the_user_of_git_config(empty_repo):
+    git(empty_repo, "config", "user.name", "José Smith-Ávila")
+    res = ok(empty_repo, "init")
+    assert "humans: jose-smith-avila, from git config user.name" in res.stdout
+    law = json.loads(ok(empty_repo, "lifecycle", "--json").stdout)
+    assert law["policies"]["humans"] == ["jose-smith-avila"]
+    other = make_repo(empty_repo.parent / "other")
+    git(other, "config", "user.name", "Pat Smith")
+    ok(other, "init", "--lifecycle", "squad")
+    assert json.loads(ok(other, "lifecycle", "--json").stdout)["policies"]["humans"] == \
+        ["pat-smith"]
+
+
+@pytest.mark.parametrize("name", [None, "李雷", "--"])
+def test_init_without_human_or_usable_user_name_refuses_and_writes_nothing(empty_repo, name):
+    if name is None:
+        git(empty_repo, "config", "--unset", "user.name")
+    else:
+        git(empty_repo, "config", "user.name", name)
+    (empty_repo / "README").write_text("hello\n")
+    git(empty_repo, "add", "README")
+    git(empty_repo, "commit", "-q", "-m", "first")
+    before = snapshot(empty_repo)
+    res = gitstate(empty_repo, "init", process=True)    # no terminal: it never asks
+    assert res.returncode == 2
+    assert "--human NAME" in res.stderr and "user.name" in res.stderr
+    assert snapshot(empty_repo) == before
+    assert not (empty_repo / "protocols").exists()
+    assert not (empty_repo / ".git" / "hooks" / "pre-commit").exists()
+    assert git(empty_repo, "config", "gitstate.managed", check=False).stdout == ""
+    ok(empty_repo, "init", "--human", "lei")
+    assert "humans: [lei]" in (empty_repo / "protocols" / "lifecycle.yaml").read_text()
+
+
+def test_init_human_on_a_managed_repo_is_a_change_of_the_law_approved(repo):
+    life = repo / "protocols" / "lifecycle.yaml"
+    before, text = head(repo), life.read_text()
+    res = gitstate(repo, "init", "--human", "pat")
+    assert res.returncode == 1
+    assert "from zach to pat" in res.stderr
+    assert "gitstate init --human pat --approved-by zach" in res.stderr
+    assert head(repo) == before and life.read_text() == text
+    assert gitstate(repo, "init", "--human", "pat", "--approved-by", "pat").returncode == 1
+    assert head(repo) == before
+
+    res = ok(repo, "init", "--human", "pat", "--human", "ana", "--approved-by", "zach")
+    assert "humans: zach -> pat, ana" in res.stdout
+    assert git(repo, "log", "-1", "--format=%B").stdout.strip() == \
+        "gitstate: the humans of the law are pat, ana\n\nApproved-by: zach"
+    assert git(repo, "diff", "--name-only", "HEAD~1").stdout.split() == [
+        "protocols/lifecycle.yaml"]
+    assert json.loads(ok(repo, "lifecycle", "--json").stdout)["policies"]["humans"] == \
+        ["pat", "ana"]
+    assert git(repo, "status", "--porcelain").stdout == ""
+    ok(repo, "verify", "--no-cache")
+    assert "nothing to change" in ok(repo, "init", "--human", "pat", "--human", "ana").stdout
+    # zach approves nothing now; ana may
+    res = gitstate(repo, "init", "--human", "zach", "--approved-by", "zach")
+    assert res.returncode == 1 and "'zach' is not one of them" in res.stderr
+    ok(repo, "init", "--human", "zach", "--approved-by", "ana")
+    ok(repo, "verify", "--no-cache")
+
+
 def test_init_refreshes_a_clones_hooks_without_committing_unapproved_shims(repo):
     shim = repo / ".githooks" / "pre-commit"
     git(repo, "-c", "core.hooksPath=/dev/null", "commit", "-q", "--allow-empty", "-m", "x")

@@ -360,7 +360,7 @@ def _bare_id_layout(root: Path) -> None:
     (repo / "protocols").mkdir()
     law = read_shipped("protocols", "haak", "lifecycle.yaml") + "\nlayout:\n  state_file: '{id}'\n"
     (repo / "protocols" / "lifecycle.yaml").write_text(law)
-    for args in (("init",), ("spawn", "alice")):
+    for args in (("init", "--human", "zach"), ("spawn", "alice")):
         res = gitstate(repo, *args)
         assert res.returncode == 0, res.stderr
 
@@ -488,7 +488,7 @@ def _sha256_alice(root: Path) -> None:
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main", "--object-format=sha256")
     git(repo, "config", "commit.gpgsign", "false")
-    for args in (("init",), ("spawn", "alice")):
+    for args in (("init", "--human", "zach"), ("spawn", "alice")):
         res = gitstate(repo, *args)
         assert res.returncode == 0, res.stderr
 

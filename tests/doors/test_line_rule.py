@@ -287,3 +287,25 @@ def test_verify_says_where_the_line_rule_begins(tmp_path):
     report = json.loads(gitstate(work, "verify", "--no-cache", "--json").stdout)
     assert report["merges_not_judged"] == 1 and report["line_from"] == declared
     push_lawful(work)
+
+
+def test_a_team_line_made_anew_at_the_hub_is_judged_whole(tmp_path):
+    """A merge that carried a move on a branch (work there, not judged) is judged as the
+    line's when that branch's commits become the team line: here, pushed as the branch the
+    law names as the line, which the hub does not have yet."""
+    hub, work = cached_hub(tmp_path, "alice-inbox", alice_in_inbox)
+    text = (work / LAW).read_text().replace("line: main", "line: trunk")
+    (work / LAW).write_text(text)
+    git(work, "add", LAW)
+    git(work, "commit", "-q", "-m", "law: the team line is trunk", "-m", "Approved-by: zach")
+    push_lawful(work)
+    git(work, "checkout", "-q", "-b", "side")
+    walk(work, "alice", "distill")
+    git(work, "checkout", "-q", "-b", "feat", "main")
+    (work / "f.txt").write_text("f\n")
+    git(work, "add", "f.txt")
+    git(work, "commit", "-q", "-m", "work")
+    nohooks(work, "merge", "-q", "--no-edit", "side")        # carries alice's move
+    assert "state: distill" in state_path(work, "alice").read_text()
+    push_lawful(work, "feat")                                # off the line: work
+    assert_push_refused(work, hub, "merge-moves", "feat:refs/heads/trunk")

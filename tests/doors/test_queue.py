@@ -196,7 +196,7 @@ def test_a_move_whose_agent_moved_on_the_hub_is_decided_again(tmp_path):
     # b still sees alice in bootstrap; the hub refuses the stale move, b decides it again
     code, out = pushed(b, "transition", "alice", "inbox", "-m", "from b")
     assert code == 0 and out["outcome"] == "landed" and out["attempts"] == 2, out
-    assert out["from"] == "inbox"                              # decided again from the hub's
+    assert out["move"]["from"] == "inbox"                      # decided again from the hub's
     assert hub_subjects(hub)[0].startswith("@alice: [STATE:inbox]")
     assert git(b, "rev-parse", "HEAD").stdout.strip() == hub_tip(hub)
 
@@ -238,7 +238,7 @@ def test_moves_land_in_order_of_arrival(tmp_path):
             _wait_for_requests(hub, i + 1)          # each arrives before the next is sent
     finally:
         lock.close()                                # the queue lands them all now
-    outs = [json.loads(p.communicate()[0]) for p in procs]
+    outs = [json.loads(p.communicate()[0])["push"] for p in procs]
     assert [o["outcome"] for o in outs] == ["landed"] * 3
     assert hub_subjects(hub)[:3] == [f"@agent-{i}: [STATE:bootstrap] spawned"
                                      for i in (2, 1, 0)]
@@ -267,7 +267,7 @@ def test_a_hub_killed_while_a_move_waits_lands_it_once_after(tmp_path):
         _wait_for_requests(hub, 1)
         for pid in _proc_receive_pids():
             os.kill(pid, signal.SIGKILL)            # the hub's lander dies with the move filed
-        out = json.loads(proc.communicate()[0])
+        out = json.loads(proc.communicate()[0])["push"]
     finally:
         lock.close()
     assert out["outcome"] == "gave-up"              # the pusher cannot know: nothing lost

@@ -25,7 +25,7 @@ def _sha256_hub_and_clones(root: Path) -> None:
     (seed / "README").write_text("hello\n")
     git(seed, "add", "README")
     git(seed, "commit", "-q", "-m", "first")
-    res = gitstate(seed, "init")
+    res = gitstate(seed, "init", "--human", "zach")
     assert res.returncode == 0, res.stderr
     git(seed, "remote", "add", "origin", str(hub))
     for i in range(2):
@@ -155,7 +155,7 @@ def test_hooks_and_the_ref_guard_judge_a_sha256_clone(tmp_path):
     work.mkdir()
     git(work, "init", "-q", "--object-format=sha256", "-b", "main")
     git(work, "config", "commit.cleanup", "verbatim")
-    res = gitstate(work, "init")                           # a first commit: no parent
+    res = gitstate(work, "init", "--human", "zach")        # a first commit: no parent
     assert res.returncode == 0, res.stderr
     assert gitstate(work, "spawn", "alice").returncode == 0
     # a legal state commit by plain git: the commit hooks and the guard let it through

@@ -51,8 +51,8 @@ def test_an_illegal_push_over_http_is_refused_with_the_rule(http_clone):
 def test_the_queue_answers_over_http_with_the_rule(http_clone):
     hub, (a, b) = http_clone
     res = gitstate(a, "spawn", "arch1", "--role", "architect", "--push", "--json")
-    assert json.loads(res.stdout)["outcome"] == "landed"
+    assert json.loads(res.stdout)["push"]["outcome"] == "landed"
     res = gitstate(b, "spawn", "arch2", "--role", "architect", "--push", "--json")
-    out = json.loads(res.stdout)                      # b was behind: decided at the hub
+    out = json.loads(res.stdout)["push"]              # b was behind: decided at the hub
     assert res.returncode == 1 and out["outcome"] == "illegal" and out["rule"] == "role-max"
     assert "arch2" not in git(hub, "log", "--format=%s", "main").stdout

@@ -78,7 +78,7 @@ def test_a_refusal_by_the_hubs_law_is_reported_with_its_words(tmp_path, kind):
     import sys
     res = subprocess.run([sys.executable, "-m", "gitstate", "transition", "alice", "inbox",
                           "--push", "--json"], cwd=a, capture_output=True, text=True, env=env)
-    out = json.loads(res.stdout)
+    out = json.loads(res.stdout)["push"]
     assert res.returncode == 1 and out["outcome"] == "illegal", out
     assert "future-date" in out["reason"] and out["kept"] == "gitstate/unlanded/alice-1"
     if kind == "queue":   # the rule comes from the hub's push report, not from its prose
@@ -140,3 +140,74 @@ def test_shutdown_lands_each_move_on_the_hub(tmp_path, kind):
     status = json.loads(gitstate(b, "status", "alice", "--json").stdout)
     assert status["state"] == "frozen"
     assert gitstate(b, "verify", "--no-cache").returncode == 0
+
+
+def _plain(record: dict) -> dict:
+    return {k: v for k, v in record.items() if k != "push"}
+
+
+def test_a_pushed_move_prints_the_plain_move_with_the_landed_commit(tmp_path):
+    """`--push` says what the move says without it (the commit being the landed one, the work
+    it also committed) and then where it landed; `--json` is the plain move's object plus
+    `push`."""
+    hub, (a, b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "alice")[0] == 0
+    (b / "notes.txt").write_text("bob's work\n")
+    git(b, "add", "notes.txt")
+    local = git(b, "rev-parse", "HEAD").stdout.strip()   # b is behind: its move is made
+    res = gitstate(b, "spawn", "bob", "--push")
+    assert res.returncode == 0, res.stderr
+    tip = git(hub, "rev-parse", "main").stdout.strip()
+    # the hub made it again on a's move: the landed commit is not the one made here
+    assert git(hub, "rev-parse", "main~2").stdout.strip() == local
+    assert res.stdout.splitlines() == [f"bob: bootstrap  ({tip[:10]})",
+                                       "  also committed: notes.txt",
+                                       "landed on origin/main"]
+
+    git(a, "pull", "-q", "--ff-only")
+    (a / "more.txt").write_text("alice's work\n")
+    git(a, "add", "more.txt")
+    res = gitstate(b, "transition", "bob", "inbox", "--push", "--json")   # b moves on the hub
+    assert res.returncode == 0, res.stderr
+    res = gitstate(a, "transition", "alice", "inbox", "--push", "--json")  # a is behind
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    tip = git(hub, "rev-parse", "main").stdout.strip()
+    assert out["commit"] == tip and out["push"]["commit"] == tip
+    assert out["push"]["outcome"] == "landed" and out["push"]["attempts"] == 1
+    assert out["push"]["upstream"] == "origin/main"
+    plain = json.loads(gitstate(a, "transition", "alice", "distill", "--json").stdout)
+    assert set(_plain(out)) == set(plain)          # the plain move's keys, no fewer, no more
+    assert out["also_committed"] == ["more.txt"]
+    assert (out["agent"], out["from"], out["to"]) == ("alice", "bootstrap", "inbox")
+    assert out["subject"] == git(hub, "log", "-1", "--format=%s", "main").stdout.strip()
+
+
+def test_a_pushed_burial_names_the_landed_commit_in_its_vacancy_notice(tmp_path):
+    hub, (a, b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "arch", "--role", "architect")[0] == 0
+    for state in ("inbox", "distill"):
+        assert pushed(a, "transition", "arch", state)[0] == 0
+    git(b, "pull", "-q", "--ff-only")
+    assert pushed(a, "spawn", "dave")[0] == 0                 # b is behind again
+    local = git(b, "rev-parse", "HEAD").stdout.strip()   # its burial is made on this
+    res = gitstate(b, "bury", "arch", "--summary", "designed it", "--push")
+    assert res.returncode == 0, res.stderr
+    tip = git(hub, "rev-parse", "main").stdout.strip()
+    assert git(hub, "rev-parse", "main~2").stdout.strip() == local   # made again on dave's
+    assert res.stdout.splitlines() == [
+        f"arch: distill -> dead  ({tip[:10]})", "landed on origin/main",
+        f"Role 'architect' is vacant. Last held by arch (dead since {tip[:10]}). Mandate: "
+        "patterns/methods/23-architect-mandate.md."]
+
+    assert pushed(b, "spawn", "arch2", "--role", "architect")[0] == 0
+    for state in ("inbox", "distill"):
+        assert pushed(b, "transition", "arch2", state)[0] == 0
+    git(a, "pull", "-q", "--ff-only")
+    assert pushed(b, "spawn", "erin")[0] == 0                 # a is behind again
+    code, out = pushed(a, "bury", "arch2", "--summary", "done")
+    tip = git(hub, "rev-parse", "main").stdout.strip()
+    assert code == 0 and out["commit"] == tip == out["move"]["commit"], out
+    assert out["move"]["vacancies"] == [
+        f"Role 'architect' is vacant. Last held by arch2 (dead since {tip[:10]}). Mandate: "
+        "patterns/methods/23-architect-mandate.md."]

@@ -84,7 +84,7 @@ def test_tools_are_listed_with_typed_inputs_and_outputs(repo):
     assert spawn.input_schema["required"] == ["agent"]
     assert spawn.input_schema["properties"]["parent"]
     assert set(spawn.output_schema["properties"]) == {"commit", "agent", "from", "to", "path", "advice", "also_committed",
-                                                      "subject"}
+                                                      "subject", "push"}   # push: how it landed
     assert "living" in tools["roster"].output_schema["properties"]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from conftest import git, gitstate
 from hubs import hub_and_clones, hub_subjects, pushed
 
@@ -198,3 +199,161 @@ def test_a_kept_move_is_taken_alone_later_its_landed_parent_is_not_made_twice(tm
     assert len([s for s in hub_subjects(hub) if s.startswith("@alice: [STATE:inbox]")]) == 2
     assert git(b, "branch", "--list", "gitstate/unlanded/*").stdout == ""
     nothing_lost(hub, b, mine)
+
+
+def side_branches(clone: Path) -> list[str]:
+    return git(clone, "branch", "--list", "--format=%(refname:short)",
+               "gitstate/unlanded/*").stdout.split()
+
+
+def state_file(repo: Path, agent: str, rev: str = "HEAD") -> str:
+    return git(repo, "show", f"{rev}:agent/{agent}/_state.md").stdout
+
+
+@pytest.mark.parametrize("kind", ["queue", "retry"])
+def test_following_what_an_illegal_push_says_lands_it_with_no_git_by_hand(tmp_path, kind):
+    """The user's path: `--push` refused as illegal says `gitstate sync` lands it; sync takes
+    the side branch and the work --push left staged as its own, keeps them as they were while
+    the move is still illegal, and lands them once it is legal; nothing to stash."""
+    hub, (a, b) = hub_and_clones(tmp_path, queue=kind == "queue")
+    assert pushed(a, "spawn", "arch1", "--role", "architect")[0] == 0
+    (b / "design.md").write_text("arch2's design\n")
+    (b / "README").write_text("hello, with arch2's changes\n")
+    git(b, "add", "design.md", "README")
+    res = gitstate(b, "spawn", "arch2", "--role", "architect", "--push")
+    assert res.returncode == 1 and "[role-max]" in res.stderr
+    assert "`gitstate sync` lands it" in res.stderr
+    assert side_branches(b) == ["gitstate/unlanded/arch2-1"]
+    left = git(b, "status", "--porcelain").stdout
+    assert sorted(left.splitlines()) == ["A  design.md", "M  README"]
+    # followed at once: still illegal, kept; what --push left is left as it was
+    res = gitstate(b, "sync")
+    assert res.returncode == 1 and "[role-max]" in res.stderr, res.stderr
+    assert "kept on branch gitstate/unlanded/arch2-1" in res.stderr
+    assert side_branches(b) == ["gitstate/unlanded/arch2-1"]
+    assert git(b, "status", "--porcelain").stdout == left
+    assert (b / "design.md").read_text() == "arch2's design\n"
+    # once the role is free, the same command lands the move with its work
+    assert pushed(a, "bury", "arch1", "--summary", "handing on")[0] == 0
+    code, out = synced(b)
+    assert code == 0 and out["ok"], out["moves"]
+    [m] = out["moves"]
+    assert m["outcome"] == "landed" and m["source"] == "gitstate/unlanded/arch2-1", m
+    assert sorted(out["work_found"]) == ["README", "design.md"]
+    assert hub_subjects(hub)[0] == "@arch2: [STATE:bootstrap] spawned as architect"
+    files = git(hub, "show", "--name-only", "--format=", "main").stdout.split()
+    assert sorted(files) == ["README", "agent/arch2/_state.md", "design.md"]
+    assert rev(b, "HEAD") == rev(hub, "main")
+    assert git(b, "status", "--porcelain").stdout == "" and side_branches(b) == []
+    assert git(b, "stash", "list").stdout == ""
+    assert gitstate(a, "verify", "--no-cache").returncode == 0
+
+
+def test_the_work_push_left_is_known_unstaged_or_untracked_too(tmp_path):
+    """Unstaged as the earlier hint said (`git restore --staged`): the files in the work tree
+    are still the kept move's work, byte for byte, and go with it."""
+    hub, (a, b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "arch1", "--role", "architect")[0] == 0
+    (b / "design.md").write_text("arch2's design\n")
+    (b / "README").write_text("hello, with arch2's changes\n")
+    git(b, "add", "design.md", "README")
+    assert pushed(b, "spawn", "arch2", "--role", "architect")[0] == 1
+    git(b, "restore", "--staged", "design.md", "README")
+    left = git(b, "status", "--porcelain").stdout
+    assert sorted(left.splitlines()) == [" M README", "?? design.md"]
+    code, out = synced(b)                               # still illegal: left as it was
+    assert code == 1 and out["moves"][0]["rule"] == "role-max", out
+    assert git(b, "status", "--porcelain").stdout == left
+    assert pushed(a, "bury", "arch1", "--summary", "handing on")[0] == 0
+    code, out = synced(b)
+    assert code == 0 and [m["outcome"] for m in out["moves"]] == ["landed"], out
+    files = git(hub, "show", "--name-only", "--format=", "main").stdout.split()
+    assert sorted(files) == ["README", "agent/arch2/_state.md", "design.md"]
+    assert git(b, "status", "--porcelain").stdout == "" and side_branches(b) == []
+
+
+def test_work_that_is_not_the_kept_moves_is_still_never_touched(tmp_path):
+    hub, (a, b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "arch1", "--role", "architect")[0] == 0
+    (b / "design.md").write_text("arch2's design\n")
+    git(b, "add", "design.md")
+    assert pushed(b, "spawn", "arch2", "--role", "architect")[0] == 1
+    assert pushed(a, "bury", "arch1", "--summary", "handing on")[0] == 0
+    # edited since: the replay would write over it
+    (b / "design.md").write_text("arch2's design, edited since\n")
+    before = rev(b, "HEAD")
+    res = gitstate(b, "sync")
+    assert res.returncode == 1 and "uncommitted changes in design.md" in res.stderr
+    assert rev(b, "HEAD") == before and side_branches(b) == ["gitstate/unlanded/arch2-1"]
+    assert (b / "design.md").read_text() == "arch2's design, edited since\n"
+    assert git(b, "status", "--porcelain").stdout == "AM design.md\n"
+    # something else staged would ride along with a replayed commit
+    (b / "design.md").write_text("arch2's design\n")
+    (b / "other.txt").write_text("mine\n")
+    git(b, "add", "other.txt")
+    res = gitstate(b, "sync")
+    assert res.returncode == 1 and "1 file(s) are staged (other.txt)" in res.stderr
+    assert rev(b, "HEAD") == before
+    assert sorted(git(b, "status", "--porcelain").stdout.splitlines()) == ["A  design.md",
+                                                                         "A  other.txt"]
+    git(b, "restore", "--staged", "other.txt")          # untouched by the replay: fine
+    code, out = synced(b)
+    assert code == 0 and out["work_found"] == ["design.md"], out
+    assert git(b, "status", "--porcelain").stdout == "?? other.txt\n"
+
+
+def test_after_a_push_that_gave_up_sync_lands_the_move(tmp_path):
+    hub, (a, b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "alice")[0] == 0
+    (b / "notes.txt").write_text("bob's work\n")
+    git(b, "add", "notes.txt")
+    away = tmp_path / "hub-away.git"
+    hub.rename(away)                                  # the hub cannot be reached
+    try:
+        res = gitstate(b, "spawn", "bob", "--push")
+    finally:
+        away.rename(hub)
+    assert res.returncode == 1 and "land it with `gitstate sync`" in res.stderr, res.stderr
+    assert git(b, "status", "--porcelain").stdout == ""
+    code, out = synced(b)
+    assert code == 0 and [m["outcome"] for m in out["moves"]] == ["landed"], out
+    assert hub_subjects(hub)[0] == "@bob: [STATE:bootstrap] spawned"
+    assert sorted(git(hub, "show", "--name-only", "--format=", "main").stdout.split()) == [
+        "agent/bob/_state.md", "notes.txt"]
+    assert rev(b, "HEAD") == rev(hub, "main") and git(b, "status", "--porcelain").stdout == ""
+
+
+@pytest.mark.parametrize("work", [True, False])
+def test_a_move_stamped_in_the_same_second_as_the_upstreams_is_decided_again(tmp_path, work):
+    """The hub's move left alice's state file exactly as this clone's move would (the same
+    state, the same `updated:` second): the replay merges to no change, so it is decided
+    again from the hub's state, with a stamp of its own, and lands as this clone's move."""
+    hub, (a, b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "alice")[0] == 0
+    git(b, "pull", "-q", "--ff-only")
+    if work:
+        (b / "notes.txt").write_text("b's work\n")
+        git(b, "add", "notes.txt")
+    mine = local_moves(b, ("transition", "alice", "inbox", "-m", "from b"))
+    # a moves alice in the same second: its state file is byte for byte b's
+    git(a, "pull", "-q", "--ff-only")
+    (a / "agent" / "alice" / "_state.md").write_text(state_file(b, "alice"))
+    git(a, "add", "agent/alice/_state.md")
+    git(a, "commit", "-q", "-m", "@alice: [STATE:inbox] from a")
+    git(a, "push", "-q", "origin", "main")
+    theirs = state_file(hub, "alice", "main")
+    assert theirs == state_file(b, "alice")
+    code, out = synced(b)
+    assert code == 0 and out["ok"], out["moves"]
+    [m] = out["moves"]
+    assert (m["outcome"], m["how"]) == ("landed", "re-decided"), m
+    assert hub_subjects(hub)[:2] == ["@alice: [STATE:inbox] from b",
+                                     "@alice: [STATE:inbox] from a"]
+    ours = state_file(hub, "alice", "main")
+    assert ours != theirs and "state: inbox" in ours        # its own stamp
+    files = git(hub, "show", "--name-only", "--format=", "main").stdout.split()
+    assert sorted(files) == (["agent/alice/_state.md", "notes.txt"] if work
+                             else ["agent/alice/_state.md"])
+    assert rev(b, "HEAD") == rev(hub, "main") and git(b, "status", "--porcelain").stdout == ""
+    nothing_lost(hub, b, mine)
+    assert gitstate(a, "verify", "--no-cache").returncode == 0

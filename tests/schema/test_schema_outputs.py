@@ -118,6 +118,30 @@ def test_move_outputs_match_their_schema(repo):
     assert _valid("inbox", res.stdout)["marked_read"]
 
 
+def test_pushed_move_outputs_match_their_schema(tmp_path):
+    """With `--push`, a move prints its own record plus `push`: landed, illegal, gave-up."""
+    from hubs import hub_and_clones
+    _hub, (a, b) = hub_and_clones(tmp_path)
+    res = gitstate(a, "spawn", "arch1", "--role", "architect", "--push", "--json")
+    out = _valid("spawn", res.stdout)
+    assert res.returncode == 0 and out["push"]["outcome"] == "landed"
+    assert out["commit"] == out["push"]["commit"]
+    res = gitstate(b, "spawn", "arch2", "--role", "architect", "--push", "--json")  # max: 1
+    out = _valid("spawn", res.stdout)
+    assert res.returncode == 1 and out["push"]["outcome"] == "illegal"
+    assert out["push"]["rule"] == "role-max" and out["push"]["commit"] is None
+    for state in ("inbox", "distill"):
+        assert gitstate(a, "transition", "arch1", state, "--push").returncode == 0
+    res = gitstate(a, "bury", "arch1", "--summary", "done", "--push", "--json")
+    assert _valid("bury", res.stdout)["vacancies"]
+    git(b, "config", "remote.origin.url", str(tmp_path / "nowhere.git"))
+    git(b, "reset", "-q", "--hard", "HEAD")
+    res = gitstate(b, "spawn", "bob", "--push", "--json")
+    out = _valid("spawn", res.stdout)
+    assert res.returncode == 1 and out["push"]["outcome"] == "gave-up", out
+    assert out["commit"] == out["push"]["commit"] == git(b, "rev-parse", "HEAD").stdout.strip()
+
+
 def test_refusals_match_the_error_schema(repo):
     gitstate(repo, "spawn", "alice")
     res = gitstate(repo, "transition", "alice", "deep_work", "--json")

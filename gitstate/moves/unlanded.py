@@ -1,0 +1,182 @@
+"""What `gitstate sync` takes (README, "Many clones"): this branch's commits the upstream has
+not got and the moves kept on the side branches `gitstate/unlanded/*`; and what `--push` left
+uncommitted when a move did not land (its work, staged on the branch's tip), which is that
+move's and goes with it. Any other uncommitted change the replay would touch stops it first.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gitstate.errors import GitstateError
+from gitstate.git.atomic import safe_path, write_file
+from gitstate.git.carry import changes, stage
+from gitstate.git.push import UNLANDED, Upstream
+from gitstate.git.repo import Managed
+from gitstate.git.runner import Git
+from gitstate.law.grammar import parse_message
+
+
+@dataclass
+class Unlanded:
+    """One commit to replay: where it came from, and what it moves."""
+
+    sha: str
+    parent: str | None
+    source: str                       # the branch it was found on
+    subject: str
+    message: str
+    paths: dict[str, tuple[str, str | None]]
+    agent: str | None = None          # the agent whose state file it changes (a move)
+    state: str | None = None          # its [STATE:x]
+    path: str | None = None           # that agent's state file
+    signed: bool = False
+    kind: str = "work"                # transition | spawn | gated | work
+    record: dict = field(default_factory=dict)
+
+
+def find_unlanded(repo: Managed, up: Upstream, head: str,
+              sides: list[str]) -> tuple[list[Unlanded], list[str]]:
+    """This branch's commits the upstream has not got, then each side branch's move; and
+    the merges among them (not replayed: their parents are)."""
+    git = repo.git
+    lc = repo.lifecycle(head)
+    rx = lc.state_path_regex()
+    seen: set[str] = set()
+    found, merges = [], []
+    for source, tipref in [(up.branch, head)] + [(s, s) for s in sides]:
+        # a side branch holds one move, its tip (its parents landed, or are kept elsewhere)
+        limit = ("-n1",) if source != up.branch else ()
+        for sha in git.text("rev-list", "--reverse", "--topo-order", *limit, tipref, "--not",
+                            up.tracking).split():
+            if sha in seen:
+                continue
+            seen.add(sha)
+            parents = git.text("rev-list", "--parents", "-n1", sha).split()[1:]
+            if len(parents) > 1:
+                merges.append(sha)
+                continue
+            found.append(_read(git, rx, sha, parents[0] if parents else None, source))
+    return found, merges
+
+
+def _read(git: Git, rx, sha: str, parent: str | None, source: str) -> Unlanded:
+    raw = git.run("cat-file", "commit", sha)
+    header, _, body = raw.partition(b"\n\n")
+    message = body.decode("utf-8", "surrogateescape")
+    msg = parse_message(message)
+    paths = changes(git, parent, sha)
+    u = Unlanded(sha, parent, source, msg.subject, message, paths,
+                 signed=any(ln.startswith(b"gpgsig") for ln in header.split(b"\n")))
+    moved = [p for p in paths if rx.match(p)]
+    if msg.tag and msg.prefix and moved:
+        u.agent, u.state = msg.prefix, msg.tag
+        u.path = next((p for p in moved if f"/{u.agent}/" in f"/{p.lower()}"), moved[0])
+        if msg.trailers or u.signed or len(moved) > 1:
+            u.kind = "gated"          # an approval, a hand-over: not decided again here
+        elif parent is None or git.cat_files([f"{parent}:{u.path}"])[0] is None:
+            u.kind = "spawn"
+        else:
+            u.kind = "transition"
+    return u
+
+
+def left_by_push(git: Git, top: Path, head: str,
+                  todo: list[Unlanded]) -> dict[str, tuple[Unlanded, bool]]:
+    """The uncommitted files that are a kept move's own work: path -> that move (from a side
+    branch), and whether the file was staged. A move `--push` could not land leaves its work
+    staged on the branch's tip; each such file, staged or not, whose content is byte for byte
+    the move's version of it, and whose index entry is that version or the branch's, is the
+    move's, and goes with it. Anything else (a file edited since, a change of another path)
+    is the user's."""
+    paths: dict[str, Unlanded] = {}
+    for u in todo:
+        if u.source.startswith(UNLANDED):
+            for p in u.paths:
+                paths.setdefault(p, u)
+    if not paths:
+        return {}
+    names = [f":(literal){p}" for p in paths]
+
+    def entries(*args: str) -> dict[str, tuple[str, str]]:
+        out = git.run(*args, "--", *names).decode("utf-8", "surrogateescape")
+        got = {}
+        for rec in filter(None, out.split("\0")):
+            meta, _, path = rec.partition("\t")
+            fields = meta.split()
+            got[path] = (fields[0], fields[2] if args[0] == "ls-tree" else fields[1])
+        return got
+
+    at_head, index = entries("ls-tree", "-z", head), entries("ls-files", "-s", "-z")
+    files = [p for p in paths if (top / p).is_file() and not (top / p).is_symlink()]
+    hashed = git.text("hash-object", "--stdin-paths",
+                      input="".join(f"{p}\n" for p in files).encode()).split() \
+        if files and not any("\n" in p for p in files) else []
+    on_disk = dict(zip(files, hashed))
+    found: dict[str, tuple[Unlanded, bool]] = {}
+    for p, u in paths.items():
+        mode, blob = u.paths[p]
+        mine = (mode, blob) if blob else None
+        if index.get(p) not in (at_head.get(p), mine):
+            continue                        # staged as something else
+        if on_disk.get(p) != blob or (blob is None and os.path.lexists(top / p)):
+            continue                        # not the move's version in the work tree
+        if index.get(p) != at_head.get(p) or at_head.get(p) != mine:
+            found[p] = (u, index.get(p) != at_head.get(p))   # uncommitted, and the move's
+    return found
+
+
+def leave_as_found(git: Git, top: Path, before: str, todo: list[Unlanded],
+                    found: dict[str, tuple[Unlanded, bool]]) -> None:
+    """A kept move's work found uncommitted is left as it was found (staged, as `--push`
+    left it, or not), where the branch's new tip has not changed that file; elsewhere it is
+    on the move's side branch only."""
+    kept = {id(u) for u in todo if u.record.get("outcome") in ("illegal", "kept")}
+    paths = sorted(p for p, (u, _) in found.items() if id(u) in kept)
+    if not paths:
+        return
+    head = git.head() or before
+    dirty = set(git.text("diff", "--name-only", "-z", "HEAD").split("\0"))
+    same = [p for p in paths if p not in dirty and _entry(git, head, p) == _entry(git, before, p)]
+    stage(git, top, {p: found[p][0].paths[p] for p in same if found[p][1]})
+    for p in (p for p in same if not found[p][1]):   # in the work tree only
+        mode, blob = found[p][0].paths[p]
+        target = safe_path(top, p)
+        if blob is None:
+            target.unlink(missing_ok=True)
+        else:
+            write_file(target, git.run("cat-file", "blob", blob), executable=mode == "100755")
+    git.run("update-index", "-q", "--refresh", check=False)
+
+
+def _entry(git: Git, rev: str, path: str) -> str:
+    return git.text("ls-tree", rev, "--", f":(literal){path}")
+
+
+def refuse_dirty(git: Git, head: str, tip: str, todo: list[Unlanded],
+                  found: set[str]) -> None:
+    """Nothing is done when the replay would touch a file with uncommitted changes (or when
+    anything is staged: it would ride along with a replayed commit); the `found` work of the
+    kept moves is theirs, and goes with them."""
+    staged = git.text("diff", "--cached", "--name-only", "-z", head).split("\0")
+    staged = [p for p in staged if p and p not in found]
+    touched = set(changes(git, head, tip)) if head != tip else set()
+    for u in todo:
+        touched |= set(u.paths)
+    dirty = {p for p in git.text("diff", "--name-only", "-z").split("\0") if p} | set(staged)
+    if touched:   # untracked (or ignored) files the replay would write over
+        out = git.text("ls-files", "-o", "-z", "--", *(f":(literal){p}" for p in touched))
+        dirty |= {p for p in out.split("\0") if p}
+    hit = sorted((dirty & touched) - found)
+    if hit:
+        raise GitstateError(f"uncommitted changes in {', '.join(hit[:5])}, which the replay "
+                            "would change; nothing was done",
+                            hint="commit them, or put them away (`git stash -u`), then run "
+                                 "`gitstate sync` again")
+    if staged:
+        raise GitstateError(f"{len(staged)} file(s) are staged ({', '.join(staged[:3])}); "
+                            "sync replays commits and would take them along, so nothing was done",
+                            hint="commit them (`git commit`) or unstage them (`git restore "
+                                 "--staged`), then run `gitstate sync` again")
