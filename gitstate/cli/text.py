@@ -34,7 +34,8 @@ def print_move(record: dict, says: str | None = None) -> None:
     keeps the state, e.g. a hand-over), and what its mortality phase asks."""
     frm = f"{record['from']} -> " if record["from"] else ""
     move = f"{says}, stays {record['to']}" if says else f"{frm}{record['to']}"
-    echo(f"{record['agent']}: {move}  ({record['commit'][:10]})")
+    on = f" on {record['line']}" if record.get("line") else ""
+    echo(f"{record['agent']}: {move}  ({record['commit'][:10]}){on}")
     if record.get("advice"):
         echo(f"  mortality: {record['advice']}")
     if record["also_committed"]:

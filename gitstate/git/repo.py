@@ -39,6 +39,22 @@ class Managed:
             top = self._top = Path(top)
         return top  # type: ignore[return-value]
 
+    # -- the team line ------------------------------------------------------------------
+
+    def line_ref(self) -> str | None:
+        """The team line's ref when moves land there rather than on HEAD: in a worktree (or a
+        clone) on another branch, or detached, where the team line exists as a local branch.
+        None when HEAD is on the team line, or there is none here (moves go to HEAD)."""
+        if not hasattr(self, "_line_ref"):
+            self._line_ref = _elsewhere_line(self)
+        return self._line_ref
+
+    def head(self) -> str | None:
+        """The commit a move decides from and a view reads: the team line's tip where moves
+        land on it (`line_ref`), else HEAD."""
+        ref = self.line_ref()
+        return self.git.rev(ref) if ref else self.git.head()
+
     @property
     def work_tree(self) -> Path:
         """`top`, for the commands that need a work tree."""
@@ -166,6 +182,9 @@ def open_managed(path: str | None = None, *, bare_ok: bool = False) -> Managed:
         except IndexLocked as exc:
             import sys
             print(f"gitstate: warning: {exc}", file=sys.stderr)
+    if os.path.isfile(os.path.join(gdir, "gitstate", "follow.json")):   # git/line.py's
+        from gitstate.git.line import finish_following
+        finish_following(git, top, gdir)
     return Managed(git, top, os.path.join(gdir, "gitstate"))
 
 
@@ -229,6 +248,25 @@ def team_ref(git: Git, rev: str | None, *, local: bool = True) -> str | None:
         return None
     branch = team_branch(git, lc) if local else lc.line
     return f"refs/heads/{branch}" if branch else None
+
+
+def _elsewhere_line(repo: Managed) -> str | None:
+    """`Managed.line_ref`: the team branch by `git config gitstate.teamBranch`, else by the
+    law committed at HEAD; its ref when it exists here and HEAD is not on it."""
+    git = repo.git
+    branch = git.config("gitstate.teamBranch")
+    if not branch:
+        try:
+            branch = repo.lifecycle("HEAD", index=False, worktree=False).line
+        except GitstateError:
+            return None
+    if not branch:
+        return None
+    ref = f"refs/heads/{branch}"
+    code, out, _ = git.call("symbolic-ref", "-q", "HEAD")
+    if code == 0 and out.decode("utf-8", "replace").strip() == ref:
+        return None
+    return ref if git.rev(ref) else None
 
 
 def on_team_line(git: Git, lc: Lifecycle) -> bool:

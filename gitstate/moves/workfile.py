@@ -14,7 +14,7 @@ def current(repo: Managed, parent: str | None, path: str) -> tuple[bytes | None,
     """(committed bytes at parent, work tree bytes) of a state file."""
     old = repo.git.cat_files([f"{parent}:{path}"])[0] if parent else None
     work = None
-    if repo.top is not None:
+    if repo.top is not None and not repo.line_ref():   # a move onto the line takes no file
         f = repo.top / path
         # a link is never followed (`is_file` would: a link whose target is the text of a
         # state file names a path too long to stat)
@@ -24,7 +24,10 @@ def current(repo: Managed, parent: str | None, path: str) -> tuple[bytes | None,
 
 
 def staged_version(repo: Managed, path: str) -> bytes | None:
-    """The index's version of a file (what `git commit` would take), or None."""
+    """The index's version of a file (what `git commit` would take), or None; None for a move
+    that lands on the team line from another branch (it takes nothing staged here)."""
+    if repo.line_ref():
+        return None
     return repo.git.cat_files([f":{path}"])[0]
 
 
@@ -52,7 +55,7 @@ def carried(repo: Managed, agent: str, paths=()) -> dict[str, bytes]:
     saying what is staged, rather than committing it."""
     from gitstate.errors import GitstateError
     from gitstate.law.grammar import canonical_id
-    head = repo.git.head()
+    head = repo.head()
     own = repo.lifecycle(head).state_path(canonical_id(agent))
     if repo.top is None:
         raise GitstateError("a move needs a work tree (this is a bare repository)")

@@ -29,6 +29,9 @@ class Move(Record):
     """what a mortality phase asks, when the move crossed into it"""
     also_committed: list[str] = []
     """staged files that went into the same commit"""
+    line: str | None = None
+    """the team line the move was committed on, when it was made in a worktree on another
+    branch (nothing staged there comes along)"""
     push: Pushed | None = Field(None, description="with --push: how the move landed (landed,"
                                                   " illegal or gave-up), and where")
 
