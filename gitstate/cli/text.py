@@ -85,6 +85,21 @@ def print_said(record: dict) -> None:
         echo(f"gitstate: gave up landing the message: {landing['reason']}", err=True)
 
 
+def upstream_note(upstream: str, ahead: int, behind: int) -> str:
+    """The line a view adds (on stderr) when this branch and its upstream differ, as of the
+    last fetch."""
+    they = "it" if behind == 1 else "them"
+    if behind and ahead:
+        return (f"note: {upstream} has {plural(behind, 'commit')} this clone has not got (as "
+                f"of the last fetch), and {ahead} here {'is' if ahead == 1 else 'are'} not on "
+                f"it: `gitstate sync` brings this branch in step and lands its moves")
+    if behind:
+        return (f"note: {upstream} has {plural(behind, 'commit')} this clone has not got (as "
+                f"of the last fetch): `git pull` brings {they}")
+    return (f"note: {plural(ahead, 'commit')} here {'has' if ahead == 1 else 'have'} not "
+            f"landed on {upstream}: `gitstate sync` lands the moves among them")
+
+
 def also_committed(paths: list[str], shown: int = 8) -> str:
     """"src/a.py, protocols/lifecycle.yaml (a change of the law)", shortened past `shown`."""
     from gitstate.law.lifecycle import is_law_path
