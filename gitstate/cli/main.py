@@ -15,7 +15,7 @@ from gitstate.errors import EXIT_REJECTED, EXIT_USAGE, GitstateError
 # and a mistyped name import them all. tests/cli/test_cli.py keeps this in step.
 COMMANDS = {
     **dict.fromkeys(("spawn", "transition", "freeze", "wake", "bury", "show", "handover",
-                     "assume", "logout", "sync"), "moves"),
+                     "assume", "logout", "say", "sync"), "moves"),
     **dict.fromkeys(("await", "sweep", "reap", "shutdown", "team"), "operations"),
     **dict.fromkeys(("init", "presets", "lifecycle", "check", "hook", "doctor", "schema",
                      "hub"),

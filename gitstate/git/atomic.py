@@ -41,6 +41,8 @@ class Plan:
     with_staged: bool = True                    # commit what the user staged, too
     sign: bool = False                          # sign with the configured SSH key (approvals)
     key: str | None = None                      # else sign with this SSH key (an agent's)
+    judged: bool = True                         # judged by its maker: the ref guard need not
+                                                # judge it again (False: the guard judges it)
     # what the work tree gets where it differs from what is committed: the user's unstaged
     # edits of a file the move rewrites, with the move applied (nothing of theirs is lost)
     work: dict[str, bytes] = field(default_factory=dict)
@@ -114,7 +116,7 @@ def commit_atomically(git: Git, top: Path, prepare: Callable[[str | None], Plan]
             sha = build_commit(git, gdir, parent, plan, entries)
             subject = plan.message.split("\n", 1)[0]
             journal = _write_journal(gdir, sha, parent, entries)
-            if _publish(git, sha, parent, f"{reflog}: {subject}", journal):
+            if _publish(git, sha, parent, f"{reflog}: {subject}", journal, plan.judged):
                 _finish(git, top, entries, plan.files, gdir, sha, plan.work)
                 journal.unlink()
                 return Result(sha=sha, parent=parent, plan=plan, detached=detached,
@@ -132,11 +134,13 @@ def _riders(git: Git, parent: str | None, sha: str, plan: Plan) -> list[str]:
             if p and p not in plan.files]
 
 
-def _publish(git: Git, sha: str, parent: str | None, reflog: str, journal: Path) -> bool:
+def _publish(git: Git, sha: str, parent: str | None, reflog: str, journal: Path,
+             vouched: bool = True) -> bool:
     """Swap HEAD from `parent` to `sha`. False if HEAD moved meanwhile (judge again); a
-    refusal with HEAD still at `parent` (e.g. a stale HEAD.lock) is said, not retried."""
+    refusal with HEAD still at `parent` (e.g. a stale HEAD.lock) is said, not retried.
+    `vouched`: judged already, so the ref guard need not judge it again."""
     args = ("update-ref", "-m", reflog, "HEAD", sha, parent or "")
-    judged = {"GITSTATE_JUDGED": sha}   # judged already: the ref guard need not judge it again
+    judged = {"GITSTATE_JUDGED": sha} if vouched else {}
     if git.ok(*args, env=judged):
         return True
     if git.head() != parent:
@@ -233,7 +237,9 @@ def build_commit(git: Git, gdir: Path, parent: str | None, plan: Plan, entries: 
             git.run("read-tree", "--empty", env=env)
         removes = any(blob is None for _path, _mode, blob in entries)
         zero = zero_like(parent) if parent else git.zero() if removes else ""
-        git.run("update-index", "--index-info", input=index_info(entries, zero), env=env)
+        if entries:   # a message commits no file: its tree is its parent's
+            git.run("update-index", "--index-info", input=index_info(entries, zero),
+                    env=env)
         tree = git.text("write-tree", env=env)
         # the message is UTF-8, and says so whatever this clone's i18n.commitEncoding: every
         # door refuses a commit that declares another encoding
@@ -305,6 +311,8 @@ def _finish(git: Git, top: Path, entries: list[Entry], datas: dict[str, bytes | 
             gdir: Path, sha: str, work: dict[str, bytes] | None = None) -> None:
     """The real index takes the committed files (only those in `datas`), and so does the
     work tree, except where `work` says what it keeps instead."""
+    if not entries:
+        return
     for path, mode, blob in entries:
         if path not in datas:
             continue

@@ -31,6 +31,7 @@ from gitstate.git.atomic import (
     Plan,
     Result,
     build_commit,
+    commit_atomically,
     git_dir,
     index_info,
     refuse_during_operation,
@@ -38,9 +39,20 @@ from gitstate.git.atomic import (
     safe_path,
     write_file,
 )
+from gitstate.git.repo import Managed
 from gitstate.git.runner import Git, zero_like
 
 FOLLOW = "follow.json"   # in a worktree's git dir, under gitstate/
+
+
+def commit_move(repo: Managed, prepare: Callable[[str | None], Plan], *,
+                reflog: str) -> Result:
+    """One move's commit: on HEAD, or onto the team line from a worktree on another branch
+    (`Managed.line_ref`)."""
+    ref = repo.line_ref()
+    if ref:
+        return commit_on_line(repo.git, ref, prepare, reflog=reflog)
+    return commit_atomically(repo.git, repo.work_tree, prepare, reflog=reflog)
 
 
 def commit_on_line(git: Git, ref: str, prepare: Callable[[str | None], Plan], *,
@@ -62,7 +74,7 @@ def commit_on_line(git: Git, ref: str, prepare: Callable[[str | None], Plan], *,
             followers = checked_out(git, ref)
             noted = [_note(w, parent, entries) for w in followers]
             subject = plan.message.split("\n", 1)[0]
-            if _swap(git, ref, sha, parent, f"{reflog}: {subject}"):
+            if _swap(git, ref, sha, parent, f"{reflog}: {subject}", plan.judged):
                 for w in followers:
                     follow(w)
                 return Result(sha=sha, parent=parent, plan=plan,
@@ -95,9 +107,11 @@ def step_line(git: Git, ref: str, old: str, new: str, *, reflog: str = "gitstate
         return False
 
 
-def _swap(git: Git, ref: str, sha: str, parent: str | None, reflog: str) -> bool:
+def _swap(git: Git, ref: str, sha: str, parent: str | None, reflog: str,
+          vouched: bool) -> bool:
     args = ("update-ref", "-m", reflog, ref, sha, parent or zero_like(sha))
-    judged = {"GITSTATE_JUDGED": sha}   # judged already: the ref guard need not judge it again
+    # judged already: the ref guard need not judge it again
+    judged = {"GITSTATE_JUDGED": sha} if vouched else {}
     if git.ok(*args, env=judged):
         return True
     if git.rev(ref) != parent:

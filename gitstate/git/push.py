@@ -143,17 +143,18 @@ def land(git: Git, top: Path, move: Callable[[], Result], *, agent: str,
          policy: PushPolicy | None = None,
          judge_fetched: Callable[[str | None, str], str | None] | None = None,
          on_attempt: Callable[[int, str], None] | None = None,
-         line: str | None = None) -> tuple[Landing, Result]:
+         queue: bool = True, line: str | None = None) -> tuple[Landing, Result]:
     """Commit `move()` and land it on the upstream branch; see the module's docstring. Returns
     how it landed and the last local commit of the move.
 
     `move` commits on HEAD (re-deciding from HEAD each time it is called). `judge_fetched`
     judges commits fetched from the hub before the local branch takes them (old tip, new
-    tip) and returns a reason to stop, or None."""
+    tip) and returns a reason to stop, or None. `queue=False`: pushed to the branch even where
+    the hub keeps a landing queue (a message, which moves no agent: the queue takes moves)."""
     policy = policy or PushPolicy()
     up = upstream_of(git, line)
     check_in_step(git, up)
-    queued = hub_queues(git, up)
+    queued = queue and hub_queues(git, up)
     result = move()
     if queued:
         return _land_queued(git, top, up, move, result, agent, policy, judge_fetched)

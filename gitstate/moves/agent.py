@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from gitstate.errors import GitstateError, InvalidFile
-from gitstate.git.atomic import Plan, Result, commit_atomically, reject_if
+from gitstate.git.atomic import Plan, Result, reject_if
+from gitstate.git.line import commit_move
 from gitstate.git.repo import GitContext, Managed
 from gitstate.history.views import freeze_state_path
 from gitstate.law import statefile
@@ -78,7 +79,7 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
         return Plan({path: new}, message, {"agent": agent, "from": None, "to": lc.initial,
                                           "path": path}, key=signer)
 
-    return commit(repo, prepare, reflog="gitstate spawn")
+    return commit_move(repo, prepare, reflog="gitstate spawn")
 
 
 def _exists(lc, agent: str, state: Any) -> GitstateError:
@@ -182,17 +183,8 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
                     with_staged=with_work, sign=sign, key=signer,
                     work=kept_edits(work, base_bytes, fields, path))
 
-    return commit(repo, prepare, reflog="gitstate transition")
+    return commit_move(repo, prepare, reflog="gitstate transition")
 
-
-def commit(repo: Managed, prepare, *, reflog: str) -> Result:
-    """One move's commit: on HEAD, or onto the team line from a worktree on another branch
-    (`git/line.py`: built from the line's tip, nothing staged here comes along)."""
-    ref = repo.line_ref()
-    if ref:
-        from gitstate.git.line import commit_on_line
-        return commit_on_line(repo.git, ref, prepare, reflog=reflog)
-    return commit_atomically(repo.git, repo.work_tree, prepare, reflog=reflog)
 
 
 def _phase(lc, data: bytes, path: str) -> str:

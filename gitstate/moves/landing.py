@@ -35,9 +35,11 @@ def policy_of(repo: Managed) -> PushPolicy:
 
 
 def push_move(repo: Managed, agent: str, move: Callable[[], Result],
-              policy: PushPolicy | None = None) -> tuple[Landing, Result]:
+              policy: PushPolicy | None = None, *, queue: bool = True
+              ) -> tuple[Landing, Result]:
     """Commit `move()` and land it on the upstream branch: landed, illegal or gave up; and the
-    last local commit of the move."""
+    last local commit of the move (`queue=False`: pushed past a hub's landing queue, for a
+    commit that moves no agent)."""
     git = repo.git
 
     def judge_fetched(old: str | None, new: str) -> str | None:
@@ -57,9 +59,9 @@ def push_move(repo: Managed, agent: str, move: Callable[[], Result],
         with repo_lock(common_dir(git), "landing"):
             return land(git, repo.work_tree, move, agent=canonical_id(agent),
                         policy=policy or policy_of(repo), judge_fetched=judge_fetched,
-                        line=line)
+                        queue=queue, line=line)
     return land(git, repo.work_tree, move, agent=canonical_id(agent),
-                policy=policy or policy_of(repo), judge_fetched=judge_fetched)
+                policy=policy or policy_of(repo), judge_fetched=judge_fetched, queue=queue)
 
 
 def landed(repo: Managed) -> Callable[[str, Callable[[], Result]], Result]:

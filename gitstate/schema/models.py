@@ -27,13 +27,14 @@ from gitstate.schema.moves import (
     Move,
     OperationLog,
     OperationResult,
+    Said,
     SiteResult,
     SweepResult,
     SyncResult,
 )
 from gitstate.schema.records import AgentStatus, AgentStatusAt, Record, RosterRow
 
-__all__ = ["LifecycleDoc", "Pushed", "Move", "Burial", "SyncResult", "SweepResult",
+__all__ = ["LifecycleDoc", "Pushed", "Move", "Burial", "Said", "SyncResult", "SweepResult",
            "AwaitResult", "OperationResult", "OperationLog", "DrainResult", "SiteResult",
            "Error", "AgentStatus", "AgentStatusAt", "RosterRow"]
 
@@ -382,6 +383,7 @@ COMMANDS: dict[str, Any] = {
     "handover": Move,
     "assume": Move,
     "logout": Move,
+    "say": Said,
     "sync": SyncResult,
     "sweep": SweepResult,
     "await": AwaitResult,

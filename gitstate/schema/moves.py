@@ -42,6 +42,25 @@ class Burial(Move):
     """notices of roles left without a living holder"""
 
 
+class Said(Record):
+    """`gitstate say`: a message committed here (with `--push`: landed on the team line, exit
+    0, or not, exit 1; `push` says how). It changes no file and moves no agent."""
+    commit: str
+    """the commit (with --push: the one on the team line when it landed, else the one made
+    here)"""
+    from_: str | None = Field(alias="from", description="the agent that speaks (the session's "
+                                                        "binding); null: a person, git's "
+                                                        "author")
+    to: list[str]
+    """the agents it speaks to, by id ("all": @ALL)"""
+    subject: str
+    """the commit's subject: `to @ana: ...`, or `@bob: to @ana: ...` from an agent"""
+    body: str
+    """the lines after the first (may be empty)"""
+    push: Pushed | None = Field(None, description="with --push: how the message landed "
+                                                  "(landed, illegal or gave-up), and where")
+
+
 class Replayed(Record):
     """One unlanded commit, and what `gitstate sync` did with it."""
     commit: str
