@@ -31,7 +31,6 @@ from gitstate.git.atomic import (
     Plan,
     Result,
     build_commit,
-    commit_atomically,
     git_dir,
     index_info,
     refuse_during_operation,
@@ -39,20 +38,9 @@ from gitstate.git.atomic import (
     safe_path,
     write_file,
 )
-from gitstate.git.repo import Managed
 from gitstate.git.runner import Git, zero_like
 
 FOLLOW = "follow.json"   # in a worktree's git dir, under gitstate/
-
-
-def commit_move(repo: Managed, prepare: Callable[[str | None], Plan], *,
-                reflog: str) -> Result:
-    """One move's commit: on HEAD, or onto the team line from a worktree on another branch
-    (`Managed.line_ref`)."""
-    ref = repo.line_ref()
-    if ref:
-        return commit_on_line(repo.git, ref, prepare, reflog=reflog)
-    return commit_atomically(repo.git, repo.work_tree, prepare, reflog=reflog)
 
 
 def commit_on_line(git: Git, ref: str, prepare: Callable[[str | None], Plan], *,

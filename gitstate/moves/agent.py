@@ -10,7 +10,6 @@ from typing import Any
 
 from gitstate.errors import GitstateError, InvalidFile
 from gitstate.git.atomic import Plan, Result, reject_if
-from gitstate.git.line import commit_move
 from gitstate.git.repo import GitContext, Managed
 from gitstate.history.views import freeze_state_path
 from gitstate.law import statefile
@@ -22,7 +21,7 @@ from gitstate.law.rules import FileChange, legal_moves
 from gitstate.law.society import freeze_file_problems
 from gitstate.moves.fields import now_iso, parse_sets  # noqa: F401  (the commands' names)
 from gitstate.moves.principals import given_key, must_sign, new_key, session_env, signing_key
-from gitstate.moves.workfile import current, kept_edits, staged_version
+from gitstate.moves.workfile import commit_move, current, kept_edits, staged_version
 from gitstate.resources import read_shipped
 from gitstate.rule_ids import Rule
 

@@ -24,7 +24,6 @@ from collections.abc import Callable, Iterable
 
 from gitstate.errors import GitstateError, Rejected, UsageError
 from gitstate.git.atomic import Plan, Result
-from gitstate.git.line import commit_move
 from gitstate.git.repo import GitContext, Managed
 from gitstate.law import statefile
 from gitstate.law.grammar import canonical_id, parse_message, subject_tag
@@ -33,6 +32,7 @@ from gitstate.law.limits import SUBJECT_CHARS
 from gitstate.law.movers import agent_session
 from gitstate.moves.landing import push_move
 from gitstate.moves.principals import bound_agent, session_env
+from gitstate.moves.workfile import commit_move
 from gitstate.rule_ids import Rule
 
 MESSAGE_BYTES = 64 << 10     # a message's text, all told; a document goes in a file

@@ -3,11 +3,24 @@ what the work tree keeps of the user's own unstaged edits once the move is made.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gitstate.errors import InvalidFile
+from gitstate.git.atomic import Plan, Result, commit_atomically
+from gitstate.git.line import commit_on_line
 from gitstate.git.repo import Managed
 from gitstate.law import statefile
+
+
+def commit_move(repo: Managed, prepare: Callable[[str | None], Plan], *,
+                reflog: str) -> Result:
+    """One move's commit: on HEAD, or onto the team line from a worktree on another branch
+    (`Managed.line_ref`; `git/line.py`)."""
+    ref = repo.line_ref()
+    if ref:
+        return commit_on_line(repo.git, ref, prepare, reflog=reflog)
+    return commit_atomically(repo.git, repo.work_tree, prepare, reflog=reflog)
 
 
 def current(repo: Managed, parent: str | None, path: str) -> tuple[bytes | None, bytes | None]:

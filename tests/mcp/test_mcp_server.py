@@ -83,8 +83,10 @@ def test_tools_are_listed_with_typed_inputs_and_outputs(repo):
     spawn = tools["spawn"]
     assert spawn.input_schema["required"] == ["agent"]
     assert spawn.input_schema["properties"]["parent"]
-    assert set(spawn.output_schema["properties"]) == {"commit", "agent", "from", "to", "path", "advice", "also_committed",
-                                                      "subject", "push"}   # push: how it landed
+    assert set(spawn.output_schema["properties"]) == {
+        "commit", "agent", "from", "to", "path", "advice", "also_committed", "subject",
+        "line",    # the team line, for a move made from a worktree on another branch
+        "push"}    # how it landed
     assert "living" in tools["roster"].output_schema["properties"]
 
 
