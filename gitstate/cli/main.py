@@ -22,9 +22,9 @@ COMMANDS = {
                     "setup"),
     **dict.fromkeys(("status", "roster", "vacancies", "log", "inbox", "situations", "verify"),
                     "views"),
-    "demo": "demo", "mcp": "runtimes", "serve": "web", "site": "web",
+    "demo": "demo", "mcp": "runtimes", "serve": "web", "site": "web", "worktree": "worktrees",
 }
-FAMILIES = ("demo", "moves", "operations", "runtimes", "setup", "views", "web")
+FAMILIES = ("demo", "moves", "operations", "runtimes", "setup", "views", "web", "worktrees")
 
 
 def register(args: list[str]) -> None:

@@ -31,12 +31,15 @@ from gitstate.schema.moves import (
     SiteResult,
     SweepResult,
     SyncResult,
+    WorktreeAdded,
+    WorktreeRemoved,
 )
 from gitstate.schema.records import AgentStatus, AgentStatusAt, Record, RosterRow
 
 __all__ = ["LifecycleDoc", "Pushed", "Move", "Burial", "Said", "SyncResult", "SweepResult",
            "AwaitResult", "OperationResult", "OperationLog", "DrainResult", "SiteResult",
-           "Error", "AgentStatus", "AgentStatusAt", "RosterRow"]
+           "Error", "AgentStatus", "AgentStatusAt", "RosterRow", "WorktreeAdded",
+           "WorktreeRemoved"]
 
 # -- setup ----------------------------------------------------------------------------------
 
@@ -384,6 +387,8 @@ COMMANDS: dict[str, Any] = {
     "assume": Move,
     "logout": Move,
     "say": Said,
+    "worktree-add": WorktreeAdded,
+    "worktree-remove": WorktreeRemoved,
     "sync": SyncResult,
     "sweep": SweepResult,
     "await": AwaitResult,

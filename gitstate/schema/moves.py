@@ -258,3 +258,38 @@ class Error(Record):
     """the rule that refused it"""
     violations: list[Violation] | None = None
     """each rule a refused move broke"""
+
+
+class WorktreeAdded(Record):
+    """`gitstate worktree add`: the agent spawned (bound to a new session) and its worktree."""
+    agent: str
+    """the agent"""
+    path: str | None
+    """its worktree (null: the spawn did not land, so none was made)"""
+    branch: str | None
+    """the worktree's branch (the agent's id)"""
+    upstream: str | None
+    """what the branch tracks: the team line, or its hub's copy"""
+    session: str
+    """the runtime session id the agent is bound to (`session:`)"""
+    move: Move
+    """the spawn"""
+    start: str | None
+    """the command that starts the agent's runtime in its worktree"""
+    note: str | None = None
+    """what is missing for the runtime to be bound, when something is"""
+
+
+class WorktreeRemoved(Record):
+    """`gitstate worktree remove`: the agent ended as the lifecycle ends one, its worktree
+    removed (its branch kept)."""
+    agent: str
+    """the agent"""
+    path: str
+    """the worktree"""
+    removed: bool
+    """whether the worktree was removed (false: the burial did not land)"""
+    move: Burial | None
+    """the burial (null: the agent was dead already)"""
+    unmerged: int | None
+    """commits of the branch the team line has not got (the branch is kept for them)"""
