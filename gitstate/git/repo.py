@@ -53,7 +53,20 @@ class Managed:
         """The commit a move decides from and a view reads: the team line's tip where moves
         land on it (`line_ref`), else HEAD."""
         ref = self.line_ref()
-        return self.git.rev(ref) if ref else self.git.head()
+        if ref:
+            return self.git.rev(ref)
+        fresh = self.__dict__.pop("_fresh_head", False)   # read by `line_ref` just now
+        return fresh if fresh is not False else self._here[0]
+
+    @property
+    def _here(self) -> tuple[str | None, str | None]:
+        """(HEAD's commit, the ref HEAD names: None when detached or unborn), from one git
+        process; asked again after each move (a move changes it)."""
+        code, out, _ = self.git.call("rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
+        lines = out.decode("utf-8", "surrogateescape").split()
+        if code != 0 or len(lines) != 2:
+            return None, None
+        return lines[0], (lines[1] if lines[1].startswith("refs/") else None)
 
     @property
     def work_tree(self) -> Path:
@@ -67,11 +80,17 @@ class Managed:
     def lifecycle(self, rev: str | None = "HEAD", *, index: bool = True,
                   worktree: bool = True) -> Lifecycle:
         """The lifecycle in force: as committed at `rev`, else as staged, else in the work tree."""
+        memo = self.__dict__.setdefault("_laws", {})
+        if rev in memo:   # a commit's law, read once per command
+            return memo[rev]
         specs = (([f"{rev}:{LIFECYCLE_PATH}"] if rev else [])
                  + ([f":{LIFECYCLE_PATH}"] if index else []))
-        for found in self.git.cat_batch(specs):
+        for n, found in enumerate(self.git.cat_batch(specs)):
             if found is not None and found[1] == "blob":
-                return load_lifecycle_cached(found[2], found[0], LIFECYCLE_PATH, self.cache_dir)
+                lc = load_lifecycle_cached(found[2], found[0], LIFECYCLE_PATH, self.cache_dir)
+                if n == 0 and rev and _is_commit_id(rev):
+                    memo[rev] = lc
+                return lc
         if worktree and self.top is not None:
             path = self.top / LIFECYCLE_PATH
             if path.is_file():
@@ -254,19 +273,22 @@ def _elsewhere_line(repo: Managed) -> str | None:
     """`Managed.line_ref`: the team branch by `git config gitstate.teamBranch`, else by the
     law committed at HEAD; its ref when it exists here and HEAD is not on it."""
     git = repo.git
+    head, named = repo._here
+    repo.__dict__["_fresh_head"] = head
     branch = git.config("gitstate.teamBranch")
-    if not branch:
+    if not branch and head:
         try:
-            branch = repo.lifecycle("HEAD", index=False, worktree=False).line
+            branch = repo.lifecycle(head, index=False, worktree=False).line
         except GitstateError:
             return None
-    if not branch:
+    if not branch or named == f"refs/heads/{branch}":
         return None
     ref = f"refs/heads/{branch}"
-    code, out, _ = git.call("symbolic-ref", "-q", "HEAD")
-    if code == 0 and out.decode("utf-8", "replace").strip() == ref:
-        return None
     return ref if git.rev(ref) else None
+
+
+def _is_commit_id(rev: str) -> bool:
+    return len(rev) in (40, 64) and all(c in "0123456789abcdef" for c in rev)
 
 
 def on_team_line(git: Git, lc: Lifecycle) -> bool:
