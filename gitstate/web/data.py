@@ -29,6 +29,7 @@ class Viewer:
         self._roster: dict | None = None     # the tip's roster, while it is the tip
         self._words: tuple[str | None, dict[str, str]] = (None, {})   # last_words, per commit
         self.pinned: str | None = None      # the static site: one commit, read once
+        self.follows: str | None = None     # the hub's branch read, in words (web/follow.py)
         self.lazy = True        # the server: what a first read from nothing costs, in a thread
         self._reading_contexts = False
 
