@@ -7,7 +7,9 @@ same answer `roster` gives), and the roster is read again only when that commit 
 when the clock alone puts an agent in trouble or takes it out (silent past the heartbeat,
 past a timeout). On a terminal each roster replaces the last (the screen is cleared); elsewhere
 (a pipe, an agent's Bash) each is printed once, ended by a blank line; with `--json`, each is
-one line of JSON (JSON Lines), the object `roster --json` prints.
+one line of JSON (JSON Lines), the object `roster --json` prints. In a clone whose branch
+tracks a hub, the hub's branch is watched, fetched every two seconds, as `serve` follows it
+(gitstate/web/follow.py).
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ def _kinds(found: list[tuple[str, list[tuple[str, str]]]]) -> set[tuple[str, str
     return {(agent, kind) for agent, kinds in found for kind, _ in kinds}
 
 
-def draw(view: dict, found: list, *, as_json: bool, tty: bool) -> None:
+def draw(view: dict, found: list, *, as_json: bool, tty: bool,
+         follows: str | None = None) -> None:
     from gitstate.cli.text import print_roster
     if as_json:
         import json
@@ -64,7 +67,8 @@ def draw(view: dict, found: list, *, as_json: bool, tty: bool) -> None:
         from gitstate.law.times import iso
         sha = (view.get("commit") or "none")[:10]
         click.echo(f"roster at {sha} (lifecycle {view.get('lifecycle')}) as of "
-                   f"{iso(int(time.time()))}" + ("; Ctrl-C stops" if tty else ""))
+                   f"{iso(int(time.time()))}" + (f", following {follows}" if follows else "")
+                   + ("; Ctrl-C stops" if tty else ""))
         if found:
             click.echo(f"Needs attention ({len(found)})")
             for agent, kinds in found:
@@ -76,14 +80,23 @@ def draw(view: dict, found: list, *, as_json: bool, tty: bool) -> None:
 
 
 def watch(repo: Managed, *, as_json: bool, count: int | None = None,
-          every: float = EVERY) -> int:
+          every: float = EVERY, follow: bool = True) -> int:
     """Draw the roster, then again each time the line moves (or trouble comes or goes with
-    the clock); after `count` drawings, or at Ctrl-C, stop with 0."""
+    the clock); after `count` drawings, or at Ctrl-C, stop with 0. `follow`: in a clone of a
+    hub, watch the hub's branch, fetched every two seconds."""
     tty = sys.stdout.isatty() and not as_json
     drawn, shown, seen = 0, None, set()
     view: dict = {}
+    follower, follows, fetched = None, None, time.monotonic()
     try:
+        if follow:
+            from gitstate.web.follow import follow as following
+            repo, follower, follows = following(repo, echo=lambda line: click.echo(line,
+                                                                                  err=True))
         while True:
+            if follower is not None and time.monotonic() - fetched >= follower.every:
+                follower.step()
+                fetched = time.monotonic()
             now_tip = tip(repo)
             if shown is not None and now_tip == shown:
                 found = troubles(repo, view, int(time.time()))
@@ -100,7 +113,7 @@ def watch(repo: Managed, *, as_json: bool, count: int | None = None,
                 time.sleep(every)
                 continue
             found = troubles(repo, view, int(time.time()))
-            draw(view, found, as_json=as_json, tty=tty)
+            draw(view, found, as_json=as_json, tty=tty, follows=follows)
             drawn, shown, seen = drawn + 1, view["commit"], _kinds(found)
             if count is not None and drawn >= count:
                 return 0

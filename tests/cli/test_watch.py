@@ -1,6 +1,7 @@
 """`gitstate roster --watch`: the roster drawn, then drawn again when the team line moves, trouble
 first; each roster once, ended by a blank line, when not on a terminal; the screen cleared on
 one; a line of JSON per redraw with `--json`; `--count N` stops after N; Ctrl-C stops it with 0.
+On a hub it watches the hub's line; in a clone of a hub, the hub's branch, fetched.
 
 Each test runs the real command in a process of its own and reads what it prints as it prints
 it, with a deadline: nothing waits a fixed time for it."""
@@ -153,6 +154,8 @@ def test_count_and_at_are_refused_where_they_mean_nothing(repo):
     assert res.returncode == 2 and "--count goes with --watch" in res.stderr
     res = gitstate(repo, "roster", "--watch", "--at", "HEAD")
     assert res.returncode == 2 and "--at" in res.stderr
+    res = gitstate(repo, "roster", "--no-follow")
+    assert res.returncode == 2 and "--no-follow goes with --watch" in res.stderr
 
 
 def test_a_lead_watches_the_hub_while_a_clone_pushes(tmp_path):
@@ -170,3 +173,29 @@ def test_a_lead_watches_the_hub_while_a_clone_pushes(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_in_a_clone_of_a_hub_the_hubs_branch_is_watched(tmp_path):
+    """A lead's clone, never pulled: a move another clone pushes is drawn all the same (the
+    hub's branch fetched every two seconds), and the clone's own branch is left as it was."""
+    hub, (a, b) = hub_and_clones(tmp_path)
+    before = git(a, "rev-parse", "HEAD").stdout.strip()
+    proc = watching(a, "roster", "--watch", "--count", "2")
+    try:
+        out = Reader(proc.stdout)
+        first = out.block()
+        assert first[0].endswith(f", following origin/main on {hub}") and first[1].startswith("no agents yet")
+        code, landed = pushed(b, "spawn", "ana", "--role", "architect")
+        assert code == 0, landed
+        second = out.block()
+        assert second[0].startswith(f"roster at {git(hub, 'rev-parse', 'main').stdout[:10]}")
+        assert second[1] == "living (1)" and second[2].split()[:2] == ["ana", "bootstrap"]
+        assert proc.wait(DEADLINE) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+    assert git(a, "rev-parse", "HEAD").stdout.strip() == before
+    # --no-follow: the clone's own branch, which has not got ana
+    res = gitstate(a, "roster", "--watch", "--no-follow", "--count", "1", "--json")
+    assert res.returncode == 0 and json.loads(res.stdout)["commit"] == before
+    assert json.loads(res.stdout)["living"] == []
