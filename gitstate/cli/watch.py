@@ -32,13 +32,20 @@ def tip(repo: Managed) -> str | None:
     return views.resolve_at(repo, None)[0]
 
 
+_laws: dict = {}    # the law of the roster drawn last, by its commit
+
+
 def troubles(repo: Managed, view: dict, now: int) -> list[tuple[str, list[tuple[str, str]]]]:
     """(agent, [(kind, words)]) of every agent of `view` in trouble as of `now`, the worst
     first: the viewer's "Needs attention"."""
     from gitstate.web.trouble import trouble, worst
     if view.get("commit") is None:
         return []
-    lc = repo.lifecycle(view["commit"], index=False, worktree=False)
+    lc = _laws.get(view["commit"])
+    if lc is None:     # read once per roster drawn, not once a second
+        _laws.clear()
+        lc = _laws[view["commit"]] = repo.lifecycle(view["commit"], index=False,
+                                                    worktree=False)
     found = [(r["agent"], kinds) for key in ("living", "freezer", "cemetery", "unknown")
              for r in view.get(key, []) if (kinds := trouble(r, lc, now))]
     return sorted(found, key=lambda x: (-worst(x[1]), x[0]))
