@@ -15,6 +15,7 @@ Two things keep the suite fast without making it less real:
 from __future__ import annotations
 
 import atexit
+import contextlib
 import fcntl
 import io
 import os
@@ -119,6 +120,18 @@ def isolated_env(tmp_path_factory, monkeypatch):
 # A clone without gitstate's hooks (none of them run): how an illegal commit reaches a hub or
 # a history that `verify` audits. `--no-verify` alone no longer does: the ref guard still runs.
 UNHOOKED = ("-c", "core.hooksPath=/dev/null")
+
+
+@contextlib.contextmanager
+def moves_on_this_branch(repo: Path, branch: str):
+    """While inside, gitstate's moves in `repo` commit on `branch` (checked out) instead of
+    landing on the team line: a clone that names `branch` its copy of the team line
+    (`gitstate.teamBranch`), as anyone can, e.g. to make a side branch with moves of its own."""
+    git(repo, "config", "gitstate.teamBranch", branch)
+    try:
+        yield
+    finally:
+        git(repo, "config", "--unset", "gitstate.teamBranch")
 
 
 def git(repo: Path, *args: str, check: bool = True, input: str | None = None):

@@ -33,6 +33,7 @@ SETUPS = {
 _MARKED = re.compile(r"<!-- example: (?P<spec>[^\n]*?) -->\n```(?P<lang>[a-z]*)\n(?P<body>.*?)```",
                      re.S)
 _NORMAL = (
+    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"), "<uuid>"),
     (re.compile(r"\b[0-9a-f]{7,40}\b"), "<sha>"),
     (re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?Z?)?"), "<time>"),
     (re.compile(r"'<time>'"), "<time>"),

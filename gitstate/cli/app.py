@@ -28,6 +28,7 @@ commit tagged [STATE:x]; git hooks refuse illegal moves. Try it:
   gitstate spawn alice --role architect
   gitstate transition alice inbox -m "restored"
   gitstate status                    who is where, and what they may do next
+  gitstate say alice "rebase on main, please"   a message to an agent (or ALL)
 """
 
 

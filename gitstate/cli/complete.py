@@ -12,7 +12,7 @@ def _names(ctx: click.Context, kind: str) -> list[str]:
     from gitstate.git.repo import open_managed
     root = ctx.find_root()
     repo = open_managed(root.params.get("directory"))
-    head = repo.git.head()
+    head = repo.head()
     lc = repo.lifecycle(head)
     if kind == "agent":
         return sorted(repo.agent_ids(lc, head))

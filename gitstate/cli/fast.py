@@ -63,8 +63,29 @@ def run(args: list[str]) -> int | None:
                 sys.stdout.buffer.write(part)
         sys.stdout.flush()
     except BrokenPipeError:
-        pass
+        return 0
+    if not as_json and params["at"] is None and command in NOTED:
+        note_upstream(directory)
     return 0
+
+
+NOTED = ("status", "roster", "vacancies", "log", "inbox")   # the views that say it
+
+
+def note_upstream(directory: str | None) -> None:
+    """On stderr, when the branch read has a remote-tracking upstream that it differs from
+    (as of the last fetch): how, and the command that brings them in step. One git call;
+    nothing is said, and nothing fails, when it cannot be told."""
+    try:
+        from gitstate.git.runner import Git
+        from gitstate.git.upstream import standing
+        found = standing(Git(directory))
+        if found is not None:
+            from gitstate.cli.text import upstream_note
+            sys.stderr.write(upstream_note(*found) + "\n")
+            sys.stderr.flush()
+    except Exception:   # noqa: BLE001 - a note, never a reason for a view to fail
+        pass
 
 
 def _plain_log(command: str, params: dict) -> bool:

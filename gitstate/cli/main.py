@@ -15,16 +15,16 @@ from gitstate.errors import EXIT_REJECTED, EXIT_USAGE, GitstateError
 # and a mistyped name import them all. tests/cli/test_cli.py keeps this in step.
 COMMANDS = {
     **dict.fromkeys(("spawn", "transition", "freeze", "wake", "bury", "show", "handover",
-                     "assume", "logout", "sync"), "moves"),
+                     "assume", "logout", "say", "sync"), "moves"),
     **dict.fromkeys(("await", "sweep", "reap", "shutdown", "team"), "operations"),
     **dict.fromkeys(("init", "presets", "lifecycle", "check", "hook", "doctor", "schema",
                      "hub"),
                     "setup"),
     **dict.fromkeys(("status", "roster", "vacancies", "log", "inbox", "situations", "verify"),
                     "views"),
-    "demo": "demo", "mcp": "runtimes", "serve": "web", "site": "web",
+    "demo": "demo", "mcp": "runtimes", "serve": "web", "site": "web", "worktree": "worktrees",
 }
-FAMILIES = ("demo", "moves", "operations", "runtimes", "setup", "views", "web")
+FAMILIES = ("demo", "moves", "operations", "runtimes", "setup", "views", "web", "worktrees")
 
 
 def register(args: list[str]) -> None:

@@ -1,6 +1,7 @@
 """Moving one agent: spawn, transition, freeze, wake, bury, handover, logout, and show (a frozen
-agent's freeze-state, asked without waking it). Each move's record comes from
-gitstate/moves/commands.py, which the MCP tools call too."""
+agent's freeze-state, asked without waking it); say (a message) and sync. Each move's record
+comes from gitstate/moves/commands.py (a message's from gitstate/moves/say.py), which the MCP
+tools call too."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from gitstate.cli.app import (
     repo,
     set_option,
 )
-from gitstate.cli.text import print_freeze_state, print_landing, print_move
+from gitstate.cli.text import print_freeze_state, print_landing, print_move, print_said
 from gitstate.errors import EXIT_REJECTED
 from gitstate.history.views import freeze_state
 from gitstate.moves import commands
@@ -212,6 +213,36 @@ def logout(agent, note, sets, text, as_json):
         click.echo(f"{log}, last entries:")
         for line in log_tail(here, log):
             click.echo(f"  {line}")
+
+
+@example("gitstate say ana 'please rebase on main'",
+         "gitstate say ALL 'the hub moves to a new host at noon' --push",
+         "gitstate say ana bob - < notes.txt      # the first line is the subject")
+@cli.command()
+@click.argument("to", nargs=-1, required=True, metavar="TARGET...",
+                shell_complete=complete.agent)
+@click.argument("message", metavar="MESSAGE")
+@push_option
+@json_option
+def say(to, message, push, as_json):
+    """Send MESSAGE to each TARGET (an agent's id, several, or ALL) in one commit that changes
+    no file: `to @ana: MESSAGE`, read by `gitstate inbox ana`. From an agent's session
+    (GITSTATE_AGENT) it says who speaks: `@bob: to @ana: MESSAGE`. MESSAGE `-` is read from
+    stdin; its first line is the subject, the rest the body. Nothing staged is taken."""
+    from gitstate.moves.say import say as said
+    if message == "-":
+        message = _stdin_text()
+    record = said(repo(), to, message, push=push)
+    output("say", record, as_json, print_said)
+    landing = record.get("push")
+    return 0 if landing is None or landing["outcome"] == "landed" else EXIT_REJECTED
+
+
+def _stdin_text() -> str:
+    """The message on stdin, as text (bytes that are not UTF-8 kept as `surrogateescape`
+    makes them, for the message's check to name)."""
+    import sys
+    return sys.stdin.buffer.read((64 << 10) + 1).decode("utf-8", "surrogateescape")
 
 
 @example('gitstate sync', 'gitstate sync --no-push --json')

@@ -31,7 +31,7 @@ def whole_log(repo, as_json: bool) -> list[bytes] | None:
     from gitstate import __version__
     from gitstate.history.kept import asked, read_on
 
-    head = repo.git.head()
+    head = repo.head()
     if head is None or not repo.cache_dir:
         return None
     lc = repo.lifecycle(head)

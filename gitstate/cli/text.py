@@ -34,7 +34,8 @@ def print_move(record: dict, says: str | None = None) -> None:
     keeps the state, e.g. a hand-over), and what its mortality phase asks."""
     frm = f"{record['from']} -> " if record["from"] else ""
     move = f"{says}, stays {record['to']}" if says else f"{frm}{record['to']}"
-    echo(f"{record['agent']}: {move}  ({record['commit'][:10]})")
+    on = f" on {record['line']}" if record.get("line") else ""
+    echo(f"{record['agent']}: {move}  ({record['commit'][:10]}){on}")
     if record.get("advice"):
         echo(f"  mortality: {record['advice']}")
     if record["also_committed"]:
@@ -62,6 +63,42 @@ def print_landing(record: dict, says: str | None = None) -> None:
              + ": `gitstate sync` lands it once it is legal again", err=True)
     else:
         echo(f"gitstate: gave up landing the move: {landing['reason']}", err=True)
+
+
+def print_said(record: dict) -> None:
+    """`say`: the subject as committed and the commit; with `--push`, where it landed, or (on
+    stderr) why not."""
+    landing = record.get("push")
+    if landing is None or landing["outcome"] == "landed":
+        echo(f"{record['subject']}  ({record['commit'][:10]})")
+    if landing is None:
+        return
+    up = landing["upstream"]
+    if landing["outcome"] == "landed":
+        echo(f"landed on {up}" + (f" after {plural(landing['attempts'], 'attempt')}"
+                                  if landing["attempts"] > 1 else ""))
+        if landing.get("reason"):
+            echo(f"  {landing['reason']}", err=True)
+    elif landing["outcome"] == "illegal":
+        echo(f"gitstate: the message did not land on {up}: {landing['reason']}; it is kept "
+             f"on branch {landing['kept']}", err=True)
+    else:
+        echo(f"gitstate: gave up landing the message: {landing['reason']}", err=True)
+
+
+def upstream_note(upstream: str, ahead: int, behind: int) -> str:
+    """The line a view adds (on stderr) when this branch and its upstream differ, as of the
+    last fetch."""
+    they = "it" if behind == 1 else "them"
+    if behind and ahead:
+        return (f"note: {upstream} has {plural(behind, 'commit')} this clone has not got (as "
+                f"of the last fetch), and {ahead} here {'is' if ahead == 1 else 'are'} not on "
+                f"it: `gitstate sync` brings this branch in step and lands its moves")
+    if behind:
+        return (f"note: {upstream} has {plural(behind, 'commit')} this clone has not got (as "
+                f"of the last fetch): `git pull` brings {they}")
+    return (f"note: {plural(ahead, 'commit')} here {'has' if ahead == 1 else 'have'} not "
+            f"landed on {upstream}: `gitstate sync` lands the moves among them")
 
 
 def also_committed(paths: list[str], shown: int = 8) -> str:

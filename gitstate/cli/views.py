@@ -8,7 +8,16 @@ import sys
 import click
 
 from gitstate.cli import complete
-from gitstate.cli.app import at_option, cli, example, json_option, output, push_option, repo
+from gitstate.cli.app import (
+    at_option,
+    cli,
+    directory,
+    example,
+    json_option,
+    output,
+    push_option,
+    repo,
+)
 from gitstate.cli.text import (
     plural,
     print_inbox,
@@ -35,6 +44,15 @@ def status(agent, at, as_json):
     """Current state, mortality phase and legal next states (of AGENT, or of everyone)."""
     output("status", status_of(repo(bare_ok=True), agent, at), as_json,
            lambda data: print_status_view(data, agent))
+    _note_upstream(at, as_json)
+
+
+def _note_upstream(at: str | None, as_json: bool) -> None:
+    """A view of the branch (not `--at`), for a person: whether it differs from its upstream
+    (on stderr; `--json` is left as it is)."""
+    if at is None and not as_json:
+        from gitstate.cli.fast import note_upstream
+        note_upstream(directory())
 
 
 def _as_of(name: str, data, printer, help: str) -> None:
@@ -45,6 +63,7 @@ def _as_of(name: str, data, printer, help: str) -> None:
     @json_option
     def view(at, as_json):
         output(name, data(repo(bare_ok=True), at), as_json, printer)
+        _note_upstream(at, as_json)
 
 
 @example("gitstate roster", "gitstate roster --json", "gitstate roster --at 2026-11-01",
@@ -98,6 +117,7 @@ def log_cmd(agent, limit, since, newest_first, at, as_json):
     rows = history.log_rows(repo(bare_ok=True), agent, limit=limit, since=since,
                             newest_first=newest_first, at=at)
     output("log", rows, as_json, lambda data: print_log(data, since, limit))
+    _note_upstream(at, as_json)
 
 
 @example('gitstate inbox bob',
@@ -115,6 +135,7 @@ def inbox(agent, mark_read, push, at, as_json):
     view = read(repo(bare_ok=not (mark_read or push)), agent, mark_read=mark_read, push=push,
                 at=at)
     output("inbox", view, as_json, print_inbox)
+    _note_upstream(at, as_json)
     pushed = view.get("push")
     return 0 if pushed is None or pushed["outcome"] == "landed" else EXIT_REJECTED
 

@@ -41,6 +41,8 @@ class Plan:
     with_staged: bool = True                    # commit what the user staged, too
     sign: bool = False                          # sign with the configured SSH key (approvals)
     key: str | None = None                      # else sign with this SSH key (an agent's)
+    judged: bool = True                         # judged by its maker: the ref guard need not
+                                                # judge it again (False: the guard judges it)
     # what the work tree gets where it differs from what is committed: the user's unstaged
     # edits of a file the move rewrites, with the move applied (nothing of theirs is lost)
     work: dict[str, bytes] = field(default_factory=dict)
@@ -56,6 +58,7 @@ class Result:
     plan: Plan
     detached: bool = False   # HEAD named no branch: the commit is on no branch either
     also: list[str] = field(default_factory=list)   # staged files that rode along
+    line: str | None = None   # the team line's branch, for a move made onto it from elsewhere
 
 
 def git_dir(git: Git) -> Path:
@@ -67,12 +70,13 @@ class IndexLocked(GitFailure):
 
 
 @contextlib.contextmanager
-def repo_lock(gdir: Path) -> Iterator[None]:
-    """Serialise gitstate writers in one repository. The OS drops the lock if we die."""
+def repo_lock(gdir: Path, name: str = "lock") -> Iterator[None]:
+    """Serialise gitstate writers in one repository (`name`: one lock of several). The OS
+    drops the lock if we die."""
     lock_dir = gdir / "gitstate"
     try:
         lock_dir.mkdir(exist_ok=True)
-        fh = open(lock_dir / "lock", "a+")
+        fh = open(lock_dir / name, "a+")
     except OSError as exc:
         what = "is not a folder" if lock_dir.exists() and not lock_dir.is_dir() \
             else f"cannot be used ({exc.strerror})"
@@ -109,10 +113,10 @@ def commit_atomically(git: Git, top: Path, prepare: Callable[[str | None], Plan]
                 safe_path(top, path)
             entries = [(path, plan.mode(path), None if data is None else git.hash_object(data))
                        for path, data in plan.files.items()]
-            sha = _build(git, gdir, parent, plan, entries)
+            sha = build_commit(git, gdir, parent, plan, entries)
             subject = plan.message.split("\n", 1)[0]
             journal = _write_journal(gdir, sha, parent, entries)
-            if _publish(git, sha, parent, f"{reflog}: {subject}", journal):
+            if _publish(git, sha, parent, f"{reflog}: {subject}", journal, plan.judged):
                 _finish(git, top, entries, plan.files, gdir, sha, plan.work)
                 journal.unlink()
                 return Result(sha=sha, parent=parent, plan=plan, detached=detached,
@@ -130,11 +134,13 @@ def _riders(git: Git, parent: str | None, sha: str, plan: Plan) -> list[str]:
             if p and p not in plan.files]
 
 
-def _publish(git: Git, sha: str, parent: str | None, reflog: str, journal: Path) -> bool:
+def _publish(git: Git, sha: str, parent: str | None, reflog: str, journal: Path,
+             vouched: bool = True) -> bool:
     """Swap HEAD from `parent` to `sha`. False if HEAD moved meanwhile (judge again); a
-    refusal with HEAD still at `parent` (e.g. a stale HEAD.lock) is said, not retried."""
+    refusal with HEAD still at `parent` (e.g. a stale HEAD.lock) is said, not retried.
+    `vouched`: judged already, so the ref guard need not judge it again."""
     args = ("update-ref", "-m", reflog, "HEAD", sha, parent or "")
-    judged = {"GITSTATE_JUDGED": sha}   # judged already: the ref guard need not judge it again
+    judged = {"GITSTATE_JUDGED": sha} if vouched else {}
     if git.ok(*args, env=judged):
         return True
     if git.head() != parent:
@@ -210,14 +216,14 @@ def wait_for_index(gdir: Path, seconds: float = INDEX_WAIT, sha: str | None = No
 Entry = tuple[str, str, "str | None"]   # path, mode, blob (None: delete)
 
 
-def _index_info(entries: list[Entry], zero: str) -> bytes:
+def index_info(entries: list[Entry], zero: str) -> bytes:
     """`update-index --index-info` lines; `zero`: the repository's all-zero id (a removal)."""
     lines = [f"0 {zero}\t{path}" if blob is None else f"{mode} {blob}\t{path}"
              for path, mode, blob in entries]
     return ("\n".join(lines) + "\n").encode()
 
 
-def _build(git: Git, gdir: Path, parent: str | None, plan: Plan, entries: list[Entry]) -> str:
+def build_commit(git: Git, gdir: Path, parent: str | None, plan: Plan, entries: list[Entry]) -> str:
     """The commit object for `plan` on top of `parent` (and the index), not yet published."""
     tmp = gdir / "gitstate" / f"index.{os.getpid()}.tmp"
     real = _index_file(gdir)
@@ -231,7 +237,9 @@ def _build(git: Git, gdir: Path, parent: str | None, plan: Plan, entries: list[E
             git.run("read-tree", "--empty", env=env)
         removes = any(blob is None for _path, _mode, blob in entries)
         zero = zero_like(parent) if parent else git.zero() if removes else ""
-        git.run("update-index", "--index-info", input=_index_info(entries, zero), env=env)
+        if entries:   # a message commits no file: its tree is its parent's
+            git.run("update-index", "--index-info", input=index_info(entries, zero),
+                    env=env)
         tree = git.text("write-tree", env=env)
         # the message is UTF-8, and says so whatever this clone's i18n.commitEncoding: every
         # door refuses a commit that declares another encoding
@@ -303,6 +311,8 @@ def _finish(git: Git, top: Path, entries: list[Entry], datas: dict[str, bytes | 
             gdir: Path, sha: str, work: dict[str, bytes] | None = None) -> None:
     """The real index takes the committed files (only those in `datas`), and so does the
     work tree, except where `work` says what it keeps instead."""
+    if not entries:
+        return
     for path, mode, blob in entries:
         if path not in datas:
             continue
@@ -314,7 +324,7 @@ def _finish(git: Git, top: Path, entries: list[Entry], datas: dict[str, bytes | 
             data = (work or {}).get(path, datas[path])
             assert data is not None   # `datas` has the content of every blob
             write_file(target, data, executable=mode == "100755")
-    payload = _index_info(entries, zero_like(sha))
+    payload = index_info(entries, zero_like(sha))
     deadline = time.monotonic() + INDEX_WAIT
     while not _update_index(git, payload):
         # git's own index.lock may be held for a moment by another git command

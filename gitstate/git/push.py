@@ -68,6 +68,7 @@ class Upstream:
     ref: str          # the branch on the hub, e.g. refs/heads/main
     tracking: str     # its remote-tracking ref here, e.g. refs/remotes/origin/main
     branch: str       # the local branch, e.g. refs/heads/main
+    line: bool = False   # the team line seen from another branch: moves go onto it by ref
 
     @property
     def name(self) -> str:
@@ -92,10 +93,15 @@ class Landing(Record):
         return 0 if self.outcome == "landed" else 1
 
 
-def upstream_of(git: Git) -> Upstream:
-    """The current branch's upstream; a clear error (nothing done) when there is none."""
-    code, out, _ = git.call("symbolic-ref", "-q", "HEAD")
-    branch = out.decode().strip() if code == 0 else ""
+def upstream_of(git: Git, line: str | None = None) -> Upstream:
+    """The current branch's upstream (or, with `line`, the team line's: moves made in a
+    worktree on another branch land there); a clear error (nothing done) when there is
+    none."""
+    if line:
+        branch = line
+    else:
+        code, out, _ = git.call("symbolic-ref", "-q", "HEAD")
+        branch = out.decode().strip() if code == 0 else ""
     if not branch:
         raise GitstateError("--push needs a branch, but HEAD is detached; nothing was done",
                             hint="switch to a branch that tracks the hub (`git switch main`)")
@@ -109,7 +115,14 @@ def upstream_of(git: Git) -> Upstream:
                                  "clone from the hub")
     tracking = git.text("rev-parse", "--symbolic-full-name", f"{short}@{{upstream}}",
                         check=False) or f"refs/remotes/{remote}/{ref.removeprefix('refs/heads/')}"
-    return Upstream(remote, ref, tracking, branch)
+    return Upstream(remote, ref, tracking, branch, line=bool(line))
+
+
+def local_upstream(git: Git, line: str) -> bool:
+    """Whether the team line `line` (a ref) lands nowhere beyond this repository: it has no
+    upstream, or a local one."""
+    remote = git.config(f"branch.{line.removeprefix('refs/heads/')}.remote")
+    return not remote or remote == "."
 
 
 def check_in_step(git: Git, up: Upstream) -> None:
@@ -117,7 +130,7 @@ def check_in_step(git: Git, up: Upstream) -> None:
     moves only the move itself, and must never drop someone's earlier commits."""
     if not git.rev(up.tracking):
         return
-    ahead = git.text("rev-list", "--count", f"{up.tracking}..HEAD")
+    ahead = git.text("rev-list", "--count", f"{up.tracking}..{up.branch if up.line else 'HEAD'}")
     if ahead != "0":
         raise GitstateError(f"{up.branch.removeprefix('refs/heads/')} has {ahead} commit(s) "
                             f"that {up.name} has not got; --push lands one move at a time, "
@@ -129,17 +142,19 @@ def check_in_step(git: Git, up: Upstream) -> None:
 def land(git: Git, top: Path, move: Callable[[], Result], *, agent: str,
          policy: PushPolicy | None = None,
          judge_fetched: Callable[[str | None, str], str | None] | None = None,
-         on_attempt: Callable[[int, str], None] | None = None) -> tuple[Landing, Result]:
+         on_attempt: Callable[[int, str], None] | None = None,
+         queue: bool = True, line: str | None = None) -> tuple[Landing, Result]:
     """Commit `move()` and land it on the upstream branch; see the module's docstring. Returns
     how it landed and the last local commit of the move.
 
     `move` commits on HEAD (re-deciding from HEAD each time it is called). `judge_fetched`
     judges commits fetched from the hub before the local branch takes them (old tip, new
-    tip) and returns a reason to stop, or None."""
+    tip) and returns a reason to stop, or None. `queue=False`: pushed to the branch even where
+    the hub keeps a landing queue (a message, which moves no agent: the queue takes moves)."""
     policy = policy or PushPolicy()
-    up = upstream_of(git)
+    up = upstream_of(git, line)
     check_in_step(git, up)
-    queued = hub_queues(git, up)
+    queued = queue and hub_queues(git, up)
     result = move()
     if queued:
         return _land_queued(git, top, up, move, result, agent, policy, judge_fetched)
@@ -223,17 +238,26 @@ def _decide_again(git: Git, top: Path, up: Upstream, move: Callable[[], Result],
         reason = judge_fetched(result.parent, tip)
         if reason:
             return _gave_up(up, result, attempt, reason)
-    try:
-        work = carry_work(git, top, result, tip)
-    except Conflict as exc:
-        return _set_aside(git, top, up, result, agent, attempt, str(exc), fetch=False)
-    except GitFailure as exc:
-        return _gave_up(up, result, attempt, f"could not move onto {up.name}: {exc.message}")
+    if up.line:   # the line steps onto the tip by its ref: no work of this worktree moves
+        from gitstate.git.line import step_line
+        if not step_line(git, up.branch, result.sha, tip):
+            return _gave_up(up, result, attempt, f"{up.branch.removeprefix('refs/heads/')} "
+                            "moved here meanwhile")
+        work: list[str] = []
+    else:
+        try:
+            work = carry_work(git, top, result, tip)
+        except Conflict as exc:
+            return _set_aside(git, top, up, result, agent, attempt, str(exc), fetch=False)
+        except GitFailure as exc:
+            return _gave_up(up, result, attempt, f"could not move onto {up.name}: "
+                            f"{exc.message}")
     try:
         return None, move()
     except (Rejected, GitstateError) as exc:
         moved = [p for p in work if p == result.plan.info.get("path") or p in result.plan.files]
-        restore(git, top, tip, moved)   # the refused state file goes back to the tip's
+        if not up.line:
+            restore(git, top, tip, moved)   # the refused state file goes back to the tip's
         return _set_aside(git, top, up, result, agent, attempt,
                           f"now illegal on {tip[:10]}: {exc}", fetch=False,
                           staged=[p for p in work if p not in moved], rule=_first_rule(exc))
@@ -299,7 +323,11 @@ def _take_landed(git: Git, up: Upstream, result: Result, landed: str,
             "merge-base", "--is-ancestor", landed, up.tracking):
         return False, None
     reason = judge_fetched(result.parent, landed) if judge_fetched else None
-    if reason is None and git.rev("HEAD") == result.sha:
+    if reason is None and up.line:
+        from gitstate.git.line import step_line
+        if not step_line(git, up.branch, result.sha, landed):
+            reason = f"{up.branch.removeprefix('refs/heads/')} moved here meanwhile"
+    elif reason is None and git.rev("HEAD") == result.sha:
         git.run("update-index", "-q", "--refresh", check=False)
         code, _, err = git.call("reset", "-q", "--keep", landed, env={"GITSTATE_JUDGED": landed})
         if code != 0:
@@ -374,7 +402,10 @@ def _set_aside(git: Git, top: Path, up: Upstream, result: Result, agent: str, at
         staged = []
         try:
             tip = _fetch(git, up) if fetch else git.rev(up.tracking)
-            if tip and git.rev("HEAD") == result.sha:
+            if tip and up.line:
+                from gitstate.git.line import step_line
+                step_line(git, up.branch, result.sha, tip)
+            elif tip and git.rev("HEAD") == result.sha:
                 staged = carry_work(git, top, result, tip, replay=False)
         except (GitFailure, Conflict):
             pass   # the side branch holds everything; the branch stays where it was

@@ -39,6 +39,35 @@ class Managed:
             top = self._top = Path(top)
         return top  # type: ignore[return-value]
 
+    # -- the team line ------------------------------------------------------------------
+
+    def line_ref(self) -> str | None:
+        """The team line's ref when moves land there rather than on HEAD: in a worktree (or a
+        clone) on another branch, or detached, where the team line exists as a local branch.
+        None when HEAD is on the team line, or there is none here (moves go to HEAD)."""
+        if not hasattr(self, "_line_ref"):
+            self._line_ref = _elsewhere_line(self)
+        return self._line_ref
+
+    def head(self) -> str | None:
+        """The commit a move decides from and a view reads: the team line's tip where moves
+        land on it (`line_ref`), else HEAD."""
+        ref = self.line_ref()
+        if ref:
+            return self.git.rev(ref)
+        fresh = self.__dict__.pop("_fresh_head", False)   # read by `line_ref` just now
+        return fresh if fresh is not False else self._here[0]
+
+    @property
+    def _here(self) -> tuple[str | None, str | None]:
+        """(HEAD's commit, the ref HEAD names: None when detached or unborn), from one git
+        process; asked again after each move (a move changes it)."""
+        code, out, _ = self.git.call("rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
+        lines = out.decode("utf-8", "surrogateescape").split()
+        if code != 0 or len(lines) != 2:
+            return None, None
+        return lines[0], (lines[1] if lines[1].startswith("refs/") else None)
+
     @property
     def work_tree(self) -> Path:
         """`top`, for the commands that need a work tree."""
@@ -51,11 +80,17 @@ class Managed:
     def lifecycle(self, rev: str | None = "HEAD", *, index: bool = True,
                   worktree: bool = True) -> Lifecycle:
         """The lifecycle in force: as committed at `rev`, else as staged, else in the work tree."""
+        memo = self.__dict__.setdefault("_laws", {})
+        if rev in memo:   # a commit's law, read once per command
+            return memo[rev]
         specs = (([f"{rev}:{LIFECYCLE_PATH}"] if rev else [])
                  + ([f":{LIFECYCLE_PATH}"] if index else []))
-        for found in self.git.cat_batch(specs):
+        for n, found in enumerate(self.git.cat_batch(specs)):
             if found is not None and found[1] == "blob":
-                return load_lifecycle_cached(found[2], found[0], LIFECYCLE_PATH, self.cache_dir)
+                lc = load_lifecycle_cached(found[2], found[0], LIFECYCLE_PATH, self.cache_dir)
+                if n == 0 and rev and _is_commit_id(rev):
+                    memo[rev] = lc
+                return lc
         if worktree and self.top is not None:
             path = self.top / LIFECYCLE_PATH
             if path.is_file():
@@ -166,6 +201,9 @@ def open_managed(path: str | None = None, *, bare_ok: bool = False) -> Managed:
         except IndexLocked as exc:
             import sys
             print(f"gitstate: warning: {exc}", file=sys.stderr)
+    if os.path.isfile(os.path.join(gdir, "gitstate", "follow.json")):   # git/line.py's
+        from gitstate.git.line import finish_following
+        finish_following(git, top, gdir)
     return Managed(git, top, os.path.join(gdir, "gitstate"))
 
 
@@ -229,6 +267,28 @@ def team_ref(git: Git, rev: str | None, *, local: bool = True) -> str | None:
         return None
     branch = team_branch(git, lc) if local else lc.line
     return f"refs/heads/{branch}" if branch else None
+
+
+def _elsewhere_line(repo: Managed) -> str | None:
+    """`Managed.line_ref`: the team branch by `git config gitstate.teamBranch`, else by the
+    law committed at HEAD; its ref when it exists here and HEAD is not on it."""
+    git = repo.git
+    head, named = repo._here
+    repo.__dict__["_fresh_head"] = head
+    branch = git.config("gitstate.teamBranch")
+    if not branch and head:
+        try:
+            branch = repo.lifecycle(head, index=False, worktree=False).line
+        except GitstateError:
+            return None
+    if not branch or named == f"refs/heads/{branch}":
+        return None
+    ref = f"refs/heads/{branch}"
+    return ref if git.rev(ref) else None
+
+
+def _is_commit_id(rev: str) -> bool:
+    return len(rev) in (40, 64) and all(c in "0123456789abcdef" for c in rev)
 
 
 def on_team_line(git: Git, lc: Lifecycle) -> bool:

@@ -18,7 +18,7 @@ def status(repo, agent: str | None = None, at: str | None = None) -> dict:
     from gitstate.history.index import Index
     from gitstate.law.grammar import canonical_id
     if at is None:
-        head = repo.git.head()
+        head = repo.head()
         lc = repo.lifecycle(head)
         now = time.time()
     else:

@@ -19,14 +19,14 @@ from gitstate.law.times import iso
 def resolve_at(repo: Managed, at: str | None) -> tuple[str | None, int]:
     """(commit, "now") for `--at REV|DATE`; without --at, HEAD and the wall clock."""
     if at is None:
-        return repo.git.head(), int(time.time())
+        return repo.head(), int(time.time())
     sha = repo.git.rev(at)
     if sha is None:
         # git reads any text as some date, so only a date that looks like one is asked about;
         # the line as it stood then (a commit off the first-parent line was never judged as
         # one of it, and its committer date is anyone's)
-        out = repo.git.run("rev-list", "-1", "--first-parent", f"--before={at}", "HEAD",
-                           check=False) \
+        out = repo.git.run("rev-list", "-1", "--first-parent", f"--before={at}",
+                           repo.head() or "HEAD", check=False) \
             if _looks_like_date(at) else b""
         sha = out.decode().strip() or None
         if sha is None:
@@ -88,7 +88,7 @@ def vacant_roles(repo: Managed, at: str | None = None) -> dict:
 def read_at(repo: Managed, at: str | None):
     """(commit, lifecycle) at `--at` (the law as it was then), or at HEAD."""
     if at is None:
-        head = repo.git.head()
+        head = repo.head()
         return head, repo.lifecycle(head) if head else None
     rev, _now = resolve_at(repo, at)
     return rev, repo.lifecycle(rev, index=False, worktree=False)

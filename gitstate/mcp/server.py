@@ -37,10 +37,11 @@ from gitstate.schema.records import AgentStatusAt
 
 INSTRUCTIONS = """gitstate keeps each agent's lifecycle state in git: every move is one commit,
 judged by the repository's lifecycle (protocols/lifecycle.yaml). Start with `status` (yours:
-pass your agent id), read `inbox`, and move with `transition`; a refused move says which moves
-are legal instead. A move commits your state file and only the `paths` you name. Moves are made
-as your agent: the one whose state file records your session (`session:`); until one does,
-the tools read and every move is refused, saying how to register."""
+pass your agent id), read `inbox`, move with `transition`, and speak to another agent with
+`say`; a refused move says which moves are legal instead. A move commits your state file and
+only the `paths` you name. Moves are made as your agent: the one whose state file records your
+session (`session:`); until one does, the tools read and every move is refused, saying how to
+register."""
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                        open_world_hint=False)
@@ -282,6 +283,18 @@ def build(directory: str | None = None, agent_flag: str | None = None) -> Strict
         it, in one commit."""
         return move("logout", repository, agent, lambda repo, _: commands.logout(
             repo, agent, note, text=message, sets=tuple(sets or ())))
+
+    @server.tool(annotations=MOVE)
+    def say(to: Annotated[list[str], _d(
+                "The agents it speaks to, by id (several, or [\"ALL\"] for every agent).")],
+            message: Annotated[str, _d(
+                "What to say: the first line is the commit's subject, the rest its body; "
+                "it may @mention other agents.")],
+            repository: Repository = None) -> m.Said:
+        """Send a message, as your agent, in one commit that changes no file and moves no
+        agent (`@you: to @ana: ...`); `inbox` reads it."""
+        from gitstate.moves.say import say as said
+        return moving("say", repository, lambda repo: said(repo, to, message))
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
                                              idempotent_hint=True, open_world_hint=False))

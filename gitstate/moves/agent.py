@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from gitstate.errors import GitstateError, InvalidFile
-from gitstate.git.atomic import Plan, Result, commit_atomically, reject_if
+from gitstate.git.atomic import Plan, Result, reject_if
 from gitstate.git.repo import GitContext, Managed
 from gitstate.history.views import freeze_state_path
 from gitstate.law import statefile
@@ -21,7 +21,7 @@ from gitstate.law.rules import FileChange, legal_moves
 from gitstate.law.society import freeze_file_problems
 from gitstate.moves.fields import now_iso, parse_sets  # noqa: F401  (the commands' names)
 from gitstate.moves.principals import given_key, must_sign, new_key, session_env, signing_key
-from gitstate.moves.workfile import current, kept_edits, staged_version
+from gitstate.moves.workfile import commit_move, current, kept_edits, staged_version
 from gitstate.resources import read_shipped
 from gitstate.rule_ids import Rule
 
@@ -78,7 +78,7 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
         return Plan({path: new}, message, {"agent": agent, "from": None, "to": lc.initial,
                                           "path": path}, key=signer)
 
-    return commit_atomically(repo.git, repo.work_tree, prepare, reflog="gitstate spawn")
+    return commit_move(repo, prepare, reflog="gitstate spawn")
 
 
 def _exists(lc, agent: str, state: Any) -> GitstateError:
@@ -153,7 +153,7 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
         old, work = current(repo, head, path)
         if old is None:
             raise repo.unknown_agent(agent, head, lc)
-        staged = staged_version(repo, path) if with_work else None
+        staged = staged_version(repo, path) if with_work else None   # None onto the line
         base_bytes = staged if staged is not None else old
         base = statefile.parse_bytes(base_bytes, path)
         old_state = _state_or_none(old, path)
@@ -182,7 +182,8 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
                     with_staged=with_work, sign=sign, key=signer,
                     work=kept_edits(work, base_bytes, fields, path))
 
-    return commit_atomically(repo.git, repo.work_tree, prepare, reflog="gitstate transition")
+    return commit_move(repo, prepare, reflog="gitstate transition")
+
 
 
 def _phase(lc, data: bytes, path: str) -> str:
@@ -214,7 +215,7 @@ def _judge(repo: Managed, lc, head: str | None, path: str, old: bytes | None, ne
     changes = [FileChange(path, old, new)] + [
         FileChange(p, o, files[p]) for p, o in zip(extra, olds)]
     law = [p for p in files if is_law_path(p)]
-    if staged:
+    if staged and not repo.line_ref():   # a move onto the line takes nothing staged here
         changes += repo.staged_state_changes(lc, head, skip={path, *extra})
         law += [p for p in repo.git.staged_changes(head) if is_law_path(p) and p not in law]
     context = GitContext(repo.git, head, tree=None, overrides={**files, path: new},
@@ -259,7 +260,7 @@ def mark_read(repo: Managed, agent: str, head: str, count: int) -> Result:
 
 def current_state(repo: Managed, agent: str) -> tuple[Any, str, Any]:
     """(lifecycle, state, front matter) of a committed agent at HEAD."""
-    lc, _path, doc = repo.agent_doc(canonical_id(agent), repo.git.head())
+    lc, _path, doc = repo.agent_doc(canonical_id(agent), repo.head())
     return lc, doc.state, doc.front
 
 
@@ -372,9 +373,9 @@ def _role_transfer(repo: Managed, lc, front: dict, role: str,
     what (the entity graph) outlives the hand-over."""
     to = canonical_id(to)
     to_path = lc.state_path(to)
-    old_to, work_to = current(repo, repo.git.head(), to_path)
+    old_to, work_to = current(repo, repo.head(), to_path)
     if old_to is None:
-        raise repo.unknown_agent(to, repo.git.head(), lc,
+        raise repo.unknown_agent(to, repo.head(), lc,
                                  hint=f"spawn it first (without the role): `gitstate spawn {to}`")
     base = statefile.parse_bytes(work_to if work_to is not None else old_to, to_path)
     held = statefile.as_text(base.get("role"))

@@ -70,7 +70,7 @@ def _note_near_role(repo: Managed, role: str | None, warn: Callable[[str], None]
     if not role:
         return
     try:
-        lc = repo.lifecycle(repo.git.head())
+        lc = repo.lifecycle(repo.head())
     except GitstateError:
         return
     best = closest(role, lc.roles)
@@ -137,7 +137,7 @@ def _notices_at(repo: Managed, who: str, landed: str, *, result_of: list[str]) -
         return [vacancy_notice(v) for v in vacant_roles(repo, landed)["vacancies"]
                 if v.get("last_holder") == who]
     except GitstateError:
-        local = repo.git.head() or ""
+        local = repo.head() or ""
         return [n.replace(f"since {local[:10]})", f"since {landed[:10]})") if local else n
                 for n in result_of]
 
@@ -192,7 +192,7 @@ def inbox(repo: Managed, agent: str, *, mark_read: bool = False, push: bool = Fa
 
 def sweep(repo: Managed, *, dry_run: bool = False, push: bool = False) -> dict:
     """The timed transitions that are due, each committed as the system unless `dry_run`."""
-    head = repo.git.head()
+    head = repo.head()
     due = due_timeouts(repo)
     if not dry_run:
         commit_due(repo, lambda line: None, committer(repo, push))
@@ -211,6 +211,8 @@ def committed(repo: Managed, agent: str, move: Callable[[], Result], *, push: bo
             record["commit"] = landing.commit
         return {**record, "push": landing.as_plain()}
     result = move()
+    if result.line:
+        _note_left_staged(repo, result, warn)
     if result.detached:
         warn(f"gitstate: warning: detached HEAD: {result.sha[:10]} is on no branch; "
              "`git switch -c NAME` keeps it")
@@ -227,7 +229,19 @@ def _record(repo: Managed, result: Result, extra: dict | None,
             "to": info["to"], "path": info["path"],
             "subject": result.plan.message.split("\n", 1)[0],
             **({"advice": advice} if advice else {}), "also_committed": list(result.also),
-            **(extra or {})}
+            **({"line": result.line} if result.line else {}), **(extra or {})}
+
+
+def _note_left_staged(repo: Managed, result: Result, warn: Callable[[str], None]) -> None:
+    """A move made onto the team line from a worktree on another branch takes nothing staged
+    there: say what stays (it reaches the line with the branch)."""
+    staged = repo.git.staged_changes(repo.git.head())
+    if staged:
+        shown = ", ".join(staged[:5]) + (f" and {len(staged) - 5} more" if len(staged) > 5
+                                         else "")
+        warn(f"gitstate: note: the move is on {result.line}; what is staged here stays on "
+             f"this branch ({shown}): commit it here, and it reaches {result.line} when the "
+             "branch is merged")
 
 
 def _say_unknown_mentions(repo: Managed, message: str, rev: str,
@@ -246,4 +260,4 @@ def phase_advice(repo: Managed, info: dict) -> str | None:
     phase = info.get("phase_to")
     if phase is None or phase == info.get("phase_from"):
         return None
-    return repo.lifecycle(repo.git.head()).phase_advice(phase, info["agent"])
+    return repo.lifecycle(repo.head()).phase_advice(phase, info["agent"])

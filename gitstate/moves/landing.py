@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from gitstate.errors import GitstateError
 from gitstate.git.atomic import Result
-from gitstate.git.push import Landing, PushPolicy, land
+from gitstate.git.push import Landing, PushPolicy, land, local_upstream
 from gitstate.git.repo import Managed
 from gitstate.history.problems import describe_problem
 from gitstate.history.verify import verify
@@ -35,9 +35,11 @@ def policy_of(repo: Managed) -> PushPolicy:
 
 
 def push_move(repo: Managed, agent: str, move: Callable[[], Result],
-              policy: PushPolicy | None = None) -> tuple[Landing, Result]:
+              policy: PushPolicy | None = None, *, queue: bool = True
+              ) -> tuple[Landing, Result]:
     """Commit `move()` and land it on the upstream branch: landed, illegal or gave up; and the
-    last local commit of the move."""
+    last local commit of the move (`queue=False`: pushed past a hub's landing queue, for a
+    commit that moves no agent)."""
     git = repo.git
 
     def judge_fetched(old: str | None, new: str) -> str | None:
@@ -47,8 +49,19 @@ def push_move(repo: Managed, agent: str, move: Callable[[], Result],
                     "judging pushes?): " + "; ".join(describe_problem(p) for p in problems[:3]))
         return None
 
+    line = repo.line_ref()
+    if line and local_upstream(git, line):   # the team line is here: committing lands it
+        result = move()
+        return Landing("landed", 1, result.sha, line.removeprefix("refs/heads/")), result
+    if line:   # the worktrees of this clone share the line: they land on the hub in turn
+        from gitstate.git.atomic import repo_lock
+        from gitstate.git.line import common_dir
+        with repo_lock(common_dir(git), "landing"):
+            return land(git, repo.work_tree, move, agent=canonical_id(agent),
+                        policy=policy or policy_of(repo), judge_fetched=judge_fetched,
+                        queue=queue, line=line)
     return land(git, repo.work_tree, move, agent=canonical_id(agent),
-                policy=policy or policy_of(repo), judge_fetched=judge_fetched)
+                policy=policy or policy_of(repo), judge_fetched=judge_fetched, queue=queue)
 
 
 def landed(repo: Managed) -> Callable[[str, Callable[[], Result]], Result]:

@@ -14,7 +14,8 @@ from gitstate.moves.agent import current_state, now_iso, transition
 
 def log_tail(repo: Managed, log: str, count: int = 3) -> list[str]:
     """The last `count` entries of a committed log (what the next one reads first)."""
-    data = repo.git.cat_files([f"HEAD:{log}"])[0] if repo.git.head() else None
+    head = repo.head()
+    data = repo.git.cat_files([f"{head}:{log}"])[0] if head else None
     lines = [ln for ln in (data or b"").decode("utf-8", "replace").splitlines() if ln.strip()]
     return lines[-count:]
 
@@ -33,7 +34,8 @@ def logout(repo: Managed, agent: str, note: str, *, text: str | None = None,
         raise GitstateError(f"{agent} cannot log out from {state}: no state with a log is one "
                             f"move away; {legal_moves(lc, state)}")
     log = lc.states[target].log
-    old = repo.git.cat_files([f"HEAD:{log}"])[0] or b""
+    head = repo.head()
+    old = (repo.git.cat_files([f"{head}:{log}"])[0] if head else None) or b""
     if old and not old.endswith(b"\n"):
         old += b"\n"
     pct = (sets or {}).get("context_pct", front.get("context_pct"))

@@ -77,7 +77,7 @@ def await_agents(repo: Managed, agents: list[str], timeout: float | None,
     seen: dict[str, str | None] = {}
     last_head: str | None = None
     while True:
-        head = repo.git.head()
+        head = repo.head()
         if head != last_head or not seen:
             lc = repo.lifecycle(head)
             now = _states(repo, lc, head, agents)
@@ -143,7 +143,7 @@ def spawn_when_free(repo: Managed, agent: str, wait: float, say: Callable[[str],
 
 def due_timeouts(repo: Managed, now: float | None = None) -> list[dict]:
     """Agents whose timed transition is due: each with since when and where it goes."""
-    head = repo.git.head()
+    head = repo.head()
     if head is None:
         return []
     lc = repo.lifecycle(head)
@@ -216,7 +216,7 @@ def sweep(repo: Managed, say: Callable[[str], None], commit=committed) -> list:
 
 
 def lc_of(repo: Managed) -> Lifecycle:
-    return repo.lifecycle(repo.git.head())
+    return repo.lifecycle(repo.head())
 
 
 def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
@@ -225,7 +225,7 @@ def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
     (with `policies.heartbeat`) every living agent without a recorded process whose last
     state commit is older than the heartbeat, unless its role is exempt (squad's core
     sessions idle by design)."""
-    head = repo.git.head()
+    head = repo.head()
     if head is None:
         return []
     lc = repo.lifecycle(head)
@@ -310,7 +310,7 @@ def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None 
     """Move every living agent to a frozen or terminal state: children before parents. An
     agent whose process (`pid`) runs on this host is stopped first (SIGTERM, `grace`
     seconds, SIGKILL), and how it ended is recorded (`stopped:`)."""
-    head = repo.git.head()
+    head = repo.head()
     if head is None:
         return 0
     lc = repo.lifecycle(head)

@@ -17,7 +17,7 @@ def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
     """A holder of `role` hands it to `to` in one commit (a progress update of the holder,
     trailer `Role-transfer: ROLE -> TO`), and stays in its state without the role. Without
     `giver`, the one living holder gives it."""
-    head = repo.git.head()
+    head = repo.head()
     lc = repo.lifecycle(head)
     to = canonical_id(to)
     if giver is None:

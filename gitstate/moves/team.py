@@ -21,7 +21,7 @@ def team_load(repo: Managed, agents: list[str], say: Callable[[str], None],
     is spawned with `role` and brought to the state the role is loaded into (`roles.R.load`,
     squad: core sessions idle). An agent that exists is left as it is, and said. The number
     of agents that could not be loaded."""
-    head = repo.git.head()
+    head = repo.head()
     lc = repo.lifecycle(head)
     loaded = [name for name, spec in lc.roles.items() if spec.load]
     if role is None:

@@ -3,18 +3,31 @@ what the work tree keeps of the user's own unstaged edits once the move is made.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gitstate.errors import InvalidFile
+from gitstate.git.atomic import Plan, Result, commit_atomically
+from gitstate.git.line import commit_on_line
 from gitstate.git.repo import Managed
 from gitstate.law import statefile
+
+
+def commit_move(repo: Managed, prepare: Callable[[str | None], Plan], *,
+                reflog: str) -> Result:
+    """One move's commit: on HEAD, or onto the team line from a worktree on another branch
+    (`Managed.line_ref`; `git/line.py`)."""
+    ref = repo.line_ref()
+    if ref:
+        return commit_on_line(repo.git, ref, prepare, reflog=reflog)
+    return commit_atomically(repo.git, repo.work_tree, prepare, reflog=reflog)
 
 
 def current(repo: Managed, parent: str | None, path: str) -> tuple[bytes | None, bytes | None]:
     """(committed bytes at parent, work tree bytes) of a state file."""
     old = repo.git.cat_files([f"{parent}:{path}"])[0] if parent else None
     work = None
-    if repo.top is not None:
+    if repo.top is not None and not repo.line_ref():   # a move onto the line takes no file
         f = repo.top / path
         # a link is never followed (`is_file` would: a link whose target is the text of a
         # state file names a path too long to stat)
@@ -24,7 +37,10 @@ def current(repo: Managed, parent: str | None, path: str) -> tuple[bytes | None,
 
 
 def staged_version(repo: Managed, path: str) -> bytes | None:
-    """The index's version of a file (what `git commit` would take), or None."""
+    """The index's version of a file (what `git commit` would take), or None; None for a move
+    that lands on the team line from another branch (it takes nothing staged here)."""
+    if repo.line_ref():
+        return None
     return repo.git.cat_files([f":{path}"])[0]
 
 
@@ -52,7 +68,7 @@ def carried(repo: Managed, agent: str, paths=()) -> dict[str, bytes]:
     saying what is staged, rather than committing it."""
     from gitstate.errors import GitstateError
     from gitstate.law.grammar import canonical_id
-    head = repo.git.head()
+    head = repo.head()
     own = repo.lifecycle(head).state_path(canonical_id(agent))
     if repo.top is None:
         raise GitstateError("a move needs a work tree (this is a bare repository)")

@@ -52,7 +52,7 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
     source = event.get("source") or "startup"
     session = event.get("session_id") if isinstance(event.get("session_id"), str) else None
     repo = open_managed(event.get("cwd"))
-    head = repo.git.head()
+    head = repo.head()
     lc = repo.lifecycle(head)
     env_agent = os.environ.get("GITSTATE_AGENT")
     env_session = os.environ.get("GITSTATE_SESSION")
@@ -216,7 +216,7 @@ def _society(repo, agent: str | None, vacancies: bool) -> list[str]:
 
 def agent_of_session(repo, session: str) -> str | None:
     """The agent whose committed state file records `session: SESSION`."""
-    head = repo.git.head()
+    head = repo.head()
     return _find_by_session(repo, repo.lifecycle(head), head, session) if head else None
 
 

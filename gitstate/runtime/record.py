@@ -22,7 +22,7 @@ def record_context(cwd: str | None, agent: str, pct: float, phase: str, tokens: 
     """One progress commit, authored by gitstate, that records the measured `context_pct`;
     returns what the agent is told."""
     repo = open_managed(cwd)
-    head = repo.git.head()
+    head = repo.head()
     lc = repo.lifecycle(head)
     data = repo.git.cat_files([f"{head}:{lc.state_path(agent)}"])[0] if head else None
     if data is None:
@@ -56,7 +56,7 @@ def judge_spawn(cwd: str | None, parent: str, kind: str) -> tuple[str | None, in
     """(why the spawn is refused or None, the child's depth): the child as `gitstate spawn
     CHILD --parent PARENT --role KIND` would write it, judged at HEAD."""
     repo = open_managed(cwd)
-    head = repo.git.head()
+    head = repo.head()
     lc = repo.lifecycle(head)
     data = repo.git.cat_files([f"{head}:{lc.state_path(parent)}"])[0] if head else None
     if data is None:

@@ -27,15 +27,19 @@ from gitstate.schema.moves import (
     Move,
     OperationLog,
     OperationResult,
+    Said,
     SiteResult,
     SweepResult,
     SyncResult,
+    WorktreeAdded,
+    WorktreeRemoved,
 )
 from gitstate.schema.records import AgentStatus, AgentStatusAt, Record, RosterRow
 
-__all__ = ["LifecycleDoc", "Pushed", "Move", "Burial", "SyncResult", "SweepResult",
+__all__ = ["LifecycleDoc", "Pushed", "Move", "Burial", "Said", "SyncResult", "SweepResult",
            "AwaitResult", "OperationResult", "OperationLog", "DrainResult", "SiteResult",
-           "Error", "AgentStatus", "AgentStatusAt", "RosterRow"]
+           "Error", "AgentStatus", "AgentStatusAt", "RosterRow", "WorktreeAdded",
+           "WorktreeRemoved"]
 
 # -- setup ----------------------------------------------------------------------------------
 
@@ -382,6 +386,9 @@ COMMANDS: dict[str, Any] = {
     "handover": Move,
     "assume": Move,
     "logout": Move,
+    "say": Said,
+    "worktree-add": WorktreeAdded,
+    "worktree-remove": WorktreeRemoved,
     "sync": SyncResult,
     "sweep": SweepResult,
     "await": AwaitResult,

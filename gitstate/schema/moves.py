@@ -29,6 +29,9 @@ class Move(Record):
     """what a mortality phase asks, when the move crossed into it"""
     also_committed: list[str] = []
     """staged files that went into the same commit"""
+    line: str | None = None
+    """the team line the move was committed on, when it was made in a worktree on another
+    branch (nothing staged there comes along)"""
     push: Pushed | None = Field(None, description="with --push: how the move landed (landed,"
                                                   " illegal or gave-up), and where")
 
@@ -37,6 +40,25 @@ class Burial(Move):
     """`gitstate bury`: the move, and the roles it left vacant."""
     vacancies: list[str]
     """notices of roles left without a living holder"""
+
+
+class Said(Record):
+    """`gitstate say`: a message committed here (with `--push`: landed on the team line, exit
+    0, or not, exit 1; `push` says how). It changes no file and moves no agent."""
+    commit: str
+    """the commit (with --push: the one on the team line when it landed, else the one made
+    here)"""
+    from_: str | None = Field(alias="from", description="the agent that speaks (the session's "
+                                                        "binding); null: a person, git's "
+                                                        "author")
+    to: list[str]
+    """the agents it speaks to, by id ("all": @ALL)"""
+    subject: str
+    """the commit's subject: `to @ana: ...`, or `@bob: to @ana: ...` from an agent"""
+    body: str
+    """the lines after the first (may be empty)"""
+    push: Pushed | None = Field(None, description="with --push: how the message landed "
+                                                  "(landed, illegal or gave-up), and where")
 
 
 class Replayed(Record):
@@ -236,3 +258,38 @@ class Error(Record):
     """the rule that refused it"""
     violations: list[Violation] | None = None
     """each rule a refused move broke"""
+
+
+class WorktreeAdded(Record):
+    """`gitstate worktree add`: the agent spawned (bound to a new session) and its worktree."""
+    agent: str
+    """the agent"""
+    path: str | None
+    """its worktree (null: the spawn did not land, so none was made)"""
+    branch: str | None
+    """the worktree's branch (the agent's id)"""
+    upstream: str | None
+    """what the branch tracks: the team line, or its hub's copy"""
+    session: str
+    """the runtime session id the agent is bound to (`session:`)"""
+    move: Move
+    """the spawn"""
+    start: str | None
+    """the command that starts the agent's runtime in its worktree"""
+    note: str | None = None
+    """what is missing for the runtime to be bound, when something is"""
+
+
+class WorktreeRemoved(Record):
+    """`gitstate worktree remove`: the agent ended as the lifecycle ends one, its worktree
+    removed (its branch kept)."""
+    agent: str
+    """the agent"""
+    path: str
+    """the worktree"""
+    removed: bool
+    """whether the worktree was removed (false: the burial did not land)"""
+    move: Burial | None
+    """the burial (null: the agent was dead already)"""
+    unmerged: int | None
+    """commits of the branch the team line has not got (the branch is kept for them)"""

@@ -35,7 +35,7 @@ class Viewer:
 
     def tip(self) -> str | None:
         """The branch tip now (or the commit a static site was pinned to)."""
-        return self.pinned if self.pinned else self.repo.git.head()
+        return self.pinned if self.pinned else self.repo.head()
 
     @staticmethod
     def clean_at(at: str | None) -> str | None:

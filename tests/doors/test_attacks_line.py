@@ -7,11 +7,25 @@ from __future__ import annotations
 import time
 
 import pytest
-
-from conftest import git, gitstate, make_repo, state_path, walk
-from trusthelp import (alice_in_inbox, assert_local_refusal, assert_push_refused,
-                       assert_verify_flags, cached_hub, date_env, gs, make_hub, move_branch,
-                       nohooks, now, out, push_lawful, run_git, sha, sneak_state)
+from conftest import git, gitstate, make_repo, moves_on_this_branch, state_path, walk
+from trusthelp import (
+    alice_in_inbox,
+    assert_local_refusal,
+    assert_push_refused,
+    assert_verify_flags,
+    cached_hub,
+    date_env,
+    gs,
+    make_hub,
+    move_branch,
+    nohooks,
+    now,
+    out,
+    push_lawful,
+    run_git,
+    sha,
+    sneak_state,
+)
 
 
 def _raw_commit(work, headers: bytes, message: bytes) -> str:
@@ -98,7 +112,8 @@ def test_the_team_line_cannot_be_deleted_at_the_hub_and_made_again(tmp_path):
     assert git(hub, "rev-parse", "trunk").stdout == before
     # and the line is not rewritten by a push either
     git(work, "checkout", "-q", "-b", "again", alive)
-    walk(work, "alice", "distill")
+    with moves_on_this_branch(work, "again"):
+        walk(work, "alice", "distill")
     assert_push_refused(work, hub, "non-fast-forward", "+again:trunk")
 
 

@@ -11,10 +11,21 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import (
+    fill_freeze_state,
+    from_template,
+    git,
+    gitstate,
+    make_repo,
+    moves_on_this_branch,
+    repo_with,
+    set_state_line,
+    snapshot,
+    state_path,
+    walk,
+)
 
 from gitstate.resources import read_shipped
-
-from conftest import fill_freeze_state, from_template, git, gitstate, make_repo, repo_with, set_state_line, snapshot, state_path, walk
 
 
 def _spawn_alice_and_bob(repo: Path) -> None:
@@ -229,7 +240,8 @@ def test_merging_a_branch_that_moved_an_agent_is_refused_on_the_team_line(team):
     """The line rule: a move reaches the team line by itself, never inside a merge; the merge
     goes through once it keeps the line's state files, carrying the branch's work."""
     git(team, "checkout", "-q", "-b", "side")
-    walk(team, "alice", "inbox")
+    with moves_on_this_branch(team, "side"):
+        walk(team, "alice", "inbox")
     (team / "work.txt").write_text("the side's work\n")
     git(team, "add", "work.txt")
     git(team, "commit", "-q", "-m", "side's work")
@@ -498,7 +510,8 @@ def test_the_ref_guard_knows_a_merge_in_a_sha256_repository(tmp_path):
     two parents, whose names are 64 hex digits long here."""
     repo = from_template(tmp_path, ("sha256",), _sha256_alice) / "repo"
     git(repo, "checkout", "-q", "-b", "feature", "main")
-    res = gitstate(repo, "transition", "alice", "inbox", "-m", "on feature")
+    with moves_on_this_branch(repo, "feature"):
+        res = gitstate(repo, "transition", "alice", "inbox", "-m", "on feature")
     assert res.returncode == 0, res.stderr
     git(repo, "checkout", "-q", "main")
     (repo / "work.txt").write_text("work\n")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import UNHOOKED, git, gitstate, make_repo, set_state_line, walk
+from conftest import UNHOOKED, git, gitstate, make_repo, moves_on_this_branch, set_state_line, walk
 
 
 def test_hub_refuses_a_push_that_bypassed_the_local_hooks(tmp_path):
@@ -49,7 +49,8 @@ def test_the_hub_records_when_it_received_each_state_commit_without_python(tmp_p
     git(work, "remote", "add", "origin", str(hub))
     git(work, "push", "-q", "origin", "main")
     git(work, "checkout", "-q", "-b", "side")
-    walk(work, "alice", "inbox")
+    with moves_on_this_branch(work, "side"):
+        walk(work, "alice", "inbox")
     git(work, "commit", "-q", "--allow-empty", "-m", "plain work")
     git(work, "push", "-q", "origin", "side")                  # a new branch: its own commits
     noted = git(hub, "notes", "--ref=refs/notes/gitstate-received", "list").stdout.split()

@@ -10,12 +10,28 @@ import shutil
 import subprocess
 
 import pytest
-
-from conftest import git, gitstate, state_path, walk
-from trusthelp import (alice_in_inbox, assert_local_refusal, assert_push_refused,
-                       assert_verify_flags, cached_hub, commit_tree, date_env, gs, move_branch,
-                       nohooks, now, out, push_lawful, run_git, sha, sneak, sneak_state,
-                       tree_with, verify_json)
+from conftest import git, gitstate, moves_on_this_branch, state_path, walk
+from trusthelp import (
+    alice_in_inbox,
+    assert_local_refusal,
+    assert_push_refused,
+    assert_verify_flags,
+    cached_hub,
+    commit_tree,
+    date_env,
+    gs,
+    move_branch,
+    nohooks,
+    now,
+    out,
+    push_lawful,
+    run_git,
+    sha,
+    sneak,
+    sneak_state,
+    tree_with,
+    verify_json,
+)
 
 LAW = "protocols/lifecycle.yaml"
 SIGNERS = "protocols/allowed_signers"
@@ -42,7 +58,8 @@ def _dead_gated(work) -> str:
     git(work, "commit", "-q", "-m", "law: a death needs a human", "-m", "Approved-by: zach")
     push_lawful(work)
     git(work, "checkout", "-q", "old")
-    gs(work, "bury", "alice", "--summary", "done")       # legal by the old branch's law
+    with moves_on_this_branch(work, "old"):
+        gs(work, "bury", "alice", "--summary", "done")   # legal by the old branch's law
     git(work, "checkout", "-q", "main")
     return text
 

@@ -94,10 +94,27 @@ def test_trust_transition_refuses_during_an_unfinished_operation(repo, tmp_path,
     assert (repo / ".git" / kept).exists(), f"the unfinished {op} was disturbed"
 
 
-def test_trust_transition_on_a_detached_head_commits_and_warns(repo):
+def test_trust_transition_on_a_detached_head_lands_on_the_team_line(repo):
+    """A move made on a detached HEAD is on no branch to be lost with: it lands on the team
+    line, and HEAD stays where it was."""
     gs(repo, "spawn", "alice")
     main = sha(repo, "main")
     git(repo, "checkout", "-q", "--detach")
+    res = gitstate(repo, "transition", "alice", "inbox", "-m", "detached")
+    assert res.returncode == 0, out(res)
+    assert "on main" in res.stdout, out(res)
+    assert sha(repo, "main^") == main and subjects(repo, "main")[0] == \
+        "@alice: [STATE:inbox] detached"
+    assert sha(repo, "HEAD") == main
+
+
+def test_trust_transition_on_a_detached_head_with_its_own_line_commits_and_warns(repo):
+    """Where the team line is named elsewhere (a clone's own name for it, absent here), a move
+    commits on the detached HEAD, and says it is on no branch."""
+    gs(repo, "spawn", "alice")
+    main = sha(repo, "main")
+    git(repo, "checkout", "-q", "--detach")
+    git(repo, "config", "gitstate.teamBranch", "not-here")
     res = gitstate(repo, "transition", "alice", "inbox", "-m", "detached")
     assert res.returncode == 0, out(res)
     assert "detached HEAD" in res.stderr, f"no warning about the detached HEAD:\n{out(res)}"

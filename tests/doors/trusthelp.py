@@ -16,7 +16,9 @@ import subprocess
 import time
 from pathlib import Path
 
-from conftest import from_template, git, gitstate, make_repo, state_path, walk
+from conftest import (
+    from_template, git, gitstate, make_repo, moves_on_this_branch, state_path, walk,
+)
 
 NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
 
@@ -293,7 +295,8 @@ def move_branch(repo: Path, commit: str, branch: str = "main") -> None:
 def two_architects(work) -> None:
     """`side` spawns a2 as architect, main spawns a1 as architect; main checked out."""
     git(work, "checkout", "-q", "-b", "side")
-    gs(work, "spawn", "a2", "--role", "architect")
+    with moves_on_this_branch(work, "side"):
+        gs(work, "spawn", "a2", "--role", "architect")
     git(work, "checkout", "-q", "main")
     gs(work, "spawn", "a1", "--role", "architect")
 
@@ -303,6 +306,8 @@ def divergent_fork(work) -> None:
     gs(work, "spawn", "alice")
     walk(work, "alice", "inbox")
     git(work, "checkout", "-q", "-b", "side")
-    gs(work, "transition", "alice", "inbox", "-m", "progress", "--set", "thread=side-work")
+    with moves_on_this_branch(work, "side"):
+        gs(work, "transition", "alice", "inbox", "-m", "progress", "--set",
+           "thread=side-work")
     git(work, "checkout", "-q", "main")
     walk(work, "alice", "distill")

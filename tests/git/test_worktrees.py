@@ -25,15 +25,20 @@ def test_worktrees_keep_their_own_state_and_share_the_hooks(tmp_path):
     assert git(w1, "rev-parse", "--git-dir").stdout != git(base, "rev-parse", "--git-dir").stdout
     assert git(w1, "rev-parse", "--path-format=absolute", "--git-common-dir").stdout == \
         git(base, "rev-parse", "--path-format=absolute", "--git-common-dir").stdout
+    w1_head = git(w1, "rev-parse", "HEAD").stdout
     assert gitstate(w1, "spawn", "alice").returncode == 0
-    # gitstate's lock and caches live in this worktree's own git dir
+    # the move landed on the team line (main, the base worktree's branch, which followed);
+    # the worktree's own branch did not move
+    assert "@alice: [STATE:bootstrap]" in git(base, "log", "-1", "--format=%s").stdout
+    assert git(base, "status", "--porcelain").stdout == ""
+    assert git(w1, "rev-parse", "HEAD").stdout == w1_head
+    # gitstate's caches live in this worktree's own git dir
     assert (Path(git(w1, "rev-parse", "--absolute-git-dir").stdout.strip()) / "gitstate").is_dir()
+    git(w1, "merge", "-q", "--ff-only", "main")                   # the branch catches up
     set_state_line(w1, "alice", "state", "deep_work")            # illegal: bootstrap -> deep_work
     res = git(w1, "commit", "-qam", "@alice: [STATE:deep_work] skip", check=False)
     assert res.returncode != 0 and "illegal-transition" in res.stderr   # the common hooks ran
     git(w1, "checkout", "-q", "--", ".")
-    # the base worktree's branch did not move
-    assert "alice" not in git(base, "log", "--format=%s").stdout
 
 
 def test_two_worktrees_move_their_agents_concurrently(tmp_path):

@@ -10,8 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-
-from conftest import UNHOOKED, git, gitstate, repo_with, set_state_line, walk
+from conftest import UNHOOKED, git, gitstate, moves_on_this_branch, repo_with, set_state_line, walk
 
 FIX = "git fetch --unshallow"
 
@@ -94,7 +93,8 @@ def test_a_shallow_clone_of_a_clean_history_says_what_it_could_not_judge(tmp_pat
 def test_the_ref_guard_refuses_a_branch_at_a_shallow_boundary(tmp_path):
     full = repo_with(tmp_path, "clean", _clean)
     git(full, "checkout", "-q", "-b", "side")
-    assert gitstate(full, "bury", "alice", "--summary", "done").returncode == 0
+    with moves_on_this_branch(full, "side"):
+        assert gitstate(full, "bury", "alice", "--summary", "done").returncode == 0
     set_state_line(full, "alice", "state", "bootstrap")
     git(full, *UNHOOKED, "commit", "-q", "-am", "@alice: [STATE:bootstrap] born again")
     revived = sha(full, "HEAD")

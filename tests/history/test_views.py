@@ -10,8 +10,19 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import (
+    UNHOOKED,
+    fill_freeze_state,
+    git,
+    gitstate,
+    make_repo,
+    moves_on_this_branch,
+    repo_with,
+    set_state_line,
+    state_path,
+    walk,
+)
 
-from conftest import UNHOOKED, fill_freeze_state, git, gitstate, make_repo, repo_with, set_state_line, state_path, walk
 from gitstate.git.repo import open_managed
 from gitstate.history.views import roster
 
@@ -178,7 +189,8 @@ def test_branches_and_merges(team):
     lands by itself, and a merge of the branch carries its work. (Before, the merge carried
     alice's move.)"""
     git(team, "checkout", "-q", "-b", "side")
-    walk(team, "alice", "inbox")
+    with moves_on_this_branch(team, "side"):
+        walk(team, "alice", "inbox")
     (team / "side.txt").write_text("side\n")
     git(team, "add", "side.txt")
     git(team, "commit", "-q", "-m", "side's work")
@@ -454,7 +466,8 @@ def test_log_reads_the_team_line_and_no_move_of_a_merged_branch(repo, monkeypatc
     walk(repo, "alice", "deep_work")                       # main, at :10
     git(repo, "switch", "-q", "side")
     at("05")
-    walk(repo, "bob", "inbox")                             # side, at :05
+    with moves_on_this_branch(repo, "side"):
+        walk(repo, "bob", "inbox")                         # side, at :05
     at("15")
     set_state_line(repo, "alice", "state", "idle")         # side moves alice too
     git(repo, *UNHOOKED, "commit", "-qam", "@alice: [STATE:idle] meanwhile")
@@ -488,6 +501,7 @@ def test_verify_shows_progress_on_a_terminal_only(repo):
 
 def test_a_cold_read_of_a_long_history_shows_progress_on_a_terminal_only(repo):
     import shutil
+
     from conftest import on_a_terminal
     assert gitstate(repo, "spawn", "alice").returncode == 0
     for i in range(11):

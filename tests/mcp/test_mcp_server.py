@@ -83,8 +83,10 @@ def test_tools_are_listed_with_typed_inputs_and_outputs(repo):
     spawn = tools["spawn"]
     assert spawn.input_schema["required"] == ["agent"]
     assert spawn.input_schema["properties"]["parent"]
-    assert set(spawn.output_schema["properties"]) == {"commit", "agent", "from", "to", "path", "advice", "also_committed",
-                                                      "subject", "push"}   # push: how it landed
+    assert set(spawn.output_schema["properties"]) == {
+        "commit", "agent", "from", "to", "path", "advice", "also_committed", "subject",
+        "line",    # the team line, for a move made from a worktree on another branch
+        "push"}    # how it landed
     assert "living" in tools["roster"].output_schema["properties"]
 
 
@@ -288,6 +290,32 @@ def test_log_limit_and_since_and_the_new_tools(repo, monkeypatch):
         cli.stderr.strip().removeprefix("gitstate: ")
 
 
+def test_say_speaks_as_the_bound_agent_and_the_inbox_reads_it(repo):
+    """The tool calls what `gitstate say` calls: one commit of no file, whose subject says who
+    speaks; a refusal is the command's own words."""
+    for agent in ("alice", "bob"):
+        gitstate(repo, "spawn", agent)
+    (repo / "work.txt").write_text("staged, not said\n")
+    git(repo, "add", "work.txt")
+
+    async def steps(session):
+        return (await session.call_tool("say", {"to": ["bob"], "message": "review please"}),
+                await session.call_tool("say", {"to": ["bobb"], "message": "hi"}))
+
+    said, unknown = run(repo, steps, agent="alice")
+    assert not said.is_error, said.content
+    sha = git(repo, "rev-parse", "HEAD").stdout.strip()
+    assert said.structured_content == {"commit": sha, "from": "alice", "to": ["bob"],
+                                       "subject": "@alice: to @bob: review please", "body": "",
+                                       "push": None}
+    assert git(repo, "diff-tree", "--no-commit-id", "-r", "--name-only", "HEAD").stdout == ""
+    assert git(repo, "diff", "--cached", "--name-only").stdout.split() == ["work.txt"]
+    inbox = json.loads(gitstate(repo, "inbox", "bob", "--json").stdout)["messages"]
+    assert [(m["commit"], m["from"]) for m in inbox] == [(sha, "alice")]
+    assert unknown.is_error and "unknown agent 'bobb' (did you mean 'bob'?)" in \
+        unknown.content[0].text
+
+
 def test_the_repository_is_an_argument_or_the_clients_root(repo, tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -388,7 +416,8 @@ MOVES = {"spawn": {"agent": "mallory"}, "transition": {"agent": "bob", "state": 
          "freeze": {"agent": "bob"}, "wake": {"agent": "bob", "approved_by": "zach"},
          "bury": {"agent": "bob", "summary": "gone"}, "handover": {"role": "x", "to": "bob"},
          "logout": {"agent": "bob", "note": "x"}, "sweep": {}, "reap": {}, "shutdown": {},
-         "inbox": {"agent": "bob", "mark_read": True}}
+         "inbox": {"agent": "bob", "mark_read": True},
+         "say": {"to": ["bob"], "message": "hello"}}
 
 
 def test_an_unbound_server_reads_and_refuses_every_move(repo):
