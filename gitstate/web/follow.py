@@ -94,6 +94,10 @@ class Following(Managed):
         super().__init__(FollowingGit(repo.git, up), repo.top, repo.cache_dir)
         self.upstream = up
 
+    def head(self) -> str | None:
+        """The hub's branch as last fetched (what the views read here)."""
+        return self.git.head()
+
     def lifecycle(self, rev: str | None = "HEAD", *, index: bool = True,
                   worktree: bool = True) -> Lifecycle:
         if rev == "HEAD":
