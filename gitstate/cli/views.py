@@ -27,7 +27,7 @@ from gitstate.cli.text import (
     print_status_view,
     print_vacancies,
 )
-from gitstate.errors import EXIT_REJECTED
+from gitstate.errors import EXIT_REJECTED, UsageError
 from gitstate.history import views as history
 from gitstate.history.entities import situations as graph
 from gitstate.history.problems import describe_lines
@@ -66,8 +66,34 @@ def _as_of(name: str, data, printer, help: str) -> None:
         _note_upstream(at, as_json)
 
 
-_as_of("roster", history.roster, print_roster,
-       "Living, freezer and cemetery, derived from git history.")
+@example("gitstate roster", "gitstate roster --json", "gitstate roster --at 2026-11-01",
+         "gitstate roster --watch", "gitstate roster --watch --json")
+@cli.command("roster")
+@at_option
+@click.option("--watch", is_flag=True,
+              help="Redraw whenever the team line moves, trouble first (Ctrl-C stops); with "
+                   "--json, a line of JSON per redraw.")
+@click.option("--count", type=click.IntRange(min=1), default=None, metavar="N",
+              help="With --watch: stop after N redraws (for scripts).")
+@click.option("--no-follow", is_flag=True,
+              help="With --watch in a clone that tracks a hub: watch this clone's branch (by "
+                   "default the hub's, fetched every 2 s).")
+@json_option
+def roster(at, watch, count, no_follow, as_json):
+    """Living, freezer and cemetery, derived from git history."""
+    if watch:
+        if at is not None:
+            raise UsageError("--watch follows the team line as it moves; --at is a moment "
+                             "past", hint="`gitstate roster --at REV` for that moment")
+        from gitstate.cli.watch import watch as watching
+        return watching(repo(bare_ok=True), as_json=as_json, count=count,
+                        follow=not no_follow)
+    if count is not None or no_follow:
+        raise UsageError(f"{'--count' if count is not None else '--no-follow'} goes with "
+                         "--watch", hint="gitstate roster --watch --count N")
+    output("roster", history.roster(repo(bare_ok=True), at), as_json, print_roster)
+
+
 _as_of("vacancies", history.vacant_roles, print_vacancies,
        "Roles whose holders froze or died, and roles never filled.")
 

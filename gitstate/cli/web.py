@@ -9,7 +9,7 @@ from gitstate.cli.app import at_option, cli, emit, example, json_option, repo
 from gitstate.errors import GitstateError, UsageError
 
 
-@example('gitstate serve', 'gitstate serve --port 8000')
+@example('gitstate serve', 'gitstate serve --port 8000', 'gitstate serve --no-follow')
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on (this machine only by default).")
@@ -17,9 +17,13 @@ from gitstate.errors import GitstateError, UsageError
               help="Port to listen on (0: a free one, printed).")
 @click.option("--open", "open_browser", is_flag=True,
               help="Open the roster in a browser once the server listens.")
-def serve(host, port, open_browser):
+@click.option("--no-follow", is_flag=True,
+              help="In a clone that tracks a hub, show this clone's branch as it is (by "
+                   "default the hub's branch is shown, fetched every 2 s).")
+def serve(host, port, open_browser, no_follow):
     """Show the roster, timelines, freeze-states, vacancies and the lifecycle in a browser,
-    live as commits arrive (read-only; needs `pip install 'gitstate-agents[web]'`)."""
+    live as commits arrive (read-only; needs `pip install 'gitstate-agents[web]'`). In a clone
+    whose branch tracks a hub, the hub's branch is shown, fetched every two seconds."""
     here = repo(bare_ok=True)   # a hub is shown as well: its HEAD, the team line
     busy = port_taken(host, port)
     if busy:
@@ -27,7 +31,7 @@ def serve(host, port, open_browser):
                             hint=f"another program listens there; pick another port, e.g. "
                                  f"`gitstate serve --port {port + 1 if port < 65535 else 8765}`")
     from gitstate.web.app import serve as run
-    run(here, host, port, echo=click.echo, open_browser=open_browser)
+    run(here, host, port, echo=click.echo, open_browser=open_browser, follow=not no_follow)
 
 
 def port_taken(host: str, port: int) -> str | None:

@@ -55,9 +55,10 @@ def team_json(viewer: Viewer, commit: str | None) -> dict:
             "states": series["states"]}
 
 
-def create_app(repo: Managed, *, hosts: list[str] | None = None):
+def create_app(repo: Managed, *, hosts: list[str] | None = None, follows: str | None = None):
     """The Starlette application serving `repo`. `hosts`: the Host headers answered (by
-    default only this machine's names: a page elsewhere cannot read it through DNS tricks)."""
+    default only this machine's names: a page elsewhere cannot read it through DNS tricks).
+    `follows`: the hub's branch `repo` reads (web/follow.py), said on every live page."""
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
     from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -65,6 +66,7 @@ def create_app(repo: Managed, *, hosts: list[str] | None = None):
     from starlette.routing import Route
 
     viewer = Viewer(repo)
+    viewer.follows = follows
     static = {name: static_text(name) for name in STATIC}
 
     def failure(request, exc: GitstateError, api: bool):
@@ -80,6 +82,7 @@ def create_app(repo: Managed, *, hosts: list[str] | None = None):
             try:
                 at = viewer.clean_at(request.query_params.get("at"))
                 links = Links(at=at, commit_url=viewer.commit_url)
+                links.follows = viewer.follows
                 return HTMLResponse(build(request, links), headers=HEADERS)
             except GitstateError as exc:
                 return failure(request, exc, api=False)
@@ -166,10 +169,11 @@ def listen(host: str, port: int):
 
 
 def serve(repo: Managed, host: str, port: int, *, echo=print, open_browser: bool = False,
-          opener=None) -> None:
+          opener=None, follow: bool = True) -> None:
     """Run the server until interrupted. `port` 0 picks a free one; the address served is
     printed either way; `open_browser` opens it in the user's browser (`opener`, else the
-    `webbrowser` module's choice)."""
+    `webbrowser` module's choice). `follow`: in a clone whose branch tracks a hub, show the
+    hub's branch, fetched every two seconds (web/follow.py)."""
     try:
         import starlette  # noqa: F401
         import uvicorn
@@ -177,13 +181,25 @@ def serve(repo: Managed, host: str, port: int, *, echo=print, open_browser: bool
         raise missing_web_extra(exc) from None
     local = host in ("127.0.0.1", "localhost", "::1")
     hosts = LOCAL_HOSTS if local else ["*"]
-    app = create_app(repo, hosts=hosts)
+    said: list[str] = []        # what following says before the address is printed
+    follower, follows = None, None
+    if follow:
+        from gitstate.web.follow import follow as following
+        repo, follower, follows = following(repo, echo=said.append)
+    app = create_app(repo, hosts=hosts, follows=follows)
     sock = listen(host, port)
     port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     address = f"http://{shown}:{port}/"
     echo(f"gitstate: serving {repo.top or repo.git.cwd} at {address} "
          "(read-only; Ctrl-C stops it)")
+    for line in said:
+        echo(line)
+    if follower is not None:
+        echo(f"gitstate: live: following {follows} (fetched every "
+             f"{follower.every:g} s; this clone's branches and work tree are left as they are)")
+        follower.echo = echo
+        follower.start()
     if not local:
         echo(f"gitstate: warning: bound to {host}, so other machines can read this roster")
     if open_browser:   # the socket already listens: the browser's request waits for us
@@ -197,4 +213,8 @@ def serve(repo: Managed, host: str, port: int, *, echo=print, open_browser: bool
                 echo(f"gitstate: no browser could be opened here; open {address} yourself")
         threading.Thread(target=start, name="gitstate-open", daemon=True).start()
     config = uvicorn.Config(app, log_level="warning", access_log=False)
-    uvicorn.Server(config).run(sockets=[sock])
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        if follower is not None:
+            follower.stop()

@@ -8,26 +8,83 @@ from gitstate.law.lifecycle import Lifecycle
 from gitstate.web.clock import epoch
 from gitstate.web.html import Safe, join, render, when
 
-# Okabe and Ito's palette: told apart with the common kinds of colour blindness
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#8C7A00",
-           "#555555", "#882255", "#44AA99")
+# Okabe and Ito's colours (told apart with the common kinds of colour blindness), with Tol's
+# indigo and wine, in an order where each colour and the next differ in lightness by a
+# contrast of at least 2.3:1 (states declared one after the other are drawn side by side)
+PALETTE = ("#0072B2", "#E69F00", "#882255", "#009E73", "#332288", "#56B4E9", "#555555",
+           "#CC79A7", "#F0E442", "#D55E00")
+# and a pattern each, so that no state is told from another by its colour alone: the marks
+# of each tile (8 x 8 units), drawn over the colour
+PATTERNS = (
+    ("solid", ""),
+    ("diagonal", '<path d="M-2,2 L2,-2 M0,8 L8,0 M6,10 L10,6" stroke="{m}" '
+                 'stroke-width="1.6"/>'),
+    ("dots", '<circle cx="4" cy="4" r="1.7" fill="{m}"/>'),
+    ("horizontal", '<path d="M0,4 H8" stroke="{m}" stroke-width="1.8"/>'),
+    ("back-diagonal", '<path d="M-2,6 L2,10 M0,0 L8,8 M6,-2 L10,2" stroke="{m}" '
+                      'stroke-width="1.6"/>'),
+    ("cross-hatch", '<path d="M0,0 L8,8 M8,0 L0,8" stroke="{m}" stroke-width="1.2"/>'),
+    ("vertical", '<path d="M4,0 V8" stroke="{m}" stroke-width="1.8"/>'),
+    ("grid", '<path d="M4,0 V8 M0,4 H8" stroke="{m}" stroke-width="1.2"/>'),
+    ("checks", '<path d="M0,0 H4 V4 H0 z M4,4 H8 V8 H4 z" fill="{m}"/>'),
+    ("rings", '<circle cx="4" cy="4" r="2.3" fill="none" stroke="{m}" stroke-width="1.2"/>'),
+)
 SAMPLES = 48
 W = 480                      # the drawing's width in its own units; it scales to the page
 
 
-def colours(lc: Lifecycle) -> dict[str, str]:
-    """A colour for each state, in the order the lifecycle declares them."""
-    return {s: PALETTE[i % len(PALETTE)] for i, s in enumerate(lc.states)}
+def looks(lc: Lifecycle) -> dict[str, tuple[str, int]]:
+    """(colour, pattern number) of each state: the ten colours with the ten patterns, then
+    the colours again with the patterns shifted, so that two states never look alike."""
+    n = len(PALETTE)
+    return {s: (PALETTE[i % n], (i + i // n) % len(PATTERNS)) for i, s in enumerate(lc.states)}
 
 
-def legend(lc: Lifecycle, states, counts: dict[str, int] | None = None) -> Safe:
-    """The key to a picture's colours, as an HTML list (readable at any width)."""
-    cs = colours(lc)
-    items = [render('<li><span class="swatch" data-colour="{c}"><svg width="12" height="12" '
-                    'aria-hidden="true"><rect width="12" height="12" fill="{c}"/></svg></span>'
-                    '{s}{n}</li>', c=cs.get(s, "#777"), s=s,
-                    n=f" ({counts[s]})" if counts is not None and s in counts else "")
-             for s in states]
+def _light(colour: str) -> bool:
+    """Is the colour light (relative luminance above 0.3): its marks are then drawn dark."""
+    def channel(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (channel(int(colour[i:i + 2], 16) / 255) for i in (1, 3, 5))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.3
+
+
+def fill_defs(lc: Lifecycle, states, prefix: str) -> tuple[Safe, dict[str, str]]:
+    """SVG <pattern>s for `states` (ids `{prefix}-{n}`, from the state's place in the
+    lifecycle: no state's name is put in an id) and state -> the `fill` that draws it."""
+    seen = looks(lc)
+    order = list(lc.states)
+    defs, fills = [], {}
+    for s in dict.fromkeys(states):
+        colour, kind = seen.get(s, ("#777777", 0))
+        name, marks = PATTERNS[kind]
+        if not marks:
+            fills[s] = colour
+            continue
+        pid = f"{prefix}-{order.index(s) if s in order else len(order) + len(fills)}"
+        mark = "#1b1f24" if _light(colour) else "#ffffff"
+        defs.append(render('<pattern id="{id}" data-pattern="{n}" width="8" height="8" '
+                           'patternUnits="userSpaceOnUse"><path d="M0,0 H8 V8 H0 z" '
+                           'fill="{c}"/>{marks}</pattern>', id=pid, n=name, c=colour,
+                           marks=Safe(marks.format(m=mark))))
+        fills[s] = f"url(#{pid})"
+    return render("<defs>{d}</defs>", d=join(defs)) if defs else Safe(""), fills
+
+
+def legend(lc: Lifecycle, states, counts: dict[str, int] | None = None,
+           prefix: str = "key") -> Safe:
+    """The key to a picture's colours and patterns, as an HTML list (readable at any width):
+    each swatch drawn with the very fill the picture gives its state."""
+    seen = looks(lc)
+    items = []
+    for s in states:
+        defs, fills = fill_defs(lc, [s], prefix)
+        colour, kind = seen.get(s, ("#777777", 0))
+        items.append(render(
+            '<li><span class="swatch" data-colour="{c}" data-pattern="{p}"><svg width="16" '
+            'height="16" viewBox="0 0 16 16" aria-hidden="true">{defs}<rect width="16" '
+            'height="16" fill="{f}"/></svg></span>{s}{n}</li>', c=colour,
+            p=PATTERNS[kind][0], defs=defs, f=fills[s], s=s,
+            n=f" ({counts[s]})" if counts is not None and s in counts else ""))
     return render('<ul class="legend">{i}</ul>', i=join(items))
 
 
@@ -50,7 +107,7 @@ def timeline_svg(agent: str, moves: list[dict], context: list[tuple],
     bands are drawn one per move, evenly, and the caption says so."""
     if not moves:
         return Safe("")
-    cs = colours(lc)
+    defs, fills = fill_defs(lc, [m["to"] for m in moves], "tl")
     times = [epoch(m["time"]) or 0 for m in moves]
     t0 = times[0]
     over = lc.states.get(moves[-1]["to"])
@@ -99,7 +156,7 @@ def timeline_svg(agent: str, moves: list[dict], context: list[tuple],
         x2 = x_of(edges[k + 1], None if scaled else float(k + 1))
         bands.append(render('<rect x="{x:.1f}" y="10" width="{w:.1f}" height="30" fill="{c}">'
                             '<title>{s}: {a} to {b} UTC</title></rect>', x=x1,
-                            w=max(x2 - x1, 1.5), c=cs.get(moves[a]["to"], "#777"),
+                            w=max(x2 - x1, 1.5), c=fills[moves[a]["to"]],
                             s=moves[a]["to"], a=when(edges[k]), b=when(edges[k + 1])))
     marks = []
     for t in transfers:
@@ -142,12 +199,13 @@ def timeline_svg(agent: str, moves: list[dict], context: list[tuple],
         '<figure class="chart"><svg class="timeline-chart" role="img" '
         'aria-labelledby="tl-title tl-desc" viewBox="0 0 {w} {h}" '
         'xmlns="http://www.w3.org/2000/svg"><title id="tl-title">States of {agent} over '
-        'time</title><desc id="tl-desc">{desc}</desc>{bands}{marks}{ctx}{axis}</svg>'
+        'time</title><desc id="tl-desc">{desc}</desc>{defs}{bands}{marks}{ctx}{axis}</svg>'
         '<figcaption>{legend}<span class="note">Bands: the state from each move to the next, '
         '{scale}{ctxnote}{hand}the table below has the same moves in words.</span>'
-        '</figcaption></figure>', w=W, h=height, agent=agent, desc=desc, bands=join(bands),
+        '</figcaption></figure>', w=W, h=height, agent=agent, desc=desc, defs=defs,
+        bands=join(bands),
         marks=join(marks), ctx=ctx, axis=_axis(t0, t1, height - 4, left, right),
-        legend=legend(lc, states), scale=scale,
+        legend=legend(lc, states, prefix="tl-key"), scale=scale,
         ctxnote="the line: context used (% of the window) at each move; " if context else "",
         hand="▼: a role handed over; " if transfers else "")
 
@@ -187,25 +245,31 @@ def team_svg(series: dict, lc: Lifecycle) -> Safe:
              and any(counts[s])]
     if not times or not shown:
         return render('<p class="empty">No agent has lived here yet.</p>')
-    cs = colours(lc)
+    defs, fills = fill_defs(lc, shown, "tc")
     left, right, top, bottom = 30.0, W - 6.0, 8.0, 180.0
     t1 = times[-1]
     start = series.get("start", times[0])
     peak = max(max(sum(counts[s][k] for s in shown) for k in range(len(times))), 1)
+    # steps: each sample's count holds from the moment before it up to it
+    xs = [_x(t, start, t1, left, right) for t in [start] + times]
+
+    def y(v: float) -> float:
+        return bottom - (bottom - top) * v / peak
     base = [0] * len(times)
-    areas = []
+    areas, labels = [], []
     for s in shown:
         upper = [base[k] + counts[s][k] for k in range(len(times))]
-        def y(v: float) -> float:
-            return bottom - (bottom - top) * v / peak
-        # steps: each sample's count holds from the moment before it up to it
-        xs = [_x(t, start, t1, left, right) for t in [start] + times]
         top_pts = [f"{xs[k + d]:.1f},{y(v):.1f}" for k, v in enumerate(upper) for d in (0, 1)]
         low_pts = [f"{xs[k + d]:.1f},{y(v):.1f}" for k, v in reversed(list(enumerate(base)))
                    for d in (1, 0)]
-        areas.append(render('<polygon points="{p}" fill="{c}"><title>{s}: up to {m} agents'
-                            '</title></polygon>', p=" ".join(top_pts + low_pts),
-                            c=cs.get(s, "#777"), s=s, m=max(counts[s])))
+        areas.append(render('<polygon points="{p}" fill="{c}" data-state="{s}"><title>{s}: up '
+                            'to {m} agents</title></polygon>', p=" ".join(top_pts + low_pts),
+                            c=fills[s], s=s, m=max(counts[s])))
+        spot = label_spot(xs, [y(v) for v in upper], [y(v) for v in base], len(s) * 6.6 + 6)
+        if spot is not None:
+            labels.append(render('<text class="label" x="{x:.1f}" y="{y:.1f}" '
+                                 'text-anchor="middle" aria-hidden="true">{s}</text>',
+                                 x=spot[0], y=spot[1], s=s))
         base = upper
     grid = render('<path class="mark" d="M{l},{t} L{r},{t}"/><text class="tick" x="{x}" '
                   'y="{ty}" text-anchor="end">{n}</text><text class="tick" x="{x}" y="{b}" '
@@ -217,11 +281,30 @@ def team_svg(series: dict, lc: Lifecycle) -> Safe:
         '<figure class="chart"><svg class="team-chart" role="img" aria-labelledby="tc-title '
         'tc-desc" viewBox="0 0 {w} 206" '
         'xmlns="http://www.w3.org/2000/svg"><title id="tc-title">Agents in each state over '
-        'time</title><desc id="tc-desc">{desc}</desc>{areas}{grid}{axis}</svg>'
-        '<figcaption>{legend}<span class="note">Living and frozen agents, stacked by state; '
-        'the table below gives the numbers.</span></figcaption></figure>',
-        w=W, desc=desc, areas=join(areas), grid=grid, axis=_axis(start, t1, 200, left, right),
-        legend=legend(lc, shown, last))
+        'time</title><desc id="tc-desc">{desc}</desc>{defs}{areas}{labels}{grid}{axis}</svg>'
+        '<figcaption>{legend}<span class="note">Living and frozen agents, stacked by state, '
+        'each state in a colour and a pattern of its own (named on the chart where there is '
+        'room); the table below gives the numbers.</span></figcaption></figure>',
+        w=W, desc=desc, defs=defs, areas=join(areas), labels=join(labels), grid=grid,
+        axis=_axis(start, t1, 200, left, right), legend=legend(lc, shown, last, prefix="tc-key"))
+
+
+def label_spot(xs: list[float], tops: list[float], bottoms: list[float],
+               width: float, height: float = 13.0) -> tuple[float, float] | None:
+    """Where a band's name fits inside it: the middle of the widest run of steps (step k
+    spans xs[k]..xs[k + 1], from tops[k] down to bottoms[k]) whose common height is at least
+    `height`, if that run is at least `width` wide; else None (the legend names it)."""
+    best: tuple[float, float, float] | None = None     # (width, x, y)
+    for a in range(len(tops)):
+        hi, lo = tops[a], bottoms[a]
+        for b in range(a, len(tops)):
+            hi, lo = max(hi, tops[b]), min(lo, bottoms[b])
+            if lo - hi < height:
+                break
+            wide = xs[b + 1] - xs[a]
+            if wide >= width and (best is None or wide > best[0]):
+                best = (wide, (xs[a] + xs[b + 1]) / 2, (hi + lo) / 2 + 4)
+    return None if best is None else (best[1], best[2])
 
 
 def team_table(series: dict) -> Safe:

@@ -27,7 +27,9 @@ class Viewer:
         self._commit_url: str | None = None
         self._times: dict[str, int] = {}
         self._roster: dict | None = None     # the tip's roster, while it is the tip
+        self._words: tuple[str | None, dict[str, str]] = (None, {})   # last_words, per commit
         self.pinned: str | None = None      # the static site: one commit, read once
+        self.follows: str | None = None     # the hub's branch read, in words (web/follow.py)
         self.lazy = True        # the server: what a first read from nothing costs, in a thread
         self._reading_contexts = False
 
@@ -85,6 +87,35 @@ class Viewer:
                     if since is not None:
                         r["seconds_in_state"] = max(0, now - since)
             return kept
+
+    def last_words(self, view: dict) -> dict[str, str]:
+        """agent -> the text of its last move (its commit subject after the tag), for each
+        agent of the roster `view` that set no summary (nor, when dead, a final summary): what
+        the roster shows in their place. One `git log --stdin` for them all, kept per commit."""
+        commit = view.get("commit")
+        with self._lock:
+            if commit is None or self._words[0] == commit:
+                return self._words[1] if commit else {}
+            wanted = {r["last_commit"]: r["agent"]
+                      for key in ("living", "freezer", "cemetery", "unknown")
+                      for r in view.get(key, [])
+                      if r.get("last_commit") and not (r.get("summary")
+                                                       or r.get("final_summary"))}
+            words: dict[str, str] = {}
+            if wanted:
+                from gitstate.law.grammar import subject_tag
+                accept = self.lifecycle(commit).accept_patterns()
+                out = self.repo.git.run("log", "--no-walk=unsorted", "--stdin",
+                                        "--format=%H%x00%s",
+                                        input="".join(f"{s}\n" for s in wanted).encode(),
+                                        check=False).decode("utf-8", "replace")
+                for line in out.splitlines():
+                    sha, _, subject = line.partition("\0")
+                    tag = subject_tag(subject, accept)
+                    if tag is not None and wanted.get(sha) == tag[0] and tag[2].strip():
+                        words[tag[0]] = tag[2].strip()
+            self._words = (commit, words)
+            return words
 
     def vacancies(self, at: str | None = None) -> dict:
         with self._lock:

@@ -58,7 +58,8 @@ def roster_page(viewer: Viewer, links: Links, *, live: bool = True, params=None,
     view = view or viewer.roster(links.at)
     lc = viewer.lifecycle(view["commit"]) if view["commit"] else None
     body = roster_body(links, view, vacancies_of(viewer, view), lc,
-                       now_of(viewer, links, view["commit"]), Filters(params))
+                       now_of(viewer, links, view["commit"]), Filters(params),
+                       viewer.last_words(view))
     return _frame(viewer, links, view["commit"], view["lifecycle"], title="Roster",
                   current="roster", body=body, live=live, view=view)
 

@@ -21,6 +21,7 @@ class Links:
         self.commit_url = commit_url    # sha -> the commit's web page, or None
         self.tree = False               # does this lifecycle have parents and children
         self.built = built              # the static site: when it was built (seconds)
+        self.follows: str | None = None  # served from a clone: the hub's branch it follows
 
     def commit(self, sha: str | None) -> Safe:
         """A commit's short id, a link to its page where the repository has a web home; a
@@ -96,8 +97,15 @@ def page(*, title: str, current: str, links: Links, body: Safe, commit: str | No
                                       b=built)])
     script = render('<script src="{src}" defer></script>', src=links.static_file("live.js")) \
         if live else Safe("")
-    status = Safe('<p id="live-status" class="live-status" role="status" aria-live="polite">'
-                  'Live: this page follows new commits.</p>') if live else Safe("")
+    if not live:
+        status = Safe("")
+    elif links.follows:
+        status = render('<p id="live-status" class="live-status" role="status" '
+                        'aria-live="polite">Live: following {f}; this page shows new commits '
+                        'as they reach it.</p>', f=links.follows)
+    else:
+        status = Safe('<p id="live-status" class="live-status" role="status" '
+                      'aria-live="polite">Live: this page follows new commits.</p>')
     foot = render("commit {sha} · lifecycle {lc}", sha=links.commit(commit),
                   lc=lifecycle or "?") if commit else Safe("")
     if built:

@@ -57,7 +57,9 @@ class Filters:
     def active(self) -> bool:
         return bool(self.state or self.role or self.phase or self.q)
 
-    def matches(self, r: dict, flags: list) -> bool:
+    def matches(self, r: dict, flags: list, words: str = "") -> bool:
+        """Does record `r` (with its troubles `flags`, and the text of its last move shown
+        in place of a summary, `words`) pass this filter?"""
         if self.state and r.get("state") != self.state:
             return False
         if self.role and r.get("role") != self.role:
@@ -67,7 +69,7 @@ class Filters:
         if self.q:
             hay = " ".join(str(r.get(k) or "") for k in ("agent", "state", "role", "summary",
                                                          "thread", "final_summary", "problem"))
-            hay += " " + " ".join(w for _, w in flags)
+            hay += " " + " ".join(w for _, w in flags) + " " + words
             return all(word in hay.lower() for word in self.q.lower().split())
         return True
 
@@ -120,8 +122,19 @@ def flags_html(flags: list[tuple[str, str]]) -> Safe:
 COL_SORTS = ("agent", "state", "role", "phase", "age", None)
 
 
+def summary_cell(text: str, words: str | None) -> Safe:
+    """The Summary column: the agent's own summary; else the text of its last move, marked
+    as such (muted, and said in words); else a dash."""
+    if text:
+        return render("{t}", t=text)
+    if words:
+        return render('<span class="last-move" title="The text of its last move: it set no '
+                      'summary"><span class="label">last move:</span> {w}</span>', w=words)
+    return Safe("—")
+
+
 def roster_table(links: Links, key: str, label: str, rows: list[tuple[dict, list]],
-                 f: Filters | None = None) -> Safe:
+                 f: Filters | None = None, words: dict[str, str] | None = None) -> Safe:
     if key == "cemetery":
         cols, last = ("Agent", "Last state", "Role", "Phase", "Dead for", "Final summary"), \
             lambda r: r.get("final_summary") or r.get("summary") or ""
@@ -153,7 +166,7 @@ def roster_table(links: Links, key: str, label: str, rows: list[tuple[dict, list
             state=r.get("state") or "?", flags=flags_html(flags), role=_role(r),
             phase=_phase(r), since=(sha_of(r.get("in_state_since_commit")) or "?")[:10],
             dur=duration(seconds) if seconds is not None else "—",
-            text=last(r) or "—"))
+            text=summary_cell(last(r), (words or {}).get(r["agent"]))))
     return render('<table class="roster cards" id="table-{key}"><caption class="sr-only">{label}'
                   '</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>',
                   key=key, label=label, head=head, body=join(body))
@@ -168,9 +181,12 @@ def shown_groups(lc, view: dict) -> list[tuple[str, str, str]]:
 
 
 def roster_body(links: Links, view: dict, vacancies: dict, lc=None, now: int | None = None,
-                f: Filters | None = None) -> Safe:
+                f: Filters | None = None, words: dict[str, str] | None = None) -> Safe:
+    """The roster page's body. `words`: agent -> the text of its last move, shown (and
+    searched) where it set no summary (`Viewer.last_words`)."""
     from gitstate.web.trouble import trouble
     f = f or Filters()
+    words = words or {}
     groups = shown_groups(lc, view) if lc is not None else \
         [g for g in GROUPS if g[0] in view]
     counts = {key: len(view.get(key, [])) for key, _, _ in GROUPS}
@@ -203,9 +219,9 @@ def roster_body(links: Links, view: dict, vacancies: dict, lc=None, now: int | N
     shown_total = 0
     for key, label, roster in groups:
         rows = [(r, flagged.get(r["agent"], [])) for r in view.get(key, [])]
-        rows = f.order([x for x in rows if f.matches(*x)])
+        rows = f.order([x for x in rows if f.matches(*x, words.get(x[0]["agent"], ""))])
         shown_total += len(rows)
-        table = roster_table(links, key, label, rows, f) if rows else \
+        table = roster_table(links, key, label, rows, f, words) if rows else \
             render('<p class="empty">{t}</p>', t="Nobody here matches." if f.active
                    else "Nobody here.")
         parts.append(render('<section aria-labelledby="h-{key}" class="group {roster}">'
