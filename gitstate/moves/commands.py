@@ -20,8 +20,8 @@ from gitstate.history.views import inbox as messages, vacant_roles
 from gitstate.law.grammar import canonical_id
 from gitstate.law.suggest import closest
 from gitstate.moves import agent as moves, succession
+from gitstate.moves.chain import committer, land_move
 from gitstate.moves.fields import parse_sets
-from gitstate.moves.landing import committer, push_move
 from gitstate.moves.logbook import logout as log_out
 from gitstate.moves.operations import due_timeouts, sweep as commit_due
 
@@ -183,7 +183,7 @@ def inbox(repo: Managed, agent: str, *, mark_read: bool = False, push: bool = Fa
     if not push:
         view["marked_read"] = {"commit": move().sha, "last_read_commit": view["commit"]}
         return view
-    landing, _result = push_move(repo, view["agent"], move)
+    landing, _result = land_move(repo, view["agent"], move)
     view["push"] = landing.as_plain()
     if landing.outcome == "landed":
         view["marked_read"] = {"commit": landing.commit, "last_read_commit": view["commit"]}
@@ -205,7 +205,7 @@ def committed(repo: Managed, agent: str, move: Callable[[], Result], *, push: bo
     the same record, naming the landed commit when it landed (else the one made here), and
     under `push` how it landed (landed, illegal or gave-up)."""
     if push:
-        landing, result = push_move(repo, agent, move)
+        landing, result = land_move(repo, agent, move)
         record = _record(repo, result, extra, warn)
         if landing.outcome == "landed" and landing.commit:
             record["commit"] = landing.commit

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gitstate.errors import GitstateError
-from gitstate.git.atomic import safe_path, write_file
+from gitstate.git.atomic import Result, safe_path, write_file
 from gitstate.git.carry import changes, stage
-from gitstate.git.push import UNLANDED, Upstream
+from gitstate.git.push import UNLANDED, Landing, Upstream
 from gitstate.git.repo import Managed
 from gitstate.git.runner import Git
 from gitstate.law.grammar import parse_message
@@ -35,6 +35,8 @@ class Unlanded:
     signed: bool = False
     kind: str = "work"                # transition | spawn | gated | work
     record: dict = field(default_factory=dict)
+    landing: Landing | None = None    # how it landed, when it was pushed
+    result: Result | None = None      # the commit made again (or landed)
 
 
 def find_unlanded(repo: Managed, up: Upstream, head: str,
@@ -139,7 +141,7 @@ def leave_as_found(git: Git, top: Path, before: str, todo: list[Unlanded],
         return
     head = git.head() or before
     dirty = set(git.text("diff", "--name-only", "-z", "HEAD").split("\0"))
-    same = [p for p in paths if p not in dirty and _entry(git, head, p) == _entry(git, before, p)]
+    same = [p for p in paths if p not in dirty and entry(git, head, p) == entry(git, before, p)]
     stage(git, top, {p: found[p][0].paths[p] for p in same if found[p][1]})
     for p in (p for p in same if not found[p][1]):   # in the work tree only
         mode, blob = found[p][0].paths[p]
@@ -151,7 +153,7 @@ def leave_as_found(git: Git, top: Path, before: str, todo: list[Unlanded],
     git.run("update-index", "-q", "--refresh", check=False)
 
 
-def _entry(git: Git, rev: str, path: str) -> str:
+def entry(git: Git, rev: str, path: str) -> str:
     return git.text("ls-tree", rev, "--", f":(literal){path}")
 
 
