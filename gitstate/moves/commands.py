@@ -143,12 +143,13 @@ def _notices_at(repo: Managed, who: str, landed: str, *, result_of: list[str]) -
 
 
 def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
-             text: str | None = None, approved_by: str | None = None,
+             text: str | None = None, approved_by: str | None = None, push: bool = False,
              warn: Callable[[str], None] = _stderr) -> dict:
     """A holder of `role` hands it to `to` in one commit, and stays in its state; a frozen
     giver or taker (haak) needs a human's approval."""
     return committed(repo, to, lambda: succession.handover(repo, role, to, giver=giver, text=text,
-                                                      approved_by=approved_by), warn=warn)
+                                                      approved_by=approved_by),
+                     push=push, warn=warn)
 
 
 def assume(repo: Managed, agent: str, role: str, *, text: str | None = None,
@@ -159,11 +160,11 @@ def assume(repo: Managed, agent: str, role: str, *, text: str | None = None,
 
 
 def logout(repo: Managed, agent: str, note: str, *, text: str | None = None, sets=(),
-           warn: Callable[[str], None] = _stderr) -> dict:
+           push: bool = False, warn: Callable[[str], None] = _stderr) -> dict:
     """Append `note` to the lifecycle's log and move to the state that keeps it."""
     values = parse_sets(sets)
     return committed(repo, agent, lambda: log_out(repo, agent, note, text=text,
-                                                  sets=values)[0], warn=warn)
+                                                  sets=values)[0], push=push, warn=warn)
 
 
 def inbox(repo: Managed, agent: str, *, mark_read: bool = False, push: bool = False,
