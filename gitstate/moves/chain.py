@@ -40,13 +40,16 @@ from gitstate.moves.unlanded import Unlanded, entry, find_unlanded, refuse_dirty
 
 
 def land_move(repo: Managed, agent: str, move: Callable[[], Result],
-              policy: PushPolicy | None = None) -> tuple[Landing, Result]:
+              policy: PushPolicy | None = None, *,
+              with_work: bool = True) -> tuple[Landing, Result]:
     """Commit `move()` and land it on the upstream branch, after what the branch holds that
-    the hub has not got: landed, illegal or gave up; and the last local commit of the move."""
+    the hub has not got: landed, illegal or gave up; and the last local commit of the move.
+    Without `with_work`, a branch holding work commits (that move no agent) the hub has not
+    got lands nothing: landing would make them again (the runtime's hooks never do that)."""
     up = upstream_of(repo.git)
     policy = policy or policy_of(repo)
     if ahead_of(repo.git, up):
-        return land_chain(repo, up, agent, move, policy)
+        return land_chain(repo, up, agent, move, policy, with_work=with_work)
     return push_move(repo, agent, move, policy)
 
 
@@ -72,7 +75,8 @@ def committer(repo: Managed, push: bool) -> Callable[[str, Callable[[], Result]]
 
 
 def land_chain(repo: Managed, up: Upstream, agent: str, move: Callable[[], Result],
-               policy: PushPolicy | None = None) -> tuple[Landing, Result]:
+               policy: PushPolicy | None = None, *,
+               with_work: bool = True) -> tuple[Landing, Result]:
     """`--push` on a branch that holds commits the hub has not got: commit `move()` here
     (decided from this branch's state; refused, nothing is done), then land the branch's
     unlanded commits one by one, oldest first, as `sync` does (each made again on the tip and
@@ -84,6 +88,11 @@ def land_chain(repo: Managed, up: Upstream, agent: str, move: Callable[[], Resul
     try:
         tip = fetch_tip(git, up)
         todo, _merges = find_unlanded(repo, up, made.sha, [])
+        work = [u for u in todo if u.kind == "work"]
+        if work and not with_work:
+            raise GitstateError(f"this branch holds {len(work)} commit(s) of work that "
+                                f"{up.name} has not got ({work[0].subject}...), which landing "
+                                "would make again after the moves")
         refuse_dirty(git, made.sha, tip, todo, set())
         if made.sha != tip:
             reset_keep(git, tip)

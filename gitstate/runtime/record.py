@@ -69,9 +69,10 @@ HOOK_ATTEMPTS, HOOK_SECONDS = 3, 10.0
 
 
 def land_measurement(repo, agent: str, move) -> str:
-    """Commit `move()` and land it on the hub as `--push` does (with what the branch holds
-    that the hub has not got), best effort: what the agent is told. A move refused here is
-    refused as without a hub; whatever else goes wrong leaves the commit here."""
+    """Commit `move()` and land it on the hub as `--push` does (with the moves the branch
+    holds that the hub has not got; never when it holds work of the agent's that landing would
+    make again), best effort: what the agent is told. A move refused here is refused as
+    without a hub; whatever else goes wrong leaves the commit here."""
     from gitstate.git.push import PushPolicy
     from gitstate.moves.chain import land_move
     made = []
@@ -80,7 +81,8 @@ def land_measurement(repo, agent: str, move) -> str:
         made.append(move())
         return made[-1]
     try:
-        landing, result = land_move(repo, agent, once, PushPolicy(HOOK_ATTEMPTS, HOOK_SECONDS))
+        landing, result = land_move(repo, agent, once, PushPolicy(HOOK_ATTEMPTS, HOOK_SECONDS),
+                                    with_work=False)   # the agent's own commits stay as they are
     except Exception as exc:  # noqa: BLE001 — landing is best effort
         if not made:
             raise   # not committed: the move's own refusal, as without a hub

@@ -64,3 +64,18 @@ def test_a_measurement_that_cannot_land_stays_here_and_the_next_push_lands_it(tm
         "@alice: [STATE:deep_work] context 55% (110,000 of 200,000 tokens): midlife"]
     assert rev(b, "HEAD") == rev(hub, "main")
     assert gitstate(hub, "verify", "--no-cache").returncode == 0
+
+
+def test_a_hook_never_makes_the_agents_own_commits_again(tmp_path):
+    """Work the agent committed (a commit that moves no agent) would have to be made again
+    after the landed moves: the hook leaves the branch as it is, and says so."""
+    hub, b = agent_clone(tmp_path)
+    (b / "src.py").write_text("print('half done')\n")
+    git(b, "add", "src.py")
+    git(b, "commit", "-q", "-m", "wip: the parser")
+    work = rev(b, "HEAD")
+    tip = rev(hub, "main")
+    told = said(post_tool(b, "s1", transcript(tmp_path / "s1.jsonl", 110_000)))
+    assert "midlife" in told and "not landed" in told and "work" in told, told
+    assert rev(b, "HEAD~1") == work and rev(hub, "main") == tip       # untouched
+    assert git(b, "log", "-1", "--format=%an").stdout.strip() == "gitstate"
