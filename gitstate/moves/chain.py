@@ -6,11 +6,12 @@ ahead of it (a measurement the runtime's hook committed, a move made without `--
 that gave up) is landed as `gitstate sync` lands it, with sync's own machinery: the new move
 is committed here first (decided from this branch's state; refused, nothing is done), then
 every commit the hub has not got is made again on the hub's tip, oldest first, the moves
-each landed and the new one last of them, the work (commits that move no agent) replayed on
-the branch after them and left for `git push`. Once one does not land, the rest are only
-replayed here, or kept on a side branch when they cannot be: the new move's outcome says so,
-and its `earlier` says what became of each commit before it. Nothing is lost: every commit
-ends on the hub, on the branch, or on a side branch `gitstate/unlanded/*`.
+each landed and the new one last of them (decided again there by its own command, from its
+agent's state on the hub, signed again where it is signed), the work (commits that move no
+agent) replayed on the branch after them and left for `git push`. Once one does not land,
+the rest are only replayed here, or kept on a side branch when they cannot be: the new move's
+outcome says so, and its `earlier` says what became of each commit before it. Nothing is
+lost: every commit ends on the hub, on the branch, or on a side branch `gitstate/unlanded/*`.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gitstate.errors import GitstateError
-from gitstate.git.atomic import Plan, Result
-from gitstate.git.carry import stage
+from gitstate.git.atomic import Result
+from gitstate.git.carry import Conflict, carry_work, restore, stage
 from gitstate.git.push import (
     UNLANDED,
     Earlier,
@@ -35,7 +36,7 @@ from gitstate.git.repo import Managed
 from gitstate.git.runner import Git
 from gitstate.moves.landing import policy_of, push_move
 from gitstate.moves.operations import committed
-from gitstate.moves.sync import fetch_tip, replay_commits, reset_keep
+from gitstate.moves.sync import CannotReplay, fetch_tip, replay_commits, reset_keep
 from gitstate.moves.unlanded import Unlanded, entry, find_unlanded, refuse_dirty
 
 
@@ -80,7 +81,8 @@ def land_chain(repo: Managed, up: Upstream, agent: str, move: Callable[[], Resul
     """`--push` on a branch that holds commits the hub has not got: commit `move()` here
     (decided from this branch's state; refused, nothing is done), then land the branch's
     unlanded commits one by one, oldest first, as `sync` does (each made again on the tip and
-    landed; work replayed after the moves), the new move last of the moves. Once one does not
+    landed; work replayed after the moves), the new move last of the moves, decided again by
+    `move()` on the tip. Once one does not
     land, the rest are only replayed here (or kept on a side branch when they cannot be): the
     move's outcome says so, and `earlier` says what became of each commit before it."""
     git, top = repo.git, repo.work_tree
@@ -105,12 +107,13 @@ def land_chain(repo: Managed, up: Upstream, agent: str, move: Callable[[], Resul
             f"nothing landed: {why}; the move stays committed here as {made.sha[:10]}, with "
             f"the {count} commit(s) before it that {up.name} has not got: `gitstate sync` "
             "lands them")), made
+    mine = next(u for u in todo if u.sha == made.sha)
+    mine.remake = _decided_again(git, top, made, move)
     try:
         records = replay_commits(repo, top, up, todo, push=True, stop=True, policy=policy)
     except Exception:
         _park(git, made, agent)   # every commit of the chain is an ancestor of the move
         raise
-    mine = next(u for u in todo if u.sha == made.sha)
     earlier = [Earlier(r["commit"], r["subject"], r["agent"], r["outcome"], r["new"],
                        r["reason"], r["rule"], r["kept"]) for r in records if r is not mine.record]
     return _outcome(git, top, up, made, mine, earlier), _made_again(made, mine)
@@ -145,15 +148,37 @@ def _stage_again(git: Git, top: Path, u: Unlanded) -> list[str]:
     return sorted(same)
 
 
+def _decided_again(git: Git, top: Path, made: Result,
+                   move: Callable[[], Result]) -> Callable[[], Result]:
+    """The new move made again on HEAD once what came before it landed: its work staged there
+    (the first time: a landing that decides it again carries the work itself) and `move()`
+    deciding it again from HEAD's state, signed again where it is signed. Its work conflicts
+    with HEAD's: it cannot be made there (kept)."""
+    first = [True]
+
+    def again() -> Result:
+        if not first[0]:
+            return move()
+        first[0] = False
+        head = git.head() or ""
+        try:
+            work = carry_work(git, top, made, head)
+        except Conflict as exc:
+            raise CannotReplay(str(exc)) from None
+        try:
+            return move()
+        except BaseException:
+            restore(git, top, head, work)   # it is kept as it was made: nothing staged
+            raise
+    return again
+
+
 def _made_again(made: Result, mine: Unlanded) -> Result:
-    """The move as it stands after the replay: made again (or landed) with the plan it was
-    decided with, the state it left as the tip had it."""
-    again = mine.result
-    if again is None or mine.record["outcome"] in ("illegal", "kept"):
+    """The move as it stands after the replay: made again (or landed), or as it was made here
+    when it is kept."""
+    if mine.result is None or mine.record["outcome"] in ("illegal", "kept"):
         return made
-    info = {**made.plan.info, **{k: v for k, v in again.plan.info.items() if v is not None}}
-    plan = Plan(made.plan.files, made.plan.message, info)
-    return Result(again.sha, again.parent, plan, also=list(made.also))
+    return mine.result
 
 
 def _park(git: Git, made: Result, agent: str) -> None:

@@ -172,19 +172,21 @@ def _one(repo: Managed, top: Path, up: Upstream, u: Unlanded, *, push: bool,
     git, rec = repo.git, u.record
     head = git.head()
     try:
-        if u.signed and u.parent != head:
+        if u.remake is None and u.signed and u.parent != head:
             raise CannotReplay("a signed commit (an approval, a keyed agent's move) is signed "
                                f"on its parent, which is no longer the tip of {up.name}; make "
                                "the move again on the tip (gitstate signs it again where this "
                                "clone holds the key; an approval is asked for again)")
         # AlreadyThere, CannotReplay: said before anything is pushed
-        _applies(git, u, head, conflicts=not u.signed)
+        if u.remake is None:
+            _applies(git, u, head, conflicts=not u.signed)
+        make = u.remake or _move(repo, top, u)
         if not push:
-            result = _move(repo, top, u)()
+            result = make()
             rec.update(new=result.sha, how=rec["how"] or "applied")
             u.result = result
             return
-        landing, result = push_move(repo, u.agent or "", _move(repo, top, u), policy)
+        landing, result = push_move(repo, u.agent or "", make, policy)
         u.landing, u.result = landing, result
     except AlreadyThere:
         rec.update(outcome="landed" if push else "replayed", how="already",

@@ -7,6 +7,7 @@ move's and goes with it. Any other uncommitted change the replay would touch sto
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +38,7 @@ class Unlanded:
     record: dict = field(default_factory=dict)
     landing: Landing | None = None    # how it landed, when it was pushed
     result: Result | None = None      # the commit made again (or landed)
+    remake: Callable[[], Result] | None = None   # makes it again on HEAD (else: replayed)
 
 
 def find_unlanded(repo: Managed, up: Upstream, head: str,

@@ -151,3 +151,24 @@ def test_once_an_earlier_move_does_not_land_the_rest_is_only_committed_here(tmp_
         ("@carol: [STATE:bootstrap] spawned", "landed"),
         ("@alice: [STATE:inbox] bootstrap -> inbox", "illegal")], moves
     assert hub_subjects(hub)[0] == "@carol: [STATE:bootstrap] spawned"
+
+
+def test_the_new_move_is_decided_again_where_its_agent_moved_on_the_hub(tmp_path):
+    """The new move is made again by its own command once what came before it landed, from
+    its agent's state on the hub: any move, not only a transition (here one with a trailer,
+    which a replay could not decide again)."""
+    hub, (a, b) = hub_and_clones(tmp_path)
+    for args in (("spawn", "alice"), ("spawn", "arch1", "--role", "architect"),
+                 ("bury", "arch1", "--summary", "handing on")):
+        assert pushed(a, *args)[0] == 0                          # the architect is vacant
+    git(b, "pull", "-q", "--ff-only")
+    assert pushed(a, "transition", "alice", "inbox")[0] == 0     # moved on the hub
+    local_move(b, "spawn", "carol")
+    code, out = pushed(b, "assume", "alice", "architect")
+    assert code == 0 and out["outcome"] == "landed", out
+    assert [e["outcome"] for e in out["earlier"]] == ["landed"]
+    assert out["move"]["from"] == "inbox" == out["move"]["to"]    # the hub's state
+    assert hub_subjects(hub)[1] == "@carol: [STATE:bootstrap] spawned"
+    assert "Assumes-role: architect" in git(hub, "log", "-1", "--format=%B", "main").stdout
+    assert rev(b, "HEAD") == rev(hub, "main") == out["commit"]
+    assert gitstate(hub, "verify", "--no-cache").returncode == 0
