@@ -140,7 +140,7 @@ def ahead_of(git: Git, up: Upstream) -> int:
 def check_in_step(git: Git, up: Upstream) -> None:
     """Refuse before committing when the branch holds commits the hub has not got: `land`
     replays only the move itself, and must never drop someone's earlier commits (a chain of
-    them is landed by `moves.sync.land_chain`)."""
+    them is landed by `moves.chain.land_chain`)."""
     ahead = ahead_of(git, up)
     if ahead:
         raise GitstateError(f"{up.branch.removeprefix('refs/heads/')} has {ahead} commit(s) "
