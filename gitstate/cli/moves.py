@@ -172,13 +172,14 @@ def show(agent, at, as_json):
 @click.option("--approved-by", default=None, metavar="HUMAN",
               help="Needed when the giver or the taker is frozen (haak): every change to a "
                    "frozen agent is a human's decision.")
+@push_option
 @json_option
-def handover(role, to, giver, text, approved_by, as_json):
+def handover(role, to, giver, text, approved_by, push, as_json):
     """A holder of ROLE hands it to another agent in one commit and keeps working without it
     (trailer `Role-transfer: ROLE -> ID`): the role is never vacant nor held twice."""
     record = commands.handover(repo(), role, to, giver=giver, text=text,
-                               approved_by=approved_by)
-    return moved("handover", record, as_json, says=f"hands {role} to {to}")
+                               approved_by=approved_by, push=push)
+    return moved("handover", record, as_json, push=push, says=f"hands {role} to {to}")
 
 
 @example("gitstate assume dave architect -m 'the architect role was vacant'")
@@ -201,13 +202,16 @@ def assume(agent, role, text, push, as_json):
 @click.option("--note", required=True, help="One line for the shared log: where you stopped.")
 @set_option
 @message_option
+@push_option
 @json_option
-def logout(agent, note, sets, text, as_json):
+def logout(agent, note, sets, text, push, as_json):
     """Log AGENT out: append its note to the lifecycle's log (era: logout.log) and move to
     the logout state, in one commit."""
     here = repo()
-    record = commands.logout(here, agent, note, text=text, sets=sets)
-    moved("logout", record, as_json)
+    record = commands.logout(here, agent, note, text=text, sets=sets, push=push)
+    code = moved("logout", record, as_json, push=push)
+    if code:
+        return code
     if not as_json:
         log = here.lifecycle().states[record["to"]].log
         click.echo(f"{log}, last entries:")

@@ -10,8 +10,8 @@ import click
 from gitstate.cli import complete
 from gitstate.cli.app import cli, emit, example, json_option, output, push_option, repo
 from gitstate.errors import EXIT_REJECTED, UsageError
+from gitstate.moves.chain import committer
 from gitstate.moves.commands import sweep as swept
-from gitstate.moves.landing import committer
 from gitstate.moves.operations import (
     await_agents,
     reap as reap_once,

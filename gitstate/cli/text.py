@@ -48,6 +48,18 @@ def print_landing(record: dict, says: str | None = None) -> None:
     not and what is left."""
     landing = record["push"]
     up = landing["upstream"]
+    earlier = landing.get("earlier") or []
+    for e in earlier:   # what the branch held before the move: landed first, one by one
+        line = f"{e['subject']}  ({(e['new'] or e['commit'])[:10]})"
+        if e["outcome"] == "landed":
+            echo(f"landed first on {up}: {line}")
+        elif e["outcome"] == "replayed":
+            echo(f"replayed here, not landed: {line}" + (f"\n  {e['reason']}"
+                                                         if e["reason"] else ""))
+        else:
+            echo(f"gitstate: did not land ({e['outcome']}): {e['subject']}  "
+                 f"({e['commit'][:10]})\n  {e['reason']}"
+                 + (f"; kept on branch {e['kept']}" if e["kept"] else ""), err=True)
     if landing["outcome"] == "landed":
         print_move(record, says)
         echo(f"landed on {up}" + (f" after {plural(landing['attempts'], 'attempt')}"
@@ -56,7 +68,10 @@ def print_landing(record: dict, says: str | None = None) -> None:
             echo(f"  {landing['reason']}", err=True)
     elif landing["outcome"] == "illegal":
         echo(f"gitstate: the move did not land on {up}: {landing['reason']}", err=True)
-        echo(f"  your branch is in step with {up}; the unlanded commit is kept on branch "
+        where = "your branch is in step with {up}" if not any(
+            e["outcome"] == "replayed" for e in earlier) else \
+            "your branch holds what landed on {up}, and what was replayed here"
+        echo(f"  {where.format(up=up)}; the unlanded commit is kept on branch "
              f"{landing['kept']}" + (f", and its work is staged "
                                      f"({', '.join(landing['staged'])})"
                                      if landing["staged"] else "")

@@ -75,6 +75,21 @@ class Upstream:
         return self.tracking.removeprefix("refs/remotes/")
 
 
+class Earlier(Record):
+    """A commit the branch held that the hub had not got when the move was made, landed
+    before it (a move) or replayed after it (work), as `gitstate sync` does."""
+
+    commit: str = field(about="the commit as it was here")
+    subject: str = field(about="its subject")
+    agent: str | None = field(None, about="the agent it moves (none: work)")
+    outcome: str = field("landed", about="landed, replayed (here only), illegal, gave-up or "
+                                         "kept")
+    new: str | None = field(None, about="the commit on the hub (landed), or made again here")
+    reason: str | None = field(None, about="why it did not land")
+    rule: str | None = field(None, about="the rule that refused it")
+    kept: str | None = field(None, about="the side branch that holds it")
+
+
 # Its plain form is the `--json` record of a landing; gitstate/schema describes it.
 class Landing(Record):
     """How a move made with `--push` landed: landed (exit 0), illegal or gave-up (exit 1)."""
@@ -87,6 +102,9 @@ class Landing(Record):
     rule: str | None = field(None, about="the rule that refused it (illegal)")
     kept: str | None = field(None, about="the side branch that holds the unlanded work")
     staged: list[str] = field([], about="work left staged in the index")
+    earlier: list[Earlier] = field([], about="the commits this branch held that the hub had "
+                                             "not got, oldest first: each move landed before "
+                                             "this one, work replayed after it")
 
     @property
     def exit_code(self) -> int:
@@ -125,18 +143,33 @@ def local_upstream(git: Git, line: str) -> bool:
     return not remote or remote == "."
 
 
-def check_in_step(git: Git, up: Upstream) -> None:
-    """Refuse before committing when the branch holds commits the hub has not got: a replay
-    moves only the move itself, and must never drop someone's earlier commits."""
+def ahead_of(git: Git, up: Upstream) -> int:
+    """How many commits the branch holds that its upstream (as last fetched) has not got."""
     if not git.rev(up.tracking):
-        return
-    ahead = git.text("rev-list", "--count", f"{up.tracking}..{up.branch if up.line else 'HEAD'}")
-    if ahead != "0":
+        return 0
+    tip = up.branch if up.line else "HEAD"
+    return int(git.text("rev-list", "--count", f"{up.tracking}..{tip}") or 0)
+
+
+def check_in_step(git: Git, up: Upstream) -> None:
+    """Refuse before committing when the branch holds commits the hub has not got: `land`
+    replays only the move itself, and must never drop someone's earlier commits (a chain of
+    them is landed by `moves.chain.land_chain`)."""
+    ahead = ahead_of(git, up)
+    if ahead:
         raise GitstateError(f"{up.branch.removeprefix('refs/heads/')} has {ahead} commit(s) "
-                            f"that {up.name} has not got; --push lands one move at a time, "
+                            f"that {up.name} has not got; this landing takes one move, "
                             "so nothing was done",
                             hint="land them first (`gitstate sync`), then move again with "
                                  "--push")
+
+
+def hub_upstream(git: Git, line: str | None = None) -> bool:
+    """Whether the current branch's upstream (or, with `line`, the team line's) is a remote's
+    branch (a hub), not a local one."""
+    branch = line.removeprefix("refs/heads/") if line else ""
+    code, out, _ = git.call("rev-parse", "--symbolic-full-name", f"{branch}@{{upstream}}")
+    return code == 0 and out.startswith(b"refs/remotes/")
 
 
 def land(git: Git, top: Path, move: Callable[[], Result], *, agent: str,

@@ -8,6 +8,11 @@ returns that data typed by the command's model (gitstate.schema): a move is judg
 Every tool and argument is described; annotations tell a client which tools only read and which
 commit (gitstate/mcp/strict.py: unknown arguments refused, the repository chosen). A move is made
 only as the agent the server is bound to (gitstate/mcp/binding.py); unbound, the server reads.
+
+Every move lands on the team line as `--push` lands it when the branch's upstream is a hub (a
+remote's branch): the tools that commit take `push` (default true; false commits here only),
+and a move's result holds how it landed under `push`. `sync` lands what this branch holds that
+the hub has not got, as `gitstate sync` does.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from gitstate.history.status import status as status_of
 from gitstate.mcp.binding import bound_to, unbound
 from gitstate.mcp.strict import StrictServer
 from gitstate.moves import commands
+from gitstate.moves.chain import committer
 from gitstate.moves.operations import await_agents, reap as do_reap, shutdown as do_shutdown
 from gitstate.moves.principals import acting_as
 from gitstate.moves.workfile import carried
@@ -67,6 +73,17 @@ Message = Annotated[str | None, _d("Text of the commit subject (the command's -m
 Sets = Annotated[list[str] | None, _d("KEY=VALUE pairs set in the front matter (--set).")]
 Approved = Annotated[str | None, _d(
     "The human (one of the lifecycle's `humans`) who approved a gated move (--approved-by).")]
+Push = Annotated[bool, _d(
+    "Land the move on the team line (--push) when this branch's upstream is a hub: the "
+    "result's `push` says how it landed (landed, illegal or gave-up). Without such an "
+    "upstream, or false: committed here only.")]
+
+
+def lands(repo: Managed, push: bool) -> bool:
+    """Whether a move the tools make in `repo` lands (`push`, and the branch's upstream is a
+    hub's branch)."""
+    from gitstate.git.push import hub_upstream
+    return push and repo.top is not None and hub_upstream(repo.git, repo.line_ref())
 
 
 def acting(repo: Managed, tool: str, agent_flag: str | None) -> str:
@@ -147,12 +164,12 @@ def build(directory: str | None = None, agent_flag: str | None = None) -> Strict
     @server.tool(annotations=ONCE)
     def inbox(agent: Agent, mark_read: Annotated[bool, _d(
                   "Move the agent's last_read_commit to HEAD (one progress commit).")] = False,
-              at: At = None, repository: Repository = None) -> m.Inbox:
+              at: At = None, push: Push = True, repository: Repository = None) -> m.Inbox:
         """Messages that @mention the agent since its last_read_commit."""
         if not mark_read:
             return call("inbox", repository, lambda repo: commands.inbox(repo, agent, at=at))
-        return move("inbox", repository, agent,
-                    lambda repo, _: commands.inbox(repo, agent, mark_read=True))
+        return move("inbox", repository, agent, lambda repo, _: commands.inbox(
+            repo, agent, mark_read=True, push=lands(repo, push)))
 
     @server.tool(annotations=READ)
     def show(agent: Agent, at: At = None, repository: Repository = None) -> m.FreezeState:
@@ -213,11 +230,12 @@ def build(directory: str | None = None, agent_flag: str | None = None) -> Strict
               new_role: Annotated[bool, _d(
                   "The role is a new one the lifecycle does not declare (--new-role; trailer "
                   "`New-role:`).")] = False,
-              repository: Repository = None) -> m.Move:
+              push: Push = True, repository: Repository = None) -> m.Move:
         """Register an agent in the lifecycle's initial state (one commit)."""
         return move("spawn", repository, agent, lambda repo, _: commands.spawn(
             repo, agent, role=role, model=model, parent=parent, sets=tuple(sets or ()),
-            text=message, session=session, key=key, new_role=new_role))
+            text=message, session=session, key=key, new_role=new_role,
+            push=lands(repo, push)))
 
     @server.tool(annotations=MOVE)
     def transition(agent: Agent, state: Annotated[str, _d("The state to move to.")],
@@ -228,61 +246,78 @@ def build(directory: str | None = None, agent_flag: str | None = None) -> Strict
                        "Files of the work tree to commit with the move, by their path from "
                        "the repository's top. Nothing else staged is committed: a move is "
                        "refused while the index holds changes it does not name.")] = None,
-                   repository: Repository = None) -> m.Move:
+                   push: Push = True, repository: Repository = None) -> m.Move:
         """Move an agent to a state: one atomic commit of its state file and the `paths`."""
         return move("transition", repository, agent, lambda repo, files: commands.transition(
             repo, agent, state, text=message, body=body, sets=tuple(sets or ()),
-            approved_by=approved_by, files=files), paths)
+            approved_by=approved_by, files=files, push=lands(repo, push)), paths)
 
     @server.tool(annotations=MOVE)
     def freeze(agent: Agent, message: Message = None,
                situation: Annotated[str | None, _d(
                    "primary_situation for a new freeze-state.")] = None,
-               sets: Sets = None, repository: Repository = None) -> m.Move:
+               sets: Sets = None, push: Push = True,
+               repository: Repository = None) -> m.Move:
         """Write (or check) the agent's freeze-state and freeze, in one commit."""
         return move("freeze", repository, agent, lambda repo, _: commands.freeze(
-            repo, agent, text=message, situation=situation, sets=tuple(sets or ())))
+            repo, agent, text=message, situation=situation, sets=tuple(sets or ()),
+            push=lands(repo, push)))
 
     @server.tool(annotations=MOVE)
     def wake(agent: Agent, approved_by: Annotated[str, _d(
                  "The human (one of the lifecycle's `humans`) who decided to wake it.")],
              state: Annotated[str | None, _d(
                  "Where to wake it to (default: the first living state it may reach).")] = None,
-             message: Message = None, repository: Repository = None) -> m.Move:
+             message: Message = None, push: Push = True,
+             repository: Repository = None) -> m.Move:
         """Resume a frozen agent: a human's decision."""
         return move("wake", repository, agent, lambda repo, _: commands.wake(
-            repo, agent, approved_by, state=state, text=message))
+            repo, agent, approved_by, state=state, text=message, push=lands(repo, push)))
 
     @server.tool(annotations=ENDS)
     def bury(agent: Agent, summary: Annotated[str, _d("The final summary (required to die).")],
              approved_by: Approved = None,
              transfer_role_to: Annotated[str | None, _d(
                  "Hand the role to this agent in the same commit (no vacancy).")] = None,
-             message: Message = None, repository: Repository = None) -> m.Burial:
+             message: Message = None, push: Push = True,
+             repository: Repository = None) -> m.Burial:
         """The agent dies with a final summary; says which roles fall vacant."""
         return move("bury", repository, agent, lambda repo, _: commands.bury(
             repo, agent, summary, approved_by=approved_by, transfer_to=transfer_role_to,
-            text=message))
+            text=message, push=lands(repo, push)))
 
     @server.tool(annotations=MOVE)
     def handover(role: Annotated[str, _d("The role handed over.")],
                  to: Annotated[str, _d("The agent that takes the role.")],
                  giver: Annotated[str | None, _d(
                      "The holder that gives it (default: the one living holder).")] = None,
-                 message: Message = None, repository: Repository = None) -> m.Move:
+                 message: Message = None, push: Push = True,
+                 repository: Repository = None) -> m.Move:
         """A holder of a role hands it to another agent in one commit and keeps its state."""
         return move("handover", repository, to, lambda repo, _: commands.handover(
-            repo, role, to, giver=giver, text=message))
+            repo, role, to, giver=giver, text=message, push=lands(repo, push)))
 
     @server.tool(annotations=MOVE)
     def logout(agent: Agent, note: Annotated[str, _d(
                    "One line for the shared log: where you stopped.")],
-               sets: Sets = None, message: Message = None,
+               sets: Sets = None, message: Message = None, push: Push = True,
                repository: Repository = None) -> m.Move:
         """Append the agent's note to the lifecycle's log and move to the state that keeps
         it, in one commit."""
         return move("logout", repository, agent, lambda repo, _: commands.logout(
-            repo, agent, note, text=message, sets=tuple(sets or ())))
+            repo, agent, note, text=message, sets=tuple(sets or ()), push=lands(repo, push)))
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False,
+                                             idempotent_hint=True, open_world_hint=False))
+    def sync(push: Annotated[bool, _d(
+                 "Land each replayed move on the hub (default); false: only replay them here "
+                 "(--no-push).")] = True,
+             repository: Repository = None) -> m.SyncResult:
+        """Get back in step with the hub: replay this branch's unlanded moves (and those kept
+        on gitstate/unlanded/* branches) onto the upstream tip, deciding each again from the
+        new state, and land them; what cannot land is kept on a side branch, with why."""
+        from gitstate.moves.sync import sync as replay
+        return moving("sync", repository, lambda repo: replay(repo, push=push))
 
     @server.tool(annotations=MOVE)
     def say(to: Annotated[list[str], _d(
@@ -299,11 +334,13 @@ def build(directory: str | None = None, agent_flag: str | None = None) -> Strict
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
                                              idempotent_hint=True, open_world_hint=False))
     def sweep(dry_run: Annotated[bool, _d("Only list what is due.")] = False,
-              repository: Repository = None) -> m.SweepResult:
-        """Commit every timed transition that is due, as the system."""
+              push: Push = True, repository: Repository = None) -> m.SweepResult:
+        """Commit every timed transition that is due, as the system (each landed as it is
+        made; one that does not land stops it, with the reason)."""
         if dry_run:
             return call("sweep", repository, lambda repo: commands.sweep(repo, dry_run=True))
-        return moving("sweep", repository, lambda repo: commands.sweep(repo, dry_run=False))
+        return moving("sweep", repository, lambda repo: commands.sweep(
+            repo, dry_run=False, push=lands(repo, push)))
 
     @server.tool(name="await", annotations=READ)
     def await_(agents: Annotated[list[str], _d("The agents to wait for.")],
@@ -316,20 +353,20 @@ def build(directory: str | None = None, agent_flag: str | None = None) -> Strict
     @server.tool(annotations=ENDS)
     def reap(host: Annotated[str | None, _d(
                  "Which host's agents to check (default: this one).")] = None,
-             repository: Repository = None) -> m.OperationLog:
+             push: Push = True, repository: Repository = None) -> m.OperationLog:
         """Mark every living agent of this host whose process (pid) is gone as failed."""
         def run(repo, say):
-            if not do_reap(repo, say, host):
+            if not do_reap(repo, say, host, commit=committer(repo, lands(repo, push))):
                 say("no agent has lost its process")   # the command's words
             return 0
         return operating("reap", repository, run)
 
     @server.tool(annotations=ENDS)
-    def shutdown(approved_by: Approved = None,
+    def shutdown(approved_by: Approved = None, push: Push = True,
                  repository: Repository = None) -> m.OperationLog:
         """Move every living agent to a frozen or terminal state, children first."""
-        return operating("shutdown", repository,
-                         lambda repo, say: 1 if do_shutdown(repo, say, approved_by) else 0)
+        return operating("shutdown", repository, lambda repo, say: 1 if do_shutdown(
+            repo, say, approved_by, committer(repo, lands(repo, push))) else 0)
 
     return server
 

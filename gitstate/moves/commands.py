@@ -20,8 +20,8 @@ from gitstate.history.views import inbox as messages, vacant_roles
 from gitstate.law.grammar import canonical_id
 from gitstate.law.suggest import closest
 from gitstate.moves import agent as moves, succession
+from gitstate.moves.chain import committer, land_move
 from gitstate.moves.fields import parse_sets
-from gitstate.moves.landing import committer, push_move
 from gitstate.moves.logbook import logout as log_out
 from gitstate.moves.operations import due_timeouts, sweep as commit_due
 
@@ -143,12 +143,13 @@ def _notices_at(repo: Managed, who: str, landed: str, *, result_of: list[str]) -
 
 
 def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
-             text: str | None = None, approved_by: str | None = None,
+             text: str | None = None, approved_by: str | None = None, push: bool = False,
              warn: Callable[[str], None] = _stderr) -> dict:
     """A holder of `role` hands it to `to` in one commit, and stays in its state; a frozen
     giver or taker (haak) needs a human's approval."""
     return committed(repo, to, lambda: succession.handover(repo, role, to, giver=giver, text=text,
-                                                      approved_by=approved_by), warn=warn)
+                                                      approved_by=approved_by),
+                     push=push, warn=warn)
 
 
 def assume(repo: Managed, agent: str, role: str, *, text: str | None = None,
@@ -159,11 +160,11 @@ def assume(repo: Managed, agent: str, role: str, *, text: str | None = None,
 
 
 def logout(repo: Managed, agent: str, note: str, *, text: str | None = None, sets=(),
-           warn: Callable[[str], None] = _stderr) -> dict:
+           push: bool = False, warn: Callable[[str], None] = _stderr) -> dict:
     """Append `note` to the lifecycle's log and move to the state that keeps it."""
     values = parse_sets(sets)
     return committed(repo, agent, lambda: log_out(repo, agent, note, text=text,
-                                                  sets=values)[0], warn=warn)
+                                                  sets=values)[0], push=push, warn=warn)
 
 
 def inbox(repo: Managed, agent: str, *, mark_read: bool = False, push: bool = False,
@@ -183,7 +184,7 @@ def inbox(repo: Managed, agent: str, *, mark_read: bool = False, push: bool = Fa
     if not push:
         view["marked_read"] = {"commit": move().sha, "last_read_commit": view["commit"]}
         return view
-    landing, _result = push_move(repo, view["agent"], move)
+    landing, _result = land_move(repo, view["agent"], move)
     view["push"] = landing.as_plain()
     if landing.outcome == "landed":
         view["marked_read"] = {"commit": landing.commit, "last_read_commit": view["commit"]}
@@ -205,7 +206,7 @@ def committed(repo: Managed, agent: str, move: Callable[[], Result], *, push: bo
     the same record, naming the landed commit when it landed (else the one made here), and
     under `push` how it landed (landed, illegal or gave-up)."""
     if push:
-        landing, result = push_move(repo, agent, move)
+        landing, result = land_move(repo, agent, move)
         record = _record(repo, result, extra, warn)
         if landing.outcome == "landed" and landing.commit:
             record["commit"] = landing.commit

@@ -2,20 +2,22 @@
 
 The commits fetched from the hub are judged here, in this process, before the local branch
 takes them (as the ref guard would judge them, without starting it again for each retry).
+
+This lands one move on a branch in step with its upstream (`gitstate sync` lands each of its
+replayed moves so); `moves/chain.py` is `--push` itself, which first lands what the branch
+holds that the hub has not got.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from gitstate.errors import GitstateError
 from gitstate.git.atomic import Result
 from gitstate.git.push import Landing, PushPolicy, land, local_upstream
 from gitstate.git.repo import Managed
 from gitstate.history.problems import describe_problem
 from gitstate.history.verify import verify
 from gitstate.law.grammar import canonical_id
-from gitstate.moves.operations import committed
 
 
 def policy_of(repo: Managed) -> PushPolicy:
@@ -39,7 +41,8 @@ def push_move(repo: Managed, agent: str, move: Callable[[], Result],
               ) -> tuple[Landing, Result]:
     """Commit `move()` and land it on the upstream branch: landed, illegal or gave up; and the
     last local commit of the move (`queue=False`: pushed past a hub's landing queue, for a
-    commit that moves no agent)."""
+    commit that moves no agent). Refused, nothing done, when the branch holds commits the
+    hub has not got (`chain.land_move` lands those first)."""
     git = repo.git
 
     def judge_fetched(old: str | None, new: str) -> str | None:
@@ -62,24 +65,3 @@ def push_move(repo: Managed, agent: str, move: Callable[[], Result],
                         queue=queue, line=line)
     return land(git, repo.work_tree, move, agent=canonical_id(agent),
                 policy=policy or policy_of(repo), judge_fetched=judge_fetched, queue=queue)
-
-
-def landed(repo: Managed) -> Callable[[str, Callable[[], Result]], Result]:
-    """For operations that commit several moves (sweep, reap, shutdown) with `--push`: land
-    each; a move that does not land stops the operation with the reason."""
-
-    def commit(agent: str, move: Callable[[], Result]) -> Result:
-        landing, result = push_move(repo, agent, move)
-        if landing.outcome != "landed":
-            kept = f"; kept on branch {landing.kept}" if landing.kept else ""
-            raise GitstateError(f"{agent}'s move did not land ({landing.outcome}): "
-                                f"{landing.reason}{kept}")
-        return result
-    return commit
-
-
-def committer(repo: Managed, push: bool) -> Callable[[str, Callable[[], Result]], Result]:
-    """How an operation commits each of its moves: here, or with `push` landed on the hub."""
-    if push:
-        return landed(repo)
-    return committed

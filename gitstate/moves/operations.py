@@ -192,7 +192,7 @@ def _failure_end(lc: Lifecycle, state: str) -> str | None:
 
 
 def committed(agent: str, move: Callable[[], Any]) -> Any:
-    """How an operation commits one move: here. `--push` passes `moves.landing.landed`."""
+    """How an operation commits one move: here. `--push` passes `moves.chain.landed`."""
     return move()
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from gitstate.errors import GitstateError, Rejected
 from gitstate.git.atomic import Plan, Result, git_dir
 from gitstate.git.carry import restore, stage
-from gitstate.git.push import UNLANDED, Upstream, upstream_of
+from gitstate.git.push import UNLANDED, PushPolicy, Upstream, upstream_of
 from gitstate.git.repo import Managed
 from gitstate.git.runner import Git, zero_like
 from gitstate.git.threeway import CannotApply, cherry_tree, tree_of
@@ -72,11 +72,16 @@ class AlreadyThere(Exception):
 
 def sync(repo: Managed, *, push: bool = True) -> dict:
     """Replay this clone's unlanded moves onto the upstream tip and (with `push`) land them;
-    the record of what was done to each (the model SyncResult of gitstate/schema)."""
+    the record of what was done to each (the model SyncResult of gitstate/schema). From a
+    worktree on another branch, the team line is synced, where it is checked out (or in a
+    worktree of its own made for the while)."""
+    line = repo.line_ref()
+    if line is not None:
+        return _sync_line(repo, line, push)
     git, top = repo.git, repo.work_tree
     aborted = _abort_waiting(git, git_dir(git))
     up = upstream_of(git)
-    tip = _fetch(git, up)
+    tip = fetch_tip(git, up)
     head = git.head()
     assert head is not None
     sides = [r for r in git.text("for-each-ref", "--format=%(refname)", UNLANDED + "/").split()
@@ -86,24 +91,12 @@ def sync(repo: Managed, *, push: bool = True) -> dict:
     refuse_dirty(git, head, tip, todo, set(found))
     restore(git, top, head, sorted(found))   # it is on the side branches: made again from there
     if head != tip:
-        _reset_keep(git, tip)
+        reset_keep(git, tip)
     record: dict = {"upstream": up.name, "branch": up.branch.removeprefix("refs/heads/"),
                     "aborted": aborted, "pushed": push, "before": head,
                     "side_branches": [s.removeprefix("refs/heads/") for s in sides],
                     "skipped_merges": merges, "work_found": sorted(found), "moves": []}
-    landing_ok = push
-    later = [u for u in todo if u.kind == "work"] if push else []
-    for u in [u for u in todo if u not in later] + later:
-        u.record = {"commit": u.sha, "subject": u.subject, "agent": u.agent,
-                    "source": u.source.removeprefix("refs/heads/"), "outcome": "replayed",
-                    "how": None, "new": None, "reason": None, "rule": None, "kept": None}
-        _one(repo, top, up, u, push=landing_ok and u.kind != "work")
-        if u.kind == "work" and push and u.record["outcome"] == "replayed":
-            u.record["reason"] = "not a move (it changes no state file): replayed on the " \
-                                 "branch, not pushed (`git push` lands it)"
-        if u.record["outcome"] == "gave-up":
-            landing_ok = False   # the move stays committed here; the rest only replayed
-        record["moves"].append(u.record)
+    record["moves"] = replay_commits(repo, top, up, todo, push=push)
     leave_as_found(git, top, head, todo, found)
     for side in sides:   # a side branch whose moves all landed or were replayed goes
         mine = [m for m in record["moves"] if m["source"] == side.removeprefix("refs/heads/")]
@@ -112,6 +105,38 @@ def sync(repo: Managed, *, push: bool = True) -> dict:
     record["head"] = git.head()
     record["ok"] = all(m["outcome"] in ("landed", "replayed") for m in record["moves"])
     return record
+
+
+def replay_commits(repo: Managed, top: Path, up: Upstream, todo: list[Unlanded], *,
+                   push: bool, stop: bool = False,
+                   policy: PushPolicy | None = None) -> list[dict]:
+    """Replay `todo` on HEAD, in order, the moves first and (with `push`) each landed, then
+    the work; the record of each. Once a move gives up (with `stop`: once one does not land),
+    the rest are only replayed here."""
+    landing_ok = push
+    failed: Unlanded | None = None
+    later = [u for u in todo if u.kind == "work"] if push else []
+    records = []
+    for u in [u for u in todo if u not in later] + later:
+        u.record = {"commit": u.sha, "subject": u.subject, "agent": u.agent,
+                    "source": u.source.removeprefix("refs/heads/"), "outcome": "replayed",
+                    "how": None, "new": None, "reason": None, "rule": None, "kept": None}
+        _one(repo, top, up, u, push=landing_ok and u.kind != "work", policy=policy)
+        outcome = u.record["outcome"]
+        if u.kind == "work" and push and outcome == "replayed":
+            u.record["reason"] = "not a move (it changes no state file): replayed on the " \
+                                 "branch, not pushed (`git push` lands it)"
+        elif push and not landing_ok and failed is not None and outcome == "replayed":
+            u.record["reason"] = (f"not landed, since {failed.sha[:10]} ({failed.subject}) "
+                                  f"did not land ({failed.record['outcome']}): it stays "
+                                  f"committed here as {(u.record['new'] or '')[:10]}; "
+                                  "`gitstate sync` lands it")
+        if landing_ok and (outcome == "gave-up" or (stop and u.kind != "work"
+                                                    and outcome != "landed")):
+            landing_ok = False   # the move stays committed here; the rest only replayed
+            failed = u
+        records.append(u.record)
+    return records
 
 
 def _abort_waiting(git: Git, gdir: Path) -> str | None:
@@ -126,7 +151,7 @@ def _abort_waiting(git: Git, gdir: Path) -> str | None:
     return None
 
 
-def _fetch(git: Git, up: Upstream) -> str:
+def fetch_tip(git: Git, up: Upstream) -> str:
     code, _, err = git.call("fetch", "--quiet", "--no-tags", up.remote,
                             f"+{up.ref}:{up.tracking}")
     tip = git.rev(up.tracking)
@@ -137,7 +162,7 @@ def _fetch(git: Git, up: Upstream) -> str:
     return tip
 
 
-def _reset_keep(git: Git, rev: str) -> None:
+def reset_keep(git: Git, rev: str) -> None:
     git.run("update-index", "-q", "--refresh", check=False)
     code, _, err = git.call("reset", "-q", "--keep", rev)
     if code != 0:
@@ -145,23 +170,29 @@ def _reset_keep(git: Git, rev: str) -> None:
                             f"{err.decode('utf-8', 'replace').strip()}")
 
 
-def _one(repo: Managed, top: Path, up: Upstream, u: Unlanded, *, push: bool) -> None:
-    """Replay `u` on HEAD (and land it with `push`), filling in its record."""
+def _one(repo: Managed, top: Path, up: Upstream, u: Unlanded, *, push: bool,
+         policy: PushPolicy | None = None) -> None:
+    """Replay `u` on HEAD (and land it with `push`), filling in its record (and `u.landing`,
+    `u.result`)."""
     git, rec = repo.git, u.record
     head = git.head()
     try:
-        if u.signed and u.parent != head:
+        if u.remake is None and u.signed and u.parent != head:
             raise CannotReplay("a signed commit (an approval, a keyed agent's move) is signed "
                                f"on its parent, which is no longer the tip of {up.name}; make "
                                "the move again on the tip (gitstate signs it again where this "
                                "clone holds the key; an approval is asked for again)")
         # AlreadyThere, CannotReplay: said before anything is pushed
-        _applies(git, u, head, conflicts=not u.signed)
+        if u.remake is None:
+            _applies(git, u, head, conflicts=not u.signed)
+        make = u.remake or _move(repo, top, u)
         if not push:
-            result = _move(repo, top, u)()
+            result = make()
             rec.update(new=result.sha, how=rec["how"] or "applied")
+            u.result = result
             return
-        landing, result = push_move(repo, u.agent or "", _move(repo, top, u))
+        landing, result = push_move(repo, u.agent or "", make, policy)
+        u.landing, u.result = landing, result
     except AlreadyThere:
         rec.update(outcome="landed" if push else "replayed", how="already",
                    reason=f"its changes are on {up.name} already")
@@ -187,7 +218,7 @@ def _one(repo: Managed, top: Path, up: Upstream, u: Unlanded, *, push: bool) -> 
             git.call("update-ref", "-d", f"refs/heads/{landing.kept}")
             rec["kept"] = u.source.removeprefix("refs/heads/")
     if landing.outcome == "landed" and u.signed and git.head() != git.rev(up.tracking):
-        _reset_keep(git, git.rev(up.tracking) or "HEAD")   # the hub merged it: take the merge
+        reset_keep(git, git.rev(up.tracking) or "HEAD")   # the hub merged it: take the merge
         rec["reason"] = None
 
 
@@ -244,7 +275,7 @@ def _move(repo: Managed, top: Path, u: Unlanded):
         assert head is not None
         if u.signed:   # never re-made: it goes as it is, on the tip it was signed on
             if u.parent == head:
-                _reset_keep(git, u.sha)
+                reset_keep(git, u.sha)
             u.record["how"] = "fast-forward"
             return Result(u.sha, u.parent, _plan(git, u, u.sha))
         if u.parent == head:
@@ -339,7 +370,7 @@ def _keep(git: Git, top: Path, u: Unlanded, head: str | None, why: str, rule: st
           outcome: str) -> None:
     """`u` stays on a side branch (its own, when it came on one); nothing is staged."""
     if head and git.head() != head:
-        _reset_keep(git, head)
+        reset_keep(git, head)
     side = u.source
     if not u.source.startswith(UNLANDED):
         n = 1
@@ -355,3 +386,27 @@ def _keep(git: Git, top: Path, u: Unlanded, head: str | None, why: str, rule: st
 def _rule(exc: Rejected) -> str | None:
     return str(exc.violations[0].rule) if exc.violations else None
 
+
+def _sync_line(repo: Managed, line: str, push: bool) -> dict:
+    """`sync` of the team line `line` from a worktree on another branch: in the worktree that
+    has it checked out, else in a worktree made for it under .git/gitstate and removed after
+    (what cannot land is kept on side branches, as always)."""
+    import os
+
+    from gitstate.git.line import checked_out, common_dir
+    from gitstate.git.repo import open_managed
+    git = repo.git
+    there = checked_out(git, line)
+    if there:
+        return sync(open_managed(str(there[0].top)), push=push)
+    place = common_dir(git) / "gitstate" / f"line-{os.getpid()}"
+    code, _, err = git.call("worktree", "add", "--quiet", str(place),
+                            line.removeprefix("refs/heads/"))
+    if code != 0:
+        raise GitstateError(f"could not check out {line.removeprefix('refs/heads/')} to sync "
+                            f"it: {err.decode('utf-8', 'replace').strip()}",
+                            hint="run `gitstate sync` in a worktree of the team line")
+    try:
+        return sync(open_managed(str(place)), push=push)
+    finally:
+        git.call("worktree", "remove", "--force", str(place))

@@ -7,13 +7,14 @@ move's and goes with it. Any other uncommitted change the replay would touch sto
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gitstate.errors import GitstateError
-from gitstate.git.atomic import safe_path, write_file
+from gitstate.git.atomic import Result, safe_path, write_file
 from gitstate.git.carry import changes, stage
-from gitstate.git.push import UNLANDED, Upstream
+from gitstate.git.push import UNLANDED, Landing, Upstream
 from gitstate.git.repo import Managed
 from gitstate.git.runner import Git
 from gitstate.law.grammar import parse_message
@@ -35,6 +36,9 @@ class Unlanded:
     signed: bool = False
     kind: str = "work"                # transition | spawn | gated | work
     record: dict = field(default_factory=dict)
+    landing: Landing | None = None    # how it landed, when it was pushed
+    result: Result | None = None      # the commit made again (or landed)
+    remake: Callable[[], Result] | None = None   # makes it again on HEAD (else: replayed)
 
 
 def find_unlanded(repo: Managed, up: Upstream, head: str,
@@ -139,7 +143,7 @@ def leave_as_found(git: Git, top: Path, before: str, todo: list[Unlanded],
         return
     head = git.head() or before
     dirty = set(git.text("diff", "--name-only", "-z", "HEAD").split("\0"))
-    same = [p for p in paths if p not in dirty and _entry(git, head, p) == _entry(git, before, p)]
+    same = [p for p in paths if p not in dirty and entry(git, head, p) == entry(git, before, p)]
     stage(git, top, {p: found[p][0].paths[p] for p in same if found[p][1]})
     for p in (p for p in same if not found[p][1]):   # in the work tree only
         mode, blob = found[p][0].paths[p]
@@ -151,7 +155,7 @@ def leave_as_found(git: Git, top: Path, before: str, todo: list[Unlanded],
     git.run("update-index", "-q", "--refresh", check=False)
 
 
-def _entry(git: Git, rev: str, path: str) -> str:
+def entry(git: Git, rev: str, path: str) -> str:
     return git.text("ls-tree", rev, "--", f":(literal){path}")
 
 

@@ -41,15 +41,64 @@ def record_context(cwd: str | None, agent: str, pct: float, phase: str, tokens: 
         leave = lc.states[state].token_limit
         over = leave and isinstance(budget, int) and tokens >= budget
         with as_system(repo) as repo:
-            result = transition(repo, agent, leave if over and leave else state,
-                                sets={"context_pct": pct, "tokens": tokens},
-                                text=f"{measured}: {phase}" + (
-                                    f"; token limit {budget:,}: {state} ends" if over else ""),
-                                with_work=False)
-        note = f" Recorded as {result.sha[:10]} by gitstate." + (
-            f" Your max_tokens ({budget:,}) is spent: you are in {leave} now." if over else "")
+            def move():
+                return transition(repo, agent, leave if over and leave else state,
+                                  sets={"context_pct": pct, "tokens": tokens},
+                                  text=f"{measured}: {phase}" + (
+                                      f"; token limit {budget:,}: {state} ends" if over else ""),
+                                  with_work=False)
+            if hub_upstream(repo.git, repo.line_ref()):
+                note = land_measurement(repo, agent, move)
+            else:
+                note = f" Recorded as {move().sha[:10]} by gitstate."
+        note += f" Your max_tokens ({budget:,}) is spent: you are in {leave} now." if over else ""
     asks = phase_asks(lc, phase, agent)
     return f"gitstate: {agent}: {measured}, mortality phase {phase}.{note} {asks}".strip()
+
+
+def hub_upstream(git, line: str | None = None) -> bool:
+    """Whether the branch's upstream (the team line's, from a worktree on another branch) is
+    a remote's branch (a hub): one git process, nothing imported (a hook without a hub pays no
+    more); as `git.push.hub_upstream` says."""
+    branch = line.removeprefix("refs/heads/") if line else ""
+    code, out, _ = git.call("rev-parse", "--symbolic-full-name", f"{branch}@{{upstream}}")
+    return code == 0 and out.startswith(b"refs/remotes/")
+
+
+# A hook lands its move for the agent's sake, never in its way: a few quick tries, then the
+# commit stays here for the agent's next `--push` (or `gitstate sync`) to land.
+HOOK_ATTEMPTS, HOOK_SECONDS = 3, 10.0
+
+
+def land_measurement(repo, agent: str, move) -> str:
+    """Commit `move()` and land it on the hub as `--push` does (with the moves the branch
+    holds that the hub has not got; never when it holds work of the agent's that landing would
+    make again), best effort: what the agent is told. A move refused here is refused as
+    without a hub; whatever else goes wrong leaves the commit here."""
+    from gitstate.git.push import PushPolicy
+    from gitstate.moves.chain import land_move
+    made = []
+
+    def once():
+        made.append(move())
+        return made[-1]
+    try:
+        landing, result = land_move(repo, agent, once, PushPolicy(HOOK_ATTEMPTS, HOOK_SECONDS),
+                                    with_work=False)   # the agent's own commits stay as they are
+    except Exception as exc:  # noqa: BLE001 — landing is best effort
+        if not made:
+            raise   # not committed: the move's own refusal, as without a hub
+        return (f" Recorded as {made[-1].sha[:10]} by gitstate, not landed ({exc}): your next "
+                "`--push` (or `gitstate sync`) lands it.")
+    if landing.outcome == "landed":
+        return f" Recorded as {(landing.commit or result.sha)[:10]} by gitstate, landed on " \
+               f"{landing.upstream}."
+    if landing.outcome == "illegal":
+        return (f" Not recorded on {landing.upstream}: {landing.reason}; kept on branch "
+                f"{landing.kept}.")
+    why = (landing.reason or "").split("; ", 1)[0]
+    return (f" Recorded as {result.sha[:10]} by gitstate, not landed on {landing.upstream} "
+            f"yet ({why}): your next `--push` (or `gitstate sync`) lands it.")
 
 
 def judge_spawn(cwd: str | None, parent: str, kind: str) -> tuple[str | None, int]:

@@ -64,6 +64,6 @@ if TYPE_CHECKING:
 else:
     LifecycleDoc = _lifecycle_doc()
     _InitReport = described(install.InitReport, {install.InitReport: "InitReport"})
-    Pushed = described(push.Landing, {push.Landing: "Pushed"})
+    Pushed = described(push.Landing, {push.Landing: "Pushed", push.Earlier: "Earlier"})
 
 

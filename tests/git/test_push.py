@@ -211,3 +211,14 @@ def test_a_pushed_burial_names_the_landed_commit_in_its_vacancy_notice(tmp_path)
     assert out["move"]["vacancies"] == [
         f"Role 'architect' is vacant. Last held by arch2 (dead since {tip[:10]}). Mandate: "
         "patterns/methods/23-architect-mandate.md."]
+
+
+def test_a_handover_lands_with_push(tmp_path):
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    for args in (("spawn", "arch1", "--role", "architect"), ("spawn", "bob")):
+        assert pushed(a, *args)[0] == 0
+    code, out = pushed(a, "handover", "architect", "--to", "bob")
+    assert code == 0 and out["outcome"] == "landed", out
+    assert git(hub, "rev-parse", "main").stdout.strip() == out["commit"]
+    assert "Role-transfer: architect -> bob" in git(hub, "log", "-1", "--format=%B",
+                                                    "main").stdout

@@ -79,7 +79,7 @@ def test_tools_are_listed_with_typed_inputs_and_outputs(repo):
     tools = {t.name: t for t in run(repo, steps)}
     assert {"status", "roster", "vacancies", "log", "inbox", "show", "lifecycle", "spawn",
             "transition", "freeze", "wake", "bury", "sweep", "verify", "check", "await",
-            "reap", "shutdown"} <= set(tools)
+            "reap", "shutdown", "sync"} <= set(tools)
     spawn = tools["spawn"]
     assert spawn.input_schema["required"] == ["agent"]
     assert spawn.input_schema["properties"]["parent"]
@@ -246,7 +246,7 @@ def test_arguments_are_judged_in_gitstates_words(repo):
     assert extra.is_error and extra.content[0].text == (
         "Error executing tool transition: transition: unknown argument 'text' (did you mean "
         "'message'?); transition takes: agent, state, message, body, set, approved_by, paths, "
-        "repository")
+        "push, repository")
     assert typed.content[0].text == ("Error executing tool log: log: argument 'limit' must "
                                      "be an integer, not \"ten\"")
     assert listed.content[0].text.endswith("argument 'set' must be a list, not \"a=b\"")
@@ -417,7 +417,7 @@ MOVES = {"spawn": {"agent": "mallory"}, "transition": {"agent": "bob", "state": 
          "bury": {"agent": "bob", "summary": "gone"}, "handover": {"role": "x", "to": "bob"},
          "logout": {"agent": "bob", "note": "x"}, "sweep": {}, "reap": {}, "shutdown": {},
          "inbox": {"agent": "bob", "mark_read": True},
-         "say": {"to": ["bob"], "message": "hello"}}
+         "say": {"to": ["bob"], "message": "hello"}, "sync": {}}
 
 
 def test_an_unbound_server_reads_and_refuses_every_move(repo):
@@ -475,3 +475,59 @@ def test_the_server_moves_as_the_agent_its_runtime_session_names(repo):
     assert inherited.is_error and "[unbound-mover]" in inherited.content[0].text
     assert "GITSTATE_AGENT=bob was exported for another session" in inherited.content[0].text
     assert not run(repo, move_bob, agent="bob").is_error      # bound by its environment
+
+
+def test_moves_land_on_the_hub_and_sync_lands_what_did_not(tmp_path):
+    """In a clone of a hub, a move made through MCP lands as `--push` lands it (its result
+    says how); `push: false` commits here only, and the `sync` tool lands it later, as
+    `gitstate sync` does."""
+    from hubs import hub_and_clones, hub_subjects
+    hub, (a, _b) = hub_and_clones(tmp_path)
+
+    def rev(repo, what):
+        return git(repo, "rev-parse", what).stdout.strip()
+
+    async def steps(session):
+        born = await session.call_tool("spawn", {"agent": "alice", "role": "architect"})
+        here = await session.call_tool("transition", {"agent": "alice", "state": "inbox",
+                                                      "push": False})
+        local = rev(a, "HEAD")
+        synced = await session.call_tool("sync", {})
+        moved = await session.call_tool("transition", {"agent": "alice", "state": "distill",
+                                                       "message": "planning"})
+        return born, here, local, synced, moved
+
+    born, here, local, synced, moved = run(a, steps, agent="alice")
+    assert not born.is_error, born.content
+    landing = born.structured_content["push"]
+    assert landing["outcome"] == "landed" and landing["upstream"] == "origin/main"
+    assert born.structured_content["commit"] == landing["commit"]
+    assert here.structured_content["push"] is None             # committed here only
+    assert here.structured_content["commit"] == local
+    assert not synced.is_error, synced.content
+    out = synced.structured_content
+    assert out["ok"] and [(m["commit"], m["outcome"]) for m in out["moves"]] == [
+        (local, "landed")], out
+    assert moved.structured_content["push"]["outcome"] == "landed"
+    assert hub_subjects(hub)[:3] == ["@alice: [STATE:distill] planning",
+                                     "@alice: [STATE:inbox] bootstrap -> inbox",
+                                     "@alice: [STATE:bootstrap] spawned as architect"]
+    assert rev(a, "HEAD") == rev(hub, "main") == moved.structured_content["commit"]
+    assert gitstate(hub, "verify", "--no-cache").returncode == 0
+
+
+def test_a_move_committed_without_landing_lands_with_the_next_mcp_move(tmp_path):
+    from hubs import hub_and_clones, hub_subjects, pushed
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "alice")[0] == 0
+    assert gitstate(a, "transition", "alice", "inbox", "-m", "by hand").returncode == 0
+
+    async def steps(session):
+        return await session.call_tool("transition", {"agent": "alice", "state": "distill"})
+
+    moved = run(a, steps, agent="alice")
+    landing = moved.structured_content["push"]
+    assert landing["outcome"] == "landed", landing
+    assert [e["outcome"] for e in landing["earlier"]] == ["landed"]
+    assert hub_subjects(hub)[:2] == ["@alice: [STATE:distill] inbox -> distill",
+                                     "@alice: [STATE:inbox] by hand"]
