@@ -126,20 +126,21 @@ def test_a_move_refused_on_the_line_changes_nothing_anywhere(repo):
 
 
 def test_worktrees_moving_at_once_lose_nothing(repo):
-    """A burst: four worktrees, each moving its own agent, and the lead moving a fifth, all
-    at once. Every move is on the line, judged, once; the lead's worktree is clean."""
+    """A burst: four worktrees, each moving its own agent (every other one with --push), and
+    the lead moving a fifth, all at once, with no pause. Every move is on the line, judged,
+    once; the lead's worktree is clean."""
     agents = [f"agent-{i}" for i in range(4)]
     for a in agents + ["lead-agent"]:
         _ok(gitstate(repo, "spawn", a))
     places = [_worktree(repo, a) for a in agents] + [repo]
     script = ("import sys\nfrom gitstate.cli.main import main\n"
-              "agent = sys.argv[1]\n"
+              "agent, push = sys.argv[1], sys.argv[2:]\n"
               "for state in ('inbox', 'distill', 'idle', 'inbox', 'distill', 'idle'):\n"
-              "    code = main(['transition', agent, state, '-m', state])\n"
+              "    code = main(['transition', agent, state, '-m', state, *push])\n"
               "    if code: sys.exit(code)\n")
-    procs = [subprocess.Popen([sys.executable, "-c", script, a], cwd=p, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-             for a, p in zip(agents + ["lead-agent"], places)]
+    procs = [subprocess.Popen([sys.executable, "-c", script, a, *(["--push"] if i % 2 else [])],
+                              cwd=p, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for i, (a, p) in enumerate(zip(agents + ["lead-agent"], places))]
     for p in procs:
         _out, err = p.communicate(timeout=300)
         assert p.returncode == 0, err
