@@ -137,4 +137,6 @@ def measure(path: str | None, policy_window: int | None = None,
     window = window_of(model or model_hint, policy_window)
     if not window:
         return None
-    return round(100.0 * tokens / window, 1), tokens, window
+    # a transcript may count more than the window holds (a wrong window guess, a compaction
+    # not yet seen): the share of the window used is at most all of it
+    return min(100.0, round(100.0 * tokens / window, 1)), tokens, window

@@ -28,6 +28,12 @@ def test_the_latest_main_turn_counts_all_three_kinds_of_input(tmp_path):
     assert t.measure(str(path)) == (25.0, 50_000, 200_000)
 
 
+def test_a_turn_larger_than_the_window_measures_a_full_context_not_more(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_text(_line(250_000))                   # more than a 200k window holds
+    assert t.measure(str(path)) == (100.0, 250_000, 200_000)
+
+
 def test_only_the_tail_of_a_long_transcript_is_read(tmp_path):
     path = tmp_path / "t.jsonl"
     filler = json.dumps({"type": "user", "message": {"content": "x" * 10_000}}) + "\n"
