@@ -92,6 +92,7 @@ def roster(at, watch, count, no_follow, as_json):
         raise UsageError(f"{'--count' if count is not None else '--no-follow'} goes with "
                          "--watch", hint="gitstate roster --watch --count N")
     output("roster", history.roster(repo(bare_ok=True), at), as_json, print_roster)
+    _note_upstream(at, as_json)
 
 
 _as_of("vacancies", history.vacant_roles, print_vacancies,

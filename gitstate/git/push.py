@@ -33,6 +33,7 @@ from gitstate.errors import GitFailure, GitstateError, Rejected
 from gitstate.git.atomic import Result
 from gitstate.git.carry import Conflict, carry_work, restore
 from gitstate.git.runner import Git, zero_like
+from gitstate.git.upstream import Upstream, check_in_step, upstream_of
 from gitstate.law.record import Record, field
 from gitstate.rule_ids import Rule
 
@@ -60,19 +61,6 @@ class PushPolicy:
     def pause(self, attempt: int) -> float:
         # full jitter: racing agents spread out instead of colliding again in step
         return random.uniform(0, min(self.cap, self.base * 2 ** attempt))
-
-
-@dataclass
-class Upstream:
-    remote: str
-    ref: str          # the branch on the hub, e.g. refs/heads/main
-    tracking: str     # its remote-tracking ref here, e.g. refs/remotes/origin/main
-    branch: str       # the local branch, e.g. refs/heads/main
-    line: bool = False   # the team line seen from another branch: moves go onto it by ref
-
-    @property
-    def name(self) -> str:
-        return self.tracking.removeprefix("refs/remotes/")
 
 
 class Earlier(Record):
@@ -109,67 +97,6 @@ class Landing(Record):
     @property
     def exit_code(self) -> int:
         return 0 if self.outcome == "landed" else 1
-
-
-def upstream_of(git: Git, line: str | None = None) -> Upstream:
-    """The current branch's upstream (or, with `line`, the team line's: moves made in a
-    worktree on another branch land there); a clear error (nothing done) when there is
-    none."""
-    if line:
-        branch = line
-    else:
-        code, out, _ = git.call("symbolic-ref", "-q", "HEAD")
-        branch = out.decode().strip() if code == 0 else ""
-    if not branch:
-        raise GitstateError("--push needs a branch, but HEAD is detached; nothing was done",
-                            hint="switch to a branch that tracks the hub (`git switch main`)")
-    short = branch.removeprefix("refs/heads/")
-    remote = git.config(f"branch.{short}.remote")
-    ref = git.config(f"branch.{short}.merge")
-    if not remote or not ref or remote == ".":
-        raise GitstateError(f"--push needs an upstream for branch '{short}', and it has none; "
-                            "nothing was done",
-                            hint=f"`git branch --set-upstream-to=origin/main {short}`, or "
-                                 "clone from the hub")
-    tracking = git.text("rev-parse", "--symbolic-full-name", f"{short}@{{upstream}}",
-                        check=False) or f"refs/remotes/{remote}/{ref.removeprefix('refs/heads/')}"
-    return Upstream(remote, ref, tracking, branch, line=bool(line))
-
-
-def local_upstream(git: Git, line: str) -> bool:
-    """Whether the team line `line` (a ref) lands nowhere beyond this repository: it has no
-    upstream, or a local one."""
-    remote = git.config(f"branch.{line.removeprefix('refs/heads/')}.remote")
-    return not remote or remote == "."
-
-
-def ahead_of(git: Git, up: Upstream) -> int:
-    """How many commits the branch holds that its upstream (as last fetched) has not got."""
-    if not git.rev(up.tracking):
-        return 0
-    tip = up.branch if up.line else "HEAD"
-    return int(git.text("rev-list", "--count", f"{up.tracking}..{tip}") or 0)
-
-
-def check_in_step(git: Git, up: Upstream) -> None:
-    """Refuse before committing when the branch holds commits the hub has not got: `land`
-    replays only the move itself, and must never drop someone's earlier commits (a chain of
-    them is landed by `moves.chain.land_chain`)."""
-    ahead = ahead_of(git, up)
-    if ahead:
-        raise GitstateError(f"{up.branch.removeprefix('refs/heads/')} has {ahead} commit(s) "
-                            f"that {up.name} has not got; this landing takes one move, "
-                            "so nothing was done",
-                            hint="land them first (`gitstate sync`), then move again with "
-                                 "--push")
-
-
-def hub_upstream(git: Git, line: str | None = None) -> bool:
-    """Whether the current branch's upstream (or, with `line`, the team line's) is a remote's
-    branch (a hub), not a local one."""
-    branch = line.removeprefix("refs/heads/") if line else ""
-    code, out, _ = git.call("rev-parse", "--symbolic-full-name", f"{branch}@{{upstream}}")
-    return code == 0 and out.startswith(b"refs/remotes/")
 
 
 def land(git: Git, top: Path, move: Callable[[], Result], *, agent: str,

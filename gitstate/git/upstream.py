@@ -1,5 +1,6 @@
-"""How a branch stands against its upstream as of the last fetch: what the read views note on
-stderr when this clone is behind (or holds commits the upstream has not got).
+"""How a branch stands against its upstream: the upstream a move lands on (`--push`, `sync`),
+and, as of the last fetch, what the read views note on stderr when this clone is behind (or
+holds commits the upstream has not got).
 
 One `git for-each-ref` answers it, from the remote-tracking ref alone (no network): the
 branch, its upstream and git's own count of the commits each has that the other has not. A
@@ -9,6 +10,9 @@ counts nothing.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from gitstate.errors import GitstateError
 from gitstate.git.runner import Git
 
 _FORMAT = "%(HEAD)%00%(refname)%00%(upstream)%00%(upstream:short)%00%(upstream:track,nobracket)"
@@ -39,3 +43,79 @@ def standing(git: Git, ref: str = "HEAD") -> tuple[str, int, int] | None:
         ahead, behind = counts.get("ahead", 0), counts.get("behind", 0)
         return (short, ahead, behind) if ahead or behind else None
     return None
+
+
+# -- the upstream a move lands on (`--push`, `gitstate sync`) -------------------------------
+
+@dataclass
+class Upstream:
+    remote: str
+    ref: str          # the branch on the hub, e.g. refs/heads/main
+    tracking: str     # its remote-tracking ref here, e.g. refs/remotes/origin/main
+    branch: str       # the local branch, e.g. refs/heads/main
+    line: bool = False   # the team line seen from another branch: moves go onto it by ref
+
+    @property
+    def name(self) -> str:
+        return self.tracking.removeprefix("refs/remotes/")
+
+
+def upstream_of(git: Git, line: str | None = None) -> Upstream:
+    """The current branch's upstream (or, with `line`, the team line's: moves made in a
+    worktree on another branch land there); a clear error (nothing done) when there is
+    none."""
+    if line:
+        branch = line
+    else:
+        code, out, _ = git.call("symbolic-ref", "-q", "HEAD")
+        branch = out.decode().strip() if code == 0 else ""
+    if not branch:
+        raise GitstateError("--push needs a branch, but HEAD is detached; nothing was done",
+                            hint="switch to a branch that tracks the hub (`git switch main`)")
+    short = branch.removeprefix("refs/heads/")
+    remote = git.config(f"branch.{short}.remote")
+    ref = git.config(f"branch.{short}.merge")
+    if not remote or not ref or remote == ".":
+        raise GitstateError(f"--push needs an upstream for branch '{short}', and it has none; "
+                            "nothing was done",
+                            hint=f"`git branch --set-upstream-to=origin/main {short}`, or "
+                                 "clone from the hub")
+    tracking = git.text("rev-parse", "--symbolic-full-name", f"{short}@{{upstream}}",
+                        check=False) or f"refs/remotes/{remote}/{ref.removeprefix('refs/heads/')}"
+    return Upstream(remote, ref, tracking, branch, line=bool(line))
+
+
+def local_upstream(git: Git, line: str) -> bool:
+    """Whether the team line `line` (a ref) lands nowhere beyond this repository: it has no
+    upstream, or a local one."""
+    remote = git.config(f"branch.{line.removeprefix('refs/heads/')}.remote")
+    return not remote or remote == "."
+
+
+def ahead_of(git: Git, up: Upstream) -> int:
+    """How many commits the branch holds that its upstream (as last fetched) has not got."""
+    if not git.rev(up.tracking):
+        return 0
+    tip = up.branch if up.line else "HEAD"
+    return int(git.text("rev-list", "--count", f"{up.tracking}..{tip}") or 0)
+
+
+def check_in_step(git: Git, up: Upstream) -> None:
+    """Refuse before committing when the branch holds commits the hub has not got: `land`
+    replays only the move itself, and must never drop someone's earlier commits (a chain of
+    them is landed by `moves.chain.land_chain`)."""
+    ahead = ahead_of(git, up)
+    if ahead:
+        raise GitstateError(f"{up.branch.removeprefix('refs/heads/')} has {ahead} commit(s) "
+                            f"that {up.name} has not got; this landing takes one move, "
+                            "so nothing was done",
+                            hint="land them first (`gitstate sync`), then move again with "
+                                 "--push")
+
+
+def hub_upstream(git: Git, line: str | None = None) -> bool:
+    """Whether the current branch's upstream (or, with `line`, the team line's) is a remote's
+    branch (a hub), not a local one."""
+    branch = line.removeprefix("refs/heads/") if line else ""
+    code, out, _ = git.call("rev-parse", "--symbolic-full-name", f"{branch}@{{upstream}}")
+    return code == 0 and out.startswith(b"refs/remotes/")

@@ -82,7 +82,7 @@ Push = Annotated[bool, _d(
 def lands(repo: Managed, push: bool) -> bool:
     """Whether a move the tools make in `repo` lands (`push`, and the branch's upstream is a
     hub's branch)."""
-    from gitstate.git.push import hub_upstream
+    from gitstate.git.upstream import hub_upstream
     return push and repo.top is not None and hub_upstream(repo.git, repo.line_ref())
 
 

@@ -23,18 +23,10 @@ from pathlib import Path
 from gitstate.errors import GitstateError
 from gitstate.git.atomic import Result
 from gitstate.git.carry import Conflict, carry_work, restore, stage
-from gitstate.git.push import (
-    UNLANDED,
-    Earlier,
-    Landing,
-    PushPolicy,
-    Upstream,
-    ahead_of,
-    local_upstream,
-    upstream_of,
-)
+from gitstate.git.push import UNLANDED, Earlier, Landing, PushPolicy
 from gitstate.git.repo import Managed
 from gitstate.git.runner import Git
+from gitstate.git.upstream import Upstream, ahead_of, local_upstream, upstream_of
 from gitstate.moves.landing import policy_of, push_move
 from gitstate.moves.operations import committed
 from gitstate.moves.sync import CannotReplay, fetch_tip, replay_commits, reset_keep

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gitstate.git.atomic import Result
-from gitstate.git.push import Landing, PushPolicy, land, local_upstream
+from gitstate.git.push import Landing, PushPolicy, land
 from gitstate.git.repo import Managed
+from gitstate.git.upstream import local_upstream
 from gitstate.history.problems import describe_problem
 from gitstate.history.verify import verify
 from gitstate.law.grammar import canonical_id

@@ -29,10 +29,11 @@ from pathlib import Path
 from gitstate.errors import GitstateError, Rejected
 from gitstate.git.atomic import Plan, Result, git_dir
 from gitstate.git.carry import restore, stage
-from gitstate.git.push import UNLANDED, PushPolicy, Upstream, upstream_of
+from gitstate.git.push import UNLANDED, PushPolicy
 from gitstate.git.repo import Managed
 from gitstate.git.runner import Git, zero_like
 from gitstate.git.threeway import CannotApply, cherry_tree, tree_of
+from gitstate.git.upstream import Upstream, upstream_of
 from gitstate.law import statefile
 from gitstate.law.grammar import parse_message
 from gitstate.moves import agent as moves
@@ -75,11 +76,13 @@ def sync(repo: Managed, *, push: bool = True) -> dict:
     the record of what was done to each (the model SyncResult of gitstate/schema). From a
     worktree on another branch, the team line is synced, where it is checked out (or in a
     worktree of its own made for the while)."""
+    git = repo.git
+    aborted = _abort_waiting(git, git_dir(git))   # a rebase of the line: HEAD is on it again
+    repo.__dict__.pop("_line_ref", None)
     line = repo.line_ref()
     if line is not None:
-        return _sync_line(repo, line, push)
-    git, top = repo.git, repo.work_tree
-    aborted = _abort_waiting(git, git_dir(git))
+        return {**_sync_line(repo, line, push), **({"aborted": aborted} if aborted else {})}
+    top = repo.work_tree
     up = upstream_of(git)
     tip = fetch_tip(git, up)
     head = git.head()

@@ -14,9 +14,10 @@ from pathlib import Path
 from gitstate.errors import GitstateError
 from gitstate.git.atomic import Result, safe_path, write_file
 from gitstate.git.carry import changes, stage
-from gitstate.git.push import UNLANDED, Landing, Upstream
+from gitstate.git.push import UNLANDED, Landing
 from gitstate.git.repo import Managed
 from gitstate.git.runner import Git
+from gitstate.git.upstream import Upstream
 from gitstate.law.grammar import parse_message
 
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import threading
 
 from gitstate.errors import GitstateError
-from gitstate.git.push import Upstream
 from gitstate.git.repo import Managed, team_branch
 from gitstate.git.runner import Git
+from gitstate.git.upstream import Upstream
 from gitstate.law.lifecycle import Lifecycle
 
 EVERY = 2.0     # seconds between two fetches
