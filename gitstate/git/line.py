@@ -144,7 +144,10 @@ def _read(w: Follower) -> list[dict]:
         pending = json.loads(w.journal.read_text())
     except (FileNotFoundError, ValueError):
         return []
-    return pending if isinstance(pending, list) else []
+    if not isinstance(pending, list):
+        return []
+    return [e for e in pending if isinstance(e, dict) and isinstance(e.get("path"), str)
+            and isinstance(e.get("old", ""), (str, type(None)))]
 
 
 def _write(w: Follower, pending: list[dict]) -> None:
@@ -196,7 +199,7 @@ def follow(w: Follower, *, wait: float = INDEX_WAIT) -> list[str]:
     heads = _tree(w.git, [e["path"] for e in pending])
     left, forward = [], []
     for e in pending:
-        path, old = e["path"], e["old"]
+        path, old = e["path"], e.get("old")
         mode, new = heads.get(path, ("100644", None))
         held = _index_blob(w, path)
         if held == new:

@@ -182,3 +182,14 @@ def test_worktrees_of_a_clone_land_on_the_hub_and_sync_lands_what_waited(tmp_pat
                                      "--json")).stdout)
     assert record["push"]["outcome"] == "landed" and _state(hub, "ana") == "idle"
     assert _ok(gitstate(hub, "verify", "--no-cache")).returncode == 0
+
+
+def test_a_broken_follow_journal_is_no_traceback(repo):
+    gdir = Path(git(repo, "rev-parse", "--absolute-git-dir").stdout.strip())
+    (gdir / "gitstate").mkdir(exist_ok=True)
+    for junk in ('[{"path": 3}, {"nopath": 1}, "x"]', "not json", '{"a": 1}',
+                 '[{"path": "../../outside", "old": null}]'):
+        (gdir / "gitstate" / "follow.json").write_text(junk)
+        res = gitstate(repo, "roster")
+        assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
+    assert not (repo.parent.parent / "outside").exists()
