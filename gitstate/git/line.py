@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from gitstate.errors import GitFailure
@@ -71,6 +71,26 @@ def commit_on_line(git: Git, ref: str, prepare: Callable[[str | None], Plan], *,
                 _forget(w, added)
         raise GitFailure(f"{ref.removeprefix('refs/heads/')} kept moving while committing "
                          f"({MAX_ATTEMPTS} attempts); nothing was committed", hint="try again")
+
+
+_LANDING: set[Path] = set()   # the clones whose landing lock this process holds
+
+
+@contextlib.contextmanager
+def landing_lock(git: Git) -> Iterator[None]:
+    """The worktrees of one clone land their team line on its hub in turn: held from finding
+    what the line holds that the hub has not got until the move has landed (taken again in
+    the same process, it is already held)."""
+    common = common_dir(git)
+    if common in _LANDING:
+        yield
+        return
+    with repo_lock(common, "landing"):
+        _LANDING.add(common)
+        try:
+            yield
+        finally:
+            _LANDING.discard(common)
 
 
 def common_dir(git: Git) -> Path:

@@ -56,18 +56,29 @@ def _from_elsewhere(repo: Managed, line: str, agent: str, move: Callable[[], Res
     the line's hub from there. A line holding commits its hub has not got is landed by
     `gitstate sync` (in one go, from the line's own worktree): the move stays on the line,
     committed (gave-up, nothing lost)."""
+    from gitstate.git.line import landing_lock
+    from gitstate.moves.sync import sync
     git = repo.git
     if local_upstream(git, line):
         return push_move(repo, agent, move, policy)
-    up = upstream_of(git, line)
-    ahead = ahead_of(git, up)
-    if not ahead:
+    with landing_lock(git):
+        up = upstream_of(git, line)
+        if ahead_of(git, up):   # what waits on the line lands first, as `gitstate sync` lands it
+            try:
+                synced = sync(repo)
+                why = None if synced["ok"] else "; ".join(
+                    f"{m['subject']}: {m['reason']}" for m in synced["moves"]
+                    if m["outcome"] not in ("landed", "replayed"))
+            except GitstateError as exc:
+                why = exc.message
+            if why:
+                result = move()
+                branch = line.removeprefix("refs/heads/")
+                return Landing("gave-up", 0, result.sha, up.name, reason=(
+                    f"what {branch} held before this move did not land ({why}); the move is "
+                    f"committed on {branch} as {result.sha[:10]}: `gitstate sync` lands it "
+                    "once that is settled")), result
         return push_move(repo, agent, move, policy)
-    result = move()
-    branch = line.removeprefix("refs/heads/")
-    return Landing("gave-up", 0, result.sha, up.name, reason=(
-        f"{branch} holds {ahead} commit(s) that {up.name} has not got; the move is committed "
-        f"on {branch} as {result.sha[:10]}: `gitstate sync` lands them all")), result
 
 
 def landed(repo: Managed) -> Callable[[str, Callable[[], Result]], Result]:

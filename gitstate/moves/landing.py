@@ -58,9 +58,8 @@ def push_move(repo: Managed, agent: str, move: Callable[[], Result],
         result = move()
         return Landing("landed", 1, result.sha, line.removeprefix("refs/heads/")), result
     if line:   # the worktrees of this clone share the line: they land on the hub in turn
-        from gitstate.git.atomic import repo_lock
-        from gitstate.git.line import common_dir
-        with repo_lock(common_dir(git), "landing"):
+        from gitstate.git.line import landing_lock
+        with landing_lock(git):
             return land(git, repo.work_tree, move, agent=canonical_id(agent),
                         policy=policy or policy_of(repo), judge_fetched=judge_fetched,
                         queue=queue, line=line)

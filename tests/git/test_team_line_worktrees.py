@@ -164,23 +164,18 @@ def test_worktrees_of_a_clone_land_on_the_hub_and_sync_lands_what_waited(tmp_pat
     # a move without --push (a hook's, say) lands on the local team line only
     _ok(gitstate(ana, "transition", "ana", "inbox"))
     assert _state(lead, "ana") == "inbox" and _state(hub, "ana") == "bootstrap"
-    # the next --push cannot land past it alone: the move stays committed on main
-    res = gitstate(ana, "transition", "ana", "distill", "--push", "--json")
-    assert res.returncode == 1, res.stdout + res.stderr
-    landing = json.loads(res.stdout)["push"]
-    assert landing["outcome"] == "gave-up" and "gitstate sync" in landing["reason"]
-    assert _state(lead, "ana") == "distill"
-    # sync from the agent's worktree lands the line's moves, in order, through the queue
-    _ok(gitstate(ana, "sync"))
-    assert _state(hub, "ana") == "distill"
+    # the next --push lands what waited on the line first, then itself, in order
+    record = json.loads(_ok(gitstate(ana, "transition", "ana", "distill", "--push",
+                                     "--json")).stdout)
+    assert record["push"]["outcome"] == "landed" and _state(hub, "ana") == "distill"
     assert [s for s in _subjects(hub) if s.startswith("@ana")][:2] == [
         "@ana: [STATE:distill] inbox -> distill", "@ana: [STATE:inbox] bootstrap -> inbox"]
+    # sync from the agent's worktree lands the line's moves through the queue
+    _ok(gitstate(ana, "transition", "ana", "idle"))
+    _ok(gitstate(ana, "sync"))
+    assert _state(hub, "ana") == "idle"
     assert git(lead, "rev-parse", "main").stdout == git(hub, "rev-parse", "main").stdout
     assert git(lead, "status", "--porcelain").stdout == ""
-    # and a --push now lands at once
-    record = json.loads(_ok(gitstate(ana, "transition", "ana", "idle", "--push",
-                                     "--json")).stdout)
-    assert record["push"]["outcome"] == "landed" and _state(hub, "ana") == "idle"
     assert _ok(gitstate(hub, "verify", "--no-cache")).returncode == 0
 
 
