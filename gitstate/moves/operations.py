@@ -222,9 +222,10 @@ def lc_of(repo: Managed) -> Lifecycle:
 def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
          now: float | None = None, commit=committed) -> list:
     """Mark as failed every living agent of this host whose recorded process is gone, and
-    (with `policies.heartbeat`) every living agent without a recorded process whose last
-    state commit is older than the heartbeat, unless its role is exempt (squad's core
-    sessions idle by design)."""
+    (with `policies.heartbeat`) every working agent without a recorded process whose last
+    state commit is older than the heartbeat: in a state the heartbeat judges (an idle
+    session waits by design, and its timeout ends the wait: `sweep`), and of a role it does
+    not exempt (squad's core sessions idle by design)."""
     head = repo.head()
     if head is None:
         return []
@@ -250,7 +251,7 @@ def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
                 summary = f"process {pid} on {host} died without a word"
             else:
                 track = tracks.get(agent)
-                beat = lc.heartbeat_for(statefile.as_text(front.get("role")))
+                beat = lc.heartbeat_for(statefile.as_text(front.get("role")), state)
                 if not beat or track is None or now - track.last[1] < beat:
                     continue
                 why = f"no heartbeat for {duration(int(now - track.last[1]))} " \
