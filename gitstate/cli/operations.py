@@ -238,7 +238,7 @@ def _write_units(every: float, push: bool) -> int:
         click.echo(f"wrote {os.path.join(os.path.dirname(entry['path']), name)}")
     if not entry["changed"]:
         click.echo(f"{entry['path']} and its service are up to date")
-    click.echo(f"start it: {entry['then']}")
+    click.echo(entry["then"])
     click.echo("keep it running while you are logged out: loginctl enable-linger \"$USER\"")
     return 0
 

@@ -30,7 +30,7 @@ def print_init(data: dict) -> None:
         kept = f"; kept {', '.join(i['kept'])}" if i["kept"] else ""
         click.echo(f"  {i['path']} ({i['kind']} {i['name']}): {what}{kept}")
         if i.get("then"):
-            click.echo(f"    start it: {i['then']}")
+            click.echo(f"    {i['then']}")
     unchanged = "" if data["actions"] else " (nothing to change)"
     if data["lifecycle"] is None:   # a hub
         click.echo(f"hub guarded: each push is judged by the lifecycle committed in its own "

@@ -85,5 +85,5 @@ def install(top: Path, every: float, push: bool) -> dict:
     name = unit_name(top)
     return {"kind": "watch", "name": "systemd", "path": str(where / f"{name}.timer"),
             "changed": bool(written), "added": written, "kept": [],
-            "then": f"systemctl --user daemon-reload && systemctl --user enable --now "
-                      f"{name}.timer"}
+            "then": "start it: systemctl --user daemon-reload && systemctl --user enable "
+                    f"--now {name}.timer"}

@@ -24,7 +24,8 @@ class Integration(Record):
     kept: list[str] = []
     """what of the user's was kept as it was"""
     then: str | None = None
-    """what to run next, where something is (the watch: how to start its timer)"""
+    """what to do next, where something is (the watch: how to start its timer; a status line
+    of the user's own: how to chain gitstate's after it)"""
 
 
 class Preset(Record):
@@ -48,6 +49,6 @@ class PresetList(Record):
 
 
 class InitReport(_InitReport):
-    """What `gitstate init` did, and what `--runtime` or `--ci` wrote."""
+    """What `gitstate init` did, and what `--runtime`, `--ci` or `--watch` wrote."""
     integrations: list[Integration] = []
-    """what `--runtime` or `--ci` wrote"""
+    """what `--runtime`, `--ci` or `--watch` wrote"""
