@@ -94,9 +94,8 @@ def watch_round(repo: Managed, *, push: bool, say: Callable[[str], None], number
             else:
                 reap(repo, said, host, commit=commit, due=found)
             refused |= {_key(by, d) for d in found if d["agent"] not in moved}
+        refused &= seen   # a move no longer due is forgotten
+        record["commit"] = repo.head()
     except GitstateError as exc:
         record["ok"], record["error"] = False, str(exc)
-    else:
-        refused &= seen   # a move no longer due is forgotten
-    record["commit"] = repo.head()
     return record

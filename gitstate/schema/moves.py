@@ -215,7 +215,7 @@ class WatchRound(Record):
     at: str
     """when it began (ISO 8601, UTC)"""
     commit: str | None
-    """HEAD (the team line) after it"""
+    """HEAD (the team line) after it (null when it stopped on an error)"""
     due: list[WatchDue]
     """every move found due, in the order looked for: sweep's, then reap's"""
     moves: list[OperationMove]
