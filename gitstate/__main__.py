@@ -1,5 +1,6 @@
-"""Entry point. `gitstate hook ...` is dispatched before click is imported: git runs hooks on
-every commit, and a commit that does not concern gitstate must cost almost nothing."""
+"""Entry point. `gitstate hook ...` and `gitstate statusline` are dispatched before click is
+imported: git runs hooks on every commit, Claude Code its status line after every message, and
+each must cost almost nothing."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ def main(argv: list[str] | None = None) -> int:
     if args[:1] == ["hook"] and len(args) > 1 and args[1] in _light_hooks():
         from gitstate.doors.hooks import run_hook
         return run_hook(args[1], args[2:])
+    if args[:1] == ["statusline"] or args[:2] == ["hook", "statusline"]:
+        from gitstate.runtime.statusline import run as status  # after every message: light
+        return status(args[1 if args[0] == "statusline" else 2:])
     if args[:1] == ["hook"] and len(args) > 1 and args[1] in _runtime_hooks():
         from gitstate.runtime.claude_code import run  # an agent runtime's hook: no click either
         return run(args[1], args[2:])

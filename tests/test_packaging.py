@@ -120,6 +120,8 @@ def test_wheel_contains_the_shipped_data(wheel):
                    "gitstate/_shipped/agent/_state.md",
                    "gitstate/_shipped/agent/README.md",
                    "gitstate/_shipped/data/freeze-state.md",
+                   "gitstate/_shipped/data/systemd/gitstate-watch.service",   # watch --systemd
+                   "gitstate/_shipped/data/systemd/gitstate-watch.timer",
                    "gitstate/_shipped/githooks/pre-commit",
                    "gitstate/_shipped/githooks/commit-msg",
                    "gitstate/web/static/style.css",      # the viewer needs no network

@@ -16,7 +16,7 @@ from gitstate.errors import EXIT_REJECTED, EXIT_USAGE, GitstateError
 COMMANDS = {
     **dict.fromkeys(("spawn", "transition", "freeze", "wake", "bury", "show", "handover",
                      "assume", "logout", "say", "sync"), "moves"),
-    **dict.fromkeys(("await", "sweep", "reap", "shutdown", "team"), "operations"),
+    **dict.fromkeys(("await", "sweep", "reap", "watch", "shutdown", "team"), "operations"),
     **dict.fromkeys(("init", "presets", "lifecycle", "check", "hook", "doctor", "schema",
                      "hub"),
                     "setup"),

@@ -1,14 +1,26 @@
-"""Operating the fleet: await, sweep, reap, shutdown, team load."""
+"""Operating the fleet: await, sweep, reap, watch, shutdown, team load."""
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import threading
 import time
 
 import click
 
 from gitstate.cli import complete
-from gitstate.cli.app import cli, emit, example, json_option, output, push_option, repo
+from gitstate.cli.app import (
+    cli,
+    directory,
+    emit,
+    example,
+    json_option,
+    output,
+    push_option,
+    repo,
+)
 from gitstate.errors import EXIT_REJECTED, UsageError
 from gitstate.moves.chain import committer
 from gitstate.moves.commands import sweep as swept
@@ -19,6 +31,7 @@ from gitstate.moves.operations import (
     sweep as commit_due,
 )
 from gitstate.moves.team import team_load
+from gitstate.moves.watch import EVERY as WATCH_EVERY, watch_round
 
 
 @example('gitstate await alice bob --timeout 600', 'gitstate await alice --json')
@@ -104,7 +117,8 @@ def _period(text: str) -> float:
 @json_option
 def reap(host, every, count, push, as_json):
     """Mark as failed every living agent of this host whose process (pid) is gone, and every
-    agent without a pid whose last state commit is older than `policies.heartbeat`."""
+    working agent without a pid whose last state commit is older than `policies.heartbeat`
+    (squad: an idle session waits by design; `sweep` suspends it)."""
     if count is not None and every is None:
         raise UsageError("--count counts the rounds of --every; give --every too")
     if as_json:
@@ -126,6 +140,107 @@ def reap(host, every, count, push, as_json):
         if period is None or (count is not None and rounds >= count):
             return 0
         time.sleep(period)
+
+
+@example('gitstate watch', 'gitstate watch --push --every 10s', 'gitstate watch --once --json',
+         'gitstate watch --systemd --push')
+@cli.command()
+@click.option("--once", is_flag=True, help="One round, then exit (for cron or a systemd timer): "
+                                           "exit 1 when it stopped on an error.")
+@click.option("--every", default=None, metavar="DURATION",
+              help="Time between two rounds (e.g. 10s, 1m; default 30s).")
+@click.option("--systemd", is_flag=True,
+              help="Write a systemd user service and timer that run `watch --once` in this "
+                   "clone (with --push, --every), and say how to start them; run nothing.")
+@push_option
+@json_option
+def watch(once, every, systemd, push, as_json):
+    """Make what is due, as the system, round after round: every timed move (sweep), then
+    every working agent whose recorded process is gone or whose heartbeat stopped failed
+    (reap); with --push, each landed on the hub, after what this clone holds that the hub has
+    not got (sync). One line per move made; --json: one JSON line per round. Ctrl-C (or
+    SIGTERM, once the round ends) stops it."""
+    period = _period(every) if every else None
+    if systemd:
+        if once or as_json:
+            raise UsageError("--systemd writes units that run `watch --once`; --once and "
+                             "--json do not go with it")
+        return _write_units(period or WATCH_EVERY, push)
+    if once and period is not None:
+        raise UsageError("--once runs one round; --every is the time between rounds: give one")
+    here = _watched()
+    if not push and not as_json:
+        _say_if_tracked(here)
+    os.environ["GIT_TERMINAL_PROMPT"] = "0"   # a loop never waits for a password
+    stop = threading.Event()
+    previous = signal.getsignal(signal.SIGTERM)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda _signum, _frame: stop.set())
+    refused: set = set()
+    last_error = None
+    try:
+        number = 0
+        while True:
+            number += 1
+            record = watch_round(here, push=push, number=number, refused=refused,
+                                 say=(lambda line: None) if as_json else click.echo)
+            if as_json:
+                _json_line("watch", record)
+            elif record["error"] and (once or record["error"] != last_error):
+                click.echo(f"gitstate: watch: {record['error']}", err=True)
+            last_error = record["error"]
+            if once:
+                return 0 if record["ok"] else EXIT_REJECTED
+            if stop.wait(period or WATCH_EVERY):
+                return 0
+            here = _watched()
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _watched():
+    """The clone `watch` runs in: a hub is moved through a clone of it, never in place."""
+    from gitstate.git.repo import open_managed
+    here = open_managed(directory(), bare_ok=True)
+    if here.top is None:
+        raise UsageError("gitstate watch makes moves, and a hub is moved only through its "
+                         "door (a push, judged by its hooks): run the watch in a clone of the "
+                         "hub, with --push",
+                         hint="git clone HUB watcher && gitstate -C watcher init && "
+                              "gitstate -C watcher watch --push")
+    return here
+
+
+def _say_if_tracked(here) -> None:
+    """Without --push, in a clone whose branch has an upstream: the moves stay here."""
+    code, out, _ = here.git.call("rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}")
+    if code == 0 and out.strip():
+        click.echo(f"gitstate: watch: the moves stay in this clone; {out.decode().strip()} "
+                   "gets them with --push", err=True)
+
+
+def _json_line(command: str, data: dict) -> None:
+    """One JSON line (a round of a stream), checked against its model under the tests."""
+    import json
+    if os.environ.get("GITSTATE_CHECK_JSON"):
+        from gitstate.schema.models import validated
+        data = validated(command, data)
+    click.echo(json.dumps(data, separators=(",", ":")))
+
+
+def _write_units(every: float, push: bool) -> int:
+    from gitstate.runtime.systemd import install
+    entry = install(repo().work_tree, every, push)
+    for name in entry["added"]:
+        click.echo(f"wrote {os.path.join(os.path.dirname(entry['path']), name)}")
+    if not entry["changed"]:
+        click.echo(f"{entry['path']} and its service are up to date")
+    click.echo(entry["then"])
+    click.echo("keep it running while you are logged out: loginctl enable-linger \"$USER\"")
+    return 0
 
 
 @example('gitstate shutdown --approved-by zach', 'gitstate shutdown --json')

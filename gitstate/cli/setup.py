@@ -29,6 +29,8 @@ def print_init(data: dict) -> None:
         what = (", ".join(i["added"]) or "updated") if i["changed"] else "nothing to change"
         kept = f"; kept {', '.join(i['kept'])}" if i["kept"] else ""
         click.echo(f"  {i['path']} ({i['kind']} {i['name']}): {what}{kept}")
+        if i.get("then"):
+            click.echo(f"    {i['then']}")
     unchanged = "" if data["actions"] else " (nothing to change)"
     if data["lifecycle"] is None:   # a hub
         click.echo(f"hub guarded: each push is judged by the lifecycle committed in its own "
@@ -143,12 +145,19 @@ def _news(cache_dir: str | None, said: str) -> bool:
               help="With --ci: what the job has pip install (default: this exact release of "
                    "gitstate-agents from the package index), e.g. a git URL at a tag or a "
                    "wheel's URL.")
+@click.option("--watch", is_flag=True,
+              help="Write a systemd user service and timer that run `gitstate watch --once` "
+                   "here every 30s (with --push where this branch has an upstream): timeouts "
+                   "without cron. They are not started: init says how.")
 @json_option
 def init(lifecycle, force, no_commit, server, humans, approved_by, signing_key, runtime, ci,
-         install_spec, as_json):
+         install_spec, watch, as_json):
     """Make this repository managed (idempotent)."""
     if install_spec is not None and not ci:
         raise UsageError("--install says what a CI job installs: give --ci github|gitlab too")
+    if watch and server:
+        raise UsageError("a hub is watched through a clone of it: run `gitstate init --watch` "
+                         "in that clone")
     if ci:   # a SPEC that cannot install gitstate is refused before anything is written
         from gitstate.runtime.ci import job
         job(ci, install_spec)
@@ -162,10 +171,22 @@ def init(lifecycle, force, no_commit, server, humans, approved_by, signing_key, 
                          signing_key=signing_key)
     integrations = _integrations(directory(), runtime, ci, install_spec) \
         if runtime or ci else []
+    if watch:
+        integrations.append(_watch_units())
     data = {**report.as_plain(), **({"integrations": integrations} if integrations else {})}
     output("init", data, as_json, print_init)
     if not server and not as_json:
         _explain_keys()
+
+
+def _watch_units() -> dict:
+    """`init --watch`: the units of `gitstate watch --systemd`, landing on the upstream where
+    this branch has one."""
+    from gitstate.moves.watch import EVERY
+    from gitstate.runtime.systemd import install
+    here = repo()
+    tracked = here.git.call("rev-parse", "--abbrev-ref", "@{u}")[0] == 0
+    return install(here.work_tree, EVERY, push=tracked)
 
 
 def _integrations(directory: str | None, runtime: str | None, ci: str | None,

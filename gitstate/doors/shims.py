@@ -21,6 +21,10 @@ CHAINED_SUFFIX = ".pre-gitstate"
 RUNTIME_SHIM = ".claude/hooks/gitstate"
 RUNTIME_COMMAND = f'"$CLAUDE_PROJECT_DIR"/{RUNTIME_SHIM} '
 BARE_COMMAND = "gitstate hook "   # what settings.json named before the shim
+# Claude Code's `statusLine` (a person's own setting: `.claude/settings.local.json`) runs the
+# same shim; CLAUDE_PROJECT_DIR, where it is not given, is the top of the work tree.
+STATUSLINE_COMMAND = ('"${CLAUDE_PROJECT_DIR:-$(git rev-parse --show-toplevel)}"/'
+                      f'{RUNTIME_SHIM} statusline')
 # Claude Code's project MCP servers (.mcp.json, committed): gitstate's runs the same shim,
 # found from the top of the work tree the session runs in (an MCP server is not given
 # CLAUDE_PROJECT_DIR, and a session may start in a subfolder).

@@ -14,7 +14,7 @@ def load_lifecycle_cached(data: bytes, blob: str, source: str,
     from gitstate.git import cache
 
     name = f"lifecycle-{blob}.bin"   # `marshal`: no `json` import on the hook's path
-    identity = [12, __version__]   # 12: the plain form of the one declaration (with `line`)
+    identity = [13, __version__]   # 13: the plain form of the one declaration (heartbeat states)
     saved = cache.load(cache_dir, name, identity, binary=True)
     if saved is not None:
         try:

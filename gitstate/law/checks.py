@@ -152,6 +152,12 @@ def _check_policy_names(lc: Lifecycle, r) -> None:
         if role not in lc.roles:
             r.bad(("policies", "heartbeat", "except_roles"), f"the heartbeat exempts undeclared "
                   f"role '{role}' (roles: {limits.shorten(lc.roles) or 'none'})")
+    living = [n for n, spec in lc.states.items() if spec.roster == "living"]
+    for s in beat.states if beat is not None else ():
+        if s not in living:
+            r.bad(("policies", "heartbeat", "states"), f"the heartbeat judges '{s}', which is "
+                  f"not a {'living' if s in lc.states else 'declared'} state (living states: "
+                  f"{limits.shorten(living) or 'none'})")
     for name, spec in lc.roles.items():
         for s in spec.forbids + ((spec.load,) if spec.load else ()):
             if s not in lc.states:

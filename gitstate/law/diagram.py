@@ -93,8 +93,9 @@ def describe(lc: Lifecycle) -> str:
     if pol.heartbeat is not None:
         exempt = f" (not {', '.join(pol.heartbeat.except_roles)})" \
             if pol.heartbeat.except_roles else ""
-        lines.append(f"  heartbeat: silent {duration(pol.heartbeat.after, exact=True)} is a "
-                     f"crash{exempt}")
+        where = f" in {', '.join(pol.heartbeat.states)}" if pol.heartbeat.states else ""
+        lines.append(f"  heartbeat: silent {duration(pol.heartbeat.after, exact=True)}{where} "
+                     f"is a crash{exempt}")
     if not pol.custom_roles:
         lines.append("  only the roles above may be held")
     else:

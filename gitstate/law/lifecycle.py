@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from gitstate.law.patterns import glob as _glob, parse_arrow, state_path_regex
 from gitstate.law.record import Record, field
 
 TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
@@ -90,20 +91,38 @@ class Mortality(Record):
         return "fresh"
 
 
-class Timeout(Record):
+class _Lasting(Record):
+    """A length of time (`after`) with options: written as a bare duration when none is set."""
+    __slots__ = ()
+    after: int   # each kind declares it, with what it means
+
+    def as_plain(self):
+        options = any(getattr(self, n) for n in self._fields if n != "after")
+        return super().as_plain() if options else self.after
+
+    @classmethod
+    def from_plain(cls, data, **extra):
+        return cls(after=data) if isinstance(data, int) else super().from_plain(data)
+
+
+class Timeout(_Lasting):
     """A timed move: due `after` seconds in its first state; never for `except_roles`; with
     `sooner`, an agent may also make it before it is due (era's idle -> inbox)."""
     after: int = field(about="seconds in the first state after which the move is due")
     except_roles: tuple[str, ...] = field((), about="roles the timeout never applies to")
     sooner: bool = field(False, about="whether an agent may make the move itself before it is due")
-    _plain_type = "int | Timeout"   # written as a bare duration when it has nothing else
+    _plain_type = "int | Timeout"
 
-    def as_plain(self):
-        return self.after if not (self.except_roles or self.sooner) else super().as_plain()
 
-    @classmethod
-    def from_plain(cls, data, **extra):
-        return cls(after=data) if isinstance(data, int) else super().from_plain(data)
+class Heartbeat(_Lasting):
+    """How long a working agent may be silent before `reap` fails it. In a living state that
+    `states` leaves out, an agent waits by design (squad's idle): its timeout ends the wait."""
+    after: int = field(about="seconds of silence after which `reap` ends a working agent")
+    except_roles: tuple[str, ...] = field((), about="roles never reaped for silence")
+    states: tuple[str, ...] = field(
+        (), about="the living states where an agent works, whose silence is a crash (none "
+                  "listed: every living state)")
+    _plain_type = "int | Heartbeat"
 
 
 class Movers(Record):
@@ -145,8 +164,8 @@ class Policies(Record):
         None, about="seconds a holder of a role without its own timeout may live")
     role_max: int | None = field(
         None, about="how many living holders a role without its own `max` may have")
-    heartbeat: Timeout | None = field(
-        None, about="seconds of silence after which `reap` ends a living agent")
+    heartbeat: Heartbeat | None = field(
+        None, about="how long a working agent may be silent before `reap` ends it")
     custom_roles: bool = field(
         True, about="whether agents may hold roles the lifecycle does not declare")
     atomic_commits: bool = field(
@@ -273,10 +292,12 @@ class Lifecycle(Record):
         spec = self.roles.get(role) if role else None
         return spec is not None and state in spec.forbids
 
-    def heartbeat_for(self, role: str | None) -> int | None:
-        """How long an agent of `role` may be silent before `reap` fails it (None: forever)."""
+    def heartbeat_for(self, role: str | None, state: str | None = None) -> int | None:
+        """How long an agent of `role` in `state` may be silent before `reap` fails it (None:
+        forever: no heartbeat, a role exempt, or a state where the agent waits by design)."""
         beat = self.policies.heartbeat
-        if beat is None or (role and role in beat.except_roles):
+        if beat is None or (role and role in beat.except_roles) \
+                or (state is not None and beat.states and state not in beat.states):
             return None
         return beat.after
 
@@ -372,45 +393,3 @@ class Lifecycle(Record):
 
 
 _DEFAULT_MORTALITY = Mortality()
-
-
-_GLOBS: dict[tuple[str, str], bool] = {}
-
-
-def _glob(pattern: str, name: str) -> bool:
-    """Shell-style match where only '*' is special (state names have no other metacharacter).
-    Remembered: every commit judged asks it of the approval patterns (a bounded memo, as
-    names may come from any file)."""
-    found = _GLOBS.get((pattern, name))
-    if found is None:
-        if len(_GLOBS) > 4096:
-            _GLOBS.clear()
-        found = _GLOBS[(pattern, name)] = re.fullmatch(
-            ".*".join(re.escape(p) for p in pattern.split("*")), name) is not None
-    return found
-
-
-_PATH_RES: dict[str, re.Pattern] = {}
-
-
-def state_path_regex(pattern: str) -> re.Pattern:
-    """The regular expression of a layout's state-file paths (asked for every commit judged:
-    made once per layout)."""
-    found = _PATH_RES.get(pattern)
-    if found is None:
-        if len(_PATH_RES) > 64:   # a history of many layouts: keep it bounded
-            _PATH_RES.clear()
-        head, _, tail = pattern.partition("{id}")
-        # \Z, not $: `agent/alice/_state.md<newline>` is no state file of alice
-        found = _PATH_RES[pattern] = re.compile(
-            f"^{re.escape(head)}(?P<id>[^/]+){re.escape(tail)}\\Z")
-    return found
-
-
-def parse_arrow(text: str) -> tuple[str, str] | None:
-    """`"a -> b"` -> ("a", "b")."""
-    if not isinstance(text, str) or "->" not in text:
-        return None
-    a, _, b = text.partition("->")
-    a, b = a.strip(), b.strip()
-    return (a, b) if a and b else None

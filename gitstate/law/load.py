@@ -19,6 +19,7 @@ from gitstate.law.lifecycle import (
     OUTCOMES,
     ROSTERS,
     Grammar,
+    Heartbeat,
     Layout,
     Lifecycle,
     Mortality,
@@ -315,7 +316,7 @@ def read_policies(r, raw: Any) -> Policies:
         elif spec is not None:
             timeouts[f"{arrow[0]} -> {arrow[1]}"] = spec
     heartbeat = None if p.get("heartbeat") is None else \
-        _timed(r, p.get("heartbeat"), ("policies", "heartbeat"), "policies.heartbeat")
+        _timed(r, p.get("heartbeat"), ("policies", "heartbeat"), "policies.heartbeat", Heartbeat)
     custom_roles = p.get("custom_roles", True)
     if not isinstance(custom_roles, bool):
         r.bad(("policies", "custom_roles"), "custom_roles must be true or false")
@@ -341,19 +342,23 @@ def read_policies(r, raw: Any) -> Policies:
         movers=_read_movers(r, p.get("movers")))
 
 
-def _timed(r, value: Any, where: tuple, what: str) -> Timeout | None:
-    """A length of time, bare (`30m`) or with exemptions (`{after: 30m, except_roles: [core]}`,
-    and for a timed move `sooner: true`)."""
+def _timed(r, value: Any, where: tuple, what: str, kind: type = Timeout) -> Any:
+    """A length of time, bare (`30m`) or with exemptions (`{after: 30m, except_roles: [core]}`;
+    a timed move's `sooner: true`, the heartbeat's `states: [active]`)."""
     roles: tuple[str, ...] = ()
-    early = False
+    options: dict = {}
     if isinstance(value, dict):
-        r.unknown_keys(value, TIMEOUT_KEYS, where, what)
+        r.unknown_keys(value, file_keys(kind), where, what)
         roles = tuple(r.names(value.get("except_roles"), where + ("except_roles",),
                               f"{what}: except_roles"))
-        early = value.get("sooner", False)
-        if not isinstance(early, bool):
-            r.bad(where + ("sooner",), f"{what}: sooner must be true or false")
-            early = False
+        if kind is Heartbeat:
+            options["states"] = tuple(r.names(value.get("states"), where + ("states",),
+                                              f"{what}: states"))
+        else:
+            options["sooner"] = value.get("sooner", False)
+            if not isinstance(options["sooner"], bool):
+                r.bad(where + ("sooner",), f"{what}: sooner must be true or false")
+                options["sooner"] = False
         if "after" not in value:
             r.bad(where, f"{what} needs 'after: <duration>'")
         value = value.get("after", 1)
@@ -361,7 +366,7 @@ def _timed(r, value: Any, where: tuple, what: str) -> Timeout | None:
     if seconds is None:
         r.bad(where, f"{what} {value!r} must be a duration such as 45s, 30m, 2h or 1d")
         return None
-    return Timeout(seconds, roles, early)
+    return kind(seconds, roles, **options)
 
 
 def _read_movers(r, raw: Any) -> Movers:

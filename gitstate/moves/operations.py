@@ -196,18 +196,29 @@ def committed(agent: str, move: Callable[[], Any]) -> Any:
     return move()
 
 
-def sweep(repo: Managed, say: Callable[[str], None], commit=committed) -> list:
-    """Commit every due timed transition, as the system."""
+class NotMade(GitstateError):
+    """A move an operation's `commit` did not make (`watch --push`: it no longer lands on the
+    hub): said, and the operation goes on with the other agents."""
+
+
+def sweep(repo: Managed, say: Callable[[str], None], commit=committed,
+          due: list[dict] | None = None) -> list:
+    """Commit every due timed transition (`due`, as `due_timeouts` found them; else looked
+    for now), as the system."""
     results = []
     with as_system(repo) as repo:
-        for d in due_timeouts(repo):
+        for d in due_timeouts(repo) if due is None else due:
             role_cap = d["why"].startswith("role ")
             sets = {"summary": f"timed out: {d['why']}"} if role_cap else {}
             if role_cap and "final_summary" in lc_of(repo).states[d["to"]].requires:
                 sets["final_summary"] = sets["summary"]
-            r = commit(d["agent"], partial(
-                transition, repo, d["agent"], d["to"], sets=sets, moved_by="sweep",
-                text=f"timeout: {d['from']} -> {d['to']} after {d['after']}"))
+            try:
+                r = commit(d["agent"], partial(
+                    transition, repo, d["agent"], d["to"], sets=sets, moved_by="sweep",
+                    text=f"timeout: {d['from']} -> {d['to']} after {d['after']}"))
+            except NotMade as exc:
+                say(f"{d['agent']}: {d['from']} -> {d['to']} was not made: {exc.message}")
+                continue
             since = "born" if role_cap else f"in {d['from']} since"
             say(f"{d['agent']}: {d['from']} -> {d['to']} ({since} {d['since_commit'][:10]}, "
                 f"{d['why']})  ({r.sha[:10]})")
@@ -219,12 +230,13 @@ def lc_of(repo: Managed) -> Lifecycle:
     return repo.lifecycle(repo.head())
 
 
-def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
-         now: float | None = None, commit=committed) -> list:
-    """Mark as failed every living agent of this host whose recorded process is gone, and
-    (with `policies.heartbeat`) every living agent without a recorded process whose last
-    state commit is older than the heartbeat, unless its role is exempt (squad's core
-    sessions idle by design)."""
+def due_reaps(repo: Managed, host: str | None = None, now: float | None = None) -> list[dict]:
+    """The living agents `reap` fails now, each with where it goes (`to`: None when no failure
+    state is one move away) and why: of this host, those whose recorded process is gone; with
+    `policies.heartbeat`, every working agent without a recorded process whose last state
+    commit is older than the heartbeat, in a state the heartbeat judges (an idle session waits
+    by design, and its timeout ends the wait: `sweep`) and of a role it does not exempt
+    (squad's core sessions idle by design)."""
     head = repo.head()
     if head is None:
         return []
@@ -236,36 +248,57 @@ def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
     fronts = index.fronts(head)
     tracks = index.tracks(head) if watched else {}
     index.save()
+    due = []
+    for agent, (_path, front, _p) in sorted(fronts.items()):
+        front = front or {}
+        state, pid = front.get("state"), front.get("pid")
+        if not isinstance(state, str) or lc.roster_of(state) != "living":
+            continue
+        if isinstance(pid, int) and not isinstance(pid, bool):
+            if statefile.as_text(front.get("host")) != host or alive(pid):
+                continue
+            why = f"process {pid} on {host} is gone"
+            summary = f"process {pid} on {host} died without a word"
+            since = None
+        else:
+            track = tracks.get(agent)
+            beat = lc.heartbeat_for(statefile.as_text(front.get("role")), state)
+            if not beat or track is None or now - track.last[1] < beat:
+                continue
+            why = f"no heartbeat for {duration(int(now - track.last[1]))} " \
+                  f"(heartbeat {duration(beat, exact=True)})"
+            summary = f"silent since {track.last[0][:10]}: {why}"
+            since = track.last[0]
+        due.append({"agent": agent, "from": state, "to": _failure_end(lc, state), "why": why,
+                    "summary": summary, "since_commit": since})
+    return due
+
+
+def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
+         now: float | None = None, commit=committed, due: list[dict] | None = None) -> list:
+    """Fail every agent `due_reaps` finds (`due`, as it found them; else looked for now), as
+    the system."""
+    due = due_reaps(repo, host, now) if due is None else due
+    if not due:
+        return []
+    lc = lc_of(repo)
     results = []
     with as_system(repo) as repo:
-        for agent, (_path, front, _p) in sorted(fronts.items()):
-            front = front or {}
-            state, pid = front.get("state"), front.get("pid")
-            if not isinstance(state, str) or lc.roster_of(state) != "living":
-                continue
-            if isinstance(pid, int) and not isinstance(pid, bool):
-                if statefile.as_text(front.get("host")) != host or alive(pid):
-                    continue
-                why = f"process {pid} on {host} is gone"
-                summary = f"process {pid} on {host} died without a word"
-            else:
-                track = tracks.get(agent)
-                beat = lc.heartbeat_for(statefile.as_text(front.get("role")))
-                if not beat or track is None or now - track.last[1] < beat:
-                    continue
-                why = f"no heartbeat for {duration(int(now - track.last[1]))} " \
-                      f"(heartbeat {duration(beat, exact=True)})"
-                summary = f"silent since {track.last[0][:10]}: {why}"
-            target = _failure_end(lc, state)
+        for d in due:
+            agent, state, target, why = d["agent"], d["from"], d["to"], d["why"]
             if target is None:
                 say(f"{agent}: {why}, but from {state} no failure state is one move away; "
                     "left as it is")
                 continue
-            sets = {"summary": summary}
+            sets = {"summary": d["summary"]}
             if "final_summary" in lc.states[target].requires:
-                sets["final_summary"] = summary
-            r = commit(agent, partial(transition, repo, agent, target, text=f"reaped: {why}",
-                                      sets=sets, moved_by="reap"))
+                sets["final_summary"] = d["summary"]
+            try:
+                r = commit(agent, partial(transition, repo, agent, target,
+                                          text=f"reaped: {why}", sets=sets, moved_by="reap"))
+            except NotMade as exc:
+                say(f"{agent}: {state} -> {target} was not made: {exc.message}")
+                continue
             say(f"{agent}: {state} -> {target} ({why})  ({r.sha[:10]})")
             results.append(r)
     return results

@@ -129,21 +129,44 @@ def context(event: dict) -> dict | None:
         return None
     pct = measured[0]
     marks = bound.get("mortality") or [50, 75, 90]
+    calls = memory.count_call(gdir, event.get("session_id") or "")
+    if crossing(gdir, agent, pct, marks) is None:
+        if calls % REMIND_EVERY == 0:
+            return context_reply("PostToolUse", reminder(
+                agent, calls, measured, phase_of(pct, marks), marks, bound.get("asks") or {}))
+        return None
+    text = record_crossing(event.get("cwd"), gdir, agent, pct, marks, measured[1], measured[2])
+    return context_reply("PostToolUse", text) if text else None
+
+
+def crossing(gdir: str, agent: str, pct: float, marks: list) -> str | None:
+    """The phase `pct` is in when it crosses a mortality mark upwards since the phase last
+    remembered for `agent` (to be recorded: `record_crossing`); else None, and a phase lower
+    than the last (fewer tokens: a compaction) is remembered at once. No git either way."""
     phase = phase_of(pct, marks)
     last = memory.last_phase(gdir, agent)
-    calls = memory.count_call(gdir, event.get("session_id") or "")
     if last == phase or (last is not None and PHASES.index(phase) <= PHASES.index(last)) \
             or (last is None and phase == "fresh"):
         if last != phase:
-            memory.remember_phase(gdir, agent, phase, pct)   # fewer tokens (a compaction)
-        if calls % REMIND_EVERY == 0:
-            return context_reply("PostToolUse", reminder(agent, calls, measured, phase, marks,
-                                                         bound.get("asks") or {}))
+            memory.remember_phase(gdir, agent, phase, pct)
         return None
-    from gitstate.runtime.record import record_context
-    text = record_context(event.get("cwd"), agent, pct, phase, measured[1], measured[2])
-    memory.remember_phase(gdir, agent, phase, pct)   # only once recorded: else tried again
-    return context_reply("PostToolUse", text)
+    return phase
+
+
+def record_crossing(cwd: str | None, gdir: str, agent: str, pct: float, marks: list,
+                    tokens: int, window: int) -> str | None:
+    """Record a crossing (`crossing`) of the context: one progress commit by gitstate with
+    `context_pct`, and what the agent is told. The context hook (from the transcript) and the
+    status line (from Claude Code's own figure) may see one crossing at once: one process
+    records it, the other says nothing (None)."""
+    with memory.Recording(gdir, agent) as mine:
+        phase = crossing(gdir, agent, pct, marks) if mine else None
+        if phase is None:
+            return None
+        from gitstate.runtime.record import record_context
+        text = record_context(cwd, agent, pct, phase, tokens, window)
+        memory.remember_phase(gdir, agent, phase, pct)   # only once recorded: else tried again
+        return text
 
 
 REMIND_EVERY = 20   # tool calls between two reminders of the mortality clock (seed 000)

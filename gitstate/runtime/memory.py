@@ -1,6 +1,7 @@
 """What the runtime hooks remember between calls, under `.git/gitstate/runtime/`: which agent
-a runtime session is bound to (with what the context hook needs to know of the law), and the
-mortality phase last measured for each agent.
+a runtime session is bound to (with what the context hook needs to know of the law), the
+mortality phase last measured for each agent (and a lock, so that one process records a
+crossing), and what the status line read of an agent's state, with the refs it read it at.
 
 Light on purpose: the context hook runs on every tool call and must start no git process when
 no phase is crossed, so the git folder is found by walking up from the runtime's `cwd`.
@@ -78,6 +79,46 @@ def last_phase(gdir: str, agent: str) -> str | None:
 def remember_phase(gdir: str, agent: str, phase: str, pct: float) -> None:
     _write(os.path.join(_folder(gdir), "phases", _key(agent) + ".json"),
            {"phase": phase, "context_pct": pct})
+
+
+def phase_record(gdir: str, agent: str) -> dict | None:
+    """{phase, context_pct} last measured for `agent`."""
+    return _read(os.path.join(_folder(gdir), "phases", _key(agent) + ".json"))
+
+
+def kept_status(gdir: str, agent: str) -> dict | None:
+    """What the status line read of `agent` last, with the refs it read it at."""
+    return _read(os.path.join(_folder(gdir), "status", _key(agent) + ".json"))
+
+
+def keep_status(gdir: str, agent: str, data: dict) -> None:
+    _write(os.path.join(_folder(gdir), "status", _key(agent) + ".json"), data)
+
+
+class Recording:
+    """`with Recording(gdir, agent) as mine:` mine is True in the one process that holds the
+    agent's recording lock (a crossing of the context is recorded once); False when another
+    holds it. The lock goes with the process that held it, however it ends."""
+
+    def __init__(self, gdir: str, agent: str):
+        self.path = os.path.join(_folder(gdir), "phases", _key(agent) + ".lock")
+        self.fd: int | None = None
+
+    def __enter__(self) -> bool:
+        import fcntl
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(self.fd)
+            self.fd = None
+            return False
+        return True
+
+    def __exit__(self, *exc) -> None:
+        if self.fd is not None:
+            os.close(self.fd)   # and with it the lock
 
 
 def record_child(gdir: str, session: str, child: dict) -> None:

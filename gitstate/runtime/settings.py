@@ -33,12 +33,14 @@ from gitstate.doors.shims import (
     MCP_SERVER,
     RUNTIME_COMMAND,
     RUNTIME_SHIM,
+    STATUSLINE_COMMAND,
     runs_our_mcp,
     write_executable,
 )
 from gitstate.errors import InvalidFile
 
 SETTINGS = ".claude/settings.json"
+LOCAL_SETTINGS = ".claude/settings.local.json"   # a person's own, not committed
 OURS = (RUNTIME_COMMAND, BARE_COMMAND)
 SHIM = r"""#!/bin/sh
 # gitstate-shim: claude-code -- written by `gitstate init --runtime claude-code`; run it again
@@ -160,11 +162,74 @@ def _read(top: Path, rel: str) -> dict:
     return data
 
 
-def install(top: Path) -> list[dict]:
+def runs_our_statusline(settings: dict) -> bool | None:
+    """Whether `settings` sets a `statusLine` that is gitstate's (None: it sets none)."""
+    line = settings.get("statusLine")
+    if line is None:
+        return None
+    command = line.get("command") if isinstance(line, dict) else None
+    return isinstance(command, str) and any(
+        f"{ours} statusline" in command for ours in (RUNTIME_SHIM, "gitstate", "gitstate hook"))
+
+
+def install_statusline(top: Path, user: Path) -> dict:
+    """gitstate's `statusLine` in `top/.claude/settings.local.json` (this person's settings of
+    the project, which Claude Code reads above the shared ones), only where no settings file
+    this person's Claude Code reads (`user`: ~/.claude/settings.json, the project's shared and
+    local settings) sets a status line of the user's own: that one is kept, and the entry says
+    how to chain both. The local file is kept out of git (`.git/info/exclude`)."""
+    entry = {"kind": "runtime", "name": "claude-code", "path": LOCAL_SETTINGS,
+             "changed": False, "added": [], "kept": []}
+    local = _read(top, LOCAL_SETTINGS)
+    try:
+        mine = _read(user.parent, user.name)
+    except InvalidFile as exc:   # whether it sets a status line cannot be told: none is added
+        return {**entry, "kept": ["statusLine (~/.claude/settings.json)"],
+                "then": f"no statusLine added: {exc.message}"}
+    scopes = [("~/.claude/settings.json", mine), (SETTINGS, _read(top, SETTINGS)),
+              (LOCAL_SETTINGS, local)]
+    theirs = [(where, s["statusLine"]) for where, s in scopes if runs_our_statusline(s) is False]
+    if theirs:
+        where, line = theirs[0]
+        command = line.get("command") if isinstance(line, dict) else None
+        ours = f"printf '%s' \"$input\" | {STATUSLINE_COMMAND}"
+        chain = (f'input=$(cat); echo "$(printf \'%s\' \"$input\" | {command}) | $({ours})"'
+                 if isinstance(command, str) else STATUSLINE_COMMAND)
+        return {**entry, "kept": [f"statusLine ({where})"],
+                "then": f"your statusLine ({where}) is kept; to show gitstate's after it, set "
+                        f"its command to: {chain}"}
+    want = {"type": "command", "command": STATUSLINE_COMMAND, "padding": 0}
+    if local.get("statusLine") == want:
+        return entry
+    local["statusLine"] = want
+    path = top / LOCAL_SETTINGS
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(local, indent=2) + "\n", encoding="utf-8")
+    _exclude(top, LOCAL_SETTINGS)
+    return {**entry, "changed": True, "added": ["statusLine"]}
+
+
+def _exclude(top: Path, rel: str) -> None:
+    """Keep `rel` out of git in this clone (`.git/info/exclude`), unless git ignores it."""
+    from gitstate.git.runner import Git
+    git = Git(top)
+    if git.call("check-ignore", "-q", rel)[0] == 0:
+        return
+    exclude = Path(top, git.text("rev-parse", "--git-path", "info/exclude"))
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    text = exclude.read_text(encoding="utf-8") if exclude.is_file() else ""
+    exclude.write_text(text + ("" if not text or text.endswith("\n") else "\n") + f"/{rel}\n",
+                       encoding="utf-8")
+
+
+def install(top: Path, user: Path | None = None) -> list[dict]:
     """Merge into `top/.claude/settings.json` and `top/.mcp.json` (both read and merged before
-    either is written); what changed (the `init` report's entries)."""
+    either is written), and add the status line where the person has none; what changed (the
+    `init` report's entries). `user`: the user's Claude Code settings (~/.claude/settings.json)."""
+    user = user or Path.home() / ".claude" / "settings.json"
     merged, changed, kept = merge(_read(top, SETTINGS))
     servers, added, theirs = merge_mcp(_read(top, MCP_CONFIG))
+    line = install_statusline(top, user)   # its own file: written before the others, or none
     if changed:
         path = top / SETTINGS
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -175,4 +240,4 @@ def install(top: Path) -> list[dict]:
     return [{"kind": "runtime", "name": "claude-code", "path": SETTINGS,
              "changed": bool(changed) or shim, "added": changed, "kept": kept},
             {"kind": "runtime", "name": "claude-code", "path": MCP_CONFIG,
-             "changed": bool(added), "added": added, "kept": theirs}]
+             "changed": bool(added), "added": added, "kept": theirs}, line]

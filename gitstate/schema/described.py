@@ -50,8 +50,8 @@ def _lifecycle_doc() -> type[Record]:
     from gitstate.law import lifecycle as law
     names: dict[type[law_record.Record], str] = {
         law.State: "StateSpec", law.Role: "RoleSpec", law.Mortality: "Mortality",
-        law.Timeout: "TimeoutSpec", law.Policies: "Policies", law.Movers: "Movers",
-        law.Layout: "Layout",
+        law.Timeout: "TimeoutSpec", law.Heartbeat: "HeartbeatSpec", law.Policies: "Policies",
+        law.Movers: "Movers", law.Layout: "Layout",
         law.Grammar: "Grammar", law.Lifecycle: "LifecycleDoc"}
     return described(law.Lifecycle, names)
 

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import Field, TypeAdapter
 
-from gitstate.schema.described import LifecycleDoc, Pushed, _InitReport
+from gitstate.schema.described import LifecycleDoc, Pushed
 from gitstate.schema.moves import (
     AwaitResult,
     Burial,
@@ -31,59 +31,19 @@ from gitstate.schema.moves import (
     SiteResult,
     SweepResult,
     SyncResult,
+    WatchRound,
     WorktreeAdded,
     WorktreeRemoved,
 )
 from gitstate.schema.records import AgentStatus, AgentStatusAt, Record, RosterRow
+from gitstate.schema.setup import InitReport, PresetList
 
 __all__ = ["LifecycleDoc", "Pushed", "Move", "Burial", "Said", "SyncResult", "SweepResult",
-           "AwaitResult", "OperationResult", "OperationLog", "DrainResult", "SiteResult",
-           "Error", "AgentStatus", "AgentStatusAt", "RosterRow", "WorktreeAdded",
+           "WatchRound", "AwaitResult", "OperationResult", "OperationLog", "DrainResult",
+           "SiteResult", "Error", "AgentStatus", "AgentStatusAt", "RosterRow", "WorktreeAdded",
            "WorktreeRemoved"]
 
-# -- setup ----------------------------------------------------------------------------------
-
-
-class Integration(Record):
-    """What `init --runtime NAME` or `--ci NAME` did to its file."""
-    kind: Literal["runtime", "ci"]
-    """runtime or ci"""
-    name: str
-    """the runtime's or CI's name (claude-code, github, gitlab)"""
-    path: str
-    """the file it wrote"""
-    changed: bool
-    """whether the file changed"""
-    added: list[str] = []
-    """hook events, MCP servers (or CI jobs) added or updated"""
-    kept: list[str] = []
-    """what of the user's was kept as it was"""
-
-
-class Preset(Record):
-    """A shipped lifecycle."""
-    name: str
-    """its name (`init --lifecycle NAME`)"""
-    description: str
-    """what it is for"""
-    initial: str
-    """the state a spawned agent starts in"""
-    states: list[str]
-    """its states"""
-    default: bool
-    """whether `init` takes it when none is named"""
-
-
-class PresetList(Record):
-    """`gitstate presets`: the shipped lifecycles."""
-    presets: list[Preset]
-    """every shipped preset"""
-
-
-class InitReport(_InitReport):
-    """What `gitstate init` did, and what `--runtime` or `--ci` wrote."""
-    integrations: list[Integration] = []
-    """what `--runtime` or `--ci` wrote"""
+# -- setup (init's and presets' models are in `setup.py`) ----------------------------------
 
 
 class Problem(Record):
@@ -394,6 +354,7 @@ COMMANDS: dict[str, Any] = {
     "await": AwaitResult,
     "reap": OperationResult,
     "shutdown": OperationResult,
+    "watch": WatchRound,
     "hub-drain": DrainResult,
     "site": SiteResult,
     "error": Error,

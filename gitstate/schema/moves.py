@@ -192,6 +192,44 @@ class OperationResult(Record):
     """false when an agent could not be brought to rest (shutdown: exit 1)"""
 
 
+class WatchDue(Record):
+    """A move a round of `gitstate watch` found due."""
+    by: Literal["sweep", "reap"]
+    """which found it: sweep (a timeout) or reap (a process gone, a heartbeat stopped)"""
+    agent: str
+    """the agent"""
+    from_: str = Field(alias="from", description="its state")
+    to: str | None
+    """where the move takes it (null: reap found no failure state one move away)"""
+    why: str
+    """why it is due (`timeout 30m`, `no heartbeat for 45m (heartbeat 30m)`, ...)"""
+    since_commit: str | None
+    """the commit the time is counted from (entering the state, birth, or the last state
+    commit); null for a process that is gone"""
+
+
+class WatchRound(Record):
+    """One round of `gitstate watch --json` (one JSON line per round)."""
+    round: int
+    """its number, from 1"""
+    at: str
+    """when it began (ISO 8601, UTC)"""
+    commit: str | None
+    """HEAD (the team line) after it (null when it stopped on an error)"""
+    due: list[WatchDue]
+    """every move found due, in the order looked for: sweep's, then reap's"""
+    moves: list[OperationMove]
+    """every move made (with --push: landed on the hub), in order"""
+    synced: list[Replayed]
+    """with --push: what this clone held that the hub had not got, landed first (`sync`)"""
+    left: list[str]
+    """what was said of moves not made, each once (not said again while nothing changes)"""
+    ok: bool
+    """false when the round stopped on an error (the hub out of reach, ...)"""
+    error: str | None
+    """that error"""
+
+
 class AwaitedAgent(Record):
     """An awaited agent at the end."""
     agent: str

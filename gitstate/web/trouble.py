@@ -23,7 +23,8 @@ def trouble(r: dict, lc: Lifecycle, now: int) -> list[tuple[str, str]]:
         out.append((r["phase"], f"{r['phase']} context ({r['context_pct']:g}%)"))
     if r.get("roster") != "living":
         return out
-    beat = lc.heartbeat_for(r.get("role"))   # none for a role kept alive (squad's core)
+    # none for a role kept alive (squad's core) or a state that waits by design (its idle)
+    beat = lc.heartbeat_for(r.get("role"), r.get("state"))
     last = epoch(r.get("last_commit_at") or r.get("last_commit"))
     if beat and last is not None and now - last >= beat:
         out.append(("silent", f"silent for {duration(now - last)} (heartbeat "

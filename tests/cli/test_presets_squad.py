@@ -119,3 +119,21 @@ def test_spawn_waits_for_a_free_slot_within_a_bound(tmp_path):
     # by hand, a spawn into a full pool is still refused
     new_state_file(repo, "s6", state="spawning")
     refused_commit(repo, "@s6: [STATE:spawning] by hand", "max-living")
+
+
+def test_an_idle_session_is_suspended_not_recorded_as_a_crash(tmp_path):
+    """The heartbeat judges working sessions only: a specialist idle past both the idle timeout
+    and the heartbeat (30m each) is suspended by sweep, whichever of reap and sweep runs first,
+    while a session silent as long in `active` has crashed."""
+    repo = managed(tmp_path, "squad")
+    for agent in ("napper", "worker"):
+        ok(repo, "spawn", agent, "--role", "specialist")
+    ok(repo, "transition", "napper", "active")
+    at(repo, ago(45), "transition", "napper", "idle", "-m", "turn ended")
+    at(repo, ago(45), "transition", "worker", "active", "-m", "working")
+    out = ok(repo, "reap").stdout
+    assert "napper" not in out
+    assert "worker: active -> error (no heartbeat for 45m" in out
+    assert "napper: idle -> suspended" in ok(repo, "sweep").stdout
+    states = {r["agent"]: r["state"] for r in roster(repo)["freezer"]}
+    assert states == {"napper": "suspended", "worker": "error"}

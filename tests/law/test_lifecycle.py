@@ -9,8 +9,8 @@ import pytest
 from gitstate.errors import InvalidFile
 from gitstate.law.load import (POLICY_KEYS, STATE_KEYS, TOP_KEYS, LifecycleInvalid,
                                load_lifecycle)
-from gitstate.law.diagram import to_mermaid
-from gitstate.law.lifecycle import Lifecycle, Policies, State, Timeout
+from gitstate.law.diagram import describe, to_mermaid
+from gitstate.law.lifecycle import Heartbeat, Lifecycle, Policies, State, Timeout
 from gitstate.resources import preset_dir, presets, shipped
 
 GOOD = """\
@@ -219,7 +219,7 @@ def test_timeouts_may_exempt_roles_and_roles_may_have_timeouts():
     assert lc.timeout_applies("idle", "suspended", None)
     assert (lc.role_timeout("worker"), lc.role_timeout("chemist"), lc.role_timeout(None)) == \
         (2400, 3600, None)
-    assert lc.policies.heartbeat == Timeout(300)
+    assert lc.policies.heartbeat == Heartbeat(300)
     assert lc.heartbeat_for("core") == lc.heartbeat_for(None) == 300
 
 
@@ -239,6 +239,34 @@ def test_a_role_may_forbid_states_and_be_exempt_from_the_heartbeat():
     with pytest.raises(LifecycleInvalid) as exc:
         load_lifecycle(POOL.replace("core: {}", "core: {forbids: [suspended], load: suspended}"))
     assert "role 'core' is loaded into 'suspended', a state it forbids" in str(exc.value)
+
+
+def test_the_heartbeat_judges_the_states_where_an_agent_works():
+    """`heartbeat.states`: silence is a crash where an agent works; where it waits by design
+    (an idle session, ended by its timeout) the heartbeat says nothing. Without the list, every
+    living state is judged (a lifecycle written before it loads as it did)."""
+    lc = load_lifecycle(POOL.replace("  idle: {roster: living}\n",
+                                     "  idle: {roster: living}\n  busy: {roster: living}\n")
+                        .replace("idle: [suspended, gone]", "idle: [busy, suspended, gone]\n"
+                                                            "  busy: [idle]")
+                        + "  heartbeat: {after: 30m, states: [busy], except_roles: [core]}\n")
+    assert lc.policies.heartbeat == Heartbeat(1800, ("core",), ("busy",))
+    assert (lc.heartbeat_for("worker", "busy"), lc.heartbeat_for("worker", "idle"),
+            lc.heartbeat_for("core", "busy"), lc.heartbeat_for("worker")) == \
+        (1800, None, None, 1800)
+    assert "heartbeat: silent 30m in busy is a crash (not core)" in describe(lc)
+    assert lc.policies.heartbeat.as_plain() == {"after": 1800, "except_roles": ["core"],
+                                               "states": ["busy"]}
+    old = load_lifecycle(POOL + "  heartbeat: 30m\n")
+    assert old.policies.heartbeat.as_plain() == 1800 and old.heartbeat_for(None, "idle") == 1800
+    with pytest.raises(LifecycleInvalid) as exc:
+        load_lifecycle(POOL + "  heartbeat: {after: 30m, states: [suspended, napping], "
+                              "sooner: true}\n")
+    text = str(exc.value)
+    assert "the heartbeat judges 'suspended', which is not a living state (living states: " \
+           "idle)" in text
+    assert "the heartbeat judges 'napping', which is not a declared state" in text
+    assert "unknown policies.heartbeat key 'sooner'" in text
 
 
 def test_bad_timeout_exemptions_and_durations_are_located():

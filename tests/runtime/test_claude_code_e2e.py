@@ -381,3 +381,76 @@ def test_an_mcp_server_of_a_session_no_agent_records_moves_nothing(repo, model):
     assert "[unbound-mover]" in said[1], said[1][-1500:]
     assert f"gitstate spawn <your-id> --session {session}" in said[1]   # its own session
     assert git(repo, "rev-parse", "HEAD").stdout == tip
+
+
+def test_the_status_line_records_the_context_claude_code_reports(repo, model):
+    """Claude Code runs the status line in an interactive session only: `claude` on a
+    pseudo-terminal (the folder trusted before), one prompt typed; the model's answer fills
+    55 % of the window, and the status line `init --runtime claude-code` wrote into
+    .claude/settings.local.json shows it and records the crossing into midlife once (no tool
+    call: the context hook does not run)."""
+    import pty
+    import re
+    import select
+    import signal
+    import time
+    session = str(uuid.uuid4())
+    assert gitstate(repo, "spawn", "sal", "--session", session).returncode == 0
+    assert "statusLine" in json.loads((repo / ".claude" / "settings.local.json").read_text())
+    home = Path(os.environ["HOME"])
+    config = home / ".claude.json"            # a user who has run claude and approved the key
+    config.write_text(json.dumps({"hasCompletedOnboarding": True,   # and trusted the folder
+                                  "customApiKeyResponses": {"approved": ["anything"],
+                                                            "rejected": []},
+                                  "projects": {str(repo): {"hasTrustDialogAccepted": True}}}))
+    settings = home / ".claude" / "settings.json"   # no MCP server dialog: not this test's
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"disabledMcpjsonServers": ["gitstate"]}))
+    token = model.script("statusline", Turn(text("noted"), input_tokens=110_000))
+    binary = claude()
+    env = dict(os.environ, ANTHROPIC_BASE_URL=model.url, ANTHROPIC_API_KEY="anything",
+               CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", TERM="xterm-256color")
+    env.pop("CLAUDECODE", None)
+    env.pop("CLAUDE_PROJECT_DIR", None)
+    pid, fd = pty.fork()
+    if pid == 0:                                   # the child: claude on a terminal
+        os.chdir(repo)
+        os.execve(binary, [binary, "--model", MODEL, "--session-id", session], env)
+    screen = b""
+    ansi = re.compile(rb"\x1b\[[0-9;?<>=]*[a-zA-Z~]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]|"
+                      rb"\x1b[=>]|\s")
+
+    def visible() -> bytes:
+        return ansi.sub(b"", screen)
+
+    def until(done, seconds: float = 90) -> bool:
+        nonlocal screen
+        deadline = time.monotonic() + seconds
+        while not done():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            ready, _, _ = select.select([fd], [], [], min(left, 0.5))
+            if ready:
+                try:
+                    screen += os.read(fd, 65536)
+                except OSError:
+                    raise AssertionError(f"claude ended: {visible()[-1500:]!r}") from None
+        return True
+
+    def recorded() -> list[str]:
+        return [s for s in git(repo, "log", "--format=%an|%s").stdout.splitlines()
+                if "context" in s and "midlife" in s]
+
+    try:
+        assert until(lambda: b"gitstatesal:" in visible()), visible()[-1500:]
+        os.write(fd, f"remember this [script:{token}]".encode())
+        os.write(fd, b"\r")
+        assert until(lambda: bool(recorded()), 120), visible()[-2000:]
+        assert until(lambda: b"midlife\xc2\xb7context55%" in visible(), 30), visible()[-1500:]
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(fd)
+    assert recorded() == ["gitstate|@sal: [STATE:bootstrap] context 55% (110,000 of 200,000 "
+                          "tokens): midlife"]

@@ -62,8 +62,10 @@ def test_silence_past_the_heartbeat_and_a_state_past_its_timeout():
     # times as ISO 8601 text read the same as seconds
     old = dict(base, last_commit="2027-01-15T07:00:00Z", in_state_since="2027-01-15T07:00:00Z")
     found = dict(trouble(old, lc, 1_800_000_000))
+    # an idle session waits by design: past its timeout, never "silent" (no crash)
+    assert found == {"overdue": "past its timeout: idle -> suspended was due after 30m"}
+    found = dict(trouble(dict(old, state="active"), lc, now))   # a working one has crashed
     assert found["silent"].startswith("silent for ") and "heartbeat 30m" in found["silent"]
-    assert found["overdue"] == "past its timeout: idle -> suspended was due after 30m"
     core = dict(old, role="core")                             # core sessions stay warm
     assert "overdue" not in dict(trouble(core, lc, now))
     dead = dict(old, roster="dead", state="cleanup")
