@@ -6,6 +6,7 @@ anything is written, so an illegal move is refused with the same words either wa
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from gitstate.errors import GitstateError, InvalidFile
@@ -218,8 +219,12 @@ def _judge(repo: Managed, lc, head: str | None, path: str, old: bytes | None, ne
     if staged and not repo.line_ref():   # a move onto the line takes nothing staged here
         changes += repo.staged_state_changes(lc, head, skip={path, *extra})
         law += [p for p in repo.git.staged_changes(head) if is_law_path(p) and p not in law]
-    context = GitContext(repo.git, head, tree=None, overrides={**files, path: new},
-                         lc=lc)
+    # onto the team line from another branch: the line's tree is what the move joins (this
+    # worktree's index is its branch's), and the moment is now, not the tip's date
+    line = repo.line_ref() is not None
+    context = GitContext(repo.git, head, tree=head if line else None,
+                         overrides={**files, path: new}, lc=lc,
+                         now=time.time() if line else None)
     bound, mark = agent_session(session_env())
     found = judge(Facts(lc, changes, message=parse_message(message), context=context,
                         law_changed=sorted(law) if head is not None else [],

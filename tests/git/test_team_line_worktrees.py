@@ -188,3 +188,14 @@ def test_a_broken_follow_journal_is_no_traceback(repo):
         res = gitstate(repo, "roster")
         assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
     assert not (repo.parent.parent / "outside").exists()
+
+
+def test_a_stale_worktree_is_judged_by_the_line_it_lands_on(repo):
+    """The worktree forked before a1 took the architect's role: a spawn there of a second
+    architect is judged on the line, where a1 holds it, and refused."""
+    ana = _worktree(repo, "ana")
+    _ok(gitstate(repo, "spawn", "a1", "--role", "architect"))
+    before = git(repo, "rev-parse", "main").stdout
+    res = gitstate(ana, "spawn", "a2", "--role", "architect")
+    assert res.returncode == 1 and "[role-max]" in res.stderr, res.stdout + res.stderr
+    assert git(repo, "rev-parse", "main").stdout == before
