@@ -357,3 +357,20 @@ def test_a_move_stamped_in_the_same_second_as_the_upstreams_is_decided_again(tmp
     assert rev(b, "HEAD") == rev(hub, "main") and git(b, "status", "--porcelain").stdout == ""
     nothing_lost(hub, b, mine)
     assert gitstate(a, "verify", "--no-cache").returncode == 0
+
+
+def test_sync_lands_again_what_a_rewound_hub_lost(tmp_path):
+    """A hub's branch rewound behind gitstate's back (the move gone from it) loses nothing a
+    clone holds: sync finds the move unlanded and lands it again, judged at the hub."""
+    from hubs import hub_and_clones
+    hub, (a, b) = hub_and_clones(tmp_path)
+    assert gitstate(a, "spawn", "ana", "--push").returncode == 0
+    assert gitstate(a, "transition", "ana", "inbox", "--push").returncode == 0
+    git(b, "pull", "-q")
+    git(hub, "update-ref", "refs/heads/main", "main~1")           # the rewind, at the hub
+    assert "[STATE:inbox]" not in git(hub, "log", "-1", "--format=%s", "main").stdout
+    res = gitstate(b, "sync")
+    assert res.returncode == 0 and "landed as" in res.stdout, res.stdout + res.stderr
+    assert git(hub, "log", "-1", "--format=%s", "main").stdout.startswith("@ana: [STATE:inbox]")
+    assert git(b, "rev-parse", "main").stdout == git(hub, "rev-parse", "main").stdout
+    assert gitstate(hub, "verify", "--no-cache").returncode == 0
