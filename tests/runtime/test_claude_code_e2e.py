@@ -454,3 +454,28 @@ def test_the_status_line_records_the_context_claude_code_reports(repo, model):
         os.close(fd)
     assert recorded() == ["gitstate|@sal: [STATE:bootstrap] context 55% (110,000 of 200,000 "
                           "tokens): midlife"]
+
+
+def test_an_agent_made_by_worktree_add_works_in_its_worktree_and_moves_the_team_line(
+        repo, model, tmp_path):
+    """The lead's one step: `gitstate worktree add` (the Claude Code settings committed), then
+    the printed command, run as printed: the session is bound to the agent, its Bash runs
+    gitstate without it on PATH, and its move lands on the lead's team line."""
+    git(repo, "add", ".claude", ".mcp.json")
+    git(repo, "commit", "-q", "-m", "Claude Code runs gitstate's hooks")
+    made = json.loads(gitstate(repo, "worktree", "add", "ana", "--runtime", "claude-code",
+                               "--path", str(tmp_path / "ana"), "--json").stdout)
+    where, session = Path(made["path"]), made["session"]
+    assert made["start"] == f"cd {where} && claude --session-id {session}"
+    token = model.script("worktree-agent",
+                         Turn(bash('gitstate transition "$GITSTATE_AGENT" inbox -m "on it"')),
+                         Turn(text("done")))
+    run(where, model, f"work {token}", session, env={"PATH": "/usr/bin:/bin"})
+    first = everything(model.requests("worktree-agent")[0])
+    assert "gitstate briefing (started) ana: bootstrap" in first
+    said = everything(model.requests("worktree-agent")[1])
+    assert "ana: bootstrap -> inbox" in said and "on main" in said
+    assert git(repo, "log", "-1", "--format=%s", "main").stdout.strip() == \
+        "@ana: [STATE:inbox] on it"
+    assert git(repo, "status", "--porcelain").stdout == ""      # the lead's worktree followed
+    assert git(where, "log", "-1", "--format=%s").stdout.startswith("@ana: [STATE:bootstrap]")
