@@ -52,11 +52,14 @@ class Managed:
     def head(self) -> str | None:
         """The commit a move decides from and a view reads: the team line's tip where moves
         land on it (`line_ref`), else HEAD."""
+        first = "_line_ref" not in self.__dict__
         ref = self.line_ref()
+        fresh = self.__dict__.pop("_fresh_head", None)
         if ref:
             return self.git.rev(ref)
-        fresh = self.__dict__.pop("_fresh_head", False)   # read by `line_ref` just now
-        return fresh if fresh is not False else self._here[0]
+        # HEAD as `line_ref` read it, when that was just now (in this very call): later, HEAD
+        # may have moved (a move, a sync), and is read again
+        return fresh if first else self._here[0]
 
     @property
     def _here(self) -> tuple[str | None, str | None]:

@@ -199,3 +199,17 @@ def test_a_stale_worktree_is_judged_by_the_line_it_lands_on(repo):
     res = gitstate(ana, "spawn", "a2", "--role", "architect")
     assert res.returncode == 1 and "[role-max]" in res.stderr, res.stdout + res.stderr
     assert git(repo, "rev-parse", "main").stdout == before
+
+
+def test_the_head_a_command_reads_is_read_again_after_head_moves(repo):
+    """`Managed.head()` reuses HEAD as `line_ref` read it only within the same call: a
+    command that moves HEAD (a sync, a move) and reads again sees the new HEAD."""
+    from gitstate.git.repo import open_managed
+    managed = open_managed(str(repo))
+    assert managed.line_ref() is None                       # on the line: moves go to HEAD
+    git(repo, "commit", "-q", "--allow-empty", "-m", "work")
+    assert managed.head() == git(repo, "rev-parse", "HEAD").stdout.strip()
+    fresh = open_managed(str(repo))
+    assert fresh.head() == git(repo, "rev-parse", "HEAD").stdout.strip()
+    git(repo, "commit", "-q", "--allow-empty", "-m", "more work")
+    assert fresh.head() == git(repo, "rev-parse", "HEAD").stdout.strip()
