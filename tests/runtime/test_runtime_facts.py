@@ -200,3 +200,20 @@ def test_a_move_the_law_refuses_is_said_and_the_session_starts(tmp_path):
     assert "gitstate briefing (started) alice: frozen" in told
     assert git(repo, "rev-parse", "HEAD").stdout.strip() == tip
     assert "\npid:" not in front(repo, "alice")
+
+
+def test_a_process_on_another_host_leaves_the_heartbeat_to_judge(tmp_path):
+    """This host cannot see a process recorded on another (a hub's `watch`, say): the agent is
+    judged by its silence as one without a pid is."""
+    repo = repo_of(tmp_path, "maos")
+    then = {"GIT_COMMITTER_DATE": ago(30), "GIT_AUTHOR_DATE": ago(30)}
+    for agent, host in (("far", "elsewhere"), ("near", socket.gethostname())):
+        res = subprocess.run([sys.executable, "-m", "gitstate", "spawn", agent, "--role",
+                              "engineer", "--set", f"pid={os.getpid()}", "--set",
+                              f"host={host}"], cwd=repo, env=dict(os.environ, **then),
+                             capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
+    res = gitstate(repo, "reap")
+    assert res.returncode == 0, res.stderr
+    assert "far: pending -> failed (no heartbeat for 30m" in res.stdout
+    assert "near" not in res.stdout                       # this test's own process runs
