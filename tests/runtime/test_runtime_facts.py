@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from conftest import from_template, git, gitstate, make_repo
 from test_claude_code import EVENTS, base, said, start
 
@@ -217,3 +219,20 @@ def test_a_process_on_another_host_leaves_the_heartbeat_to_judge(tmp_path):
     assert res.returncode == 0, res.stderr
     assert "far: pending -> failed (no heartbeat for 30m" in res.stdout
     assert "near" not in res.stdout                       # this test's own process runs
+
+
+@pytest.mark.parametrize("preset", ["haak", "era", "registry", "squad", "maos"])
+def test_every_preset_takes_the_runtimes_facts(tmp_path, preset):
+    """pid, host, model and worktree are free keys of every preset's state file: the progress
+    commit is made from each preset's first state, and `check` and `verify` accept it."""
+    repo = repo_of(tmp_path, preset)
+    assert gitstate(repo, "spawn", "a1", "--session", "s1").returncode == 0
+    proc, told = session_start(repo, "s1")
+    proc.wait()
+    assert "recorded what the runtime knows" in told, told
+    assert git(repo, "log", "-1", "--format=%an|%s").stdout.startswith(
+        f"gitstate|@a1: [STATE:{front(repo, 'a1').split('state: ', 1)[1].split()[0]}] "
+        f"runtime: pid {proc.pid}, host ")
+    assert f"\nworktree: {repo}\n" in front(repo, "a1")
+    assert gitstate(repo, "check").returncode == 0
+    assert gitstate(repo, "verify", "--no-cache").returncode == 0
