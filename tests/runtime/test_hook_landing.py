@@ -27,7 +27,9 @@ def agent_clone(tmp_path: Path) -> tuple[Path, Path]:
     assert hub_subjects(hub)[0].startswith("@alice: [STATE:bootstrap] runtime: pid ")
     for state in ("inbox", "distill", "deep_work"):
         assert gitstate(b, "transition", "alice", state).returncode == 0
+    moved = rev(b, "HEAD")
     said(start(b, "s1", "resume"))   # the same facts: nothing more to record
+    assert rev(b, "HEAD") == moved
     return hub, b
 
 
