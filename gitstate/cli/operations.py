@@ -117,8 +117,8 @@ def _period(text: str) -> float:
 @json_option
 def reap(host, every, count, push, as_json):
     """Mark as failed every living agent of this host whose process (pid) is gone, and every
-    working agent without a pid whose last state commit is older than `policies.heartbeat`
-    (squad: an idle session waits by design; `sweep` suspends it)."""
+    working agent without a pid on this host whose last state commit is older than
+    `policies.heartbeat` (squad: an idle session waits by design; `sweep` suspends it)."""
     if count is not None and every is None:
         raise UsageError("--count counts the rounds of --every; give --every too")
     if as_json:

@@ -204,6 +204,7 @@ FIELDS: dict[str, Callable[[Any], str | None]] = {
     "updated": _text,
     "pid": _count,
     "host": _text,
+    "worktree": _text,         # the work tree the agent's runtime session works in
     "max_tokens": _count,      # era: deep_work's token budget
     "tokens": _count,          # the tokens the agent's session has used, as measured
     "stopped": _text,          # how `gitstate shutdown` ended the agent's process

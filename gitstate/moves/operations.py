@@ -232,9 +232,11 @@ def lc_of(repo: Managed) -> Lifecycle:
 
 def due_reaps(repo: Managed, host: str | None = None, now: float | None = None) -> list[dict]:
     """The living agents `reap` fails now, each with where it goes (`to`: None when no failure
-    state is one move away) and why: of this host, those whose recorded process is gone; with
-    `policies.heartbeat`, every working agent without a recorded process whose last state
-    commit is older than the heartbeat, in a state the heartbeat judges (an idle session waits
+    state is one move away) and why: of this host, those whose recorded process is gone (one
+    whose process runs is never failed for its silence); with `policies.heartbeat`, every
+    working agent without a recorded process this host can see (none, or one on another host:
+    a hub's `watch` still judges the agents of every machine) whose last state commit is older
+    than the heartbeat, in a state the heartbeat judges (an idle session waits
     by design, and its timeout ends the wait: `sweep`) and of a role it does not exempt
     (squad's core sessions idle by design)."""
     head = repo.head()
@@ -254,9 +256,10 @@ def due_reaps(repo: Managed, host: str | None = None, now: float | None = None) 
         state, pid = front.get("state"), front.get("pid")
         if not isinstance(state, str) or lc.roster_of(state) != "living":
             continue
-        if isinstance(pid, int) and not isinstance(pid, bool):
-            if statefile.as_text(front.get("host")) != host or alive(pid):
-                continue
+        if isinstance(pid, int) and not isinstance(pid, bool) \
+                and statefile.as_text(front.get("host")) == host:
+            if alive(pid):
+                continue    # its process runs: however silent, it is not failed
             why = f"process {pid} on {host} is gone"
             summary = f"process {pid} on {host} died without a word"
             since = None

@@ -14,6 +14,7 @@ context hook needs to know of the law.
 from __future__ import annotations
 
 import os
+import sys
 
 from gitstate.errors import GitstateError
 from gitstate.git.repo import open_managed
@@ -108,6 +109,8 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
             memory.remember_phase(gdir, agent, "fresh", 0)   # a new context: its clock restarts
         _export(agent, session)
 
+    recorded = _record_facts(repo, lc, agent, state, front, event)
+
     phase = mort.phase(pct) if source not in ("startup", "clear", "compact") else "fresh"
     nxt = ", ".join(lc.open_moves(state, role=statefile.as_text(front.get("role")),
                                   context_pct=pct)) if state in lc.states else "?"
@@ -115,6 +118,8 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
         source, "started")
     lines.append(f"gitstate briefing ({title}) {agent}: {state} "
                  f"({lc.roster_of(state) if state else '?'}); next: {nxt}.")
+    if recorded:
+        lines.append(recorded)
     for key in ("role", "thread", "summary"):
         value = statefile.as_text(front.get(key))
         if value:
@@ -132,6 +137,24 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
         lines.append(phase_asks(lc, phase, agent))
     lines += _society(repo, agent, vacancies=source != "compact")
     return "\n".join(lines)
+
+
+def _record_facts(repo, lc, agent: str, state: str | None, front: dict,
+                  event: dict) -> str | None:
+    """What the runtime knows of this session (its process, host, model, worktree), recorded
+    once in the agent's state file: a commit only when a fact differs from the recorded one.
+    None when nothing was to be recorded (run by hand, no event: nothing is known)."""
+    if not event or state is None or state not in lc.states or lc.states[state].terminal:
+        return None
+    from gitstate.runtime.facts import changed, of_session
+    new = changed(front, of_session(event, str(repo.top) if repo.top else None))
+    if not new:
+        return None
+    from gitstate.runtime.record import record_facts
+    said = record_facts(repo, agent, state, new)
+    if "were not recorded" in said or "Not recorded" in said:
+        print(said, file=sys.stderr)
+    return said
 
 
 def _depth_note(repo, lc, head, parent: str) -> str:

@@ -32,28 +32,48 @@ def record_context(cwd: str | None, agent: str, pct: float, phase: str, tokens: 
     measured = f"context {pct:g}% ({tokens:,} of {window:,} tokens)"
     note = ""
     if isinstance(state, str) and state in lc.states and not lc.states[state].terminal:
-        # the moves (and what they import) only when a commit is made: the spawn guard,
-        # which imports this module too, judges without them (bench/runtime.py)
-        from gitstate.moves.agent import transition
-        from gitstate.moves.operations import as_system
         # a state with a token limit (era's deep_work) ends once `tokens` reach `max_tokens`
         budget = doc.get("max_tokens")
         leave = lc.states[state].token_limit
         over = leave and isinstance(budget, int) and tokens >= budget
-        with as_system(repo) as repo:
-            def move():
-                return transition(repo, agent, leave if over and leave else state,
-                                  sets={"context_pct": pct, "tokens": tokens},
-                                  text=f"{measured}: {phase}" + (
-                                      f"; token limit {budget:,}: {state} ends" if over else ""),
-                                  with_work=False)
-            if hub_upstream(repo.git, repo.line_ref()):
-                note = land_measurement(repo, agent, move)
-            else:
-                note = f" Recorded as {move().sha[:10]} by gitstate."
+        note = record_as_system(repo, agent, leave if over and leave else state,
+                                {"context_pct": pct, "tokens": tokens},
+                                f"{measured}: {phase}" + (
+                                    f"; token limit {budget:,}: {state} ends" if over else ""))
         note += f" Your max_tokens ({budget:,}) is spent: you are in {leave} now." if over else ""
     asks = phase_asks(lc, phase, agent)
     return f"gitstate: {agent}: {measured}, mortality phase {phase}.{note} {asks}".strip()
+
+
+def record_as_system(repo, agent: str, state: str, sets: dict, text: str) -> str:
+    """One move of `agent` to `state` (its own: a progress commit) setting `sets`, authored by
+    gitstate and judged like every move, landed on the hub where there is one: what the agent
+    is told. A refused move raises the move's refusal."""
+    # the moves (and what they import) only when a commit is made: the spawn guard, which
+    # imports this module too, judges without them (bench/runtime.py)
+    from gitstate.moves.agent import transition
+    from gitstate.moves.operations import as_system
+    with as_system(repo) as repo:
+        def move():
+            return transition(repo, agent, state, sets=sets, text=text, with_work=False)
+        if hub_upstream(repo.git, repo.line_ref()):
+            return land_measurement(repo, agent, move)
+        return f" Recorded as {move().sha[:10]} by gitstate."
+
+
+def record_facts(repo, agent: str, state: str, facts: dict) -> str:
+    """SessionStart's facts of the runtime (`runtime.facts`: only those that changed) as one
+    progress commit by gitstate: what the agent is told, or why nothing was recorded (the move
+    refused; never an error: the session goes on)."""
+    from gitstate.errors import GitstateError
+    said = ", ".join(f"{k} {v}" for k, v in facts.items())
+    try:
+        note = record_as_system(repo, agent, state, facts, f"runtime: {said}")
+    except GitstateError as exc:
+        return f"gitstate: the runtime's facts ({said}) were not recorded: {exc.message}"
+    except Exception as exc:  # noqa: BLE001 — the briefing goes on whatever happens here
+        return f"gitstate: the runtime's facts ({said}) were not recorded: {exc}"
+    return f"gitstate: recorded what the runtime knows ({said}).{note}"
 
 
 def hub_upstream(git, line: str | None = None) -> bool:

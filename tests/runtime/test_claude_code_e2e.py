@@ -59,9 +59,16 @@ def run(repo: Path, model: ScriptedModel, prompt: str, session: str, *, resume: 
     full.pop("CLAUDECODE", None)
     args = [binary, "-p", prompt, "--model", MODEL, "--allowedTools", tools,
             "--resume" if resume else "--session-id", session]
-    res = subprocess.run(args, cwd=repo, env=full, capture_output=True, text=True,
-                         timeout=timeout, stdin=subprocess.DEVNULL)
+    with subprocess.Popen(args, cwd=repo, env=full, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+    res = subprocess.CompletedProcess(args, proc.returncode, out, err)
     assert res.returncode == 0, (res.stdout, res.stderr)
+    res.pid = proc.pid   # type: ignore[attr-defined]   # the runtime's process
     return res
 
 
@@ -125,10 +132,15 @@ def test_measured_context_is_recorded_once_per_phase(repo, model):
                          Turn(bash("true"), input_tokens=120_000),
                          Turn(bash("true"), input_tokens=160_000),
                          Turn(text("done"), input_tokens=161_000))
-    run(repo, model, f"think {token}", session)
-    assert git(repo, "log", "--format=%an|%s", f"{tip}..HEAD").stdout.splitlines() == [
+    res = run(repo, model, f"think {token}", session)
+    log = git(repo, "log", "--format=%an|%s", f"{tip}..HEAD").stdout.splitlines()
+    assert log[:2] == [
         "gitstate|@alice: [STATE:bootstrap] context 80% (160,000 of 200,000 tokens): legacy",
         "gitstate|@alice: [STATE:bootstrap] context 55% (110,000 of 200,000 tokens): midlife"]
+    # and first, once, what the runtime knows: the claude process itself, above the shells
+    assert len(log) == 3 and log[2].startswith(
+        f"gitstate|@alice: [STATE:bootstrap] runtime: pid {res.pid}, host "), log
+    assert f"worktree {repo}" in log[2]
     said = [everything(r) for r in model.requests("context")]
     assert "mortality phase midlife" in said[2] and "mortality phase midlife" not in said[1]
     assert "mortality phase legacy" in said[4] and "freeze-state" in said[4]

@@ -22,9 +22,14 @@ def agent_clone(tmp_path: Path) -> tuple[Path, Path]:
     hub, (_a, b) = hub_and_clones(tmp_path)
     assert gitstate(b, "init", "--runtime", "claude-code").returncode == 0
     assert pushed(b, "spawn", "alice", "--session", "s1")[0] == 0
+    # what the runtime knows of the session is recorded, and landed, when it starts
+    assert "landed on origin/main" in said(start(b, "s1"))
+    assert hub_subjects(hub)[0].startswith("@alice: [STATE:bootstrap] runtime: pid ")
     for state in ("inbox", "distill", "deep_work"):
         assert gitstate(b, "transition", "alice", state).returncode == 0
-    said(start(b, "s1"))
+    moved = rev(b, "HEAD")
+    said(start(b, "s1", "resume"))   # the same facts: nothing more to record
+    assert rev(b, "HEAD") == moved
     return hub, b
 
 
