@@ -54,12 +54,10 @@ class Managed:
         land on it (`line_ref`), else HEAD."""
         first = "_line_ref" not in self.__dict__
         ref = self.line_ref()
-        fresh = self.__dict__.pop("_fresh_head", None)
+        fresh = self.__dict__.pop("_fresh_head", None)   # HEAD as `line_ref` read it
         if ref:
             return self.git.rev(ref)
-        # HEAD as `line_ref` read it, when that was just now (in this very call): later, HEAD
-        # may have moved (a move, a sync), and is read again
-        return fresh if first else self._here[0]
+        return fresh if first else self._here[0]   # later, HEAD may have moved: read again
 
     @property
     def _here(self) -> tuple[str | None, str | None]:
@@ -291,7 +289,7 @@ def _elsewhere_line(repo: Managed) -> str | None:
 
 
 def _is_commit_id(rev: str) -> bool:
-    return len(rev) in (40, 64) and all(c in "0123456789abcdef" for c in rev)
+    return len(rev) in (40, 64) and not rev.strip("0123456789abcdef")
 
 
 def on_team_line(git: Git, lc: Lifecycle) -> bool:
