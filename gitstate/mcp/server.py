@@ -13,6 +13,11 @@ Every move lands on the team line as `--push` lands it when the branch's upstrea
 remote's branch): the tools that commit take `push` (default true; false commits here only),
 and a move's result holds how it landed under `push`. `sync` lands what this branch holds that
 the hub has not got, as `gitstate sync` does.
+
+Each tool's structured result is its command's own object (`status` too: one object schema,
+gitstate.schema.models.Status), never the SDK's `{"result": ...}`. The agents' state files are
+resources (`gitstate://agent/{agent}/state`, read at the team line's tip, and listed), and
+the SessionStart briefing is the prompt `briefing`; both only read.
 """
 
 from __future__ import annotations
