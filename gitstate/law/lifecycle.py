@@ -342,8 +342,11 @@ class Lifecycle(Record):
 
     def phase_advice(self, phase: str | None, agent: str = "ID") -> str | None:
         """What a phase of the mortality clock asks of an agent of this lifecycle (seed 000's
-        thresholds), with this lifecycle's own ways out: no freezing where there is no
-        freezer."""
+        words), with this lifecycle's own ways out: no freezing where there is no freezer.
+        Only a lifecycle that declares a mortality policy asks anything (squad, maos,
+        registry and era declare none: their agents are told their context, never advised)."""
+        if self.policies.mortality is None:
+            return None
         freezer = any(s.roster == "frozen" and "freeze_state" in s.requires
                       for s in self.states.values())
         log = next((s.log for s in self.states.values() if s.log), None)

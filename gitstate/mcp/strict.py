@@ -111,6 +111,14 @@ class StrictServer(MCPServer):
             t.input_schema = strict(t.input_schema)
         return tools
 
+    # resources listed beyond those registered (the state files on the team line, read
+    # through the template that serves them)
+    more_resources: Any = None
+
+    async def list_resources(self):
+        listed = await super().list_resources()
+        return listed + (self.more_resources() if self.more_resources else [])
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
         if self._schemas is None:
             self._schemas = {t.name: t.input_schema for t in await self.list_tools()}

@@ -104,7 +104,9 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
             "agent": agent, "window": lc.policies.context_window,
             "mortality": [mort.midlife, mort.legacy, mort.urgent], "model": event.get("model"),
             # what each phase asks, in this lifecycle's own ways out (the reminder reads no git)
-            "asks": {p: phase_asks(lc, p, agent) for p in ("midlife", "legacy", "urgent")}})
+            "asks": {p: phase_asks(lc, p, agent) for p in ("midlife", "legacy", "urgent")},
+            # the reminder of the mortality clock, only where the lifecycle declares one
+            "remind": lc.policies.mortality is not None})
         if source in ("startup", "clear", "compact"):
             memory.remember_phase(gdir, agent, "fresh", 0)   # a new context: its clock restarts
         _export(agent, session)

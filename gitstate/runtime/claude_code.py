@@ -10,7 +10,8 @@ hook refuses a tool call with `"permissionDecision": "deny"` and its reason.
 - session-start  (SessionStart): the briefing; binds the session to its agent.
 - context        (PostToolUse): measures the context from the transcript; commits and speaks
                  when a mortality phase is crossed, reminds of the mortality clock every
-                 REMIND_EVERY tool calls (no git either way), and briefs a session that has
+                 REMIND_EVERY tool calls where the lifecycle declares one (no git either
+                 way), and briefs a session that has
                  just bound itself (`gitstate spawn ID --session SID` in its Bash tool).
 - spawn-guard    (PreToolUse on the sub-agent tool, `Agent`, formerly `Task`): refuses a
                  spawn past max_depth, of a kind the parent may not spawn, or past the pool
@@ -131,7 +132,7 @@ def context(event: dict) -> dict | None:
     marks = bound.get("mortality") or [50, 75, 90]
     calls = memory.count_call(gdir, event.get("session_id") or "")
     if crossing(gdir, agent, pct, marks) is None:
-        if calls % REMIND_EVERY == 0:
+        if calls % REMIND_EVERY == 0 and bound.get("remind", True):
             return context_reply("PostToolUse", reminder(
                 agent, calls, measured, phase_of(pct, marks), marks, bound.get("asks") or {}))
         return None

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, TypeAdapter
+from pydantic import ConfigDict, Field, RootModel, TypeAdapter
 
 from gitstate.schema.described import LifecycleDoc, Pushed
 from gitstate.schema.moves import (
@@ -95,6 +95,13 @@ class StatusAll(Record):
     """the commit read (HEAD, or `--at`)"""
     agents: list[AgentStatus]
     """every agent with a state file, by id"""
+
+
+class Status(RootModel[AgentStatusAt | StatusAll]):
+    """`gitstate status AGENT` (one agent's status) or `gitstate status` (every agent's): an
+    object either way, told apart by its keys (`agent` or `agents`), published as an object
+    so that an MCP client takes it as the tool's structured result as it is, unwrapped."""
+    model_config = ConfigDict(json_schema_extra={"type": "object"})
 
 
 class Roster(Record):
@@ -330,7 +337,7 @@ COMMANDS: dict[str, Any] = {
     "lifecycle": LifecycleDoc,
     "check": CheckResult,
     "doctor": DoctorResult,
-    "status": AgentStatusAt | StatusAll,
+    "status": Status,
     "roster": Roster,
     "vacancies": Vacancies,
     "log": TransitionLog,

@@ -2,7 +2,7 @@
 it (GITSTATE_AGENT); logout appends to the shared logout.log in the logout commit; idle goes
 back to inbox at the check interval (`sweep`). Round three: the seed's own commits and what
 an era agent writes instead, a seed-layout repository moved over, deep_work's token limit,
-idle_since, and mortality advice in era's own words."""
+idle_since, and no mortality advice: era declares no mortality clock."""
 
 from __future__ import annotations
 
@@ -114,14 +114,19 @@ def test_idle_goes_back_to_inbox_at_the_check_interval(tmp_path):
     assert ok(repo, "verify").returncode == 0
 
 
-def test_mortality_advice_is_eras_own_way_out(tmp_path):
+def test_era_declares_no_mortality_clock_so_its_agents_get_no_advice(tmp_path):
+    """Seed 004 has the agent read its context (`context_pct`) and decide; it has no phases
+    that ask anything (haak's "legacy: consolidate ..." is seed 000's)."""
     repo = managed(tmp_path, "era")
     ok(repo, "spawn", "era-1")
     res = json.loads(ok(repo, "transition", "era-1", "inbox", "--set", "context_pct=92",
                         "--json").stdout)
-    assert "log out (`gitstate logout era-1 --note TEXT`)" in res["advice"]
-    assert "freeze" not in res["advice"]
-    assert "freeze" not in ok(repo, "status", "era-1").stdout
+    assert "advice" not in res
+    status = json.loads(ok(repo, "status", "era-1", "--json").stdout)
+    assert status["context_pct"] == 92 and status["advice"] is None
+    assert "mortality:" not in ok(repo, "status", "era-1").stdout
+    for doc in (repo / "protocols").glob("*.md"):      # its protocol says the seed's words
+        assert "legacy" not in doc.read_text() and "mortality" not in doc.read_text(), doc
 
 
 SEED_COMMITS = [   # (the seed's subject, the state its _state.md names, refused by)

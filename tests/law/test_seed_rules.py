@@ -98,12 +98,30 @@ def test_mortality_advice_names_the_lifecycles_own_ways_out():
         "urgent: externalize now, then freeze or die (`gitstate freeze a`, "
         "`gitstate bury a --summary TEXT`); no new work")
     assert "freeze-state" in HAAK.phase_advice("legacy", "a")
-    era = ERA.phase_advice("urgent", "a")
+    era = with_mortality("era").phase_advice("urgent", "a")
     assert "log out (`gitstate logout a --note TEXT`)" in era and "freeze" not in era
-    assert "freeze" not in ERA.phase_advice("legacy", "a")
-    registry = preset("registry").phase_advice("urgent", "a")
+    assert "freeze" not in with_mortality("era").phase_advice("legacy", "a")
+    registry = with_mortality("registry").phase_advice("urgent", "a")
     assert "end (`gitstate transition a done`)" in registry and "freeze" not in registry
-    assert "freeze" not in SQUAD.phase_advice("urgent", "a") + MAOS.phase_advice("urgent", "a")
+    assert "freeze" not in (with_mortality("squad").phase_advice("urgent", "a")
+                            + with_mortality("maos").phase_advice("urgent", "a"))
+
+
+def with_mortality(name: str):
+    """A shipped preset with a mortality clock added to its policies."""
+    text = shipped("protocols", name, "lifecycle.yaml").read_text()
+    return load_lifecycle(text.rstrip() + "\n  mortality: {midlife: 50, legacy: 75, urgent: 90}\n")
+
+
+def test_no_mortality_advice_where_the_lifecycle_declares_no_mortality_clock():
+    """squad, maos, registry and era declare no mortality policy: no phase asks anything of
+    their agents (haak's "legacy: consolidate ..." is seed 000's, not theirs)."""
+    for lc in (SQUAD, MAOS, ERA, preset("registry")):
+        assert lc.policies.mortality is None
+        assert [lc.phase_advice(p, "a") for p in ("midlife", "legacy", "urgent")] == \
+            [None, None, None]
+    assert HAAK.phase_advice("midlife", "a") == \
+        "midlife: make sure key decisions are written down"
 
 
 def test_a_role_not_declared_is_taken_only_when_the_commit_says_so():

@@ -111,7 +111,7 @@ def test_status_and_moves_answer_as_the_cli_does(repo):
     assert said == "Error executing tool transition: " + cli.stderr.strip().removeprefix(
         "gitstate: ")
     assert "[illegal-transition]" in said and "from inbox the lifecycle allows: distill" in said
-    assert status.structured_content["result"] == json.loads(
+    assert status.structured_content == json.loads(
         gitstate(repo, "status", "alice", "--json").stdout)
     assert roster.structured_content["living"][0]["agent"] == "alice"
     subjects = git(repo, "log", "--format=%s", "-2").stdout.splitlines()
@@ -331,7 +331,7 @@ def test_the_repository_is_an_argument_or_the_clients_root(repo, tmp_path):
     assert run(elsewhere, steps).is_error                      # not a repository
     assert not run(elsewhere, by_argument).is_error
     rooted = run(elsewhere, steps, roots=[repo])
-    assert not rooted.is_error and rooted.structured_content["result"]["state"] == "bootstrap"
+    assert not rooted.is_error and rooted.structured_content["state"] == "bootstrap"
 
 
 def test_a_move_commits_only_its_own_file_and_the_paths_it_names(repo):
@@ -441,7 +441,7 @@ def test_an_unbound_server_reads_and_refuses_every_move(repo):
         text = answer.content[0].text
         assert answer.is_error and "[unbound-mover]" in text, (name, text)
         assert "gitstate spawn <your-id> --session s-123" in text, name
-    assert not status.is_error and status.structured_content["result"]["state"] == "bootstrap"
+    assert not status.is_error and status.structured_content["state"] == "bootstrap"
     assert not dry.is_error
     assert git(repo, "rev-parse", "HEAD").stdout == tip
 

@@ -524,6 +524,46 @@ def test_era_deep_work_ends_when_a_measured_phase_finds_the_budget_spent(tmp_pat
     assert gitstate(repo, "verify").returncode == 0
 
 
+def test_a_squad_session_crossing_context_phases_gets_no_mortality_advice(tmp_path):
+    """squad declares no mortality clock (seed 002 compacts; it asks nothing at 50/75/90%):
+    its crossings are recorded with the measured context, and nothing of haak's advice is
+    said, in the hook's reply, the briefing or the reminder."""
+    repo = make_repo(tmp_path / "squad")
+    assert gitstate(repo, "init", "--lifecycle", "squad", "--runtime", "claude-code") \
+        .returncode == 0
+    gitstate(repo, "spawn", "sq-1", "--session", "s1")
+    assert gitstate(repo, "transition", "sq-1", "active").returncode == 0
+    said(start(repo, "s1"))
+    tr = tmp_path / "s1.jsonl"
+    told = [said(post_tool(repo, "s1", transcript(tr, pct * 2_000))) for pct in (55, 76, 92)]
+    assert told[0].startswith("gitstate: sq-1: context 55% (110,000 of 200,000 tokens), "
+                              "mortality phase midlife. Recorded as ")
+    assert "context 92%" in told[2]
+    haak = ("midlife:", "Midlife:", "consolidate", "Consolidate", "written down", "freeze",
+            "urgent:", "Urgent:", "externalize", "no new work")
+    assert not [w for t in told for w in haak if w in t], told
+    assert [s for s in git(repo, "log", "--format=%s", "-3").stdout.splitlines()] == [
+        f"@sq-1: [STATE:active] context {p}% ({p * 2_000:,} of 200,000 tokens): {ph}"
+        for p, ph in ((92, "urgent"), (76, "legacy"), (55, "midlife"))]
+    status = json.loads(gitstate(repo, "status", "sq-1", "--json").stdout)
+    assert status["phase"] == "urgent" and status["advice"] is None
+    briefed = said(start(repo, "s1", "resume"))
+    assert "Last recorded context: 92%" in briefed
+    assert not [w for w in haak if w in briefed], briefed
+    reminders = [said(post_tool(repo, "s1", transcript(tr, 184_000))) for _ in range(20)]
+    assert reminders == [""] * 20          # no reminder of a mortality clock squad lacks
+
+
+def test_a_haak_agent_crossing_a_phase_is_still_told_what_it_asks(claude_repo, tmp_path):
+    repo = claude_repo
+    gitstate(repo, "spawn", "hk", "--session", "s-hk")
+    said(start(repo, "s-hk"))
+    told = said(post_tool(repo, "s-hk", transcript(tmp_path / "t.jsonl", 110_000)))
+    assert told.endswith("Midlife: make sure key decisions are written down.")
+    assert json.loads(gitstate(repo, "status", "hk", "--json").stdout)["advice"] == \
+        "midlife: make sure key decisions are written down"
+
+
 # -- the agents' Bash -------------------------------------------------------------------------
 
 
