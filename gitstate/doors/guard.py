@@ -65,10 +65,7 @@ def _judge_line(git: Git, ref: str, old: str, new: str, base: str | None,
                        f"{new[:10]} would leave its tip {old[:10]} off its first-parent line "
                        "(that commit's first parents lead down another branch); merge that "
                        "branch into the team line instead (`git merge` while on it)"})]
-    # made anew (deleted, then made again from another branch's commits): its whole line is
-    # judged as the line's, as the hub judges a team line pushed anew; commits another branch
-    # holds were judged as that branch's, where a merge may carry a move
-    revs = [new, "--not", old] if not is_zero(old) else [new]
+    revs = [new, "--not", old] if not is_zero(old) else [new, "--not", "--branches"]
     problems, _ = verify(git, revs, cache_dir, root=base, bound=_bound(git, new), line=True)
     return [(ref, p) for p in problems]
 

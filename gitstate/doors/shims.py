@@ -104,8 +104,7 @@ def render_shim(name: str, lc: Lifecycle) -> str:
             .replace("@GITSTATE_CONCERNS@", concerns_glob(lc))
             .replace("@GITSTATE_PATHSPECS@", " ".join(shlex.quote(p) for p in pathspecs(lc)))
             .replace("@GITSTATE_ATOMIC@", "1" if lc.policies.atomic_commits else "")
-            .replace("@GITSTATE_ACCEPT@", "1" if lc.accept else "")
-            .replace("@GITSTATE_LINE@", (lc.line or "").replace("'", "'\\''")))
+            .replace("@GITSTATE_ACCEPT@", "1" if lc.accept else ""))
 
 
 def is_ours(path: Path) -> bool:

@@ -326,21 +326,3 @@ def test_a_team_line_made_anew_at_the_hub_is_judged_whole(tmp_path):
     assert "state: distill" in state_path(work, "alice").read_text()
     push_lawful(work, "feat")                                # off the line: work
     assert_push_refused(work, hub, "merge-moves", "feat:refs/heads/trunk")
-
-
-def test_a_team_line_made_anew_here_is_judged_whole_by_the_ref_guard(tmp_path):
-    """The same locally: main deleted, then made again from a branch whose merge carried a
-    move (work there); the ref guard judges the new line whole and refuses it."""
-    _hub, work = cached_hub(tmp_path, "alice-inbox", alice_in_inbox)
-    git(work, "checkout", "-q", "-b", "side")
-    with moves_on_this_branch(work, "side"):
-        walk(work, "alice", "distill")
-    git(work, "checkout", "-q", "-b", "feat", "main")
-    (work / "f.txt").write_text("f\n")
-    git(work, "add", "f.txt")
-    git(work, "commit", "-q", "-m", "work")
-    nohooks(work, "merge", "-q", "--no-edit", "side")        # carries alice's move
-    git(work, "branch", "-D", "main")
-    res = git(work, "branch", "main", "feat", check=False)
-    assert res.returncode != 0 and "[merge-moves]" in res.stderr, res.stderr
-    assert git(work, "rev-parse", "-q", "--verify", "main", check=False).returncode != 0
