@@ -145,8 +145,10 @@ def _record_facts(repo, lc, agent: str, state: str | None, front: dict,
                   event: dict) -> str | None:
     """What the runtime knows of this session (its process, host, model, worktree), recorded
     once in the agent's state file: a commit only when a fact differs from the recorded one.
-    None when nothing was to be recorded (run by hand, no event: nothing is known)."""
-    if not event or state is None or state not in lc.states or lc.states[state].terminal:
+    None when nothing was to be recorded (run by hand, or no session: nothing is known of a
+    runtime, and a briefing asked for as an MCP prompt only reads)."""
+    if not event.get("session_id") or state is None or state not in lc.states \
+            or lc.states[state].terminal:
         return None
     from gitstate.runtime.facts import changed, of_session
     new = changed(front, of_session(event, str(repo.top) if repo.top else None))
