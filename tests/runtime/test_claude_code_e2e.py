@@ -313,10 +313,6 @@ def claude_mcp(repo: Path, *args: str) -> str:
     return res.stdout
 
 
-# Alone on the machine: its driver answers Claude Code's interactive dialogs on a terminal by
-# what is drawn, and a busy machine draws them late enough for a key meant for one dialog to
-# reach the next (the product's part, the MCP server's start, is timed by the tests above).
-@pytest.mark.serial
 def test_the_mcp_server_init_registers_is_approved_as_a_user_does_and_serves_the_model(
         repo, model):
     """`init --runtime claude-code` put gitstate's server in .mcp.json. Claude Code holds it
