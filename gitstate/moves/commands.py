@@ -223,7 +223,7 @@ def committed(repo: Managed, agent: str, move: Callable[[], Result], *, push: bo
 def _record(repo: Managed, result: Result, extra: dict | None,
             warn: Callable[[str], None]) -> dict:
     """The record of the move `result` committed (a Move)."""
-    _say_unknown_mentions(repo, result.plan.message, result.sha, warn)
+    warn_unknown_mentions(repo, result.plan.message, result.sha, warn)
     info = result.plan.info
     advice = phase_advice(repo, info)
     return {"commit": result.sha, "agent": info["agent"], "from": info["from"],
@@ -245,9 +245,9 @@ def _note_left_staged(repo: Managed, result: Result, warn: Callable[[str], None]
              "branch is merged")
 
 
-def _say_unknown_mentions(repo: Managed, message: str, rev: str,
+def warn_unknown_mentions(repo: Managed, message: str, rev: str,
                           warn: Callable[[str], None]) -> None:
-    """A message to an agent that does not exist reaches no inbox: say so."""
+    """A message to an agent that does not exist reaches no inbox: say so (moves and `say`)."""
     from gitstate.history.mentions import unknown_mentions
     nobody = unknown_mentions(repo, message, rev)
     if nobody:

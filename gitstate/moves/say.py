@@ -30,6 +30,7 @@ from gitstate.law.grammar import canonical_id, parse_message, subject_tag
 from gitstate.law.judge import Facts, judge
 from gitstate.law.limits import SUBJECT_CHARS
 from gitstate.law.movers import agent_session
+from gitstate.moves.commands import warn_unknown_mentions
 from gitstate.moves.landing import push_move
 from gitstate.moves.principals import bound_agent, session_env
 from gitstate.moves.workfile import commit_move
@@ -86,7 +87,7 @@ def say(repo: Managed, to: Iterable[str], text: str, *, push: bool = False,
     if marks:
         warn(f"gitstate: note: {_count(marks, 'invisible direction mark')} of the message "
              f"{'was' if marks == 1 else 'were'} left out")
-    _unknown_mentions(repo, message, result.sha, warn)
+    warn_unknown_mentions(repo, message, result.sha, warn)
     return record
 
 
@@ -218,13 +219,3 @@ def _judge(repo: Managed, tip: str | None, message: str, speaker: str | None,
                         f"transition {speaker} {state if isinstance(state, str) else 'STATE'}"
                         f" --body '{to} ...'` says it with a progress update")
     raise refused
-
-
-def _unknown_mentions(repo: Managed, message: str, rev: str,
-                      warn: Callable[[str], None]) -> None:
-    """An `@id` in the text that names no agent reaches no inbox: said, as every move says."""
-    from gitstate.history.mentions import unknown_mentions
-    nobody = unknown_mentions(repo, message, rev)
-    if nobody:
-        warn(f"gitstate: note: no agent is called {', '.join(nobody)}: that part of the "
-             "message reaches no inbox (committed as it is)")
