@@ -230,6 +230,7 @@ def approve_as_a_user(repo: Path, model: ScriptedModel, server: str = "gitstate"
                CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", PATH="/usr/bin:/bin",
                TERM="xterm-256color")
     env.pop("CLAUDECODE", None)
+    env.pop("CI", None)     # a person at a terminal: under CI=true Claude Code offers no MCP dialog
     local = repo / ".claude" / "settings.local.json"
     pid, fd = pty.fork()
     if pid == 0:                                   # the child: claude on a terminal
