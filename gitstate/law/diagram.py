@@ -107,6 +107,9 @@ def describe(lc: Lifecycle) -> str:
         out += ["", "policies:"] + lines
     from gitstate.law.movers import describe_movers
     out += ["", "who may move whom:"] + describe_movers(lc)
+    if lc.runtime:
+        from gitstate.law.events import describe
+        out += ["", "what the runtime's events do (`runtime:`):"] + describe(lc.runtime)
     if lc.state_file != DEFAULT_STATE_FILE:
         out += ["", f"state files: {lc.state_file}"]
     return "\n".join(out) + "\n"

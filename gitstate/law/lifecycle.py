@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from gitstate.law.events import RuntimeRule
 from gitstate.law.patterns import glob as _glob, parse_arrow, state_path_regex
 from gitstate.law.record import Record, field
 
@@ -223,6 +224,8 @@ class Lifecycle(Record):
                     "declaring it puts the line rule in force (a merge there carries work, never "
                     "a move or a change of the law)")
     defaults: dict = field({}, about="front-matter values a spawned agent gets")
+    runtime: dict[str, tuple[RuntimeRule, ...]] = field(
+        {}, about="which event of the agent's runtime moves it where: rules by event")
     source: str = "lifecycle.yaml"
     _plain_skip = ("source",)
 

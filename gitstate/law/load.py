@@ -12,6 +12,7 @@ import re
 from gitstate.errors import InvalidFile
 from gitstate.law import limits
 from gitstate.law.checks import CHECKS, kind as _kind
+from gitstate.law.events import read_runtime
 from gitstate.law.grammar import is_branch_name
 from gitstate.law.lifecycle import (
     DEFAULT_STATE_FILE,
@@ -159,14 +160,14 @@ def load_lifecycle(text: str, source: str = "protocols/lifecycle.yaml") -> Lifec
     r.unknown_keys(grammar, file_keys(Grammar), ("grammar",), "grammar")
     accept = tuple(r.names(grammar.get("accept"), ("grammar", "accept"), "grammar.accept"))
     initial = data.get("initial")
-    name = data.get("name", "unnamed")
     defaults = read_defaults(r, data.get("defaults"))
     line = _read_line(r, data.get("line"))
-
-    lc = Lifecycle(name=str(name), initial=initial, states=states, transitions=transitions,
-                   roles=roles, policies=policies, layout=Layout(state_file),
-                   grammar=Grammar(accept), description=str(data.get("description") or ""),
-                   source=source, defaults=defaults, line=line)
+    runtime = read_runtime(r, data.get("runtime"), states, transitions, initial)
+    lc = Lifecycle(name=str(data.get("name", "unnamed")), initial=initial, states=states,
+                   transitions=transitions, roles=roles, policies=policies,
+                   layout=Layout(state_file), grammar=Grammar(accept),
+                   description=str(data.get("description") or ""),
+                   source=source, defaults=defaults, line=line, runtime=runtime)
     for check in CHECKS:
         check(lc, r)
     if r.problems:

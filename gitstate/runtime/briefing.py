@@ -106,7 +106,9 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
             # what each phase asks, in this lifecycle's own ways out (the reminder reads no git)
             "asks": {p: phase_asks(lc, p, agent) for p in ("midlife", "legacy", "urgent")},
             # the reminder of the mortality clock, only where the lifecycle declares one
-            "remind": lc.policies.mortality is not None})
+            "remind": lc.policies.mortality is not None,
+            # the events the law gives rules (the others start no git: runtime/events.py)
+            "events": sorted(lc.runtime)})
         if source in ("startup", "clear", "compact"):
             memory.remember_phase(gdir, agent, "fresh", 0)   # a new context: its clock restarts
         _export(agent, session)
@@ -150,12 +152,16 @@ def _record_facts(repo, lc, agent: str, state: str | None, front: dict,
     if not event.get("session_id") or state is None or state not in lc.states \
             or lc.states[state].terminal:
         return None
+    from gitstate.law.events import decide
     from gitstate.runtime.facts import changed, of_session
     new = changed(front, of_session(event, str(repo.top) if repo.top else None))
-    if not new:
+    # the session's start may move it too (`runtime.session_start`): one commit for both
+    to = decide(lc.runtime, "session_start", (str(event.get("source") or "startup"),),
+                state)[0] if lc.runtime.get("session_start") else None
+    if not new and not to:
         return None
     from gitstate.runtime.record import record_facts
-    said = record_facts(repo, agent, state, new)
+    said = record_facts(repo, agent, to or state, new)
     if "were not recorded" in said or "Not recorded" in said:
         print(said, file=sys.stderr)
     return said

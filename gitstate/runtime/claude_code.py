@@ -17,7 +17,11 @@ hook refuses a tool call with `"permissionDecision": "deny"` and its reason.
                  spawn past max_depth, of a kind the parent may not spawn, or past the pool
                  cap; the parent is the session's agent, from SessionStart's binding or else
                  the state file that names the session.
-- subagent-start (SubagentStart): tells a new sub-agent its parent and depth.
+- subagent-start (SubagentStart): tells a new sub-agent its parent and depth (registered as
+                 their child where the lifecycle's `runtime.subagent_start` says so).
+- prompt, stop   (UserPromptSubmit, Stop; async: the turn never waits), pre-compact
+  (PreCompact), session-end (SessionEnd), subagent-stop (SubagentStop): the moves the
+                 lifecycle's `runtime:` table gives these events (runtime/events.py).
 
 Whatever goes wrong, a hook never stops the runtime: it says so on stderr and exits 0 (a
 refused spawn is a decision, not an error).
@@ -30,14 +34,20 @@ import os
 import sys
 
 from gitstate.runtime import memory
+from gitstate.runtime.memory import bound_agent
 from gitstate.runtime.replies import context_reply
 
-NAMES = ("session-start", "context", "spawn-guard", "subagent-start")
+# hook -> the event of the lifecycle's `runtime:` table it reports (gitstate.law.events)
+EVENT_HOOKS = {"prompt": "prompt", "stop": "stop", "pre-compact": "pre_compact",
+               "session-end": "session_end", "subagent-stop": "subagent_stop"}
+NAMES = ("session-start", "context", "spawn-guard", "subagent-start", *EVENT_HOOKS)
 PHASES = ("fresh", "midlife", "legacy", "urgent")
 SUBAGENT_TOOLS = ("Agent", "Task")
 
 
 def run(name: str, args: list[str]) -> int:
+    import time
+    ticket = time.time_ns()    # when the runtime sent the event: its place in the session's
     event = _stdin_json()
     agent_arg = args[args.index("--agent") + 1] if "--agent" in args[:-1] else None
     try:
@@ -50,6 +60,10 @@ def run(name: str, args: list[str]) -> int:
             return _say(spawn_guard(event))
         if name == "subagent-start":
             return _say(subagent_start(event))
+        if name in EVENT_HOOKS:
+            from gitstate.runtime.events import handle, say
+            say(handle(EVENT_HOOKS[name], event, ticket))
+            return 0
     except Exception as exc:  # noqa: BLE001 — a hook must never stop the runtime
         if os.environ.get("GITSTATE_DEBUG"):
             raise
@@ -79,20 +93,6 @@ def _say(reply: dict | str | None) -> int:
     elif reply:
         sys.stdout.write(json.dumps(reply) + "\n")
     return 0
-
-
-def bound_agent(event: dict, gdir: str | None) -> tuple[str | None, dict | None]:
-    """(agent, binding) of the runtime session: the binding SessionStart recorded, else
-    `$GITSTATE_AGENT` when it was set for this very session (or for none in particular)."""
-    session = event.get("session_id")
-    found = memory.binding(gdir, session) if gdir and isinstance(session, str) else None
-    if found and found.get("agent"):
-        return found["agent"], found
-    env = os.environ.get("GITSTATE_AGENT")
-    env_session = os.environ.get("GITSTATE_SESSION")
-    if env and (not env_session or env_session == session):
-        return env.lower(), found
-    return None, found
 
 
 # -- measured context -------------------------------------------------------------------------
@@ -255,13 +255,20 @@ def subagent_start(event: dict) -> dict | None:
     kind = event.get("agent_type")
     child = memory.take_child(gdir, event.get("session_id") or "",
                               kind if isinstance(kind, str) else None)
+    from gitstate.runtime.events import handle, say
+    say(handle("subagent_start", event))    # registered, where the lifecycle says so
+    registered = memory.subagent(gdir, str(event.get("agent_id") or ""))
     if child is None:
         return None
-    return context_reply("SubagentStart", child_briefing(child))
+    return context_reply("SubagentStart", child_briefing(child, registered))
 
 
-def child_briefing(child: dict) -> str:
+def child_briefing(child: dict, registered: str | None = None) -> str:
     parent, depth, kind = child["parent"], child["depth"], child["kind"]
+    if registered:
+        return (f"gitstate: you are a sub-agent ({kind}) of {parent}, at depth {depth}, "
+                f"registered as {registered}: set GITSTATE_AGENT={registered} for your "
+                "gitstate commands. Your end is recorded when you stop.")
     return (f"gitstate: you are a sub-agent ({kind}) of {parent}, at depth {depth}. To keep "
             f"your own state, register once: `gitstate spawn <your-id> --parent {parent} "
             f"--role {kind}` (adding `--new-role` where the lifecycle does not declare "

@@ -71,6 +71,20 @@ def bind(gdir: str, session: str, data: dict) -> None:
     _write(os.path.join(_folder(gdir), "sessions", _key(session) + ".json"), data)
 
 
+def bound_agent(event: dict, gdir: str | None) -> tuple[str | None, dict | None]:
+    """(agent, binding) of the runtime session: the binding SessionStart recorded, else
+    `$GITSTATE_AGENT` when it was set for this very session (or for none in particular)."""
+    session = event.get("session_id")
+    found = binding(gdir, session) if gdir and isinstance(session, str) else None
+    if found and found.get("agent"):
+        return found["agent"], found
+    env = os.environ.get("GITSTATE_AGENT")
+    env_session = os.environ.get("GITSTATE_SESSION")
+    if env and (not env_session or env_session == session):
+        return env.lower(), found
+    return None, found
+
+
 def last_phase(gdir: str, agent: str) -> str | None:
     found = _read(os.path.join(_folder(gdir), "phases", _key(agent) + ".json"))
     return found.get("phase") if found else None
@@ -152,3 +166,38 @@ def count_call(gdir: str, session: str) -> int:
     n = (calls if isinstance(calls, int) else 0) + 1
     _write(path, {"calls": n})
     return n
+
+
+class EventOrder:
+    """`with EventOrder(gdir, session, ticket) as in_order:` the session's runtime events one
+    at a time, and in the order they were sent: in_order is False for an event older (its
+    `ticket`, the time its hook started) than one of the session already decided."""
+
+    def __init__(self, gdir: str, session: str, ticket: int):
+        self.path = os.path.join(_folder(gdir), "events", _key(session))
+        self.ticket, self.fd = ticket, -1
+
+    def __enter__(self) -> bool:
+        import fcntl
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        self.fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        last = (_read(self.path + ".json") or {}).get("ticket")
+        if isinstance(last, int) and last > self.ticket:
+            return False
+        _write(self.path + ".json", {"ticket": self.ticket})
+        return True
+
+    def __exit__(self, *exc) -> None:
+        os.close(self.fd)   # and with it the lock
+
+
+def remember_subagent(gdir: str, agent_id: str, agent: str) -> None:
+    """The gitstate agent a runtime's sub-agent (its `agent_id`) was registered as."""
+    _write(os.path.join(_folder(gdir), "subagents", _key(agent_id) + ".json"), {"agent": agent})
+
+
+def subagent(gdir: str, agent_id: str) -> str | None:
+    found = _read(os.path.join(_folder(gdir), "subagents", _key(agent_id) + ".json")) \
+        if agent_id else None
+    return found.get("agent") if found and isinstance(found.get("agent"), str) else None

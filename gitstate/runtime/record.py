@@ -52,13 +52,18 @@ def record_as_system(repo, agent: str, state: str, sets: dict, text: str) -> str
     # the moves (and what they import) only when a commit is made: the spawn guard, which
     # imports this module too, judges without them (bench/runtime.py)
     from gitstate.moves.agent import transition
+    return commit_as_system(repo, agent, lambda system: transition(
+        system, agent, state, sets=sets, text=text, with_work=False))
+
+
+def commit_as_system(repo, agent: str, move) -> str:
+    """`move(repo as the system)` committed, and landed on the hub where there is one: what
+    the agent is told. A refused move raises the move's refusal."""
     from gitstate.moves.operations import as_system
-    with as_system(repo) as repo:
-        def move():
-            return transition(repo, agent, state, sets=sets, text=text, with_work=False)
-        if hub_upstream(repo.git, repo.line_ref()):
-            return land_measurement(repo, agent, move)
-        return f" Recorded as {move().sha[:10]} by gitstate."
+    with as_system(repo) as system:
+        if hub_upstream(system.git, system.line_ref()):
+            return land_measurement(system, agent, lambda: move(system))
+        return f" Recorded as {move(system).sha[:10]} by gitstate."
 
 
 def record_facts(repo, agent: str, state: str, facts: dict) -> str:
@@ -66,7 +71,7 @@ def record_facts(repo, agent: str, state: str, facts: dict) -> str:
     progress commit by gitstate: what the agent is told, or why nothing was recorded (the move
     refused; never an error: the session goes on)."""
     from gitstate.errors import GitstateError
-    said = ", ".join(f"{k} {v}" for k, v in facts.items())
+    said = ", ".join(f"{k} {v}" for k, v in facts.items()) or "session start"
     try:
         note = record_as_system(repo, agent, state, facts, f"runtime: {said}")
     except GitstateError as exc:

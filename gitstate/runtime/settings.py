@@ -74,13 +74,20 @@ HOOKS = {
     "PostToolUse": ("*", "context"),
     "PreToolUse": ("Agent|Task", "spawn-guard"),
     "SubagentStart": (None, "subagent-start"),
+    "UserPromptSubmit": (None, "prompt"),
+    "Stop": (None, "stop"),
+    "PreCompact": (None, "pre-compact"),
+    "SessionEnd": (None, "session-end"),
+    "SubagentStop": (None, "subagent-stop"),
 }
+# hooks that run in the background (Claude Code's `async`): a turn never waits for them
+ASYNC = ("prompt", "stop")
 
 
 def group(matcher: str | None, name: str) -> dict:
     g: dict = {} if matcher is None else {"matcher": matcher}
     g["hooks"] = [{"type": "command", "command": f"{RUNTIME_COMMAND}{name}",
-                   "timeout": TIMEOUT}]
+                   "timeout": TIMEOUT, **({"async": True} if name in ASYNC else {})}]
     return g
 
 

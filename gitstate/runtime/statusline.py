@@ -27,7 +27,8 @@ import os
 import sys
 
 from gitstate.runtime import memory
-from gitstate.runtime.claude_code import _stdin_json, bound_agent, phase_of, record_crossing
+from gitstate.runtime.claude_code import _stdin_json, phase_of, record_crossing
+from gitstate.runtime.memory import bound_agent
 
 
 def run(args: list[str]) -> int:

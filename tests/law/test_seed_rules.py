@@ -110,7 +110,8 @@ def test_mortality_advice_names_the_lifecycles_own_ways_out():
 def with_mortality(name: str):
     """A shipped preset with a mortality clock added to its policies."""
     text = shipped("protocols", name, "lifecycle.yaml").read_text()
-    return load_lifecycle(text.rstrip() + "\n  mortality: {midlife: 50, legacy: 75, urgent: 90}\n")
+    return load_lifecycle(text.replace(
+        "\npolicies:\n", "\npolicies:\n  mortality: {midlife: 50, legacy: 75, urgent: 90}\n", 1))
 
 
 def test_no_mortality_advice_where_the_lifecycle_declares_no_mortality_clock():

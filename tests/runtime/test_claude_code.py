@@ -129,10 +129,12 @@ def test_init_merges_hooks_keeping_the_users_own(empty_repo):
     assert res.returncode == 0, res.stderr
     report = json.loads(res.stdout)["integrations"][0]
     assert report["changed"] and set(report["added"]) == {
-        "SessionStart", "PostToolUse", "PreToolUse", "SubagentStart"}
+        "SessionStart", "PostToolUse", "PreToolUse", "SubagentStart", "UserPromptSubmit", "Stop",
+        "PreCompact", "SessionEnd", "SubagentStop"}
     got = json.loads(settings.read_text())
     assert got["permissions"] == mine["permissions"]
-    assert got["hooks"]["Stop"] == mine["hooks"]["Stop"]
+    assert got["hooks"]["Stop"][0] == mine["hooks"]["Stop"][0]    # the user's first, untouched
+    assert got["hooks"]["Stop"][1]["hooks"][0]["async"] is True   # a turn never waits
     pre = got["hooks"]["PreToolUse"]
     assert pre[0] == mine["hooks"]["PreToolUse"][0]          # the user's first, untouched
     assert pre[1]["matcher"] == "Agent|Task"

@@ -152,10 +152,11 @@ def test_reap_judges_by_the_recorded_process_not_by_silence(tmp_path):
         assert f"\npid: {dead.pid}\n" in front(repo, "dead")
         res = gitstate(repo, "reap")
         assert res.returncode == 0, res.stderr
-        assert f"dead: pending -> failed (process {dead.pid} on {host} is gone)" in res.stdout
+        # running since its SessionStart (maos's `runtime:` table), failed once its process is gone
+        assert f"dead: running -> failed (process {dead.pid} on {host} is gone)" in res.stdout
         assert "quiet: pending -> failed (no heartbeat for 30m" in res.stdout
         assert "live" not in res.stdout
-        assert "state: pending" in front(repo, "live")
+        assert "state: running" in front(repo, "live")
         assert live.poll() is None                        # reap signals nothing
     finally:
         live.kill()

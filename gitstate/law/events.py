@@ -1,0 +1,188 @@
+"""The runtime's events in the law: which event of an agent's runtime (a Claude Code hook, ...)
+moves the agent where, declared once per lifecycle under `runtime:`.
+
+    runtime:
+      prompt: [{moves: ["idle -> active"]}]
+      session_end:
+        - {when: [clear, logout], moves: ["idle -> cleanup"]}
+        - {moves: ["idle -> suspended", "active -> suspended"]}
+
+An event's rules are tried in order. A rule applies when its `when` names one of the event's
+kinds (a session's end reason, an outcome; no `when`: every kind) and one of its moves leaves
+the agent's state (`*`: any state); the first such move is made, judged like any move
+(`record: true`: where no move leaves the state, the event is recorded in a progress commit).
+No rule applies: nothing happens, and no git process is started. The subject is the
+session's agent, and for the sub-agent events the sub-agent, which `spawn: true` at
+`subagent_start` registers (its parent, depth and kind) in the lifecycle's initial state.
+
+Pure: the runtime's hooks (`gitstate.runtime.events`) ask `decide`, and `gitstate lifecycle`
+shows `table`.
+"""
+
+from __future__ import annotations
+
+from gitstate.law.patterns import glob, parse_arrow
+from gitstate.law.record import Record, field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# event -> (when it happens, the kinds a rule's `when` may name)
+EVENTS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "session_start": ("a session starts; kind: how (startup, resume, clear, compact)",
+                      ("startup", "resume", "clear", "compact")),
+    "prompt": ("a prompt is submitted to the agent", ()),
+    "stop": ("the agent's turn ends", ()),
+    "pre_compact": ("the context is about to be compacted; kind: manual or auto",
+                    ("manual", "auto")),
+    "session_end": ("the session ends; kinds: its reason (clear, resume, logout, "
+                    "prompt_input_exit, other) and its outcome (failure when its last turn "
+                    "ended on an error or was interrupted, else success)",
+                    ("clear", "resume", "logout", "prompt_input_exit", "other", "success",
+                     "failure")),
+    "subagent_start": ("a sub-agent starts; the subject is the sub-agent", ()),
+    "subagent_stop": ("a sub-agent ends; the subject is the sub-agent; kind: success, or "
+                      "failure when it ended on an error or was interrupted",
+                      ("success", "failure")),
+}
+SUBJECT_IS_CHILD = ("subagent_start", "subagent_stop")
+
+
+class RuntimeRule(Record):
+    moves: tuple[str, ...] = field(
+        (), about="the moves ('from -> to', '*' for any state) this event makes: the first "
+                  "that leaves the agent's state")
+    when: tuple[str, ...] = field(
+        (), about="the kinds of the event this rule is for (none: every kind)")
+    spawn: bool = field(
+        False, about="subagent_start only: register the sub-agent (parent, depth, kind) in the "
+                     "lifecycle's initial state")
+    record: bool = field(
+        False, about="when no move applies: a progress commit that records the event, the "
+                     "state unchanged")
+    summary: str | None = field(
+        None, about="the front-matter key that gets the session's (or sub-agent's) last "
+                    "message with the move")
+
+
+RULE_KEYS = {"moves", "when", "spawn", "record", "summary"}
+
+
+def decide(runtime: dict[str, tuple[RuntimeRule, ...]], event: str, kinds: tuple[str, ...],
+           state: str | None) -> tuple[str | None, RuntimeRule | None]:
+    """(the state `event`, of `kinds`, moves an agent in `state` to: "" for a birth in the
+    initial state, `state` itself for a recorded event; the rule), or (None, None)."""
+    for rule in runtime.get(event, ()):
+        if rule.when and not any(k in rule.when for k in kinds):
+            continue
+        if rule.spawn and state is None:
+            return "", rule    # a birth: the initial state
+        for move in rule.moves:
+            arrow = parse_arrow(move)
+            if arrow and state is not None and glob(arrow[0], state) and arrow[1] != state:
+                return arrow[1], rule
+        if rule.record and state is not None:
+            return state, rule    # recorded where it stands
+    return None, None
+
+
+def table(runtime: dict[str, tuple[RuntimeRule, ...]]) -> list[dict]:
+    """One row per rule, in the order they are tried: {event, when, moves, spawn, record,
+    summary}."""
+    return [{"event": event, **rule.as_plain()}
+            for event in EVENTS for rule in runtime.get(event, ())]
+
+
+def describe(runtime: dict[str, tuple[RuntimeRule, ...]]) -> list[str]:
+    """The table as `gitstate lifecycle` shows it: a line per rule, in the order they are
+    tried (the README's tables of the presets are these lines)."""
+    out = []
+    for row in table(runtime):
+        when = f" ({', '.join(row['when'])})" if row["when"] else ""
+        does = [", ".join(row["moves"])] if row["moves"] else []
+        does += ["registers the sub-agent"] if row["spawn"] else []
+        does += ["else recorded where it stands" if row["moves"] else "recorded where it stands"
+                 ] if row["record"] else []
+        keeps = f"; last message as {row['summary']}" if row["summary"] else ""
+        out.append(f"  {row['event']}{when}: {'; '.join(does)}{keeps}")
+    return out
+
+
+def read_runtime(r, raw: Any, states: dict, transitions: dict, initial: str | None
+                 ) -> dict[str, tuple[RuntimeRule, ...]]:
+    """`runtime:` of a lifecycle file, checked: known events and kinds, moves between declared
+    states that the transitions allow, `spawn` only where a sub-agent starts."""
+    where = ("runtime",)
+    events = r.mapping(raw, where, "runtime")
+    out: dict[str, tuple[RuntimeRule, ...]] = {}
+    for event, rules in events.items():
+        at = where + (event,)
+        if event not in EVENTS:
+            r.bad(at, f"runtime: unknown event {event!r}; known: {', '.join(EVENTS)}")
+            continue
+        if isinstance(rules, dict):
+            rules = [rules]
+        if not isinstance(rules, list):
+            r.bad(at, f"runtime.{event} must be a list of rules {{moves: [...], when: [...]}}")
+            continue
+        read = []
+        for i, rule in enumerate(rules):
+            got = _read_rule(r, rule, at + (i,), event, states, transitions, initial)
+            if got is not None:
+                read.append(got)
+        out[str(event)] = tuple(read)
+    return out
+
+
+def _read_rule(r, rule: Any, at: tuple, event: str, states: dict, transitions: dict,
+               initial: str | None) -> RuntimeRule | None:
+    what = f"runtime.{event}"
+    if not isinstance(rule, dict):
+        r.bad(at, f"{what}: a rule is a mapping {{moves: [...], when: [...]}}")
+        return None
+    r.unknown_keys(rule, RULE_KEYS, at, what)
+    kinds = EVENTS[event][1]
+    when = tuple(r.names(rule.get("when"), at + ("when",), f"{what}: when"))
+    for kind in when:
+        if kind not in kinds:
+            r.bad(at + ("when",), f"{what}: {kind!r} is not a kind of this event"
+                  + (f"; its kinds: {', '.join(kinds)}" if kinds else "; it has no kinds"))
+    spawn = rule.get("spawn", False)
+    if not isinstance(spawn, bool) or (spawn and event != "subagent_start"):
+        r.bad(at + ("spawn",), f"{what}: spawn must be true or false, and only "
+                               "subagent_start registers a sub-agent")
+        spawn = False
+    moves = []
+    for i, item in enumerate(r.names(rule.get("moves"), at + ("moves",), f"{what}: moves")):
+        arrow = parse_arrow(item)
+        if arrow is None:
+            r.bad(at + ("moves", i), f"{what}: {item!r} must read 'from -> to' ('*' matches "
+                                     "any state)")
+            continue
+        old, new = arrow
+        if new not in states:
+            r.bad(at + ("moves", i), f"{what}: {item!r} moves to {new!r}, which is not a state")
+            continue
+        sources = [s for s in states if glob(old, s)]
+        if not any(new in transitions.get(s, ()) for s in sources):
+            r.bad(at + ("moves", i), f"{what}: no transition makes {item!r}; a runtime event "
+                                     "makes only moves the transitions allow")
+            continue
+        moves.append(f"{old} -> {new}")
+    record, summary = rule.get("record", False), rule.get("summary")
+    if not isinstance(record, bool):
+        r.bad(at + ("record",), f"{what}: record must be true or false")
+        record = False
+    if summary is not None and not (isinstance(summary, str) and summary.strip()):
+        r.bad(at + ("summary",), f"{what}: summary names the front-matter key that gets the "
+                                 "last message")
+        summary = None
+    if not moves and not spawn and not record:
+        r.bad(at, f"{what}: a rule needs moves, or record: true (or, at subagent_start, "
+                  "spawn: true)")
+        return None
+    if spawn and initial is None:
+        r.bad(at, f"{what}: spawn needs the lifecycle's initial state")
+    return RuntimeRule(moves=tuple(moves), when=when, spawn=spawn, record=record,
+                       summary=summary)

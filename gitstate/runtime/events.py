@@ -1,0 +1,198 @@
+"""The runtime's events as moves: what the lifecycle's `runtime:` table (`gitstate.law.events`)
+says an event does, made and judged like any move.
+
+The session's agent is the subject (the binding SessionStart recorded), or for a sub-agent's
+events the sub-agent, registered as the session's agent's child. A move the law refuses is not
+made and is said on stderr; a move that needs a human's approval is never made from an agent's
+session (its signature is the human's to give). Whatever happens, the runtime goes on.
+
+Cost: the binding keeps which events the lifecycle gives rules, so an event without one starts
+no git process; an event with one reads the agent's state (one `cat-file`) and commits only when
+a rule applies. A prompt and a turn's end run as Claude Code's async hooks (the turn never
+waits); two of them of one session run in the order they were sent: each takes a ticket when
+it starts, and one that finds a later event of its session already decided makes nothing.
+
+An outcome (`success`, `failure`) is not in Claude Code's payloads: a session or sub-agent
+failed when its transcript's last turn is an API error or was interrupted by the user.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from gitstate.runtime import memory
+
+SUMMARY_CHARS = 2000   # of a last message kept as a summary
+_INTERRUPTED = "[Request interrupted by user"
+
+
+def handle(event: str, payload: dict, ticket: int | None = None) -> str | None:
+    """Make the move `event` (a `gitstate.law.events` name) calls for, if any: what the hook
+    says on stderr (None: nothing to say)."""
+    gdir = memory.git_dir(payload.get("cwd"))
+    session = payload.get("session_id")
+    if gdir is None or not isinstance(session, str):
+        return None
+    agent, bound = memory.bound_agent(payload, gdir)
+    if agent is None or (bound is not None and event not in bound.get("events", [event])):
+        return None    # no rule for this event in the law the session was briefed with
+    if payload.get("agent_id") and event not in ("subagent_start", "subagent_stop"):
+        return None    # a sub-agent's own turn: its session's agent is not the subject
+    with memory.EventOrder(gdir, session, ticket or time.time_ns()) as in_order:
+        if not in_order:
+            return None    # a later event of this session was decided already
+        return _move(event, payload, gdir, agent)
+
+
+def _move(event: str, payload: dict, gdir: str, agent: str) -> str | None:
+    from gitstate.errors import GitstateError
+    from gitstate.git.repo import open_managed
+    from gitstate.law import statefile
+    from gitstate.law.events import decide
+    repo = open_managed(payload.get("cwd"))
+    head = repo.head()
+    lc = repo.lifecycle(head)
+    if not lc.runtime.get(event):
+        return None
+    subject: str | None = agent
+    if event in ("subagent_start", "subagent_stop"):
+        subject = memory.subagent(gdir, str(payload.get("agent_id") or ""))
+        if subject is None and event == "subagent_stop":
+            return None    # a sub-agent gitstate did not register
+    data = repo.git.cat_files([f"{head}:{lc.state_path(subject)}"])[0] \
+        if head and subject else None
+    state = statefile.parse_bytes(data, lc.state_path(subject)).state \
+        if data and subject else None
+    if data is not None and not isinstance(state, str):
+        return None
+    target, rule = decide(lc.runtime, event, kinds(event, payload), state)
+    if target is None or rule is None:
+        return None
+    said = f"runtime: {event.replace('_', ' ')}" + (
+        f" ({payload.get('reason') or payload.get('trigger') or ''})".replace(" ()", "")
+        if event in ("session_end", "pre_compact") else "")
+    if target == "":
+        return _register(repo, lc, payload, gdir, agent)
+    if data is None or subject is None or state is None:
+        return None
+    if lc.needs_approval(state, target):
+        return (f"gitstate: {event} would move {subject} {state} -> {target}, which needs a "
+                "human's approval: not made from an agent's session")
+    last = last_message(payload)
+    sets = {rule.summary: last[:SUMMARY_CHARS]} if rule.summary and last else {}
+    os.environ["GITSTATE_AGENT"] = agent    # the session's agent moves itself, or its child
+    from gitstate.runtime.record import record_as_system
+    try:
+        note = record_as_system(repo, subject, target, sets, said)
+    except GitstateError as exc:
+        return f"gitstate: {event}: {subject} stays {state}: {exc.message}"
+    move = f"{state} -> {target}" if target != state else f"recorded in {state}"
+    return f"gitstate: {event}: {subject} {move}.{note}"
+
+
+def _register(repo, lc, payload: dict, gdir: str, parent: str) -> str | None:
+    """SubagentStart under `spawn: true`: the sub-agent registered as `parent`'s child."""
+    from gitstate.errors import GitstateError
+    from gitstate.law.grammar import canonical_id
+    from gitstate.runtime.record import commit_as_system
+    agent_id = str(payload.get("agent_id") or "")
+    kind = str(payload.get("agent_type") or "general-purpose")
+    if not agent_id:
+        return None
+    child = canonical_id("".join(c if c.isalnum() else "-" for c in kind)[:40].strip("-")
+                         + "-" + "".join(c for c in agent_id if c.isalnum())[:8])
+    os.environ["GITSTATE_AGENT"] = parent
+
+    def born(system):
+        from gitstate.moves.agent import spawn
+        return spawn(system, child, role=kind, parent_agent=parent,
+                     new_role=kind not in lc.roles, text=f"runtime: sub-agent {agent_id}")
+    try:
+        note = commit_as_system(repo, child, born)
+    except GitstateError as exc:
+        return f"gitstate: subagent_start: {kind} sub-agent of {parent} not registered: " \
+               f"{exc.message}"
+    memory.remember_subagent(gdir, agent_id, child)
+    return f"gitstate: subagent_start: registered {child}, child of {parent}.{note}"
+
+
+def kinds(event: str, payload: dict) -> tuple[str, ...]:
+    """The kinds of this event a rule's `when` may name."""
+    if event == "session_start":
+        return (str(payload.get("source") or "startup"),)
+    if event == "pre_compact":
+        return (str(payload.get("trigger") or "auto"),)
+    if event == "session_end":
+        return (str(payload.get("reason") or "other"), outcome(payload))
+    if event == "subagent_stop":
+        return (outcome(payload),)
+    return ()
+
+
+def outcome(payload: dict) -> str:
+    """`failure` when the transcript's last turn is an API error or was interrupted."""
+    path = payload.get("agent_transcript_path") or payload.get("transcript_path")
+    for entry in reversed(_tail(path) if isinstance(path, str) else []):
+        kind = entry.get("type")
+        message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
+        if kind == "assistant":
+            return "failure" if entry.get("isApiErrorMessage") or entry.get("error") \
+                else "success"
+        if kind == "user" and _INTERRUPTED in _text(message.get("content")):
+            return "failure"
+        if kind == "user":
+            return "success"
+    return "success"
+
+
+def last_message(payload: dict) -> str:
+    """The last assistant message: the payload's, else the transcript's."""
+    said = payload.get("last_assistant_message")
+    if isinstance(said, str) and said.strip():
+        return said.strip()
+    path = payload.get("agent_transcript_path") or payload.get("transcript_path")
+    for entry in reversed(_tail(path) if isinstance(path, str) else []):
+        if entry.get("type") == "assistant" and isinstance(entry.get("message"), dict):
+            text = _text(entry["message"].get("content")).strip()
+            if text:
+                return text
+    return ""
+
+
+def _text(content) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(c.get("text") or "") for c in content
+                         if isinstance(c, dict) and c.get("type") == "text")
+    return ""
+
+
+def _tail(path: str, size: int = 256 * 1024) -> list[dict]:
+    """The JSON lines of the transcript's last `size` bytes (none if it cannot be read)."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            start = max(0, fh.tell() - size)
+            fh.seek(start)
+            raw = fh.read()
+    except OSError:
+        return []
+    lines = raw.split(b"\n")[1 if start else 0:]
+    out = []
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            out.append(entry)
+    return out
+
+
+def say(text: str | None) -> None:
+    if text:
+        print(text, file=sys.stderr)

@@ -1,0 +1,247 @@
+"""The runtime moves the state: each preset's `runtime:` table, driven through the hooks
+`init --runtime claude-code` installs, with the payloads Claude Code sends (the real binary
+drives them in test_claude_code_e2e.py). A move an event makes is judged like any move; one
+the law refuses is not made and is said on stderr; the runtime is never stopped."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+from conftest import from_template, git, gitstate, make_repo, state_path
+from test_claude_code import EVENTS, base, hook, start
+
+EVENTS.update({"prompt": "UserPromptSubmit", "stop": "Stop", "pre-compact": "PreCompact",
+               "session-end": "SessionEnd", "subagent-stop": "SubagentStop"})
+
+
+def _repo(root: Path, preset: str) -> None:
+    repo = make_repo(root / "repo")
+    res = gitstate(repo, "init", "--lifecycle", preset, "--runtime", "claude-code")
+    assert res.returncode == 0, res.stderr
+
+
+def repo_of(tmp_path: Path, preset: str) -> Path:
+    return from_template(tmp_path, ("runtime-events", preset), lambda r: _repo(r, preset)) \
+        / "repo"
+
+
+def state(repo: Path, agent: str) -> str:
+    text = git(repo, "show", f"HEAD:{state_path(repo, agent).relative_to(repo)}").stdout
+    return next(line.split(":", 1)[1].strip() for line in text.splitlines()
+                if line.startswith("state:"))
+
+
+def commits(repo: Path) -> int:
+    return int(git(repo, "rev-list", "--count", "HEAD").stdout)
+
+
+def bound(repo: Path, agent: str, *spawn_args: str) -> str:
+    session = str(uuid.uuid4())
+    res = gitstate(repo, "spawn", agent, "--session", session, *spawn_args)
+    assert res.returncode == 0, res.stderr
+    assert start(repo, session).returncode == 0
+    return session
+
+
+def event(repo: Path, name: str, session: str, **fields) -> str:
+    """The hook for `name` as Claude Code runs it; its stderr (it always exits 0)."""
+    res = hook(repo, name, {**base(repo, session, EVENTS[name]), **fields})
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == ""
+    return res.stderr
+
+
+def transcript(path: Path, *entries: dict) -> Path:
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    return path
+
+
+USER = {"type": "user", "message": {"role": "user", "content": "go"}}
+SAID = {"type": "assistant", "message": {"role": "assistant",
+                                         "content": [{"type": "text", "text": "all done"}]}}
+API_ERROR = {"type": "assistant", "isApiErrorMessage": True, "error": "invalid_request",
+             "message": {"role": "assistant", "content": [{"type": "text", "text": "API Error"}]}}
+INTERRUPTED = {"type": "user", "message": {"role": "user", "content": [
+    {"type": "text", "text": "[Request interrupted by user]"}]}}
+
+
+def test_squad_a_prompt_makes_the_session_active_and_the_turns_end_idle(tmp_path):
+    repo = repo_of(tmp_path, "squad")
+    session = bound(repo, "sam", "--role", "specialist")
+    assert state(repo, "sam") == "spawning"
+    event(repo, "prompt", session, prompt="fix the parser")
+    assert state(repo, "sam") == "active"
+    event(repo, "stop", session, stop_hook_active=False, last_assistant_message="fixed")
+    assert state(repo, "sam") == "idle"
+    subject = git(repo, "log", "-1", "--format=%an|%s").stdout.strip()
+    assert subject == "gitstate|@sam: [STATE:idle] runtime: stop", subject
+    made = commits(repo)
+    event(repo, "stop", session, stop_hook_active=False)    # idle already: no rule applies
+    assert commits(repo) == made
+    assert gitstate(repo, "verify", "--no-cache").returncode == 0
+
+
+def test_squad_session_end_cleans_up_a_cleared_session_with_its_last_message(tmp_path):
+    repo = repo_of(tmp_path, "squad")
+    session = bound(repo, "sam", "--role", "specialist")
+    event(repo, "prompt", session, prompt="go")
+    event(repo, "stop", session, stop_hook_active=False)
+    tr = transcript(tmp_path / "t.jsonl", USER, SAID)
+    event(repo, "session-end", session, reason="clear", transcript_path=str(tr))
+    assert state(repo, "sam") == "cleanup"
+    front = git(repo, "show", "HEAD:agent/sam/_state.md").stdout
+    assert "final_summary: all done" in front
+
+
+def test_squad_a_session_that_ends_resumable_stays_idle_for_its_timeout(tmp_path):
+    """prompt_input_exit (the user quit; `claude --resume` brings it back): no rule, so no
+    commit; its idle timeout suspends it, as any idle session's."""
+    repo = repo_of(tmp_path, "squad")
+    sam = bound(repo, "sam", "--role", "specialist")
+    event(repo, "stop", sam, stop_hook_active=False)
+    made = commits(repo)
+    assert event(repo, "session-end", sam, reason="prompt_input_exit") == ""
+    assert state(repo, "sam") == "idle" and commits(repo) == made
+
+
+def test_a_move_the_law_refuses_is_not_made_and_is_said_on_stderr(tmp_path):
+    """squad's cleanup requires a final summary: a cleared session whose transcript has no
+    last message cannot be cleaned up, and the hook says why (exit 0: the runtime goes on)."""
+    repo = repo_of(tmp_path, "squad")
+    sam = bound(repo, "sam", "--role", "specialist")
+    event(repo, "stop", sam, stop_hook_active=False)
+    made = commits(repo)
+    said = event(repo, "session-end", sam, reason="clear",
+                 transcript_path=str(transcript(tmp_path / "t.jsonl", USER)))
+    assert state(repo, "sam") == "idle" and commits(repo) == made
+    assert "sam stays idle" in said and "final_summary" in said, said
+
+
+def test_a_later_event_decided_first_is_not_undone_by_an_earlier_one(tmp_path):
+    """Async hooks may run out of order: the turn's end (sent first) must not make idle a
+    session whose next prompt (sent after it) was decided already."""
+    repo = repo_of(tmp_path, "squad")
+    session = bound(repo, "sam", "--role", "specialist")
+    event(repo, "prompt", session, prompt="one")
+    assert state(repo, "sam") == "active"
+    from gitstate.runtime import memory
+    gdir = str(repo / ".git")
+    import time
+    sent_first = time.time_ns()
+    with memory.EventOrder(gdir, session, time.time_ns()) as in_order:   # the later prompt
+        assert in_order
+    with memory.EventOrder(gdir, session, sent_first) as in_order:       # the earlier stop
+        assert not in_order
+
+
+def test_maos_the_session_runs_from_its_start_and_ends_complete_or_failed(tmp_path):
+    repo = repo_of(tmp_path, "maos")
+    session = bound(repo, "ann", "--role", "engineer")
+    assert state(repo, "ann") == "running"    # SessionStart: pending -> running, with its pid
+    assert "pid:" in git(repo, "show", "HEAD:agent/ann/_state.md").stdout
+    tr = transcript(tmp_path / "ok.jsonl", USER, SAID)
+    event(repo, "session-end", session, reason="other", transcript_path=str(tr))
+    assert state(repo, "ann") == "complete"
+
+    session = bound(repo, "bob", "--role", "engineer")
+    tr = transcript(tmp_path / "bad.jsonl", USER, API_ERROR)
+    event(repo, "session-end", session, reason="other", transcript_path=str(tr))
+    assert state(repo, "bob") == "failed"
+
+
+def test_registry_sub_agents_are_registered_at_start_and_ended_done_or_failed(tmp_path):
+    repo = repo_of(tmp_path, "registry")
+    session = bound(repo, "lead", "--role", "general")
+    tool = {**base(repo, session, "PreToolUse"), "tool_name": "Agent", "tool_use_id": "t1",
+            "tool_input": {"description": "d", "prompt": "p", "subagent_type": "researcher"}}
+    assert hook(repo, "spawn-guard", tool).returncode == 0
+    res = hook(repo, "subagent-start", {**base(repo, session, "SubagentStart"),
+                                        "agent_id": "a1b2c3d4e5", "agent_type": "researcher"})
+    assert res.returncode == 0, res.stderr
+    told = json.loads(res.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "registered as researcher-a1b2c3d4" in told, told
+    child = "researcher-a1b2c3d4"
+    assert state(repo, child) == "in-progress"
+    front = git(repo, "show", f"HEAD:agent/{child}/_state.md").stdout
+    assert "parent: lead" in front and "depth: 1" in front
+    tr = transcript(tmp_path / "sub.jsonl", USER, SAID)
+    event(repo, "subagent-stop", session, agent_id="a1b2c3d4e5", agent_type="researcher",
+          agent_transcript_path=str(tr), last_assistant_message="found it", stop_hook_active=False)
+    assert state(repo, child) == "done"
+    assert "summary: found it" in git(repo, "show", f"HEAD:agent/{child}/_state.md").stdout
+
+    assert hook(repo, "spawn-guard", tool).returncode == 0
+    hook(repo, "subagent-start", {**base(repo, session, "SubagentStart"),
+                                  "agent_id": "ffff0000aa", "agent_type": "researcher"})
+    tr = transcript(tmp_path / "sub2.jsonl", USER, SAID, INTERRUPTED)
+    event(repo, "subagent-stop", session, agent_id="ffff0000aa", agent_type="researcher",
+          agent_transcript_path=str(tr), stop_hook_active=False)
+    assert state(repo, "researcher-ffff0000") == "failed"
+    assert gitstate(repo, "verify", "--no-cache").returncode == 0
+
+
+def test_haak_records_the_compaction_where_the_agent_stands_and_never_blocks_it(tmp_path):
+    repo = repo_of(tmp_path, "haak")
+    session = bound(repo, "ada")
+    made = commits(repo)
+    res = hook(repo, "pre-compact", {**base(repo, session, "PreCompact"), "trigger": "auto",
+                                     "custom_instructions": None})
+    assert res.returncode == 0 and '"decision"' not in res.stdout    # never a block
+    assert commits(repo) == made + 1 and state(repo, "ada") == "bootstrap"
+    assert "runtime: pre compact (auto)" in git(repo, "log", "-1", "--format=%s").stdout
+
+
+def test_an_event_without_a_rule_starts_no_git_and_changes_nothing(tmp_path):
+    """registry gives the prompt no rule: its hook reads the binding and ends, no git run
+    (a git that cannot start would say so)."""
+    repo = repo_of(tmp_path, "registry")
+    session = bound(repo, "lead", "--role", "general")
+    made = commits(repo)
+    res = hook(repo, "prompt", {**base(repo, session, "UserPromptSubmit"), "prompt": "hi"},
+               env={"GIT_EXEC_PATH": "/nonexistent", "PATH": "/nonexistent:" +
+                    __import__("os").environ["PATH"]})
+    assert res.returncode == 0 and res.stderr == "" and commits(repo) == made
+
+
+@pytest.mark.parametrize("payload", ["", "not json", "[1, 2]", '{"session_id": 5}',
+                                     '{"cwd": "/nonexistent", "session_id": "x"}'])
+def test_a_malformed_event_is_ignored_never_a_traceback(tmp_path, payload):
+    import subprocess
+    import sys
+    repo = repo_of(tmp_path, "squad")
+    res = subprocess.run([sys.executable, "-m", "gitstate", "hook", "stop"], input=payload,
+                         cwd=repo, capture_output=True, text=True)
+    assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
+
+
+def test_the_lifecycle_shows_the_runtime_table_from_its_declaration(tmp_path):
+    repo = repo_of(tmp_path, "squad")
+    shown = json.loads(gitstate(repo, "lifecycle", "--json").stdout)["runtime"]
+    assert shown["stop"] == [{"moves": ["spawning -> active".replace("active", "idle"),
+                                        "active -> idle"], "when": [], "spawn": False,
+                              "record": False, "summary": None}]
+    text = gitstate(repo, "lifecycle").stdout
+    assert "session_end" in text and "idle -> cleanup" in text and "clear, logout" in text
+
+
+@pytest.mark.parametrize("runtime, words", [
+    ({"nap": [{"moves": ["a -> b"]}]}, "unknown event 'nap'"),
+    ({"stop": [{"moves": ["b -> a"]}]}, "no transition makes"),
+    ({"stop": [{"moves": ["a -> zz"]}]}, "not a state"),
+    ({"session_end": [{"when": ["crash"], "moves": ["a -> b"]}]}, "'crash' is not a kind"),
+    ({"stop": [{"spawn": True}]}, "only subagent_start"),
+    ({"stop": [{}]}, "a rule needs moves"),
+])
+def test_a_runtime_table_that_cannot_be_followed_is_refused_with_its_line(runtime, words):
+    import yaml
+
+    from gitstate.law.load import LifecycleInvalid, load_lifecycle
+    text = yaml.safe_dump({"initial": "a", "states": {"a": {}, "b": {"terminal": True}},
+                           "transitions": {"a": ["b"]}, "runtime": runtime})
+    with pytest.raises(LifecycleInvalid) as err:
+        load_lifecycle(text)
+    assert words in str(err.value), str(err.value)
+    assert "protocols/lifecycle.yaml:" in str(err.value)     # with the line it is on
