@@ -33,7 +33,8 @@ EVENTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "session_start": ("a session starts; kind: how (startup, resume, clear, compact)",
                       ("startup", "resume", "clear", "compact")),
     "prompt": ("a prompt is submitted to the agent", ()),
-    "stop": ("the agent's turn ends", ()),
+    "stop": ("the agent's turn ends; kind: success, or failure when it ended on an API error",
+             ("success", "failure")),
     "pre_compact": ("the context is about to be compacted; kind: manual or auto",
                     ("manual", "auto")),
     "session_end": ("the session ends; kinds: its reason (clear, resume, logout, "

@@ -19,9 +19,11 @@ hook refuses a tool call with `"permissionDecision": "deny"` and its reason.
                  the state file that names the session.
 - subagent-start (SubagentStart): tells a new sub-agent its parent and depth (registered as
                  their child where the lifecycle's `runtime.subagent_start` says so).
-- prompt, stop   (UserPromptSubmit, Stop; async: the turn never waits), pre-compact
-  (PreCompact), session-end (SessionEnd), subagent-stop (SubagentStop): the moves the
-                 lifecycle's `runtime:` table gives these events (runtime/events.py).
+- prompt, stop, session-end (UserPromptSubmit, Stop, SessionEnd: decided in a process of
+                 their own, the turn never waits), pre-compact (PreCompact), subagent-stop
+                 (SubagentStop), stop-failure (StopFailure: a turn, or a sub-agent, that ended
+                 on an API error): the moves the lifecycle's `runtime:` table gives these
+                 events (runtime/events.py).
 
 Whatever goes wrong, a hook never stops the runtime: it says so on stderr and exits 0 (a
 refused spawn is a decision, not an error).
@@ -40,7 +42,9 @@ from gitstate.runtime.replies import context_reply
 # hook -> the event of the lifecycle's `runtime:` table it reports (gitstate.law.events)
 EVENT_HOOKS = {"prompt": "prompt", "stop": "stop", "pre-compact": "pre_compact",
                "session-end": "session_end", "subagent-stop": "subagent_stop"}
-NAMES = ("session-start", "context", "spawn-guard", "subagent-start", *EVENT_HOOKS)
+DETACHED = ("prompt", "stop", "session-end")   # decided in a process the runtime never waits for
+NAMES = ("session-start", "context", "spawn-guard", "subagent-start", *EVENT_HOOKS,
+         "stop-failure")
 PHASES = ("fresh", "midlife", "legacy", "urgent")
 SUBAGENT_TOOLS = ("Agent", "Task")
 
@@ -62,7 +66,13 @@ def run(name: str, args: list[str]) -> int:
             return _say(subagent_start(event))
         if name in EVENT_HOOKS:
             from gitstate.runtime.events import handle, say
-            say(handle(EVENT_HOOKS[name], event, ticket))
+            say(handle(EVENT_HOOKS[name], event, ticket, detach=name in DETACHED))
+            return 0
+        if name == "stop-failure":    # a turn that ended on an API error: a sub-agent's ends it
+            from gitstate.runtime.events import handle, say
+            sub = bool(event.get("agent_id"))
+            say(handle("subagent_stop" if sub else "stop", event, ticket, detach=not sub,
+                       failed=True))
             return 0
     except Exception as exc:  # noqa: BLE001 — a hook must never stop the runtime
         if os.environ.get("GITSTATE_DEBUG"):

@@ -8,11 +8,16 @@ session (its signature is the human's to give). Whatever happens, the runtime go
 
 Cost: the binding keeps which events the lifecycle gives rules, so an event without one starts
 no git process; an event with one reads the agent's state (one `cat-file`) and commits only when
-a rule applies. A prompt and a turn's end run as Claude Code's async hooks (the turn never
-waits); two of them of one session run in the order they were sent: each takes a ticket when
-it starts, and one that finds a later event of its session already decided makes nothing.
+a rule applies. A prompt, a turn's end and a session's end are decided in a process of the
+hook's own that the runtime does not wait for (Claude Code's `async` hooks end with the
+session, so `claude -p` would lose its last turn's end); the runtime waits only for the hook to
+start and fork. Two events of one session are decided in the order they were sent: each takes a
+ticket when its hook starts, and one that finds a later event already decided makes nothing.
+What each decided is a line of `.git/gitstate/runtime/events.jsonl`; a refusal is said there
+(and on stderr, where the runtime still listens).
 
-An outcome (`success`, `failure`) is not in Claude Code's payloads: a session or sub-agent
+An outcome (`success`, `failure`): a turn (a sub-agent's too) failed when Claude Code sends
+StopFailure rather than Stop (SubagentStop does not fire then), and a session or sub-agent
 failed when its transcript's last turn is an API error or was interrupted by the user.
 """
 
@@ -29,9 +34,13 @@ SUMMARY_CHARS = 2000   # of a last message kept as a summary
 _INTERRUPTED = "[Request interrupted by user"
 
 
-def handle(event: str, payload: dict, ticket: int | None = None) -> str | None:
+def handle(event: str, payload: dict, ticket: int | None = None,
+           detach: bool = False, failed: bool = False) -> str | None:
     """Make the move `event` (a `gitstate.law.events` name) calls for, if any: what the hook
-    says on stderr (None: nothing to say)."""
+    says on stderr (None: nothing to say). Each event decided is one line of the events log
+    (`memory.log_event`). `detach`: decide it in a process of its own, which outlives the
+    runtime's wait (and the runtime itself), and return at once. `failed`:
+    the runtime said the turn ended on an error (Claude Code's StopFailure)."""
     gdir = memory.git_dir(payload.get("cwd"))
     session = payload.get("session_id")
     if gdir is None or not isinstance(session, str):
@@ -41,10 +50,40 @@ def handle(event: str, payload: dict, ticket: int | None = None) -> str | None:
         return None    # no rule for this event in the law the session was briefed with
     if payload.get("agent_id") and event not in ("subagent_start", "subagent_stop"):
         return None    # a sub-agent's own turn: its session's agent is not the subject
-    with memory.EventOrder(gdir, session, ticket or time.time_ns()) as in_order:
-        if not in_order:
-            return None    # a later event of this session was decided already
-        return _move(event, payload, gdir, agent)
+    ticket = ticket or time.time_ns()
+    if detach and _detached():
+        return None    # the runtime goes on; the child decides
+    said = None
+    try:
+        with memory.EventOrder(gdir, session, ticket) as in_order:
+            # not in order: a later event of this session was decided already
+            said = _move(event, {**payload, "outcome": "failure"} if failed else payload,
+                         gdir, agent) if in_order else None
+    except Exception as exc:  # noqa: BLE001 — a runtime's event never stops the runtime
+        if os.environ.get("GITSTATE_DEBUG"):
+            raise
+        said = f"gitstate: {event}: {exc}"
+    memory.log_event(gdir, {"session": session, "event": event, "ticket": ticket,
+                            "said": said or ""})
+    if detach:
+        os._exit(0)    # the detached child ends here
+    return said
+
+
+def _detached() -> bool:
+    """In the parent: True once a child that goes on alone was made (its own session, no
+    stdio: the runtime, which waits for the hook's output to end, is not held); in the child,
+    or where no child can be made: False."""
+    try:
+        if os.fork():
+            return True
+    except OSError:
+        return False
+    os.setsid()
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    return False
 
 
 def _move(event: str, payload: dict, gdir: str, agent: str) -> str | None:
@@ -127,13 +166,16 @@ def kinds(event: str, payload: dict) -> tuple[str, ...]:
         return (str(payload.get("trigger") or "auto"),)
     if event == "session_end":
         return (str(payload.get("reason") or "other"), outcome(payload))
-    if event == "subagent_stop":
+    if event in ("subagent_stop", "stop"):
         return (outcome(payload),)
     return ()
 
 
 def outcome(payload: dict) -> str:
-    """`failure` when the transcript's last turn is an API error or was interrupted."""
+    """`failure` when the runtime said so, or the transcript's last turn is an API error or
+    was interrupted."""
+    if payload.get("outcome") == "failure":
+        return "failure"
     path = payload.get("agent_transcript_path") or payload.get("transcript_path")
     for entry in reversed(_tail(path) if isinstance(path, str) else []):
         kind = entry.get("type")

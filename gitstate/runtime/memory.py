@@ -201,3 +201,23 @@ def subagent(gdir: str, agent_id: str) -> str | None:
     found = _read(os.path.join(_folder(gdir), "subagents", _key(agent_id) + ".json")) \
         if agent_id else None
     return found.get("agent") if found and isinstance(found.get("agent"), str) else None
+
+
+EVENTS_LOG_BYTES = 1 << 20   # the events log is kept to about this size (one older copy)
+
+
+def log_event(gdir: str, entry: dict) -> None:
+    """One line of `events.jsonl`: what a runtime event decided (appended whole: one write)."""
+    path = os.path.join(_folder(gdir), "events.jsonl")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    line = (json.dumps(entry)[:8000] + "\n").encode()
+    try:
+        if os.path.getsize(path) > EVENTS_LOG_BYTES:
+            os.replace(path, path + ".1")
+    except OSError:
+        pass
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)

@@ -79,15 +79,14 @@ HOOKS = {
     "PreCompact": (None, "pre-compact"),
     "SessionEnd": (None, "session-end"),
     "SubagentStop": (None, "subagent-stop"),
+    "StopFailure": (None, "stop-failure"),
 }
-# hooks that run in the background (Claude Code's `async`): a turn never waits for them
-ASYNC = ("prompt", "stop")
 
 
 def group(matcher: str | None, name: str) -> dict:
     g: dict = {} if matcher is None else {"matcher": matcher}
     g["hooks"] = [{"type": "command", "command": f"{RUNTIME_COMMAND}{name}",
-                   "timeout": TIMEOUT, **({"async": True} if name in ASYNC else {})}]
+                   "timeout": TIMEOUT}]
     return g
 
 

@@ -53,9 +53,11 @@ def _step(messages: list[dict]) -> int:
 class Turn:
     """What the model answers once: its blocks and the usage it reports."""
 
-    def __init__(self, *blocks: dict, input_tokens: int = 1_000) -> None:
+    def __init__(self, *blocks: dict, input_tokens: int = 1_000, error: int | None = None
+                 ) -> None:
         self.blocks = list(blocks)
         self.input_tokens = input_tokens
+        self.error = error    # answer with this HTTP status and an API error instead
 
 
 def plain(content) -> str:
@@ -130,6 +132,8 @@ class ScriptedModel:
         if step >= len(turns):
             return [text("done")], 1_000, "end_turn"
         turn = turns[step]
+        if turn.error:
+            return [], turn.error, "error"
         blocks = [dict(b, id=f"toolu_{step}_{i}_{uuid.uuid4().hex[:8]}")
                   if b["type"] == "tool_use" else b for i, b in enumerate(turn.blocks)]
         stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
@@ -168,7 +172,10 @@ class ScriptedModel:
                             "type": "not_found_error", "message": self.path}})
                     return
                 blocks, tokens, stop = model.answer(request)
-                if request.get("stream"):
+                if stop == "error":    # `tokens` is the status: 400 is never retried
+                    self._json(tokens, {"type": "error", "error": {
+                        "type": "invalid_request_error", "message": "scripted failure"}})
+                elif request.get("stream"):
                     self._stream(request, blocks, tokens, stop)
                 else:
                     self._json(200, {"id": "msg_scripted", "type": "message",

@@ -130,11 +130,11 @@ def test_init_merges_hooks_keeping_the_users_own(empty_repo):
     report = json.loads(res.stdout)["integrations"][0]
     assert report["changed"] and set(report["added"]) == {
         "SessionStart", "PostToolUse", "PreToolUse", "SubagentStart", "UserPromptSubmit", "Stop",
-        "PreCompact", "SessionEnd", "SubagentStop"}
+        "PreCompact", "SessionEnd", "SubagentStop", "StopFailure"}
     got = json.loads(settings.read_text())
     assert got["permissions"] == mine["permissions"]
     assert got["hooks"]["Stop"][0] == mine["hooks"]["Stop"][0]    # the user's first, untouched
-    assert got["hooks"]["Stop"][1]["hooks"][0]["async"] is True   # a turn never waits
+    assert got["hooks"]["Stop"][1]["hooks"][0]["command"].endswith("gitstate stop")
     pre = got["hooks"]["PreToolUse"]
     assert pre[0] == mine["hooks"]["PreToolUse"][0]          # the user's first, untouched
     assert pre[1]["matcher"] == "Agent|Task"

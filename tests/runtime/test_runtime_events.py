@@ -14,7 +14,8 @@ from conftest import from_template, git, gitstate, make_repo, state_path
 from test_claude_code import EVENTS, base, hook, start
 
 EVENTS.update({"prompt": "UserPromptSubmit", "stop": "Stop", "pre-compact": "PreCompact",
-               "session-end": "SessionEnd", "subagent-stop": "SubagentStop"})
+               "session-end": "SessionEnd", "subagent-stop": "SubagentStop",
+               "stop-failure": "StopFailure"})
 
 
 def _repo(root: Path, preset: str) -> None:
@@ -46,12 +47,26 @@ def bound(repo: Path, agent: str, *spawn_args: str) -> str:
     return session
 
 
+def decided(repo: Path) -> list[dict]:
+    """The events log: a line for each event decided (the detached ones included)."""
+    log = repo / ".git" / "gitstate" / "runtime" / "events.jsonl"
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
 def event(repo: Path, name: str, session: str, **fields) -> str:
-    """The hook for `name` as Claude Code runs it; its stderr (it always exits 0)."""
+    """The hook for `name` as Claude Code runs it, and, once the event is decided (a prompt,
+    a turn's end and a session's end are decided in a process of their own: waited for by the
+    line it adds to the events log), what was said of it (the hook always exits 0)."""
+    import time
+    before = len(decided(repo))
     res = hook(repo, name, {**base(repo, session, EVENTS[name]), **fields})
     assert res.returncode == 0, res.stderr
     assert res.stdout == ""
-    return res.stderr
+    deadline = time.monotonic() + 60
+    while len(decided(repo)) == before:
+        assert time.monotonic() < deadline, f"{name} was never decided: {res.stderr}"
+        time.sleep(0.05)
+    return decided(repo)[-1]["said"]
 
 
 def transcript(path: Path, *entries: dict) -> Path:
@@ -120,6 +135,15 @@ def test_a_move_the_law_refuses_is_not_made_and_is_said_on_stderr(tmp_path):
     assert "sam stays idle" in said and "final_summary" in said, said
 
 
+def test_squad_a_turn_that_ended_on_an_api_error_puts_the_session_in_error(tmp_path):
+    repo = repo_of(tmp_path, "squad")
+    session = bound(repo, "sam", "--role", "specialist")
+    event(repo, "prompt", session, prompt="go")
+    event(repo, "stop-failure", session, error="server_error",
+          last_assistant_message="API Error: 500")
+    assert state(repo, "sam") == "error"
+
+
 def test_a_later_event_decided_first_is_not_undone_by_an_earlier_one(tmp_path):
     """Async hooks may run out of order: the turn's end (sent first) must not make idle a
     session whose next prompt (sent after it) was decided already."""
@@ -179,7 +203,16 @@ def test_registry_sub_agents_are_registered_at_start_and_ended_done_or_failed(tm
     tr = transcript(tmp_path / "sub2.jsonl", USER, SAID, INTERRUPTED)
     event(repo, "subagent-stop", session, agent_id="ffff0000aa", agent_type="researcher",
           agent_transcript_path=str(tr), stop_hook_active=False)
-    assert state(repo, "researcher-ffff0000") == "failed"
+    assert state(repo, "researcher-ffff0000") == "failed"     # interrupted
+
+    assert hook(repo, "spawn-guard", tool).returncode == 0
+    hook(repo, "subagent-start", {**base(repo, session, "SubagentStart"),
+                                  "agent_id": "eeee1111bb", "agent_type": "researcher"})
+    event(repo, "stop-failure", session, agent_id="eeee1111bb", agent_type="researcher",
+          error="unknown", last_assistant_message="API Error: 400")
+    assert state(repo, "researcher-eeee1111") == "failed"     # its turn ended on an API error
+    assert "summary: 'API Error: 400'" in git(
+        repo, "show", "HEAD:agent/researcher-eeee1111/_state.md").stdout
     assert gitstate(repo, "verify", "--no-cache").returncode == 0
 
 
@@ -220,9 +253,10 @@ def test_a_malformed_event_is_ignored_never_a_traceback(tmp_path, payload):
 def test_the_lifecycle_shows_the_runtime_table_from_its_declaration(tmp_path):
     repo = repo_of(tmp_path, "squad")
     shown = json.loads(gitstate(repo, "lifecycle", "--json").stdout)["runtime"]
-    assert shown["stop"] == [{"moves": ["spawning -> active".replace("active", "idle"),
-                                        "active -> idle"], "when": [], "spawn": False,
-                              "record": False, "summary": None}]
+    assert shown["prompt"] == [{"moves": ["spawning -> active", "idle -> active",
+                                          "suspended -> active"], "when": [], "spawn": False,
+                                "record": False, "summary": None}]
+    assert [rule["when"] for rule in shown["stop"]] == [["failure"], []]
     text = gitstate(repo, "lifecycle").stdout
     assert "session_end" in text and "idle -> cleanup" in text and "clear, logout" in text
 
