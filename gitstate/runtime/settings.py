@@ -244,7 +244,15 @@ def install(top: Path, user: Path | None = None) -> list[dict]:
     shim = write_executable(top / RUNTIME_SHIM, SHIM)
     if added:
         (top / MCP_CONFIG).write_text(json.dumps(servers, indent=2) + "\n", encoding="utf-8")
-    return [{"kind": "runtime", "name": "claude-code", "path": SETTINGS,
-             "changed": bool(changed) or shim, "added": changed, "kept": kept},
+    hooks = {"kind": "runtime", "name": "claude-code", "path": SETTINGS,
+             "changed": bool(changed) or shim, "added": changed, "kept": kept}
+    from gitstate.doors.runtime_check import plugin_enabled
+    plugin = plugin_enabled(top)
+    if plugin:    # never both: the plugin's shim leaves these to the project's settings
+        hooks["then"] = (f"gitstate's Claude Code plugin is enabled ({plugin[0]} in "
+                         f"{plugin[1]}): in this project it leaves the hooks and the MCP "
+                         "server to these settings, for everyone who clones it (`gitstate "
+                         "doctor` says which runs)")
+    return [hooks,
             {"kind": "runtime", "name": "claude-code", "path": MCP_CONFIG,
              "changed": bool(added), "added": added, "kept": theirs}, line]

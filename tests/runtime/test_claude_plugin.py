@@ -137,3 +137,66 @@ def test_the_shims_hooks_are_silent_and_start_no_python_where_gitstate_manages_n
     res = _shim(plain, "hook", "context", env={"PATH": f"{python}:/usr/bin:/bin"})
     assert (res.returncode, res.stdout, res.stderr) == (0, "", "")
     assert not marker.exists()
+
+
+def _enable_plugin(value: bool = True) -> Path:
+    """gitstate's plugin enabled for the user, as `claude plugin install` records it."""
+    settings = Path(os.environ["HOME"]) / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"enabledPlugins": {"gitstate@gitstate": value}}))
+    return settings
+
+
+def _doctor(repo: Path) -> dict | None:
+    found = json.loads(gitstate(repo, "doctor", "--json").stdout)["findings"]
+    return next((f for f in found if f["check"] == "plugin"), None)
+
+
+def test_doctor_says_whether_the_plugin_or_the_projects_settings_run_gitstate(tmp_path):
+    repo = _managed(tmp_path)
+    assert _doctor(repo) is None                      # neither: nothing to say
+    _enable_plugin()
+    said = _doctor(repo)
+    assert said["status"] == "ok" and said["detail"] == (
+        "the plugin gitstate@gitstate (enabled in ~/.claude/settings.json) runs gitstate's "
+        "hooks and MCP server")
+    (repo / ".claude").mkdir()                       # Claude Code settings of the user's own
+    (repo / ".claude" / "settings.json").write_text('{"hooks": {}}')
+    found = json.loads(gitstate(repo, "doctor", "--json").stdout)["findings"]
+    assert not [f for f in found if f["check"] == "runtime"]   # no "runs without gitstate's"
+
+    init = gitstate(repo, "init", "--runtime", "claude-code")
+    assert "gitstate's Claude Code plugin is enabled (gitstate@gitstate in " \
+           "~/.claude/settings.json): in this project it leaves the hooks" in init.stdout
+    said = _doctor(repo)
+    assert said["status"] == "ok" and said["detail"] == (
+        "this project's settings run its hooks and MCP server (`init --runtime claude-code`), "
+        "and the plugin's stand down")
+    # a person's local settings turn the plugin off for this project
+    (repo / ".claude" / "settings.local.json").write_text(
+        json.dumps({"enabledPlugins": {"gitstate@gitstate": False}}))
+    assert _doctor(repo)["detail"].endswith("gitstate's Claude Code plugin is not enabled")
+
+
+def test_doctor_warns_where_the_plugin_cannot_tell_the_projects_server_and_both_run(
+        tmp_path):
+    """An older gitstate's settings: hooks that run `gitstate hook` by bare name (the shim
+    recognises them and stands down) and an `.mcp.json` server that runs `gitstate mcp` by
+    name (it does not): that server would run twice, until init rewrites it."""
+    repo = _managed(tmp_path)
+    _enable_plugin()
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"SessionStart": [
+        {"hooks": [{"type": "command", "command": "gitstate hook session-start"}]}]}}))
+    quiet = _shim(repo, "hook", "session-start")
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
+    (repo / ".mcp.json").write_text(json.dumps(
+        {"mcpServers": {"gs": {"command": "gitstate", "args": ["mcp"]}}}))
+    said = _doctor(repo)
+    assert said["status"] == "warn" and said["detail"].startswith(
+        "gitstate's MCP server run twice: from the plugin gitstate@gitstate"), said
+    assert "`gitstate init --runtime claude-code`" in said["fix"]
+    assert "stays off" not in _shim(repo, "mcp", stdin="").stderr    # as doctor says: it runs
+    assert gitstate(repo, "init", "--runtime", "claude-code").returncode == 0
+    assert _doctor(repo)["status"] == "ok"
+    assert "stays off" in _shim(repo, "mcp", stdin="").stderr
