@@ -142,3 +142,18 @@ def test_in_a_project_set_up_by_init_runtime_only_the_projects_hooks_run(repo, m
     servers = claude_cli("mcp", "list", cwd=repo).stdout.splitlines()
     [plugins] = [line for line in servers if line.startswith("plugin:gitstate:gitstate: ")]
     assert "Failed to connect" in plugins, servers       # it ended at once: the project's runs
+
+
+def test_the_plugins_status_and_roster_commands_give_the_model_gitstates_answer(repo, model):
+    """What the commands put before the model is in the session's transcript (the scripted
+    model is asked without a script token here: the prompt is the command alone)."""
+    install()
+    assert gitstate(repo, "spawn", "carol", "--role", "architect").returncode == 0
+    for command, shown in (("/gitstate:status carol", "carol: bootstrap (living)"),
+                           ("/gitstate:roster", "living (1)")):
+        session = str(uuid.uuid4())
+        run(repo, model, command, session, env={"PATH": "/usr/bin:/bin"})
+        [transcript] = (Path(os.environ["HOME"]) / ".claude" / "projects").glob(
+            f"*/{session}.jsonl")
+        said = transcript.read_text()
+        assert shown in said and "Shell command failed" not in said, said[-2000:]
