@@ -13,9 +13,8 @@ claude-code`:
   of the project in ~/.claude.json), of `.claude/settings.local.json`, which is where its own
   approval dialog records it; `disabledMcpjsonServers` rejects one. A server of the same name
   added with `claude mcp add` (the local scope, ~/.claude.json) takes the project's place.
-- plugin: which runs gitstate's hooks and MCP server here, gitstate's Claude Code plugin or
-  the project's settings (`init --runtime claude-code`), never both: the plugin's shim stands
-  down for a part the project's settings run, as far as it can tell from their text.
+
+Which runs them, the project's settings or gitstate's Claude Code plugin: plugin_check.py.
 """
 
 from __future__ import annotations
@@ -33,8 +32,6 @@ from gitstate.doors.shims import (
     MCP_CONFIG,
     MCP_NAME,
     PLUGIN_NAME,
-    PROJECT_HOOK_MARKS,
-    PROJECT_MCP_MARK,
     RUNTIME_COMMAND,
     RUNTIME_SHIM,
     runs_our_mcp,
@@ -53,7 +50,7 @@ def findings(repo: Managed) -> list[dict]:
     if repo.top is None:
         return []
     top = Path(repo.top)
-    return [f for f in (_runtime(repo, top), _mcp(repo, top), _plugin(top)) if f is not None]
+    return [f for f in (_runtime(repo, top), _mcp(repo, top)) if f is not None]
 
 
 # -- the hooks, and the agents' Bash ----------------------------------------------------------
@@ -346,56 +343,3 @@ def _settings_files(top: Path) -> list[tuple[str, dict]]:
     return [(_tilde(user), _json(user)),
             (".claude/settings.json", _json(top / ".claude" / "settings.json")),
             (".claude/settings.local.json", _json(top / ".claude" / "settings.local.json"))]
-
-
-def project_parts(top: Path) -> dict[str, tuple[bool, bool]]:
-    """{"hooks" | "MCP server": (the project's settings run gitstate's, the plugin's shim sees
-    so and stands down)}."""
-    settings, servers = top / ".claude" / "settings.json", top / MCP_CONFIG
-    hooks = _json(settings).get("hooks")
-    commands = [h.get("command") for groups in hooks.values() if isinstance(groups, list)
-                for g in groups if isinstance(g, dict) for h in g.get("hooks") or []
-                if isinstance(h, dict)] if isinstance(hooks, dict) else []
-    runs = any(isinstance(c, str) and c.startswith((RUNTIME_COMMAND, BARE_COMMAND))
-               for c in commands)
-    mcp = _json(servers).get("mcpServers")
-    serves = isinstance(mcp, dict) and any(runs_our_mcp(s) for s in mcp.values())
-    return {"hooks": (runs, any(m in _text(settings) for m in PROJECT_HOOK_MARKS)),
-            "MCP server": (serves, PROJECT_MCP_MARK in _text(servers))}
-
-
-def _text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
-
-
-def _plugin(top: Path) -> dict | None:
-    """Which runs gitstate's hooks and MCP server here: the plugin, or the project's settings
-    (whose parts the plugin's shim leaves to them), never both."""
-    enabled = plugin_enabled(top)
-    parts = project_parts(top)
-    mine = [part for part, (runs, _) in parts.items() if runs]
-    if enabled is None:
-        if not mine:
-            return None
-        return finding("ok", "plugin", f"this project's settings run gitstate's "
-                       f"{' and '.join(mine)} (`init --runtime claude-code`); gitstate's "
-                       "Claude Code plugin is not enabled")
-    plugin, where = enabled
-    twice = [part for part, (runs, seen) in parts.items() if runs and not seen]
-    if twice:
-        return finding("warn", "plugin", f"gitstate's {' and '.join(twice)} run twice: from "
-                       f"the plugin {plugin} (enabled in {where}) and from this project's "
-                       "settings, in an older form the plugin does not recognise",
-                       "`gitstate init --runtime claude-code` (it rewrites them to run "
-                       f"{RUNTIME_SHIM}, and the plugin then leaves them to the project), or "
-                       f"`claude plugin disable {plugin}`")
-    theirs = [part for part in parts if part not in mine]
-    said = [f"the plugin {plugin} (enabled in {where}) runs gitstate's "
-            f"{' and '.join(theirs)}"] if theirs else []
-    if mine:
-        said.append(f"this project's settings run its {' and '.join(mine)} "
-                    "(`init --runtime claude-code`), and the plugin's stand down")
-    return finding("ok", "plugin", "; ".join(said))

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import gitstate, make_repo
+from conftest import git, gitstate, make_repo
 
 from gitstate.runtime import plugin, settings
 
@@ -152,7 +152,8 @@ def _doctor(repo: Path) -> dict | None:
     return next((f for f in found if f["check"] == "plugin"), None)
 
 
-def test_doctor_says_whether_the_plugin_or_the_projects_settings_run_gitstate(tmp_path):
+def test_doctor_says_whether_the_plugin_or_the_projects_settings_run_gitstate(tmp_path,
+                                                                              monkeypatch):
     repo = _managed(tmp_path)
     assert _doctor(repo) is None                      # neither: nothing to say
     _enable_plugin()
@@ -160,6 +161,14 @@ def test_doctor_says_whether_the_plugin_or_the_projects_settings_run_gitstate(tm
     assert said["status"] == "ok" and said["detail"] == (
         "the plugin gitstate@gitstate (enabled in ~/.claude/settings.json) runs gitstate's "
         "hooks and MCP server")
+    with monkeypatch.context() as clone:            # a clone where no gitstate is found
+        clone.setenv("PATH", "/usr/bin:/bin")
+        git(repo, "config", "--unset", "gitstate.python")
+        said = _doctor(repo)
+        assert said["status"] == "fail" and "finds no gitstate in this clone" in said["detail"]
+        assert said["fix"].startswith("`gitstate init` in this clone")
+        assert gitstate(repo, "init").returncode == 0
+    assert _doctor(repo)["status"] == "ok"
     (repo / ".claude").mkdir()                       # Claude Code settings of the user's own
     (repo / ".claude" / "settings.json").write_text('{"hooks": {}}')
     found = json.loads(gitstate(repo, "doctor", "--json").stdout)["findings"]
