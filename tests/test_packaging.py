@@ -125,7 +125,12 @@ def test_wheel_contains_the_shipped_data(wheel):
                    "gitstate/_shipped/githooks/pre-commit",
                    "gitstate/_shipped/githooks/commit-msg",
                    "gitstate/web/static/style.css",      # the viewer needs no network
-                   "gitstate/web/static/live.js"):
+                   "gitstate/web/static/live.js",
+                   "gitstate/claude_plugin/.claude-plugin/plugin.json",   # the Claude Code plugin
+                   "gitstate/claude_plugin/hooks/hooks.json",
+                   "gitstate/claude_plugin/.mcp.json",
+                   "gitstate/claude_plugin/bin/gitstate",
+                   "gitstate/claude_plugin/commands/transition.md"):
         assert needed in names, needed
 
 

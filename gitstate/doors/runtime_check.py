@@ -13,6 +13,8 @@ claude-code`:
   of the project in ~/.claude.json), of `.claude/settings.local.json`, which is where its own
   approval dialog records it; `disabledMcpjsonServers` rejects one. A server of the same name
   added with `claude mcp add` (the local scope, ~/.claude.json) takes the project's place.
+
+Which runs them, the project's settings or gitstate's Claude Code plugin: plugin_check.py.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from gitstate.doors.shims import (
     BARE_COMMAND,
     MCP_CONFIG,
     MCP_NAME,
+    PLUGIN_NAME,
     RUNTIME_COMMAND,
     RUNTIME_SHIM,
     runs_our_mcp,
@@ -71,6 +74,8 @@ def _runtime(repo: Managed, top: Path) -> dict | None:
             and c.startswith((RUNTIME_COMMAND, BARE_COMMAND))]
     missing = [n for n in want if not any(
         c.startswith((f"{RUNTIME_COMMAND}{n}", f"{BARE_COMMAND}{n}")) for c in ours)]
+    if missing and not ours and plugin_enabled(top):
+        return None        # the plugin runs them: its own check says so
     if missing:
         return finding("warn", "runtime", "Claude Code runs without gitstate's hooks "
                        f"({', '.join(missing)})", "`gitstate init --runtime claude-code`")
@@ -313,3 +318,28 @@ def _names(settings: dict, key: str, name: str) -> bool:
     if isinstance(found, str):
         found = [found]
     return isinstance(found, list) and name in found
+
+
+# -- the plugin -------------------------------------------------------------------------------
+
+
+def plugin_enabled(top: Path) -> tuple[str, str] | None:
+    """(its id, the file that enables it) when gitstate's Claude Code plugin is on for this
+    project: `enabledPlugins` of the user's settings, of the project's, then of the person's
+    own local settings of the project (the later decides)."""
+    found = None
+    for where, said in _settings_files(top):
+        enabled = said.get("enabledPlugins")
+        if not isinstance(enabled, dict):
+            continue
+        for key, on in enabled.items():
+            if isinstance(key, str) and key.partition("@")[0] == PLUGIN_NAME:
+                found = (key, where) if on is True else None
+    return found
+
+
+def _settings_files(top: Path) -> list[tuple[str, dict]]:
+    user = _config_dir() / "settings.json"
+    return [(_tilde(user), _json(user)),
+            (".claude/settings.json", _json(top / ".claude" / "settings.json")),
+            (".claude/settings.local.json", _json(top / ".claude" / "settings.local.json"))]

@@ -33,6 +33,18 @@ MCP_NAME = "gitstate"
 MCP_SERVER = {"command": "sh",
               "args": ["-c", f'exec "$(git rev-parse --show-toplevel)/{RUNTIME_SHIM}" mcp']}
 
+# gitstate's Claude Code plugin (gitstate/claude_plugin, its files made by
+# gitstate/runtime/plugin.py): its hooks and MCP server run the plugin's own shim, which finds
+# gitstate as the project's shim does. It stands down (exits 0, silently) where the project's
+# committed settings already run gitstate's (`init --runtime claude-code`): it looks for these
+# words, as JSON writes them, in .claude/settings.json (hooks) and .mcp.json (MCP server), so
+# that one kind or the other runs, never both.
+PLUGIN_NAME = "gitstate"
+PLUGIN_SHIM = "bin/gitstate"
+PLUGIN_COMMAND = f'"${{CLAUDE_PLUGIN_ROOT}}"/{PLUGIN_SHIM} hook '
+PROJECT_HOOK_MARKS = (f"/{RUNTIME_SHIM} ", f'"{BARE_COMMAND}')
+PROJECT_MCP_MARK = f"/{RUNTIME_SHIM}"
+
 
 def runs_our_mcp(server: object) -> bool:
     """Does an `.mcp.json` server run gitstate's MCP server, in any of its forms (the shim,

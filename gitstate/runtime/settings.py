@@ -67,9 +67,12 @@ exit 1   # a non-blocking error: Claude Code shows it and goes on
 """
 TIMEOUT = 30   # seconds; the hooks take well under one (bench/README.md)
 
-# event -> (matcher or None, hook name). The sub-agent tool is `Agent` (called `Task` before
-# Claude Code 2.1.63); SessionStart's matcher is the session's source.
-HOOKS = {
+# event -> (matcher or None, hook name[, extra keys of the hook entry, e.g. {"async": True}]).
+# The one declaration of gitstate's Claude Code hooks: `init --runtime claude-code` merges
+# them into .claude/settings.json, and the plugin's hooks/hooks.json is made from them
+# (gitstate/runtime/plugin.py). The sub-agent tool is `Agent` (called `Task` before Claude
+# Code 2.1.63); SessionStart's matcher is the session's source.
+HOOKS: dict[str, tuple] = {
     "SessionStart": ("startup|resume|clear|compact", "session-start"),
     "PostToolUse": ("*", "context"),
     "PreToolUse": ("Agent|Task", "spawn-guard"),
@@ -83,10 +86,13 @@ HOOKS = {
 }
 
 
-def group(matcher: str | None, name: str) -> dict:
+def group(matcher: str | None, name: str, extra: dict | None = None, *,
+          command: str = RUNTIME_COMMAND) -> dict:
+    """The group of one entry of HOOKS, whose command is `command` followed by the hook's
+    name (the project's shim; the plugin gives its own)."""
     g: dict = {} if matcher is None else {"matcher": matcher}
-    g["hooks"] = [{"type": "command", "command": f"{RUNTIME_COMMAND}{name}",
-                   "timeout": TIMEOUT}]
+    g["hooks"] = [{"type": "command", "command": f"{command}{name}", "timeout": TIMEOUT,
+                   **(extra or {})}]
     return g
 
 
@@ -108,12 +114,13 @@ def merge(settings: dict) -> tuple[dict, list[str], list[str]]:
         raise InvalidFile(f"{SETTINGS}: 'hooks' must be an object, not {type(hooks).__name__}",
                           hint="fix it by hand; gitstate will not replace it")
     changed, kept = [], []
-    for event, (matcher, name) in HOOKS.items():
+    for event, spec in HOOKS.items():
+        name = spec[1]
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise InvalidFile(f"{SETTINGS}: hooks.{event} must be a list",
                               hint="fix it by hand; gitstate will not replace it")
-        want = group(matcher, name)
+        want = group(*spec)
         if any(not _is_ours(g) for g in groups):
             kept.append(event)
         mine = [i for i, g in enumerate(groups) if _is_ours(g)
@@ -243,7 +250,15 @@ def install(top: Path, user: Path | None = None) -> list[dict]:
     shim = write_executable(top / RUNTIME_SHIM, SHIM)
     if added:
         (top / MCP_CONFIG).write_text(json.dumps(servers, indent=2) + "\n", encoding="utf-8")
-    return [{"kind": "runtime", "name": "claude-code", "path": SETTINGS,
-             "changed": bool(changed) or shim, "added": changed, "kept": kept},
+    hooks = {"kind": "runtime", "name": "claude-code", "path": SETTINGS,
+             "changed": bool(changed) or shim, "added": changed, "kept": kept}
+    from gitstate.doors.runtime_check import plugin_enabled
+    plugin = plugin_enabled(top)
+    if plugin:    # never both: the plugin's shim leaves these to the project's settings
+        hooks["then"] = (f"gitstate's Claude Code plugin is enabled ({plugin[0]} in "
+                         f"{plugin[1]}): in this project it leaves the hooks and the MCP "
+                         "server to these settings, for everyone who clones it (`gitstate "
+                         "doctor` says which runs)")
+    return [hooks,
             {"kind": "runtime", "name": "claude-code", "path": MCP_CONFIG,
              "changed": bool(added), "added": added, "kept": theirs}, line]

@@ -766,3 +766,11 @@ def test_doctor_says_whether_claude_code_may_start_the_mcp_server(claude_repo):
     bare = mcp_finding(repo)
     assert bare["status"] == "fail" and "`gitstate` is not found" in bare["detail"]
     assert bare["fix"].startswith("`gitstate init --runtime claude-code`")
+
+
+def test_every_runtime_hook_is_dispatched_before_click_is_imported():
+    """A hook runs on every prompt or tool call: none of them may pay for the command line's
+    imports (about 60 ms)."""
+    from gitstate.__main__ import _runtime_hooks
+    from gitstate.runtime.claude_code import NAMES
+    assert set(NAMES) <= _runtime_hooks()

@@ -8,7 +8,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from conftest import from_template, git, gitstate, make_repo
 from scripted_model import Turn, everything, text, tool
 from test_claude_code_e2e import bash, model, run  # noqa: F401  (the scripted model fixture)
