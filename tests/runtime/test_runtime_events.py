@@ -293,3 +293,22 @@ def test_the_readmes_runtime_tables_are_the_lifecycles_own_lines():
             shipped("protocols", name, "lifecycle.yaml").read_text()).runtime))
         for name in ("registry", "squad", "maos", "haak", "era"))
     assert shown == made
+
+
+def test_an_event_that_would_make_a_gated_move_makes_none_and_says_why(tmp_path):
+    """A human's approval is a signature no agent's session can give: the event is not made
+    into a move, and the reason is said."""
+    repo = make_repo(tmp_path / "repo")
+    law = tmp_path / "lifecycle.yaml"
+    law.write_text("initial: working\nstates:\n  working: {}\n  resting: {}\n"
+                   "  gone: {roster: dead, terminal: true}\n"
+                   "transitions:\n  working: [resting, gone]\n  resting: [working]\n"
+                   "policies:\n  humans: [zach]\n  approval: ['working -> resting', law]\n"
+                   "runtime:\n  stop: [{moves: ['working -> resting']}]\n")
+    res = gitstate(repo, "init", "--lifecycle", str(law), "--runtime", "claude-code")
+    assert res.returncode == 0, res.stderr
+    session = bound(repo, "sam")
+    made = commits(repo)
+    said = event(repo, "stop", session, stop_hook_active=False)
+    assert state(repo, "sam") == "working" and commits(repo) == made
+    assert "needs a human's approval" in said, said
