@@ -21,9 +21,10 @@ def log_tail(repo: Managed, log: str, count: int = 3) -> list[str]:
 
 
 def logout(repo: Managed, agent: str, note: str, *, text: str | None = None,
-           sets: dict[str, Any] | None = None) -> tuple[Result, str]:
+           sets: dict[str, Any] | None = None, with_work: bool = True) -> tuple[Result, str]:
     """Move `agent` to the state (one move away) that keeps a log, appending its note to that
-    log in the same commit. Returns the move and the log's path."""
+    log in the same commit. Returns the move and the log's path. Without `with_work` (the
+    runtime's move), nothing staged or edited here comes along."""
     from gitstate.law.rules import legal_moves
     agent = canonical_id(agent)
     if not note.strip() or "\n" in note.strip():
@@ -41,5 +42,6 @@ def logout(repo: Managed, agent: str, note: str, *, text: str | None = None,
     pct = (sets or {}).get("context_pct", front.get("context_pct"))
     entry = f"{now_iso()}  {agent}  context {pct}%  {note.strip()}\n"
     result = transition(repo, agent, target, text=text or f"Context: {pct}%, see {log}",
-                        sets=sets, files={log: old + entry.encode()}, action="logout")
+                        sets=sets, files={log: old + entry.encode()}, action="logout",
+                        with_work=with_work)
     return result, log

@@ -123,9 +123,17 @@ def _move(event: str, payload: dict, gdir: str, agent: str) -> str | None:
     last = last_message(payload)
     sets = {rule.summary: last[:SUMMARY_CHARS]} if rule.summary and last else {}
     os.environ["GITSTATE_AGENT"] = agent    # the session's agent moves itself, or its child
-    from gitstate.runtime.record import record_as_system
+    from gitstate.runtime.record import commit_as_system
+
+    def made(system):
+        if lc.states[target].log:    # era's logout: its note appended in the same commit
+            from gitstate.moves.logbook import logout
+            note = (last.splitlines() or [""])[0][:200].strip() or said
+            return logout(system, subject, note, text=said, sets=sets, with_work=False)[0]
+        from gitstate.moves.agent import transition
+        return transition(system, subject, target, sets=sets, text=said, with_work=False)
     try:
-        note = record_as_system(repo, subject, target, sets, said)
+        note = commit_as_system(repo, subject, made)
     except GitstateError as exc:
         return f"gitstate: {event}: {subject} stays {state}: {exc.message}"
     move = f"{state} -> {target}" if target != state else f"recorded in {state}"

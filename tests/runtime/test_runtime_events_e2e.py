@@ -33,17 +33,22 @@ def moves(repo: Path, since: str) -> list[str]:
     return git(repo, "log", "--reverse", "--format=%an|%s", f"{since}..HEAD").stdout.splitlines()
 
 
-def settled(repo: Path, session: str, event: str, timeout: float = 60) -> None:
-    """Wait until the session's `event` was decided (a prompt, a turn's end and a session's
-    end are decided in a process of their own, after `claude -p` may have ended): the line
-    it adds to the events log."""
+def decisions(repo: Path) -> list[dict]:
+    """The events log: a line per runtime event decided."""
     import json
-    import time
     log = repo / ".git" / "gitstate" / "runtime" / "events.jsonl"
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def settled(repo: Path, session: str, event: str, before: int = 0,
+            timeout: float = 60) -> None:
+    """Wait until the session's `event` was decided since the events log had `before` lines (a
+    prompt, a turn's end and a session's end are decided in a process of their own, after
+    `claude -p` may have ended): the line it adds to the events log."""
+    import time
     deadline = time.monotonic() + timeout
-    while not (log.exists() and any(
-            e["session"] == session and e["event"] == event
-            for e in map(json.loads, log.read_text().splitlines()))):
+    while not any(e["session"] == session and e["event"] == event
+                  for e in decisions(repo)[before:]):
         assert time.monotonic() < deadline, f"{event} of {session} was never decided"
         time.sleep(0.05)
 
@@ -135,3 +140,31 @@ def test_haak_records_a_compaction_where_the_agent_stands(tmp_path, model):
     run(repo, model, "/compact", session, resume=True)
     log = moves(repo, since)
     assert "gitstate|@ada: [STATE:bootstrap] runtime: pre compact (manual)" in log, log
+
+
+def test_era_a_compaction_ends_deep_work_and_a_session_ending_after_distill_logs_out(
+        tmp_path, model):
+    repo = repo_of(tmp_path, "era")
+    session = str(uuid.uuid4())
+    assert gitstate(repo, "spawn", "eli", "--session", session).returncode == 0
+    for state in ("inbox", "distill", "deep_work"):
+        res = gitstate(repo, "transition", "eli", state)
+        assert res.returncode == 0, res.stderr
+    token = model.script("era-first", Turn(text("working")))
+    run(repo, model, f"work {token}", session)
+    since = tip(repo)
+    run(repo, model, "/compact", session, resume=True)
+    log = moves(repo, since)
+    assert "gitstate|@eli: [STATE:inbox] runtime: pre compact (manual)" in log, log
+
+    res = gitstate(repo, "transition", "eli", "distill")
+    assert res.returncode == 0, res.stderr
+    since, before = tip(repo), len(decisions(repo))
+    token = model.script("era-last", Turn(text("signing off")))
+    run(repo, model, f"wrap up {token}", session, resume=True)
+    settled(repo, session, "session_end", before)
+    assert moves(repo, since)[-1] == \
+        "gitstate|@eli: [STATE:logout] runtime: session end (other)", moves(repo, since)
+    logged = git(repo, "show", "HEAD:logout.log").stdout    # its note, in the same commit
+    assert logged.rstrip().endswith("  eli  context 0%  signing off"), logged
+    assert gitstate(repo, "verify", "--no-cache").returncode == 0
