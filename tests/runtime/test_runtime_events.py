@@ -49,7 +49,8 @@ def bound(repo: Path, agent: str, *spawn_args: str) -> str:
 
 def decided(repo: Path) -> list[dict]:
     """The events log: a line for each event decided (the detached ones included)."""
-    log = repo / ".git" / "gitstate" / "runtime" / "events.jsonl"
+    gdir = Path(git(repo, "rev-parse", "--absolute-git-dir").stdout.strip())   # a worktree's own
+    log = gdir / "gitstate" / "runtime" / "events.jsonl"
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
 
@@ -312,3 +313,22 @@ def test_an_event_that_would_make_a_gated_move_makes_none_and_says_why(tmp_path)
     said = event(repo, "stop", session, stop_hook_active=False)
     assert state(repo, "sam") == "working" and commits(repo) == made
     assert "needs a human's approval" in said, said
+
+
+def test_an_agent_in_its_own_worktree_moves_the_team_line(tmp_path):
+    """The lead's setup: `gitstate worktree add`, Claude Code started there; its events move
+    the team line (main), which the lead's roster reads, not the worktree's branch."""
+    repo = repo_of(tmp_path, "squad")
+    git(repo, "add", ".claude", ".mcp.json")
+    git(repo, "commit", "-q", "-m", "Claude Code runs gitstate")
+    res = gitstate(repo, "worktree", "add", "sam", "--role", "specialist", "--json")
+    assert res.returncode == 0, res.stderr
+    record = json.loads(res.stdout)
+    where, session = Path(record["path"]), record["session"]
+    assert start(where, session).returncode == 0
+    event(where, "prompt", session, prompt="go")
+    assert state(repo, "sam") == "active"            # main, as the lead sees it
+    event(where, "stop", session, stop_hook_active=False)
+    assert state(repo, "sam") == "idle"
+    assert git(repo, "log", "-1", "--format=%s", "main").stdout.strip() == \
+        "@sam: [STATE:idle] runtime: stop"
