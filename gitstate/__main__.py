@@ -16,8 +16,7 @@ def main(argv: list[str] | None = None) -> int:
         from gitstate.runtime.statusline import run as status  # after every message: light
         return status(args[1 if args[0] == "statusline" else 2:])
     if args[:1] == ["hook"] and len(args) > 1 and args[1] in _runtime_hooks():
-        from gitstate.runtime.claude_code import run  # an agent runtime's hook: no click either
-        return run(args[1], args[2:])
+        return _runtime_hook(args[1], args[2:])    # an agent runtime's hook: no click either
     # a view (in text or JSON): answered without click when it can be
     from gitstate.cli.fast import run as fast
     code = fast(args)
@@ -33,8 +32,16 @@ def _light_hooks() -> frozenset[str]:
 
 
 def _runtime_hooks() -> frozenset[str]:
-    return frozenset({"session-start", "context", "spawn-guard", "subagent-start", "prompt",
-                      "stop", "stop-failure", "pre-compact", "session-end", "subagent-stop"})
+    from gitstate.runtime.registry import hook_names
+    return hook_names()
+
+
+def _runtime_hook(name: str, args: list[str]) -> int:
+    """`gitstate hook NAME [--runtime RUNTIME]`: answered by the runtime's own module."""
+    from importlib import import_module
+
+    from gitstate.runtime.registry import runtime_of
+    return import_module(runtime_of(args).entry).run(name, args)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from gitstate.law.diagram import describe, to_mermaid
 from gitstate.law.lifecycle import SIGNERS_PATH
 from gitstate.law.load import load_lifecycle
 from gitstate.resources import preset_dir, presets as names
+from gitstate.runtime.registry import RUNTIMES
 
 
 def _preset_lifecycle(name: str):
@@ -135,7 +136,7 @@ def _news(cache_dir: str | None, said: str) -> bool:
               help="Record this SSH public key (a .pub file, the private key beside one, or "
                    "the key line) for the lifecycle's first human in protocols/allowed_signers,"
                    " in the same commit: approvals must then be signed.")
-@click.option("--runtime", type=click.Choice(["claude-code"]), default=None,
+@click.option("--runtime", type=click.Choice(sorted(RUNTIMES)), default=None,
               help="Merge gitstate's hooks into the agent runtime's settings "
                    "(.claude/settings.json).")
 @click.option("--ci", type=click.Choice(["github", "gitlab"]), default=None,
@@ -196,8 +197,8 @@ def _integrations(directory: str | None, runtime: str | None, ci: str | None,
     _git, top, _gdir = find_repo(directory)
     out = []
     if runtime:
-        from gitstate.runtime.settings import install
-        out += install(top)
+        from importlib import import_module
+        out += import_module(RUNTIMES[runtime].install).install(top)
     if ci:
         from gitstate.runtime.ci import install as install_ci
         out.append(install_ci(top, ci, spec))
@@ -274,14 +275,16 @@ def hook(name, agent, args):
                 "reference-transaction"):
         from gitstate.doors.hooks import run_hook
         return run_hook(name, list(args))
-    from gitstate.runtime.claude_code import NAMES, run
-    if name in NAMES:
+    from gitstate.runtime.registry import hook_names, runtime_of
+    if name in hook_names():
         if directory():
             os.chdir(directory())
-        return run(name, list(args) + (["--agent", agent] if agent else []))
+        from importlib import import_module
+        return import_module(runtime_of(list(args)).entry).run(
+            name, list(args) + (["--agent", agent] if agent else []))
     raise GitstateError(f"unknown hook '{name}'", hint="known: pre-commit, commit-msg, "
                         "pre-receive, proc-receive, post-receive, reference-transaction, "
-                        + ", ".join(NAMES))
+                        + ", ".join(sorted(hook_names())))
 
 
 @example('gitstate doctor', 'gitstate doctor --json')

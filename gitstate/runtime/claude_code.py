@@ -37,14 +37,14 @@ import sys
 
 from gitstate.runtime import memory
 from gitstate.runtime.memory import bound_agent
+from gitstate.runtime.registry import RUNTIMES
 from gitstate.runtime.replies import context_reply
 
 # hook -> the event of the lifecycle's `runtime:` table it reports (gitstate.law.events)
 EVENT_HOOKS = {"prompt": "prompt", "stop": "stop", "pre-compact": "pre_compact",
                "session-end": "session_end", "subagent-stop": "subagent_stop"}
 DETACHED = ("prompt", "stop", "session-end")   # decided in a process the runtime never waits for
-NAMES = ("session-start", "context", "spawn-guard", "subagent-start", *EVENT_HOOKS,
-         "stop-failure")
+NAMES = RUNTIMES["claude-code"].names()    # the one declaration: runtime/registry.py
 PHASES = ("fresh", "midlife", "legacy", "urgent")
 SUBAGENT_TOOLS = ("Agent", "Task")
 

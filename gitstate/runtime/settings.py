@@ -38,6 +38,7 @@ from gitstate.doors.shims import (
     write_executable,
 )
 from gitstate.errors import InvalidFile
+from gitstate.runtime.registry import RUNTIMES
 
 SETTINGS = ".claude/settings.json"
 LOCAL_SETTINGS = ".claude/settings.local.json"   # a person's own, not committed
@@ -67,23 +68,11 @@ exit 1   # a non-blocking error: Claude Code shows it and goes on
 """
 TIMEOUT = 30   # seconds; the hooks take well under one (bench/README.md)
 
-# event -> (matcher or None, hook name[, extra keys of the hook entry, e.g. {"async": True}]).
-# The one declaration of gitstate's Claude Code hooks: `init --runtime claude-code` merges
-# them into .claude/settings.json, and the plugin's hooks/hooks.json is made from them
-# (gitstate/runtime/plugin.py). The sub-agent tool is `Agent` (called `Task` before Claude
-# Code 2.1.63); SessionStart's matcher is the session's source.
-HOOKS: dict[str, tuple] = {
-    "SessionStart": ("startup|resume|clear|compact", "session-start"),
-    "PostToolUse": ("*", "context"),
-    "PreToolUse": ("Agent|Task", "spawn-guard"),
-    "SubagentStart": (None, "subagent-start"),
-    "UserPromptSubmit": (None, "prompt"),
-    "Stop": (None, "stop"),
-    "PreCompact": (None, "pre-compact"),
-    "SessionEnd": (None, "session-end"),
-    "SubagentStop": (None, "subagent-stop"),
-    "StopFailure": (None, "stop-failure"),
-}
+# event -> (matcher or None, hook name[, extra keys of the hook entry]): Claude Code's entry of
+# the one declaration of the runtimes' hooks (runtime/registry.py). `init --runtime claude-code`
+# merges them into .claude/settings.json, and the plugin's hooks/hooks.json is made from them
+# (gitstate/runtime/plugin.py).
+HOOKS: dict[str, tuple] = RUNTIMES["claude-code"].hooks
 
 
 def group(matcher: str | None, name: str, extra: dict | None = None, *,

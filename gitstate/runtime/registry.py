@@ -1,0 +1,78 @@
+"""The agent runtimes gitstate joins, each declared once: its hooks (which event of the runtime
+runs which `gitstate hook NAME`), the module that answers them and the one that writes its
+configuration (`gitstate init --runtime NAME`). The entry point, `gitstate hook`, `init
+--runtime`, the Claude Code plugin and the README's table of hooks are made from here: a new
+runtime is a package of its own and an entry in RUNTIMES.
+
+Pure data, no imports: `python -m gitstate hook NAME` reads it before anything else.
+"""
+
+from __future__ import annotations
+
+
+class Runtime:
+    """One runtime: `hooks` maps its event to (the event's matcher or None, gitstate's hook
+    name[, extra keys of the hook's entry]); the modules are imported only when needed."""
+
+    __slots__ = ("name", "title", "hooks", "entry", "install")
+
+    def __init__(self, name: str, title: str, hooks: dict[str, tuple], entry: str,
+                 install: str):
+        self.name, self.title, self.hooks = name, title, hooks
+        self.entry, self.install = entry, install
+
+    def names(self) -> tuple[str, ...]:
+        """gitstate's hooks this runtime runs, in the order of its events."""
+        return tuple(dict.fromkeys(spec[1] for spec in self.hooks.values()))
+
+
+RUNTIMES: dict[str, Runtime] = {
+    # The sub-agent tool is `Agent` (called `Task` before Claude Code 2.1.63); SessionStart's
+    # matcher is the session's source.
+    "claude-code": Runtime(
+        "claude-code", "Claude Code", {
+            "SessionStart": ("startup|resume|clear|compact", "session-start"),
+            "PostToolUse": ("*", "context"),
+            "PreToolUse": ("Agent|Task", "spawn-guard"),
+            "SubagentStart": (None, "subagent-start"),
+            "UserPromptSubmit": (None, "prompt"),
+            "Stop": (None, "stop"),
+            "PreCompact": (None, "pre-compact"),
+            "SessionEnd": (None, "session-end"),
+            "SubagentStop": (None, "subagent-stop"),
+            "StopFailure": (None, "stop-failure"),
+        },
+        entry="gitstate.runtime.claude_code", install="gitstate.runtime.settings"),
+}
+DEFAULT = "claude-code"   # the runtime of a hook run without `--runtime`
+
+
+def hook_names() -> frozenset[str]:
+    """Every runtime hook gitstate answers (`gitstate hook NAME`)."""
+    return frozenset(name for rt in RUNTIMES.values() for name in rt.names())
+
+
+def runtime_of(args: list[str]) -> Runtime:
+    """The runtime a hook's arguments name (`--runtime NAME`), else the default one."""
+    if "--runtime" in args[:-1]:
+        found = RUNTIMES.get(args[args.index("--runtime") + 1])
+        if found is not None:
+            return found
+    return RUNTIMES[DEFAULT]
+
+
+def hooks_table() -> list[str]:
+    """The README's table of hooks: a row per gitstate hook, a column per runtime (the event
+    that runs it there)."""
+    names = list(dict.fromkeys(n for rt in RUNTIMES.values() for n in rt.names()))
+    head = "| gitstate hook | " + " | ".join(rt.title for rt in RUNTIMES.values()) + " |"
+    rows = [head, "|---|" + "---|" * len(RUNTIMES)]
+    for name in names:
+        cells = []
+        for rt in RUNTIMES.values():
+            events = [f"`{event}`" + (f" (`{spec[0]}`)".replace("|", "\\|")
+                                      if spec[0] and spec[0] != "*" else "")
+                      for event, spec in rt.hooks.items() if spec[1] == name]
+            cells.append(", ".join(events) or "—")
+        rows.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    return rows
