@@ -33,7 +33,8 @@ def _light_hooks() -> frozenset[str]:
 
 
 def _runtime_hooks() -> frozenset[str]:
-    return frozenset({"session-start", "context", "spawn-guard", "subagent-start"})
+    return frozenset({"session-start", "context", "spawn-guard", "subagent-start",
+                      "notification"})
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ hook refuses a tool call with `"permissionDecision": "deny"` and its reason.
                  cap; the parent is the session's agent, from SessionStart's binding or else
                  the state file that names the session.
 - subagent-start (SubagentStart): tells a new sub-agent its parent and depth.
+- notification   (Notification): records that the session's agent waits for a person, no
+                 commit (runtime/attention.py).
 
 Whatever goes wrong, a hook never stops the runtime: it says so on stderr and exits 0 (a
 refused spawn is a decision, not an error).
@@ -32,7 +34,7 @@ import sys
 from gitstate.runtime import memory
 from gitstate.runtime.replies import context_reply
 
-NAMES = ("session-start", "context", "spawn-guard", "subagent-start")
+NAMES = ("session-start", "context", "spawn-guard", "subagent-start", "notification")
 PHASES = ("fresh", "midlife", "legacy", "urgent")
 SUBAGENT_TOOLS = ("Agent", "Task")
 
@@ -50,6 +52,10 @@ def run(name: str, args: list[str]) -> int:
             return _say(spawn_guard(event))
         if name == "subagent-start":
             return _say(subagent_start(event))
+        if name == "notification":
+            from gitstate.runtime.attention import notice
+            notice(event, session_agent)   # silent: the model is told nothing
+            return 0
     except Exception as exc:  # noqa: BLE001 — a hook must never stop the runtime
         if os.environ.get("GITSTATE_DEBUG"):
             raise
@@ -93,6 +99,18 @@ def bound_agent(event: dict, gdir: str | None) -> tuple[str | None, dict | None]
     if env and (not env_session or env_session == session):
         return env.lower(), found
     return None, found
+
+
+def session_agent(event: dict, gdir: str) -> str | None:
+    """The session's agent: `bound_agent`, else (no SessionStart recorded, or it failed: git
+    is read) the agent whose committed state file names the session."""
+    agent, bound = bound_agent(event, gdir)
+    session = event.get("session_id")
+    if agent is None and bound is None and isinstance(session, str):
+        from gitstate.git.repo import open_managed
+        from gitstate.runtime.briefing import agent_of_session
+        agent = agent_of_session(open_managed(event.get("cwd")), session)
+    return agent
 
 
 # -- measured context -------------------------------------------------------------------------

@@ -74,6 +74,7 @@ HOOKS = {
     "PostToolUse": ("*", "context"),
     "PreToolUse": ("Agent|Task", "spawn-guard"),
     "SubagentStart": (None, "subagent-start"),
+    "Notification": (None, "notification"),
 }
 
 

@@ -52,14 +52,28 @@ def vacancies_of(viewer: Viewer, view: dict) -> dict:
             "vacancies": vacancies(records, viewer.lifecycle(view["commit"]))}
 
 
+def waiting_of(viewer: Viewer, links: Links, view: dict, now: int) -> dict[str, list[str]]:
+    """Agent -> what it waits for a person for, in words, as of now (none when looking back:
+    the notices are the runtime's, not history's)."""
+    if links.at or not view["commit"]:
+        return {}
+    from gitstate.runtime.attention import waiting, what
+    records = [r for key in ("living", "freezer", "cemetery", "unknown")
+               for r in view.get(key, [])]
+    found: dict[str, list[str]] = {}
+    for w in waiting(viewer.repo, records, view["commit"])["waiting"]:
+        found.setdefault(w["agent"], []).append(what(w, now))
+    return found
+
+
 def roster_page(viewer: Viewer, links: Links, *, live: bool = True, params=None,
                 view: dict | None = None) -> Safe:
     from gitstate.web.pages import Filters, roster_body
     view = view or viewer.roster(links.at)
     lc = viewer.lifecycle(view["commit"]) if view["commit"] else None
-    body = roster_body(links, view, vacancies_of(viewer, view), lc,
-                       now_of(viewer, links, view["commit"]), Filters(params),
-                       viewer.last_words(view))
+    now = now_of(viewer, links, view["commit"])
+    body = roster_body(links, view, vacancies_of(viewer, view), lc, now, Filters(params),
+                       viewer.last_words(view), waiting_of(viewer, links, view, now))
     return _frame(viewer, links, view["commit"], view["lifecycle"], title="Roster",
                   current="roster", body=body, live=live, view=view)
 
