@@ -137,9 +137,11 @@ def agent_page(viewer: Viewer, links: Links, agent: str, *, live: bool = True,
     data = data or viewer.agent(agent, links.at)
     lc = viewer.lifecycle(data["commit"])
     end = now_of(viewer, links, data["commit"])
+    r = data["record"]
+    waits = waiting_of(viewer, links, {"commit": data["commit"], "living": [r]}, end)
     return _frame(viewer, links, data["commit"], data["lifecycle"],
-                  title=f"Agent {data['record']['agent']}", current="agent",
-                  body=agent_body(links, data, lc, end), live=live)
+                  title=f"Agent {r['agent']}", current="agent",
+                  body=agent_body(links, data, lc, end, waits.get(r["agent"])), live=live)
 
 
 def error_page(links: Links, status: int, exc) -> Safe:

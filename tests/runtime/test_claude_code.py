@@ -129,7 +129,7 @@ def test_init_merges_hooks_keeping_the_users_own(empty_repo):
     assert res.returncode == 0, res.stderr
     report = json.loads(res.stdout)["integrations"][0]
     assert report["changed"] and set(report["added"]) == {
-        "SessionStart", "PostToolUse", "PreToolUse", "SubagentStart"}
+        "SessionStart", "PostToolUse", "PreToolUse", "SubagentStart", "Notification"}
     got = json.loads(settings.read_text())
     assert got["permissions"] == mine["permissions"]
     assert got["hooks"]["Stop"] == mine["hooks"]["Stop"]
