@@ -60,9 +60,11 @@ def waiting_of(viewer: Viewer, links: Links, view: dict, now: int) -> dict[str, 
     from gitstate.runtime.attention import waiting, what
     records = [r for key in ("living", "freezer", "cemetery", "unknown")
                for r in view.get(key, [])]
+    known = {r["agent"] for r in records}     # a page for each agent flagged
     found: dict[str, list[str]] = {}
     for w in waiting(viewer.repo, records, view["commit"])["waiting"]:
-        found.setdefault(w["agent"], []).append(what(w, now))
+        if w["agent"] in known:
+            found.setdefault(w["agent"], []).append(what(w, now))
     return found
 
 
