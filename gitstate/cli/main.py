@@ -20,8 +20,8 @@ COMMANDS = {
     **dict.fromkeys(("init", "presets", "lifecycle", "check", "hook", "doctor", "schema",
                      "hub"),
                     "setup"),
-    **dict.fromkeys(("status", "roster", "vacancies", "log", "inbox", "situations", "verify"),
-                    "views"),
+    **dict.fromkeys(("status", "roster", "vacancies", "log", "inbox", "situations", "verify",
+                     "attention"), "views"),
     "demo": "demo", "mcp": "runtimes", "serve": "web", "site": "web", "worktree": "worktrees",
 }
 FAMILIES = ("demo", "moves", "operations", "runtimes", "setup", "views", "web", "worktrees")

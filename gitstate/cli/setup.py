@@ -269,8 +269,8 @@ def print_check(result: dict) -> None:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def hook(name, agent, args):
     """Entry points for git hooks (pre-commit, commit-msg, pre-receive, ...) and agent
-    runtimes (session-start, context, spawn-guard, subagent-start: Claude Code's JSON on
-    stdin)."""
+    runtimes (session-start, context, spawn-guard, subagent-start, notification: Claude
+    Code's JSON on stdin)."""
     if name in ("pre-commit", "commit-msg", "pre-receive", "proc-receive", "post-receive",
                 "reference-transaction"):
         from gitstate.doors.hooks import run_hook

@@ -1,5 +1,6 @@
-"""Reading: status, roster, vacancies, log, inbox, situations, verify. Each has `--json`: the
-record of a function of gitstate/history/ (which the MCP tools call too), here printed."""
+"""Reading: status, roster, vacancies, log, inbox, situations, verify, attention. Each has
+`--json`: the record of a function of gitstate/history/ (which the MCP tools call too; for
+attention, of gitstate/runtime/attention.py), here printed."""
 
 from __future__ import annotations
 
@@ -153,6 +154,17 @@ def situations(sqlite_path, no_sqlite, at, as_json):
     """The entity graph of agent sessions, from history; written to SQLite too."""
     output("situations", graph(repo(bare_ok=True), sqlite_path=sqlite_path,
                                no_sqlite=no_sqlite, at=at), as_json, print_situations)
+
+
+@example('gitstate attention', 'gitstate attention --json')
+@cli.command()
+@json_option
+def attention(as_json):
+    """Who waits for a person now: agents whose Claude Code session asked for permission or
+    input, or said it is done, and that have not moved since (the `notification` hook)."""
+    from gitstate.runtime.attention import waiting, words
+    output("attention", waiting(repo()), as_json, lambda data: click.echo(
+        "\n".join(words(w) for w in data["waiting"]) or "Nobody waits for a person."))
 
 
 def _say_progress(count: int) -> None:

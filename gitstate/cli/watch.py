@@ -1,15 +1,16 @@
 """`gitstate roster --watch`: the roster redrawn whenever the team line moves, trouble first
-(the viewer's "Needs attention", from gitstate/web/trouble.py), for a lead who lives in a
-terminal and for a program that reads a line per change.
+(the viewer's "Needs attention", from gitstate/web/trouble.py, with who waits for a person:
+gitstate/runtime/attention.py), for a lead who lives in a terminal and for a program that
+reads a line per change.
 
 The line is polled, not read: one `git rev-parse` a second of the commit the views read (the
 same answer `roster` gives), and the roster is read again only when that commit changes, or
-when the clock alone puts an agent in trouble or takes it out (silent past the heartbeat,
-past a timeout). On a terminal each roster replaces the last (the screen is cleared); elsewhere
-(a pipe, an agent's Bash) each is printed once, ended by a blank line; with `--json`, each is
-one line of JSON (JSON Lines), the object `roster --json` prints. In a clone whose branch
-tracks a hub, the hub's branch is watched, fetched every two seconds, as `serve` follows it
-(gitstate/web/follow.py).
+when the clock alone puts an agent in trouble or takes it out (silent past the heartbeat, past
+a timeout), or its runtime says it waits for a person. On a terminal each roster replaces the
+last (the screen is cleared); elsewhere (a pipe, an agent's Bash) each is printed once, ended
+by a blank line; with `--json`, each is one line of JSON (JSON Lines), the object `roster
+--json` prints. In a clone whose branch tracks a hub, the hub's branch is watched, fetched
+every two seconds, as `serve` follows it (gitstate/web/follow.py).
 """
 
 from __future__ import annotations
@@ -46,8 +47,14 @@ def troubles(repo: Managed, view: dict, now: int) -> list[tuple[str, list[tuple[
         _laws.clear()
         lc = _laws[view["commit"]] = repo.lifecycle(view["commit"], index=False,
                                                     worktree=False)
-    found = [(r["agent"], kinds) for key in ("living", "freezer", "cemetery", "unknown")
-             for r in view.get(key, []) if (kinds := trouble(r, lc, now))]
+    from gitstate.runtime.attention import waiting, what
+    records = [r for key in ("living", "freezer", "cemetery", "unknown")
+               for r in view.get(key, [])]
+    waits: dict[str, list[tuple[str, str]]] = {}
+    for w in waiting(repo, records, view["commit"])["waiting"]:   # no git: the runtime's notes
+        waits.setdefault(w["agent"], []).append(("waiting", what(w, now)))
+    found = [(r["agent"], kinds) for r in records
+             if (kinds := waits.get(r["agent"], []) + trouble(r, lc, now))]
     return sorted(found, key=lambda x: (-worst(x[1]), x[0]))
 
 

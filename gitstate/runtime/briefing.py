@@ -1,7 +1,8 @@
 """SessionStart: what an agent needs first, tailored to how the session began.
 
 - startup (and clear): where it stands, what its state's protocol asks, its mortality phase,
-  the vacant roles it could take, its inbox (count and newest messages);
+  the vacant roles it could take, its inbox (count and newest messages), and who else waits
+  for a person (the lead's cue);
 - resume: the same, shorter: what changed while it was away comes first;
 - compact: its memory was just summarised, so the protocol and its own notes (thread,
   summary) come back in full, and its context clock starts again.
@@ -237,7 +238,7 @@ def _society(repo, agent: str | None, vacancies: bool) -> list[str]:
                  + ", ".join(r["agent"] for r in view["freezer"][:ROSTER_NAMES]))
     if view["cemetery"]:
         line += f"; {len(view['cemetery'])} ended"
-    out = [line + " (`gitstate roster`)."]
+    out = [line + " (`gitstate roster`)."] + _waiting(repo, records, _rev, agent)
     found = vacant(records, lc) if vacancies else []
     if found:
         who = agent or "<id>"
@@ -245,6 +246,22 @@ def _society(repo, agent: str | None, vacancies: bool) -> list[str]:
                 "or spawn a holder with `gitstate spawn <id> --role ROLE`):"]
         out += [f"  {vacancy_notice(v)}" for v in found]
     return out
+
+
+WAITING_NAMES = 3   # agents waiting for a person, named in the briefing
+
+
+def _waiting(repo, records: list[dict], rev: str | None, agent: str | None) -> list[str]:
+    """Who else waits for a person now (runtime/attention.py), in one short line: a lead
+    started here sees it first thing."""
+    from gitstate.runtime.attention import waiting, words
+    waits = [w for w in waiting(repo, records, rev)["waiting"] if w["agent"] != agent]
+    if not waits:
+        return []
+    said = [words(w)[:120] for w in waits[:WAITING_NAMES]]
+    more = len(waits) - len(said)
+    return [f"Waiting for a person ({len(waits)}): " + "; ".join(said)
+            + (f"; and {more} more" if more > 0 else "") + " (`gitstate attention`)."]
 
 
 def agent_of_session(repo, session: str) -> str | None:

@@ -24,6 +24,8 @@ hook refuses a tool call with `"permissionDecision": "deny"` and its reason.
                  (SubagentStop), stop-failure (StopFailure: a turn, or a sub-agent, that ended
                  on an API error): the moves the lifecycle's `runtime:` table gives these
                  events (runtime/events.py).
+- notification   (Notification): records that the session's agent waits for a person, no
+                 commit (runtime/attention.py).
 
 Whatever goes wrong, a hook never stops the runtime: it says so on stderr and exits 0 (a
 refused spawn is a decision, not an error).
@@ -65,6 +67,8 @@ def run(name: str, args: list[str]) -> int:
         if name == "subagent-start":
             return _say(subagent_start(event))
         if name in EVENT_HOOKS:
+            if name in ("prompt", "session-end"):   # its person answered, or it is gone
+                _clear_attention(event)
             from gitstate.runtime.events import handle, say
             say(handle(EVENT_HOOKS[name], event, ticket, detach=name in DETACHED))
             return 0
@@ -73,6 +77,10 @@ def run(name: str, args: list[str]) -> int:
             sub = bool(event.get("agent_id"))
             say(handle("subagent_stop" if sub else "stop", event, ticket, detach=not sub,
                        failed=True))
+            return 0
+        if name == "notification":
+            from gitstate.runtime.attention import notice
+            notice(event, session_agent)   # silent: the model is told nothing
             return 0
     except Exception as exc:  # noqa: BLE001 — a hook must never stop the runtime
         if os.environ.get("GITSTATE_DEBUG"):
@@ -103,6 +111,25 @@ def _say(reply: dict | str | None) -> int:
     elif reply:
         sys.stdout.write(json.dumps(reply) + "\n")
     return 0
+
+
+def _clear_attention(event: dict) -> None:
+    """The session waits for nobody now (no git: a file under the common git folder)."""
+    gdir = memory.git_dir(event.get("cwd"))
+    if gdir and isinstance(event.get("session_id"), str):
+        memory.clear_attention(gdir, event["session_id"])
+
+
+def session_agent(event: dict, gdir: str) -> str | None:
+    """The session's agent: `bound_agent`, else (no SessionStart recorded, or it failed: git
+    is read) the agent whose committed state file names the session."""
+    agent, bound = bound_agent(event, gdir)
+    session = event.get("session_id")
+    if agent is None and bound is None and isinstance(session, str):
+        from gitstate.git.repo import open_managed
+        from gitstate.runtime.briefing import agent_of_session
+        agent = agent_of_session(open_managed(event.get("cwd")), session)
+    return agent
 
 
 # -- measured context -------------------------------------------------------------------------

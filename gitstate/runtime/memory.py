@@ -2,10 +2,13 @@
 a runtime session is bound to (with what the context hook needs to know of the law), the
 mortality phase last measured for each agent (and a lock, so that one process records a
 crossing), and what the status line read of an agent's state, with the refs it read it at.
+Who waits for a person (runtime/attention.py) is kept under the common git folder instead,
+`.git/gitstate/runtime/attention/`, one file per session, for every worktree of the clone.
 
 Light on purpose: the context hook runs on every tool call and must start no git process when
 no phase is crossed, so the git folder is found by walking up from the runtime's `cwd`.
-Losing these files loses nothing: SessionStart writes them again.
+Losing these files loses nothing but a notice that a session waits: SessionStart writes the
+rest again.
 """
 
 from __future__ import annotations
@@ -221,3 +224,44 @@ def log_event(gdir: str, entry: dict) -> None:
         os.write(fd, line)
     finally:
         os.close(fd)
+
+
+# -- who waits for a person (runtime/attention.py) --------------------------------------------
+
+
+def common_dir(gdir: str) -> str:
+    """The repository's common git folder (a worktree's git folder names it in `commondir`):
+    what every worktree of the clone shares."""
+    try:
+        with open(os.path.join(gdir, "commondir"), encoding="utf-8") as fh:
+            return os.path.normpath(os.path.join(gdir, fh.read().strip()))
+    except OSError:
+        return gdir
+
+
+def _attention(gdir: str) -> str:
+    return os.path.join(common_dir(gdir), "gitstate", "runtime", "attention")
+
+
+def note_attention(gdir: str, session: str, notice: dict) -> None:
+    """The session's newest notice that it waits for a person (it replaces the one before)."""
+    _write(os.path.join(_attention(gdir), _key(session) + ".json"), notice)
+
+
+def attention_notices(gdir: str) -> list[dict]:
+    """Every session's newest notice, oldest first (no git)."""
+    folder = _attention(gdir)
+    try:
+        names = [n for n in os.listdir(folder) if n.endswith(".json")]
+    except OSError:
+        return []
+    found = [_read(os.path.join(folder, n)) for n in names]
+    return sorted((n for n in found if n), key=lambda n: n.get("at") or 0)
+
+
+def clear_attention(gdir: str, session: str) -> None:
+    """The session no longer waits (a prompt submitted by its person, its end)."""
+    try:
+        os.remove(os.path.join(_attention(gdir), _key(session) + ".json"))
+    except OSError:
+        pass

@@ -41,6 +41,7 @@ RUNTIMES: dict[str, Runtime] = {
             "SessionEnd": (None, "session-end"),
             "SubagentStop": (None, "subagent-stop"),
             "StopFailure": (None, "stop-failure"),
+            "Notification": (None, "notification"),
         },
         entry="gitstate.runtime.claude_code", install="gitstate.runtime.settings"),
 }

@@ -35,7 +35,7 @@ from gitstate.schema.moves import (
     WorktreeAdded,
     WorktreeRemoved,
 )
-from gitstate.schema.records import AgentStatus, AgentStatusAt, Record, RosterRow
+from gitstate.schema.records import AgentStatus, AgentStatusAt, Attention, Record, RosterRow
 from gitstate.schema.setup import InitReport, PresetList
 
 __all__ = ["LifecycleDoc", "Pushed", "Move", "Burial", "Said", "SyncResult", "SweepResult",
@@ -343,6 +343,7 @@ COMMANDS: dict[str, Any] = {
     "log": TransitionLog,
     "inbox": Inbox,
     "situations": Situations,
+    "attention": Attention,
     "verify": VerifyResult,
     "show": FreezeState,
     "spawn": Move,

@@ -105,3 +105,33 @@ class RosterRow(Agent):
     """its number among the holders of its role, in order of birth"""
     problem: str | None = None
     """why its state file could not be read"""
+
+
+class Waiting(Record):
+    """An agent that waits for a person (Claude Code's `Notification`)."""
+    agent: str
+    """the agent's id (the one its runtime session is bound to)"""
+    state: str | None
+    """its state on the line read (null when history does not know it)"""
+    session: str
+    """the runtime session that waits"""
+    kind: str
+    """Claude Code's notification_type: permission_prompt, idle_prompt, elicitation_dialog,
+    agent_needs_input or agent_completed"""
+    waits_for: str
+    """what it waits for, in words"""
+    message: str | None
+    """what Claude Code said"""
+    title: str | None
+    """the notice's title, where Claude Code gave one"""
+    since: str
+    """when the notice came (ISO 8601, UTC)"""
+
+
+class Attention(Record):
+    """`gitstate attention`: who waits for a person now."""
+    commit: str | None
+    """the commit whose history cleared the notices (an agent's state commit since clears
+    its notice)"""
+    waiting: list[Waiting] = []
+    """the agents that wait, longest first"""

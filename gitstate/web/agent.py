@@ -134,11 +134,12 @@ def _freeze(agent: str, shown: dict | None, error: str | None, humans: list[str]
                   front=front, sections=sections, wake=wake)
 
 
-def agent_body(links: Links, data: dict, lc, end: int) -> Safe:
+def agent_body(links: Links, data: dict, lc, end: int, waits: list[str] | None = None) -> Safe:
+    """An agent's page; `waits`: what it waits for a person for, in words (first)."""
     from gitstate.web.charts import timeline_svg
     from gitstate.web.trouble import trouble
     r = data["record"]
-    flags = trouble(r, lc, end)
+    flags = [("waiting", w) for w in waits or []] + trouble(r, lc, end)
     parts = [render('<h1><span class="sr-only">Agent </span>{agent} '
                     '<span class="badge {c}">{state}</span></h1>{flags}', agent=r["agent"],
                     c=r.get("roster") or "unknown", state=r.get("state") or "?",

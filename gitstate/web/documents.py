@@ -52,14 +52,30 @@ def vacancies_of(viewer: Viewer, view: dict) -> dict:
             "vacancies": vacancies(records, viewer.lifecycle(view["commit"]))}
 
 
+def waiting_of(viewer: Viewer, links: Links, view: dict, now: int) -> dict[str, list[str]]:
+    """Agent -> what it waits for a person for, in words, as of now (none when looking back:
+    the notices are the runtime's, not history's)."""
+    if links.at or not view["commit"]:
+        return {}
+    from gitstate.runtime.attention import waiting, what
+    records = [r for key in ("living", "freezer", "cemetery", "unknown")
+               for r in view.get(key, [])]
+    known = {r["agent"] for r in records}     # a page for each agent flagged
+    found: dict[str, list[str]] = {}
+    for w in waiting(viewer.repo, records, view["commit"])["waiting"]:
+        if w["agent"] in known:
+            found.setdefault(w["agent"], []).append(what(w, now))
+    return found
+
+
 def roster_page(viewer: Viewer, links: Links, *, live: bool = True, params=None,
                 view: dict | None = None) -> Safe:
     from gitstate.web.pages import Filters, roster_body
     view = view or viewer.roster(links.at)
     lc = viewer.lifecycle(view["commit"]) if view["commit"] else None
-    body = roster_body(links, view, vacancies_of(viewer, view), lc,
-                       now_of(viewer, links, view["commit"]), Filters(params),
-                       viewer.last_words(view))
+    now = now_of(viewer, links, view["commit"])
+    body = roster_body(links, view, vacancies_of(viewer, view), lc, now, Filters(params),
+                       viewer.last_words(view), waiting_of(viewer, links, view, now))
     return _frame(viewer, links, view["commit"], view["lifecycle"], title="Roster",
                   current="roster", body=body, live=live, view=view)
 
@@ -123,9 +139,11 @@ def agent_page(viewer: Viewer, links: Links, agent: str, *, live: bool = True,
     data = data or viewer.agent(agent, links.at)
     lc = viewer.lifecycle(data["commit"])
     end = now_of(viewer, links, data["commit"])
+    r = data["record"]
+    waits = waiting_of(viewer, links, {"commit": data["commit"], "living": [r]}, end)
     return _frame(viewer, links, data["commit"], data["lifecycle"],
-                  title=f"Agent {data['record']['agent']}", current="agent",
-                  body=agent_body(links, data, lc, end), live=live)
+                  title=f"Agent {r['agent']}", current="agent",
+                  body=agent_body(links, data, lc, end, waits.get(r["agent"])), live=live)
 
 
 def error_page(links: Links, status: int, exc) -> Safe:

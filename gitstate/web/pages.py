@@ -181,9 +181,11 @@ def shown_groups(lc, view: dict) -> list[tuple[str, str, str]]:
 
 
 def roster_body(links: Links, view: dict, vacancies: dict, lc=None, now: int | None = None,
-                f: Filters | None = None, words: dict[str, str] | None = None) -> Safe:
+                f: Filters | None = None, words: dict[str, str] | None = None,
+                waiting: dict[str, list[str]] | None = None) -> Safe:
     """The roster page's body. `words`: agent -> the text of its last move, shown (and
-    searched) where it set no summary (`Viewer.last_words`)."""
+    searched) where it set no summary (`Viewer.last_words`). `waiting`: agent -> what it
+    waits for a person for, in words (runtime/attention.py), first in "Needs attention"."""
     from gitstate.web.trouble import trouble
     f = f or Filters()
     words = words or {}
@@ -204,6 +206,8 @@ def roster_body(links: Links, view: dict, vacancies: dict, lc=None, now: int | N
                 found = trouble(r, lc, now)
                 if found:
                     flagged[r["agent"]] = found
+    for agent, said in (waiting or {}).items():
+        flagged[agent] = [("waiting", w) for w in said] + flagged.get(agent, [])
     states = list(lc.states) if lc is not None else []
     roles = sorted({r["role"] for key, _, _ in groups for r in view.get(key, [])
                     if r.get("role")})

@@ -1,6 +1,7 @@
-"""What needs a person's eyes first: an agent at urgent or legacy context, a living agent
-silent past the heartbeat, an agent in a state past its timeout, a state file that cannot be
-read. Each is said in words (the colour only repeats it)."""
+"""What needs a person's eyes first: an agent that waits for a person (its runtime said so:
+runtime/attention.py, added by the roster page), an agent at urgent or legacy context, a
+living agent silent past the heartbeat, an agent in a state past its timeout, a state file
+that cannot be read. Each is said in words (the colour only repeats it)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from gitstate.law.times import duration
 from gitstate.web.clock import epoch
 
 # how bad each kind is: the roster sorts the worst first
-WEIGHT = {"problem": 4, "urgent": 3, "silent": 3, "overdue": 2, "legacy": 1}
+WEIGHT = {"waiting": 5, "problem": 4, "urgent": 3, "silent": 3, "overdue": 2, "legacy": 1}
 
 
 def trouble(r: dict, lc: Lifecycle, now: int) -> list[tuple[str, str]]:

@@ -130,7 +130,7 @@ def test_init_merges_hooks_keeping_the_users_own(empty_repo):
     report = json.loads(res.stdout)["integrations"][0]
     assert report["changed"] and set(report["added"]) == {
         "SessionStart", "PostToolUse", "PreToolUse", "SubagentStart", "UserPromptSubmit", "Stop",
-        "PreCompact", "SessionEnd", "SubagentStop", "StopFailure"}
+        "PreCompact", "SessionEnd", "SubagentStop", "StopFailure", "Notification"}
     got = json.loads(settings.read_text())
     assert got["permissions"] == mine["permissions"]
     assert got["hooks"]["Stop"][0] == mine["hooks"]["Stop"][0]    # the user's first, untouched

@@ -58,8 +58,10 @@ READS = [("status", ()), ("status", ("alice",)), ("status", ("--at", "HEAD~3")),
          ("lifecycle", ()), ("check", ()), ("verify", ()), ("verify", ("--no-cache",)),
          ("show", ("carol",)), ("show", ("carol", "--at", "HEAD~1")), ("presets", ()),
          ("situations", ("--no-sqlite",)), ("situations", ("--no-sqlite", "--at", "HEAD~4")),
-         ("situations", ()), ("doctor", ()), ("sweep", ("--dry-run",)), ("init", ())]
-VIEWS = {"status", "roster", "vacancies", "log", "inbox", "situations", "show", "verify"}
+         ("situations", ()), ("doctor", ()), ("sweep", ("--dry-run",)), ("init", ()),
+         ("attention", ())]
+VIEWS = {"status", "roster", "vacancies", "log", "inbox", "situations", "show", "verify",
+         "attention"}
 
 
 def test_every_read_output_matches_its_schema(repo):
