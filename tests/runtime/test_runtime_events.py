@@ -332,3 +332,25 @@ def test_an_agent_in_its_own_worktree_moves_the_team_line(tmp_path):
     assert state(repo, "sam") == "idle"
     assert git(repo, "log", "-1", "--format=%s", "main").stdout.strip() == \
         "@sam: [STATE:idle] runtime: stop"
+
+
+def test_a_prompt_answers_the_session_that_waited_for_its_person(tmp_path, monkeypatch):
+    """(A notice clears at the agent's next state commit, from the notice's second on: the
+    setup's commits are dated a minute back, so the notice comes after them.)"""
+    import time
+    repo = repo_of(tmp_path, "registry")    # no rule for a prompt: it moves nothing
+    with monkeypatch.context() as m:
+        for role in ("AUTHOR", "COMMITTER"):
+            m.setenv(f"GIT_{role}_DATE", f"@{int(time.time()) - 60} +0000")
+        session = bound(repo, "sam", "--role", "general")
+    EVENTS["notification"] = "Notification"
+    res = hook(repo, "notification", {**base(repo, session, "Notification"),
+                                      "notification_type": "idle_prompt",
+                                      "message": "Claude is waiting for your input"})
+    assert res.returncode == 0, res.stderr
+    waiting = json.loads(gitstate(repo, "attention", "--json").stdout)["waiting"]
+    assert [w["agent"] for w in waiting] == ["sam"]
+    made = commits(repo)
+    res = hook(repo, "prompt", {**base(repo, session, "UserPromptSubmit"), "prompt": "here"})
+    assert res.returncode == 0 and commits(repo) == made
+    assert json.loads(gitstate(repo, "attention", "--json").stdout)["waiting"] == []
