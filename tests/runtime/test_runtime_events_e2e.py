@@ -69,6 +69,13 @@ def test_squad_a_prompt_makes_the_session_active_and_its_turns_end_idle(tmp_path
     log = moves(repo, since)
     assert "gitstate|@sam: [STATE:active] runtime: prompt" in log, log
     assert log[-1] == "gitstate|@sam: [STATE:idle] runtime: stop", log
+    # the user clears the conversation: the session ends (reason clear) and is cleaned up
+    since, before = tip(repo), len(decisions(repo))
+    run(repo, model, "/clear", session, resume=True)
+    settled(repo, session, "session_end", before)
+    assert moves(repo, since)[-1] == \
+        "gitstate|@sam: [STATE:cleanup] runtime: session end (clear)", moves(repo, since)
+    assert "final_summary: fixed" in git(repo, "show", "HEAD:agent/sam/_state.md").stdout
     assert gitstate(repo, "verify", "--no-cache").returncode == 0
 
 
