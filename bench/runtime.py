@@ -120,7 +120,7 @@ def bench(source: Path, runs: int, against: Path | None = None) -> dict:
 
 def install_hooks(repo: Path) -> None:
     """`gitstate init --runtime claude-code`'s settings and shim, and this clone's Python."""
-    from gitstate.runtime.settings import install
+    from gitstate.runtime.claude_code.settings import install
     install(repo)
     subprocess.run(["git", "config", "gitstate.python", sys.executable], cwd=repo, check=True)
 

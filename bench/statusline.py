@@ -53,7 +53,7 @@ def bench(source: Path, runs: int) -> dict:
         repo = Path(tmp) / "repo"
         shutil.copytree(source, repo, symlinks=True)
         subprocess.run(["git", "commit-graph", "write", "--reachable"], cwd=repo, check=True)
-        from gitstate.runtime.settings import install   # as init --runtime claude-code
+        from gitstate.runtime.claude_code.settings import install   # as init --runtime claude-code
         install(repo, user=Path(tmp) / "no-user-settings.json")
         subprocess.run(["git", "config", "gitstate.python", sys.executable], cwd=repo,
                        check=True)

@@ -13,7 +13,9 @@ def main(argv: list[str] | None = None) -> int:
         from gitstate.doors.hooks import run_hook
         return run_hook(args[1], args[2:])
     if args[:1] == ["statusline"] or args[:2] == ["hook", "statusline"]:
-        from gitstate.runtime.statusline import run as status  # after every message: light
+        from gitstate.runtime.claude_code.statusline import (
+            run as status,  # after every message: light
+        )
         return status(args[1 if args[0] == "statusline" else 2:])
     if args[:1] == ["hook"] and len(args) > 1 and args[1] in _runtime_hooks():
         return _runtime_hook(args[1], args[2:])    # an agent runtime's hook: no click either

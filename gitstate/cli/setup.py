@@ -8,13 +8,13 @@ import click
 
 from gitstate.cli.app import cli, directory, emit, example, json_option, json_out, output, repo
 from gitstate.doors.check import check as checked
-from gitstate.doors.doctor import diagnose
 from gitstate.errors import EXIT_REJECTED, GitstateError, UsageError
 from gitstate.git.runner import find_repo
 from gitstate.law.diagram import describe, to_mermaid
 from gitstate.law.lifecycle import SIGNERS_PATH
 from gitstate.law.load import load_lifecycle
 from gitstate.resources import preset_dir, presets as names
+from gitstate.runtime.doctor import diagnose
 from gitstate.runtime.registry import RUNTIMES
 
 

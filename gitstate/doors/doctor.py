@@ -117,11 +117,7 @@ def diagnose(repo: Managed) -> list[dict]:
     out += _moversfindings(repo, lc, head)
 
     out += _hub_and_ci(repo)
-    from gitstate.doors.runtime_check import findings as runtime_findings
-    out += runtime_findings(repo)   # Claude Code: its hooks, its agents' Bash, its MCP server
-    from gitstate.doors.plugin_check import findings as plugin_findings
-    out += plugin_findings(repo)    # which runs them: the project's settings or the plugin
-    return out
+    return out    # and each agent runtime's own checks: gitstate.runtime.doctor
 
 
 def _moversfindings(repo: Managed, lc, head: str | None) -> list[dict]:

@@ -34,7 +34,8 @@ MCP_SERVER = {"command": "sh",
               "args": ["-c", f'exec "$(git rev-parse --show-toplevel)/{RUNTIME_SHIM}" mcp']}
 
 # gitstate's Claude Code plugin (gitstate/claude_plugin, its files made by
-# gitstate/runtime/plugin.py): its hooks and MCP server run the plugin's own shim, which finds
+# gitstate/runtime/claude_code/plugin.py): its hooks and MCP server run the plugin's own shim,
+# which finds
 # gitstate as the project's shim does. It stands down (exits 0, silently) where the project's
 # committed settings already run gitstate's (`init --runtime claude-code`): it looks for these
 # words, as JSON writes them, in .claude/settings.json (hooks) and .mcp.json (MCP server), so

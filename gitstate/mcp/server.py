@@ -214,7 +214,7 @@ def build(directory: str | None = None, agent_flag: str | None = None) -> Strict
                 from gitstate.doors.hub import diagnose_hub
                 findings = diagnose_hub(repo.git)
             else:
-                from gitstate.doors.doctor import diagnose
+                from gitstate.runtime.doctor import diagnose
                 findings = diagnose(repo)
             return {"ok": not any(f["status"] == "fail" for f in findings),
                     "findings": findings}

@@ -1,8 +1,9 @@
 """The agent runtimes gitstate joins, each declared once: its hooks (which event of the runtime
-runs which `gitstate hook NAME`), the module that answers them and the one that writes its
-configuration (`gitstate init --runtime NAME`). The entry point, `gitstate hook`, `init
---runtime`, the Claude Code plugin and the README's table of hooks are made from here: a new
-runtime is a package of its own and an entry in RUNTIMES.
+runs which `gitstate hook NAME`), the module that answers them, the one that writes its
+configuration (`gitstate init --runtime NAME`) and the one whose `findings` `gitstate doctor`
+adds. The entry point, `gitstate hook`, `init --runtime`, `doctor`, the Claude Code plugin and
+the README's table of hooks are made from here: a new runtime is a package of its own under
+`gitstate/runtime/` and an entry in RUNTIMES.
 
 Pure data, no imports: `python -m gitstate hook NAME` reads it before anything else.
 """
@@ -14,12 +15,12 @@ class Runtime:
     """One runtime: `hooks` maps its event to (the event's matcher or None, gitstate's hook
     name[, extra keys of the hook's entry]); the modules are imported only when needed."""
 
-    __slots__ = ("name", "title", "hooks", "entry", "install")
+    __slots__ = ("name", "title", "hooks", "entry", "install", "doctor")
 
     def __init__(self, name: str, title: str, hooks: dict[str, tuple], entry: str,
-                 install: str):
+                 install: str, doctor: str):
         self.name, self.title, self.hooks = name, title, hooks
-        self.entry, self.install = entry, install
+        self.entry, self.install, self.doctor = entry, install, doctor
 
     def names(self) -> tuple[str, ...]:
         """gitstate's hooks this runtime runs, in the order of its events."""
@@ -43,7 +44,8 @@ RUNTIMES: dict[str, Runtime] = {
             "StopFailure": (None, "stop-failure"),
             "Notification": (None, "notification"),
         },
-        entry="gitstate.runtime.claude_code", install="gitstate.runtime.settings"),
+        entry="gitstate.runtime.claude_code", install="gitstate.runtime.claude_code.settings",
+        doctor="gitstate.runtime.claude_code.doctor"),
 }
 DEFAULT = "claude-code"   # the runtime of a hook run without `--runtime`
 

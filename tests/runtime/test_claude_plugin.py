@@ -1,5 +1,5 @@
 """gitstate's Claude Code plugin (gitstate/claude_plugin): its made files are what
-gitstate/runtime/plugin.py makes from the one declaration of the hooks, and its shim finds
+gitstate/runtime/claude_code/plugin.py makes from the one declaration of the hooks, and its shim finds
 gitstate, or stands down where the project runs init's hooks and MCP server."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from conftest import git, gitstate, make_repo
 
-from gitstate.runtime import plugin, settings
+from gitstate.runtime.claude_code import plugin, settings
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIM = plugin.ROOT / "bin" / "gitstate"
@@ -21,9 +21,10 @@ SHIM = plugin.ROOT / "bin" / "gitstate"
 
 def test_the_committed_plugin_files_are_what_gitstate_makes():
     """When HOOKS (or the shim, or the version) changes, this fails until the plugin is made
-    again: `python -m gitstate.runtime.plugin`."""
-    assert plugin.stale() == [], "run `python -m gitstate.runtime.plugin` and commit the result"
-    res = subprocess.run([sys.executable, "-m", "gitstate.runtime.plugin", "--check"],
+    again: `python -m gitstate.runtime.claude_code.plugin`."""
+    assert plugin.stale() == [], \
+        "run `python -m gitstate.runtime.claude_code.plugin` and commit the result"
+    res = subprocess.run([sys.executable, "-m", "gitstate.runtime.claude_code.plugin", "--check"],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
 

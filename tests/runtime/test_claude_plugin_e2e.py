@@ -67,7 +67,7 @@ def test_claude_plugin_validate_passes_for_the_marketplace_and_the_plugin():
         assert report["success"] is True and report["manifest"]["errors"] == [], report
     provides = json.loads(claude_cli("plugin", "validate", "--json", str(PLUGIN)).stdout)[
         "provides"]
-    from gitstate.runtime.settings import HOOKS
+    from gitstate.runtime.claude_code.settings import HOOKS
     assert [h["event"] for h in provides["hooks"]] == list(HOOKS)
     assert [s["name"] for s in provides["mcpServers"]] == ["gitstate"]
     assert sorted(provides["commands"]) == ["gitstate:inbox", "gitstate:roster",

@@ -9,7 +9,7 @@ import pytest
 from gitstate.errors import InvalidFile
 from gitstate.law.load import load_lifecycle
 from gitstate.resources import preset_dir
-from gitstate.runtime import transcript as t
+from gitstate.runtime.claude_code import transcript as t
 
 
 def _line(prompt, model="claude-sonnet-4-5", sidechain=False, split=(5, 100)):
@@ -63,5 +63,5 @@ def test_the_lifecycle_may_state_the_context_window():
 
 def test_the_shipped_settings_snippet_is_what_init_merges():
     from gitstate.resources import read_shipped
-    from gitstate.runtime.settings import merge
+    from gitstate.runtime.claude_code.settings import merge
     assert json.loads(read_shipped("agent", "claude-settings.json")) == merge({})[0]

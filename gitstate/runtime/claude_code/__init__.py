@@ -141,7 +141,7 @@ def context(event: dict) -> dict | None:
     `context_pct`, and the agent is told what the new phase asks of it."""
     import time
 
-    from gitstate.runtime.transcript import WAIT, measure
+    from gitstate.runtime.claude_code.transcript import WAIT, measure
     gdir = memory.git_dir(event.get("cwd"))
     if gdir is None:
         return None

@@ -10,7 +10,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from gitstate.doors.runtime_check import _json, _python, finding as found, plugin_enabled
 from gitstate.doors.shims import (
     BARE_COMMAND,
     MCP_CONFIG,
@@ -21,6 +20,7 @@ from gitstate.doors.shims import (
     runs_our_mcp,
 )
 from gitstate.git.repo import Managed
+from gitstate.runtime.claude_code.checks import _json, _python, finding as found, plugin_enabled
 
 
 def project_parts(top: Path) -> dict[str, tuple[bool, bool]]:

@@ -71,7 +71,7 @@ TIMEOUT = 30   # seconds; the hooks take well under one (bench/README.md)
 # event -> (matcher or None, hook name[, extra keys of the hook entry]): Claude Code's entry of
 # the one declaration of the runtimes' hooks (runtime/registry.py). `init --runtime claude-code`
 # merges them into .claude/settings.json, and the plugin's hooks/hooks.json is made from them
-# (gitstate/runtime/plugin.py).
+# (gitstate/runtime/claude_code/plugin.py).
 HOOKS: dict[str, tuple] = RUNTIMES["claude-code"].hooks
 
 
@@ -241,7 +241,7 @@ def install(top: Path, user: Path | None = None) -> list[dict]:
         (top / MCP_CONFIG).write_text(json.dumps(servers, indent=2) + "\n", encoding="utf-8")
     hooks = {"kind": "runtime", "name": "claude-code", "path": SETTINGS,
              "changed": bool(changed) or shim, "added": changed, "kept": kept}
-    from gitstate.doors.runtime_check import plugin_enabled
+    from gitstate.runtime.claude_code.checks import plugin_enabled
     plugin = plugin_enabled(top)
     if plugin:    # never both: the plugin's shim leaves these to the project's settings
         hooks["then"] = (f"gitstate's Claude Code plugin is enabled ({plugin[0]} in "

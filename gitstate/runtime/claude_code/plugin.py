@@ -1,5 +1,5 @@
 """gitstate's Claude Code plugin: the files of `gitstate/claude_plugin/` that are made, not
-written by hand, and the command that writes them (`python -m gitstate.runtime.plugin`;
+written by hand, and the command that writes them (`python -m gitstate.runtime.claude_code.plugin`;
 `--check` says whether the committed files are what it makes, and exits 1 where not).
 
 The plugin is listed by the marketplace at the top of the repository
@@ -39,15 +39,15 @@ from gitstate.doors.shims import (
     RUNTIME_SHIM,
 )
 from gitstate.law.lifecycle import LIFECYCLE_PATH
-from gitstate.runtime.settings import HOOKS, group
+from gitstate.runtime.claude_code.settings import HOOKS, group
 
-ROOT = Path(__file__).resolve().parents[1] / "claude_plugin"
+ROOT = Path(__file__).resolve().parents[2] / "claude_plugin"
 
 SHIM = r"""#!/bin/sh
 # gitstate-shim: claude-plugin -- gitstate's Claude Code plugin runs it for its hooks
 # (`hook NAME`) and MCP server (`mcp`), and the session's Bash may run it as `gitstate`: it
 # runs `gitstate ARGS` with the gitstate this project uses, found as the project's own shim
-# (@RUNTIME_SHIM@) finds it. Made by `python -m gitstate.runtime.plugin`.
+# (@RUNTIME_SHIM@) finds it. Made by `python -m gitstate.runtime.claude_code.plugin`.
 top=${CLAUDE_PROJECT_DIR:-$(git rev-parse --show-toplevel 2>/dev/null || pwd)}
 case $1 in
     hook)   # the project's committed settings run gitstate's hooks: theirs, not these
@@ -155,7 +155,7 @@ def main(argv: list[str]) -> int:
         old = stale()
         for rel in old:
             print(f"{ROOT / rel}: not what gitstate makes; run `python -m "
-                  "gitstate.runtime.plugin`", file=sys.stderr)
+                  "gitstate.runtime.claude_code.plugin`", file=sys.stderr)
         return 1 if old else 0
     for rel in write():
         print(f"wrote {ROOT / rel}")
