@@ -1,0 +1,162 @@
+"""The real Codex CLI (npm @openai/codex, pinned in .ci/npm/package.json) in a git repository,
+against a scripted Responses-API model on 127.0.0.1 (tests/runtime/scripted_responses.py),
+with its hooks trusted through its own app-server (tests/runtime/codex_harness.py): a shell
+call's output, a SessionStart hook's context and a PreToolUse hook's refusal reach the
+model's requests."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from codex_harness import hook_lines, run, trust, write_config
+from conftest import git, make_repo
+from npm_tools import codex
+from scripted_responses import ScriptedResponses, Turn, everything, outputs, shell, text
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def model():
+    """One scripted model for the module (each test routes by its own token); without Codex
+    installed, the tests skip before starting anything."""
+    codex()
+    server = ScriptedResponses()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def home(tmp_path, model) -> Path:
+    """The test's own Codex home, its model the scripted one."""
+    path = tmp_path.resolve() / "codex-home"
+    write_config(path, model.url)
+    return path
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    path = make_repo(tmp_path.resolve() / "repo")
+    (path / "README").write_text("hi\n")
+    git(path, "add", "README")
+    git(path, "commit", "-q", "-m", "first")
+    return path
+
+
+def project_hooks(repo: Path, hooks: dict) -> None:
+    """`.codex/hooks.json` of the project: {event: [(matcher or None, python source)]}, each
+    hook a script run by this interpreter with the event's JSON on stdin."""
+    folder = repo / ".codex"
+    folder.mkdir(exist_ok=True)
+    table: dict = {}
+    for event, entries in hooks.items():
+        for n, (matcher, source) in enumerate(entries):
+            script = folder / f"{event}-{n}.py"
+            script.write_text(source)
+            group: dict = {"hooks": [{"type": "command",
+                                      "command": f"{sys.executable} {script}"}]}
+            if matcher:
+                group["matcher"] = matcher
+            table.setdefault(event, []).append(group)
+    (folder / "hooks.json").write_text(json.dumps({"hooks": table}, indent=2))
+
+
+def developer_messages(request: dict) -> list[str]:
+    return ["\n".join(part.get("text", "") for part in item.get("content") or [])
+            for item in request.get("input") or []
+            if item.get("type") == "message" and item.get("role") == "developer"]
+
+
+def test_a_shell_call_runs_and_its_output_reaches_the_next_request(repo, home, model):
+    """The harness itself: the model's call of Codex's shell tool runs in the repository, and
+    what it printed (not the command line: the arithmetic is the shell's) comes back."""
+    token = model.script("codex-echo", Turn(shell("echo hi; echo sum-$((6*7)) > sum.txt")),
+                         Turn(text("saw it")))
+    before = list(model.other)
+    res = run(codex(), home, repo, f"say hi {token}")
+    said = model.requests("codex-echo")
+    assert len(said) == 2
+    assert not outputs(said[0])
+    output = outputs(said[1])["exec_command#0"]
+    assert "Process exited with code 0" in output and output.endswith("Output:\nhi\n")
+    assert (repo / "sum.txt").read_text() == "sum-42\n"
+    assert "saw it" in res.stdout
+    assert model.other == before      # nothing but POST /v1/responses reached the server
+    assert res.session and res.session in json.dumps(said[0])   # its prompt_cache_key
+
+
+SESSION_START = """\
+import json, sys
+event = json.load(sys.stdin)
+print(json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
+    "additionalContext": "context from the hook: %s %s" % (event["source"],
+                                                            event["session_id"])}}))
+"""
+
+
+def test_a_session_start_hook_reaches_the_model_once_trusted_through_the_app_server(
+        repo, home, model):
+    project_hooks(repo, {"SessionStart": [(None, SESSION_START)]})
+    # untrusted (and in an untrusted project): skipped, without a word
+    token = model.script("codex-untrusted", Turn(text("hello")))
+    res = run(codex(), home, repo, f"start {token}")
+    assert "context from the hook" not in everything(model.requests("codex-untrusted")[0])
+    assert hook_lines(res) == []
+
+    listed = trust(codex(), home, repo)
+    assert [(h["eventName"], h["source"], h["trustStatus"]) for h in listed] == \
+        [("sessionStart", "project", "trusted")]
+    assert listed[0]["key"] == f"{repo / '.codex' / 'hooks.json'}:session_start:0:0"
+    token = model.script("codex-trusted", Turn(text("hello")))
+    res = run(codex(), home, repo, f"start {token}")
+    request = model.requests("codex-trusted")[0]
+    assert f"context from the hook: startup {res.session}" in developer_messages(request)
+    assert hook_lines(res) == ["hook: SessionStart", "hook: SessionStart Completed"]
+
+    # a changed entry is no longer trusted: skipped again until trusted again
+    table = json.loads((repo / ".codex" / "hooks.json").read_text())
+    table["hooks"]["SessionStart"][0]["hooks"][0]["timeout"] = 30
+    (repo / ".codex" / "hooks.json").write_text(json.dumps(table))
+    token = model.script("codex-modified", Turn(text("hello")))
+    res = run(codex(), home, repo, f"start {token}")
+    assert "context from the hook" not in everything(model.requests("codex-modified")[0])
+    assert hook_lines(res) == []
+    assert [h["trustStatus"] for h in trust(codex(), home, repo)] == ["trusted"]
+
+
+PRE_TOOL_USE = """\
+import json, pathlib, sys
+event = json.load(sys.stdin)
+with open(pathlib.Path(__file__).with_name("pre-tool-use.jsonl"), "a") as log:
+    log.write(json.dumps(event) + "\\n")
+if "touch" in event["tool_input"]["command"]:
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": "no touching in this repository"}}))
+"""
+
+
+def test_a_pre_tool_use_hook_denies_a_shell_call_and_the_model_reads_why(repo, home, model):
+    project_hooks(repo, {"PreToolUse": [("Bash", PRE_TOOL_USE)]})
+    assert [h["trustStatus"] for h in trust(codex(), home, repo)] == ["trusted"]
+    token = model.script("codex-deny", Turn(shell("touch touched.txt")),
+                         Turn(shell("echo still here")), Turn(text("done")))
+    res = run(codex(), home, repo, f"touch it {token}")
+    said = model.requests("codex-deny")
+    assert len(said) == 3
+    refused = outputs(said[1])["exec_command#0"]
+    assert refused.startswith("Command blocked by PreToolUse hook: no touching in this "
+                              "repository.")
+    assert not (repo / "touched.txt").exists()
+    assert outputs(said[2])["exec_command#1"].endswith("Output:\nstill here\n")
+    assert "hook: PreToolUse Blocked" in hook_lines(res)
+    seen = [json.loads(line) for line in
+            (repo / ".codex" / "pre-tool-use.jsonl").read_text().splitlines()]
+    assert [(e["tool_name"], e["tool_input"], e["session_id"]) for e in seen] == [
+        ("Bash", {"command": "touch touched.txt"}, res.session),
+        ("Bash", {"command": "echo still here"}, res.session)]
+    assert all(Path(e["transcript_path"]).is_file() for e in seen)
