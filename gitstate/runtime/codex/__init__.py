@@ -69,9 +69,11 @@ Rollout (transcript_path)
   with `timestamp`, `ordinal`, `type`, `payload`: `session_meta` (id, cwd, cli_version, ...),
   `response_item` (the model's items), `event_msg`, `turn_context`, and per model response a
   `token_usage_record` (`payload.usage.input_tokens`: that request's input, the measure of
-  the context; `turn_token_usage`, `thread_token_usage` sums) followed by an
-  `event_msg` of type `token_count` (`info.last_token_usage`, `info.total_token_usage`,
-  `info.model_context_window`).
+  the context; `turn_token_usage`, `thread_token_usage` sums); an `event_msg` of type
+  `token_count` (`info.last_token_usage`, `info.total_token_usage`,
+  `info.model_context_window`) follows, after the output of the calls that response made (a
+  PostToolUse hook of the turn's first call finds none yet); each turn's `task_started`
+  `event_msg` carries `model_context_window` too.
 
 MCP
   `codex mcp add NAME [--env K=V] -- COMMAND ARGS...` writes `[mcp_servers.NAME]` `command`,
