@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from codex_harness import hook_lines, run, trust, write_config
-from conftest import git, make_repo
+from conftest import git, gitstate, make_repo
 from npm_tools import codex
+from gitstate.runtime.codex.hooks import latest_usage
 from scripted_responses import ScriptedResponses, Turn, everything, outputs, shell, text
 
 pytestmark = pytest.mark.e2e
@@ -47,22 +48,30 @@ def repo(tmp_path) -> Path:
     return path
 
 
-def project_hooks(repo: Path, hooks: dict) -> None:
-    """`.codex/hooks.json` of the project: {event: [(matcher or None, python source)]}, each
-    hook a script run by this interpreter with the event's JSON on stdin."""
-    folder = repo / ".codex"
-    folder.mkdir(exist_ok=True)
+def hooks_json(repo: Path, hooks: dict) -> None:
+    """`.codex/hooks.json` of the project: {event: [(matcher or None, command)]}."""
     table: dict = {}
     for event, entries in hooks.items():
-        for n, (matcher, source) in enumerate(entries):
-            script = folder / f"{event}-{n}.py"
-            script.write_text(source)
-            group: dict = {"hooks": [{"type": "command",
-                                      "command": f"{sys.executable} {script}"}]}
+        for matcher, command in entries:
+            group: dict = {"hooks": [{"type": "command", "command": command}]}
             if matcher:
                 group["matcher"] = matcher
             table.setdefault(event, []).append(group)
-    (folder / "hooks.json").write_text(json.dumps({"hooks": table}, indent=2))
+    (repo / ".codex").mkdir(exist_ok=True)
+    (repo / ".codex" / "hooks.json").write_text(json.dumps({"hooks": table}, indent=2))
+
+
+def project_hooks(repo: Path, hooks: dict) -> None:
+    """Hooks that are python sources ({event: [(matcher or None, source)]}), each a script
+    run by this interpreter with the event's JSON on stdin."""
+    (repo / ".codex").mkdir(exist_ok=True)
+    commands: dict = {}
+    for event, entries in hooks.items():
+        for n, (matcher, source) in enumerate(entries):
+            script = repo / ".codex" / f"{event}-{n}.py"
+            script.write_text(source)
+            commands.setdefault(event, []).append((matcher, f"{sys.executable} {script}"))
+    hooks_json(repo, commands)
 
 
 def developer_messages(request: dict) -> list[str]:
@@ -160,3 +169,74 @@ def test_a_pre_tool_use_hook_denies_a_shell_call_and_the_model_reads_why(repo, h
         ("Bash", {"command": "touch touched.txt"}, res.session),
         ("Bash", {"command": "echo still here"}, res.session)]
     assert all(Path(e["transcript_path"]).is_file() for e in seen)
+
+
+# -- gitstate's Codex hooks -------------------------------------------------------------------
+
+GITSTATE = f"{sys.executable} -m gitstate hook"
+
+
+@pytest.fixture
+def managed(repo) -> Path:
+    res = gitstate(repo, "init")
+    assert res.returncode == 0, res.stderr
+    return repo
+
+
+def test_the_briefing_reaches_a_codex_session_bound_by_its_id_or_by_gitstate_agent(
+        managed, home, model):
+    hooks_json(managed, {"SessionStart": [(None, f"{GITSTATE} codex-session-start")]})
+    assert [h["trustStatus"] for h in trust(codex(), home, managed)] == ["trusted"]
+
+    token = model.script("codex-unbound", Turn(text("who am I")))
+    first = run(codex(), home, managed, f"start {token}")
+    said = "\n".join(developer_messages(model.requests("codex-unbound")[0]))
+    assert "gitstate: no agent is bound to this session." in said
+    assert f"`gitstate spawn <your-id> --session {first.session}`" in said
+
+    # bound by the session's id, which the briefing gave: the resumed session is alice's
+    assert gitstate(managed, "spawn", "alice", "--role", "architect", "--session",
+                    first.session).returncode == 0
+    token = model.script("codex-resumed", Turn(text("back")))
+    again = run(codex(), home, managed, f"again {token}", resume=first.session)
+    assert again.session == first.session
+    said = "\n".join(developer_messages(model.requests("codex-resumed")[-1]))
+    assert "gitstate briefing (resumed) alice: bootstrap" in said
+    assert "role: architect" in said
+
+    # bound by the environment `codex exec` runs in
+    assert gitstate(managed, "spawn", "bob").returncode == 0
+    token = model.script("codex-env", Turn(text("hello")))
+    run(codex(), home, managed, f"start {token}", env={"GITSTATE_AGENT": "bob"})
+    said = "\n".join(developer_messages(model.requests("codex-env")[0]))
+    assert "gitstate briefing (started) bob: bootstrap" in said
+    assert "alice" not in said.split("\n")[0]
+
+
+MEASURE = """\
+import json, sys
+from gitstate.runtime.codex.hooks import latest_usage
+event = json.load(sys.stdin)
+with open(sys.argv[1], "a") as log:
+    log.write(json.dumps(latest_usage(event["transcript_path"])) + "\\n")
+"""
+
+
+def test_the_rollout_holds_the_input_tokens_of_the_response_that_made_each_call(
+        repo, home, model, tmp_path):
+    """What a PostToolUse hook reads of the rollout, at the call: the tokens the model
+    reported for the response that made it, and the context window."""
+    log = tmp_path / "measured.jsonl"
+    (repo / ".codex").mkdir()
+    (repo / ".codex" / "measure.py").write_text(MEASURE)
+    hooks_json(repo, {"PostToolUse": [("Bash", f"{sys.executable} "
+                                               f"{repo / '.codex' / 'measure.py'} {log}")]})
+    assert [h["trustStatus"] for h in trust(codex(), home, repo)] == ["trusted"]
+    token = model.script("codex-measure", Turn(shell("true"), input_tokens=30_000),
+                         Turn(shell("true"), input_tokens=110_000),
+                         Turn(text("done"), input_tokens=111_000))
+    res = run(codex(), home, repo, f"think {token}")
+    assert [json.loads(line) for line in log.read_text().splitlines()] == [
+        [30_000, 258_400], [110_000, 258_400]]
+    rollout = next((home / "sessions").rglob(f"rollout-*-{res.session}.jsonl"))
+    assert latest_usage(str(rollout)) == (111_000, 258_400)
