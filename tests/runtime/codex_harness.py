@@ -23,7 +23,7 @@ PROVIDER = "scripted"
 KEY_ENV = "SCRIPTED_API_KEY"
 
 CONFIG = """\
-model = "{model}"
+{top}model = "{model}"
 model_provider = "{provider}"
 
 [model_providers.{provider}]
@@ -41,11 +41,12 @@ remote_plugin = false
 SESSION = re.compile(r"^session id: (\S+)$", re.M)
 
 
-def write_config(home: Path, base_url: str, extra: str = "") -> Path:
-    """A Codex home (`CODEX_HOME`) whose model is the scripted server at `base_url`."""
+def write_config(home: Path, base_url: str, top: str = "", extra: str = "") -> Path:
+    """A Codex home (`CODEX_HOME`) whose model is the scripted server at `base_url`; `top`
+    holds more top-level keys, `extra` more tables."""
     home.mkdir(parents=True, exist_ok=True)
     path = home / "config.toml"
-    path.write_text(CONFIG.format(model=MODEL, provider=PROVIDER, base_url=base_url,
+    path.write_text(CONFIG.format(top=top, model=MODEL, provider=PROVIDER, base_url=base_url,
                                   key_env=KEY_ENV) + extra)
     return path
 

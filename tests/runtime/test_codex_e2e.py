@@ -240,3 +240,39 @@ def test_the_rollout_holds_the_input_tokens_of_the_response_that_made_each_call(
         [30_000, 258_400], [110_000, 258_400]]
     rollout = next((home / "sessions").rglob(f"rollout-*-{res.session}.jsonl"))
     assert latest_usage(str(rollout)) == (111_000, 258_400)
+
+
+def test_a_shell_move_lands_as_one_commit_and_an_illegal_one_is_refused_in_its_output(
+        managed, tmp_path, model):
+    """The model's shell runs `gitstate` as the agent the environment names. Codex runs a
+    command in a login shell by default, whose /etc/profile may reset PATH (losing a venv's
+    gitstate): `allow_login_shell = false` keeps the PATH `codex exec` was given."""
+    home = tmp_path.resolve() / "codex-home"
+    write_config(home, model.url, top="allow_login_shell = false\n")
+    assert gitstate(managed, "spawn", "alice").returncode == 0
+    tip = git(managed, "rev-parse", "HEAD").stdout.strip()
+    token = model.script("codex-move",
+                         Turn(shell('gitstate transition "$GITSTATE_AGENT" inbox '
+                                    '-m "ready for work"')),
+                         Turn(shell("gitstate transition alice deep_work")),
+                         Turn(text("done")))
+    run(codex(), home, managed, f"work {token}", env={"GITSTATE_AGENT": "alice"})
+    said = model.requests("codex-move")
+    moved = outputs(said[1])["exec_command#0"]
+    assert "Process exited with code 0" in moved and "alice: bootstrap -> inbox" in moved
+    assert git(managed, "log", "--format=%an|%s", f"{tip}..HEAD").stdout.splitlines() == [
+        "Test Person|@alice: [STATE:inbox] ready for work"]
+    refused = outputs(said[2])["exec_command#1"]
+    assert "Process exited with code 0" not in refused
+    assert "[illegal-transition]" in refused and "not deep_work" in refused
+    assert "state: inbox" in git(managed, "show", "HEAD:agent/alice/_state.md").stdout
+    assert gitstate(managed, "verify", "--no-cache").returncode == 0
+
+
+def test_an_api_error_ends_the_run_without_a_retry(repo, home, model):
+    """The scripted model's error turn: a 400 is not retried, and `codex exec` fails."""
+    token = model.script("codex-error", Turn(error=400))
+    res = run(codex(), home, repo, f"fail {token}", check=False)
+    assert res.returncode != 0
+    assert len(model.requests("codex-error")) == 1
+    assert "scripted failure" in res.stderr

@@ -59,8 +59,12 @@ Model API
   system prompt, AGENTS.md, skills and hook context are developer/user messages in `input`. The
   shell tool is the function `exec_command` with arguments {"cmd": "...", "workdir",
   "login", "tty", "yield_time_ms", ...}; its result is a `function_call_output` whose text
-  ends with `Output:\\n<output>`. Commands run as `/bin/bash -lc <cmd>` (a login shell) with
-  `$CODEX_SESSION_ID`, `$CODEX_THREAD_ID`, `$CODEX_TOOL_CALL_ID` set. Sub-agents are the
+  ends with `Output:\\n<output>`. Commands run as `/bin/bash -lc <cmd>` (a login shell, whose
+  /etc/profile may reset PATH and lose a venv's gitstate) unless the call says `"login":
+  false` or config.toml says `allow_login_shell = false` (then PATH is the one `codex exec`
+  was given, after Codex's own `codex-path` folder), with `$CODEX_SESSION_ID`,
+  `$CODEX_THREAD_ID`, `$CODEX_TOOL_CALL_ID` set. A 400 from the model is not retried: `codex
+  exec` prints `ERROR: <body>` and exits 1. Sub-agents are the
   `multi_agent_v1` tool namespace (`spawn_agent`, ...). With a model it has no metadata for,
   Codex warns and takes a context window of 258,400 tokens.
 
