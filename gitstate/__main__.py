@@ -15,7 +15,7 @@ def main(argv: list[str] | None = None) -> int:
     if args[:1] == ["statusline"] or args[:2] == ["hook", "statusline"]:
         from gitstate.runtime.statusline import run as status  # after every message: light
         return status(args[1 if args[0] == "statusline" else 2:])
-    if args[:2] == ["hook", "codex-session-start"]:
+    if args[:1] == ["hook"] and len(args) > 1 and args[1].startswith("codex-"):
         from gitstate.runtime.codex.hooks import run as codex  # Codex CLI's hooks: no click
         return codex(args[1], args[2:])
     if args[:1] == ["hook"] and len(args) > 1 and args[1] in _runtime_hooks():

@@ -12,7 +12,7 @@ A conversation is routed to its script by the last token in its user messages
 answered is read from the ids of the calls already made since that prompt (which carry it),
 else counted from the assistant messages, so a conversation replays the same way however often
 Codex asks. A turn is a list of items: `text(...)`, `shell(cmd)` (Codex's shell tool,
-`exec_command`) or `call(name, arguments)`, with the input tokens the model reports. Past the
+`exec_command`), `spawn(message)` (its sub-agent tool) or `call(name, arguments)`, with the input tokens the model reports. Past the
 last turn, and for requests without a token, the model answers with plain text.
 
 Every routed request is kept (`server.requests(NAME)`), for the tests to read what reached the
@@ -39,6 +39,11 @@ def text(words: str) -> dict:
 
 def call(name: str, arguments: dict) -> dict:
     return {"type": "function_call", "name": name, "arguments": json.dumps(arguments)}
+
+
+def spawn(message: str) -> dict:
+    """A call of Codex's sub-agent tool (`spawn_agent`, in the `multi_agent_v1` namespace)."""
+    return dict(call("spawn_agent", {"message": message}), namespace="multi_agent_v1")
 
 
 def shell(cmd: str, **more) -> dict:

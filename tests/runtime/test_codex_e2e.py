@@ -16,7 +16,8 @@ from codex_harness import hook_lines, run, trust, write_config
 from conftest import git, gitstate, make_repo
 from npm_tools import codex
 from gitstate.runtime.codex.hooks import latest_usage
-from scripted_responses import ScriptedResponses, Turn, everything, outputs, shell, text
+from scripted_responses import (ScriptedResponses, Turn, everything, outputs, shell, spawn,
+                                text)
 
 pytestmark = pytest.mark.e2e
 
@@ -276,3 +277,31 @@ def test_an_api_error_ends_the_run_without_a_retry(repo, home, model):
     assert res.returncode != 0
     assert len(model.requests("codex-error")) == 1
     assert "scripted failure" in res.stderr
+
+
+def test_a_sub_agent_past_max_depth_is_refused_before_it_exists(managed, home, model):
+    """PreToolUse on `spawn_agent` runs gitstate's spawn guard: the root agent may spawn, an
+    agent at the lifecycle's deepest level may not, and its model reads why."""
+    hooks_json(managed, {"PreToolUse": [("spawn_agent", f"{GITSTATE} codex-spawn-guard")],
+                         "SubagentStart": [(None, f"{sys.executable} -c "
+                                                  "\"import sys; open(sys.argv[1], 'a')"
+                                                  ".write(sys.stdin.read() + '\\\\n')\" "
+                                                  f"{managed / '.codex' / 'started.jsonl'}")]})
+    assert [h["trustStatus"] for h in trust(codex(), home, managed)] == ["trusted"] * 2
+    started = managed / ".codex" / "started.jsonl"
+    assert gitstate(managed, "spawn", "root").returncode == 0
+    token = model.script("codex-spawn-ok", Turn(spawn("look around")), Turn(text("done")))
+    run(codex(), home, managed, f"delegate {token}", env={"GITSTATE_AGENT": "root"})
+    allowed = outputs(model.requests("codex-spawn-ok")[-1])["spawn_agent#0"]
+    assert '"agent_id"' in allowed
+    assert len(started.read_text().splitlines()) == 1
+
+    for parent, kid in (("root", "c1"), ("c1", "c2"), ("c2", "c3")):
+        assert gitstate(managed, "spawn", kid, "--parent", parent).returncode == 0
+    token = model.script("codex-spawn-deep", Turn(spawn("dig deeper")),
+                         Turn(text("refused, fine")))
+    run(codex(), home, managed, f"delegate {token}", env={"GITSTATE_AGENT": "c3"})
+    refused = outputs(model.requests("codex-spawn-deep")[-1])["spawn_agent#0"]
+    assert "gitstate refuses this sub-agent" in refused and "[max-depth]" in refused
+    assert '"agent_id"' not in refused
+    assert len(started.read_text().splitlines()) == 1     # no second sub-agent started

@@ -64,9 +64,16 @@ Model API
   false` or config.toml says `allow_login_shell = false` (then PATH is the one `codex exec`
   was given, after Codex's own `codex-path` folder), with `$CODEX_SESSION_ID`,
   `$CODEX_THREAD_ID`, `$CODEX_TOOL_CALL_ID` set. A 400 from the model is not retried: `codex
-  exec` prints `ERROR: <body>` and exits 1. Sub-agents are the
-  `multi_agent_v1` tool namespace (`spawn_agent`, ...). With a model it has no metadata for,
-  Codex warns and takes a context window of 258,400 tokens.
+  exec` prints `ERROR: <body>` and exits 1. Sub-agents are the `multi_agent_v1` tool
+  namespace (`spawn_agent`, `send_input`, `wait_agent`, `resume_agent`, `close_agent`); the
+  model's call is a `function_call` with `"namespace": "multi_agent_v1"` and `name:
+  "spawn_agent"`, arguments {"message", "items", "fork_context", "model",
+  "reasoning_effort"} (no kind of agent). Its PreToolUse has `tool_name: "spawn_agent"` and
+  the arguments as `tool_input`; a denial reads `Tool call blocked by PreToolUse hook:
+  <reason>. Tool: spawn_agent`. Its SubagentStart has the parent's `session_id`,
+  `agent_type: "default"`, the new `agent_id` and the child's own rollout as
+  `transcript_path`. With a model it has no metadata for, Codex warns and takes a context
+  window of 258,400 tokens.
 
 Rollout (transcript_path)
   `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<session id>.jsonl`, one JSON object a line

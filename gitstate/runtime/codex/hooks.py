@@ -12,6 +12,8 @@ one's history: briefed as a resumed one) and the sub-agent tool (`spawn_agent`, 
 Wired so far:
 - codex-session-start (SessionStart): the briefing (gitstate.runtime.briefing), the session
   bound to its agent by `$GITSTATE_AGENT` or the state file that records its `session:`.
+- codex-spawn-guard (PreToolUse, matcher `spawn_agent`): Claude Code's spawn guard judges the
+  sub-agent before it exists (SubagentStart can only add context).
 
 Whatever goes wrong, a hook never stops the runtime: it says so on stderr and exits 0.
 """
@@ -25,7 +27,7 @@ import sys
 SOURCES = {"startup": "startup", "resume": "resume", "clear": "clear", "compact": "compact",
            "fork": "resume"}
 SUBAGENT_TOOL = "spawn_agent"
-NAMES = ("codex-session-start",)
+NAMES = ("codex-session-start", "codex-spawn-guard")
 TAIL = 256 * 1024   # how much of the rollout's end is read: the newest response is there
 
 
@@ -116,6 +118,9 @@ def run(name: str, args: list[str]) -> int:
         if name == "codex-session-start":
             from gitstate.runtime.briefing import session_start
             return _say(session_start(event, agent_arg))
+        if name == "codex-spawn-guard":
+            from gitstate.runtime.claude_code import spawn_guard
+            return _say(spawn_guard(event))
     except Exception as exc:  # noqa: BLE001 — a hook must never stop the runtime
         if os.environ.get("GITSTATE_DEBUG"):
             raise
