@@ -1,6 +1,7 @@
 """The npm tools the end-to-end tests drive (pinned in .ci/npm/package.json, installed by
-.ci/run into .ci/npm/node_modules): the real Claude Code binary and the MCP Inspector's command
-line. A test that needs one and does not find it skips, saying how to install it."""
+.ci/run into .ci/npm/node_modules): the real Claude Code and Codex CLI binaries and the MCP
+Inspector's command line. A test that needs one and does not find it skips, saying how to
+install it."""
 
 from __future__ import annotations
 
@@ -28,6 +29,16 @@ def tool(name: str, package: str, node: bool = True) -> str:
 
 def claude() -> str:
     return tool("claude", "@anthropic-ai/claude-code", node=False)   # a native binary
+
+
+def codex() -> str:
+    """The native Codex binary of the platform's optional dependency (@openai/codex-linux-x64,
+    ...), run directly: the package's node launcher only finds it and sets an updater's hint."""
+    for found in sorted(NPM.glob("node_modules/@openai/codex-*/vendor/*/bin/codex")):
+        if os.access(found, os.X_OK):
+            return str(found)
+    pytest.skip(f"@openai/codex {PINNED['@openai/codex']} (with its native binary) is not "
+                f"installed: {HOW}")
 
 
 def inspector() -> str:
