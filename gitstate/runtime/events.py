@@ -149,8 +149,12 @@ def _register(repo, lc, payload: dict, gdir: str, parent: str) -> str | None:
     kind = str(payload.get("agent_type") or "general-purpose")
     if not agent_id:
         return None
-    child = canonical_id("".join(c if c.isalnum() else "-" for c in kind)[:40].strip("-")
-                         + "-" + "".join(c for c in agent_id if c.isalnum())[:8])
+    stem = "".join(c if c.isascii() and c.isalnum() else "-" for c in kind)[:40].strip("-")
+    tail = "".join(c for c in agent_id if c.isascii() and c.isalnum())[:8]
+    if len(tail) < 4:    # an id of other characters: named by its digest
+        import hashlib
+        tail = hashlib.sha1(agent_id.encode("utf-8", "replace")).hexdigest()[:8]
+    child = canonical_id(f"{stem or 'agent'}-{tail}")
     os.environ["GITSTATE_AGENT"] = parent
 
     def born(system):

@@ -6,6 +6,7 @@ the law refuses is not made and is said on stderr; the runtime is never stopped.
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from pathlib import Path
 
@@ -354,3 +355,20 @@ def test_a_prompt_answers_the_session_that_waited_for_its_person(tmp_path, monke
     res = hook(repo, "prompt", {**base(repo, session, "UserPromptSubmit"), "prompt": "here"})
     assert res.returncode == 0 and commits(repo) == made
     assert json.loads(gitstate(repo, "attention", "--json").stdout)["waiting"] == []
+
+
+@pytest.mark.parametrize("kind, agent_id", [("../../etc/passwd", "x/../y"), ("ünï", "∆∆∆"),
+                                            ("", "a" * 500), ("A" * 300, "ok123456")])
+def test_a_hostile_sub_agent_kind_or_id_is_registered_under_a_safe_id_or_not_at_all(
+        tmp_path, kind, agent_id):
+    repo = repo_of(tmp_path, "registry")
+    session = bound(repo, "lead", "--role", "general")
+    res = hook(repo, "subagent-start", {**base(repo, session, "SubagentStart"),
+                                        "agent_id": agent_id, "agent_type": kind})
+    assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
+    made = [p for p in git(repo, "ls-tree", "-r", "--name-only", "HEAD", "agent/").stdout.split()
+            if p.endswith("/_state.md") and p != "agent/lead/_state.md"]
+    assert len(made) == 1 and made[0].count("/") == 2 and ".." not in made[0], made
+    child = made[0].split("/")[1]
+    assert re.fullmatch(r"[a-z0-9][a-z0-9-]*[a-z0-9]", child), child
+    assert not (tmp_path / "etc").exists()
