@@ -186,7 +186,8 @@ def managed(repo) -> Path:
 
 def test_the_briefing_reaches_a_codex_session_bound_by_its_id_or_by_gitstate_agent(
         managed, home, model):
-    hooks_json(managed, {"SessionStart": [(None, f"{GITSTATE} codex-session-start")]})
+    hooks_json(managed, {"SessionStart": [(None, f"{GITSTATE} session-start --runtime "
+                                                  "codex")]})
     assert [h["trustStatus"] for h in trust(codex(), home, managed)] == ["trusted"]
 
     token = model.script("codex-unbound", Turn(text("who am I")))
@@ -282,7 +283,8 @@ def test_an_api_error_ends_the_run_without_a_retry(repo, home, model):
 def test_a_sub_agent_past_max_depth_is_refused_before_it_exists(managed, home, model):
     """PreToolUse on `spawn_agent` runs gitstate's spawn guard: the root agent may spawn, an
     agent at the lifecycle's deepest level may not, and its model reads why."""
-    hooks_json(managed, {"PreToolUse": [("spawn_agent", f"{GITSTATE} codex-spawn-guard")],
+    hooks_json(managed, {"PreToolUse": [("spawn_agent",
+                                         f"{GITSTATE} spawn-guard --runtime codex")],
                          "SubagentStart": [(None, f"{sys.executable} -c "
                                                   "\"import sys; open(sys.argv[1], 'a')"
                                                   ".write(sys.stdin.read() + '\\\\n')\" "
