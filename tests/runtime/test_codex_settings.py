@@ -10,8 +10,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from conftest import gitstate
+
 from gitstate.runtime.codex import doctor, settings
 
 USER_HOOKS = {"hooks": {

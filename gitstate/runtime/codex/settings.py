@@ -15,7 +15,10 @@ Read with tomllib; written by hand, only what gitstate owns:
 - `[mcp_servers.gitstate]`: the shim's `mcp`, from the top of the work tree. `required =
   true`: `codex exec` does not wait for a server that is not required before its first model
   request, so a non-interactive agent would start without gitstate's tools (and a gitstate
-  that cannot start is said at once, not found missing later). Appended when absent,
+  that cannot start is said at once, not found missing later). `env_vars`: Codex starts a
+  server with a few variables of its own environment only; these pass on the agent a
+  `codex` run was started as (`GITSTATE_AGENT`: Codex gives a server no session id to bind
+  by, gitstate/mcp/binding.py). Appended when absent,
   replaced where it stands when it is gitstate's in another form, refused when a server of
   that name is someone else's.
 - `allow_login_shell = false` (top level, inserted before the first table when the file does
@@ -49,7 +52,7 @@ OURS = (COMMAND,)
 MCP_NAME = "gitstate"
 MCP_SERVER = {"command": "sh",
               "args": ["-c", f'exec "$(git rev-parse --show-toplevel)/{SHIM}" mcp'],
-              "required": True}
+              "required": True, "env_vars": ["GITSTATE_AGENT", "GITSTATE_SESSION"]}
 HOOKS: dict[str, tuple] = RUNTIMES["codex"].hooks
 SHIM_TEXT = r"""#!/bin/sh
 # gitstate-shim: codex -- written by `gitstate init --runtime codex`; run it again to update
