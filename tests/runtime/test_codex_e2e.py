@@ -7,6 +7,7 @@ model's requests."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -434,3 +435,28 @@ def test_the_model_calls_gitstates_mcp_server_and_its_move_lands(tmp_path, home,
     assert [line for line in authored(repo, tip) if "STATE:inbox" in line] == [
         "zach|@alice: [STATE:inbox] ready via mcp"]
     assert "state: inbox" in git(repo, "show", "HEAD:agent/alice/_state.md").stdout
+
+
+def test_doctor_asks_codex_which_of_gitstates_hooks_it_trusts(tmp_path, home, monkeypatch):
+    """With `codex` on PATH, doctor reads the trust of each hook from its app-server's
+    `hooks/list`: a changed entry is no longer trusted, and doctor says which."""
+    repo = initialized(tmp_path, home)
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    monkeypatch.setenv("PATH", f"{Path(codex()).parent}:{os.environ['PATH']}")
+
+    def trust_finding() -> dict:
+        res = gitstate(repo, "doctor", "--json")
+        rows = json.loads(res.stdout)
+        rows = rows["findings"] if isinstance(rows, dict) else rows
+        return next(f for f in rows if f["check"] == "codex-trust")
+
+    found = trust_finding()
+    assert (found["status"], found["detail"]) == (
+        "ok", f"the project and gitstate's {len(RUNTIMES['codex'].hooks)} hooks are trusted "
+              "(codex app-server)")
+    path = repo / ".codex" / "hooks.json"
+    table = json.loads(path.read_text())
+    table["hooks"]["Stop"][0]["hooks"][0]["timeout"] = 31
+    path.write_text(json.dumps(table))
+    found = trust_finding()
+    assert found["status"] == "warn" and found["detail"].endswith("does not trust: stop")
