@@ -19,7 +19,7 @@ from npm_tools import codex
 from gitstate.runtime.codex.hooks import latest_usage
 from gitstate.runtime.registry import RUNTIMES
 from scripted_responses import (ScriptedResponses, Turn, call, everything, outputs, shell,
-                                spawn, text)
+                                spawn, text, wait_for_spawned)
 from test_runtime_events_e2e import settled
 
 pytestmark = pytest.mark.e2e
@@ -460,3 +460,17 @@ def test_doctor_asks_codex_which_of_gitstates_hooks_it_trusts(tmp_path, home, mo
     path.write_text(json.dumps(table))
     found = trust_finding()
     assert found["status"] == "warn" and found["detail"].endswith("does not trust: stop")
+
+
+def test_an_allowed_sub_agent_is_told_its_parent_and_depth(tmp_path, home, model):
+    """SubagentStart (init's hook) tells the child what the spawn guard recorded of it."""
+    repo = initialized(tmp_path, home)
+    assert gitstate(repo, "spawn", "root").returncode == 0
+    child = model.script("init-child", Turn(text("looked")))
+    token = model.script("init-spawn-ok", Turn(spawn(f"look around {child}")),
+                         Turn(wait_for_spawned), Turn(text("done")))
+    run(codex(), home, repo, f"delegate {token}", env={"GITSTATE_AGENT": "root"})
+    said = outputs(model.requests("init-spawn-ok")[-1])
+    assert '"agent_id"' in said["spawn_agent#0"] and "looked" in said["wait_agent#0"]
+    told = "\n".join(developer_messages(model.requests("init-child")[0]))
+    assert "gitstate: you are a sub-agent (general-purpose) of root, at depth 1" in told
