@@ -14,13 +14,12 @@ committed shell script that finds gitstate at run time (the clone's `gitstate.py
 Read with tomllib; written by hand, only what gitstate owns:
 - `[mcp_servers.gitstate]`: the shim's `mcp`, from the top of the work tree. `required =
   true`: `codex exec` does not wait for a server that is not required before its first model
-  request, so a non-interactive agent would start without gitstate's tools (and a gitstate
-  that cannot start is said at once, not found missing later). `env_vars`: Codex starts a
-  server with a few variables of its own environment only; these pass on the agent a
-  `codex` run was started as (`GITSTATE_AGENT`: Codex gives a server no session id to bind
-  by, gitstate/mcp/binding.py). Appended when absent,
-  replaced where it stands when it is gitstate's in another form, refused when a server of
-  that name is someone else's.
+  request, so a non-interactive agent would start without gitstate's tools (and Codex says so
+  when a required server fails to start: "required MCP servers failed to initialize").
+  `env_vars`: Codex starts a server with few variables of its own environment; these pass on
+  the agent a `codex` run was started as (Codex gives a server no session id to bind by:
+  gitstate/mcp/binding.py). Appended when absent, replaced where it stands when it is
+  gitstate's in another form, refused when a server of that name is someone else's.
 - `allow_login_shell = false` (top level, inserted before the first table when the file does
   not set it): Codex runs the model's commands in a login shell (`bash -lc`), whose
   /etc/profile may reset PATH and lose a venv's gitstate; without one they keep the PATH
