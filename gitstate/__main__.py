@@ -17,9 +17,6 @@ def main(argv: list[str] | None = None) -> int:
             run as status,  # after every message: light
         )
         return status(args[1 if args[0] == "statusline" else 2:])
-    if args[:1] == ["hook"] and len(args) > 1 and args[1].startswith("codex-"):
-        from gitstate.runtime.codex.hooks import run as codex  # Codex CLI's hooks: no click
-        return codex(args[1], args[2:])
     if args[:1] == ["hook"] and len(args) > 1 and args[1] in _runtime_hooks():
         return _runtime_hook(args[1], args[2:])    # an agent runtime's hook: no click either
     # a view (in text or JSON): answered without click when it can be

@@ -46,6 +46,22 @@ RUNTIMES: dict[str, Runtime] = {
         },
         entry="gitstate.runtime.claude_code", install="gitstate.runtime.claude_code.settings",
         doctor="gitstate.runtime.claude_code.doctor"),
+    # Codex names its sub-agent tool `spawn_agent` (SubagentStart can only add context, so the
+    # guard is a PreToolUse hook); its matchers are regular expressions, none matches all.
+    "codex": Runtime(
+        "codex", "Codex CLI", {
+            "SessionStart": (None, "session-start"),
+            "PostToolUse": (None, "context"),
+            "PreToolUse": ("spawn_agent", "spawn-guard"),
+            "SubagentStart": (None, "subagent-start"),
+            "UserPromptSubmit": (None, "prompt"),
+            "Stop": (None, "stop"),
+            "PreCompact": (None, "pre-compact"),
+            "SessionEnd": (None, "session-end"),
+            "SubagentStop": (None, "subagent-stop"),
+        },
+        entry="gitstate.runtime.codex.hooks", install="gitstate.runtime.codex.settings",
+        doctor="gitstate.runtime.codex.doctor"),
 }
 DEFAULT = "claude-code"   # the runtime of a hook run without `--runtime`
 

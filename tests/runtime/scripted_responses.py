@@ -12,7 +12,8 @@ A conversation is routed to its script by the last token in its user messages
 answered is read from the ids of the calls already made since that prompt (which carry it),
 else counted from the assistant messages, so a conversation replays the same way however often
 Codex asks. A turn is a list of items: `text(...)`, `shell(cmd)` (Codex's shell tool,
-`exec_command`), `spawn(message)` (its sub-agent tool) or `call(name, arguments)`, with the input tokens the model reports. Past the
+`exec_command`), `spawn(message)` (its sub-agent tool), `call(name, arguments)`, or a function
+of the request that makes one of these, with the input tokens the model reports. Past the
 last turn, and for requests without a token, the model answers with plain text.
 
 Every routed request is kept (`server.requests(NAME)`), for the tests to read what reached the
@@ -44,6 +45,15 @@ def call(name: str, arguments: dict) -> dict:
 def spawn(message: str) -> dict:
     """A call of Codex's sub-agent tool (`spawn_agent`, in the `multi_agent_v1` namespace)."""
     return dict(call("spawn_agent", {"message": message}), namespace="multi_agent_v1")
+
+
+def wait_for_spawned(request: dict) -> dict:
+    """A call of Codex's `wait_agent` for the sub-agents the conversation's `spawn_agent`
+    calls started (their ids, read from those calls' outputs in `request`)."""
+    ids = [json.loads(out)["agent_id"] for name, out in outputs(request).items()
+           if name.startswith("spawn_agent#") and '"agent_id"' in out]
+    return dict(call("wait_agent", {"targets": ids, "timeout_ms": 60_000}),
+                namespace="multi_agent_v1")
 
 
 def shell(cmd: str, **more) -> dict:
@@ -170,6 +180,8 @@ class ScriptedResponses:
             return [], 0, turn.error
         out = []
         for n, item in enumerate(turn.items):
+            if callable(item):    # made from what the model has read so far
+                item = item(request)
             if item["type"] == "function_call":
                 item = dict(item, call_id=f"call_{step}_{n}_{uuid.uuid4().hex[:8]}")
             out.append(dict(item, id=f"item_{uuid.uuid4().hex[:12]}"))

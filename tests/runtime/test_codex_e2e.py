@@ -7,6 +7,7 @@ model's requests."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -16,8 +17,10 @@ from codex_harness import hook_lines, run, trust, write_config
 from conftest import git, gitstate, make_repo
 from npm_tools import codex
 from gitstate.runtime.codex.hooks import latest_usage
-from scripted_responses import (ScriptedResponses, Turn, everything, outputs, shell, spawn,
-                                text)
+from gitstate.runtime.registry import RUNTIMES
+from scripted_responses import (ScriptedResponses, Turn, call, everything, outputs, shell,
+                                spawn, text, wait_for_spawned)
+from test_runtime_events_e2e import settled
 
 pytestmark = pytest.mark.e2e
 
@@ -186,7 +189,8 @@ def managed(repo) -> Path:
 
 def test_the_briefing_reaches_a_codex_session_bound_by_its_id_or_by_gitstate_agent(
         managed, home, model):
-    hooks_json(managed, {"SessionStart": [(None, f"{GITSTATE} codex-session-start")]})
+    hooks_json(managed, {"SessionStart": [(None, f"{GITSTATE} session-start --runtime "
+                                                  "codex")]})
     assert [h["trustStatus"] for h in trust(codex(), home, managed)] == ["trusted"]
 
     token = model.script("codex-unbound", Turn(text("who am I")))
@@ -282,7 +286,8 @@ def test_an_api_error_ends_the_run_without_a_retry(repo, home, model):
 def test_a_sub_agent_past_max_depth_is_refused_before_it_exists(managed, home, model):
     """PreToolUse on `spawn_agent` runs gitstate's spawn guard: the root agent may spawn, an
     agent at the lifecycle's deepest level may not, and its model reads why."""
-    hooks_json(managed, {"PreToolUse": [("spawn_agent", f"{GITSTATE} codex-spawn-guard")],
+    hooks_json(managed, {"PreToolUse": [("spawn_agent",
+                                         f"{GITSTATE} spawn-guard --runtime codex")],
                          "SubagentStart": [(None, f"{sys.executable} -c "
                                                   "\"import sys; open(sys.argv[1], 'a')"
                                                   ".write(sys.stdin.read() + '\\\\n')\" "
@@ -305,3 +310,167 @@ def test_a_sub_agent_past_max_depth_is_refused_before_it_exists(managed, home, m
     assert "gitstate refuses this sub-agent" in refused and "[max-depth]" in refused
     assert '"agent_id"' not in refused
     assert len(started.read_text().splitlines()) == 1     # no second sub-agent started
+
+
+# -- a project set up by `gitstate init --runtime codex` ---------------------------------------
+
+
+def initialized(tmp_path: Path, codex_home: Path, preset: str = "haak") -> Path:
+    """A repository set up as a user sets it up: `gitstate init --runtime codex`, then the
+    project and every hook it wrote trusted through Codex's app-server (nothing hand-written)."""
+    path = make_repo(tmp_path.resolve() / "project")
+    (path / "README").write_text("hi\n")
+    git(path, "add", "README")
+    git(path, "commit", "-q", "-m", "first")
+    res = gitstate(path, "init", "--lifecycle", preset, "--runtime", "codex")
+    assert res.returncode == 0, res.stderr
+    assert "trusted project" in res.stdout       # init says how to trust, and asks nothing
+    listed = trust(codex(), codex_home, path)
+    assert sorted((h["source"], h["trustStatus"]) for h in listed) == \
+        [("project", "trusted")] * len(RUNTIMES["codex"].hooks)
+    return path
+
+
+def authored(repo: Path, since: str) -> list[str]:
+    return git(repo, "log", "--reverse", "--format=%an|%s", f"{since}..HEAD").stdout.splitlines()
+
+
+def test_init_gives_a_codex_agent_its_briefing_and_its_shell_moves(tmp_path, home, model):
+    """The briefing reaches the model; `allow_login_shell = false` of the project's config
+    keeps gitstate on the shell's PATH: a move lands as one commit, an illegal one is refused
+    in the call's output."""
+    repo = initialized(tmp_path, home)
+    assert gitstate(repo, "spawn", "alice").returncode == 0
+    tip = git(repo, "rev-parse", "HEAD").stdout.strip()
+    token = model.script("init-move",
+                         Turn(shell('gitstate transition "$GITSTATE_AGENT" inbox '
+                                    '-m "ready for work"')),
+                         Turn(shell("gitstate transition alice deep_work")),
+                         Turn(text("done")))
+    res = run(codex(), home, repo, f"work {token}", env={"GITSTATE_AGENT": "alice"})
+    said = model.requests("init-move")
+    assert "gitstate briefing (started) alice: bootstrap" in "\n".join(
+        developer_messages(said[0]))
+    moved = outputs(said[1])["exec_command#0"]
+    assert "Process exited with code 0" in moved and "alice: bootstrap -> inbox" in moved
+    refused = outputs(said[2])["exec_command#1"]
+    assert "[illegal-transition]" in refused and "not deep_work" in refused
+    log = authored(repo, tip)
+    assert [line for line in log if not line.startswith("gitstate|")] == [
+        "Test Person|@alice: [STATE:inbox] ready for work"]
+    assert all("runtime: " in line for line in log if line.startswith("gitstate|")), log
+    assert "state: inbox" in git(repo, "show", "HEAD:agent/alice/_state.md").stdout
+    assert "hook: SessionStart Completed" in hook_lines(res)
+    assert gitstate(repo, "verify", "--no-cache").returncode == 0
+
+
+def test_the_context_measured_from_the_rollout_is_recorded_once_per_phase(
+        tmp_path, home, model):
+    repo = initialized(tmp_path, home)
+    assert gitstate(repo, "spawn", "alice").returncode == 0
+    tip = git(repo, "rev-parse", "HEAD").stdout.strip()
+    token = model.script("init-context", Turn(shell("true"), input_tokens=30_000),
+                         Turn(shell("true"), input_tokens=140_000),
+                         Turn(shell("true"), input_tokens=150_000),
+                         Turn(shell("true"), input_tokens=200_000),
+                         Turn(text("done"), input_tokens=201_000))
+    run(codex(), home, repo, f"think {token}", env={"GITSTATE_AGENT": "alice"})
+    assert [line for line in authored(repo, tip) if "] context " in line] == [
+        "gitstate|@alice: [STATE:bootstrap] context 54.2% (140,000 of 258,400 tokens): "
+        "midlife",
+        "gitstate|@alice: [STATE:bootstrap] context 77.4% (200,000 of 258,400 tokens): "
+        "legacy"]
+    said = [everything(r) for r in model.requests("init-context")]
+    assert "mortality phase midlife" in said[2] and "mortality phase midlife" not in said[1]
+    assert "mortality phase legacy" in said[4] and "mortality phase legacy" not in said[3]
+
+
+def test_init_s_spawn_guard_refuses_a_sub_agent_too_deep(tmp_path, home, model):
+    repo = initialized(tmp_path, home)
+    for parent, kid in ((None, "root"), ("root", "c1"), ("c1", "c2"), ("c2", "c3")):
+        args = ("--parent", parent) if parent else ()
+        assert gitstate(repo, "spawn", kid, *args).returncode == 0
+    token = model.script("init-spawn-deep", Turn(spawn("dig deeper")),
+                         Turn(text("refused, fine")))
+    res = run(codex(), home, repo, f"delegate {token}", env={"GITSTATE_AGENT": "c3"})
+    refused = outputs(model.requests("init-spawn-deep")[-1])["spawn_agent#0"]
+    assert "gitstate refuses this sub-agent" in refused and "[max-depth]" in refused
+    assert "hook: PreToolUse Blocked" in hook_lines(res)
+    assert "hook: SubagentStart" not in hook_lines(res)
+
+
+def test_squad_a_prompt_makes_the_codex_agent_active_and_its_turn_ends_idle(
+        tmp_path, home, model):
+    """The runtime events of the squad preset, from Codex's UserPromptSubmit and Stop."""
+    repo = initialized(tmp_path, home, "squad")
+    assert gitstate(repo, "spawn", "sam", "--role", "specialist").returncode == 0
+    tip = git(repo, "rev-parse", "HEAD").stdout.strip()
+    token = model.script("init-squad", Turn(shell("true")), Turn(text("fixed")))
+    res = run(codex(), home, repo, f"fix it {token}", env={"GITSTATE_AGENT": "sam"})
+    settled(repo, res.session, "stop")
+    log = authored(repo, tip)
+    assert "gitstate|@sam: [STATE:active] runtime: prompt" in log, log
+    assert log[-1] == "gitstate|@sam: [STATE:idle] runtime: stop", log
+    assert gitstate(repo, "verify", "--no-cache").returncode == 0
+
+
+def test_the_model_calls_gitstates_mcp_server_and_its_move_lands(tmp_path, home, model):
+    """`[mcp_servers.gitstate]` of the project's config: Codex shows its tools to the model as
+    the namespace `mcp__gitstate`; a call of `transition` is one commit."""
+    repo = initialized(tmp_path, home)
+    # Codex starts a server with little of its environment (no GIT_AUTHOR_*): the identity is
+    # the repository's, as a user's clone has one
+    git(repo, "config", "user.email", "zach@example.com")
+    assert gitstate(repo, "spawn", "alice").returncode == 0
+    tip = git(repo, "rev-parse", "HEAD").stdout.strip()
+    token = model.script("init-mcp", Turn(dict(call("transition", {
+        "agent": "alice", "state": "inbox", "message": "ready via mcp"}),
+        namespace="mcp__gitstate")), Turn(text("done")))
+    run(codex(), home, repo, f"move {token}", env={"GITSTATE_AGENT": "alice"})
+    said = model.requests("init-mcp")
+    tools = {t.get("name"): t for t in said[0]["tools"]}
+    assert "transition" in [t["name"] for t in tools["mcp__gitstate"]["tools"]]
+    result = next(v for k, v in outputs(said[1]).items() if k.startswith("transition"))
+    assert "inbox" in result, result
+    assert [line for line in authored(repo, tip) if "STATE:inbox" in line] == [
+        "zach|@alice: [STATE:inbox] ready via mcp"]
+    assert "state: inbox" in git(repo, "show", "HEAD:agent/alice/_state.md").stdout
+
+
+def test_doctor_asks_codex_which_of_gitstates_hooks_it_trusts(tmp_path, home, monkeypatch):
+    """With `codex` on PATH, doctor reads the trust of each hook from its app-server's
+    `hooks/list`: a changed entry is no longer trusted, and doctor says which."""
+    repo = initialized(tmp_path, home)
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    monkeypatch.setenv("PATH", f"{Path(codex()).parent}:{os.environ['PATH']}")
+
+    def trust_finding() -> dict:
+        res = gitstate(repo, "doctor", "--json")
+        rows = json.loads(res.stdout)
+        rows = rows["findings"] if isinstance(rows, dict) else rows
+        return next(f for f in rows if f["check"] == "codex-trust")
+
+    found = trust_finding()
+    assert (found["status"], found["detail"]) == (
+        "ok", f"the project and gitstate's {len(RUNTIMES['codex'].hooks)} hooks are trusted "
+              "(codex app-server)")
+    path = repo / ".codex" / "hooks.json"
+    table = json.loads(path.read_text())
+    table["hooks"]["Stop"][0]["hooks"][0]["timeout"] = 31
+    path.write_text(json.dumps(table))
+    found = trust_finding()
+    assert found["status"] == "warn" and found["detail"].endswith("does not trust: stop")
+
+
+def test_an_allowed_sub_agent_is_told_its_parent_and_depth(tmp_path, home, model):
+    """SubagentStart (init's hook) tells the child what the spawn guard recorded of it."""
+    repo = initialized(tmp_path, home)
+    assert gitstate(repo, "spawn", "root").returncode == 0
+    child = model.script("init-child", Turn(text("looked")))
+    token = model.script("init-spawn-ok", Turn(spawn(f"look around {child}")),
+                         Turn(wait_for_spawned), Turn(text("done")))
+    run(codex(), home, repo, f"delegate {token}", env={"GITSTATE_AGENT": "root"})
+    said = outputs(model.requests("init-spawn-ok")[-1])
+    assert '"agent_id"' in said["spawn_agent#0"] and "looked" in said["wait_agent#0"]
+    told = "\n".join(developer_messages(model.requests("init-child")[0]))
+    assert "gitstate: you are a sub-agent (general-purpose) of root, at depth 1" in told

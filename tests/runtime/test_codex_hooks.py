@@ -54,3 +54,20 @@ def test_only_the_tail_is_read_and_a_cut_first_line_is_skipped(tmp_path):
     path.write_text(_line("token_usage_record", {"usage": {"input_tokens": 1}}) + big
                     + _line("token_usage_record", {"usage": {"input_tokens": 2}}))
     assert hooks.latest_usage(str(path)) == (2, None)
+
+
+def test_the_context_is_measured_against_the_policy_else_the_rollouts_window(tmp_path):
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(_line("event_msg", {"type": "task_started", "model_context_window": 200_000})
+                    + _line("token_usage_record", {"usage": {"input_tokens": 150_000}}))
+    assert hooks.measure(str(path)) == (75.0, 150_000, 200_000)
+    assert hooks.measure(str(path), 1_000_000) == (15.0, 150_000, 1_000_000)
+    path.write_text(_line("token_usage_record", {"usage": {"input_tokens": 300_000}}))
+    assert hooks.measure(str(path)) is None                  # no window known
+    assert hooks.measure(str(path), None, "claude-sonnet-4") == (100.0, 300_000, 200_000)
+
+
+def test_a_sub_agent_of_codexs_default_kind_is_the_spawn_guards_general_purpose():
+    start = {"session_id": "s1", "agent_id": "a1", "agent_type": "default"}
+    assert hooks.as_claude_code(start)["agent_type"] == "general-purpose"
+    assert hooks.as_claude_code({**start, "agent_type": "worker"})["agent_type"] == "worker"

@@ -51,17 +51,19 @@ PHASES = ("fresh", "midlife", "legacy", "urgent")
 SUBAGENT_TOOLS = ("Agent", "Task")
 
 
-def run(name: str, args: list[str]) -> int:
+def run(name: str, args: list[str], event: dict | None = None, measure=None) -> int:
+    """Answer the hook `name`. Another runtime whose payloads read as Claude Code's gives the
+    `event` it has read and mapped, and the `measure` of its own transcript (`context`)."""
     import time
     ticket = time.time_ns()    # when the runtime sent the event: its place in the session's
-    event = _stdin_json()
+    event = _stdin_json() if event is None else event
     agent_arg = args[args.index("--agent") + 1] if "--agent" in args[:-1] else None
     try:
         if name == "session-start":
             from gitstate.runtime.briefing import session_start
             return _say(session_start(event, agent_arg))
         if name == "context":
-            return _say(context(event))
+            return _say(context(event, measure))
         if name == "spawn-guard":
             return _say(spawn_guard(event))
         if name == "subagent-start":
@@ -135,13 +137,17 @@ def session_agent(event: dict, gdir: str) -> str | None:
 # -- measured context -------------------------------------------------------------------------
 
 
-def context(event: dict) -> dict | None:
-    """PostToolUse: the context used, from the transcript. Silent, and without a git process,
-    unless a mortality phase is crossed upwards; then one progress commit by gitstate records
-    `context_pct`, and the agent is told what the new phase asks of it."""
+def context(event: dict, measure=None) -> dict | None:
+    """PostToolUse: the context used, from the transcript (`measure(path, policy window,
+    model, tool_use_id)` -> (%, tokens, window) or None: Claude Code's transcript unless
+    another runtime gives its own). Silent, and without a git process, unless a mortality
+    phase is crossed upwards; then one progress commit by gitstate records `context_pct`, and
+    the agent is told what the new phase asks of it."""
     import time
 
-    from gitstate.runtime.claude_code.transcript import WAIT, measure
+    from gitstate.runtime.claude_code.transcript import WAIT
+    if measure is None:
+        from gitstate.runtime.claude_code.transcript import measure
     gdir = memory.git_dir(event.get("cwd"))
     if gdir is None:
         return None

@@ -76,44 +76,51 @@ HOOKS: dict[str, tuple] = RUNTIMES["claude-code"].hooks
 
 
 def group(matcher: str | None, name: str, extra: dict | None = None, *,
-          command: str = RUNTIME_COMMAND) -> dict:
+          command: str = RUNTIME_COMMAND, suffix: str = "") -> dict:
     """The group of one entry of HOOKS, whose command is `command` followed by the hook's
-    name (the project's shim; the plugin gives its own)."""
+    name (the project's shim; the plugin gives its own) and `suffix`."""
     g: dict = {} if matcher is None else {"matcher": matcher}
-    g["hooks"] = [{"type": "command", "command": f"{command}{name}", "timeout": TIMEOUT,
-                   **(extra or {})}]
+    g["hooks"] = [{"type": "command", "command": f"{command}{name}{suffix}",
+                   "timeout": TIMEOUT, **(extra or {})}]
     return g
 
 
-def runs(command: str, name: str | None = None) -> bool:
-    """Is `command` gitstate's hook (NAME), in either of its forms?"""
-    return any(command.startswith(f"{ours}{name or ''}") for ours in OURS)
+def runs(command: str, name: str | None = None, ours: tuple[str, ...] = OURS) -> bool:
+    """Is `command` gitstate's hook (NAME), in any of the forms `ours`?"""
+    if name is not None:
+        return any(command == f"{o}{name}" or command.startswith(f"{o}{name} ")
+                   for o in ours)
+    return any(command.startswith(o) for o in ours)
 
 
-def _is_ours(g) -> bool:
+def _is_ours(g, ours: tuple[str, ...] = OURS) -> bool:
     return isinstance(g, dict) and any(
-        isinstance(h, dict) and runs(str(h.get("command", ""))) for h in g.get("hooks") or [])
+        isinstance(h, dict) and runs(str(h.get("command", "")), None, ours)
+        for h in g.get("hooks") or [])
 
 
-def merge(settings: dict) -> tuple[dict, list[str], list[str]]:
+def merge(settings: dict, hooks_of: dict[str, tuple] = HOOKS, where: str = SETTINGS,
+          command: str = RUNTIME_COMMAND, suffix: str = "",
+          ours: tuple[str, ...] = OURS) -> tuple[dict, list[str], list[str]]:
     """(merged settings, events whose gitstate group was added or updated, events where the
-    user's own groups were kept)."""
+    user's own groups were kept). Another runtime whose hooks file has this shape gives its
+    own hooks, file, command (and `suffix` after the hook's name) and forms of gitstate's."""
     hooks = settings.setdefault("hooks", {})
     if not isinstance(hooks, dict):
-        raise InvalidFile(f"{SETTINGS}: 'hooks' must be an object, not {type(hooks).__name__}",
+        raise InvalidFile(f"{where}: 'hooks' must be an object, not {type(hooks).__name__}",
                           hint="fix it by hand; gitstate will not replace it")
     changed, kept = [], []
-    for event, spec in HOOKS.items():
+    for event, spec in hooks_of.items():
         name = spec[1]
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
-            raise InvalidFile(f"{SETTINGS}: hooks.{event} must be a list",
+            raise InvalidFile(f"{where}: hooks.{event} must be a list",
                               hint="fix it by hand; gitstate will not replace it")
-        want = group(*spec)
-        if any(not _is_ours(g) for g in groups):
+        want = group(*spec, command=command, suffix=suffix)
+        if any(not _is_ours(g, ours) for g in groups):
             kept.append(event)
-        mine = [i for i, g in enumerate(groups) if _is_ours(g)
-                and any(runs(str(h.get("command", "")), name)
+        mine = [i for i, g in enumerate(groups) if _is_ours(g, ours)
+                and any(runs(str(h.get("command", "")), name, ours)
                         for h in g.get("hooks") or [] if isinstance(h, dict))]
         if not mine:
             groups.append(want)

@@ -90,6 +90,16 @@ MCP
   `codex mcp add NAME [--env K=V] -- COMMAND ARGS...` writes `[mcp_servers.NAME]` `command`,
   `args` (and `[mcp_servers.NAME.env]`) into `$CODEX_HOME/config.toml`; a project's
   `.codex/config.toml` may hold the same table (loaded only when the project is trusted).
+  The server starts in the session's folder, with few of Codex's environment variables
+  (`env_vars = [NAMES]` passes more on); Codex gives it no session id. `codex exec` sends its
+  first request without waiting for a server unless the server says `required = true`. The
+  model sees a server's tools as a namespace `mcp__<server>` (its tools by their own names);
+  its call is a `function_call` with `"namespace": "mcp__<server>"`.
+
+Project config
+  A trusted project's `.codex/config.toml` is read as the user's is: its top-level
+  `allow_login_shell = false` holds for the model's commands. A hook's command runs with
+  `/bin/bash -c` in the session's folder.
 
 Sessions
   `codex exec` cannot be given a session id; `codex exec resume <id> PROMPT` continues one

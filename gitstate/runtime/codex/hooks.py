@@ -1,19 +1,16 @@
-"""Codex CLI's hooks: `gitstate hook codex-NAME` with Codex's JSON on stdin.
+"""Codex CLI's hooks: `gitstate hook NAME --runtime codex` with Codex's JSON on stdin.
 
 Codex's payloads carry Claude Code's field names (`session_id`, `cwd`, `transcript_path`,
 `hook_event_name`, `model`, `source`, `tool_name`, `tool_input`, `tool_use_id`, `agent_id`),
-so gitstate's runtime code reads them once `as_claude_code` has mapped what differs: a
-SessionStart `source` Claude Code does not have (`fork`, a new session that carries an old
-one's history: briefed as a resumed one) and the sub-agent tool (`spawn_agent`, whose
-`message` is the task; Codex names no kind of sub-agent). The shell tool already arrives as
-`tool_name: "Bash"` with `tool_input.command`. The transcript is Codex's rollout file, read by
-`latest_usage`. A reply in `hookSpecificOutput` has the same shape for both runtimes.
-
-Wired so far:
-- codex-session-start (SessionStart): the briefing (gitstate.runtime.briefing), the session
-  bound to its agent by `$GITSTATE_AGENT` or the state file that records its `session:`.
-- codex-spawn-guard (PreToolUse, matcher `spawn_agent`): Claude Code's spawn guard judges the
-  sub-agent before it exists (SubagentStart can only add context).
+so Claude Code's entry answers them (gitstate.runtime.claude_code.run: the briefing, the spawn
+guard, the runtime events) once `as_claude_code` has mapped what differs: a SessionStart
+`source` Claude Code does not have (`fork`, a new session that carries an old one's history:
+briefed as a resumed one), the sub-agent tool (`spawn_agent`, whose `message` is the task;
+Codex names no kind of sub-agent) and the kind of a sub-agent that starts or stops
+(`default`). The shell tool already arrives as `tool_name: "Bash"` with
+`tool_input.command`. The transcript is Codex's rollout file: `context` measures it with
+`measure` (`latest_usage`) and records the crossings of the mortality marks with Claude Code's
+code. A reply in `hookSpecificOutput` has the same shape for both runtimes.
 
 Whatever goes wrong, a hook never stops the runtime: it says so on stderr and exits 0.
 """
@@ -27,7 +24,7 @@ import sys
 SOURCES = {"startup": "startup", "resume": "resume", "clear": "clear", "compact": "compact",
            "fork": "resume"}
 SUBAGENT_TOOL = "spawn_agent"
-NAMES = ("codex-session-start", "codex-spawn-guard")
+KINDS = {"default": "general-purpose"}   # Codex's sub-agent kind -> the spawn guard's
 TAIL = 256 * 1024   # how much of the rollout's end is read: the newest response is there
 
 
@@ -36,6 +33,9 @@ def as_claude_code(event: dict) -> dict:
     out = dict(event)
     if "source" in event:
         out["source"] = SOURCES.get(str(event["source"]), "startup")
+    kind = event.get("agent_type")
+    if isinstance(kind, str) and kind in KINDS:
+        out["agent_type"] = KINDS[kind]
     name = event.get("tool_name")
     if isinstance(name, str) and name.rsplit(".", 1)[-1] == SUBAGENT_TOOL:
         given = event.get("tool_input")
@@ -93,6 +93,24 @@ def latest_usage(path: str | None) -> tuple[int, int | None] | None:
     return None if tokens is None else (tokens, window)
 
 
+def measure(path: str | None, policy_window: int | None = None, model: str | None = None,
+            tool_use_id: str | None = None) -> tuple[float, int, int] | None:
+    """(context %, tokens, window) from a rollout, as Claude Code's transcript measure gives
+    it: the window is the lifecycle's `policies.context_window`, else the rollout's, else
+    the known window of the model. Codex writes the response's usage before it runs the
+    call's hooks: nothing to wait for (`tool_use_id` is not needed)."""
+    found = latest_usage(path)
+    if found is None:
+        return None
+    tokens, window = found
+    if policy_window or not window:
+        from gitstate.runtime.claude_code.transcript import window_of
+        window = window_of(model, policy_window)
+    if not window:
+        return None
+    return min(100.0, round(100.0 * tokens / window, 1)), tokens, window
+
+
 def _stdin_json() -> dict:
     if sys.stdin is None or sys.stdin.isatty():
         return {}
@@ -103,28 +121,8 @@ def _stdin_json() -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def _say(reply: dict | str | None) -> int:
-    if isinstance(reply, str):
-        sys.stdout.write(reply + "\n")
-    elif reply:
-        sys.stdout.write(json.dumps(reply) + "\n")
-    return 0
-
-
 def run(name: str, args: list[str]) -> int:
-    event = as_claude_code(_stdin_json())
-    agent_arg = args[args.index("--agent") + 1] if "--agent" in args[:-1] else None
-    try:
-        if name == "codex-session-start":
-            from gitstate.runtime.briefing import session_start
-            return _say(session_start(event, agent_arg))
-        if name == "codex-spawn-guard":
-            from gitstate.runtime.claude_code import spawn_guard
-            return _say(spawn_guard(event))
-    except Exception as exc:  # noqa: BLE001 — a hook must never stop the runtime
-        if os.environ.get("GITSTATE_DEBUG"):
-            raise
-        print(f"gitstate: {name} hook: {exc}", file=sys.stderr)
-        return 0
-    print(f"gitstate: unknown Codex hook '{name}'; known: {', '.join(NAMES)}", file=sys.stderr)
-    return 2
+    """`gitstate hook NAME --runtime codex`: Claude Code's entry, given the mapped payload and
+    the rollout's measure."""
+    from gitstate.runtime.claude_code import run as answer
+    return answer(name, args, as_claude_code(_stdin_json()), measure)

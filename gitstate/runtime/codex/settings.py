@@ -1,0 +1,214 @@
+"""`gitstate init --runtime codex`: gitstate's hooks merged into the project's
+`.codex/hooks.json`, its MCP server into `.codex/config.toml`, and the shim both run.
+
+`.codex/hooks.json` has Claude Code's shape (`{"hooks": {"<Event>": [{"matcher": ...,
+"hooks": [{"type": "command", "command": ..., "timeout": ...}]}]}}`) and is merged by Claude
+Code's merge: a group per event of the registry's Codex entry, the user's groups never
+dropped, edited or reordered, gitstate's updated where it stands, nothing written when
+nothing changes. Codex runs a hook's command with `/bin/bash -c` in the session's folder; the
+command is `"$(git rev-parse --show-toplevel)"/.codex/hooks/gitstate NAME --runtime codex`, a
+committed shell script that finds gitstate at run time (the clone's `gitstate.python`, else
+`gitstate` on PATH, else a Python that imports it): no path of one machine is committed.
+
+`.codex/config.toml` is the project's Codex configuration (read only in a trusted project).
+Read with tomllib; written by hand, only what gitstate owns:
+- `[mcp_servers.gitstate]`: the shim's `mcp`, from the top of the work tree. `required =
+  true`: `codex exec` does not wait for a server that is not required before its first model
+  request, so a non-interactive agent would start without gitstate's tools (and Codex says so
+  when a required server fails to start: "required MCP servers failed to initialize").
+  `env_vars`: Codex starts a server with few variables of its own environment; these pass on
+  the agent a `codex` run was started as (Codex gives a server no session id to bind by:
+  gitstate/mcp/binding.py). Appended when absent, replaced where it stands when it is
+  gitstate's in another form, refused when a server of that name is someone else's.
+- `allow_login_shell = false` (top level, inserted before the first table when the file does
+  not set it): Codex runs the model's commands in a login shell (`bash -lc`), whose
+  /etc/profile may reset PATH and lose a venv's gitstate; without one they keep the PATH
+  `codex` was started with. A value the user set is kept.
+
+Trust is Codex's own: a project's `.codex/` is loaded only in a trusted project, and each
+hook only once its entry is trusted (`codex` asks about both in its interactive session;
+`codex app-server` can record them); `init` says so and prompts for nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+
+from gitstate.doors.shims import write_executable
+from gitstate.errors import InvalidFile
+from gitstate.runtime.claude_code.settings import merge
+from gitstate.runtime.registry import RUNTIMES
+
+HOOKS_FILE = ".codex/hooks.json"
+CONFIG = ".codex/config.toml"
+SHIM = ".codex/hooks/gitstate"
+COMMAND = f'"$(git rev-parse --show-toplevel)"/{SHIM} '
+SUFFIX = " --runtime codex"
+OURS = (COMMAND,)
+MCP_NAME = "gitstate"
+MCP_SERVER = {"command": "sh",
+              "args": ["-c", f'exec "$(git rev-parse --show-toplevel)/{SHIM}" mcp'],
+              "required": True, "env_vars": ["GITSTATE_AGENT", "GITSTATE_SESSION"]}
+HOOKS: dict[str, tuple] = RUNTIMES["codex"].hooks
+SHIM_TEXT = r"""#!/bin/sh
+# gitstate-shim: codex -- written by `gitstate init --runtime codex`; run it again to update
+# this file. Codex runs it for gitstate's hooks (.codex/hooks.json) and MCP server
+# (.codex/config.toml): `gitstate hook NAME` (or `gitstate mcp`) with the gitstate this clone
+# uses, found as the git hooks find it.
+case $1 in
+    mcp) what="gitstate's MCP server (.codex/config.toml)" ;;
+    *) what="the Codex hook '$1'"; set -- hook "$@" ;;
+esac
+dir=$(dirname "$0")
+py=${GITSTATE_PYTHON:-$(git -C "$dir" config --get gitstate.python 2>/dev/null)}
+if [ -n "$py" ] && [ -x "$py" ]; then exec "$py" -m gitstate "$@"; fi
+if command -v gitstate >/dev/null 2>&1; then exec gitstate "$@"; fi
+for py in python3 python; do
+    if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import gitstate' 2>/dev/null; then
+        exec "$py" -m gitstate "$@"
+    fi
+done
+echo "gitstate: $what cannot run: gitstate is not found (no gitstate.python in this" \
+     "clone's git config, no gitstate on PATH). Run 'gitstate init' in this clone, or set" \
+     "GITSTATE_PYTHON to a Python that has gitstate." >&2
+exit 1
+"""
+TRUST = ("Codex loads a project's .codex/ only in a trusted project, and runs each hook only "
+         "once it is trusted (a new or changed entry is skipped without a word in `codex "
+         "exec`): run `codex` here once and accept the project and the hooks it lists "
+         "(/hooks reviews them), or record both through `codex app-server` (config/batchWrite "
+         "of projects.\"<path>\".trust_level and, from hooks/list, hooks.state.\"<key>\"."
+         "trusted_hash). `gitstate doctor` says what is trusted.")
+
+
+def runs_our_mcp(server: object) -> bool:
+    """Is a `[mcp_servers.*]` table gitstate's server (the shim, `gitstate mcp`, `python -m
+    gitstate mcp`)?"""
+    if not isinstance(server, dict) or not isinstance(server.get("command"), str):
+        return False
+    args = server.get("args") or []
+    if not isinstance(args, list):
+        return False
+    words = [server["command"], *(str(a) for a in args)]
+    if any(SHIM in w for w in words):
+        return any("mcp" in w.split() or w == "mcp" for w in words)
+    return (Path(words[0]).name == "gitstate" and words[1:2] == ["mcp"]) or any(
+        words[i:i + 3] == ["-m", "gitstate", "mcp"] for i in range(len(words)))
+
+
+def _toml(value) -> str:
+    """A TOML value: a string, a boolean, a number or a list of these (JSON's escapes are
+    TOML's for these)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return json.dumps(value)
+
+
+def _plain(value) -> bool:
+    return isinstance(value, (str, bool, int, float)) or (
+        isinstance(value, list) and all(_plain(v) and not isinstance(v, list) for v in value))
+
+
+def _table() -> str:
+    return f"[mcp_servers.{MCP_NAME}]\n" + "".join(
+        f"{key} = {_toml(value)}\n" for key, value in MCP_SERVER.items())
+
+
+HEADER = re.compile(r"^\s*\[\s*mcp_servers\s*\.\s*(\"gitstate\"|gitstate)\s*\]\s*(#.*)?$", re.M)
+ANY_HEADER = re.compile(r"^\s*\[", re.M)
+FIRST_TABLE = re.compile(r"^\s*\[", re.M)
+
+
+def merge_config(text: str) -> tuple[str, list[str]]:
+    """(the new `.codex/config.toml`, what was added or updated); the same text when nothing
+    changes. Only gitstate's table and the login-shell key are ever written."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidFile(f"{CONFIG}: not valid TOML ({exc})",
+                          hint="fix it; gitstate merges, it never replaces") from exc
+    servers = data.get("mcp_servers") or {}
+    if not isinstance(servers, dict):
+        raise InvalidFile(f"{CONFIG}: 'mcp_servers' must be a table",
+                          hint="fix it by hand; gitstate will not replace it")
+    changed: list[str] = []
+    server = servers.get(MCP_NAME)
+    if server is not None and not runs_our_mcp(server):
+        raise InvalidFile(f"{CONFIG}: the MCP server '{MCP_NAME}' is not gitstate's MCP "
+                          "server", hint="rename it; gitstate will not replace it")
+    if server is None:
+        text = text + ("" if not text or text.endswith("\n") else "\n") + \
+            ("\n" if text.strip() else "") + _table()
+        changed.append(f"mcp_servers.{MCP_NAME}")
+    elif {k: server.get(k) for k in MCP_SERVER} != MCP_SERVER:
+        found = HEADER.search(text)
+        if found is None:   # written inline or dotted: not ours to rewrite
+            raise InvalidFile(f"{CONFIG}: gitstate's MCP server is not a [mcp_servers."
+                              f"{MCP_NAME}] table of its own",
+                              hint="make it one, or remove it and run init again")
+        end = ANY_HEADER.search(text, found.end())
+        rest = text[end.start():] if end else ""
+        kept = {k: v for k, v in server.items() if k not in MCP_SERVER
+                and not (isinstance(v, dict) and re.search(
+                    rf"^\s*\[\s*mcp_servers\s*\.\s*\"?{MCP_NAME}\"?\s*\.\s*\"?"
+                    rf"{re.escape(k)}\"?\s*\]", text, re.M))}   # its own tables stay
+        odd = [k for k, v in kept.items() if not _plain(v)]
+        if odd:
+            raise InvalidFile(f"{CONFIG}: gitstate's MCP server has keys gitstate cannot "
+                              f"rewrite ({', '.join(odd)})",
+                              hint="set command and args as `gitstate init --runtime codex` "
+                                   "writes them, by hand")
+        body = _table() + "".join(f"{k} = {_toml(v)}\n" for k, v in kept.items())
+        text = text[:found.start()] + body + ("\n" if rest else "") + rest.lstrip("\n")
+        changed.append(f"mcp_servers.{MCP_NAME}")
+    if "allow_login_shell" not in data:
+        first = FIRST_TABLE.search(text)
+        line = "allow_login_shell = false   # gitstate: the model's shell keeps codex's PATH\n"
+        at = first.start() if first else len(text)
+        text = text[:at] + line + ("\n" if first else "") + text[at:]
+        changed.append("allow_login_shell")
+    tomllib.loads(text)    # what is written always reads
+    return text, changed
+
+
+def install(top: Path) -> list[dict]:
+    """Merge into `top/.codex/hooks.json` and `top/.codex/config.toml` (both read and merged
+    before either is written) and write the shim; the `init` report's entries."""
+    hooks_path, config_path = top / HOOKS_FILE, top / CONFIG
+    merged, changed, kept = merge(_read_json(hooks_path), HOOKS, HOOKS_FILE, COMMAND,
+                                  SUFFIX, OURS)
+    before = config_path.read_text(encoding="utf-8") if config_path.is_file() else ""
+    after, added = merge_config(before)
+    if changed:
+        hooks_path.parent.mkdir(parents=True, exist_ok=True)
+        hooks_path.write_text(json.dumps(merged, indent=2) + "\n", encoding="utf-8")
+    shim = write_executable(top / SHIM, SHIM_TEXT)
+    if after != before:
+        config_path.write_text(after, encoding="utf-8")
+    theirs = sorted(k for k in (tomllib.loads(after).get("mcp_servers") or {})
+                    if k != MCP_NAME)
+    return [{"kind": "runtime", "name": "codex", "path": HOOKS_FILE,
+             "changed": bool(changed) or shim, "added": changed, "kept": kept},
+            {"kind": "runtime", "name": "codex", "path": CONFIG, "changed": bool(added),
+             "added": added, "kept": theirs, "then": TRUST}]
+
+
+def _read_json(path: Path) -> dict:
+    if not path.is_file():
+        return {}
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except ValueError as exc:
+        raise InvalidFile(f"{HOOKS_FILE}: not valid JSON ({exc})",
+                          hint="fix it; gitstate merges, it never replaces") from exc
+    if not isinstance(data, dict):
+        raise InvalidFile(f"{HOOKS_FILE}: must hold a JSON object")
+    return data
