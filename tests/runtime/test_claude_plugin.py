@@ -67,6 +67,8 @@ def test_the_manifest_and_the_marketplace_name_the_plugin_and_its_version():
     for name in commands:
         text = (plugin.ROOT / "commands" / f"{name}.md").read_text()
         assert f'"${{CLAUDE_PLUGIN_ROOT}}/bin/gitstate" {name}' in text   # found as hooks are
+        # a person's commands: the model may not call them (their arguments reach a shell)
+        assert "\ndisable-model-invocation: true\n" in text.split("\n---\n", 1)[0]
 
 
 def _shim(cwd: Path, *args: str, env: dict | None = None, stdin: str = "{}"):
