@@ -68,6 +68,9 @@ class RuntimeRule(Record):
 
 
 RULE_KEYS = {"moves", "when", "spawn", "record", "summary"}
+# keys a last message may never be written into: gitstate's own, and the runtime's facts
+RESERVED = ("agent", "state", "parent", "depth", "updated", "key", "role", "session", "pid",
+            "host", "model", "worktree", "context_pct", "tokens", "started", "ended")
 
 
 def decide(runtime: dict[str, tuple[RuntimeRule, ...]], event: str, kinds: tuple[str, ...],
@@ -175,9 +178,10 @@ def _read_rule(r, rule: Any, at: tuple, event: str, states: dict, transitions: d
     if not isinstance(record, bool):
         r.bad(at + ("record",), f"{what}: record must be true or false")
         record = False
-    if summary is not None and not (isinstance(summary, str) and summary.strip()):
+    if summary is not None and (not isinstance(summary, str) or not summary.strip()
+                                or summary in RESERVED):
         r.bad(at + ("summary",), f"{what}: summary names the front-matter key that gets the "
-                                 "last message")
+                                 f"last message, not one of gitstate's ({', '.join(RESERVED)})")
         summary = None
     if not moves and not spawn and not record:
         r.bad(at, f"{what}: a rule needs moves, or record: true (or, at subagent_start, "

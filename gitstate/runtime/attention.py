@@ -54,7 +54,12 @@ MESSAGE_CHARS = 500
 
 
 def _text(value) -> str | None:
-    return value[:MESSAGE_CHARS] if isinstance(value, str) and value.strip() else None
+    """One line of plain text: control characters (a terminal's escapes, line breaks) become
+    spaces, so a notice shown to a person or told to an agent stays the one line it is."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return " ".join("".join(c if c.isprintable() else " " for c in value).split())[
+        :MESSAGE_CHARS] or None
 
 
 def notice(event: dict, agent_of) -> None:
@@ -94,8 +99,9 @@ def pending(notices: list[dict], records: list[dict]) -> list[dict]:
     out = []
     for n in notices:
         at, agent, kind = n.get("at"), n.get("agent"), n.get("kind")
-        if not isinstance(at, (int, float)) or not isinstance(agent, str) or kind not in WANTED:
-            continue
+        if not isinstance(at, (int, float)) or isinstance(at, bool) or not 0 <= at < 1e11 \
+                or not isinstance(agent, str) or kind not in WANTED:
+            continue    # not a notice of ours (a hand-made or damaged file): skipped
         r = by_agent.get(agent) or {}
         if r.get("roster") == "dead":
             continue
@@ -103,8 +109,8 @@ def pending(notices: list[dict], records: list[dict]) -> list[dict]:
         if isinstance(last, str) and parse_iso(last) >= int(at):
             continue
         out.append({"agent": agent, "state": r.get("state"), "session": str(n.get("session")),
-                    "kind": kind, "waits_for": WANTED[kind], "message": n.get("message"),
-                    "title": n.get("title"), "since": iso(int(at))})
+                    "kind": kind, "waits_for": WANTED[kind], "message": _text(n.get("message")),
+                    "title": _text(n.get("title")), "since": iso(int(at))})
     return out
 
 

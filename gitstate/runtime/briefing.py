@@ -109,7 +109,9 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
             # the reminder of the mortality clock, only where the lifecycle declares one
             "remind": lc.policies.mortality is not None,
             # the events the law gives rules (the others start no git: runtime/events.py)
-            "events": sorted(lc.runtime)})
+            "events": sorted(lc.runtime),
+            # the runtime's process: only its hooks report the session's events
+            "pid": _runtime_pid(event)})
         if source in ("startup", "clear", "compact"):
             memory.remember_phase(gdir, agent, "fresh", 0)   # a new context: its clock restarts
         _export(agent, session)
@@ -144,6 +146,14 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
     return "\n".join(lines)
 
 
+def _runtime_pid(event: dict) -> int | None:
+    """The process of the runtime whose hook this is (None when run by hand: no event)."""
+    if not event.get("session_id"):
+        return None
+    from gitstate.runtime.facts import runtime_pid
+    return runtime_pid()
+
+
 def _record_facts(repo, lc, agent: str, state: str | None, front: dict,
                   event: dict) -> str | None:
     """What the runtime knows of this session (its process, host, model, worktree), recorded
@@ -163,6 +173,8 @@ def _record_facts(repo, lc, agent: str, state: str | None, front: dict,
         return None
     from gitstate.runtime.record import record_facts
     said = record_facts(repo, agent, to or state, new)
+    if to and new and "were not recorded" in said:   # the move refused: the facts alone
+        said = record_facts(repo, agent, state, new) + f" (not {state} -> {to}: {said})"
     if "were not recorded" in said or "Not recorded" in said:
         print(said, file=sys.stderr)
     return said

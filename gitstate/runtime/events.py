@@ -48,6 +48,10 @@ def handle(event: str, payload: dict, ticket: int | None = None,
     agent, bound = memory.bound_agent(payload, gdir)
     if agent is None or (bound is not None and event not in bound.get("events", [event])):
         return None    # no rule for this event in the law the session was briefed with
+    forged = _not_the_sessions(agent, bound)
+    if forged:
+        memory.log_event(gdir, {"session": session, "event": event, "said": forged})
+        return forged
     if payload.get("agent_id") and event not in ("subagent_start", "subagent_stop"):
         return None    # a sub-agent's own turn: its session's agent is not the subject
     ticket = ticket or time.time_ns()
@@ -68,6 +72,21 @@ def handle(event: str, payload: dict, ticket: int | None = None,
     if detach:
         os._exit(0)    # the detached child ends here
     return said
+
+
+def _not_the_sessions(agent: str, bound: dict | None) -> str | None:
+    """Why this process may not report the session's events: the runtime that started the
+    session (its process, recorded when SessionStart bound it) is not the one running this
+    hook, e.g. another agent's Bash running `gitstate hook` with the session's id. None: it
+    may (or nothing was recorded to tell)."""
+    recorded = (bound or {}).get("pid")
+    if not isinstance(recorded, int):
+        return None
+    from gitstate.runtime.facts import runtime_pid
+    if runtime_pid() == recorded:
+        return None
+    return (f"gitstate: the events of {agent}'s session are reported by its runtime (process "
+            f"{recorded}), not by this process: nothing recorded")
 
 
 def _detached() -> bool:
@@ -121,7 +140,8 @@ def _move(event: str, payload: dict, gdir: str, agent: str) -> str | None:
         return (f"gitstate: {event} would move {subject} {state} -> {target}, which needs a "
                 "human's approval: not made from an agent's session")
     last = last_message(payload)
-    sets = {rule.summary: last[:SUMMARY_CHARS]} if rule.summary and last else {}
+    # the last message as the summary; none written (a turn without text): what happened
+    sets = {rule.summary: (last or said)[:SUMMARY_CHARS]} if rule.summary else {}
     os.environ["GITSTATE_AGENT"] = agent    # the session's agent moves itself, or its child
     from gitstate.runtime.record import commit_as_system
 
@@ -150,7 +170,7 @@ def _register(repo, lc, payload: dict, gdir: str, parent: str) -> str | None:
     if not agent_id:
         return None
     stem = "".join(c if c.isascii() and c.isalnum() else "-" for c in kind)[:40].strip("-")
-    tail = "".join(c for c in agent_id if c.isascii() and c.isalnum())[:8]
+    tail = "".join(c for c in agent_id if c.isascii() and c.isalnum())[:16]
     if len(tail) < 4:    # an id of other characters: named by its digest
         import hashlib
         tail = hashlib.sha1(agent_id.encode("utf-8", "replace")).hexdigest()[:8]
@@ -227,13 +247,16 @@ def _text(content) -> str:
 
 def _tail(path: str, size: int = 256 * 1024) -> list[dict]:
     """The JSON lines of the transcript's last `size` bytes (none if it cannot be read)."""
+    import stat
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return []    # a pipe, a device: never waited on, never read without end
         with open(path, "rb") as fh:
             fh.seek(0, os.SEEK_END)
             start = max(0, fh.tell() - size)
             fh.seek(start)
-            raw = fh.read()
-    except OSError:
+            raw = fh.read(size)
+    except (OSError, ValueError):
         return []
     lines = raw.split(b"\n")[1 if start else 0:]
     out = []

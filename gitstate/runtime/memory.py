@@ -31,8 +31,9 @@ def git_dir(cwd: str | None) -> str | None:
             with open(dot, encoding="utf-8", errors="replace") as fh:
                 line = fh.readline().strip()
             if line.startswith("gitdir:"):
-                target = line[len("gitdir:"):].strip()
-                return os.path.normpath(os.path.join(here, target))
+                target = os.path.normpath(os.path.join(here, line[len("gitdir:"):].strip()))
+                # a git folder, or nothing: the hooks write nowhere a .git file merely points
+                return target if os.path.isfile(os.path.join(target, "HEAD")) else None
             return None
         parent = os.path.dirname(here)
         if parent == here:
@@ -213,7 +214,9 @@ def log_event(gdir: str, entry: dict) -> None:
     """One line of `events.jsonl`: what a runtime event decided (appended whole: one write)."""
     path = os.path.join(_folder(gdir), "events.jsonl")
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    line = (json.dumps(entry)[:8000] + "\n").encode()
+    # each text cut, never the line: every line stays one whole JSON object
+    line = (json.dumps({k: v[:2000] if isinstance(v, str) else v for k, v in entry.items()})
+            + "\n").encode()
     try:
         if os.path.getsize(path) > EVENTS_LOG_BYTES:
             os.replace(path, path + ".1")
@@ -256,7 +259,11 @@ def attention_notices(gdir: str) -> list[dict]:
     except OSError:
         return []
     found = [_read(os.path.join(folder, n)) for n in names]
-    return sorted((n for n in found if n), key=lambda n: n.get("at") or 0)
+    def when(n: dict) -> float:
+        at = n.get("at")
+        return at if isinstance(at, (int, float)) and not isinstance(at, bool) and at == at \
+            else 0.0
+    return sorted((n for n in found if n), key=when)
 
 
 def clear_attention(gdir: str, session: str) -> None:

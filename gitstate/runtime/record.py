@@ -4,6 +4,8 @@ hooks apply to the commit that would register it."""
 
 from __future__ import annotations
 
+import os
+
 from gitstate.git.repo import GitContext, open_managed
 from gitstate.law import statefile
 from gitstate.law.grammar import parse_message
@@ -52,6 +54,7 @@ def record_as_system(repo, agent: str, state: str, sets: dict, text: str) -> str
     # the moves (and what they import) only when a commit is made: the spawn guard, which
     # imports this module too, judges without them (bench/runtime.py)
     from gitstate.moves.agent import transition
+    os.environ["GITSTATE_AGENT"] = agent   # the agent's own move: signed by its key, if it has one
     return commit_as_system(repo, agent, lambda system: transition(
         system, agent, state, sets=sets, text=text, with_work=False))
 

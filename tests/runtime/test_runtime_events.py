@@ -55,6 +55,15 @@ def decided(repo: Path) -> list[dict]:
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
 
+def settle(repo: Path, before: int) -> None:
+    """Wait for the events log to have more than `before` lines (a detached event decided)."""
+    import time
+    deadline = time.monotonic() + 60
+    while len(decided(repo)) <= before:
+        assert time.monotonic() < deadline, "the event was never decided"
+        time.sleep(0.05)
+
+
 def event(repo: Path, name: str, session: str, **fields) -> str:
     """The hook for `name` as Claude Code runs it, and, once the event is decided (a prompt,
     a turn's end and a session's end are decided in a process of their own: waited for by the
@@ -124,17 +133,60 @@ def test_squad_a_session_that_ends_resumable_stays_idle_for_its_timeout(tmp_path
     assert state(repo, "sam") == "idle" and commits(repo) == made
 
 
-def test_a_move_the_law_refuses_is_not_made_and_is_said_on_stderr(tmp_path):
-    """squad's cleanup requires a final summary: a cleared session whose transcript has no
-    last message cannot be cleaned up, and the hook says why (exit 0: the runtime goes on)."""
+def own_law(tmp_path: Path, runtime: str, extra: str = "") -> Path:
+    """A repository managed by a lifecycle of the test's own (working, resting, done)."""
+    repo = make_repo(tmp_path / "repo")
+    law = tmp_path / "lifecycle.yaml"
+    law.write_text("initial: working\nstates:\n  working: {}\n  resting: {}\n"
+                   "  gone: {roster: dead, terminal: true, requires: [final_summary]}\n"
+                   "transitions:\n  working: [resting, gone]\n  resting: [working]\n"
+                   f"policies:\n  humans: [zach]\n  approval: [{extra}law]\n"
+                   f"runtime:\n{runtime}")
+    res = gitstate(repo, "init", "--lifecycle", str(law), "--runtime", "claude-code")
+    assert res.returncode == 0, res.stderr
+    return repo
+
+
+def test_a_move_the_law_refuses_is_not_made_and_is_said(tmp_path):
+    """`gone` requires a final summary the rule does not write: the stop is not made into a
+    move, and what the law said is said (exit 0: the runtime goes on)."""
+    repo = own_law(tmp_path, "  stop: [{moves: ['working -> gone']}]\n")
+    sam = bound(repo, "sam")
+    made = commits(repo)
+    said = event(repo, "stop", sam, stop_hook_active=False)
+    assert state(repo, "sam") == "working" and commits(repo) == made
+    assert "sam stays working" in said and "final_summary" in said, said
+
+
+def test_squad_a_cleared_session_without_a_last_message_is_cleaned_up_all_the_same(tmp_path):
+    """SessionEnd carries no last message: a session whose last turn wrote none is cleaned up
+    with what happened as its summary."""
     repo = repo_of(tmp_path, "squad")
     sam = bound(repo, "sam", "--role", "specialist")
     event(repo, "stop", sam, stop_hook_active=False)
+    event(repo, "session-end", sam, reason="clear",
+          transcript_path=str(transcript(tmp_path / "t.jsonl", USER)))
+    assert state(repo, "sam") == "cleanup"
+    assert "final_summary: 'runtime: session end (clear)'" in git(
+        repo, "show", "HEAD:agent/sam/_state.md").stdout
+
+
+def test_an_agents_bash_cannot_report_another_sessions_events(tmp_path):
+    """The events of a session are its runtime's to report: `gitstate hook prompt` run from
+    another process with sam's session id (read from his state file) moves nothing."""
+    import subprocess
+    import sys
+    repo = repo_of(tmp_path, "squad")
+    sam = bound(repo, "sam", "--role", "specialist")
     made = commits(repo)
-    said = event(repo, "session-end", sam, reason="clear",
-                 transcript_path=str(transcript(tmp_path / "t.jsonl", USER)))
-    assert state(repo, "sam") == "idle" and commits(repo) == made
-    assert "sam stays idle" in said and "final_summary" in said, said
+    forged = json.dumps({**base(repo, sam, "UserPromptSubmit"), "prompt": "x"})
+    res = subprocess.run([sys.executable, "-c", "import subprocess, sys; sys.exit(subprocess.run("
+                          "[sys.executable, '-m', 'gitstate', 'hook', 'prompt'], "
+                          "input=sys.argv[1], text=True).returncode)", forged],
+                         cwd=repo, capture_output=True, text=True)
+    assert res.returncode == 0
+    assert commits(repo) == made and state(repo, "sam") == "spawning"
+    assert "reported by its runtime" in decided(repo)[-1]["said"]
 
 
 def test_squad_a_turn_that_ended_on_an_api_error_puts_the_session_in_error(tmp_path):
@@ -188,8 +240,8 @@ def test_registry_sub_agents_are_registered_at_start_and_ended_done_or_failed(tm
                                         "agent_id": "a1b2c3d4e5", "agent_type": "researcher"})
     assert res.returncode == 0, res.stderr
     told = json.loads(res.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert "registered as researcher-a1b2c3d4" in told, told
-    child = "researcher-a1b2c3d4"
+    assert "registered as researcher-a1b2c3d4e5" in told, told
+    child = "researcher-a1b2c3d4e5"
     assert state(repo, child) == "in-progress"
     front = git(repo, "show", f"HEAD:agent/{child}/_state.md").stdout
     assert "parent: lead" in front and "depth: 1" in front
@@ -205,26 +257,27 @@ def test_registry_sub_agents_are_registered_at_start_and_ended_done_or_failed(tm
     tr = transcript(tmp_path / "sub2.jsonl", USER, SAID, INTERRUPTED)
     event(repo, "subagent-stop", session, agent_id="ffff0000aa", agent_type="researcher",
           agent_transcript_path=str(tr), stop_hook_active=False)
-    assert state(repo, "researcher-ffff0000") == "failed"     # interrupted
+    assert state(repo, "researcher-ffff0000aa") == "failed"     # interrupted
 
     assert hook(repo, "spawn-guard", tool).returncode == 0
     hook(repo, "subagent-start", {**base(repo, session, "SubagentStart"),
                                   "agent_id": "eeee1111bb", "agent_type": "researcher"})
     event(repo, "stop-failure", session, agent_id="eeee1111bb", agent_type="researcher",
           error="unknown", last_assistant_message="API Error: 400")
-    assert state(repo, "researcher-eeee1111") == "failed"     # its turn ended on an API error
+    assert state(repo, "researcher-eeee1111bb") == "failed"     # its turn ended on an API error
     assert "summary: 'API Error: 400'" in git(
-        repo, "show", "HEAD:agent/researcher-eeee1111/_state.md").stdout
+        repo, "show", "HEAD:agent/researcher-eeee1111bb/_state.md").stdout
     assert gitstate(repo, "verify", "--no-cache").returncode == 0
 
 
 def test_haak_records_the_compaction_where_the_agent_stands_and_never_blocks_it(tmp_path):
     repo = repo_of(tmp_path, "haak")
     session = bound(repo, "ada")
-    made = commits(repo)
+    made, before = commits(repo), len(decided(repo))
     res = hook(repo, "pre-compact", {**base(repo, session, "PreCompact"), "trigger": "auto",
                                      "custom_instructions": None})
     assert res.returncode == 0 and '"decision"' not in res.stdout    # never a block
+    settle(repo, before)
     assert commits(repo) == made + 1 and state(repo, "ada") == "bootstrap"
     assert "runtime: pre compact (auto)" in git(repo, "log", "-1", "--format=%s").stdout
 
@@ -256,7 +309,8 @@ def test_the_lifecycle_shows_the_runtime_table_from_its_declaration(tmp_path):
     repo = repo_of(tmp_path, "squad")
     shown = json.loads(gitstate(repo, "lifecycle", "--json").stdout)["runtime"]
     assert shown["prompt"] == [{"moves": ["spawning -> active", "idle -> active",
-                                          "suspended -> active"], "when": [], "spawn": False,
+                                          "suspended -> active", "error -> active"],
+                                "when": [], "spawn": False,
                                 "record": False, "summary": None}]
     assert [rule["when"] for rule in shown["stop"]] == [["failure"], []]
     text = gitstate(repo, "lifecycle").stdout
@@ -300,15 +354,8 @@ def test_the_readmes_runtime_tables_are_the_lifecycles_own_lines():
 def test_an_event_that_would_make_a_gated_move_makes_none_and_says_why(tmp_path):
     """A human's approval is a signature no agent's session can give: the event is not made
     into a move, and the reason is said."""
-    repo = make_repo(tmp_path / "repo")
-    law = tmp_path / "lifecycle.yaml"
-    law.write_text("initial: working\nstates:\n  working: {}\n  resting: {}\n"
-                   "  gone: {roster: dead, terminal: true}\n"
-                   "transitions:\n  working: [resting, gone]\n  resting: [working]\n"
-                   "policies:\n  humans: [zach]\n  approval: ['working -> resting', law]\n"
-                   "runtime:\n  stop: [{moves: ['working -> resting']}]\n")
-    res = gitstate(repo, "init", "--lifecycle", str(law), "--runtime", "claude-code")
-    assert res.returncode == 0, res.stderr
+    repo = own_law(tmp_path, "  stop: [{moves: ['working -> resting']}]\n",
+                   "'working -> resting', ")
     session = bound(repo, "sam")
     made = commits(repo)
     said = event(repo, "stop", session, stop_hook_active=False)
@@ -372,3 +419,72 @@ def test_a_hostile_sub_agent_kind_or_id_is_registered_under_a_safe_id_or_not_at_
     child = made[0].split("/")[1]
     assert re.fullmatch(r"[a-z0-9][a-z0-9-]*[a-z0-9]", child), child
     assert not (tmp_path / "etc").exists()
+
+
+def test_a_refused_session_start_move_still_records_what_the_runtime_knows(tmp_path):
+    repo = own_law(tmp_path, "  session_start: [{moves: ['working -> resting']}]\n",
+                   "'working -> resting', ")
+    session = str(uuid.uuid4())
+    assert gitstate(repo, "spawn", "sam", "--session", session).returncode == 0
+    res = start(repo, session)
+    assert res.returncode == 0
+    front = git(repo, "show", "HEAD:agent/sam/_state.md").stdout
+    assert "state: working" in front and "\npid: " in front, front
+
+
+def test_what_an_agent_could_plant_is_read_safely(tmp_path):
+    """A damaged notice, a transcript that is a pipe, a huge session id, a .git file that
+    points elsewhere: no traceback, no hang, no write outside, every log line whole."""
+    import os
+    import subprocess
+    import sys
+    repo = repo_of(tmp_path, "registry")
+    session = bound(repo, "lead", "--role", "general")
+    notices = repo / ".git" / "gitstate" / "runtime" / "attention"
+    notices.mkdir(parents=True, exist_ok=True)
+    for i, at in enumerate(("1e300", "NaN", "-5", '"soon"')):
+        (notices / f"bad{i}.json").write_text(
+            '{"agent": "lead", "session": "x", "kind": "permission_prompt", "at": ' + at + "}")
+    res = gitstate(repo, "attention", "--json")
+    assert res.returncode == 0 and json.loads(res.stdout)["waiting"] == [], res.stderr
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    hook(repo, "spawn-guard", {**base(repo, session, "PreToolUse"), "tool_name": "Agent",
+                               "tool_use_id": "t", "tool_input": {"subagent_type": "researcher"}})
+    hook(repo, "subagent-start", {**base(repo, session, "SubagentStart"),
+                                  "agent_id": "c0ffee00", "agent_type": "researcher"})
+    before = len(decided(repo))
+    res = subprocess.run(["sh", "-c", '"$CLAUDE_PROJECT_DIR"/.claude/hooks/gitstate '
+                          "subagent-stop"], input=json.dumps({
+                              **base(repo, session, "SubagentStop"), "agent_id": "c0ffee00",
+                              "agent_transcript_path": str(fifo)}), text=True, cwd=repo,
+                         env={**os.environ, "CLAUDE_PROJECT_DIR": str(repo)},
+                         capture_output=True, timeout=60)     # a read of the pipe would hang
+    settle(repo, before)
+    assert res.returncode == 0 and state(repo, "researcher-c0ffee00") == "done"
+    big = "B" * 20000
+    subprocess.run([sys.executable, "-m", "gitstate", "hook", "pre-compact"], cwd=repo,
+                   input=json.dumps({**base(repo, big, "PreCompact"), "trigger": big}),
+                   text=True, capture_output=True, env={**os.environ, "GITSTATE_AGENT": "lead"})
+    assert all(isinstance(e, dict) for e in decided(repo))     # every line one whole object
+    elsewhere = tmp_path / "elsewhere"
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    (evil / ".git").write_text(f"gitdir: {elsewhere}/deep\n")
+    subprocess.run([sys.executable, "-m", "gitstate", "hook", "prompt"], cwd=evil,
+                   input=json.dumps({**base(evil, "s", "UserPromptSubmit")}), text=True,
+                   capture_output=True)
+    assert not elsewhere.exists()
+
+
+@pytest.mark.parametrize("key", ["state", "session", "agent", "pid"])
+def test_a_rule_may_not_write_the_last_message_into_gitstates_own_keys(key):
+    import yaml
+
+    from gitstate.law.load import LifecycleInvalid, load_lifecycle
+    text = yaml.safe_dump({"initial": "a", "states": {"a": {}, "b": {"terminal": True}},
+                           "transitions": {"a": ["b"]},
+                           "runtime": {"stop": [{"moves": ["a -> b"], "summary": key}]}})
+    with pytest.raises(LifecycleInvalid) as err:
+        load_lifecycle(text)
+    assert "not one of gitstate's" in str(err.value)

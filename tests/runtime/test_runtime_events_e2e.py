@@ -108,7 +108,9 @@ def test_registry_a_sub_agent_is_registered_when_it_starts_and_ended_when_it_sto
                             "prompt": "find the bug [script:registry-ok-child]"})),
         Turn(text("thanks")))
     model.script("registry-ok-child", Turn(text("the parser drops a byte")))
+    before = len(decisions(repo))
     run(repo, model, f"delegate {token}", session, tools="Bash,Agent")
+    settled(repo, session, "subagent_stop", before)
     child_said = everything(model.requests("registry-ok-child")[0])
     assert "registered as general-purpose-" in child_said, child_said
     log = moves(repo, since)
@@ -130,8 +132,9 @@ def test_registry_a_sub_agent_is_registered_when_it_starts_and_ended_when_it_sto
                             "prompt": "dig [script:registry-bad-child]"})),
         Turn(text("it failed")))
     model.script("registry-bad-child", Turn(error=400))
-    since = tip(repo)
+    since, before = tip(repo), len(decisions(repo))
     run(repo, model, f"delegate {token}", session, tools="Bash,Agent")
+    settled(repo, session, "subagent_stop", before)
     failed = [line for line in moves(repo, since) if "[STATE:failed]" in line]
     assert len(failed) == 1, moves(repo, since)
     assert gitstate(repo, "verify", "--no-cache").returncode == 0
@@ -143,8 +146,9 @@ def test_haak_records_a_compaction_where_the_agent_stands(tmp_path, model):
     assert gitstate(repo, "spawn", "ada", "--session", session).returncode == 0
     token = model.script("haak-first", Turn(text("hello")))
     run(repo, model, f"start {token}", session)
-    since = tip(repo)
+    since, before = tip(repo), len(decisions(repo))
     run(repo, model, "/compact", session, resume=True)
+    settled(repo, session, "pre_compact", before)
     log = moves(repo, since)
     assert "gitstate|@ada: [STATE:bootstrap] runtime: pre compact (manual)" in log, log
 
@@ -159,8 +163,9 @@ def test_era_a_compaction_ends_deep_work_and_a_session_ending_after_distill_logs
         assert res.returncode == 0, res.stderr
     token = model.script("era-first", Turn(text("working")))
     run(repo, model, f"work {token}", session)
-    since = tip(repo)
+    since, before = tip(repo), len(decisions(repo))
     run(repo, model, "/compact", session, resume=True)
+    settled(repo, session, "pre_compact", before)
     log = moves(repo, since)
     assert "gitstate|@eli: [STATE:inbox] runtime: pre compact (manual)" in log, log
 

@@ -45,7 +45,9 @@ from gitstate.runtime.replies import context_reply
 # hook -> the event of the lifecycle's `runtime:` table it reports (gitstate.law.events)
 EVENT_HOOKS = {"prompt": "prompt", "stop": "stop", "pre-compact": "pre_compact",
                "session-end": "session_end", "subagent-stop": "subagent_stop"}
-DETACHED = ("prompt", "stop", "session-end")   # decided in a process the runtime never waits for
+# decided in a process the runtime never waits for (a hub that answers slowly never holds a
+# turn, a compaction or the session's end); subagent-start answers the sub-agent: it waits
+DETACHED = ("prompt", "stop", "session-end", "pre-compact", "subagent-stop", "stop-failure")
 NAMES = RUNTIMES["claude-code"].names()    # the one declaration: runtime/registry.py
 PHASES = ("fresh", "midlife", "legacy", "urgent")
 SUBAGENT_TOOLS = ("Agent", "Task")
@@ -77,7 +79,7 @@ def run(name: str, args: list[str], event: dict | None = None, measure=None) -> 
         if name == "stop-failure":    # a turn that ended on an API error: a sub-agent's ends it
             from gitstate.runtime.events import handle, say
             sub = bool(event.get("agent_id"))
-            say(handle("subagent_stop" if sub else "stop", event, ticket, detach=not sub,
+            say(handle("subagent_stop" if sub else "stop", event, ticket, detach=True,
                        failed=True))
             return 0
         if name == "notification":
