@@ -37,7 +37,10 @@ def session_start(event: dict, agent_arg: str | None = None) -> dict | str:
     return context_reply("SessionStart", text) if event else text
 
 
-def _find_by_session(repo, lc, head, session: str) -> str | None:
+def _session_agents(repo, lc, head, session: str) -> list[str]:
+    """The agents whose committed state files record `session: SESSION`: those not ended if
+    any is (an ended agent's session may be another's now), else the ended ones."""
+    found, ended = [], []
     for agent, data in sorted(repo.agents_at(lc, head).items()):
         if b"session:" not in data:
             continue
@@ -45,9 +48,19 @@ def _find_by_session(repo, lc, head, session: str) -> str | None:
             front = statefile.parse_bytes(data, lc.state_path(agent)).front
         except GitstateError:
             continue
-        if statefile.as_text(front.get("session")) == session:
-            return agent
-    return None
+        if statefile.as_text(front.get("session")) != session:
+            continue
+        state = front.get("state")
+        over = isinstance(state, str) and state in lc.states and lc.states[state].terminal
+        (ended if over else found).append(agent)
+    return found or ended
+
+
+def _find_by_session(repo, lc, head, session: str) -> str | None:
+    """The one agent that records the session; None when none does, or more than one (an
+    agent that wrote another's session into its own file binds neither)."""
+    found = _session_agents(repo, lc, head, session)
+    return found[0] if len(found) == 1 else None
 
 
 def briefing(event: dict, agent_arg: str | None = None) -> str:
@@ -60,8 +73,16 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
     env_session = os.environ.get("GITSTATE_SESSION")
     parent = None
     agent = agent_arg.lower() if agent_arg else None
-    if agent is None and session:
-        agent = _find_by_session(repo, lc, head, session)
+    claimed = _session_agents(repo, lc, head, session) if agent is None and session else []
+    if len(claimed) > 1:
+        gdir = os.path.dirname(repo.cache_dir) if repo.cache_dir else None
+        if gdir:
+            memory.unbind(gdir, session or "")
+        return (f"gitstate: this session ({session}) is recorded by more than one agent "
+                f"({', '.join(claimed)}), so it is bound to none of them: the agent whose session "
+                "it is not should change its `session:` (`gitstate transition ID STATE --set "
+                "session=...`).")
+    agent = agent or (claimed[0] if claimed else None)
     if agent is None and env_agent:
         if env_session and session and env_session != session:
             parent = env_agent.lower()   # started from another agent's session: its child

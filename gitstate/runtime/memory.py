@@ -75,6 +75,13 @@ def bind(gdir: str, session: str, data: dict) -> None:
     _write(os.path.join(_folder(gdir), "sessions", _key(session) + ".json"), data)
 
 
+def unbind(gdir: str, session: str) -> None:
+    try:
+        os.remove(os.path.join(_folder(gdir), "sessions", _key(session) + ".json"))
+    except OSError:
+        pass
+
+
 def bound_agent(event: dict, gdir: str | None) -> tuple[str | None, dict | None]:
     """(agent, binding) of the runtime session: the binding SessionStart recorded, else
     `$GITSTATE_AGENT` when it was set for this very session (or for none in particular)."""

@@ -488,3 +488,19 @@ def test_a_rule_may_not_write_the_last_message_into_gitstates_own_keys(key):
     with pytest.raises(LifecycleInvalid) as err:
         load_lifecycle(text)
     assert "not one of gitstate's" in str(err.value)
+
+
+def test_an_agent_that_writes_anothers_session_into_its_file_binds_neither(tmp_path):
+    """ana records sam's session as hers: the session is then bound to nobody (not to the
+    first name), so neither sam's events nor his Bash are hers."""
+    repo = repo_of(tmp_path, "squad")
+    sam = bound(repo, "sam", "--role", "specialist")
+    res = gitstate(repo, "spawn", "ana", "--role", "specialist", "--session", sam)
+    assert res.returncode == 0, res.stderr
+    said = json.loads(start(repo, sam, source="compact").stdout)["hookSpecificOutput"][
+        "additionalContext"]
+    assert "recorded by more than one agent (ana, sam)" in said, said
+    made = commits(repo)
+    res = hook(repo, "prompt", {**base(repo, sam, "UserPromptSubmit"), "prompt": "x"})
+    assert res.returncode == 0 and commits(repo) == made
+    assert state(repo, "ana") == "spawning" and state(repo, "sam") == "spawning"
