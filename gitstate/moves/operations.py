@@ -25,7 +25,7 @@ from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.movers import at_rest
 from gitstate.law.times import duration, iso
 from gitstate.moves.agent import freeze, spawn, transition
-from gitstate.moves.processes import alive, stop_process
+from gitstate.moves.processes import STARTED, alive, stop_process
 from gitstate.rule_ids import Rule
 
 SYSTEM = ("gitstate", "gitstate@localhost")
@@ -258,7 +258,7 @@ def due_reaps(repo: Managed, host: str | None = None, now: float | None = None) 
             continue
         if isinstance(pid, int) and not isinstance(pid, bool) \
                 and statefile.as_text(front.get("host")) == host:
-            if alive(pid):
+            if alive(pid, front.get(STARTED)):
                 continue    # its process runs: however silent, it is not failed
             why = f"process {pid} on {host} is gone"
             summary = f"process {pid} on {host} died without a word"

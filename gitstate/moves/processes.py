@@ -10,8 +10,27 @@ from collections.abc import Callable
 
 from gitstate.law import statefile
 
+STARTED = "pid_started"   # the recorded process's start (clock ticks after boot, Linux)
 
-def alive(pid: int) -> bool:
+
+def started(pid: int) -> int | None:
+    """When process `pid` started (clock ticks after boot), where /proc tells; else None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return int(fh.read().rsplit(b")", 1)[-1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def alive(pid: int, since: object = None) -> bool:
+    """Whether process `pid` runs, and is the one that started at `since` when that was
+    recorded (a pid the system gave to another process since is not the recorded one)."""
+    if isinstance(since, str) and since.strip().isdigit():
+        since = int(since)     # as the state file's front matter reads it back
+    if isinstance(since, int) and not isinstance(since, bool):
+        now = started(pid)
+        if now is not None and now != since:
+            return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -43,8 +62,8 @@ def stop_process(front: dict, host: str, grace: float, say: Callable[[str], None
         said = f"not signalled: process {pid} is this gitstate or the process that started it"
         say(f"{agent}: {said}")
         return said
-    if not alive(pid):
-        return f"process {pid} had already ended"
+    if not alive(pid, front.get(STARTED)):
+        return f"process {pid} had already ended"    # or the pid is another process's now
     try:
         os.kill(pid, signal.SIGTERM)
     except ProcessLookupError:
@@ -55,7 +74,7 @@ def stop_process(front: dict, host: str, grace: float, say: Callable[[str], None
         return said
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
-        if not alive(pid):
+        if not alive(pid, front.get(STARTED)):
             say(f"{agent}: process {pid} ended on SIGTERM")
             return f"process {pid} ended on SIGTERM"
         time.sleep(0.05)

@@ -40,7 +40,8 @@ def session_start(event: dict, agent_arg: str | None = None) -> dict | str:
 def _session_agents(repo, lc, head, session: str) -> list[str]:
     """The agents whose committed state files record `session: SESSION`: those not ended if
     any is (an ended agent's session may be another's now), else the ended ones."""
-    found, ended = [], []
+    found: list[str] = []
+    ended: list[str] = []
     for agent, data in sorted(repo.agents_at(lc, head).items()):
         if b"session:" not in data:
             continue

@@ -18,7 +18,7 @@ import subprocess
 
 SHELLS = frozenset(("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox",
                     "csh", "tcsh"))
-FACTS = ("pid", "host", "model", "worktree")
+FACTS = ("pid", "host", "model", "worktree", "pid_started")
 
 
 def _parent_and_name(pid: int) -> tuple[int, str] | None:
@@ -69,6 +69,10 @@ def of_session(event: dict, worktree: str | None) -> dict:
         found["model"] = model
     if worktree:
         found["worktree"] = worktree
+    from gitstate.moves.processes import STARTED, started
+    since = started(found["pid"])
+    if since is not None:   # so a pid the system gives another process later is not taken
+        found[STARTED] = since   # for this one, by `reap`, `watch` or `shutdown`
     return found
 
 

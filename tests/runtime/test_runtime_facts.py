@@ -89,9 +89,10 @@ def test_session_start_records_the_runtimes_facts_once(tmp_path):
     first, told = session_start(repo, "s1")
     first.wait()
     host = socket.gethostname()
-    assert subjects(repo, tip) == [
+    [subject] = subjects(repo, tip)
+    assert subject.startswith(
         f"gitstate|@alice: [STATE:bootstrap] runtime: pid {first.pid}, host {host}, "
-        f"model claude-opus-4-6, worktree {repo}"]
+        f"model claude-opus-4-6, worktree {repo}, pid_started "), subject
     text = front(repo, "alice")
     for line in (f"pid: {first.pid}", f"host: {host}", "model: claude-opus-4-6",
                  f"worktree: {repo}"):
@@ -110,11 +111,12 @@ def test_session_start_records_the_runtimes_facts_once(tmp_path):
     assert said(start(repo, "s1", "resume")) and git(
         repo, "rev-parse", "HEAD").stdout.strip() == tip     # same facts again: nothing
 
-    # a new runtime process (a new session of the same agent): one commit, only the pid
+    # a new runtime process (a new session of the same agent): one commit, only the process
     second, told = session_start(repo, "s1")
     second.wait()
-    assert subjects(repo, tip) == [
-        f"gitstate|@alice: [STATE:bootstrap] runtime: pid {second.pid}"]
+    [subject] = subjects(repo, tip)
+    assert subject.startswith(
+        f"gitstate|@alice: [STATE:bootstrap] runtime: pid {second.pid}, pid_started "), subject
     assert f"\npid: {second.pid}\n" in front(repo, "alice")
     assert gitstate(repo, "check").returncode == 0
     assert gitstate(repo, "verify", "--no-cache").returncode == 0
@@ -237,3 +239,28 @@ def test_every_preset_takes_the_runtimes_facts(tmp_path, preset):
     assert f"\nworktree: {repo}\n" in front(repo, "a1")
     assert gitstate(repo, "check").returncode == 0
     assert gitstate(repo, "verify", "--no-cache").returncode == 0
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+def test_a_pid_that_is_another_process_now_is_neither_alive_nor_signalled(tmp_path):
+    """The runtime's start is recorded with its pid: a process that has the pid now (the
+    system reuses pids; or an agent wrote another's) is not the agent's runtime, so `reap`
+    finds the runtime gone and `shutdown` signals nothing."""
+    repo = repo_of(tmp_path, "maos")
+    assert gitstate(repo, "spawn", "e1", "--role", "engineer", "--session", "s1").returncode == 0
+    runtime, _ = session_start(repo, "s1", "sleep", "60")
+    other = subprocess.Popen(["sleep", "60"])
+    try:
+        assert "\npid_started: " in front(repo, "e1")
+        host = socket.gethostname()
+        res = gitstate(repo, "transition", "e1", "running", "--set", f"pid={other.pid}")
+        assert res.returncode == 0, res.stderr        # its pid is another process's now
+        res = gitstate(repo, "shutdown", "--grace", "2")
+        assert res.returncode == 0, res.stderr
+        assert other.poll() is None and runtime.poll() is None    # nobody was signalled
+        assert f"process {other.pid} had already ended" in front(repo, "e1")
+        assert host
+    finally:
+        for proc in (runtime, other):
+            proc.kill()
+            proc.wait()
