@@ -52,6 +52,9 @@ def pushed(repo: Path, *args: str) -> tuple[int, dict]:
     """(exit code, how the move landed): the `push` of the move's `--json` record, with the
     record itself under `move` (a refusal's record, or stderr, as it is)."""
     res = gitstate(repo, *args, "--push", "--json")
+    if res.returncode != 0:   # shown with a failing test's captured output: what went wrong
+        print(f"gitstate {' '.join(args)} --push --json: exit {res.returncode}\n"
+              f"stdout: {res.stdout[:3000]}\nstderr: {res.stderr[:3000]}")
     if not res.stdout.strip():
         return res.returncode, {"stderr": res.stderr}
     out = json.loads(res.stdout)
