@@ -177,10 +177,20 @@ def _register(repo, lc, payload: dict, gdir: str, parent: str) -> str | None:
     child = canonical_id(f"{stem or 'agent'}-{tail}")
     os.environ["GITSTATE_AGENT"] = parent
 
+    told = payload.get("child")
+    task, prompt = (told.get("description"), told.get("prompt")) if isinstance(told, dict) \
+        else (None, None)
+    # the seed's registry: the instructions as given, with how to report progress appended
+    update = (f"[UPDATE] Report progress as you go: `gitstate transition {child} "
+              f"{lc.initial} -m \"<what is done>\"` (GITSTATE_AGENT={child}).")
+
     def born(system):
         from gitstate.moves.agent import spawn
         return spawn(system, child, role=kind, parent_agent=parent,
-                     new_role=kind not in lc.roles, text=f"runtime: sub-agent {agent_id}")
+                     new_role=kind not in lc.roles, text=f"runtime: sub-agent {agent_id}",
+                     task=task if isinstance(task, str) else None,
+                     instructions=f"{prompt}\n\n{update}" if isinstance(prompt, str)
+                     else update)
     try:
         note = commit_as_system(repo, child, born)
     except GitstateError as exc:

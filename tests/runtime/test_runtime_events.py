@@ -234,7 +234,8 @@ def test_registry_sub_agents_are_registered_at_start_and_ended_done_or_failed(tm
     repo = repo_of(tmp_path, "registry")
     session = bound(repo, "lead", "--role", "general")
     tool = {**base(repo, session, "PreToolUse"), "tool_name": "Agent", "tool_use_id": "t1",
-            "tool_input": {"description": "d", "prompt": "p", "subagent_type": "researcher"}}
+            "tool_input": {"description": "find the bug", "prompt": "read the parser",
+                           "subagent_type": "researcher"}}
     assert hook(repo, "spawn-guard", tool).returncode == 0
     res = hook(repo, "subagent-start", {**base(repo, session, "SubagentStart"),
                                         "agent_id": "a1b2c3d4e5", "agent_type": "researcher"})
@@ -245,6 +246,9 @@ def test_registry_sub_agents_are_registered_at_start_and_ended_done_or_failed(tm
     assert state(repo, child) == "in-progress"
     front = git(repo, "show", f"HEAD:agent/{child}/_state.md").stdout
     assert "parent: lead" in front and "depth: 1" in front
+    # the seed's log: its task, and its instructions with the [UPDATE] instruction appended
+    assert "find the bug" in front and "read the parser" in front, front
+    assert "[UPDATE] Report progress as you go" in front, front
     tr = transcript(tmp_path / "sub.jsonl", USER, SAID)
     event(repo, "subagent-stop", session, agent_id="a1b2c3d4e5", agent_type="researcher",
           agent_transcript_path=str(tr), last_assistant_message="found it", stop_hook_active=False)

@@ -215,6 +215,7 @@ def record_crossing(cwd: str | None, gdir: str, agent: str, pct: float, marks: l
         return text
 
 
+TASK_CHARS = 4000   # of a sub-agent's task and instructions, kept for its registration
 REMIND_EVERY = 20   # tool calls between two reminders of the mortality clock (seed 000)
 
 
@@ -286,9 +287,11 @@ def spawn_guard(event: dict) -> dict | None:
         return {"hookSpecificOutput": {
             "hookEventName": "PreToolUse", "permissionDecision": "deny",
             "permissionDecisionReason": f"gitstate refuses this sub-agent: {reason}"}}
+    said = {k: v[:TASK_CHARS] for k in ("description", "prompt")
+            if isinstance(v := tool_input.get(k), str) and v.strip()}
     memory.record_child(gdir, event.get("session_id") or "", {
         "parent": agent, "depth": depth, "kind": kind,
-        "tool_use_id": event.get("tool_use_id")})
+        "tool_use_id": event.get("tool_use_id"), **said})
     return None
 
 
@@ -301,7 +304,8 @@ def subagent_start(event: dict) -> dict | None:
     child = memory.take_child(gdir, event.get("session_id") or "",
                               kind if isinstance(kind, str) else None)
     from gitstate.runtime.events import handle, say
-    say(handle("subagent_start", event))    # registered, where the lifecycle says so
+    # registered, where the lifecycle says so, with its task and instructions
+    say(handle("subagent_start", {**event, "child": child or {}}))
     registered = memory.subagent(gdir, str(event.get("agent_id") or ""))
     if child is None:
         return None
