@@ -174,6 +174,9 @@ class Policies(Record):
     context_window: int | None = field(
         None, about="tokens of the agents' model window, when not known otherwise")
     movers: Movers = field(Movers(), about="who may move an agent besides itself")
+    decisions: str | None = field(
+        None, about="the team's decisions file: a resumed session's briefing shows its newest "
+                    "entries")
     _private = ("_pairs",)
     _pairs: tuple[tuple[str, str], ...] | None   # approval's 'from -> to' pairs, read once
 

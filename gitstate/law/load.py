@@ -220,7 +220,7 @@ def _read_states(r: _Reader, raw: Any) -> dict[str, State]:
             requires=tuple(r.names(spec.get("requires"), path + ("requires",),
                                    f"state '{name}': requires")),
             description=str(spec.get("description") or ""),
-            protocol=spec.get("protocol"), log=_log_path(r, spec.get("log"), path),
+            protocol=spec.get("protocol"), log=_log_path(r, spec.get("log"), path + ("log",)),
             token_limit=None if spec.get("token_limit") is None
             else str(spec.get("token_limit")),
             stamp=None if spec.get("stamp") is None else str(spec.get("stamp")))
@@ -234,7 +234,7 @@ def _log_path(r, value, path: tuple) -> str | None:
     text = str(value)
     parts = text.replace("\\", "/").split("/")
     if not text or text.startswith("/") or ".." in parts or parts[0] == ".git":
-        r.bad(path + ("log",), f"log {text!r} must be a relative path inside the repository")
+        r.bad(path, f"{path[-1]} {text!r} must be a relative path inside the repository")
         return None
     return text
 
@@ -328,15 +328,14 @@ def read_policies(r, raw: Any) -> Policies:
         atomic = False
     return Policies(
         humans=tuple(r.names(p.get("humans"), ("policies", "humans"), "policies.humans")),
-        approval=tuple(approval),
-        mortality=mortality,
+        approval=tuple(approval), mortality=mortality,
         max_living=r.integer(p.get("max_living"), ("policies", "max_living"), "max_living", 1),
         role_max=r.integer(p.get("role_max"), ("policies", "role_max"), "role_max", 1),
         max_depth=r.integer(p.get("max_depth"), ("policies", "max_depth"), "max_depth", 0),
         timeouts=timeouts,
         role_timeout=duration(r, p, "role_timeout", ("policies",), "policies.role_timeout"),
-        heartbeat=heartbeat,
-        custom_roles=custom_roles,
+        heartbeat=heartbeat, custom_roles=custom_roles,
+        decisions=_log_path(r, p.get("decisions"), ("policies", "decisions")),
         atomic_commits=atomic,
         context_window=r.integer(p.get("context_window"), ("policies", "context_window"),
                                  "context_window", 1000),

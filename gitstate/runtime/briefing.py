@@ -162,10 +162,29 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
     else:
         lines += _protocol(repo, state, short=False)
         lines += _inbox(repo, agent)
+    lines += _decisions(repo, lc, head)
     if phase_asks(lc, phase, agent):
         lines.append(phase_asks(lc, phase, agent))
     lines += _society(repo, agent, vacancies=source != "compact")
     return "\n".join(lines)
+
+
+DECISIONS_LINES = 8   # of the team's decisions file, its newest, in the briefing
+
+
+def _decisions(repo, lc, head) -> list[str]:
+    """The newest entries of the team's decisions file (`policies.decisions`), read anew at
+    every start and resume (squad's seed re-reads decisions.md on resume)."""
+    path = lc.policies.decisions
+    if not path or not head:
+        return []
+    data = repo.git.cat_files([f"{head}:{path}"])[0]
+    lines = [ln.rstrip() for ln in (data or b"").decode("utf-8", "replace").splitlines()
+             if ln.strip()]
+    if not lines:
+        return [f"The team's decisions ({path}): none committed yet."]
+    return [f"The team's decisions ({path}, newest {min(len(lines), DECISIONS_LINES)} "
+            f"lines of {len(lines)}):"] + [f"  {ln[:300]}" for ln in lines[-DECISIONS_LINES:]]
 
 
 def _runtime_pid(event: dict) -> int | None:

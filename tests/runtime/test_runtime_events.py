@@ -508,3 +508,17 @@ def test_an_agent_that_writes_anothers_session_into_its_file_binds_neither(tmp_p
     res = hook(repo, "prompt", {**base(repo, sam, "UserPromptSubmit"), "prompt": "x"})
     assert res.returncode == 0 and commits(repo) == made
     assert state(repo, "ana") == "spawning" and state(repo, "sam") == "spawning"
+
+
+def test_squad_a_resumed_session_reads_the_teams_newest_decisions(tmp_path):
+    """Seed 002: on resume the session re-reads decisions.md (`policies.decisions`)."""
+    repo = repo_of(tmp_path, "squad")
+    session = bound(repo, "sam", "--role", "specialist")
+    (repo / "decisions.md").write_text("# Decisions\n" + "".join(
+        f"- {n}: decision {n}\n" for n in range(1, 13)))
+    git(repo, "add", "decisions.md")
+    git(repo, "commit", "-q", "-m", "decisions")
+    said = json.loads(start(repo, session, source="resume").stdout)["hookSpecificOutput"][
+        "additionalContext"]
+    assert "The team's decisions (decisions.md, newest 8 lines of 13):" in said, said
+    assert "- 12: decision 12" in said and "- 4: decision 4" not in said
