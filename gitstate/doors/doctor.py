@@ -130,7 +130,8 @@ def _moversfindings(repo: Managed, lc, head: str | None) -> list[dict]:
         out.append(finding("warn", "binding", "no GITSTATE_AGENT: this session is bound to no "
                             "agent, so the local doors let it move any agent the law allows "
                             "(who moves is not judged here)", "an agent's runtime sets "
-                            "GITSTATE_AGENT (Claude Code: `gitstate init --runtime claude-code`)"))
+                            "GITSTATE_AGENT (Claude Code: `gitstate init --runtime claude-code` "
+                            "or gitstate's plugin; Codex CLI: `init --runtime codex`)"))
     else:
         out.append(finding("ok", "binding", f"this session is bound to {bound} "
                             "(GITSTATE_AGENT): it may move only whom the law lets it"))
