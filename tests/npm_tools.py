@@ -1,7 +1,7 @@
 """The npm tools the end-to-end tests drive (pinned in .ci/npm/package.json, installed by
-.ci/run into .ci/npm/node_modules): the real Claude Code and Codex CLI binaries and the MCP
-Inspector's command line. A test that needs one and does not find it skips, saying how to
-install it."""
+.ci/run into .ci/npm/node_modules): the real Claude Code, Codex CLI and Gemini CLI binaries
+and the MCP Inspector's command line. A test that needs one and does not find it skips,
+saying how to install it."""
 
 from __future__ import annotations
 
@@ -39,6 +39,11 @@ def codex() -> str:
             return str(found)
     pytest.skip(f"@openai/codex {PINNED['@openai/codex']} (with its native binary) is not "
                 f"installed: {HOW}")
+
+
+def gemini() -> str:
+    """Gemini CLI's command: a node script (its bundle), run by the node on PATH."""
+    return tool("gemini", "@google/gemini-cli")
 
 
 def inspector() -> str:
