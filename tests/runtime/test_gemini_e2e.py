@@ -1,17 +1,21 @@
 """The real Gemini CLI (npm @google/gemini-cli, pinned in .ci/npm/package.json) in a git
 repository, against a scripted Gemini API on 127.0.0.1 (tests/runtime/scripted_gemini.py),
 run by tests/runtime/gemini_harness.py: a shell call's output reaches the model's next
-request."""
+request; in a project set up by `gitstate init --runtime gemini`, the briefing reaches the
+model, a shell move lands (an illegal one is refused), the squad's runtime events move the
+agent, and the spawn guard refuses a sub-agent too deep."""
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 import pytest
-from conftest import git, make_repo
+from conftest import git, gitstate, make_repo
 from gemini_harness import run, trust, write_home
 from npm_tools import gemini
-from scripted_gemini import ScriptedGemini, Turn, outputs, shell, text
+from scripted_gemini import ScriptedGemini, Turn, call, outputs, shell, text
+from test_runtime_events_e2e import settled
 
 pytestmark = pytest.mark.e2e
 
@@ -75,3 +79,97 @@ def test_an_untrusted_folder_is_refused_in_a_non_interactive_run(tmp_path, home,
     assert res.returncode != 0
     assert "not running in a trusted directory" in res.stderr
     assert model.requests("gemini-untrusted") == []
+
+
+# -- a project set up by `gitstate init --runtime gemini` --------------------------------------
+
+
+def initialized(tmp_path: Path, home: Path, preset: str = "haak") -> Path:
+    """A repository set up as a user sets it up: `gitstate init --runtime gemini`, then the
+    folder trusted (as Gemini CLI's trust dialog records it; nothing else hand-written)."""
+    path = make_repo(tmp_path.resolve() / "project")
+    (path / "README").write_text("hi\n")
+    git(path, "add", "README")
+    git(path, "commit", "-q", "-m", "first")
+    res = gitstate(path, "init", "--lifecycle", preset, "--runtime", "gemini")
+    assert res.returncode == 0, res.stderr
+    assert "trusted folder" in res.stdout       # init says how to trust, and asks nothing
+    trust(home, path)
+    return path
+
+
+def authored(repo: Path, since: str) -> list[str]:
+    return git(repo, "log", "--reverse", "--format=%an|%s", f"{since}..HEAD").stdout.splitlines()
+
+
+def first_prompt(request: dict) -> str:
+    """The user's words of a request's first content: the prompt, after the session context
+    and a SessionStart hook's `<hook_context>`."""
+    return "\n".join(p.get("text", "") for p in request["contents"][0]["parts"])
+
+
+def test_init_gives_a_gemini_agent_its_briefing_and_its_shell_moves(tmp_path, home, model):
+    """The briefing reaches the model (before the prompt, its `<` and `>` escaped by Gemini
+    CLI); a move in the shell lands as one commit, an illegal one is refused in the call's
+    output, and the session is bound by the id it was started with."""
+    repo = initialized(tmp_path, home)
+    session = str(uuid.uuid4())
+    assert gitstate(repo, "spawn", "alice", "--session", session).returncode == 0
+    tip = git(repo, "rev-parse", "HEAD").stdout.strip()
+    token = model.script("init-move",
+                         Turn(shell("gitstate transition alice inbox -m 'ready for work'")),
+                         Turn(shell("gitstate transition alice deep_work")),
+                         Turn(text("done")))
+    res = run(gemini(), home, model.url, repo, f"work {token}",
+              args=("--session-id", session))
+    said = model.requests("init-move")
+    prompt = first_prompt(said[0])
+    assert "<hook_context>gitstate briefing (started) alice: bootstrap" in prompt
+    assert prompt.index("<hook_context>") < prompt.index(token)
+    moved = outputs(said[1])["run_shell_command#0"]
+    assert "alice: bootstrap -> inbox" in moved and "Exit Code" not in moved
+    refused = outputs(said[2])["run_shell_command#1"]
+    assert "[illegal-transition]" in refused and "not deep_work" in refused
+    assert "Exit Code: " in refused
+    log = authored(repo, tip)
+    assert [line for line in log if not line.startswith("gitstate|")] == [
+        "Test Person|@alice: [STATE:inbox] ready for work"]
+    assert all("runtime: " in line for line in log if line.startswith("gitstate|")), log
+    assert "state: inbox" in git(repo, "show", "HEAD:agent/alice/_state.md").stdout
+    assert "done" in res.stdout
+    assert gitstate(repo, "verify", "--no-cache").returncode == 0
+
+
+def test_squad_a_prompt_makes_the_gemini_agent_active_and_its_turn_ends_idle(
+        tmp_path, home, model):
+    """The runtime events of the squad preset, from Gemini CLI's BeforeAgent and AfterAgent
+    (both fire in `gemini -p`)."""
+    repo = initialized(tmp_path, home, "squad")
+    session = str(uuid.uuid4())
+    assert gitstate(repo, "spawn", "sam", "--role", "specialist", "--session",
+                    session).returncode == 0
+    tip = git(repo, "rev-parse", "HEAD").stdout.strip()
+    token = model.script("init-squad", Turn(shell("true")), Turn(text("fixed")))
+    run(gemini(), home, model.url, repo, f"fix it {token}", args=("--session-id", session))
+    settled(repo, session, "stop")
+    log = authored(repo, tip)
+    assert "gitstate|@sam: [STATE:active] runtime: prompt" in log, log
+    assert log[-1] == "gitstate|@sam: [STATE:idle] runtime: stop", log
+    assert gitstate(repo, "verify", "--no-cache").returncode == 0
+
+
+def test_init_s_spawn_guard_refuses_a_sub_agent_too_deep(tmp_path, home, model):
+    """BeforeTool on `invoke_agent` runs gitstate's spawn guard: an agent at the lifecycle's
+    deepest level may not start one, and its model reads why (Gemini's refusal)."""
+    repo = initialized(tmp_path, home)
+    for parent, kid in ((None, "root"), ("root", "c1"), ("c1", "c2"), ("c2", "c3")):
+        args = ("--parent", parent) if parent else ()
+        assert gitstate(repo, "spawn", kid, *args).returncode == 0
+    token = model.script("init-spawn-deep",
+                         Turn(call("invoke_agent", {"agent_name": "codebase_investigator",
+                                                    "prompt": "dig deeper"})),
+                         Turn(text("refused, fine")))
+    run(gemini(), home, model.url, repo, f"delegate {token}", env={"GITSTATE_AGENT": "c3"})
+    refused = outputs(model.requests("init-spawn-deep")[-1])["invoke_agent#0"]
+    assert refused.startswith("Tool execution blocked: ")
+    assert "gitstate refuses this sub-agent" in refused and "[max-depth]" in refused
