@@ -111,17 +111,18 @@ def first_prompt(request: dict) -> str:
 def test_init_gives_a_gemini_agent_its_briefing_and_its_shell_moves(tmp_path, home, model):
     """The briefing reaches the model (before the prompt, its `<` and `>` escaped by Gemini
     CLI); a move in the shell lands as one commit, an illegal one is refused in the call's
-    output, and the session is bound by the id it was started with."""
+    output (a variable in the command is not a substitution, which the shell tool refuses)."""
     repo = initialized(tmp_path, home)
     session = str(uuid.uuid4())
     assert gitstate(repo, "spawn", "alice", "--session", session).returncode == 0
     tip = git(repo, "rev-parse", "HEAD").stdout.strip()
     token = model.script("init-move",
-                         Turn(shell("gitstate transition alice inbox -m 'ready for work'")),
+                         Turn(shell('gitstate transition "$GITSTATE_AGENT" inbox '
+                                    '-m "ready for work"')),
                          Turn(shell("gitstate transition alice deep_work")),
                          Turn(text("done")))
     res = run(gemini(), home, model.url, repo, f"work {token}",
-              args=("--session-id", session))
+              args=("--session-id", session), env={"GITSTATE_AGENT": "alice"})
     said = model.requests("init-move")
     prompt = first_prompt(said[0])
     assert "<hook_context>gitstate briefing (started) alice: bootstrap" in prompt
