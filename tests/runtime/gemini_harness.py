@@ -21,12 +21,14 @@ from pathlib import Path
 MODEL = "gemini-2.5-flash"
 
 
-def write_home(home: Path) -> Path:
-    """The user's `~/.gemini/settings.json`: sign in with GEMINI_API_KEY."""
+def write_home(home: Path, **more) -> Path:
+    """The user's `~/.gemini/settings.json`: sign in with GEMINI_API_KEY (`more`: other
+    top-level settings)."""
     folder = home / ".gemini"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "settings.json"
-    path.write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
+    path.write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}},
+                                **more}))
     return path
 
 

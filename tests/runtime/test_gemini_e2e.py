@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 from conftest import git, gitstate, make_repo
-from gemini_harness import run, trust, write_home
+from gemini_harness import MODEL, run, trust, write_home
 from npm_tools import gemini
-from scripted_gemini import ScriptedGemini, Turn, call, outputs, shell, text
+from scripted_gemini import ScriptedGemini, Turn, call, everything, outputs, shell, text
 from test_runtime_events_e2e import settled
 
 pytestmark = pytest.mark.e2e
@@ -174,3 +174,30 @@ def test_init_s_spawn_guard_refuses_a_sub_agent_too_deep(tmp_path, home, model):
     refused = outputs(model.requests("init-spawn-deep")[-1])["invoke_agent#0"]
     assert refused.startswith("Tool execution blocked: ")
     assert "gitstate refuses this sub-agent" in refused and "[max-depth]" in refused
+
+
+def test_the_context_measured_from_the_transcript_is_recorded_once_per_phase(
+        tmp_path, home, model):
+    """AfterTool measures the newest response's input tokens in Gemini's transcript against
+    the model's window (1,048,576 for a `gemini-` model). Gemini CLI compresses the chat past
+    half its window by default: this home sets the threshold higher, so the chat stays whole."""
+    write_home(home, model={"compressionThreshold": 0.95})
+    repo = initialized(tmp_path, home)
+    assert gitstate(repo, "spawn", "alice").returncode == 0
+    tip = git(repo, "rev-parse", "HEAD").stdout.strip()
+    token = model.script("init-context", Turn(shell("true"), prompt_tokens=30_000),
+                         Turn(shell("true"), prompt_tokens=560_000),
+                         Turn(shell("true"), prompt_tokens=570_000),
+                         Turn(shell("true"), prompt_tokens=800_000),
+                         Turn(text("done"), prompt_tokens=801_000))
+    run(gemini(), home, model.url, repo, f"think {token}", env={"GITSTATE_AGENT": "alice"})
+    assert MODEL.startswith("gemini-")
+    assert [line for line in authored(repo, tip) if "] context " in line] == [
+        "gitstate|@alice: [STATE:bootstrap] context 53.4% (560,000 of 1,048,576 tokens): "
+        "midlife",
+        "gitstate|@alice: [STATE:bootstrap] context 76.3% (800,000 of 1,048,576 tokens): "
+        "legacy"]
+    said = [everything(r) for r in model.requests("init-context")]
+    assert len(said) == 5
+    assert "mortality phase midlife" in said[2] and "mortality phase midlife" not in said[1]
+    assert "mortality phase legacy" in said[4] and "mortality phase legacy" not in said[3]
