@@ -201,3 +201,27 @@ def test_the_context_measured_from_the_transcript_is_recorded_once_per_phase(
     assert len(said) == 5
     assert "mortality phase midlife" in said[2] and "mortality phase midlife" not in said[1]
     assert "mortality phase legacy" in said[4] and "mortality phase legacy" not in said[3]
+
+
+def test_the_model_calls_gitstates_mcp_server_and_its_move_lands(tmp_path, home, model):
+    """`mcpServers.gitstate` of the project's settings: Gemini CLI starts it and shows its
+    tools to the model as `mcp_gitstate_<tool>`; a call of `transition` is one commit. Gemini
+    CLI drops from a server's environment every variable whose name holds AUTH, KEY, TOKEN,
+    ... (GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL too): the identity is the clone's, as a user's
+    clone has one."""
+    repo = initialized(tmp_path, home)
+    git(repo, "config", "user.email", "zach@example.com")
+    assert gitstate(repo, "spawn", "alice").returncode == 0
+    tip = git(repo, "rev-parse", "HEAD").stdout.strip()
+    token = model.script("init-mcp", Turn(call("mcp_gitstate_transition", {
+        "agent": "alice", "state": "inbox", "message": "ready via mcp"})), Turn(text("done")))
+    run(gemini(), home, model.url, repo, f"move {token}", env={"GITSTATE_AGENT": "alice"})
+    said = model.requests("init-mcp")
+    names = [f["name"] for t in said[0]["tools"] for f in t.get("functionDeclarations", [])]
+    assert {"mcp_gitstate_transition", "mcp_gitstate_status"} <= set(names)
+    result = outputs(said[1])["mcp_gitstate_transition#0"]
+    assert "inbox" in result, result
+    assert "error" not in result.lower(), result[:1500]
+    assert [line for line in authored(repo, tip) if "STATE:inbox" in line] == [
+        "zach|@alice: [STATE:inbox] ready via mcp"]
+    assert "state: inbox" in git(repo, "show", "HEAD:agent/alice/_state.md").stdout

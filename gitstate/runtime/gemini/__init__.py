@@ -57,7 +57,10 @@ Transcript (transcript_path)
 
 MCP
   `mcpServers` in the same settings file: `{"<name>": {"command", "args", "env", "cwd",
-  "timeout", "trust"}}`; the model sees a server's tools by their names.
+  "timeout", "trust"}}`, started (only in a trusted folder) with Gemini's environment less
+  every variable whose name holds TOKEN, SECRET, PASSWORD, KEY, AUTH, CREDENTIAL, PRIVATE or
+  CERT (GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL too: the identity is the clone's git config);
+  GITSTATE_AGENT passes. The model sees a server's tools as `mcp_<server>_<tool>`.
 """
 
 GEMINI_VERSION = "0.61.0"   # the version the facts above were read from
