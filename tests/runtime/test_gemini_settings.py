@@ -89,3 +89,13 @@ def test_doctor_says_nothing_without_gemini_and_checks_hooks_and_trust_with_it(
     rules.write_text(json.dumps({str(repo.resolve()): "DO_NOT_TRUST"}))
     found = {f["check"]: f for f in doctor.findings(_managed(repo))}
     assert "refuses" in found["gemini-trust"]["detail"]
+
+
+def test_gitstate_doctor_reports_the_gemini_checks(repo, tmp_path, monkeypatch):
+    """Through the registry: `gitstate doctor` adds Gemini CLI's findings where it is used."""
+    init(repo)
+    monkeypatch.setenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH", str(tmp_path / "none.json"))
+    rows = json.loads(gitstate(repo, "doctor", "--json").stdout)
+    rows = rows["findings"] if isinstance(rows, dict) else rows
+    found = {f["check"]: f["status"] for f in rows if f["check"].startswith("gemini-")}
+    assert found == {"gemini-hooks": "ok", "gemini-trust": "warn"}
