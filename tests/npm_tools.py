@@ -1,7 +1,7 @@
 """The npm tools the end-to-end tests drive (pinned in .ci/npm/package.json, installed by
-.ci/run into .ci/npm/node_modules): the real Claude Code and Codex CLI binaries and the MCP
-Inspector's command line. A test that needs one and does not find it skips, saying how to
-install it."""
+.ci/run into .ci/npm/node_modules): the real Claude Code, Codex CLI and Gemini CLI binaries
+and the MCP Inspector's command line. A test that needs one and does not find it skips,
+saying how to install it."""
 
 from __future__ import annotations
 
@@ -41,12 +41,26 @@ def codex() -> str:
                 f"installed: {HOW}")
 
 
-def inspector() -> str:
-    found = tool("mcp-inspector", "@modelcontextprotocol/inspector")
+def _node_at_least(major: int, what: str) -> None:
+    """Skip unless the node on PATH is `major` or newer."""
     import subprocess
     version = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout
-    major = int(version.strip().lstrip("v").split(".")[0] or 0) if version.strip() else 0
-    if major < 20:   # it asks for 22.19; 20 runs its command line (tested), 18 is not tried
-        pytest.skip(f"the MCP Inspector needs node 20 or newer, found {version.strip() or 'none'}"
+    found = int(version.strip().lstrip("v").split(".")[0] or 0) if version.strip() else 0
+    if found < major:
+        pytest.skip(f"{what} needs node {major} or newer, found {version.strip() or 'none'}"
                     ": install a newer nodejs (e.g. from nodesource)")
+
+
+def gemini() -> str:
+    """Gemini CLI's command: a node script (its bundle), run by the node on PATH (20 or
+    newer, as its package asks)."""
+    found = tool("gemini", "@google/gemini-cli")
+    _node_at_least(20, "Gemini CLI")
+    return found
+
+
+def inspector() -> str:
+    found = tool("mcp-inspector", "@modelcontextprotocol/inspector")
+    # it asks for 22.19; 20 runs its command line (tested), 18 is not tried
+    _node_at_least(20, "the MCP Inspector")
     return found

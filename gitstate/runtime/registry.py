@@ -62,6 +62,21 @@ RUNTIMES: dict[str, Runtime] = {
         },
         entry="gitstate.runtime.codex.hooks", install="gitstate.runtime.codex.settings",
         doctor="gitstate.runtime.codex.doctor"),
+    # Gemini CLI's timeouts are milliseconds; its sub-agent tool is `invoke_agent`. Its
+    # PreCompress fires before every model request (the check, not a compression): not taken.
+    # It has no sub-agent start or stop events.
+    "gemini": Runtime(
+        "gemini", "Gemini CLI", {
+            "SessionStart": (None, "session-start", {"timeout": 30_000}),
+            "AfterTool": (None, "context", {"timeout": 30_000}),
+            "BeforeTool": ("invoke_agent", "spawn-guard", {"timeout": 30_000}),
+            "BeforeAgent": (None, "prompt", {"timeout": 30_000}),
+            "AfterAgent": (None, "stop", {"timeout": 30_000}),
+            "SessionEnd": (None, "session-end", {"timeout": 30_000}),
+            "Notification": (None, "notification", {"timeout": 30_000}),
+        },
+        entry="gitstate.runtime.gemini.hooks", install="gitstate.runtime.gemini.settings",
+        doctor="gitstate.runtime.gemini.doctor"),
 }
 DEFAULT = "claude-code"   # the runtime of a hook run without `--runtime`
 
