@@ -174,6 +174,11 @@ def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
                                 f"{landed[:10]}, but {up.name} has no such commit holding it")
             return Landing("landed", attempt, landed, up.name, reason=note), result
         if status == "error":
+            if any(w in words.lower() for w in _RACE_WORDS) \
+                    and time.monotonic() - start < policy.seconds \
+                    and (policy.attempts is None or attempt < policy.attempts):
+                time.sleep(policy.pause(attempt))   # the hub's ref was busy: ask again
+                continue
             return _gave_up(up, result, attempt, f"the push failed: {words}")
         if rule != Rule.QUEUE_STALE or time.monotonic() - start >= policy.seconds:
             return _set_aside(git, top, up, result, agent, attempt,
