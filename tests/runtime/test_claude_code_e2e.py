@@ -425,6 +425,7 @@ def test_the_status_line_records_the_context_claude_code_reports(repo, model):
                CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", TERM="xterm-256color")
     env.pop("CLAUDECODE", None)
     env.pop("CLAUDE_PROJECT_DIR", None)
+    env.pop("CI", None)     # a person at a terminal, as in approve_as_a_user
     pid, fd = pty.fork()
     if pid == 0:                                   # the child: claude on a terminal
         os.chdir(repo)
