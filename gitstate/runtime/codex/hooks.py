@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 
 SOURCES = {"startup": "startup", "resume": "resume", "clear": "clear", "compact": "compact",
            "fork": "resume"}
@@ -111,18 +110,8 @@ def measure(path: str | None, policy_window: int | None = None, model: str | Non
     return min(100.0, round(100.0 * tokens / window, 1)), tokens, window
 
 
-def _stdin_json() -> dict:
-    if sys.stdin is None or sys.stdin.isatty():
-        return {}
-    try:
-        data = json.loads(sys.stdin.read() or "{}")
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def run(name: str, args: list[str]) -> int:
     """`gitstate hook NAME --runtime codex`: Claude Code's entry, given the mapped payload and
     the rollout's measure."""
-    from gitstate.runtime.claude_code import run as answer
+    from gitstate.runtime.claude_code import _stdin_json, run as answer
     return answer(name, args, as_claude_code(_stdin_json()), measure)

@@ -124,20 +124,10 @@ def measure(path: str | None, policy_window: int | None = None, model: str | Non
     return min(100.0, round(100.0 * tokens / window, 1)), tokens, window
 
 
-def _stdin_json() -> dict:
-    if sys.stdin is None or sys.stdin.isatty():
-        return {}
-    try:
-        data = json.loads(sys.stdin.read() or "{}")
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def run(name: str, args: list[str]) -> int:
     """`gitstate hook NAME --runtime gemini`: Claude Code's entry, given the mapped payload
     and the transcript's measure, its answer mapped back."""
-    from gitstate.runtime.claude_code import run as answer
+    from gitstate.runtime.claude_code import _stdin_json, run as answer
     event = as_claude_code(_stdin_json())
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
