@@ -20,7 +20,9 @@ def now_iso(precise: bool = False) -> str:
 
 
 def parse_sets(pairs: tuple[str, ...] | list[str]) -> dict[str, Any]:
-    """`--set K=V` pairs: `null` clears K, the numeric keys take numbers, the rest is text."""
+    """`--set K=V` pairs: `null` clears K, the numeric keys take numbers, the rest is text.
+    A `pid` is recorded with its `host` (this one unless given) and its start
+    (`pid_started`), so that no later process with the same pid is taken for it."""
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, raw = pair.partition("=")
@@ -31,6 +33,12 @@ def parse_sets(pairs: tuple[str, ...] | list[str]) -> dict[str, Any]:
             raise UsageError(f"--set {key}=... is not allowed: {PROTECTED_KEYS[key]}")
         value = _read_value(raw, key)
         out[key] = value
+    if "pid" in out:   # a pid means a process of this host unless said otherwise
+        from gitstate.moves.processes import stamp
+        if isinstance(out["pid"], int) and "host" not in out:
+            import socket
+            out["host"] = socket.gethostname()
+        out.setdefault("pid_started", stamp(out["pid"], out.get("host")))
     return out
 
 

@@ -22,6 +22,22 @@ def started(pid: int) -> int | None:
         return None
 
 
+def stamp(pid: object, host: object = None) -> int | None:
+    """What `pid_started` a recorded `pid` gets: its start when it runs on this host, 0 when
+    it runs nowhere here (so that a process given that pid later is never taken for it: not
+    reaped as alive, never signalled by `shutdown`), None when this host cannot tell (another
+    host, no /proc)."""
+    import socket
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return None
+    if isinstance(host, str) and host.strip() and host.strip() != socket.gethostname():
+        return None
+    since = started(pid)
+    if since is not None:
+        return since
+    return 0 if os.path.isdir("/proc/self") else None
+
+
 def alive(pid: int, since: object = None) -> bool:
     """Whether process `pid` runs, and is the one that started at `since` when that was
     recorded (a pid the system gave to another process since is not the recorded one)."""

@@ -245,15 +245,18 @@ def test_moves_land_in_order_of_arrival(tmp_path):
     assert_queue_empty(hub)
 
 
-def _proc_receive_pids() -> list[int]:
+def _proc_receive_pids(hub: Path) -> list[int]:
+    """The landers of this hub alone: git runs a hook in the hub's directory, and the tests
+    beside this one have landers of their own."""
     pids = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 cmd = (entry / "cmdline").read_bytes().split(b"\0")
+                where = Path(os.readlink(entry / "cwd"))
             except OSError:
                 continue
-            if b"proc-receive" in cmd and b"hook" in cmd:
+            if b"proc-receive" in cmd and b"hook" in cmd and where == hub.resolve():
                 pids.append(int(entry.name))
     return pids
 
@@ -265,7 +268,9 @@ def test_a_hub_killed_while_a_move_waits_lands_it_once_after(tmp_path):
     try:
         proc = _background_push(a, "spawn", "alice")
         _wait_for_requests(hub, 1)
-        for pid in _proc_receive_pids():
+        landers = _proc_receive_pids(hub)
+        assert landers, "no lander of this hub was found to kill"
+        for pid in landers:
             os.kill(pid, signal.SIGKILL)            # the hub's lander dies with the move filed
         out = json.loads(proc.communicate()[0])["push"]
     finally:

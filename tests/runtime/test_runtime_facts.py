@@ -251,9 +251,10 @@ def test_a_pid_that_is_another_process_now_is_neither_alive_nor_signalled(tmp_pa
     runtime, _ = session_start(repo, "s1", "sleep", "60")
     other = subprocess.Popen(["sleep", "60"])
     try:
-        assert "\npid_started: " in front(repo, "e1")
+        since = front(repo, "e1").split("\npid_started: ", 1)[1].split("\n", 1)[0]
         host = socket.gethostname()
-        res = gitstate(repo, "transition", "e1", "running", "--set", f"pid={other.pid}")
+        res = gitstate(repo, "transition", "e1", "running", "--set", f"pid={other.pid}",
+                       "--set", f"pid_started={since}")
         assert res.returncode == 0, res.stderr        # its pid is another process's now
         res = gitstate(repo, "shutdown", "--grace", "2")
         assert res.returncode == 0, res.stderr
@@ -264,3 +265,39 @@ def test_a_pid_that_is_another_process_now_is_neither_alive_nor_signalled(tmp_pa
         for proc in (runtime, other):
             proc.kill()
             proc.wait()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+def test_a_pid_set_by_hand_is_recorded_with_its_start_and_a_dead_one_is_never_signalled(
+        tmp_path):
+    """`--set pid=` records the process's start with it; a pid that runs nowhere here is
+    recorded as such (`pid_started: 0`), so the process the system gives that pid later is
+    neither reaped as the agent's nor signalled by `shutdown`."""
+    repo = repo_of(tmp_path, "maos")
+    live = subprocess.Popen(["sleep", "60"])
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    try:
+        for agent, pid in (("e1", live.pid), ("e2", dead.pid)):
+            assert gitstate(repo, "spawn", agent, "--role", "engineer").returncode == 0
+            res = gitstate(repo, "transition", agent, "running", "--set", f"pid={pid}")
+            assert res.returncode == 0, res.stderr
+        mine = front(repo, "e1")
+        assert f"\npid: {live.pid}\n" in mine and f"\nhost: {socket.gethostname()}\n" in mine
+        assert "\npid_started: " in mine and "\npid_started: 0\n" not in mine
+        assert "\npid_started: 0\n" in front(repo, "e2")
+        # another process has e2's pid now: a record that says "not running" is not it
+        res = gitstate(repo, "transition", "e2", "running", "--set", f"pid={live.pid}",
+                       "--set", "pid_started=0")
+        assert res.returncode == 0, res.stderr
+        res = gitstate(repo, "reap", "--json")
+        assert res.returncode == 0, res.stderr
+        assert [m["agent"] for m in json.loads(res.stdout)["moves"]] == ["e2"]
+        assert live.poll() is None
+        res = gitstate(repo, "shutdown", "--grace", "5")
+        assert res.returncode == 0, res.stderr
+        assert live.wait(timeout=30) is not None                   # e1's process was stopped
+        assert f"process {live.pid} ended on SIGTERM" in front(repo, "e1")
+    finally:
+        live.kill()
+        live.wait()
