@@ -95,6 +95,8 @@ def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    # the read commands' fast path raises where it would fall back on a bug of its own
+    monkeypatch.setenv("GITSTATE_FAST_LOUD", "1")
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     for role in ("AUTHOR", "COMMITTER"):

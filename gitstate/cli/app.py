@@ -80,6 +80,49 @@ push_option = click.option("--push", is_flag=True,
                                 "retry when another agent got there first).")
 
 
+def declared(name: str) -> Callable[[Callable[..., Any]], click.Command]:
+    """The click command declared as `name` in cli/declared.py, run by the function it
+    decorates (given its parameters by name, and `as_json`)."""
+    from gitstate.cli.declared import DECLARED
+    command = DECLARED[name]
+
+    def make(fn: Callable[..., Any]) -> click.Command:
+        fn = json_option(fn)
+        for param in reversed(command.of("cli")):
+            fn = _click_param(param)(fn)
+        return example(*command.examples)(cli.command(name, help=command.help)(fn))
+    return make
+
+
+def _click_param(param: Any) -> Callable[[Any], Any]:
+    """A declared parameter (cli/declared.py `Param`) as click takes it."""
+    from gitstate.cli import complete
+    settings: dict[str, Any] = dict(param.click)
+    if param.complete:
+        settings["shell_complete"] = getattr(complete, param.complete)
+    if param.metavar:
+        settings["metavar"] = param.metavar
+    if not param.flags:
+        return click.argument(param.name, required=param.required,
+                              nargs=-1 if param.kind is list else 1, **settings)
+    settings.update(help=param.help, required=param.required)
+    if param.kind is list:
+        settings["multiple"] = True
+    else:
+        settings["default"] = param.default
+        settings.update(_click_type(param))
+    return click.option(*param.flags, param.name, **settings)
+
+
+def _click_type(param: Any) -> dict[str, Any]:
+    if param.kind is bool:
+        return {} if "/" in param.flags[0] else {"is_flag": True}
+    if param.least is not None:
+        ranged = click.IntRange if param.kind is int else click.FloatRange
+        return {"type": ranged(min=param.least)}
+    return {} if param.kind is str else {"type": param.kind}
+
+
 @click.group(help=HELP, invoke_without_command=True,
              context_settings={"max_content_width": 100, "help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="gitstate")

@@ -17,20 +17,13 @@ from __future__ import annotations
 import os
 import sys
 
+from gitstate.cli.declared import DECLARED, fast_form
+
 # command: (fewest, most AGENT arguments, {option taking a value: its parameter},
-#           {flag: its parameter}); `--json` is the parameter `as_json`.
-FORMS = {
-    "status": (0, 1, {"--at": "at"}, {}),
-    "roster": (0, 0, {"--at": "at"}, {}),
-    "vacancies": (0, 0, {"--at": "at"}, {}),
-    "inbox": (1, 1, {"--at": "at"}, {}),
-    "log": (0, 1, {"-n": "limit", "--limit": "limit", "--since": "since", "--at": "at"},
-            {"--newest-first": "newest_first", "--reverse": "newest_first"}),
-    "show": (1, 1, {"--at": "at"}, {}),
-    "situations": (0, 0, {"--at": "at", "--sqlite": "sqlite_path"}, {"--no-sqlite": "no_sqlite"}),
-}
-_DEFAULTS = {"agent": None, "at": None, "limit": None, "since": None, "newest_first": False,
-             "sqlite_path": None, "no_sqlite": False}
+#           {flag: its parameter}), made from the views' declarations (cli/declared.py);
+# `--json` is the parameter `as_json`.
+FORMS = {c.name: fast_form(c) for c in DECLARED.values() if c.fast is not None}
+LOUD = "GITSTATE_FAST_LOUD"   # set (by the tests): a fallback on a bug is an error, not silent
 
 
 def run(args: list[str]) -> int | None:
@@ -39,34 +32,52 @@ def run(args: list[str]) -> int | None:
     if parsed is None or os.environ.get("GITSTATE_CHECK_JSON"):
         return None
     directory, command, params = parsed
-    as_json = params["as_json"]
     from gitstate.history import progress
-    if not as_json and sys.stderr.isatty():
+    if not params["as_json"] and sys.stderr.isatty():
         progress.enable(sys.stderr)
-    parts = None
     try:
-        parts = _whole_log(directory, params) if _plain_log(command, params) else None
-        if parts is None:
-            repo, data = _answer(directory, command, params)
-            from gitstate.cli.text import json_text
-            text = json_text(data) if as_json else _text(command, params, repo, data)
-    except Exception:   # noqa: BLE001 - the whole command line says what went wrong
+        answer = _answer_whole(directory, command, params)
+    except Exception as exc:   # noqa: BLE001 - the whole command line says what went wrong
+        _fell_back(exc)
         return None
     finally:
         progress.done()
     try:
-        if parts is None:
-            sys.stdout.write(text)
-        else:
-            sys.stdout.flush()
-            for part in parts:
-                sys.stdout.buffer.write(part)
-        sys.stdout.flush()
+        _write(answer)
     except BrokenPipeError:
         return 0
-    if not as_json and params["at"] is None and command in NOTED:
+    if not params["as_json"] and params["at"] is None and command in NOTED:
         note_upstream(directory)
     return 0
+
+
+def _fell_back(exc: Exception) -> None:
+    """The command line answers instead, in its own words. An error that is not gitstate's
+    own is a bug of this path: with $GITSTATE_FAST_LOUD (the tests) it is raised."""
+    from gitstate.errors import GitstateError
+    if os.environ.get(LOUD) and not isinstance(exc, GitstateError):
+        raise RuntimeError("the fast read path fell back on an error") from exc
+
+
+def _answer_whole(directory: str | None, command: str, params: dict) -> str | list[bytes]:
+    """The whole answer, as text or (the whole log kept as printed) as its parts."""
+    if _plain_log(command, params):
+        parts = _whole_log(directory, params)
+        if parts is not None:
+            return parts
+    repo, data = _answer(directory, command, params)
+    from gitstate.cli.text import json_text
+    return json_text(data) if params["as_json"] else _text(command, params, repo, data)
+
+
+def _write(answer: str | list[bytes]) -> None:
+    if isinstance(answer, str):
+        sys.stdout.write(answer)
+    else:
+        sys.stdout.flush()
+        for part in answer:
+            sys.stdout.buffer.write(part)
+    sys.stdout.flush()
 
 
 NOTED = ("status", "roster", "vacancies", "log", "inbox")   # the views that say it
@@ -108,18 +119,10 @@ def _text(command: str, params: dict, repo, data) -> str:
     import contextlib
     import io
 
-    from gitstate.cli import text
+    from gitstate.cli.declared import print_view
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        if command == "status":
-            text.print_status_view(data, params["agent"])
-        elif command == "log":
-            text.print_log(data, params["since"], params["limit"])
-        elif command == "show":
-            text.print_freeze_state(repo.git, data)
-        else:
-            {"roster": text.print_roster, "vacancies": text.print_vacancies,
-             "inbox": text.print_inbox, "situations": text.print_situations}[command](data)
+        print_view(DECLARED[command], data, params, repo)
     return out.getvalue()
 
 
@@ -133,30 +136,28 @@ def parse(args: list[str]) -> tuple[str | None, str, dict] | None:
             return None
     if not rest or rest[0] not in FORMS:
         return None
-    command, words = rest[0], rest[1:]
+    params = _params(rest[0], rest[1:])
+    return None if params is None else (directory, rest[0], params)
+
+
+def _params(command: str, words: list[str]) -> dict | None:
+    """The parameters of `command` given `words`, as click gives them, or None."""
     fewest, most, valued, flags = FORMS[command]
-    params: dict = {p: _DEFAULTS[p] for p in (*valued.values(), *flags.values())}
-    agents, as_json, i = [], False, 0
+    declared = {p.name: p for p in DECLARED[command].params}
+    params: dict = {p: declared[p].default for p in (*valued.values(), *flags.values())}
+    switches = {**flags, "--json": "as_json"}
+    params["as_json"], agents, i = False, [], 0
     while i < len(words):
-        word, value = words[i], None
-        if word.startswith("--") and "=" in word:
-            word, value = word.split("=", 1)
+        word, value = _split(words[i])
         if word in valued:
-            if value is None:
-                if i + 1 >= len(words) or words[i + 1].startswith("-"):
-                    return None
-                value, i = words[i + 1], i + 1
-            if valued[word] == "limit" and not (value.isascii() and value.isdigit()):
+            taken = _value(words, i, value, declared[valued[word]].kind)
+            if taken is None:
                 return None
-            params[valued[word]] = int(value) if valued[word] == "limit" else value
-        elif value is not None:
+            params[valued[word]], i = taken[0], i + taken[1]
+        elif value is not None or (word.startswith("-") and word not in switches):
             return None
-        elif word == "--json":
-            as_json = True
-        elif word in flags:
-            params[flags[word]] = True
-        elif word.startswith("-"):
-            return None
+        elif word in switches:
+            params[switches[word]] = True
         else:
             agents.append(word)
         i += 1
@@ -164,29 +165,32 @@ def parse(args: list[str]) -> tuple[str | None, str, dict] | None:
         return None
     if most:
         params["agent"] = agents[0] if agents else None
-    return directory, command, {**params, "as_json": as_json}
+    return params
+
+
+def _split(word: str) -> tuple[str, str | None]:
+    """`--opt=value` as (--opt, value); any other word as (word, None)."""
+    if word.startswith("--") and "=" in word:
+        name, value = word.split("=", 1)
+        return name, value
+    return word, None
+
+
+def _value(words: list[str], i: int, value: str | None, kind: type) -> tuple | None:
+    """(an option's value, how many more words it took), or None where click would differ."""
+    more = 0
+    if value is None:
+        if i + 1 >= len(words) or words[i + 1].startswith("-"):
+            return None
+        value, more = words[i + 1], 1
+    if kind is int:
+        return (int(value), more) if value.isascii() and value.isdigit() else None
+    return value, more
 
 
 def _answer(directory: str | None, command: str, params: dict):
     """(the repository, the command's data), from the functions the command line calls."""
+    from gitstate.cli.declared import view_data
     from gitstate.git.repo import open_managed
     repo = open_managed(directory, bare_ok=True)   # a hub is read as well: its HEAD
-    if command == "status":
-        from gitstate.history.status import status
-        return repo, status(repo, params["agent"], params["at"])
-    if command == "situations":
-        from gitstate.history.entities import situations
-        return repo, situations(repo, sqlite_path=params["sqlite_path"],
-                                no_sqlite=params["no_sqlite"], at=params["at"])
-    from gitstate.history import views
-    if command == "roster":
-        return repo, views.roster(repo, params["at"])
-    if command == "vacancies":
-        return repo, views.vacant_roles(repo, params["at"])
-    if command == "show":
-        return repo, views.freeze_state(repo, params["agent"], params["at"])
-    if command == "log":
-        return repo, views.log_rows(repo, params["agent"], limit=params["limit"],
-                                    since=params["since"], newest_first=params["newest_first"],
-                                    at=params["at"])
-    return repo, views.inbox(repo, params["agent"], params["at"])
+    return repo, view_data(DECLARED[command], repo, params)

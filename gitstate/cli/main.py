@@ -14,14 +14,14 @@ from gitstate.errors import EXIT_REJECTED, EXIT_USAGE, GitstateError
 # such as `roster` never loads the modules of moves, the demo or the viewer); help, completion
 # and a mistyped name import them all. tests/cli/test_cli.py keeps this in step.
 COMMANDS = {
-    **dict.fromkeys(("spawn", "transition", "freeze", "wake", "bury", "show", "handover",
-                     "assume", "logout", "say", "sync"), "moves"),
+    **dict.fromkeys(("spawn", "transition", "freeze", "wake", "bury", "handover", "assume",
+                     "logout", "say", "sync"), "moves"),
     **dict.fromkeys(("await", "sweep", "reap", "watch", "shutdown", "team"), "operations"),
     **dict.fromkeys(("init", "presets", "lifecycle", "check", "hook", "doctor", "schema",
                      "hub"),
                     "setup"),
-    **dict.fromkeys(("status", "roster", "vacancies", "log", "inbox", "situations", "verify",
-                     "attention"), "views"),
+    **dict.fromkeys(("status", "roster", "vacancies", "log", "inbox", "show", "situations",
+                     "verify", "attention"), "views"),
     "demo": "demo", "mcp": "runtimes", "serve": "web", "site": "web", "worktree": "worktrees",
 }
 FAMILIES = ("demo", "moves", "operations", "runtimes", "setup", "views", "web", "worktrees")

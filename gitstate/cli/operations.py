@@ -13,6 +13,7 @@ import click
 from gitstate.cli import complete
 from gitstate.cli.app import (
     cli,
+    declared,
     directory,
     emit,
     example,
@@ -34,15 +35,8 @@ from gitstate.moves.team import team_load
 from gitstate.moves.watch import EVERY as WATCH_EVERY, watch_round
 
 
-@example('gitstate await alice bob --timeout 600', 'gitstate await alice --json')
-@cli.command("await")
-@click.argument("agents", nargs=-1, required=True, shell_complete=complete.agent)
-@click.option("--timeout", type=float, default=None, metavar="SECONDS",
-              help="Give up after this long (exit 124).")
-@json_option
+@declared("await")
 def await_cmd(agents, timeout, as_json):
-    """Block until every AGENT reaches a terminal state, printing each change as it lands
-    (with --json: only the end). Exit 0 when all succeeded, 1 if any failed, 124 on timeout."""
     report: dict = {}
     code = await_agents(repo(), list(agents), timeout,
                         (lambda line: None) if as_json else click.echo, report=report)
@@ -76,14 +70,8 @@ class Collected:
                 "ok": ok}
 
 
-@example('gitstate sweep --dry-run', 'gitstate sweep --push')
-@cli.command()
-@click.option("--dry-run", is_flag=True, help="Only list the timed transitions that are due.")
-@push_option
-@json_option
+@declared("sweep")
 def sweep(dry_run, push, as_json):
-    """Commit every timed transition that is due (e.g. idle -> suspended after 30m), as the
-    system. The hooks accept such a move only once it is due."""
     here = repo()
     if dry_run or as_json:
         output("sweep", swept(here, dry_run=dry_run, push=push), as_json, print_due)
@@ -106,19 +94,8 @@ def _period(text: str) -> float:
     return float(m.group(1)) * {"s": 1, None: 1, "m": 60, "h": 3600}[m.group(2)]
 
 
-@example('gitstate reap', 'gitstate reap --every 30s --push')
-@cli.command()
-@click.option("--host", default=None, help="Which host's agents to check (default: this one).")
-@click.option("--every", default=None, metavar="DURATION",
-              help="Keep checking, every DURATION (e.g. 5s): a health monitor.")
-@click.option("--count", default=None, type=click.IntRange(min=1),
-              help="With --every: stop after this many rounds.")
-@push_option
-@json_option
+@declared("reap")
 def reap(host, every, count, push, as_json):
-    """Mark as failed every living agent of this host whose process (pid) is gone, and every
-    working agent without a pid on this host whose last state commit is older than
-    `policies.heartbeat` (squad: an idle session waits by design; `sweep` suspends it)."""
     if count is not None and every is None:
         raise UsageError("--count counts the rounds of --every; give --every too")
     if as_json:
@@ -243,18 +220,8 @@ def _write_units(every: float, push: bool) -> int:
     return 0
 
 
-@example('gitstate shutdown --approved-by zach', 'gitstate shutdown --json')
-@cli.command()
-@click.option("--approved-by", default=None, metavar="HUMAN",
-              help="For agents whose way to rest passes a gated move.")
-@click.option("--grace", default=10.0, type=click.FloatRange(min=0), metavar="SECONDS",
-              show_default=True,
-              help="How long a process sent SIGTERM has to end before SIGKILL.")
-@push_option
-@json_option
+@declared("shutdown")
 def shutdown(approved_by, grace, push, as_json):
-    """Move every living agent to a frozen or terminal state, children before parents; an
-    agent's recorded process on this host is stopped first (SIGTERM, then SIGKILL)."""
     here = repo()
     if as_json:
         got = Collected(committer(here, push))

@@ -261,11 +261,11 @@ def print_situations(data: dict) -> None:
         echo(f"wrote {s['path']}: {s['entities']} entities, {s['belongings']} belongings")
 
 
-def print_freeze_state(git, view: dict) -> None:
+def print_freeze_state(view: dict, repo) -> None:
     """`show`: the freeze-state file as committed, byte for byte as text."""
     from gitstate.law import statefile
     if view.get("written_by"):
         echo(f"note: {view['path']} was written by {view['written_by']}, not by "
              f"{view['agent']}: its sections hold nothing {view['agent']} wrote")
-    data = git.cat_files([f"{view['commit']}:{view['path']}"])[0]
+    data = repo.git.cat_files([f"{view['commit']}:{view['path']}"])[0]
     echo(statefile.decode(data, view["path"]), nl=False)

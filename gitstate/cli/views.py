@@ -5,47 +5,18 @@ attention, of gitstate/runtime/attention.py), here printed."""
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
-from gitstate.cli import complete
-from gitstate.cli.app import (
-    at_option,
-    cli,
-    directory,
-    example,
-    json_option,
-    output,
-    push_option,
-    repo,
-)
-from gitstate.cli.text import (
-    plural,
-    print_inbox,
-    print_log,
-    print_roster,
-    print_situations,
-    print_status_view,
-    print_vacancies,
-)
+from gitstate.cli.app import cli, declared, directory, example, json_option, output, repo
+from gitstate.cli.declared import DECLARED, print_view, view_data
+from gitstate.cli.fast import NOTED
+from gitstate.cli.text import plural, print_inbox, print_roster
 from gitstate.errors import EXIT_REJECTED, UsageError
 from gitstate.history import views as history
-from gitstate.history.entities import situations as graph
 from gitstate.history.problems import describe_lines
-from gitstate.history.status import status as status_of
 from gitstate.moves.commands import inbox as read
-
-
-@example('gitstate status', 'gitstate status alice --json', 'gitstate status --at HEAD~10')
-@cli.command()
-@click.argument("agent", required=False, shell_complete=complete.agent)
-@at_option
-@json_option
-def status(agent, at, as_json):
-    """Current state, mortality phase and legal next states (of AGENT, or of everyone)."""
-    output("status", status_of(repo(bare_ok=True), agent, at), as_json,
-           lambda data: print_status_view(data, agent))
-    _note_upstream(at, as_json)
 
 
 def _note_upstream(at: str | None, as_json: bool) -> None:
@@ -56,32 +27,25 @@ def _note_upstream(at: str | None, as_json: bool) -> None:
         note_upstream(directory())
 
 
-def _as_of(name: str, data, printer, help: str) -> None:
-    """A view of the history as of a moment (`--at`): `data(repo, at)`, printed by `printer`."""
-    @example(f"gitstate {name}", f"gitstate {name} --json", f"gitstate {name} --at 2026-11-01")
-    @cli.command(name, help=help)
-    @at_option
-    @json_option
-    def view(at, as_json):
-        output(name, data(repo(bare_ok=True), at), as_json, printer)
-        _note_upstream(at, as_json)
+def _view(name: str) -> None:
+    """The view declared as `name`, as a click command: its data, printed."""
+    command = DECLARED[name]
+
+    @declared(name)
+    def view(as_json: bool, **params: Any) -> None:
+        here = repo(bare_ok=True)
+        output(name, view_data(command, here, params), as_json,
+               lambda data: print_view(command, data, params, here))
+        if name in NOTED:
+            _note_upstream(params["at"], as_json)
 
 
-@example("gitstate roster", "gitstate roster --json", "gitstate roster --at 2026-11-01",
-         "gitstate roster --watch", "gitstate roster --watch --json")
-@cli.command("roster")
-@at_option
-@click.option("--watch", is_flag=True,
-              help="Redraw whenever the team line moves, trouble first (Ctrl-C stops); with "
-                   "--json, a line of JSON per redraw.")
-@click.option("--count", type=click.IntRange(min=1), default=None, metavar="N",
-              help="With --watch: stop after N redraws (for scripts).")
-@click.option("--no-follow", is_flag=True,
-              help="With --watch in a clone that tracks a hub: watch this clone's branch (by "
-                   "default the hub's, fetched every 2 s).")
-@json_option
+for _name in ("status", "vacancies", "log", "show", "situations"):
+    _view(_name)
+
+
+@declared("roster")
 def roster(at, watch, count, no_follow, as_json):
-    """Living, freezer and cemetery, derived from git history."""
     if watch:
         if at is not None:
             raise UsageError("--watch follows the team line as it moves; --at is a moment "
@@ -96,64 +60,14 @@ def roster(at, watch, count, no_follow, as_json):
     _note_upstream(at, as_json)
 
 
-_as_of("vacancies", history.vacant_roles, print_vacancies,
-       "Roles whose holders froze or died, and roles never filled.")
-
-
-@example('gitstate log alice',
-         'gitstate log -n 20 --newest-first',
-         'gitstate log --since yesterday --json',
-         'gitstate log --at v1.0')
-@cli.command("log")
-@click.argument("agent", required=False, shell_complete=complete.agent)
-@click.option("--limit", "-n", type=click.IntRange(min=0), default=None, metavar="N",
-              help="Only the N newest moves.")
-@click.option("--since", default=None, metavar="DATE",
-              help="Only moves committed since DATE (2026-11-01, '2 days ago', yesterday).")
-@click.option("--newest-first", "--reverse", "newest_first", is_flag=True,
-              help="Newest first (the default is oldest first, the order they happened in).")
-@at_option
-@json_option
-def log_cmd(agent, limit, since, newest_first, at, as_json):
-    """Transition history (of AGENT, or of everyone), oldest first."""
-    rows = history.log_rows(repo(bare_ok=True), agent, limit=limit, since=since,
-                            newest_first=newest_first, at=at)
-    output("log", rows, as_json, lambda data: print_log(data, since, limit))
-    _note_upstream(at, as_json)
-
-
-@example('gitstate inbox bob',
-         'gitstate inbox bob --mark-read',
-         'gitstate inbox bob --at HEAD~3 --json')
-@cli.command()
-@click.argument("agent", shell_complete=complete.agent)
-@click.option("--mark-read", is_flag=True,
-              help="Move the agent's last_read_commit to HEAD (a state commit).")
-@push_option
-@at_option
-@json_option
+@declared("inbox")
 def inbox(agent, mark_read, push, at, as_json):
-    """Messages to AGENT (@AGENT or @ALL) since its last_read_commit."""
     view = read(repo(bare_ok=not (mark_read or push)), agent, mark_read=mark_read, push=push,
                 at=at)
     output("inbox", view, as_json, print_inbox)
     _note_upstream(at, as_json)
     pushed = view.get("push")
     return 0 if pushed is None or pushed["outcome"] == "landed" else EXIT_REJECTED
-
-
-@example('gitstate situations --no-sqlite', 'gitstate situations --sqlite graph.db --json')
-@cli.command()
-@click.option("--sqlite", "sqlite_path", default=None, metavar="PATH",
-              help="Also upsert the graph into this SQLite file (default: "
-                   "entities.db in the clone's .git/gitstate, outside the work tree).")
-@click.option("--no-sqlite", is_flag=True, help="Only print the graph.")
-@at_option
-@json_option
-def situations(sqlite_path, no_sqlite, at, as_json):
-    """The entity graph of agent sessions, from history; written to SQLite too."""
-    output("situations", graph(repo(bare_ok=True), sqlite_path=sqlite_path,
-                               no_sqlite=no_sqlite, at=at), as_json, print_situations)
 
 
 @example('gitstate attention', 'gitstate attention --json')
@@ -173,15 +87,8 @@ def _say_progress(count: int) -> None:
     sys.stderr.flush()
 
 
-@example('gitstate verify', 'gitstate verify --no-cache origin/main..HEAD')
-@cli.command()
-@click.argument("revs", nargs=-1, metavar="[RANGE]")
-@click.option("--no-cache", is_flag=True,
-              help="Read nothing from .git/gitstate and write nothing there (for CI, audits).")
-@json_option
+@declared("verify")
 def verify(revs, no_cache, as_json):
-    """Replay history (default: all of HEAD's) through the hooks' rules; flag every commit
-    that broke them, e.g. one made by a clone without gitstate's hooks."""
     progress = None if as_json or not sys.stderr.isatty() else _say_progress
     try:
         report = history.verified(repo(bare_ok=True), revs, no_cache=no_cache, progress=progress)

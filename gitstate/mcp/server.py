@@ -22,6 +22,7 @@ the SessionStart briefing is the prompt `briefing`; both only read.
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Callable
 from typing import Annotated, Any
@@ -31,16 +32,13 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from gitstate import __version__
-from gitstate.doors.check import check as checked
+from gitstate.cli.declared import DECLARED, Command, Param, data_args, view_data
 from gitstate.errors import GitstateError
 from gitstate.git.repo import Managed, open_managed
-from gitstate.history import views as reads
-from gitstate.history.status import status as status_of
 from gitstate.mcp.binding import bound_to, unbound
 from gitstate.mcp.strict import StrictServer
 from gitstate.moves import commands
 from gitstate.moves.chain import committer
-from gitstate.moves.operations import await_agents, reap as do_reap, shutdown as do_shutdown
 from gitstate.moves.principals import acting_as
 from gitstate.moves.workfile import carried
 from gitstate.schema import models as m
@@ -53,34 +51,21 @@ only the `paths` you name. Moves are made as your agent: the one whose state fil
 session (`session:`); until one does, the tools read and every move is refused, saying how to
 register."""
 
-READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
-                       open_world_hint=False)
-MOVE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
-                       open_world_hint=False)
-ENDS = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
-                       open_world_hint=False)
-ONCE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
-                       open_world_hint=False)
+
+def _hint(read_only: bool, destructive: bool, idempotent: bool) -> ToolAnnotations:
+    return ToolAnnotations(read_only_hint=read_only, destructive_hint=destructive,
+                           idempotent_hint=idempotent, open_world_hint=False)
 
 
-def _d(text: str) -> Any:
-    return Field(description=text)
+# a command's `hint` (cli/declared.py): what its tool tells a client
+HINTS = {"read": _hint(True, False, True), "move": _hint(False, False, False),
+         "ends": _hint(False, True, False), "once": _hint(False, False, True),
+         "sweep": _hint(False, True, True)}
 
-
-Repository = Annotated[str | None, _d(
+Repository = Annotated[str | None, Field(description=(
     "A path in the repository's work tree (a bare repository for the reads of a hub). "
-    "Default: the client's first file:// root, else where the server was started.")]
-Agent = Annotated[str, _d("The agent's id (lower case letters, digits, '-', '_').")]
-MaybeAgent = Annotated[str | None, _d("An agent's id; none: every agent.")]
-At = Annotated[str | None, _d("A commit or a date: the view as it was then (default: HEAD).")]
-Message = Annotated[str | None, _d("Text of the commit subject (the command's -m/--message).")]
-Sets = Annotated[list[str] | None, _d("KEY=VALUE pairs set in the front matter (--set).")]
-Approved = Annotated[str | None, _d(
-    "The human (one of the lifecycle's `humans`) who approved a gated move (--approved-by).")]
-Push = Annotated[bool, _d(
-    "Land the move on the team line (--push) when this branch's upstream is a hub: the "
-    "result's `push` says how it landed (landed, illegal or gave-up). Without such an "
-    "upstream, or false: committed here only.")]
+    "Default: the client's first file:// root, else where the server was started."))]
+KINDS: dict[type, Any] = {str: str, int: int, float: float, bool: bool, list: list[str]}
 
 
 def lands(repo: Managed, push: bool) -> bool:
@@ -100,291 +85,207 @@ def acting(repo: Managed, tool: str, agent_flag: str | None) -> str:
     return agent
 
 
-def build(directory: str | None = None, agent_flag: str | None = None) -> StrictServer:
-    """The server for `directory`; `agent_flag`: the one agent it moves as (`--agent`), else
-    the runtime session's."""
-    server = StrictServer("gitstate", instructions=INSTRUCTIONS, version=__version__)
+class Tools:
+    """How a tool reaches its data function: the repository it names, read, moved as the
+    agent the server is bound to, or operated on; a refusal is a tool error in the command's
+    words, and the data is typed by the command's model."""
 
-    def here(repository: str | None, bare_ok: bool = False) -> Managed:
-        return open_managed(repository or directory, bare_ok=bare_ok)
+    def __init__(self, directory: str | None, agent_flag: str | None) -> None:
+        self.directory, self.agent_flag = directory, agent_flag
 
-    def moving(command: str, repository: str | None, fn: Callable[[Managed], Any]) -> Any:
-        """`fn`'s move, made as the agent the server is bound to."""
-        def run(repo: Managed) -> Any:
-            with acting_as(acting(repo, command, agent_flag)):
-                return fn(repo)
-        return call(command, repository, run)
+    def here(self, repository: str | None, bare_ok: bool = False) -> Managed:
+        return open_managed(repository or self.directory, bare_ok=bare_ok)
 
-    def operating(command: str, repository: str | None, fn: Callable) -> m.OperationLog:
-        def run(repo: Managed, say: Callable) -> Any:
-            with acting_as(acting(repo, command, agent_flag)):
-                return fn(repo, say)
-        return operation(repository or directory, run)
-
-    def call(command: str, repository: str | None, fn: Callable[[Managed], Any], *,
+    def call(self, command: str, repository: str | None, fn: Callable[[Managed], Any], *,
              bare_ok: bool = False) -> Any:
         """`fn`'s data from the repository, typed by `command`'s model."""
         try:
-            data = fn(here(repository, bare_ok))
+            data = fn(self.here(repository, bare_ok))
         except GitstateError as exc:
             raise ToolError(str(exc)) from None
         return m.adapter(command).validate_python(data)
 
-    def move(command: str, repository: str | None, moved: str, fn: Callable[..., Any],
-             paths: list[str] | None = None) -> Any:
+    def moving(self, command: str, repository: str | None,
+               fn: Callable[[Managed], Any]) -> Any:
+        """`fn`'s move, made as the agent the server is bound to."""
+        def run(repo: Managed) -> Any:
+            with acting_as(acting(repo, command, self.agent_flag)):
+                return fn(repo)
+        return self.call(command, repository, run)
+
+    def move(self, command: str, repository: str | None, moved: str,
+             fn: Callable[[Managed, Any], Any], paths: list[str] | None = None) -> Any:
         """A move of `moved`: refused when the index holds changes it does not name."""
-        return moving(command, repository,
-                      lambda repo: fn(repo, carried(repo, moved, paths or ())))
+        return self.moving(command, repository,
+                           lambda repo: fn(repo, carried(repo, moved, paths or ())))
 
-    @server.tool(annotations=READ)
-    def status(agent: MaybeAgent = None, at: At = None,
-               repository: Repository = None) -> m.Status:
-        """State, roster, mortality phase and legal next states of an agent (or of everyone)."""
-        return call("status", repository, lambda repo: status_of(repo, agent, at))
-
-    @server.tool(annotations=READ)
-    def roster(at: At = None, repository: Repository = None) -> m.Roster:
-        """Living, freezer and cemetery, derived from history."""
-        return call("roster", repository, lambda repo: reads.roster(repo, at))
-
-    @server.tool(annotations=READ)
-    def vacancies(at: At = None, repository: Repository = None) -> m.Vacancies:
-        """Roles whose holders froze or died, and roles never filled."""
-        return call("vacancies", repository, lambda repo: reads.vacant_roles(repo, at))
-
-    @server.tool(annotations=READ)
-    def log(agent: MaybeAgent = None,
-            limit: Annotated[int | None, Field(ge=0, description=(
-                "Only the N newest moves (-n/--limit)."))] = None,
-            since: Annotated[str | None, _d(
-                "Only moves committed since this date, as git reads one ('2026-11-01', "
-                "'2 days ago').")] = None,
-            newest_first: Annotated[bool, _d("Newest first (default: oldest first).")] = False,
-            at: At = None, repository: Repository = None) -> m.TransitionLog:
-        """Transitions (of an agent, or of everyone)."""
-        return call("log", repository, lambda repo: reads.log_rows(
-            repo, agent, limit=limit, since=since, newest_first=newest_first, at=at))
-
-    @server.tool(annotations=ONCE)
-    def inbox(agent: Agent, mark_read: Annotated[bool, _d(
-                  "Move the agent's last_read_commit to HEAD (one progress commit).")] = False,
-              at: At = None, push: Push = True, repository: Repository = None) -> m.Inbox:
-        """Messages that @mention the agent since its last_read_commit."""
-        if not mark_read:
-            return call("inbox", repository, lambda repo: commands.inbox(repo, agent, at=at))
-        return move("inbox", repository, agent, lambda repo, _: commands.inbox(
-            repo, agent, mark_read=True, push=lands(repo, push)))
-
-    @server.tool(annotations=READ)
-    def show(agent: Agent, at: At = None, repository: Repository = None) -> m.FreezeState:
-        """A frozen agent's freeze-state: ask it without waking it."""
-        return call("show", repository, lambda repo: reads.freeze_state(repo, agent, at))
-
-    @server.tool(annotations=READ)
-    def lifecycle(repository: Repository = None) -> m.LifecycleDoc:
-        """This repository's lifecycle: states, transitions, roles, policies."""
-        return call("lifecycle", repository, lambda repo: repo.lifecycle().to_dict())
-
-    @server.tool(annotations=READ)
-    def check(repository: Repository = None) -> m.CheckResult:
-        """Validate the lifecycle and every state file in the work tree."""
-        return call("check", repository, checked)
-
-    @server.tool(annotations=READ)
-    def verify(no_cache: Annotated[bool, _d(
-                   "Judge every commit again, ignoring the verdicts kept from earlier runs."
-               )] = True, repository: Repository = None) -> m.VerifyResult:
-        """Replay HEAD's history through the rules; every commit that broke them."""
-        return call("verify", repository,
-                    lambda repo: reads.verified(repo, no_cache=no_cache), bare_ok=True)
-
-    @server.tool(annotations=READ)
-    def situations(at: At = None, repository: Repository = None) -> m.Situations:
-        """The entity graph of agent sessions, from history (not written to SQLite here)."""
-        from gitstate.history.entities import situations as graph
-        return call("situations", repository,
-                    lambda repo: graph(repo, no_sqlite=True, at=at))
-
-    @server.tool(annotations=READ)
-    def doctor(repository: Repository = None) -> m.DoctorResult:
-        """Is this clone protected? Hooks active and unmodified, gitstate found, caches sane,
-        approvals authenticated, hub, CI and the agent runtime's hooks."""
-        def run(repo: Managed) -> dict:
-            if repo.top is None:
-                from gitstate.doors.hub import diagnose_hub
-                findings = diagnose_hub(repo.git)
+    def operation(self, repository: str | None, fn: Callable,
+                  acting_for: str | None = None) -> m.OperationLog:
+        """An operation of gitstate.moves.operations, as its command runs it, its lines kept
+        (`acting_for`: the command, made as the agent the server is bound to)."""
+        lines: list[str] = []
+        try:
+            repo = open_managed(repository or self.directory)
+            if acting_for is None:
+                code = fn(repo, lines.append)
             else:
-                from gitstate.runtime.doctor import diagnose
-                findings = diagnose(repo)
-            return {"ok": not any(f["status"] == "fail" for f in findings),
-                    "findings": findings}
-        return call("doctor", repository, run, bare_ok=True)
+                with acting_as(acting(repo, acting_for, self.agent_flag)):
+                    code = fn(repo, lines.append)
+        except GitstateError as exc:
+            raise ToolError(str(exc)) from None
+        return m.OperationLog(exit_code=int(code or 0), lines=lines)
 
-    @server.tool(annotations=MOVE)
-    def spawn(agent: Agent,
-              role: Annotated[str | None, _d("The role this agent holds.")] = None,
-              model: Annotated[str | None, _d("The model behind the agent.")] = None,
-              parent: Annotated[str | None, _d("The agent that spawned this one.")] = None,
-              session: Annotated[str | None, _d(
-                  "The agent runtime's session id (recorded as `session:`).")] = None,
-              sets: Sets = None, message: Message = None,
-              key: Annotated[str | None, _d(
-                  "An SSH public key for the agent, or `new` to make one (its moves must "
-                  "then be signed).")] = None,
-              new_role: Annotated[bool, _d(
-                  "The role is a new one the lifecycle does not declare (--new-role; trailer "
-                  "`New-role:`).")] = False,
-              push: Push = True, repository: Repository = None) -> m.Move:
-        """Register an agent in the lifecycle's initial state (one commit)."""
-        return move("spawn", repository, agent, lambda repo, _: commands.spawn(
-            repo, agent, role=role, model=model, parent=parent, sets=tuple(sets or ()),
-            text=message, session=session, key=key, new_role=new_role,
-            push=lands(repo, push)))
 
-    @server.tool(annotations=MOVE)
-    def transition(agent: Agent, state: Annotated[str, _d("The state to move to.")],
-                   message: Message = None,
-                   body: Annotated[str, _d("A longer commit body (may @mention agents).")] = "",
-                   sets: Sets = None, approved_by: Approved = None,
-                   paths: Annotated[list[str] | None, _d(
-                       "Files of the work tree to commit with the move, by their path from "
-                       "the repository's top. Nothing else staged is committed: a move is "
-                       "refused while the index holds changes it does not name.")] = None,
-                   push: Push = True, repository: Repository = None) -> m.Move:
-        """Move an agent to a state: one atomic commit of its state file and the `paths`."""
-        return move("transition", repository, agent, lambda repo, files: commands.transition(
-            repo, agent, state, text=message, body=body, sets=tuple(sets or ()),
-            approved_by=approved_by, files=files, push=lands(repo, push)), paths)
+# What a tool does with its arguments (named as declared in gitstate/cli/declared.py), where
+# it is more than its command's data function called with them.
 
-    @server.tool(annotations=MOVE)
-    def freeze(agent: Agent, message: Message = None,
-               situation: Annotated[str | None, _d(
-                   "primary_situation for a new freeze-state.")] = None,
-               sets: Sets = None, push: Push = True,
-               repository: Repository = None) -> m.Move:
-        """Write (or check) the agent's freeze-state and freeze, in one commit."""
-        return move("freeze", repository, agent, lambda repo, _: commands.freeze(
-            repo, agent, text=message, situation=situation, sets=tuple(sets or ()),
-            push=lands(repo, push)))
+def _situations(t: Tools, repository: str | None, at: str | None) -> Any:
+    from gitstate.history.entities import situations as graph
+    return t.call("situations", repository, lambda repo: graph(repo, no_sqlite=True, at=at))
 
-    @server.tool(annotations=MOVE)
-    def wake(agent: Agent, approved_by: Annotated[str, _d(
-                 "The human (one of the lifecycle's `humans`) who decided to wake it.")],
-             state: Annotated[str | None, _d(
-                 "Where to wake it to (default: the first living state it may reach).")] = None,
-             message: Message = None, push: Push = True,
-             repository: Repository = None) -> m.Move:
-        """Resume a frozen agent: a human's decision."""
-        return move("wake", repository, agent, lambda repo, _: commands.wake(
-            repo, agent, approved_by, state=state, text=message, push=lands(repo, push)))
 
-    @server.tool(annotations=ENDS)
-    def bury(agent: Agent, summary: Annotated[str, _d("The final summary (required to die).")],
-             approved_by: Approved = None,
-             transfer_role_to: Annotated[str | None, _d(
-                 "Hand the role to this agent in the same commit (no vacancy).")] = None,
-             message: Message = None, push: Push = True,
-             repository: Repository = None) -> m.Burial:
-        """The agent dies with a final summary; says which roles fall vacant."""
-        return move("bury", repository, agent, lambda repo, _: commands.bury(
-            repo, agent, summary, approved_by=approved_by, transfer_to=transfer_role_to,
-            text=message, push=lands(repo, push)))
+def _inbox(t: Tools, repository: str | None, agent: str, mark_read: bool, at: str | None,
+           push: bool) -> Any:
+    if not mark_read:
+        return t.call("inbox", repository, lambda repo: commands.inbox(repo, agent, at=at))
+    return t.move("inbox", repository, agent, lambda repo, _: commands.inbox(
+        repo, agent, mark_read=True, push=lands(repo, push)))
 
-    @server.tool(annotations=MOVE)
-    def handover(role: Annotated[str, _d("The role handed over.")],
-                 to: Annotated[str, _d("The agent that takes the role.")],
-                 giver: Annotated[str | None, _d(
-                     "The holder that gives it (default: the one living holder).")] = None,
-                 message: Message = None, push: Push = True,
-                 repository: Repository = None) -> m.Move:
-        """A holder of a role hands it to another agent in one commit and keeps its state."""
-        return move("handover", repository, to, lambda repo, _: commands.handover(
-            repo, role, to, giver=giver, text=message, push=lands(repo, push)))
 
-    @server.tool(annotations=MOVE)
-    def logout(agent: Agent, note: Annotated[str, _d(
-                   "One line for the shared log: where you stopped.")],
-               sets: Sets = None, message: Message = None, push: Push = True,
-               repository: Repository = None) -> m.Move:
-        """Append the agent's note to the lifecycle's log and move to the state that keeps
-        it, in one commit."""
-        return move("logout", repository, agent, lambda repo, _: commands.logout(
-            repo, agent, note, text=message, sets=tuple(sets or ()), push=lands(repo, push)))
+def _verify(t: Tools, repository: str | None, no_cache: bool) -> Any:
+    from gitstate.history.views import verified
+    return t.call("verify", repository, lambda repo: verified(repo, no_cache=no_cache),
+                  bare_ok=True)
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False,
-                                             idempotent_hint=True, open_world_hint=False))
-    def sync(push: Annotated[bool, _d(
-                 "Land each replayed move on the hub (default); false: only replay them here "
-                 "(--no-push).")] = True,
-             repository: Repository = None) -> m.SyncResult:
-        """Get back in step with the hub: replay this branch's unlanded moves (and those kept
-        on gitstate/unlanded/* branches) onto the upstream tip, deciding each again from the
-        new state, and land them; what cannot land is kept on a side branch, with why."""
-        from gitstate.moves.sync import sync as replay
-        return moving("sync", repository, lambda repo: replay(repo, push=push))
 
-    @server.tool(annotations=MOVE)
-    def say(to: Annotated[list[str], _d(
-                "The agents it speaks to, by id (several, or [\"ALL\"] for every agent).")],
-            message: Annotated[str, _d(
-                "What to say: the first line is the commit's subject, the rest its body; "
-                "it may @mention other agents.")],
-            repository: Repository = None) -> m.Said:
-        """Send a message, as your agent, in one commit that changes no file and moves no
-        agent (`@you: to @ana: ...`); `inbox` reads it."""
-        from gitstate.moves.say import say as said
-        return moving("say", repository, lambda repo: said(repo, to, message))
+def _lifecycle(t: Tools, repository: str | None) -> Any:
+    return t.call("lifecycle", repository, lambda repo: repo.lifecycle().to_dict())
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
-                                             idempotent_hint=True, open_world_hint=False))
-    def sweep(dry_run: Annotated[bool, _d("Only list what is due.")] = False,
-              push: Push = True, repository: Repository = None) -> m.SweepResult:
-        """Commit every timed transition that is due, as the system (each landed as it is
-        made; one that does not land stops it, with the reason)."""
-        if dry_run:
-            return call("sweep", repository, lambda repo: commands.sweep(repo, dry_run=True))
-        return moving("sweep", repository, lambda repo: commands.sweep(
-            repo, dry_run=False, push=lands(repo, push)))
 
-    @server.tool(name="await", annotations=READ)
-    def await_(agents: Annotated[list[str], _d("The agents to wait for.")],
-               timeout: Annotated[float, _d("Give up after this many seconds (exit 124).")]
-               = 60.0, repository: Repository = None) -> m.OperationLog:
-        """Block until each agent ends (exit 0 all succeeded, 1 any failed, 124 timeout)."""
-        return operation(repository or directory,
-                         lambda repo, say: await_agents(repo, agents, timeout, say))
+def _check(t: Tools, repository: str | None) -> Any:
+    from gitstate.doors.check import check
+    return t.call("check", repository, check)
 
-    @server.tool(annotations=ENDS)
-    def reap(host: Annotated[str | None, _d(
-                 "Which host's agents to check (default: this one).")] = None,
-             push: Push = True, repository: Repository = None) -> m.OperationLog:
-        """Mark every living agent of this host whose process (pid) is gone as failed."""
-        def run(repo, say):
-            if not do_reap(repo, say, host, commit=committer(repo, lands(repo, push))):
-                say("no agent has lost its process")   # the command's words
-            return 0
-        return operating("reap", repository, run)
 
-    @server.tool(annotations=ENDS)
-    def shutdown(approved_by: Approved = None, push: Push = True,
-                 repository: Repository = None) -> m.OperationLog:
-        """Move every living agent to a frozen or terminal state, children first."""
-        return operating("shutdown", repository, lambda repo, say: 1 if do_shutdown(
-            repo, say, approved_by, committer(repo, lands(repo, push))) else 0)
+def _doctor(t: Tools, repository: str | None) -> Any:
+    return t.call("doctor", repository, _diagnosed, bare_ok=True)
 
+
+def _diagnosed(repo: Managed) -> dict:
+    """`doctor`'s findings: a hub's, else the clone's and its runtime's."""
+    if repo.top is None:
+        from gitstate.doors.hub import diagnose_hub
+        findings = diagnose_hub(repo.git)
+    else:
+        from gitstate.runtime.doctor import diagnose
+        findings = diagnose(repo)
+    return {"ok": not any(f["status"] == "fail" for f in findings), "findings": findings}
+
+
+def _move(name: str, moved: str = "agent") -> Callable[..., Any]:
+    """A move of gitstate/moves/commands.py, of the agent named by the argument `moved`."""
+    def run(t: Tools, repository: str | None, push: bool, paths: list[str] | None = None,
+            **args: Any) -> Any:
+        def made(repo: Managed, files: Any) -> Any:
+            given = {"files": files} if paths is not None else {}
+            return getattr(commands, name)(repo, **data_args(args), **given,
+                                           push=lands(repo, push))
+        return t.move(name, repository, args[moved], made, paths)
+    return run
+
+
+def _sync(t: Tools, repository: str | None, push: bool) -> Any:
+    from gitstate.moves.sync import sync
+    return t.moving("sync", repository, lambda repo: sync(repo, push=push))
+
+
+def _say(t: Tools, repository: str | None, to: list[str], message: str) -> Any:
+    from gitstate.moves.say import say
+    return t.moving("say", repository, lambda repo: say(repo, to, message))
+
+
+def _sweep(t: Tools, repository: str | None, dry_run: bool, push: bool) -> Any:
+    if dry_run:
+        return t.call("sweep", repository, lambda repo: commands.sweep(repo, dry_run=True))
+    return t.moving("sweep", repository, lambda repo: commands.sweep(
+        repo, dry_run=False, push=lands(repo, push)))
+
+
+def _await(t: Tools, repository: str | None, agents: list[str], timeout: float) -> Any:
+    from gitstate.moves.operations import await_agents
+    return t.operation(repository, lambda repo, say: await_agents(repo, agents, timeout, say))
+
+
+def _reap(t: Tools, repository: str | None, host: str | None, push: bool) -> Any:
+    from gitstate.moves.operations import reap
+
+    def run(repo: Managed, say: Callable[[str], None]) -> int:
+        if not reap(repo, say, host, commit=committer(repo, lands(repo, push))):
+            say("no agent has lost its process")   # the command's words
+        return 0
+    return t.operation(repository, run, acting_for="reap")
+
+
+def _shutdown(t: Tools, repository: str | None, approved_by: str | None, push: bool) -> Any:
+    from gitstate.moves.operations import shutdown
+    return t.operation(repository, lambda repo, say: 1 if shutdown(
+        repo, say, approved_by, committer(repo, lands(repo, push))) else 0,
+        acting_for="shutdown")
+
+
+BODIES: dict[str, Callable[..., Any]] = {
+    "situations": _situations, "inbox": _inbox, "verify": _verify, "lifecycle": _lifecycle,
+    "check": _check, "doctor": _doctor, "sync": _sync, "say": _say, "sweep": _sweep,
+    "await": _await, "reap": _reap, "shutdown": _shutdown,
+    **{name: _move(name) for name in ("spawn", "transition", "freeze", "wake", "bury",
+                                      "logout")},
+    "handover": _move("handover", moved="to")}
+
+
+def _view(command: Command) -> Callable[..., Any]:
+    """A view's tool: its data function called with the tool's arguments."""
+    def run(t: Tools, repository: str | None, **args: Any) -> Any:
+        return t.call(command.name, repository,
+                      lambda repo: view_data(command, repo, args))
+    return run
+
+
+def _annotation(param: Param) -> Any:
+    """A declared parameter's type, as a tool publishes it (with its help)."""
+    kind = KINDS[param.kind]
+    if not param.required and param.tool_default is None and param.kind is not bool:
+        kind = kind | None
+    return Annotated[kind, Field(description=param.help, ge=param.least)]
+
+
+def add_tool(server: StrictServer, tools: Tools, command: Command) -> None:
+    """`command`'s tool: its declared parameters and `repository`, typed by its model."""
+    run = BODIES.get(command.name) or _view(command)
+    empty, named = inspect.Parameter.empty, inspect.Parameter.KEYWORD_ONLY
+    params = [inspect.Parameter(p.name, named, annotation=_annotation(p),
+                                default=empty if p.required else p.tool_default)
+              for p in command.of("tool")]
+    params.append(inspect.Parameter("repository", named, default=None, annotation=Repository))
+
+    def tool(**args: Any) -> Any:
+        return run(tools, **args)
+    tool.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        params, return_annotation=getattr(m, command.model))
+    server.add_tool(tool, name=command.name, description=command.help,
+                    annotations=HINTS[command.hint])
+
+
+def build(directory: str | None = None, agent_flag: str | None = None) -> StrictServer:
+    """The server for `directory`; `agent_flag`: the one agent it moves as (`--agent`), else
+    the runtime session's."""
+    server = StrictServer("gitstate", instructions=INSTRUCTIONS, version=__version__)
+    tools = Tools(directory, agent_flag)
+    for command in DECLARED.values():
+        if "tool" in command.faces:
+            add_tool(server, tools, command)
     from gitstate.mcp.readable import add_readable
-    add_readable(server, here, lambda repo: bound_to(repo, agent_flag)[0], directory)
+    add_readable(server, tools.here, lambda repo: bound_to(repo, agent_flag)[0], directory)
     return server
-
-
-def operation(directory: str | None, fn: Callable) -> m.OperationLog:
-    """An operation of gitstate.moves.operations, as its command runs it, its lines kept."""
-    lines: list[str] = []
-    try:
-        code = fn(open_managed(directory), lines.append)
-    except GitstateError as exc:
-        raise ToolError(str(exc)) from None
-    return m.OperationLog(exit_code=int(code or 0), lines=lines)
 
 
 def serve(directory: str | None = None, agent_flag: str | None = None) -> None:
