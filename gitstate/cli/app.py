@@ -69,15 +69,6 @@ def example(*lines: str) -> Callable[[Any], Any]:
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
-at_option = click.option("--at", default=None, metavar="REV|DATE",
-                         help="As it was at a commit, or at a date (time travel).")
-message_option = click.option("-m", "--message", "text", default=None,
-                              help="Text of the commit subject.")
-set_option = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
-                          help="Set a front-matter key.")
-push_option = click.option("--push", is_flag=True,
-                           help="Land the commit on the upstream branch (fetch, replay and "
-                                "retry when another agent got there first).")
 
 
 def declared(name: str) -> Callable[[Callable[..., Any]], click.Command]:
@@ -121,6 +112,14 @@ def _click_type(param: Any) -> dict[str, Any]:
         ranged = click.IntRange if param.kind is int else click.FloatRange
         return {"type": ranged(min=param.least)}
     return {} if param.kind is str else {"type": param.kind}
+
+
+def _shared_options() -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
+    from gitstate.cli.declared import AT, PUSH
+    return _click_param(AT), _click_param(PUSH)
+
+
+at_option, push_option = _shared_options()   # as the declared commands take them
 
 
 @click.group(help=HELP, invoke_without_command=True,

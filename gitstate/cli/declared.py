@@ -83,7 +83,7 @@ SETS = Param("sets", "Set a front-matter key (KEY=VALUE, several times).", "--se
              metavar="KEY=VALUE")
 PUSH = Param("push", "Land the move on the team line, the upstream branch (fetch, replay and "
              "retry when another agent got there first); the result's `push` says how it "
-             "landed. Without an upstream that is a hub: committed here only.", "--push",
+             "landed (a tool lands by default, where the upstream is a hub's branch).", "--push",
              kind=bool, tool_default=True)
 APPROVED = Param("approved_by", "The human (one of the lifecycle's `humans`) who approved a "
                  "gated move (trailer `Approved-by:`).", "--approved-by", metavar="HUMAN")
@@ -166,13 +166,19 @@ DECLARED = {c.name: c for c in (
                   tool_default=True),
             model="VerifyResult",
             examples=("gitstate verify", "gitstate verify --no-cache origin/main..HEAD")),
-    Command("lifecycle", "This repository's lifecycle: states, transitions, roles, policies.",
-            model="LifecycleDoc", faces="tool"),
+    Command("lifecycle", "Show (or draw) this repository's lifecycle: states, transitions, "
+            "roles, policies.",
+            Param("mermaid", "Draw it as a Mermaid state diagram.", "--mermaid", kind=bool,
+                  faces="cli"),
+            Param("preset", "Show a shipped preset instead of this repo's.", "--preset",
+                  faces="cli"),
+            model="LifecycleDoc", examples=("gitstate lifecycle", "gitstate lifecycle --mermaid",
+                                            "gitstate lifecycle --preset era --json")),
     Command("check", "Validate the lifecycle and every state file in the work tree.",
-            model="CheckResult", faces="tool"),
+            model="CheckResult", examples=("gitstate check", "gitstate check --json")),
     Command("doctor", "Is this clone protected? Hooks active and unmodified, gitstate found, "
             "caches sane, approvals authenticated, hub, CI and the agent runtime's hooks.",
-            model="DoctorResult", faces="tool"),
+            model="DoctorResult", examples=("gitstate doctor", "gitstate doctor --json")),
     Command("spawn", "Register AGENT in the initial state (one commit).", AGENT, ROLE,
             Param("new_role", "The role is a new one, not declared by the lifecycle (where "
                   "custom roles are allowed): trailer `New-role: ROLE`. Without it a role the "
@@ -244,6 +250,11 @@ DECLARED = {c.name: c for c in (
                          "change to a frozen agent is a human's decision.", faces=["cli"]),
             PUSH, model="Move", hint="move",
             examples=("gitstate handover architect --to dave -m 'going on leave'",)),
+    Command("assume", "AGENT, living and without a role, takes the vacant ROLE in one commit "
+            "(trailer `Assumes-role: ROLE`); refused while another living agent holds it.",
+            AGENT, ROLE.but(flags=(), required=True), MESSAGE, PUSH, model="Move",
+            hint="move", faces="cli",
+            examples=("gitstate assume dave architect -m 'the architect role was vacant'",)),
     Command("logout", "Log AGENT out: append its note to the lifecycle's log (era: "
             "logout.log) and move to the logout state, in one commit.", AGENT,
             Param("note", "One line for the shared log: where you stopped.", "--note",
@@ -342,8 +353,11 @@ def fast_form(command: Command) -> tuple[int, int, dict[str, str], dict[str, str
     """(fewest, most AGENT arguments, {option taking a value: its parameter}, {flag: its
     parameter}) of a view's form the fast path takes."""
     taken = [p for p in command.params if p.name in (command.fast or ())]
-    agent = next((p for p in taken if not p.flags), None)
-    most = 0 if agent is None else 1
-    valued = {f: p.name for p in taken if p.flags and p.kind is not bool for f in p.flags}
-    flags = {f: p.name for p in taken if p.flags and p.kind is bool for f in p.flags}
-    return (most if agent is not None and agent.required else 0), most, valued, flags
+    agents = [p for p in taken if not p.flags]
+    return sum(p.required for p in agents), len(agents), _spelled(taken, False), \
+        _spelled(taken, True)
+
+
+def _spelled(params: list[Param], flags: bool) -> dict[str, str]:
+    """{each spelling of the options (`flags`: the flags) among `params`: its parameter}."""
+    return {f: p.name for p in params if (p.kind is bool) == flags for f in p.flags}

@@ -94,8 +94,14 @@ def run_demo(directory: str | None = None, preset: str | None = None) -> int:
     click.secho(f"gitstate demo in {repo}", bold=True)
     if preset not in (None, "haak"):
         _preset_story(s, preset)
-        return _ending(s, repo)
+    else:
+        for part in (_haak_births, _haak_refusal, _haak_freeze, _haak_endings):
+            part(s)
+    return _ending(s, repo)
 
+
+def _haak_births(s: _Story) -> None:
+    """haak: the repository managed, three agents born, alice's work in her move."""
     s.say("Make the repository managed: the lifecycle 'haak', its protocols, the hooks.")
     s.gitstate("init", human="zach")
 
@@ -115,10 +121,13 @@ def run_demo(directory: str | None = None, preset: str | None = None) -> int:
                text="roster: design drafted", sets=["thread=roster-fold", "context_pct=40"],
                body="@bob please index docs/design.md")
 
+
+def _haak_refusal(s: _Story) -> None:
+    """haak: a move by hand the hook refuses, then the legal path."""
     s.say("bob tries to skip ahead by editing his state file and committing by hand.\n"
           "# The pre-commit hook refuses, and says what would be legal.")
     s.gitstate("transition", "bob", "inbox", text="restored")
-    state = repo / "agent" / "bob" / "_state.md"
+    state = s.repo / "agent" / "bob" / "_state.md"
     state.write_text(state.read_text(encoding="utf-8").replace("state: inbox", "state: deep_work"),
                      encoding="utf-8")
     s.shell("git", "commit", "-q", "-am", "@bob: [STATE:deep_work] skipping the distill step",
@@ -128,6 +137,9 @@ def run_demo(directory: str | None = None, preset: str | None = None) -> int:
     s.shell("git", "checkout", "--", "agent/bob/_state.md")
     s.gitstate("transition", "bob", "distill", text="reading alice's design")
 
+
+def _haak_freeze(s: _Story) -> None:
+    """haak: the context's thresholds, a freeze-state written, a wake refused."""
     s.say("carol works long: when her context crosses a threshold, the move says what the\n"
           "# phase asks. At urgent she freezes from where she stands, in one commit.")
     s.gitstate("transition", "carol", "inbox", text="restored")
@@ -137,7 +149,7 @@ def run_demo(directory: str | None = None, preset: str | None = None) -> int:
     s.say("A freeze-state of placeholders would answer nobody: the first `freeze` writes the\n"
           "# template and refuses; carol writes what she knows, then freezes.")
     s.gitstate("freeze", "carol", expect=1)
-    fs = repo / "data" / "freeze-states" / "carol.md"
+    fs = s.repo / "data" / "freeze-states" / "carol.md"
     written = iter(["- migrate in place, not by copy: the store is too big to copy",
                     "The old schema's dates are local time; the new one's are UTC.",
                     "- who owns the archive tables?", "- docs/migration.md: the plan",
@@ -150,6 +162,9 @@ def run_demo(directory: str | None = None, preset: str | None = None) -> int:
     s.say("Waking a frozen agent is a human's call: without approval it is refused.")
     s.gitstate("transition", "carol", "bootstrap", text="waking myself", expect=1)
 
+
+def _haak_endings(s: _Story) -> None:
+    """haak: a hand-over, a burial, and what history then says."""
     s.say("alice hands her role to dan in one commit (never vacant, never held twice),\n"
           "# then dies from where she stands, leaving a final summary.")
     s.gitstate("spawn", "dan", sets=["person=zach"])
@@ -165,8 +180,6 @@ def run_demo(directory: str | None = None, preset: str | None = None) -> int:
     s.say("And every commit in the history followed the law (hooks or not):")
     s.gitstate("verify")
     s.shell("git", "log", "--oneline", "-8")
-
-    return _ending(s, repo)
 
 
 def _ending(s: _Story, repo: Path) -> int:
@@ -192,7 +205,6 @@ def _hand_edit(s: _Story, agent: str, state: str) -> None:
 
 def _preset_story(s: _Story, preset: str) -> None:
     """The story of each other preset: its lifecycle walked end to end, and its own law."""
-
     lc = load_lifecycle((preset_dir(preset) / "lifecycle.yaml").read_text(encoding="utf-8"))
     s.say(f"Make the repository managed with the preset '{preset}': {lc.description}.")
     s.gitstate("init", lifecycle=preset, human="zach")
@@ -203,6 +215,18 @@ def _preset_story(s: _Story, preset: str) -> None:
     s.gitstate("spawn", "ada", role=roles[0] if roles else None)
     s.gitstate("spawn", "ben", role=roles[1] if len(roles) > 1 else None)
 
+    _walk_to_rest(s, lc)
+    _refused_by_hand(s, lc)
+    if preset in PRESET_STORIES:
+        PRESET_STORIES[preset](s, roles)
+    s.say("The roster, the vacant roles, and a check of the whole history.")
+    s.gitstate("roster")
+    s.gitstate("vacancies")
+    s.gitstate("verify")
+
+
+def _walk_to_rest(s: _Story, lc) -> None:
+    """ada walks the lifecycle from its initial state to rest, each step by its command."""
     path = _path_to_rest(lc, lc.initial) or []
     s.say(f"ada walks her lifecycle to rest: {' -> '.join([lc.initial] + path)}.")
     for step in path:
@@ -216,6 +240,9 @@ def _preset_story(s: _Story, preset: str) -> None:
         else:
             s.gitstate("transition", "ada", step, text=f"on to {step}")
 
+
+def _refused_by_hand(s: _Story, lc) -> None:
+    """A state file edited by hand to a move the lifecycle does not allow: refused."""
     illegal = next((t for t in lc.states if t not in lc.allowed_from(lc.initial)), None)
     who, to = ("ben", illegal) if illegal else ("ada", lc.initial)
     s.say(f"{who} edits the state file by hand to go to '{to}'; the hook refuses.")
@@ -223,94 +250,100 @@ def _preset_story(s: _Story, preset: str) -> None:
     s.shell("git", "commit", "-q", "-am", f"@{who}: [STATE:{to}] by hand", expect=1)
     s.shell("git", "checkout", "--", f"agent/{who}/_state.md")
 
-    if preset == "era":
-        s.say("The seed's bootstrap commit tags the step just finished ([STATE:bootstrap] with\n"
-              "# state: inbox); gitstate's tag names the state entered, so it is refused.")
-        _hand_edit(s, "ben", "inbox")
-        s.shell("git", "commit", "-q", "-am", "@ben: [STATE:bootstrap] Restored from abc123",
-                expect=1)
-        s.shell("git", "commit", "-q", "-am", "@ben: [STATE:inbox] Restored from abc123")
-        s.gitstate("transition", "ben", "distill")
-        s.gitstate("transition", "ben", "deep_work", sets=["max_tokens=50000"])
-        s.say("deep_work ends at the token limit: past max_tokens, staying is refused.")
-        s.gitstate("transition", "ben", "deep_work", sets=["tokens=50000"], expect=1)
-        s.gitstate("transition", "ben", "inbox", sets=["tokens=50000"], text="budget spent")
-        s.gitstate("transition", "ben", "distill")
-        s.gitstate("logout", "ben", note="parser half done")
-        s.gitstate("transition", "ben", "bootstrap")
-        s.say("In era every commit of an agent carries its state file: a bare note is refused.")
-        s.write("notes.md", "ben's thoughts\n")
-        s.shell("git", "add", "notes.md")
-        s.shell("git", "commit", "-q", "-m", "@ben: some notes", expect=1)
-        s.say("Nor can a working agent's unprefixed commit pass, when its runtime names it\n"
-              "# (GITSTATE_AGENT=ben in the environment of `git commit`).")
-        s.shell("git", "reset", "-q")
-        s.gitstate("transition", "ben", "inbox")
-        s.shell("git", "add", "notes.md")
-        s.shell("env", "GITSTATE_AGENT=ben", "git", "commit", "-q", "-m", "Updated feature",
-                expect=1)
-        s.shell("git", "reset", "-q")
-        s.say("idle goes back to inbox at the check interval (10m): `sweep` does it when due.")
-        s.gitstate("transition", "ben", "distill")
-        s.gitstate("transition", "ben", "idle")
-        s.gitstate("sweep", dry_run=True)
-        s.shell("cat", "logout.log")
-    elif preset == "registry":
-        s.say("A programmer may not spawn another programmer, and depth is limited.")
-        s.gitstate("spawn", "cal", parent="ben", role=roles[1], expect=1)
-        s.gitstate("spawn", "cal", parent="ben", role="researcher")
-        s.say("ada has ended (done): an agent that ended spawns no children.")
-        s.gitstate("spawn", "dot", parent="ada", role="researcher", expect=1)
-        s.say("The seed's log fields: what an agent is for, and when it started and ended.")
-        s.gitstate("spawn", "eve", parent="ben", role="researcher",
-                   task="survey the parsers", instructions="List each parser and its tests.")
-        s.gitstate("transition", "eve", "in-progress", text="three parsers found")
-        s.gitstate("transition", "eve", "done", text="survey written")
-        s.say("`await` reports every state commit of the agents it waits for, progress too\n"
-              "# (here: already ended, so it says so at once).")
-        s.gitstate("await", ["ada", "eve"], timeout=5)
-    elif preset == "squad":
-        s.say("idle -> suspended is a timed move: before 30 minutes it is refused.")
-        s.gitstate("transition", "ben", "active")
-        s.gitstate("transition", "ben", "idle")
-        s.gitstate("transition", "ben", "suspended", expect=1)
-        s.gitstate("sweep")
-        s.say("A crashed session goes to 'error' (no pool slot) and resumes from there.")
-        s.gitstate("transition", "ben", "active", text="new work")
-        s.gitstate("transition", "ben", "error",
-                   text="session.error: tool crashed", sets=["summary=tool crashed"])
-        s.gitstate("transition", "ben", "active", text="resumed")
-        s.say("Core sessions are made at team load, idle at once, and never suspended nor\n"
-              "# reaped for silence; a full pool queues a spawn (`--wait`, bounded).")
-        s.gitstate("team", "load", ["keaton", "ripley"])
-        s.gitstate("transition", "keaton", "suspended", expect=1)
-        s.gitstate("spawn", "dallas", role="specialist", wait=2)
-        s.say("A session is cleaned up with a summary of its history (`bury --summary`).")
-        s.gitstate("transition", "ben", "idle")
-        s.gitstate("transition", "ben", "cleanup", expect=1)
-        s.gitstate("bury", "ben", summary="fixed the parser; two tool crashes, resumed")
-    elif preset == "maos":
-        s.say(f"Role limits: a second {roles[0]} is refused while the first is living.")
-        s.gitstate("spawn", "cy", role=roles[0])
-        s.gitstate("spawn", "dee", role=roles[0], expect=1)
-        s.say("A role the lifecycle does not declare is a typo until the spawn says it is new;\n"
-              "# custom roles share a default limit (policies.role_max: 2).")
-        s.gitstate("spawn", "dee", role="enginer", expect=1)
-        s.gitstate("spawn", "dee", role="chemist", new_role=True)
-        s.say("A health check: agents without a pid must commit within the heartbeat (10m).")
-        s.gitstate("reap")
-        s.say("Roles have timeouts (architect 30m, engineer 60m, others 40m): `sweep` ends an\n"
-              "# agent past its role's as failed. None is due yet.")
-        s.gitstate("sweep", dry_run=True)
-        s.say("Shut everyone down in order: unfinished work ends 'cancelled', which\n"
-              "# `await` counts as a failure.")
-        s.gitstate("shutdown")
-        s.gitstate("await", ["cy"], timeout=5, expect=1)
 
-    s.say("The roster, the vacant roles, and a check of the whole history.")
-    s.gitstate("roster")
-    s.gitstate("vacancies")
-    s.gitstate("verify")
+def _era_story(s: _Story, roles: list[str]) -> None:
+    s.say("The seed's bootstrap commit tags the step just finished ([STATE:bootstrap] with\n"
+          "# state: inbox); gitstate's tag names the state entered, so it is refused.")
+    _hand_edit(s, "ben", "inbox")
+    s.shell("git", "commit", "-q", "-am", "@ben: [STATE:bootstrap] Restored from abc123",
+            expect=1)
+    s.shell("git", "commit", "-q", "-am", "@ben: [STATE:inbox] Restored from abc123")
+    s.gitstate("transition", "ben", "distill")
+    s.gitstate("transition", "ben", "deep_work", sets=["max_tokens=50000"])
+    s.say("deep_work ends at the token limit: past max_tokens, staying is refused.")
+    s.gitstate("transition", "ben", "deep_work", sets=["tokens=50000"], expect=1)
+    s.gitstate("transition", "ben", "inbox", sets=["tokens=50000"], text="budget spent")
+    s.gitstate("transition", "ben", "distill")
+    s.gitstate("logout", "ben", note="parser half done")
+    s.gitstate("transition", "ben", "bootstrap")
+    s.say("In era every commit of an agent carries its state file: a bare note is refused.")
+    s.write("notes.md", "ben's thoughts\n")
+    s.shell("git", "add", "notes.md")
+    s.shell("git", "commit", "-q", "-m", "@ben: some notes", expect=1)
+    s.say("Nor can a working agent's unprefixed commit pass, when its runtime names it\n"
+          "# (GITSTATE_AGENT=ben in the environment of `git commit`).")
+    s.shell("git", "reset", "-q")
+    s.gitstate("transition", "ben", "inbox")
+    s.shell("git", "add", "notes.md")
+    s.shell("env", "GITSTATE_AGENT=ben", "git", "commit", "-q", "-m", "Updated feature",
+            expect=1)
+    s.shell("git", "reset", "-q")
+    s.say("idle goes back to inbox at the check interval (10m): `sweep` does it when due.")
+    s.gitstate("transition", "ben", "distill")
+    s.gitstate("transition", "ben", "idle")
+    s.gitstate("sweep", dry_run=True)
+    s.shell("cat", "logout.log")
+
+
+def _registry_story(s: _Story, roles: list[str]) -> None:
+    s.say("A programmer may not spawn another programmer, and depth is limited.")
+    s.gitstate("spawn", "cal", parent="ben", role=roles[1], expect=1)
+    s.gitstate("spawn", "cal", parent="ben", role="researcher")
+    s.say("ada has ended (done): an agent that ended spawns no children.")
+    s.gitstate("spawn", "dot", parent="ada", role="researcher", expect=1)
+    s.say("The seed's log fields: what an agent is for, and when it started and ended.")
+    s.gitstate("spawn", "eve", parent="ben", role="researcher",
+               task="survey the parsers", instructions="List each parser and its tests.")
+    s.gitstate("transition", "eve", "in-progress", text="three parsers found")
+    s.gitstate("transition", "eve", "done", text="survey written")
+    s.say("`await` reports every state commit of the agents it waits for, progress too\n"
+          "# (here: already ended, so it says so at once).")
+    s.gitstate("await", ["ada", "eve"], timeout=5)
+
+
+def _squad_story(s: _Story, roles: list[str]) -> None:
+    s.say("idle -> suspended is a timed move: before 30 minutes it is refused.")
+    s.gitstate("transition", "ben", "active")
+    s.gitstate("transition", "ben", "idle")
+    s.gitstate("transition", "ben", "suspended", expect=1)
+    s.gitstate("sweep")
+    s.say("A crashed session goes to 'error' (no pool slot) and resumes from there.")
+    s.gitstate("transition", "ben", "active", text="new work")
+    s.gitstate("transition", "ben", "error",
+               text="session.error: tool crashed", sets=["summary=tool crashed"])
+    s.gitstate("transition", "ben", "active", text="resumed")
+    s.say("Core sessions are made at team load, idle at once, and never suspended nor\n"
+          "# reaped for silence; a full pool queues a spawn (`--wait`, bounded).")
+    s.gitstate("team", "load", ["keaton", "ripley"])
+    s.gitstate("transition", "keaton", "suspended", expect=1)
+    s.gitstate("spawn", "dallas", role="specialist", wait=2)
+    s.say("A session is cleaned up with a summary of its history (`bury --summary`).")
+    s.gitstate("transition", "ben", "idle")
+    s.gitstate("transition", "ben", "cleanup", expect=1)
+    s.gitstate("bury", "ben", summary="fixed the parser; two tool crashes, resumed")
+
+
+def _maos_story(s: _Story, roles: list[str]) -> None:
+    s.say(f"Role limits: a second {roles[0]} is refused while the first is living.")
+    s.gitstate("spawn", "cy", role=roles[0])
+    s.gitstate("spawn", "dee", role=roles[0], expect=1)
+    s.say("A role the lifecycle does not declare is a typo until the spawn says it is new;\n"
+          "# custom roles share a default limit (policies.role_max: 2).")
+    s.gitstate("spawn", "dee", role="enginer", expect=1)
+    s.gitstate("spawn", "dee", role="chemist", new_role=True)
+    s.say("A health check: agents without a pid must commit within the heartbeat (10m).")
+    s.gitstate("reap")
+    s.say("Roles have timeouts (architect 30m, engineer 60m, others 40m): `sweep` ends an\n"
+          "# agent past its role's as failed. None is due yet.")
+    s.gitstate("sweep", dry_run=True)
+    s.say("Shut everyone down in order: unfinished work ends 'cancelled', which\n"
+          "# `await` counts as a failure.")
+    s.gitstate("shutdown")
+    s.gitstate("await", ["cy"], timeout=5, expect=1)
+
+
+PRESET_STORIES = {"era": _era_story, "registry": _registry_story, "squad": _squad_story,
+                  "maos": _maos_story}
 
 
 @example('gitstate demo', 'gitstate demo --dir /tmp/story --preset maos')

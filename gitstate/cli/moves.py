@@ -10,15 +10,9 @@ from typing import Any
 
 import click
 
-from gitstate.cli import complete
 from gitstate.cli.app import (
-    cli,
     declared,
-    example,
-    json_option,
-    message_option,
     output,
-    push_option,
     repo,
 )
 from gitstate.cli.declared import data_args
@@ -52,6 +46,7 @@ def _move(name: str, says: Callable[[dict], str | None] = lambda args: None) -> 
 for _name in ("spawn", "transition", "freeze", "wake"):
     _move(_name)
 _move("handover", lambda args: f"hands {args['role']} to {args['to']}")
+_move("assume", lambda args: f"assumes {args['role']}")
 
 
 @declared("bury")
@@ -63,20 +58,6 @@ def bury(agent, summary, approved_by, transfer_role_to, message, push, as_json):
         for notice in record["vacancies"]:
             click.echo(notice)
     return code
-
-
-@example("gitstate assume dave architect -m 'the architect role was vacant'")
-@cli.command()
-@click.argument("agent", shell_complete=complete.agent)
-@click.argument("role", shell_complete=complete.role)
-@message_option
-@push_option
-@json_option
-def assume(agent, role, text, push, as_json):
-    """AGENT, living and without a role, takes the vacant ROLE in one commit (trailer
-    `Assumes-role: ROLE`); refused while another living agent holds it."""
-    record = commands.assume(repo(), agent, role, text=text, push=push)
-    return moved("assume", record, as_json, push=push, says=f"assumes {role}")
 
 
 @declared("logout")
@@ -130,20 +111,24 @@ def print_sync(r: dict) -> None:
     if not r["moves"]:
         click.echo(f"{r['branch']} is in step with {r['upstream']}: nothing to replay")
     for m in r["moves"]:
-        where = f"  [from {m['source']}]" if m["source"] != r["branch"] else ""
-        head = f"{m['commit'][:10]} {m['subject']}{where}"
-        if m["outcome"] in ("landed", "replayed"):
-            how = {"already": f"already on {r['upstream']}",
-                   "re-decided": "decided again from the new state"}.get(m["how"] or "",
-                                                                        m["how"] or "")
-            new = f" as {m['new'][:10]}" if m["new"] else ""
-            place = f" on {r['upstream']}" if m["outcome"] == "landed" else " here"
-            click.echo(f"{m['outcome']}{new}{place} ({how}): {head}")
-            if m["reason"] and m["how"] != "already":
-                click.echo(f"  {m['reason']}")
-        else:
-            kept = f"; kept on branch {m['kept']}" if m["kept"] else ""
-            click.echo(f"gitstate: {m['outcome']}: {head}\n  {m['reason']}{kept}", err=True)
+        _print_synced(m, r["branch"], r["upstream"])
     if r["skipped_merges"]:
         click.echo(f"merges not replayed (their parents were): "
                    f"{', '.join(s[:10] for s in r['skipped_merges'])}")
+
+
+def _print_synced(m: dict, branch: str, upstream: str) -> None:
+    """A replayed commit: landed or replayed here, and how; else (on stderr) why not."""
+    where = f"  [from {m['source']}]" if m["source"] != branch else ""
+    head = f"{m['commit'][:10]} {m['subject']}{where}"
+    if m["outcome"] not in ("landed", "replayed"):
+        kept = f"; kept on branch {m['kept']}" if m["kept"] else ""
+        click.echo(f"gitstate: {m['outcome']}: {head}\n  {m['reason']}{kept}", err=True)
+        return
+    how = {"already": f"already on {upstream}",
+           "re-decided": "decided again from the new state"}.get(m["how"] or "", m["how"] or "")
+    new = f" as {m['new'][:10]}" if m["new"] else ""
+    place = f" on {upstream}" if m["outcome"] == "landed" else " here"
+    click.echo(f"{m['outcome']}{new}{place} ({how}): {head}")
+    if m["reason"] and m["how"] != "already":
+        click.echo(f"  {m['reason']}")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
 import threading
 import time
+from collections.abc import Iterator
 
 import click
 
@@ -150,13 +152,32 @@ def watch(once, every, systemd, push, as_json):
         _say_if_tracked(here)
     os.environ["GIT_TERMINAL_PROMPT"] = "0"   # a loop never waits for a password
     stop = threading.Event()
+    with _stopped_by_sigterm(stop):
+        return _rounds(here, push=push, once=once, period=period or WATCH_EVERY,
+                       as_json=as_json, stop=stop)
+
+
+@contextlib.contextmanager
+def _stopped_by_sigterm(stop: threading.Event) -> Iterator[None]:
+    """While inside, SIGTERM sets `stop` (in the main thread: signals go there only)."""
+    main = threading.current_thread() is threading.main_thread()
     previous = signal.getsignal(signal.SIGTERM)
-    if threading.current_thread() is threading.main_thread():
+    if main:
         signal.signal(signal.SIGTERM, lambda _signum, _frame: stop.set())
-    refused: set = set()
-    last_error = None
     try:
-        number = 0
+        yield
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _rounds(here, *, push: bool, once: bool, period: float, as_json: bool,
+            stop: threading.Event) -> int:
+    """`watch`'s rounds, until `once` is done, `stop` is set or Ctrl-C; an error is said
+    when it is new (every time with `once`)."""
+    refused: set = set()
+    last_error, number = None, 0
+    try:
         while True:
             number += 1
             record = watch_round(here, push=push, number=number, refused=refused,
@@ -168,14 +189,11 @@ def watch(once, every, systemd, push, as_json):
             last_error = record["error"]
             if once:
                 return 0 if record["ok"] else EXIT_REJECTED
-            if stop.wait(period or WATCH_EVERY):
+            if stop.wait(period):
                 return 0
             here = _watched()
     except KeyboardInterrupt:
         return 0
-    finally:
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, previous)
 
 
 def _watched():

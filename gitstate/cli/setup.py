@@ -6,7 +6,17 @@ import os
 
 import click
 
-from gitstate.cli.app import cli, directory, emit, example, json_option, json_out, output, repo
+from gitstate.cli.app import (
+    cli,
+    declared,
+    directory,
+    emit,
+    example,
+    json_option,
+    json_out,
+    output,
+    repo,
+)
 from gitstate.doors.check import check as checked
 from gitstate.errors import EXIT_REJECTED, GitstateError, UsageError
 from gitstate.git.runner import find_repo
@@ -226,16 +236,8 @@ def print_presets(data: dict) -> None:
         click.echo(f"    states: {', '.join(r['states'])}")
 
 
-@example('gitstate lifecycle',
-         'gitstate lifecycle --mermaid',
-         'gitstate lifecycle --preset era --json')
-@cli.command()
-@click.option("--mermaid", is_flag=True, help="Draw it as a Mermaid state diagram.")
-@click.option("--preset", default=None, help="Show a shipped preset instead of this repo's.")
-@json_option
+@declared("lifecycle")
 def lifecycle(mermaid, preset, as_json):
-    """Show (or draw) this repository's lifecycle."""
-
     lc = _preset_lifecycle(preset) if preset else repo().lifecycle()
     if as_json:
         emit("lifecycle", lc.to_dict())
@@ -243,11 +245,8 @@ def lifecycle(mermaid, preset, as_json):
         click.echo(to_mermaid(lc) if mermaid else describe(lc), nl=False)
 
 
-@example('gitstate check', 'gitstate check --json')
-@cli.command()
-@json_option
+@declared("check")
 def check(as_json):
-    """Validate the lifecycle and every _state.md in the work tree."""
     result = checked(repo())
     output("check", result, as_json, print_check)
     return 0 if result["ok"] else EXIT_REJECTED
@@ -287,12 +286,8 @@ def hook(name, agent, args):
                         + ", ".join(sorted(hook_names())))
 
 
-@example('gitstate doctor', 'gitstate doctor --json')
-@cli.command()
-@json_option
+@declared("doctor")
 def doctor(as_json):
-    """Is this clone protected? Hooks active and unmodified, gitstate found, caches sane,
-    approvals authenticated, hub and CI."""
     here = repo(bare_ok=True)
     hub_mode = here.top is None   # a bare repository: a hub
     if hub_mode:

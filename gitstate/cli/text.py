@@ -50,34 +50,50 @@ def print_landing(record: dict, says: str | None = None) -> None:
     up = landing["upstream"]
     earlier = landing.get("earlier") or []
     for e in earlier:   # what the branch held before the move: landed first, one by one
-        line = f"{e['subject']}  ({(e['new'] or e['commit'])[:10]})"
-        if e["outcome"] == "landed":
-            echo(f"landed first on {up}: {line}")
-        elif e["outcome"] == "replayed":
-            echo(f"replayed here, not landed: {line}" + (f"\n  {e['reason']}"
-                                                         if e["reason"] else ""))
-        else:
-            echo(f"gitstate: did not land ({e['outcome']}): {e['subject']}  "
-                 f"({e['commit'][:10]})\n  {e['reason']}"
-                 + (f"; kept on branch {e['kept']}" if e["kept"] else ""), err=True)
+        _print_earlier(e, up)
     if landing["outcome"] == "landed":
         print_move(record, says)
-        echo(f"landed on {up}" + (f" after {plural(landing['attempts'], 'attempt')}"
-                                  if landing["attempts"] > 1 else ""))
-        if landing.get("reason"):   # landed, but this branch could not follow
-            echo(f"  {landing['reason']}", err=True)
+        _print_landed(landing)
     elif landing["outcome"] == "illegal":
-        echo(f"gitstate: the move did not land on {up}: {landing['reason']}", err=True)
-        where = "your branch is in step with {up}" if not any(
-            e["outcome"] == "replayed" for e in earlier) else \
-            "your branch holds what landed on {up}, and what was replayed here"
-        echo(f"  {where.format(up=up)}; the unlanded commit is kept on branch "
-             f"{landing['kept']}" + (f", and its work is staged "
-                                     f"({', '.join(landing['staged'])})"
-                                     if landing["staged"] else "")
-             + ": `gitstate sync` lands it once it is legal again", err=True)
+        _print_illegal(landing, any(e["outcome"] == "replayed" for e in earlier))
     else:
         echo(f"gitstate: gave up landing the move: {landing['reason']}", err=True)
+
+
+def _print_earlier(e: dict, up: str) -> None:
+    """A commit the branch held before the move: landed first, replayed here, or not."""
+    line = f"{e['subject']}  ({(e['new'] or e['commit'])[:10]})"
+    if e["outcome"] == "landed":
+        echo(f"landed first on {up}: {line}")
+    elif e["outcome"] == "replayed":
+        echo(f"replayed here, not landed: {line}" + (f"\n  {e['reason']}"
+                                                     if e["reason"] else ""))
+    else:
+        echo(f"gitstate: did not land ({e['outcome']}): {e['subject']}  "
+             f"({e['commit'][:10]})\n  {e['reason']}"
+             + (f"; kept on branch {e['kept']}" if e["kept"] else ""), err=True)
+
+
+def _print_landed(landing: dict) -> None:
+    """Where a move or a message landed, after how many attempts, and (on stderr) why this
+    branch could not follow, if it could not."""
+    echo(f"landed on {landing['upstream']}"
+         + (f" after {plural(landing['attempts'], 'attempt')}" if landing["attempts"] > 1
+            else ""))
+    if landing.get("reason"):
+        echo(f"  {landing['reason']}", err=True)
+
+
+def _print_illegal(landing: dict, replayed: bool) -> None:
+    """On stderr: why the move did not land, and where it is kept."""
+    up = landing["upstream"]
+    echo(f"gitstate: the move did not land on {up}: {landing['reason']}", err=True)
+    where = f"your branch holds what landed on {up}, and what was replayed here" if replayed \
+        else f"your branch is in step with {up}"
+    staged = f", and its work is staged ({', '.join(landing['staged'])})" \
+        if landing["staged"] else ""
+    echo(f"  {where}; the unlanded commit is kept on branch {landing['kept']}{staged}"
+         ": `gitstate sync` lands it once it is legal again", err=True)
 
 
 def print_said(record: dict) -> None:
@@ -90,10 +106,7 @@ def print_said(record: dict) -> None:
         return
     up = landing["upstream"]
     if landing["outcome"] == "landed":
-        echo(f"landed on {up}" + (f" after {plural(landing['attempts'], 'attempt')}"
-                                  if landing["attempts"] > 1 else ""))
-        if landing.get("reason"):
-            echo(f"  {landing['reason']}", err=True)
+        _print_landed(landing)
     elif landing["outcome"] == "illegal":
         echo(f"gitstate: the message did not land on {up}: {landing['reason']}; it is kept "
              f"on branch {landing['kept']}", err=True)
@@ -153,45 +166,66 @@ ROSTER_GROUPS = (("living", "living"), ("freezer", "freezer"), ("cemetery", "cem
 def print_roster(view: dict) -> None:
     everyone = [r for key, _ in ROSTER_GROUPS for r in view.get(key) or []]
     width = max((len(r["agent"]) for r in everyone), default=0)
-    # state files in another format (an adopted history): said once, not once per agent
-    foreign = [r for r in everyone if (r.get("problem") or "").startswith("[unreadable]")]
-    foreign = foreign if len(foreign) > 1 else []
+    foreign = _foreign(everyone)
     for key, title in ROSTER_GROUPS:
         rows = view.get(key) or []
-        if not rows:
-            continue
-        echo(f"{title} ({len(rows)})")
+        if rows:
+            echo(f"{title} ({len(rows)})")
         for r in rows:
-            bits = [f"  {r['agent']:<{width}}  {r['state'] or '?':<10}"]
-            if r.get("role"):
-                bits.append(f"{r['role']} #{r.get('instance', 1)}")
-            if r.get("context_pct") is not None:
-                bits.append(f"{r['context_pct']:g}% {r['phase']}")
-            if key == "living" and r.get("thread"):
-                bits.append(f"thread {r['thread']}")
-            if r.get("task"):
-                bits.append(f"task \"{r['task']}\"")
-            if r.get("started"):
-                bits.append(f"{r['started']} .. {r.get('ended') or 'now'}")
-            if r.get("seconds_in_state") is not None:
-                bits.append(f"{duration(r['seconds_in_state'])} in state")
-            if r.get("freeze_state"):
-                bits.append(f"freeze-state {r['freeze_state']}")
-            if r.get("final_summary"):
-                bits.append(f"\"{r['final_summary']}\"")
+            bits = [f"  {r['agent']:<{width}}  {r['state'] or '?':<10}",
+                    *_roster_who(r, key == "living"), *_roster_when(r)]
             if r in foreign:
                 bits.append("state from its last tag")
             elif r.get("problem"):
                 bits.append(f"problem: {r['problem']}")
             echo("  ".join(bits))
     if foreign:
-        paths = ", ".join(r["path"] for r in foreign[:3]) + (", ..." if len(foreign) > 3 else "")
-        echo(f"note: {len(foreign)} state files ({paths}) are not in gitstate's format "
-                   "(YAML front matter between '---' lines); each agent's state is read from "
-                   "its last tagged commit instead, and its other fields are unknown. "
-                   "`gitstate roster --json` has each file's problem.")
+        _note_foreign(foreign)
     if not everyone:
         echo("no agents yet: `gitstate spawn <id>` registers one")
+
+
+def _foreign(rows: list[dict]) -> list[dict]:
+    """The state files in another format (an adopted history), when there are several: said
+    once, not once per agent."""
+    foreign = [r for r in rows if (r.get("problem") or "").startswith("[unreadable]")]
+    return foreign if len(foreign) > 1 else []
+
+
+def _note_foreign(foreign: list[dict]) -> None:
+    paths = ", ".join(r["path"] for r in foreign[:3]) + (", ..." if len(foreign) > 3 else "")
+    echo(f"note: {len(foreign)} state files ({paths}) are not in gitstate's format "
+         "(YAML front matter between '---' lines); each agent's state is read from "
+         "its last tagged commit instead, and its other fields are unknown. "
+         "`gitstate roster --json` has each file's problem.")
+
+
+def _roster_who(r: dict, living: bool) -> list[str]:
+    """A roster row's role, context, thread (of the living) and task."""
+    bits = []
+    if r.get("role"):
+        bits.append(f"{r['role']} #{r.get('instance', 1)}")
+    if r.get("context_pct") is not None:
+        bits.append(f"{r['context_pct']:g}% {r['phase']}")
+    if living and r.get("thread"):
+        bits.append(f"thread {r['thread']}")
+    if r.get("task"):
+        bits.append(f"task \"{r['task']}\"")
+    return bits
+
+
+def _roster_when(r: dict) -> list[str]:
+    """A roster row's span of life, time in its state, freeze-state and final summary."""
+    bits = []
+    if r.get("started"):
+        bits.append(f"{r['started']} .. {r.get('ended') or 'now'}")
+    if r.get("seconds_in_state") is not None:
+        bits.append(f"{duration(r['seconds_in_state'])} in state")
+    if r.get("freeze_state"):
+        bits.append(f"freeze-state {r['freeze_state']}")
+    if r.get("final_summary"):
+        bits.append(f"\"{r['final_summary']}\"")
+    return bits
 
 
 def print_status_view(data: dict, agent: str | None) -> None:

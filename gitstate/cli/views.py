@@ -126,16 +126,25 @@ def print_verified(report: dict) -> None:
     if report["problems"]:
         click.echo(f"{plural(bad, 'commit')} broke the rules")
     if report.get("unjudged"):
-        from gitstate.history.shallow import FIX
-        shas = report["unjudged"]
-        named = ", ".join(sha[:10] for sha in shas[:3]) + (", ..." if len(shas) > 3 else "")
-        click.echo(f"not ok: {plural(len(shas), 'commit')} could not be judged ({named}): "
-                   "this clone is shallow, and has neither "
-                   f"{'its' if len(shas) == 1 else 'their'} parents nor anything before "
-                   f"them ({plural(report['judged'], 'commit')} judged)")
-        click.echo(f"  {FIX}")
-    if report["problems"] or report.get("unjudged"):
-        return
+        _print_unjudged(report)
+    if not (report["problems"] or report.get("unjudged")):
+        _print_verdict(report)
+
+
+def _print_unjudged(report: dict) -> None:
+    """The commits a shallow clone could not judge, and how to judge them."""
+    from gitstate.history.shallow import FIX
+    shas = report["unjudged"]
+    named = ", ".join(sha[:10] for sha in shas[:3]) + (", ..." if len(shas) > 3 else "")
+    click.echo(f"not ok: {plural(len(shas), 'commit')} could not be judged ({named}): "
+               "this clone is shallow, and has neither "
+               f"{'its' if len(shas) == 1 else 'their'} parents nor anything before "
+               f"them ({plural(report['judged'], 'commit')} judged)")
+    click.echo(f"  {FIX}")
+
+
+def _print_verdict(report: dict) -> None:
+    """A history without problems: ok, or what could not be judged without a lifecycle."""
     if not report["lifecycle_committed"]:
         tags = len(report["judged_by_tag"])
         click.echo("no lifecycle is committed yet (protocols/lifecycle.yaml is not in "

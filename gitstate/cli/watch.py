@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 
 import click
 
@@ -99,40 +100,53 @@ def watch(repo: Managed, *, as_json: bool, count: int | None = None,
     the clock); after `count` drawings, or at Ctrl-C, stop with 0. `follow`: in a clone of a
     hub, watch the hub's branch, fetched every two seconds."""
     tty = sys.stdout.isatty() and not as_json
-    drawn, shown, seen = 0, None, set()
-    view: dict = {}
-    follower, follows, fetched = None, None, time.monotonic()
     try:
+        follower, follows = None, None
         if follow:
             from gitstate.web.follow import follow as following
             repo, follower, follows = following(repo, echo=lambda line: click.echo(line,
                                                                                   err=True))
-        while True:
-            if follower is not None and time.monotonic() - fetched >= follower.every:
-                follower.step()
-                fetched = time.monotonic()
-            now_tip = tip(repo)
-            if shown is not None and now_tip == shown:
-                found = troubles(repo, view, int(time.time()))
-                if _kinds(found) == seen:
-                    time.sleep(every)
-                    continue
-            try:
-                view = views.roster(repo, None)
-            except GitstateError as exc:
-                if drawn == 0:
-                    raise
-                click.echo(f"gitstate: {exc} (still watching)", err=True)
-                shown = now_tip
-                time.sleep(every)
-                continue
-            found = troubles(repo, view, int(time.time()))
-            draw(view, found, as_json=as_json, tty=tty, follows=follows)
-            drawn, shown, seen = drawn + 1, view["commit"], _kinds(found)
-            if count is not None and drawn >= count:
-                return 0
-            time.sleep(every)
+        _redraws(repo, follower, count, every, lambda view, found: draw(
+            view, found, as_json=as_json, tty=tty, follows=follows))
     except KeyboardInterrupt:
         if tty:
             click.echo("")
-        return 0
+    return 0
+
+
+def _redraws(repo: Managed, follower, count: int | None, every: float,
+             drawing: Callable[[dict, list], None]) -> None:
+    """Draw the roster each time the line moves or trouble comes or goes, `count` times (or
+    for ever); `follower` fetched when it is due."""
+    drawn, shown, seen = 0, None, set()
+    view: dict = {}
+    fetched = time.monotonic()
+    while True:
+        if follower is not None and time.monotonic() - fetched >= follower.every:
+            follower.step()
+            fetched = time.monotonic()
+        now_tip = tip(repo)
+        if shown is None or now_tip != shown \
+                or _kinds(troubles(repo, view, int(time.time()))) != seen:
+            read = _roster(repo, drawn)
+            if read is None:
+                shown = now_tip
+            else:
+                view, found = read, troubles(repo, read, int(time.time()))
+                drawing(view, found)
+                drawn, shown, seen = drawn + 1, view["commit"], _kinds(found)
+                if count is not None and drawn >= count:
+                    return
+        time.sleep(every)
+
+
+def _roster(repo: Managed, drawn: int) -> dict | None:
+    """The roster now; None when it cannot be read after a first drawing (said, and watched
+    on)."""
+    try:
+        return views.roster(repo, None)
+    except GitstateError as exc:
+        if drawn == 0:
+            raise
+        click.echo(f"gitstate: {exc} (still watching)", err=True)
+        return None

@@ -66,38 +66,60 @@ def _is(value: Any, kind: str) -> bool:
 def problem(tool: str, schema: dict, arguments: dict) -> str | None:
     """What is wrong with `arguments` for `tool` (published schema), in gitstate's words."""
     props = schema.get("properties") or {}
-    for key in arguments:
-        if key not in props:
-            near = difflib.get_close_matches(key, list(props), n=1)
-            alias = {"text": "message", "sets": "set", "giver": "from"}.get(key)
-            guess = alias if alias in props else (near[0] if near else None)
-            takes = ", ".join(props) or "no arguments"
-            return (f"{tool}: unknown argument '{key}'"
-                    + (f" (did you mean '{guess}'?)" if guess else "")
-                    + f"; {tool} takes: {takes}")
-    for key in schema.get("required") or []:
-        if key not in arguments:
-            return f"{tool}: missing argument '{key}'"
+    unknown = next((key for key in arguments if key not in props), None)
+    if unknown is not None:
+        return _unknown(tool, unknown, list(props))
+    missing = next((key for key in schema.get("required") or [] if key not in arguments), None)
+    if missing is not None:
+        return f"{tool}: missing argument '{missing}'"
     for key, value in arguments.items():
-        kinds = _types(props[key])
-        if kinds and not any(_is(value, k) for k in kinds):
-            want = " or ".join(TYPES.get(k, k) for k in kinds if k != "null")
-            return f"{tool}: argument '{key}' must be {want}, not {json.dumps(value)[:60]}"
-        least = [alt.get("minimum") for alt in [props[key], *(props[key].get("anyOf") or [])]
-                 if alt.get("minimum") is not None]
-        if least and _is(value, "number") and value < least[0]:
-            return f"{tool}: argument '{key}' must be at least {least[0]}, not {value}"
-        items = props[key].get("items") or next(
-            (alt.get("items") for alt in props[key].get("anyOf") or [] if alt.get("items")),
-            None)
-        if isinstance(value, list) and items:
-            bad = [v for v in value if not any(_is(v, k) for k in _types(items))]
-            if bad:
-                want = " or ".join(TYPES.get(k, k) for k in _types(items))
-                return (f"{tool}: argument '{key}' must be a list of "
-                        f"{want.removeprefix('a ').removeprefix('an ')}s, "
-                        f"not {json.dumps(value)[:60]}")
+        said = _mistyped(value, props[key]) or _below(value, props[key]) \
+            or _mistyped_items(value, props[key])
+        if said:
+            return f"{tool}: argument '{key}' must be {said}"
     return None
+
+
+def _unknown(tool: str, key: str, takes: list[str]) -> str:
+    """An argument `tool` does not take, and the one meant where it can be told."""
+    near = difflib.get_close_matches(key, takes, n=1)
+    alias = {"text": "message", "sets": "set", "giver": "from"}.get(key)
+    guess = alias if alias in takes else (near[0] if near else None)
+    return (f"{tool}: unknown argument '{key}'"
+            + (f" (did you mean '{guess}'?)" if guess else "")
+            + f"; {tool} takes: {', '.join(takes) or 'no arguments'}")
+
+
+def _alternatives(spec: dict) -> list[dict]:
+    return [spec, *(spec.get("anyOf") or [])]
+
+
+def _mistyped(value: Any, spec: dict) -> str | None:
+    """What `value` should have been, when it is of none of the kinds `spec` allows."""
+    kinds = _types(spec)
+    if not kinds or any(_is(value, k) for k in kinds):
+        return None
+    want = " or ".join(TYPES.get(k, k) for k in kinds if k != "null")
+    return f"{want}, not {json.dumps(value)[:60]}"
+
+
+def _below(value: Any, spec: dict) -> str | None:
+    """The least `spec` allows, when `value` is a number below it."""
+    least = [alt["minimum"] for alt in _alternatives(spec) if alt.get("minimum") is not None]
+    if least and _is(value, "number") and value < least[0]:
+        return f"at least {least[0]}, not {value}"
+    return None
+
+
+def _mistyped_items(value: Any, spec: dict) -> str | None:
+    """What a list's items should have been, when some are of none of the kinds allowed."""
+    items = next((alt["items"] for alt in _alternatives(spec) if alt.get("items")), None)
+    if not isinstance(value, list) or not items:
+        return None
+    if all(any(_is(v, k) for k in _types(items)) for v in value):
+        return None
+    want = " or ".join(TYPES.get(k, k) for k in _types(items))
+    return f"a list of {want.removeprefix('a ').removeprefix('an ')}s, not {json.dumps(value)[:60]}"
 
 
 class StrictServer(MCPServer):

@@ -358,3 +358,19 @@ def test_a_view_in_text_loads_no_more_than_it_needs(team):
         out = subprocess.run([sys.executable, "-c", probe, *args], cwd=team,
                              capture_output=True, text=True)
         assert out.stdout.split() == ["0"], (args, out.stdout, out.stderr)
+
+
+def test_a_fast_path_that_breaks_says_so_under_the_tests(team, monkeypatch, capsys):
+    """A bug of the fast path (an error that is not gitstate's own) is raised under
+    $GITSTATE_FAST_LOUD, which the suite sets; elsewhere the whole command line answers."""
+    from gitstate.cli import fast, text
+
+    def broken(view):
+        raise TypeError("a printer broken on purpose")
+    monkeypatch.setattr(text, "print_roster", broken)
+    with pytest.raises(RuntimeError, match="fell back"):
+        fast.run(["-C", str(team), "roster"])
+    monkeypatch.delenv(fast.LOUD)
+    assert fast.run(["-C", str(team), "roster"]) is None
+    monkeypatch.setenv(fast.LOUD, "1")
+    assert fast.run(["-C", str(team), "status", "nobody"]) is None   # gitstate's own refusal
