@@ -51,6 +51,16 @@ def output(command: str, data: Any, as_json: bool, printer: Callable[[Any], None
         printer(data)
 
 
+def emit_line(command: str, data: Any) -> None:
+    """One compact JSON line of `command` (a round of a stream), checked as `emit` checks."""
+    import json
+    import os
+    if os.environ.get("GITSTATE_CHECK_JSON"):
+        from gitstate.schema.models import validated
+        data = validated(command, data)
+    click.echo(json.dumps(data, separators=(",", ":"), default=str))
+
+
 def json_out(data: Any) -> None:
     from gitstate.cli.text import json_text
     click.echo(json_text(data), nl=False)

@@ -18,6 +18,7 @@ from gitstate.cli.app import (
     declared,
     directory,
     emit,
+    emit_line,
     example,
     json_option,
     output,
@@ -183,7 +184,7 @@ def _rounds(here, *, push: bool, once: bool, period: float, as_json: bool,
             record = watch_round(here, push=push, number=number, refused=refused,
                                  say=(lambda line: None) if as_json else click.echo)
             if as_json:
-                _json_line("watch", record)
+                emit_line("watch", record)
             elif record["error"] and (once or record["error"] != last_error):
                 click.echo(f"gitstate: watch: {record['error']}", err=True)
             last_error = record["error"]
@@ -215,15 +216,6 @@ def _say_if_tracked(here) -> None:
     if code == 0 and out.strip():
         click.echo(f"gitstate: watch: the moves stay in this clone; {out.decode().strip()} "
                    "gets them with --push", err=True)
-
-
-def _json_line(command: str, data: dict) -> None:
-    """One JSON line (a round of a stream), checked against its model under the tests."""
-    import json
-    if os.environ.get("GITSTATE_CHECK_JSON"):
-        from gitstate.schema.models import validated
-        data = validated(command, data)
-    click.echo(json.dumps(data, separators=(",", ":")))
 
 
 def _write_units(every: float, push: bool) -> int:

@@ -69,13 +69,8 @@ def draw(view: dict, found: list, *, as_json: bool, tty: bool,
          follows: str | None = None) -> None:
     from gitstate.cli.text import print_roster
     if as_json:
-        import json
-        import os
-        data = view
-        if os.environ.get("GITSTATE_CHECK_JSON"):
-            from gitstate.schema.models import validated
-            data = validated("roster", view)
-        click.echo(json.dumps(data, separators=(",", ":"), default=str))
+        from gitstate.cli.app import emit_line
+        emit_line("roster", view)
     else:
         if tty:
             click.echo(CLEAR, nl=False)

@@ -18,12 +18,11 @@ from urllib.parse import unquote, urlparse
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel, ValidationError
 
 # the Python parameter -> the argument's published name (the command line's)
 RENAMED = {"sets": "set", "giver": "from"}
 PUBLISHED = {v: k for k, v in RENAMED.items()}
-TYPES = {"string": "a string", "integer": "an integer", "number": "a number",
-         "boolean": "true or false", "array": "a list", "object": "an object", "null": "null"}
 
 
 def strict(schema: dict) -> dict:
@@ -40,43 +39,24 @@ def strict(schema: dict) -> dict:
     return out
 
 
-def _types(spec: dict) -> list[str]:
-    if "type" in spec:
-        kind = spec["type"]
-        return list(kind) if isinstance(kind, list) else [kind]
-    return [t for alt in spec.get("anyOf") or [] for t in _types(alt)]
+# what a value should have been, by the error of a strict validation (nothing converted)
+WANTED = {"string_type": "a string", "int_type": "an integer", "float_type": "a number",
+          "bool_type": "true or false", "list_type": "a list", "dict_type": "an object"}
 
 
-def _is(value: Any, kind: str) -> bool:
-    if kind == "null":
-        return value is None
-    if kind == "boolean":
-        return isinstance(value, bool)
-    if kind == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if kind == "string":
-        return isinstance(value, str)
-    if kind == "array":
-        return isinstance(value, list)
-    return isinstance(value, dict) if kind == "object" else True
-
-
-def problem(tool: str, schema: dict, arguments: dict) -> str | None:
-    """What is wrong with `arguments` for `tool` (published schema), in gitstate's words."""
-    props = schema.get("properties") or {}
-    unknown = next((key for key in arguments if key not in props), None)
+def problem(tool: str, model: type[BaseModel], arguments: dict) -> str | None:
+    """What is wrong with `arguments` (by their published names) for `tool`, whose
+    arguments `model` declares, in gitstate's words (never the validation library's)."""
+    takes = [RENAMED.get(k, k) for k in model.model_fields]
+    unknown = next((key for key in arguments if key not in takes), None)
     if unknown is not None:
-        return _unknown(tool, unknown, list(props))
-    missing = next((key for key in schema.get("required") or [] if key not in arguments), None)
-    if missing is not None:
-        return f"{tool}: missing argument '{missing}'"
-    for key, value in arguments.items():
-        said = _mistyped(value, props[key]) or _below(value, props[key]) \
-            or _mistyped_items(value, props[key])
-        if said:
-            return f"{tool}: argument '{key}' must be {said}"
+        return _unknown(tool, unknown, takes)
+    try:
+        model.model_validate({PUBLISHED.get(k, k): v for k, v in arguments.items()},
+                             strict=True)
+    except ValidationError as exc:
+        first = sorted(exc.errors(), key=lambda error: error["type"] != "missing")[0]
+        return f"{tool}: {_said(first, arguments)}"
     return None
 
 
@@ -90,42 +70,22 @@ def _unknown(tool: str, key: str, takes: list[str]) -> str:
             + f"; {tool} takes: {', '.join(takes) or 'no arguments'}")
 
 
-def _alternatives(spec: dict) -> list[dict]:
-    return [spec, *(spec.get("anyOf") or [])]
-
-
-def _mistyped(value: Any, spec: dict) -> str | None:
-    """What `value` should have been, when it is of none of the kinds `spec` allows."""
-    kinds = _types(spec)
-    if not kinds or any(_is(value, k) for k in kinds):
-        return None
-    want = " or ".join(TYPES.get(k, k) for k in kinds if k != "null")
-    return f"{want}, not {json.dumps(value)[:60]}"
-
-
-def _below(value: Any, spec: dict) -> str | None:
-    """The least `spec` allows, when `value` is a number below it."""
-    least = [alt["minimum"] for alt in _alternatives(spec) if alt.get("minimum") is not None]
-    if least and _is(value, "number") and value < least[0]:
-        return f"at least {least[0]}, not {value}"
-    return None
-
-
-def _mistyped_items(value: Any, spec: dict) -> str | None:
-    """What a list's items should have been, when some are of none of the kinds allowed."""
-    items = next((alt["items"] for alt in _alternatives(spec) if alt.get("items")), None)
-    if not isinstance(value, list) or not items:
-        return None
-    if all(any(_is(v, k) for k in _types(items)) for v in value):
-        return None
-    want = " or ".join(TYPES.get(k, k) for k in _types(items))
-    return f"a list of {want.removeprefix('a ').removeprefix('an ')}s, not {json.dumps(value)[:60]}"
+def _said(error: Any, arguments: dict) -> str:
+    """A validation error of one argument, in gitstate's words."""
+    key = RENAMED.get(str(error["loc"][0]), str(error["loc"][0]))
+    if error["type"] == "missing":
+        return f"missing argument '{key}'"
+    value = arguments[key]
+    if error["type"] == "greater_than_equal":
+        return f"argument '{key}' must be at least {error['ctx']['ge']}, not {value}"
+    want = WANTED.get(error["type"], "of another kind")
+    if len(error["loc"]) > 1:   # an item of a list
+        want = f"a list of {want.removeprefix('a ').removeprefix('an ')}s"
+    return f"argument '{key}' must be {want}, not {json.dumps(value)[:60]}"
 
 
 class StrictServer(MCPServer):
     """MCPServer whose tools publish strict schemas and judge their arguments first."""
-
-    _schemas: dict[str, dict] | None = None
 
     async def list_tools(self):
         tools = await super().list_tools()
@@ -142,28 +102,18 @@ class StrictServer(MCPServer):
         return listed + (self.more_resources() if self.more_resources else [])
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
-        if self._schemas is None:
-            self._schemas = {t.name: t.input_schema for t in await self.list_tools()}
-        schema = self._schemas.get(name)
-        if schema is not None:
-            said = problem(name, schema, arguments)
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            model = tool.fn_metadata.arg_model
+            said = problem(name, model, arguments)
             if said:
                 raise ToolError(f"Error executing tool {name}: {said}")
-            if "repository" in schema["properties"] and arguments.get("repository") is None:
+            if "repository" in model.model_fields and arguments.get("repository") is None:
                 root = await _root(context)
                 if root:
                     arguments = {**arguments, "repository": root}
         arguments = {PUBLISHED.get(k, k): v for k, v in arguments.items()}
-        try:
-            return await super().call_tool(name, arguments, context)
-        except ToolError as exc:
-            from pydantic import ValidationError
-            if isinstance(exc.__cause__, ValidationError):   # never the library's text
-                first = exc.__cause__.errors()[0]
-                where = ".".join(str(p) for p in first["loc"])
-                raise ToolError(f"Error executing tool {name}: {name}: argument '{where}' "
-                                "cannot be taken as given") from None
-            raise
+        return await super().call_tool(name, arguments, context)
 
 
 async def _root(context) -> str | None:
