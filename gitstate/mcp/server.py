@@ -184,10 +184,12 @@ def _diagnosed(repo: Managed) -> dict:
 
 def _move(name: str, moved: str = "agent") -> Callable[..., Any]:
     """A move of gitstate/moves/commands.py, of the agent named by the argument `moved`."""
-    def run(t: Tools, repository: str | None, push: bool, paths: list[str] | None = None,
-            **args: Any) -> Any:
+    def run(t: Tools, repository: str | None, push: bool, **args: Any) -> Any:
+        carries = "paths" in args    # the move takes the files it names, and only those
+        paths = args.pop("paths", None)
+
         def made(repo: Managed, files: Any) -> Any:
-            given = {"files": files} if paths is not None else {}
+            given = {"files": files} if carries else {}
             return getattr(commands, name)(repo, **data_args(args), **given,
                                            push=lands(repo, push))
         return t.move(name, repository, args[moved], made, paths)
