@@ -4,12 +4,12 @@ warm view takes (measured with bench/reads.py's history: ~60 ms of CPU per call,
 `roster --json`).
 
 Only the plain forms are taken here: `[-C DIR] COMMAND [AGENT] [--json]` with the options in
-FORMS, spelled as click reads them; the text is printed by the command line's own printers
-(`cli/text.py`). Anything else, and `$GITSTATE_CHECK_JSON` (the typed
-models check the output), goes the whole way through the command line, which then says what is
-wrong in its usual words; so does any error. The data is the command line's own: the same
-functions, called with the same parameters (tests/cli/test_fast_reads.py parses every form
-both ways).
+FORMS (made from the views' declarations, cli/declared.py), spelled as click reads them; the
+text is printed by the command line's own printers (`cli/text.py`). Anything else, and
+`$GITSTATE_CHECK_JSON` (the typed models check the output), goes the whole way through the
+command line, which then says what is wrong in its usual words; so does any error. The data
+is the command line's own: the same functions, called with the same parameters
+(tests/cli/test_fast_reads.py parses every form both ways).
 """
 
 from __future__ import annotations
@@ -46,8 +46,7 @@ def run(args: list[str]) -> int | None:
         _write(answer)
     except BrokenPipeError:
         return 0
-    if not params["as_json"] and params["at"] is None and command in NOTED:
-        note_upstream(directory)
+    noted(command, params["at"], params["as_json"], directory)
     return 0
 
 
@@ -81,6 +80,13 @@ def _write(answer: str | list[bytes]) -> None:
 
 
 NOTED = ("status", "roster", "vacancies", "log", "inbox")   # the views that say it
+
+
+def noted(command: str, at: str | None, as_json: bool, directory: str | None) -> None:
+    """After a view of the branch (not `--at`) for a person: whether the branch differs from
+    its upstream (on stderr; `--json` is left as it is)."""
+    if command in NOTED and at is None and not as_json:
+        note_upstream(directory)
 
 
 def note_upstream(directory: str | None) -> None:

@@ -11,20 +11,12 @@ import click
 
 from gitstate.cli.app import cli, declared, directory, example, json_option, output, repo
 from gitstate.cli.declared import DECLARED, print_view, view_data
-from gitstate.cli.fast import NOTED
+from gitstate.cli.fast import noted
 from gitstate.cli.text import plural, print_inbox, print_roster
 from gitstate.errors import EXIT_REJECTED, UsageError
 from gitstate.history import views as history
 from gitstate.history.problems import describe_lines
 from gitstate.moves.commands import inbox as read
-
-
-def _note_upstream(at: str | None, as_json: bool) -> None:
-    """A view of the branch (not `--at`), for a person: whether it differs from its upstream
-    (on stderr; `--json` is left as it is)."""
-    if at is None and not as_json:
-        from gitstate.cli.fast import note_upstream
-        note_upstream(directory())
 
 
 def _view(name: str) -> None:
@@ -36,8 +28,7 @@ def _view(name: str) -> None:
         here = repo(bare_ok=True)
         output(name, view_data(command, here, params), as_json,
                lambda data: print_view(command, data, params, here))
-        if name in NOTED:
-            _note_upstream(params["at"], as_json)
+        noted(name, params["at"], as_json, directory())
 
 
 for _name in ("status", "vacancies", "log", "show", "situations"):
@@ -57,7 +48,7 @@ def roster(at, watch, count, no_follow, as_json):
         raise UsageError(f"{'--count' if count is not None else '--no-follow'} goes with "
                          "--watch", hint="gitstate roster --watch --count N")
     output("roster", history.roster(repo(bare_ok=True), at), as_json, print_roster)
-    _note_upstream(at, as_json)
+    noted("roster", at, as_json, directory())
 
 
 @declared("inbox")
@@ -65,7 +56,7 @@ def inbox(agent, mark_read, push, at, as_json):
     view = read(repo(bare_ok=not (mark_read or push)), agent, mark_read=mark_read, push=push,
                 at=at)
     output("inbox", view, as_json, print_inbox)
-    _note_upstream(at, as_json)
+    noted("inbox", at, as_json, directory())
     pushed = view.get("push")
     return 0 if pushed is None or pushed["outcome"] == "landed" else EXIT_REJECTED
 
