@@ -7,7 +7,8 @@ Only the plain forms are taken here: `[-C DIR] COMMAND [AGENT] [--json]` with th
 FORMS (made from the views' declarations, cli/declared.py), spelled as click reads them; the
 text is printed by the command line's own printers (`cli/text.py`). Anything else, and
 `$GITSTATE_CHECK_JSON` (the typed models check the output), goes the whole way through the
-command line, which then says what is wrong in its usual words; so does any error. The data
+command line, which then says what is wrong in its usual words; so does any error (but one
+not gitstate's own, a bug here, is raised under $GITSTATE_FAST_LOUD, as the tests set). The data
 is the command line's own: the same functions, called with the same parameters
 (tests/cli/test_fast_reads.py parses every form both ways).
 """
