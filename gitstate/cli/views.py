@@ -1,6 +1,7 @@
-"""Reading: status, roster, vacancies, log, inbox, situations, verify, attention. Each has
-`--json`: the record of a function of gitstate/history/ (which the MCP tools call too; for
-attention, of gitstate/runtime/attention.py), here printed."""
+"""Reading: status, roster, vacancies, log, inbox, show, situations, verify, attention. Each
+has `--json`: the record of a function of gitstate/history/ (which the MCP tools call too;
+for attention, of gitstate/runtime/attention.py), here printed; the views declared in
+cli/declared.py are made from their declaration."""
 
 from __future__ import annotations
 
