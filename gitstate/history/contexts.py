@@ -11,8 +11,8 @@ read on from its tip as `kept.py` says.
 from __future__ import annotations
 
 from gitstate import __version__
+from gitstate.git.cache import read_on
 from gitstate.git.runner import Git
-from gitstate.history.kept import read_on
 
 NAME = "contexts.json"
 FORMAT = 2   # 2: read along the first-parent line

@@ -7,8 +7,8 @@ only the commits since, as `kept.py` says.
 from __future__ import annotations
 
 from gitstate import __version__
+from gitstate.git.cache import read_on
 from gitstate.git.runner import Git
-from gitstate.history.kept import read_on
 from gitstate.law.grammar import parse_message
 from gitstate.law.rules import role_transfer
 

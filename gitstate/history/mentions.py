@@ -18,8 +18,8 @@ import marshal
 from collections.abc import Iterator
 
 from gitstate import __version__
+from gitstate.git.cache import Grouped, asked, listed, read_on
 from gitstate.git.runner import Git
-from gitstate.history.kept import Grouped, asked, listed, read_on
 from gitstate.law.grammar import parse_message
 
 NAME = "mentions"
