@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 _KEY: bytes | None = None
 SLACK = 1 << 20   # bytes a kept folder's packs may hold beyond twice what its index names
+_PYTHON = [marshal.version, list(sys.version_info[:2])]   # what `marshal`ed files depend on
 
 
 def _blake2b(data: bytes | memoryview, key: bytes) -> str:
@@ -96,7 +97,7 @@ def load(cache_dir: str | None, name: str, identity: list,
             return None
         identity = identity + _shallow(cache_dir)
         if binary:
-            data, identity = marshal.loads(body), identity + _python()
+            data, identity = marshal.loads(body), identity + _PYTHON
         else:
             import json  # not on the hook's path: the lifecycle is kept in `marshal`
             data = json.loads(bytes(body).decode("utf-8", "surrogatepass"))
@@ -119,7 +120,7 @@ def store(cache_dir: str | None, name: str, identity: list, data: dict,
         os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
         if binary:
-            body = marshal.dumps({**data, "identity": identity + _python()})
+            body = marshal.dumps({**data, "identity": identity + _PYTHON})
         else:
             import json
             body = json.dumps({**data, "identity": identity},
@@ -232,7 +233,11 @@ class Grouped:
         self.held = 0
 
     def add(self, key, row) -> None:
-        self.rows.setdefault(key, []).append(row)
+        rows = self.rows.get(key)
+        if rows is None:
+            self.rows[key] = [row]
+        else:
+            rows.append(row)
         self.held += 1
         if self.held >= self.BATCH:
             for k, rows in self.rows.items():
@@ -373,16 +378,10 @@ def _shallow(cache_dir: str) -> list:
     return ["shallow", _blake2b(bounds, b"shallow")] if bounds else []
 
 
-def _python() -> list:
-    """What a `marshal`ed file depends on besides its own identity."""
-    return [marshal.version, list(sys.version_info[:2])]
-
-
 def load_lifecycle_cached(data: bytes, blob: str, source: str,
                           cache_dir: str | None) -> Lifecycle:
-    """`load_lifecycle` of a committed or staged blob, remembered by the blob's hash (an
-    edited lifecycle is a miss): read back from its plain form, it skips both the PyYAML
-    import and the checks."""
+    """`load_lifecycle` of a committed or staged blob, kept by the blob's hash (an edited one is
+    a miss): read back from its plain form, it skips both the PyYAML import and the checks."""
     from gitstate import __version__
     from gitstate.law.lifecycle import Lifecycle
 

@@ -1,5 +1,5 @@
 """Every move of the history, as `gitstate log` prints it, kept under `.git/gitstate` keyed by
-the tip it was read to: a later `log` reads only the commits since (`kept.py`).
+the tip it was read to: a later `log` reads only the commits since (`git/cache.py`).
 
 Each move is [sha, time, author, agent, from, to, text], in the order `log` prints them
 (oldest first, along the first-parent line: the lifecycle's line). New commits on the line
