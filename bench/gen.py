@@ -38,36 +38,46 @@ def state_text(agent: str, state: str, role: str | None, n: int, extra: dict) ->
     return "\n".join(lines).encode()
 
 
-def generate(path: Path, commits: int, agents: int, seed: int = 7) -> None:
-    rng = random.Random(seed)
-    path.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
-    proc = subprocess.Popen(["git", "fast-import", "--quiet"], cwd=path, stdin=subprocess.PIPE)
-    out = proc.stdin
-    assert out is not None
-    t = 1_790_000_000
-    mark = 0
+class _Import:
+    """One branch written commit by commit through `git fast-import`."""
 
-    def commit(message: str, files: dict[str, bytes]) -> None:
-        nonlocal t, mark
-        mark += 1
-        t += rng.randint(5, 120)
+    def __init__(self, path: Path, rng: random.Random) -> None:
+        self.proc = subprocess.Popen(["git", "fast-import", "--quiet"], cwd=path,
+                                     stdin=subprocess.PIPE)
+        assert self.proc.stdin is not None
+        self.out, self.rng, self.t, self.mark = self.proc.stdin, rng, 1_790_000_000, 0
+
+    def commit(self, message: str, files: dict[str, bytes]) -> None:
+        self.mark += 1
+        self.t += self.rng.randint(5, 120)
         msg = message.encode()
+        out = self.out
         out.write(b"commit refs/heads/main\n")
-        out.write(f"mark :{mark}\n".encode())
-        out.write(f"committer Bench <bench@example.invalid> {t} +0000\n".encode())
+        out.write(f"mark :{self.mark}\n".encode())
+        out.write(f"committer Bench <bench@example.invalid> {self.t} +0000\n".encode())
         out.write(f"data {len(msg)}\n".encode() + msg + b"\n")
-        if mark > 1:
-            out.write(f"from :{mark - 1}\n".encode())
+        if self.mark > 1:
+            out.write(f"from :{self.mark - 1}\n".encode())
         for p, data in files.items():
             out.write(f"M 100644 inline {p}\n".encode())
             out.write(f"data {len(data)}\n".encode() + data + b"\n")
 
+    def close(self) -> None:
+        self.out.close()
+        if self.proc.wait() != 0:
+            raise SystemExit("git fast-import failed")
+
+
+def generate(path: Path, commits: int, agents: int, seed: int = 7) -> None:
+    rng = random.Random(seed)
+    path.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+    out = _Import(path, rng)
     # haak, with room for every agent of the benchmark to be alive at once
     lifecycle = (ROOT / "protocols" / "haak" / "lifecycle.yaml").read_bytes().replace(
         b"max_living: 20", f"max_living: {agents}".encode())
-    commit("gitstate: manage this repository with lifecycle 'haak'\n",
-           {"protocols/lifecycle.yaml": lifecycle})
+    out.commit("gitstate: manage this repository with lifecycle 'haak'\n",
+               {"protocols/lifecycle.yaml": lifecycle})
     ids = [f"agent-{i:04d}" for i in range(agents)]
     state: dict[str, str] = {}
     role: dict[str, str | None] = {}
@@ -80,40 +90,44 @@ def generate(path: Path, commits: int, agents: int, seed: int = 7) -> None:
             a = pending.pop(0)
             state[a], role[a] = "bootstrap", "architect" if a == ids[0] else rng.choice(ROLES)
             living.append(a)
-            commit(f"@{a}: [STATE:bootstrap] spawned\n",
-                   {f"agent/{a}/_state.md": state_text(a, "bootstrap", role[a], made, {})})
+            out.commit(f"@{a}: [STATE:bootstrap] spawned\n",
+                       {f"agent/{a}/_state.md": state_text(a, "bootstrap", role[a], made, {})})
             continue
         if rng.random() < 0.3:
             who = rng.choice(living + ["ALL"])
             mention = f" cc @{who}" if rng.random() < 0.3 else ""
-            commit(f"work on module {made % 211}{mention}\n",
-                   {f"src/module{made % 211}.txt": f"revision {made}\n".encode()})
+            out.commit(f"work on module {made % 211}{mention}\n",
+                       {f"src/module{made % 211}.txt": f"revision {made}\n".encode()})
             continue
-        a = rng.choice(living)
-        s = state[a]
-        extra: dict = {}
-        if s == "distill" and rng.random() < 0.004:
-            nxt = rng.choice(["frozen", "dead"])
-        else:
-            nxt = rng.choice(NEXT[s])
-        files = {}
-        if nxt == "frozen":
-            extra["freeze_state"] = f"data/freeze-states/{a}.md"
-            files[extra["freeze_state"]] = FREEZE.format(a=a).encode()
-        if nxt == "dead":
-            extra["final_summary"] = f"{a} finished"
-        state[a] = nxt
-        if nxt in ("frozen", "dead"):
-            living.remove(a)
-        body = f"\n\nprogress note for @{rng.choice(ids)}" if rng.random() < 0.1 else ""
-        files[f"agent/{a}/_state.md"] = state_text(a, nxt, role[a], made, extra)
-        commit(f"@{a}: [STATE:{nxt}] step {made}{body}\n", files)
+        _move(out, rng, ids, (state, role, living), made)
         if not living and not pending:
             break
     out.close()
-    if proc.wait() != 0:
-        raise SystemExit("git fast-import failed")
     subprocess.run(["git", "reset", "-q", "--hard", "main"], cwd=path, check=True)
+
+
+def _move(out: _Import, rng: random.Random, ids: list[str], team: tuple, made: int) -> None:
+    """A living agent's next move (`team`: each agent's state and role, and who lives)."""
+    state, role, living = team
+    a = rng.choice(living)
+    s = state[a]
+    extra: dict = {}
+    if s == "distill" and rng.random() < 0.004:
+        nxt = rng.choice(["frozen", "dead"])
+    else:
+        nxt = rng.choice(NEXT[s])
+    files = {}
+    if nxt == "frozen":
+        extra["freeze_state"] = f"data/freeze-states/{a}.md"
+        files[extra["freeze_state"]] = FREEZE.format(a=a).encode()
+    if nxt == "dead":
+        extra["final_summary"] = f"{a} finished"
+    state[a] = nxt
+    if nxt in ("frozen", "dead"):
+        living.remove(a)
+    body = f"\n\nprogress note for @{rng.choice(ids)}" if rng.random() < 0.1 else ""
+    files[f"agent/{a}/_state.md"] = state_text(a, nxt, role[a], made, extra)
+    out.commit(f"@{a}: [STATE:{nxt}] step {made}{body}\n", files)
 
 
 def main() -> int:

@@ -60,6 +60,33 @@ def run(cmd: list[str], repo: Path, tree: str | None) -> tuple[float, float]:
     return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
+def _measure(cmd: list[str], repo: Path, trees: list, runs: int, serial: int) -> None:
+    """One command's row (and the other tree's beside it): `runs` times with no new commits,
+    then `runs` times after 100 new ones."""
+    still: dict = {tree: [] for tree in trees}
+    fresh: dict = {tree: [] for tree in trees}
+    for _ in range(runs):
+        for tree in trees:
+            still[tree].append(run(cmd, repo, tree))
+    for i in range(runs):
+        append_commits(repo, 100, serial + i + 1)
+        for tree in trees:
+            fresh[tree].append(run(cmd, repo, tree))
+    label = " ".join("ID" if i == 1 and not w.startswith("-") else w for i, w in enumerate(cmd))
+    for tree in trees:
+        cells = [_cell(rows) for rows in (still[tree], fresh[tree])]
+        print(f"{label if tree is None else '  against':<36} {cells[0]:>17} {cells[1]:>17}",
+              flush=True)
+    if os.getloadavg()[0] > 3:
+        print(f"  (load {os.getloadavg()[0]:.1f})", flush=True)
+
+
+def _cell(rows: list[tuple[float, float]]) -> str:
+    """Median wall (median CPU) of `rows`, in ms."""
+    return (f"{statistics.median(w for w, _ in rows) * 1000:.0f} "
+            f"({statistics.median(c for _, c in rows) * 1000:.0f}) ms")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", type=int, default=100_000)
@@ -90,28 +117,8 @@ def main() -> int:
         print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.size} commits, "
               f"median of {args.runs} runs, load {os.getloadavg()[0]:.1f}; wall (CPU)")
         print(f"{'command':<36} {'no new commits':>17} {'+100 commits':>17}")
-        serial = 0
-        for cmd in cmds:
-            still: dict = {tree: [] for tree in trees}
-            fresh: dict = {tree: [] for tree in trees}
-            for _ in range(args.runs):
-                for tree in trees:
-                    still[tree].append(run(cmd, repo, tree))
-            for _ in range(args.runs):
-                serial += 1
-                append_commits(repo, 100, 1000 + serial)
-                for tree in trees:
-                    fresh[tree].append(run(cmd, repo, tree))
-            label = " ".join("ID" if i == 1 and not w.startswith("-") else w
-                             for i, w in enumerate(cmd))
-            for tree in trees:
-                name = label if tree is None else "  against"
-                cells = [f"{statistics.median(w for w, _ in runs) * 1000:.0f} "
-                         f"({statistics.median(c for _, c in runs) * 1000:.0f}) ms"
-                         for runs in (still[tree], fresh[tree])]
-                print(f"{name:<36} {cells[0]:>17} {cells[1]:>17}", flush=True)
-            if os.getloadavg()[0] > 3:
-                print(f"  (load {os.getloadavg()[0]:.1f})", flush=True)
+        for serial, cmd in enumerate(cmds):
+            _measure(cmd, repo, trees, args.runs, 1000 + serial * args.runs)
     return 0
 
 

@@ -2,11 +2,16 @@
 generated repository (bench/gen.py), each beside its git floor.
 
     .venv/bin/python bench/scale.py --size 1000000 --agents 10000 [--out bench/out]
+    .venv/bin/python bench/scale.py --size 10000 --against /tmp/other   # beside another tree
 
 For each command: wall time cold (nothing under .git/gitstate) and warm (median of --runs, no
-new commits), and the peak resident memory of the whole process as the kernel reports it for
-a command and everything it waited for (`wait4`: the larger of gitstate's own Python and its
-largest git child), with Python's own peak beside it.
+new commits), each with the CPU time of the command and everything it waited for beside it
+(what a loaded machine changes least), and the peak resident memory of the whole process as
+the kernel reports it (`wait4`: the larger of gitstate's own Python and its largest git
+child), with Python's own peak beside it.
+
+`--against DIR`: a tree holding another `gitstate` package, run through PYTHONPATH on its own
+copy of the repository, each run right after this tree's, so that both see the same load.
 """
 
 from __future__ import annotations
@@ -35,16 +40,18 @@ _PEAK = ("import os, resource, sys\n"
          "sys.exit(code or 0)\n")
 
 
-def run(cmd: list[str], repo: Path) -> tuple[float, float, float | None]:
-    """(seconds, peak MB of the process and what it waited for, peak MB of Python itself)."""
+def run(cmd: list[str], repo: Path,
+        tree: str | None = None) -> tuple[float, float, float, float | None]:
+    """(seconds, CPU seconds, peak MB of the process and what it waited for, peak MB of
+    Python itself) of `cmd` (gitstate's: of the package in `tree`, when given)."""
     gitstate = cmd[:len(GITSTATE)] == GITSTATE
     if gitstate:
         cmd = [sys.executable, "-c", _PEAK, *cmd[len(GITSTATE):]]
     r, w = os.pipe()
+    env = {**ENV, "PEAK_FD": str(w), **({"PYTHONPATH": tree} if tree else {})}
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=repo, env={**ENV, "PEAK_FD": str(w)},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            pass_fds=(w,) if gitstate else ())
+    proc = subprocess.Popen(cmd, cwd=repo, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, pass_fds=(w,) if gitstate else ())
     os.close(w)
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - t0
@@ -53,7 +60,38 @@ def run(cmd: list[str], repo: Path) -> tuple[float, float, float | None]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(cmd)} failed")
-    return elapsed, usage.ru_maxrss / 1024, int(own) / 1024 if own else None
+    return (elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
+            int(own) / 1024 if own else None)
+
+
+def _row(label: str, cold: tuple, warm: list | None = None) -> None:
+    cells = [f"{cold[0]:.2f}s ({cold[1] * 1000:.0f}ms)"]
+    if warm is not None:
+        cells.append(f"{statistics.median(w[0] for w in warm) * 1000:.0f} "
+                     f"({statistics.median(w[1] for w in warm) * 1000:.0f})ms")
+    own = f"{cold[3] or 0:>10.0f}" if cold[3] is not None else ""
+    print(f"{label:<30} {cells[0]:>17} {cells[1] if warm else '':>15} {cold[2]:>8.0f} {own}",
+          flush=True)
+
+
+def _views(trees: list, repos: dict, runs: int) -> None:
+    """Each view cold (the first with nothing kept) and warm, tree after tree."""
+    agent = "agent-0001"
+    for cmd in (["roster"], ["status"], ["status", agent], ["vacancies"], ["inbox", agent],
+                ["log", agent, "-n", "20"], ["log", "-n", "20"],
+                ["situations", "--no-sqlite"], ["log"], ["log", "--json"]):
+        cold = {}
+        for tree in trees:
+            if cmd == ["roster"]:
+                shutil.rmtree(repos[tree] / ".git" / "gitstate", ignore_errors=True)
+            cold[tree] = run(GITSTATE + cmd, repos[tree], tree)
+        warm: dict = {tree: [] for tree in trees}
+        for _ in range(runs):
+            for tree in trees:
+                warm[tree].append(run(GITSTATE + cmd, repos[tree], tree))
+        label = " ".join("ID" if w == agent else w for w in cmd)
+        for tree in trees:
+            _row(label if tree is None else "  against", cold[tree], warm[tree])
 
 
 def main() -> int:
@@ -65,43 +103,39 @@ def main() -> int:
     parser.add_argument("--no-verify", action="store_true",
                         help="leave out verify and its floor (at 1,000,000 commits and 10,000 "
                              "agents the floor alone, `git log --raw`, takes minutes)")
+    parser.add_argument("--against", metavar="DIR",
+                        help="a tree holding another gitstate package, measured beside")
     args = parser.parse_args()
     source = args.out / f"repo-{args.size}"
     if not source.is_dir():
         print(f"generating {source} ...", file=sys.stderr)
         generate(source, args.size, args.agents)
+    trees = [None] + ([str(Path(args.against).resolve())] if args.against else [])
+    for tree in trees[1:]:
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(tree) / "gitstate")],
+                       check=True)
     with tempfile.TemporaryDirectory(prefix="gitstate-scale-") as tmp:
-        repo = Path(tmp) / "repo"
-        # hard links: a large history's objects are not copied (git replaces files, never
-        # writes into them; what the reads write goes to new files under .git/gitstate)
-        shutil.copytree(source, repo, symlinks=True, copy_function=os.link)
-        subprocess.run(["git", "commit-graph", "write", "--reachable"], cwd=repo, check=True)
-        cache = repo / ".git" / "gitstate"
+        repos = {}
+        for i, tree in enumerate(trees):
+            repos[tree] = repo = Path(tmp) / f"repo-{i}"
+            # hard links: a large history's objects are not copied (git replaces files, never
+            # writes into them; what the reads write goes to new files under .git/gitstate)
+            shutil.copytree(source, repo, symlinks=True, copy_function=os.link)
+            subprocess.run(["git", "commit-graph", "write", "--reachable"], cwd=repo, check=True)
         print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.size:,} "
-              f"commits, {args.agents:,} agents, load {os.getloadavg()[0]:.1f}")
-        print(f"{'command':<30} {'cold':>9} {'warm':>9} {'peak MB':>8} {'python MB':>10}")
+              f"commits, load {os.getloadavg()[0]:.1f}; wall (CPU)")
+        print(f"{'command':<30} {'cold':>17} {'warm':>15} {'peak MB':>8} {'python MB':>10}")
         floors = [("floor: git log --grep", FLOOR)]
         if not args.no_verify:
             floors.append(("floor: git log --raw", PATH_FLOOR))
         for name, cmd in floors:
-            t, peak, _ = run(cmd, repo)
-            print(f"{name:<30} {t:>8.2f}s {'':>9} {peak:>8.0f}", flush=True)
-        if not args.no_verify:
-            shutil.rmtree(cache, ignore_errors=True)
-            t, peak, own = run(GITSTATE + ["verify", "--no-cache"], repo)
-            print(f"{'verify --no-cache':<30} {t:>8.2f}s {'':>9} {peak:>8.0f} {own or 0:>10.0f}",
-                  flush=True)
-        agent = "agent-0001"
-        for cmd in (["roster"], ["status"], ["status", agent], ["vacancies"], ["inbox", agent],
-                    ["log", agent, "-n", "20"], ["log", "-n", "20"],
-                    ["situations", "--no-sqlite"], ["log"], ["log", "--json"]):
-            if cmd == ["roster"]:
-                shutil.rmtree(cache, ignore_errors=True)
-            cold, peak, own = run(GITSTATE + cmd, repo)
-            warm = statistics.median(run(GITSTATE + cmd, repo)[0] for _ in range(args.runs))
-            label = " ".join("ID" if w == agent else w for w in cmd)
-            print(f"{label:<30} {cold:>8.2f}s {warm * 1000:>7.0f}ms {peak:>8.0f} "
-                  f"{own or 0:>10.0f}", flush=True)
+            _row(name, run(cmd, repos[None]))
+        for tree in trees if not args.no_verify else ():
+            shutil.rmtree(repos[tree] / ".git" / "gitstate", ignore_errors=True)
+            _row("verify --no-cache" if tree is None else "  against",
+                 run(GITSTATE + ["verify", "--no-cache"], repos[tree], tree))
+        _views(trees, repos, args.runs)
+        print(f"load {os.getloadavg()[0]:.1f}")
     return 0
 
 

@@ -106,40 +106,28 @@ def _which_sbin(name: str) -> str | None:
     return shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin")
 
 
-class HttpHub:
-    """nginx + fcgiwrap + `git http-backend` serving `base` (push allowed) on a free port of
-    127.0.0.1, the way a team hosts a hub over smart HTTP: everything (config, pid, logs,
-    request bodies, fcgiwrap's socket) in a private temporary folder, no root-owned path."""
-
-    def __init__(self, base: Path):
-        self.run = Path(tempfile.mkdtemp(prefix="gitstate-http-"))
-        self.port = free_port()
-        sock = self.run / "fcgi.sock"
-        # its own process group: the 24 workers it forks are stopped with it
-        self.fcgi = subprocess.Popen([_which_sbin("fcgiwrap") or "fcgiwrap", "-c", "24", "-f",
-                                      "-s", f"unix:{sock}"], stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, start_new_session=True)
-        _wait_for(lambda: sock.exists(), self.fcgi, "fcgiwrap")
-        params = {"SCRIPT_FILENAME": GIT_HTTP_BACKEND, "GIT_PROJECT_ROOT": str(base),
-                  "GIT_HTTP_EXPORT_ALL": "1", "REMOTE_USER": "swarm",   # receive-pack on
-                  **{k: os.environ[k] for k in _PASSED_ENV if k in os.environ},
-                  **{k: v for k, v in os.environ.items() if k.startswith("GITSTATE_")}}
-        fastcgi = "\n".join(f"            fastcgi_param {k} {_quoted(v)};"
-                            for k, v in params.items())
-        temp = "\n".join(f"    {kind}_temp_path {self.run / kind};"
-                         for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
-        user = "user root;\n" if os.geteuid() == 0 else ""   # workers reach our socket
-        (self.run / "nginx.conf").write_text(f"""{user}daemon off;
+def _nginx_conf(run: Path, port: int, sock: Path, base: Path) -> str:
+    """nginx's configuration: `git http-backend` through fcgiwrap's socket on `port`."""
+    params = {"SCRIPT_FILENAME": GIT_HTTP_BACKEND, "GIT_PROJECT_ROOT": str(base),
+              "GIT_HTTP_EXPORT_ALL": "1", "REMOTE_USER": "swarm",   # receive-pack on
+              **{k: os.environ[k] for k in _PASSED_ENV if k in os.environ},
+              **{k: v for k, v in os.environ.items() if k.startswith("GITSTATE_")}}
+    fastcgi = "\n".join(f"            fastcgi_param {k} {_quoted(v)};"
+                        for k, v in params.items())
+    temp = "\n".join(f"    {kind}_temp_path {run / kind};"
+                     for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    user = "user root;\n" if os.geteuid() == 0 else ""   # workers reach our socket
+    return f"""{user}daemon off;
 worker_processes 2;
-pid {self.run / "nginx.pid"};
-error_log {self.run / "error.log"};
+pid {run / "nginx.pid"};
+error_log {run / "error.log"};
 events {{ worker_connections 512; }}
 http {{
     access_log off;
 {temp}
     client_max_body_size 0;
     server {{
-        listen 127.0.0.1:{self.port};
+        listen 127.0.0.1:{port};
         location / {{
             fastcgi_pass unix:{sock};
             fastcgi_read_timeout 600s;
@@ -159,7 +147,24 @@ http {{
         }}
     }}
 }}
-""")
+"""
+
+
+class HttpHub:
+    """nginx + fcgiwrap + `git http-backend` serving `base` (push allowed) on a free port of
+    127.0.0.1, the way a team hosts a hub over smart HTTP: everything (config, pid, logs,
+    request bodies, fcgiwrap's socket) in a private temporary folder, no root-owned path."""
+
+    def __init__(self, base: Path):
+        self.run = Path(tempfile.mkdtemp(prefix="gitstate-http-"))
+        self.port = free_port()
+        sock = self.run / "fcgi.sock"
+        # its own process group: the 24 workers it forks are stopped with it
+        self.fcgi = subprocess.Popen([_which_sbin("fcgiwrap") or "fcgiwrap", "-c", "24", "-f",
+                                      "-s", f"unix:{sock}"], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, start_new_session=True)
+        _wait_for(lambda: sock.exists(), self.fcgi, "fcgiwrap")
+        (self.run / "nginx.conf").write_text(_nginx_conf(self.run, self.port, sock, base))
         self.proc = subprocess.Popen([_which_sbin("nginx") or "nginx", "-p", str(self.run),
                                       "-c", str(self.run / "nginx.conf"), "-e",
                                       str(self.run / "error.log")],
@@ -370,22 +375,29 @@ def summarise(results: list[list[dict]], wall: float, hub: Path) -> dict:
     rows = [r for rs in results for r in rs]
     landed = [r for r in rows if r["outcome"] == "landed"]
     on_hub = set(sh(hub, "git", "rev-list", "main").split())
-    seconds = [r["seconds"] for r in landed]
-    per_agent = sorted(percentile([r["seconds"] for r in rs], 0.99) for rs in results if rs)
-    median_p99 = per_agent[len(per_agent) // 2] if per_agent else 0.0
     return {"landed": len(landed), "lost": sum(1 for r in landed if r["commit"] not in on_hub),
             "not_landed": len(rows) - len(landed),
             "reasons": sorted({str(r.get("rule") or r.get("reason"))[:120]
                                for r in rows if r["outcome"] != "landed"}),
             "seconds": round(wall, 1), "landed_per_second": round(len(landed) / wall, 2),
-            "p50": round(percentile(seconds, 0.5), 2) if seconds else None,
-            "p99": round(percentile(seconds, 0.99), 2) if seconds else None,
-            "longest": round(max(seconds), 2) if seconds else None,
-            "worst_agent_p99_over_median": round(per_agent[-1] / median_p99, 2)
-            if median_p99 else None,
+            **_latencies([r["seconds"] for r in landed], results),
             "attempts_max": max((r["attempts"] for r in landed), default=0),
             "retries_per_landed": round(sum(r["attempts"] - 1 for r in landed)
                                         / max(1, len(landed)), 2)}
+
+
+def _latencies(seconds: list[float], results: list[list[dict]]) -> dict:
+    """Command to landed: p50, p99 and the longest; the worst agent's p99 over the median's."""
+    per_agent = sorted(percentile([r["seconds"] for r in rs], 0.99) for rs in results if rs)
+    median_p99 = per_agent[len(per_agent) // 2] if per_agent else 0.0
+    if not seconds:
+        return {"p50": None, "p99": None, "longest": None,
+                "worst_agent_p99_over_median": round(per_agent[-1] / median_p99, 2)
+                if median_p99 else None}
+    return {"p50": round(percentile(seconds, 0.5), 2), "p99": round(percentile(seconds, 0.99), 2),
+            "longest": round(max(seconds), 2),
+            "worst_agent_p99_over_median": round(per_agent[-1] / median_p99, 2)
+            if median_p99 else None}
 
 
 def measure(n: int, worktrees: int, moves: int, *, kind: str = "queue",

@@ -78,6 +78,16 @@ def ms(xs: list[float]) -> float:
     return statistics.median(xs) * 1000
 
 
+def _site(repo: Path, out: Path) -> float:
+    """Seconds `gitstate site --out OUT` takes."""
+    t0 = time.perf_counter()
+    done = subprocess.run(GITSTATE + ["site", "--out", str(out)], cwd=repo, env=ENV,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(done.stderr)
+    return time.perf_counter() - t0
+
+
 def bench(source: Path, runs: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="gitstate-bench-viewer-") as tmp:
         repo = Path(tmp) / "repo"
@@ -119,20 +129,10 @@ def bench(source: Path, runs: int) -> dict:
         finally:
             proc.terminate()
             proc.wait(10)
-        t0 = time.perf_counter()
-        done = subprocess.run(GITSTATE + ["site", "--out", str(Path(tmp) / "site")], cwd=repo,
-                              env=ENV, capture_output=True, text=True)
-        out["site_s"] = time.perf_counter() - t0
-        if done.returncode != 0:
-            raise SystemExit(done.stderr)
+        out["site_s"] = _site(repo, Path(tmp) / "site")
         # as a CI job's fresh clone does: nothing kept under .git/gitstate
         shutil.rmtree(repo / ".git" / "gitstate", ignore_errors=True)
-        t0 = time.perf_counter()
-        done = subprocess.run(GITSTATE + ["site", "--out", str(Path(tmp) / "site2")],
-                              cwd=repo, env=ENV, capture_output=True, text=True)
-        out["site_cold_s"] = time.perf_counter() - t0
-        if done.returncode != 0:
-            raise SystemExit(done.stderr)
+        out["site_cold_s"] = _site(repo, Path(tmp) / "site2")
         out["site_files"] = sum(1 for _ in (Path(tmp) / "site").rglob("*") if _.is_file())
         out["commits"] = int(subprocess.run(["git", "rev-list", "--count", "HEAD"], cwd=repo,
                                             capture_output=True, text=True).stdout)

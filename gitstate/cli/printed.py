@@ -3,7 +3,7 @@
 The plain `log` of a long history is large (70,000 moves: 6 MB of text, 12 MB of JSON), and
 making it again from the kept moves costs far more than reading it: every moment said, every
 line laid out, every row encoded. So what was printed is kept under `.git/gitstate` as a
-folder of parts (`history/kept.py`, each part checked by its keyed hash), with each agent's
+folder of parts (`git/cache.py`, each part checked by its keyed hash), with each agent's
 last state: when the tip moves on by commits without merges, only the moves since are laid
 out, by the same printers, into one new part; any other history is printed anew, CHUNK moves
 to a part. Past FOLD parts added, those are written again as one. Only the plain forms are
@@ -29,7 +29,8 @@ def whole_log(repo, as_json: bool) -> list[bytes] | None:
     parts to be written one after another (12 MB are not joined to be printed); None where
     nothing is kept (no commit, no cache folder): the caller prints it the usual way."""
     from gitstate import __version__
-    from gitstate.history.kept import asked, read_on
+    from gitstate.git.cache import asked, read_on
+    from gitstate.git.repo import on_first_parent_line
 
     head = repo.head()
     if head is None or not repo.cache_dir:
@@ -42,7 +43,7 @@ def whole_log(repo, as_json: bool) -> list[bytes] | None:
         return read_on(repo.git, repo.cache_dir, name, identity, head, valid=_valid,
                        anew=lambda tip: _anew(repo, lc, tip, as_json),
                        onward=lambda saved, revs: _onward(repo, lc, name, saved, revs, as_json),
-                       parted=True, linear=True, fresh=fresh)
+                       parted=True, linear=on_first_parent_line, fresh=fresh)
 
     rows = asked(kept_at, lambda kept: _parts(repo.cache_dir, name, kept))
     return None if rows is None else _whole(head, rows, as_json)
@@ -55,14 +56,9 @@ def _valid(saved: dict) -> bool:
 
 def _parts(cache_dir: str, name: str, kept: dict) -> list[bytes] | None:
     """The kept rows, part by part (None if one does not read back)."""
-    from gitstate.history.kept import part
-    parts = []
-    for i in range(kept["count"]):
-        found = part(cache_dir, name, kept, i)
-        if found is None:
-            return None
-        parts.append(found)
-    return parts
+    from gitstate.git.cache import part
+    parts = [part(cache_dir, name, kept, i) for i in range(kept["count"])]
+    return None if any(found is None for found in parts) else parts  # type: ignore[return-value]
 
 
 def _anew(repo, lc, head: str, as_json: bool) -> dict:

@@ -21,7 +21,7 @@ import os
 import sys
 
 from gitstate.errors import GitstateError
-from gitstate.git.lifecycle_cache import load_lifecycle_cached
+from gitstate.git.cache import load_lifecycle_cached
 from gitstate.git.repo import GitContext, on_team_line
 from gitstate.git.runner import Git
 from gitstate.law import statefile

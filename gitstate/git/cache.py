@@ -1,30 +1,38 @@
-"""Files under `.git/gitstate/` that only ever make gitstate faster.
+"""Everything kept under `.git/gitstate/`, one room with one API: `load` and `store` (one
+file), `read_on` with `part`, `listed`, `asked` and `Grouped` (a file or a folder of parts kept
+at a tip and carried on as history grows), `load_lifecycle_cached` (checked lifecycles). Only
+ever speed: deleting the folder changes no answer; `verify --no-cache` and the hub read none of
+it. Measured against one `sqlite3` database in bench/README.md ("The kept files").
 
-Each is JSON (or, for the large ones, `marshal`: ~5x faster to read, and only ever read after
-its seal is checked, under an identity that names the Python that wrote it) stamped with an
-identity (format, gitstate version, and whatever else its answers
-depend on) and sealed with a keyed hash (BLAKE2b) whose key lives outside the repository, in
-the user's cache folder. A missing, damaged, foreign or edited file reads as None and is
-rebuilt: a well-formed file forged inside `.git/` (by a tool, a script, an agent that can write
-there but does not hold the key) is not believed. Writes are atomic (a reader sees the old file
-or the new one), and a failed write only costs speed. `verify --no-cache` and the hub read none
-of these files.
+A file is JSON or `marshal` (~5x faster to read), stamped with an identity (format, version,
+what else its answers depend on, where a shallow history stops; for `marshal`, the Python) and
+sealed with a keyed hash (BLAKE2b) whose key lives in the user's cache folder: a missing,
+damaged, foreign or edited file reads as None and is rebuilt, and one forged inside `.git/` by
+whoever lacks the key is not believed. Writes are atomic; a failed one only costs speed.
 
-A large kept file is a folder of parts (`load_parts`, `store_parts`): its sealed index says
-where each part lies (a pack file, an offset, a length) and the keyed hash of its bytes, so a
-reader opens the index and reads the one part it wants (an agent's moves, not the history's)
-and checks its hash, and a writer writes only the parts that changed, into a new pack. A pack
-is never written into once named: the index that names a new one replaces the old index
-atomically, so a reader holding the old index still finds the old parts (they go one write
-later).
+A folder of parts: its sealed index holds where each part lies (pack file, offset, length) and
+its keyed hash, so a reader reads and checks the one part it wants, and a writer writes the
+parts that changed into one new pack (creating a file costs more than writing one: 300 µs). A
+named pack is never written into, so a reader holding an older index still finds its parts
+(they go one write later); packs holding over twice what is named are written again as one.
 """
 
 from __future__ import annotations
 
+import marshal
 import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from gitstate.git.runner import Git
+    from gitstate.law.lifecycle import Lifecycle
 
 _KEY: bytes | None = None
 SLACK = 1 << 20   # bytes a kept folder's packs may hold beyond twice what its index names
+_PYTHON = [marshal.version, list(sys.version_info[:2])]   # what `marshal`ed files depend on
 
 
 def _blake2b(data: bytes | memoryview, key: bytes) -> str:
@@ -44,40 +52,39 @@ def _key_path() -> str | None:
 def key() -> bytes | None:
     """This user's sealing key, made on first use; None if it cannot be had (no caches then)."""
     global _KEY
-    if _KEY is not None:
-        return _KEY
-    path = _key_path()
+    path = _key_path() if _KEY is None else None
     if path is None:
-        return None
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(64)
-        if len(data) == 32:
-            _KEY = data
-            return _KEY
-    except OSError:
-        pass
-    try:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(os.urandom(32))
+        return _KEY
+    for make in (False, True):
         try:
-            os.link(tmp, path)   # the first writer wins; everyone then reads the same key
-        except FileExistsError:
+            if make:
+                _make_key(path)
+            with open(path, "rb") as fh:
+                data = fh.read(64)
+            if len(data) == 32:
+                _KEY = data
+                break
+        except OSError:
             pass
-        os.unlink(tmp)
-        with open(path, "rb") as fh:
-            data = fh.read(64)
-        _KEY = data if len(data) == 32 else None
-    except OSError:
-        _KEY = None
     return _KEY
+
+
+def _make_key(path: str) -> None:
+    """A new key written aside, then linked: the first writer wins, and all read its key."""
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as fh:
+        fh.write(os.urandom(32))
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        pass
+    os.unlink(tmp)
 
 
 def load(cache_dir: str | None, name: str, identity: list,
          binary: bool = False) -> dict | None:
+    """The file `name` kept under `identity`, or None (missing, damaged, foreign, forged)."""
     secret = key() if cache_dir else None
     if not secret or not cache_dir:
         return None
@@ -90,9 +97,7 @@ def load(cache_dir: str | None, name: str, identity: list,
             return None
         identity = identity + _shallow(cache_dir)
         if binary:
-            import marshal
-            data = marshal.loads(body)
-            identity = identity + _python()
+            data, identity = marshal.loads(body), identity + _PYTHON
         else:
             import json  # not on the hook's path: the lifecycle is kept in `marshal`
             data = json.loads(bytes(body).decode("utf-8", "surrogatepass"))
@@ -105,6 +110,7 @@ def load(cache_dir: str | None, name: str, identity: list,
 
 def store(cache_dir: str | None, name: str, identity: list, data: dict,
           binary: bool = False) -> None:
+    """Keep `data` as the file `name` under `identity` (atomically; a failure only costs speed)."""
     secret = key() if cache_dir else None
     if not secret or not cache_dir:
         return
@@ -114,8 +120,7 @@ def store(cache_dir: str | None, name: str, identity: list, data: dict,
         os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
         if binary:
-            import marshal
-            body = marshal.dumps({**data, "identity": identity + _python()})
+            body = marshal.dumps({**data, "identity": identity + _PYTHON})
         else:
             import json
             body = json.dumps({**data, "identity": identity},
@@ -127,18 +132,130 @@ def store(cache_dir: str | None, name: str, identity: list, data: dict,
         pass
 
 
-def load_parts(cache_dir: str | None, name: str, identity: list) -> dict | None:
-    """The index of the kept folder `name` (its "parts": key -> where), or None (as `load`)."""
-    data = load(cache_dir, f"{name}/index", identity, binary=True)
-    return data if data is not None and isinstance(data.get("parts"), dict) \
-        and isinstance(data.get("packs"), dict) and isinstance(data.get("gone"), list) \
-        else None
+def read_on(git: Git, cache_dir: str | None, name: str, identity: list, head: str, *,
+            valid: Callable[[dict], bool], anew: Callable[[str], dict | None] | None,
+            onward: Callable[[dict, str], dict | None], parted: bool = False,
+            linear: Callable[[Git, str, str], bool] | None = None,
+            fresh: bool = False) -> dict | None:
+    """The kept file `name` brought to `head`: as saved when it was saved at `head`; else the
+    saved one carried on by `onward(saved, "TIP..HEAD")` while the saved tip is an ancestor
+    of `head` (and, given `linear`, `linear(git, tip, head)`: `repo.on_first_parent_line`
+    where a merge could change what was read), or read by `anew(head)`; kept when
+    it changed. `valid` says whether a saved one has the shape its reader needs; without
+    `anew`, None where nothing saved can be read on; with `fresh`, the saved one is not
+    looked at (a part of it did not read back).
+
+    `parted`: the file is a folder of parts: `anew` and `onward` give the index with "blobs",
+    the parts that changed (key -> bytes, None for a key dropped); the answer holds "parts"
+    (key -> where) and those "blobs" (see `part`)."""
+    saved = None if fresh else _saved(cache_dir, name, identity, valid, parted)
+    if saved is not None and saved["tip"] == head:
+        return saved
+    data = None
+    if saved is not None and _goes_on(git, saved["tip"], head, linear):
+        data = onward(saved, f"{saved['tip']}..{head}")
+    if data is None:
+        data, saved = anew(head) if anew is not None else None, None
+        if data is None:
+            return None
+    data["tip"] = head
+    if parted:
+        blobs = data.pop("blobs")
+        data["parts"] = _store_parts(cache_dir, name, identity, data, blobs, saved)
+        data["blobs"] = blobs
+    else:
+        store(cache_dir, name, identity, data)
+    return data
 
 
-def part(cache_dir: str | None, name: str, where: object) -> bytes | None:
-    """The bytes of the part that an index of the kept folder `name` places at `where`
-    (pack, offset, length, keyed hash), or None when they are missing or their keyed hash is
-    not the one the index holds (torn, edited, forged)."""
+def _saved(cache_dir: str | None, name: str, identity: list, valid: Callable[[dict], bool],
+           parted: bool) -> dict | None:
+    """The file `name` as kept (a folder's index), if it has the shape its reader needs."""
+    saved = load(cache_dir, f"{name}/index" if parted else name, identity, binary=parted)
+    if saved is None or not isinstance(saved.get("tip"), str) or parted and not (
+            isinstance(saved.get("parts"), dict) and isinstance(saved.get("packs"), dict)
+            and isinstance(saved.get("gone"), list)):
+        return None
+    return saved if valid(saved) else None
+
+
+def _goes_on(git: Git, tip: str, head: str,
+             linear: Callable[[Git, str, str], bool] | None) -> bool:
+    """True if what was read to `tip` can be read on to `head`."""
+    return git.ok("merge-base", "--is-ancestor", tip, head) and (
+        linear is None or linear(git, tip, head))
+
+
+def part(cache_dir: str | None, name: str, kept: dict, key) -> bytes | None:
+    """The bytes of part `key` of a kept folder (`read_on(..., parted=True)`): from memory if
+    this read wrote it, else from its pack; None when it is not there or does not read back."""
+    blobs = kept.get("blobs") or {}
+    if key in blobs:
+        return blobs[key]
+    where = kept["parts"].get(key)
+    return _read_part(cache_dir, name, where) if where is not None else None
+
+
+def listed(cache_dir: str | None, name: str, kept: dict, key) -> list | None:
+    """The `marshal`led list kept as part `key` ([] where there is none), or None if the part
+    does not read back."""
+    if key not in kept["parts"] and key not in (kept.get("blobs") or {}):
+        return []
+    blob = part(cache_dir, name, kept, key)
+    try:
+        found = marshal.loads(blob) if blob is not None else None
+    except (ValueError, EOFError, TypeError):
+        return None
+    return found if isinstance(found, list) else None
+
+
+def asked(kept_at: Callable[[bool], dict | None], ask: Callable[[dict], object]):
+    """`ask(kept)` of the kept folder `kept_at(fresh)`; when a part it needs does not read
+    back (`ask` says None: torn, edited, or removed by a writer two tips on), the folder is
+    read again from nothing, whose parts are in memory."""
+    for fresh in (False, True):
+        kept = kept_at(fresh)
+        found = ask(kept) if kept is not None else None
+        if found is not None:
+            return found
+    return None
+
+
+class Grouped:
+    """Rows gathered by key as a long history is read, most of them held `marshal`led (a row
+    as Python objects takes several times its bytes): 700,000 moves read into parts are not
+    700,000 lists at once."""
+    BATCH = 1 << 16
+
+    def __init__(self) -> None:
+        self.rows: dict = {}
+        self.packed: dict = {}
+        self.held = 0
+
+    def add(self, key, row) -> None:
+        rows = self.rows.get(key)
+        if rows is None:
+            self.rows[key] = [row]
+        else:
+            rows.append(row)
+        self.held += 1
+        if self.held >= self.BATCH:
+            for k, rows in self.rows.items():
+                self.packed.setdefault(k, []).append(marshal.dumps(rows))
+            self.rows, self.held = {}, 0
+
+    def keys(self) -> list:
+        return list(self.packed) + [k for k in self.rows if k not in self.packed]
+
+    def take(self, key) -> list:
+        """The rows of `key`, in the order they came (no longer held here)."""
+        out = [row for blob in self.packed.pop(key, ()) for row in marshal.loads(blob)]
+        return out + self.rows.pop(key, [])
+
+
+def _read_part(cache_dir: str | None, name: str, where: object) -> bytes | None:
+    """The bytes an index of the folder `name` places at `where` (pack, offset, length, keyed
+    hash), or None when they are missing or their hash is not the index's (torn, edited)."""
     secret = key() if cache_dir else None
     if not secret or not cache_dir or not isinstance(where, tuple) or len(where) != 4:
         return None
@@ -154,36 +271,58 @@ def part(cache_dir: str | None, name: str, where: object) -> bytes | None:
     return data if len(data) == size and _blake2b(data, secret) == digest else None
 
 
-def store_parts(cache_dir: str | None, name: str, identity: list, data: dict,
-                changed: dict, saved: dict | None) -> dict:
+def _store_parts(cache_dir: str | None, name: str, identity: list, data: dict,
+                 changed: dict, saved: dict | None) -> dict:
     """Keep `data` as the index of the folder `name`: the parts of `saved` (the index it
     replaces; None: the folder is written anew) with the `changed` ones (key -> bytes, None
-    to drop a key) written again, in one new pack file (creating a file costs more than
-    writing one: 300 µs here). Returns the parts the index names (key -> where; without the
-    changed keys when nothing could be written).
-
-    The packs that `saved` stopped naming are removed by the write after this one, so that a
-    reader still holding `saved` finds them; a folder written anew loses every pack its index
-    does not name (those of a write that did not finish), and `NAME.bin` beside it (where the
-    same was kept in one file before). When the packs hold more than twice what is named
-    (parts written again leave their old bytes behind), every part is written into one."""
-    parts = dict(saved["parts"]) if saved else {}
+    to drop a key) written again. Returns the parts the index names (without the changed
+    keys when nothing could be written)."""
+    parts = {k: w for k, w in (saved["parts"] if saved else {}).items() if k not in changed}
     secret = key() if cache_dir else None
     if not secret or not cache_dir:
-        return {k: v for k, v in parts.items() if k not in changed}
-    folder = os.path.join(cache_dir, name)
-    packs = dict(saved["packs"]) if saved else {}
-    for k, blob in changed.items():
-        if blob is None:
-            parts.pop(k, None)
+        return parts
     blobs = {k: b for k, b in changed.items() if b is not None}
-    held = sum(packs.values()) + sum(len(b) for b in blobs.values())
-    named = sum(w[2] for k, w in parts.items() if k not in blobs) + \
-        sum(len(b) for b in blobs.values())
-    if saved and held > 2 * named + SLACK:
-        whole = {k: part(cache_dir, name, w) for k, w in parts.items() if k not in blobs}
-        if all(b is not None for b in whole.values()):
-            blobs, packs = {**whole, **blobs}, {}
+    packs = dict(saved["packs"]) if saved else {}
+    if saved:
+        blobs, packs = _compacted(cache_dir, name, parts, blobs, packs)
+    placed = _write_pack(os.path.join(cache_dir, name), blobs, secret)
+    if placed is None:
+        return parts
+    parts.update(placed)
+    packs.update({w[0]: w[1] + w[2] for w in placed.values()})
+    _write_index(cache_dir, name, identity, {**data, "parts": parts}, packs, saved)
+    return parts
+
+
+def _write_index(cache_dir: str, name: str, identity: list, index: dict, packs: dict,
+                 saved: dict | None) -> None:
+    """Keep `index` with the `packs` its parts lie in and those `saved` named that it does
+    not ("gone": removed by the next write), and remove what may go now (`_sweep`)."""
+    live = {w[0] for w in index["parts"].values()}
+    before = saved or {"packs": {}, "gone": None}
+    store(cache_dir, f"{name}/index", identity,
+          {**index, "packs": {p: n for p, n in packs.items() if p in live},
+           "gone": sorted(set(before["packs"]) - live)}, binary=True)
+    _sweep(cache_dir, name, before["gone"], live)
+
+
+def _compacted(cache_dir: str, name: str, parts: dict, blobs: dict,
+               packs: dict) -> tuple[dict, dict]:
+    """The `blobs` to write and the `packs` they go beside: when the packs would hold more
+    than twice what is named (parts written again leave their old bytes behind), every part
+    into one new pack (if every part reads back)."""
+    fresh = sum(len(b) for b in blobs.values())
+    if sum(packs.values()) + fresh <= 2 * (sum(w[2] for w in parts.values()) + fresh) + SLACK:
+        return blobs, packs
+    whole = {k: _read_part(cache_dir, name, w) for k, w in parts.items()}
+    if any(b is None for b in whole.values()):
+        return blobs, packs
+    return {**whole, **blobs}, {}
+
+
+def _write_pack(folder: str, blobs: dict, secret: bytes) -> dict | None:
+    """`blobs` written one after another into a new pack in `folder`: where each lies, or
+    None if it could not be written."""
     pack, at, placed = f"{os.urandom(12).hex()}.pack", 0, {}
     try:
         os.makedirs(folder, exist_ok=True)
@@ -193,26 +332,26 @@ def store_parts(cache_dir: str | None, name: str, identity: list, data: dict,
                     fh.write(blob)
                     placed[k] = (pack, at, len(blob), _blake2b(blob, secret))
                     at += len(blob)
-            packs[pack] = at
     except OSError:
-        return {k: v for k, v in parts.items() if k not in changed}
-    parts.update(placed)
-    live = {w[0] for w in parts.values()}
-    packs = {p: n for p, n in packs.items() if p in live}
-    gone = sorted(set(saved["packs"]) - live) if saved else []
-    store(cache_dir, f"{name}/index", identity,
-          {**data, "parts": parts, "packs": packs, "gone": gone}, binary=True)
+        return None
+    return placed
+
+
+def _sweep(cache_dir: str, name: str, gone: list | None, live: set) -> None:
+    """Remove the packs `gone` (those the index before stopped naming); for a folder written
+    anew (`gone` None), every pack not `live` (of a write that did not finish) and `NAME.bin`
+    (where the same was kept in one file before)."""
+    folder = os.path.join(cache_dir, name)
     try:
-        old = saved["gone"] if saved else os.listdir(folder)
+        old = gone if gone is not None else os.listdir(folder)
     except OSError:
         old = []
     paths = [os.path.join(folder, file) for file in old if _is_pack(file) and file not in live]
-    for path in paths + ([] if saved else [os.path.join(cache_dir, f"{name}.bin")]):
+    for path in paths + ([os.path.join(cache_dir, f"{name}.bin")] if gone is None else []):
         try:
             os.unlink(path)
         except OSError:
             pass
-    return parts
 
 
 def _is_pack(file: object) -> bool:
@@ -236,13 +375,26 @@ def _shallow(cache_dir: str) -> list:
             bounds = fh.read()
     except OSError:
         return []
-    if not bounds:
-        return []
-    return ["shallow", _blake2b(bounds, b"shallow")]
+    return ["shallow", _blake2b(bounds, b"shallow")] if bounds else []
 
 
-def _python() -> list:
-    """What a `marshal`ed file depends on besides its own identity."""
-    import marshal
-    import sys
-    return [marshal.version, list(sys.version_info[:2])]
+def load_lifecycle_cached(data: bytes, blob: str, source: str,
+                          cache_dir: str | None) -> Lifecycle:
+    """`load_lifecycle` of a committed or staged blob, kept by the blob's hash (an edited one is
+    a miss): read back from its plain form, it skips both the PyYAML import and the checks."""
+    from gitstate import __version__
+    from gitstate.law.lifecycle import Lifecycle
+
+    name = f"lifecycle-{blob}.bin"   # `marshal`: no `json` import on the hook's path
+    identity = [13, __version__]   # 13: the plain form of the one declaration (heartbeat states)
+    saved = load(cache_dir, name, identity, binary=True)
+    if saved is not None:
+        try:
+            return Lifecycle.from_plain(saved["lifecycle"], source=saved["source"])
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+            pass  # damaged: rebuilt below
+    from gitstate.law.load import read_lifecycle  # the checks too: only on a miss
+    lc = read_lifecycle(data, source)
+    store(cache_dir, name, identity, {"lifecycle": lc.as_plain(), "source": lc.source},
+          binary=True)
+    return lc

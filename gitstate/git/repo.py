@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from gitstate.errors import GitstateError, InvalidFile, NotManaged
-from gitstate.git.lifecycle_cache import load_lifecycle_cached
+from gitstate.git.cache import load_lifecycle_cached
 from gitstate.git.runner import Git
 from gitstate.law import statefile
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle

@@ -5,14 +5,14 @@ over time from it, and a later read takes only the commits since.
 One `git log --raw` of the state files' folder names each changed file's blob; one `cat-file
 --batch` of those blobs (by id: no tree walked per commit) gives their text; only the line
 `context_pct:` of each front matter is read, by the same flat YAML reader as the rest. It is
-read on from its tip as `kept.py` says.
+read on from its tip as `git/cache.py` says.
 """
 
 from __future__ import annotations
 
 from gitstate import __version__
+from gitstate.git.cache import read_on
 from gitstate.git.runner import Git
-from gitstate.history.kept import read_on
 
 NAME = "contexts.json"
 FORMAT = 2   # 2: read along the first-parent line

@@ -1,14 +1,14 @@
 """Every hand-over of a role (`Role-transfer: ROLE -> TO`, the one commit that touches two
 agents), kept under `.git/gitstate` keyed by the tip it was read to, so that the viewer puts
 hand-overs on timelines without a walk of the whole history each time; a later read takes
-only the commits since, as `kept.py` says.
+only the commits since, as `git/cache.py` says.
 """
 
 from __future__ import annotations
 
 from gitstate import __version__
+from gitstate.git.cache import read_on
 from gitstate.git.runner import Git
-from gitstate.history.kept import read_on
 from gitstate.law.grammar import parse_message
 from gitstate.law.rules import role_transfer
 

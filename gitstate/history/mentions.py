@@ -1,6 +1,6 @@
 """Every message of the history (a commit that mentions `@ID` or `@ALL` besides its own
 prefix), kept under `.git/gitstate` keyed by the tip it was read up to: a later inbox reads
-only the commits since (`kept.py`), so a warm inbox costs no walk of the whole history.
+only the commits since (`git/cache.py`), so a warm inbox costs no walk of the whole history.
 
 The first read parses every commit with an `@` once (git filters on `-F --grep=@`); after
 that, `git log TIP..HEAD` gives the new ones. A history that no longer contains the saved tip
@@ -18,8 +18,8 @@ import marshal
 from collections.abc import Iterator
 
 from gitstate import __version__
+from gitstate.git.cache import Grouped, asked, listed, read_on
 from gitstate.git.runner import Git
-from gitstate.history.kept import Grouped, asked, listed, read_on
 from gitstate.law.grammar import parse_message
 
 NAME = "mentions"

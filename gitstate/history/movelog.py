@@ -1,5 +1,5 @@
 """Every move of the history, as `gitstate log` prints it, kept under `.git/gitstate` keyed by
-the tip it was read to: a later `log` reads only the commits since (`kept.py`).
+the tip it was read to: a later `log` reads only the commits since (`git/cache.py`).
 
 Each move is [sha, time, author, agent, from, to, text], in the order `log` prints them
 (oldest first, along the first-parent line: the lifecycle's line). New commits on the line
@@ -20,9 +20,10 @@ import array
 import marshal
 
 from gitstate import __version__
+from gitstate.git.cache import Grouped, asked, listed, part, read_on
+from gitstate.git.repo import on_first_parent_line
 from gitstate.git.runner import Git
 from gitstate.history.fold import newest_events, tag_events
-from gitstate.history.kept import Grouped, asked, listed, part, read_on
 
 NAME = "moves"
 FORMAT = 4   # 4: the moves of the first-parent line alone
@@ -88,7 +89,7 @@ def _kept(git: Git, lc, head: str, cache_dir: str | None, fresh: bool) -> dict |
     return read_on(git, cache_dir, NAME, [FORMAT, __version__, list(lc.accept), lc.state_file],
                    head, valid=_valid, anew=lambda tip: _pack(git, lc, tip, None, cache_dir),
                    onward=lambda saved, revs: _pack(git, lc, revs, saved, cache_dir),
-                   parted=True, linear=True, fresh=fresh)
+                   parted=True, linear=on_first_parent_line, fresh=fresh)
 
 
 def _valid(saved: dict) -> bool:

@@ -31,7 +31,7 @@ from __future__ import annotations
 from gitstate import __version__
 from gitstate.errors import GitstateError
 from gitstate.git import cache
-from gitstate.git.lifecycle_cache import load_lifecycle_cached
+from gitstate.git.cache import load_lifecycle_cached
 from gitstate.git.repo import on_first_parent_line
 from gitstate.git.runner import Git
 from gitstate.history.commits import Commit, parse_commit_object, read_commits

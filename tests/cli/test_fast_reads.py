@@ -351,7 +351,7 @@ def test_a_view_in_text_loads_no_more_than_it_needs(team):
              "code = run(sys.argv[1:])\n"
              "sys.stdout = out\n"
              "loaded = [m for m in ('click', 'gitstate.history.verify', 'pathlib', 'json',"
-             " 'tempfile', 'yaml') if m in sys.modules]\n"
+             " 'tempfile', 'yaml', 'sqlite3') if m in sys.modules]\n"
              "print(code, *loaded)\n")
     for args in (["roster"], ["vacancies"], ["status", "alice"], ["situations", "--no-sqlite"]):
         assert gitstate(team, *args).returncode == 0         # warm: the caches are written

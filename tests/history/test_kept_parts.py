@@ -1,5 +1,5 @@
-"""The moves and messages kept under .git/gitstate as folders of parts (`git/cache.py`,
-`history/kept.py`): the sealed index holds where each agent's part lies and the keyed hash of
+"""The moves and messages kept under .git/gitstate as folders of parts (`git/cache.py`):
+the sealed index holds where each agent's part lies and the keyed hash of
 its bytes; a part that is torn, edited or missing is never believed (the folder is read again
 from nothing); new commits write only the parts they touch, into one new pack; a pack an
 index stops naming stays for one more write, so that a reader holding that index still finds
@@ -65,7 +65,7 @@ def files(repo: Path, name: str) -> set[str]:
 
 def each_part_reads_back(repo: Path, name: str) -> bool:
     cache._KEY = None
-    return all(cache.part(str(repo / ".git" / "gitstate"), name, where) is not None
+    return all(cache._read_part(str(repo / ".git" / "gitstate"), name, where) is not None
                for where in parts(repo, name).values())
 
 
@@ -126,8 +126,8 @@ def test_packs_hold_at_most_twice_what_their_index_names(tmp_path, monkeypatch):
 
     def write(changed: dict) -> dict:
         nonlocal kept
-        cache.store_parts(where, "kept", identity, {"tip": "x"}, changed, kept)
-        kept = cache.load_parts(where, "kept", identity)
+        cache._store_parts(where, "kept", identity, {"tip": "x"}, changed, kept)
+        kept = cache._saved(where, "kept", identity, lambda _: True, True)
         assert kept is not None
         held, named = sum(kept["packs"].values()), sum(w[2] for w in kept["parts"].values())
         assert held <= 2 * named
@@ -137,7 +137,7 @@ def test_packs_hold_at_most_twice_what_their_index_names(tmp_path, monkeypatch):
     assert len(write({"big": b"z" * 1000})["packs"]) == 2    # the old bytes stay beside small
     first = write({"big": None})                            # twice what is named: one pack
     assert list(first["packs"].values()) == [10]
-    assert cache.part(where, "kept", first["parts"]["small"]) == b"y" * 10
+    assert cache._read_part(where, "kept", first["parts"]["small"]) == b"y" * 10
     assert len(list((tmp_path / "kept").glob("*.pack"))) == 3  # the others go one write later
     write({"small": b"w" * 10})
     assert {p.name for p in (tmp_path / "kept").glob("*.pack")} == \
@@ -163,7 +163,7 @@ def test_messages_to_one_agent_are_its_part_and_alls(team):
 def test_a_read_from_nothing_held_marshalled_as_it_goes_equals_a_read_of_history(team,
                                                                                  monkeypatch,
                                                                                  merged):
-    from gitstate.history.kept import Grouped
+    from gitstate.git.cache import Grouped
     if merged:                   # a merge: the moves are held whole, for their own lines
         git(team, "branch", "side")
         walk(team, "bob", "inbox")
