@@ -247,11 +247,7 @@ def number_instances(records: list[dict]) -> None:
     """Instances of a role numbered in the order they were born (architect #1, #2, ...): by
     the order of their first commits in history, so that agents born in one second keep
     their numbers whatever their names."""
-    by_role: dict[str, list[dict]] = {}
-    for r in records:
-        if r.get("role"):
-            by_role.setdefault(r["role"], []).append(r)
-    for holders in by_role.values():
+    for holders in _by_role(records).values():
         holders.sort(key=lambda r: (r.get("born", 0), r["first_commit_at"] or "",
                                     r["agent"]))
         for i, r in enumerate(holders, start=1):
@@ -269,35 +265,37 @@ def roster_view(records: list[dict]) -> dict:
     return out
 
 
-def vacancies(records: list[dict], lc: Lifecycle) -> list[dict]:
-    """Roles with no living holder: vacant after a holder froze or died, or never filled."""
-    holders: dict[str, list[dict]] = {}
+def _by_role(records: list[dict]) -> dict[str, list[dict]]:
+    """role -> the rows of its holders, in the order of `records`."""
+    by_role: dict[str, list[dict]] = {}
     for r in records:
         if r.get("role"):
-            holders.setdefault(r["role"], []).append(r)
+            by_role.setdefault(r["role"], []).append(r)
+    return by_role
+
+
+def vacancies(records: list[dict], lc: Lifecycle) -> list[dict]:
+    """Roles with no living holder: vacant after a holder froze or died, or never filled."""
+    holders = _by_role(records)
     roles = list(lc.roles) + sorted(r for r in holders if r not in lc.roles)
-    out: list[dict] = []
-    for role in roles:
-        held = holders.get(role, [])
-        if any(h["roster"] == "living" for h in held):
-            continue
-        mandate = lc.roles[role].mandate if role in lc.roles else None
-        if not held:
-            out.append({"role": role, "status": "unfilled", "mandate": mandate,
-                        "last_holder": None, "since": None, "since_commit": None,
-                        "frozen_holders": []})
-            continue
-        # the holder whose state began last in history (not by clock: one second may hold
-        # several moves, and clocks differ between clones)
-        last = max(held, key=lambda h: (h.get("entered_order") or 0,
-                                        h["in_state_since"] or ""))
-        out.append({"role": role, "status": "vacant", "mandate": mandate,
-                    "last_holder": last["agent"], "last_holder_state": last["state"],
-                    "since": last["in_state_since"],
-                    "since_commit": last["in_state_since_commit"],
-                    "frozen_holders": sorted(h["agent"] for h in held
-                                             if h["roster"] == "frozen")})
-    return out
+    return [_vacancy(role, holders.get(role, []),
+                     lc.roles[role].mandate if role in lc.roles else None)
+            for role in roles
+            if not any(h["roster"] == "living" for h in holders.get(role, []))]
+
+
+def _vacancy(role: str, held: list[dict], mandate: str | None) -> dict:
+    """A role without a living holder, whose holders (frozen or dead) were `held`."""
+    if not held:
+        return {"role": role, "status": "unfilled", "mandate": mandate, "last_holder": None,
+                "since": None, "since_commit": None, "frozen_holders": []}
+    # the holder whose state began last in history (not by clock: one second may hold
+    # several moves, and clocks differ between clones)
+    last = max(held, key=lambda h: (h.get("entered_order") or 0, h["in_state_since"] or ""))
+    return {"role": role, "status": "vacant", "mandate": mandate,
+            "last_holder": last["agent"], "last_holder_state": last["state"],
+            "since": last["in_state_since"], "since_commit": last["in_state_since_commit"],
+            "frozen_holders": sorted(h["agent"] for h in held if h["roster"] == "frozen")}
 
 
 def vacancy_notice(v: dict) -> str:
