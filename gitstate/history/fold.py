@@ -159,25 +159,21 @@ class RosterRow(Record):
     project: str | None = field(None, about="the project it works in")
     parent: str | None = field(None, about="the agent that spawned it")
     depth: int | None = field(None, about="how many parents it has above it")
-    last_read_commit: str | None = field(
-        None, about="the commit up to which it has read its inbox")
+    last_read_commit: str | None = field(None, about="the commit up to which it has read its inbox")
     freeze_state: str | None = field(None, about="its freeze-state file (frozen agents)")
     final_summary: str | None = field(None, about="what it said when it ended (dead agents)")
     task: str | None = field(None, about="the task it was given")
     instructions: str | None = field(None, about="instructions it was given")
     started: str | None = field(None, about="when it was born, as its state file says")
     ended: str | None = field(None, about="when it ended, as its state file says")
-    born: int | None = field(
-        None, about="order of birth in history (instances are numbered by it)")
+    born: int | None = field(None, about="order of birth in history (instances are numbered by it)")
     first_commit: str | None = field(None, about="its first state commit")
-    first_commit_at: str | None = field(
-        None, about="when that commit was made (ISO 8601, UTC)")
+    first_commit_at: str | None = field(None, about="when that commit was made (ISO 8601, UTC)")
     last_commit: str | None = field(None, about="its latest state commit")
     last_commit_at: str | None = field(None, about="when that commit was made (ISO 8601, UTC)")
     in_state_since: str | None = field(None, about="when it entered its state (ISO 8601, UTC)")
     in_state_since_commit: str | None = field(None, about="the commit of that move")
-    entered_order: int | None = field(
-        None, about="place in history of the move into this state")
+    entered_order: int | None = field(None, about="place in history of the move into this state")
     seconds_in_state: int | None = field(
         None, about="seconds since it entered its state (to the commit read, or now)")
     instance: int | None = field(
