@@ -20,10 +20,19 @@ def _details(links: Links, r: dict) -> Safe:
                                     d=duration(seconds) if seconds is not None else "—",
                                     t=time_tag(r.get("in_state_since")),
                                     sha=links.commit(sha_of(r.get("in_state_since_commit")))))]
-    for key, label in (("thread", "Thread"), ("summary", "Summary"),
-                       ("final_summary", "Final summary"), ("problem", "Problem")):
-        if r.get(key):
-            rows.append((label, r[key]))
+    rows += _known(links, r)
+    rows.append(("State file", render("<code>{p}</code>", p=r.get("path") or "?")))
+    return render('<dl class="details">{items}</dl>',
+                  items=join(render('<div><dt>{k}</dt><dd>{v}</dd></div>', k=k, v=v)
+                             for k, v in rows))
+
+
+def _known(links: Links, r: dict) -> list[tuple[str, object]]:
+    """The details the row holds only for some agents: (label, value) of each it has."""
+    rows: list[tuple[str, object]] = [
+        (label, r[key]) for key, label in (("thread", "Thread"), ("summary", "Summary"),
+                                           ("final_summary", "Final summary"),
+                                           ("problem", "Problem")) if r.get(key)]
     if r.get("parent"):
         rows.append(("Parent", agent_link(links, r["parent"])))
     if r.get("depth") is not None:
@@ -36,10 +45,7 @@ def _details(links: Links, r: dict) -> Safe:
         rows.append(("Last state commit", render("{t}, commit {sha}",
                                                  t=time_tag(r.get("last_commit_at")),
                                                  sha=links.commit(sha_of(last)))))
-    rows.append(("State file", render("<code>{p}</code>", p=r.get("path") or "?")))
-    return render('<dl class="details">{items}</dl>',
-                  items=join(render('<div><dt>{k}</dt><dd>{v}</dd></div>', k=k, v=v)
-                             for k, v in rows))
+    return rows
 
 
 def _timeline(links: Links, agent: str, moves: list[dict], transfers: list[dict],
