@@ -12,7 +12,7 @@ from gitstate.git.runner import Git
 from gitstate.law import statefile
 from gitstate.law.grammar import subject_tag
 from gitstate.law.lifecycle import Lifecycle
-from gitstate.law.record import Record
+from gitstate.law.record import Record, field
 from gitstate.law.times import iso
 
 TYPE_CHECKING = False  # as in git/runner.py: typing is not imported on the hook path
@@ -136,29 +136,68 @@ def track_from_plain(p: list) -> AgentTrack:
 # Views
 
 
-class _Front:
-    """Front matter as a mapping, with the accessors a StateDoc has."""
-
-    def __init__(self, front: dict):
-        self.front = front
-        self.state = front.get("state")
-
-    def get(self, key: str, default=None):
-        return self.front.get(key, default)
-
-
 ROSTER_GROUPS = {"living": "living", "frozen": "freezer", "dead": "cemetery"}
+
+
+class RosterRow(Record):
+    """One agent in the roster."""
+    # declared once: `agent_record` builds the row (a dict, ready for JSON) from it, and
+    # gitstate.schema describes `status`'s and `roster`'s models from it
+    agent: str = field(about="the agent's id")
+    path: str = field(about="its state file")
+    state: str | None = field(about="its state (null when the state file could not be read)")
+    roster: str | None = field(about="the roster of its state: living, frozen or dead")
+    role: str | None = field(None, about="the role it holds")
+    model: str | None = field(None, about="the model it runs on, as its state file says")
+    context_pct: float | None = field(None, about="how full its context window is, in percent "
+                                      "(always a number, or null when unknown)")
+    phase: str = field("unknown", about="its mortality phase by context_pct: young, midlife, "
+                       "legacy, urgent or unknown")
+    thread: str | None = field(None, about="what it is working on")
+    summary: str | None = field(None, about="its latest summary")
+    person: str | None = field(None, about="the person it works for")
+    project: str | None = field(None, about="the project it works in")
+    parent: str | None = field(None, about="the agent that spawned it")
+    depth: int | None = field(None, about="how many parents it has above it")
+    last_read_commit: str | None = field(None, about="the commit up to which it has read its inbox")
+    freeze_state: str | None = field(None, about="its freeze-state file (frozen agents)")
+    final_summary: str | None = field(None, about="what it said when it ended (dead agents)")
+    task: str | None = field(None, about="the task it was given")
+    instructions: str | None = field(None, about="instructions it was given")
+    started: str | None = field(None, about="when it was born, as its state file says")
+    ended: str | None = field(None, about="when it ended, as its state file says")
+    born: int | None = field(None, about="order of birth in history (instances are numbered by it)")
+    first_commit: str | None = field(None, about="its first state commit")
+    first_commit_at: str | None = field(None, about="when that commit was made (ISO 8601, UTC)")
+    last_commit: str | None = field(None, about="its latest state commit")
+    last_commit_at: str | None = field(None, about="when that commit was made (ISO 8601, UTC)")
+    in_state_since: str | None = field(None, about="when it entered its state (ISO 8601, UTC)")
+    in_state_since_commit: str | None = field(None, about="the commit of that move")
+    entered_order: int | None = field(None, about="place in history of the move into this state")
+    seconds_in_state: int | None = field(
+        None, about="seconds since it entered its state (to the commit read, or now)")
+    instance: int | None = field(
+        None, about="its number among the holders of its role, in order of birth")
+    problem: str | None = field(None, about="why its state file could not be read")
+
+    # keys a row holds only when they are known: the others it always holds, in this order
+    _sometimes = ("person", "project", "parent", "depth", "last_read_commit", "freeze_state",
+                  "final_summary", "task", "instructions", "started", "ended", "born",
+                  "entered_order", "instance")
+    # the keys read as text from the state file
+    _text = ("role", "model", "thread", "summary", "person", "project", "parent", "task",
+             "instructions", "started", "ended")
+
+
+_BLANK = {k: RosterRow._defaults.get(k) for k in RosterRow._fields
+          if k not in RosterRow._sometimes}
 
 
 def agent_record(agent: str, path: str, front: dict | None, problem: str | None,
                  track: AgentTrack | None, lc: Lifecycle, now: int) -> dict:
-    """One roster entry: the state file's front matter at the revision (None if it could not
-    be read, for `problem`), with what the tag timeline adds."""
-    rec: dict = {"agent": agent, "path": path, "state": None, "roster": None, "role": None,
-                 "model": None, "context_pct": None, "phase": "unknown", "thread": None,
-                 "summary": None, "first_commit": None, "first_commit_at": None,
-                 "last_commit": None, "last_commit_at": None, "in_state_since": None,
-                 "in_state_since_commit": None, "seconds_in_state": None, "problem": None}
+    """One roster entry (`RosterRow`): the state file's front matter at the revision (None if
+    it could not be read, for `problem`), with what the tag timeline adds."""
+    rec = dict(_BLANK, agent=agent, path=path)
     if track is not None:
         rec["first_commit"], rec["first_commit_at"] = track.first[0], iso(track.first[1])
         rec["born"] = track.born
@@ -169,43 +208,42 @@ def agent_record(agent: str, path: str, front: dict | None, problem: str | None,
             rec["state"] = track.tag
             rec["roster"] = lc.roster_of(track.tag)
         return rec
-    doc = _Front(front)
-    state = doc.state if isinstance(doc.state, str) else None
-    rec["state"] = state
-    rec["roster"] = lc.roster_of(state) if state else None
-    if state and state not in lc.states:
-        rec["problem"] = f"'{state}' is not a state of lifecycle '{lc.name}'"
-    for key in ("role", "model", "thread", "summary", "person", "project", "parent", "task",
-                "instructions", "started", "ended"):
-        rec[key] = statefile.as_text(doc.get(key))
-    pct = doc.get("context_pct")
-    if isinstance(pct, (int, float)) and not isinstance(pct, bool):
-        rec["context_pct"] = float(pct)
-        rec["phase"] = lc.mortality.phase(pct)
-    depth = doc.get("depth")
-    rec["depth"] = depth if isinstance(depth, int) and not isinstance(depth, bool) else None
-    rec["last_read_commit"] = statefile.as_text(doc.get("last_read_commit"))
-    if rec["roster"] == "frozen":
-        rec["freeze_state"] = statefile.as_text(doc.get("freeze_state"))
-    if rec["roster"] == "dead":
-        rec["final_summary"] = statefile.as_text(doc.get("final_summary"))
+    _read_front(rec, front, lc)
     if track is not None:
-        since = track.entered if track.tag == state else track.last
+        since = track.entered if track.tag == rec["state"] else track.last
         rec["in_state_since"], rec["in_state_since_commit"] = iso(since[1]), since[0]
         rec["entered_order"] = since[2] if len(since) > 2 else None
         rec["seconds_in_state"] = max(0, now - since[1])
     return rec
 
 
+def _read_front(rec: dict, front: dict, lc: Lifecycle) -> None:
+    """What the state file's front matter says, into the row `rec`."""
+    state = front.get("state")
+    state = rec["state"] = state if isinstance(state, str) else None
+    rec["roster"] = lc.roster_of(state) if state else None
+    if state and state not in lc.states:
+        rec["problem"] = f"'{state}' is not a state of lifecycle '{lc.name}'"
+    for key in RosterRow._text:
+        rec[key] = statefile.as_text(front.get(key))
+    pct = front.get("context_pct")
+    if isinstance(pct, (int, float)) and not isinstance(pct, bool):
+        rec["context_pct"] = float(pct)
+        rec["phase"] = lc.mortality.phase(pct)
+    depth = front.get("depth")
+    rec["depth"] = depth if isinstance(depth, int) and not isinstance(depth, bool) else None
+    rec["last_read_commit"] = statefile.as_text(front.get("last_read_commit"))
+    if rec["roster"] == "frozen":
+        rec["freeze_state"] = statefile.as_text(front.get("freeze_state"))
+    if rec["roster"] == "dead":
+        rec["final_summary"] = statefile.as_text(front.get("final_summary"))
+
+
 def number_instances(records: list[dict]) -> None:
     """Instances of a role numbered in the order they were born (architect #1, #2, ...): by
     the order of their first commits in history, so that agents born in one second keep
     their numbers whatever their names."""
-    by_role: dict[str, list[dict]] = {}
-    for r in records:
-        if r.get("role"):
-            by_role.setdefault(r["role"], []).append(r)
-    for holders in by_role.values():
+    for holders in _by_role(records).values():
         holders.sort(key=lambda r: (r.get("born", 0), r["first_commit_at"] or "",
                                     r["agent"]))
         for i, r in enumerate(holders, start=1):
@@ -223,35 +261,37 @@ def roster_view(records: list[dict]) -> dict:
     return out
 
 
-def vacancies(records: list[dict], lc: Lifecycle) -> list[dict]:
-    """Roles with no living holder: vacant after a holder froze or died, or never filled."""
-    holders: dict[str, list[dict]] = {}
+def _by_role(records: list[dict]) -> dict[str, list[dict]]:
+    """role -> the rows of its holders, in the order of `records`."""
+    by_role: dict[str, list[dict]] = {}
     for r in records:
         if r.get("role"):
-            holders.setdefault(r["role"], []).append(r)
+            by_role.setdefault(r["role"], []).append(r)
+    return by_role
+
+
+def vacancies(records: list[dict], lc: Lifecycle) -> list[dict]:
+    """Roles with no living holder: vacant after a holder froze or died, or never filled."""
+    holders = _by_role(records)
     roles = list(lc.roles) + sorted(r for r in holders if r not in lc.roles)
-    out: list[dict] = []
-    for role in roles:
-        held = holders.get(role, [])
-        if any(h["roster"] == "living" for h in held):
-            continue
-        mandate = lc.roles[role].mandate if role in lc.roles else None
-        if not held:
-            out.append({"role": role, "status": "unfilled", "mandate": mandate,
-                        "last_holder": None, "since": None, "since_commit": None,
-                        "frozen_holders": []})
-            continue
-        # the holder whose state began last in history (not by clock: one second may hold
-        # several moves, and clocks differ between clones)
-        last = max(held, key=lambda h: (h.get("entered_order") or 0,
-                                        h["in_state_since"] or ""))
-        out.append({"role": role, "status": "vacant", "mandate": mandate,
-                    "last_holder": last["agent"], "last_holder_state": last["state"],
-                    "since": last["in_state_since"],
-                    "since_commit": last["in_state_since_commit"],
-                    "frozen_holders": sorted(h["agent"] for h in held
-                                             if h["roster"] == "frozen")})
-    return out
+    return [_vacancy(role, holders.get(role, []),
+                     lc.roles[role].mandate if role in lc.roles else None)
+            for role in roles
+            if not any(h["roster"] == "living" for h in holders.get(role, []))]
+
+
+def _vacancy(role: str, held: list[dict], mandate: str | None) -> dict:
+    """A role without a living holder, whose holders (frozen or dead) were `held`."""
+    if not held:
+        return {"role": role, "status": "unfilled", "mandate": mandate, "last_holder": None,
+                "since": None, "since_commit": None, "frozen_holders": []}
+    # the holder whose state began last in history (not by clock: one second may hold
+    # several moves, and clocks differ between clones)
+    last = max(held, key=lambda h: (h.get("entered_order") or 0, h["in_state_since"] or ""))
+    return {"role": role, "status": "vacant", "mandate": mandate,
+            "last_holder": last["agent"], "last_holder_state": last["state"],
+            "since": last["in_state_since"], "since_commit": last["in_state_since_commit"],
+            "frozen_holders": sorted(h["agent"] for h in held if h["roster"] == "frozen")}
 
 
 def vacancy_notice(v: dict) -> str:

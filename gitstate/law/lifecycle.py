@@ -10,6 +10,7 @@ import re
 from gitstate.law.events import RuntimeRule
 from gitstate.law.patterns import glob as _glob, parse_arrow, state_path_regex
 from gitstate.law.record import Record, field
+from gitstate.law.statekeys import DEFAULTS, KEYS
 
 TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ def is_law_path(path: str) -> bool:
 
 # `defaults`: fields a new agent's state file starts with unless `spawn` is told otherwise
 # (e.g. person, project); never the ones gitstate itself sets at birth
-NOT_DEFAULTS = ("agent", "state", "parent", "depth", "updated", "key")
+NOT_DEFAULTS = tuple(k.name for k in KEYS if DEFAULTS not in k.by)   # law/statekeys.py
 OUTCOMES = ("success", "failure")
 
 # The lifecycle, declared once. Each record's fields are the keys of its part of

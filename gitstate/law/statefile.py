@@ -14,6 +14,7 @@ from gitstate.law import limits
 from gitstate.law.flatyaml import load_flat
 from gitstate.law.grammar import is_valid_id
 from gitstate.law.record import Record
+from gitstate.law.statekeys import KEYS
 
 TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
 if TYPE_CHECKING:
@@ -136,7 +137,8 @@ def parse_bytes(data: bytes, path: str) -> StateDoc:
 
 
 # ---------------------------------------------------------------------------------------
-# Known keys and their types. One table serves the hooks, `check` and the writers.
+# Known keys and their types (law/statekeys.py). One table serves the hooks, `check` and
+# the writers.
 
 
 def _text(v: Any) -> str | None:
@@ -186,30 +188,12 @@ def _public_key(v: Any) -> str | None:
     return None if ok else "must be an SSH public key ('ssh-ed25519 AAAA...')"
 
 
+_CHECKS: dict[str, Callable[[Any], str | None]] = {
+    "id": _id, "name": _name, "text": _text, "count": _count, "percent": _percent,
+    "commit": _commit, "path": _relpath, "public-key": _public_key}
+# each typed key of the table (law/statekeys.py) -> the check of its type
 FIELDS: dict[str, Callable[[Any], str | None]] = {
-    "agent": _id,
-    "state": _name,
-    "role": _name,
-    "model": _text,
-    "person": _text,
-    "project": _text,
-    "parent": _id,
-    "depth": _count,
-    "thread": _text,
-    "context_pct": _percent,
-    "summary": _text,
-    "last_read_commit": _commit,
-    "freeze_state": _relpath,
-    "final_summary": _text,
-    "updated": _text,
-    "pid": _count,
-    "host": _text,
-    "worktree": _text,         # the work tree the agent's runtime session works in
-    "max_tokens": _count,      # era: deep_work's token budget
-    "tokens": _count,          # the tokens the agent's session has used, as measured
-    "stopped": _text,          # how `gitstate shutdown` ended the agent's process
-    "key": _public_key,
-}
+    k.name: _CHECKS[k.type] for k in KEYS if k.type is not None}
 REQUIRED = ("agent", "state")
 
 

@@ -9,9 +9,10 @@ from typing import Any
 
 from gitstate.errors import InvalidFile, UsageError
 from gitstate.law import yamlio
+from gitstate.law.statekeys import KEYS, NUMBERS, SET
 
 _SET_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
-PROTECTED_KEYS = {"agent": "it is the agent's id", "state": "name the state as the STATE argument"}
+PROTECTED_KEYS = {k.name: k.refused for k in KEYS if SET not in k.by}   # key -> why not
 
 
 def now_iso(precise: bool = False) -> str:
@@ -42,7 +43,7 @@ def parse_sets(pairs: tuple[str, ...] | list[str]) -> dict[str, Any]:
     return out
 
 
-NUMERIC_KEYS = frozenset({"context_pct", "depth", "pid", "max_tokens", "tokens"})
+NUMERIC_KEYS = frozenset(k.name for k in KEYS if k.type in NUMBERS)
 
 
 def _read_value(raw: str, key: str) -> Any:

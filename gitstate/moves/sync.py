@@ -36,6 +36,7 @@ from gitstate.git.threeway import CannotApply, cherry_tree, tree_of
 from gitstate.git.upstream import Upstream, upstream_of
 from gitstate.law import statefile
 from gitstate.law.grammar import parse_message
+from gitstate.law.statekeys import KEYS, MOVE
 from gitstate.moves import agent as moves
 from gitstate.moves.landing import push_move
 from gitstate.moves.unlanded import (
@@ -55,7 +56,7 @@ _WAITING = (("rebase-merge", "a rebase", ("rebase", "--abort")),
             ("MERGE_HEAD", "a merge", ("merge", "--abort")),
             ("CHERRY_PICK_HEAD", "a cherry-pick", ("cherry-pick", "--abort")),
             ("REVERT_HEAD", "a revert", ("revert", "--abort")))
-_KEYS_THE_MOVE_SETS = ("state", "updated", "ended")
+_KEYS_THE_MOVE_SETS = tuple(k.name for k in KEYS if MOVE in k.by)   # law/statekeys.py
 
 
 class CannotReplay(Exception):

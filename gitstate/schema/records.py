@@ -1,12 +1,18 @@
 """The base every model shares (an exact record, each field described), and the records
-several outputs hold: an agent's status and roster entry.
+several outputs hold: an agent's status and roster entry (described from the row's one
+declaration, `gitstate.history.fold.RosterRow`).
 
 Times are ISO 8601 strings in UTC (`2026-11-22T03:46:05Z`, `gitstate.law.times.iso`); a commit
 is its full id in a key of its own. A field's description is the docstring under it."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from gitstate.history import fold
+from gitstate.law import record as law_record
 
 
 class Record(BaseModel):
@@ -15,24 +21,29 @@ class Record(BaseModel):
                               use_attribute_docstrings=True)
 
 
-class Agent(Record):
-    """What `status` and the roster both say of an agent."""
-    agent: str
-    """the agent's id"""
-    path: str
-    """its state file"""
-    state: str | None
-    """its state (null when the state file could not be read)"""
-    roster: str | None
-    """the roster of its state: living, frozen or dead"""
-    role: str | None = None
-    """the role it holds"""
-    model: str | None = None
-    """the model it runs on, as its state file says"""
-    context_pct: float | None = None
-    """how full its context window is, in percent (always a number, or null when unknown)"""
-    phase: str = "unknown"
-    """its mortality phase by context_pct: young, midlife, legacy, urgent or unknown"""
+def declared(record: type[law_record.Record], name: str, fields: tuple[str, ...], *,
+             base: type[Record] = Record, doc: str | None = None) -> Any:
+    """The pydantic model of `fields` of a law record (`gitstate.law.record`), each with the
+    default and the description it is declared with (a field without a default is
+    required)."""
+    from pydantic import create_model
+    hints, defaults = record.__annotations__, record._defaults
+    described: dict[str, Any] = {   # eval: an annotation of gitstate's own, never input
+        f: (eval(hints[f], {}), Field(defaults.get(f, ...), description=record._about[f]))
+        for f in fields}
+    return create_model(name, __base__=base, __doc__=doc or record.__doc__, **described)
+
+
+# Described from the roster row as history/fold.py declares it; mypy checks them as the base.
+if TYPE_CHECKING:
+    Agent = Record
+    RosterRow = Record
+else:
+    _AGENT = fold.RosterRow._fields[:8]   # agent, path, state, ... phase: status's too
+    Agent = declared(fold.RosterRow, "Agent", _AGENT,
+                     doc="What `status` and the roster both say of an agent.")
+    RosterRow = declared(fold.RosterRow, "RosterRow", tuple(
+        f for f in fold.RosterRow._fields if f not in _AGENT), base=Agent)
 
 
 class AgentStatus(Agent):
@@ -53,58 +64,6 @@ class AgentStatusAt(AgentStatus):
     """`status AGENT`: one agent's status, and the commit it was read at."""
     commit: str | None
     """the commit the status was read at (HEAD, or `--at`)"""
-
-
-class RosterRow(Agent):
-    """One agent in the roster."""
-    thread: str | None = None
-    """what it is working on"""
-    summary: str | None = None
-    """its latest summary"""
-    person: str | None = None
-    """the person it works for"""
-    project: str | None = None
-    """the project it works in"""
-    parent: str | None = None
-    """the agent that spawned it"""
-    depth: int | None = None
-    """how many parents it has above it"""
-    last_read_commit: str | None = None
-    """the commit up to which it has read its inbox"""
-    freeze_state: str | None = None
-    """its freeze-state file (frozen agents)"""
-    final_summary: str | None = None
-    """what it said when it ended (dead agents)"""
-    task: str | None = None
-    """the task it was given"""
-    instructions: str | None = None
-    """instructions it was given"""
-    started: str | None = None
-    """when it was born, as its state file says"""
-    ended: str | None = None
-    """when it ended, as its state file says"""
-    born: int | None = None
-    """order of birth in history (instances are numbered by it)"""
-    first_commit: str | None = None
-    """its first state commit"""
-    first_commit_at: str | None = None
-    """when that commit was made (ISO 8601, UTC)"""
-    last_commit: str | None = None
-    """its latest state commit"""
-    last_commit_at: str | None = None
-    """when that commit was made (ISO 8601, UTC)"""
-    in_state_since: str | None = None
-    """when it entered its state (ISO 8601, UTC)"""
-    in_state_since_commit: str | None = None
-    """the commit of that move"""
-    entered_order: int | None = None
-    """place in history of the move into this state"""
-    seconds_in_state: int | None = None
-    """seconds since it entered its state (to the commit read, or now)"""
-    instance: int | None = None
-    """its number among the holders of its role, in order of birth"""
-    problem: str | None = None
-    """why its state file could not be read"""
 
 
 class Waiting(Record):

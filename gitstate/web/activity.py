@@ -3,6 +3,7 @@ agents stood in each state over time, the parent/child tree, and one move's diff
 
 from __future__ import annotations
 
+from gitstate.web.data import rows
 from gitstate.web.html import Safe, join, render, time_tag
 from gitstate.web.layout import Links
 from gitstate.web.pages import agent_link
@@ -51,8 +52,7 @@ def team_body(series: dict, lc) -> Safe:
 
 def tree_body(links: Links, view: dict) -> Safe:
     """Who spawned whom: each agent under its parent (registry's depth), with its state."""
-    records = {r["agent"]: r for key in ("living", "freezer", "cemetery", "unknown")
-               for r in view.get(key, [])}
+    records = {r["agent"]: r for r in rows(view)}
     children: dict[str | None, list[str]] = {}
     for a, r in sorted(records.items()):
         parent = r.get("parent")

@@ -20,10 +20,19 @@ def _details(links: Links, r: dict) -> Safe:
                                     d=duration(seconds) if seconds is not None else "—",
                                     t=time_tag(r.get("in_state_since")),
                                     sha=links.commit(sha_of(r.get("in_state_since_commit")))))]
-    for key, label in (("thread", "Thread"), ("summary", "Summary"),
-                       ("final_summary", "Final summary"), ("problem", "Problem")):
-        if r.get(key):
-            rows.append((label, r[key]))
+    rows += _known(links, r)
+    rows.append(("State file", render("<code>{p}</code>", p=r.get("path") or "?")))
+    return render('<dl class="details">{items}</dl>',
+                  items=join(render('<div><dt>{k}</dt><dd>{v}</dd></div>', k=k, v=v)
+                             for k, v in rows))
+
+
+def _known(links: Links, r: dict) -> list[tuple[str, object]]:
+    """The details the row holds only for some agents: (label, value) of each it has."""
+    rows: list[tuple[str, object]] = [
+        (label, r[key]) for key, label in (("thread", "Thread"), ("summary", "Summary"),
+                                           ("final_summary", "Final summary"),
+                                           ("problem", "Problem")) if r.get(key)]
     if r.get("parent"):
         rows.append(("Parent", agent_link(links, r["parent"])))
     if r.get("depth") is not None:
@@ -36,10 +45,7 @@ def _details(links: Links, r: dict) -> Safe:
         rows.append(("Last state commit", render("{t}, commit {sha}",
                                                  t=time_tag(r.get("last_commit_at")),
                                                  sha=links.commit(sha_of(last)))))
-    rows.append(("State file", render("<code>{p}</code>", p=r.get("path") or "?")))
-    return render('<dl class="details">{items}</dl>',
-                  items=join(render('<div><dt>{k}</dt><dd>{v}</dd></div>', k=k, v=v)
-                             for k, v in rows))
+    return rows
 
 
 def _timeline(links: Links, agent: str, moves: list[dict], transfers: list[dict],
@@ -50,26 +56,42 @@ def _timeline(links: Links, agent: str, moves: list[dict], transfers: list[dict]
         return render('<p class="empty">No tagged commits yet.</p>')
     pct = {c[2]: c[1] for c in context if len(c) > 2}
     handed = {t["commit"]: t for t in transfers}
-    rows: list[Safe] = []
-    for m in moves:
-        move = render("{a} → {b}", a=m["from"], b=m["to"]) if m["from"] \
-            else render("born in {b}", b=m["to"])
-        t = handed.get(m["commit"])
-        hand = render('<p class="handover-note">Role <strong>{r}</strong> handed from {f} to '
-                      '{to}</p>', r=t["role"], f=agent_link(links, t["from"]),
-                      to=agent_link(links, t["to"])) if t else Safe("")
-        diff = links.diff(m["commit"], agent)
-        rows.append(render('<tr><td data-label="When">{t}</td><th scope="row" data-label="Move">'
-                           '{move}</th><td data-label="Text" class="text">{text}{hand}</td>'
-                           '<td data-label="Context">{pct}</td>'
-                           '<td data-label="Commit">{sha}{diff}</td>'
-                           '<td data-label="Author">{author}</td></tr>', t=time_tag(m["time"]),
-                           move=move, text=m["text"] or "", hand=hand,
-                           pct=f"{pct[m['commit']]:g}%" if m["commit"] in pct else "—",
-                           sha=links.commit(m["commit"]),
-                           diff=render(' <a class="diff-link" href="{h}">diff</a>', h=diff)
-                           if diff else Safe(""), author=m["author"]))
-    received = []                 # a role received: the giver's commit, not this agent's move
+    rows = [_move_row(links, agent, m, pct, handed.get(m["commit"])) for m in moves]
+    for place, row in reversed(_received(links, agent, moves, transfers)):
+        rows.insert(place, row)
+    return render('<table class="timeline cards"><caption class="sr-only">Moves, '
+                  'oldest first</caption><thead><tr><th scope="col">When</th>'
+                  '<th scope="col">Move</th>'
+                  '<th scope="col">Text</th><th scope="col">Context</th>'
+                  '<th scope="col">Commit</th><th scope="col">Author'
+                  '</th></tr></thead><tbody>{rows}</tbody></table>', rows=join(rows))
+
+
+def _move_row(links: Links, agent: str, m: dict, pct: dict, t: dict | None) -> Safe:
+    """A move in words, with the hand-over `t` it made and the context it recorded."""
+    move = render("{a} → {b}", a=m["from"], b=m["to"]) if m["from"] \
+        else render("born in {b}", b=m["to"])
+    hand = render('<p class="handover-note">Role <strong>{r}</strong> handed from {f} to '
+                  '{to}</p>', r=t["role"], f=agent_link(links, t["from"]),
+                  to=agent_link(links, t["to"])) if t else Safe("")
+    diff = links.diff(m["commit"], agent)
+    return render('<tr><td data-label="When">{t}</td><th scope="row" data-label="Move">'
+                  '{move}</th><td data-label="Text" class="text">{text}{hand}</td>'
+                  '<td data-label="Context">{pct}</td>'
+                  '<td data-label="Commit">{sha}{diff}</td>'
+                  '<td data-label="Author">{author}</td></tr>', t=time_tag(m["time"]),
+                  move=move, text=m["text"] or "", hand=hand,
+                  pct=f"{pct[m['commit']]:g}%" if m["commit"] in pct else "—",
+                  sha=links.commit(m["commit"]),
+                  diff=render(' <a class="diff-link" href="{h}">diff</a>', h=diff)
+                  if diff else Safe(""), author=m["author"])
+
+
+def _received(links: Links, agent: str, moves: list[dict],
+              transfers: list[dict]) -> list[tuple[int, Safe]]:
+    """Each role the agent received (the giver's commit, not this agent's move), with the
+    place among its moves where it happened."""
+    received = []
     for t in transfers:
         if t["to"] == agent and t["from"] != agent:
             when = epoch(t["time"]) or 0
@@ -82,14 +104,7 @@ def _timeline(links: Links, agent: str, moves: list[dict], transfers: list[dict]
                 '<td data-label="Commit">{sha}</td><td data-label="Author"></td></tr>',
                 w=time_tag(t["time"]), r=t["role"], f=agent_link(links, t["from"]),
                 sha=links.commit(t["commit"]))))
-    for place, row in reversed(received):
-        rows.insert(place, row)
-    return render('<table class="timeline cards"><caption class="sr-only">Moves, '
-                  'oldest first</caption><thead><tr><th scope="col">When</th>'
-                  '<th scope="col">Move</th>'
-                  '<th scope="col">Text</th><th scope="col">Context</th>'
-                  '<th scope="col">Commit</th><th scope="col">Author'
-                  '</th></tr></thead><tbody>{rows}</tbody></table>', rows=join(rows))
+    return received
 
 
 def _inbox(links: Links, box: dict | None, error: str | None) -> Safe:

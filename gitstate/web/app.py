@@ -62,14 +62,58 @@ def create_app(repo: Managed, *, hosts: list[str] | None = None, follows: str | 
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
     from starlette.middleware.trustedhost import TrustedHostMiddleware
-    from starlette.responses import HTMLResponse, Response
-    from starlette.routing import Route
 
     viewer = Viewer(repo)
     viewer.follows = follows
-    static = {name: static_text(name) for name in STATIC}
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=hosts or LOCAL_HOSTS)]
+    return Starlette(routes=_routes(viewer), middleware=middleware)
 
-    def failure(request, exc: GitstateError, api: bool):
+
+def _routes(viewer: Viewer) -> list:
+    """Each page and each view's JSON, at its path."""
+    from starlette.routing import Route
+
+    from gitstate.web import documents as d
+    answers = _Answers(viewer)
+    html, api = answers.page, answers.json
+    return [
+        Route("/", html(lambda rq, ln: d.roster_page(viewer, ln, params=rq.query_params))),
+        Route("/feed", html(lambda rq, ln: d.feed_page(viewer, ln, page_no=_page_of(rq)))),
+        Route("/team", html(lambda rq, ln: d.team_page(viewer, ln))),
+        Route("/tree", html(lambda rq, ln: d.tree_page(viewer, ln))),
+        Route("/diff/{sha}/{agent}", html(lambda rq, ln: d.diff_page(
+            viewer, ln, rq.path_params["sha"], _agent_of(rq)))),
+        Route("/lifecycle", html(lambda rq, ln: d.lifecycle_page(viewer, ln))),
+        Route("/vacancies", html(lambda rq, ln: d.vacancies_page(viewer, ln))),
+        Route("/agent/{agent}", html(lambda rq, ln: d.agent_page(viewer, ln, _agent_of(rq)))),
+        Route("/static/{name}", _static_file({name: static_text(name) for name in STATIC})),
+        Route("/api/tip", api(lambda rq, at: {"commit": viewer.tip()})),
+        Route("/api/roster", api(lambda rq, at: viewer.roster(at))),
+        Route("/api/vacancies", api(lambda rq, at: viewer.vacancies(at))),
+        Route("/api/log", api(lambda rq, at: viewer.log(None, at))),
+        Route("/api/log/{agent}", api(lambda rq, at: viewer.log(_agent_of(rq), at))),
+        Route("/api/inbox/{agent}", api(lambda rq, at: viewer.inbox(_agent_of(rq), at))),
+        Route("/api/show/{agent}", api(lambda rq, at: viewer.show(_agent_of(rq), at))),
+        Route("/api/feed", api(lambda rq, at: viewer.feed(viewer.commit_at(at) or "",
+                                                          page=_page_of(rq))
+                               if viewer.commit_at(at) else [])),
+        Route("/api/team", api(lambda rq, at: team_json(viewer, viewer.commit_at(at)))),
+        Route("/api/diff/{sha}/{agent}", api(
+            lambda rq, at: viewer.diff(rq.path_params["sha"], _agent_of(rq)))),
+        Route("/api/lifecycle", api(
+            lambda rq, at: viewer.lifecycle(viewer.resolve(at) if at else None).to_dict())),
+    ]
+
+
+class _Answers:
+    """The endpoints' answers: a page, or a view's JSON, for `?at=`; a refusal as an error
+    page, or as the JSON `--json` prints for one."""
+
+    def __init__(self, viewer: Viewer):
+        self.viewer = viewer
+
+    def failure(self, exc: GitstateError, api: bool):
+        from starlette.responses import HTMLResponse, Response
         status = 400 if isinstance(exc, (UsageError, InvalidId)) else 404
         if api:
             return Response(dumps(exc.to_dict()), status, HEADERS, "application/json")
@@ -77,7 +121,10 @@ def create_app(repo: Managed, *, hosts: list[str] | None = None, follows: str | 
         links = Links()          # the way back: pages of now
         return HTMLResponse(error_page(links, status, exc), status, HEADERS)
 
-    def html_route(build):
+    def page(self, build):
+        from starlette.responses import HTMLResponse
+        viewer = self.viewer
+
         def endpoint(request):
             try:
                 at = viewer.clean_at(request.query_params.get("at"))
@@ -85,70 +132,44 @@ def create_app(repo: Managed, *, hosts: list[str] | None = None, follows: str | 
                 links.follows = viewer.follows
                 return HTMLResponse(build(request, links), headers=HEADERS)
             except GitstateError as exc:
-                return failure(request, exc, api=False)
+                return self.failure(exc, api=False)
         return endpoint
 
-    def api_route(build):
+    def json(self, build):
+        from starlette.responses import Response
+
         def endpoint(request):
             try:
-                at = viewer.clean_at(request.query_params.get("at"))
-                data = build(request, at)
+                data = build(request, self.viewer.clean_at(request.query_params.get("at")))
             except GitstateError as exc:
-                return failure(request, exc, api=True)
+                return self.failure(exc, api=True)
             return Response(dumps(data), headers={**HEADERS, "Cache-Control": "no-store"},
                             media_type="application/json")
         return endpoint
 
-    from gitstate.web import documents as d
 
-    def agent_of(request) -> str:
-        return request.path_params["agent"]
+def _agent_of(request) -> str:
+    return request.path_params["agent"]
 
-    def page_of(request) -> int:
-        text = request.query_params.get("page") or "0"
-        if not text.isdigit() or len(text) > 6:
-            raise UsageError(f"page={text!r} is not a page number", hint="page=0, 1, 2, ...")
-        return int(text)
 
-    def static_file(request):
+def _page_of(request) -> int:
+    text = request.query_params.get("page") or "0"
+    if not text.isdigit() or len(text) > 6:
+        raise UsageError(f"page={text!r} is not a page number", hint="page=0, 1, 2, ...")
+    return int(text)
+
+
+def _static_file(static: dict[str, str]):
+    """The endpoint of the files shipped beside the pages (`static`: name -> text)."""
+    from starlette.responses import Response
+
+    def endpoint(request):
         name = request.path_params["name"]
         if name not in static:
             return Response("not found", 404, HEADERS, "text/plain")
         return Response(static[name], headers={**HEADERS, "Cache-Control": "no-cache"},
                         media_type=STATIC[name])
-
-    routes = [
-        Route("/", html_route(lambda rq, ln: d.roster_page(viewer, ln,
-                                                           params=rq.query_params))),
-        Route("/feed", html_route(lambda rq, ln: d.feed_page(viewer, ln,
-                                                             page_no=page_of(rq)))),
-        Route("/team", html_route(lambda rq, ln: d.team_page(viewer, ln))),
-        Route("/tree", html_route(lambda rq, ln: d.tree_page(viewer, ln))),
-        Route("/diff/{sha}/{agent}", html_route(lambda rq, ln: d.diff_page(
-            viewer, ln, rq.path_params["sha"], agent_of(rq)))),
-        Route("/lifecycle", html_route(lambda rq, ln: d.lifecycle_page(viewer, ln))),
-        Route("/vacancies", html_route(lambda rq, ln: d.vacancies_page(viewer, ln))),
-        Route("/agent/{agent}", html_route(lambda rq, ln: d.agent_page(viewer, ln,
-                                                                       agent_of(rq)))),
-        Route("/static/{name}", static_file),
-        Route("/api/tip", api_route(lambda rq, at: {"commit": viewer.tip()})),
-        Route("/api/roster", api_route(lambda rq, at: viewer.roster(at))),
-        Route("/api/vacancies", api_route(lambda rq, at: viewer.vacancies(at))),
-        Route("/api/log", api_route(lambda rq, at: viewer.log(None, at))),
-        Route("/api/log/{agent}", api_route(lambda rq, at: viewer.log(agent_of(rq), at))),
-        Route("/api/inbox/{agent}", api_route(lambda rq, at: viewer.inbox(agent_of(rq), at))),
-        Route("/api/show/{agent}", api_route(lambda rq, at: viewer.show(agent_of(rq), at))),
-        Route("/api/feed", api_route(lambda rq, at: viewer.feed(viewer.commit_at(at) or "",
-                                                                page=page_of(rq))
-                                     if viewer.commit_at(at) else [])),
-        Route("/api/team", api_route(lambda rq, at: team_json(viewer, viewer.commit_at(at)))),
-        Route("/api/diff/{sha}/{agent}", api_route(
-            lambda rq, at: viewer.diff(rq.path_params["sha"], agent_of(rq)))),
-        Route("/api/lifecycle", api_route(
-            lambda rq, at: viewer.lifecycle(viewer.resolve(at) if at else None).to_dict())),
-    ]
-    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=hosts or LOCAL_HOSTS)]
-    return Starlette(routes=routes, middleware=middleware)
+    return endpoint
 
 
 def listen(host: str, port: int):

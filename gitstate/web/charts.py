@@ -99,6 +99,55 @@ def _axis(t0: int, t1: int, y: float, left: float, right: float) -> Safe:
                   b=when(t1)[:10] if t1 - t0 > 86400 else when(t1))
 
 
+class _Scale:
+    """Where a moment falls across an agent's timeline (`left` to `right`): to scale, or, when
+    a band of a run of one state would be thinner than 3 units, one band per run, evenly."""
+
+    def __init__(self, moves: list[dict], times: list[int], t1: int, left: float,
+                 right: float):
+        self.t0, self.t1, self.left, self.right = times[0], t1, left, right
+        self.runs: list[tuple[int, int]] = []     # (first move, next run's first move)
+        for i in range(len(moves)):
+            if i == 0 or moves[i]["to"] != moves[i - 1]["to"]:
+                self.runs.append((i, i))
+            self.runs[-1] = (self.runs[-1][0], i + 1)
+        self.edges = [times[a] for a, _ in self.runs] + [t1]
+        self.scaled = all((self.edges[k + 1] - self.edges[k]) / (t1 - self.t0)
+                          * (right - left) >= 3 for k in range(len(self.runs)))
+        self.where: dict[str, float] = {}   # each move's place on the even scale, in its run
+        for k, (a, b) in enumerate(self.runs):
+            for j in range(a, b):
+                self.where[moves[j]["commit"]] = k + (j - a + 1) / (b - a + 1)
+
+    def at(self, t: int, k: float | None = None) -> float:
+        """Time `t` to scale, or place `k` (runs from the left) on the even scale."""
+        if self.scaled or k is None:
+            return _x(t, self.t0, self.t1, self.left, self.right)
+        return self.left + (self.right - self.left) * k / len(self.runs)
+
+    def _run_of(self, t: int) -> float:
+        """Where time `t` falls on the even scale (its run, plus the fraction within it)."""
+        edges, runs = self.edges, len(self.runs)
+        for k in range(runs):
+            if t < edges[k + 1] or k == runs - 1:
+                span = max(edges[k + 1] - edges[k], 1)
+                return k + min(max((t - edges[k]) / span, 0), 1)
+        return float(runs)
+
+    def x(self, t: int) -> float:
+        return self.at(t, None if self.scaled else self._run_of(t))
+
+    def x_move(self, t: int, sha: str | None) -> float:
+        """A move's place (by its commit, on the even scale), else its time's."""
+        if self.scaled or sha not in self.where:
+            return self.x(t)
+        return self.at(t, self.where[sha])
+
+    def edge(self, k: int) -> float:
+        """Where run `k` begins (`len(runs)`: the end)."""
+        return self.at(self.edges[k], None if self.scaled else float(k))
+
+
 def timeline_svg(agent: str, moves: list[dict], context: list[tuple],
                  transfers: list[dict], lc: Lifecycle, end: int) -> Safe:
     """The agent's states as bands from each move to the next (the last to `end`, or to its
@@ -109,92 +158,14 @@ def timeline_svg(agent: str, moves: list[dict], context: list[tuple],
         return Safe("")
     defs, fills = fill_defs(lc, [m["to"] for m in moves], "tl")
     times = [epoch(m["time"]) or 0 for m in moves]
-    t0 = times[0]
     over = lc.states.get(moves[-1]["to"])
     last_end = times[-1] + 1 if over is not None and over.terminal else end
-    t1 = max(last_end, times[-1], t0 + 1)
-    left, right = 4.0, W - 4.0
-    # bands: runs of the same state; to scale unless one would be thinner than 3 units
-    runs: list[tuple[int, int]] = []          # (first move, next run's first move)
-    for i in range(len(moves)):
-        if i == 0 or moves[i]["to"] != moves[i - 1]["to"]:
-            runs.append((i, i))
-        runs[-1] = (runs[-1][0], i + 1)
-    edges = [times[a] for a, _ in runs] + [t1]
-    scaled = all((edges[k + 1] - edges[k]) / (t1 - t0) * (right - left) >= 3
-                 for k in range(len(runs)))
-
-    def x_of(t: int, k_float: float | None = None) -> float:
-        if scaled or k_float is None:
-            return _x(t, t0, t1, left, right)
-        return left + (right - left) * k_float / len(runs)
-
-    def run_of(t: int) -> float:
-        """Where time `t` falls on the even scale (its run, plus the fraction within it)."""
-        for k in range(len(runs)):
-            if t < edges[k + 1] or k == len(runs) - 1:
-                span = max(edges[k + 1] - edges[k], 1)
-                return k + min(max((t - edges[k]) / span, 0), 1)
-        return float(len(runs))
-
-    def x(t: int) -> float:
-        return x_of(t, None if scaled else run_of(t))
-
-    where: dict[str, float] = {}      # each move's place on the even scale, within its run
-    for k, (a, b) in enumerate(runs):
-        for j in range(a, b):
-            where[moves[j]["commit"]] = k + (j - a + 1) / (b - a + 1)
-
-    def x_move(t: int, sha: str | None) -> float:
-        if scaled or sha not in where:
-            return x(t)
-        return x_of(t, where[sha])
-
-    bands = []
-    for k, (a, _b) in enumerate(runs):
-        x1 = x_of(edges[k], None if scaled else float(k))
-        x2 = x_of(edges[k + 1], None if scaled else float(k + 1))
-        bands.append(render('<rect x="{x:.1f}" y="10" width="{w:.1f}" height="30" fill="{c}">'
-                            '<title>{s}: {a} to {b} UTC</title></rect>', x=x1,
-                            w=max(x2 - x1, 1.5), c=fills[moves[a]["to"]],
-                            s=moves[a]["to"], a=when(edges[k]), b=when(edges[k + 1])))
-    marks = []
-    for t in transfers:
-        tx = x(epoch(t["time"]) or t0)
-        marks.append(render('<g class="handover"><path d="M{x:.1f},4 L{x:.1f},46"/>'
-                            '<path d="M{a:.1f},0 L{b:.1f},0 L{x:.1f},8 z"/><title>{r} handed '
-                            'from {f} to {to} at {w} UTC</title></g>', x=tx, a=tx - 5, b=tx + 5,
-                            r=t["role"], f=t["from"], to=t["to"], w=when(epoch(t["time"]) or 0)))
-    ctx = Safe("")
-    height = 66
-    if context:
-        top, bottom = 58.0, 128.0
-
-        def yv(p: float) -> float:
-            return bottom - (bottom - top) * min(p, 100) / 100
-        # (time, pct, commit): the commit places it on the even scale
-        pts = " ".join(f"{x_move(c[0], c[2] if len(c) > 2 else None):.1f},{yv(c[1]):.1f}"
-                       for c in context)
-        mort = lc.mortality
-        lines = join(render('<path class="mark {k}" d="M{l},{y:.1f} L{r},{y:.1f}"/>'
-                            '<text class="tick" x="{r}" y="{ty:.1f}" text-anchor="end">{k} '
-                            '{v}%</text>', k=k, v=v, l=left, r=right - 3, y=yv(v),
-                            ty=yv(v) + (12 if k == "legacy" else -3))
-                     for k, v in (("legacy", mort.legacy), ("urgent", mort.urgent)))
-        dots = join(render('<circle cx="{x:.1f}" cy="{y:.1f}" r="3"><title>{p:g}% at {w} UTC'
-                           '</title></circle>', x=x_move(c[0], c[2] if len(c) > 2 else None),
-                           y=yv(c[1]), p=c[1], w=when(c[0]))
-                    for c in context)
-        ctx = render('<g class="context"><rect class="frame" x="{l}" y="{t}" width="{w}" '
-                     'height="{h}"/>{lines}<polyline points="{pts}"/>{dots}'
-                     '<text class="tick" x="{l2}" y="{t2}">context %</text></g>',
-                     l=left, t=top, w=right - left, h=bottom - top, lines=lines, pts=pts,
-                     dots=dots, l2=left + 3, t2=bottom - 4)
-        height = 150
+    sc = _Scale(moves, times, max(last_end, times[-1], times[0] + 1), 4.0, W - 4.0)
+    ctx, height = (_context_chart(sc, context, lc), 150) if context else (Safe(""), 66)
     states = list(dict.fromkeys(m["to"] for m in moves))
     desc = "; ".join(f"{m['to']} from {when(epoch(m['time']) or 0)}" for m in moves[-12:])
-    scale = "" if scaled else "one band per change of state, evenly spaced (the moves came " \
-        "too close together to draw to scale); "
+    scale = "" if sc.scaled else "one band per change of state, evenly spaced (the moves " \
+        "came too close together to draw to scale); "
     return render(
         '<figure class="chart"><svg class="timeline-chart" role="img" '
         'aria-labelledby="tl-title tl-desc" viewBox="0 0 {w} {h}" '
@@ -203,11 +174,58 @@ def timeline_svg(agent: str, moves: list[dict], context: list[tuple],
         '<figcaption>{legend}<span class="note">Bands: the state from each move to the next, '
         '{scale}{ctxnote}{hand}the table below has the same moves in words.</span>'
         '</figcaption></figure>', w=W, h=height, agent=agent, desc=desc, defs=defs,
-        bands=join(bands),
-        marks=join(marks), ctx=ctx, axis=_axis(t0, t1, height - 4, left, right),
+        bands=_bands(sc, moves, fills), marks=_handovers(sc, transfers), ctx=ctx,
+        axis=_axis(sc.t0, sc.t1, height - 4, sc.left, sc.right),
         legend=legend(lc, states, prefix="tl-key"), scale=scale,
         ctxnote="the line: context used (% of the window) at each move; " if context else "",
         hand="▼: a role handed over; " if transfers else "")
+
+
+def _bands(sc: _Scale, moves: list[dict], fills: dict[str, str]) -> Safe:
+    """A band for each run of a state."""
+    return join(render('<rect x="{x:.1f}" y="10" width="{w:.1f}" height="30" fill="{c}">'
+                       '<title>{s}: {a} to {b} UTC</title></rect>', x=sc.edge(k),
+                       w=max(sc.edge(k + 1) - sc.edge(k), 1.5), c=fills[moves[a]["to"]],
+                       s=moves[a]["to"], a=when(sc.edges[k]), b=when(sc.edges[k + 1]))
+                for k, (a, _b) in enumerate(sc.runs))
+
+
+def _handovers(sc: _Scale, transfers: list[dict]) -> Safe:
+    """A mark at each hand-over of a role."""
+    marks = []
+    for t in transfers:
+        tx = sc.x(epoch(t["time"]) or sc.t0)
+        marks.append(render('<g class="handover"><path d="M{x:.1f},4 L{x:.1f},46"/>'
+                            '<path d="M{a:.1f},0 L{b:.1f},0 L{x:.1f},8 z"/><title>{r} handed '
+                            'from {f} to {to} at {w} UTC</title></g>', x=tx, a=tx - 5, b=tx + 5,
+                            r=t["role"], f=t["from"], to=t["to"], w=when(epoch(t["time"]) or 0)))
+    return join(marks)
+
+
+def _context_chart(sc: _Scale, context: list[tuple], lc: Lifecycle) -> Safe:
+    """The context (% of the window) at each move, (time, pct, commit): the commit places it
+    on the even scale; with the mortality thresholds drawn across."""
+    left, right, top, bottom = sc.left, sc.right, 58.0, 128.0
+
+    def yv(p: float) -> float:
+        return bottom - (bottom - top) * min(p, 100) / 100
+    pts = " ".join(f"{sc.x_move(c[0], c[2] if len(c) > 2 else None):.1f},{yv(c[1]):.1f}"
+                   for c in context)
+    mort = lc.mortality
+    lines = join(render('<path class="mark {k}" d="M{l},{y:.1f} L{r},{y:.1f}"/>'
+                        '<text class="tick" x="{r}" y="{ty:.1f}" text-anchor="end">{k} '
+                        '{v}%</text>', k=k, v=v, l=left, r=right - 3, y=yv(v),
+                        ty=yv(v) + (12 if k == "legacy" else -3))
+                 for k, v in (("legacy", mort.legacy), ("urgent", mort.urgent)))
+    dots = join(render('<circle cx="{x:.1f}" cy="{y:.1f}" r="3"><title>{p:g}% at {w} UTC'
+                       '</title></circle>', x=sc.x_move(c[0], c[2] if len(c) > 2 else None),
+                       y=yv(c[1]), p=c[1], w=when(c[0]))
+                for c in context)
+    return render('<g class="context"><rect class="frame" x="{l}" y="{t}" width="{w}" '
+                  'height="{h}"/>{lines}<polyline points="{pts}"/>{dots}'
+                  '<text class="tick" x="{l2}" y="{t2}">context %</text></g>',
+                  l=left, t=top, w=right - left, h=bottom - top, lines=lines, pts=pts,
+                  dots=dots, l2=left + 3, t2=bottom - 4)
 
 
 def team_series(moves: list[dict], lc: Lifecycle, end: int, samples: int = SAMPLES) -> dict:
@@ -255,22 +273,7 @@ def team_svg(series: dict, lc: Lifecycle) -> Safe:
 
     def y(v: float) -> float:
         return bottom - (bottom - top) * v / peak
-    base = [0] * len(times)
-    areas, labels = [], []
-    for s in shown:
-        upper = [base[k] + counts[s][k] for k in range(len(times))]
-        top_pts = [f"{xs[k + d]:.1f},{y(v):.1f}" for k, v in enumerate(upper) for d in (0, 1)]
-        low_pts = [f"{xs[k + d]:.1f},{y(v):.1f}" for k, v in reversed(list(enumerate(base)))
-                   for d in (1, 0)]
-        areas.append(render('<polygon points="{p}" fill="{c}" data-state="{s}"><title>{s}: up '
-                            'to {m} agents</title></polygon>', p=" ".join(top_pts + low_pts),
-                            c=fills[s], s=s, m=max(counts[s])))
-        spot = label_spot(xs, [y(v) for v in upper], [y(v) for v in base], len(s) * 6.6 + 6)
-        if spot is not None:
-            labels.append(render('<text class="label" x="{x:.1f}" y="{y:.1f}" '
-                                 'text-anchor="middle" aria-hidden="true">{s}</text>',
-                                 x=spot[0], y=spot[1], s=s))
-        base = upper
+    areas, labels = _stacked(shown, counts, fills, xs, y)
     grid = render('<path class="mark" d="M{l},{t} L{r},{t}"/><text class="tick" x="{x}" '
                   'y="{ty}" text-anchor="end">{n}</text><text class="tick" x="{x}" y="{b}" '
                   'text-anchor="end">0</text>', l=left, r=right, t=top, x=left - 4,
@@ -287,6 +290,29 @@ def team_svg(series: dict, lc: Lifecycle) -> Safe:
         'room); the table below gives the numbers.</span></figcaption></figure>',
         w=W, desc=desc, defs=defs, areas=join(areas), labels=join(labels), grid=grid,
         axis=_axis(start, t1, 200, left, right), legend=legend(lc, shown, last, prefix="tc-key"))
+
+
+def _stacked(shown: list[str], counts: dict[str, list[int]], fills: dict[str, str],
+             xs: list[float], y) -> tuple[list[Safe], list[Safe]]:
+    """Each state's area stacked on those below it (steps: each sample's count holds from the
+    moment before it up to it), and its name where it fits inside."""
+    base = [0] * (len(xs) - 1)
+    areas, labels = [], []
+    for s in shown:
+        upper = [b + n for b, n in zip(base, counts[s])]
+        top_pts = [f"{xs[k + d]:.1f},{y(v):.1f}" for k, v in enumerate(upper) for d in (0, 1)]
+        low_pts = [f"{xs[k + d]:.1f},{y(v):.1f}" for k, v in reversed(list(enumerate(base)))
+                   for d in (1, 0)]
+        areas.append(render('<polygon points="{p}" fill="{c}" data-state="{s}"><title>{s}: up '
+                            'to {m} agents</title></polygon>', p=" ".join(top_pts + low_pts),
+                            c=fills[s], s=s, m=max(counts[s])))
+        spot = label_spot(xs, [y(v) for v in upper], [y(v) for v in base], len(s) * 6.6 + 6)
+        if spot is not None:
+            labels.append(render('<text class="label" x="{x:.1f}" y="{y:.1f}" '
+                                 'text-anchor="middle" aria-hidden="true">{s}</text>',
+                                 x=spot[0], y=spot[1], s=s))
+        base = upper
+    return areas, labels
 
 
 def label_spot(xs: list[float], tops: list[float], bottoms: list[float],

@@ -81,11 +81,10 @@ class Viewer:
                 self._roster = kept if kept["commit"] == head else None
                 return kept
             now = int(time.time())
-            for key in ("living", "freezer", "cemetery", "unknown"):
-                for r in kept.get(key, []):
-                    since = epoch(r.get("in_state_since"))
-                    if since is not None:
-                        r["seconds_in_state"] = max(0, now - since)
+            for r in rows(kept):
+                since = epoch(r.get("in_state_since"))
+                if since is not None:
+                    r["seconds_in_state"] = max(0, now - since)
             return kept
 
     def last_words(self, view: dict) -> dict[str, str]:
@@ -96,9 +95,7 @@ class Viewer:
         with self._lock:
             if commit is None or self._words[0] == commit:
                 return self._words[1] if commit else {}
-            wanted = {r["last_commit"]: r["agent"]
-                      for key in ("living", "freezer", "cemetery", "unknown")
-                      for r in view.get(key, [])
+            wanted = {r["last_commit"]: r["agent"] for r in rows(view)
                       if r.get("last_commit") and not (r.get("summary")
                                                        or r.get("final_summary"))}
             words: dict[str, str] = {}
@@ -250,7 +247,7 @@ class Viewer:
         agent's state file. From every agent's, kept under .git/gitstate (history/contexts.py)
         when that can be had cheaply; else from this agent's state file at each of its moves
         (one batch), while every agent's is read once in the background for next time."""
-        from gitstate.history.contexts import context_of, contexts
+        from gitstate.history.contexts import contexts
         idx = self.index(commit)
         with self._lock:
             if idx["context"] is None:
@@ -266,13 +263,17 @@ class Viewer:
                 return [(ct, pct, sha) for sha, ct, pct in idx["context"].get(agent, [])]
             one = idx.setdefault("context_one", {})
             if agent not in one:
-                moves = idx["by_agent"].get(agent, [])[-400:]
-                path = self.lifecycle(commit).state_path(agent)
-                datas = self.repo.git.cat_files(f"{m['commit']}:{path}" for m in moves)
-                one[agent] = [(epoch(m["time"]) or 0, pct, m["commit"])
-                              for m, data in zip(moves, datas)
-                              if (pct := context_of(data)) is not None]
+                one[agent] = self._context_at_moves(agent, commit, idx)
             return one[agent]
+
+    def _context_at_moves(self, agent: str, commit: str, idx: dict) -> list[tuple]:
+        """The agent's context read from its state file at each of its last 400 moves."""
+        from gitstate.history.contexts import context_of
+        moves = idx["by_agent"].get(agent, [])[-400:]
+        path = self.lifecycle(commit).state_path(agent)
+        datas = self.repo.git.cat_files(f"{m['commit']}:{path}" for m in moves)
+        return [(epoch(m["time"]) or 0, pct, m["commit"]) for m, data in zip(moves, datas)
+                if (pct := context_of(data)) is not None]
 
     def _read_contexts_later(self, lc, commit: str) -> None:
         """Every agent's context over time, read once in a thread and kept (the server)."""
@@ -353,34 +354,61 @@ class Viewer:
         return self._commit_url.replace("{sha}", sha) if self._commit_url else None
 
     def agent(self, agent: str, at: str | None = None) -> dict:
-        """Everything an agent's page shows: its roster record, timeline, inbox, and its
-        freeze-state when frozen."""
+        """Everything an agent's page shows (`page_data`), read for that agent alone."""
         from gitstate.law.grammar import canonical_id
         agent = canonical_id(agent)
         view = self.roster(at)
-        record = next((r for group in ("living", "freezer", "cemetery", "unknown")
-                       for r in view.get(group, []) if r["agent"] == agent), None)
+        record = next((r for r in rows(view) if r["agent"] == agent), None)
         if record is None:
             raise GitstateError(f"unknown agent '{agent}' at {(view['commit'] or '')[:10]}",
                                 hint="the roster lists the agents this repository knows")
-        commit = view["commit"]
-        out = {"record": record, "commit": commit, "lifecycle": view["lifecycle"],
-               "timeline": self.timeline(agent, commit), "inbox": None, "inbox_error": None,
-               "freeze": None, "freeze_error": None, "transfers": [], "context": [],
-               "children": []}
-        out["transfers"] = self.transfers(commit).get(agent, [])
-        out["context"] = self.context(agent, commit)
-        out["children"] = [r["agent"] for g in ("living", "freezer", "cemetery", "unknown")
-                           for r in view.get(g, []) if r.get("parent") == agent]
         try:
             with self._lock:
-                out["inbox"] = views.inbox(self.repo, agent, commit,
-                                           mentions=self.mentions_of(agent, commit))
+                box = views.inbox(self.repo, agent, view["commit"],
+                                  mentions=self.mentions_of(agent, view["commit"]))
         except GitstateError as exc:
-            out["inbox_error"] = str(exc)
+            box = {"agent": agent, "error": str(exc)}
+        return self.page_data(view, record, box, children_of(view))
+
+    def page_data(self, view: dict, record: dict, box: dict | None,
+                  children: dict[str, list[str]]) -> dict:
+        """Everything the page of the agent of `record` (a row of the roster `view`) shows:
+        the row, its timeline, its inbox (`box`, as `views.inboxes` gives it; None: it has no
+        state file), its hand-overs, its context over time, the agents it spawned
+        (`children_of(view)`), and its freeze-state when frozen. The server reads one; the
+        static site reads history once for them all."""
+        agent, commit = record["agent"], view["commit"]
+        out = {"record": record, "commit": commit, "lifecycle": view["lifecycle"],
+               "timeline": [], "inbox": box, "inbox_error": None, "freeze": None,
+               "freeze_error": None, "transfers": [], "context": [],
+               "children": children.get(agent, [])}
+        if commit:
+            out["timeline"] = self.timeline(agent, commit)
+            out["transfers"] = self.transfers(commit).get(agent, [])
+            out["context"] = self.context(agent, commit)
+        if box is None or "error" in box:
+            out["inbox"] = None
+            out["inbox_error"] = box["error"] if box else f"{agent} has no state file here"
         if record["roster"] == "frozen":
             try:
                 out["freeze"] = self.show(agent, commit)
             except GitstateError as exc:
                 out["freeze_error"] = str(exc)
         return out
+
+
+GROUPS = ("living", "freezer", "cemetery", "unknown")   # a roster view's groups, in order
+
+
+def rows(view: dict) -> list[dict]:
+    """Every row of a roster view, group after group."""
+    return [r for key in GROUPS for r in view.get(key, [])]
+
+
+def children_of(view: dict) -> dict[str, list[str]]:
+    """agent -> the agents of the roster `view` it spawned."""
+    children: dict[str, list[str]] = {}
+    for r in rows(view):
+        if r.get("parent"):
+            children.setdefault(r["parent"], []).append(r["agent"])
+    return children

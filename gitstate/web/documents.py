@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from gitstate.history.fold import vacancies
-from gitstate.web.data import Viewer
+from gitstate.web.data import Viewer, rows
 from gitstate.web.html import Safe, when
 from gitstate.web.layout import Links, page
 
@@ -16,9 +16,7 @@ def has_tree(lc, view: dict | None = None) -> bool:
     may move its children), or does history hold any all the same?"""
     if lc.policies.max_depth is not None or lc.policies.movers.parent:
         return True
-    return view is not None and any(r.get("parent") for key in ("living", "freezer",
-                                                                 "cemetery", "unknown")
-                                    for r in view.get(key, []))
+    return view is not None and any(r.get("parent") for r in rows(view))
 
 
 def _frame(viewer: Viewer, links: Links, commit: str | None, lc_name: str | None, *,
@@ -46,10 +44,8 @@ def now_of(viewer: Viewer, links: Links, commit: str | None) -> int:
 def vacancies_of(viewer: Viewer, view: dict) -> dict:
     """The vacancies view from a roster already read (what `vacant_roles` returns for the
     same commit), so that a page reads history once."""
-    records = [r for key in ("living", "freezer", "cemetery", "unknown")
-               for r in view.get(key, [])]
     return {"commit": view["commit"],
-            "vacancies": vacancies(records, viewer.lifecycle(view["commit"]))}
+            "vacancies": vacancies(rows(view), viewer.lifecycle(view["commit"]))}
 
 
 def waiting_of(viewer: Viewer, links: Links, view: dict, now: int) -> dict[str, list[str]]:
@@ -58,8 +54,7 @@ def waiting_of(viewer: Viewer, links: Links, view: dict, now: int) -> dict[str, 
     if links.at or not view["commit"]:
         return {}
     from gitstate.runtime.attention import waiting, what
-    records = [r for key in ("living", "freezer", "cemetery", "unknown")
-               for r in view.get(key, [])]
+    records = rows(view)
     known = {r["agent"] for r in records}     # a page for each agent flagged
     found: dict[str, list[str]] = {}
     for w in waiting(viewer.repo, records, view["commit"])["waiting"]:

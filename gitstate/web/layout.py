@@ -84,33 +84,10 @@ def page(*, title: str, current: str, links: Links, body: Safe, commit: str | No
     nav = join(render('<li><a href="{href}"{cur}>{label}</a></li>', href=links.page(key),
                       label=label, cur=Safe(' aria-current="page"') if key == current else Safe(""))
                for key, label in NAV if key != "tree" or links.tree)
-    if links.at and commit:
-        moment = render('<p class="moment" role="note">As it was at <code>{at}</code>: commit '
-                        '<code>{sha}</code>{when}.{off}</p>', at=links.at, sha=commit[:10],
-                        when=f" ({when})" if when else "",
-                        off="" if links.static else " Live updates are off while you look back.")
-    else:
-        moment = Safe("")
-    if built:
-        moment = join([moment, render('<p class="built-note" role="note">Built {b} UTC: '
-                                      '"in state for" and every other age is as of then.</p>',
-                                      b=built)])
     script = render('<script src="{src}" defer></script>', src=links.static_file("live.js")) \
         if live else Safe("")
-    if not live:
-        status = Safe("")
-    elif links.follows:
-        status = render('<p id="live-status" class="live-status" role="status" '
-                        'aria-live="polite">Live: following {f}; this page shows new commits '
-                        'as they reach it.</p>', f=links.follows)
-    else:
-        status = Safe('<p id="live-status" class="live-status" role="status" '
-                      'aria-live="polite">Live: this page follows new commits.</p>')
-    foot = render("commit {sha} · lifecycle {lc}", sha=links.commit(commit),
-                  lc=lifecycle or "?") if commit else Safe("")
-    if built:
-        foot = render('{f} · <span class="built">built {b} UTC; times "in state for" are as of '
-                      'then</span>', f=foot, b=built)
+    moment, status = _moment(links, commit, when, built), _status(links, live)
+    foot = _foot(links, commit, lifecycle, built)
     return render(
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -125,3 +102,41 @@ def page(*, title: str, current: str, links: Links, body: Safe, commit: str | No
         title=title, css=links.static_file("style.css"), tip=commit or "",
         live="1" if live else "0", home=links.page("roster"), nav=nav, form=links.at_form(),
         moment=moment, status=status, body=body, foot=foot, script=script)
+
+
+def _moment(links: Links, commit: str | None, when: str | None, built: str | None) -> Safe:
+    """What moment the page shows, when not now: the commit looked back at, the site's
+    build."""
+    if links.at and commit:
+        moment = render('<p class="moment" role="note">As it was at <code>{at}</code>: commit '
+                        '<code>{sha}</code>{when}.{off}</p>', at=links.at, sha=commit[:10],
+                        when=f" ({when})" if when else "",
+                        off="" if links.static else " Live updates are off while you look back.")
+    else:
+        moment = Safe("")
+    if built:
+        moment = join([moment, render('<p class="built-note" role="note">Built {b} UTC: '
+                                      '"in state for" and every other age is as of then.</p>',
+                                      b=built)])
+    return moment
+
+
+def _status(links: Links, live: bool) -> Safe:
+    """The live page's note that it follows new commits (and from where)."""
+    if not live:
+        return Safe("")
+    if links.follows:
+        return render('<p id="live-status" class="live-status" role="status" '
+                      'aria-live="polite">Live: following {f}; this page shows new commits '
+                      'as they reach it.</p>', f=links.follows)
+    return Safe('<p id="live-status" class="live-status" role="status" '
+                'aria-live="polite">Live: this page follows new commits.</p>')
+
+
+def _foot(links: Links, commit: str | None, lifecycle: str | None, built: str | None) -> Safe:
+    foot = render("commit {sha} · lifecycle {lc}", sha=links.commit(commit),
+                  lc=lifecycle or "?") if commit else Safe("")
+    if built:
+        foot = render('{f} · <span class="built">built {b} UTC; times "in state for" are as of '
+                      'then</span>', f=foot, b=built)
+    return foot

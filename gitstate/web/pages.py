@@ -186,19 +186,45 @@ def roster_body(links: Links, view: dict, vacancies: dict, lc=None, now: int | N
     """The roster page's body. `words`: agent -> the text of its last move, shown (and
     searched) where it set no summary (`Viewer.last_words`). `waiting`: agent -> what it
     waits for a person for, in words (runtime/attention.py), first in "Needs attention"."""
-    from gitstate.web.trouble import trouble
     f = f or Filters()
-    words = words or {}
     groups = shown_groups(lc, view) if lc is not None else \
         [g for g in GROUPS if g[0] in view]
+    total = sum(len(view.get(key, [])) for key, _, _ in GROUPS)
+    flagged = _flagged(view, groups, lc, now, waiting or {})
+    shown = [_group(links, view, g, f, flagged, words or {}) for g in groups]
+    head = [_lead(view, groups, total)]
+    if not links.static:
+        head.append(_filter_form(links, f, lc, view, groups))
+    if f.active:
+        head.append(render('<p class="filtered" role="status">Showing {n} of {t} agents.</p>',
+                           n=sum(n for _, n in shown), t=total))
+    attention = [_attention(links, flagged)] if flagged else []
+    return join(head + attention + [section for section, _ in shown]
+                + [vacancy_section(links, vacancies, level=2)])
+
+
+def _filter_form(links: Links, f: Filters, lc, view: dict,
+                 groups: list[tuple[str, str, str]]) -> Safe:
+    roles = sorted({r["role"] for key, _, _ in groups for r in view.get(key, [])
+                    if r.get("role")})
+    return filter_form(links, f, list(lc.states) if lc is not None else [], roles)
+
+
+def _lead(view: dict, groups: list[tuple[str, str, str]], total: int) -> Safe:
+    """How many agents there are, in the groups shown."""
     counts = {key: len(view.get(key, [])) for key, _, _ in GROUPS}
-    total = sum(counts.values())
     bits = [f"{counts['living']} living"] + \
         [f"{counts[k]} {w}" for k, w in (("freezer", "frozen"), ("cemetery", "dead"))
          if any(g[0] == k for g in groups)]
-    parts = [render('<h1>Roster</h1><p class="lead">{n} agents: {bits}. Derived from git '
-                    'history ({lc}).</p>', n=total, bits=", ".join(bits),
-                    lc=view.get("lifecycle") or "?")]
+    return render('<h1>Roster</h1><p class="lead">{n} agents: {bits}. Derived from git '
+                  'history ({lc}).</p>', n=total, bits=", ".join(bits),
+                  lc=view.get("lifecycle") or "?")
+
+
+def _flagged(view: dict, groups: list[tuple[str, str, str]], lc, now: int | None,
+             waiting: dict[str, list[str]]) -> dict[str, list]:
+    """agent -> its troubles, in words: what it waits for a person for first."""
+    from gitstate.web.trouble import trouble
     flagged: dict[str, list] = {}
     if lc is not None and now is not None:
         for key, _, _ in groups:
@@ -206,38 +232,34 @@ def roster_body(links: Links, view: dict, vacancies: dict, lc=None, now: int | N
                 found = trouble(r, lc, now)
                 if found:
                     flagged[r["agent"]] = found
-    for agent, said in (waiting or {}).items():
+    for agent, said in waiting.items():
         flagged[agent] = [("waiting", w) for w in said] + flagged.get(agent, [])
-    states = list(lc.states) if lc is not None else []
-    roles = sorted({r["role"] for key, _, _ in groups for r in view.get(key, [])
-                    if r.get("role")})
-    if not links.static:
-        parts.append(filter_form(links, f, states, roles))
-    if flagged:
-        items = [render('<li>{link}: {flags}</li>', link=agent_link(links, a),
-                        flags=flags_html(k)) for a, k in sorted(flagged.items())]
-        parts.append(render('<section aria-labelledby="h-attention" class="attention">'
-                            '<h2 id="h-attention">Needs attention <span class="count">({n})'
-                            '</span></h2><ul>{items}</ul></section>', n=len(items),
-                            items=join(items)))
-    shown_total = 0
-    for key, label, roster in groups:
-        rows = [(r, flagged.get(r["agent"], [])) for r in view.get(key, [])]
-        rows = f.order([x for x in rows if f.matches(*x, words.get(x[0]["agent"], ""))])
-        shown_total += len(rows)
-        table = roster_table(links, key, label, rows, f, words) if rows else \
-            render('<p class="empty">{t}</p>', t="Nobody here matches." if f.active
-                   else "Nobody here.")
-        parts.append(render('<section aria-labelledby="h-{key}" class="group {roster}">'
-                            '<h2 id="h-{key}">{label} <span class="count">({n})</span></h2>'
-                            '{table}</section>', key=key, roster=roster, label=label,
-                            n=len(rows), table=table))
-    if f.active:
-        parts.insert(2 if not links.static else 1, render(
-            '<p class="filtered" role="status">Showing {n} of {t} agents.</p>',
-            n=shown_total, t=total))
-    parts.append(vacancy_section(links, vacancies, level=2))
-    return join(parts)
+    return flagged
+
+
+def _attention(links: Links, flagged: dict[str, list]) -> Safe:
+    """The "Needs attention" section: each agent in trouble, with its troubles."""
+    items = [render('<li>{link}: {flags}</li>', link=agent_link(links, a),
+                    flags=flags_html(k)) for a, k in sorted(flagged.items())]
+    return render('<section aria-labelledby="h-attention" class="attention">'
+                  '<h2 id="h-attention">Needs attention <span class="count">({n})'
+                  '</span></h2><ul>{items}</ul></section>', n=len(items), items=join(items))
+
+
+def _group(links: Links, view: dict, group: tuple[str, str, str], f: Filters,
+           flagged: dict[str, list], words: dict[str, str]) -> tuple[Safe, int]:
+    """A group's section (living, freezer, ...) of the agents that pass the filter, in its
+    order; and how many they are."""
+    key, label, roster = group
+    rows = [(r, flagged.get(r["agent"], [])) for r in view.get(key, [])]
+    rows = f.order([x for x in rows if f.matches(*x, words.get(x[0]["agent"], ""))])
+    table = roster_table(links, key, label, rows, f, words) if rows else \
+        render('<p class="empty">{t}</p>', t="Nobody here matches." if f.active
+               else "Nobody here.")
+    return render('<section aria-labelledby="h-{key}" class="group {roster}">'
+                  '<h2 id="h-{key}">{label} <span class="count">({n})</span></h2>'
+                  '{table}</section>', key=key, roster=roster, label=label,
+                  n=len(rows), table=table), len(rows)
 
 
 def vacancy_section(links: Links, view: dict, *, level: int) -> Safe:

@@ -8,9 +8,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from gitstate.errors import GitstateError, UsageError
+from gitstate.errors import UsageError
 from gitstate.git.repo import Managed
-from gitstate.web.data import Viewer
+from gitstate.web.data import Viewer, children_of, rows
 from gitstate.web.layout import Links
 
 
@@ -58,38 +58,17 @@ def build(repo: Managed, out: str | Path, at: str | None = None, *,
         "feed.html": d.feed_page(viewer, top, live=False),
         "team.html": d.team_page(viewer, top, live=False),
     }
-    records = [r for key in ("living", "freezer", "cemetery", "unknown")
-               for r in view.get(key, [])]
+    records = rows(view)
     boxes: dict = {}
-    transfers: dict = {}
     if commit:
         if d.has_tree(viewer.lifecycle(commit), view):
             pages["tree.html"] = d.tree_page(viewer, top, live=False, view=view)
         boxes = inboxes(repo, commit, mentions=viewer.index(commit)["messages"])
-        transfers = viewer.transfers(commit)
-    children: dict[str, list[str]] = {}
+    children = children_of(view)
     for r in records:
-        if r.get("parent"):
-            children.setdefault(r["parent"], []).append(r["agent"])
-    for r in records:
-        agent = r["agent"]
-        box = boxes.get(agent)
-        data = {"record": r, "commit": commit, "lifecycle": view["lifecycle"],
-                "timeline": viewer.timeline(agent, commit) if commit else [],
-                "inbox": box if box and "error" not in box else None,
-                "inbox_error": box.get("error") if box else f"{agent} has no state file here",
-                "freeze": None, "freeze_error": None,
-                "transfers": transfers.get(agent, []),
-                "context": viewer.context(agent, commit) if commit else [],
-                "children": children.get(agent, [])}
-        if box and "error" not in box:
-            data["inbox_error"] = None
-        if r["roster"] == "frozen":
-            try:
-                data["freeze"] = viewer.show(agent, commit)
-            except GitstateError as exc:
-                data["freeze_error"] = str(exc)
-        pages[f"agents/{agent}.html"] = d.agent_page(viewer, deep, agent, live=False, data=data)
+        data = viewer.page_data(view, r, boxes.get(r["agent"]), children)
+        pages[f"agents/{r['agent']}.html"] = d.agent_page(viewer, deep, r["agent"], live=False,
+                                                          data=data)
     for name in ("style.css",):
         pages[name] = static_text(name)
     pages["api/roster.json"] = dumps(view)

@@ -65,65 +65,86 @@ def layout(lc: Lifecycle) -> dict:
     """Boxes, edges and the drawing's size: {"boxes": {state: (x, y, w)}, "edges": [(src,
     dst, path, kind)], "width", "height"}; every path stays out of every box but its own
     ends."""
-    # living states first, by their distance from the initial state, then frozen, then dead:
-    # the work loop reads downwards and every way out of it goes down too
-    depth = {s: i for i, row in enumerate(layers(lc)) for s in row}
-    declared = list(lc.states)
-    order = sorted(lc.states, key=lambda n: (_ROSTER_ORDER.get(lc.states[n].roster, 3),
-                                             depth[n], declared.index(n)))
-    row = {s: i for i, s in enumerate(order)}
-    box_w = max(120.0, max(len(n) for n in order) * CHAR_W + 24)
-    moves = [(a, b) for a, targets in lc.transitions.items() for b in targets
-             if a in row and b in row]
-    straight = {(a, b) for a, b in moves if row[b] == row[a] + 1}
-    right = [(row[a], row[b], i) for i, (a, b) in enumerate(moves)
-             if (a, b) not in straight and row[b] > row[a]]
-    left = [(row[b], row[a], i) for i, (a, b) in enumerate(moves) if row[b] < row[a]]
-    loops = [i for i, (a, b) in enumerate(moves) if a == b]
-    rlane, llane = _lanes(right), _lanes(left)
-    n_left = max(llane.values(), default=-1) + 1
-    n_right = max(rlane.values(), default=-1) + 1
-    x0 = MARGIN + 14 + n_left * LANE
-    width = x0 + box_w + 14 + max(n_right * LANE, 24 if loops else 0) + MARGIN
-    boxes = {s: (x0, TOP + i * (BOX_H + ROW_GAP), box_w) for i, s in enumerate(order)}
-    # where on its side each edge touches a box: spread along the side, nearest lane first
-    ports: dict[tuple[str, str], list[int]] = {}
-    for i, (a, b) in enumerate(moves):
-        if (a, b) in straight or a == b:
-            continue
-        side = "r" if row[b] > row[a] else "l"
-        ports.setdefault((a, side), []).append(i)
-        ports.setdefault((b, side), []).append(i)
+    plan = _Column(lc)
+    edges = [(a, b, plan.path(i, a, b)) for i, (a, b) in enumerate(plan.moves)]
+    height = TOP + len(plan.order) * (BOX_H + ROW_GAP) - ROW_GAP + MARGIN
+    return {"boxes": plan.boxes, "edges": edges, "width": plan.width, "height": height}
 
-    def port_y(state: str, side: str, i: int) -> float:
-        used = sorted(set(ports[(state, side)]),
-                      key=lambda j: (rlane if side == "r" else llane)[j])
-        k = used.index(i)
-        y = boxes[state][1]
-        return y + BOX_H * (k + 1) / (len(used) + 1)
 
-    edges = []
-    for i, (a, b) in enumerate(moves):
-        ax, ay, aw = boxes[a]
-        bx, by, bw = boxes[b]
+class _Column:
+    """The states in one column, and the lanes beside it that the moves run in."""
+
+    def __init__(self, lc: Lifecycle):
+        # living states first, by their distance from the initial state, then frozen, then
+        # dead: the work loop reads downwards and every way out of it goes down too
+        depth = {s: i for i, row in enumerate(layers(lc)) for s in row}
+        declared = list(lc.states)
+        self.order = sorted(lc.states, key=lambda n: (
+            _ROSTER_ORDER.get(lc.states[n].roster, 3), depth[n], declared.index(n)))
+        row = self.row = {s: i for i, s in enumerate(self.order)}
+        self.moves = [(a, b) for a, targets in lc.transitions.items() for b in targets
+                      if a in row and b in row]
+        self.straight = {(a, b) for a, b in self.moves if row[b] == row[a] + 1}
+        self.lanes = self._lanes()
+        box_w = max(120.0, max(len(n) for n in self.order) * CHAR_W + 24)
+        x0 = MARGIN + 14 + (max(self.lanes["l"].values(), default=-1) + 1) * LANE
+        right = (max(self.lanes["r"].values(), default=-1) + 1) * LANE
+        loops = any(a == b for a, b in self.moves)
+        self.width = x0 + box_w + 14 + max(right, 24 if loops else 0) + MARGIN
+        self.boxes = {s: (x0, TOP + i * (BOX_H + ROW_GAP), box_w)
+                      for i, s in enumerate(self.order)}
+        self.ports = self._ports()
+
+    def _side(self, a: str, b: str) -> str | None:
+        """The side of the column a move runs along: "r" forward, "l" back; None for a move
+        to the next state down (straight) or to itself."""
+        if a == b or (a, b) in self.straight:
+            return None
+        return "r" if self.row[b] > self.row[a] else "l"
+
+    def _lanes(self) -> dict[str, dict[int, int]]:
+        """A side -> edge -> its lane on that side."""
+        spans: dict[str, list[tuple[int, int, int]]] = {"r": [], "l": []}
+        for i, (a, b) in enumerate(self.moves):
+            side = self._side(a, b)
+            if side is not None:
+                lo, hi = sorted((self.row[a], self.row[b]))
+                spans[side].append((lo, hi, i))
+        return {side: _lanes(found) for side, found in spans.items()}
+
+    def _ports(self) -> dict[tuple[str, str], list[int]]:
+        """Where on its side each edge touches a box: spread along the side, nearest lane
+        first. (box, side) -> the edges that touch it there."""
+        ports: dict[tuple[str, str], list[int]] = {}
+        for i, (a, b) in enumerate(self.moves):
+            side = self._side(a, b)
+            if side is not None:
+                ports.setdefault((a, side), []).append(i)
+                ports.setdefault((b, side), []).append(i)
+        return ports
+
+    def port_y(self, state: str, side: str, i: int) -> float:
+        used = sorted(set(self.ports[(state, side)]), key=lambda j: self.lanes[side][j])
+        return self.boxes[state][1] + BOX_H * (used.index(i) + 1) / (len(used) + 1)
+
+    def path(self, i: int, a: str, b: str) -> str:
+        """The path of move `i`, from `a` to `b`."""
+        ax, ay, aw = self.boxes[a]
+        bx, by, bw = self.boxes[b]
         if a == b:
             x, y = ax + aw, ay + BOX_H / 2
-            path = f"M{x:.0f},{y - 8:.0f} C{x + 22:.0f},{y - 22:.0f} {x + 22:.0f},{y + 22:.0f} " \
-                   f"{x + 2:.0f},{y + 8:.0f}"
-        elif (a, b) in straight:
+            return f"M{x:.0f},{y - 8:.0f} C{x + 22:.0f},{y - 22:.0f} {x + 22:.0f}," \
+                   f"{y + 22:.0f} {x + 2:.0f},{y + 8:.0f}"
+        if (a, b) in self.straight:
             cx = ax + aw / 2
-            path = f"M{cx:.0f},{ay + BOX_H:.0f} L{cx:.0f},{by - 2:.0f}"
-        elif row[b] > row[a]:
-            lx = ax + aw + 10 + rlane[i] * LANE
-            y1, y2 = port_y(a, "r", i), port_y(b, "r", i)
-            path = f"M{ax + aw:.0f},{y1:.1f} H{lx:.0f} V{y2:.1f} H{bx + bw + 2:.0f}"
-        else:
-            lx = ax - 10 - llane[i] * LANE
-            y1, y2 = port_y(a, "l", i), port_y(b, "l", i)
-            path = f"M{ax:.0f},{y1:.1f} H{lx:.0f} V{y2:.1f} H{bx - 2:.0f}"
-        edges.append((a, b, path))
-    height = TOP + len(order) * (BOX_H + ROW_GAP) - ROW_GAP + MARGIN
-    return {"boxes": boxes, "edges": edges, "width": width, "height": height}
+            return f"M{cx:.0f},{ay + BOX_H:.0f} L{cx:.0f},{by - 2:.0f}"
+        side = self._side(a, b) or "r"
+        y1, y2 = self.port_y(a, side, i), self.port_y(b, side, i)
+        if side == "r":
+            lx = ax + aw + 10 + self.lanes["r"][i] * LANE
+            return f"M{ax + aw:.0f},{y1:.1f} H{lx:.0f} V{y2:.1f} H{bx + bw + 2:.0f}"
+        lx = ax - 10 - self.lanes["l"][i] * LANE
+        return f"M{ax:.0f},{y1:.1f} H{lx:.0f} V{y2:.1f} H{bx - 2:.0f}"
 
 
 def lifecycle_svg(lc: Lifecycle, counts: dict[str, int]) -> Safe:

@@ -22,24 +22,34 @@ def trouble(r: dict, lc: Lifecycle, now: int) -> list[tuple[str, str]]:
         return out
     if r.get("phase") in ("urgent", "legacy") and r.get("context_pct") is not None:
         out.append((r["phase"], f"{r['phase']} context ({r['context_pct']:g}%)"))
-    if r.get("roster") != "living":
-        return out
-    # none for a role kept alive (squad's core) or a state that waits by design (its idle)
+    if r.get("roster") == "living":
+        out += [found for found in (_silent(r, lc, now), _overdue(r, lc, now)) if found]
+    return out
+
+
+def _silent(r: dict, lc: Lifecycle, now: int) -> tuple[str, str] | None:
+    """A living agent silent past its heartbeat: none for a role kept alive (squad's core)
+    or a state that waits by design (its idle)."""
     beat = lc.heartbeat_for(r.get("role"), r.get("state"))
     last = epoch(r.get("last_commit_at") or r.get("last_commit"))
     if beat and last is not None and now - last >= beat:
-        out.append(("silent", f"silent for {duration(now - last)} (heartbeat "
-                              f"{duration(beat, exact=True)})"))
+        return ("silent", f"silent for {duration(now - last)} (heartbeat "
+                          f"{duration(beat, exact=True)})")
+    return None
+
+
+def _overdue(r: dict, lc: Lifecycle, now: int) -> tuple[str, str] | None:
+    """A living agent in a state past a timeout of it."""
     since = epoch(r.get("in_state_since"))
     state = r.get("state")
-    if since is not None and state:
-        for src, dst, spec in lc.policies.timed_moves():
-            if src == state and lc.timeout_applies(src, dst, r.get("role")) \
-                    and now - since >= spec.after:
-                out.append(("overdue", f"past its timeout: {state} -> {dst} was due after "
-                                       f"{duration(spec.after, exact=True)}"))
-                break
-    return out
+    if since is None or not state:
+        return None
+    for src, dst, spec in lc.policies.timed_moves():
+        if src == state and lc.timeout_applies(src, dst, r.get("role")) \
+                and now - since >= spec.after:
+            return ("overdue", f"past its timeout: {state} -> {dst} was due after "
+                               f"{duration(spec.after, exact=True)}")
+    return None
 
 
 def worst(kinds: list[tuple[str, str]]) -> int:

@@ -91,3 +91,20 @@ def test_vacancies_order_holders_by_history_when_their_clocks_tie():
     assert found["steward"]["last_holder"] == "aaron"
     found = {v["role"]: v for v in vacancies([rec("aaron", 7), rec("zed", 9)], HAAK)}
     assert found["steward"]["last_holder"] == "zed"
+
+
+def test_a_row_holds_the_fields_its_declaration_names_in_their_place():
+    """`RosterRow` declares the row: every key a row holds is one of its fields; the keys every
+    row holds come first, in the declared order; the others only when they are known."""
+    from gitstate.history.fold import RosterRow
+    always = [k for k in RosterRow._fields if k not in RosterRow._sometimes]
+    alive = record("alice", "deep_work", "architect", context_pct=80)
+    unread = agent_record("zed", "agent/zed/_state.md", None, None, None, HAAK, now=1000)
+    frozen = record("carol", "frozen", freeze_state="data/freeze-states/carol.md")
+    roster_view([alive, unread, frozen])
+    for row in (alive, unread, frozen):
+        assert set(row) <= set(RosterRow._fields)
+        assert list(row)[:len(always)] == always
+    assert list(unread) == always and unread["phase"] == "unknown"
+    assert "freeze_state" in frozen and "freeze_state" not in alive
+    assert alive["instance"] == 1 and "instance" not in frozen

@@ -166,3 +166,22 @@ def test_state_files_share_what_their_lines_say_but_not_long_lines():
     assert first.front == again.front and again.lines == first.lines
     assert "state: inbox" in flatyaml._SEEN and long_summary not in flatyaml._SEEN
     assert again.front["summary"] == "x" * 10_000
+
+
+def test_the_lists_of_keys_are_read_from_the_one_table():
+    """Each room's list of state-file keys is what law/statekeys.py says of them."""
+    from gitstate.law.lifecycle import NOT_DEFAULTS
+    from gitstate.law.statekeys import KEYS
+    from gitstate.moves.fields import NUMERIC_KEYS, PROTECTED_KEYS
+    from gitstate.moves.sync import _KEYS_THE_MOVE_SETS
+    assert len({k.name for k in KEYS}) == len(KEYS)
+    assert list(statefile.FIELDS) == [
+        "agent", "state", "role", "model", "person", "project", "parent", "depth", "thread",
+        "context_pct", "summary", "last_read_commit", "freeze_state", "final_summary",
+        "updated", "pid", "host", "worktree", "max_tokens", "tokens", "stopped", "key"]
+    assert statefile.FIELDS["depth"](-1) and not statefile.FIELDS["context_pct"](42.5)
+    assert PROTECTED_KEYS == {"agent": "it is the agent's id",
+                              "state": "name the state as the STATE argument"}
+    assert NUMERIC_KEYS == {"context_pct", "depth", "pid", "max_tokens", "tokens"}
+    assert NOT_DEFAULTS == ("agent", "state", "parent", "depth", "updated", "key")
+    assert _KEYS_THE_MOVE_SETS == ("state", "updated", "ended")

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import gitstate
+from conftest import gitstate, walk
 from webhelp import make_demo, section, text
 
 
@@ -104,3 +104,22 @@ def test_a_non_empty_out_is_refused_unless_forced(built, tmp_path):
     afile = tmp_path / "afile"
     afile.write_text("x")
     assert gitstate(demo, "site", "--out", str(afile)).returncode == 2
+
+
+def test_an_agents_page_is_read_as_the_static_site_reads_it(repo):
+    """The server reads one agent's page data; the site reads every agent's at once through
+    the same `Viewer.page_data`: the same data either way."""
+    from gitstate.git.repo import open_managed
+    from gitstate.history.views import inboxes
+    from gitstate.web.data import Viewer, children_of, rows
+    for args in (("alice", "--role", "architect"), ("bob", "--parent", "alice")):
+        assert gitstate(repo, "spawn", *args).returncode == 0
+    walk(repo, "alice", "inbox")
+    viewer = Viewer(open_managed(str(repo)))
+    view = viewer.roster()
+    boxes = inboxes(viewer.repo, view["commit"],
+                    mentions=viewer.index(view["commit"])["messages"])
+    for r in rows(view):
+        one = viewer.agent(r["agent"])
+        assert one == viewer.page_data(view, r, boxes.get(r["agent"]), children_of(view))
+    assert viewer.agent("alice")["children"] == ["bob"]
