@@ -184,8 +184,8 @@ def _check_file(p: Parsed, lc: Lifecycle, out: list[Violation],
     if ch.old is not None:
         try:
             p.old = _parse(ch.old, ch.path, memo)
-        except InvalidFile as exc:
-            p.old_error = str(exc)  # a broken past does not block a repair
+        except InvalidFile:
+            pass  # a broken past does not block a repair
     if ch.new is None:
         state = p.old.state if p.old else "unknown"
         out.append(Violation(Rule.DELETED, f"{p.agent}'s state file was deleted (state {state}); "
