@@ -119,18 +119,20 @@ def _check_requires(lc: Lifecycle, r) -> None:
                 r.bad(("states", name, "requires"), f"state '{name}': '{f}' is always required")
 
 
-def _check_policy_names(lc: Lifecycle, r) -> None:
-    def known(state: str) -> bool:
-        return state == "*" or state in lc.states or "*" in state
-
+def _check_approval(lc: Lifecycle, r) -> None:
+    """Approval rules name declared states (or patterns), and humans who may approve."""
     for i, rule in enumerate(lc.policies.approval):
         a, _, b = rule.partition(" -> ")
         for s in (a, b) if b else ():
-            if not known(s):
+            if s != "*" and s not in lc.states and "*" not in s:
                 r.bad(("policies", "approval", i), f"approval rule '{a} -> {b}' names "
                                                    f"undeclared state '{s}'")
     if lc.policies.approval and not lc.policies.humans:
         r.bad(("policies", "approval"), "approval rules need 'humans' who may approve")
+
+
+def _check_timeouts(lc: Lifecycle, r) -> None:
+    """A timeout is a declared transition between declared states."""
     for a, b, _spec in lc.policies.timed_moves():
         key = f"{a} -> {b}"
         for s in (a, b):
@@ -141,23 +143,38 @@ def _check_policy_names(lc: Lifecycle, r) -> None:
             allowed = limits.shorten(lc.transitions.get(a, ())) or "nothing"
             r.bad(("policies", "timeouts", key), f"timeout '{key}' is not a declared transition "
                   f"(from '{a}' the lifecycle allows: {allowed})")
+
+
+def _check_timeout_roles(lc: Lifecycle, r) -> None:
+    """A timeout exempts declared roles only."""
     for a, b, spec in lc.policies.timed_moves():
         for role in spec.except_roles:
             if role not in lc.roles:
                 r.bad(("policies", "timeouts", f"{a} -> {b}", "except_roles"),
                       f"timeout '{a} -> {b}' exempts undeclared role '{role}' (roles: "
                       f"{limits.shorten(lc.roles) or 'none'})")
+
+
+def _check_heartbeat(lc: Lifecycle, r) -> None:
+    """The heartbeat exempts declared roles, and judges living states only."""
     beat = lc.policies.heartbeat
-    for role in beat.except_roles if beat is not None else ():
+    if beat is None:
+        return
+    for role in beat.except_roles:
         if role not in lc.roles:
             r.bad(("policies", "heartbeat", "except_roles"), f"the heartbeat exempts undeclared "
                   f"role '{role}' (roles: {limits.shorten(lc.roles) or 'none'})")
     living = [n for n, spec in lc.states.items() if spec.roster == "living"]
-    for s in beat.states if beat is not None else ():
+    for s in beat.states:
         if s not in living:
             r.bad(("policies", "heartbeat", "states"), f"the heartbeat judges '{s}', which is "
                   f"not a {'living' if s in lc.states else 'declared'} state (living states: "
                   f"{limits.shorten(living) or 'none'})")
+
+
+def _check_role_states(lc: Lifecycle, r) -> None:
+    """A role forbids and is loaded into declared states, and is never loaded into one it
+    forbids."""
     for name, spec in lc.roles.items():
         for s in spec.forbids + ((spec.load,) if spec.load else ()):
             if s not in lc.states:
@@ -166,6 +183,9 @@ def _check_policy_names(lc: Lifecycle, r) -> None:
         if spec.load in spec.forbids:
             r.bad(("roles", name, "load"), f"role '{name}' is loaded into '{spec.load}', a "
                   "state it forbids")
+
+
+def _check_urgent_forbids(lc: Lifecycle, r) -> None:
     for s in lc.mortality.urgent_forbids:
         if s not in lc.states:
             r.bad(("policies", "mortality", "urgent_forbids"), f"urgent_forbids names "
@@ -179,25 +199,32 @@ def _check_layout(lc: Lifecycle, r) -> None:
     """State files stay inside the work tree, outside `.git` and beside the law, never in it:
     `spawn shallow` with a layout `.git/{id}` would write `.git/shallow`."""
     p = lc.state_file
-    shape = ("must be a relative path with exactly one '{id}' and a file name, e.g. "
-             "'agent/{id}/_state.md'")
-    if not isinstance(p, str) or p.count("{id}") != 1 or p.startswith("/") or "\\" in p \
-            or any(part in ("", ".", "..") for part in p.split("/")):
-        r.bad(("layout", "state_file"), f"layout.state_file {p!r} {shape}")
+    if not _layout_shaped(p):
+        r.bad(("layout", "state_file"), f"layout.state_file {p!r} must be a relative path with "
+              "exactly one '{id}' and a file name, e.g. 'agent/{id}/_state.md'")
         return
-    parts = p.split("/")
+    problem = _layout_problem(p.split("/"))
+    if problem:
+        r.bad(("layout", "state_file"), f"layout.state_file {p!r}{problem}")
+
+
+def _layout_shaped(p) -> bool:
+    """A relative path with exactly one `{id}` and no empty, `.` or `..` part."""
+    return isinstance(p, str) and p.count("{id}") == 1 and not p.startswith("/") \
+        and "\\" not in p and not any(part in ("", ".", "..") for part in p.split("/"))
+
+
+def _layout_problem(parts: list[str]) -> str | None:
+    """What is wrong with a well-shaped layout's parts, if anything."""
     if not all(_LAYOUT_PART.match(part) for part in parts):
-        r.bad(("layout", "state_file"), f"layout.state_file {p!r} may use only letters, "
-              "digits, '.', '_', '-', '/' and '{id}'")
-    elif any(is_git_dir_name(part) for part in parts):
-        r.bad(("layout", "state_file"), f"layout.state_file {p!r} leads into a '.git' "
-              "folder; state files live in the work tree")
-    elif any(part.startswith(".") and "{id}" in part for part in parts):
-        r.bad(("layout", "state_file"), f"layout.state_file {p!r}: the part holding '{{id}}' "
-              "may not start with '.' (the agent 'git' would be '.git')")
-    elif parts[0].lower() in ("protocols", ".githooks"):
-        r.bad(("layout", "state_file"), f"layout.state_file {p!r}: state files may not live "
-              f"in '{parts[0]}/', beside the law and the hooks")
+        return " may use only letters, digits, '.', '_', '-', '/' and '{id}'"
+    if any(is_git_dir_name(part) for part in parts):
+        return " leads into a '.git' folder; state files live in the work tree"
+    if any(part.startswith(".") and "{id}" in part for part in parts):
+        return ": the part holding '{id}' may not start with '.' (the agent 'git' would be '.git')"
+    if parts[0].lower() in ("protocols", ".githooks"):
+        return f": state files may not live in '{parts[0]}/', beside the law and the hooks"
+    return None
 
 
 def is_git_dir_name(part: str) -> bool:
@@ -239,6 +266,7 @@ def _check_movers(lc: Lifecycle, r) -> None:
 
 
 CHECKS = (_check_has_states, _check_one_initial, _check_transitions_name_states,
-           _check_no_exit_from_terminal, _check_reachable, _check_no_trap, _check_can_end,
-           _check_requires, _check_policy_names, _check_layout, _check_accept,
-          _check_movers)
+          _check_no_exit_from_terminal, _check_reachable, _check_no_trap, _check_can_end,
+          _check_requires, _check_approval, _check_timeouts, _check_timeout_roles,
+          _check_heartbeat, _check_role_states, _check_urgent_forbids, _check_layout,
+          _check_accept, _check_movers)
