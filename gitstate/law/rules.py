@@ -10,6 +10,7 @@ from gitstate.errors import InvalidFile
 from gitstate.law import statefile
 from gitstate.law.grammar import Message, is_valid_id, parse_message
 from gitstate.law.mortality import check_mortality, check_tokens
+from gitstate.law.movers import approved
 from gitstate.law.roles import assumed_role
 from gitstate.law.society import check_society
 from gitstate.law.verdict import SYMLINK_MODE, Context, FileChange, Parsed, Violation  # noqa: F401  (FileChange, Context: part of this module's API)
@@ -357,10 +358,9 @@ def check_law_change(lc: Lifecycle, message: str | Message, changed: list[str]) 
 def _unapproved(lc: Lifecycle, msg: Message) -> str | None:
     """None when an `Approved-by:` trailer names one of the lifecycle's humans; else what to
     add to the refusal (the names given instead, if any)."""
-    humans = {h.lower() for h in lc.policies.humans}
-    given = msg.trailer("approved-by")
-    if any(v.strip().lower() in humans for v in given):
+    if approved(lc, msg):
         return None
+    given = msg.trailer("approved-by")
     return f" ('{', '.join(given)}' is not one of them)" if given else ""
 
 
