@@ -279,6 +279,31 @@ def _read_roles(r: _Reader, raw: Any) -> dict[str, Role]:
 def read_policies(r, raw: Any) -> Policies:
     p = r.mapping(raw, ("policies",), "policies")
     r.unknown_keys(p, POLICY_KEYS, ("policies",), "policies")
+    approval = _read_approval(r, p)
+    mortality = _read_mortality(r, p.get("mortality")) if "mortality" in p else None
+    timeouts = _read_timeouts(r, p)
+    heartbeat = None if p.get("heartbeat") is None else \
+        _timed(r, p.get("heartbeat"), ("policies", "heartbeat"), "policies.heartbeat", Heartbeat)
+    custom_roles = _flag(r, p, "custom_roles", True)
+    atomic = _flag(r, p, "atomic_commits", False)
+    return Policies(
+        humans=tuple(r.names(p.get("humans"), ("policies", "humans"), "policies.humans")),
+        approval=approval, mortality=mortality,
+        max_living=r.integer(p.get("max_living"), ("policies", "max_living"), "max_living", 1),
+        role_max=r.integer(p.get("role_max"), ("policies", "role_max"), "role_max", 1),
+        max_depth=r.integer(p.get("max_depth"), ("policies", "max_depth"), "max_depth", 0),
+        timeouts=timeouts,
+        role_timeout=duration(r, p, "role_timeout", ("policies",), "policies.role_timeout"),
+        heartbeat=heartbeat, custom_roles=custom_roles,
+        decisions=_log_path(r, p.get("decisions"), ("policies", "decisions")),
+        atomic_commits=atomic,
+        context_window=r.integer(p.get("context_window"), ("policies", "context_window"),
+                                 "context_window", 1000),
+        movers=_read_movers(r, p.get("movers")))
+
+
+def _read_approval(r, p: dict) -> tuple[str, ...]:
+    """`policies.approval`: moves 'from -> to', and `law` for changes of the law."""
     approval = []
     for i, item in enumerate(r.names(p.get("approval"), ("policies", "approval"),
                                      "policies.approval")):
@@ -291,22 +316,31 @@ def read_policies(r, raw: Any) -> Policies:
                                                "('*' matches any state)")
         else:
             approval.append(f"{arrow[0]} -> {arrow[1]}")
-    mortality = None
-    if "mortality" in p:
-        m = r.mapping(p.get("mortality"), ("policies", "mortality"), "policies.mortality")
-        r.unknown_keys(m, MORTALITY_KEYS, ("policies", "mortality"), "mortality")
-        usual = Mortality()
-        vals = {k: r.integer(m.get(k, getattr(usual, k)), ("policies", "mortality", k),
-                             f"mortality.{k}", 0, 100) for k in ("midlife", "legacy", "urgent")}
-        mortality = Mortality(
-            **{k: getattr(usual, k) if v is None else v for k, v in vals.items()},
-            urgent_forbids=tuple(r.names(m.get("urgent_forbids"),
-                                         ("policies", "mortality", "urgent_forbids"),
-                                         "mortality.urgent_forbids")))
-        if not mortality.midlife <= mortality.legacy <= mortality.urgent:
-            r.bad(("policies", "mortality"), "mortality thresholds must rise: "
-                  f"midlife {mortality.midlife} <= legacy {mortality.legacy} "
-                  f"<= urgent {mortality.urgent}")
+    return tuple(approval)
+
+
+def _read_mortality(r, raw: Any) -> Mortality:
+    """`policies.mortality`: thresholds from 0 to 100 that rise, and the states urgent
+    context forbids."""
+    m = r.mapping(raw, ("policies", "mortality"), "policies.mortality")
+    r.unknown_keys(m, MORTALITY_KEYS, ("policies", "mortality"), "mortality")
+    usual = Mortality()
+    vals = {k: r.integer(m.get(k, getattr(usual, k)), ("policies", "mortality", k),
+                         f"mortality.{k}", 0, 100) for k in ("midlife", "legacy", "urgent")}
+    mortality = Mortality(
+        **{k: getattr(usual, k) if v is None else v for k, v in vals.items()},
+        urgent_forbids=tuple(r.names(m.get("urgent_forbids"),
+                                     ("policies", "mortality", "urgent_forbids"),
+                                     "mortality.urgent_forbids")))
+    if not mortality.midlife <= mortality.legacy <= mortality.urgent:
+        r.bad(("policies", "mortality"), "mortality thresholds must rise: "
+              f"midlife {mortality.midlife} <= legacy {mortality.legacy} "
+              f"<= urgent {mortality.urgent}")
+    return mortality
+
+
+def _read_timeouts(r, p: dict) -> dict[str, Timeout]:
+    """`policies.timeouts`: 'from -> to' -> when the move is due."""
     timeouts: dict[str, Timeout] = {}
     for key, value in r.mapping(p.get("timeouts"), ("policies", "timeouts"),
                                 "policies.timeouts").items():
@@ -316,30 +350,16 @@ def read_policies(r, raw: Any) -> Policies:
             r.bad(("policies", "timeouts", key), f"timeout key {key!r} must read 'from -> to'")
         elif spec is not None:
             timeouts[f"{arrow[0]} -> {arrow[1]}"] = spec
-    heartbeat = None if p.get("heartbeat") is None else \
-        _timed(r, p.get("heartbeat"), ("policies", "heartbeat"), "policies.heartbeat", Heartbeat)
-    custom_roles = p.get("custom_roles", True)
-    if not isinstance(custom_roles, bool):
-        r.bad(("policies", "custom_roles"), "custom_roles must be true or false")
-        custom_roles = True
-    atomic = p.get("atomic_commits", False)
-    if not isinstance(atomic, bool):
-        r.bad(("policies", "atomic_commits"), "atomic_commits must be true or false")
-        atomic = False
-    return Policies(
-        humans=tuple(r.names(p.get("humans"), ("policies", "humans"), "policies.humans")),
-        approval=tuple(approval), mortality=mortality,
-        max_living=r.integer(p.get("max_living"), ("policies", "max_living"), "max_living", 1),
-        role_max=r.integer(p.get("role_max"), ("policies", "role_max"), "role_max", 1),
-        max_depth=r.integer(p.get("max_depth"), ("policies", "max_depth"), "max_depth", 0),
-        timeouts=timeouts,
-        role_timeout=duration(r, p, "role_timeout", ("policies",), "policies.role_timeout"),
-        heartbeat=heartbeat, custom_roles=custom_roles,
-        decisions=_log_path(r, p.get("decisions"), ("policies", "decisions")),
-        atomic_commits=atomic,
-        context_window=r.integer(p.get("context_window"), ("policies", "context_window"),
-                                 "context_window", 1000),
-        movers=_read_movers(r, p.get("movers")))
+    return timeouts
+
+
+def _flag(r, p: dict, key: str, default: bool) -> bool:
+    """A policy that is true or false (`default` when absent or neither)."""
+    value = p.get(key, default)
+    if not isinstance(value, bool):
+        r.bad(("policies", key), f"{key} must be true or false")
+        return default
+    return value
 
 
 def _timed(r, value: Any, where: tuple, what: str, kind: type = Timeout) -> Any:
