@@ -184,6 +184,11 @@ class Policies(Record):
     def law_approval(self) -> bool:
         return "law" in self.approval
 
+    def approved(self, msg) -> bool:
+        """Does an `Approved-by:` trailer of the commit message `msg` name one of the humans?"""
+        humans = {h.lower() for h in self.humans}
+        return any(v.strip().lower() in humans for v in msg.trailer("approved-by"))
+
     @property
     def approval_pairs(self) -> tuple[tuple[str, str], ...]:
         if self._pairs is None:

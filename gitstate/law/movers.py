@@ -148,16 +148,10 @@ def _message_lets(lc: Lifecycle, msg: Message | None, old: str, new: str,
     a team operation's trailer. None without a message yet, where one could tell."""
     if msg is None:
         return None if lc.needs_approval(old, new) or old != new else False
-    if lc.needs_approval(old, new) and approved(lc, msg):
+    if lc.needs_approval(old, new) and lc.policies.approved(msg):
         return True
     op = team_operation(msg)
     return op is not None and op_kind(lc, op, old, new, role)
-
-
-def approved(lc: Lifecycle, msg: Message) -> bool:
-    """An `Approved-by:` trailer names one of the lifecycle's humans."""
-    humans = {h.lower() for h in lc.policies.humans}
-    return any(v.strip().lower() in humans for v in msg.trailer("approved-by"))
 
 
 def who_may(lc: Lifecycle, agent: str, front: dict, old: str | None, new: str | None) -> str:

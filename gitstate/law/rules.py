@@ -10,8 +10,7 @@ from gitstate.errors import InvalidFile
 from gitstate.law import statefile
 from gitstate.law.grammar import Message, is_valid_id, parse_message
 from gitstate.law.mortality import check_mortality, check_tokens
-from gitstate.law.movers import approved
-from gitstate.law.roles import assumed_role
+from gitstate.law.roles import assumed_role, is_role_transfer, role_transfer  # noqa: F401  (role_transfer: part of this module's API)
 from gitstate.law.society import check_society
 from gitstate.law.verdict import SYMLINK_MODE, Context, FileChange, Parsed, Violation  # noqa: F401  (FileChange, Context: part of this module's API)
 from gitstate.rule_ids import Rule
@@ -75,7 +74,7 @@ def _check_one_agent(parsed: list[Parsed], msg: Message | None, out: list[Violat
     # Without the message (pre-commit) a role transfer cannot be told apart: judged later.
     if len(agents) < 2 or msg is None:
         return False
-    if _is_role_transfer(parsed, msg, out):
+    if is_role_transfer(parsed, msg, out):
         return True
     out.append(Violation(Rule.MULTIPLE_AGENTS, "one commit may change one agent's state; this "
                          f"one changes {', '.join(agents)} (commit each agent separately)"))
@@ -112,80 +111,6 @@ def _fixed_ways(key: str, before) -> str:
         how += " or by taking a vacant role (`gitstate assume ID ROLE`, trailer " \
             "'Assumes-role: ROLE')"
     return how
-
-
-def role_transfer(value: str) -> tuple[str, str] | None:
-    """(role, to) of `Role-transfer: <role> -> <to>`, read without a regular expression (one
-    backtracked quadratically on a value of many arrows)."""
-    role, arrow, to = value.strip().rpartition("->")
-    role, to = role.rstrip(), to.lstrip()
-    if not arrow or not role or not to or any(c.isspace() for c in role + to):
-        return None
-    return role, to
-
-
-def _is_role_transfer(parsed: list[Parsed], msg: Message | None, out: list) -> bool:
-    """The one commit that may touch two agents: `Role-transfer: <role> -> <to>` hands a role
-    from the agent that speaks to another, so that the role is never vacant nor doubly held.
-    The receiver's file may change only in `role` (and `updated`)."""
-    parties = _transfer_parties(parsed, msg)
-    if parties is None:
-        return False
-    role, to, giver, taker = parties
-    _check_transfer(role, to, giver, taker, out)
-    return True
-
-
-def _transfer_parties(parsed: list[Parsed], msg: Message | None
-                      ) -> tuple[str, str, Parsed, Parsed] | None:
-    """(role, receiver's id, giver, receiver) of a role transfer between two agents, both
-    read on both sides."""
-    found = _transfer_trailer(parsed, msg)
-    if found is None:
-        return None
-    role, to = found
-    giver = next((p for p in parsed if p.agent == msg.prefix), None) if msg else None
-    taker = next((p for p in parsed if p.agent == to), None)
-    if giver is None or taker is None or giver is taker or not _both_sides(giver) \
-            or not _both_sides(taker):
-        return None
-    return role, to, giver, taker
-
-
-def _transfer_trailer(parsed: list[Parsed], msg: Message | None) -> tuple[str, str] | None:
-    """(role, receiver's id) of the one `Role-transfer: <role> -> <to>` trailer of a commit
-    that changes two agents and speaks as one."""
-    if msg is None or len(parsed) != 2 or msg.prefix is None:
-        return None
-    values = msg.trailer("role-transfer")
-    found = role_transfer(values[0]) if len(values) == 1 else None
-    return (found[0], found[1].lower()) if found else None
-
-
-def _both_sides(p: Parsed) -> bool:
-    return p.old is not None and p.new is not None
-
-
-def _check_transfer(role: str, to: str, giver: Parsed, taker: Parsed,
-                    out: list[Violation]) -> None:
-    """The giver held the role and lets it go; the receiver takes it and changes nothing
-    else."""
-    assert giver.old is not None and giver.new is not None   # _transfer_parties
-    assert taker.old is not None and taker.new is not None
-    if statefile.as_text(giver.old.get("role")) != role:
-        out.append(Violation(Rule.MULTIPLE_AGENTS, f"{giver.agent} cannot hand over role '{role}': "
-                             "it does not hold it", "commit message"))
-        return
-    if statefile.as_text(giver.new.get("role")) == role:
-        out.append(Violation(Rule.MULTIPLE_AGENTS, f"{giver.agent} hands over '{role}' but keeps "
-                             "it; set its role to null in the same commit", "commit message"))
-        return
-    before = {k: v for k, v in taker.old.front.items() if k not in ("role", "updated")}
-    after = {k: v for k, v in taker.new.front.items() if k not in ("role", "updated")}
-    if before != after or statefile.as_text(taker.new.get("role")) != role:
-        out.append(Violation(Rule.MULTIPLE_AGENTS, f"in a role transfer {to}'s state file may only "
-                             f"take the role ('role: {role}')",
-                             f"{taker.change.path}:{taker.new.line_of('role')}"))
 
 
 def _parse(data: bytes, path: str, memo: dict | None) -> statefile.StateDoc:
@@ -347,21 +272,19 @@ def check_law_change(lc: Lifecycle, message: str | Message, changed: list[str]) 
     if not changed or not lc.policies.law_approval:
         return []
     msg = parse_message(message) if isinstance(message, str) else message
-    named = _unapproved(lc, msg)
-    if named is None:
+    return _unapproved(lc, msg, f"this commit changes the law ({', '.join(changed)}); that")
+
+
+def _unapproved(lc: Lifecycle, msg: Message, what: str) -> list[Violation]:
+    """`what` needs a human's approval: refused unless an `Approved-by:` trailer names one of
+    the lifecycle's humans."""
+    if lc.policies.approved(msg):
         return []
-    return [Violation(Rule.NEEDS_APPROVAL, f"this commit changes the law ({', '.join(changed)}); "
-                      "that needs a human's approval: add the trailer 'Approved-by: <human>' "
-                      f"naming one of {', '.join(lc.policies.humans)}{named}", "commit message")]
-
-
-def _unapproved(lc: Lifecycle, msg: Message) -> str | None:
-    """None when an `Approved-by:` trailer names one of the lifecycle's humans; else what to
-    add to the refusal (the names given instead, if any)."""
-    if approved(lc, msg):
-        return None
     given = msg.trailer("approved-by")
-    return f" ('{', '.join(given)}' is not one of them)" if given else ""
+    named = f" ('{', '.join(given)}' is not one of them)" if given else ""
+    return [Violation(Rule.NEEDS_APPROVAL, f"{what} needs a human's approval: add the trailer "
+                      f"'Approved-by: <human>' naming one of {', '.join(lc.policies.humans)}"
+                      f"{named}", _MESSAGE)]
 
 
 def legal_moves(lc: Lifecycle, state: str) -> str:
@@ -463,15 +386,6 @@ def _check_tag(p: Parsed, msg: Message, lc: Lifecycle, out: list[Violation]) -> 
 
 def _check_approval(p: Parsed, msg: Message, lc: Lifecycle, old: str, new: str,
                     out: list[Violation]) -> None:
-    named = _unapproved(lc, msg)
-    if named is None:
-        return
-    if old == new:
-        out.append(Violation(Rule.NEEDS_APPROVAL, f"{p.agent} is {old}: every change to it "
-                             "(its role handed away included) needs a human's approval: add "
-                             f"the trailer 'Approved-by: <human>' naming one of "
-                             f"{', '.join(lc.policies.humans)}{named}", _MESSAGE))
-        return
-    out.append(Violation(Rule.NEEDS_APPROVAL, f"{old} -> {new} needs a human's approval: add the "
-                         f"trailer 'Approved-by: <human>' naming one of "
-                         f"{', '.join(lc.policies.humans)}{named}", _MESSAGE))
+    what = f"{p.agent} is {old}: every change to it (its role handed away included)" \
+        if old == new else f"{old} -> {new}"
+    out += _unapproved(lc, msg, what)

@@ -10,7 +10,7 @@ import re
 from gitstate.law import limits, statefile
 from gitstate.law.grammar import Message, is_valid_id
 from gitstate.law.lifecycle import Lifecycle
-from gitstate.law.roles import NAMED_HOLDERS, check_assumed, check_new_role, named  # noqa: F401  (NAMED_HOLDERS: part of this module's API)
+from gitstate.law.roles import NAMED_HOLDERS, article, check_assumed, check_new_role, named, way_out  # noqa: F401  (NAMED_HOLDERS: part of this module's API)
 from gitstate.law.times import duration
 from gitstate.law.verdict import Context, Violation
 from gitstate.rule_ids import Rule
@@ -204,7 +204,7 @@ def _check_role_max(p, lc: Lifecycle, census: Census, m: _Move, out: list[Violat
     out.append(Violation(Rule.ROLE_MAX, f"role '{m.role}' may have {most} living "
                          f"holder{'s' if most != 1 else ''}{default}; with this commit it "
                          f"would have {len(holders)} ({named(holders)}). "
-                         + _way_out(p, m.role, giver, lc), m.role_at))
+                         + way_out(p, m.role, giver, lc), m.role_at))
 
 
 def _check_max_living(p, lc: Lifecycle, census: Census, m: _Move, out: list[Violation]) -> None:
@@ -246,20 +246,6 @@ def _check_log(p, ctx: Context, log: str, out: list[Violation]) -> None:
                          f"{p.change.path}:{p.new.line_of('state')}"))
 
 
-def _way_out(p, role: str, giver: str | None, lc: Lifecycle) -> str:
-    """A way past `role-max` that works: a living holder (`giver`, the first other than this
-    agent) hands the role over first (a frozen agent that still holds it keeps it, and is woken
-    as the one holder), or a vacancy."""
-    giver = giver or "HOLDER"
-    held = p.old is not None and isinstance(p.old.state, str) and lc.held(p.old.state)
-    hand = f"`gitstate handover {role} --from {giver} --to {p.agent}" + (
-        " --approved-by HUMAN`" if held else "`")
-    if p.old is None:
-        return (f"Spawn {p.agent} without the role and have {giver} hand it over ({hand}), "
-                "or wait for a vacancy")
-    return f"First have {giver} hand it over ({hand}), then retry; or wait for a vacancy"
-
-
 def _check_timeout(p, lc: Lifecycle, ctx: Context, old: str, new: str,
                    out: list[Violation]) -> None:
     """A timed transition is taken only once it is due, counted from entering the state."""
@@ -276,13 +262,6 @@ def _check_timeout(p, lc: Lifecycle, ctx: Context, old: str, new: str,
                          f"{duration(wait, exact=True)} in {old}{left} (`gitstate sweep` makes "
                          "it when due)",
                          f"{p.change.path}:{p.new.line_of('state')}"))
-
-
-
-def article(word: str | None) -> str:
-    """'a' or 'an' before a role's name (by its first letter: roles are names, not sounds)."""
-    first = (word or "")[:1].lower()
-    return "an" if first and first in "aeiou" else "a"
 
 
 def _check_birth(p, lc: Lifecycle, census: Census, role: str | None,
