@@ -1,6 +1,7 @@
 """The checks a lifecycle passes when it is loaded: one `_check_*` per rule, each adding
-located problems through the reader (`r.bad(path, message)`), each linear in the size of the
-lifecycle (a 10,000-state lifecycle is checked in milliseconds).
+located problems through the reader (`Reader`, `r.bad(path, message)`, which the loader reads
+the file's parts with too), each linear in the size of the lifecycle (a 10,000-state lifecycle
+is checked in milliseconds).
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import re
 
 from gitstate.law import limits
-from gitstate.law.lifecycle import Lifecycle
+from gitstate.law.lifecycle import Lifecycle, parse_arrow
 
 TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
 if TYPE_CHECKING:
@@ -18,6 +19,73 @@ if TYPE_CHECKING:
 def kind(value: Any) -> str:
     return {dict: "a mapping", list: "a list", str: "text", bool: "true/false",
             int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+class Reader:
+    """Collects problems while building the model from located YAML."""
+
+    def __init__(self, lines: dict):
+        self.lines = lines
+        self.problems: list[tuple[int | None, str]] = []
+
+    def line(self, *path) -> int | None:
+        while path:
+            if path in self.lines:
+                return self.lines[path]
+            path = path[:-1]
+        return self.lines.get(())
+
+    def bad(self, path: tuple, message: str) -> None:
+        self.problems.append((self.line(*path), message))
+
+    def mapping(self, value: Any, path: tuple, what: str) -> dict:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.bad(path, f"{what} must be a mapping, not {kind(value)}")
+            return {}
+        return value
+
+    def names(self, value: Any, path: tuple, what: str) -> list[str]:
+        if value is None:
+            return []
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.bad(path, f"{what} must be a list of names")
+            return []
+        return value
+
+    def unknown_keys(self, data: dict, known: set[str], path: tuple, what: str) -> None:
+        for key in data:
+            if key not in known:
+                self.bad(path + (key,), f"unknown {what} key '{key}'; known keys: "
+                         + ", ".join(sorted(known)))
+
+    def flag(self, value: Any, path: tuple, what: str, default: bool = False) -> bool:
+        """A true-or-false key (`default` where it is neither)."""
+        if isinstance(value, bool):
+            return value
+        self.bad(path, f"{what} must be true or false")
+        return default
+
+    def arrow(self, item: str, path: tuple, what: str) -> str | None:
+        """A move written 'from -> to', as the lifecycle keeps it."""
+        arrow = parse_arrow(item)
+        if arrow is None:
+            self.bad(path, f"{what} {item!r} must read 'from -> to' ('*' matches any state)")
+            return None
+        return f"{arrow[0]} -> {arrow[1]}"
+
+    def integer(self, value: Any, path: tuple, what: str, lo: int = 0, hi: int | None = None):
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < lo \
+                or (hi is not None and value > hi):
+            rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+            self.bad(path, f"{what} must be a whole number {rng}, not {value!r}")
+            return None
+        return value
 
 
 def _check_has_states(lc: Lifecycle, r) -> None:

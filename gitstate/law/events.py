@@ -149,7 +149,7 @@ def _read_rule(r, rule: Any, at: tuple, event: str, states: dict, transitions: d
     when = _read_when(r, rule, at, event, what)
     spawn = _read_spawn(r, rule, at, event, what)
     moves = _read_moves(r, rule, at, what, states, transitions)
-    record = _read_record(r, rule, at, what)
+    record = r.flag(rule.get("record", False), at + ("record",), f"{what}: record")
     summary = _read_summary(r, rule, at, what)
     if not moves and not spawn and not record:
         r.bad(at, f"{what}: a rule needs moves, or record: true (or, at subagent_start, "
@@ -196,11 +196,10 @@ def _read_move(r, item: str, at: tuple, what: str, states: dict, transitions: di
                ) -> str | None:
     """One of a rule's moves, 'from -> to': to a state, by a transition the lifecycle
     declares."""
-    arrow = parse_arrow(item)
-    if arrow is None:
-        r.bad(at, f"{what}: {item!r} must read 'from -> to' ('*' matches any state)")
+    move = r.arrow(item, at, f"{what}:")
+    if move is None:
         return None
-    old, new = arrow
+    old, _, new = move.partition(" -> ")
     if new not in states:
         r.bad(at, f"{what}: {item!r} moves to {new!r}, which is not a state")
         return None
@@ -209,15 +208,7 @@ def _read_move(r, item: str, at: tuple, what: str, states: dict, transitions: di
         r.bad(at, f"{what}: no transition makes {item!r}; a runtime event makes only moves "
                   "the transitions allow")
         return None
-    return f"{old} -> {new}"
-
-
-def _read_record(r, rule: dict, at: tuple, what: str) -> bool:
-    record = rule.get("record", False)
-    if not isinstance(record, bool):
-        r.bad(at + ("record",), f"{what}: record must be true or false")
-        return False
-    return record
+    return move
 
 
 def _read_summary(r, rule: dict, at: tuple, what: str) -> str | None:

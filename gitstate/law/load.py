@@ -11,7 +11,7 @@ import re
 
 from gitstate.errors import InvalidFile
 from gitstate.law import limits
-from gitstate.law.checks import CHECKS, kind as _kind
+from gitstate.law.checks import CHECKS, Reader
 from gitstate.law.events import read_runtime
 from gitstate.law.grammar import is_branch_name
 from gitstate.law.lifecycle import (
@@ -79,58 +79,6 @@ class LifecycleInvalid(InvalidFile):
                              for ln, msg in self.problems]}
 
 
-class _Reader:
-    """Collects problems while building the model from located YAML."""
-
-    def __init__(self, lines: dict):
-        self.lines = lines
-        self.problems: list[tuple[int | None, str]] = []
-
-    def line(self, *path) -> int | None:
-        while path:
-            if path in self.lines:
-                return self.lines[path]
-            path = path[:-1]
-        return self.lines.get(())
-
-    def bad(self, path: tuple, message: str) -> None:
-        self.problems.append((self.line(*path), message))
-
-    def mapping(self, value: Any, path: tuple, what: str) -> dict:
-        if value is None:
-            return {}
-        if not isinstance(value, dict):
-            self.bad(path, f"{what} must be a mapping, not {_kind(value)}")
-            return {}
-        return value
-
-    def names(self, value: Any, path: tuple, what: str) -> list[str]:
-        if value is None:
-            return []
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            self.bad(path, f"{what} must be a list of names")
-            return []
-        return value
-
-    def unknown_keys(self, data: dict, known: set[str], path: tuple, what: str) -> None:
-        for key in data:
-            if key not in known:
-                self.bad(path + (key,), f"unknown {what} key '{key}'; known keys: "
-                         + ", ".join(sorted(known)))
-
-    def integer(self, value: Any, path: tuple, what: str, lo: int = 0, hi: int | None = None):
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int) or value < lo \
-                or (hi is not None and value > hi):
-            rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-            self.bad(path, f"{what} must be a whole number {rng}, not {value!r}")
-            return None
-        return value
-
-
 def read_lifecycle(data: bytes, source: str = "protocols/lifecycle.yaml") -> Lifecycle:
     """`load_lifecycle` of a file's bytes: at most `limits.LIFECYCLE_BYTES`, UTF-8, no BOM."""
     from gitstate.law.statefile import decode
@@ -144,7 +92,7 @@ def load_lifecycle(text: str, source: str = "protocols/lifecycle.yaml") -> Lifec
     from gitstate.law import yamlio
     limits.check_size(limits.utf8_size(text), limits.LIFECYCLE_BYTES, "the lifecycle", source)
     data, lines = yamlio.load(text, where=source, strict=False, rule=Rule.LIFECYCLE)
-    r = _Reader(lines)
+    r = Reader(lines)
     if not isinstance(data, dict):
         raise LifecycleInvalid(source, [(1, "a lifecycle must be a mapping with at least "
                                             "'initial', 'states' and 'transitions'")])
@@ -175,7 +123,7 @@ def load_lifecycle(text: str, source: str = "protocols/lifecycle.yaml") -> Lifec
     return lc
 
 
-def _read_line(r: _Reader, raw: Any) -> str | None:
+def _read_line(r: Reader, raw: Any) -> str | None:
     """The team line's branch name (`line: main`), or None where the lifecycle names none."""
     if raw is not None and not (isinstance(raw, str) and is_branch_name(raw)):
         r.bad(("line",), f"line: {raw!r} is not a branch name (e.g. 'main')")
@@ -183,7 +131,7 @@ def _read_line(r: _Reader, raw: Any) -> str | None:
     return raw
 
 
-def _named(r: _Reader, raw: Any, section: str, pattern, allowed: str, keys: set[str]):
+def _named(r: Reader, raw: Any, section: str, pattern, allowed: str, keys: set[str]):
     """(name, path, spec) of each well-named entry of `section` (states, roles), its keys
     checked."""
     what = section[:-1]
@@ -198,7 +146,7 @@ def _named(r: _Reader, raw: Any, section: str, pattern, allowed: str, keys: set[
         yield name, path, spec
 
 
-def _read_states(r: _Reader, raw: Any) -> dict[str, State]:
+def _read_states(r: Reader, raw: Any) -> dict[str, State]:
     states: dict[str, State] = {}
     for name, path, spec in _named(r, raw, "states", STATE_NAME_RE, "'_' or '-'", STATE_KEYS):
         roster = spec.get("roster", "living")
@@ -239,7 +187,7 @@ def _log_path(r, value, path: tuple) -> str | None:
     return text
 
 
-def _read_transitions(r: _Reader, raw: Any) -> dict[str, tuple[str, ...]]:
+def _read_transitions(r: Reader, raw: Any) -> dict[str, tuple[str, ...]]:
     out: dict[str, tuple[str, ...]] = {}
     for src, targets in r.mapping(raw, ("transitions",), "transitions").items():
         out[str(src)] = tuple(r.names(targets, ("transitions", src),
@@ -247,7 +195,7 @@ def _read_transitions(r: _Reader, raw: Any) -> dict[str, tuple[str, ...]]:
     return out
 
 
-def _read_roles(r: _Reader, raw: Any) -> dict[str, Role]:
+def _read_roles(r: Reader, raw: Any) -> dict[str, Role]:
     roles: dict[str, Role] = {}
     for name, path, spec in _named(r, raw, "roles", ROLE_NAME_RE, "'.', '_' or '-'",
                                    ROLE_KEYS):
@@ -284,8 +232,10 @@ def read_policies(r, raw: Any) -> Policies:
     timeouts = _read_timeouts(r, p)
     heartbeat = None if p.get("heartbeat") is None else \
         _timed(r, p.get("heartbeat"), ("policies", "heartbeat"), "policies.heartbeat", Heartbeat)
-    custom_roles = _flag(r, p, "custom_roles", True)
-    atomic = _flag(r, p, "atomic_commits", False)
+    custom_roles = r.flag(p.get("custom_roles", True), ("policies", "custom_roles"),
+                          "custom_roles", True)
+    atomic = r.flag(p.get("atomic_commits", False), ("policies", "atomic_commits"),
+                    "atomic_commits")
     return Policies(
         humans=tuple(r.names(p.get("humans"), ("policies", "humans"), "policies.humans")),
         approval=approval, mortality=mortality,
@@ -307,15 +257,11 @@ def _read_approval(r, p: dict) -> tuple[str, ...]:
     approval = []
     for i, item in enumerate(r.names(p.get("approval"), ("policies", "approval"),
                                      "policies.approval")):
-        if item.strip() == "law":   # changes of the lifecycle, allowed_signers and the shims
-            approval.append("law")
-            continue
-        arrow = parse_arrow(item)
-        if arrow is None:
-            r.bad(("policies", "approval", i), f"approval rule {item!r} must read 'from -> to' "
-                                               "('*' matches any state)")
-        else:
-            approval.append(f"{arrow[0]} -> {arrow[1]}")
+        # `law`: changes of the lifecycle, allowed_signers and the shims
+        move = "law" if item.strip() == "law" else \
+            r.arrow(item, ("policies", "approval", i), "approval rule")
+        if move is not None:
+            approval.append(move)
     return tuple(approval)
 
 
@@ -353,15 +299,6 @@ def _read_timeouts(r, p: dict) -> dict[str, Timeout]:
     return timeouts
 
 
-def _flag(r, p: dict, key: str, default: bool) -> bool:
-    """A policy that is true or false (`default` when absent or neither)."""
-    value = p.get(key, default)
-    if not isinstance(value, bool):
-        r.bad(("policies", key), f"{key} must be true or false")
-        return default
-    return value
-
-
 def _timed(r, value: Any, where: tuple, what: str, kind: type = Timeout) -> Any:
     """A length of time, bare (`30m`) or with exemptions (`{after: 30m, except_roles: [core]}`;
     a timed move's `sooner: true`, the heartbeat's `states: [active]`)."""
@@ -375,10 +312,8 @@ def _timed(r, value: Any, where: tuple, what: str, kind: type = Timeout) -> Any:
             options["states"] = tuple(r.names(value.get("states"), where + ("states",),
                                               f"{what}: states"))
         else:
-            options["sooner"] = value.get("sooner", False)
-            if not isinstance(options["sooner"], bool):
-                r.bad(where + ("sooner",), f"{what}: sooner must be true or false")
-                options["sooner"] = False
+            options["sooner"] = r.flag(value.get("sooner", False), where + ("sooner",),
+                                       f"{what}: sooner")
         if "after" not in value:
             r.bad(where, f"{what} needs 'after: <duration>'")
         value = value.get("after", 1)
@@ -397,15 +332,9 @@ def _read_movers(r, raw: Any) -> Movers:
     r.unknown_keys(m, MOVERS_KEYS, where, "movers")
 
     def arrows(value, path: tuple, what: str) -> tuple[str, ...]:
-        out = []
-        for i, item in enumerate(r.names(value, path, what)):
-            arrow = parse_arrow(item)
-            if arrow is None:
-                r.bad(path + (i,), f"{what}: {item!r} must read 'from -> to' ('*' matches any "
-                                   "state)")
-            else:
-                out.append(f"{arrow[0]} -> {arrow[1]}")
-        return tuple(out)
+        moves = (r.arrow(item, path + (i,), f"{what}:")
+                 for i, item in enumerate(r.names(value, path, what)))
+        return tuple(m for m in moves if m is not None)
 
     roles = {str(role): arrows(moves, where + ("roles", role), f"movers.roles.{role}")
              for role, moves in r.mapping(m.get("roles"), where + ("roles",),
