@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import re
 
-from gitstate.errors import InvalidFile
-from gitstate.law.limits import NUMBER_CHARS
-from gitstate.rule_ids import Rule
+from gitstate.law.limits import check_number, given_twice
 
 # The expressions for lines outside the usual form are compiled when such a line is first read
 # (through `re`'s own cache): the hooks read state files whose every line is usual, and compiling
@@ -145,20 +143,11 @@ _SEEN_CHARS = 160
 def _once(key: str, line: int, where: str, lines: dict) -> None:
     """Refuse a key already read (its line in `lines`)."""
     if (key,) in lines:
-        _twice(key, lines[(key,)], line, where)
-
-
-def _twice(key: str, first: int, line: int, where: str):
-    raise InvalidFile(f"key {key!r} is given twice (lines {first} and {line}); each key may "
-                      "appear once, or readers would disagree on which one counts",
-                      where=f"{where}:{line}", rule=Rule.DUPLICATE_KEY)
+        raise given_twice(key, lines[(key,)], line, f"{where}:{line}")
 
 
 def _int(digits: str, line: int, where: str) -> int:
-    if len(digits) > NUMBER_CHARS:
-        raise InvalidFile(f"a number of {len(digits):,} characters; gitstate reads numbers of "
-                          f"at most {NUMBER_CHARS} (quote it if it is text)",
-                          where=f"{where}:{line}", rule=Rule.LONG_NUMBER)
+    check_number(digits, f"{where}:{line}")
     return int(digits)
 
 

@@ -195,9 +195,7 @@ class _Builder:
         except TypeError:
             self.fail("a key must be a plain value, not a list or mapping", line, Rule.UNREADABLE)
         if first is not None:
-            self.fail(f"key {key!r} is given twice (lines {first} and {line}); each key may "
-                      "appear once, or readers would disagree on which one counts",
-                      line, Rule.DUPLICATE_KEY)
+            raise limits.given_twice(key, first, line, f"{self.where}:{line}")
         frame.key_lines[key] = line
         frame.key = key
         # the key's line is more useful than its value's first line for messages
@@ -238,10 +236,7 @@ class _Builder:
         if tag == _BOOL:
             return value.lower() == "true"
         if tag == _INT or tag == _FLOAT:
-            if len(value) > limits.NUMBER_CHARS:
-                self.fail(f"a number of {len(value):,} characters; gitstate reads numbers of "
-                          f"at most {limits.NUMBER_CHARS} (quote it if it is text)", line,
-                          Rule.LONG_NUMBER)
+            limits.check_number(value, f"{self.where}:{line}")
             node = yaml.ScalarNode(tag, value)
             try:
                 return _SAFE.construct_yaml_int(node) if tag == _INT \
