@@ -122,10 +122,15 @@ def _check_no_exit_from_terminal(lc: Lifecycle, r) -> None:
 
 
 def _reachable(lc: Lifecycle, start: str) -> set[str]:
-    seen, todo = {start}, [start]
+    return _closure([start], lambda s: lc.transitions.get(s, ()), lc.states)
+
+
+def _closure(starts, nexts, within) -> set[str]:
+    """`starts` and every state of `within` that `nexts` leads to from them, step by step."""
+    seen, todo = set(starts), list(starts)
     while todo:
-        for nxt in lc.transitions.get(todo.pop(), ()):
-            if nxt in lc.states and nxt not in seen:
+        for nxt in nexts(todo.pop()):
+            if nxt in within and nxt not in seen:
                 seen.add(nxt)
                 todo.append(nxt)
     return seen
@@ -162,12 +167,7 @@ def _check_can_end(lc: Lifecycle, r) -> None:
         if src in lc.states:
             for dst in targets:
                 sources.setdefault(dst, []).append(src)
-    can_end, todo = set(ends), list(ends)
-    while todo:
-        for src in sources.get(todo.pop(), ()):
-            if src not in can_end:
-                can_end.add(src)
-                todo.append(src)
+    can_end = _closure(ends, lambda s: sources.get(s, ()), lc.states)
     stuck = [n for n in lc.states if n not in can_end]
     if stuck:
         r.bad(("states", stuck[0]), "no terminal or frozen state can be reached from: "
