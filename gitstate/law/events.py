@@ -82,13 +82,23 @@ def decide(runtime: dict[str, tuple[RuntimeRule, ...]], event: str, kinds: tuple
             continue
         if rule.spawn and state is None:
             return "", rule    # a birth: the initial state
-        for move in rule.moves:
-            arrow = parse_arrow(move)
-            if arrow and state is not None and glob(arrow[0], state) and arrow[1] != state:
-                return arrow[1], rule
+        target = _leaving(rule, state)
+        if target is not None:
+            return target, rule
         if rule.record and state is not None:
             return state, rule    # recorded where it stands
     return None, None
+
+
+def _leaving(rule: RuntimeRule, state: str | None) -> str | None:
+    """Where the first of the rule's moves that leaves `state` goes, if one does."""
+    if state is None:
+        return None
+    for move in rule.moves:
+        arrow = parse_arrow(move)
+        if arrow and glob(arrow[0], state) and arrow[1] != state:
+            return arrow[1]
+    return None
 
 
 def table(runtime: dict[str, tuple[RuntimeRule, ...]]) -> list[dict]:
