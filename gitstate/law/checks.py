@@ -1,6 +1,7 @@
 """The checks a lifecycle passes when it is loaded: one `_check_*` per rule, each adding
-located problems through the reader (`r.bad(path, message)`), each linear in the size of the
-lifecycle (a 10,000-state lifecycle is checked in milliseconds).
+located problems through the reader (`Reader`, `r.bad(path, message)`, which the loader reads
+the file's parts with too), each linear in the size of the lifecycle (a 10,000-state lifecycle
+is checked in milliseconds).
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import re
 
 from gitstate.law import limits
-from gitstate.law.lifecycle import Lifecycle
+from gitstate.law.lifecycle import Lifecycle, parse_arrow
 
 TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
 if TYPE_CHECKING:
@@ -18,6 +19,73 @@ if TYPE_CHECKING:
 def kind(value: Any) -> str:
     return {dict: "a mapping", list: "a list", str: "text", bool: "true/false",
             int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+class Reader:
+    """Collects problems while building the model from located YAML."""
+
+    def __init__(self, lines: dict):
+        self.lines = lines
+        self.problems: list[tuple[int | None, str]] = []
+
+    def line(self, *path) -> int | None:
+        while path:
+            if path in self.lines:
+                return self.lines[path]
+            path = path[:-1]
+        return self.lines.get(())
+
+    def bad(self, path: tuple, message: str) -> None:
+        self.problems.append((self.line(*path), message))
+
+    def mapping(self, value: Any, path: tuple, what: str) -> dict:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.bad(path, f"{what} must be a mapping, not {kind(value)}")
+            return {}
+        return value
+
+    def names(self, value: Any, path: tuple, what: str) -> list[str]:
+        if value is None:
+            return []
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.bad(path, f"{what} must be a list of names")
+            return []
+        return value
+
+    def unknown_keys(self, data: dict, known: set[str], path: tuple, what: str) -> None:
+        for key in data:
+            if key not in known:
+                self.bad(path + (key,), f"unknown {what} key '{key}'; known keys: "
+                         + ", ".join(sorted(known)))
+
+    def flag(self, value: Any, path: tuple, what: str, default: bool = False) -> bool:
+        """A true-or-false key (`default` where it is neither)."""
+        if isinstance(value, bool):
+            return value
+        self.bad(path, f"{what} must be true or false")
+        return default
+
+    def arrow(self, item: str, path: tuple, what: str) -> str | None:
+        """A move written 'from -> to', as the lifecycle keeps it."""
+        arrow = parse_arrow(item)
+        if arrow is None:
+            self.bad(path, f"{what} {item!r} must read 'from -> to' ('*' matches any state)")
+            return None
+        return f"{arrow[0]} -> {arrow[1]}"
+
+    def integer(self, value: Any, path: tuple, what: str, lo: int = 0, hi: int | None = None):
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < lo \
+                or (hi is not None and value > hi):
+            rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+            self.bad(path, f"{what} must be a whole number {rng}, not {value!r}")
+            return None
+        return value
 
 
 def _check_has_states(lc: Lifecycle, r) -> None:
@@ -54,10 +122,15 @@ def _check_no_exit_from_terminal(lc: Lifecycle, r) -> None:
 
 
 def _reachable(lc: Lifecycle, start: str) -> set[str]:
-    seen, todo = {start}, [start]
+    return _closure([start], lambda s: lc.transitions.get(s, ()), lc.states)
+
+
+def _closure(starts, nexts, within) -> set[str]:
+    """`starts` and every state of `within` that `nexts` leads to from them, step by step."""
+    seen, todo = set(starts), list(starts)
     while todo:
-        for nxt in lc.transitions.get(todo.pop(), ()):
-            if nxt in lc.states and nxt not in seen:
+        for nxt in nexts(todo.pop()):
+            if nxt in within and nxt not in seen:
                 seen.add(nxt)
                 todo.append(nxt)
     return seen
@@ -94,12 +167,7 @@ def _check_can_end(lc: Lifecycle, r) -> None:
         if src in lc.states:
             for dst in targets:
                 sources.setdefault(dst, []).append(src)
-    can_end, todo = set(ends), list(ends)
-    while todo:
-        for src in sources.get(todo.pop(), ()):
-            if src not in can_end:
-                can_end.add(src)
-                todo.append(src)
+    can_end = _closure(ends, lambda s: sources.get(s, ()), lc.states)
     stuck = [n for n in lc.states if n not in can_end]
     if stuck:
         r.bad(("states", stuck[0]), "no terminal or frozen state can be reached from: "
@@ -119,18 +187,20 @@ def _check_requires(lc: Lifecycle, r) -> None:
                 r.bad(("states", name, "requires"), f"state '{name}': '{f}' is always required")
 
 
-def _check_policy_names(lc: Lifecycle, r) -> None:
-    def known(state: str) -> bool:
-        return state == "*" or state in lc.states or "*" in state
-
+def _check_approval(lc: Lifecycle, r) -> None:
+    """Approval rules name declared states (or patterns), and humans who may approve."""
     for i, rule in enumerate(lc.policies.approval):
         a, _, b = rule.partition(" -> ")
         for s in (a, b) if b else ():
-            if not known(s):
+            if s != "*" and s not in lc.states and "*" not in s:
                 r.bad(("policies", "approval", i), f"approval rule '{a} -> {b}' names "
                                                    f"undeclared state '{s}'")
     if lc.policies.approval and not lc.policies.humans:
         r.bad(("policies", "approval"), "approval rules need 'humans' who may approve")
+
+
+def _check_timeouts(lc: Lifecycle, r) -> None:
+    """A timeout is a declared transition between declared states."""
     for a, b, _spec in lc.policies.timed_moves():
         key = f"{a} -> {b}"
         for s in (a, b):
@@ -141,23 +211,38 @@ def _check_policy_names(lc: Lifecycle, r) -> None:
             allowed = limits.shorten(lc.transitions.get(a, ())) or "nothing"
             r.bad(("policies", "timeouts", key), f"timeout '{key}' is not a declared transition "
                   f"(from '{a}' the lifecycle allows: {allowed})")
+
+
+def _check_timeout_roles(lc: Lifecycle, r) -> None:
+    """A timeout exempts declared roles only."""
     for a, b, spec in lc.policies.timed_moves():
         for role in spec.except_roles:
             if role not in lc.roles:
                 r.bad(("policies", "timeouts", f"{a} -> {b}", "except_roles"),
                       f"timeout '{a} -> {b}' exempts undeclared role '{role}' (roles: "
                       f"{limits.shorten(lc.roles) or 'none'})")
+
+
+def _check_heartbeat(lc: Lifecycle, r) -> None:
+    """The heartbeat exempts declared roles, and judges living states only."""
     beat = lc.policies.heartbeat
-    for role in beat.except_roles if beat is not None else ():
+    if beat is None:
+        return
+    for role in beat.except_roles:
         if role not in lc.roles:
             r.bad(("policies", "heartbeat", "except_roles"), f"the heartbeat exempts undeclared "
                   f"role '{role}' (roles: {limits.shorten(lc.roles) or 'none'})")
     living = [n for n, spec in lc.states.items() if spec.roster == "living"]
-    for s in beat.states if beat is not None else ():
+    for s in beat.states:
         if s not in living:
             r.bad(("policies", "heartbeat", "states"), f"the heartbeat judges '{s}', which is "
                   f"not a {'living' if s in lc.states else 'declared'} state (living states: "
                   f"{limits.shorten(living) or 'none'})")
+
+
+def _check_role_states(lc: Lifecycle, r) -> None:
+    """A role forbids and is loaded into declared states, and is never loaded into one it
+    forbids."""
     for name, spec in lc.roles.items():
         for s in spec.forbids + ((spec.load,) if spec.load else ()):
             if s not in lc.states:
@@ -166,6 +251,9 @@ def _check_policy_names(lc: Lifecycle, r) -> None:
         if spec.load in spec.forbids:
             r.bad(("roles", name, "load"), f"role '{name}' is loaded into '{spec.load}', a "
                   "state it forbids")
+
+
+def _check_urgent_forbids(lc: Lifecycle, r) -> None:
     for s in lc.mortality.urgent_forbids:
         if s not in lc.states:
             r.bad(("policies", "mortality", "urgent_forbids"), f"urgent_forbids names "
@@ -179,25 +267,32 @@ def _check_layout(lc: Lifecycle, r) -> None:
     """State files stay inside the work tree, outside `.git` and beside the law, never in it:
     `spawn shallow` with a layout `.git/{id}` would write `.git/shallow`."""
     p = lc.state_file
-    shape = ("must be a relative path with exactly one '{id}' and a file name, e.g. "
-             "'agent/{id}/_state.md'")
-    if not isinstance(p, str) or p.count("{id}") != 1 or p.startswith("/") or "\\" in p \
-            or any(part in ("", ".", "..") for part in p.split("/")):
-        r.bad(("layout", "state_file"), f"layout.state_file {p!r} {shape}")
+    if not _layout_shaped(p):
+        r.bad(("layout", "state_file"), f"layout.state_file {p!r} must be a relative path with "
+              "exactly one '{id}' and a file name, e.g. 'agent/{id}/_state.md'")
         return
-    parts = p.split("/")
+    problem = _layout_problem(p.split("/"))
+    if problem:
+        r.bad(("layout", "state_file"), f"layout.state_file {p!r}{problem}")
+
+
+def _layout_shaped(p) -> bool:
+    """A relative path with exactly one `{id}` and no empty, `.` or `..` part."""
+    return isinstance(p, str) and p.count("{id}") == 1 and not p.startswith("/") \
+        and "\\" not in p and not any(part in ("", ".", "..") for part in p.split("/"))
+
+
+def _layout_problem(parts: list[str]) -> str | None:
+    """What is wrong with a well-shaped layout's parts, if anything."""
     if not all(_LAYOUT_PART.match(part) for part in parts):
-        r.bad(("layout", "state_file"), f"layout.state_file {p!r} may use only letters, "
-              "digits, '.', '_', '-', '/' and '{id}'")
-    elif any(is_git_dir_name(part) for part in parts):
-        r.bad(("layout", "state_file"), f"layout.state_file {p!r} leads into a '.git' "
-              "folder; state files live in the work tree")
-    elif any(part.startswith(".") and "{id}" in part for part in parts):
-        r.bad(("layout", "state_file"), f"layout.state_file {p!r}: the part holding '{{id}}' "
-              "may not start with '.' (the agent 'git' would be '.git')")
-    elif parts[0].lower() in ("protocols", ".githooks"):
-        r.bad(("layout", "state_file"), f"layout.state_file {p!r}: state files may not live "
-              f"in '{parts[0]}/', beside the law and the hooks")
+        return " may use only letters, digits, '.', '_', '-', '/' and '{id}'"
+    if any(is_git_dir_name(part) for part in parts):
+        return " leads into a '.git' folder; state files live in the work tree"
+    if any(part.startswith(".") and "{id}" in part for part in parts):
+        return ": the part holding '{id}' may not start with '.' (the agent 'git' would be '.git')"
+    if parts[0].lower() in ("protocols", ".githooks"):
+        return f": state files may not live in '{parts[0]}/', beside the law and the hooks"
+    return None
 
 
 def is_git_dir_name(part: str) -> bool:
@@ -239,6 +334,7 @@ def _check_movers(lc: Lifecycle, r) -> None:
 
 
 CHECKS = (_check_has_states, _check_one_initial, _check_transitions_name_states,
-           _check_no_exit_from_terminal, _check_reachable, _check_no_trap, _check_can_end,
-           _check_requires, _check_policy_names, _check_layout, _check_accept,
-          _check_movers)
+          _check_no_exit_from_terminal, _check_reachable, _check_no_trap, _check_can_end,
+          _check_requires, _check_approval, _check_timeouts, _check_timeout_roles,
+          _check_heartbeat, _check_role_states, _check_urgent_forbids, _check_layout,
+          _check_accept, _check_movers)

@@ -82,13 +82,23 @@ def decide(runtime: dict[str, tuple[RuntimeRule, ...]], event: str, kinds: tuple
             continue
         if rule.spawn and state is None:
             return "", rule    # a birth: the initial state
-        for move in rule.moves:
-            arrow = parse_arrow(move)
-            if arrow and state is not None and glob(arrow[0], state) and arrow[1] != state:
-                return arrow[1], rule
+        target = _leaving(rule, state)
+        if target is not None:
+            return target, rule
         if rule.record and state is not None:
             return state, rule    # recorded where it stands
     return None, None
+
+
+def _leaving(rule: RuntimeRule, state: str | None) -> str | None:
+    """Where the first of the rule's moves that leaves `state` goes, if one does."""
+    if state is None:
+        return None
+    for move in rule.moves:
+        arrow = parse_arrow(move)
+        if arrow and glob(arrow[0], state) and arrow[1] != state:
+            return arrow[1]
+    return None
 
 
 def table(runtime: dict[str, tuple[RuntimeRule, ...]]) -> list[dict]:
@@ -146,43 +156,11 @@ def _read_rule(r, rule: Any, at: tuple, event: str, states: dict, transitions: d
         r.bad(at, f"{what}: a rule is a mapping {{moves: [...], when: [...]}}")
         return None
     r.unknown_keys(rule, RULE_KEYS, at, what)
-    kinds = EVENTS[event][1]
-    when = tuple(r.names(rule.get("when"), at + ("when",), f"{what}: when"))
-    for kind in when:
-        if kind not in kinds:
-            r.bad(at + ("when",), f"{what}: {kind!r} is not a kind of this event"
-                  + (f"; its kinds: {', '.join(kinds)}" if kinds else "; it has no kinds"))
-    spawn = rule.get("spawn", False)
-    if not isinstance(spawn, bool) or (spawn and event != "subagent_start"):
-        r.bad(at + ("spawn",), f"{what}: spawn must be true or false, and only "
-                               "subagent_start registers a sub-agent")
-        spawn = False
-    moves = []
-    for i, item in enumerate(r.names(rule.get("moves"), at + ("moves",), f"{what}: moves")):
-        arrow = parse_arrow(item)
-        if arrow is None:
-            r.bad(at + ("moves", i), f"{what}: {item!r} must read 'from -> to' ('*' matches "
-                                     "any state)")
-            continue
-        old, new = arrow
-        if new not in states:
-            r.bad(at + ("moves", i), f"{what}: {item!r} moves to {new!r}, which is not a state")
-            continue
-        sources = [s for s in states if glob(old, s)]
-        if not any(new in transitions.get(s, ()) for s in sources):
-            r.bad(at + ("moves", i), f"{what}: no transition makes {item!r}; a runtime event "
-                                     "makes only moves the transitions allow")
-            continue
-        moves.append(f"{old} -> {new}")
-    record, summary = rule.get("record", False), rule.get("summary")
-    if not isinstance(record, bool):
-        r.bad(at + ("record",), f"{what}: record must be true or false")
-        record = False
-    if summary is not None and (not isinstance(summary, str) or not summary.strip()
-                                or summary in RESERVED):
-        r.bad(at + ("summary",), f"{what}: summary names the front-matter key that gets the "
-                                 f"last message, not one of gitstate's ({', '.join(RESERVED)})")
-        summary = None
+    when = _read_when(r, rule, at, event, what)
+    spawn = _read_spawn(r, rule, at, event, what)
+    moves = _read_moves(r, rule, at, what, states, transitions)
+    record = r.flag(rule.get("record", False), at + ("record",), f"{what}: record")
+    summary = _read_summary(r, rule, at, what)
     if not moves and not spawn and not record:
         r.bad(at, f"{what}: a rule needs moves, or record: true (or, at subagent_start, "
                   "spawn: true)")
@@ -191,3 +169,64 @@ def _read_rule(r, rule: Any, at: tuple, event: str, states: dict, transitions: d
         r.bad(at, f"{what}: spawn needs the lifecycle's initial state")
     return RuntimeRule(moves=tuple(moves), when=when, spawn=spawn, record=record,
                        summary=summary)
+
+
+def _read_when(r, rule: dict, at: tuple, event: str, what: str) -> tuple[str, ...]:
+    """The kinds a rule is for: kinds of its event."""
+    kinds = EVENTS[event][1]
+    when = tuple(r.names(rule.get("when"), at + ("when",), f"{what}: when"))
+    for kind in when:
+        if kind not in kinds:
+            r.bad(at + ("when",), f"{what}: {kind!r} is not a kind of this event"
+                  + (f"; its kinds: {', '.join(kinds)}" if kinds else "; it has no kinds"))
+    return when
+
+
+def _read_spawn(r, rule: dict, at: tuple, event: str, what: str) -> bool:
+    """`spawn`: true or false, and true only where a sub-agent starts."""
+    spawn = rule.get("spawn", False)
+    if not isinstance(spawn, bool) or (spawn and event != "subagent_start"):
+        r.bad(at + ("spawn",), f"{what}: spawn must be true or false, and only "
+                               "subagent_start registers a sub-agent")
+        return False
+    return spawn
+
+
+def _read_moves(r, rule: dict, at: tuple, what: str, states: dict, transitions: dict
+                ) -> list[str]:
+    moves = []
+    for i, item in enumerate(r.names(rule.get("moves"), at + ("moves",), f"{what}: moves")):
+        move = _read_move(r, item, at + ("moves", i), what, states, transitions)
+        if move is not None:
+            moves.append(move)
+    return moves
+
+
+def _read_move(r, item: str, at: tuple, what: str, states: dict, transitions: dict
+               ) -> str | None:
+    """One of a rule's moves, 'from -> to': to a state, by a transition the lifecycle
+    declares."""
+    move = r.arrow(item, at, f"{what}:")
+    if move is None:
+        return None
+    old, _, new = move.partition(" -> ")
+    if new not in states:
+        r.bad(at, f"{what}: {item!r} moves to {new!r}, which is not a state")
+        return None
+    sources = [s for s in states if glob(old, s)]
+    if not any(new in transitions.get(s, ()) for s in sources):
+        r.bad(at, f"{what}: no transition makes {item!r}; a runtime event makes only moves "
+                  "the transitions allow")
+        return None
+    return move
+
+
+def _read_summary(r, rule: dict, at: tuple, what: str) -> str | None:
+    """The front-matter key that gets the last message: any but gitstate's own."""
+    summary = rule.get("summary")
+    if summary is not None and (not isinstance(summary, str) or not summary.strip()
+                                or summary in RESERVED):
+        r.bad(at + ("summary",), f"{what}: summary names the front-matter key that gets the "
+                                 f"last message, not one of gitstate's ({', '.join(RESERVED)})")
+        return None
+    return summary

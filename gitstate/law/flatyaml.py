@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import re
 
-from gitstate.errors import InvalidFile
-from gitstate.law.limits import NUMBER_CHARS
-from gitstate.rule_ids import Rule
+from gitstate.law.limits import check_number, given_twice
 
 # The expressions for lines outside the usual form are compiled when such a line is first read
 # (through `re`'s own cache): the hooks read state files whose every line is usual, and compiling
@@ -67,70 +65,70 @@ def _printable(text: str) -> bool:
 def load_flat(text: str, line_offset: int = 0, where: str = "front matter"):
     """(mapping, lines) like `yamlio.load`, or None if `text` is not flat simple YAML.
     InvalidFile for a key given twice or a number too long, as `yamlio.load` would say."""
-    if not _printable(text):
+    if not _printable(text) or "\r" in text:
         return None
     data: dict = {}
     lines: dict = {(): 1 + line_offset}
     first = None
-    if "\r" in text:
-        return None
-    seen = _SEEN
     for number, line in enumerate(text.split("\n"), start=1 + line_offset):
-        hit = seen.get(line)
-        if hit is not None:   # a line read before: what it says depends on it alone
-            key, value, at = hit
-            if key in data:
-                _twice(key, lines[at], number, where)
-            data[key] = value
-            lines[at] = number
-            first = first or number
-            continue
-        fast = _COMMON.match(line)
-        if fast is not None:   # the usual line, read with one expression
-            key, word, integer, quoted = fast.groups()
-            if key in _RESERVED_KEYS:
+        read = _SEEN.get(line)
+        if read is not None:   # a line read before: what it says depends on it alone
+            _once(read[0], number, where, lines)
+        else:
+            read = _read_line(line, number, where, lines)
+            if read is None:
                 return None
-            if key in data:
-                _twice(key, lines[(key,)], number, where)
-            if word is not None:
-                value = _NULL_OR_BOOL[word] if word in _NULL_OR_BOOL else word
-            elif integer is not None:
-                value = _int(integer, number, where)
-            elif quoted is not None:
-                value = quoted
-            else:
-                value = None
-            if len(line) <= _SEEN_CHARS:
-                if len(seen) >= _SEEN_MAX:
-                    seen.clear()
-                seen[line] = (key, value, (key,))
-            data[key] = value
-            lines[(key,)] = number
-            first = first or number
-            continue
-        stripped = line.strip(" \t")
-        if not stripped or stripped.startswith("#"):
-            if line[:1] in (" ", "\t") and stripped:
-                return None  # an indented comment may sit inside a block
-            continue
-        m = re.match(_KEY, line)
-        if m is None:
-            return None
-        key, raw = m.group(1), m.group(2)
-        if key in _RESERVED_KEYS:
-            return None
-        if key in data:
-            _twice(key, lines[(key,)], number, where)
-        value = _scalar((raw or "").strip(" \t"), number, where)
-        if value is _NO:
-            return None
+            if not read:
+                continue
+        key, value, at = read
         data[key] = value
-        lines[(key,)] = number
+        lines[at] = number
         first = first or number
     if not data:
         return None  # an empty document is None in YAML; let PyYAML say so
     lines[()] = first
     return data, lines
+
+
+def _read_line(line: str, number: int, where: str, lines: dict) -> tuple | None:
+    """(key, value, (key,)) of one line not read before; () for a blank or comment line;
+    None for a line outside the flat subset. A key given before (in `lines`) is refused
+    before its value is read."""
+    fast = _COMMON.match(line)
+    if fast is not None:   # the usual line, read with one expression
+        return _read_common(fast, line, number, where, lines)
+    stripped = line.strip(" \t")
+    if not stripped or stripped.startswith("#"):
+        # an indented comment may sit inside a block
+        return None if line[:1] in (" ", "\t") and stripped else ()
+    m = re.match(_KEY, line)
+    if m is None or m.group(1) in _RESERVED_KEYS:
+        return None
+    key = m.group(1)
+    _once(key, number, where, lines)
+    value = _scalar((m.group(2) or "").strip(" \t"), number, where)
+    return None if value is _NO else (key, value, (key,))
+
+
+def _read_common(fast: re.Match, line: str, number: int, where: str, lines: dict
+                 ) -> tuple | None:
+    """A line `_COMMON` matched: a word, a plain integer, a single-quoted text or nothing."""
+    key, word, integer, quoted = fast.groups()
+    if key in _RESERVED_KEYS:
+        return None
+    _once(key, number, where, lines)
+    if word is not None:
+        value = _NULL_OR_BOOL.get(word, word)
+    elif integer is not None:
+        value = _int(integer, number, where)
+    else:
+        value = quoted   # None for a key without a value
+    read = (key, value, (key,))
+    if len(line) <= _SEEN_CHARS:
+        if len(_SEEN) >= _SEEN_MAX:
+            _SEEN.clear()
+        _SEEN[line] = read
+    return read
 
 
 # Lines read with `_COMMON` -> (key, value, (key,)). The lines of state files repeat across a
@@ -142,17 +140,14 @@ _SEEN_MAX = 1 << 14
 _SEEN_CHARS = 160
 
 
-def _twice(key: str, first: int, line: int, where: str):
-    raise InvalidFile(f"key {key!r} is given twice (lines {first} and {line}); each key may "
-                      "appear once, or readers would disagree on which one counts",
-                      where=f"{where}:{line}", rule=Rule.DUPLICATE_KEY)
+def _once(key: str, line: int, where: str, lines: dict) -> None:
+    """Refuse a key already read (its line in `lines`)."""
+    if (key,) in lines:
+        raise given_twice(key, lines[(key,)], line, f"{where}:{line}")
 
 
 def _int(digits: str, line: int, where: str) -> int:
-    if len(digits) > NUMBER_CHARS:
-        raise InvalidFile(f"a number of {len(digits):,} characters; gitstate reads numbers of "
-                          f"at most {NUMBER_CHARS} (quote it if it is text)",
-                          where=f"{where}:{line}", rule=Rule.LONG_NUMBER)
+    check_number(digits, f"{where}:{line}")
     return int(digits)
 
 

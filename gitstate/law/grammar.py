@@ -174,18 +174,36 @@ def parse_message(raw: str, accept: tuple = (), *, cleanup: bool = False) -> Mes
 
 
 def _parse_subject(subject: str, accept: tuple):
+    """(prefix, tag, text, malformed) of a subject."""
     m = _SUBJECT_RE.match(subject)
     if m:
-        ident, state = m.group("id"), m.group("state")
-        if not is_valid_id(ident):
-            return None, state or None, m.group("text"), f"'{ident}' is not a valid agent id"
-        if not state:
-            return ident.lower(), None, m.group("text"), "the tag names no state: [STATE:]"
-        return ident.lower(), state, m.group("text"), None
+        return _standard_subject(m)
+    found = _accepted_subject(subject, accept)
+    return found if found is not None else _untagged_subject(subject)
+
+
+def _standard_subject(m: re.Match):
+    """A subject in the standard form '@id: [STATE:x] text' (malformed: a bad id, no state)."""
+    ident, state = m.group("id"), m.group("state")
+    if not is_valid_id(ident):
+        return None, state or None, m.group("text"), f"'{ident}' is not a valid agent id"
+    if not state:
+        return ident.lower(), None, m.group("text"), "the tag names no state: [STATE:]"
+    return ident.lower(), state, m.group("text"), None
+
+
+def _accepted_subject(subject: str, accept: tuple):
+    """A subject in one of the lifecycle's `grammar.accept` forms, or None."""
     for pattern in accept if len(subject) <= SUBJECT_CHARS else ():
         am = pattern.search(subject)
         if am and is_valid_id(am.group("id") or "") and am.group("state"):
             return am.group("id").lower(), am.group("state"), subject[am.end():].strip(), None
+    return None
+
+
+def _untagged_subject(subject: str):
+    """A subject without a tag in any form: its `@id:` prefix, if any; malformed where a
+    state tag stands elsewhere than at its opening."""
     pm = _PREFIX_RE.match(subject)
     prefix = pm.group("id").lower() if pm and is_valid_id(pm.group("id")) else None
     if _TAG_ANYWHERE_RE.search(subject):

@@ -87,12 +87,21 @@ def judge(f: Facts) -> list[Violation]:
         out += validate(f.changes, f.lc, msg, context=f.context, memo=f.memo)
         out += _tag_form(f.lc, msg)
         out += _movers(f)
-    if (f.bound or f.mark) and msg is not None and msg.trailer("approved-by"):
+    return out + _approvals(f, out)
+
+
+def _approvals(f: Facts, so_far: list[Violation]) -> list[Violation]:
+    """A human's approval (`Approved-by:`) typed in an agent's session, or not signed by the
+    human it names (where no approval was missing already)."""
+    msg = f.message
+    if msg is None or not msg.trailer("approved-by"):
+        return []
+    out: list[Violation] = []
+    if f.bound or f.mark:
         from gitstate.law.movers import agent_approval  # a human's name typed by an agent
         out += agent_approval(f.lc, f.bound, f.mark, f.changes, f.law_changed, msg,
                               f.signers_known)
-    if f.proofs is not None and msg is not None and msg.trailer("approved-by") \
-            and not any(v.rule == Rule.NEEDS_APPROVAL for v in out):
+    if f.proofs is not None and not any(v.rule == Rule.NEEDS_APPROVAL for v in so_far + out):
         from gitstate.law.proofs import unsigned_approvals
         out += unsigned_approvals(f.lc, f.changes, f.law_changed, msg, f.proofs)
     return out

@@ -185,6 +185,11 @@ class Policies(Record):
     def law_approval(self) -> bool:
         return "law" in self.approval
 
+    def approved(self, msg) -> bool:
+        """Does an `Approved-by:` trailer of the commit message `msg` name one of the humans?"""
+        humans = {h.lower() for h in self.humans}
+        return any(v.strip().lower() in humans for v in msg.trailer("approved-by"))
+
     @property
     def approval_pairs(self) -> tuple[tuple[str, str], ...]:
         if self._pairs is None:
@@ -354,22 +359,24 @@ class Lifecycle(Record):
         registry and era declare none: their agents are told their context, never advised)."""
         if self.policies.mortality is None:
             return None
-        freezer = any(s.roster == "frozen" and "freeze_state" in s.requires
-                      for s in self.states.values())
-        log = next((s.log for s in self.states.values() if s.log), None)
         if phase == "midlife":
             return "midlife: make sure key decisions are written down"
         if phase == "legacy":
-            then = ("; write your freeze-state (`gitstate freeze " + agent + "` writes the "
-                    "template)") if freezer else (f"; read {log} and draft your note" if log
-                                                  else "")
-            return "legacy: consolidate; fewer new reads, more writes" + then
+            return "legacy: consolidate; fewer new reads, more writes" + self._legacy_then(agent)
         if phase == "urgent":
             ways = self.ways_to_rest(agent)
             then = (" or ".join(v for v, _ in ways) + " ("
                     + ", ".join(f"`{c}`" for _, c in ways) + ")") if ways else "head for an end"
             return f"urgent: externalize now, then {then}; no new work"
         return None
+
+    def _legacy_then(self, agent: str) -> str:
+        """What legacy asks an agent to write: its freeze-state, or a draft of its log note."""
+        if any(s.roster == "frozen" and "freeze_state" in s.requires for s in self.states.values()):
+            return ("; write your freeze-state (`gitstate freeze " + agent + "` writes the "
+                    "template)")
+        log = next((s.log for s in self.states.values() if s.log), None)
+        return f"; read {log} and draft your note" if log else ""
 
     def role_timeout(self, role: str | None) -> int | None:
         """How long an agent of `role` may live (its role's own, else the default cap)."""

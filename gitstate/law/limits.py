@@ -66,6 +66,21 @@ def check_size(size: int, limit: int, what: str, where: str,
                           where=where, rule=rule)
 
 
+def check_number(digits: str, where: str) -> None:
+    """`long-number`: a number literal longer than NUMBER_CHARS (both YAML readers ask)."""
+    if len(digits) > NUMBER_CHARS:
+        raise InvalidFile(f"a number of {len(digits):,} characters; gitstate reads numbers of "
+                          f"at most {NUMBER_CHARS} (quote it if it is text)", where=where,
+                          rule=Rule.LONG_NUMBER)
+
+
+def given_twice(key, first: int, line: int, where: str) -> InvalidFile:
+    """`duplicate-key`: a key given twice in one mapping (both YAML readers refuse it)."""
+    return InvalidFile(f"key {key!r} is given twice (lines {first} and {line}); each key may "
+                       "appear once, or readers would disagree on which one counts",
+                       where=where, rule=Rule.DUPLICATE_KEY)
+
+
 def check_breaks(text: str, where: str, line_offset: int = 0) -> None:
     """Refuse line breaks other than LF and CRLF, and lone surrogates (`unreadable`), with the
     line they are on."""

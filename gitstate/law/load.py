@@ -11,7 +11,7 @@ import re
 
 from gitstate.errors import InvalidFile
 from gitstate.law import limits
-from gitstate.law.checks import CHECKS, kind as _kind
+from gitstate.law.checks import CHECKS, Reader
 from gitstate.law.events import read_runtime
 from gitstate.law.grammar import is_branch_name
 from gitstate.law.lifecycle import (
@@ -79,58 +79,6 @@ class LifecycleInvalid(InvalidFile):
                              for ln, msg in self.problems]}
 
 
-class _Reader:
-    """Collects problems while building the model from located YAML."""
-
-    def __init__(self, lines: dict):
-        self.lines = lines
-        self.problems: list[tuple[int | None, str]] = []
-
-    def line(self, *path) -> int | None:
-        while path:
-            if path in self.lines:
-                return self.lines[path]
-            path = path[:-1]
-        return self.lines.get(())
-
-    def bad(self, path: tuple, message: str) -> None:
-        self.problems.append((self.line(*path), message))
-
-    def mapping(self, value: Any, path: tuple, what: str) -> dict:
-        if value is None:
-            return {}
-        if not isinstance(value, dict):
-            self.bad(path, f"{what} must be a mapping, not {_kind(value)}")
-            return {}
-        return value
-
-    def names(self, value: Any, path: tuple, what: str) -> list[str]:
-        if value is None:
-            return []
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            self.bad(path, f"{what} must be a list of names")
-            return []
-        return value
-
-    def unknown_keys(self, data: dict, known: set[str], path: tuple, what: str) -> None:
-        for key in data:
-            if key not in known:
-                self.bad(path + (key,), f"unknown {what} key '{key}'; known keys: "
-                         + ", ".join(sorted(known)))
-
-    def integer(self, value: Any, path: tuple, what: str, lo: int = 0, hi: int | None = None):
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int) or value < lo \
-                or (hi is not None and value > hi):
-            rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-            self.bad(path, f"{what} must be a whole number {rng}, not {value!r}")
-            return None
-        return value
-
-
 def read_lifecycle(data: bytes, source: str = "protocols/lifecycle.yaml") -> Lifecycle:
     """`load_lifecycle` of a file's bytes: at most `limits.LIFECYCLE_BYTES`, UTF-8, no BOM."""
     from gitstate.law.statefile import decode
@@ -144,7 +92,7 @@ def load_lifecycle(text: str, source: str = "protocols/lifecycle.yaml") -> Lifec
     from gitstate.law import yamlio
     limits.check_size(limits.utf8_size(text), limits.LIFECYCLE_BYTES, "the lifecycle", source)
     data, lines = yamlio.load(text, where=source, strict=False, rule=Rule.LIFECYCLE)
-    r = _Reader(lines)
+    r = Reader(lines)
     if not isinstance(data, dict):
         raise LifecycleInvalid(source, [(1, "a lifecycle must be a mapping with at least "
                                             "'initial', 'states' and 'transitions'")])
@@ -175,7 +123,7 @@ def load_lifecycle(text: str, source: str = "protocols/lifecycle.yaml") -> Lifec
     return lc
 
 
-def _read_line(r: _Reader, raw: Any) -> str | None:
+def _read_line(r: Reader, raw: Any) -> str | None:
     """The team line's branch name (`line: main`), or None where the lifecycle names none."""
     if raw is not None and not (isinstance(raw, str) and is_branch_name(raw)):
         r.bad(("line",), f"line: {raw!r} is not a branch name (e.g. 'main')")
@@ -183,7 +131,7 @@ def _read_line(r: _Reader, raw: Any) -> str | None:
     return raw
 
 
-def _named(r: _Reader, raw: Any, section: str, pattern, allowed: str, keys: set[str]):
+def _named(r: Reader, raw: Any, section: str, pattern, allowed: str, keys: set[str]):
     """(name, path, spec) of each well-named entry of `section` (states, roles), its keys
     checked."""
     what = section[:-1]
@@ -198,7 +146,7 @@ def _named(r: _Reader, raw: Any, section: str, pattern, allowed: str, keys: set[
         yield name, path, spec
 
 
-def _read_states(r: _Reader, raw: Any) -> dict[str, State]:
+def _read_states(r: Reader, raw: Any) -> dict[str, State]:
     states: dict[str, State] = {}
     for name, path, spec in _named(r, raw, "states", STATE_NAME_RE, "'_' or '-'", STATE_KEYS):
         roster = spec.get("roster", "living")
@@ -239,7 +187,7 @@ def _log_path(r, value, path: tuple) -> str | None:
     return text
 
 
-def _read_transitions(r: _Reader, raw: Any) -> dict[str, tuple[str, ...]]:
+def _read_transitions(r: Reader, raw: Any) -> dict[str, tuple[str, ...]]:
     out: dict[str, tuple[str, ...]] = {}
     for src, targets in r.mapping(raw, ("transitions",), "transitions").items():
         out[str(src)] = tuple(r.names(targets, ("transitions", src),
@@ -247,7 +195,7 @@ def _read_transitions(r: _Reader, raw: Any) -> dict[str, tuple[str, ...]]:
     return out
 
 
-def _read_roles(r: _Reader, raw: Any) -> dict[str, Role]:
+def _read_roles(r: Reader, raw: Any) -> dict[str, Role]:
     roles: dict[str, Role] = {}
     for name, path, spec in _named(r, raw, "roles", ROLE_NAME_RE, "'.', '_' or '-'",
                                    ROLE_KEYS):
@@ -279,56 +227,18 @@ def _read_roles(r: _Reader, raw: Any) -> dict[str, Role]:
 def read_policies(r, raw: Any) -> Policies:
     p = r.mapping(raw, ("policies",), "policies")
     r.unknown_keys(p, POLICY_KEYS, ("policies",), "policies")
-    approval = []
-    for i, item in enumerate(r.names(p.get("approval"), ("policies", "approval"),
-                                     "policies.approval")):
-        if item.strip() == "law":   # changes of the lifecycle, allowed_signers and the shims
-            approval.append("law")
-            continue
-        arrow = parse_arrow(item)
-        if arrow is None:
-            r.bad(("policies", "approval", i), f"approval rule {item!r} must read 'from -> to' "
-                                               "('*' matches any state)")
-        else:
-            approval.append(f"{arrow[0]} -> {arrow[1]}")
-    mortality = None
-    if "mortality" in p:
-        m = r.mapping(p.get("mortality"), ("policies", "mortality"), "policies.mortality")
-        r.unknown_keys(m, MORTALITY_KEYS, ("policies", "mortality"), "mortality")
-        usual = Mortality()
-        vals = {k: r.integer(m.get(k, getattr(usual, k)), ("policies", "mortality", k),
-                             f"mortality.{k}", 0, 100) for k in ("midlife", "legacy", "urgent")}
-        mortality = Mortality(
-            **{k: getattr(usual, k) if v is None else v for k, v in vals.items()},
-            urgent_forbids=tuple(r.names(m.get("urgent_forbids"),
-                                         ("policies", "mortality", "urgent_forbids"),
-                                         "mortality.urgent_forbids")))
-        if not mortality.midlife <= mortality.legacy <= mortality.urgent:
-            r.bad(("policies", "mortality"), "mortality thresholds must rise: "
-                  f"midlife {mortality.midlife} <= legacy {mortality.legacy} "
-                  f"<= urgent {mortality.urgent}")
-    timeouts: dict[str, Timeout] = {}
-    for key, value in r.mapping(p.get("timeouts"), ("policies", "timeouts"),
-                                "policies.timeouts").items():
-        arrow = parse_arrow(key)
-        spec = _timed(r, value, ("policies", "timeouts", key), f"timeout '{key}'")
-        if arrow is None:
-            r.bad(("policies", "timeouts", key), f"timeout key {key!r} must read 'from -> to'")
-        elif spec is not None:
-            timeouts[f"{arrow[0]} -> {arrow[1]}"] = spec
+    approval = _read_approval(r, p)
+    mortality = _read_mortality(r, p.get("mortality")) if "mortality" in p else None
+    timeouts = _read_timeouts(r, p)
     heartbeat = None if p.get("heartbeat") is None else \
         _timed(r, p.get("heartbeat"), ("policies", "heartbeat"), "policies.heartbeat", Heartbeat)
-    custom_roles = p.get("custom_roles", True)
-    if not isinstance(custom_roles, bool):
-        r.bad(("policies", "custom_roles"), "custom_roles must be true or false")
-        custom_roles = True
-    atomic = p.get("atomic_commits", False)
-    if not isinstance(atomic, bool):
-        r.bad(("policies", "atomic_commits"), "atomic_commits must be true or false")
-        atomic = False
+    custom_roles = r.flag(p.get("custom_roles", True), ("policies", "custom_roles"),
+                          "custom_roles", True)
+    atomic = r.flag(p.get("atomic_commits", False), ("policies", "atomic_commits"),
+                    "atomic_commits")
     return Policies(
         humans=tuple(r.names(p.get("humans"), ("policies", "humans"), "policies.humans")),
-        approval=tuple(approval), mortality=mortality,
+        approval=approval, mortality=mortality,
         max_living=r.integer(p.get("max_living"), ("policies", "max_living"), "max_living", 1),
         role_max=r.integer(p.get("role_max"), ("policies", "role_max"), "role_max", 1),
         max_depth=r.integer(p.get("max_depth"), ("policies", "max_depth"), "max_depth", 0),
@@ -340,6 +250,53 @@ def read_policies(r, raw: Any) -> Policies:
         context_window=r.integer(p.get("context_window"), ("policies", "context_window"),
                                  "context_window", 1000),
         movers=_read_movers(r, p.get("movers")))
+
+
+def _read_approval(r, p: dict) -> tuple[str, ...]:
+    """`policies.approval`: moves 'from -> to', and `law` for changes of the law."""
+    approval = []
+    for i, item in enumerate(r.names(p.get("approval"), ("policies", "approval"),
+                                     "policies.approval")):
+        # `law`: changes of the lifecycle, allowed_signers and the shims
+        move = "law" if item.strip() == "law" else \
+            r.arrow(item, ("policies", "approval", i), "approval rule")
+        if move is not None:
+            approval.append(move)
+    return tuple(approval)
+
+
+def _read_mortality(r, raw: Any) -> Mortality:
+    """`policies.mortality`: thresholds from 0 to 100 that rise, and the states urgent
+    context forbids."""
+    m = r.mapping(raw, ("policies", "mortality"), "policies.mortality")
+    r.unknown_keys(m, MORTALITY_KEYS, ("policies", "mortality"), "mortality")
+    usual = Mortality()
+    vals = {k: r.integer(m.get(k, getattr(usual, k)), ("policies", "mortality", k),
+                         f"mortality.{k}", 0, 100) for k in ("midlife", "legacy", "urgent")}
+    mortality = Mortality(
+        **{k: getattr(usual, k) if v is None else v for k, v in vals.items()},
+        urgent_forbids=tuple(r.names(m.get("urgent_forbids"),
+                                     ("policies", "mortality", "urgent_forbids"),
+                                     "mortality.urgent_forbids")))
+    if not mortality.midlife <= mortality.legacy <= mortality.urgent:
+        r.bad(("policies", "mortality"), "mortality thresholds must rise: "
+              f"midlife {mortality.midlife} <= legacy {mortality.legacy} "
+              f"<= urgent {mortality.urgent}")
+    return mortality
+
+
+def _read_timeouts(r, p: dict) -> dict[str, Timeout]:
+    """`policies.timeouts`: 'from -> to' -> when the move is due."""
+    timeouts: dict[str, Timeout] = {}
+    for key, value in r.mapping(p.get("timeouts"), ("policies", "timeouts"),
+                                "policies.timeouts").items():
+        arrow = parse_arrow(key)
+        spec = _timed(r, value, ("policies", "timeouts", key), f"timeout '{key}'")
+        if arrow is None:
+            r.bad(("policies", "timeouts", key), f"timeout key {key!r} must read 'from -> to'")
+        elif spec is not None:
+            timeouts[f"{arrow[0]} -> {arrow[1]}"] = spec
+    return timeouts
 
 
 def _timed(r, value: Any, where: tuple, what: str, kind: type = Timeout) -> Any:
@@ -355,10 +312,8 @@ def _timed(r, value: Any, where: tuple, what: str, kind: type = Timeout) -> Any:
             options["states"] = tuple(r.names(value.get("states"), where + ("states",),
                                               f"{what}: states"))
         else:
-            options["sooner"] = value.get("sooner", False)
-            if not isinstance(options["sooner"], bool):
-                r.bad(where + ("sooner",), f"{what}: sooner must be true or false")
-                options["sooner"] = False
+            options["sooner"] = r.flag(value.get("sooner", False), where + ("sooner",),
+                                       f"{what}: sooner")
         if "after" not in value:
             r.bad(where, f"{what} needs 'after: <duration>'")
         value = value.get("after", 1)
@@ -377,15 +332,9 @@ def _read_movers(r, raw: Any) -> Movers:
     r.unknown_keys(m, MOVERS_KEYS, where, "movers")
 
     def arrows(value, path: tuple, what: str) -> tuple[str, ...]:
-        out = []
-        for i, item in enumerate(r.names(value, path, what)):
-            arrow = parse_arrow(item)
-            if arrow is None:
-                r.bad(path + (i,), f"{what}: {item!r} must read 'from -> to' ('*' matches any "
-                                   "state)")
-            else:
-                out.append(f"{arrow[0]} -> {arrow[1]}")
-        return tuple(out)
+        moves = (r.arrow(item, path + (i,), f"{what}:")
+                 for i, item in enumerate(r.names(value, path, what)))
+        return tuple(m for m in moves if m is not None)
 
     roles = {str(role): arrows(moves, where + ("roles", role), f"movers.roles.{role}")
              for role, moves in r.mapping(m.get("roles"), where + ("roles",),

@@ -19,16 +19,21 @@ def check_mortality(p: Parsed, lc: Lifecycle, old_state: str | None, state: str,
         return
     pct = p.new.get("context_pct") if p.new else None
     if isinstance(pct, (int, float)) and not isinstance(pct, bool) and pct >= mort.urgent:
-        start = old_state or lc.initial
-        role = statefile.as_text(p.new.get("role")) if p.new is not None else None
-        ways = lc.open_moves(start, context_pct=pct, role=role,
-                             waited=float("inf")) if start else []
-        advice = (lc.phase_advice("urgent", p.agent) or "").removeprefix("urgent: ")
-        allowed = f" (from {start} the lifecycle allows at urgent context: {', '.join(ways)})" \
-            if ways else ""
         out.append(Violation(Rule.URGENT, f"{p.agent} is at {pct}% context (urgent from "
-                             f"{mort.urgent}%): entering {state} is refused; {advice}{allowed}",
-                             where))
+                             f"{mort.urgent}%): entering {state} is refused; "
+                             f"{_urgent_ways(p, lc, old_state, pct)}", where))
+
+
+def _urgent_ways(p: Parsed, lc: Lifecycle, old_state: str | None, pct: float) -> str:
+    """The urgent phase's advice, and the moves the lifecycle allows from where the agent
+    stands."""
+    start = old_state or lc.initial
+    role = statefile.as_text(p.new.get("role")) if p.new is not None else None
+    ways = lc.open_moves(start, context_pct=pct, role=role, waited=float("inf")) if start else []
+    advice = (lc.phase_advice("urgent", p.agent) or "").removeprefix("urgent: ")
+    allowed = f" (from {start} the lifecycle allows at urgent context: {', '.join(ways)})" \
+        if ways else ""
+    return advice + allowed
 
 
 def check_tokens(p: Parsed, lc: Lifecycle, state: str, out: list[Violation]) -> None:

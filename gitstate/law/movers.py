@@ -124,25 +124,34 @@ def may_move(lc: Lifecycle, mover: str, agent: str, old_front: dict | None,
         return parent is None or parent == mover
     if new is None:
         return False
+    if _movers_let(lc, mover, parent, agents, old, new):
+        return True
+    return _message_lets(lc, msg, old, new, _text(front.get("role")))
+
+
+def _movers_let(lc: Lifecycle, mover: str, parent: str | None, agents: dict[str, dict],
+                old: str, new: str) -> bool:
+    """`policies.movers` lets `mover` make the move: as the agent's parent, or as a living
+    holder of a role listed for it."""
     movers = lc.policies.movers
     if parent == mover and movers.parent_may(old, new):
         return True
     mine = agents.get(mover) or {}
     role, state = _text(mine.get("role")), mine.get("state")
-    if role and role in movers.roles_for(old, new) and isinstance(state, str) \
-            and lc.roster_of(state) == "living":
-        return True
+    return bool(role) and role in movers.roles_for(old, new) and isinstance(state, str) \
+        and lc.roster_of(state) == "living"
+
+
+def _message_lets(lc: Lifecycle, msg: Message | None, old: str, new: str,
+                  role: str | None) -> bool | None:
+    """The commit message lets anyone make the move: a human's approval of a gated move, or
+    a team operation's trailer. None without a message yet, where one could tell."""
     if msg is None:
         return None if lc.needs_approval(old, new) or old != new else False
-    if lc.needs_approval(old, new) and _approved(lc, msg):
+    if lc.needs_approval(old, new) and lc.policies.approved(msg):
         return True
     op = team_operation(msg)
-    return op is not None and op_kind(lc, op, old, new, _text(front.get("role")))
-
-
-def _approved(lc: Lifecycle, msg: Message) -> bool:
-    humans = {h.lower() for h in lc.policies.humans}
-    return any(v.strip().lower() in humans for v in msg.trailer("approved-by"))
+    return op is not None and op_kind(lc, op, old, new, role)
 
 
 def who_may(lc: Lifecycle, agent: str, front: dict, old: str | None, new: str | None) -> str:

@@ -100,19 +100,30 @@ def _unproven(lc: Lifecycle, p: Parsed, msg: Message, ctx, proofs: Proofs) -> st
     if old is None:   # a birth: proven by the parent's key, where the parent has one
         if parent_key is None:
             return None
-        keys, who = [parent_key], f"its parent {parent}"
-    else:
-        own = _key(front)
-        if own is None or new is None:
-            return None
-        if lc.gated(old, new) and approvers(lc, msg):
-            return None   # a human's move: proven by `unsigned-approval`
-        op = team_operation(msg)
-        role = statefile.as_text(front.get("role"))
-        if op is not None and op_kind(lc, op, old, new, role):
-            return _team_move(lc, p, op, old, new, role, ctx, proofs)
-        keys = [own] + _movers_keys(lc, p, old, new, parent_key, ctx, proofs)
-        who = who_may(lc, p.agent, front, old, new)
+        return _not_signed(p, proofs, [parent_key], f"its parent {parent}", old, new)
+    return _unproven_move(lc, p, msg, ctx, proofs, front, parent_key, old, new)
+
+
+def _unproven_move(lc: Lifecycle, p: Parsed, msg: Message, ctx, proofs: Proofs, front: dict,
+                   parent_key: tuple[str, str] | None, old: str, new: str | None
+                   ) -> str | None:
+    """Why the mover of a move (not a birth) of an agent with a key is not proven, or None."""
+    own = _key(front)
+    if own is None or new is None:
+        return None
+    if lc.gated(old, new) and approvers(lc, msg):
+        return None   # a human's move: proven by `unsigned-approval`
+    op = team_operation(msg)
+    role = statefile.as_text(front.get("role"))
+    if op is not None and op_kind(lc, op, old, new, role):
+        return _team_move(lc, p, op, old, new, role, ctx, proofs)
+    keys = [own] + _movers_keys(lc, p, old, new, parent_key, ctx, proofs)
+    return _not_signed(p, proofs, keys, who_may(lc, p.agent, front, old, new), old, new)
+
+
+def _not_signed(p: Parsed, proofs: Proofs, keys: list, who: str, old: str | None,
+                new: str | None) -> str | None:
+    """Why the commit is signed by none of `keys` (the keys of `who`), or None."""
     why = proofs.signed_by_any(keys)
     if why is None:
         return None

@@ -85,16 +85,20 @@ class Record(metaclass=_RecordType):
         for name, value in zip(names, args):
             put(self, name, value)
         rest = names[given:]
-        if not kwargs:   # the rest from their defaults (`Parsed(change, agent)`, per commit)
+        if kwargs:
+            self._put_given(rest, kwargs)
+        else:   # the rest from their defaults (`Parsed(change, agent)`, per commit)
             defaults = self._defaults
             for name in rest:
                 if name not in defaults:
                     raise TypeError(f"{type(self).__name__}: missing field {name!r}")
                 value = defaults[name]
                 put(self, name, type(value)(value) if isinstance(value, _COPIED) else value)
-            for name in self.__slots__[len(names):]:
-                put(self, name, None)
-            return
+        for name in self.__slots__[len(names):]:
+            put(self, name, None)
+
+    def _put_given(self, rest: tuple[str, ...], kwargs: dict) -> None:
+        """The fields `rest` from `kwargs`, or else their defaults."""
         for key in kwargs:
             if key not in rest:
                 raise TypeError(f"{type(self).__name__}: unexpected or repeated field {key!r}")
@@ -108,9 +112,7 @@ class Record(metaclass=_RecordType):
                     value = type(value)(value)
             else:
                 raise TypeError(f"{type(self).__name__}: missing field {name!r}")
-            put(self, name, value)
-        for name in self.__slots__[len(names):]:
-            put(self, name, None)
+            object.__setattr__(self, name, value)
 
     def _astuple(self) -> tuple:
         return tuple(getattr(self, n) for n in self._fields or self.__slots__)

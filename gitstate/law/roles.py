@@ -1,8 +1,10 @@
-"""Taking a role other than at birth, or one the lifecycle does not declare: the commit says
-so with a trailer (`Assumes-role:`, `New-role:`), and these rules judge what it says. Pure."""
+"""Taking a role other than at birth, one the lifecycle does not declare, or handing one over:
+the commit says so with a trailer (`Assumes-role:`, `New-role:`, `Role-transfer:`), and these
+rules judge what it says; and the words refusals about roles share. Pure."""
 
 from __future__ import annotations
 
+from gitstate.law import statefile
 from gitstate.law.verdict import Parsed, Violation
 from gitstate.rule_ids import Rule
 
@@ -87,3 +89,97 @@ def check_new_role(p, lc: Lifecycle, role: str, msg: Message | None,
     out.append(Violation(Rule.UNKNOWN_ROLE, f"role '{role}' is not one of this lifecycle's "
                          f"roles{near} {declared}; a new role is taken only when the commit "
                          f"says so: `--new-role` (trailer 'New-role: {role}')", where))
+
+
+def article(word: str | None) -> str:
+    """'a' or 'an' before a role's name (by its first letter: roles are names, not sounds)."""
+    first = (word or "")[:1].lower()
+    return "an" if first and first in "aeiou" else "a"
+
+
+def way_out(p, role: str, giver: str | None, lc: Lifecycle) -> str:
+    """A way past `role-max` that works: a living holder (`giver`, the first other than this
+    agent) hands the role over first (a frozen agent that still holds it keeps it, and is woken
+    as the one holder), or a vacancy."""
+    giver = giver or "HOLDER"
+    held = p.old is not None and isinstance(p.old.state, str) and lc.held(p.old.state)
+    hand = f"`gitstate handover {role} --from {giver} --to {p.agent}" + (
+        " --approved-by HUMAN`" if held else "`")
+    if p.old is None:
+        return (f"Spawn {p.agent} without the role and have {giver} hand it over ({hand}), "
+                "or wait for a vacancy")
+    return f"First have {giver} hand it over ({hand}), then retry; or wait for a vacancy"
+
+
+def role_transfer(value: str) -> tuple[str, str] | None:
+    """(role, to) of `Role-transfer: <role> -> <to>`, read without a regular expression (one
+    backtracked quadratically on a value of many arrows)."""
+    role, arrow, to = value.strip().rpartition("->")
+    role, to = role.rstrip(), to.lstrip()
+    if not arrow or not role or not to or any(c.isspace() for c in role + to):
+        return None
+    return role, to
+
+
+def is_role_transfer(parsed: list[Parsed], msg: Message | None, out: list) -> bool:
+    """The one commit that may touch two agents: `Role-transfer: <role> -> <to>` hands a role
+    from the agent that speaks to another, so that the role is never vacant nor doubly held.
+    The receiver's file may change only in `role` (and `updated`)."""
+    parties = _transfer_parties(parsed, msg)
+    if parties is None:
+        return False
+    role, to, giver, taker = parties
+    _check_transfer(role, to, giver, taker, out)
+    return True
+
+
+def _transfer_parties(parsed: list[Parsed], msg: Message | None
+                      ) -> tuple[str, str, Parsed, Parsed] | None:
+    """(role, receiver's id, giver, receiver) of a role transfer between two agents, both
+    read on both sides."""
+    found = _transfer_trailer(parsed, msg)
+    if found is None:
+        return None
+    role, to = found
+    giver = next((p for p in parsed if p.agent == msg.prefix), None) if msg else None
+    taker = next((p for p in parsed if p.agent == to), None)
+    if giver is None or taker is None or giver is taker or not _both_sides(giver) \
+            or not _both_sides(taker):
+        return None
+    return role, to, giver, taker
+
+
+def _transfer_trailer(parsed: list[Parsed], msg: Message | None) -> tuple[str, str] | None:
+    """(role, receiver's id) of the one `Role-transfer: <role> -> <to>` trailer of a commit
+    that changes two agents and speaks as one."""
+    if msg is None or len(parsed) != 2 or msg.prefix is None:
+        return None
+    values = msg.trailer("role-transfer")
+    found = role_transfer(values[0]) if len(values) == 1 else None
+    return (found[0], found[1].lower()) if found else None
+
+
+def _both_sides(p: Parsed) -> bool:
+    return p.old is not None and p.new is not None
+
+
+def _check_transfer(role: str, to: str, giver: Parsed, taker: Parsed,
+                    out: list[Violation]) -> None:
+    """The giver held the role and lets it go; the receiver takes it and changes nothing
+    else."""
+    assert giver.old is not None and giver.new is not None   # _transfer_parties
+    assert taker.old is not None and taker.new is not None
+    if statefile.as_text(giver.old.get("role")) != role:
+        out.append(Violation(Rule.MULTIPLE_AGENTS, f"{giver.agent} cannot hand over role '{role}': "
+                             "it does not hold it", "commit message"))
+        return
+    if statefile.as_text(giver.new.get("role")) == role:
+        out.append(Violation(Rule.MULTIPLE_AGENTS, f"{giver.agent} hands over '{role}' but keeps "
+                             "it; set its role to null in the same commit", "commit message"))
+        return
+    before = {k: v for k, v in taker.old.front.items() if k not in ("role", "updated")}
+    after = {k: v for k, v in taker.new.front.items() if k not in ("role", "updated")}
+    if before != after or statefile.as_text(taker.new.get("role")) != role:
+        out.append(Violation(Rule.MULTIPLE_AGENTS, f"in a role transfer {to}'s state file may only "
+                             f"take the role ('role: {role}')",
+                             f"{taker.change.path}:{taker.new.line_of('role')}"))

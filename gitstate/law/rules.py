@@ -10,7 +10,7 @@ from gitstate.errors import InvalidFile
 from gitstate.law import statefile
 from gitstate.law.grammar import Message, is_valid_id, parse_message
 from gitstate.law.mortality import check_mortality, check_tokens
-from gitstate.law.roles import assumed_role
+from gitstate.law.roles import assumed_role, is_role_transfer, role_transfer  # noqa: F401  (role_transfer: part of this module's API)
 from gitstate.law.society import check_society
 from gitstate.law.verdict import SYMLINK_MODE, Context, FileChange, Parsed, Violation  # noqa: F401  (FileChange, Context: part of this module's API)
 from gitstate.rule_ids import Rule
@@ -26,41 +26,59 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
     (pre-commit). `changes` are the state files whose content (or mode) differs from the
     parent; merges carry no state change on the team line (`law.judge`)."""
     out: list[Violation] = []
-    rx = lc.state_path_regex()
-    parsed: list[Parsed] = []
-    for ch in changes:
-        if ch.old == ch.new and ch.new_mode != SYMLINK_MODE:
-            continue   # (the same bytes made a symbolic link are a change: `symlink`)
-        m = rx.match(ch.path)
-        if not m:
-            continue
-        raw_id = m.group("id")
-        if _check_id(raw_id, ch.path, out):
-            continue
-        p = _check_file(Parsed(ch, raw_id), lc, out, memo)
-        parsed.append(p)
-        if context is not None:
-            _check_checkpoint(p, context, out)
-
+    parsed = _parse_changes(changes, lc, out, context, memo)
     msg = parse_message(message) if isinstance(message, str) else message
     if msg is not None:
         _check_message(parsed, msg, lc, out)
     if context is not None:
         out += check_society(parsed, lc, context, msg)
-    agents = sorted({p.agent for p in parsed})
-    # Without the message (pre-commit) a role transfer cannot be told apart: judged later.
-    transfer = len(agents) > 1 and msg is not None and _is_role_transfer(parsed, msg, out)
-    if len(agents) > 1 and msg is not None and not transfer:
-        out.append(Violation(Rule.MULTIPLE_AGENTS, "one commit may change one agent's state; this "
-                             f"one changes {', '.join(agents)} (commit each agent separately)"))
+    transfer = _check_one_agent(parsed, msg, out)
     assumed = assumed_role(parsed, msg)
+    several = msg is None and len({p.agent for p in parsed}) > 1
     for p in parsed:
         # without the message (pre-commit) a role taken (`Assumes-role:`) cannot be told
         # apart either: judged at commit-msg
         taking = msg is None and p.old is not None and not p.old.get("role")
-        _check_fixed(p, out, role_may_change=transfer or (msg is None and len(agents) > 1)
-                     or p.agent == assumed or taking)
+        _check_fixed(p, out, role_may_change=transfer or several or p.agent == assumed or taking)
     return out
+
+
+def _parse_changes(changes: list[FileChange], lc: Lifecycle, out: list[Violation],
+                   context: Context | None, memo: dict | None) -> list[Parsed]:
+    """Each state file the commit changes, both sides parsed and the file judged on its own."""
+    rx = lc.state_path_regex()
+    parsed: list[Parsed] = []
+    for ch in changes:
+        raw_id = _changed_agent(ch, rx)
+        if raw_id is None or _check_id(raw_id, ch.path, out):
+            continue
+        p = _check_file(Parsed(ch, raw_id), lc, out, memo)
+        parsed.append(p)
+        if context is not None:
+            _check_checkpoint(p, context, out)
+    return parsed
+
+
+def _changed_agent(ch: FileChange, rx) -> str | None:
+    """The agent id in the path of a state file the commit changes; None for an unchanged
+    file or one that is no state file."""
+    if ch.old == ch.new and ch.new_mode != SYMLINK_MODE:
+        return None   # (the same bytes made a symbolic link are a change: `symlink`)
+    m = rx.match(ch.path)
+    return m.group("id") if m else None
+
+
+def _check_one_agent(parsed: list[Parsed], msg: Message | None, out: list[Violation]) -> bool:
+    """One commit changes one agent's state, but for a role transfer (True for one)."""
+    agents = sorted({p.agent for p in parsed})
+    # Without the message (pre-commit) a role transfer cannot be told apart: judged later.
+    if len(agents) < 2 or msg is None:
+        return False
+    if is_role_transfer(parsed, msg, out):
+        return True
+    out.append(Violation(Rule.MULTIPLE_AGENTS, "one commit may change one agent's state; this "
+                         f"one changes {', '.join(agents)} (commit each agent separately)"))
+    return False
 
 
 FIXED_AT_BIRTH = ("parent", "depth", "role", "key")   # and `agent`: its directory
@@ -77,58 +95,22 @@ def _check_fixed(p: Parsed, out: list[Violation], role_may_change: bool) -> None
             continue
         before, after = p.old.get(key), p.new.get(key)
         if before != after:
-            how = " except by a role transfer (`gitstate handover ROLE --to ID2`, or " \
-                "`gitstate bury ID --transfer-role-to ID2`)" \
-                if key == "role" else ""
-            if key == "role" and not before:
-                how += " or by taking a vacant role (`gitstate assume ID ROLE`, trailer " \
-                    "'Assumes-role: ROLE')"
             out.append(Violation(Rule.FIXED_FIELD, f"'{key}' is fixed when an agent is born "
-                                 f"({before!r}); it may not change{how}, not to {after!r}",
-                                 f"{p.change.path}:{p.new.line_of(key)}"))
+                                 f"({before!r}); it may not change{_fixed_ways(key, before)}, "
+                                 f"not to {after!r}", f"{p.change.path}:{p.new.line_of(key)}"))
 
 
-def role_transfer(value: str) -> tuple[str, str] | None:
-    """(role, to) of `Role-transfer: <role> -> <to>`, read without a regular expression (one
-    backtracked quadratically on a value of many arrows)."""
-    role, arrow, to = value.strip().rpartition("->")
-    role, to = role.rstrip(), to.lstrip()
-    if not arrow or not role or not to or any(c.isspace() for c in role + to):
-        return None
-    return role, to
-
-
-def _is_role_transfer(parsed: list[Parsed], msg: Message | None, out: list) -> bool:
-    """The one commit that may touch two agents: `Role-transfer: <role> -> <to>` hands a role
-    from the agent that speaks to another, so that the role is never vacant nor doubly held.
-    The receiver's file may change only in `role` (and `updated`)."""
-    if msg is None or len(parsed) != 2 or msg.prefix is None:
-        return False
-    values = msg.trailer("role-transfer")
-    found = role_transfer(values[0]) if len(values) == 1 else None
-    if found is None:
-        return False
-    role, to = found[0], found[1].lower()
-    giver = next((p for p in parsed if p.agent == msg.prefix), None)
-    taker = next((p for p in parsed if p.agent == to), None)
-    if giver is None or taker is None or giver is taker or taker.old is None \
-            or taker.new is None or giver.old is None or giver.new is None:
-        return False
-    where = f"{taker.change.path}:{taker.new.line_of('role')}"
-    if statefile.as_text(giver.old.get("role")) != role:
-        out.append(Violation(Rule.MULTIPLE_AGENTS, f"{giver.agent} cannot hand over role '{role}': "
-                             "it does not hold it", "commit message"))
-        return True
-    if statefile.as_text(giver.new.get("role")) == role:
-        out.append(Violation(Rule.MULTIPLE_AGENTS, f"{giver.agent} hands over '{role}' but keeps "
-                             "it; set its role to null in the same commit", "commit message"))
-        return True
-    before = {k: v for k, v in taker.old.front.items() if k not in ("role", "updated")}
-    after = {k: v for k, v in taker.new.front.items() if k not in ("role", "updated")}
-    if before != after or statefile.as_text(taker.new.get("role")) != role:
-        out.append(Violation(Rule.MULTIPLE_AGENTS, f"in a role transfer {to}'s state file may only "
-                             f"take the role ('role: {role}')", where))
-    return True
+def _fixed_ways(key: str, before) -> str:
+    """How a fixed field may change after all: only a role, by a transfer (or, vacant, by
+    being taken)."""
+    if key != "role":
+        return ""
+    how = " except by a role transfer (`gitstate handover ROLE --to ID2`, or " \
+        "`gitstate bury ID --transfer-role-to ID2`)"
+    if not before:
+        how += " or by taking a vacant role (`gitstate assume ID ROLE`, trailer " \
+            "'Assumes-role: ROLE')"
+    return how
 
 
 def _parse(data: bytes, path: str, memo: dict | None) -> statefile.StateDoc:
@@ -184,19 +166,10 @@ def _check_file(p: Parsed, lc: Lifecycle, out: list[Violation],
     if ch.old is not None:
         try:
             p.old = _parse(ch.old, ch.path, memo)
-        except InvalidFile as exc:
-            p.old_error = str(exc)  # a broken past does not block a repair
-    if ch.new is None:
-        state = p.old.state if p.old else "unknown"
-        out.append(Violation(Rule.DELETED, f"{p.agent}'s state file was deleted (state {state}); "
-                             "state files are history and stay: move the agent to a terminal "
-                             "state instead", ch.path))
-        p.new_problem = True
-        return p
-    if ch.new_mode == SYMLINK_MODE:
-        out.append(Violation(Rule.SYMLINK, f"{p.agent}'s state file is committed as a symbolic "
-                             "link; a state file must be a plain file", ch.path))
-        p.new_problem = True
+        except InvalidFile:
+            pass  # a broken past does not block a repair
+    if ch.new is None or ch.new_mode == SYMLINK_MODE:
+        _check_gone(p, out)
         return p
     new = _check_content(p, ch.new, lc, out, memo)
     if new is None:
@@ -204,25 +177,49 @@ def _check_file(p: Parsed, lc: Lifecycle, out: list[Violation],
     state = new.state
     where = f"{ch.path}:{new.line_of('state')}"
     old_state = p.old.state if p.old is not None else None
-    if ch.old is None:
-        if state != lc.initial:
-            out.append(Violation(Rule.NOT_INITIAL, f"a new agent starts in '{lc.initial}', not "
-                                 f"'{state}'", where))
-    elif p.old is not None and not isinstance(old_state, str):
-        out.append(Violation(Rule.ILLEGAL_TRANSITION, f"{p.agent}'s state before this commit "
-                             f"({old_state!r}) is not a state name, so no move from it is "
-                             "legal; restore its last valid state file", where))
-    elif p.old is not None and old_state in lc.states:
-        if lc.states[old_state].terminal:
-            out.append(Violation(Rule.TERMINAL, f"{p.agent} is {old_state}, a terminal state; its "
-                                 "state file is final and may not change", where))
-        elif not lc.is_legal(old_state, state):
-            out.append(Violation(Rule.ILLEGAL_TRANSITION, f"{p.agent} is in {old_state}; "
-                                 f"{legal_moves(lc, old_state)}, not {state}", where))
+    _check_transition(p, lc, state, where, out)
     _check_requires(new, ch.path, lc, state, out)
     check_mortality(p, lc, old_state, state, where, out)
     check_tokens(p, lc, state, out)
     return p
+
+
+def _check_gone(p: Parsed, out: list[Violation]) -> None:
+    """A state file deleted, or made a symbolic link: nothing more is judged of its new side."""
+    ch = p.change
+    if ch.new is None:
+        state = p.old.state if p.old else "unknown"
+        out.append(Violation(Rule.DELETED, f"{p.agent}'s state file was deleted (state {state}); "
+                             "state files are history and stay: move the agent to a terminal "
+                             "state instead", ch.path))
+    else:
+        out.append(Violation(Rule.SYMLINK, f"{p.agent}'s state file is committed as a symbolic "
+                             "link; a state file must be a plain file", ch.path))
+    p.new_problem = True
+
+
+def _check_transition(p: Parsed, lc: Lifecycle, state: str, where: str,
+                      out: list[Violation]) -> None:
+    """A new agent starts in the initial state; an agent moves only as the lifecycle allows,
+    and never out of a terminal state."""
+    if p.change.old is None:
+        if state != lc.initial:
+            out.append(Violation(Rule.NOT_INITIAL, f"a new agent starts in '{lc.initial}', not "
+                                 f"'{state}'", where))
+        return
+    if p.old is None:
+        return
+    old_state = p.old.state
+    if not isinstance(old_state, str):
+        out.append(Violation(Rule.ILLEGAL_TRANSITION, f"{p.agent}'s state before this commit "
+                             f"({old_state!r}) is not a state name, so no move from it is "
+                             "legal; restore its last valid state file", where))
+    elif old_state in lc.states and lc.states[old_state].terminal:
+        out.append(Violation(Rule.TERMINAL, f"{p.agent} is {old_state}, a terminal state; its "
+                             "state file is final and may not change", where))
+    elif old_state in lc.states and not lc.is_legal(old_state, state):
+        out.append(Violation(Rule.ILLEGAL_TRANSITION, f"{p.agent} is in {old_state}; "
+                             f"{legal_moves(lc, old_state)}, not {state}", where))
 
 
 def _check_content(p: Parsed, data: bytes, lc: Lifecycle, out: list[Violation],
@@ -275,14 +272,19 @@ def check_law_change(lc: Lifecycle, message: str | Message, changed: list[str]) 
     if not changed or not lc.policies.law_approval:
         return []
     msg = parse_message(message) if isinstance(message, str) else message
-    humans = {h.lower() for h in lc.policies.humans}
-    given = msg.trailer("approved-by")
-    if any(v.strip().lower() in humans for v in given):
+    return _unapproved(lc, msg, f"this commit changes the law ({', '.join(changed)}); that")
+
+
+def _unapproved(lc: Lifecycle, msg: Message, what: str) -> list[Violation]:
+    """`what` needs a human's approval: refused unless an `Approved-by:` trailer names one of
+    the lifecycle's humans."""
+    if lc.policies.approved(msg):
         return []
+    given = msg.trailer("approved-by")
     named = f" ('{', '.join(given)}' is not one of them)" if given else ""
-    return [Violation(Rule.NEEDS_APPROVAL, f"this commit changes the law ({', '.join(changed)}); "
-                      "that needs a human's approval: add the trailer 'Approved-by: <human>' "
-                      f"naming one of {', '.join(lc.policies.humans)}{named}", "commit message")]
+    return [Violation(Rule.NEEDS_APPROVAL, f"{what} needs a human's approval: add the trailer "
+                      f"'Approved-by: <human>' naming one of {', '.join(lc.policies.humans)}"
+                      f"{named}", _MESSAGE)]
 
 
 def legal_moves(lc: Lifecycle, state: str) -> str:
@@ -317,63 +319,73 @@ def _check_checkpoint(p: Parsed, ancestry: Context, out: list[Violation]) -> Non
 
 def _check_message(parsed: list[Parsed], msg: Message, lc: Lifecycle,
                    out: list[Violation]) -> None:
-    where = "commit message"
     if msg.malformed:
         out.append(Violation(Rule.MALFORMED_SUBJECT, f"{msg.malformed}; got {msg.subject!r}",
-                             where))
+                             _MESSAGE))
     if not parsed:
-        if msg.tag is not None:
-            path = lc.state_path(msg.prefix or "<id>")
-            out.append(Violation(Rule.TAG_WITHOUT_CHANGE, "the subject is tagged "
-                                 f"[STATE:{msg.tag}] but the commit changes no state file; "
-                                 f"stage {path} with 'state: {msg.tag}', or drop the tag",
-                                 where))
-        return
-    if not msg.has_tag:
+        _check_tag_without_change(msg, lc, out)
+    elif not msg.has_tag:
+        _check_untagged(parsed, out)
+    elif msg.tag is not None:   # (else malformed, already reported)
+        _check_held(parsed, msg, lc, out)
+        _check_prefix(parsed, msg, out)
         for p in parsed:
-            written = p.new.state if p.new is not None else None
-            suggestion = (f"'@{p.agent}: [STATE:{written}] <text>'" if isinstance(written, str)
-                          else f"'@{p.agent}: [STATE:<state>] <text>'")
-            out.append(Violation(Rule.CHANGE_WITHOUT_TAG, f"{p.change.path} changes but the "
-                                 f"subject has no state tag; use {suggestion}", where))
-        return
-    if msg.tag is None:
-        return  # malformed, already reported
-    for p in parsed:   # a held agent (haak: frozen) is changed only with a human's approval
+            if msg.prefix is None or p.agent == msg.prefix:
+                _check_tag(p, msg, lc, out)
+
+
+_MESSAGE = "commit message"
+
+
+def _check_tag_without_change(msg: Message, lc: Lifecycle, out: list[Violation]) -> None:
+    if msg.tag is not None:
+        path = lc.state_path(msg.prefix or "<id>")
+        out.append(Violation(Rule.TAG_WITHOUT_CHANGE, "the subject is tagged "
+                             f"[STATE:{msg.tag}] but the commit changes no state file; "
+                             f"stage {path} with 'state: {msg.tag}', or drop the tag",
+                             _MESSAGE))
+
+
+def _check_untagged(parsed: list[Parsed], out: list[Violation]) -> None:
+    for p in parsed:
+        written = p.new.state if p.new is not None else None
+        suggestion = (f"'@{p.agent}: [STATE:{written}] <text>'" if isinstance(written, str)
+                      else f"'@{p.agent}: [STATE:<state>] <text>'")
+        out.append(Violation(Rule.CHANGE_WITHOUT_TAG, f"{p.change.path} changes but the "
+                             f"subject has no state tag; use {suggestion}", _MESSAGE))
+
+
+def _check_held(parsed: list[Parsed], msg: Message, lc: Lifecycle,
+                out: list[Violation]) -> None:
+    """A held agent (haak: frozen) is changed only with a human's approval."""
+    for p in parsed:
         if p.new is not None and p.old is not None and not p.new_problem \
                 and isinstance(p.old.state, str) and p.old.state == p.new.state \
                 and lc.held(p.old.state):
             _check_approval(p, msg, lc, p.old.state, p.old.state, out)
+
+
+def _check_prefix(parsed: list[Parsed], msg: Message, out: list[Violation]) -> None:
     if msg.prefix is not None and msg.prefix not in {p.agent for p in parsed}:
         changed = ", ".join(p.agent for p in parsed)
         out.append(Violation(Rule.PREFIX_MISMATCH, f"the subject speaks as @{msg.prefix} but the "
-                             f"commit changes the state of {changed}", where))
-    for p in parsed:
-        if msg.prefix is not None and p.agent != msg.prefix:
-            continue
-        written = p.new.state if p.new is not None else None
-        if isinstance(written, str) and written != msg.tag:
-            out.append(Violation(Rule.TAG_MISMATCH, f"the subject says [STATE:{msg.tag}] but "
-                                 f"{p.change.path} writes 'state: {written}'", where))
-        if p.new is not None and not p.new_problem and p.old is not None \
-                and isinstance(p.old.state, str) and isinstance(written, str) \
-                and lc.needs_approval(p.old.state, written):
-            _check_approval(p, msg, lc, p.old.state, written, out)
+                             f"commit changes the state of {changed}", _MESSAGE))
+
+
+def _check_tag(p: Parsed, msg: Message, lc: Lifecycle, out: list[Violation]) -> None:
+    """The tag names the state the agent's file writes, and a gated move is approved."""
+    written = p.new.state if p.new is not None else None
+    if isinstance(written, str) and written != msg.tag:
+        out.append(Violation(Rule.TAG_MISMATCH, f"the subject says [STATE:{msg.tag}] but "
+                             f"{p.change.path} writes 'state: {written}'", _MESSAGE))
+    if p.new is not None and not p.new_problem and p.old is not None \
+            and isinstance(p.old.state, str) and isinstance(written, str) \
+            and lc.needs_approval(p.old.state, written):
+        _check_approval(p, msg, lc, p.old.state, written, out)
 
 
 def _check_approval(p: Parsed, msg: Message, lc: Lifecycle, old: str, new: str,
                     out: list[Violation]) -> None:
-    humans = {h.lower(): h for h in lc.policies.humans}
-    given = [v for v in msg.trailer("approved-by")]
-    if any(v.strip().lower() in humans for v in given):
-        return
-    named = f" ('{', '.join(given)}' is not one of them)" if given else ""
-    if old == new:
-        out.append(Violation(Rule.NEEDS_APPROVAL, f"{p.agent} is {old}: every change to it "
-                             "(its role handed away included) needs a human's approval: add "
-                             f"the trailer 'Approved-by: <human>' naming one of "
-                             f"{', '.join(lc.policies.humans)}{named}", "commit message"))
-        return
-    out.append(Violation(Rule.NEEDS_APPROVAL, f"{old} -> {new} needs a human's approval: add the "
-                         f"trailer 'Approved-by: <human>' naming one of "
-                         f"{', '.join(lc.policies.humans)}{named}", "commit message"))
+    what = f"{p.agent} is {old}: every change to it (its role handed away included)" \
+        if old == new else f"{old} -> {new}"
+    out += _unapproved(lc, msg, what)

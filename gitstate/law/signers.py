@@ -75,18 +75,23 @@ def gated(lc: Lifecycle, changes: list[FileChange], changed_law: list[str]) -> l
     if changed_law and lc.policies.law_approval:
         out.append(f"a change of the law ({', '.join(changed_law)})")
     rx = lc.state_path_regex()
-    for ch in changes:
-        if ch.old is None or ch.new is None or ch.old == ch.new:
-            continue
-        try:
-            old = parse_state(ch.old, ch.path, None).state
-            new = parse_state(ch.new, ch.path, None).state
-        except InvalidFile:
-            continue
-        if isinstance(old, str) and isinstance(new, str) and lc.gated(old, new):
-            m = rx.match(ch.path)
-            out.append(f"{m.group('id') if m else ch.path} {old} -> {new}")
+    out += [move for ch in changes if (move := _gated_move(lc, ch, rx)) is not None]
     return out
+
+
+def _gated_move(lc: Lifecycle, ch: FileChange, rx) -> str | None:
+    """'alice frozen -> bootstrap' for a change of a state file that needs approval."""
+    if ch.old is None or ch.new is None or ch.old == ch.new:
+        return None
+    try:
+        old = parse_state(ch.old, ch.path, None).state
+        new = parse_state(ch.new, ch.path, None).state
+    except InvalidFile:
+        return None
+    if not (isinstance(old, str) and isinstance(new, str) and lc.gated(old, new)):
+        return None
+    m = rx.match(ch.path)
+    return f"{m.group('id') if m else ch.path} {old} -> {new}"
 
 
 def unsigned(what: list[str], names: list[str], why: str) -> Violation:

@@ -10,7 +10,7 @@ import re
 from gitstate.law import limits, statefile
 from gitstate.law.grammar import Message, is_valid_id
 from gitstate.law.lifecycle import Lifecycle
-from gitstate.law.roles import NAMED_HOLDERS, check_assumed, check_new_role, named  # noqa: F401  (NAMED_HOLDERS: part of this module's API)
+from gitstate.law.roles import NAMED_HOLDERS, article, check_assumed, check_new_role, named, way_out  # noqa: F401  (NAMED_HOLDERS: part of this module's API)
 from gitstate.law.times import duration
 from gitstate.law.verdict import Context, Violation
 from gitstate.rule_ids import Rule
@@ -137,62 +137,100 @@ def census_entry(lc: Lifecycle, front: dict) -> tuple[bool, str | None]:
     return _living(lc, front), statefile.as_text(front.get("role"))
 
 
+class _Move:
+    """One agent's change as the society's rules read it: its state and role before and after,
+    whether it is living on either side, and where its role is written."""
+
+    __slots__ = ("state", "old_state", "living", "was_living", "role", "old_role", "role_at",
+                 "spec")
+
+    def __init__(self, p, lc: Lifecycle):
+        old = p.old
+        self.state: str = p.new.state
+        self.old_state = old.state if old is not None else None
+        self.living = lc.roster_of(self.state) == "living"
+        self.was_living = isinstance(self.old_state, str) \
+            and lc.roster_of(self.old_state) == "living"
+        self.role = statefile.as_text(p.new.get("role"))
+        self.old_role = statefile.as_text(old.get("role")) if old is not None else None
+        self.role_at = f"{p.change.path}:{p.new.line_of('role')}"
+        self.spec = lc.roles.get(self.role) if self.role else None
+
+
 def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Violation],
                  msg: Message | None = None) -> None:
-    new, path = p.new, p.change.path
-    state = new.state
-    old_state = p.old.state if p.old is not None else None
-    living = lc.roster_of(state) == "living"
-    was_living = p.old is not None and isinstance(old_state, str) \
-        and lc.roster_of(old_state) == "living"
-    role = statefile.as_text(new.get("role"))
-    old_role = statefile.as_text(p.old.get("role")) if p.old is not None else None
-    role_at = f"{path}:{new.line_of('role')}"
-
-    if role and role not in lc.roles and (p.old is None or not lc.policies.custom_roles):
-        check_new_role(p, lc, role, msg, role_at, out)
-    spec = lc.roles.get(role) if role else None
-    if spec is not None and state != old_state and state in spec.forbids:
-        ways = [t for t in lc.allowed_from(old_state) if t not in spec.forbids] \
-            if isinstance(old_state, str) else []
-        instead = f"; from {old_state} it may go to: {', '.join(ways) or 'nowhere'}" \
-            if isinstance(old_state, str) else ""
-        why = f" ({spec.description})" if spec.description else ""
-        out.append(Violation(Rule.ROLE_FORBIDS, f"{p.agent} holds role '{role}', which never "
-                             f"enters {state}{why}{instead}",
-                             f"{path}:{new.line_of('state')}"))
+    m = _Move(p, lc)
+    if m.role and m.role not in lc.roles and (p.old is None or not lc.policies.custom_roles):
+        check_new_role(p, lc, m.role, msg, m.role_at, out)
+    _check_role_forbids(p, lc, m, out)
     if msg is not None and msg.prefix == p.agent and msg.trailer("assumes-role"):
-        check_assumed(p, lc, census.holders(str(role)) if role else [], msg, role, old_role,
-                      living, role_at, out)
-    most = lc.max_of(role)
-    if living and role and most and (not was_living or role != old_role):
-        holders = census.holders(role)
-        if len(holders) > most:
-            # the first holder other than this agent (ids are unique: it is one of the first two)
-            giver = next((h for h in holders[:2] if h != p.agent), None)
-            default = "" if spec is not None and spec.max else " (policies.role_max: " \
-                "the limit of every role without its own max)"
-            out.append(Violation(Rule.ROLE_MAX, f"role '{role}' may have {most} living "
-                                 f"holder{'s' if most != 1 else ''}{default}; with this commit it "
-                                 f"would have {len(holders)} ({named(holders)}). "
-                                 + _way_out(p, role, giver, lc), role_at))
-    cap = lc.policies.max_living
-    if living and not was_living and cap:
-        count = census.living()
-        if count > cap:
-            what = "spawn" if p.old is None else f"move out of {old_state}"
-            out.append(Violation(Rule.MAX_LIVING, f"at most {cap} agents may be living at once; "
-                                 f"this {what} would make {count}. Let one end, freeze or "
-                                 "suspend first", f"{path}:{new.line_of('state')}"))
+        check_assumed(p, lc, census.holders(m.role) if m.role else [], msg, m.role, m.old_role,
+                      m.living, m.role_at, out)
+    _check_role_max(p, lc, census, m, out)
+    _check_max_living(p, lc, census, m, out)
     if p.old is None:
-        _check_birth(p, lc, census, role, out)
-    if lc.roster_of(state) == "frozen" and state != old_state \
-            and "freeze_state" in lc.states[state].requires:
-        _check_freeze_file(p, ctx, out)
-    log = lc.states[state].log
-    if log and state != old_state:
-        _check_log(p, ctx, log, out)
-    if isinstance(old_state, str) and lc.timeout_refuses_early(old_state, state, role):
+        _check_birth(p, lc, census, m.role, out)
+    _check_entering(p, lc, ctx, m, out)
+
+
+def _check_role_forbids(p, lc: Lifecycle, m: _Move, out: list[Violation]) -> None:
+    """An agent never enters a state its role forbids."""
+    spec = m.spec
+    if spec is None or m.state == m.old_state or m.state not in spec.forbids:
+        return
+    instead = ""
+    if isinstance(m.old_state, str):
+        ways = [t for t in lc.allowed_from(m.old_state) if t not in spec.forbids]
+        instead = f"; from {m.old_state} it may go to: {', '.join(ways) or 'nowhere'}"
+    why = f" ({spec.description})" if spec.description else ""
+    out.append(Violation(Rule.ROLE_FORBIDS, f"{p.agent} holds role '{m.role}', which never "
+                         f"enters {m.state}{why}{instead}",
+                         f"{p.change.path}:{p.new.line_of('state')}"))
+
+
+def _check_role_max(p, lc: Lifecycle, census: Census, m: _Move, out: list[Violation]) -> None:
+    """An agent that comes to hold a role while living (born, woken, or taking it) finds room
+    under the role's max."""
+    most = lc.max_of(m.role)
+    if not (m.living and m.role and most) or (m.was_living and m.role == m.old_role):
+        return
+    holders = census.holders(m.role)
+    if len(holders) <= most:
+        return
+    # the first holder other than this agent (ids are unique: it is one of the first two)
+    giver = next((h for h in holders[:2] if h != p.agent), None)
+    default = "" if m.spec is not None and m.spec.max else " (policies.role_max: " \
+        "the limit of every role without its own max)"
+    out.append(Violation(Rule.ROLE_MAX, f"role '{m.role}' may have {most} living "
+                         f"holder{'s' if most != 1 else ''}{default}; with this commit it "
+                         f"would have {len(holders)} ({named(holders)}). "
+                         + way_out(p, m.role, giver, lc), m.role_at))
+
+
+def _check_max_living(p, lc: Lifecycle, census: Census, m: _Move, out: list[Violation]) -> None:
+    """An agent that comes to life finds room under the pool's cap."""
+    cap = lc.policies.max_living
+    if not m.living or m.was_living or not cap:
+        return
+    count = census.living()
+    if count > cap:
+        what = "spawn" if p.old is None else f"move out of {m.old_state}"
+        out.append(Violation(Rule.MAX_LIVING, f"at most {cap} agents may be living at once; "
+                             f"this {what} would make {count}. Let one end, freeze or "
+                             "suspend first", f"{p.change.path}:{p.new.line_of('state')}"))
+
+
+def _check_entering(p, lc: Lifecycle, ctx: Context, m: _Move, out: list[Violation]) -> None:
+    """What the state entered asks of the same commit (its freeze-state file, its log entry),
+    and that a timed move is due."""
+    state, old_state = m.state, m.old_state
+    if state != old_state:
+        if lc.roster_of(state) == "frozen" and "freeze_state" in lc.states[state].requires:
+            _check_freeze_file(p, ctx, out)
+        log = lc.states[state].log
+        if log:
+            _check_log(p, ctx, log, out)
+    if isinstance(old_state, str) and lc.timeout_refuses_early(old_state, state, m.role):
         _check_timeout(p, lc, ctx, old_state, state, out)
 
 
@@ -206,20 +244,6 @@ def _check_log(p, ctx: Context, log: str, out: list[Violation]) -> None:
     out.append(Violation(Rule.LOG, f"entering {p.new.state} appends an entry to {log} in the same "
                          f"commit; {how} (`gitstate logout {p.agent} --note TEXT` does both)",
                          f"{p.change.path}:{p.new.line_of('state')}"))
-
-
-def _way_out(p, role: str, giver: str | None, lc: Lifecycle) -> str:
-    """A way past `role-max` that works: a living holder (`giver`, the first other than this
-    agent) hands the role over first (a frozen agent that still holds it keeps it, and is woken
-    as the one holder), or a vacancy."""
-    giver = giver or "HOLDER"
-    held = p.old is not None and isinstance(p.old.state, str) and lc.held(p.old.state)
-    hand = f"`gitstate handover {role} --from {giver} --to {p.agent}" + (
-        " --approved-by HUMAN`" if held else "`")
-    if p.old is None:
-        return (f"Spawn {p.agent} without the role and have {giver} hand it over ({hand}), "
-                "or wait for a vacancy")
-    return f"First have {giver} hand it over ({hand}), then retry; or wait for a vacancy"
 
 
 def _check_timeout(p, lc: Lifecycle, ctx: Context, old: str, new: str,
@@ -240,15 +264,9 @@ def _check_timeout(p, lc: Lifecycle, ctx: Context, old: str, new: str,
                          f"{p.change.path}:{p.new.line_of('state')}"))
 
 
-
-def article(word: str | None) -> str:
-    """'a' or 'an' before a role's name (by its first letter: roles are names, not sounds)."""
-    first = (word or "")[:1].lower()
-    return "an" if first and first in "aeiou" else "a"
-
-
 def _check_birth(p, lc: Lifecycle, census: Census, role: str | None,
                  out: list[Violation]) -> None:
+    """A new agent's parent, its depth under that parent, and the depth limit."""
     new, path = p.new, p.change.path
     parent = new.get("parent")
     depth = _int(new.get("depth"))
@@ -259,32 +277,8 @@ def _check_birth(p, lc: Lifecycle, census: Census, role: str | None,
             out.append(Violation(Rule.PARENT, f"parent '{parent}' is not an agent of this "
                                  "repository", f"{path}:{new.line_of('parent')}"))
             return
-        pstate = pf.get("state")
-        if isinstance(pstate, str) and lc.roster_of(pstate) == "dead":
-            out.append(Violation(Rule.PARENT_ENDED, f"parent '{parent}' has ended ({pstate}); an "
-                                 "agent that ended spawns no children (spawn from a living "
-                                 "agent, or without --parent)",
-                                 f"{path}:{new.line_of('parent')}"))
-        expected = (_int(pf.get("depth")) or 0) + 1
-        if depth != expected:
-            out.append(Violation(Rule.DEPTH, f"depth must be the parent's plus one: {parent} is at "
-                                 f"depth {expected - 1}, so {p.agent} is at {expected}, not "
-                                 f"{depth}", depth_at))
-        prole = statefile.as_text(pf.get("role"))
-        pspec = lc.roles.get(prole) if prole else None
-        if role and role == prole and not (pspec is not None and pspec.self_spawn):
-            out.append(Violation(Rule.SELF_SPAWN, f"{article(prole)} {prole} may not spawn "
-                                 f"another {prole} ({parent} spawning {p.agent}); only roles "
-                                 "with 'self_spawn: true' may", f"{path}:{new.line_of('role')}"))
-        elif role and pspec is not None:
-            if role in pspec.never_spawns or (pspec.spawns is not None
-                                              and role not in pspec.spawns):
-                allowed = [r for r in (pspec.spawns or lc.roles) if r not in pspec.never_spawns
-                           and (r != prole or pspec.self_spawn)]
-                out.append(Violation(Rule.SELF_SPAWN, f"{article(prole)} {prole} may not spawn "
-                                     f"{article(role)} {role}; it may spawn: "
-                                     f"{', '.join(allowed) or 'nothing'}",
-                                     f"{path}:{new.line_of('role')}"))
+        _check_parent(p, lc, parent, pf, depth, depth_at, out)
+        _check_spawn(p, lc, role, parent, pf, out)
     elif depth not in (None, 0):
         out.append(Violation(Rule.DEPTH, f"an agent without a parent is at depth 0, not {depth}",
                              depth_at))
@@ -294,37 +288,83 @@ def _check_birth(p, lc: Lifecycle, census: Census, role: str | None,
                              f"lifecycle allows depths up to {limit}", depth_at))
 
 
+def _check_parent(p, lc: Lifecycle, parent: str, pf: dict, depth: int | None, depth_at: str,
+                  out: list[Violation]) -> None:
+    """The parent has not ended, and the child is one level below it."""
+    pstate = pf.get("state")
+    if isinstance(pstate, str) and lc.roster_of(pstate) == "dead":
+        out.append(Violation(Rule.PARENT_ENDED, f"parent '{parent}' has ended ({pstate}); an "
+                             "agent that ended spawns no children (spawn from a living "
+                             "agent, or without --parent)",
+                             f"{p.change.path}:{p.new.line_of('parent')}"))
+    expected = (_int(pf.get("depth")) or 0) + 1
+    if depth != expected:
+        out.append(Violation(Rule.DEPTH, f"depth must be the parent's plus one: {parent} is at "
+                             f"depth {expected - 1}, so {p.agent} is at {expected}, not "
+                             f"{depth}", depth_at))
+
+
+def _check_spawn(p, lc: Lifecycle, role: str | None, parent: str, pf: dict,
+                 out: list[Violation]) -> None:
+    """The parent's role may spawn the child's: its own kind only with `self_spawn`, and only
+    what its `spawns` and `never_spawns` allow."""
+    prole = statefile.as_text(pf.get("role"))
+    pspec = lc.roles.get(prole) if prole else None
+    if not role:
+        return
+    at = f"{p.change.path}:{p.new.line_of('role')}"
+    if role == prole and not (pspec is not None and pspec.self_spawn):
+        out.append(Violation(Rule.SELF_SPAWN, f"{article(prole)} {prole} may not spawn "
+                             f"another {prole} ({parent} spawning {p.agent}); only roles "
+                             "with 'self_spawn: true' may", at))
+    elif pspec is not None and not _spawns(pspec, role):
+        allowed = [r for r in (pspec.spawns or lc.roles)
+                   if r not in pspec.never_spawns and (r != prole or pspec.self_spawn)]
+        out.append(Violation(Rule.SELF_SPAWN, f"{article(prole)} {prole} may not spawn "
+                             f"{article(role)} {role}; it may spawn: "
+                             f"{', '.join(allowed) or 'nothing'}", at))
+
+
+def _spawns(spec, role: str) -> bool:
+    """Whether a role's `spawns` and `never_spawns` let it spawn `role`."""
+    return role not in spec.never_spawns and (spec.spawns is None or role in spec.spawns)
+
+
 FREEZE_KEYS = ("session_id", "frozen_at", "role", "primary_situation")
 WRITTEN_BY = "written_by:"   # a freeze-state gitstate wrote for the agent (shutdown), not the agent
 
 
 def freeze_file_problems(text: str) -> list[str]:
     """What a freeze-state file lacks: its front matter keys, or any of the sections."""
-    problems = []
+    bodies = _sections(text)
+    missing = [s for s in FREEZE_SECTIONS if s.lower() not in bodies]
+    # A freeze-state is read instead of waking its agent: the template's placeholders would
+    # answer nothing, so a section still holding only them counts as not written.
+    blank = [s for s in FREEZE_SECTIONS if s.lower() in bodies and _unwritten(bodies[s.lower()])]
+    problems = _freeze_front_problems(text)
+    if missing:
+        problems.append(f"it lacks the {_section_names(missing)}")
+    if blank:
+        problems.append(f"the {_section_names(blank)} {'are' if len(blank) > 1 else 'is'} "
+                        "still the template's placeholder; write what a questioner needs")
+    return problems
+
+
+def _freeze_front_problems(text: str) -> list[str]:
+    """What a freeze-state file's front matter lacks."""
     try:
         front = statefile.parse(text, "freeze-state").front
     except Exception:  # InvalidFile: no or broken front matter
         front = None
     if front is None:
-        problems.append("it has no readable front matter (" + ", ".join(FREEZE_KEYS) + ")")
-    else:
-        missing_keys = [k for k in FREEZE_KEYS if k not in front]
-        if missing_keys:
-            problems.append("its front matter lacks " + ", ".join(missing_keys))
-    bodies = _sections(text)
-    missing = [s for s in FREEZE_SECTIONS if s.lower() not in bodies]
-    if missing:
-        problems.append("it lacks the section" + ("s " if len(missing) > 1 else " ")
-                        + ", ".join(f"'## {m}'" for m in missing))
-    # A freeze-state is read instead of waking its agent: the template's placeholders would
-    # answer nothing, so a section still holding only them counts as not written.
-    blank = [s for s in FREEZE_SECTIONS if s.lower() in bodies and _unwritten(bodies[s.lower()])]
-    if blank:
-        problems.append("the section" + ("s " if len(blank) > 1 else " ")
-                        + ", ".join(f"'## {b}'" for b in blank)
-                        + (" are" if len(blank) > 1 else " is")
-                        + " still the template's placeholder; write what a questioner needs")
-    return problems
+        return ["it has no readable front matter (" + ", ".join(FREEZE_KEYS) + ")"]
+    missing_keys = [k for k in FREEZE_KEYS if k not in front]
+    return ["its front matter lacks " + ", ".join(missing_keys)] if missing_keys else []
+
+
+def _section_names(names: list[str]) -> str:
+    """`section '## A'` or `sections '## A', '## B'`."""
+    return "section" + ("s " if len(names) > 1 else " ") + ", ".join(f"'## {n}'" for n in names)
 
 
 _PLACEHOLDER = re.compile(r"^(?:-[ \t]*)?\(.*\)$")

@@ -93,5 +93,4 @@ class Parsed(Record):
     agent: str
     old: StateDoc | None = None
     new: StateDoc | None = None
-    old_error: str | None = None
     new_problem: bool = False

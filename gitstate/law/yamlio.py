@@ -122,51 +122,65 @@ class _Builder:
             event = get()
             kind = type(event)
             if kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-                frame = stack.pop()
-                if frame.anchor is not None:
-                    self.anchors[frame.anchor] = (frame.value, self.count - frame.start + 1)
-                value = frame.value
+                value = self.close(stack.pop())
             else:
                 line = event.start_mark.line + 1 + self.offset
                 parent = stack[-1] if stack else None
                 is_key = parent is not None and parent.is_map and parent.key is _NO_KEY
-                if kind is yaml.AliasEvent:
-                    value = self.alias(event, line)
-                else:
-                    self.check_node(event, line)
-                    self.count += 1
-                    if kind is yaml.ScalarEvent:
-                        value = self.scalar(event, line, is_key)
-                        if event.anchor is not None:
-                            self.anchors[event.anchor] = (value, 1)
-                    else:
-                        if is_key:
-                            self.fail("a key must be a plain value, not a list or mapping",
-                                      line, Rule.UNREADABLE)
-                        if len(stack) >= limits.DEPTH:
-                            self.fail(f"nested more than {limits.DEPTH} deep; gitstate reads "
-                                      f"lists and mappings nested at most {limits.DEPTH} deep",
-                                      line, Rule.TOO_DEEP)
-                        path = self.path_of(parent)
-                        self.lines.setdefault(path, line)
-                        container: dict | list = {} if kind is yaml.MappingStartEvent else []
-                        stack.append(_Frame(container, path, event.anchor, self.count))
-                        continue
-                if is_key and parent is not None:
-                    self.key(parent, value, line)
+                if kind is not yaml.AliasEvent and kind is not yaml.ScalarEvent:
+                    stack.append(self.open(event, line, parent, is_key, len(stack)))
                     continue
+                value = self.leaf(event, line, is_key)
                 if parent is None:
                     self.lines[()] = line
                     return value
+                if is_key:
+                    self.key(parent, value, line)
+                    continue
                 self.lines.setdefault(self.path_of(parent), line)
             if not stack:
                 return value
-            parent = stack[-1]
-            if parent.is_map:
-                parent.value[parent.key] = value
-                parent.key = _NO_KEY
-            else:
-                parent.value.append(value)
+            self.attach(stack[-1], value)
+
+    def leaf(self, event, line: int, is_key: bool) -> Any:
+        """A scalar's value, or the value an alias repeats."""
+        if type(event) is yaml.AliasEvent:
+            return self.alias(event, line)
+        self.check_node(event, line)
+        self.count += 1
+        value = self.scalar(event, line, is_key)
+        if event.anchor is not None:
+            self.anchors[event.anchor] = (value, 1)
+        return value
+
+    def open(self, event, line: int, parent: _Frame | None, is_key: bool,
+             depth: int) -> _Frame:
+        """A list or mapping that starts: never a key, nor deeper than the limit."""
+        self.check_node(event, line)
+        self.count += 1
+        if is_key:
+            self.fail("a key must be a plain value, not a list or mapping", line, Rule.UNREADABLE)
+        if depth >= limits.DEPTH:
+            self.fail(f"nested more than {limits.DEPTH} deep; gitstate reads lists and mappings "
+                      f"nested at most {limits.DEPTH} deep", line, Rule.TOO_DEEP)
+        path = self.path_of(parent)
+        self.lines.setdefault(path, line)
+        container: dict | list = {} if type(event) is yaml.MappingStartEvent else []
+        return _Frame(container, path, event.anchor, self.count)
+
+    def close(self, frame: _Frame) -> Any:
+        """A list or mapping that ends: its value, remembered under its anchor."""
+        if frame.anchor is not None:
+            self.anchors[frame.anchor] = (frame.value, self.count - frame.start + 1)
+        return frame.value
+
+    @staticmethod
+    def attach(parent: _Frame, value: Any) -> None:
+        if parent.is_map:
+            parent.value[parent.key] = value
+            parent.key = _NO_KEY
+        else:
+            parent.value.append(value)
 
     def path_of(self, parent: _Frame | None) -> tuple:
         if parent is None:
@@ -181,9 +195,7 @@ class _Builder:
         except TypeError:
             self.fail("a key must be a plain value, not a list or mapping", line, Rule.UNREADABLE)
         if first is not None:
-            self.fail(f"key {key!r} is given twice (lines {first} and {line}); each key may "
-                      "appear once, or readers would disagree on which one counts",
-                      line, Rule.DUPLICATE_KEY)
+            raise limits.given_twice(key, first, line, f"{self.where}:{line}")
         frame.key_lines[key] = line
         frame.key = key
         # the key's line is more useful than its value's first line for messages
@@ -224,10 +236,7 @@ class _Builder:
         if tag == _BOOL:
             return value.lower() == "true"
         if tag == _INT or tag == _FLOAT:
-            if len(value) > limits.NUMBER_CHARS:
-                self.fail(f"a number of {len(value):,} characters; gitstate reads numbers of "
-                          f"at most {limits.NUMBER_CHARS} (quote it if it is text)", line,
-                          Rule.LONG_NUMBER)
+            limits.check_number(value, f"{self.where}:{line}")
             node = yaml.ScalarNode(tag, value)
             try:
                 return _SAFE.construct_yaml_int(node) if tag == _INT \
