@@ -89,7 +89,9 @@ def op_kind(lc: Lifecycle, op: str, old: str | None, new: str | None,
 def at_rest(lc: Lifecycle, state: str) -> bool:
     """A frozen (resumable) or terminal state; a crash state (frozen, and a failure: squad's
     error) is no place to rest."""
-    spec = lc.states[state]
+    spec = lc.states.get(state)
+    if spec is None:      # a state the law does not declare (a hostile or older file)
+        return False
     return spec.terminal or (spec.roster == "frozen" and spec.outcome != "failure")
 
 

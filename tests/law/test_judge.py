@@ -72,3 +72,14 @@ def test_a_commit_read_one_way_by_git_and_another_by_bytes_is_refused():
 def test_a_date_ahead_of_the_doors_clock_is_refused_beyond_the_skew():
     assert rules(Facts(LINED, [], message=parse_message("work"), ahead=301)) == ["future-date"]
     assert rules(Facts(LINED, [], message=parse_message("work"), ahead=300)) == []
+
+
+def test_a_team_operations_move_from_a_state_the_law_does_not_declare_is_judged_not_a_crash():
+    """`Moved-by: gitstate shutdown` on an agent whose file names an undeclared state: the
+    judge says what is wrong instead of failing on the unknown state."""
+    moved = FileChange(P, doc("no_such_state"), doc("dead"))
+    message = parse_message("@alice: [STATE:dead] shut down\n\nMoved-by: gitstate shutdown")
+    found = rules(Facts(HAAK, [moved], message=message, bound="bob"))
+    assert found and all(isinstance(r, str) for r in found)
+    from gitstate.law.movers import op_kind
+    assert op_kind(HAAK, "shutdown", "no_such_state", "dead", None) is True
