@@ -37,13 +37,10 @@ from gitstate.doors.shims import (
     runs_our_mcp,
 )
 from gitstate.git.repo import Managed
+from gitstate.runtime.shared import finding
 
 BARE_PATH = "/usr/bin:/bin"   # what an agent's Bash is sure to have
 WAIT = 60                     # seconds for the hook, and for Bash
-
-
-def finding(status: str, check: str, detail: str, fix: str | None = None) -> dict:
-    return {"status": status, "check": check, "detail": detail, "fix": fix}
 
 
 def findings(repo: Managed) -> list[dict]:

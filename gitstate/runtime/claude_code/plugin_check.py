@@ -20,7 +20,8 @@ from gitstate.doors.shims import (
     runs_our_mcp,
 )
 from gitstate.git.repo import Managed
-from gitstate.runtime.claude_code.checks import _json, _python, finding as found, plugin_enabled
+from gitstate.runtime.claude_code.checks import _json, _python, plugin_enabled
+from gitstate.runtime.shared import finding as found
 
 
 def project_parts(top: Path) -> dict[str, tuple[bool, bool]]:
