@@ -106,9 +106,7 @@ def _detached() -> bool:
 
 
 def _move(event: str, payload: dict, gdir: str, agent: str) -> str | None:
-    from gitstate.errors import GitstateError
     from gitstate.git.repo import open_managed
-    from gitstate.law import statefile
     from gitstate.law.events import decide
     repo = open_managed(payload.get("cwd"))
     head = repo.head()
@@ -120,30 +118,52 @@ def _move(event: str, payload: dict, gdir: str, agent: str) -> str | None:
         subject = memory.subagent(gdir, str(payload.get("agent_id") or ""))
         if subject is None and event == "subagent_stop":
             return None    # a sub-agent gitstate did not register
-    data = repo.git.cat_files([f"{head}:{lc.state_path(subject)}"])[0] \
-        if head and subject else None
-    state = statefile.parse_bytes(data, lc.state_path(subject)).state \
-        if data and subject else None
-    if data is not None and not isinstance(state, str):
+    found, state = _state_of(repo, lc, head, subject)
+    if found and state is None:
         return None
     target, rule = decide(lc.runtime, event, kinds(event, payload), state)
     if target is None or rule is None:
         return None
-    said = f"runtime: {event.replace('_', ' ')}" + (
-        f" ({payload.get('reason') or payload.get('trigger') or ''})".replace(" ()", "")
-        if event in ("session_end", "pre_compact") else "")
     if target == "":
         return _register(repo, lc, payload, gdir, agent)
-    if data is None or subject is None or state is None:
+    if not found or subject is None or state is None:
         return None
     if lc.needs_approval(state, target):
         return (f"gitstate: {event} would move {subject} {state} -> {target}, which needs a "
                 "human's approval: not made from an agent's session")
+    os.environ["GITSTATE_AGENT"] = agent    # the session's agent moves itself, or its child
+    return _moved(repo, lc, event, payload, subject, state, target, rule.summary)
+
+
+def _state_of(repo, lc, head, subject: str | None) -> tuple[bool, str | None]:
+    """(whether `subject`'s state file is committed at `head`, the state it records: None
+    where it records none)."""
+    from gitstate.law import statefile
+    data = repo.git.cat_files([f"{head}:{lc.state_path(subject)}"])[0] \
+        if head and subject else None
+    if not data or not subject:
+        return data is not None, None
+    state = statefile.parse_bytes(data, lc.state_path(subject)).state
+    return True, state if isinstance(state, str) else None
+
+
+def _said(event: str, payload: dict) -> str:
+    """The move's message: the runtime's event, with its reason or trigger where it has one."""
+    return f"runtime: {event.replace('_', ' ')}" + (
+        f" ({payload.get('reason') or payload.get('trigger') or ''})".replace(" ()", "")
+        if event in ("session_end", "pre_compact") else "")
+
+
+def _moved(repo, lc, event: str, payload: dict, subject: str, state: str, target: str,
+           summary: str | None) -> str:
+    """`subject` moved `state` -> `target` by the system (a logout where the target keeps a
+    log), the last message as its `summary` key's value: what the hook says."""
+    from gitstate.errors import GitstateError
+    from gitstate.runtime.record import commit_as_system
+    said = _said(event, payload)
     last = last_message(payload)
     # the last message as the summary; none written (a turn without text): what happened
-    sets = {rule.summary: (last or said)[:SUMMARY_CHARS]} if rule.summary else {}
-    os.environ["GITSTATE_AGENT"] = agent    # the session's agent moves itself, or its child
-    from gitstate.runtime.record import commit_as_system
+    sets = {summary: (last or said)[:SUMMARY_CHARS]} if summary else {}
 
     def made(system):
         if lc.states[target].log:    # era's logout: its note appended in the same commit
@@ -255,22 +275,11 @@ def _text(content) -> str:
     return ""
 
 
-def _tail(path: str, size: int = 256 * 1024) -> list[dict]:
-    """The JSON lines of the transcript's last `size` bytes (none if it cannot be read)."""
-    import stat
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return []    # a pipe, a device: never waited on, never read without end
-        with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            start = max(0, fh.tell() - size)
-            fh.seek(start)
-            raw = fh.read(size)
-    except (OSError, ValueError):
-        return []
-    lines = raw.split(b"\n")[1 if start else 0:]
+def _tail(path: str) -> list[dict]:
+    """The JSON objects of the transcript's last lines (none if it cannot be read)."""
+    from gitstate.runtime.claude_code.transcript import tail_lines
     out = []
-    for line in lines:
+    for line in tail_lines(path):
         try:
             entry = json.loads(line)
         except ValueError:

@@ -124,34 +124,45 @@ def merge_config(text: str) -> tuple[str, list[str]]:
             ("\n" if text.strip() else "") + _table()
         changed.append(f"mcp_servers.{MCP_NAME}")
     elif {k: server.get(k) for k in MCP_SERVER} != MCP_SERVER:
-        found = HEADER.search(text)
-        if found is None:   # written inline or dotted: not ours to rewrite
-            raise InvalidFile(f"{CONFIG}: gitstate's MCP server is not a [mcp_servers."
-                              f"{MCP_NAME}] table of its own",
-                              hint="make it one, or remove it and run init again")
-        end = ANY_HEADER.search(text, found.end())
-        rest = text[end.start():] if end else ""
-        kept = {k: v for k, v in server.items() if k not in MCP_SERVER
-                and not (isinstance(v, dict) and re.search(
-                    rf"^\s*\[\s*mcp_servers\s*\.\s*\"?{MCP_NAME}\"?\s*\.\s*\"?"
-                    rf"{re.escape(k)}\"?\s*\]", text, re.M))}   # its own tables stay
-        odd = [k for k, v in kept.items() if not _plain(v)]
-        if odd:
-            raise InvalidFile(f"{CONFIG}: gitstate's MCP server has keys gitstate cannot "
-                              f"rewrite ({', '.join(odd)})",
-                              hint="set command and args as `gitstate init --runtime codex` "
-                                   "writes them, by hand")
-        body = _table() + "".join(f"{k} = {_toml(v)}\n" for k, v in kept.items())
-        text = text[:found.start()] + body + ("\n" if rest else "") + rest.lstrip("\n")
+        text = _rewrite_table(text, server)
         changed.append(f"mcp_servers.{MCP_NAME}")
     if "allow_login_shell" not in data:
-        first = FIRST_TABLE.search(text)
-        line = "allow_login_shell = false   # gitstate: the model's shell keeps codex's PATH\n"
-        at = first.start() if first else len(text)
-        text = text[:at] + line + ("\n" if first else "") + text[at:]
+        text = _login_shell(text)
         changed.append("allow_login_shell")
     tomllib.loads(text)    # what is written always reads
     return text, changed
+
+
+def _login_shell(text: str) -> str:
+    """`text` with `allow_login_shell = false` above its first table."""
+    first = FIRST_TABLE.search(text)
+    line = "allow_login_shell = false   # gitstate: the model's shell keeps codex's PATH\n"
+    at = first.start() if first else len(text)
+    return text[:at] + line + ("\n" if first else "") + text[at:]
+
+
+def _rewrite_table(text: str, server: dict) -> str:
+    """`text` with gitstate's `[mcp_servers.gitstate]` table (`server`, in another form)
+    rewritten where it stands, its other plain keys and its own sub-tables kept."""
+    found = HEADER.search(text)
+    if found is None:   # written inline or dotted: not ours to rewrite
+        raise InvalidFile(f"{CONFIG}: gitstate's MCP server is not a [mcp_servers."
+                          f"{MCP_NAME}] table of its own",
+                          hint="make it one, or remove it and run init again")
+    end = ANY_HEADER.search(text, found.end())
+    rest = text[end.start():] if end else ""
+    kept = {k: v for k, v in server.items() if k not in MCP_SERVER
+            and not (isinstance(v, dict) and re.search(
+                rf"^\s*\[\s*mcp_servers\s*\.\s*\"?{MCP_NAME}\"?\s*\.\s*\"?"
+                rf"{re.escape(k)}\"?\s*\]", text, re.M))}   # its own tables stay
+    odd = [k for k, v in kept.items() if not _plain(v)]
+    if odd:
+        raise InvalidFile(f"{CONFIG}: gitstate's MCP server has keys gitstate cannot "
+                          f"rewrite ({', '.join(odd)})",
+                          hint="set command and args as `gitstate init --runtime codex` "
+                               "writes them, by hand")
+    body = _table() + "".join(f"{k} = {_toml(v)}\n" for k, v in kept.items())
+    return text[:found.start()] + body + ("\n" if rest else "") + rest.lstrip("\n")
 
 
 def install(top: Path) -> list[dict]:
