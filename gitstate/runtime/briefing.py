@@ -239,12 +239,9 @@ def _record_facts(repo, lc, agent: str, state: str | None, front: dict,
     if not event.get("session_id") or state is None or state not in lc.states \
             or lc.states[state].terminal:
         return None
-    from gitstate.law.events import decide
     from gitstate.runtime.facts import changed, of_session
     new = changed(front, of_session(event, str(repo.top) if repo.top else None))
-    # the session's start may move it too (`runtime.session_start`): one commit for both
-    to = decide(lc.runtime, "session_start", (str(event.get("source") or "startup"),),
-                state)[0] if lc.runtime.get("session_start") else None
+    to = _started_to(lc, state, event)
     if not new and not to:
         return None
     from gitstate.runtime.record import record_facts
@@ -254,6 +251,16 @@ def _record_facts(repo, lc, agent: str, state: str | None, front: dict,
     if "were not recorded" in said or "Not recorded" in said:
         print(said, file=sys.stderr)
     return said
+
+
+def _started_to(lc, state: str, event: dict) -> str | None:
+    """Where the session's start moves the agent (`runtime.session_start`), if anywhere: the
+    facts and the move are one commit."""
+    if not lc.runtime.get("session_start"):
+        return None
+    from gitstate.law.events import decide
+    return decide(lc.runtime, "session_start", (str(event.get("source") or "startup"),),
+                  state)[0]
 
 
 def _depth_note(repo, lc, head, parent: str) -> str:

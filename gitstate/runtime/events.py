@@ -45,33 +45,48 @@ def handle(event: str, payload: dict, ticket: int | None = None,
     session = payload.get("session_id")
     if gdir is None or not isinstance(session, str):
         return None
-    agent, bound = memory.bound_agent(payload, gdir)
-    if agent is None or (bound is not None and event not in bound.get("events", [event])):
-        return None    # no rule for this event in the law the session was briefed with
-    forged = _not_the_sessions(agent, bound)
-    if forged:
-        memory.log_event(gdir, {"session": session, "event": event, "said": forged})
+    agent, forged = _reporter(event, payload, gdir, session)
+    if agent is None:
         return forged
-    if payload.get("agent_id") and event not in ("subagent_start", "subagent_stop"):
-        return None    # a sub-agent's own turn: its session's agent is not the subject
     ticket = ticket or time.time_ns()
     if detach and _detached():
         return None    # the runtime goes on; the child decides
-    said = None
-    try:
-        with memory.EventOrder(gdir, session, ticket) as in_order:
-            # not in order: a later event of this session was decided already
-            said = _move(event, {**payload, "outcome": "failure"} if failed else payload,
-                         gdir, agent) if in_order else None
-    except Exception as exc:  # noqa: BLE001 — a runtime's event never stops the runtime
-        if os.environ.get("GITSTATE_DEBUG"):
-            raise
-        said = f"gitstate: {event}: {exc}"
+    said = _decided(event, {**payload, "outcome": "failure"} if failed else payload, gdir,
+                    agent, ticket)
     memory.log_event(gdir, {"session": session, "event": event, "ticket": ticket,
                             "said": said or ""})
     if detach:
         os._exit(0)    # the detached child ends here
     return said
+
+
+def _reporter(event: str, payload: dict, gdir: str,
+              session: str) -> tuple[str | None, str | None]:
+    """(the session's agent, when this event of it is this process's to decide; else None
+    and what is said: a forged report, logged)."""
+    agent, bound = memory.bound_agent(payload, gdir)
+    if agent is None or (bound is not None and event not in bound.get("events", [event])):
+        return None, None    # no rule for this event in the law the session was briefed with
+    forged = _not_the_sessions(agent, bound)
+    if forged:
+        memory.log_event(gdir, {"session": session, "event": event, "said": forged})
+        return None, forged
+    if payload.get("agent_id") and event not in ("subagent_start", "subagent_stop"):
+        return None, None    # a sub-agent's own turn: its session's agent is not the subject
+    return agent, None
+
+
+def _decided(event: str, payload: dict, gdir: str, agent: str, ticket: int) -> str | None:
+    """The move decided in the order of the session's events (none when a later one was
+    decided already); what went wrong said, never raised."""
+    try:
+        with memory.EventOrder(gdir, payload["session_id"], ticket) as in_order:
+            # not in order: a later event of this session was decided already
+            return _move(event, payload, gdir, agent) if in_order else None
+    except Exception as exc:  # noqa: BLE001 — a runtime's event never stops the runtime
+        if os.environ.get("GITSTATE_DEBUG"):
+            raise
+        return f"gitstate: {event}: {exc}"
 
 
 def _not_the_sessions(agent: str, bound: dict | None) -> str | None:
@@ -113,11 +128,9 @@ def _move(event: str, payload: dict, gdir: str, agent: str) -> str | None:
     lc = repo.lifecycle(head)
     if not lc.runtime.get(event):
         return None
-    subject: str | None = agent
-    if event in ("subagent_start", "subagent_stop"):
-        subject = memory.subagent(gdir, str(payload.get("agent_id") or ""))
-        if subject is None and event == "subagent_stop":
-            return None    # a sub-agent gitstate did not register
+    subject = _subject(event, payload, gdir, agent)
+    if subject is None and event == "subagent_stop":
+        return None    # a sub-agent gitstate did not register
     found, state = _state_of(repo, lc, head, subject)
     if found and state is None:
         return None
@@ -133,6 +146,14 @@ def _move(event: str, payload: dict, gdir: str, agent: str) -> str | None:
                 "human's approval: not made from an agent's session")
     os.environ["GITSTATE_AGENT"] = agent    # the session's agent moves itself, or its child
     return _moved(repo, lc, event, payload, subject, state, target, rule.summary)
+
+
+def _subject(event: str, payload: dict, gdir: str, agent: str) -> str | None:
+    """Whom the event moves: the session's agent, or for a sub-agent's start or stop the
+    sub-agent gitstate registered (None: none)."""
+    if event in ("subagent_start", "subagent_stop"):
+        return memory.subagent(gdir, str(payload.get("agent_id") or ""))
+    return agent
 
 
 def _state_of(repo, lc, head, subject: str | None) -> tuple[bool, str | None]:
@@ -183,18 +204,12 @@ def _moved(repo, lc, event: str, payload: dict, subject: str, state: str, target
 def _register(repo, lc, payload: dict, gdir: str, parent: str) -> str | None:
     """SubagentStart under `spawn: true`: the sub-agent registered as `parent`'s child."""
     from gitstate.errors import GitstateError
-    from gitstate.law.grammar import canonical_id
     from gitstate.runtime.record import commit_as_system
     agent_id = str(payload.get("agent_id") or "")
     kind = str(payload.get("agent_type") or "general-purpose")
     if not agent_id:
         return None
-    stem = "".join(c if c.isascii() and c.isalnum() else "-" for c in kind)[:40].strip("-")
-    tail = "".join(c for c in agent_id if c.isascii() and c.isalnum())[:16]
-    if len(tail) < 4:    # an id of other characters: named by its digest
-        import hashlib
-        tail = hashlib.sha1(agent_id.encode("utf-8", "replace")).hexdigest()[:8]
-    child = canonical_id(f"{stem or 'agent'}-{tail}")
+    child = _child_id(kind, agent_id)
     os.environ["GITSTATE_AGENT"] = parent
 
     told = payload.get("child")
@@ -218,6 +233,18 @@ def _register(repo, lc, payload: dict, gdir: str, parent: str) -> str | None:
                f"{exc.message}"
     memory.remember_subagent(gdir, agent_id, child)
     return f"gitstate: subagent_start: registered {child}, child of {parent}.{note}"
+
+
+def _child_id(kind: str, agent_id: str) -> str:
+    """The sub-agent's gitstate id: its kind, then its runtime id's letters and digits (its
+    digest, when it has fewer than four)."""
+    from gitstate.law.grammar import canonical_id
+    stem = "".join(c if c.isascii() and c.isalnum() else "-" for c in kind)[:40].strip("-")
+    tail = "".join(c for c in agent_id if c.isascii() and c.isalnum())[:16]
+    if len(tail) < 4:    # an id of other characters: named by its digest
+        import hashlib
+        tail = hashlib.sha1(agent_id.encode("utf-8", "replace")).hexdigest()[:8]
+    return canonical_id(f"{stem or 'agent'}-{tail}")
 
 
 def kinds(event: str, payload: dict) -> tuple[str, ...]:

@@ -23,7 +23,10 @@ dir=@DIR@
 py=${GITSTATE_PYTHON:-$(git -C "$dir" config --get gitstate.python 2>/dev/null)}
 if [ -n "$py" ] && [ -x "$py" ]; then exec "$py" -m gitstate "$@"; fi
 if command -v gitstate >/dev/null 2>&1; then exec gitstate "$@"; fi
-for py in python3 python; do
+@LAST@@EXIT@
+"""
+# a shim's last resort: a Python that imports gitstate, else why it cannot run (exit 1)
+LAST = r"""for py in python3 python; do
     if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import gitstate' 2>/dev/null; then
         exec "$py" -m gitstate "$@"
     fi
@@ -31,8 +34,7 @@ done
 echo "gitstate: $what cannot run: gitstate is not found (no gitstate.python in this" \
      "clone's git config, no gitstate on PATH). Run 'gitstate init' in this clone, or set" \
      "GITSTATE_PYTHON to a Python that has gitstate." >&2
-exit 1@EXIT@
-"""
+exit 1"""
 
 
 def shim_text(header: str, mcp: str, title: str, folder: str = '$(dirname "$0")',
@@ -41,7 +43,8 @@ def shim_text(header: str, mcp: str, title: str, folder: str = '$(dirname "$0")'
     `header` its comment lines, `mcp` the file that names the server, `title` the runtime's,
     `folder` where the clone is found; it finds gitstate as the git hooks find it."""
     return (SHIM.replace("@HEADER@", header).replace("@MCP@", mcp)
-            .replace("@TITLE@", title).replace("@DIR@", folder).replace("@EXIT@", exit_note))
+            .replace("@TITLE@", title).replace("@DIR@", folder).replace("@LAST@", LAST)
+            .replace("@EXIT@", exit_note))
 
 
 def read_json(path: Path, rel: str, line: bool = False) -> dict:
