@@ -106,12 +106,16 @@ def sync(repo: Managed, *, push: bool = True) -> dict:
     record["moves"] = replay_commits(repo, top, up, todo, push=push)
     leave_as_found(git, top, head, todo, found)
     for side in sides:   # a side branch whose moves all landed or were replayed goes
-        mine = [m for m in record["moves"] if m["source"] == side.removeprefix("refs/heads/")]
-        if all(m["outcome"] in ("landed", "replayed") for m in mine):
+        if _all_done(m for m in record["moves"]
+                     if m["source"] == side.removeprefix("refs/heads/")):
             git.call("update-ref", "-d", side)
     record["head"] = git.head()
-    record["ok"] = all(m["outcome"] in ("landed", "replayed") for m in record["moves"])
+    record["ok"] = _all_done(record["moves"])
     return record
+
+
+def _all_done(moves) -> bool:
+    return all(m["outcome"] in ("landed", "replayed") for m in moves)
 
 
 def replay_commits(repo: Managed, top: Path, up: Upstream, todo: list[Unlanded], *,

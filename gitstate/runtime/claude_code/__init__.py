@@ -298,13 +298,7 @@ def spawn_guard(event: dict) -> dict | None:
     gdir = memory.git_dir(event.get("cwd"))
     if gdir is None:
         return None
-    agent, bound = bound_agent(event, gdir)
-    session = event.get("session_id")
-    if bound is None and isinstance(session, str):
-        # no SessionStart recorded (or it failed): the state file that names the session
-        from gitstate.git.repo import open_managed
-        from gitstate.runtime.briefing import agent_of_session
-        agent = agent_of_session(open_managed(event.get("cwd")), session) or agent
+    agent = _parent(event, gdir)
     if agent is None:
         return None
     tool_input = event.get("tool_input")
@@ -323,6 +317,18 @@ def spawn_guard(event: dict) -> dict | None:
         "parent": agent, "depth": depth, "kind": kind,
         "tool_use_id": event.get("tool_use_id"), **said})
     return None
+
+
+def _parent(event: dict, gdir: str) -> str | None:
+    """The session's agent; without a SessionStart recorded (or it failed), the agent whose
+    state file names the session."""
+    agent, bound = bound_agent(event, gdir)
+    session = event.get("session_id")
+    if bound is None and isinstance(session, str):
+        from gitstate.git.repo import open_managed
+        from gitstate.runtime.briefing import agent_of_session
+        agent = agent_of_session(open_managed(event.get("cwd")), session) or agent
+    return agent
 
 
 def subagent_start(event: dict) -> dict | None:

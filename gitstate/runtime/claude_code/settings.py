@@ -95,24 +95,30 @@ def merge(settings: dict, hooks_of: dict[str, tuple] = HOOKS, where: str = SETTI
                           hint="fix it by hand; gitstate will not replace it")
     changed, kept = [], []
     for event, spec in hooks_of.items():
-        name = spec[1]
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise InvalidFile(f"{where}: hooks.{event} must be a list",
                               hint="fix it by hand; gitstate will not replace it")
-        want = group(*spec, command=command, suffix=suffix)
         if any(not _is_ours(g, ours) for g in groups):
             kept.append(event)
-        mine = [i for i, g in enumerate(groups) if _is_ours(g, ours)
-                and any(runs(str(h.get("command", "")), name, ours)
-                        for h in g.get("hooks") or [] if isinstance(h, dict))]
-        if not mine:
-            groups.append(want)
-            changed.append(event)
-        elif groups[mine[0]] != want:
-            groups[mine[0]] = want
+        if _put(groups, group(*spec, command=command, suffix=suffix), spec[1], ours):
             changed.append(event)
     return settings, changed, kept
+
+
+def _put(groups: list, want: dict, name: str, ours: tuple[str, ...]) -> bool:
+    """gitstate's group of the hook `name` made `want` where it stands, else appended:
+    whether that changed anything."""
+    mine = [i for i, g in enumerate(groups) if _is_ours(g, ours)
+            and any(runs(str(h.get("command", "")), name, ours)
+                    for h in g.get("hooks") or [] if isinstance(h, dict))]
+    if not mine:
+        groups.append(want)
+        return True
+    if groups[mine[0]] == want:
+        return False
+    groups[mine[0]] = want
+    return True
 
 
 def merge_mcp(config: dict) -> tuple[dict, list[str], list[str]]:
