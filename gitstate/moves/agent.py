@@ -7,6 +7,7 @@ anything is written, so an illegal move is refused with the same words either wa
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 from gitstate.errors import GitstateError, InvalidFile
@@ -209,16 +210,8 @@ def _judge(repo: Managed, lc, head: str | None, path: str, old: bytes | None, ne
            message: str, action: str, files: dict[str, bytes] | None = None,
            staged: bool = True) -> None:
     """Refuse before committing, with exactly the hook's words; staged state files count."""
-    rx = lc.state_path_regex()
     files = files or {}
-    extra = [p for p in files if rx.match(p)]
-    olds = repo.git.cat_files(f"{head}:{p}" for p in extra) if head else [None] * len(extra)
-    changes = [FileChange(path, old, new)] + [
-        FileChange(p, o, files[p]) for p, o in zip(extra, olds)]
-    law = [p for p in files if is_law_path(p)]
-    if staged and not repo.line_ref():   # a move onto the line takes nothing staged here
-        changes += repo.staged_state_changes(lc, head, skip={path, *extra})
-        law += [p for p in repo.git.staged_changes(head) if is_law_path(p) and p not in law]
+    changes, law = _changes(repo, lc, head, FileChange(path, old, new), files, staged)
     # onto the team line from another branch: the line's tree is what the move joins (this
     # worktree's index is its branch's), and the moment is now, not the tip's date
     line = repo.line_ref() is not None
@@ -231,6 +224,21 @@ def _judge(repo: Managed, lc, head: str | None, path: str, old: bytes | None, ne
                         bound=bound, mark=mark, signers_known=lambda: head is not None and
                         repo.git.cat_files([f"{head}:{SIGNERS_PATH}"])[0] is not None))
     reject_if(as_said_to_the_command(found), action)
+
+
+def _changes(repo: Managed, lc, head: str | None, change: FileChange, files: dict[str, bytes],
+             staged: bool) -> tuple[list[FileChange], list[str]]:
+    """The move's state-file changes (its own, the other state files it writes and, with
+    `staged`, those staged here) and the law files it changes."""
+    rx = lc.state_path_regex()
+    extra = [p for p in files if rx.match(p)]
+    olds = repo.git.cat_files(f"{head}:{p}" for p in extra) if head else [None] * len(extra)
+    changes = [change] + [FileChange(p, o, files[p]) for p, o in zip(extra, olds)]
+    law = [p for p in files if is_law_path(p)]
+    if staged and not repo.line_ref():   # a move onto the line takes nothing staged here
+        changes += repo.staged_state_changes(lc, head, skip={change.path, *extra})
+        law += [p for p in repo.git.staged_changes(head) if is_law_path(p) and p not in law]
+    return changes, law
 
 
 _TRAILER_ADVICE = "add the trailer 'Approved-by: <human>' naming one of "
@@ -293,27 +301,7 @@ def freeze(repo: Managed, agent: str, *, text: str | None = None,
     rel = freeze_state_path(agent)
     existing = repo.top / rel if repo.top is not None else None
     if existing is None or not existing.is_file():
-        # A freeze-state of placeholders answers no question: write the template, filled in
-        # where gitstate knows the answer, and let the agent write the rest first.
-        template = statefile.parse(read_shipped("data", "freeze-state.md"), rel)
-        data = statefile.with_fields(template, {
-            "session_id": agent, "frozen_at": now_iso(),
-            "role": statefile.as_text(front.get("role")),
-            "primary_situation": situation or statefile.as_text(front.get("thread"))
-            or statefile.as_text(front.get("summary"))}).encode()
-        if existing is None:
-            raise GitstateError(f"{rel} does not exist and there is no work tree to write it in")
-        if not unwritten:
-            existing.parent.mkdir(parents=True, exist_ok=True)
-            existing.write_bytes(data)
-            raise GitstateError(f"{agent} is not frozen yet: {rel} was written from the "
-                                "template; its sections are placeholders",
-                                hint=f"write the sections of {rel} (key decisions, knowledge, "
-                                     f"open questions, files, handoff), then run `gitstate "
-                                     f"freeze {agent}` again")
-        data = b"".join((unwritten.encode() + b"\n") if ln.strip().startswith((b"(", b"- ("))
-                        else ln for ln in data.splitlines(keepends=True))
-        data = _written_by(data, rel, moved_by)
+        data = _unwritten(agent, rel, existing, front, situation, unwritten, moved_by)
     else:
         data = existing.read_bytes()
         if unwritten:   # a woken agent stopped before it wrote an updated one
@@ -328,6 +316,32 @@ def freeze(repo: Managed, agent: str, *, text: str | None = None,
     return transition(repo, agent, target, text=text or default,
                       sets={**(sets or {}), "freeze_state": rel}, files={rel: data},
                       action="freeze", moved_by=moved_by)
+
+
+def _unwritten(agent: str, rel: str, existing: Path | None, front: dict,
+               situation: str | None, unwritten: str | None, moved_by: str | None) -> bytes:
+    """An agent without a freeze-state: the template, filled in where gitstate knows the
+    answer (a freeze-state of placeholders answers no question). Written for the agent to
+    finish, and refused; with `unwritten` (a shutdown), each section says that text."""
+    template = statefile.parse(read_shipped("data", "freeze-state.md"), rel)
+    data = statefile.with_fields(template, {
+        "session_id": agent, "frozen_at": now_iso(),
+        "role": statefile.as_text(front.get("role")),
+        "primary_situation": situation or statefile.as_text(front.get("thread"))
+        or statefile.as_text(front.get("summary"))}).encode()
+    if existing is None:
+        raise GitstateError(f"{rel} does not exist and there is no work tree to write it in")
+    if not unwritten:
+        existing.parent.mkdir(parents=True, exist_ok=True)
+        existing.write_bytes(data)
+        raise GitstateError(f"{agent} is not frozen yet: {rel} was written from the "
+                            "template; its sections are placeholders",
+                            hint=f"write the sections of {rel} (key decisions, knowledge, "
+                                 f"open questions, files, handoff), then run `gitstate "
+                                 f"freeze {agent}` again")
+    data = b"".join((unwritten.encode() + b"\n") if ln.strip().startswith((b"(", b"- ("))
+                    else ln for ln in data.splitlines(keepends=True))
+    return _written_by(data, rel, moved_by)
 
 
 def _written_by(data: bytes, rel: str, by: str | None, frozen_at: str | None = None) -> bytes:

@@ -29,8 +29,15 @@ from gitstate.git.runner import Git
 from gitstate.git.upstream import Upstream, ahead_of, local_upstream, upstream_of
 from gitstate.moves.landing import policy_of, push_move
 from gitstate.moves.operations import committed
-from gitstate.moves.sync import CannotReplay, fetch_tip, replay_commits, reset_keep
-from gitstate.moves.unlanded import Unlanded, entry, find_unlanded, refuse_dirty
+from gitstate.moves.sync import CannotReplay, replay_commits
+from gitstate.moves.unlanded import (
+    Unlanded,
+    entry,
+    fetch_tip,
+    find_unlanded,
+    refuse_dirty,
+    reset_keep,
+)
 
 
 def land_move(repo: Managed, agent: str, move: Callable[[], Result],
@@ -126,14 +133,7 @@ def land_chain(repo: Managed, up: Upstream, agent: str, move: Callable[[], Resul
         if made.sha != tip:
             reset_keep(git, tip)
     except GitstateError as exc:
-        count = len(git.text("rev-list", f"{up.tracking}..{made.sha}").split()) - 1
-        said = exc.message.strip().splitlines()[0] if exc.message.strip() else str(exc)
-        why = re.sub(r"[;,] (so )?nothing (else )?was done$", "", said) \
-            + (f" ({exc.hint})" if exc.hint and "sync" in exc.hint else "")
-        return Landing("gave-up", 0, made.sha, up.name, reason=(
-            f"nothing landed: {why}; the move stays committed here as {made.sha[:10]}, with "
-            f"the {count} commit(s) before it that {up.name} has not got: `gitstate sync` "
-            "lands them")), made
+        return _gave_up(git, up, made, exc), made
     mine = next(u for u in todo if u.sha == made.sha)
     mine.remake = _decided_again(git, top, made, move)
     try:
@@ -144,6 +144,19 @@ def land_chain(repo: Managed, up: Upstream, agent: str, move: Callable[[], Resul
     earlier = [Earlier(r["commit"], r["subject"], r["agent"], r["outcome"], r["new"],
                        r["reason"], r["rule"], r["kept"]) for r in records if r is not mine.record]
     return _outcome(git, top, up, made, mine, earlier), _made_again(made, mine)
+
+
+def _gave_up(git: Git, up: Upstream, made: Result, exc: GitstateError) -> Landing:
+    """Nothing landed, the branch as it was: why, and how the move and the commits before it
+    stay here."""
+    count = len(git.text("rev-list", f"{up.tracking}..{made.sha}").split()) - 1
+    said = exc.message.strip().splitlines()[0] if exc.message.strip() else str(exc)
+    why = re.sub(r"[;,] (so )?nothing (else )?was done$", "", said) \
+        + (f" ({exc.hint})" if exc.hint and "sync" in exc.hint else "")
+    return Landing("gave-up", 0, made.sha, up.name, reason=(
+        f"nothing landed: {why}; the move stays committed here as {made.sha[:10]}, with "
+        f"the {count} commit(s) before it that {up.name} has not got: `gitstate sync` "
+        "lands them"))
 
 
 def _outcome(git: Git, top: Path, up: Upstream, made: Result, mine: Unlanded,

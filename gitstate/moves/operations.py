@@ -1,6 +1,6 @@
-"""Operations over many agents: await their ends, sweep due timeouts, reap dead processes,
-and shut everyone down in order. Every change is an ordinary state commit, judged by the
-same rules as any other; the system's own commits are authored as `gitstate`.
+"""Operations over many agents: sweep due timeouts, reap dead processes, and shut everyone
+down in order (await their ends: `awaiting.py`). Every change is an ordinary state commit,
+judged by the same rules as any other; the system's own commits are authored as `gitstate`.
 """
 
 from __future__ import annotations
@@ -17,14 +17,13 @@ from typing import Any
 from gitstate.errors import GitstateError, Rejected
 from gitstate.git.repo import Managed
 from gitstate.git.runner import Git
-from gitstate.history.fold import tag_events
 from gitstate.history.index import Index
 from gitstate.law import statefile
-from gitstate.law.grammar import canonical_id
 from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.movers import at_rest
 from gitstate.law.times import duration, iso
 from gitstate.moves.agent import freeze, spawn, transition
+from gitstate.moves.awaiting import await_agents as await_agents
 from gitstate.moves.processes import STARTED, alive, stop_process
 from gitstate.rule_ids import Rule
 
@@ -40,82 +39,6 @@ def as_system(repo: Managed) -> Iterator[Managed]:
                 for f, v in zip(("NAME", "EMAIL"), SYSTEM)}
     base = os.environ if repo.git.env is None else repo.git.env
     yield Managed(Git(repo.git.cwd, env={**base, **identity}), repo.top, repo.cache_dir)
-
-
-def _states(repo: Managed, lc: Lifecycle, head: str | None,
-            agents: list[str]) -> dict[str, str | None]:
-    paths = [lc.state_path(a) for a in agents]
-    datas = repo.git.cat_files(f"{head}:{p}" for p in paths) if head else [None] * len(agents)
-    out = {}
-    for agent, path, data in zip(agents, paths, datas):
-        try:
-            out[agent] = statefile.parse_bytes(data, path).state if data else None
-        except GitstateError:
-            out[agent] = None
-    return out
-
-
-def await_agents(repo: Managed, agents: list[str], timeout: float | None,
-                 say: Callable[[str], None], poll: float = 0.5,
-                 report: dict | None = None) -> int:
-    """Block until every agent is in a terminal state: 0 all succeeded, 1 any failed,
-    124 on timeout. Each state commit of theirs is reported as it lands, progress updates
-    (a commit that stays in its state) included. `report`, if given, gets the end as the
-    model `AwaitResult` says it (gitstate.schema)."""
-
-    def end(code: int, head: str | None, states: dict, lc: Lifecycle) -> int:
-        if report is not None:
-            report.update(commit=head, outcome={0: "succeeded", 1: "failed"}.get(
-                code, "timed-out"), agents=[
-                {"agent": a, "state": s, "ended": bool(s in lc.states and lc.states[s].terminal),
-                 "outcome": lc.states[s].outcome if s in lc.states and lc.states[s].terminal
-                 else None} for a, s in states.items()])
-        return code
-
-    agents = [canonical_id(a) for a in agents]
-    deadline = None if timeout is None else time.monotonic() + timeout
-    seen: dict[str, str | None] = {}
-    last_head: str | None = None
-    while True:
-        head = repo.head()
-        if head != last_head or not seen:
-            lc = repo.lifecycle(head)
-            now = _states(repo, lc, head, agents)
-            unknown = [a for a, s in now.items() if s is None]
-            if unknown and not seen:
-                raise GitstateError(f"unknown agent{'s' if len(unknown) > 1 else ''}: "
-                                    f"{', '.join(unknown)}")
-            if not seen:
-                for agent, state in now.items():
-                    say(f"{agent}: {state}")
-            elif head is not None:
-                _say_progress(tag_events(repo.git, lc, [f"{last_head}..{head}"]
-                                         if last_head else [head]), seen, set(agents), say)
-            seen, last_head = now, head
-            ended = {a: s for a, s in now.items() if s in lc.states and lc.states[s].terminal}
-            if len(ended) == len(agents):
-                failed = [a for a, s in ended.items() if lc.states[s].outcome == "failure"]
-                if failed:
-                    say(f"failed: {', '.join(failed)}")
-                return end(1 if failed else 0, head, now, lc)
-        if deadline is not None and time.monotonic() >= deadline:
-            waiting = [a for a, s in seen.items()
-                       if not (s in lc.states and lc.states[s].terminal)]
-            say(f"timed out waiting for {', '.join(waiting)}")
-            return end(124, last_head, seen, lc)
-        time.sleep(poll)
-
-
-def _say_progress(events, seen: dict, agents: set, say: Callable[[str], None]) -> None:
-    """One line per state commit of the awaited agents: moves and progress updates."""
-    last = dict(seen)
-    for sha, _when, _author, agent, state, text in events:
-        if agent not in agents:
-            continue
-        before = last.get(agent)
-        move = f"{before} -> {state}" if before != state else f"[{state}]"
-        say(f"{agent}: {move}  {text}  ({sha[:10]})")
-        last[agent] = state
 
 
 def spawn_when_free(repo: Managed, agent: str, wait: float, say: Callable[[str], None],
@@ -161,24 +84,38 @@ def due_timeouts(repo: Managed, now: float | None = None) -> list[dict]:
         if track is None or track.tag != state:
             continue
         role = statefile.as_text((front or {}).get("role"))
-        for a, b, spec in lc.policies.timed_moves():
-            seconds = spec.after
-            if a == state and lc.timeout_applies(a, b, role) \
-                    and now - track.entered[1] >= seconds:
-                after = duration(seconds, exact=True)
-                due.append({"agent": agent, "from": a, "to": b, "after": after,
-                            "since": iso(track.entered[1]), "since_commit": track.entered[0],
-                            "why": f"timeout {after}"})
-                break
-        else:
-            limit = lc.role_timeout(role)
-            end = _failure_end(lc, state) if lc.roster_of(state) == "living" else None
-            if limit and end and now - track.first[1] >= limit:
-                after = duration(limit, exact=True)
-                due.append({"agent": agent, "from": state, "to": end, "after": after,
-                            "since": iso(track.first[1]), "since_commit": track.first[0],
-                            "why": f"role {role} may live {after}"})
+        found = _timed_move(lc, agent, state, role, track, now) \
+            or _role_timeout(lc, agent, state, role, track, now)
+        if found:
+            due.append(found)
     return due
+
+
+def _timed_move(lc: Lifecycle, agent: str, state, role: str | None, track,
+                now: float) -> dict | None:
+    """The first timed move out of `state` whose time has come, for this agent's role."""
+    for a, b, spec in lc.policies.timed_moves():
+        seconds = spec.after
+        if a == state and lc.timeout_applies(a, b, role) \
+                and now - track.entered[1] >= seconds:
+            after = duration(seconds, exact=True)
+            return {"agent": agent, "from": a, "to": b, "after": after,
+                    "since": iso(track.entered[1]), "since_commit": track.entered[0],
+                    "why": f"timeout {after}"}
+    return None
+
+
+def _role_timeout(lc: Lifecycle, agent: str, state, role: str | None, track,
+                  now: float) -> dict | None:
+    """A living agent failed for outliving its role's time, when a failure is one move away."""
+    limit = lc.role_timeout(role)
+    end = _failure_end(lc, state) if lc.roster_of(state) == "living" else None
+    if not (limit and end and now - track.first[1] >= limit):
+        return None
+    after = duration(limit, exact=True)
+    return {"agent": agent, "from": state, "to": end, "after": after,
+            "since": iso(track.first[1]), "since_commit": track.first[0],
+            "why": f"role {role} may live {after}"}
 
 
 def _failure_end(lc: Lifecycle, state: str) -> str | None:
@@ -253,28 +190,44 @@ def due_reaps(repo: Managed, host: str | None = None, now: float | None = None) 
     due = []
     for agent, (_path, front, _p) in sorted(fronts.items()):
         front = front or {}
-        state, pid = front.get("state"), front.get("pid")
+        state = front.get("state")
         if not isinstance(state, str) or lc.roster_of(state) != "living":
             continue
-        if isinstance(pid, int) and not isinstance(pid, bool) \
-                and statefile.as_text(front.get("host")) == host:
-            if alive(pid, front.get(STARTED)):
-                continue    # its process runs: however silent, it is not failed
-            why = f"process {pid} on {host} is gone"
-            summary = f"process {pid} on {host} died without a word"
-            since = None
-        else:
-            track = tracks.get(agent)
-            beat = lc.heartbeat_for(statefile.as_text(front.get("role")), state)
-            if not beat or track is None or now - track.last[1] < beat:
-                continue
-            why = f"no heartbeat for {duration(int(now - track.last[1]))} " \
-                  f"(heartbeat {duration(beat, exact=True)})"
-            summary = f"silent since {track.last[0][:10]}: {why}"
-            since = track.last[0]
-        due.append({"agent": agent, "from": state, "to": _failure_end(lc, state), "why": why,
-                    "summary": summary, "since_commit": since})
+        found = _gone(front, host) if _of_host(front, host) \
+            else _silent(lc, front, state, tracks.get(agent), now)
+        if found:
+            why, summary, since = found
+            due.append({"agent": agent, "from": state, "to": _failure_end(lc, state),
+                        "why": why, "summary": summary, "since_commit": since})
     return due
+
+
+def _of_host(front: dict, host: str) -> bool:
+    """Whether the agent has a recorded process on `host`."""
+    pid = front.get("pid")
+    return isinstance(pid, int) and not isinstance(pid, bool) \
+        and statefile.as_text(front.get("host")) == host
+
+
+def _gone(front: dict, host: str) -> tuple[str, str, None] | None:
+    """(why, summary, None) when the agent's process on this host is gone; None while it
+    runs: however silent, it is not failed."""
+    pid = front["pid"]
+    if alive(pid, front.get(STARTED)):
+        return None
+    return (f"process {pid} on {host} is gone", f"process {pid} on {host} died without a word",
+            None)
+
+
+def _silent(lc: Lifecycle, front: dict, state: str, track,
+            now: float) -> tuple[str, str, str] | None:
+    """(why, summary, the last commit) when the agent was silent past its heartbeat."""
+    beat = lc.heartbeat_for(statefile.as_text(front.get("role")), state)
+    if not beat or track is None or now - track.last[1] < beat:
+        return None
+    why = f"no heartbeat for {duration(int(now - track.last[1]))} " \
+          f"(heartbeat {duration(beat, exact=True)})"
+    return why, f"silent since {track.last[0][:10]}: {why}", track.last[0]
 
 
 def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
@@ -311,6 +264,22 @@ def _path_to_rest(lc: Lifecycle, start: str, *, interrupted: bool = False) -> li
     """The fewest moves to a frozen or terminal state; among equally near ones a frozen state
     (resumable) first, then a successful ending — or, for work `interrupted` before it was
     done, an ending that reads as a failure (the first the lifecycle declares)."""
+    found, back = _nearest_rests(lc, start)
+    if not found:
+        return None
+    order = list(lc.states)
+    best = min(found, key=lambda s: (lc.states[s].roster != "frozen",
+                                     (lc.states[s].outcome == "success") == interrupted,
+                                     order.index(s)))
+    path = [best]
+    while back[path[-1]] != start:
+        path.append(back[path[-1]])
+    return path[::-1]
+
+
+def _nearest_rests(lc: Lifecycle, start: str) -> tuple[list[str], dict[str, str]]:
+    """(the states at rest nearest to `start`, the state each state was first reached from),
+    by moves that are not timed (those are sweep's) and not through a crash state."""
     todo, depth = deque([start]), {start: 0}
     back = {start: start}   # the state each was first reached from
     found: list[str] = []
@@ -329,16 +298,7 @@ def _path_to_rest(lc: Lifecycle, start: str, *, interrupted: bool = False) -> li
             if t not in back and lc.policies.timeout(s, t) is None:  # timed moves are sweep's
                 back[t], depth[t] = s, depth[s] + 1
                 todo.append(t)
-    if not found:
-        return None
-    order = list(lc.states)
-    best = min(found, key=lambda s: (lc.states[s].roster != "frozen",
-                                     (lc.states[s].outcome == "success") == interrupted,
-                                     order.index(s)))
-    path = [best]
-    while back[path[-1]] != start:
-        path.append(back[path[-1]])
-    return path[::-1]
+    return found, back
 
 
 def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None = None,
@@ -354,40 +314,51 @@ def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None 
     fronts = {a: f or {} for a, (_p, f, _e) in index.fronts(head).items()}
     living = [a for a, f in fronts.items() if lc.roster_of(f.get("state", "")) == "living"]
     order = sorted(living, key=lambda a: (-(fronts[a].get("depth") or 0), a))
-    skipped = 0
     host = socket.gethostname()
     with as_system(repo) as repo:
-        for agent in order:
-            state = fronts[agent]["state"]
-            path = _path_to_rest(lc, state, interrupted=True)
-            if path is None:
-                say(f"{agent}: no frozen or terminal state can be reached from {state}")
-                skipped += 1
-                continue
-            if any(lc.needs_approval(a, b) for a, b in zip([state] + path, path)) \
-                    and not approved_by:
-                say(f"{agent}: the way from {state} needs a human's approval (--approved-by)")
-                skipped += 1
-                continue
-            stopped = stop_process(fronts[agent], host, grace, say, agent)
-            for step in path:
-                spec = lc.states[step]
-                if spec.roster == "frozen" and "freeze_state" in spec.requires:
-                    commit(agent, partial(
-                        freeze, repo, agent, text="shutdown", situation="stopped by shutdown",
-                        moved_by="shutdown",
-                        sets={"stopped": stopped} if stopped and step == path[-1] else None,
-                        unwritten="Stopped by `gitstate shutdown` before this was written."))
-                else:
-                    sets = {"final_summary": "stopped by `gitstate shutdown`"} \
-                        if "final_summary" in spec.requires else {}
-                    if stopped and step == path[-1]:
-                        sets["stopped"] = stopped
-                    if spec.terminal and spec.outcome == "failure":
-                        sets["summary"] = "interrupted by `gitstate shutdown` before it finished"
-                    gate = approved_by if lc.needs_approval(state, step) else None
-                    commit(agent, partial(transition, repo, agent, step, text="shutdown",
-                                          sets=sets, approved_by=gate, moved_by="shutdown"))
-                state = step
-            say(f"{agent}: {fronts[agent]['state']} -> {state}")
-    return skipped
+        return sum(not _put_to_rest(repo, lc, agent, fronts[agent], approved_by, commit,
+                                    partial(stop_process, fronts[agent], host, grace, say,
+                                            agent), say)
+                   for agent in order)
+
+
+def _put_to_rest(repo: Managed, lc: Lifecycle, agent: str, front: dict,
+                 approved_by: str | None, commit, stop: Callable[[], Any],
+                 say: Callable[[str], None]) -> bool:
+    """One agent moved to rest by `shutdown`, its process stopped first (`stop`); False
+    (said) when no way there can be taken."""
+    state = front["state"]
+    path = _path_to_rest(lc, state, interrupted=True)
+    if path is None:
+        say(f"{agent}: no frozen or terminal state can be reached from {state}")
+        return False
+    if any(lc.needs_approval(a, b) for a, b in zip([state] + path, path)) \
+            and not approved_by:
+        say(f"{agent}: the way from {state} needs a human's approval (--approved-by)")
+        return False
+    stopped = stop()
+    for step in path:
+        last = {"stopped": stopped} if stopped and step == path[-1] else {}
+        commit(agent, _shutdown_step(repo, lc, agent, state, step, last, approved_by))
+        state = step
+    say(f"{agent}: {front['state']} -> {state}")
+    return True
+
+
+def _shutdown_step(repo: Managed, lc: Lifecycle, agent: str, state: str, step: str,
+                   last: dict, approved_by: str | None) -> Callable[[], Any]:
+    """The move `shutdown` makes from `state` to `step` (a freeze where the state asks for
+    one), with `last` set on the last one."""
+    spec = lc.states[step]
+    if spec.roster == "frozen" and "freeze_state" in spec.requires:
+        return partial(freeze, repo, agent, text="shutdown", situation="stopped by shutdown",
+                       moved_by="shutdown", sets=last or None,
+                       unwritten="Stopped by `gitstate shutdown` before this was written.")
+    sets = {"final_summary": "stopped by `gitstate shutdown`"} \
+        if "final_summary" in spec.requires else {}
+    sets.update(last)
+    if spec.terminal and spec.outcome == "failure":
+        sets["summary"] = "interrupted by `gitstate shutdown` before it finished"
+    gate = approved_by if lc.needs_approval(state, step) else None
+    return partial(transition, repo, agent, step, text="shutdown", sets=sets,
+                   approved_by=gate, moved_by="shutdown")

@@ -154,17 +154,7 @@ def must_sign(repo: Managed, lc: Lifecycle, head: str | None, agent: str, old: s
         return False
     signers = repo.git.cat_files([f"{head}:{SIGNERS_PATH}"])[0]
     if not gated:
-        names = list(lc.policies.humans) + list(lc.policies.movers.operators)
-        if signers is not None and any(can_sign_as(repo.git, signers, n)[0] for n in names):
-            return True
-        if keyed:
-            raise GitstateError(
-                f"{agent} has a key, so `gitstate {moved_by}` must sign its move ({old} -> "
-                f"{new}) with the key of a human or operator ({', '.join(names) or 'none'}) "
-                f"listed in {SIGNERS_PATH}, and this clone has none; nothing was committed",
-                hint=f"run it where `git config user.signingkey` is such a key, or list one in "
-                     f"{SIGNERS_PATH} (a change of the law)")
-        return False
+        return _operation_signs(repo, lc, signers, agent, f"{old} -> {new}", moved_by, keyed)
     if signers is None:
         return False
     assert approved_by is not None
@@ -177,3 +167,20 @@ def must_sign(repo: Managed, lc: Lifecycle, head: str | None, agent: str, old: s
             hint=f"{approved_by} must run it, with `git config gpg.format ssh` and `git config "
                  f"user.signingkey` set to a key listed for {approved_by} in {SIGNERS_PATH}")
     return True
+
+
+def _operation_signs(repo: Managed, lc: Lifecycle, signers: bytes | None, agent: str,
+                     move: str, moved_by: str | None, keyed: bool) -> bool:
+    """Whether `reap` or `shutdown` signs `move` with this clone's key (listed for a human or
+    an operator); refused when it cannot and the agent is `keyed`."""
+    names = list(lc.policies.humans) + list(lc.policies.movers.operators)
+    if signers is not None and any(can_sign_as(repo.git, signers, n)[0] for n in names):
+        return True
+    if keyed:
+        raise GitstateError(
+            f"{agent} has a key, so `gitstate {moved_by}` must sign its move ({move}) "
+            f"with the key of a human or operator ({', '.join(names) or 'none'}) "
+            f"listed in {SIGNERS_PATH}, and this clone has none; nothing was committed",
+            hint=f"run it where `git config user.signingkey` is such a key, or list one in "
+                 f"{SIGNERS_PATH} (a change of the law)")
+    return False

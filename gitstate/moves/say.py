@@ -190,15 +190,19 @@ def _known(repo: Managed, lc, head: str | None, speaker: str | None, targets: li
                                 hint="unset GITSTATE_AGENT to speak as yourself")
         if data is None:
             raise repo.unknown_agent(agent, head, lc)
-        if agent == speaker:
-            continue
-        try:
-            state = statefile.parse_bytes(data, lc.state_path(agent)).state
-        except GitstateError:
-            continue
-        if isinstance(state, str) and lc.roster_of(state) == "dead":
-            warn(f"gitstate: note: {agent} is {state} (in the cemetery): the message is "
-                 "committed, and no one will read it")
+        if agent != speaker:
+            _dead_note(lc, agent, data, warn)
+
+
+def _dead_note(lc, agent: str, data: bytes, warn: Callable[[str], None]) -> None:
+    """A dead addressee is said: its inbox is read by no one."""
+    try:
+        state = statefile.parse_bytes(data, lc.state_path(agent)).state
+    except GitstateError:
+        return
+    if isinstance(state, str) and lc.roster_of(state) == "dead":
+        warn(f"gitstate: note: {agent} is {state} (in the cemetery): the message is "
+             "committed, and no one will read it")
 
 
 def _judge(repo: Managed, tip: str | None, message: str, speaker: str | None,

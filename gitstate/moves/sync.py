@@ -31,7 +31,7 @@ from gitstate.git.atomic import Plan, Result, git_dir
 from gitstate.git.carry import restore, stage
 from gitstate.git.push import UNLANDED, PushPolicy
 from gitstate.git.repo import Managed
-from gitstate.git.runner import Git, zero_like
+from gitstate.git.runner import Git
 from gitstate.git.threeway import CannotApply, cherry_tree, tree_of
 from gitstate.git.upstream import Upstream, upstream_of
 from gitstate.law import statefile
@@ -41,10 +41,14 @@ from gitstate.moves import agent as moves
 from gitstate.moves.landing import push_move
 from gitstate.moves.unlanded import (
     Unlanded,
+    fetch_tip,
     find_unlanded,
+    keep,
     leave_as_found,
     left_by_push,
     refuse_dirty,
+    reset_keep,
+    rule_of,
 )
 from gitstate.rule_ids import Rule
 
@@ -103,12 +107,16 @@ def sync(repo: Managed, *, push: bool = True) -> dict:
     record["moves"] = replay_commits(repo, top, up, todo, push=push)
     leave_as_found(git, top, head, todo, found)
     for side in sides:   # a side branch whose moves all landed or were replayed goes
-        mine = [m for m in record["moves"] if m["source"] == side.removeprefix("refs/heads/")]
-        if all(m["outcome"] in ("landed", "replayed") for m in mine):
+        if _all_done(m for m in record["moves"]
+                     if m["source"] == side.removeprefix("refs/heads/")):
             git.call("update-ref", "-d", side)
     record["head"] = git.head()
-    record["ok"] = all(m["outcome"] in ("landed", "replayed") for m in record["moves"])
+    record["ok"] = _all_done(record["moves"])
     return record
+
+
+def _all_done(moves) -> bool:
+    return all(m["outcome"] in ("landed", "replayed") for m in moves)
 
 
 def replay_commits(repo: Managed, top: Path, up: Upstream, todo: list[Unlanded], *,
@@ -126,21 +134,33 @@ def replay_commits(repo: Managed, top: Path, up: Upstream, todo: list[Unlanded],
                     "source": u.source.removeprefix("refs/heads/"), "outcome": "replayed",
                     "how": None, "new": None, "reason": None, "rule": None, "kept": None}
         _one(repo, top, up, u, push=landing_ok and u.kind != "work", policy=policy)
-        outcome = u.record["outcome"]
-        if u.kind == "work" and push and outcome == "replayed":
-            u.record["reason"] = "not a move (it changes no state file): replayed on the " \
-                                 "branch, not pushed (`git push` lands it)"
-        elif push and not landing_ok and failed is not None and outcome == "replayed":
-            u.record["reason"] = (f"not landed, since {failed.sha[:10]} ({failed.subject}) "
-                                  f"did not land ({failed.record['outcome']}): it stays "
-                                  f"committed here as {(u.record['new'] or '')[:10]}; "
-                                  "`gitstate sync` lands it")
-        if landing_ok and (outcome == "gave-up" or (stop and u.kind != "work"
-                                                    and outcome != "landed")):
+        if push and u.record["outcome"] == "replayed":
+            _why_not_landed(u, failed)
+        if landing_ok and _stops_landing(u, stop):
             landing_ok = False   # the move stays committed here; the rest only replayed
             failed = u
         records.append(u.record)
     return records
+
+
+def _why_not_landed(u: Unlanded, failed: Unlanded | None) -> None:
+    """The reason in the record of `u`, replayed but not landed by a sync that lands: work is
+    not a move, and a move after one that did not land (`failed`) waits."""
+    if u.kind == "work":
+        u.record["reason"] = "not a move (it changes no state file): replayed on the " \
+                             "branch, not pushed (`git push` lands it)"
+    elif failed is not None:
+        u.record["reason"] = (f"not landed, since {failed.sha[:10]} ({failed.subject}) "
+                              f"did not land ({failed.record['outcome']}): it stays "
+                              f"committed here as {(u.record['new'] or '')[:10]}; "
+                              "`gitstate sync` lands it")
+
+
+def _stops_landing(u: Unlanded, stop: bool) -> bool:
+    """Whether `u`'s outcome ends the landing of the rest: it gave up (with `stop`: a move
+    that did not land)."""
+    outcome = u.record["outcome"]
+    return outcome == "gave-up" or (stop and u.kind != "work" and outcome != "landed")
 
 
 def _abort_waiting(git: Git, gdir: Path) -> str | None:
@@ -155,25 +175,6 @@ def _abort_waiting(git: Git, gdir: Path) -> str | None:
     return None
 
 
-def fetch_tip(git: Git, up: Upstream) -> str:
-    code, _, err = git.call("fetch", "--quiet", "--no-tags", up.remote,
-                            f"+{up.ref}:{up.tracking}")
-    tip = git.rev(up.tracking)
-    if code != 0 or tip is None:
-        raise GitstateError(f"could not fetch {up.name}: "
-                            f"{err.decode('utf-8', 'replace').strip() or 'it does not exist'}; "
-                            "nothing was done", hint="is the hub reachable? (`git fetch`)")
-    return tip
-
-
-def reset_keep(git: Git, rev: str) -> None:
-    git.run("update-index", "-q", "--refresh", check=False)
-    code, _, err = git.call("reset", "-q", "--keep", rev)
-    if code != 0:
-        raise GitstateError(f"could not move the branch onto {rev[:10]}: "
-                            f"{err.decode('utf-8', 'replace').strip()}")
-
-
 def _one(repo: Managed, top: Path, up: Upstream, u: Unlanded, *, push: bool,
          policy: PushPolicy | None = None) -> None:
     """Replay `u` on HEAD (and land it with `push`), filling in its record (and `u.landing`,
@@ -181,38 +182,53 @@ def _one(repo: Managed, top: Path, up: Upstream, u: Unlanded, *, push: bool,
     git, rec = repo.git, u.record
     head = git.head()
     try:
-        if u.remake is None and u.signed and u.parent != head:
-            raise CannotReplay("a signed commit (an approval, a keyed agent's move) is signed "
-                               f"on its parent, which is no longer the tip of {up.name}; make "
-                               "the move again on the tip (gitstate signs it again where this "
-                               "clone holds the key; an approval is asked for again)")
-        # AlreadyThere, CannotReplay: said before anything is pushed
-        if u.remake is None:
-            _applies(git, u, head, conflicts=not u.signed)
-        make = u.remake or _move(repo, top, u)
-        if not push:
-            result = make()
-            rec.update(new=result.sha, how=rec["how"] or "applied")
-            u.result = result
-            return
-        landing, result = push_move(repo, u.agent or "", make, policy)
-        u.landing, u.result = landing, result
+        landing = _replay(repo, top, up, u, head, push, policy)
     except AlreadyThere:
         rec.update(outcome="landed" if push else "replayed", how="already",
                    reason=f"its changes are on {up.name} already")
         return
     except CannotApply as exc:
-        _keep(git, top, u, head, exc.message, None, "kept")
+        keep(git, top, u, head, exc.message, None, "kept")
         return
     except CannotReplay as exc:
-        _keep(git, top, u, head, str(exc), exc.rule, exc.outcome)
+        keep(git, top, u, head, str(exc), exc.rule, exc.outcome)
         return
     except Rejected as exc:
-        _keep(git, top, u, head, f"now illegal: {exc}", _rule(exc), "illegal")
+        keep(git, top, u, head, f"now illegal: {exc}", rule_of(exc), "illegal")
         return
     except GitstateError as exc:
-        _keep(git, top, u, head, exc.message, None, "illegal")
+        keep(git, top, u, head, exc.message, None, "illegal")
         return
+    if landing is not None:
+        _landed(git, top, up, u, landing)
+
+
+def _replay(repo: Managed, top: Path, up: Upstream, u: Unlanded, head: str | None,
+            push: bool, policy: PushPolicy | None):
+    """Make `u` again on `head`, and land it with `push`: the landing (None without `push`).
+    AlreadyThere, CannotReplay: raised before anything is pushed."""
+    if u.remake is None and u.signed and u.parent != head:
+        raise CannotReplay("a signed commit (an approval, a keyed agent's move) is signed "
+                           f"on its parent, which is no longer the tip of {up.name}; make "
+                           "the move again on the tip (gitstate signs it again where this "
+                           "clone holds the key; an approval is asked for again)")
+    if u.remake is None:
+        _applies(repo.git, u, head, conflicts=not u.signed)
+    make = u.remake or _move(repo, top, u)
+    if not push:
+        result = make()
+        u.record.update(new=result.sha, how=u.record["how"] or "applied")
+        u.result = result
+        return None
+    landing, result = push_move(repo, u.agent or "", make, policy)
+    u.landing, u.result = landing, result
+    return landing
+
+
+def _landed(git: Git, top: Path, up: Upstream, u: Unlanded, landing) -> None:
+    """`u`'s record filled in from its landing; an illegal move's work unstaged and the
+    branch it came on kept, a signed move the hub merged taken as merged."""
+    rec = u.record
     rec.update(outcome=landing.outcome, new=landing.commit, reason=landing.reason,
                rule=landing.rule, kept=landing.kept, how=rec["how"] or "applied")
     if landing.outcome == "illegal":
@@ -368,27 +384,6 @@ def _sets(git: Git, u: Unlanded) -> dict:
         return {}
     return {k: v for k, v in after.items()
             if k not in _KEYS_THE_MOVE_SETS and before.get(k) != v}
-
-
-def _keep(git: Git, top: Path, u: Unlanded, head: str | None, why: str, rule: str | None,
-          outcome: str) -> None:
-    """`u` stays on a side branch (its own, when it came on one); nothing is staged."""
-    if head and git.head() != head:
-        reset_keep(git, head)
-    side = u.source
-    if not u.source.startswith(UNLANDED):
-        n = 1
-        name = u.agent or "work"
-        while git.rev(f"{UNLANDED}/{name}-{n}"):
-            n += 1
-        side = f"{UNLANDED}/{name}-{n}"
-        git.run("update-ref", side, u.sha, zero_like(u.sha), env={"GITSTATE_JUDGED": u.sha})
-    u.record.update(outcome=outcome, reason=why, rule=rule,
-                    kept=side.removeprefix("refs/heads/"))
-
-
-def _rule(exc: Rejected) -> str | None:
-    return str(exc.violations[0].rule) if exc.violations else None
 
 
 def _sync_line(repo: Managed, line: str, push: bool) -> dict:

@@ -12,7 +12,8 @@ from gitstate.git.repo import Managed
 from gitstate.law.grammar import canonical_id
 from gitstate.law.lifecycle import Lifecycle
 from gitstate.moves.agent import spawn, transition
-from gitstate.moves.operations import _states, committed
+from gitstate.moves.awaiting import _states
+from gitstate.moves.operations import committed
 
 
 def team_load(repo: Managed, agents: list[str], say: Callable[[str], None],
@@ -23,21 +24,9 @@ def team_load(repo: Managed, agents: list[str], say: Callable[[str], None],
     of agents that could not be loaded."""
     head = repo.head()
     lc = repo.lifecycle(head)
-    loaded = [name for name, spec in lc.roles.items() if spec.load]
-    if role is None:
-        if len(loaded) != 1:
-            raise GitstateError("say which role to load (--role): "
-                                + (f"roles with a `load:` state: {', '.join(loaded)}" if loaded
-                                   else f"no role of lifecycle '{lc.name}' says `load:`"))
-        role = loaded[0]
-    spec = lc.roles.get(role)
-    if spec is None or not spec.load:
-        raise GitstateError(f"role '{role}' is not loaded by `team load`: "
-                            + (f"roles with a `load:` state: {', '.join(loaded)}" if loaded
-                               else f"no role of lifecycle '{lc.name}' says `load:`"),
-                            hint="spawn it with `gitstate spawn ID --role ROLE`")
-    target, initial = spec.load, lc.initial
-    assert initial is not None
+    role = _loaded_role(lc, role)
+    target, initial = lc.roles[role].load, lc.initial
+    assert initial is not None and target is not None
     path = _path(lc, initial, target)
     if path is None:
         raise GitstateError(f"'{target}' cannot be reached from '{initial}' without a timed move")
@@ -47,20 +36,41 @@ def team_load(repo: Managed, agents: list[str], say: Callable[[str], None],
     for agent in ids:
         state = states.get(agent)
         if state is not None:
-            roster = lc.roster_of(state)
-            if roster == "living":
-                say(f"{agent}: already {state}")
-            else:
-                failed += 1
-                say(f"{agent}: {state} ({roster}); not loaded again" + (
-                    ": a dead id is never reused, load another id" if roster == "dead"
-                    else f": resume it with `gitstate transition {agent} STATE`"))
+            failed += not _there_already(lc, agent, state, say)
             continue
         r = commit(agent, partial(spawn, repo, agent, role=role, text=f"team load: {role}"))
         for step in path:
             r = commit(agent, partial(transition, repo, agent, step, text="team load"))
         say(f"{agent}: {' -> '.join([initial, *path])} ({role})  ({r.sha[:10]})")
     return failed
+
+
+def _loaded_role(lc: Lifecycle, role: str | None) -> str:
+    """The role `team load` loads: `role`, else the one role with a `load:` state."""
+    loaded = [name for name, spec in lc.roles.items() if spec.load]
+    which = (f"roles with a `load:` state: {', '.join(loaded)}" if loaded
+             else f"no role of lifecycle '{lc.name}' says `load:`")
+    if role is None:
+        if len(loaded) != 1:
+            raise GitstateError("say which role to load (--role): " + which)
+        role = loaded[0]
+    spec = lc.roles.get(role)
+    if spec is None or not spec.load:
+        raise GitstateError(f"role '{role}' is not loaded by `team load`: " + which,
+                            hint="spawn it with `gitstate spawn ID --role ROLE`")
+    return role
+
+
+def _there_already(lc: Lifecycle, agent: str, state: str, say: Callable[[str], None]) -> bool:
+    """An agent that exists is left as it is, and said: True when it is living."""
+    roster = lc.roster_of(state)
+    if roster == "living":
+        say(f"{agent}: already {state}")
+        return True
+    say(f"{agent}: {state} ({roster}); not loaded again" + (
+        ": a dead id is never reused, load another id" if roster == "dead"
+        else f": resume it with `gitstate transition {agent} STATE`"))
+    return False
 
 
 def _path(lc: Lifecycle, start: str, goal: str) -> list[str] | None:

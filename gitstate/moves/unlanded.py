@@ -2,6 +2,8 @@
 not got and the moves kept on the side branches `gitstate/unlanded/*`; and what `--push` left
 uncommitted when a move did not land (its work, staged on the branch's tip), which is that
 move's and goes with it. Any other uncommitted change the replay would touch stops it first.
+Also the branch brought to the upstream's tip (`fetch_tip`, `reset_keep`) and a move that
+cannot be made again kept on a side branch (`keep`).
 """
 
 from __future__ import annotations
@@ -11,12 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gitstate.errors import GitstateError
+from gitstate.errors import GitstateError, Rejected
 from gitstate.git.atomic import Result, safe_path, write_file
 from gitstate.git.carry import changes, stage
 from gitstate.git.push import UNLANDED, Landing
 from gitstate.git.repo import Managed
-from gitstate.git.runner import Git
+from gitstate.git.runner import Git, zero_like
 from gitstate.git.upstream import Upstream
 from gitstate.law.grammar import parse_message
 
@@ -104,22 +106,9 @@ def left_by_push(git: Git, top: Path, head: str,
     if not paths:
         return {}
     names = [f":(literal){p}" for p in paths]
-
-    def entries(*args: str) -> dict[str, tuple[str, str]]:
-        out = git.run(*args, "--", *names).decode("utf-8", "surrogateescape")
-        got = {}
-        for rec in filter(None, out.split("\0")):
-            meta, _, path = rec.partition("\t")
-            fields = meta.split()
-            got[path] = (fields[0], fields[2] if args[0] == "ls-tree" else fields[1])
-        return got
-
-    at_head, index = entries("ls-tree", "-z", head), entries("ls-files", "-s", "-z")
-    files = [p for p in paths if (top / p).is_file() and not (top / p).is_symlink()]
-    hashed = git.text("hash-object", "--stdin-paths",
-                      input="".join(f"{p}\n" for p in files).encode()).split() \
-        if files and not any("\n" in p for p in files) else []
-    on_disk = dict(zip(files, hashed))
+    at_head = _entries(git, names, "ls-tree", "-z", head)
+    index = _entries(git, names, "ls-files", "-s", "-z")
+    on_disk = _hashed(git, top, list(paths))
     found: dict[str, tuple[Unlanded, bool]] = {}
     for p, u in paths.items():
         mode, blob = u.paths[p]
@@ -131,6 +120,26 @@ def left_by_push(git: Git, top: Path, head: str,
         if index.get(p) != at_head.get(p) or at_head.get(p) != mine:
             found[p] = (u, index.get(p) != at_head.get(p))   # uncommitted, and the move's
     return found
+
+
+def _entries(git: Git, names: list[str], *args: str) -> dict[str, tuple[str, str]]:
+    """path -> (mode, blob) of `names` as `git ls-tree` or `git ls-files -s` lists them."""
+    out = git.run(*args, "--", *names).decode("utf-8", "surrogateescape")
+    got = {}
+    for rec in filter(None, out.split("\0")):
+        meta, _, path = rec.partition("\t")
+        fields = meta.split()
+        got[path] = (fields[0], fields[2] if args[0] == "ls-tree" else fields[1])
+    return got
+
+
+def _hashed(git: Git, top: Path, paths: list[str]) -> dict[str, str]:
+    """path -> the blob of the work tree's file, for each of `paths` that is a regular file."""
+    files = [p for p in paths if (top / p).is_file() and not (top / p).is_symlink()]
+    hashed = git.text("hash-object", "--stdin-paths",
+                      input="".join(f"{p}\n" for p in files).encode()).split() \
+        if files and not any("\n" in p for p in files) else []
+    return dict(zip(files, hashed))
 
 
 def leave_as_found(git: Git, top: Path, before: str, todo: list[Unlanded],
@@ -146,14 +155,18 @@ def leave_as_found(git: Git, top: Path, before: str, todo: list[Unlanded],
     dirty = set(git.text("diff", "--name-only", "-z", "HEAD").split("\0"))
     same = [p for p in paths if p not in dirty and entry(git, head, p) == entry(git, before, p)]
     stage(git, top, {p: found[p][0].paths[p] for p in same if found[p][1]})
-    for p in (p for p in same if not found[p][1]):   # in the work tree only
-        mode, blob = found[p][0].paths[p]
+    _write_back(git, top, {p: found[p][0].paths[p] for p in same if not found[p][1]})
+    git.run("update-index", "-q", "--refresh", check=False)
+
+
+def _write_back(git: Git, top: Path, files: dict[str, tuple[str, str | None]]) -> None:
+    """Each path's version (mode, blob; None: no file) written in the work tree only."""
+    for p, (mode, blob) in files.items():
         target = safe_path(top, p)
         if blob is None:
             target.unlink(missing_ok=True)
         else:
             write_file(target, git.run("cat-file", "blob", blob), executable=mode == "100755")
-    git.run("update-index", "-q", "--refresh", check=False)
 
 
 def entry(git: Git, rev: str, path: str) -> str:
@@ -185,3 +198,43 @@ def refuse_dirty(git: Git, head: str, tip: str, todo: list[Unlanded],
                             "sync replays commits and would take them along, so nothing was done",
                             hint="commit them (`git commit`) or unstage them (`git restore "
                                  "--staged`), then run `gitstate sync` again")
+
+
+def fetch_tip(git: Git, up: Upstream) -> str:
+    code, _, err = git.call("fetch", "--quiet", "--no-tags", up.remote,
+                            f"+{up.ref}:{up.tracking}")
+    tip = git.rev(up.tracking)
+    if code != 0 or tip is None:
+        raise GitstateError(f"could not fetch {up.name}: "
+                            f"{err.decode('utf-8', 'replace').strip() or 'it does not exist'}; "
+                            "nothing was done", hint="is the hub reachable? (`git fetch`)")
+    return tip
+
+
+def reset_keep(git: Git, rev: str) -> None:
+    git.run("update-index", "-q", "--refresh", check=False)
+    code, _, err = git.call("reset", "-q", "--keep", rev)
+    if code != 0:
+        raise GitstateError(f"could not move the branch onto {rev[:10]}: "
+                            f"{err.decode('utf-8', 'replace').strip()}")
+
+
+def keep(git: Git, top: Path, u: Unlanded, head: str | None, why: str, rule: str | None,
+          outcome: str) -> None:
+    """`u` stays on a side branch (its own, when it came on one); nothing is staged."""
+    if head and git.head() != head:
+        reset_keep(git, head)
+    side = u.source
+    if not u.source.startswith(UNLANDED):
+        n = 1
+        name = u.agent or "work"
+        while git.rev(f"{UNLANDED}/{name}-{n}"):
+            n += 1
+        side = f"{UNLANDED}/{name}-{n}"
+        git.run("update-ref", side, u.sha, zero_like(u.sha), env={"GITSTATE_JUDGED": u.sha})
+    u.record.update(outcome=outcome, reason=why, rule=rule,
+                    kept=side.removeprefix("refs/heads/"))
+
+
+def rule_of(exc: Rejected) -> str | None:
+    return str(exc.violations[0].rule) if exc.violations else None

@@ -39,63 +39,80 @@ def watch_round(repo: Managed, *, push: bool, say: Callable[[str], None], number
     refused = set() if refused is None else refused
     record: dict = {"round": number, "at": iso(time.time()), "commit": None, "due": [],
                     "moves": [], "synced": [], "left": [], "ok": True, "error": None}
-    moved: set[str] = set()
-    quiet: set[str] = set()   # agents whose move was not made before: not said again
-
-    def said(line: str) -> None:
-        agent = line.split(":", 1)[0]
-        if agent not in moved:
-            if agent in quiet:
-                return
-            record["left"].append(line)
-        say(line)
-
-    def commit(agent: str, move: Callable[[], Result]) -> Result:
-        try:
-            result = landed(agent, move) if push else move()
-        except Rejected as exc:   # the law here refuses it (e.g. an unproven reap)
-            raise NotMade("refused: " + "; ".join(str(v) for v in exc.violations)) from None
-        info = result.plan.info
-        moved.add(info.get("agent", agent))
-        record["moves"].append({"agent": info.get("agent", agent), "from": info.get("from"),
-                                "to": info.get("to"), "commit": result.sha,
-                                "subject": result.plan.message.split("\n", 1)[0]})
-        return result
-
-    def landed(agent: str, move: Callable[[], Result]) -> Result:
-        from gitstate.moves.landing import push_move
-        landing, result = push_move(repo, agent, move)
-        if landing.outcome == "illegal":
-            if landing.kept:   # a system move, decided from a state that no longer holds
-                repo.git.call("update-ref", "-d", f"refs/heads/{landing.kept}")
-            raise NotMade(f"it does not land on {landing.upstream}: {landing.reason}")
-        if landing.outcome != "landed":   # the hub is out of reach: the round ends here
-            raise GitstateError(f"{agent}'s move did not land ({landing.outcome}): "
-                                f"{landing.reason}")
-        return result
-
+    here = _Round(repo, push, say, record)
     seen: set[tuple] = set()
     try:
         if push:
-            from gitstate.moves.sync import sync
-            for m in sync(repo, push=True)["moves"]:
-                record["synced"].append(m)
-                said(f"{m['agent'] or 'work'}: {m['outcome']}: {m['subject']}"
-                     + (f" ({m['reason']})" if m.get("reason") else ""))
+            here.sync()
         for by in ("sweep", "reap"):
-            found = due_timeouts(repo) if by == "sweep" else due_reaps(repo, host)
-            record["due"] += [{"by": by, "agent": d["agent"], "from": d["from"], "to": d["to"],
-                               "why": d["why"], "since_commit": d.get("since_commit")}
-                              for d in found]
-            seen |= {_key(by, d) for d in found}
-            quiet |= {d["agent"] for d in found if _key(by, d) in refused}
-            if by == "sweep":
-                sweep(repo, said, commit, due=found)
-            else:
-                reap(repo, said, host, commit=commit, due=found)
-            refused |= {_key(by, d) for d in found if d["agent"] not in moved}
+            seen |= here.make_due(by, host, refused)
         refused &= seen   # a move no longer due is forgotten
         record["commit"] = repo.head()
     except GitstateError as exc:
         record["ok"], record["error"] = False, str(exc)
     return record
+
+
+class _Round:
+    """A round under way: its record, and the agents it moved or keeps quiet about."""
+
+    def __init__(self, repo: Managed, push: bool, say: Callable[[str], None], record: dict):
+        self.repo, self.push, self.say, self.record = repo, push, say, record
+        self.moved: set[str] = set()
+        self.quiet: set[str] = set()   # agents whose move was not made before: not said again
+
+    def said(self, line: str) -> None:
+        agent = line.split(":", 1)[0]
+        if agent not in self.moved:
+            if agent in self.quiet:
+                return
+            self.record["left"].append(line)
+        self.say(line)
+
+    def sync(self) -> None:
+        """This clone's unlanded moves landed first, each said."""
+        from gitstate.moves.sync import sync
+        for m in sync(self.repo, push=True)["moves"]:
+            self.record["synced"].append(m)
+            self.said(f"{m['agent'] or 'work'}: {m['outcome']}: {m['subject']}"
+                      + (f" ({m['reason']})" if m.get("reason") else ""))
+
+    def make_due(self, by: str, host: str | None, refused: set) -> set[tuple]:
+        """The moves `by` (sweep or reap) finds due, made; those not made are remembered in
+        `refused`, and one refused before is not said again. The keys of those due."""
+        found = due_timeouts(self.repo) if by == "sweep" else due_reaps(self.repo, host)
+        self.record["due"] += [{"by": by, "agent": d["agent"], "from": d["from"],
+                                "to": d["to"], "why": d["why"],
+                                "since_commit": d.get("since_commit")} for d in found]
+        self.quiet |= {d["agent"] for d in found if _key(by, d) in refused}
+        if by == "sweep":
+            sweep(self.repo, self.said, self.commit, due=found)
+        else:
+            reap(self.repo, self.said, host, commit=self.commit, due=found)
+        refused |= {_key(by, d) for d in found if d["agent"] not in self.moved}
+        return {_key(by, d) for d in found}
+
+    def commit(self, agent: str, move: Callable[[], Result]) -> Result:
+        try:
+            result = self.landed(agent, move) if self.push else move()
+        except Rejected as exc:   # the law here refuses it (e.g. an unproven reap)
+            raise NotMade("refused: " + "; ".join(str(v) for v in exc.violations)) from None
+        info = result.plan.info
+        self.moved.add(info.get("agent", agent))
+        self.record["moves"].append({"agent": info.get("agent", agent),
+                                     "from": info.get("from"), "to": info.get("to"),
+                                     "commit": result.sha,
+                                     "subject": result.plan.message.split("\n", 1)[0]})
+        return result
+
+    def landed(self, agent: str, move: Callable[[], Result]) -> Result:
+        from gitstate.moves.landing import push_move
+        landing, result = push_move(self.repo, agent, move)
+        if landing.outcome == "illegal":
+            if landing.kept:   # a system move, decided from a state that no longer holds
+                self.repo.git.call("update-ref", "-d", f"refs/heads/{landing.kept}")
+            raise NotMade(f"it does not land on {landing.upstream}: {landing.reason}")
+        if landing.outcome != "landed":   # the hub is out of reach: the round ends here
+            raise GitstateError(f"{agent}'s move did not land ({landing.outcome}): "
+                                f"{landing.reason}")
+        return result

@@ -65,108 +65,143 @@ def _find_by_session(repo, lc, head, session: str) -> str | None:
 
 
 def briefing(event: dict, agent_arg: str | None = None) -> str:
-    source = event.get("source") or "startup"
     session = event.get("session_id") if isinstance(event.get("session_id"), str) else None
     repo = open_managed(event.get("cwd"))
     head = repo.head()
     lc = repo.lifecycle(head)
-    env_agent = os.environ.get("GITSTATE_AGENT")
-    env_session = os.environ.get("GITSTATE_SESSION")
-    parent = None
     agent = agent_arg.lower() if agent_arg else None
     claimed = _session_agents(repo, lc, head, session) if agent is None and session else []
     if len(claimed) > 1:
-        gdir = os.path.dirname(repo.cache_dir) if repo.cache_dir else None
-        if gdir:
-            memory.unbind(gdir, session or "")
-        return (f"gitstate: this session ({session}) is recorded by more than one agent "
-                f"({', '.join(claimed)}), so it is bound to none of them: the agent whose session "
-                "it is not should change its `session:` (`gitstate transition ID STATE --set "
-                "session=...`).")
+        return _claimed_twice(repo, session, claimed)
     agent = agent or (claimed[0] if claimed else None)
-    if agent is None and env_agent:
-        if env_session and session and env_session != session:
-            parent = env_agent.lower()   # started from another agent's session: its child
-        else:
-            agent = env_agent.lower()
-    gdir = os.path.dirname(repo.cache_dir) if repo.cache_dir else None
-    lines: list[str] = []
+    parent = None
     if agent is None:
-        lines.append("gitstate: no agent is bound to this session.")
-        if parent:
-            depth = _depth_note(repo, lc, head, parent)
-            lines.append(f"This session was started by {parent}{depth}: register as its "
-                         f"child with `gitstate spawn <your-id> --parent {parent} "
-                         f"--session {session}`.")
-        elif session:
-            lines.append(f"Bind this session ({session}) to yourself with one command in "
-                         f"your Bash tool: `gitstate spawn <your-id> --session {session}` "
-                         f"(a new agent), or `gitstate transition <your-id> <its state> --set "
-                         f"session={session}` (an agent you already are). gitstate's hooks "
-                         "take the binding from your state file: your briefing follows that "
-                         "command, and your context is measured from then on.")
-        else:
-            lines.append("Register with `gitstate spawn <your-id>` and set GITSTATE_AGENT to "
-                         "it for your gitstate commands.")
-        lines += _society(repo, None, vacancies=True)
-        return "\n".join(lines)
-
+        agent, parent = _from_environment(session)
+    if agent is None:
+        return _unbound(repo, lc, head, parent, session)
     path = lc.state_path(agent)
     data = repo.git.cat_files([f"{head}:{path}"])[0] if head else None
     if data is None:
         return (f"gitstate: agent '{agent}' is not registered here ({path} is not committed). "
                 f"Register with `gitstate spawn {agent}"
                 + (f" --session {session}`." if session else "`."))
-    front = statefile.parse_bytes(data, path).front
+    return _briefed(repo, lc, head, agent, statefile.parse_bytes(data, path).front, event)
+
+
+def _claimed_twice(repo, session: str | None, claimed: list[str]) -> str:
+    """A session two agents record is bound to neither: what it is told."""
+    gdir = os.path.dirname(repo.cache_dir) if repo.cache_dir else None
+    if gdir:
+        memory.unbind(gdir, session or "")
+    return (f"gitstate: this session ({session}) is recorded by more than one agent "
+            f"({', '.join(claimed)}), so it is bound to none of them: the agent whose session "
+            "it is not should change its `session:` (`gitstate transition ID STATE --set "
+            "session=...`).")
+
+
+def _from_environment(session: str | None) -> tuple[str | None, str | None]:
+    """(the agent GITSTATE_AGENT names, or None; its parent, when the session was started
+    from another agent's session, GITSTATE_SESSION being not this one)."""
+    env_agent = os.environ.get("GITSTATE_AGENT")
+    if not env_agent:
+        return None, None
+    env_session = os.environ.get("GITSTATE_SESSION")
+    if env_session and session and env_session != session:
+        return None, env_agent.lower()   # started from another agent's session: its child
+    return env_agent.lower(), None
+
+
+def _unbound(repo, lc, head, parent: str | None, session: str | None) -> str:
+    """The briefing of a session no agent is bound to: how to bind it."""
+    lines = ["gitstate: no agent is bound to this session."]
+    if parent:
+        depth = _depth_note(repo, lc, head, parent)
+        lines.append(f"This session was started by {parent}{depth}: register as its "
+                     f"child with `gitstate spawn <your-id> --parent {parent} "
+                     f"--session {session}`.")
+    elif session:
+        lines.append(f"Bind this session ({session}) to yourself with one command in "
+                     f"your Bash tool: `gitstate spawn <your-id> --session {session}` "
+                     f"(a new agent), or `gitstate transition <your-id> <its state> --set "
+                     f"session={session}` (an agent you already are). gitstate's hooks "
+                     "take the binding from your state file: your briefing follows that "
+                     "command, and your context is measured from then on.")
+    else:
+        lines.append("Register with `gitstate spawn <your-id>` and set GITSTATE_AGENT to "
+                     "it for your gitstate commands.")
+    lines += _society(repo, None, vacancies=True)
+    return "\n".join(lines)
+
+
+FRESH = ("startup", "clear", "compact")   # sources of a new context: its clock restarts
+
+
+def _bind(repo, lc, agent: str, event: dict) -> None:
+    """Remember the session's binding (what the hooks read without git) and export it to the
+    session's Bash."""
+    gdir = os.path.dirname(repo.cache_dir) if repo.cache_dir else None
+    session = event.get("session_id") if isinstance(event.get("session_id"), str) else None
+    if not (gdir and session):
+        return
+    mort = lc.mortality
+    memory.bind(gdir, session, {
+        "agent": agent, "window": lc.policies.context_window,
+        "mortality": [mort.midlife, mort.legacy, mort.urgent], "model": event.get("model"),
+        # what each phase asks, in this lifecycle's own ways out (the reminder reads no git)
+        "asks": {p: phase_asks(lc, p, agent) for p in ("midlife", "legacy", "urgent")},
+        # the reminder of the mortality clock, only where the lifecycle declares one
+        "remind": lc.policies.mortality is not None,
+        # the events the law gives rules (the others start no git: runtime/events.py)
+        "events": sorted(lc.runtime),
+        # the runtime's process: only its hooks report the session's events
+        "pid": _runtime_pid(event)})
+    if (event.get("source") or "startup") in FRESH:
+        memory.remember_phase(gdir, agent, "fresh", 0)   # a new context: its clock restarts
+    _export(agent, session)
+
+
+def _briefed(repo, lc, head, agent: str, front: dict, event: dict) -> str:
+    """The briefing of a bound agent: where it stands, what it carries, what it should read."""
+    source = event.get("source") or "startup"
     state = front.get("state") if isinstance(front.get("state"), str) else None
     pct = front.get("context_pct")
     pct = pct if isinstance(pct, (int, float)) and not isinstance(pct, bool) else None
-    mort = lc.mortality
-    if gdir and session:
-        memory.bind(gdir, session, {
-            "agent": agent, "window": lc.policies.context_window,
-            "mortality": [mort.midlife, mort.legacy, mort.urgent], "model": event.get("model"),
-            # what each phase asks, in this lifecycle's own ways out (the reminder reads no git)
-            "asks": {p: phase_asks(lc, p, agent) for p in ("midlife", "legacy", "urgent")},
-            # the reminder of the mortality clock, only where the lifecycle declares one
-            "remind": lc.policies.mortality is not None,
-            # the events the law gives rules (the others start no git: runtime/events.py)
-            "events": sorted(lc.runtime),
-            # the runtime's process: only its hooks report the session's events
-            "pid": _runtime_pid(event)})
-        if source in ("startup", "clear", "compact"):
-            memory.remember_phase(gdir, agent, "fresh", 0)   # a new context: its clock restarts
-        _export(agent, session)
-
+    _bind(repo, lc, agent, event)
     recorded = _record_facts(repo, lc, agent, state, front, event)
-
-    phase = mort.phase(pct) if source not in ("startup", "clear", "compact") else "fresh"
     nxt = ", ".join(lc.open_moves(state, role=statefile.as_text(front.get("role")),
                                   context_pct=pct)) if state in lc.states else "?"
     title = {"resume": "resumed", "compact": "after compaction", "clear": "cleared"}.get(
         source, "started")
-    lines.append(f"gitstate briefing ({title}) {agent}: {state} "
-                 f"({lc.roster_of(state) if state else '?'}); next: {nxt}.")
+    lines = [f"gitstate briefing ({title}) {agent}: {state} "
+             f"({lc.roster_of(state) if state else '?'}); next: {nxt}."]
     if recorded:
         lines.append(recorded)
-    for key in ("role", "thread", "summary"):
-        value = statefile.as_text(front.get(key))
-        if value:
-            lines.append(f"{key}: {value}")
-    if pct is not None:
-        lines.append(f"Last recorded context: {pct:g}%. The context hook measures it from "
-                     "this session's transcript and records each phase crossing.")
-    if source == "resume":
-        lines += _inbox(repo, agent, newest_first=True)
-        lines += _protocol(repo, state, short=True)
-    else:
-        lines += _protocol(repo, state, short=False)
-        lines += _inbox(repo, agent)
+    lines += _carried(front, pct)
+    lines += _reading(repo, agent, state, source)
     lines += _decisions(repo, lc, head)
+    phase = "fresh" if source in FRESH else lc.mortality.phase(pct)
     if phase_asks(lc, phase, agent):
         lines.append(phase_asks(lc, phase, agent))
     lines += _society(repo, agent, vacancies=source != "compact")
     return "\n".join(lines)
+
+
+def _carried(front: dict, pct: float | None) -> list[str]:
+    """The agent's role, thread and summary, and its last recorded context."""
+    lines = [f"{key}: {value}" for key in ("role", "thread", "summary")
+             if (value := statefile.as_text(front.get(key)))]
+    if pct is not None:
+        lines.append(f"Last recorded context: {pct:g}%. The context hook measures it from "
+                     "this session's transcript and records each phase crossing.")
+    return lines
+
+
+def _reading(repo, agent: str, state: str | None, source: str) -> list[str]:
+    """The inbox and the state's protocol: a resumed session's newest messages first and the
+    protocol short, else the whole protocol and then the inbox."""
+    if source == "resume":
+        return _inbox(repo, agent, newest_first=True) + _protocol(repo, state, short=True)
+    return _protocol(repo, state, short=False) + _inbox(repo, agent)
 
 
 DECISIONS_LINES = 8   # of the team's decisions file, its newest, in the briefing
@@ -204,12 +239,9 @@ def _record_facts(repo, lc, agent: str, state: str | None, front: dict,
     if not event.get("session_id") or state is None or state not in lc.states \
             or lc.states[state].terminal:
         return None
-    from gitstate.law.events import decide
     from gitstate.runtime.facts import changed, of_session
     new = changed(front, of_session(event, str(repo.top) if repo.top else None))
-    # the session's start may move it too (`runtime.session_start`): one commit for both
-    to = decide(lc.runtime, "session_start", (str(event.get("source") or "startup"),),
-                state)[0] if lc.runtime.get("session_start") else None
+    to = _started_to(lc, state, event)
     if not new and not to:
         return None
     from gitstate.runtime.record import record_facts
@@ -219,6 +251,16 @@ def _record_facts(repo, lc, agent: str, state: str | None, front: dict,
     if "were not recorded" in said or "Not recorded" in said:
         print(said, file=sys.stderr)
     return said
+
+
+def _started_to(lc, state: str, event: dict) -> str | None:
+    """Where the session's start moves the agent (`runtime.session_start`), if anywhere: the
+    facts and the move are one commit."""
+    if not lc.runtime.get("session_start"):
+        return None
+    from gitstate.law.events import decide
+    return decide(lc.runtime, "session_start", (str(event.get("source") or "startup"),),
+                  state)[0]
 
 
 def _depth_note(repo, lc, head, parent: str) -> str:

@@ -45,33 +45,48 @@ def handle(event: str, payload: dict, ticket: int | None = None,
     session = payload.get("session_id")
     if gdir is None or not isinstance(session, str):
         return None
-    agent, bound = memory.bound_agent(payload, gdir)
-    if agent is None or (bound is not None and event not in bound.get("events", [event])):
-        return None    # no rule for this event in the law the session was briefed with
-    forged = _not_the_sessions(agent, bound)
-    if forged:
-        memory.log_event(gdir, {"session": session, "event": event, "said": forged})
+    agent, forged = _reporter(event, payload, gdir, session)
+    if agent is None:
         return forged
-    if payload.get("agent_id") and event not in ("subagent_start", "subagent_stop"):
-        return None    # a sub-agent's own turn: its session's agent is not the subject
     ticket = ticket or time.time_ns()
     if detach and _detached():
         return None    # the runtime goes on; the child decides
-    said = None
-    try:
-        with memory.EventOrder(gdir, session, ticket) as in_order:
-            # not in order: a later event of this session was decided already
-            said = _move(event, {**payload, "outcome": "failure"} if failed else payload,
-                         gdir, agent) if in_order else None
-    except Exception as exc:  # noqa: BLE001 — a runtime's event never stops the runtime
-        if os.environ.get("GITSTATE_DEBUG"):
-            raise
-        said = f"gitstate: {event}: {exc}"
+    said = _decided(event, {**payload, "outcome": "failure"} if failed else payload, gdir,
+                    agent, ticket)
     memory.log_event(gdir, {"session": session, "event": event, "ticket": ticket,
                             "said": said or ""})
     if detach:
         os._exit(0)    # the detached child ends here
     return said
+
+
+def _reporter(event: str, payload: dict, gdir: str,
+              session: str) -> tuple[str | None, str | None]:
+    """(the session's agent, when this event of it is this process's to decide; else None
+    and what is said: a forged report, logged)."""
+    agent, bound = memory.bound_agent(payload, gdir)
+    if agent is None or (bound is not None and event not in bound.get("events", [event])):
+        return None, None    # no rule for this event in the law the session was briefed with
+    forged = _not_the_sessions(agent, bound)
+    if forged:
+        memory.log_event(gdir, {"session": session, "event": event, "said": forged})
+        return None, forged
+    if payload.get("agent_id") and event not in ("subagent_start", "subagent_stop"):
+        return None, None    # a sub-agent's own turn: its session's agent is not the subject
+    return agent, None
+
+
+def _decided(event: str, payload: dict, gdir: str, agent: str, ticket: int) -> str | None:
+    """The move decided in the order of the session's events (none when a later one was
+    decided already); what went wrong said, never raised."""
+    try:
+        with memory.EventOrder(gdir, payload["session_id"], ticket) as in_order:
+            # not in order: a later event of this session was decided already
+            return _move(event, payload, gdir, agent) if in_order else None
+    except Exception as exc:  # noqa: BLE001 — a runtime's event never stops the runtime
+        if os.environ.get("GITSTATE_DEBUG"):
+            raise
+        return f"gitstate: {event}: {exc}"
 
 
 def _not_the_sessions(agent: str, bound: dict | None) -> str | None:
@@ -106,44 +121,70 @@ def _detached() -> bool:
 
 
 def _move(event: str, payload: dict, gdir: str, agent: str) -> str | None:
-    from gitstate.errors import GitstateError
     from gitstate.git.repo import open_managed
-    from gitstate.law import statefile
     from gitstate.law.events import decide
     repo = open_managed(payload.get("cwd"))
     head = repo.head()
     lc = repo.lifecycle(head)
     if not lc.runtime.get(event):
         return None
-    subject: str | None = agent
-    if event in ("subagent_start", "subagent_stop"):
-        subject = memory.subagent(gdir, str(payload.get("agent_id") or ""))
-        if subject is None and event == "subagent_stop":
-            return None    # a sub-agent gitstate did not register
-    data = repo.git.cat_files([f"{head}:{lc.state_path(subject)}"])[0] \
-        if head and subject else None
-    state = statefile.parse_bytes(data, lc.state_path(subject)).state \
-        if data and subject else None
-    if data is not None and not isinstance(state, str):
+    subject = _subject(event, payload, gdir, agent)
+    if subject is None and event == "subagent_stop":
+        return None    # a sub-agent gitstate did not register
+    found, state = _state_of(repo, lc, head, subject)
+    if found and state is None:
         return None
     target, rule = decide(lc.runtime, event, kinds(event, payload), state)
     if target is None or rule is None:
         return None
-    said = f"runtime: {event.replace('_', ' ')}" + (
-        f" ({payload.get('reason') or payload.get('trigger') or ''})".replace(" ()", "")
-        if event in ("session_end", "pre_compact") else "")
     if target == "":
         return _register(repo, lc, payload, gdir, agent)
-    if data is None or subject is None or state is None:
+    if not found or subject is None or state is None:
         return None
     if lc.needs_approval(state, target):
         return (f"gitstate: {event} would move {subject} {state} -> {target}, which needs a "
                 "human's approval: not made from an agent's session")
+    os.environ["GITSTATE_AGENT"] = agent    # the session's agent moves itself, or its child
+    return _moved(repo, lc, event, payload, subject, state, target, rule.summary)
+
+
+def _subject(event: str, payload: dict, gdir: str, agent: str) -> str | None:
+    """Whom the event moves: the session's agent, or for a sub-agent's start or stop the
+    sub-agent gitstate registered (None: none)."""
+    if event in ("subagent_start", "subagent_stop"):
+        return memory.subagent(gdir, str(payload.get("agent_id") or ""))
+    return agent
+
+
+def _state_of(repo, lc, head, subject: str | None) -> tuple[bool, str | None]:
+    """(whether `subject`'s state file is committed at `head`, the state it records: None
+    where it records none)."""
+    from gitstate.law import statefile
+    data = repo.git.cat_files([f"{head}:{lc.state_path(subject)}"])[0] \
+        if head and subject else None
+    if not data or not subject:
+        return data is not None, None
+    state = statefile.parse_bytes(data, lc.state_path(subject)).state
+    return True, state if isinstance(state, str) else None
+
+
+def _said(event: str, payload: dict) -> str:
+    """The move's message: the runtime's event, with its reason or trigger where it has one."""
+    return f"runtime: {event.replace('_', ' ')}" + (
+        f" ({payload.get('reason') or payload.get('trigger') or ''})".replace(" ()", "")
+        if event in ("session_end", "pre_compact") else "")
+
+
+def _moved(repo, lc, event: str, payload: dict, subject: str, state: str, target: str,
+           summary: str | None) -> str:
+    """`subject` moved `state` -> `target` by the system (a logout where the target keeps a
+    log), the last message as its `summary` key's value: what the hook says."""
+    from gitstate.errors import GitstateError
+    from gitstate.runtime.record import commit_as_system
+    said = _said(event, payload)
     last = last_message(payload)
     # the last message as the summary; none written (a turn without text): what happened
-    sets = {rule.summary: (last or said)[:SUMMARY_CHARS]} if rule.summary else {}
-    os.environ["GITSTATE_AGENT"] = agent    # the session's agent moves itself, or its child
-    from gitstate.runtime.record import commit_as_system
+    sets = {summary: (last or said)[:SUMMARY_CHARS]} if summary else {}
 
     def made(system):
         if lc.states[target].log:    # era's logout: its note appended in the same commit
@@ -163,18 +204,12 @@ def _move(event: str, payload: dict, gdir: str, agent: str) -> str | None:
 def _register(repo, lc, payload: dict, gdir: str, parent: str) -> str | None:
     """SubagentStart under `spawn: true`: the sub-agent registered as `parent`'s child."""
     from gitstate.errors import GitstateError
-    from gitstate.law.grammar import canonical_id
     from gitstate.runtime.record import commit_as_system
     agent_id = str(payload.get("agent_id") or "")
     kind = str(payload.get("agent_type") or "general-purpose")
     if not agent_id:
         return None
-    stem = "".join(c if c.isascii() and c.isalnum() else "-" for c in kind)[:40].strip("-")
-    tail = "".join(c for c in agent_id if c.isascii() and c.isalnum())[:16]
-    if len(tail) < 4:    # an id of other characters: named by its digest
-        import hashlib
-        tail = hashlib.sha1(agent_id.encode("utf-8", "replace")).hexdigest()[:8]
-    child = canonical_id(f"{stem or 'agent'}-{tail}")
+    child = _child_id(kind, agent_id)
     os.environ["GITSTATE_AGENT"] = parent
 
     told = payload.get("child")
@@ -198,6 +233,18 @@ def _register(repo, lc, payload: dict, gdir: str, parent: str) -> str | None:
                f"{exc.message}"
     memory.remember_subagent(gdir, agent_id, child)
     return f"gitstate: subagent_start: registered {child}, child of {parent}.{note}"
+
+
+def _child_id(kind: str, agent_id: str) -> str:
+    """The sub-agent's gitstate id: its kind, then its runtime id's letters and digits (its
+    digest, when it has fewer than four)."""
+    from gitstate.law.grammar import canonical_id
+    stem = "".join(c if c.isascii() and c.isalnum() else "-" for c in kind)[:40].strip("-")
+    tail = "".join(c for c in agent_id if c.isascii() and c.isalnum())[:16]
+    if len(tail) < 4:    # an id of other characters: named by its digest
+        import hashlib
+        tail = hashlib.sha1(agent_id.encode("utf-8", "replace")).hexdigest()[:8]
+    return canonical_id(f"{stem or 'agent'}-{tail}")
 
 
 def kinds(event: str, payload: dict) -> tuple[str, ...]:
@@ -255,22 +302,11 @@ def _text(content) -> str:
     return ""
 
 
-def _tail(path: str, size: int = 256 * 1024) -> list[dict]:
-    """The JSON lines of the transcript's last `size` bytes (none if it cannot be read)."""
-    import stat
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return []    # a pipe, a device: never waited on, never read without end
-        with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            start = max(0, fh.tell() - size)
-            fh.seek(start)
-            raw = fh.read(size)
-    except (OSError, ValueError):
-        return []
-    lines = raw.split(b"\n")[1 if start else 0:]
+def _tail(path: str) -> list[dict]:
+    """The JSON objects of the transcript's last lines (none if it cannot be read)."""
+    from gitstate.runtime.claude_code.transcript import tail_lines
     out = []
-    for line in lines:
+    for line in tail_lines(path):
         try:
             entry = json.loads(line)
         except ValueError:

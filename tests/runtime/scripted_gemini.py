@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-TOKEN = re.compile(r"\[script:([A-Za-z0-9_./-]+)\]")
+import scripted_server
+from scripted_server import ScriptedServer, steps
+
 STEP = re.compile(r"call_(\d+)_")
 SHELL = "run_shell_command"    # Gemini CLI 0.61.0's shell tool: {"command": "...", ...}
 
@@ -50,14 +50,12 @@ def shell(command: str, **more) -> dict:
     return call(SHELL, {"command": command, **more})
 
 
-class Turn:
+class Turn(scripted_server.Turn):
     """What the model answers once: its parts and the prompt tokens it reports."""
 
     def __init__(self, *parts: dict, prompt_tokens: int = 1_000, error: int | None = None
                  ) -> None:
-        self.parts = list(parts)
-        self.prompt_tokens = prompt_tokens
-        self.error = error    # answer with this HTTP status and an API error instead
+        super().__init__(*parts, tokens=prompt_tokens, error=error)
 
 
 def words(part: dict) -> str:
@@ -104,141 +102,67 @@ def _step(contents: list[dict]) -> int:
     calls = [p["functionCall"] for c in contents if c.get("role") == "model"
              for p in c.get("parts") or [] if isinstance(p, dict)
              and isinstance(p.get("functionCall"), dict)]
-    steps = [int(found.group(1)) for f in calls
-             for found in [STEP.match(str(f.get("id", "")))] if found]
-    if steps:
-        return max(steps) + 1
-    return sum(1 for c in contents if c.get("role") == "model")
+    found = steps([str(f.get("id", "")) for f in calls], STEP)
+    return found if found is not None else sum(1 for c in contents if c.get("role") == "model")
 
 
-class ScriptedGemini:
-    def __init__(self) -> None:
-        self.scripts: dict[str, list[Turn]] = {}
-        self.seen: dict[str, list[dict]] = {}
-        self.other: list[tuple[str, str]] = []    # requests that were not a routed turn
-        self.lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+NOT_FOUND = "NOT_FOUND"
 
-    @property
-    def url(self) -> str:
-        """GOOGLE_GEMINI_BASE_URL."""
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
 
-    def script(self, name: str, *turns: Turn) -> str:
-        """Register a script; returns the token to put in a prompt."""
-        with self.lock:
-            self.scripts[name] = list(turns)
-            self.seen[name] = []
-        return f"[script:{name}]"
+class Handler(scripted_server.Handler):
+    def do_GET(self) -> None:   # e.g. a list of models: none
+        self.other("GET")
+        self.send_json(404, {"error": {"code": 404, "message": self.path, "status": NOT_FOUND}})
 
-    def requests(self, name: str) -> list[dict]:
-        with self.lock:
-            return list(self.seen.get(name, []))
+    def do_POST(self) -> None:
+        request = self.read_json()
+        path = self.path.split("?", 1)[0]
+        method = path.rsplit(":", 1)[-1] if ":" in path else ""
+        if method == "countTokens":
+            self.other("POST")
+            self.send_json(200, {"totalTokens": len(json.dumps(request)) // 4})
+            return
+        if method not in ("streamGenerateContent", "generateContent"):
+            self.other("POST")
+            self.send_json(404, {"error": {"code": 404, "message": self.path,
+                                           "status": NOT_FOUND}})
+            return
+        parts, tokens, status = self.model.answer(request)
+        if status != 200:
+            self.send_json(status, {"error": {"code": status, "message": "scripted failure",
+                                              "status": "INVALID_ARGUMENT"}})
+            return
+        body = {"candidates": [{"content": {"role": "model", "parts": parts},
+                                "finishReason": "STOP", "index": 0}],
+                "usageMetadata": {"promptTokenCount": tokens, "candidatesTokenCount": 10,
+                                  "totalTokenCount": tokens + 10},
+                "modelVersion": "scripted", "responseId": uuid.uuid4().hex[:16]}
+        if method == "generateContent":
+            self.send_json(200, body)
+        else:
+            self.send_events(f"data: {json.dumps(body)}\r\n\r\n".encode(), cache=False)
 
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
-    # -- answering -----------------------------------------------------------------------------
+class ScriptedGemini(ScriptedServer):
+    Handler = Handler    # its `url` is GOOGLE_GEMINI_BASE_URL
 
-    def answer(self, request: dict) -> tuple[list[dict], int, int]:
-        """(parts, prompt tokens, HTTP status) for a request."""
-        contents = [c for c in request.get("contents") or [] if isinstance(c, dict)]
-        name, at = None, 0
-        for n, content in enumerate(contents):
-            if content.get("role") != "user":
-                continue
-            found = TOKEN.findall("\n".join(
-                p["text"] for p in content.get("parts") or []
-                if isinstance(p, dict) and isinstance(p.get("text"), str)))
-            if found:
-                name, at = found[-1], n
-        if name is None or not request.get("tools"):
-            return [text("ok")], 100, 200
-        with self.lock:
-            self.seen.setdefault(name, []).append(request)
-            turns = self.scripts.get(name, [])
-        step = _step(contents[at:])
-        if step >= len(turns):
-            return [text("done")], 1_000, 200
-        turn = turns[step]
-        if turn.error:
-            return [], 0, turn.error
-        out = []
-        for n, part in enumerate(turn.parts):
-            if callable(part):    # made from what the model has read so far
-                part = part(request)
-            if "functionCall" in part:
-                part = {"functionCall": dict(part["functionCall"],
-                                             id=f"call_{step}_{n}_{uuid.uuid4().hex[:8]}")}
-            out.append(part)
-        return out, turn.prompt_tokens, 200
+    def items(self, request: dict) -> list[dict]:
+        return [c for c in request.get("contents") or [] if isinstance(c, dict)]
 
-    def _handler(self):
-        model = self
+    def user_text(self, content: dict) -> str:
+        if content.get("role") != "user":
+            return ""
+        return "\n".join(p["text"] for p in content.get("parts") or []
+                         if isinstance(p, dict) and isinstance(p.get("text"), str))
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    def step(self, items: list[dict]) -> int:
+        return _step(items)
 
-            def log_message(self, *args) -> None:   # quiet
-                pass
+    def text(self, words: str) -> dict:
+        return text(words)
 
-            def do_GET(self) -> None:   # e.g. a list of models: none
-                with model.lock:
-                    model.other.append(("GET", self.path))
-                self._json(404, {"error": {"code": 404, "message": self.path,
-                                           "status": "NOT_FOUND"}})
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    request = json.loads(raw or b"{}")
-                except ValueError:
-                    request = {}
-                path = self.path.split("?", 1)[0]
-                method = path.rsplit(":", 1)[-1] if ":" in path else ""
-                if method == "countTokens":
-                    with model.lock:
-                        model.other.append(("POST", self.path))
-                    self._json(200, {"totalTokens": len(json.dumps(request)) // 4})
-                    return
-                if method not in ("streamGenerateContent", "generateContent"):
-                    with model.lock:
-                        model.other.append(("POST", self.path))
-                    self._json(404, {"error": {"code": 404, "message": self.path,
-                                               "status": "NOT_FOUND"}})
-                    return
-                parts, tokens, status = model.answer(request)
-                if status != 200:
-                    self._json(status, {"error": {"code": status, "message": "scripted failure",
-                                                  "status": "INVALID_ARGUMENT"}})
-                    return
-                body = {"candidates": [{"content": {"role": "model", "parts": parts},
-                                        "finishReason": "STOP", "index": 0}],
-                        "usageMetadata": {"promptTokenCount": tokens,
-                                          "candidatesTokenCount": 10,
-                                          "totalTokenCount": tokens + 10},
-                        "modelVersion": "scripted", "responseId": uuid.uuid4().hex[:16]}
-                if method == "generateContent":
-                    self._json(200, body)
-                    return
-                data = f"data: {json.dumps(body)}\r\n\r\n".encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _json(self, code: int, body: dict) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        return Handler
+    def made(self, part: dict, step: int, n: int) -> dict:
+        if "functionCall" in part:
+            return {"functionCall": dict(part["functionCall"],
+                                         id=f"call_{step}_{n}_{uuid.uuid4().hex[:8]}")}
+        return part

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-TOKEN = re.compile(r"\[script:([A-Za-z0-9_./-]+)\]")
+import scripted_server
+from scripted_server import ScriptedServer, steps
+
 STEP = re.compile(r"call_(\d+)_")
 SHELL = "exec_command"    # Codex 0.171.0's shell tool (unified exec): {"cmd": "...", ...}
 
@@ -61,14 +61,12 @@ def shell(cmd: str, **more) -> dict:
     return call(SHELL, {"cmd": cmd, **more})
 
 
-class Turn:
+class Turn(scripted_server.Turn):
     """What the model answers once: its output items and the input tokens it reports."""
 
     def __init__(self, *items: dict, input_tokens: int = 1_000, error: int | None = None
                  ) -> None:
-        self.items = list(items)
-        self.input_tokens = input_tokens
-        self.error = error    # answer with this HTTP status and an API error instead
+        super().__init__(*items, tokens=input_tokens, error=error)
 
 
 def plain(content) -> str:
@@ -117,145 +115,70 @@ def outputs(request: dict) -> dict[str, str]:
 
 
 def _step(items: list[dict]) -> int:
-    steps = [int(found.group(1)) for i in items if i.get("type") == "function_call"
-             for found in [STEP.match(str(i.get("call_id", "")))] if found]
-    if steps:
-        return max(steps) + 1
-    return sum(1 for i in items if i.get("type") == "message" and i.get("role") == "assistant")
+    found = steps([str(i.get("call_id", "")) for i in items if i.get("type") == "function_call"],
+                  STEP)
+    return found if found is not None else sum(
+        1 for i in items if i.get("type") == "message" and i.get("role") == "assistant")
 
 
-class ScriptedResponses:
-    def __init__(self) -> None:
-        self.scripts: dict[str, list[Turn]] = {}
-        self.seen: dict[str, list[dict]] = {}
-        self.other: list[tuple[str, str]] = []    # requests that were not a routed turn
-        self.lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+class Handler(scripted_server.Handler):
+    def do_GET(self) -> None:   # e.g. /v1/models: none to list
+        self.other("GET")
+        self.send_json(404, {"error": {"type": "not_found", "message": self.path}})
 
-    @property
-    def url(self) -> str:
-        """The provider's `base_url`."""
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+    def do_POST(self) -> None:
+        request = self.read_json()
+        if self.path.rstrip("/") != "/v1/responses":
+            self.other("POST")
+            self.send_json(404, {"error": {"type": "not_found", "message": self.path}})
+            return
+        items, tokens, status = self.model.answer(request)
+        if status != 200:    # 400 is not retried
+            self.send_json(status, {"error": {"type": "invalid_request_error",
+                                              "code": "scripted_failure",
+                                              "message": "scripted failure"}})
+            return
+        self.send_events(_events(items, tokens))
 
-    def script(self, name: str, *turns: Turn) -> str:
-        """Register a script; returns the token to put in a prompt."""
-        with self.lock:
-            self.scripts[name] = list(turns)
-            self.seen[name] = []
-        return f"[script:{name}]"
 
-    def requests(self, name: str) -> list[dict]:
-        with self.lock:
-            return list(self.seen.get(name, []))
+def _events(items: list[dict], tokens: int) -> bytes:
+    """The answer as the Responses API streams it."""
+    rid = f"resp_{uuid.uuid4().hex[:12]}"
+    events: list[dict] = [{"type": "response.created",
+                           "response": {"id": rid, "status": "in_progress"}}]
+    for n, item in enumerate(items):
+        events.append({"type": "response.output_item.added", "output_index": n, "item": item})
+        if item["type"] == "message":
+            events.append({"type": "response.output_text.delta", "output_index": n,
+                           "content_index": 0, "item_id": item["id"],
+                           "delta": plain(item["content"])})
+        events.append({"type": "response.output_item.done", "output_index": n, "item": item})
+    events.append({"type": "response.completed", "response": {
+        "id": rid, "status": "completed",
+        "usage": {"input_tokens": tokens, "input_tokens_details": {"cached_tokens": 0},
+                  "output_tokens": 10, "output_tokens_details": {"reasoning_tokens": 0},
+                  "total_tokens": tokens + 10}}})
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
 
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
-    # -- answering -----------------------------------------------------------------------------
+class ScriptedResponses(ScriptedServer):
+    PATH = "/v1"    # the provider's `base_url`
+    Handler = Handler
 
-    def answer(self, request: dict) -> tuple[list[dict], int, int]:
-        """(output items, input tokens, HTTP status) for a request."""
-        items = [i for i in request.get("input") or [] if isinstance(i, dict)]
-        name, at = None, 0
-        for n, item in enumerate(items):
-            found = TOKEN.findall(words(item)) \
-                if item.get("type", "message") == "message" and item.get("role") == "user" \
-                else []
-            if found:
-                name, at = found[-1], n
-        if name is None or not request.get("tools"):
-            return [text("ok")], 100, 200
-        with self.lock:
-            self.seen.setdefault(name, []).append(request)
-            turns = self.scripts.get(name, [])
-        step = _step(items[at:])
-        if step >= len(turns):
-            return [text("done")], 1_000, 200
-        turn = turns[step]
-        if turn.error:
-            return [], 0, turn.error
-        out = []
-        for n, item in enumerate(turn.items):
-            if callable(item):    # made from what the model has read so far
-                item = item(request)
-            if item["type"] == "function_call":
-                item = dict(item, call_id=f"call_{step}_{n}_{uuid.uuid4().hex[:8]}")
-            out.append(dict(item, id=f"item_{uuid.uuid4().hex[:12]}"))
-        return out, turn.input_tokens, 200
+    def items(self, request: dict) -> list[dict]:
+        return [i for i in request.get("input") or [] if isinstance(i, dict)]
 
-    def _handler(self):
-        model = self
+    def user_text(self, item: dict) -> str:
+        return words(item) if item.get("type", "message") == "message" \
+            and item.get("role") == "user" else ""
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    def step(self, items: list[dict]) -> int:
+        return _step(items)
 
-            def log_message(self, *args) -> None:   # quiet
-                pass
+    def text(self, words: str) -> dict:
+        return text(words)
 
-            def do_GET(self) -> None:   # e.g. /v1/models: none to list
-                with model.lock:
-                    model.other.append(("GET", self.path))
-                self._json(404, {"error": {"type": "not_found", "message": self.path}})
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    request = json.loads(raw or b"{}")
-                except ValueError:
-                    request = {}
-                if self.path.rstrip("/") != "/v1/responses":
-                    with model.lock:
-                        model.other.append(("POST", self.path))
-                    self._json(404, {"error": {"type": "not_found", "message": self.path}})
-                    return
-                items, tokens, status = model.answer(request)
-                if status != 200:    # 400 is not retried
-                    self._json(status, {"error": {"type": "invalid_request_error",
-                                                  "code": "scripted_failure",
-                                                  "message": "scripted failure"}})
-                    return
-                self._stream(items, tokens)
-
-            def _json(self, code: int, body: dict) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _stream(self, items: list[dict], tokens: int) -> None:
-                rid = f"resp_{uuid.uuid4().hex[:12]}"
-                events: list[dict] = [{"type": "response.created",
-                                       "response": {"id": rid, "status": "in_progress"}}]
-                for n, item in enumerate(items):
-                    events.append({"type": "response.output_item.added", "output_index": n,
-                                   "item": item})
-                    if item["type"] == "message":
-                        events.append({"type": "response.output_text.delta",
-                                       "output_index": n, "content_index": 0,
-                                       "item_id": item["id"], "delta": plain(item["content"])})
-                    events.append({"type": "response.output_item.done", "output_index": n,
-                                   "item": item})
-                events.append({"type": "response.completed", "response": {
-                    "id": rid, "status": "completed",
-                    "usage": {"input_tokens": tokens,
-                              "input_tokens_details": {"cached_tokens": 0},
-                              "output_tokens": 10,
-                              "output_tokens_details": {"reasoning_tokens": 0},
-                              "total_tokens": tokens + 10}}})
-                body = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n"
-                               for e in events).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Cache-Control", "no-cache")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        return Handler
+    def made(self, item: dict, step: int, n: int) -> dict:
+        if item["type"] == "function_call":
+            item = dict(item, call_id=f"call_{step}_{n}_{uuid.uuid4().hex[:8]}")
+        return dict(item, id=f"item_{uuid.uuid4().hex[:12]}")

@@ -61,39 +61,55 @@ def run(name: str, args: list[str], event: dict | None = None, measure=None) -> 
     event = _stdin_json() if event is None else event
     agent_arg = args[args.index("--agent") + 1] if "--agent" in args[:-1] else None
     try:
-        if name == "session-start":
-            from gitstate.runtime.briefing import session_start
-            return _say(session_start(event, agent_arg))
-        if name == "context":
-            return _say(context(event, measure))
-        if name == "spawn-guard":
-            return _say(spawn_guard(event))
-        if name == "subagent-start":
-            return _say(subagent_start(event))
-        if name in EVENT_HOOKS:
-            if name in ("prompt", "session-end"):   # its person answered, or it is gone
-                _clear_attention(event)
-            from gitstate.runtime.events import handle, say
-            say(handle(EVENT_HOOKS[name], event, ticket, detach=name in DETACHED))
-            return 0
-        if name == "stop-failure":    # a turn that ended on an API error: a sub-agent's ends it
-            from gitstate.runtime.events import handle, say
-            sub = bool(event.get("agent_id"))
-            say(handle("subagent_stop" if sub else "stop", event, ticket, detach=True,
-                       failed=True))
-            return 0
-        if name == "notification":
-            from gitstate.runtime.attention import notice
-            notice(event, session_agent)   # silent: the model is told nothing
-            return 0
+        code = _answer(name, event, agent_arg, measure) if name in _ANSWERS \
+            else _event(name, event, ticket)
     except Exception as exc:  # noqa: BLE001 — a hook must never stop the runtime
         if os.environ.get("GITSTATE_DEBUG"):
             raise
         print(f"gitstate: {name} hook: {exc}", file=sys.stderr)
         return 0
+    if code is not None:
+        return code
     print(f"gitstate: unknown runtime hook '{name}'; known: {', '.join(NAMES)}",
           file=sys.stderr)
     return 2
+
+
+_ANSWERS = ("session-start", "context", "spawn-guard", "subagent-start")
+
+
+def _answer(name: str, event: dict, agent_arg: str | None, measure) -> int:
+    """The hooks whose answer the model reads: the briefing, the context, the spawn guard."""
+    if name == "session-start":
+        from gitstate.runtime.briefing import session_start
+        return _say(session_start(event, agent_arg))
+    if name == "context":
+        return _say(context(event, measure))
+    if name == "spawn-guard":
+        return _say(spawn_guard(event))
+    return _say(subagent_start(event))
+
+
+def _event(name: str, event: dict, ticket: int) -> int | None:
+    """The hooks that report the session's events (the model is told nothing); None: no
+    such hook."""
+    if name in EVENT_HOOKS:
+        if name in ("prompt", "session-end"):   # its person answered, or it is gone
+            _clear_attention(event)
+        from gitstate.runtime.events import handle, say
+        say(handle(EVENT_HOOKS[name], event, ticket, detach=name in DETACHED))
+        return 0
+    if name == "stop-failure":    # a turn that ended on an API error: a sub-agent's ends it
+        from gitstate.runtime.events import handle, say
+        sub = bool(event.get("agent_id"))
+        say(handle("subagent_stop" if sub else "stop", event, ticket, detach=True,
+                   failed=True))
+        return 0
+    if name == "notification":
+        from gitstate.runtime.attention import notice
+        notice(event, session_agent)   # silent: the model is told nothing
+        return 0
+    return None
 
 
 def _stdin_json() -> dict:
@@ -145,11 +161,6 @@ def context(event: dict, measure=None) -> dict | None:
     another runtime gives its own). Silent, and without a git process, unless a mortality
     phase is crossed upwards; then one progress commit by gitstate records `context_pct`, and
     the agent is told what the new phase asks of it."""
-    import time
-
-    from gitstate.runtime.claude_code.transcript import WAIT
-    if measure is None:
-        from gitstate.runtime.claude_code.transcript import measure
     gdir = memory.git_dir(event.get("cwd"))
     if gdir is None:
         return None
@@ -157,20 +168,8 @@ def context(event: dict, measure=None) -> dict | None:
         return None    # a sub-agent's call: its context is not the session's
     agent, bound = bound_agent(event, gdir)
     if agent is None or bound is None:
-        if _ran_gitstate(event):   # perhaps `gitstate spawn ID --session SID`: bound now?
-            from gitstate.runtime.briefing import bind_late
-            text = bind_late(event)
-            return context_reply("PostToolUse", text) if text else None
-        return None    # no briefing yet: SessionStart records the law's thresholds
-    tool_use_id = event.get("tool_use_id")
-    wait_for = tool_use_id if isinstance(tool_use_id, str) and not bound.get("no_ids") \
-        else None
-    started = time.monotonic()
-    measured = measure(event.get("transcript_path"), bound.get("window"), bound.get("model"),
-                       wait_for)
-    if wait_for and time.monotonic() - started >= WAIT:
-        # a transcript that never names its tool calls: measure its latest turn from now on
-        memory.bind(gdir, event.get("session_id") or "", {**bound, "no_ids": True})
+        return _bound_late(event)
+    measured = _measured(event, gdir, bound, measure)
     if measured is None:
         return None
     pct = measured[0]
@@ -183,6 +182,37 @@ def context(event: dict, measure=None) -> dict | None:
         return None
     text = record_crossing(event.get("cwd"), gdir, agent, pct, marks, measured[1], measured[2])
     return context_reply("PostToolUse", text) if text else None
+
+
+def _bound_late(event: dict) -> dict | None:
+    """A call of a session no agent is bound to: after `gitstate spawn ID --session SID`
+    perhaps bound now (its briefing the reply); else nothing (no briefing yet: SessionStart
+    records the law's thresholds)."""
+    if not _ran_gitstate(event):
+        return None
+    from gitstate.runtime.briefing import bind_late
+    text = bind_late(event)
+    return context_reply("PostToolUse", text) if text else None
+
+
+def _measured(event: dict, gdir: str, bound: dict, measure=None) -> tuple | None:
+    """(%, tokens, window) of the session's context, waiting for the transcript to show the
+    call; a transcript that never names its calls is measured from its latest turn after."""
+    import time
+
+    from gitstate.runtime.claude_code.transcript import WAIT
+    if measure is None:
+        from gitstate.runtime.claude_code.transcript import measure
+    tool_use_id = event.get("tool_use_id")
+    wait_for = tool_use_id if isinstance(tool_use_id, str) and not bound.get("no_ids") \
+        else None
+    started = time.monotonic()
+    measured = measure(event.get("transcript_path"), bound.get("window"), bound.get("model"),
+                       wait_for)
+    if wait_for and time.monotonic() - started >= WAIT:
+        # a transcript that never names its tool calls: measure its latest turn from now on
+        memory.bind(gdir, event.get("session_id") or "", {**bound, "no_ids": True})
+    return measured
 
 
 def crossing(gdir: str, agent: str, pct: float, marks: list) -> str | None:
@@ -268,13 +298,7 @@ def spawn_guard(event: dict) -> dict | None:
     gdir = memory.git_dir(event.get("cwd"))
     if gdir is None:
         return None
-    agent, bound = bound_agent(event, gdir)
-    session = event.get("session_id")
-    if bound is None and isinstance(session, str):
-        # no SessionStart recorded (or it failed): the state file that names the session
-        from gitstate.git.repo import open_managed
-        from gitstate.runtime.briefing import agent_of_session
-        agent = agent_of_session(open_managed(event.get("cwd")), session) or agent
+    agent = _parent(event, gdir)
     if agent is None:
         return None
     tool_input = event.get("tool_input")
@@ -293,6 +317,18 @@ def spawn_guard(event: dict) -> dict | None:
         "parent": agent, "depth": depth, "kind": kind,
         "tool_use_id": event.get("tool_use_id"), **said})
     return None
+
+
+def _parent(event: dict, gdir: str) -> str | None:
+    """The session's agent; without a SessionStart recorded (or it failed), the agent whose
+    state file names the session."""
+    agent, bound = bound_agent(event, gdir)
+    session = event.get("session_id")
+    if bound is None and isinstance(session, str):
+        from gitstate.git.repo import open_managed
+        from gitstate.runtime.briefing import agent_of_session
+        agent = agent_of_session(open_managed(event.get("cwd")), session) or agent
+    return agent
 
 
 def subagent_start(event: dict) -> dict | None:

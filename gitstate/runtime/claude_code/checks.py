@@ -37,13 +37,10 @@ from gitstate.doors.shims import (
     runs_our_mcp,
 )
 from gitstate.git.repo import Managed
+from gitstate.runtime.shared import finding
 
 BARE_PATH = "/usr/bin:/bin"   # what an agent's Bash is sure to have
 WAIT = 60                     # seconds for the hook, and for Bash
-
-
-def finding(status: str, check: str, detail: str, fix: str | None = None) -> dict:
-    return {"status": status, "check": check, "detail": detail, "fix": fix}
 
 
 def findings(repo: Managed) -> list[dict]:
@@ -62,16 +59,11 @@ def _runtime(repo: Managed, top: Path) -> dict | None:
     settings = top / ".claude" / "settings.json"
     if not settings.is_file():
         return None
-    try:
-        hooks = json.loads(settings.read_text(encoding="utf-8")).get("hooks") or {}
-        commands = {h.get("command", "") for groups in hooks.values() for g in groups
-                    for h in g.get("hooks") or []}
-    except (ValueError, AttributeError, TypeError):
+    ours = _our_commands(settings)
+    if ours is None:
         return finding("warn", "runtime", ".claude/settings.json cannot be read as Claude "
                        "Code settings", "fix it, then run `gitstate init --runtime claude-code`")
     want = ("session-start", "context", "spawn-guard")
-    ours = [c for c in commands if isinstance(c, str)
-            and c.startswith((RUNTIME_COMMAND, BARE_COMMAND))]
     missing = [n for n in want if not any(
         c.startswith((f"{RUNTIME_COMMAND}{n}", f"{BARE_COMMAND}{n}")) for c in ours)]
     if missing and not ours and plugin_enabled(top):
@@ -97,6 +89,18 @@ def _runtime(repo: Managed, top: Path) -> dict | None:
     return finding("ok", "runtime", "Claude Code briefs agents, measures their context and "
                    "guards their spawns (.claude/settings.json); an agent's Bash runs the "
                    f"briefing's {ran} with a PATH of {BARE_PATH} and what SessionStart exports")
+
+
+def _our_commands(settings: Path) -> list[str] | None:
+    """The commands of gitstate's hooks in Claude Code's settings (None: not readable)."""
+    try:
+        hooks = json.loads(settings.read_text(encoding="utf-8")).get("hooks") or {}
+        commands = {h.get("command", "") for groups in hooks.values() for g in groups
+                    for h in g.get("hooks") or []}
+    except (ValueError, AttributeError, TypeError):
+        return None
+    return [c for c in commands if isinstance(c, str)
+            and c.startswith((RUNTIME_COMMAND, BARE_COMMAND))]
 
 
 def _cannot_run(repo: Managed, top: Path, commands: list[str]) -> str | None:
@@ -162,6 +166,11 @@ def agent_bash(top: Path, start: str) -> tuple[str, str | None]:
                                       "CLAUDE_CODE_SESSION_ID": "gitstate-doctor"})
         except subprocess.TimeoutExpired:
             return "", f"`{script}` did not end within {WAIT} s"
+    return _bash_said(programs, ran, hook, exported)
+
+
+def _bash_said(programs: list[str], ran, hook, exported: str) -> tuple[str, str | None]:
+    """`agent_bash`'s answer from the Bash run (`ran`), the hook's and what it exported."""
     shown = " and ".join(f"`{p}`" for p in programs)
     if ran.returncode == 0:
         version = (ran.stdout.strip().splitlines() or ["?"])[-1].rpartition(" ")[2]
@@ -200,6 +209,11 @@ def _mcp(repo: Managed, top: Path) -> dict | None:
                        f"scope, {_tilde(_global_config())}) takes the place of {MCP_CONFIG}'s: "
                        f"Claude Code runs `{_shown(local[name])}`",
                        f"`claude mcp remove {name} -s local`")
+    return _approved(top, name, project)
+
+
+def _approved(top: Path, name: str, project) -> dict:
+    """Whether Claude Code may start gitstate's server `name`: approved, rejected, waiting."""
     state, where = approval(top, name, project)
     if state == "approved":
         return finding("ok", "mcp", f"Claude Code starts gitstate's MCP server ({MCP_CONFIG} "

@@ -40,6 +40,7 @@ from gitstate.doors.shims import (
 )
 from gitstate.law.lifecycle import LIFECYCLE_PATH
 from gitstate.runtime.claude_code.settings import HOOKS, group
+from gitstate.runtime.shared import LAST
 
 ROOT = Path(__file__).resolve().parents[2] / "claude_plugin"
 
@@ -75,16 +76,7 @@ for dir in $PATH; do   # a gitstate on PATH, but not this very file (bin/ is on 
     fi
 done
 IFS=$old
-for py in python3 python; do
-    if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import gitstate' 2>/dev/null; then
-        exec "$py" -m gitstate "$@"
-    fi
-done
-echo "gitstate: $what cannot run: gitstate is not found (no gitstate.python in this" \
-     "clone's git config, no gitstate on PATH). Run 'gitstate init' in this clone, or set" \
-     "GITSTATE_PYTHON to a Python that has gitstate." >&2
-exit 1   # a non-blocking error: Claude Code shows it and goes on
-"""
+""" + LAST + "   # a non-blocking error: Claude Code shows it and goes on\n"
 
 
 def shim() -> str:

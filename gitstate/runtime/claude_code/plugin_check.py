@@ -20,7 +20,8 @@ from gitstate.doors.shims import (
     runs_our_mcp,
 )
 from gitstate.git.repo import Managed
-from gitstate.runtime.claude_code.checks import _json, _python, finding as found, plugin_enabled
+from gitstate.runtime.claude_code.checks import _json, _python, plugin_enabled
+from gitstate.runtime.shared import finding as found
 
 
 def project_parts(top: Path) -> dict[str, tuple[bool, bool]]:
@@ -60,11 +61,9 @@ def finding(repo: Managed, top: Path) -> dict | None:
     parts = project_parts(top)
     mine = [part for part, (runs, _) in parts.items() if runs]
     if enabled is None:
-        if not mine:
-            return None
         return found("ok", "plugin", f"this project's settings run gitstate's "
                      f"{' and '.join(mine)} (`init --runtime claude-code`); gitstate's "
-                     "Claude Code plugin is not enabled")
+                     "Claude Code plugin is not enabled") if mine else None
     plugin, where = enabled
     twice = [part for part, (runs, seen) in parts.items() if runs and not seen]
     if twice:
@@ -80,9 +79,14 @@ def finding(repo: Managed, top: Path) -> dict | None:
                      "gitstate in this clone (no gitstate.python in its git config, none on "
                      f"PATH): its {' and '.join(theirs)} cannot run",
                      "`gitstate init` in this clone (it records the gitstate it runs)")
+    return found("ok", "plugin", _who_runs(plugin, where, theirs, mine))
+
+
+def _who_runs(plugin: str, where: str, theirs: list[str], mine: list[str]) -> str:
+    """Which parts the plugin runs (`theirs`), which the project's settings (`mine`)."""
     said = [f"the plugin {plugin} (enabled in {where}) runs gitstate's "
             f"{' and '.join(theirs)}"] if theirs else []
     if mine:
         said.append(f"this project's settings run its {' and '.join(mine)} "
                     "(`init --runtime claude-code`), and the plugin's stand down")
-    return found("ok", "plugin", "; ".join(said))
+    return "; ".join(said)

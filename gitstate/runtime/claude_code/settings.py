@@ -23,7 +23,6 @@ the user before it starts a project's server (`gitstate doctor` says whether it 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from gitstate.doors.shims import (
@@ -39,33 +38,18 @@ from gitstate.doors.shims import (
 )
 from gitstate.errors import InvalidFile
 from gitstate.runtime.registry import RUNTIMES
+from gitstate.runtime.shared import merge_servers, read_json, shim_text, write_json
 
 SETTINGS = ".claude/settings.json"
 LOCAL_SETTINGS = ".claude/settings.local.json"   # a person's own, not committed
 OURS = (RUNTIME_COMMAND, BARE_COMMAND)
-SHIM = r"""#!/bin/sh
+SHIM = shim_text("""\
 # gitstate-shim: claude-code -- written by `gitstate init --runtime claude-code`; run it again
 # to update this file. Claude Code runs it for gitstate's hooks (.claude/settings.json) and
 # MCP server (.mcp.json): `gitstate hook NAME` (or `gitstate mcp`) with the gitstate this
 # clone uses, found as the git hooks find it.
-case $1 in
-    mcp) what="gitstate's MCP server (.mcp.json)" ;;
-    *) what="the Claude Code hook '$1'"; set -- hook "$@" ;;
-esac
-dir=${CLAUDE_PROJECT_DIR:-$(dirname "$0")}
-py=${GITSTATE_PYTHON:-$(git -C "$dir" config --get gitstate.python 2>/dev/null)}
-if [ -n "$py" ] && [ -x "$py" ]; then exec "$py" -m gitstate "$@"; fi
-if command -v gitstate >/dev/null 2>&1; then exec gitstate "$@"; fi
-for py in python3 python; do
-    if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import gitstate' 2>/dev/null; then
-        exec "$py" -m gitstate "$@"
-    fi
-done
-echo "gitstate: $what cannot run: gitstate is not found (no gitstate.python in this" \
-     "clone's git config, no gitstate on PATH). Run 'gitstate init' in this clone, or set" \
-     "GITSTATE_PYTHON to a Python that has gitstate." >&2
-exit 1   # a non-blocking error: Claude Code shows it and goes on
-"""
+""", MCP_CONFIG, "Claude Code", '${CLAUDE_PROJECT_DIR:-$(dirname "$0")}',
+                 "   # a non-blocking error: Claude Code shows it and goes on")
 TIMEOUT = 30   # seconds; the hooks take well under one (bench/README.md)
 
 # event -> (matcher or None, hook name[, extra keys of the hook entry]): Claude Code's entry of
@@ -111,64 +95,41 @@ def merge(settings: dict, hooks_of: dict[str, tuple] = HOOKS, where: str = SETTI
                           hint="fix it by hand; gitstate will not replace it")
     changed, kept = [], []
     for event, spec in hooks_of.items():
-        name = spec[1]
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise InvalidFile(f"{where}: hooks.{event} must be a list",
                               hint="fix it by hand; gitstate will not replace it")
-        want = group(*spec, command=command, suffix=suffix)
         if any(not _is_ours(g, ours) for g in groups):
             kept.append(event)
-        mine = [i for i, g in enumerate(groups) if _is_ours(g, ours)
-                and any(runs(str(h.get("command", "")), name, ours)
-                        for h in g.get("hooks") or [] if isinstance(h, dict))]
-        if not mine:
-            groups.append(want)
-            changed.append(event)
-        elif groups[mine[0]] != want:
-            groups[mine[0]] = want
+        if _put(groups, group(*spec, command=command, suffix=suffix), spec[1], ours):
             changed.append(event)
     return settings, changed, kept
 
 
+def _put(groups: list, want: dict, name: str, ours: tuple[str, ...]) -> bool:
+    """gitstate's group of the hook `name` made `want` where it stands, else appended:
+    whether that changed anything."""
+    mine = [i for i, g in enumerate(groups) if _is_ours(g, ours)
+            and any(runs(str(h.get("command", "")), name, ours)
+                    for h in g.get("hooks") or [] if isinstance(h, dict))]
+    if not mine:
+        groups.append(want)
+        return True
+    if groups[mine[0]] == want:
+        return False
+    groups[mine[0]] = want
+    return True
+
+
 def merge_mcp(config: dict) -> tuple[dict, list[str], list[str]]:
     """(merged `.mcp.json`, servers added or updated, the user's servers kept)."""
-    servers = config.setdefault("mcpServers", {})
-    if not isinstance(servers, dict):
-        raise InvalidFile(f"{MCP_CONFIG}: 'mcpServers' must be an object, not "
-                          f"{type(servers).__name__}",
-                          hint="fix it by hand; gitstate will not replace it")
-    ours = [name for name, server in servers.items() if runs_our_mcp(server)]
-    kept = [name for name in servers if name not in ours]
-    if not ours:
-        if MCP_NAME in servers:
-            raise InvalidFile(f"{MCP_CONFIG}: the server '{MCP_NAME}' is not gitstate's MCP "
-                              "server", hint="rename it; gitstate will not replace it")
-        servers[MCP_NAME] = dict(MCP_SERVER)
-        return config, [MCP_NAME], kept
-    name = MCP_NAME if MCP_NAME in ours else ours[0]
-    want = {**servers[name], **MCP_SERVER}
-    if want.get("type") not in (None, "stdio"):
-        want["type"] = "stdio"
-    if servers[name] == want:
-        return config, [], kept
-    servers[name] = want
-    return config, [name], kept
+    added, kept = merge_servers(config, MCP_CONFIG, MCP_NAME, MCP_SERVER, runs_our_mcp,
+                                stdio=True)
+    return config, added, kept
 
 
 def _read(top: Path, rel: str) -> dict:
-    path = top / rel
-    if not path.is_file():
-        return {}
-    text = path.read_text(encoding="utf-8", errors="replace")
-    try:
-        data = json.loads(text) if text.strip() else {}
-    except ValueError as exc:
-        raise InvalidFile(f"{rel}:{getattr(exc, 'lineno', '?')}: not valid JSON ({exc})",
-                          hint="fix it; gitstate merges, it never replaces") from exc
-    if not isinstance(data, dict):
-        raise InvalidFile(f"{rel}: must hold a JSON object")
-    return data
+    return read_json(top / rel, rel, line=True)
 
 
 def runs_our_statusline(settings: dict) -> bool | None:
@@ -211,9 +172,7 @@ def install_statusline(top: Path, user: Path) -> dict:
     if local.get("statusLine") == want:
         return entry
     local["statusLine"] = want
-    path = top / LOCAL_SETTINGS
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(local, indent=2) + "\n", encoding="utf-8")
+    write_json(top / LOCAL_SETTINGS, local)
     _exclude(top, LOCAL_SETTINGS)
     return {**entry, "changed": True, "added": ["statusLine"]}
 
@@ -240,12 +199,10 @@ def install(top: Path, user: Path | None = None) -> list[dict]:
     servers, added, theirs = merge_mcp(_read(top, MCP_CONFIG))
     line = install_statusline(top, user)   # its own file: written before the others, or none
     if changed:
-        path = top / SETTINGS
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(merged, indent=2) + "\n", encoding="utf-8")
+        write_json(top / SETTINGS, merged)
     shim = write_executable(top / RUNTIME_SHIM, SHIM)
     if added:
-        (top / MCP_CONFIG).write_text(json.dumps(servers, indent=2) + "\n", encoding="utf-8")
+        write_json(top / MCP_CONFIG, servers)
     hooks = {"kind": "runtime", "name": "claude-code", "path": SETTINGS,
              "changed": bool(changed) or shim, "added": changed, "kept": kept}
     from gitstate.runtime.claude_code.checks import plugin_enabled

@@ -62,18 +62,13 @@ def status_line(event: dict) -> str:
         return ""   # not in a repository: gitstate has nothing to say here
     agent, bound = bound_agent(event, gdir)
     if agent is None:
-        session = event.get("session_id")
-        return "gitstate: no agent bound to this session" + (
-            f" ({session[:8]})" if isinstance(session, str) and session else "")
+        return _unbound(event.get("session_id"))
     window = _mapping(event.get("context_window"))
     pct = _number(window.get("used_percentage"))
     marks = (bound or {}).get("mortality") or [50, 75, 90]
     recorded = None
     if pct is not None and bound is not None:   # the law's marks are known: SessionStart's
-        size = int(_number(window.get("context_window_size")) or bound.get("window")
-                   or 200_000)
-        recorded = record_crossing(cwd, gdir, agent, round(pct, 1), marks,
-                                   _tokens(window.get("current_usage"), pct, size), size)
+        recorded = _record(cwd, gdir, agent, window, pct, marks, bound)
     if pct is None:   # before the session's first answer: the last figure measured
         last = memory.phase_record(gdir, agent) or {}
         pct = _number(last.get("context_pct"))
@@ -81,6 +76,19 @@ def status_line(event: dict) -> str:
     if pct is not None:
         parts += [phase_of(pct, marks), f"context {pct:.0f}%"]
     return f"gitstate {agent}: " + " · ".join(parts) + (" (recorded)" if recorded else "")
+
+
+def _unbound(session) -> str:
+    return "gitstate: no agent bound to this session" + (
+        f" ({session[:8]})" if isinstance(session, str) and session else "")
+
+
+def _record(cwd, gdir: str, agent: str, window: dict, pct: float, marks: list,
+            bound: dict) -> str | None:
+    """The context the status line was given, recorded where it crosses a phase."""
+    size = int(_number(window.get("context_window_size")) or bound.get("window") or 200_000)
+    return record_crossing(cwd, gdir, agent, round(pct, 1), marks,
+                           _tokens(window.get("current_usage"), pct, size), size)
 
 
 def _tokens(usage, pct: float, size: int) -> int:
@@ -97,20 +105,11 @@ def _tokens(usage, pct: float, size: int) -> int:
 # -- the agent's state, read with git only when the refs moved --------------------------------
 
 
-def _common_dir(gdir: str) -> str:
-    """The repository's common folder (a worktree's git folder names it in `commondir`)."""
-    try:
-        with open(os.path.join(gdir, "commondir"), encoding="utf-8") as fh:
-            return os.path.normpath(os.path.join(gdir, fh.read().strip()))
-    except OSError:
-        return gdir
-
-
 def _refs_key(gdir: str, ref: str | None) -> list:
     """What changes when a commit lands where the state is read: the stat of HEAD, of `ref`'s
     loose file, of packed-refs, of a reftable's table list, and of the config (which names the
     team line)."""
-    common = _common_dir(gdir)
+    common = memory.common_dir(gdir)
     paths = [os.path.join(gdir, "HEAD"), os.path.join(common, "packed-refs"),
              os.path.join(common, "reftable", "tables.list"), os.path.join(common, "config")]
     if ref:

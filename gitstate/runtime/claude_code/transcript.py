@@ -62,36 +62,56 @@ _BEHIND = (-1, None)
 
 
 def _usage(path: str, tool_use_id: str | None):
-    found = _read_tail(path)
-    if found is None:
-        return None
-    start, chunk = found
-    lines = chunk.split(b"\n")
-    if start:
-        lines = lines[1:]   # the first line may be cut
     mark = json.dumps(tool_use_id).encode() if tool_use_id else None
-    for raw in reversed(lines):
+    for raw in reversed(tail_lines(path)):
         if b'"usage"' not in raw or b'"assistant"' not in raw:
             continue
         if mark is not None and mark not in raw:
             if b'"isSidechain":true' in raw.replace(b" ", b""):
                 continue
             return _BEHIND   # the main thread's latest turn is not the call's yet
-        try:
-            entry = json.loads(raw)
-        except ValueError:
-            continue
-        if not isinstance(entry, dict) or entry.get("type") != "assistant" \
-                or entry.get("isSidechain"):
-            continue
-        message = entry.get("message") or {}
-        usage = message.get("usage") if isinstance(message, dict) else None
-        if not isinstance(usage, dict):
-            continue
-        tokens = sum(int(usage.get(k) or 0) for k in (
-            "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
-        return tokens, message.get("model")
+        found = _turn(raw)
+        if found is not None:
+            return found
     return None
+
+
+def _turn(raw: bytes) -> tuple[int, str | None] | None:
+    """(prompt tokens, model) of a line that is a main-thread assistant turn, else None."""
+    try:
+        entry = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(entry, dict) or entry.get("type") != "assistant" \
+            or entry.get("isSidechain"):
+        return None
+    message = entry.get("message") or {}
+    usage = message.get("usage") if isinstance(message, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    tokens = sum(int(usage.get(k) or 0) for k in (
+        "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
+    return tokens, message.get("model")
+
+
+def tail_lines(path: str | None) -> list[bytes]:
+    """The whole lines of a transcript's last TAIL bytes (none when it cannot be read): a
+    runtime's newest response is there."""
+    found = _read_tail(path) if path else None
+    if found is None:
+        return []
+    start, chunk = found
+    lines = chunk.splitlines()
+    return lines[1:] if start else lines   # the first line may be cut
+
+
+def share(tokens: int, window: int | None) -> tuple[float, int, int] | None:
+    """(context %, tokens, window): the share of the window used (None without a window)."""
+    if not window:
+        return None
+    # a transcript may count more than the window holds (a wrong window guess, a compaction
+    # not yet seen): the share of the window used is at most all of it
+    return min(100.0, round(100.0 * tokens / window, 1)), tokens, window
 
 
 def _read_tail(path: str) -> tuple[int, bytes] | None:
@@ -134,9 +154,4 @@ def measure(path: str | None, policy_window: int | None = None,
     if found is None:
         return None
     tokens, model = found
-    window = window_of(model or model_hint, policy_window)
-    if not window:
-        return None
-    # a transcript may count more than the window holds (a wrong window guess, a compaction
-    # not yet seen): the share of the window used is at most all of it
-    return min(100.0, round(100.0 * tokens / window, 1)), tokens, window
+    return share(tokens, window_of(model or model_hint, policy_window))

@@ -23,68 +23,15 @@ from pathlib import Path
 
 from gitstate.git.repo import Managed
 from gitstate.runtime.codex.settings import COMMAND, HOOKS, HOOKS_FILE, SHIM, SUFFIX
+from gitstate.runtime.shared import HooksFile, finding
 
-WAIT = 30          # seconds for the hook's command
 ASK = 15           # seconds for Codex's app-server
-FIX_INIT = "run `gitstate init --runtime codex`"
 FIX_TRUST = "run `codex` in the project and accept it and its hooks (/hooks)"
-
-
-def finding(status: str, check: str, detail: str, fix: str | None = None) -> dict:
-    return {"status": status, "check": check, "detail": detail, "fix": fix}
-
-
-def _ours(command: object) -> bool:
-    return isinstance(command, str) and command.startswith(COMMAND)
-
-
-def gitstate_hooks(top: Path) -> list[tuple[str, str, int, int]] | None:
-    """(event, gitstate hook, group, handler) of each gitstate hook in `.codex/hooks.json`
-    (None: no readable file)."""
-    try:
-        data = json.loads((top / HOOKS_FILE).read_text(encoding="utf-8"))
-        out = []
-        for event, groups in (data.get("hooks") or {}).items():
-            for g, group in enumerate(groups):
-                for h, hook in enumerate(group.get("hooks") or []):
-                    if _ours(hook.get("command")):
-                        name = hook["command"][len(COMMAND):].split(" ")[0]
-                        out.append((event, name, g, h))
-        return out
-    except (OSError, ValueError, AttributeError, TypeError):
-        return None
+FILE = HooksFile("codex", "Codex", HOOKS_FILE, SHIM, COMMAND, SUFFIX, HOOKS, "/bin/bash")
 
 
 def findings(repo: Managed) -> list[dict]:
-    if repo.top is None:
-        return []
-    top = Path(repo.top)
-    found = gitstate_hooks(top)
-    if not found and not (top / SHIM).is_file():
-        return []     # the project does not use Codex (with gitstate): nothing to say
-    if found is None:
-        return [finding("warn", "codex-hooks", f"{HOOKS_FILE} cannot be read", FIX_INIT)]
-    want = {spec[1] for spec in HOOKS.values()}
-    missing = sorted(want - {name for _e, name, _g, _h in found})
-    if missing:
-        return [finding("warn", "codex-hooks", f"{HOOKS_FILE} lacks gitstate's hooks: "
-                        f"{', '.join(missing)}", FIX_INIT)]
-    return [_runs(top), _trust(top, found)]
-
-
-def _runs(top: Path) -> dict:
-    command = f"{COMMAND}context{SUFFIX}"
-    try:
-        res = subprocess.run(["/bin/bash", "-c", command], cwd=top, input="{}",
-                             capture_output=True, text=True, timeout=WAIT)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return finding("fail", "codex-hooks", f"gitstate's Codex hook cannot run: {exc}",
-                       FIX_INIT)
-    if res.returncode != 0:
-        said = (res.stderr.strip().splitlines() or ["no output"])[-1][:300]
-        return finding("fail", "codex-hooks", f"gitstate's Codex hook fails "
-                       f"(exit {res.returncode}): {said}", FIX_INIT)
-    return finding("ok", "codex-hooks", f"gitstate's hooks are in {HOOKS_FILE} and run")
+    return [] if repo.top is None else FILE.findings(Path(repo.top), _trust)
 
 
 def codex_home() -> Path:
@@ -102,24 +49,32 @@ def _trust(top: Path, found: list[tuple[str, str, int, int]]) -> dict:
     except (OSError, tomllib.TOMLDecodeError) as exc:
         return finding("warn", "codex-trust", f"{path} cannot be read: {exc}", FIX_TRUST)
     projects = config.get("projects") or {}
-    trusted = any((projects.get(str(p)) or {}).get("trust_level") == "trusted"
-                  for p in (top, *top.parents))
-    if not trusted:
+    if not any((projects.get(str(p)) or {}).get("trust_level") == "trusted"
+               for p in (top, *top.parents)):
         return finding("warn", "codex-trust", f"Codex does not trust {top}: it ignores "
                        f"{HOOKS_FILE} and .codex/config.toml there", FIX_TRUST)
     source = top / HOOKS_FILE
     keys = {f"{source}:{snake(e)}:{g}:{h}" for e, _n, g, h in found}
     listed = _listed(top)
     if listed is not None:
-        bad = sorted(k.rsplit(":", 3)[1] for k, status in listed.items()
-                     if k in keys and status != "trusted")
-        unseen = sorted(k for k in keys if k not in listed)
-        if bad or unseen:
-            return finding("warn", "codex-trust", f"Codex skips gitstate's hooks it does not "
-                           f"trust: {', '.join(bad + unseen)}", FIX_TRUST)
-        return finding("ok", "codex-trust", f"the project and gitstate's {len(keys)} hooks "
-                       "are trusted (codex app-server)")
-    state = (config.get("hooks") or {}).get("state") or {}
+        return _trust_listed(keys, listed)
+    return _trust_recorded(keys, (config.get("hooks") or {}).get("state") or {})
+
+
+def _trust_listed(keys: set[str], listed: dict[str, str]) -> dict:
+    """What Codex's app-server says of the trust of gitstate's hooks (`keys`)."""
+    bad = sorted(k.rsplit(":", 3)[1] for k, status in listed.items()
+                 if k in keys and status != "trusted")
+    unseen = sorted(k for k in keys if k not in listed)
+    if bad or unseen:
+        return finding("warn", "codex-trust", f"Codex skips gitstate's hooks it does not "
+                       f"trust: {', '.join(bad + unseen)}", FIX_TRUST)
+    return finding("ok", "codex-trust", f"the project and gitstate's {len(keys)} hooks "
+                   "are trusted (codex app-server)")
+
+
+def _trust_recorded(keys: set[str], state: dict) -> dict:
+    """How many of gitstate's hooks (`keys`) have a trust recorded in the user's config."""
     recorded = sum(1 for k in keys if (state.get(k) or {}).get("trusted_hash"))
     if recorded < len(keys):
         return finding("warn", "codex-trust", f"trust recorded for {recorded} of {len(keys)} "
@@ -154,6 +109,8 @@ def _listed(top: Path) -> dict[str, str] | None:
 
 
 def _answer(proc: subprocess.Popen, lines: list[dict]) -> dict[str, str] | None:
+    """The answer to `hooks/list` (the request of id 2) that `proc` gives within ASK
+    seconds, once `lines` are written to it; None without one."""
     import selectors
     import time
     assert proc.stdin is not None and proc.stdout is not None
@@ -172,17 +129,23 @@ def _answer(proc: subprocess.Popen, lines: list[dict]) -> dict[str, str] | None:
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 return None
-            buffer += chunk
-            *whole, buffer = buffer.split(b"\n")
-            for line in whole:
-                try:
-                    message = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(message, dict) and message.get("id") == 2 \
-                        and "method" not in message:
-                    result = message.get("result") or {}
-                    return {hook.get("key"): hook.get("trustStatus")
-                            for entry in result.get("data") or []
-                            for hook in entry.get("hooks") or []}
+            *whole, buffer = (buffer + chunk).split(b"\n")
+            found = _hooks_listed(whole)
+            if found is not None:
+                return found
+    return None
+
+
+def _hooks_listed(lines: list[bytes]) -> dict[str, str] | None:
+    """{hook key: trust status} from the answer to `hooks/list` among `lines`, if there."""
+    for line in lines:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(message, dict) and message.get("id") == 2 and "method" not in message:
+            result = message.get("result") or {}
+            return {hook.get("key"): hook.get("trustStatus")
+                    for entry in result.get("data") or []
+                    for hook in entry.get("hooks") or []}
     return None

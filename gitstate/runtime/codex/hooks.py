@@ -18,13 +18,13 @@ Whatever goes wrong, a hook never stops the runtime: it says so on stderr and ex
 from __future__ import annotations
 
 import json
-import os
+
+from gitstate.runtime.claude_code.transcript import TAIL as TAIL, share, tail_lines, window_of
 
 SOURCES = {"startup": "startup", "resume": "resume", "clear": "clear", "compact": "compact",
            "fork": "resume"}
 SUBAGENT_TOOL = "spawn_agent"
 KINDS = {"default": "general-purpose"}   # Codex's sub-agent kind -> the spawn guard's
-TAIL = 256 * 1024   # how much of the rollout's end is read: the newest response is there
 
 
 def as_claude_code(event: dict) -> dict:
@@ -51,45 +51,35 @@ def latest_usage(path: str | None) -> tuple[int, int | None] | None:
     newest `model_context_window`, of a `token_count` event or, before the first of those
     (which follows a call's output), of the turn's `task_started`; None before the first
     response."""
-    if not path:
-        return None
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - TAIL))
-            data = fh.read()
-    except OSError:
-        return None
-    lines = data.splitlines()
-    if size > TAIL:
-        lines = lines[1:]    # the first may be cut
     tokens: int | None = None
     window: int | None = None
-    for raw in reversed(lines):
+    for raw in reversed(tail_lines(path)):
         if tokens is not None and window is not None:
             break
         if b"token_usage_record" not in raw and b"model_context_window" not in raw:
             continue
-        try:
-            line = json.loads(raw)
-        except ValueError:
-            continue
-        payload = line.get("payload") if isinstance(line, dict) else None
-        if not isinstance(payload, dict):
-            continue
-        if tokens is None and line.get("type") == "token_usage_record":
-            usage = payload.get("usage")
-            found = usage.get("input_tokens") if isinstance(usage, dict) else None
-            if isinstance(found, int):
-                tokens = found
-        elif window is None and line.get("type") == "event_msg":
+        kind, payload = _entry(raw)
+        if tokens is None and kind == "token_usage_record":
+            tokens = _int(payload.get("usage"), "input_tokens")
+        elif window is None and kind == "event_msg":
             info = payload.get("info")    # token_count's, or task_started's own field
-            found = info.get("model_context_window") if isinstance(info, dict) \
-                else payload.get("model_context_window")
-            if isinstance(found, int):
-                window = found
+            window = _int(info if isinstance(info, dict) else payload, "model_context_window")
     return None if tokens is None else (tokens, window)
+
+
+def _entry(raw: bytes) -> tuple[object, dict]:
+    """(type, payload) of a rollout's line; (None, {}) when it has no payload."""
+    try:
+        line = json.loads(raw)
+    except ValueError:
+        return None, {}
+    payload = line.get("payload") if isinstance(line, dict) else None
+    return (line.get("type"), payload) if isinstance(payload, dict) else (None, {})
+
+
+def _int(found: object, key: str) -> int | None:
+    value = found.get(key) if isinstance(found, dict) else None
+    return value if isinstance(value, int) else None
 
 
 def measure(path: str | None, policy_window: int | None = None, model: str | None = None,
@@ -103,11 +93,8 @@ def measure(path: str | None, policy_window: int | None = None, model: str | Non
         return None
     tokens, window = found
     if policy_window or not window:
-        from gitstate.runtime.claude_code.transcript import window_of
         window = window_of(model, policy_window)
-    if not window:
-        return None
-    return min(100.0, round(100.0 * tokens / window, 1)), tokens, window
+    return share(tokens, window)
 
 
 def run(name: str, args: list[str]) -> int:

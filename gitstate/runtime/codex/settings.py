@@ -39,8 +39,10 @@ from pathlib import Path
 
 from gitstate.doors.shims import write_executable
 from gitstate.errors import InvalidFile
+from gitstate.runtime import shared
 from gitstate.runtime.claude_code.settings import merge
 from gitstate.runtime.registry import RUNTIMES
+from gitstate.runtime.shared import read_json, shim_text, write_json
 
 HOOKS_FILE = ".codex/hooks.json"
 CONFIG = ".codex/config.toml"
@@ -53,29 +55,12 @@ MCP_SERVER = {"command": "sh",
               "args": ["-c", f'exec "$(git rev-parse --show-toplevel)/{SHIM}" mcp'],
               "required": True, "env_vars": ["GITSTATE_AGENT", "GITSTATE_SESSION"]}
 HOOKS: dict[str, tuple] = RUNTIMES["codex"].hooks
-SHIM_TEXT = r"""#!/bin/sh
+SHIM_TEXT = shim_text("""\
 # gitstate-shim: codex -- written by `gitstate init --runtime codex`; run it again to update
 # this file. Codex runs it for gitstate's hooks (.codex/hooks.json) and MCP server
 # (.codex/config.toml): `gitstate hook NAME` (or `gitstate mcp`) with the gitstate this clone
 # uses, found as the git hooks find it.
-case $1 in
-    mcp) what="gitstate's MCP server (.codex/config.toml)" ;;
-    *) what="the Codex hook '$1'"; set -- hook "$@" ;;
-esac
-dir=$(dirname "$0")
-py=${GITSTATE_PYTHON:-$(git -C "$dir" config --get gitstate.python 2>/dev/null)}
-if [ -n "$py" ] && [ -x "$py" ]; then exec "$py" -m gitstate "$@"; fi
-if command -v gitstate >/dev/null 2>&1; then exec gitstate "$@"; fi
-for py in python3 python; do
-    if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import gitstate' 2>/dev/null; then
-        exec "$py" -m gitstate "$@"
-    fi
-done
-echo "gitstate: $what cannot run: gitstate is not found (no gitstate.python in this" \
-     "clone's git config, no gitstate on PATH). Run 'gitstate init' in this clone, or set" \
-     "GITSTATE_PYTHON to a Python that has gitstate." >&2
-exit 1
-"""
+""", CONFIG, "Codex")
 TRUST = ("Codex loads a project's .codex/ only in a trusted project, and runs each hook only "
          "once it is trusted (a new or changed entry is skipped without a word in `codex "
          "exec`): run `codex` here once and accept the project and the hooks it lists "
@@ -87,16 +72,7 @@ TRUST = ("Codex loads a project's .codex/ only in a trusted project, and runs ea
 def runs_our_mcp(server: object) -> bool:
     """Is a `[mcp_servers.*]` table gitstate's server (the shim, `gitstate mcp`, `python -m
     gitstate mcp`)?"""
-    if not isinstance(server, dict) or not isinstance(server.get("command"), str):
-        return False
-    args = server.get("args") or []
-    if not isinstance(args, list):
-        return False
-    words = [server["command"], *(str(a) for a in args)]
-    if any(SHIM in w for w in words):
-        return any("mcp" in w.split() or w == "mcp" for w in words)
-    return (Path(words[0]).name == "gitstate" and words[1:2] == ["mcp"]) or any(
-        words[i:i + 3] == ["-m", "gitstate", "mcp"] for i in range(len(words)))
+    return shared.runs_our_mcp(server, SHIM)
 
 
 def _toml(value) -> str:
@@ -148,47 +124,57 @@ def merge_config(text: str) -> tuple[str, list[str]]:
             ("\n" if text.strip() else "") + _table()
         changed.append(f"mcp_servers.{MCP_NAME}")
     elif {k: server.get(k) for k in MCP_SERVER} != MCP_SERVER:
-        found = HEADER.search(text)
-        if found is None:   # written inline or dotted: not ours to rewrite
-            raise InvalidFile(f"{CONFIG}: gitstate's MCP server is not a [mcp_servers."
-                              f"{MCP_NAME}] table of its own",
-                              hint="make it one, or remove it and run init again")
-        end = ANY_HEADER.search(text, found.end())
-        rest = text[end.start():] if end else ""
-        kept = {k: v for k, v in server.items() if k not in MCP_SERVER
-                and not (isinstance(v, dict) and re.search(
-                    rf"^\s*\[\s*mcp_servers\s*\.\s*\"?{MCP_NAME}\"?\s*\.\s*\"?"
-                    rf"{re.escape(k)}\"?\s*\]", text, re.M))}   # its own tables stay
-        odd = [k for k, v in kept.items() if not _plain(v)]
-        if odd:
-            raise InvalidFile(f"{CONFIG}: gitstate's MCP server has keys gitstate cannot "
-                              f"rewrite ({', '.join(odd)})",
-                              hint="set command and args as `gitstate init --runtime codex` "
-                                   "writes them, by hand")
-        body = _table() + "".join(f"{k} = {_toml(v)}\n" for k, v in kept.items())
-        text = text[:found.start()] + body + ("\n" if rest else "") + rest.lstrip("\n")
+        text = _rewrite_table(text, server)
         changed.append(f"mcp_servers.{MCP_NAME}")
     if "allow_login_shell" not in data:
-        first = FIRST_TABLE.search(text)
-        line = "allow_login_shell = false   # gitstate: the model's shell keeps codex's PATH\n"
-        at = first.start() if first else len(text)
-        text = text[:at] + line + ("\n" if first else "") + text[at:]
+        text = _login_shell(text)
         changed.append("allow_login_shell")
     tomllib.loads(text)    # what is written always reads
     return text, changed
+
+
+def _login_shell(text: str) -> str:
+    """`text` with `allow_login_shell = false` above its first table."""
+    first = FIRST_TABLE.search(text)
+    line = "allow_login_shell = false   # gitstate: the model's shell keeps codex's PATH\n"
+    at = first.start() if first else len(text)
+    return text[:at] + line + ("\n" if first else "") + text[at:]
+
+
+def _rewrite_table(text: str, server: dict) -> str:
+    """`text` with gitstate's `[mcp_servers.gitstate]` table (`server`, in another form)
+    rewritten where it stands, its other plain keys and its own sub-tables kept."""
+    found = HEADER.search(text)
+    if found is None:   # written inline or dotted: not ours to rewrite
+        raise InvalidFile(f"{CONFIG}: gitstate's MCP server is not a [mcp_servers."
+                          f"{MCP_NAME}] table of its own",
+                          hint="make it one, or remove it and run init again")
+    end = ANY_HEADER.search(text, found.end())
+    rest = text[end.start():] if end else ""
+    kept = {k: v for k, v in server.items() if k not in MCP_SERVER
+            and not (isinstance(v, dict) and re.search(
+                rf"^\s*\[\s*mcp_servers\s*\.\s*\"?{MCP_NAME}\"?\s*\.\s*\"?"
+                rf"{re.escape(k)}\"?\s*\]", text, re.M))}   # its own tables stay
+    odd = [k for k, v in kept.items() if not _plain(v)]
+    if odd:
+        raise InvalidFile(f"{CONFIG}: gitstate's MCP server has keys gitstate cannot "
+                          f"rewrite ({', '.join(odd)})",
+                          hint="set command and args as `gitstate init --runtime codex` "
+                               "writes them, by hand")
+    body = _table() + "".join(f"{k} = {_toml(v)}\n" for k, v in kept.items())
+    return text[:found.start()] + body + ("\n" if rest else "") + rest.lstrip("\n")
 
 
 def install(top: Path) -> list[dict]:
     """Merge into `top/.codex/hooks.json` and `top/.codex/config.toml` (both read and merged
     before either is written) and write the shim; the `init` report's entries."""
     hooks_path, config_path = top / HOOKS_FILE, top / CONFIG
-    merged, changed, kept = merge(_read_json(hooks_path), HOOKS, HOOKS_FILE, COMMAND,
+    merged, changed, kept = merge(read_json(hooks_path, HOOKS_FILE), HOOKS, HOOKS_FILE, COMMAND,
                                   SUFFIX, OURS)
     before = config_path.read_text(encoding="utf-8") if config_path.is_file() else ""
     after, added = merge_config(before)
     if changed:
-        hooks_path.parent.mkdir(parents=True, exist_ok=True)
-        hooks_path.write_text(json.dumps(merged, indent=2) + "\n", encoding="utf-8")
+        write_json(hooks_path, merged)
     shim = write_executable(top / SHIM, SHIM_TEXT)
     if after != before:
         config_path.write_text(after, encoding="utf-8")
@@ -199,16 +185,3 @@ def install(top: Path) -> list[dict]:
             {"kind": "runtime", "name": "codex", "path": CONFIG, "changed": bool(added),
              "added": added, "kept": theirs, "then": TRUST}]
 
-
-def _read_json(path: Path) -> dict:
-    if not path.is_file():
-        return {}
-    text = path.read_text(encoding="utf-8", errors="replace")
-    try:
-        data = json.loads(text) if text.strip() else {}
-    except ValueError as exc:
-        raise InvalidFile(f"{HOOKS_FILE}: not valid JSON ({exc})",
-                          hint="fix it; gitstate merges, it never replaces") from exc
-    if not isinstance(data, dict):
-        raise InvalidFile(f"{HOOKS_FILE}: must hold a JSON object")
-    return data

@@ -14,68 +14,19 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 from gitstate.git.repo import Managed
 from gitstate.runtime.gemini.settings import COMMAND, HOOKS, SETTINGS, SHIM, SUFFIX
+from gitstate.runtime.shared import HooksFile, finding
 
-WAIT = 30          # seconds for the hook's command
-FIX_INIT = "run `gitstate init --runtime gemini`"
 FIX_TRUST = "run `gemini` in the project and trust the folder"
-
-
-def finding(status: str, check: str, detail: str, fix: str | None = None) -> dict:
-    return {"status": status, "check": check, "detail": detail, "fix": fix}
-
-
-def gitstate_hooks(top: Path) -> list[tuple[str, str]] | None:
-    """(event, gitstate hook) of each gitstate hook in `.gemini/settings.json` (None: no
-    readable file)."""
-    try:
-        data = json.loads((top / SETTINGS).read_text(encoding="utf-8"))
-        out = []
-        for event, groups in (data.get("hooks") or {}).items():
-            for group in groups if isinstance(groups, list) else []:
-                for hook in group.get("hooks") or []:
-                    command = hook.get("command")
-                    if isinstance(command, str) and command.startswith(COMMAND):
-                        out.append((event, command[len(COMMAND):].split(" ")[0]))
-        return out
-    except (OSError, ValueError, AttributeError, TypeError):
-        return None
+FILE = HooksFile("gemini", "Gemini CLI", SETTINGS, SHIM, COMMAND, SUFFIX, HOOKS, "bash",
+                 lenient=True)
 
 
 def findings(repo: Managed) -> list[dict]:
-    if repo.top is None:
-        return []
-    top = Path(repo.top)
-    found = gitstate_hooks(top)
-    if not found and not (top / SHIM).is_file():
-        return []     # the project does not use Gemini CLI (with gitstate): nothing to say
-    if found is None:
-        return [finding("warn", "gemini-hooks", f"{SETTINGS} cannot be read", FIX_INIT)]
-    want = {spec[1] for spec in HOOKS.values()}
-    missing = sorted(want - {name for _e, name in found})
-    if missing:
-        return [finding("warn", "gemini-hooks", f"{SETTINGS} lacks gitstate's hooks: "
-                        f"{', '.join(missing)}", FIX_INIT)]
-    return [_runs(top), _trust(top)]
-
-
-def _runs(top: Path) -> dict:
-    command = f"{COMMAND}context{SUFFIX}"
-    try:
-        res = subprocess.run(["bash", "-c", command], cwd=top, input="{}",
-                             capture_output=True, text=True, timeout=WAIT)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return finding("fail", "gemini-hooks", f"gitstate's Gemini CLI hook cannot run: {exc}",
-                       FIX_INIT)
-    if res.returncode != 0:
-        said = (res.stderr.strip().splitlines() or ["no output"])[-1][:300]
-        return finding("fail", "gemini-hooks", f"gitstate's Gemini CLI hook fails "
-                       f"(exit {res.returncode}): {said}", FIX_INIT)
-    return finding("ok", "gemini-hooks", f"gitstate's hooks are in {SETTINGS} and run")
+    return [] if repo.top is None else FILE.findings(Path(repo.top), _trust)
 
 
 def trusted_folders() -> Path:
@@ -96,7 +47,7 @@ def trust_of(top: Path, rules: dict) -> bool | None:
     return None
 
 
-def _trust(top: Path) -> dict:
+def _trust(top: Path, _found: list | None = None) -> dict:
     path = trusted_folders()
     try:
         rules = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}

@@ -17,14 +17,14 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 import sys
+
+from gitstate.runtime.claude_code.transcript import TAIL as TAIL, share, tail_lines
 
 SUBAGENT_TOOL = "invoke_agent"
 SHELL_TOOL = "run_shell_command"
 NOTICES = {"ToolPermission": "permission_prompt"}
 WINDOWS = {"gemini-": 1_048_576}    # Gemini 2.5 and 3 models take 1M tokens
-TAIL = 256 * 1024   # how much of the transcript's end is read: the newest response is there
 
 
 def as_claude_code(event: dict) -> dict:
@@ -73,20 +73,7 @@ def reply(text: str) -> str:
 
 def latest_usage(path: str | None) -> tuple[int, str | None] | None:
     """(input tokens, model) of the newest model response in a Gemini transcript, or None."""
-    if not path:
-        return None
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - TAIL))
-            data = fh.read()
-    except OSError:
-        return None
-    lines = data.splitlines()
-    if size > TAIL:
-        lines = lines[1:]    # the first may be cut
-    for raw in reversed(lines):
+    for raw in reversed(tail_lines(path)):
         if b'"gemini"' not in raw or b'"tokens"' not in raw:
             continue
         try:
@@ -118,10 +105,7 @@ def measure(path: str | None, policy_window: int | None = None, model: str | Non
     if found is None:
         return None
     tokens, named = found
-    window = window_of(named or model, policy_window)
-    if not window:
-        return None
-    return min(100.0, round(100.0 * tokens / window, 1)), tokens, window
+    return share(tokens, window_of(named or model, policy_window))
 
 
 def run(name: str, args: list[str]) -> int:
