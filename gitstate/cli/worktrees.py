@@ -9,6 +9,7 @@ from gitstate.cli import complete
 from gitstate.cli.app import cli, example, json_option, output, push_option, repo
 from gitstate.cli.text import print_move
 from gitstate.errors import EXIT_REJECTED
+from gitstate.runtime.registry import RUNTIMES
 
 
 @example("gitstate worktree add ana --role architect --runtime claude-code",
@@ -26,9 +27,9 @@ def worktree():
 @click.option("--role", default=None, shell_complete=complete.role,
               help="The role the agent holds.")
 @click.option("--task", default=None, help="What the agent is for (kept as `task:`).")
-@click.option("--runtime", type=click.Choice(["claude-code"]), default=None,
+@click.option("--runtime", type=click.Choice(list(RUNTIMES)), default=None,
               help="The runtime that will run the agent: the command printed starts it, "
-                   "bound to the agent's new session id.")
+                   "bound to the agent.")
 @click.option("--path", default=None, metavar="DIR",
               help="Where to make the worktree (default: next to this one, "
                    "REPOSITORY-AGENT).")
@@ -37,8 +38,11 @@ def worktree():
 def add(agent, role, task, runtime, path, push, as_json):
     """Spawn AGENT on the team line, bound to a new session id, make its worktree on a branch
     of its name that tracks the team line, and print the command that starts it there."""
-    from gitstate.moves.worktrees import add as make
-    record = make(repo(), agent, role=role, runtime=runtime, path=path, task=task, push=push)
+    from gitstate.moves.worktrees import Starter, add as make
+    chosen = RUNTIMES[runtime] if runtime else None
+    starter = Starter(chosen.name, chosen.title, chosen.start, chosen.settings) \
+        if chosen else None
+    record = make(repo(), agent, role=role, runtime=starter, path=path, task=task, push=push)
 
     def show(r: dict) -> None:
         print_move(r["move"])

@@ -19,10 +19,19 @@ from gitstate.law import statefile
 from gitstate.law.grammar import canonical_id, is_branch_name
 from gitstate.moves import commands
 
-RUNTIMES = ("claude-code",)
+
+class Starter:
+    """How a runtime is started bound to an agent (from `gitstate.runtime.registry`, which
+    the command line passes down): its `name` and `title`, the `start` command ({agent},
+    {session}), and the `settings` a worktree needs committed, the first naming gitstate."""
+
+    __slots__ = ("name", "title", "start", "settings")
+
+    def __init__(self, name: str, title: str, start: str, settings: tuple[str, ...]):
+        self.name, self.title, self.start, self.settings = name, title, start, settings
 
 
-def add(repo: Managed, agent: str, *, role: str | None = None, runtime: str | None = None,
+def add(repo: Managed, agent: str, *, role: str | None = None, runtime: Starter | None = None,
         path: str | None = None, task: str | None = None, push: bool = False) -> dict:
     """Spawn `agent` bound to a new session, and make its worktree; the record says where and
     how to start it (the model WorktreeAdded)."""
@@ -45,23 +54,30 @@ def add(repo: Managed, agent: str, *, role: str | None = None, runtime: str | No
                                  f"{line}`")
     upstream = _track(git, agent, line)
     note = None
-    if runtime == "claude-code" and b"gitstate" not in (
-            git.cat_files([f"{tip}:.claude/settings.json"])[0] or b""):
-        note = ("the team line has no Claude Code settings of gitstate's, so the session will "
-                "not run gitstate's hooks there: `gitstate init --runtime claude-code` writes "
-                "them; commit them (`git add .claude .mcp.json && git commit -m 'Claude Code "
-                "runs gitstate'`) and every worktree made after has them")
+    note = _unset_note(git, tip, runtime) if runtime else None
     return {"agent": agent, "path": str(where), "branch": agent, "upstream": upstream,
             "session": session, "move": move,
             "start": start_command(where, agent, session, runtime), "note": note}
 
 
-def start_command(where: Path, agent: str, session: str, runtime: str | None) -> str:
+def start_command(where: Path, agent: str, session: str, runtime: Starter | None) -> str:
     """The command that starts the agent's runtime in its worktree, bound to it."""
     cd = f"cd {shlex.quote(str(where))}"
-    if runtime == "claude-code":
-        return f"{cd} && claude --session-id {session}"
+    if runtime is not None:
+        return f"{cd} && " + runtime.start.format(agent=agent, session=session)
     return f"{cd} && GITSTATE_AGENT={agent} YOUR-AGENT-COMMAND"
+
+
+def _unset_note(git, tip: str, runtime: Starter) -> str | None:
+    """What to do first when the team line lacks the runtime's gitstate settings (None: it
+    has them)."""
+    if b"gitstate" in (git.cat_files([f"{tip}:{runtime.settings[0]}"])[0] or b""):
+        return None
+    paths = " ".join(dict.fromkeys(p.split("/")[0] for p in runtime.settings))
+    return (f"the team line has no {runtime.title} settings of gitstate's, so the session "
+            f"will not run gitstate's hooks there: `gitstate init --runtime {runtime.name}` "
+            f"writes them; commit them (`git add {paths} && git commit -m '{runtime.title} "
+            "runs gitstate'`) and every worktree made after has them")
 
 
 def _line_branch(repo: Managed) -> str:

@@ -15,12 +15,16 @@ class Runtime:
     """One runtime: `hooks` maps its event to (the event's matcher or None, gitstate's hook
     name[, extra keys of the hook's entry]); the modules are imported only when needed."""
 
-    __slots__ = ("name", "title", "hooks", "entry", "install", "doctor")
+    __slots__ = ("name", "title", "hooks", "entry", "install", "doctor", "start", "settings")
 
     def __init__(self, name: str, title: str, hooks: dict[str, tuple], entry: str,
-                 install: str, doctor: str):
+                 install: str, doctor: str, start: str, settings: tuple[str, ...]):
         self.name, self.title, self.hooks = name, title, hooks
         self.entry, self.install, self.doctor = entry, install, doctor
+        # `start`: the command that starts the runtime bound to {agent} ({session}: the id
+        # its spawn recorded); `settings`: what `init --runtime` writes that a worktree
+        # needs committed, the first of them naming gitstate when it is there
+        self.start, self.settings = start, settings
 
     def names(self) -> tuple[str, ...]:
         """gitstate's hooks this runtime runs, in the order of its events."""
@@ -45,7 +49,8 @@ RUNTIMES: dict[str, Runtime] = {
             "Notification": (None, "notification"),
         },
         entry="gitstate.runtime.claude_code", install="gitstate.runtime.claude_code.settings",
-        doctor="gitstate.runtime.claude_code.doctor"),
+        doctor="gitstate.runtime.claude_code.doctor",
+        start="claude --session-id {session}", settings=(".claude/settings.json", ".mcp.json")),
     # Codex names its sub-agent tool `spawn_agent` (SubagentStart can only add context, so the
     # guard is a PreToolUse hook); its matchers are regular expressions, none matches all.
     "codex": Runtime(
@@ -61,7 +66,9 @@ RUNTIMES: dict[str, Runtime] = {
             "SubagentStop": (None, "subagent-stop"),
         },
         entry="gitstate.runtime.codex.hooks", install="gitstate.runtime.codex.settings",
-        doctor="gitstate.runtime.codex.doctor"),
+        doctor="gitstate.runtime.codex.doctor",
+        # Codex cannot be given a session id: the agent is named to the session's hooks
+        start="GITSTATE_AGENT={agent} codex", settings=(".codex/hooks.json", ".codex")),
     # Gemini CLI's timeouts are milliseconds; its sub-agent tool is `invoke_agent`. Its
     # PreCompress fires before every model request (the check, not a compression): not taken.
     # It has no sub-agent start or stop events.
@@ -76,7 +83,8 @@ RUNTIMES: dict[str, Runtime] = {
             "Notification": (None, "notification", {"timeout": 30_000}),
         },
         entry="gitstate.runtime.gemini.hooks", install="gitstate.runtime.gemini.settings",
-        doctor="gitstate.runtime.gemini.doctor"),
+        doctor="gitstate.runtime.gemini.doctor",
+        start="GITSTATE_AGENT={agent} gemini", settings=(".gemini/settings.json",)),
 }
 DEFAULT = "claude-code"   # the runtime of a hook run without `--runtime`
 

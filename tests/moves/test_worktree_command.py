@@ -59,6 +59,23 @@ def test_add_without_committed_claude_settings_says_how_to_get_them(repo):
     assert "git add .claude .mcp.json" in res.stderr
 
 
+def test_add_for_codex_and_gemini_names_the_agent_to_the_sessions_hooks(repo):
+    """Codex and Gemini CLI take no session id: the command names the agent instead, which
+    the runtime's SessionStart binds; the note says which of their settings to commit."""
+    for agent, runtime, command, settings in (("ana", "codex", "codex", "git add .codex "),
+                                              ("bo", "gemini", "gemini", "git add .gemini ")):
+        res = _ok(gitstate(repo, "worktree", "add", agent, "--runtime", runtime, "--json"))
+        record = json.loads(res.stdout)
+        assert record["start"] == f"cd {record['path']} && GITSTATE_AGENT={agent} {command}"
+        assert settings in record["note"] and f"init --runtime {runtime}" in record["note"]
+    _ok(gitstate(repo, "init", "--runtime", "codex"))
+    git(repo, "add", ".codex")
+    git(repo, "commit", "-q", "-m", "Codex runs gitstate")
+    record = json.loads(_ok(gitstate(repo, "worktree", "add", "cy", "--runtime", "codex",
+                                     "--json")).stdout)
+    assert record["note"] is None
+
+
 def test_remove_refuses_uncommitted_work_then_ends_the_agent_and_keeps_the_branch(repo):
     record = json.loads(_ok(gitstate(repo, "worktree", "add", "ana", "--json")).stdout)
     where = Path(record["path"])
