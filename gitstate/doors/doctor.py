@@ -37,22 +37,38 @@ def hooks_dir(repo: Managed) -> Path:
 
 
 def diagnose(repo: Managed) -> list[dict]:
-
-    out: list[dict] = []
+    """The clone's findings: its law, hooks, gitstate, caches, approvals, movers, hub and CI
+    (and each agent runtime's own checks: gitstate.runtime.doctor)."""
     head = repo.git.head()
     try:
         lc = repo.lifecycle(head, index=False, worktree=head is None)
     except GitstateError as exc:
         return [finding("fail", "law", f"no valid {LIFECYCLE_PATH}: {exc.message}",
                          "run `gitstate init`")]
-    out.append(finding("ok", "law", f"lifecycle '{lc.name}' at "
-                        f"{head[:10] if head else 'the work tree (not committed)'}"))
-    out.append(finding("ok", "line", f"the team line is {lc.line}: its merges carry work, and "
-                       "moves land on it one by one") if lc.line else
-               finding("warn", "line", "the law declares no team line: merges are read, not "
-                       "judged (the line rule is not in force)", "add `line: BRANCH` to "
-                       f"{LIFECYCLE_PATH} with an approved change of the law"))
+    out = _lawfindings(lc, head) + _hookfindings(repo, lc)
+    out.append(_pythonfinding(repo))
+    out.append(_cachefinding(repo))
+    out.append(_approvalsfinding(repo, lc, head))
+    out += _moversfindings(repo, lc, head)
+    out += _hub_and_ci(repo)
+    return out
 
+
+def _lawfindings(lc, head: str | None) -> list[dict]:
+    """The law in force, and its team line."""
+    return [finding("ok", "law", f"lifecycle '{lc.name}' at "
+                    f"{head[:10] if head else 'the work tree (not committed)'}"),
+            finding("ok", "line", f"the team line is {lc.line}: its merges carry work, and "
+                    "moves land on it one by one") if lc.line else
+            finding("warn", "line", "the law declares no team line: merges are read, not "
+                    "judged (the line rule is not in force)", "add `line: BRANCH` to "
+                    f"{LIFECYCLE_PATH} with an approved change of the law")]
+
+
+def _hookfindings(repo: Managed, lc) -> list[dict]:
+    """The hooks git runs: gitstate's (through the pre-commit framework or not), unmodified,
+    and out of a pulled commit's reach."""
+    out: list[dict] = []
     where = hooks_dir(repo)
     problems = _check_hooks(repo, lc)
     framework = {name: config for name in precommit.HOOK_IDS
@@ -75,76 +91,84 @@ def diagnose(repo: Managed) -> list[dict]:
                                 "is said twice", "pre-commit install -f --hook-type pre-commit "
                                 "--hook-type commit-msg"))
     top = repo.work_tree.resolve()
-    if where.resolve() == top or top in where.resolve().parents:
-        tracked = repo.git.index_paths(where.resolve().relative_to(top).as_posix())
-        if tracked:
-            out.append(finding("fail", "hooks", f"git runs hooks from {where}, which is "
-                                "tracked in the repository: a pulled commit can change what "
-                                "runs here", "`git config --unset core.hooksPath` and run "
-                                "`gitstate init`"))
+    if (where.resolve() == top or top in where.resolve().parents) \
+            and repo.git.index_paths(where.resolve().relative_to(top).as_posix()):
+        out.append(finding("fail", "hooks", f"git runs hooks from {where}, which is "
+                            "tracked in the repository: a pulled commit can change what "
+                            "runs here", "`git config --unset core.hooksPath` and run "
+                            "`gitstate init`"))
+    return out
 
+
+def _pythonfinding(repo: Managed) -> dict:
+    """The Python the hooks run, and the gitstate it imports."""
     python = repo.git.config("gitstate.python")
     if not python or not os.access(python, os.X_OK):
-        out.append(finding("warn", "gitstate", f"the hooks' Python ({python or 'not set'}) "
-                            "is missing; they fall back to `gitstate` on PATH",
-                            "run `gitstate init` with the gitstate you use"))
-    else:
-        proc = subprocess.run([python, "-c", "import gitstate; print(gitstate.__version__)"],
-                              capture_output=True, text=True)
-        found = proc.stdout.strip()
-        if proc.returncode != 0:
-            out.append(finding("fail", "gitstate", f"{python} cannot import gitstate: state "
-                                "commits will be refused", "install gitstate there, or run "
-                                "`gitstate init` with the Python that has it"))
-        elif found != __version__:
-            out.append(finding("warn", "gitstate", f"the hooks run gitstate {found}, this is "
-                                f"{__version__}", "run `gitstate init` to use this one"))
-        else:
-            out.append(finding("ok", "gitstate", f"the hooks run gitstate {found} ({python})"))
+        return finding("warn", "gitstate", f"the hooks' Python ({python or 'not set'}) "
+                       "is missing; they fall back to `gitstate` on PATH",
+                       "run `gitstate init` with the gitstate you use")
+    proc = subprocess.run([python, "-c", "import gitstate; print(gitstate.__version__)"],
+                          capture_output=True, text=True)
+    found = proc.stdout.strip()
+    if proc.returncode != 0:
+        return finding("fail", "gitstate", f"{python} cannot import gitstate: state "
+                       "commits will be refused", "install gitstate there, or run "
+                       "`gitstate init` with the Python that has it")
+    if found != __version__:
+        return finding("warn", "gitstate", f"the hooks run gitstate {found}, this is "
+                       f"{__version__}", "run `gitstate init` to use this one")
+    return finding("ok", "gitstate", f"the hooks run gitstate {found} ({python})")
 
-    out.append(_cachefinding(repo))
 
+def _approvalsfinding(repo: Managed, lc, head: str | None) -> dict:
+    """Whether approvals are proven by the humans' signatures."""
     signers = repo.git.cat_files([f"{head}:{SIGNERS_PATH}"])[0] if head else None
-    if signers is None:
-        out.append(finding("warn", "approvals", "no protocols/allowed_signers: an "
-                            "'Approved-by:' trailer is taken at its word from a person at a "
-                            "terminal (anyone can write it), and refused from an agent's "
-                            "session (agent-approval)", "commit protocols/allowed_signers with "
-                            "the humans' SSH keys (`gitstate init --signing-key PATH "
-                            "--approved-by HUMAN`, run by that human)"))
-    else:
-        out.append(_signersfinding(repo, lc, signers))
-    out += _moversfindings(repo, lc, head)
-
-    out += _hub_and_ci(repo)
-    return out    # and each agent runtime's own checks: gitstate.runtime.doctor
+    if signers is not None:
+        return _signersfinding(repo, lc, signers)
+    return finding("warn", "approvals", "no protocols/allowed_signers: an "
+                   "'Approved-by:' trailer is taken at its word from a person at a "
+                   "terminal (anyone can write it), and refused from an agent's "
+                   "session (agent-approval)", "commit protocols/allowed_signers with "
+                   "the humans' SSH keys (`gitstate init --signing-key PATH "
+                   "--approved-by HUMAN`, run by that human)")
 
 
 def _moversfindings(repo: Managed, lc, head: str | None) -> list[dict]:
     """Who may move whom: is this session bound to an agent, and whose moves are proven?"""
-    from gitstate.law.movers import KEY_FIELD
-    from gitstate.moves.principals import bound_agent, held_key
-    out = []
+    from gitstate.moves.principals import bound_agent
     bound = bound_agent()
     if bound is None:
-        out.append(finding("warn", "binding", "no GITSTATE_AGENT: this session is bound to no "
-                            "agent, so the local doors let it move any agent the law allows "
-                            "(who moves is not judged here)", "an agent's runtime sets "
-                            "GITSTATE_AGENT (Claude Code: `gitstate init --runtime claude-code` "
-                            "or gitstate's plugin; Codex CLI: `init --runtime codex`)"))
+        out = [finding("warn", "binding", "no GITSTATE_AGENT: this session is bound to no "
+                       "agent, so the local doors let it move any agent the law allows "
+                       "(who moves is not judged here)", "an agent's runtime sets "
+                       "GITSTATE_AGENT (Claude Code: `gitstate init --runtime claude-code` "
+                       "or gitstate's plugin; Codex CLI: `init --runtime codex`)")]
     else:
-        out.append(finding("ok", "binding", f"this session is bound to {bound} "
-                            "(GITSTATE_AGENT): it may move only whom the law lets it"))
+        out = [finding("ok", "binding", f"this session is bound to {bound} "
+                       "(GITSTATE_AGENT): it may move only whom the law lets it")]
     if head is None or lc is None:
         return out
+    return out + _keyfindings(_living(repo, lc, head))
+
+
+def _living(repo: Managed, lc, head: str) -> dict[str, dict]:
+    """The front matter of each agent alive at `head` (a state file that does not parse
+    left out)."""
     fronts = {}
     for agent, data in repo.agents_at(lc, head).items():
         try:
             fronts[agent] = statefile.parse_bytes(data, lc.state_path(agent)).front
         except GitstateError:
             continue
-    living = {a: f for a, f in fronts.items()
-              if isinstance(f.get("state"), str) and lc.roster_of(f["state"]) != "dead"}
+    return {a: f for a, f in fronts.items()
+            if isinstance(f.get("state"), str) and lc.roster_of(f["state"]) != "dead"}
+
+
+def _keyfindings(living: dict[str, dict]) -> list[dict]:
+    """The living agents without a key (unauthenticated), and those with one."""
+    from gitstate.law.movers import KEY_FIELD
+    from gitstate.moves.principals import held_key
+    out = []
     bare = sorted(a for a, f in living.items() if not f.get(KEY_FIELD))
     if bare:
         shown = ", ".join(bare[:10]) + (f" and {len(bare) - 10} more" if len(bare) > 10 else "")
