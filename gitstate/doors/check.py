@@ -29,28 +29,34 @@ def check_worktree(repo: Managed) -> list[Violation]:
     out = _check_hooks(repo, lc)
     top = repo.work_tree
     rx = lc.state_path_regex()
+    fronts: dict[str, dict] = {}
+    for f in _candidates(top, lc):
+        rel = f.relative_to(top).as_posix()
+        if rx.match(rel):
+            out += _check_file(f, rel, lc, fronts)
+    return out + society_violations(lc, fronts)
+
+
+def _candidates(top, lc) -> list:
+    """The files under the layout's folder named as its state files are."""
     head_dir = lc.state_file.split("{id}")[0]
     root = top / head_dir if head_dir else top
-    candidates = sorted(root.rglob(lc.state_file.split("/")[-1].replace("{id}", "*"))) \
+    return sorted(root.rglob(lc.state_file.split("/")[-1].replace("{id}", "*"))) \
         if root.is_dir() else []
-    fronts: dict[str, dict] = {}
-    for f in candidates:
-        rel = f.relative_to(top).as_posix()
-        if not rx.match(rel):
-            continue
-        if f.is_symlink():
-            out.append(Violation(Rule.SYMLINK, f"a symbolic link (to {os.readlink(f)!r}); a state "
-                                 "file must be a plain file", rel))
-            continue
-        if not f.is_file():
-            out.append(Violation(Rule.UNREADABLE, "not a plain file", rel))
-            continue
-        data = read_limited(f, MAX_STATE_FILE_BYTES)
-        found = file_violations(rel, data, lc)
-        out += found
-        if not found:
-            fronts[rel] = parse_bytes(data, rel).front
-    return out + society_violations(lc, fronts)
+
+
+def _check_file(f, rel: str, lc, fronts: dict[str, dict]) -> list[Violation]:
+    """A state file's problems; its front matter kept in `fronts` when it has none."""
+    if f.is_symlink():
+        return [Violation(Rule.SYMLINK, f"a symbolic link (to {os.readlink(f)!r}); a state "
+                          "file must be a plain file", rel)]
+    if not f.is_file():
+        return [Violation(Rule.UNREADABLE, "not a plain file", rel)]
+    data = read_limited(f, MAX_STATE_FILE_BYTES)
+    found = file_violations(rel, data, lc)
+    if not found:
+        fronts[rel] = parse_bytes(data, rel).front
+    return found
 
 
 def _check_hooks(repo: Managed, lc) -> list[Violation]:

@@ -167,23 +167,28 @@ def _living(repo: Managed, lc, head: str) -> dict[str, dict]:
 def _keyfindings(living: dict[str, dict]) -> list[dict]:
     """The living agents without a key (unauthenticated), and those with one."""
     from gitstate.law.movers import KEY_FIELD
-    from gitstate.moves.principals import held_key
-    out = []
     bare = sorted(a for a, f in living.items() if not f.get(KEY_FIELD))
-    if bare:
-        shown = ", ".join(bare[:10]) + (f" and {len(bare) - 10} more" if len(bare) > 10 else "")
-        out.append(finding("warn", "movers", f"{len(bare)} agent{'s' if len(bare) != 1 else ''} "
-                            f"without a key ({shown}): the hub and verify cannot tell who moved "
-                            "them (unauthenticated)", "spawn agents with `gitstate spawn ID "
-                            "--key`"))
     keyed = sorted(a for a in living if a not in bare)
-    if keyed:
-        held = [a for a in keyed if held_key(living[a].get(KEY_FIELD))]
-        out.append(finding("ok", "movers", f"{len(keyed)} agent{'s' if len(keyed) != 1 else ''}"
-                            " with a key: their moves must be signed (unsigned-move); this "
-                            f"clone holds the keys of {', '.join(held) or 'none of them'}"))
-        out += _shared_keys(living, keyed)
-    return out
+    return _barefindings(bare) + (_keyedfindings(living, keyed) if keyed else [])
+
+
+def _barefindings(bare: list[str]) -> list[dict]:
+    if not bare:
+        return []
+    shown = ", ".join(bare[:10]) + (f" and {len(bare) - 10} more" if len(bare) > 10 else "")
+    return [finding("warn", "movers", f"{len(bare)} agent{'s' if len(bare) != 1 else ''} "
+                    f"without a key ({shown}): the hub and verify cannot tell who moved "
+                    "them (unauthenticated)", "spawn agents with `gitstate spawn ID --key`")]
+
+
+def _keyedfindings(living: dict[str, dict], keyed: list[str]) -> list[dict]:
+    from gitstate.law.movers import KEY_FIELD
+    from gitstate.moves.principals import held_key
+    held = [a for a in keyed if held_key(living[a].get(KEY_FIELD))]
+    return [finding("ok", "movers", f"{len(keyed)} agent{'s' if len(keyed) != 1 else ''}"
+                    " with a key: their moves must be signed (unsigned-move); this "
+                    f"clone holds the keys of {', '.join(held) or 'none of them'}"),
+            *_shared_keys(living, keyed)]
 
 
 def _shared_keys(living: dict[str, dict], keyed: list[str]) -> list[dict]:
@@ -239,30 +244,35 @@ def _cachefinding(repo: Managed) -> dict:
 
 
 def _hub_and_ci(repo: Managed) -> list[dict]:
-    out = []
+    return [_hubfinding(repo), *_cifindings(repo)]
+
+
+def _hubfinding(repo: Managed) -> dict:
+    """The remotes: whether one judges pushes cannot be seen from here."""
     remotes = repo.git.text("remote").split()
     if not remotes:
-        out.append(finding("warn", "hub", "no remote: this clone is the only door",
-                            "set up a hub: `git init --bare hub.git && gitstate -C hub.git "
-                            "init --server`, then `git remote add origin hub.git`"))
-    else:
-        urls = ", ".join(f"{r} {repo.git.config(f'remote.{r}.url') or '?'}" for r in remotes)
-        out.append(finding("ok", "hub", f"remotes: {urls}. Whether a hub judges pushes cannot "
-                            "be seen from here: it does if `gitstate init --server` ran there, "
-                            "or CI runs `gitstate verify --no-cache`"))
+        return finding("warn", "hub", "no remote: this clone is the only door",
+                       "set up a hub: `git init --bare hub.git && gitstate -C hub.git "
+                       "init --server`, then `git remote add origin hub.git`")
+    urls = ", ".join(f"{r} {repo.git.config(f'remote.{r}.url') or '?'}" for r in remotes)
+    return finding("ok", "hub", f"remotes: {urls}. Whether a hub judges pushes cannot "
+                   "be seen from here: it does if `gitstate init --server` ran there, "
+                   "or CI runs `gitstate verify --no-cache`")
+
+
+def _cifindings(repo: Managed) -> list[dict]:
+    """Each CI file that runs verify (or gitstate's action), judged; a warning if none."""
     ci = [repo.work_tree / p for p in (".github/workflows", ".gitlab-ci.yml")]
     verifying = [f for p in ci if p.exists()
                  for f in ([p] if p.is_file() else sorted(p.glob("*.y*ml")))
                  if "gitstate verify" in (text := f.read_text(encoding="utf-8", errors="replace"))
                  or installable.action_in(text)]
     if not verifying:
-        out.append(finding("warn", "ci", "no CI job runs `gitstate verify --no-cache`",
-                            "for a hub that cannot run hooks, add one that does: "
-                            "`gitstate init --ci github|gitlab`"))
-    for f in verifying:
-        out.append(_ci_finding(f.relative_to(repo.work_tree).as_posix(),
-                               f.read_text(encoding="utf-8", errors="replace")))
-    return out
+        return [finding("warn", "ci", "no CI job runs `gitstate verify --no-cache`",
+                        "for a hub that cannot run hooks, add one that does: "
+                        "`gitstate init --ci github|gitlab`")]
+    return [_ci_finding(f.relative_to(repo.work_tree).as_posix(),
+                        f.read_text(encoding="utf-8", errors="replace")) for f in verifying]
 
 
 def _ci_finding(rel: str, text: str) -> dict:

@@ -206,10 +206,11 @@ def _judge_staged(git: Git, raw: str, message: str | Message | None,
     law_problem = _check_new_lifecycle(new_lc) if LIFECYCLE_PATH in paths else None
     lc, refused = _law_in_force(git, old_lc or new_lc, base, paths, cache)
     if lc is None:
-        return [v for v in (law_problem or refused,) if v is not None], None
+        found = law_problem or refused
+        return ([found] if found is not None else []), None
     facts = _facts(git, lc, base, paths, modes, got, message, law_problem)
     out = judge(facts)
-    if out or facts.merge or facts.law_changed or _waits(facts):
+    if out or _judged_in_full(facts):
         return out, None
     return out, _verdict(lc, facts.changes, head[0] if head else "none")
 
@@ -295,8 +296,11 @@ def _law_in_force(git: Git, found, base: str | None, paths: list[str],
                                exc.where or LIFECYCLE_PATH)
 
 
-def _waits(f: Facts) -> bool:
-    """Does the verdict on a bound session's move of another agent wait for its trailers?"""
+def _judged_in_full(f: Facts) -> bool:
+    """Must commit-msg judge the message in full: a merge, a change of the law, or a bound
+    session's move of another agent, whose verdict waits for its trailers?"""
+    if f.merge or f.law_changed:
+        return True
     if not f.bound or not f.changes or f.message is not None:
         return False
     from gitstate.law.movers import judge_binding
@@ -338,17 +342,23 @@ def _verdict(lc, changes: list[FileChange], head: str):
     if c is None or c.new is None:
         return None
     doc = statefile.parse_bytes(c.new, c.path)
-    new = doc.state
-    old = statefile.parse_bytes(c.old, c.path).state if c.old is not None else None
-    if old is not None and lc.needs_approval(old, new):
-        return None   # trailers are read by Python only
+    if _needs_trailer(lc, c, doc):
+        return None
+    return head, f"@{rx.match(c.path).group('id')}: [STATE:{doc.state}]"
+
+
+def _needs_trailer(lc, c: FileChange, doc) -> bool:
+    """Does the move of `c` (its new side `doc`) need a trailer? Trailers are read by Python
+    only."""
+    old = statefile.parse_bytes(c.old, c.path) if c.old is not None else None
+    was = old.state if old is not None else None
+    if was is not None and lc.needs_approval(was, doc.state):
+        return True
     role = statefile.as_text(doc.get("role"))
-    if old is None and role and role not in lc.roles:
-        return None   # a new role's `New-role:` trailer too
-    if c.old is not None and role != statefile.as_text(
-            statefile.parse_bytes(c.old, c.path).get("role")):
-        return None   # a role taken (`Assumes-role:`) or changed: its trailer too
-    return head, f"@{rx.match(c.path).group('id')}: [STATE:{new}]"
+    if was is None and role and role not in lc.roles:
+        return True   # a new role's `New-role:`
+    # a role taken (`Assumes-role:`) or changed
+    return old is not None and role != statefile.as_text(old.get("role"))
 
 
 def _check_new_lifecycle(staged) -> Violation | None:

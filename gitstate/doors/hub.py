@@ -290,24 +290,19 @@ def init_server(path: str | None, lifecycle: str | None) -> InitReport:
 def diagnose_hub(git: Git) -> list[dict]:
     """`gitstate doctor` on a hub: its hooks, the gitstate they run, what it protects and
     which refs it accepts."""
-    import os
-    import subprocess
     from pathlib import Path
 
     from gitstate.doors.doctor import finding
     from gitstate.doors.shims import is_ours
 
-    out = []
     hooks = Path(git.text("rev-parse", "--absolute-git-dir")) / "hooks"
     missing = [n for n in HUB_HOOKS if not is_ours(hooks / n)]
-    if missing:
-        out.append(finding("fail", "hooks", f"{', '.join(missing)} in {hooks} "
-                           f"{'is' if len(missing) == 1 else 'are'} not gitstate's: pushes "
-                           "are not judged", "run `gitstate init --server` here"))
-    else:
-        out.append(finding("ok", "hooks", f"pre-receive judges every push; proc-receive lands "
-                           "queued moves; post-receive records when state commits arrive "
-                           f"({hooks})"))
+    out = [finding("fail", "hooks", f"{', '.join(missing)} in {hooks} "
+                   f"{'is' if len(missing) == 1 else 'are'} not gitstate's: pushes "
+                   "are not judged", "run `gitstate init --server` here") if missing else
+           finding("ok", "hooks", f"pre-receive judges every push; proc-receive lands "
+                   "queued moves; post-receive records when state commits arrive "
+                   f"({hooks})")]
     queue = git.config("receive.procReceiveRefs")
     marked = git.ok("rev-parse", "-q", "--verify", HUB_MARK_REF)
     out.append(finding("ok", "queue", f"moves pushed to {QUEUE_PREFIX}<branch> land in order "
@@ -316,22 +311,8 @@ def diagnose_hub(git: Git) -> list[dict]:
                finding("warn", "queue", "no landing queue: `--push` falls back to retrying "
                        "against the branch, which a burst of clones makes slow",
                        "run `gitstate init --server` here"))
-    python = git.config("gitstate.python")
-    ok = python is not None and os.access(python, os.X_OK) and subprocess.run(
-        [python, "-c", "import gitstate"], capture_output=True).returncode == 0
-    out.append(finding("ok", "gitstate", f"the hooks run {python}") if ok else
-               finding("fail", "gitstate", f"the hooks' Python ({python or 'not set'}) cannot "
-                       "import gitstate: every push will be refused",
-                       "run `gitstate init --server` with the gitstate you use"))
-    default = default_branch(git)
-    law = None
-    if default:
-        from gitstate.history.verify import law_at
-        law = law_at(git, default)
-    out.append(finding("ok", "law", f"{default} carries the law; new branches join it")
-               if law else finding("warn", "law", "no branch carries a valid lifecycle yet: "
-                                   "the first push brings the law", "push a managed history "
-                                   "(`gitstate init` in a clone, then `git push`)"))
+    out.append(_hub_python(git))
+    out.append(_hub_law(git))
     out.append(finding("ok", "protected", "never rewritten or deleted: "
                        + ", ".join(protected_refs(git))
                        + " (more with `git config --add gitstate.protect REF`)"))
@@ -339,3 +320,30 @@ def diagnose_hub(git: Git) -> list[dict]:
                        + f"; at most {_max_refs(git)} refs per push; "
                        f"{NOTES_REF} is the hub's own"))
     return out
+
+
+def _hub_python(git: Git) -> dict:
+    """Whether the hooks' Python imports gitstate."""
+    import os
+    import subprocess
+
+    from gitstate.doors.doctor import finding
+    python = git.config("gitstate.python")
+    ok = python is not None and os.access(python, os.X_OK) and subprocess.run(
+        [python, "-c", "import gitstate"], capture_output=True).returncode == 0
+    return finding("ok", "gitstate", f"the hooks run {python}") if ok else \
+        finding("fail", "gitstate", f"the hooks' Python ({python or 'not set'}) cannot "
+                "import gitstate: every push will be refused",
+                "run `gitstate init --server` with the gitstate you use")
+
+
+def _hub_law(git: Git) -> dict:
+    """Whether a branch carries the law new branches join."""
+    from gitstate.doors.doctor import finding
+    from gitstate.history.verify import law_at
+    default = default_branch(git)
+    if default and law_at(git, default):
+        return finding("ok", "law", f"{default} carries the law; new branches join it")
+    return finding("warn", "law", "no branch carries a valid lifecycle yet: the first push "
+                   "brings the law", "push a managed history (`gitstate init` in a clone, "
+                   "then `git push`)")

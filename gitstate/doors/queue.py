@@ -72,17 +72,23 @@ def proc_receive(git: Git, stdin: BinaryIO, stdout: BinaryIO) -> int:
                 outcome = queue_and_land(git, ref, new)
             except Exception as exc:   # every queued ref gets an answer
                 outcome = _refused(new, Rule.QUEUE_MOVE, f"the hub could not queue it: {exc}")
-        if outcome["outcome"] == "landed":
-            for line in (f"ok {ref}", f"option refname {outcome['branch']}",
-                         f"option old-oid {outcome['old']}", f"option new-oid {outcome['landed']}"):
-                _pkt(stdout, line.encode())
-        else:
-            words = " ".join(outcome["message"].split())[:4000]
-            _pkt(stdout, f"ng {ref} gitstate:{outcome['rule']} {words}".encode())
-            print(f"gitstate: the hub refused the queued move {new[:10]} [{outcome['rule']}]: "
-                  f"{outcome['message']}", file=sys.stderr)
+        _answer(stdout, ref, new, outcome)
     _flush(stdout)
     return 0
+
+
+def _answer(stdout: BinaryIO, ref: str, new: str, outcome: dict) -> None:
+    """A queued ref's outcome in git's report: `ok`, naming the branch and the landed commit,
+    or `ng` with the rule and the hub's words (said on stderr too)."""
+    if outcome["outcome"] == "landed":
+        for line in (f"ok {ref}", f"option refname {outcome['branch']}",
+                     f"option old-oid {outcome['old']}", f"option new-oid {outcome['landed']}"):
+            _pkt(stdout, line.encode())
+        return
+    words = " ".join(outcome["message"].split())[:4000]
+    _pkt(stdout, f"ng {ref} gitstate:{outcome['rule']} {words}".encode())
+    print(f"gitstate: the hub refused the queued move {new[:10]} [{outcome['rule']}]: "
+          f"{outcome['message']}", file=sys.stderr)
 
 
 def queue_and_land(git: Git, ref: str, move: str) -> dict:
