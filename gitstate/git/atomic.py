@@ -286,25 +286,31 @@ def recover(git: Git, top: Path | None, gdir: Path | None = None) -> bool:
         return False
     finished = False
     if git.head() == pending.get("commit") and top is not None:
-        wait_for_index(gdir, sha=pending["commit"])
-        entries = [tuple(e) for e in pending["entries"]]
-        parent = pending.get("parent")
-        olds = git.cat_files(f"{parent}:{p}" for p, _, _ in entries) if parent \
-            else [None] * len(entries)
-        datas: dict[str, bytes | None] = {}
-        for (p, _, blob), old in zip(entries, olds):
-            target = top / p
-            current = target.read_bytes() if target.is_file() else None
-            if current is None or current == old:   # not edited since: bring it up to date
-                datas[p] = None if blob is None else git.cat_files([blob])[0]
-        _finish(git, top, entries, datas, gdir, pending["commit"])
+        _finish_pending(git, top, gdir, pending)
         finished = True
-        import sys
-        print(f"gitstate: finished an interrupted commit: {pending['commit'][:10]} was "
-              "published but its process stopped before the index and work tree followed; "
-              "they now match it", file=sys.stderr)
     path.unlink()
     return finished
+
+
+def _finish_pending(git: Git, top: Path, gdir: Path, pending: dict) -> None:
+    """The index and the files the journal names brought to its published commit, where
+    they were not edited since."""
+    wait_for_index(gdir, sha=pending["commit"])
+    entries = [tuple(e) for e in pending["entries"]]
+    parent = pending.get("parent")
+    olds = git.cat_files(f"{parent}:{p}" for p, _, _ in entries) if parent \
+        else [None] * len(entries)
+    datas: dict[str, bytes | None] = {}
+    for (p, _, blob), old in zip(entries, olds):
+        target = top / p
+        current = target.read_bytes() if target.is_file() else None
+        if current is None or current == old:   # not edited since: bring it up to date
+            datas[p] = None if blob is None else git.cat_files([blob])[0]
+    _finish(git, top, entries, datas, gdir, pending["commit"])
+    import sys
+    print(f"gitstate: finished an interrupted commit: {pending['commit'][:10]} was "
+          "published but its process stopped before the index and work tree followed; "
+          "they now match it", file=sys.stderr)
 
 
 def _finish(git: Git, top: Path, entries: list[Entry], datas: dict[str, bytes | None],

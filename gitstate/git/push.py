@@ -58,6 +58,11 @@ class PushPolicy:
     base: float = 0.05
     cap: float = 2.0
 
+    def spent(self, attempt: int, start: float) -> bool:
+        """Are the attempts (if counted) or the time since `start` used up?"""
+        return bool(self.attempts and attempt >= self.attempts) \
+            or time.monotonic() - start >= self.seconds
+
     def pause(self, attempt: int) -> float:
         # full jitter: racing agents spread out instead of colliding again in step
         return random.uniform(0, min(self.cap, self.base * 2 ** attempt))
@@ -141,8 +146,7 @@ def _land_pushed(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
                               f"the hub refused it: {words}", fetch=True)
         if status == "error":
             return _gave_up(up, result, attempt, f"the push failed: {words}")
-        if (policy.attempts and attempt >= policy.attempts) \
-                or time.monotonic() - start >= policy.seconds:
+        if policy.spent(attempt, start):
             return _gave_up(up, result, attempt, f"the hub kept moving ({attempt} attempts in "
                             f"{time.monotonic() - start:.1f}s)")
         time.sleep(policy.pause(attempt))
@@ -183,9 +187,7 @@ def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
                                 f"{landed[:10]}, but {up.name} has no such commit holding it")
             return Landing("landed", attempt, landed, up.name, reason=note), result
         if status == "error":
-            if any(w in words.lower() for w in _RACE_WORDS) \
-                    and time.monotonic() - start < policy.seconds \
-                    and (policy.attempts is None or attempt < policy.attempts):
+            if _busy(words, policy, attempt, start):
                 time.sleep(policy.pause(attempt))   # the hub's ref was busy: ask again
                 continue
             return _gave_up(up, result, attempt, f"the push failed: {words}")
@@ -202,6 +204,14 @@ def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
             return ending, result
 
 
+def _busy(words: str, policy: PushPolicy, attempt: int, start: float) -> bool:
+    """Did the queued push fail on the hub's busy ref, with time and attempts left to ask
+    again?"""
+    return any(w in words.lower() for w in _RACE_WORDS) \
+        and time.monotonic() - start < policy.seconds \
+        and (policy.attempts is None or attempt < policy.attempts)
+
+
 def _decide_again(git: Git, top: Path, up: Upstream, move: Callable[[], Result],
                   result: Result, agent: str, attempt: int, tip: str,
                   judge_fetched: Callable[[str | None, str], str | None] | None
@@ -212,20 +222,9 @@ def _decide_again(git: Git, top: Path, up: Upstream, move: Callable[[], Result],
         reason = judge_fetched(result.parent, tip)
         if reason:
             return _gave_up(up, result, attempt, reason)
-    if up.line:   # the line steps onto the tip by its ref: no work of this worktree moves
-        from gitstate.git.line import step_line
-        if not step_line(git, up.branch, result.sha, tip):
-            return _gave_up(up, result, attempt, f"{up.branch.removeprefix('refs/heads/')} "
-                            "moved here meanwhile")
-        work: list[str] = []
-    else:
-        try:
-            work = carry_work(git, top, result, tip)
-        except Conflict as exc:
-            return _set_aside(git, top, up, result, agent, attempt, str(exc), fetch=False)
-        except GitFailure as exc:
-            return _gave_up(up, result, attempt, f"could not move onto {up.name}: "
-                            f"{exc.message}")
+    work = _onto(git, top, up, result, agent, attempt, tip)
+    if isinstance(work, tuple):
+        return work
     try:
         return None, move()
     except (Rejected, GitstateError) as exc:
@@ -235,6 +234,25 @@ def _decide_again(git: Git, top: Path, up: Upstream, move: Callable[[], Result],
         return _set_aside(git, top, up, result, agent, attempt,
                           f"now illegal on {tip[:10]}: {exc}", fetch=False,
                           staged=[p for p in work if p not in moved], rule=_first_rule(exc))
+
+
+def _onto(git: Git, top: Path, up: Upstream, result: Result, agent: str, attempt: int,
+          tip: str) -> list[str] | tuple[Landing, Result]:
+    """The branch brought onto the hub's `tip`, with the work the move carried: that work's
+    paths, or the outcome when that cannot be."""
+    if up.line:   # the line steps onto the tip by its ref: no work of this worktree moves
+        from gitstate.git.line import step_line
+        if not step_line(git, up.branch, result.sha, tip):
+            return _gave_up(up, result, attempt, f"{up.branch.removeprefix('refs/heads/')} "
+                            "moved here meanwhile")
+        return []
+    try:
+        return carry_work(git, top, result, tip)
+    except Conflict as exc:
+        return _set_aside(git, top, up, result, agent, attempt, str(exc), fetch=False)
+    except GitFailure as exc:
+        return _gave_up(up, result, attempt, f"could not move onto {up.name}: "
+                        f"{exc.message}")
 
 
 def _first_rule(exc: Exception) -> str | None:

@@ -237,15 +237,7 @@ def _judge_batch(git: Git, commits: list[Commit], fetched: tuple, cache_dir: str
     law: dict[str, tuple[str, bytes] | None] = state["law"]
     lifecycles: dict[str, Lifecycle | None] = state["lifecycles"]
     outside, contents, found = fetched
-    n = len(commits)
-    laws = [(p, got) for p, got in zip(outside, found[n:n + len(outside)])
-            if p not in law]         # a parent the batch before set meanwhile keeps its law
-    for c, obj in zip(commits, found):
-        if obj is not None:
-            c.time, c.author, c.message, c.encoding = parse_commit_object(obj[2])
-    for parent, got in laws:
-        entry = (got[0], got[2]) if got and got[1] == "blob" else None
-        law[parent] = entry if entry and _lifecycle(entry, lifecycles, cache_dir) else None
+    _take_objects(commits, outside, found, law, lifecycles, cache_dir)
     parsed: dict = state["parsed"]   # each blob parsed once, judged as new and then as old
     run: dict = state["run"]         # every agent's front matter along the line being replayed
     problems = []
@@ -256,6 +248,21 @@ def _judge_batch(git: Git, commits: list[Commit], fetched: tuple, cache_dir: str
         if adopted is not None:   # the law an old history took
             problems += _judge_adopted(state, _lifecycle(adopted, lifecycles, cache_dir))
     return problems
+
+
+def _take_objects(commits: list[Commit], outside: list[str], found: list, law: dict,
+                  lifecycles: dict, cache_dir: str | None) -> None:
+    """The batch's commit objects parsed into its commits, and the law of each parent
+    outside it (`found`: the commits' objects, then those parents' lifecycles)."""
+    n = len(commits)
+    laws = [(p, got) for p, got in zip(outside, found[n:n + len(outside)])
+            if p not in law]         # a parent the batch before set meanwhile keeps its law
+    for c, obj in zip(commits, found):
+        if obj is not None:
+            c.time, c.author, c.message, c.encoding = parse_commit_object(obj[2])
+    for parent, got in laws:
+        entry = (got[0], got[2]) if got and got[1] == "blob" else None
+        law[parent] = entry if entry and _lifecycle(entry, lifecycles, cache_dir) else None
 
 
 def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: dict,

@@ -245,13 +245,19 @@ def inbox(repo: Managed, agent: str, at: str | None = None, *,
         if mentions is None:   # the messages to it kept under .git/gitstate, read on
             from gitstate.history.mentions import messages
             mentions = messages(repo.git, lc, head, repo.cache_dir, agent)
-        mine = [m for m in mentions if agent in m[3].mentions or "all" in m[3].mentions]
-        unread = None
-        if since and mine:
-            unread = set(repo.git.run("rev-list", f"{since}..{head}", "--").decode().split())
-        return _inbox_of(agent, since, head, mine, unread)
+        return _inbox_in(repo, agent, since, head, mentions)
     revs = [f"{since}..{head}" if since else head]
     return _inbox_of(agent, since, head, _mentions(repo, lc, revs, agent))
+
+
+def _inbox_in(repo: Managed, agent: str, since: str | None, head: str,
+              mentions: list) -> dict:
+    """The agent's inbox from messages already read: those to it, unread since `since`."""
+    mine = [m for m in mentions if agent in m[3].mentions or "all" in m[3].mentions]
+    unread = None
+    if since and mine:
+        unread = set(repo.git.run("rev-list", f"{since}..{head}", "--").decode().split())
+    return _inbox_of(agent, since, head, mine, unread)
 
 
 def inboxes(repo: Managed, at: str | None = None, *,
@@ -265,11 +271,7 @@ def inboxes(repo: Managed, at: str | None = None, *,
         return {}
     if mentions is None:
         mentions = _mentions(repo, lc, [head])
-    to_all: list[int] = []            # who each message speaks to, so that each agent looks
-    to_one: dict[str, list[int]] = {}  # only at its own (not 1,000 agents x every message)
-    for i, m in enumerate(mentions):
-        for who in set(m[3].mentions):
-            (to_all if who == "all" else to_one.setdefault(who, [])).append(i)
+    to_all, to_one = _addressed(mentions)
     walks: dict[str, set] = {}
     out = {}
     for agent, data in repo.agents_at(lc, head).items():
@@ -284,6 +286,17 @@ def inboxes(repo: Managed, at: str | None = None, *,
         mine = [mentions[i] for i in sorted(set(to_all).union(to_one.get(agent, ())))]
         out[agent] = _inbox_of(agent, since, head, mine, walks[since] if since else None)
     return out
+
+
+def _addressed(mentions: list) -> tuple[list[int], dict[str, list[int]]]:
+    """Who each message speaks to, so that each agent looks only at its own (not 1,000 agents
+    x every message): (the messages to all, agent -> the messages to it)."""
+    to_all: list[int] = []
+    to_one: dict[str, list[int]] = {}
+    for i, m in enumerate(mentions):
+        for who in set(m[3].mentions):
+            (to_all if who == "all" else to_one.setdefault(who, [])).append(i)
+    return to_all, to_one
 
 
 def freeze_state_path(agent: str) -> str:
