@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 from gitstate.errors import GitstateError
 from gitstate.git.repo import Managed, read_limited
@@ -59,39 +60,42 @@ def _check_file(f, rel: str, lc, fronts: dict[str, dict]) -> list[Violation]:
     return found
 
 
+def hooks_dir(repo: Managed) -> Path:
+    """The folder whose hooks git runs in this clone."""
+    configured = repo.git.config("core.hooksPath")
+    path = Path(configured).expanduser() if configured else \
+        Path(repo.git.text("rev-parse", "--git-path", "hooks"))
+    return path if path.is_absolute() else repo.work_tree / path
+
+
 def _check_hooks(repo: Managed, lc) -> list[Violation]:
     """The shims must be installed, current for this lifecycle's layout, and used by git."""
-    from pathlib import Path
+    from gitstate.doors.shims import HOOK_NAMES
 
-    from gitstate.doors.shims import HOOK_NAMES, render_shim
+    where = hooks_dir(repo)
+    return [v for name in HOOK_NAMES if (v := _hook_problem(repo, lc, where / name, name))]
 
-    configured = repo.git.config("core.hooksPath")
-    if configured:
-        hook_dir = Path(configured).expanduser()
-        hook_dir = hook_dir if hook_dir.is_absolute() else repo.work_tree / hook_dir
-    else:
-        hook_dir = Path(repo.git.text("rev-parse", "--git-path", "hooks"))
-        hook_dir = hook_dir if hook_dir.is_absolute() else repo.work_tree / hook_dir
+
+def _hook_problem(repo: Managed, lc, path: Path, name: str) -> Violation | None:
+    """What keeps the hook at `path` from running gitstate's current shim, if anything."""
     from gitstate.doors import precommit
-    out = []
-    for name in HOOK_NAMES:
-        path = hook_dir / name
-        if precommit.runs_gitstate(path, name, repo.work_tree):
-            continue   # pre-commit's hook, running gitstate's check (doctor says which)
-        kept = precommit.legacy(path)
-        if precommit.managed(path) and kept.is_file() and \
-                kept.read_text(encoding="utf-8", errors="replace") == render_shim(name, lc):
-            continue   # pre-commit's migration mode runs gitstate's shim, kept as NAME.legacy
-        if not path.is_file():
-            out.append(Violation(Rule.HOOKS, f"the {name} hook is not installed, so commits are "
-                                 "not checked; run `gitstate init`", str(path)))
-        elif (text := path.read_text(encoding="utf-8", errors="replace")) != \
-                (current := render_shim(name, lc)):
-            out.append(Violation(Rule.HOOKS, _outdated(name, text, current), str(path)))
-        elif not os.access(path, os.X_OK):
-            out.append(Violation(Rule.HOOKS, f"the {name} hook is not executable, so git skips it; "
-                                 "run `gitstate init`", str(path)))
-    return out
+    from gitstate.doors.shims import render_shim
+    if precommit.runs_gitstate(path, name, repo.work_tree):
+        return None   # pre-commit's hook, running gitstate's check (doctor says which)
+    kept = precommit.legacy(path)
+    if precommit.managed(path) and kept.is_file() and \
+            kept.read_text(encoding="utf-8", errors="replace") == render_shim(name, lc):
+        return None   # pre-commit's migration mode runs gitstate's shim, kept as NAME.legacy
+    if not path.is_file():
+        return Violation(Rule.HOOKS, f"the {name} hook is not installed, so commits are "
+                         "not checked; run `gitstate init`", str(path))
+    if (text := path.read_text(encoding="utf-8", errors="replace")) != \
+            (current := render_shim(name, lc)):
+        return Violation(Rule.HOOKS, _outdated(name, text, current), str(path))
+    if not os.access(path, os.X_OK):
+        return Violation(Rule.HOOKS, f"the {name} hook is not executable, so git skips it; "
+                         "run `gitstate init`", str(path))
+    return None
 
 
 # the module a shim hands a state commit to: `gitstate.hooks` in gitstate 0.1's shims

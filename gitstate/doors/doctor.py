@@ -13,7 +13,7 @@ from pathlib import Path
 
 from gitstate import __version__
 from gitstate.doors import installable, precommit
-from gitstate.doors.check import _check_hooks
+from gitstate.doors.check import _check_hooks, hooks_dir
 from gitstate.doors.shims import is_ours
 from gitstate.errors import GitstateError
 from gitstate.git.cache import key
@@ -26,14 +26,6 @@ from gitstate.law.signers import principals_of
 
 def finding(status: str, check: str, detail: str, fix: str | None = None) -> dict:
     return {"status": status, "check": check, "detail": detail, "fix": fix}
-
-
-def hooks_dir(repo: Managed) -> Path:
-    """The folder whose hooks git runs in this clone."""
-    configured = repo.git.config("core.hooksPath")
-    path = Path(configured).expanduser() if configured else \
-        Path(repo.git.text("rev-parse", "--git-path", "hooks"))
-    return path if path.is_absolute() else repo.work_tree / path
 
 
 def diagnose(repo: Managed) -> list[dict]:
@@ -83,21 +75,26 @@ def _hookfindings(repo: Managed, lc) -> list[dict]:
     else:
         out.append(finding("ok", "hooks", f"pre-commit, commit-msg and the ref guard "
                             f"(reference-transaction) in {where} are gitstate's, unmodified"))
-    for name in precommit.HOOK_IDS:
-        if name in framework and is_ours(precommit.legacy(where / name)):
-            out.append(finding("warn", "hooks", f"pre-commit runs its {name} hook in migration "
-                                f"mode: gitstate's check runs from {framework[name]} and again "
-                                f"from gitstate's shim kept as {name}.legacy, so every refusal "
-                                "is said twice", "pre-commit install -f --hook-type pre-commit "
-                                "--hook-type commit-msg"))
-    top = repo.work_tree.resolve()
-    if (where.resolve() == top or top in where.resolve().parents) \
-            and repo.git.index_paths(where.resolve().relative_to(top).as_posix()):
+    out += [finding("warn", "hooks", f"pre-commit runs its {name} hook in migration "
+                    f"mode: gitstate's check runs from {framework[name]} and again "
+                    f"from gitstate's shim kept as {name}.legacy, so every refusal "
+                    "is said twice", "pre-commit install -f --hook-type pre-commit "
+                    "--hook-type commit-msg")
+            for name in precommit.HOOK_IDS
+            if name in framework and is_ours(precommit.legacy(where / name))]
+    if _tracked(repo, where):
         out.append(finding("fail", "hooks", f"git runs hooks from {where}, which is "
                             "tracked in the repository: a pulled commit can change what "
                             "runs here", "`git config --unset core.hooksPath` and run "
                             "`gitstate init`"))
     return out
+
+
+def _tracked(repo: Managed, where: Path) -> bool:
+    """Is the hooks folder in the work tree and tracked (a pulled commit changes it)?"""
+    top = repo.work_tree.resolve()
+    return (where.resolve() == top or top in where.resolve().parents) \
+        and bool(repo.git.index_paths(where.resolve().relative_to(top).as_posix()))
 
 
 def _pythonfinding(repo: Managed) -> dict:

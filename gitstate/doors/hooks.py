@@ -153,17 +153,10 @@ def _remove(path: str) -> None:
 def _raw_paths(raw: str) -> tuple[list[str], dict[str, str], dict[str, str]] | None:
     """(paths, path -> new mode, path -> old blob id) of `git diff --raw --abbrev=40` lines,
     or None if git quoted a path (then ask git with -z)."""
-    paths: list[str] = []
-    modes: dict[str, str] = {}
-    olds: dict[str, str] = {}
-    for line in raw.splitlines():
-        if "\t" not in line:
-            continue
-        meta, path = line.split("\t", 1)
-        if path.startswith('"'):
-            return None
-        _fields(path, meta, paths, modes, olds)
-    return paths, modes, olds
+    pairs = [line.split("\t", 1) for line in raw.splitlines() if "\t" in line]
+    if any(path.startswith('"') for _meta, path in pairs):
+        return None
+    return _listing(pairs)
 
 
 def _staged_raw(git: Git, base: str | None
@@ -173,22 +166,23 @@ def _staged_raw(git: Git, base: str | None
     out = git.run("diff-index", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev",
                   base or git.empty_tree())
     parts = out.decode("utf-8", "surrogateescape").split("\0")
+    return _listing(zip(parts[0::2], parts[1::2]))
+
+
+def _listing(pairs) -> tuple[list[str], dict[str, str], dict[str, str]]:
+    """(paths, path -> new mode, path -> old blob id) of raw lines' (`:old-mode new-mode
+    old-blob new-blob status`, path) pairs."""
     paths: list[str] = []
     modes: dict[str, str] = {}
     olds: dict[str, str] = {}
-    for meta, path in zip(parts[0::2], parts[1::2]):
-        _fields(path, meta, paths, modes, olds)
+    for meta, path in pairs:
+        fields = meta.split()
+        paths.append(path)
+        if len(fields) > 1:
+            modes[path] = fields[1]
+        if len(fields) > 2 and len(fields[2]) >= 40:
+            olds[path] = fields[2]
     return paths, modes, olds
-
-
-def _fields(path: str, meta: str, paths: list, modes: dict, olds: dict) -> None:
-    """One raw line (`:old-mode new-mode old-blob new-blob status`) into the three answers."""
-    fields = meta.split()
-    paths.append(path)
-    if len(fields) > 1:
-        modes[path] = fields[1]
-    if len(fields) > 2 and len(fields[2]) >= 40:
-        olds[path] = fields[2]
 
 
 def _judge_staged(git: Git, raw: str, message: str | Message | None,

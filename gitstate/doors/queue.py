@@ -45,9 +45,6 @@ if TYPE_CHECKING:
 MOVE_BYTES = 8 << 20     # new blobs one queued move may carry (git config gitstate.queueMaxBytes)
 MOVES_PER_PUSH = 16      # queued moves in one push
 KEEP_OUTCOMES = 86400    # seconds an outcome is kept for a pusher that asks again
-HUB_IDENTITY = {"GIT_AUTHOR_NAME": "gitstate hub", "GIT_AUTHOR_EMAIL": "hub@gitstate.invalid",
-                "GIT_COMMITTER_NAME": "gitstate hub",
-                "GIT_COMMITTER_EMAIL": "hub@gitstate.invalid"}
 
 
 class Refused(Exception):
