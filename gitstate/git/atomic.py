@@ -243,18 +243,23 @@ def build_commit(git: Git, gdir: Path, parent: str | None, plan: Plan, entries: 
         tree = git.text("write-tree", env=env)
         # the message is UTF-8, and says so whatever this clone's i18n.commitEncoding: every
         # door refuses a commit that declares another encoding
-        args = ["commit-tree", tree] + (["-p", parent] if parent else []) + ["-F", "-"]
-        if plan.sign:   # an approval: signed with the SSH key of the human who gave it
-            fmt = git.config("gpg.format")
-            args = ([] if fmt == "ssh" else ["-c", "gpg.format=ssh"]) + ["commit-tree", "-S"] \
-                + args[1:]
-        elif plan.key:   # a move signed with the key of the agent who makes it
-            args = ["-c", "gpg.format=ssh", "-c", f"user.signingkey={plan.key}",
-                    "commit-tree", "-S"] + args[1:]
-        return git.text("-c", "i18n.commitEncoding=UTF-8", *args, input=plan.message.encode())
+        return git.text("-c", "i18n.commitEncoding=UTF-8", *_commit_tree(git, plan, tree, parent),
+                        input=plan.message.encode())
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
+
+
+def _commit_tree(git: Git, plan: Plan, tree: str, parent: str | None) -> list[str]:
+    """The `git commit-tree` arguments for `tree` on `parent`, signed as the plan says."""
+    args = [tree] + (["-p", parent] if parent else []) + ["-F", "-"]
+    if plan.sign:   # an approval: signed with the SSH key of the human who gave it
+        fmt = git.config("gpg.format")
+        return ([] if fmt == "ssh" else ["-c", "gpg.format=ssh"]) + ["commit-tree", "-S"] + args
+    if plan.key:   # a move signed with the key of the agent who makes it
+        return ["-c", "gpg.format=ssh", "-c", f"user.signingkey={plan.key}",
+                "commit-tree", "-S"] + args
+    return ["commit-tree"] + args
 
 
 # A commit is published by the swap of HEAD; the index and work tree follow a moment later.

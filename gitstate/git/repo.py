@@ -420,7 +420,11 @@ class GitContext(Context):
             doc = parse_state_or_none(data, path, self._parsed)
             if doc is not None:
                 found[agent] = doc.front
-        for path, data in self._overrides.items():   # the files only the overrides hold
+        return self._only_overridden(found, rx)
+
+    def _only_overridden(self, found: dict[str, dict], rx) -> dict[str, dict]:
+        """`found` with the agents whose state file only the overrides hold."""
+        for path, data in self._overrides.items():
             m = rx.match(path)
             if m and m.group("id") not in found:
                 doc = parse_state_or_none(data, path)

@@ -30,6 +30,20 @@ KEPT = ("agent", "state", "role", "model", "thread", "summary", "person", "proje
 _LINEAR_LIMIT = 5000            # past this many new commits, a rebuild is as cheap
 
 
+def _is_line(rows: list, tip: str, rev: str) -> bool:
+    """Are `rows` (newest first: id, parents, ...) the first-parent line from `rev` down to
+    `tip`?"""
+    expected = rows[0][0]
+    if expected != rev:
+        return False
+    for i, (sha, parents, *_rest) in enumerate(rows):
+        parent = rows[i + 1][0] if i + 1 < len(rows) else tip
+        if sha != expected or parents.split(" ")[0] != parent:
+            return False   # a line that does not start at tip
+        expected = parent
+    return True
+
+
 class Index:
     """Tag tracks and parsed state files for one repository, cached in `cache_dir`."""
 
@@ -110,16 +124,8 @@ class Index:
                                          f"--max-count={_LINEAR_LIMIT + 1}", "--first-parent",
                                          f"{tip}..{rev}",
                                          "--", check=False))
-        if not rows or len(rows) > _LINEAR_LIMIT:
+        if not rows or len(rows) > _LINEAR_LIMIT or not _is_line(rows, tip, rev):
             return None
-        expected = rows[0][0]
-        if expected != rev:
-            return None
-        for i, (sha, parents, _ct, _an, _s) in enumerate(rows):
-            parent = rows[i + 1][0] if i + 1 < len(rows) else tip
-            if sha != expected or parents.split(" ")[0] != parent:
-                return None   # a line that does not start at tip
-            expected = parent
         accept = self.lc.accept_patterns()
         events = []
         for sha, parents, ct, author, subject in reversed(rows):

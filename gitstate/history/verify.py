@@ -77,9 +77,7 @@ def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool =
     saved = _load(cache_dir) if remember and line else None
     head = revs[0] if len(revs) == 1 else None
     if saved and head and saved["tip"] == head:
-        if report is not None:
-            report.update(_said(saved))
-        return saved["problems"], 0
+        return _as_kept(saved, report)
     problems, kept, judged_revs = _resumed(git, saved, head, revs)
     boundary: list[Commit] = []   # where a shallow clone's history stops: never judged
     commits = within_reach(git, read_commits(git, judged_revs, first_parent=line), boundary)
@@ -93,6 +91,13 @@ def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool =
     if remember and head and line and not boundary:   # a shallow clone's: not the whole answer
         _store(cache_dir, {"tip": head, "problems": problems, **kept})
     return problems + unjudged(git, boundary), judged
+
+
+def _as_kept(saved: dict, report: dict | None) -> tuple[list[dict], int]:
+    """The answer kept for this very tip: its problems, none judged again."""
+    if report is not None:
+        report.update(_said(saved))
+    return saved["problems"], 0
 
 
 def _said(saved: dict) -> dict:
@@ -357,11 +362,15 @@ def _law_after(c: Commit, before, contents: dict, lifecycles: dict,
         return before, Violation(Rule.LIFECYCLE, f"this commit deletes {LIFECYCLE_PATH}; a "
                                  "managed repository keeps its law (later commits are judged "
                                  "by the last valid one)", LIFECYCLE_PATH)
-    err = lifecycles.get(("error", new))
-    return before, Violation(getattr(err, "rule", Rule.LIFECYCLE), f"this commit leaves "
-                             f"{LIFECYCLE_PATH} invalid (later commits are judged by the last "
-                             "valid law)" + (f": {err.message}" if err is not None else ""),
-                             getattr(err, "where", None) or LIFECYCLE_PATH)
+    return before, _left_invalid(lifecycles.get(("error", new)))
+
+
+def _left_invalid(err: GitstateError | None) -> Violation:
+    """The problem of a commit that leaves the lifecycle invalid (`err`: why, where known)."""
+    return Violation(getattr(err, "rule", Rule.LIFECYCLE), f"this commit leaves "
+                     f"{LIFECYCLE_PATH} invalid (later commits are judged by the last "
+                     "valid law)" + (f": {err.message}" if err is not None else ""),
+                     getattr(err, "where", None) or LIFECYCLE_PATH)
 
 
 def _judge_adopted(state: dict, lc: Lifecycle) -> list[dict]:
