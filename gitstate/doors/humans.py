@@ -62,7 +62,12 @@ def approved_change(current: Lifecycle | None, changed: list[str], approved_by: 
     named = {h.lower() for h in current.policies.humans}
     if approved_by and approved_by.strip().lower() in named:
         return
-    who = current.policies.humans
+    _refuse_humans(current.policies.humans, approved_by, were, humans)
+
+
+def _refuse_humans(who: tuple[str, ...], approved_by: str | None, were: list[str],
+                   humans: tuple[str, ...]) -> None:
+    """Raised: a change of the humans not approved by one of those in force (`who`)."""
     by = f" ('{approved_by}' is not one of them)" if approved_by else ""
     raise GitstateError(
         f"the humans of the law would change from {', '.join(were) or '(none)'} to "

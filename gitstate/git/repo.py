@@ -92,19 +92,13 @@ class Managed:
                 if n == 0 and rev and _is_commit_id(rev):
                     memo[rev] = lc
                 return lc
-        law = self._worktree_law() if worktree else None
-        if law is not None:
-            return law
+        if worktree and self.top is not None:
+            path = self.top / LIFECYCLE_PATH
+            if path.is_file():
+                from gitstate.law.load import read_lifecycle
+                return read_lifecycle(read_limited(path, LIFECYCLE_BYTES), LIFECYCLE_PATH)
         raise NotManaged(f"no {LIFECYCLE_PATH} here: this repository is not managed by gitstate",
                          hint="run `gitstate init` (or `gitstate init --lifecycle PRESET`)")
-
-    def _worktree_law(self) -> Lifecycle | None:
-        """The lifecycle in the work tree, never committed (`init --no-commit`)."""
-        path = self.top / LIFECYCLE_PATH if self.top is not None else None
-        if path is None or not path.is_file():
-            return None
-        from gitstate.law.load import read_lifecycle
-        return read_lifecycle(read_limited(path, LIFECYCLE_BYTES), LIFECYCLE_PATH)
 
     # -- agents ---------------------------------------------------------------------------
 
@@ -401,33 +395,25 @@ class GitContext(Context):
 
     def agents(self) -> dict[str, dict]:
         if self._agents is None:
-            self._agents = self._read_agents()
-        return self._agents
-
-    def _read_agents(self) -> dict[str, dict]:
-        """Every agent's front matter in the tree (or the index), as overridden."""
-        lc = self._lc or Managed(self.git, None).lifecycle(
-            self._tree or self._base_name, worktree=False)
-        rx = lc.state_path_regex()
-        head_dir = lc.state_file.split("{id}")[0].rstrip("/")
-        blobs = (tree_blobs(self.git, self._tree, head_dir) if self._tree
-                 else index_blobs(self.git, head_dir))
-        ids = {p: m.group("id") for p in blobs if (m := rx.match(p))}
-        datas = self.git.cat_files(blobs[p] for p in ids)
-        found = {}
-        for (path, agent), data in zip(ids.items(), datas):
-            data = self._overrides.get(path, data)
-            doc = parse_state_or_none(data, path, self._parsed)
-            if doc is not None:
-                found[agent] = doc.front
-        return self._only_overridden(found, rx)
-
-    def _only_overridden(self, found: dict[str, dict], rx) -> dict[str, dict]:
-        """`found` with the agents whose state file only the overrides hold."""
-        for path, data in self._overrides.items():
-            m = rx.match(path)
-            if m and m.group("id") not in found:
-                doc = parse_state_or_none(data, path)
+            lc = self._lc or Managed(self.git, None).lifecycle(
+                self._tree or self._base_name, worktree=False)
+            rx = lc.state_path_regex()
+            head_dir = lc.state_file.split("{id}")[0].rstrip("/")
+            blobs = (tree_blobs(self.git, self._tree, head_dir) if self._tree
+                     else index_blobs(self.git, head_dir))
+            ids = {p: m.group("id") for p in blobs if (m := rx.match(p))}
+            datas = self.git.cat_files(blobs[p] for p in ids)
+            found = {}
+            for (path, agent), data in zip(ids.items(), datas):
+                data = self._overrides.get(path, data)
+                doc = parse_state_or_none(data, path, self._parsed)
                 if doc is not None:
-                    found[m.group("id")] = doc.front
-        return found
+                    found[agent] = doc.front
+            for path, data in self._overrides.items():
+                m = rx.match(path)
+                if m and m.group("id") not in found:
+                    doc = parse_state_or_none(data, path)
+                    if doc is not None:
+                        found[m.group("id")] = doc.front
+            self._agents = found
+        return self._agents
