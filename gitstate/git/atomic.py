@@ -362,13 +362,7 @@ def _update_index(git: Git, payload: bytes) -> bool:
 def safe_path(top: Path, relpath: str) -> Path:
     """`top/relpath`, refusing anything that would land outside the work tree or inside
     `.git` (the last line of defence: lifecycles with such layouts are refused at load)."""
-    parts = relpath.split("/")
-    if relpath.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\\" in relpath:
-        raise GitstateError(f"refusing to write {relpath!r}: not a plain path inside the "
-                            "repository")
-    if any(is_git_dir_name(p) for p in parts):
-        raise GitstateError(f"refusing to write {relpath!r}: it is inside a '.git' folder, "
-                            "which belongs to git")
+    parts = _plain_parts(relpath)
     target = top.joinpath(*parts)
     real_top = top.resolve()
     real_parent = target.parent.resolve()
@@ -382,6 +376,18 @@ def safe_path(top: Path, relpath: str) -> Path:
     if target.is_symlink():
         raise GitstateError(f"refusing to write {relpath!r}: it is a symbolic link")
     return target
+
+
+def _plain_parts(relpath: str) -> list[str]:
+    """The parts of a plain relative path, outside any '.git' folder; refused otherwise."""
+    parts = relpath.split("/")
+    if relpath.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\\" in relpath:
+        raise GitstateError(f"refusing to write {relpath!r}: not a plain path inside the "
+                            "repository")
+    if any(is_git_dir_name(p) for p in parts):
+        raise GitstateError(f"refusing to write {relpath!r}: it is inside a '.git' folder, "
+                            "which belongs to git")
+    return parts
 
 
 def write_file(target: Path, data: bytes, *, executable: bool = False) -> None:

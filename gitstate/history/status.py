@@ -71,12 +71,7 @@ def status_of(agent: str, path: str, front: dict, lc: Lifecycle,
     pct = float(pct) if isinstance(pct, (int, float)) and not isinstance(pct, bool) else None
     phase = lc.mortality.phase(pct)
     role = statefile.as_text(front.get("role"))
-    nxt = lc.open_moves(state, role=role, context_pct=pct, waited=waited) \
-        if state in lc.states else []
-    used, most = front.get("tokens"), front.get("max_tokens")
-    if state in nxt and lc.states[state].token_limit and isinstance(used, int) \
-            and isinstance(most, int) and used >= most:
-        nxt.remove(state)     # the token limit ends the state
+    nxt = _next(lc, state, role, pct, waited, front)
     return {"agent": agent, "path": path, "state": state,
             "roster": lc.roster_of(state) if state else None,
             "role": role,
@@ -88,6 +83,19 @@ def status_of(agent: str, path: str, front: dict, lc: Lifecycle,
             "problem": None if state in lc.states
             else f"'{state}' is not a state of lifecycle {lc.name}",
             "advice": lc.phase_advice(phase, agent)}
+
+
+def _next(lc: Lifecycle, state: str | None, role: str | None, pct: float | None,
+          waited: float | None, front: dict) -> list[str]:
+    """The states the hooks would accept next (the state itself not, past its token limit)."""
+    if state not in lc.states:
+        return []
+    nxt = lc.open_moves(state, role=role, context_pct=pct, waited=waited)
+    used, most = front.get("tokens"), front.get("max_tokens")
+    if state in nxt and lc.states[state].token_limit and isinstance(used, int) \
+            and isinstance(most, int) and used >= most:
+        nxt.remove(state)     # the token limit ends the state
+    return nxt
 
 
 def unreadable(agent: str, path: str, problem: str | None, lc: Lifecycle) -> dict:
