@@ -15,9 +15,10 @@ from __future__ import annotations
 import sys
 import time
 
-from gitstate.git.push import HUB_MARK_REF, QUEUE_PREFIX
+from gitstate.git.push import QUEUE_PREFIX
 from gitstate.git.repo import team_ref
 from gitstate.git.runner import Git, is_zero
+from gitstate.git.upstream import HUB_MARK_REF
 from gitstate.rule_ids import Rule
 
 TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")

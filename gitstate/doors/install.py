@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from gitstate.doors.humans import approved_change, human_of, kept_humans, with_humans
+from gitstate.doors.humans import approved_change, human_of, kept_humans, record_key, with_humans
 from gitstate.doors.shims import HOOK_NAMES, install_into, is_ours, render_shim, write_executable
 from gitstate.errors import GitstateError, NotManaged, UsageError
 from gitstate.git.atomic import Plan, commit_atomically
@@ -104,7 +104,7 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
         _drop_stale_docs(top, current, docs, files, actions)
     _add_law(top, files, text, docs, force)
     if signing_key is not None:
-        _record_key(top, lc, signing_key, files, actions)
+        record_key(top, lc, signing_key, files, actions)
     _add_shims(top, lc, files)
     sign = _approval(git, files, approved_by, humans_were, humans, actions) if commit else False
     _write_files(top, files, lc, actions)
@@ -297,48 +297,6 @@ def _with_line(text: str, branch: str) -> str:
     if at and not lines[at - 1].endswith("\n"):
         lines[at - 1] += "\n"
     return "".join(lines[:at] + [line] + lines[at:])
-
-
-def _record_key(top: Path, lc: Lifecycle, value: str, files: dict[str, bytes | None],
-                actions: list[str]) -> None:
-    """protocols/allowed_signers with the key of `value` listed for the law's first human."""
-    from gitstate.law.signers import keys_of
-    if not lc.policies.humans:
-        raise UsageError("--signing-key records a human's key, and the lifecycle names no "
-                         "human", hint="name one: `gitstate init --human NAME --signing-key "
-                                       "PATH`")
-    human = lc.policies.humans[0]
-    key = public_key(value)
-    target = top / SIGNERS_PATH
-    text = target.read_text("utf-8", "replace") if target.is_file() else ""
-    if key in keys_of(text, human):
-        return
-    line = f"{human} {key[0]} {key[1]}\n"
-    files[SIGNERS_PATH] = (text + ("\n" if text and not text.endswith("\n") else "")
-                           + line).encode()
-    actions.append(f"recorded {human}'s key ({key[0]} ...{key[1][-12:]}) in {SIGNERS_PATH}: "
-                   f"gated moves now need {human}'s signature")
-
-
-def public_key(value: str) -> tuple[str, str]:
-    """(type, base64) of an SSH public key given as a line, a .pub file, or a private key file
-    with its .pub beside it (as `git config user.signingkey` names one)."""
-    import os
-
-    from gitstate.law.signers import parse_public_key
-    text = value.strip()
-    key = parse_public_key(text) if not text.startswith("key::") else \
-        parse_public_key(text[5:])
-    path = Path(os.path.expanduser(text))
-    for candidate in (path, Path(f"{path}.pub")):
-        if key is None and candidate.is_file() and candidate.stat().st_size < 20000:
-            found = candidate.read_text("utf-8", "replace")
-            key = None if found.lstrip().startswith("-----") else parse_public_key(found)
-    if key is None:
-        raise UsageError(f"--signing-key {value!r} is not an SSH public key",
-                         hint="give a .pub file (e.g. ~/.ssh/id_ed25519.pub), the private key "
-                              "beside it, or the line 'ssh-ed25519 AAAA...'")
-    return key
 
 
 def _law_changes(git: Git, files: dict[str, bytes | None]) -> tuple[Lifecycle | None, list[str]]:

@@ -33,13 +33,12 @@ from gitstate.errors import GitFailure, GitstateError, Rejected
 from gitstate.git.atomic import Result
 from gitstate.git.carry import Conflict, carry_work, restore
 from gitstate.git.runner import Git, zero_like
-from gitstate.git.upstream import Upstream, check_in_step, upstream_of
+from gitstate.git.upstream import Upstream, check_in_step, hub_queues, upstream_of
 from gitstate.law.record import Record, field
 from gitstate.rule_ids import Rule
 
 UNLANDED = "refs/heads/gitstate/unlanded"
 QUEUE_PREFIX = "refs/gitstate/queue/"   # a push there is a move for the hub to land
-HUB_MARK_REF = "refs/gitstate/hub"      # a hub with a landing queue has this ref
 
 # git's words for a push that lost a race: refused before sending (the tip moved since our
 # fetch), or at the hub's ref update (another push won between its check and ours).
@@ -130,8 +129,7 @@ def _land_pushed(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
                  agent: str, policy: PushPolicy,
                  judge_fetched: Callable[[str | None, str], str | None] | None,
                  on_attempt: Callable[[int, str], None] | None) -> tuple[Landing, Result]:
-    """Push the move to the branch; when another push got there first, fetch, decide it
-    again on the new tip and push again, within the policy's attempts and time."""
+    """Push the move to the branch; when another push got there first, fetch and try again."""
     start = time.monotonic()
     attempt = 0
     while True:
@@ -160,12 +158,6 @@ def _land_pushed(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
                                        judge_fetched)
         if ending is not None:
             return ending, result
-
-
-def hub_queues(git: Git, up: Upstream) -> bool:
-    """Whether the hub keeps a landing queue: it says so itself, with `HUB_MARK_REF`."""
-    code, out, _ = git.call("ls-remote", up.remote, HUB_MARK_REF)
-    return code == 0 and bool(out.strip())
 
 
 def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], result: Result,
@@ -205,8 +197,7 @@ def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
 
 
 def _busy(words: str, policy: PushPolicy, attempt: int, start: float) -> bool:
-    """Did the queued push fail on the hub's busy ref, with time and attempts left to ask
-    again?"""
+    """Did the queued push fail on the hub's busy ref, with time and attempts left?"""
     return any(w in words.lower() for w in _RACE_WORDS) \
         and time.monotonic() - start < policy.seconds \
         and (policy.attempts is None or attempt < policy.attempts)
@@ -238,8 +229,7 @@ def _decide_again(git: Git, top: Path, up: Upstream, move: Callable[[], Result],
 
 def _onto(git: Git, top: Path, up: Upstream, result: Result, agent: str, attempt: int,
           tip: str) -> list[str] | tuple[Landing, Result]:
-    """The branch brought onto the hub's `tip`, with the work the move carried: that work's
-    paths, or the outcome when that cannot be."""
+    """The branch onto the hub's `tip` with the move's work: its paths, or the outcome."""
     if up.line:   # the line steps onto the tip by its ref: no work of this worktree moves
         from gitstate.git.line import step_line
         if not step_line(git, up.branch, result.sha, tip):
@@ -284,8 +274,7 @@ def _push_queued(git: Git, up: Upstream, sha: str,
 
 
 def _queue_refusal(summary: str, errs: str) -> tuple[str, str, str | None, str]:
-    """The hub's answer for a queued ref it did not land: its rule and words, else the
-    refusal of its pre-receive hook, else an error."""
+    """The hub's answer for a queued ref it did not land (its rule, else its hook's words)."""
     inner = summary.partition("(")[2].rpartition(")")[0]
     if inner.startswith("gitstate:"):
         rule, _, words = inner.removeprefix("gitstate:").partition(" ")
@@ -340,8 +329,7 @@ def _holds_move(git: Git, up: Upstream, result: Result, landed: str) -> bool:
 
 
 def _follow(git: Git, up: Upstream, result: Result, landed: str) -> str | None:
-    """Bring the branch (the line by its ref, else HEAD when still on the move) to `landed`:
-    why it cannot, if it cannot."""
+    """The branch (the line by ref, else HEAD on the move) to `landed`: why not, if not."""
     if up.line:
         from gitstate.git.line import step_line
         if not step_line(git, up.branch, result.sha, landed):
@@ -373,8 +361,7 @@ def _push(git: Git, up: Upstream, sha: str) -> tuple[str, str]:
 
 
 def _push_failure(line: str, errs: str) -> tuple[str, str]:
-    """(race | refused | error, the words) of a push the hub did not take: `line`, git's
-    report of the ref ("" if none), `errs` its error output."""
+    """(race | refused | error, the words) of a push the hub did not take (`line`: git's)."""
     # the hub's own words (its refusals) are not searched: a rule may mention these words
     if any(w in line for w in _RACE_WORDS) or (not line and "lock" in errs):
         return "race", line

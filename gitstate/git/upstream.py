@@ -66,6 +66,15 @@ class Upstream:
         return self.tracking.removeprefix("refs/remotes/")
 
 
+HUB_MARK_REF = "refs/gitstate/hub"      # a hub with a landing queue has this ref
+
+
+def hub_queues(git: Git, up: Upstream) -> bool:
+    """Whether the hub keeps a landing queue: it says so itself, with `HUB_MARK_REF`."""
+    code, out, _ = git.call("ls-remote", up.remote, HUB_MARK_REF)
+    return code == 0 and bool(out.strip())
+
+
 def upstream_of(git: Git, line: str | None = None) -> Upstream:
     """The current branch's upstream (or, with `line`, the team line's: moves made in a
     worktree on another branch land there); a clear error (nothing done) when there is
