@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from gitstate.rule_ids import Rule
 
-EXIT_OK = 0
 EXIT_REJECTED = 1
 EXIT_USAGE = 2
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 from gitstate.errors import GitstateError
 from gitstate.git.repo import Managed, read_limited
@@ -29,63 +30,72 @@ def check_worktree(repo: Managed) -> list[Violation]:
     out = _check_hooks(repo, lc)
     top = repo.work_tree
     rx = lc.state_path_regex()
+    fronts: dict[str, dict] = {}
+    for f in _candidates(top, lc):
+        rel = f.relative_to(top).as_posix()
+        if rx.match(rel):
+            out += _check_file(f, rel, lc, fronts)
+    return out + society_violations(lc, fronts)
+
+
+def _candidates(top, lc) -> list:
+    """The files under the layout's folder named as its state files are."""
     head_dir = lc.state_file.split("{id}")[0]
     root = top / head_dir if head_dir else top
-    candidates = sorted(root.rglob(lc.state_file.split("/")[-1].replace("{id}", "*"))) \
+    return sorted(root.rglob(lc.state_file.split("/")[-1].replace("{id}", "*"))) \
         if root.is_dir() else []
-    fronts: dict[str, dict] = {}
-    for f in candidates:
-        rel = f.relative_to(top).as_posix()
-        if not rx.match(rel):
-            continue
-        if f.is_symlink():
-            out.append(Violation(Rule.SYMLINK, f"a symbolic link (to {os.readlink(f)!r}); a state "
-                                 "file must be a plain file", rel))
-            continue
-        if not f.is_file():
-            out.append(Violation(Rule.UNREADABLE, "not a plain file", rel))
-            continue
-        data = read_limited(f, MAX_STATE_FILE_BYTES)
-        found = file_violations(rel, data, lc)
-        out += found
-        if not found:
-            fronts[rel] = parse_bytes(data, rel).front
-    return out + society_violations(lc, fronts)
+
+
+def _check_file(f, rel: str, lc, fronts: dict[str, dict]) -> list[Violation]:
+    """A state file's problems; its front matter kept in `fronts` when it has none."""
+    if f.is_symlink():
+        return [Violation(Rule.SYMLINK, f"a symbolic link (to {os.readlink(f)!r}); a state "
+                          "file must be a plain file", rel)]
+    if not f.is_file():
+        return [Violation(Rule.UNREADABLE, "not a plain file", rel)]
+    data = read_limited(f, MAX_STATE_FILE_BYTES)
+    found = file_violations(rel, data, lc)
+    if not found:
+        fronts[rel] = parse_bytes(data, rel).front
+    return found
+
+
+def hooks_dir(repo: Managed) -> Path:
+    """The folder whose hooks git runs in this clone."""
+    configured = repo.git.config("core.hooksPath")
+    path = Path(configured).expanduser() if configured else \
+        Path(repo.git.text("rev-parse", "--git-path", "hooks"))
+    return path if path.is_absolute() else repo.work_tree / path
 
 
 def _check_hooks(repo: Managed, lc) -> list[Violation]:
     """The shims must be installed, current for this lifecycle's layout, and used by git."""
-    from pathlib import Path
+    from gitstate.doors.shims import HOOK_NAMES
 
-    from gitstate.doors.shims import HOOK_NAMES, render_shim
+    where = hooks_dir(repo)
+    return [v for name in HOOK_NAMES if (v := _hook_problem(repo, lc, where / name, name))]
 
-    configured = repo.git.config("core.hooksPath")
-    if configured:
-        hook_dir = Path(configured).expanduser()
-        hook_dir = hook_dir if hook_dir.is_absolute() else repo.work_tree / hook_dir
-    else:
-        hook_dir = Path(repo.git.text("rev-parse", "--git-path", "hooks"))
-        hook_dir = hook_dir if hook_dir.is_absolute() else repo.work_tree / hook_dir
+
+def _hook_problem(repo: Managed, lc, path: Path, name: str) -> Violation | None:
+    """What keeps the hook at `path` from running gitstate's current shim, if anything."""
     from gitstate.doors import precommit
-    out = []
-    for name in HOOK_NAMES:
-        path = hook_dir / name
-        if precommit.runs_gitstate(path, name, repo.work_tree):
-            continue   # pre-commit's hook, running gitstate's check (doctor says which)
-        kept = precommit.legacy(path)
-        if precommit.managed(path) and kept.is_file() and \
-                kept.read_text(encoding="utf-8", errors="replace") == render_shim(name, lc):
-            continue   # pre-commit's migration mode runs gitstate's shim, kept as NAME.legacy
-        if not path.is_file():
-            out.append(Violation(Rule.HOOKS, f"the {name} hook is not installed, so commits are "
-                                 "not checked; run `gitstate init`", str(path)))
-        elif (text := path.read_text(encoding="utf-8", errors="replace")) != \
-                (current := render_shim(name, lc)):
-            out.append(Violation(Rule.HOOKS, _outdated(name, text, current), str(path)))
-        elif not os.access(path, os.X_OK):
-            out.append(Violation(Rule.HOOKS, f"the {name} hook is not executable, so git skips it; "
-                                 "run `gitstate init`", str(path)))
-    return out
+    from gitstate.doors.shims import render_shim
+    if precommit.runs_gitstate(path, name, repo.work_tree):
+        return None   # pre-commit's hook, running gitstate's check (doctor says which)
+    kept = precommit.legacy(path)
+    if precommit.managed(path) and kept.is_file() and \
+            kept.read_text(encoding="utf-8", errors="replace") == render_shim(name, lc):
+        return None   # pre-commit's migration mode runs gitstate's shim, kept as NAME.legacy
+    if not path.is_file():
+        return Violation(Rule.HOOKS, f"the {name} hook is not installed, so commits are "
+                         "not checked; run `gitstate init`", str(path))
+    if (text := path.read_text(encoding="utf-8", errors="replace")) != \
+            (current := render_shim(name, lc)):
+        return Violation(Rule.HOOKS, _outdated(name, text, current), str(path))
+    if not os.access(path, os.X_OK):
+        return Violation(Rule.HOOKS, f"the {name} hook is not executable, so git skips it; "
+                         "run `gitstate init`", str(path))
+    return None
 
 
 # the module a shim hands a state commit to: `gitstate.hooks` in gitstate 0.1's shims

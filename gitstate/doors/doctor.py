@@ -13,7 +13,7 @@ from pathlib import Path
 
 from gitstate import __version__
 from gitstate.doors import installable, precommit
-from gitstate.doors.check import _check_hooks
+from gitstate.doors.check import _check_hooks, hooks_dir
 from gitstate.doors.shims import is_ours
 from gitstate.errors import GitstateError
 from gitstate.git.cache import key
@@ -28,31 +28,39 @@ def finding(status: str, check: str, detail: str, fix: str | None = None) -> dic
     return {"status": status, "check": check, "detail": detail, "fix": fix}
 
 
-def hooks_dir(repo: Managed) -> Path:
-    """The folder whose hooks git runs in this clone."""
-    configured = repo.git.config("core.hooksPath")
-    path = Path(configured).expanduser() if configured else \
-        Path(repo.git.text("rev-parse", "--git-path", "hooks"))
-    return path if path.is_absolute() else repo.work_tree / path
-
-
 def diagnose(repo: Managed) -> list[dict]:
-
-    out: list[dict] = []
+    """The clone's findings: its law, hooks, gitstate, caches, approvals, movers, hub and CI
+    (and each agent runtime's own checks: gitstate.runtime.doctor)."""
     head = repo.git.head()
     try:
         lc = repo.lifecycle(head, index=False, worktree=head is None)
     except GitstateError as exc:
         return [finding("fail", "law", f"no valid {LIFECYCLE_PATH}: {exc.message}",
                          "run `gitstate init`")]
-    out.append(finding("ok", "law", f"lifecycle '{lc.name}' at "
-                        f"{head[:10] if head else 'the work tree (not committed)'}"))
-    out.append(finding("ok", "line", f"the team line is {lc.line}: its merges carry work, and "
-                       "moves land on it one by one") if lc.line else
-               finding("warn", "line", "the law declares no team line: merges are read, not "
-                       "judged (the line rule is not in force)", "add `line: BRANCH` to "
-                       f"{LIFECYCLE_PATH} with an approved change of the law"))
+    out = _lawfindings(lc, head) + _hookfindings(repo, lc)
+    out.append(_pythonfinding(repo))
+    out.append(_cachefinding(repo))
+    out.append(_approvalsfinding(repo, lc, head))
+    out += _moversfindings(repo, lc, head)
+    out += _hub_and_ci(repo)
+    return out
 
+
+def _lawfindings(lc, head: str | None) -> list[dict]:
+    """The law in force, and its team line."""
+    return [finding("ok", "law", f"lifecycle '{lc.name}' at "
+                    f"{head[:10] if head else 'the work tree (not committed)'}"),
+            finding("ok", "line", f"the team line is {lc.line}: its merges carry work, and "
+                    "moves land on it one by one") if lc.line else
+            finding("warn", "line", "the law declares no team line: merges are read, not "
+                    "judged (the line rule is not in force)", "add `line: BRANCH` to "
+                    f"{LIFECYCLE_PATH} with an approved change of the law")]
+
+
+def _hookfindings(repo: Managed, lc) -> list[dict]:
+    """The hooks git runs: gitstate's (through the pre-commit framework or not), unmodified,
+    and out of a pulled commit's reach."""
+    out: list[dict] = []
     where = hooks_dir(repo)
     problems = _check_hooks(repo, lc)
     framework = {name: config for name in precommit.HOOK_IDS
@@ -67,99 +75,117 @@ def diagnose(repo: Managed) -> list[dict]:
     else:
         out.append(finding("ok", "hooks", f"pre-commit, commit-msg and the ref guard "
                             f"(reference-transaction) in {where} are gitstate's, unmodified"))
-    for name in precommit.HOOK_IDS:
-        if name in framework and is_ours(precommit.legacy(where / name)):
-            out.append(finding("warn", "hooks", f"pre-commit runs its {name} hook in migration "
-                                f"mode: gitstate's check runs from {framework[name]} and again "
-                                f"from gitstate's shim kept as {name}.legacy, so every refusal "
-                                "is said twice", "pre-commit install -f --hook-type pre-commit "
-                                "--hook-type commit-msg"))
-    top = repo.work_tree.resolve()
-    if where.resolve() == top or top in where.resolve().parents:
-        tracked = repo.git.index_paths(where.resolve().relative_to(top).as_posix())
-        if tracked:
-            out.append(finding("fail", "hooks", f"git runs hooks from {where}, which is "
-                                "tracked in the repository: a pulled commit can change what "
-                                "runs here", "`git config --unset core.hooksPath` and run "
-                                "`gitstate init`"))
+    out += [finding("warn", "hooks", f"pre-commit runs its {name} hook in migration "
+                    f"mode: gitstate's check runs from {framework[name]} and again "
+                    f"from gitstate's shim kept as {name}.legacy, so every refusal "
+                    "is said twice", "pre-commit install -f --hook-type pre-commit "
+                    "--hook-type commit-msg")
+            for name in precommit.HOOK_IDS
+            if name in framework and is_ours(precommit.legacy(where / name))]
+    if _tracked(repo, where):
+        out.append(finding("fail", "hooks", f"git runs hooks from {where}, which is "
+                            "tracked in the repository: a pulled commit can change what "
+                            "runs here", "`git config --unset core.hooksPath` and run "
+                            "`gitstate init`"))
+    return out
 
+
+def _tracked(repo: Managed, where: Path) -> bool:
+    """Is the hooks folder in the work tree and tracked (a pulled commit changes it)?"""
+    top = repo.work_tree.resolve()
+    return (where.resolve() == top or top in where.resolve().parents) \
+        and bool(repo.git.index_paths(where.resolve().relative_to(top).as_posix()))
+
+
+def _pythonfinding(repo: Managed) -> dict:
+    """The Python the hooks run, and the gitstate it imports."""
     python = repo.git.config("gitstate.python")
     if not python or not os.access(python, os.X_OK):
-        out.append(finding("warn", "gitstate", f"the hooks' Python ({python or 'not set'}) "
-                            "is missing; they fall back to `gitstate` on PATH",
-                            "run `gitstate init` with the gitstate you use"))
-    else:
-        proc = subprocess.run([python, "-c", "import gitstate; print(gitstate.__version__)"],
-                              capture_output=True, text=True)
-        found = proc.stdout.strip()
-        if proc.returncode != 0:
-            out.append(finding("fail", "gitstate", f"{python} cannot import gitstate: state "
-                                "commits will be refused", "install gitstate there, or run "
-                                "`gitstate init` with the Python that has it"))
-        elif found != __version__:
-            out.append(finding("warn", "gitstate", f"the hooks run gitstate {found}, this is "
-                                f"{__version__}", "run `gitstate init` to use this one"))
-        else:
-            out.append(finding("ok", "gitstate", f"the hooks run gitstate {found} ({python})"))
+        return finding("warn", "gitstate", f"the hooks' Python ({python or 'not set'}) "
+                       "is missing; they fall back to `gitstate` on PATH",
+                       "run `gitstate init` with the gitstate you use")
+    proc = subprocess.run([python, "-c", "import gitstate; print(gitstate.__version__)"],
+                          capture_output=True, text=True)
+    found = proc.stdout.strip()
+    if proc.returncode != 0:
+        return finding("fail", "gitstate", f"{python} cannot import gitstate: state "
+                       "commits will be refused", "install gitstate there, or run "
+                       "`gitstate init` with the Python that has it")
+    if found != __version__:
+        return finding("warn", "gitstate", f"the hooks run gitstate {found}, this is "
+                       f"{__version__}", "run `gitstate init` to use this one")
+    return finding("ok", "gitstate", f"the hooks run gitstate {found} ({python})")
 
-    out.append(_cachefinding(repo))
 
+def _approvalsfinding(repo: Managed, lc, head: str | None) -> dict:
+    """Whether approvals are proven by the humans' signatures."""
     signers = repo.git.cat_files([f"{head}:{SIGNERS_PATH}"])[0] if head else None
-    if signers is None:
-        out.append(finding("warn", "approvals", "no protocols/allowed_signers: an "
-                            "'Approved-by:' trailer is taken at its word from a person at a "
-                            "terminal (anyone can write it), and refused from an agent's "
-                            "session (agent-approval)", "commit protocols/allowed_signers with "
-                            "the humans' SSH keys (`gitstate init --signing-key PATH "
-                            "--approved-by HUMAN`, run by that human)"))
-    else:
-        out.append(_signersfinding(repo, lc, signers))
-    out += _moversfindings(repo, lc, head)
-
-    out += _hub_and_ci(repo)
-    return out    # and each agent runtime's own checks: gitstate.runtime.doctor
+    if signers is not None:
+        return _signersfinding(repo, lc, signers)
+    return finding("warn", "approvals", "no protocols/allowed_signers: an "
+                   "'Approved-by:' trailer is taken at its word from a person at a "
+                   "terminal (anyone can write it), and refused from an agent's "
+                   "session (agent-approval)", "commit protocols/allowed_signers with "
+                   "the humans' SSH keys (`gitstate init --signing-key PATH "
+                   "--approved-by HUMAN`, run by that human)")
 
 
 def _moversfindings(repo: Managed, lc, head: str | None) -> list[dict]:
     """Who may move whom: is this session bound to an agent, and whose moves are proven?"""
-    from gitstate.law.movers import KEY_FIELD
-    from gitstate.moves.principals import bound_agent, held_key
-    out = []
+    from gitstate.moves.principals import bound_agent
     bound = bound_agent()
     if bound is None:
-        out.append(finding("warn", "binding", "no GITSTATE_AGENT: this session is bound to no "
-                            "agent, so the local doors let it move any agent the law allows "
-                            "(who moves is not judged here)", "an agent's runtime sets "
-                            "GITSTATE_AGENT (Claude Code: `gitstate init --runtime claude-code` "
-                            "or gitstate's plugin; Codex CLI: `init --runtime codex`)"))
+        out = [finding("warn", "binding", "no GITSTATE_AGENT: this session is bound to no "
+                       "agent, so the local doors let it move any agent the law allows "
+                       "(who moves is not judged here)", "an agent's runtime sets "
+                       "GITSTATE_AGENT (Claude Code: `gitstate init --runtime claude-code` "
+                       "or gitstate's plugin; Codex CLI: `init --runtime codex`)")]
     else:
-        out.append(finding("ok", "binding", f"this session is bound to {bound} "
-                            "(GITSTATE_AGENT): it may move only whom the law lets it"))
+        out = [finding("ok", "binding", f"this session is bound to {bound} "
+                       "(GITSTATE_AGENT): it may move only whom the law lets it")]
     if head is None or lc is None:
         return out
+    return out + _keyfindings(_living(repo, lc, head))
+
+
+def _living(repo: Managed, lc, head: str) -> dict[str, dict]:
+    """The front matter of each agent alive at `head` (a state file that does not parse
+    left out)."""
     fronts = {}
     for agent, data in repo.agents_at(lc, head).items():
         try:
             fronts[agent] = statefile.parse_bytes(data, lc.state_path(agent)).front
         except GitstateError:
             continue
-    living = {a: f for a, f in fronts.items()
-              if isinstance(f.get("state"), str) and lc.roster_of(f["state"]) != "dead"}
+    return {a: f for a, f in fronts.items()
+            if isinstance(f.get("state"), str) and lc.roster_of(f["state"]) != "dead"}
+
+
+def _keyfindings(living: dict[str, dict]) -> list[dict]:
+    """The living agents without a key (unauthenticated), and those with one."""
+    from gitstate.law.movers import KEY_FIELD
     bare = sorted(a for a, f in living.items() if not f.get(KEY_FIELD))
-    if bare:
-        shown = ", ".join(bare[:10]) + (f" and {len(bare) - 10} more" if len(bare) > 10 else "")
-        out.append(finding("warn", "movers", f"{len(bare)} agent{'s' if len(bare) != 1 else ''} "
-                            f"without a key ({shown}): the hub and verify cannot tell who moved "
-                            "them (unauthenticated)", "spawn agents with `gitstate spawn ID "
-                            "--key`"))
     keyed = sorted(a for a in living if a not in bare)
-    if keyed:
-        held = [a for a in keyed if held_key(living[a].get(KEY_FIELD))]
-        out.append(finding("ok", "movers", f"{len(keyed)} agent{'s' if len(keyed) != 1 else ''}"
-                            " with a key: their moves must be signed (unsigned-move); this "
-                            f"clone holds the keys of {', '.join(held) or 'none of them'}"))
-        out += _shared_keys(living, keyed)
-    return out
+    return _barefindings(bare) + (_keyedfindings(living, keyed) if keyed else [])
+
+
+def _barefindings(bare: list[str]) -> list[dict]:
+    if not bare:
+        return []
+    shown = ", ".join(bare[:10]) + (f" and {len(bare) - 10} more" if len(bare) > 10 else "")
+    return [finding("warn", "movers", f"{len(bare)} agent{'s' if len(bare) != 1 else ''} "
+                    f"without a key ({shown}): the hub and verify cannot tell who moved "
+                    "them (unauthenticated)", "spawn agents with `gitstate spawn ID --key`")]
+
+
+def _keyedfindings(living: dict[str, dict], keyed: list[str]) -> list[dict]:
+    from gitstate.law.movers import KEY_FIELD
+    from gitstate.moves.principals import held_key
+    held = [a for a in keyed if held_key(living[a].get(KEY_FIELD))]
+    return [finding("ok", "movers", f"{len(keyed)} agent{'s' if len(keyed) != 1 else ''}"
+                    " with a key: their moves must be signed (unsigned-move); this "
+                    f"clone holds the keys of {', '.join(held) or 'none of them'}"),
+            *_shared_keys(living, keyed)]
 
 
 def _shared_keys(living: dict[str, dict], keyed: list[str]) -> list[dict]:
@@ -215,30 +241,35 @@ def _cachefinding(repo: Managed) -> dict:
 
 
 def _hub_and_ci(repo: Managed) -> list[dict]:
-    out = []
+    return [_hubfinding(repo), *_cifindings(repo)]
+
+
+def _hubfinding(repo: Managed) -> dict:
+    """The remotes: whether one judges pushes cannot be seen from here."""
     remotes = repo.git.text("remote").split()
     if not remotes:
-        out.append(finding("warn", "hub", "no remote: this clone is the only door",
-                            "set up a hub: `git init --bare hub.git && gitstate -C hub.git "
-                            "init --server`, then `git remote add origin hub.git`"))
-    else:
-        urls = ", ".join(f"{r} {repo.git.config(f'remote.{r}.url') or '?'}" for r in remotes)
-        out.append(finding("ok", "hub", f"remotes: {urls}. Whether a hub judges pushes cannot "
-                            "be seen from here: it does if `gitstate init --server` ran there, "
-                            "or CI runs `gitstate verify --no-cache`"))
+        return finding("warn", "hub", "no remote: this clone is the only door",
+                       "set up a hub: `git init --bare hub.git && gitstate -C hub.git "
+                       "init --server`, then `git remote add origin hub.git`")
+    urls = ", ".join(f"{r} {repo.git.config(f'remote.{r}.url') or '?'}" for r in remotes)
+    return finding("ok", "hub", f"remotes: {urls}. Whether a hub judges pushes cannot "
+                   "be seen from here: it does if `gitstate init --server` ran there, "
+                   "or CI runs `gitstate verify --no-cache`")
+
+
+def _cifindings(repo: Managed) -> list[dict]:
+    """Each CI file that runs verify (or gitstate's action), judged; a warning if none."""
     ci = [repo.work_tree / p for p in (".github/workflows", ".gitlab-ci.yml")]
     verifying = [f for p in ci if p.exists()
                  for f in ([p] if p.is_file() else sorted(p.glob("*.y*ml")))
                  if "gitstate verify" in (text := f.read_text(encoding="utf-8", errors="replace"))
                  or installable.action_in(text)]
     if not verifying:
-        out.append(finding("warn", "ci", "no CI job runs `gitstate verify --no-cache`",
-                            "for a hub that cannot run hooks, add one that does: "
-                            "`gitstate init --ci github|gitlab`"))
-    for f in verifying:
-        out.append(_ci_finding(f.relative_to(repo.work_tree).as_posix(),
-                               f.read_text(encoding="utf-8", errors="replace")))
-    return out
+        return [finding("warn", "ci", "no CI job runs `gitstate verify --no-cache`",
+                        "for a hub that cannot run hooks, add one that does: "
+                        "`gitstate init --ci github|gitlab`")]
+    return [_ci_finding(f.relative_to(repo.work_tree).as_posix(),
+                        f.read_text(encoding="utf-8", errors="replace")) for f in verifying]
 
 
 def _ci_finding(rel: str, text: str) -> dict:

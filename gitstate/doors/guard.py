@@ -22,22 +22,14 @@ from gitstate.git.runner import Git, is_zero
 
 def guard(git: Git, updates: str) -> int:
     from gitstate.history.problems import print_by_commit
-    from gitstate.history.verify import verify
 
     cache_dir = git.text("rev-parse", "--absolute-git-dir") + "/gitstate"
     bad: list[tuple[str, dict]] = []
     for line in updates.splitlines():
         parts = line.split()
-        if len(parts) != 3 or is_zero(parts[1]) or not parts[2].startswith("refs/heads/"):
-            continue
-        old, new, ref = parts
-        base = old if not is_zero(old) else git.head()
-        if ref == team_ref(git, base or new):
-            bad += _judge_line(git, ref, old, new, base, cache_dir)
-            continue
-        problems, _ = verify(git, [new, "--not", "--branches"], cache_dir, root=base,
-                             bound=_bound(git, new), line=False)
-        bad += [(ref, p) for p in problems]
+        if len(parts) == 3 and not is_zero(parts[1]) and parts[2].startswith("refs/heads/"):
+            old, new, ref = parts
+            bad += _judge_branch(git, old, new, ref, cache_dir)
     if not bad:
         return 0
     refs = sorted({ref for ref, _ in bad})
@@ -47,6 +39,19 @@ def guard(git: Git, updates: str) -> int:
     print("The branch was not moved. Make each move legal (e.g. `gitstate transition`); on the "
           "team line, merge work and land moves one by one.", file=sys.stderr)
     return 1
+
+
+def _judge_branch(git: Git, old: str, new: str, ref: str,
+                  cache_dir: str) -> list[tuple[str, dict]]:
+    """A branch moving to `new`: the commits no branch has yet, judged (as the line's, when
+    it is the team line)."""
+    from gitstate.history.verify import verify
+    base = old if not is_zero(old) else git.head()
+    if ref == team_ref(git, base or new):
+        return _judge_line(git, ref, old, new, base, cache_dir)
+    problems, _ = verify(git, [new, "--not", "--branches"], cache_dir, root=base,
+                         bound=_bound(git, new), line=False)
+    return [(ref, p) for p in problems]
 
 
 def _judge_line(git: Git, ref: str, old: str, new: str, base: str | None,

@@ -48,42 +48,50 @@ def main() -> int:
 
 def run_hook(name: str, args: list[str]) -> int:
     try:
-        expect = args[args.index("--expect") + 1] if "--expect" in args[:-1] else None
-        cache = os.path.join(os.path.dirname(expect), "gitstate") if expect else None
-        if name == "pre-commit":
-            return pre_commit(Git(), _stdin_text(), expect, cache)
-        if name == "commit-msg":
-            files = [a for i, a in enumerate(args) if a != "--expect" and
-                     (i == 0 or args[i - 1] != "--expect")]
-            if not files:
-                print("gitstate: the commit-msg hook needs the message file", file=sys.stderr)
-                return 2
-            from gitstate.law.grammar import parse_message
-            with open(files[0], "rb") as fh:
-                # the message as git will commit it: its default cleanup drops comment lines
-                # (when it keeps them, the shim leaves the commit to the ref guard, which
-                # judges the message as committed)
-                message = parse_message(fh.read().decode("utf-8", "replace"), cleanup=True)
-            return _report(_judge_staged(Git(), _stdin_text(), message, cache)[0])
-        if name == "pre-receive":
-            from gitstate.doors.hub import pre_receive
-            return pre_receive(Git(), sys.stdin.buffer)
-        if name == "proc-receive":
-            from gitstate.doors.queue import proc_receive
-            return proc_receive(Git(), sys.stdin.buffer, sys.stdout.buffer)
-        if name == "post-receive":
-            from gitstate.doors.hub import post_receive
-            return post_receive(Git(), sys.stdin.buffer)
-        if name == "reference-transaction":
-            from gitstate.doors.guard import guard
-            return guard(Git(), _stdin_text())
-        if name == "recover":
-            return finish_interrupted()
+        return _run(name, args)
     except GitstateError as exc:
         print(f"gitstate: {exc}", file=sys.stderr)
         return exc.exit_code
+
+
+def _run(name: str, args: list[str]) -> int:
+    expect = args[args.index("--expect") + 1] if "--expect" in args[:-1] else None
+    cache = os.path.join(os.path.dirname(expect), "gitstate") if expect else None
+    if name == "pre-commit":
+        return pre_commit(Git(), _stdin_text(), expect, cache)
+    if name == "commit-msg":
+        return _commit_msg(args, cache)
+    if name == "pre-receive":
+        from gitstate.doors.hub import pre_receive
+        return pre_receive(Git(), sys.stdin.buffer)
+    if name == "proc-receive":
+        from gitstate.doors.queue import proc_receive
+        return proc_receive(Git(), sys.stdin.buffer, sys.stdout.buffer)
+    if name == "post-receive":
+        from gitstate.doors.hub import post_receive
+        return post_receive(Git(), sys.stdin.buffer)
+    if name == "reference-transaction":
+        from gitstate.doors.guard import guard
+        return guard(Git(), _stdin_text())
+    if name == "recover":
+        return finish_interrupted()
     print(f"gitstate: unknown hook '{name}'", file=sys.stderr)
     return 2
+
+
+def _commit_msg(args: list[str], cache: str | None) -> int:
+    """The message file (the first argument but `--expect FILE`) judged with the index."""
+    files = [a for i, a in enumerate(args) if a != "--expect" and
+             (i == 0 or args[i - 1] != "--expect")]
+    if not files:
+        print("gitstate: the commit-msg hook needs the message file", file=sys.stderr)
+        return 2
+    with open(files[0], "rb") as fh:
+        # the message as git will commit it: its default cleanup drops comment lines
+        # (when it keeps them, the shim leaves the commit to the ref guard, which
+        # judges the message as committed)
+        message = parse_message(fh.read().decode("utf-8", "replace"), cleanup=True)
+    return _report(_judge_staged(Git(), _stdin_text(), message, cache)[0])
 
 
 def finish_interrupted() -> int:
@@ -145,17 +153,10 @@ def _remove(path: str) -> None:
 def _raw_paths(raw: str) -> tuple[list[str], dict[str, str], dict[str, str]] | None:
     """(paths, path -> new mode, path -> old blob id) of `git diff --raw --abbrev=40` lines,
     or None if git quoted a path (then ask git with -z)."""
-    paths: list[str] = []
-    modes: dict[str, str] = {}
-    olds: dict[str, str] = {}
-    for line in raw.splitlines():
-        if "\t" not in line:
-            continue
-        meta, path = line.split("\t", 1)
-        if path.startswith('"'):
-            return None
-        _fields(path, meta, paths, modes, olds)
-    return paths, modes, olds
+    pairs = [line.split("\t", 1) for line in raw.splitlines() if "\t" in line]
+    if any(path.startswith('"') for _meta, path in pairs):
+        return None
+    return _listing(pairs)
 
 
 def _staged_raw(git: Git, base: str | None
@@ -165,22 +166,23 @@ def _staged_raw(git: Git, base: str | None
     out = git.run("diff-index", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev",
                   base or git.empty_tree())
     parts = out.decode("utf-8", "surrogateescape").split("\0")
+    return _listing(zip(parts[0::2], parts[1::2]))
+
+
+def _listing(pairs) -> tuple[list[str], dict[str, str], dict[str, str]]:
+    """(paths, path -> new mode, path -> old blob id) of raw lines' (`:old-mode new-mode
+    old-blob new-blob status`, path) pairs."""
     paths: list[str] = []
     modes: dict[str, str] = {}
     olds: dict[str, str] = {}
-    for meta, path in zip(parts[0::2], parts[1::2]):
-        _fields(path, meta, paths, modes, olds)
+    for meta, path in pairs:
+        fields = meta.split()
+        paths.append(path)
+        if len(fields) > 1:
+            modes[path] = fields[1]
+        if len(fields) > 2 and len(fields[2]) >= 40:
+            olds[path] = fields[2]
     return paths, modes, olds
-
-
-def _fields(path: str, meta: str, paths: list, modes: dict, olds: dict) -> None:
-    """One raw line (`:old-mode new-mode old-blob new-blob status`) into the three answers."""
-    fields = meta.split()
-    paths.append(path)
-    if len(fields) > 1:
-        modes[path] = fields[1]
-    if len(fields) > 2 and len(fields[2]) >= 40:
-        olds[path] = fields[2]
 
 
 def _judge_staged(git: Git, raw: str, message: str | Message | None,
@@ -193,13 +195,24 @@ def _judge_staged(git: Git, raw: str, message: str | Message | None,
     """
     parent = "HEAD^" if _parent_is_amend() else "HEAD"
     paths, modes, got = _staged(git, raw, parent)
-    head, merge_head, old_lc, new_lc = got[:4]
+    head, _, old_lc, new_lc = got[:4]
     base = parent if head else None   # the commit's parent (None: the first commit)
     law_problem = _check_new_lifecycle(new_lc) if LIFECYCLE_PATH in paths else None
     lc, refused = _law_in_force(git, old_lc or new_lc, base, paths, cache)
     if lc is None:
-        return [v for v in (law_problem or refused,) if v is not None], None
-    changes = _changes(lc, paths, modes, got[4:])
+        found = law_problem or refused
+        return ([found] if found is not None else []), None
+    facts = _facts(git, lc, base, paths, modes, got, message, law_problem)
+    out = judge(facts)
+    if out or _judged_in_full(facts):
+        return out, None
+    return out, _verdict(lc, facts.changes, head[0] if head else "none")
+
+
+def _facts(git: Git, lc, base: str | None, paths: list[str], modes: dict[str, str],
+           got: list, message: str | Message | None, law_problem: Violation | None) -> Facts:
+    """What this door knows of the commit being made, as `_staged` read it."""
+    head, merge_head, old_lc = got[:3]
     law_changed = [p for p in paths if is_law_path(p)] if old_lc is not None else []
     merge = bool(merge_head and head)
     msg = parse_message(message) if isinstance(message, str) else message
@@ -207,14 +220,10 @@ def _judge_staged(git: Git, raw: str, message: str | Message | None,
     context = GitContext(git, base, tree=None, lc=lc, memo=memo)
     from gitstate.law.movers import agent_session
     bound, mark = agent_session(os.environ)
-    out = judge(Facts(lc, changes, message=msg, law_changed=law_changed,
-                      law_problem=law_problem, merge=merge,
-                      line=merge and on_team_line(git, lc), context=context,
-                      bound=bound, mark=mark, memo=memo, encoding=_commit_encoding(git),
-                      signers_known=lambda: _has_signers(git, base)))
-    if out or merge or law_changed or _waits(lc, bound, changes, msg, context, memo):
-        return out, None
-    return out, _verdict(lc, changes, head[0] if head else "none")
+    return Facts(lc, _changes(lc, paths, modes, got[4:]), message=msg, law_changed=law_changed,
+                 law_problem=law_problem, merge=merge, line=merge and on_team_line(git, lc),
+                 context=context, bound=bound, mark=mark, memo=memo,
+                 encoding=_commit_encoding(git), signers_known=lambda: _has_signers(git, base))
 
 
 def _changes(lc, paths: list[str], modes: dict[str, str], contents: list) -> list[FileChange]:
@@ -281,12 +290,16 @@ def _law_in_force(git: Git, found, base: str | None, paths: list[str],
                                exc.where or LIFECYCLE_PATH)
 
 
-def _waits(lc, bound: str | None, changes: list, msg, context, memo: dict) -> bool:
-    """Does the verdict on a bound session's move of another agent wait for its trailers?"""
-    if not bound or not changes or msg is not None:
+def _judged_in_full(f: Facts) -> bool:
+    """Must commit-msg judge the message in full: a merge, a change of the law, or a bound
+    session's move of another agent, whose verdict waits for its trailers?"""
+    if f.merge or f.law_changed:
+        return True
+    if not f.bound or not f.changes or f.message is not None:
         return False
     from gitstate.law.movers import judge_binding
-    return judge_binding(lc, bound, changes, None, context.agents, memo)[1]
+    assert f.context is not None and f.memo is not None
+    return judge_binding(f.lc, f.bound, f.changes, None, f.context.agents, f.memo)[1]
 
 
 def _fallback_law(git: Git, base: str | None):
@@ -323,17 +336,23 @@ def _verdict(lc, changes: list[FileChange], head: str):
     if c is None or c.new is None:
         return None
     doc = statefile.parse_bytes(c.new, c.path)
-    new = doc.state
-    old = statefile.parse_bytes(c.old, c.path).state if c.old is not None else None
-    if old is not None and lc.needs_approval(old, new):
-        return None   # trailers are read by Python only
+    if _needs_trailer(lc, c, doc):
+        return None
+    return head, f"@{rx.match(c.path).group('id')}: [STATE:{doc.state}]"
+
+
+def _needs_trailer(lc, c: FileChange, doc) -> bool:
+    """Does the move of `c` (its new side `doc`) need a trailer? Trailers are read by Python
+    only."""
+    old = statefile.parse_bytes(c.old, c.path) if c.old is not None else None
+    was = old.state if old is not None else None
+    if was is not None and lc.needs_approval(was, doc.state):
+        return True
     role = statefile.as_text(doc.get("role"))
-    if old is None and role and role not in lc.roles:
-        return None   # a new role's `New-role:` trailer too
-    if c.old is not None and role != statefile.as_text(
-            statefile.parse_bytes(c.old, c.path).get("role")):
-        return None   # a role taken (`Assumes-role:`) or changed: its trailer too
-    return head, f"@{rx.match(c.path).group('id')}: [STATE:{new}]"
+    if was is None and role and role not in lc.roles:
+        return True   # a new role's `New-role:`
+    # a role taken (`Assumes-role:`) or changed
+    return old is not None and role != statefile.as_text(old.get("role"))
 
 
 def _check_new_lifecycle(staged) -> Violation | None:

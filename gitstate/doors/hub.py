@@ -15,9 +15,10 @@ from __future__ import annotations
 import sys
 import time
 
-from gitstate.git.push import HUB_MARK_REF, QUEUE_PREFIX
+from gitstate.git.push import QUEUE_PREFIX
 from gitstate.git.repo import team_ref
 from gitstate.git.runner import Git, is_zero
+from gitstate.git.upstream import HUB_MARK_REF
 from gitstate.rule_ids import Rule
 
 TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
@@ -79,13 +80,30 @@ def _max_refs(git: Git) -> int:
     return int(value) if value and value.isdigit() and int(value) > 0 else MAX_REFS
 
 
+def _updates(stdin: BinaryIO) -> list[list[str]]:
+    """A receive hook's input: one [old, new, ref] per line."""
+    lines = stdin.read().decode("utf-8", "replace").splitlines()
+    return [u for u in (line.split() for line in lines) if len(u) == 3]
+
+
+def _pushed(git: Git, tips: list[str]) -> set[str]:
+    """The commits these tips bring that the hub holds under no ref yet."""
+    return set(git.text("rev-list", *tips, "--not", "--all").split())
+
+
+def _judged(git: Git, name: str, revs: list[str], pushed: set[str], root: str | None,
+            now: float | None, line: bool) -> list[tuple[str, dict]]:
+    """`verify`'s judgement of `revs` by the hub's clock, each problem filed under `name`."""
+    from gitstate.history.verify import verify
+    problems, _ = verify(git, revs, None, root=root, clock=HubClock(git, pushed, now), line=line)
+    return [(name, p) for p in problems]
+
+
 def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
     """Refuse the whole push if any pushed ref breaks the law."""
     from gitstate.history.problems import print_by_commit
-    from gitstate.history.verify import law_at, verify
 
-    updates = [line.split() for line in stdin.read().decode("utf-8", "replace").splitlines()]
-    updates = [u for u in updates if len(u) == 3]
+    updates = _updates(stdin)
     bad: list[tuple[str, dict]] = []
     limit = _max_refs(git)
     if len(updates) > limit:
@@ -93,63 +111,7 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
                                  f"this hub takes at most {limit} in one push (git config "
                                  "gitstate.maxRefsPerPush): push them in parts")))
         updates = []
-    protected = set(protected_refs(git))
-    queues = bool(git.config("receive.procReceiveRefs"))
-    default = default_branch(git)
-    laws: dict[str | None, bool] = {}
-
-    def lawful(rev: str | None) -> bool:
-        if rev not in laws:
-            laws[rev] = law_at(git, rev) is not None
-        return laws[rev]
-
-    groups: dict[str | None, list[tuple[str, str]]] = {}
-    for old, new, ref in updates:
-        if not ref.startswith(ACCEPTED):
-            bad.append((ref, _refusal(Rule.REF_NAMESPACE, f"{ref}: this hub accepts branches "
-                                      "(refs/heads/), tags (refs/tags/) and gitstate's own refs "
-                                      "(refs/gitstate/), nothing else: replace refs, notes and "
-                                      "other refs would change how it reads history")))
-            continue
-        if ref.startswith(QUEUE_PREFIX) and queues:
-            continue   # a queued move: judged when the hub lands it (doors/queue.py)
-        if ref == HUB_MARK_REF or ref.startswith(QUEUE_PREFIX):
-            bad.append((ref, _refusal(Rule.PROTECTED_REF, f"{ref} is the hub's own: "
-                                      "clients do not write it")))
-            continue
-        if ref in protected and is_zero(new):
-            bad.append((ref, _refusal(Rule.PROTECTED_REF, f"{ref} is protected on this hub: it "
-                                      "cannot be deleted")))
-            continue
-        if is_zero(new) and not is_zero(old) and ref == team_ref(git, old, local=False):
-            bad.append((ref, _refusal(Rule.PROTECTED_REF, f"{ref} is the team line (`line:` "
-                                      "of the law at its tip): it cannot be deleted, nor made "
-                                      "again from another history")))
-            continue
-        if is_zero(new):
-            continue   # a deletion carries no commits
-        if ref in protected and not is_zero(old) and not git.ok("merge-base", "--is-ancestor",
-                                                           old, new):
-            bad.append((ref, _refusal(Rule.NON_FAST_FORWARD, f"{ref} is protected on this hub: "
-                                      f"{new[:10]} does not contain its tip {old[:10]}; history "
-                                      "is never rewritten here (fetch, rebase your commits on "
-                                      "it, and push again)")))
-            continue
-        # the law in force: the branch's own, else the default branch's (once managed, always)
-        root = old if not is_zero(old) and lawful(old) else (default if lawful(default) else None)
-        if ref == team_ref(git, root or new, local=False):
-            bad += _judge_line(git, ref, old, new, root, now)
-            continue
-        groups.setdefault(root, []).append((ref, new))
-    for root, items in groups.items():
-        tips = sorted({new for _ref, new in items})
-        pushed = set(git.text("rev-list", *tips, "--not", "--all").split())
-        if not pushed:
-            continue
-        problems, _ = verify(git, [*tips, "--not", "--all"], None, root=root,
-                             clock=HubClock(git, pushed, now), line=False)
-        name = items[0][0] + (f" and {len(items) - 1} more" if len(items) > 1 else "")
-        bad += [(name, p) for p in problems]
+    bad += _Push(git, now).judge(updates)
     if not bad:
         return 0
     print("gitstate: push refused by the hub:", file=sys.stderr)
@@ -159,13 +121,99 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
     return 1
 
 
+class _Push:
+    """One push as the hub judges it: each ref by its name and what its update does, then the
+    commits it brings, by the law in force where they land."""
+
+    def __init__(self, git: Git, now: float | None):
+        self.git, self.now = git, now
+        self.protected = set(protected_refs(git))
+        self.queues = bool(git.config("receive.procReceiveRefs"))
+        self.default = default_branch(git)
+        self.laws: dict[str | None, bool] = {}
+
+    def judge(self, updates: list[list[str]]) -> list[tuple[str, dict]]:
+        bad: list[tuple[str, dict]] = []
+        groups: dict[str | None, list[tuple[str, str]]] = {}
+        for old, new, ref in updates:
+            refusal = self._refusal(old, new, ref)
+            if refusal is not None:
+                bad.append((ref, refusal))
+                continue
+            if ref.startswith(QUEUE_PREFIX) or is_zero(new):
+                continue   # a queued move (judged when the hub lands it), or a deletion
+            root = self._root(old)
+            if ref == team_ref(self.git, root or new, local=False):
+                bad += _judge_line(self.git, ref, old, new, root, self.now)
+                continue
+            groups.setdefault(root, []).append((ref, new))
+        for root, items in groups.items():
+            bad += self._judge_group(root, items)
+        return bad
+
+    def _lawful(self, rev: str | None) -> bool:
+        from gitstate.history.verify import law_at
+        if rev not in self.laws:
+            self.laws[rev] = law_at(self.git, rev) is not None
+        return self.laws[rev]
+
+    def _root(self, old: str) -> str | None:
+        """The law in force: the branch's own, else the default branch's (once managed,
+        always)."""
+        if not is_zero(old) and self._lawful(old):
+            return old
+        return self.default if self._lawful(self.default) else None
+
+    def _refusal(self, old: str, new: str, ref: str) -> dict | None:
+        """Why `ref` may not be pushed by its name, else by what its update does."""
+        if not ref.startswith(ACCEPTED):
+            return _refusal(Rule.REF_NAMESPACE, f"{ref}: this hub accepts branches "
+                            "(refs/heads/), tags (refs/tags/) and gitstate's own refs "
+                            "(refs/gitstate/), nothing else: replace refs, notes and "
+                            "other refs would change how it reads history")
+        if ref.startswith(QUEUE_PREFIX) and self.queues:
+            return None   # a queued move: judged when the hub lands it (doors/queue.py)
+        if ref == HUB_MARK_REF or ref.startswith(QUEUE_PREFIX):
+            return _refusal(Rule.PROTECTED_REF, f"{ref} is the hub's own: "
+                            "clients do not write it")
+        return self._rewrite(old, new, ref)
+
+    def _rewrite(self, old: str, new: str, ref: str) -> dict | None:
+        """A protected ref or the team line deleted, a protected ref rewritten."""
+        if ref in self.protected and is_zero(new):
+            return _refusal(Rule.PROTECTED_REF, f"{ref} is protected on this hub: it "
+                            "cannot be deleted")
+        if is_zero(new) and not is_zero(old) and ref == team_ref(self.git, old, local=False):
+            return _refusal(Rule.PROTECTED_REF, f"{ref} is the team line (`line:` "
+                            "of the law at its tip): it cannot be deleted, nor made "
+                            "again from another history")
+        if is_zero(new) or ref not in self.protected or is_zero(old):
+            return None
+        if self.git.ok("merge-base", "--is-ancestor", old, new):
+            return None
+        return _refusal(Rule.NON_FAST_FORWARD, f"{ref} is protected on this hub: "
+                        f"{new[:10]} does not contain its tip {old[:10]}; history "
+                        "is never rewritten here (fetch, rebase your commits on "
+                        "it, and push again)")
+
+    def _judge_group(self, root: str | None, items: list[tuple[str, str]]
+                     ) -> list[tuple[str, dict]]:
+        """The new commits of the refs under one law, judged together."""
+        tips = sorted({new for _ref, new in items})
+        pushed = _pushed(self.git, tips)
+        if not pushed:
+            return []
+        name = items[0][0] + (f" and {len(items) - 1} more" if len(items) > 1 else "")
+        return _judged(self.git, name, [*tips, "--not", "--all"], pushed, root, self.now,
+                       line=False)
+
+
 def _judge_line(git: Git, ref: str, old: str, new: str, root: str | None,
                 now: float | None) -> list[tuple[str, dict]]:
     """A push to the team line: the line only ever goes on from its tip (the old tip stays on
     its first-parent line), and every commit it gains on that line is judged as one of the
     line, whatever other refs already hold it."""
     from gitstate.git.repo import on_first_parent_line
-    from gitstate.history.verify import verify
     if not is_zero(old) and not on_first_parent_line(git, old, new):
         return [(ref, _refusal(Rule.NON_FAST_FORWARD, f"{ref} is the team line: its tip "
                                f"{old[:10]} would no longer be on its first-parent line (a "
@@ -175,10 +223,7 @@ def _judge_line(git: Git, ref: str, old: str, new: str, root: str | None,
     # a team line made anew is judged whole: its history may hold commits another branch
     # brought here, never judged as the line's
     revs = [new, "--not", old] if not is_zero(old) else [new]
-    pushed = set(git.text("rev-list", new, "--not", "--all").split())
-    problems, _ = verify(git, revs, None, root=root, clock=HubClock(git, pushed, now),
-                         line=True)
-    return [(ref, p) for p in problems]
+    return _judged(git, ref, revs, _pushed(git, [new]), root, now, line=True)
 
 
 def _refusal(rule: Rule, message: str) -> dict:
@@ -189,24 +234,28 @@ def post_receive(git: Git, stdin: BinaryIO) -> int:
     """Record when the hub received each state commit of a push that landed. (The shim
     does this in plain git now; this entry stays for shims installed before.)"""
     stamp = str(int(time.time()))
-    updates = [u for u in (line.split() for line in
-                           stdin.read().decode("utf-8", "replace").splitlines()) if len(u) == 3]
+    updates = _updates(stdin)
     tips = sorted({new for _old, new, _ref in updates if not is_zero(new)})
     if not tips:
         return 0
+    out = git.run("log", "--format=%H", "-i", "--grep=\\[state:", "--stdin", "--",
+                  input="\n".join(tips + _known(git, updates)).encode() + b"\n")
+    for sha in sorted(set(out.decode().split())):
+        git.ok("notes", f"--ref={NOTES_REF}", "add", "-f", "-m", f"received {stamp}", sha)
+    return 0
+
+
+def _known(git: Git, updates: list[list[str]]) -> list[str]:
+    """What the hub held before the push, as revisions to exclude: the pushed refs' old tips
+    and every other branch, tag and gitstate ref."""
     pushed = {ref for _old, _new, ref in updates}
     others = [line for line in git.text("for-each-ref", "--format=%(objectname) %(refname) "
                                         "%(objecttype)", "refs/heads", "refs/tags",
                                         "refs/gitstate").splitlines()
               if line.endswith((" commit", " tag"))]
     excluded = [f"^{old}" for old, _new, _ref in updates if not is_zero(old)]
-    excluded += [f"^{line.split(' ')[0]}" for line in others
-                 if line.split(" ")[1] not in pushed]
-    out = git.run("log", "--format=%H", "-i", "--grep=\\[state:", "--stdin", "--",
-                  input="\n".join(tips + excluded).encode() + b"\n")
-    for sha in sorted(set(out.decode().split())):
-        git.ok("notes", f"--ref={NOTES_REF}", "add", "-f", "-m", f"received {stamp}", sha)
-    return 0
+    return excluded + [f"^{line.split(' ')[0]}" for line in others
+                       if line.split(" ")[1] not in pushed]
 
 
 def init_server(path: str | None, lifecycle: str | None) -> InitReport:
@@ -242,24 +291,19 @@ def init_server(path: str | None, lifecycle: str | None) -> InitReport:
 def diagnose_hub(git: Git) -> list[dict]:
     """`gitstate doctor` on a hub: its hooks, the gitstate they run, what it protects and
     which refs it accepts."""
-    import os
-    import subprocess
     from pathlib import Path
 
     from gitstate.doors.doctor import finding
     from gitstate.doors.shims import is_ours
 
-    out = []
     hooks = Path(git.text("rev-parse", "--absolute-git-dir")) / "hooks"
     missing = [n for n in HUB_HOOKS if not is_ours(hooks / n)]
-    if missing:
-        out.append(finding("fail", "hooks", f"{', '.join(missing)} in {hooks} "
-                           f"{'is' if len(missing) == 1 else 'are'} not gitstate's: pushes "
-                           "are not judged", "run `gitstate init --server` here"))
-    else:
-        out.append(finding("ok", "hooks", f"pre-receive judges every push; proc-receive lands "
-                           "queued moves; post-receive records when state commits arrive "
-                           f"({hooks})"))
+    out = [finding("fail", "hooks", f"{', '.join(missing)} in {hooks} "
+                   f"{'is' if len(missing) == 1 else 'are'} not gitstate's: pushes "
+                   "are not judged", "run `gitstate init --server` here") if missing else
+           finding("ok", "hooks", f"pre-receive judges every push; proc-receive lands "
+                   "queued moves; post-receive records when state commits arrive "
+                   f"({hooks})")]
     queue = git.config("receive.procReceiveRefs")
     marked = git.ok("rev-parse", "-q", "--verify", HUB_MARK_REF)
     out.append(finding("ok", "queue", f"moves pushed to {QUEUE_PREFIX}<branch> land in order "
@@ -268,22 +312,8 @@ def diagnose_hub(git: Git) -> list[dict]:
                finding("warn", "queue", "no landing queue: `--push` falls back to retrying "
                        "against the branch, which a burst of clones makes slow",
                        "run `gitstate init --server` here"))
-    python = git.config("gitstate.python")
-    ok = python is not None and os.access(python, os.X_OK) and subprocess.run(
-        [python, "-c", "import gitstate"], capture_output=True).returncode == 0
-    out.append(finding("ok", "gitstate", f"the hooks run {python}") if ok else
-               finding("fail", "gitstate", f"the hooks' Python ({python or 'not set'}) cannot "
-                       "import gitstate: every push will be refused",
-                       "run `gitstate init --server` with the gitstate you use"))
-    default = default_branch(git)
-    law = None
-    if default:
-        from gitstate.history.verify import law_at
-        law = law_at(git, default)
-    out.append(finding("ok", "law", f"{default} carries the law; new branches join it")
-               if law else finding("warn", "law", "no branch carries a valid lifecycle yet: "
-                                   "the first push brings the law", "push a managed history "
-                                   "(`gitstate init` in a clone, then `git push`)"))
+    out.append(_hub_python(git))
+    out.append(_hub_law(git))
     out.append(finding("ok", "protected", "never rewritten or deleted: "
                        + ", ".join(protected_refs(git))
                        + " (more with `git config --add gitstate.protect REF`)"))
@@ -291,3 +321,30 @@ def diagnose_hub(git: Git) -> list[dict]:
                        + f"; at most {_max_refs(git)} refs per push; "
                        f"{NOTES_REF} is the hub's own"))
     return out
+
+
+def _hub_python(git: Git) -> dict:
+    """Whether the hooks' Python imports gitstate."""
+    import os
+    import subprocess
+
+    from gitstate.doors.doctor import finding
+    python = git.config("gitstate.python")
+    ok = python is not None and os.access(python, os.X_OK) and subprocess.run(
+        [python, "-c", "import gitstate"], capture_output=True).returncode == 0
+    return finding("ok", "gitstate", f"the hooks run {python}") if ok else \
+        finding("fail", "gitstate", f"the hooks' Python ({python or 'not set'}) cannot "
+                "import gitstate: every push will be refused",
+                "run `gitstate init --server` with the gitstate you use")
+
+
+def _hub_law(git: Git) -> dict:
+    """Whether a branch carries the law new branches join."""
+    from gitstate.doors.doctor import finding
+    from gitstate.history.verify import law_at
+    default = default_branch(git)
+    if default and law_at(git, default):
+        return finding("ok", "law", f"{default} carries the law; new branches join it")
+    return finding("warn", "law", "no branch carries a valid lifecycle yet: the first push "
+                   "brings the law", "push a managed history (`gitstate init` in a clone, "
+                   "then `git push`)")

@@ -1,6 +1,7 @@
 """The humans of the law (`policies.humans`, who may approve gated moves), as `gitstate init`
 names them: given with `--human`, else this user's `git config user.name` made into an id;
-changed on a managed repository only with the approval of a human in force."""
+changed on a managed repository only with the approval of a human in force; and the SSH key
+`--signing-key` records for the first of them in protocols/allowed_signers."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 from gitstate.errors import GitstateError, UsageError
 from gitstate.git.runner import Git
-from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle
+from gitstate.law.lifecycle import LIFECYCLE_PATH, SIGNERS_PATH, Lifecycle
 from gitstate.law.limits import LIFECYCLE_BYTES
 from gitstate.law.load import read_lifecycle
 
@@ -62,7 +63,12 @@ def approved_change(current: Lifecycle | None, changed: list[str], approved_by: 
     named = {h.lower() for h in current.policies.humans}
     if approved_by and approved_by.strip().lower() in named:
         return
-    who = current.policies.humans
+    _refuse_humans(current.policies.humans, approved_by, were, humans)
+
+
+def _refuse_humans(who: tuple[str, ...], approved_by: str | None, were: list[str],
+                   humans: tuple[str, ...]) -> None:
+    """Raised: a change of the humans not approved by one of those in force (`who`)."""
     by = f" ('{approved_by}' is not one of them)" if approved_by else ""
     raise GitstateError(
         f"the humans of the law would change from {', '.join(were) or '(none)'} to "
@@ -85,3 +91,45 @@ def with_humans(text: str, humans: tuple[str, ...]) -> str:
         raise UsageError("--human needs a lifecycle with a 'humans: [...]' line under policies",
                          hint="edit policies.humans in the lifecycle file instead")
     return line.sub(lambda m: m.group(1) + "[" + ", ".join(humans) + "]", text, count=1)
+
+
+def record_key(top: Path, lc: Lifecycle, value: str, files: dict[str, bytes | None],
+               actions: list[str]) -> None:
+    """protocols/allowed_signers with the key of `value` listed for the law's first human."""
+    from gitstate.law.signers import keys_of
+    if not lc.policies.humans:
+        raise UsageError("--signing-key records a human's key, and the lifecycle names no "
+                         "human", hint="name one: `gitstate init --human NAME --signing-key "
+                                       "PATH`")
+    human = lc.policies.humans[0]
+    key = public_key(value)
+    target = top / SIGNERS_PATH
+    text = target.read_text("utf-8", "replace") if target.is_file() else ""
+    if key in keys_of(text, human):
+        return
+    line = f"{human} {key[0]} {key[1]}\n"
+    files[SIGNERS_PATH] = (text + ("\n" if text and not text.endswith("\n") else "")
+                           + line).encode()
+    actions.append(f"recorded {human}'s key ({key[0]} ...{key[1][-12:]}) in {SIGNERS_PATH}: "
+                   f"gated moves now need {human}'s signature")
+
+
+def public_key(value: str) -> tuple[str, str]:
+    """(type, base64) of an SSH public key given as a line, a .pub file, or a private key file
+    with its .pub beside it (as `git config user.signingkey` names one)."""
+    import os
+
+    from gitstate.law.signers import parse_public_key
+    text = value.strip()
+    key = parse_public_key(text) if not text.startswith("key::") else \
+        parse_public_key(text[5:])
+    path = Path(os.path.expanduser(text))
+    for candidate in (path, Path(f"{path}.pub")):
+        if key is None and candidate.is_file() and candidate.stat().st_size < 20000:
+            found = candidate.read_text("utf-8", "replace")
+            key = None if found.lstrip().startswith("-----") else parse_public_key(found)
+    if key is None:
+        raise UsageError(f"--signing-key {value!r} is not an SSH public key",
+                         hint="give a .pub file (e.g. ~/.ssh/id_ed25519.pub), the private key "
+                              "beside it, or the line 'ssh-ed25519 AAAA...'")
+    return key

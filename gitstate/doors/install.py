@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from gitstate.doors.humans import approved_change, human_of, kept_humans, with_humans
+from gitstate.doors.humans import approved_change, human_of, kept_humans, record_key, with_humans
 from gitstate.doors.shims import HOOK_NAMES, install_into, is_ours, render_shim, write_executable
 from gitstate.errors import GitstateError, NotManaged, UsageError
 from gitstate.git.atomic import Plan, commit_atomically
@@ -97,79 +97,17 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
     current = top / LIFECYCLE_PATH
     humans_were: list[str] | None = None   # the humans a `--human` on a managed repo replaces
     if current.is_file() and lifecycle is None:
-        with open(current, "rb") as fh:
-            data = fh.read(LIFECYCLE_BYTES + 1)
-        lc = read_lifecycle(data, LIFECYCLE_PATH)
-        text = data.decode("utf-8")
-        docs: dict[str, str] = {}
-        if (top / "protocols").is_dir() and lc.name in presets():
-            _, docs, _ = _source(lc.name)
-        if humans and [h.lower() for h in humans] != [h.lower() for h in lc.policies.humans]:
-            humans_were = list(lc.policies.humans)
-            text = with_humans(text, humans)
-            lc = load_lifecycle(text, LIFECYCLE_PATH)
-            actions.append(f"humans: {', '.join(humans_were) or '(none)'} -> "
-                           f"{', '.join(humans)} (policies.humans in {LIFECYCLE_PATH})")
+        text, docs, lc, humans_were = _law_kept(top, current, humans, actions)
     else:
-        text, docs, lc = _source(lifecycle)
-        if not humans and (lifecycle is None or lifecycle in presets()):
-            # a preset's humans are a placeholder: the law's approvers are this user's
-            humans = kept_humans(current)
-            if not humans:
-                humans = (human_of(git),)
-                actions.append(f"humans: {humans[0]}, from git config user.name (who may "
-                               "approve gated moves; `--human NAME` names others)")
-        if humans:
-            text = with_humans(text, humans)
-        if lc.line is None:
-            text = _with_line(text, _branch(git))
-        if humans or lc.line is None:
-            lc = load_lifecycle(text, lifecycle or "haak")
-        if current.is_file() and current.read_text(encoding="utf-8", errors="replace") != text \
-                and not force:
-            raise GitstateError(f"{LIFECYCLE_PATH} exists and differs from "
-                                f"'{lifecycle}'; gitstate will not overwrite it",
-                                hint="pass --force to replace it")
+        text, docs, lc, humans = _law_chosen(git, current, lifecycle, humans, force, actions)
     if force and lifecycle is not None and current.is_file():
         _drop_stale_docs(top, current, docs, files, actions)
-    files[LIFECYCLE_PATH] = text.encode()
-    for name, doc in docs.items():
-        target = top / "protocols" / name
-        if force or not target.exists():
-            files[f"protocols/{name}"] = doc.encode()
-    if force or not (top / AGENT_GUIDE).exists():
-        files[AGENT_GUIDE] = read_shipped("agent", "README.md").encode()
-
+    _add_law(top, files, text, docs, force)
     if signing_key is not None:
-        _record_key(top, lc, signing_key, files, actions)
-    for name in HOOK_NAMES:
-        target = top / SHIM_DIR / name
-        if not target.exists() or is_ours(target):   # a hook of the user's stays theirs
-            files[f"{SHIM_DIR}/{name}"] = render_shim(name, lc).encode()
-    sign = False
-    if commit:
-        if humans_were is not None:
-            approved_change(*_law_changes(git, files), approved_by, humans_were, humans)
-        for rel in _unapproved_shims(git, files, approved_by):
-            del files[rel]   # this clone still gets current hooks; the committed ones wait
-            actions.append(f"left {rel} as committed: changing it changes the law (commit it "
-                           "with `gitstate init --approved-by <human>`)")
-        sign = bool(approved_by and _law_changes(git, files)[1]) \
-            and _signs_approval(git, approved_by or "")
-
-    for rel, content in files.items():
-        target = top / rel
-        if content is None:
-            target.unlink(missing_ok=True)
-            actions.append(f"removed {rel} (shipped with the former preset, not part of "
-                           f"'{lc.name}')")
-            continue
-        if not target.is_file() or target.read_bytes() != content:
-            if rel.startswith(SHIM_DIR + "/"):
-                write_executable(target, content.decode())
-            else:
-                _write(top, rel, content)
-            actions.append(f"wrote {rel}")
+        record_key(top, lc, signing_key, files, actions)
+    _add_shims(top, lc, files)
+    sign = _approval(git, files, approved_by, humans_were, humans, actions) if commit else False
+    _write_files(top, files, lc, actions)
 
     hooks_dir = _activate(git, top, lc, actions)
     git.run("config", "gitstate.python", sys.executable)
@@ -184,6 +122,114 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
             actions.append(f"committed {report.commit[:10]} ("
                            + (subject or f"gitstate: manage with lifecycle '{lc.name}'") + ")")
     return report
+
+
+def _law_kept(top: Path, current: Path, humans: tuple[str, ...], actions: list[str]
+              ) -> tuple[str, dict[str, str], Lifecycle, list[str] | None]:
+    """A managed repository's own lifecycle (its preset's docs when it is one), with the humans
+    a `--human` names instead of its own: (text, docs, lifecycle, the humans it replaced)."""
+    with open(current, "rb") as fh:
+        data = fh.read(LIFECYCLE_BYTES + 1)
+    lc = read_lifecycle(data, LIFECYCLE_PATH)
+    text = data.decode("utf-8")
+    docs: dict[str, str] = {}
+    if (top / "protocols").is_dir() and lc.name in presets():
+        _, docs, _ = _source(lc.name)
+    if not humans or [h.lower() for h in humans] == [h.lower() for h in lc.policies.humans]:
+        return text, docs, lc, None
+    humans_were = list(lc.policies.humans)
+    text = with_humans(text, humans)
+    lc = load_lifecycle(text, LIFECYCLE_PATH)
+    actions.append(f"humans: {', '.join(humans_were) or '(none)'} -> "
+                   f"{', '.join(humans)} (policies.humans in {LIFECYCLE_PATH})")
+    return text, docs, lc, humans_were
+
+
+def _law_chosen(git: Git, current: Path, lifecycle: str | None, humans: tuple[str, ...],
+                force: bool, actions: list[str]
+                ) -> tuple[str, dict[str, str], Lifecycle, tuple[str, ...]]:
+    """A preset or a lifecycle file, with its humans and its line: (text, docs, lifecycle,
+    humans). An existing lifecycle it would change is refused without `force`."""
+    text, docs, lc = _source(lifecycle)
+    if not humans and (lifecycle is None or lifecycle in presets()):
+        humans = _preset_humans(git, current, actions)
+    if humans:
+        text = with_humans(text, humans)
+    if lc.line is None:
+        text = _with_line(text, _branch(git))
+    if humans or lc.line is None:
+        lc = load_lifecycle(text, lifecycle or "haak")
+    if current.is_file() and current.read_text(encoding="utf-8", errors="replace") != text \
+            and not force:
+        raise GitstateError(f"{LIFECYCLE_PATH} exists and differs from "
+                            f"'{lifecycle}'; gitstate will not overwrite it",
+                            hint="pass --force to replace it")
+    return text, docs, lc, humans
+
+
+def _preset_humans(git: Git, current: Path, actions: list[str]) -> tuple[str, ...]:
+    """A preset's humans are a placeholder: the law's approvers are the ones kept, else this
+    user's."""
+    humans = kept_humans(current)
+    if not humans:
+        humans = (human_of(git),)
+        actions.append(f"humans: {humans[0]}, from git config user.name (who may "
+                       "approve gated moves; `--human NAME` names others)")
+    return humans
+
+
+def _add_law(top: Path, files: dict[str, bytes | None], text: str, docs: dict[str, str],
+             force: bool) -> None:
+    """The lifecycle, its protocol docs and the agent guide (the docs and the guide only where
+    absent, unless `force`)."""
+    files[LIFECYCLE_PATH] = text.encode()
+    for name, doc in docs.items():
+        target = top / "protocols" / name
+        if force or not target.exists():
+            files[f"protocols/{name}"] = doc.encode()
+    if force or not (top / AGENT_GUIDE).exists():
+        files[AGENT_GUIDE] = read_shipped("agent", "README.md").encode()
+
+
+def _add_shims(top: Path, lc: Lifecycle, files: dict[str, bytes | None]) -> None:
+    """The hook shims, but where a hook of the user's stands."""
+    for name in HOOK_NAMES:
+        target = top / SHIM_DIR / name
+        if not target.exists() or is_ours(target):   # a hook of the user's stays theirs
+            files[f"{SHIM_DIR}/{name}"] = render_shim(name, lc).encode()
+
+
+def _approval(git: Git, files: dict[str, bytes | None], approved_by: str | None,
+              humans_were: list[str] | None, humans: tuple[str, ...],
+              actions: list[str]) -> bool:
+    """What committing needs approved: a change of the humans is refused without it, changed
+    shims wait for it. Whether the commit is signed as the approval."""
+    if humans_were is not None:
+        approved_change(*_law_changes(git, files), approved_by, humans_were, humans)
+    for rel in _unapproved_shims(git, files, approved_by):
+        del files[rel]   # this clone still gets current hooks; the committed ones wait
+        actions.append(f"left {rel} as committed: changing it changes the law (commit it "
+                       "with `gitstate init --approved-by <human>`)")
+    return bool(approved_by and _law_changes(git, files)[1]) \
+        and _signs_approval(git, approved_by or "")
+
+
+def _write_files(top: Path, files: dict[str, bytes | None], lc: Lifecycle,
+                 actions: list[str]) -> None:
+    """Each file written where it differs (the shims executable), or removed."""
+    for rel, content in files.items():
+        target = top / rel
+        if content is None:
+            target.unlink(missing_ok=True)
+            actions.append(f"removed {rel} (shipped with the former preset, not part of "
+                           f"'{lc.name}')")
+            continue
+        if not target.is_file() or target.read_bytes() != content:
+            if rel.startswith(SHIM_DIR + "/"):
+                write_executable(target, content.decode())
+            else:
+                _write(top, rel, content)
+            actions.append(f"wrote {rel}")
 
 
 def _drop_stale_docs(top: Path, current: Path, docs: dict[str, str],
@@ -251,48 +297,6 @@ def _with_line(text: str, branch: str) -> str:
     if at and not lines[at - 1].endswith("\n"):
         lines[at - 1] += "\n"
     return "".join(lines[:at] + [line] + lines[at:])
-
-
-def _record_key(top: Path, lc: Lifecycle, value: str, files: dict[str, bytes | None],
-                actions: list[str]) -> None:
-    """protocols/allowed_signers with the key of `value` listed for the law's first human."""
-    from gitstate.law.signers import keys_of
-    if not lc.policies.humans:
-        raise UsageError("--signing-key records a human's key, and the lifecycle names no "
-                         "human", hint="name one: `gitstate init --human NAME --signing-key "
-                                       "PATH`")
-    human = lc.policies.humans[0]
-    key = public_key(value)
-    target = top / SIGNERS_PATH
-    text = target.read_text("utf-8", "replace") if target.is_file() else ""
-    if key in keys_of(text, human):
-        return
-    line = f"{human} {key[0]} {key[1]}\n"
-    files[SIGNERS_PATH] = (text + ("\n" if text and not text.endswith("\n") else "")
-                           + line).encode()
-    actions.append(f"recorded {human}'s key ({key[0]} ...{key[1][-12:]}) in {SIGNERS_PATH}: "
-                   f"gated moves now need {human}'s signature")
-
-
-def public_key(value: str) -> tuple[str, str]:
-    """(type, base64) of an SSH public key given as a line, a .pub file, or a private key file
-    with its .pub beside it (as `git config user.signingkey` names one)."""
-    import os
-
-    from gitstate.law.signers import parse_public_key
-    text = value.strip()
-    key = parse_public_key(text) if not text.startswith("key::") else \
-        parse_public_key(text[5:])
-    path = Path(os.path.expanduser(text))
-    for candidate in (path, Path(f"{path}.pub")):
-        if key is None and candidate.is_file() and candidate.stat().st_size < 20000:
-            found = candidate.read_text("utf-8", "replace")
-            key = None if found.lstrip().startswith("-----") else parse_public_key(found)
-    if key is None:
-        raise UsageError(f"--signing-key {value!r} is not an SSH public key",
-                         hint="give a .pub file (e.g. ~/.ssh/id_ed25519.pub), the private key "
-                              "beside it, or the line 'ssh-ed25519 AAAA...'")
-    return key
 
 
 def _law_changes(git: Git, files: dict[str, bytes | None]) -> tuple[Lifecycle | None, list[str]]:

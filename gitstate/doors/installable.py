@@ -47,9 +47,6 @@ def action_in(ci_text: str) -> str | None:
 
 def judge(spec: str) -> tuple[str, str]:
     """(ok | warn | fail, what the spec installs, or why it cannot install gitstate)."""
-    from packaging.requirements import InvalidRequirement, Requirement
-    from packaging.utils import canonicalize_name
-
     spec = _unquoted(spec)
     if not spec:
         return "fail", "the install line installs nothing"
@@ -62,6 +59,13 @@ def judge(spec: str) -> tuple[str, str]:
     if spec.startswith((".", "/", "~")):
         return "warn", f"installs the path {spec}: only where that path exists (in CI, in " \
                        "the checkout)"
+    return _requirement(spec)
+
+
+def _requirement(spec: str) -> tuple[str, str]:
+    """A requirement of the package index: `gitstate-agents`, pinned, or at a URL."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
     try:
         req = Requirement(spec)
     except InvalidRequirement as exc:
@@ -73,8 +77,7 @@ def judge(spec: str) -> tuple[str, str]:
     if name != DISTRIBUTION:
         return "fail", f"installs {spec}, not {DISTRIBUTION}"
     if req.url:
-        status, detail = _git_url(req.url) if req.url.startswith("git+") else _archive(req.url)
-        return status, detail
+        return _git_url(req.url) if req.url.startswith("git+") else _archive(req.url)
     pins = [s for s in req.specifier if s.operator in ("==", "===") and "*" not in s.version]
     if not pins:
         return "warn", f"installs {spec}: no exact version, so CI runs whatever the index " \

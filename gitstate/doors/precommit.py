@@ -57,14 +57,18 @@ def _lists_gitstate(config: Path, name: str) -> bool:
     for repo in repos if isinstance(repos, list) else []:
         hooks = repo.get("hooks") if isinstance(repo, dict) else None
         for hook in hooks if isinstance(hooks, list) else []:
-            if not isinstance(hook, dict):
-                continue
-            if repo.get("repo") == "local":
-                if str(hook.get("entry", "")).split()[:3] == ["gitstate", "hook", name]:
-                    return True
-            elif repo.get("repo") != "meta" and hook.get("id") == HOOK_IDS[name]:
+            if isinstance(hook, dict) and _is_gitstates(repo.get("repo"), hook, name):
                 return True
     return False
+
+
+def _is_gitstates(source: object, hook: dict, name: str) -> bool:
+    """Does a hook of the config (from the repository `source`) run gitstate's `name` check:
+    a local one by its entry, else one of gitstate's by its id (pre-commit's `meta` hooks
+    are its own)?"""
+    if source == "local":
+        return str(hook.get("entry", "")).split()[:3] == ["gitstate", "hook", name]
+    return source != "meta" and hook.get("id") == HOOK_IDS[name]
 
 
 def legacy(path: Path) -> Path:

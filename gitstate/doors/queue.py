@@ -45,9 +45,6 @@ if TYPE_CHECKING:
 MOVE_BYTES = 8 << 20     # new blobs one queued move may carry (git config gitstate.queueMaxBytes)
 MOVES_PER_PUSH = 16      # queued moves in one push
 KEEP_OUTCOMES = 86400    # seconds an outcome is kept for a pusher that asks again
-HUB_IDENTITY = {"GIT_AUTHOR_NAME": "gitstate hub", "GIT_AUTHOR_EMAIL": "hub@gitstate.invalid",
-                "GIT_COMMITTER_NAME": "gitstate hub",
-                "GIT_COMMITTER_EMAIL": "hub@gitstate.invalid"}
 
 
 class Refused(Exception):
@@ -72,17 +69,23 @@ def proc_receive(git: Git, stdin: BinaryIO, stdout: BinaryIO) -> int:
                 outcome = queue_and_land(git, ref, new)
             except Exception as exc:   # every queued ref gets an answer
                 outcome = _refused(new, Rule.QUEUE_MOVE, f"the hub could not queue it: {exc}")
-        if outcome["outcome"] == "landed":
-            for line in (f"ok {ref}", f"option refname {outcome['branch']}",
-                         f"option old-oid {outcome['old']}", f"option new-oid {outcome['landed']}"):
-                _pkt(stdout, line.encode())
-        else:
-            words = " ".join(outcome["message"].split())[:4000]
-            _pkt(stdout, f"ng {ref} gitstate:{outcome['rule']} {words}".encode())
-            print(f"gitstate: the hub refused the queued move {new[:10]} [{outcome['rule']}]: "
-                  f"{outcome['message']}", file=sys.stderr)
+        _answer(stdout, ref, new, outcome)
     _flush(stdout)
     return 0
+
+
+def _answer(stdout: BinaryIO, ref: str, new: str, outcome: dict) -> None:
+    """A queued ref's outcome in git's report: `ok`, naming the branch and the landed commit,
+    or `ng` with the rule and the hub's words (said on stderr too)."""
+    if outcome["outcome"] == "landed":
+        for line in (f"ok {ref}", f"option refname {outcome['branch']}",
+                     f"option old-oid {outcome['old']}", f"option new-oid {outcome['landed']}"):
+            _pkt(stdout, line.encode())
+        return
+    words = " ".join(outcome["message"].split())[:4000]
+    _pkt(stdout, f"ng {ref} gitstate:{outcome['rule']} {words}".encode())
+    print(f"gitstate: the hub refused the queued move {new[:10]} [{outcome['rule']}]: "
+          f"{outcome['message']}", file=sys.stderr)
 
 
 def queue_and_land(git: Git, ref: str, move: str) -> dict:
@@ -136,28 +139,40 @@ class Queue:
         for name in names:
             if upto is not None and name > upto:
                 break
-            try:
-                request = json.loads((self.dir / name).read_text("utf-8"))
-                if not (isinstance(request, dict) and _is_oid(str(request.get("move")))
-                        and str(request.get("branch", "")).startswith("refs/heads/")):
-                    raise ValueError("not a request")
-            except (OSError, ValueError):
+            request = self._request(name)
+            if request is None:
                 (self.dir / name).unlink(missing_ok=True)   # nothing this hub filed
                 continue
-            try:
-                outcome = self._land(request, self.dir / name)
-            except Refused as exc:
-                outcome = _refused(request["move"], exc.rule, exc.message)
-            except Exception as exc:   # a move the hub cannot handle must not block the queue
-                outcome = _refused(request["move"], Rule.QUEUE_MOVE,
-                                   f"the hub could not land it: {exc}")
-            outcome["branch"] = request["branch"]
+            outcome = self._outcome_of(request, self.dir / name)
             _write(self.done / request["move"], outcome)
             (self.dir / name).unlink(missing_ok=True)
             outcomes.append(outcome)
         if outcomes:
             self._forget_old()
         return outcomes
+
+    def _request(self, name: str) -> dict | None:
+        """The request filed as `name`, if it is one this hub filed."""
+        try:
+            request = json.loads((self.dir / name).read_text("utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not (isinstance(request, dict) and _is_oid(str(request.get("move")))
+                and str(request.get("branch", "")).startswith("refs/heads/")):
+            return None
+        return request
+
+    def _outcome_of(self, request: dict, path: Path) -> dict:
+        """The request landed or refused, never raised: the queue goes on."""
+        try:
+            outcome = self._land(request, path)
+        except Refused as exc:
+            outcome = _refused(request["move"], exc.rule, exc.message)
+        except Exception as exc:   # a move the hub cannot handle must not block the queue
+            outcome = _refused(request["move"], Rule.QUEUE_MOVE,
+                               f"the hub could not land it: {exc}")
+        outcome["branch"] = request["branch"]
+        return outcome
 
     def _land(self, request: dict, path: Path) -> dict:
         git, branch, move = self.git, request["branch"], request["move"]
@@ -166,6 +181,25 @@ class Queue:
         tip = git.rev(branch)
         if tip is None:
             raise Refused(Rule.QUEUE_MOVE, f"{branch} does not exist on the hub: push it first")
+        before = self._landed_before(request, tip)
+        if before is not None:
+            return before
+        parent, lc = self._one_move(move, tip)
+        signed = _is_signed(git.run("cat-file", "commit", move))
+        for _attempt in range(20):
+            landed = self._on_tip(move, parent, tip, branch, signed, lc)
+            self._judge(landed, move, tip)
+            _write(path, {**request, "landing": {"commit": landed, "old": tip}})
+            if git.ok("update-ref", branch, landed, tip):
+                return _landed(move, tip, landed)
+            tip = git.rev(branch) or tip   # a push straight to the branch got there first
+        raise Refused(Rule.QUEUE_CONFLICT, f"{branch} kept moving while the hub landed this "
+                      "move; push it again")
+
+    def _landed_before(self, request: dict, tip: str) -> dict | None:
+        """How the move already stands on the branch at `tip`, if it does: landed before a
+        crash, pushed again, or on the branch already."""
+        git, move = self.git, request["move"]
         landing = request.get("landing")
         if landing and git.ok("merge-base", "--is-ancestor", landing["commit"], tip):
             return _landed(move, landing["old"], landing["commit"])   # landed before a crash
@@ -175,27 +209,21 @@ class Queue:
             return before                                              # pushed again
         if git.ok("merge-base", "--is-ancestor", move, tip):
             return _landed(move, tip, tip)
-        parent, lc = self._one_move(move, tip)
-        signed = _is_signed(git.run("cat-file", "commit", move))
-        for _attempt in range(20):
-            if parent == tip:
-                landed = move
-            elif signed:
-                raise Refused(Rule.QUEUE_STALE, f"{move[:10]} is signed on {parent[:10]}, and "
-                              f"{branch.removeprefix('refs/heads/')} has moved on to {tip[:10]}: "
-                              "a signed move joins the line on the tip it was signed on, "
-                              "judged by the signers in force there. Make it again on the tip: "
-                              "gitstate signs it again where this clone holds the key, and an "
-                              "approval made on an older tip is asked for again")
-            else:
-                landed = self._replay(move, tip, self._merged_tree(tip, move, lc))
-            self._judge(landed, move, tip)
-            _write(path, {**request, "landing": {"commit": landed, "old": tip}})
-            if git.ok("update-ref", branch, landed, tip):
-                return _landed(move, tip, landed)
-            tip = git.rev(branch) or tip   # a push straight to the branch got there first
-        raise Refused(Rule.QUEUE_CONFLICT, f"{branch} kept moving while the hub landed this "
-                      "move; push it again")
+        return None
+
+    def _on_tip(self, move: str, parent: str, tip: str, branch: str, signed: bool,
+                lc) -> str:
+        """The commit that lands `move` on `tip`: itself, or (unsigned) replayed onto it."""
+        if parent == tip:
+            return move
+        if signed:
+            raise Refused(Rule.QUEUE_STALE, f"{move[:10]} is signed on {parent[:10]}, and "
+                          f"{branch.removeprefix('refs/heads/')} has moved on to {tip[:10]}: "
+                          "a signed move joins the line on the tip it was signed on, "
+                          "judged by the signers in force there. Make it again on the tip: "
+                          "gitstate signs it again where this clone holds the key, and an "
+                          "approval made on an older tip is asked for again")
+        return self._replay(move, tip, self._merged_tree(tip, move, lc))
 
     def _one_move(self, move: str, tip: str):
         """(its parent, the law at `tip`): refused unless `move` is one move the queue takes."""
@@ -219,23 +247,31 @@ class Queue:
         if not moved:
             raise Refused(Rule.QUEUE_MOVE, f"{move[:10]} changes no agent's state file; the "
                           "queue lands moves: push other work to a branch")
+        self._refuse_stale(moved, parent, tip)
+        self._refuse_large(move, changes)
+        return parent, lc
+
+    def _refuse_stale(self, moved: list[str], parent: str, tip: str) -> None:
+        """Refused when a state file the move changes changed on the hub since its parent."""
         specs = [f"{rev}:{path}" for path in moved for rev in (parent, tip)]
-        ids = git.run("cat-file", "--batch-check=%(objectname)",
-                      input="".join(s + "\n" for s in specs).encode()).split(b"\n")
+        ids = self.git.run("cat-file", "--batch-check=%(objectname)",
+                           input="".join(s + "\n" for s in specs).encode()).split(b"\n")
         ids = [b"" if line.endswith(b" missing") else line for line in ids]
         stale = [path for i, path in enumerate(moved) if ids[2 * i] != ids[2 * i + 1]]
         if stale:
             raise Refused(Rule.QUEUE_STALE, f"{', '.join(stale[:3])} changed on the hub since "
                           "the move was decided: decide it again from the new state")
+
+    def _refuse_large(self, move: str, changes: dict[str, str | None]) -> None:
+        """Refused when the move carries a file over `gitstate.queueMaxBytes`."""
         blobs = sorted({blob for blob in changes.values() if blob})
-        sizes = git.run("cat-file", "--batch-check=%(objectsize)",
-                        input="".join(b + "\n" for b in blobs).encode()).split()
+        sizes = self.git.run("cat-file", "--batch-check=%(objectsize)",
+                             input="".join(b + "\n" for b in blobs).encode()).split()
         for size in (int(s) for s in sizes if s.isdigit()):
             if size > self.max_bytes:
                 raise Refused(Rule.QUEUE_MOVE, f"{move[:10]} carries a file of {size:,} bytes; "
                               f"a queued move carries at most {self.max_bytes:,} "
                               "(git config gitstate.queueMaxBytes): push large work to a branch")
-        return parent, lc
 
     def _law(self, tip: str):
         from gitstate.history.verify import law_at

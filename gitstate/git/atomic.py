@@ -243,18 +243,23 @@ def build_commit(git: Git, gdir: Path, parent: str | None, plan: Plan, entries: 
         tree = git.text("write-tree", env=env)
         # the message is UTF-8, and says so whatever this clone's i18n.commitEncoding: every
         # door refuses a commit that declares another encoding
-        args = ["commit-tree", tree] + (["-p", parent] if parent else []) + ["-F", "-"]
-        if plan.sign:   # an approval: signed with the SSH key of the human who gave it
-            fmt = git.config("gpg.format")
-            args = ([] if fmt == "ssh" else ["-c", "gpg.format=ssh"]) + ["commit-tree", "-S"] \
-                + args[1:]
-        elif plan.key:   # a move signed with the key of the agent who makes it
-            args = ["-c", "gpg.format=ssh", "-c", f"user.signingkey={plan.key}",
-                    "commit-tree", "-S"] + args[1:]
-        return git.text("-c", "i18n.commitEncoding=UTF-8", *args, input=plan.message.encode())
+        return git.text("-c", "i18n.commitEncoding=UTF-8", *_commit_tree(git, plan, tree, parent),
+                        input=plan.message.encode())
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
+
+
+def _commit_tree(git: Git, plan: Plan, tree: str, parent: str | None) -> list[str]:
+    """The `git commit-tree` arguments for `tree` on `parent`, signed as the plan says."""
+    args = [tree] + (["-p", parent] if parent else []) + ["-F", "-"]
+    if plan.sign:   # an approval: signed with the SSH key of the human who gave it
+        fmt = git.config("gpg.format")
+        return ([] if fmt == "ssh" else ["-c", "gpg.format=ssh"]) + ["commit-tree", "-S"] + args
+    if plan.key:   # a move signed with the key of the agent who makes it
+        return ["-c", "gpg.format=ssh", "-c", f"user.signingkey={plan.key}",
+                "commit-tree", "-S"] + args
+    return ["commit-tree"] + args
 
 
 # A commit is published by the swap of HEAD; the index and work tree follow a moment later.
@@ -286,25 +291,31 @@ def recover(git: Git, top: Path | None, gdir: Path | None = None) -> bool:
         return False
     finished = False
     if git.head() == pending.get("commit") and top is not None:
-        wait_for_index(gdir, sha=pending["commit"])
-        entries = [tuple(e) for e in pending["entries"]]
-        parent = pending.get("parent")
-        olds = git.cat_files(f"{parent}:{p}" for p, _, _ in entries) if parent \
-            else [None] * len(entries)
-        datas: dict[str, bytes | None] = {}
-        for (p, _, blob), old in zip(entries, olds):
-            target = top / p
-            current = target.read_bytes() if target.is_file() else None
-            if current is None or current == old:   # not edited since: bring it up to date
-                datas[p] = None if blob is None else git.cat_files([blob])[0]
-        _finish(git, top, entries, datas, gdir, pending["commit"])
+        _finish_pending(git, top, gdir, pending)
         finished = True
-        import sys
-        print(f"gitstate: finished an interrupted commit: {pending['commit'][:10]} was "
-              "published but its process stopped before the index and work tree followed; "
-              "they now match it", file=sys.stderr)
     path.unlink()
     return finished
+
+
+def _finish_pending(git: Git, top: Path, gdir: Path, pending: dict) -> None:
+    """The index and the files the journal names brought to its published commit, where
+    they were not edited since."""
+    wait_for_index(gdir, sha=pending["commit"])
+    entries = [tuple(e) for e in pending["entries"]]
+    parent = pending.get("parent")
+    olds = git.cat_files(f"{parent}:{p}" for p, _, _ in entries) if parent \
+        else [None] * len(entries)
+    datas: dict[str, bytes | None] = {}
+    for (p, _, blob), old in zip(entries, olds):
+        target = top / p
+        current = target.read_bytes() if target.is_file() else None
+        if current is None or current == old:   # not edited since: bring it up to date
+            datas[p] = None if blob is None else git.cat_files([blob])[0]
+    _finish(git, top, entries, datas, gdir, pending["commit"])
+    import sys
+    print(f"gitstate: finished an interrupted commit: {pending['commit'][:10]} was "
+          "published but its process stopped before the index and work tree followed; "
+          "they now match it", file=sys.stderr)
 
 
 def _finish(git: Git, top: Path, entries: list[Entry], datas: dict[str, bytes | None],
@@ -351,13 +362,7 @@ def _update_index(git: Git, payload: bytes) -> bool:
 def safe_path(top: Path, relpath: str) -> Path:
     """`top/relpath`, refusing anything that would land outside the work tree or inside
     `.git` (the last line of defence: lifecycles with such layouts are refused at load)."""
-    parts = relpath.split("/")
-    if relpath.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\\" in relpath:
-        raise GitstateError(f"refusing to write {relpath!r}: not a plain path inside the "
-                            "repository")
-    if any(is_git_dir_name(p) for p in parts):
-        raise GitstateError(f"refusing to write {relpath!r}: it is inside a '.git' folder, "
-                            "which belongs to git")
+    parts = _plain_parts(relpath)
     target = top.joinpath(*parts)
     real_top = top.resolve()
     real_parent = target.parent.resolve()
@@ -371,6 +376,18 @@ def safe_path(top: Path, relpath: str) -> Path:
     if target.is_symlink():
         raise GitstateError(f"refusing to write {relpath!r}: it is a symbolic link")
     return target
+
+
+def _plain_parts(relpath: str) -> list[str]:
+    """The parts of a plain relative path, outside any '.git' folder; refused otherwise."""
+    parts = relpath.split("/")
+    if relpath.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\\" in relpath:
+        raise GitstateError(f"refusing to write {relpath!r}: not a plain path inside the "
+                            "repository")
+    if any(is_git_dir_name(p) for p in parts):
+        raise GitstateError(f"refusing to write {relpath!r}: it is inside a '.git' folder, "
+                            "which belongs to git")
+    return parts
 
 
 def write_file(target: Path, data: bytes, *, executable: bool = False) -> None:

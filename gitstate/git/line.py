@@ -216,6 +216,16 @@ def follow(w: Follower, *, wait: float = INDEX_WAIT) -> list[str]:
     pending = _read(w)
     if not pending:
         return []
+    left, forward = _sorted(w, pending)
+    if forward and not _bring(w, forward, wait):
+        left += [e for e in pending if e["path"] in {p for p, _, _ in forward}]
+    _write(w, left)
+    return [e["path"] for e in left]
+
+
+def _sorted(w: Follower, pending: list[dict]) -> tuple[list[dict], list[tuple]]:
+    """(the journal's entries edited here, the user's to decide; (path, mode, blob) of those
+    to bring forward): an entry that has the line's version already is neither."""
     heads = _tree(w.git, [e["path"] for e in pending])
     left, forward = [], []
     for e in pending:
@@ -228,10 +238,7 @@ def follow(w: Follower, *, wait: float = INDEX_WAIT) -> list[str]:
             left.append(e)                # edited here: the user's to decide
             continue
         forward.append((path, mode, new))
-    if forward and not _bring(w, forward, wait):
-        left += [e for e in pending if e["path"] in {p for p, _, _ in forward}]
-    _write(w, left)
-    return [e["path"] for e in left]
+    return left, forward
 
 
 def _tree(git: Git, paths: list[str]) -> dict[str, tuple[str, str]]:

@@ -33,13 +33,12 @@ from gitstate.errors import GitFailure, GitstateError, Rejected
 from gitstate.git.atomic import Result
 from gitstate.git.carry import Conflict, carry_work, restore
 from gitstate.git.runner import Git, zero_like
-from gitstate.git.upstream import Upstream, check_in_step, upstream_of
+from gitstate.git.upstream import Upstream, check_in_step, hub_queues, upstream_of
 from gitstate.law.record import Record, field
 from gitstate.rule_ids import Rule
 
 UNLANDED = "refs/heads/gitstate/unlanded"
 QUEUE_PREFIX = "refs/gitstate/queue/"   # a push there is a move for the hub to land
-HUB_MARK_REF = "refs/gitstate/hub"      # a hub with a landing queue has this ref
 
 # git's words for a push that lost a race: refused before sending (the tip moved since our
 # fetch), or at the hub's ref update (another push won between its check and ours).
@@ -57,6 +56,11 @@ class PushPolicy:
     seconds: float = 120.0
     base: float = 0.05
     cap: float = 2.0
+
+    def spent(self, attempt: int, start: float) -> bool:
+        """Are the attempts (if counted) or the time since `start` used up?"""
+        return bool(self.attempts and attempt >= self.attempts) \
+            or time.monotonic() - start >= self.seconds
 
     def pause(self, attempt: int) -> float:
         # full jitter: racing agents spread out instead of colliding again in step
@@ -118,6 +122,14 @@ def land(git: Git, top: Path, move: Callable[[], Result], *, agent: str,
     result = move()
     if queued:
         return _land_queued(git, top, up, move, result, agent, policy, judge_fetched)
+    return _land_pushed(git, top, up, move, result, agent, policy, judge_fetched, on_attempt)
+
+
+def _land_pushed(git: Git, top: Path, up: Upstream, move: Callable[[], Result], result: Result,
+                 agent: str, policy: PushPolicy,
+                 judge_fetched: Callable[[str | None, str], str | None] | None,
+                 on_attempt: Callable[[int, str], None] | None) -> tuple[Landing, Result]:
+    """Push the move to the branch; when another push got there first, fetch and try again."""
     start = time.monotonic()
     attempt = 0
     while True:
@@ -132,8 +144,7 @@ def land(git: Git, top: Path, move: Callable[[], Result], *, agent: str,
                               f"the hub refused it: {words}", fetch=True)
         if status == "error":
             return _gave_up(up, result, attempt, f"the push failed: {words}")
-        if (policy.attempts and attempt >= policy.attempts) \
-                or time.monotonic() - start >= policy.seconds:
+        if policy.spent(attempt, start):
             return _gave_up(up, result, attempt, f"the hub kept moving ({attempt} attempts in "
                             f"{time.monotonic() - start:.1f}s)")
         time.sleep(policy.pause(attempt))
@@ -147,12 +158,6 @@ def land(git: Git, top: Path, move: Callable[[], Result], *, agent: str,
                                        judge_fetched)
         if ending is not None:
             return ending, result
-
-
-def hub_queues(git: Git, up: Upstream) -> bool:
-    """Whether the hub keeps a landing queue: it says so itself, with `HUB_MARK_REF`."""
-    code, out, _ = git.call("ls-remote", up.remote, HUB_MARK_REF)
-    return code == 0 and bool(out.strip())
 
 
 def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], result: Result,
@@ -174,9 +179,7 @@ def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
                                 f"{landed[:10]}, but {up.name} has no such commit holding it")
             return Landing("landed", attempt, landed, up.name, reason=note), result
         if status == "error":
-            if any(w in words.lower() for w in _RACE_WORDS) \
-                    and time.monotonic() - start < policy.seconds \
-                    and (policy.attempts is None or attempt < policy.attempts):
+            if _busy(words, policy, attempt, start):
                 time.sleep(policy.pause(attempt))   # the hub's ref was busy: ask again
                 continue
             return _gave_up(up, result, attempt, f"the push failed: {words}")
@@ -193,6 +196,13 @@ def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
             return ending, result
 
 
+def _busy(words: str, policy: PushPolicy, attempt: int, start: float) -> bool:
+    """Did the queued push fail on the hub's busy ref, with time and attempts left?"""
+    return any(w in words.lower() for w in _RACE_WORDS) \
+        and time.monotonic() - start < policy.seconds \
+        and (policy.attempts is None or attempt < policy.attempts)
+
+
 def _decide_again(git: Git, top: Path, up: Upstream, move: Callable[[], Result],
                   result: Result, agent: str, attempt: int, tip: str,
                   judge_fetched: Callable[[str | None, str], str | None] | None
@@ -203,20 +213,9 @@ def _decide_again(git: Git, top: Path, up: Upstream, move: Callable[[], Result],
         reason = judge_fetched(result.parent, tip)
         if reason:
             return _gave_up(up, result, attempt, reason)
-    if up.line:   # the line steps onto the tip by its ref: no work of this worktree moves
-        from gitstate.git.line import step_line
-        if not step_line(git, up.branch, result.sha, tip):
-            return _gave_up(up, result, attempt, f"{up.branch.removeprefix('refs/heads/')} "
-                            "moved here meanwhile")
-        work: list[str] = []
-    else:
-        try:
-            work = carry_work(git, top, result, tip)
-        except Conflict as exc:
-            return _set_aside(git, top, up, result, agent, attempt, str(exc), fetch=False)
-        except GitFailure as exc:
-            return _gave_up(up, result, attempt, f"could not move onto {up.name}: "
-                            f"{exc.message}")
+    work = _onto(git, top, up, result, agent, attempt, tip)
+    if isinstance(work, tuple):
+        return work
     try:
         return None, move()
     except (Rejected, GitstateError) as exc:
@@ -226,6 +225,24 @@ def _decide_again(git: Git, top: Path, up: Upstream, move: Callable[[], Result],
         return _set_aside(git, top, up, result, agent, attempt,
                           f"now illegal on {tip[:10]}: {exc}", fetch=False,
                           staged=[p for p in work if p not in moved], rule=_first_rule(exc))
+
+
+def _onto(git: Git, top: Path, up: Upstream, result: Result, agent: str, attempt: int,
+          tip: str) -> list[str] | tuple[Landing, Result]:
+    """The branch onto the hub's `tip` with the move's work: its paths, or the outcome."""
+    if up.line:   # the line steps onto the tip by its ref: no work of this worktree moves
+        from gitstate.git.line import step_line
+        if not step_line(git, up.branch, result.sha, tip):
+            return _gave_up(up, result, attempt, f"{up.branch.removeprefix('refs/heads/')} "
+                            "moved here meanwhile")
+        return []
+    try:
+        return carry_work(git, top, result, tip)
+    except Conflict as exc:
+        return _set_aside(git, top, up, result, agent, attempt, str(exc), fetch=False)
+    except GitFailure as exc:
+        return _gave_up(up, result, attempt, f"could not move onto {up.name}: "
+                        f"{exc.message}")
 
 
 def _first_rule(exc: Exception) -> str | None:
@@ -240,30 +257,43 @@ def _push_queued(git: Git, up: Upstream, sha: str,
     with `gitstate:<rule> <words>`."""
     code, out, err = git.call("-c", "core.abbrev=no", "push", "--porcelain", up.remote,
                               f"{sha}:{queue}")
+    errs = err.decode("utf-8", "replace")
     for line in out.decode("utf-8", "replace").splitlines():
         fields = line.split("\t")
         if len(fields) < 3:
             continue
-        flag, refs, summary = fields[0], fields[1], fields[2]
-        target = refs.rpartition(":")[2]
+        flag, target, summary = fields[0], fields[1].rpartition(":")[2], fields[2]
         if target == up.ref and flag in (" ", "+", "*"):
             landed = summary.rpartition(".")[2].strip()
             if len(landed) in (40, 64):
                 return "landed", landed, None, ""
         if target == queue and flag == "!":
-            inner = summary.partition("(")[2].rpartition(")")[0]
-            if inner.startswith("gitstate:"):
-                rule, _, words = inner.removeprefix("gitstate:").partition(" ")
-                return "refused", "", rule, words
-            hub = [ln.removeprefix("remote:").strip() for ln in
-                   err.decode("utf-8", "replace").splitlines()
-                   if ln.startswith("remote:") and ln.removeprefix("remote:").strip()]
-            # the law refuses in its own words; anything else is a hub that failed to answer
-            status = "refused" if "pre-receive hook declined" in summary else "error"
-            return status, "", None, "\n".join(hub) or summary
-    plain = "; ".join(ln.strip() for ln in err.decode("utf-8", "replace").splitlines()
-                      if ln.strip() and not ln.startswith(("hint:", "error: update_ref")))
-    return "error", "", None, plain or f"git push exited with {code}"
+            return _queue_refusal(summary, errs)
+    return "error", "", None, _plain(errs, ("hint:", "error: update_ref")) \
+        or f"git push exited with {code}"
+
+
+def _queue_refusal(summary: str, errs: str) -> tuple[str, str, str | None, str]:
+    """The hub's answer for a queued ref it did not land (its rule, else its hook's words)."""
+    inner = summary.partition("(")[2].rpartition(")")[0]
+    if inner.startswith("gitstate:"):
+        rule, _, words = inner.removeprefix("gitstate:").partition(" ")
+        return "refused", "", rule, words
+    # the law refuses in its own words; anything else is a hub that failed to answer
+    status = "refused" if "pre-receive hook declined" in summary else "error"
+    return status, "", None, _hub_words(errs) or summary
+
+
+def _hub_words(errs: str) -> str:
+    """What the hub said (git's `remote:` lines), one line each."""
+    return "\n".join(ln.removeprefix("remote:").strip() for ln in errs.splitlines()
+                     if ln.startswith("remote:") and ln.removeprefix("remote:").strip())
+
+
+def _plain(errs: str, skip: tuple[str, ...]) -> str:
+    """git's error output on one line, without its hints (and lines starting with `skip`)."""
+    return "; ".join(ln.strip() for ln in errs.splitlines()
+                     if ln.strip() and not ln.startswith(skip))
 
 
 def _take_landed(git: Git, up: Upstream, result: Result, landed: str,
@@ -279,25 +309,37 @@ def _take_landed(git: Git, up: Upstream, result: Result, landed: str,
         _fetch(git, up)
     except GitFailure as exc:
         return True, _stays(result, landed, f"could not fetch it: {exc.message}")
+    if not _holds_move(git, up, result, landed):
+        return False, None
+    reason = judge_fetched(result.parent, landed) if judge_fetched else None
+    if reason is None:
+        reason = _follow(git, up, result, landed)
+    return True, None if reason is None else _stays(result, landed, reason)
+
+
+def _holds_move(git: Git, up: Upstream, result: Result, landed: str) -> bool:
+    """Does `landed` hold the move's files as the move left them, on the fetched branch?"""
     paths = sorted({result.plan.info.get("path") or "", *result.plan.files} - {""})
     specs = [f"{rev}:{p}" for p in paths for rev in (result.sha, landed)]
     ids = git.run("cat-file", "--batch-check=%(objectname)", check=False,
                   input="".join(f"{s}\n" for s in specs).encode()).split(b"\n")
     ids = [b"" if i.endswith(b" missing") else i for i in ids]
-    if any(ids[2 * i] != ids[2 * i + 1] for i in range(len(paths))) or not git.ok(
-            "merge-base", "--is-ancestor", landed, up.tracking):
-        return False, None
-    reason = judge_fetched(result.parent, landed) if judge_fetched else None
-    if reason is None and up.line:
+    return all(ids[2 * i] == ids[2 * i + 1] for i in range(len(paths))) and git.ok(
+        "merge-base", "--is-ancestor", landed, up.tracking)
+
+
+def _follow(git: Git, up: Upstream, result: Result, landed: str) -> str | None:
+    """The branch (the line by ref, else HEAD on the move) to `landed`: why not, if not."""
+    if up.line:
         from gitstate.git.line import step_line
         if not step_line(git, up.branch, result.sha, landed):
-            reason = f"{up.branch.removeprefix('refs/heads/')} moved here meanwhile"
-    elif reason is None and git.rev("HEAD") == result.sha:
-        git.run("update-index", "-q", "--refresh", check=False)
-        code, _, err = git.call("reset", "-q", "--keep", landed, env={"GITSTATE_JUDGED": landed})
-        if code != 0:
-            reason = err.decode("utf-8", "replace").strip()
-    return True, None if reason is None else _stays(result, landed, reason)
+            return f"{up.branch.removeprefix('refs/heads/')} moved here meanwhile"
+        return None
+    if git.rev("HEAD") != result.sha:
+        return None
+    git.run("update-index", "-q", "--refresh", check=False)
+    code, _, err = git.call("reset", "-q", "--keep", landed, env={"GITSTATE_JUDGED": landed})
+    return err.decode("utf-8", "replace").strip() if code != 0 else None
 
 
 def _stays(result: Result, landed: str, why: str) -> str:
@@ -308,25 +350,24 @@ def _stays(result: Result, landed: str, why: str) -> str:
 def _push(git: Git, up: Upstream, sha: str) -> tuple[str, str]:
     """(landed | race | refused | error, git's or the hub's words)."""
     code, out, err = git.call("push", "--porcelain", up.remote, f"{sha}:{up.ref}")
-    text = out.decode("utf-8", "replace")
     errs = err.decode("utf-8", "replace")
-    ours = [ln for ln in text.splitlines() if ln.count("\t") >= 2
+    ours = [ln for ln in out.decode("utf-8", "replace").splitlines() if ln.count("\t") >= 2
             and ln.split("\t")[1].endswith(f":{up.ref}")]
     # the hub took it even if this clone could not record that (e.g. its tracking ref was
     # locked by a fetch in another worktree of this repository)
     if code == 0 or (ours and ours[0][0] in " +*="):
         return "landed", ""
-    line = ours[0] if ours and ours[0].startswith("!") else ""
+    return _push_failure(ours[0] if ours and ours[0].startswith("!") else "", errs)
+
+
+def _push_failure(line: str, errs: str) -> tuple[str, str]:
+    """(race | refused | error, the words) of a push the hub did not take (`line`: git's)."""
     # the hub's own words (its refusals) are not searched: a rule may mention these words
     if any(w in line for w in _RACE_WORDS) or (not line and "lock" in errs):
         return "race", line
     if "[remote rejected]" in line:
-        hub = [ln.removeprefix("remote:").strip() for ln in errs.splitlines()
-               if ln.startswith("remote:") and ln.removeprefix("remote:").strip()]
-        return "refused", "\n".join(hub) or line
-    plain = "; ".join(ln.strip() for ln in errs.splitlines()
-                      if ln.strip() and not ln.startswith("hint:"))
-    return "error", plain or line or "git push failed"
+        return "refused", _hub_words(errs) or line
+    return "error", _plain(errs, ("hint:",)) or line or "git push failed"
 
 
 def _fetch(git: Git, up: Upstream) -> str:

@@ -35,14 +35,20 @@ def standing(git: Git, ref: str = "HEAD") -> tuple[str, int, int] | None:
             continue
         if not upstream.startswith("refs/remotes/"):
             return None
-        counts = {}
-        for part in track.split(","):   # "ahead 2, behind 3", "behind 3", "gone", ""
-            words = part.split()
-            if len(words) == 2 and words[1].isdigit():
-                counts[words[0]] = int(words[1])
-        ahead, behind = counts.get("ahead", 0), counts.get("behind", 0)
+        ahead, behind = _track(track)
         return (short, ahead, behind) if ahead or behind else None
     return None
+
+
+def _track(track: str) -> tuple[int, int]:
+    """(ahead, behind) of git's `%(upstream:track,nobracket)`: "ahead 2, behind 3",
+    "behind 3", "gone", ""."""
+    counts = {}
+    for part in track.split(","):
+        words = part.split()
+        if len(words) == 2 and words[1].isdigit():
+            counts[words[0]] = int(words[1])
+    return counts.get("ahead", 0), counts.get("behind", 0)
 
 
 # -- the upstream a move lands on (`--push`, `gitstate sync`) -------------------------------
@@ -58,6 +64,15 @@ class Upstream:
     @property
     def name(self) -> str:
         return self.tracking.removeprefix("refs/remotes/")
+
+
+HUB_MARK_REF = "refs/gitstate/hub"      # a hub with a landing queue has this ref
+
+
+def hub_queues(git: Git, up: Upstream) -> bool:
+    """Whether the hub keeps a landing queue: it says so itself, with `HUB_MARK_REF`."""
+    code, out, _ = git.call("ls-remote", up.remote, HUB_MARK_REF)
+    return code == 0 and bool(out.strip())
 
 
 def upstream_of(git: Git, line: str | None = None) -> Upstream:

@@ -34,12 +34,17 @@ def read_commits(git: Git, revs: list[str], *, first_parent: bool = False):
     in them is free text. A thread drains git's output as it comes, so that git keeps walking
     history while the commits already read are being judged. `first_parent`: the line of
     `revs` alone (a merge's other parents are not walked)."""
-    import queue
-    import threading
-
     args = ["log", "-z", "--reverse", "--topo-order", "--raw", "--no-abbrev", "--no-renames",
             "--diff-merges=first-parent", "--format=%H %P",
             *(["--first-parent"] if first_parent else []), *revs, "--"]
+    return _commits(_drained(git, args))
+
+
+def _drained(git: Git, args: list[str]):
+    """git's output in batches of NUL-terminated tokens, drained by a thread as it comes."""
+    import queue
+    import threading
+
     batches: queue.Queue = queue.Queue(maxsize=64)   # lists of tokens, up to 1 MiB each
     done = object()
 
@@ -52,14 +57,20 @@ def read_commits(git: Git, revs: list[str], *, first_parent: bool = False):
             batches.put(exc)
 
     threading.Thread(target=pump, daemon=True).start()
-    current: Commit | None = None
-    meta: list[str] | None = None
     while True:
         batch = batches.get()
         if batch is done:
-            break
+            return
         if isinstance(batch, BaseException):
             raise batch
+        yield batch
+
+
+def _commits(batches):
+    """The commits of `git log -z --raw --format='%H %P'`'s tokens, each with its changes."""
+    current: Commit | None = None
+    meta: list[str] | None = None
+    for batch in batches:
         for token in batch:
             if meta is not None and current is not None:   # the path after a raw line
                 path = token.decode("utf-8", "surrogateescape")

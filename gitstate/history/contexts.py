@@ -42,6 +42,21 @@ def contexts_since(git: Git, lc, old: str, head: str) -> dict[str, list[list]]:
 
 
 def _read(git: Git, lc, revs: list[str]) -> dict[str, list[list]]:
+    """agent -> [commit, time, context %] of each state file of `revs` that says its
+    context."""
+    changes = _state_changes(git, lc, revs)
+    out: dict[str, list[list]] = {}
+    datas = git.cat_files((blob for _, _, _, blob in changes), 1 << 20)
+    for (agent, commit, at, _blob), data in zip(changes, datas):
+        pct = context_of(data)
+        if pct is not None:
+            out.setdefault(agent, []).append([commit, at, pct])
+    return out
+
+
+def _state_changes(git: Git, lc, revs: list[str]) -> list[tuple[str, str, int, str]]:
+    """(agent, commit, time, blob) of each state file written on the first-parent line of
+    `revs`, oldest first."""
     rx = lc.state_path_regex()
     top = lc.state_file.split("{id}")[0].rstrip("/")
     changes: list[tuple[str, str, int, str]] = []       # (agent, commit, time, blob)
@@ -59,13 +74,7 @@ def _read(git: Git, lc, revs: list[str]) -> dict[str, list[list]]:
             m = rx.match(path)
             if m and len(fields) >= 5 and fields[4] != "D":
                 changes.append((m.group("id"), sha, when, fields[3]))
-    out: dict[str, list[list]] = {}
-    datas = git.cat_files((blob for _, _, _, blob in changes), 1 << 20)
-    for (agent, commit, at, _blob), data in zip(changes, datas):
-        pct = context_of(data)
-        if pct is not None:
-            out.setdefault(agent, []).append([commit, at, pct])
-    return out
+    return changes
 
 
 def context_of(data: bytes | None) -> float | None:

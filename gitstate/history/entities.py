@@ -22,6 +22,11 @@ from gitstate.law.times import iso
 QUALITY: dict[str | None, str] = {"living": "live", "frozen": "frozen", "dead": "dead"}
 
 
+# what a session's front matter names: (key, the kind of entity, the quality it belongs by)
+LINKS = (("model", "agent", "actor"), ("person", "person", "actor"),
+         ("role", "role", "method"), ("project", "situation", "domain"))
+
+
 def graph(repo: Managed, at: str | None = None) -> dict:
     """{"commit", "entities": [...], "belongings": [...]} for every agent the history knows
     (up to HEAD, or as it was at `at`: a revision or a date)."""
@@ -29,6 +34,17 @@ def graph(repo: Managed, at: str | None = None) -> dict:
     head, lc = read_at(repo, at)
     if head is None or lc is None:
         return {"commit": None, "entities": [], "belongings": []}
+    tracks, fronts = _fronts(repo, lc, head, at)
+    found = _Graph()
+    for agent in sorted(set(fronts) | set(tracks)):
+        found.session(agent, fronts.get(agent) or {}, tracks.get(agent), lc)
+    return {"commit": head, "entities": list(found.entities.values()),
+            "belongings": found.belongings}
+
+
+def _fronts(repo: Managed, lc, head: str, at: str | None) -> tuple[dict, dict]:
+    """(agent -> track, agent -> front matter): a deleted state file's as of its last tagged
+    commit (None when it does not parse)."""
     index = Index(repo.git, lc, repo.cache_dir)
     tracks, read = index.tracks_and_fronts(head, remember=at is None)
     fronts = {a: front for a, (_p, front, _e) in read.items()}
@@ -41,45 +57,52 @@ def graph(repo: Managed, at: str | None = None) -> dict:
                              if data else None)
         except InvalidFile:
             fronts[agent] = None
+    return tracks, fronts
 
-    entities: dict[str, dict] = {}
-    belongings: list[dict] = []
 
-    def entity(eid: str, kind: str, name: str, **extra) -> None:
-        if eid not in entities:
-            entities[eid] = {"id": eid, "type": kind, "name": name, "started_at": None,
-                             "ended_at": None, "quality": None}
-        entities[eid].update({k: v for k, v in extra.items() if v is not None})
+class _Graph:
+    """The entities by id, and what belongs to what."""
 
-    for agent in sorted(set(fronts) | set(tracks)):
-        front = fronts.get(agent) or {}
-        track = tracks.get(agent)
+    def __init__(self) -> None:
+        self.entities: dict[str, dict] = {}
+        self.belongings: list[dict] = []
+
+    def entity(self, eid: str, kind: str, name: str, **extra) -> None:
+        if eid not in self.entities:
+            self.entities[eid] = {"id": eid, "type": kind, "name": name, "started_at": None,
+                                  "ended_at": None, "quality": None}
+        self.entities[eid].update({k: v for k, v in extra.items() if v is not None})
+
+    def session(self, agent: str, front: dict, track, lc) -> None:
+        """An agent's session, and what its front matter says belongs to it."""
         state = front.get("state") if isinstance(front.get("state"), str) else (
             track.tag if track else None)
         session = f"situation:session-{agent}"
-        entity(session, "situation", f"session-{agent}",
-               started_at=iso(track.first[1]) if track else None,
-               ended_at=iso(track.last[1]) if track else None,
-               quality=QUALITY.get(lc.roster_of(state)) if state else None)
-        links = (("model", "agent", "actor"), ("person", "person", "actor"),
-                 ("role", "role", "method"), ("project", "situation", "domain"))
-        past = front.get("past_roles")   # roles handed over: still what this session did
-        pairs = [(kind, quality, statefile.as_text(front.get(key)))
-                 for key, kind, quality in links]
-        pairs += [("role", "method", str(r)) for r in (past if isinstance(past, list) else ())
-                  if str(r) != statefile.as_text(front.get("role"))]
-        for kind, quality, value in pairs:
+        self.entity(session, "situation", f"session-{agent}",
+                    started_at=iso(track.first[1]) if track else None,
+                    ended_at=iso(track.last[1]) if track else None,
+                    quality=QUALITY.get(lc.roster_of(state)) if state else None)
+        for kind, quality, value in _links(front):
             if value:
                 eid = f"{kind}:{value}"
-                entity(eid, kind, value)
-                belongings.append({"member": eid, "owner": session, "quality": quality,
-                                   "value": None})
+                self.entity(eid, kind, value)
+                self.belongings.append({"member": eid, "owner": session, "quality": quality,
+                                        "value": None})
         for key in ("summary", "final_summary"):
             value = statefile.as_text(front.get(key))
             if value:
-                belongings.append({"member": f"text:{key}", "owner": session,
-                                   "quality": "description", "value": value})
-    return {"commit": head, "entities": list(entities.values()), "belongings": belongings}
+                self.belongings.append({"member": f"text:{key}", "owner": session,
+                                        "quality": "description", "value": value})
+
+
+def _links(front: dict) -> list[tuple[str, str, str | None]]:
+    """(kind, quality, value) of each entity the front matter names: its roles handed over
+    too (still what this session did)."""
+    past = front.get("past_roles")
+    pairs = [(kind, quality, statefile.as_text(front.get(key))) for key, kind, quality in LINKS]
+    pairs += [("role", "method", str(r)) for r in (past if isinstance(past, list) else ())
+              if str(r) != statefile.as_text(front.get("role"))]
+    return pairs
 
 
 def write_sqlite(data: dict, path: str) -> dict:
@@ -122,7 +145,6 @@ def situations(repo: Managed, *, sqlite_path: str | None = None,
     tree as it was and `git status` clean."""
     data = graph(repo, at)
     if not no_sqlite:
-        import os
         if sqlite_path is None:
             os.makedirs(repo.cache_dir, exist_ok=True)
             sqlite_path = os.path.join(repo.cache_dir, "entities.db")

@@ -30,6 +30,20 @@ KEPT = ("agent", "state", "role", "model", "thread", "summary", "person", "proje
 _LINEAR_LIMIT = 5000            # past this many new commits, a rebuild is as cheap
 
 
+def _is_line(rows: list, tip: str, rev: str) -> bool:
+    """Are `rows` (newest first: id, parents, ...) the first-parent line from `rev` down to
+    `tip`?"""
+    expected = rows[0][0]
+    if expected != rev:
+        return False
+    for i, (sha, parents, *_rest) in enumerate(rows):
+        parent = rows[i + 1][0] if i + 1 < len(rows) else tip
+        if sha != expected or parents.split(" ")[0] != parent:
+            return False   # a line that does not start at tip
+        expected = parent
+    return True
+
+
 class Index:
     """Tag tracks and parsed state files for one repository, cached in `cache_dir`."""
 
@@ -110,16 +124,8 @@ class Index:
                                          f"--max-count={_LINEAR_LIMIT + 1}", "--first-parent",
                                          f"{tip}..{rev}",
                                          "--", check=False))
-        if not rows or len(rows) > _LINEAR_LIMIT:
+        if not rows or len(rows) > _LINEAR_LIMIT or not _is_line(rows, tip, rev):
             return None
-        expected = rows[0][0]
-        if expected != rev:
-            return None
-        for i, (sha, parents, _ct, _an, _s) in enumerate(rows):
-            parent = rows[i + 1][0] if i + 1 < len(rows) else tip
-            if sha != expected or parents.split(" ")[0] != parent:
-                return None   # a line that does not start at tip
-            expected = parent
         accept = self.lc.accept_patterns()
         events = []
         for sha, parents, ct, author, subject in reversed(rows):
@@ -140,6 +146,17 @@ class Index:
         missing = [(a, p, b) for a, p, b in entries
                    if b not in known or (known[b][0] is None and known[b][2:] != [p])]
         new = sum(1 for _, _, b in missing if b not in known or len(known[b]) < 3)
+        problems = self._read(missing)
+        if new:
+            self._forget({b for _, _, b in entries})
+            self._new_blobs += new
+        known = self._blobs
+        return {a: (p, None if known[b][0] is None else dict(zip(KEPT, known[b][0])),
+                    problems.get(p, known[b][1])) for a, p, b in entries}
+
+    def _read(self, missing: list[tuple[str, str, str]]) -> dict[str, str]:
+        """Each (agent, path, blob) read and parsed into the blobs known: path -> problem."""
+        known = self._blobs
         problems: dict[str, str] = {}
         datas = self.git.cat_files((b for _, _, b in missing), statefile.MAX_STATE_FILE_BYTES)
         for (_agent, path, blob), data in zip(missing, datas):
@@ -150,13 +167,12 @@ class Index:
                 problems[path] = str(exc)
                 if blob not in known or known[blob][0] is not None or len(known[blob]) < 3:
                     known[blob] = [None, str(exc), path]
-        if new:
-            live = {b for _, _, b in entries}
-            if len(known) > 2 * len(live) + 1000:   # forget blobs no longer looked at
-                self._blobs = known = {b: known[b] for b in live}
-            self._new_blobs += new
-        return {a: (p, None if known[b][0] is None else dict(zip(KEPT, known[b][0])),
-                    problems.get(p, known[b][1])) for a, p, b in entries}
+        return problems
+
+    def _forget(self, live: set[str]) -> None:
+        """Forget the blobs no longer looked at, when they are many."""
+        if len(self._blobs) > 2 * len(live) + 1000:
+            self._blobs = {b: self._blobs[b] for b in live}
 
     def _entries(self, rev: str | None) -> list[tuple[str, str, str]]:
         """(agent, path, blob) of every state file committed at `rev`: as listed last time

@@ -114,11 +114,8 @@ def unknown_mentions(repo, message: str, rev: str | None) -> list[str]:
     """The `@id`s of a commit message that name no agent of the repository at `rev`, each
     with the closest known id where one is near (`@bobb (did you mean @bob?)`): a message to
     nobody, which no inbox will ever show."""
-    from gitstate.law.grammar import find_mentions, split_message
     from gitstate.law.suggest import closest
-    subject, body = split_message(message)
-    prefix = subject.split(":", 1)[0].lstrip("@").lower() if subject.startswith("@") else None
-    ids = sorted(a for a in find_mentions(subject, body, prefix) if a != "all" and a != prefix)
+    ids = _mentioned(message)
     if not ids or rev is None:
         return []
     lc = repo.lifecycle(rev)
@@ -127,8 +124,13 @@ def unknown_mentions(repo, message: str, rev: str | None) -> list[str]:
     if not missing:
         return []
     known = repo.agent_ids(lc, rev)
-    out = []
-    for a in missing:
-        near = closest(a, known)
-        out.append(f"@{a}" + (f" (did you mean @{near}?)" if near else ""))
-    return out
+    return [f"@{a}" + (f" (did you mean @{near}?)" if (near := closest(a, known)) else "")
+            for a in missing]
+
+
+def _mentioned(message: str) -> list[str]:
+    """The ids a commit message mentions, but `all` and the agent whose move it is."""
+    from gitstate.law.grammar import find_mentions, split_message
+    subject, body = split_message(message)
+    prefix = subject.split(":", 1)[0].lstrip("@").lower() if subject.startswith("@") else None
+    return sorted(a for a in find_mentions(subject, body, prefix) if a != "all" and a != prefix)

@@ -103,8 +103,28 @@ def _pack(git: Git, lc, revs: str, saved: dict | None, cache_dir: str | None) ->
     parts, in parts of CHUNK. The moves are held `marshal`led as they come (`kept.Grouped`).
     None if a part of `saved` that is needed does not read back."""
     names = list(saved["names"]) if saved else []
-    number = {a: i for i, a in enumerate(names)}
     events = newest_events(git, lc, [revs], order=None if saved else "--date-order")
+    order, grouped = _grouped(events, names)
+    blobs = _agent_parts(grouped, names, saved, cache_dir)
+    if blobs is None:
+        return None
+    order.reverse()
+    count = saved["count"] if saved else 0
+    first = count - count % CHUNK
+    if count % CHUNK:
+        found = _order(cache_dir, saved, count % CHUNK) if saved else None
+        if found is None:
+            return None
+        order = found + order
+    for at in range(0, len(order), CHUNK):
+        blobs[(first + at) // CHUNK] = order[at:at + CHUNK].tobytes()
+    return {"names": names, "count": first + len(order), "blobs": blobs}
+
+
+def _grouped(events, names: list[str]) -> tuple[array.array, Grouped]:
+    """(the agents' numbers in the order they moved, newest first; each agent's moves, its
+    "from" said): a new agent's name appended to `names`."""
+    number = {a: i for i, a in enumerate(names)}
     order = array.array("I")
     grouped = Grouped()
     newer: dict[int, list] = {}    # each agent's move read last: the next one says its "from"
@@ -120,6 +140,13 @@ def _pack(git: Git, lc, revs: str, saved: dict | None, cache_dir: str | None) ->
         newer[i] = [sha, when, author, who, None, state, text]
     for i, row in newer.items():
         grouped.add(i, row)
+    return order, grouped
+
+
+def _agent_parts(grouped: Grouped, names: list[str], saved: dict | None,
+                 cache_dir: str | None) -> dict | None:
+    """agent -> its part: its moves kept in `saved`, then these, oldest first. None if a part
+    of `saved` does not read back."""
     blobs: dict = {}
     for i in grouped.keys():
         rows = grouped.take(i)
@@ -130,17 +157,7 @@ def _pack(git: Git, lc, revs: str, saved: dict | None, cache_dir: str | None) ->
         if old:
             rows[0][4] = old[-1][5]
         blobs[names[i]] = marshal.dumps(old + rows)
-    order.reverse()
-    count = saved["count"] if saved else 0
-    first = count - count % CHUNK
-    if count % CHUNK:
-        found = _order(cache_dir, saved, count % CHUNK) if saved else None
-        if found is None:
-            return None
-        order = found + order
-    for at in range(0, len(order), CHUNK):
-        blobs[(first + at) // CHUNK] = order[at:at + CHUNK].tobytes()
-    return {"names": names, "count": first + len(order), "blobs": blobs}
+    return blobs
 
 
 def _rows(kept: dict, cache_dir: str | None, agent: str) -> list | None:

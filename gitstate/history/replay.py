@@ -45,13 +45,7 @@ class ReplayContext(GitContext):
             return
         self._applied = True
         for path, agent, new in self._changes:
-            data = self._contents.get(new) if new else None
-            if data is None and new:
-                data = self.git.cat_files([f"{self._sha}:{path}"])[0]
-            try:
-                doc = parse_state(data or b"", path, self._parsed) if new else None
-            except GitstateError:
-                doc = None
+            doc = self._read(path, new)
             census, lc = self._run.get("census"), self._lc
             if census is not None and (lc is None or census[3] is not lc):
                 census = self._run["census"] = None
@@ -61,12 +55,19 @@ class ReplayContext(GitContext):
             else:
                 self._running[agent] = doc.front
             if census is not None and lc is not None:
-                after = self._running.get(agent)
-                was = census_entry(lc, before) if before is not None else None
-                now = census_entry(lc, after) if after is not None else None
-                if was != now:   # (most moves keep an agent living in its role: no change)
-                    _count(census, lc, agent, was, -1)
-                    _count(census, lc, agent, now, 1)
+                _recount(census, lc, agent, before, self._running.get(agent))
+
+    def _read(self, path: str, new: str | None):
+        """The state file at `path` as the commit leaves it (None: deleted, or unreadable)."""
+        if not new:
+            return None
+        data = self._contents.get(new)
+        if data is None:
+            data = self.git.cat_files([f"{self._sha}:{path}"])[0]
+        try:
+            return parse_state(data or b"", path, self._parsed)
+        except GitstateError:
+            return None
 
     def living_roles(self, lc: Lifecycle) -> tuple[dict[str, set[str]], int] | None:
         """Kept up to date along the line, as the agents are: a spawn's role and pool checks
@@ -108,6 +109,16 @@ class ReplayContext(GitContext):
         known = self._running if self._running is not None else self._agents
         self._run["agents"] = known
         self._run["at"] = self._sha if known is not None else None
+
+
+def _recount(census: list, lc: Lifecycle, agent: str, before: dict | None,
+             after: dict | None) -> None:
+    """One agent's census entry moved from its front matter `before` to `after`."""
+    was = census_entry(lc, before) if before is not None else None
+    now = census_entry(lc, after) if after is not None else None
+    if was != now:   # (most moves keep an agent living in its role: no change)
+        _count(census, lc, agent, was, -1)
+        _count(census, lc, agent, now, 1)
 
 
 def _count(census: list, lc: Lifecycle, agent: str, entry: tuple[bool, str | None] | None,

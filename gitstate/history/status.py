@@ -36,18 +36,7 @@ def status(repo, agent: str | None = None, at: str | None = None) -> dict:
         return now - track.entered[1]
 
     if agent:
-        agent = canonical_id(agent)
-        path = lc.state_path(agent)
-        data = repo.git.cat_files([f"{head}:{path}"])[0] if head else None
-        if data is None:
-            raise repo.unknown_agent(agent, head, lc)
-        if timed:
-            index.save()
-        try:
-            front = statefile.parse_bytes(data, path).front
-        except Exception as exc:  # InvalidFile, shown rather than raised: one bad file
-            return {"commit": head, **unreadable(agent, path, str(exc), lc)}
-        return {"commit": head, **status_of(agent, path, front, lc, waited(agent, front))}
+        return _one(repo, canonical_id(agent), head, lc, index if timed else None, waited)
     if head is None:
         return {"commit": None, "agents": []}
     rows = [status_of(a, path, front, lc, waited(a, front)) if front is not None
@@ -55,6 +44,22 @@ def status(repo, agent: str | None = None, at: str | None = None) -> dict:
             for a, (path, front, problem) in sorted(index.fronts(head).items())]
     index.save()
     return {"commit": head, "agents": rows}
+
+
+def _one(repo, agent: str, head: str | None, lc: Lifecycle, index, waited) -> dict:
+    """One agent's record with the commit it was read at (`index`: saved, when its tracks
+    were read)."""
+    path = lc.state_path(agent)
+    data = repo.git.cat_files([f"{head}:{path}"])[0] if head else None
+    if data is None:
+        raise repo.unknown_agent(agent, head, lc)
+    if index is not None:
+        index.save()
+    try:
+        front = statefile.parse_bytes(data, path).front
+    except Exception as exc:  # InvalidFile, shown rather than raised: one bad file
+        return {"commit": head, **unreadable(agent, path, str(exc), lc)}
+    return {"commit": head, **status_of(agent, path, front, lc, waited(agent, front))}
 
 
 def status_of(agent: str, path: str, front: dict, lc: Lifecycle,
@@ -66,12 +71,7 @@ def status_of(agent: str, path: str, front: dict, lc: Lifecycle,
     pct = float(pct) if isinstance(pct, (int, float)) and not isinstance(pct, bool) else None
     phase = lc.mortality.phase(pct)
     role = statefile.as_text(front.get("role"))
-    nxt = lc.open_moves(state, role=role, context_pct=pct, waited=waited) \
-        if state in lc.states else []
-    used, most = front.get("tokens"), front.get("max_tokens")
-    if state in nxt and lc.states[state].token_limit and isinstance(used, int) \
-            and isinstance(most, int) and used >= most:
-        nxt.remove(state)     # the token limit ends the state
+    nxt = _next(lc, state, role, pct, waited, front)
     return {"agent": agent, "path": path, "state": state,
             "roster": lc.roster_of(state) if state else None,
             "role": role,
@@ -83,6 +83,19 @@ def status_of(agent: str, path: str, front: dict, lc: Lifecycle,
             "problem": None if state in lc.states
             else f"'{state}' is not a state of lifecycle {lc.name}",
             "advice": lc.phase_advice(phase, agent)}
+
+
+def _next(lc: Lifecycle, state: str | None, role: str | None, pct: float | None,
+          waited: float | None, front: dict) -> list[str]:
+    """The states the hooks would accept next (the state itself not, past its token limit)."""
+    if state not in lc.states:
+        return []
+    nxt = lc.open_moves(state, role=role, context_pct=pct, waited=waited)
+    used, most = front.get("tokens"), front.get("max_tokens")
+    if state in nxt and lc.states[state].token_limit and isinstance(used, int) \
+            and isinstance(most, int) and used >= most:
+        nxt.remove(state)     # the token limit ends the state
+    return nxt
 
 
 def unreadable(agent: str, path: str, problem: str | None, lc: Lifecycle) -> dict:

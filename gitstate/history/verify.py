@@ -76,17 +76,9 @@ def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool =
     hooks judge them."""
     saved = _load(cache_dir) if remember and line else None
     head = revs[0] if len(revs) == 1 else None
-    problems: list[dict] = []
-    judged_revs = revs
-    kept: dict = {"by_tag": [], "line_from": None, "unjudged_merges": 0}
     if saved and head and saved["tip"] == head:
-        if report is not None:
-            report.update({k: saved.get(k, v) for k, v in kept.items()})
-        return saved["problems"], 0
-    if saved and head and _extends(git, saved["tip"], head):
-        problems = list(saved["problems"])
-        kept = {k: saved.get(k, v) for k, v in kept.items()}
-        judged_revs = [head, "--not", saved["tip"]]
+        return _as_kept(saved, report)
+    problems, kept, judged_revs = _resumed(git, saved, head, revs)
     boundary: list[Commit] = []   # where a shallow clone's history stops: never judged
     commits = within_reach(git, read_commits(git, judged_revs, first_parent=line), boundary)
     found, judged, said = _judge_all(git, commits, cache_dir, root, clock, progress, bound, line)
@@ -99,6 +91,28 @@ def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool =
     if remember and head and line and not boundary:   # a shallow clone's: not the whole answer
         _store(cache_dir, {"tip": head, "problems": problems, **kept})
     return problems + unjudged(git, boundary), judged
+
+
+def _as_kept(saved: dict, report: dict | None) -> tuple[list[dict], int]:
+    """The answer kept for this very tip: its problems, none judged again."""
+    if report is not None:
+        report.update(_said(saved))
+    return saved["problems"], 0
+
+
+def _said(saved: dict) -> dict:
+    """What the report says (`by_tag`, `line_from`, `unjudged_merges`), as kept in `saved`."""
+    return {k: saved.get(k, v) for k, v in (("by_tag", []), ("line_from", None),
+                                             ("unjudged_merges", 0))}
+
+
+def _resumed(git: Git, saved: dict | None, head: str | None, revs: list[str]
+             ) -> tuple[list[dict], dict, list[str]]:
+    """(problems, report, revisions to judge): on from what was kept for a tip `head`'s line
+    goes on from, else from nothing."""
+    if saved and head and _extends(git, saved["tip"], head):
+        return list(saved["problems"]), _said(saved), [head, "--not", saved["tip"]]
+    return [], _said({}), revs
 
 
 BATCH = 2000
@@ -181,25 +195,45 @@ def _fetch(git: Git, commits: list[Commit], known: dict, before: set[str],
     content of every state file its changes name. `kept` (path -> (blob, content) last read,
     carried from batch to batch): a change's old side, most often read by the batch before,
     is not read again (contents are named by their blob ids)."""
-    outside = sorted(p for p in {p for c in commits for p in c.parents}
-                     - {c.sha for c in commits} - before if p not in known)
-    contents: dict = {} if kept is None else dict(
-        kept[path] for c in commits for path, *_r in c.changes if path in kept)
-    blobs = sorted({b for c in commits for _, old, new, _m in c.changes for b in (old, new)
-                    if b and b not in contents})
+    outside = _outside(commits, known, before)
+    contents = {} if kept is None else _kept(commits, kept)
+    blobs = _unread(commits, contents)
     specs = [c.sha for c in commits] + [f"{p}:{LIFECYCLE_PATH}" for p in outside]
     found = git.cat_batch(specs)
     # blobs over the limit are not read: their size alone refuses them
     for b, got in zip(blobs, git.cat_batch(blobs, READ_LIMIT)):
         contents[b] = got[2] if got and got[1] == "blob" else None
     if kept is not None:
-        for c in commits:
-            for path, _old, new, _m in c.changes:
-                if new is not None:
-                    kept[path] = (new, contents[new])
-        if len(kept) > 100_000:   # (the judgement keeps as many files parsed already)
-            kept.clear()
+        _keep(commits, contents, kept)
     return outside, contents, found
+
+
+def _outside(commits: list[Commit], known: dict, before: set[str]) -> list[str]:
+    """The parents outside the batch whose law is not known yet."""
+    shas = {c.sha for c in commits}
+    return sorted(p for p in {p for c in commits for p in c.parents} - shas - before
+                  if p not in known)
+
+
+def _kept(commits: list[Commit], kept: dict) -> dict:
+    """blob -> content of the paths the batch changes, as last read."""
+    return dict(kept[path] for c in commits for path, *_r in c.changes if path in kept)
+
+
+def _unread(commits: list[Commit], contents: dict) -> list[str]:
+    """The blobs the batch's changes name that are not read yet."""
+    return sorted({b for c in commits for _, old, new, _m in c.changes for b in (old, new)
+                   if b and b not in contents})
+
+
+def _keep(commits: list[Commit], contents: dict, kept: dict) -> None:
+    """Each path's last content, for the batches after."""
+    for c in commits:
+        for path, _old, new, _m in c.changes:
+            if new is not None:
+                kept[path] = (new, contents[new])
+    if len(kept) > 100_000:   # (the judgement keeps as many files parsed already)
+        kept.clear()
 
 
 def _judge_batch(git: Git, commits: list[Commit], fetched: tuple, cache_dir: str | None,
@@ -208,15 +242,7 @@ def _judge_batch(git: Git, commits: list[Commit], fetched: tuple, cache_dir: str
     law: dict[str, tuple[str, bytes] | None] = state["law"]
     lifecycles: dict[str, Lifecycle | None] = state["lifecycles"]
     outside, contents, found = fetched
-    n = len(commits)
-    laws = [(p, got) for p, got in zip(outside, found[n:n + len(outside)])
-            if p not in law]         # a parent the batch before set meanwhile keeps its law
-    for c, obj in zip(commits, found):
-        if obj is not None:
-            c.time, c.author, c.message, c.encoding = parse_commit_object(obj[2])
-    for parent, got in laws:
-        entry = (got[0], got[2]) if got and got[1] == "blob" else None
-        law[parent] = entry if entry and _lifecycle(entry, lifecycles, cache_dir) else None
+    _take_objects(commits, outside, found, law, lifecycles, cache_dir)
     parsed: dict = state["parsed"]   # each blob parsed once, judged as new and then as old
     run: dict = state["run"]         # every agent's front matter along the line being replayed
     problems = []
@@ -227,6 +253,21 @@ def _judge_batch(git: Git, commits: list[Commit], fetched: tuple, cache_dir: str
         if adopted is not None:   # the law an old history took
             problems += _judge_adopted(state, _lifecycle(adopted, lifecycles, cache_dir))
     return problems
+
+
+def _take_objects(commits: list[Commit], outside: list[str], found: list, law: dict,
+                  lifecycles: dict, cache_dir: str | None) -> None:
+    """The batch's commit objects parsed into its commits, and the law of each parent
+    outside it (`found`: the commits' objects, then those parents' lifecycles)."""
+    n = len(commits)
+    laws = [(p, got) for p, got in zip(outside, found[n:n + len(outside)])
+            if p not in law]         # a parent the batch before set meanwhile keeps its law
+    for c, obj in zip(commits, found):
+        if obj is not None:
+            c.time, c.author, c.message, c.encoding = parse_commit_object(obj[2])
+    for parent, got in laws:
+        entry = (got[0], got[2]) if got and got[1] == "blob" else None
+        law[parent] = entry if entry and _lifecycle(entry, lifecycles, cache_dir) else None
 
 
 def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: dict,
@@ -246,23 +287,31 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
         # not managed yet at this point of history: only the hub's clock holds
         return [v.to_dict() for v in as_made(None, ahead)]
     lc = _lifecycle(ruling, lifecycles, cache_dir)
-    rx = lc.state_path_regex()
-    changes = [FileChange(p, contents.get(o) if o else None, contents.get(n) if n else None,
-                          m) for p, o, n, m in c.changes if rx.match(p)]
     merge = len(c.parents) > 1
     if merge and not (state["line"] and line_rule(lc)):
         state["unjudged_merges"] += 1   # before the line rule, or off the line: work
     ctx = ReplayContext(git, parent, c, lc, run, contents, parsed, clock)
-    agent, mark = _session_of(state["bound"], c.sha)
-    facts = Facts(lc, changes, message=parse_message(c.message), merge=merge,
-                  law_changed=[p for p, _o, _n, _m in c.changes if is_law_path(p)]
-                  if before is not None else [],
-                  law_problem=law_problem, line=state["line"], context=ctx, bound=agent,
-                  mark=mark, encoding=c.encoding, ahead=ahead,
-                  proofs=GitProofs(git, c, law_from, ctx), memo=parsed)
-    found = judge(facts)
+    found = judge(_facts(git, c, lc, before is not None, law_problem, law_from, ctx, state,
+                         ahead, contents, parsed))
     ctx.settle()
     return [v.to_dict() for v in found]
+
+
+def _facts(git: Git, c: Commit, lc: Lifecycle, had_law: bool, law_problem: Violation | None,
+           law_from: str | None, ctx: ReplayContext, state: dict, ahead: float | None,
+           contents: dict, parsed: dict) -> Facts:
+    """What verify knows of commit `c`, judged by `lc` (`had_law`: its parent was under a
+    law; `contents`: blob -> content; `parsed`: state files parsed already)."""
+    rx = lc.state_path_regex()
+    changes = [FileChange(p, contents.get(o) if o else None, contents.get(n) if n else None,
+                          m) for p, o, n, m in c.changes if rx.match(p)]
+    agent, mark = _session_of(state["bound"], c.sha)
+    return Facts(lc, changes, message=parse_message(c.message), merge=len(c.parents) > 1,
+                 law_changed=[p for p, _o, _n, _m in c.changes if is_law_path(p)]
+                 if had_law else [],
+                 law_problem=law_problem, line=state["line"], context=ctx, bound=agent,
+                 mark=mark, encoding=c.encoding, ahead=ahead,
+                 proofs=GitProofs(git, c, law_from, ctx), memo=parsed)
 
 
 def _law_before(law: dict, parent: str | None, state: dict) -> tuple:
@@ -313,11 +362,15 @@ def _law_after(c: Commit, before, contents: dict, lifecycles: dict,
         return before, Violation(Rule.LIFECYCLE, f"this commit deletes {LIFECYCLE_PATH}; a "
                                  "managed repository keeps its law (later commits are judged "
                                  "by the last valid one)", LIFECYCLE_PATH)
-    err = lifecycles.get(("error", new))
-    return before, Violation(getattr(err, "rule", Rule.LIFECYCLE), f"this commit leaves "
-                             f"{LIFECYCLE_PATH} invalid (later commits are judged by the last "
-                             "valid law)" + (f": {err.message}" if err is not None else ""),
-                             getattr(err, "where", None) or LIFECYCLE_PATH)
+    return before, _left_invalid(lifecycles.get(("error", new)))
+
+
+def _left_invalid(err: GitstateError | None) -> Violation:
+    """The problem of a commit that leaves the lifecycle invalid (`err`: why, where known)."""
+    return Violation(getattr(err, "rule", Rule.LIFECYCLE), f"this commit leaves "
+                     f"{LIFECYCLE_PATH} invalid (later commits are judged by the last "
+                     "valid law)" + (f": {err.message}" if err is not None else ""),
+                     getattr(err, "where", None) or LIFECYCLE_PATH)
 
 
 def _judge_adopted(state: dict, lc: Lifecycle) -> list[dict]:

@@ -137,20 +137,25 @@ def _moves(repo: Managed, agent: str | None = None, at: str | None = None, *,
         return []
     want = canonical_id(agent) if agent else None
     if at is None and repo.cache_dir:   # the moves kept under .git/gitstate, read on
-        from gitstate.history.movelog import agent_moves, all_moves, newest_moves
-        if want:
-            kept = agent_moves(repo.git, lc, head, repo.cache_dir, want)
-        elif newest is not None and after is None:
-            kept = newest_moves(repo.git, lc, head, repo.cache_dir, newest)
-        else:
-            kept = all_moves(repo.git, lc, head, repo.cache_dir)
-        if kept or not want:
-            if after is not None:
-                kept = [m for m in kept if m[1] >= after]
-            return [move_of(row) for row in _newest(kept, newest)]
-        events = []
-    else:
-        events = tag_events(repo.git, lc, [head], want, order="--date-order")
+        kept = _kept_moves(repo, lc, head, want, newest if after is None else None)
+        if want and not kept:
+            _no_history(repo, lc, head, want)
+        return [move_of(row) for row in _newest(_since(kept, after), newest)]
+    out = _transitions(tag_events(repo.git, lc, [head], want, order="--date-order"), want,
+                       after)
+    if out is None:
+        _no_history(repo, lc, head, str(want))
+    return _newest(out or [], newest)
+
+
+def _since(kept: list, after: int | None) -> list:
+    """The kept moves at or after `after`, where given."""
+    return kept if after is None else [m for m in kept if m[1] >= after]
+
+
+def _transitions(events, want: str | None, after: int | None) -> list[dict] | None:
+    """The moves of `events` (of `want` only, at or after `after`, where given); None when
+    `want` has none."""
     last: dict[str, str] = {}
     out = []
     found = False
@@ -163,12 +168,25 @@ def _moves(repo: Managed, agent: str | None = None, at: str | None = None, *,
         if after is None or when >= after:
             out.append({"agent": who, "from": before, "to": state, "commit": sha,
                         "author": author, "time": when, "text": text})
-    if want and not found:
-        from gitstate.law.suggest import did_you_mean
-        raise GitstateError(f"no history for agent '{want}'"
-                            f"{did_you_mean(want, repo.agent_ids(lc, head))}",
-                            hint="`gitstate roster` lists the agents this repository knows")
-    return _newest(out, newest)
+    return None if want and not found else out
+
+
+def _kept_moves(repo: Managed, lc, head: str, want: str | None, newest: int | None) -> list:
+    """The moves kept under .git/gitstate: the agent's, else the `newest` N, else all."""
+    from gitstate.history.movelog import agent_moves, all_moves, newest_moves
+    if want:
+        return agent_moves(repo.git, lc, head, repo.cache_dir, want)
+    if newest is not None:
+        return newest_moves(repo.git, lc, head, repo.cache_dir, newest)
+    return all_moves(repo.git, lc, head, repo.cache_dir)
+
+
+def _no_history(repo: Managed, lc, head: str, want: str) -> None:
+    """Raised: the agent has no history here (with a "did you mean")."""
+    from gitstate.law.suggest import did_you_mean
+    raise GitstateError(f"no history for agent '{want}'"
+                        f"{did_you_mean(want, repo.agent_ids(lc, head))}",
+                        hint="`gitstate roster` lists the agents this repository knows")
 
 
 def _newest(rows: list, n: int | None) -> list:
@@ -227,13 +245,19 @@ def inbox(repo: Managed, agent: str, at: str | None = None, *,
         if mentions is None:   # the messages to it kept under .git/gitstate, read on
             from gitstate.history.mentions import messages
             mentions = messages(repo.git, lc, head, repo.cache_dir, agent)
-        mine = [m for m in mentions if agent in m[3].mentions or "all" in m[3].mentions]
-        unread = None
-        if since and mine:
-            unread = set(repo.git.run("rev-list", f"{since}..{head}", "--").decode().split())
-        return _inbox_of(agent, since, head, mine, unread)
+        return _inbox_in(repo, agent, since, head, mentions)
     revs = [f"{since}..{head}" if since else head]
     return _inbox_of(agent, since, head, _mentions(repo, lc, revs, agent))
+
+
+def _inbox_in(repo: Managed, agent: str, since: str | None, head: str,
+              mentions: list) -> dict:
+    """The agent's inbox from messages already read: those to it, unread since `since`."""
+    mine = [m for m in mentions if agent in m[3].mentions or "all" in m[3].mentions]
+    unread = None
+    if since and mine:
+        unread = set(repo.git.run("rev-list", f"{since}..{head}", "--").decode().split())
+    return _inbox_of(agent, since, head, mine, unread)
 
 
 def inboxes(repo: Managed, at: str | None = None, *,
@@ -247,11 +271,7 @@ def inboxes(repo: Managed, at: str | None = None, *,
         return {}
     if mentions is None:
         mentions = _mentions(repo, lc, [head])
-    to_all: list[int] = []            # who each message speaks to, so that each agent looks
-    to_one: dict[str, list[int]] = {}  # only at its own (not 1,000 agents x every message)
-    for i, m in enumerate(mentions):
-        for who in set(m[3].mentions):
-            (to_all if who == "all" else to_one.setdefault(who, [])).append(i)
+    to_all, to_one = _addressed(mentions)
     walks: dict[str, set] = {}
     out = {}
     for agent, data in repo.agents_at(lc, head).items():
@@ -266,6 +286,17 @@ def inboxes(repo: Managed, at: str | None = None, *,
         mine = [mentions[i] for i in sorted(set(to_all).union(to_one.get(agent, ())))]
         out[agent] = _inbox_of(agent, since, head, mine, walks[since] if since else None)
     return out
+
+
+def _addressed(mentions: list) -> tuple[list[int], dict[str, list[int]]]:
+    """Who each message speaks to, so that each agent looks only at its own (not 1,000 agents
+    x every message): (the messages to all, agent -> the messages to it)."""
+    to_all: list[int] = []
+    to_one: dict[str, list[int]] = {}
+    for i, m in enumerate(mentions):
+        for who in set(m[3].mentions):
+            (to_all if who == "all" else to_one.setdefault(who, [])).append(i)
+    return to_all, to_one
 
 
 def freeze_state_path(agent: str) -> str:
@@ -312,11 +343,7 @@ def verified(repo: Managed, revs=(), *, no_cache: bool = False, progress=None) -
     from gitstate.rule_ids import Rule
     head = repo.git.head()
     _must_be_managed(repo)
-    for rev in revs:   # a revision that names nothing is the caller's mistake: exit 2
-        parts = re.split(r"\.\.\.?", rev) if not rev.startswith("-") else []
-        if any(part and repo.git.rev(part) is None for part in parts):
-            raise UsageError(f"unknown revision or range {rev!r}",
-                             hint="e.g. `gitstate verify origin/main..HEAD`")
+    _known_revs(repo, revs)
     cache_dir = None if no_cache else repo.cache_dir
     report: dict = {"by_tag": [], "line_from": None, "unjudged_merges": 0}
     problems: list[dict] = []
@@ -325,19 +352,37 @@ def verified(repo: Managed, revs=(), *, no_cache: bool = False, progress=None) -
         problems, judged = verify(repo.git, list(revs) or [head], cache_dir,
                                   remember=not revs and not no_cache, report=report,
                                   progress=progress)
-    try:
-        line = repo.lifecycle(head, index=False, worktree=False).line if head else None
-    except GitstateError:
-        line = None
-    committed = head is not None and (
-        repo.git.cat_files([f"{head}:{LIFECYCLE_PATH}"])[0] is not None
-        or bool(repo.git.text("log", "-1", "--format=%H", head, "--", LIFECYCLE_PATH)))
     unjudged = [p["commit"] for p in problems if p["rule"] == Rule.SHALLOW]
     problems = [p for p in problems if p["rule"] != Rule.SHALLOW]
     return {"commit": head, "ok": not problems and not unjudged, "problems": problems,
             "judged": judged, "judged_by_tag": report["by_tag"],
-            "lifecycle_committed": committed, "line": line, "line_from": report["line_from"],
+            "lifecycle_committed": _law_committed(repo, head), "line": _line(repo, head),
+            "line_from": report["line_from"],
             "merges_not_judged": report["unjudged_merges"], "unjudged": unjudged}
+
+
+def _known_revs(repo: Managed, revs) -> None:
+    """A revision that names nothing is the caller's mistake: exit 2."""
+    for rev in revs:
+        parts = re.split(r"\.\.\.?", rev) if not rev.startswith("-") else []
+        if any(part and repo.git.rev(part) is None for part in parts):
+            raise UsageError(f"unknown revision or range {rev!r}",
+                             hint="e.g. `gitstate verify origin/main..HEAD`")
+
+
+def _line(repo: Managed, head: str | None) -> str | None:
+    """The team line the law at `head` declares."""
+    try:
+        return repo.lifecycle(head, index=False, worktree=False).line if head else None
+    except GitstateError:
+        return None
+
+
+def _law_committed(repo: Managed, head: str | None) -> bool:
+    """Does the history of `head` hold a lifecycle, now or before?"""
+    return head is not None and (
+        repo.git.cat_files([f"{head}:{LIFECYCLE_PATH}"])[0] is not None
+        or bool(repo.git.text("log", "-1", "--format=%H", head, "--", LIFECYCLE_PATH)))
 
 
 def _must_be_managed(repo: Managed) -> None:
