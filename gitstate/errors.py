@@ -6,8 +6,6 @@ failed check), 2 usage error.
 
 from __future__ import annotations
 
-from gitstate.rule_ids import Rule
-
 EXIT_REJECTED = 1
 EXIT_USAGE = 2
 
@@ -47,10 +45,10 @@ class InvalidFile(GitstateError):
     `yaml-tag`, `long-number`, `duplicate-key`, `symlink`, `lifecycle`), shown as `[rule]`
     wherever the file is refused."""
 
-    rule = Rule.UNREADABLE
+    rule: str = "unreadable"   # Rule.UNREADABLE (gitstate.law.rule_ids: a layer above)
 
     def __init__(self, message: str, *, where: str | None = None, hint: str | None = None,
-                 rule: Rule | None = None):
+                 rule: str | None = None):
         super().__init__(message, where=where, hint=hint)
         if rule is not None:
             self.rule = rule

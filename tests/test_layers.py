@@ -1,7 +1,7 @@
 """The package's shape: imports point down the layers, never in a circle, and no module grows
 into a room too large to read.
 
-Layers, bottom to top: errors/resources/rule_ids, law (pure), git, history, moves, doors, cli.
+Layers, bottom to top: errors/resources, law (pure), git, history, moves, doors, cli.
 Every import counts, including those inside functions (a lazy import is still a dependency).
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "gitstate"
 
-LAYERS = {"errors": 0, "resources": 0, "rule_ids": 0, "law": 1, "git": 2, "history": 3,
+LAYERS = {"errors": 0, "resources": 0, "law": 1, "git": 2, "history": 3,
           "moves": 4, "doors": 5, "hooks": 5, "schema": 5, "cli": 6, "runtime": 6, "mcp": 6,
           "web": 6, "__main__": 7}
 MAX_LINES = 420
@@ -162,3 +162,24 @@ def test_the_readme_names_every_module():
         if not named:
             missing.append(rel.as_posix())
     assert missing == []
+
+
+# A module's name is said once in the tree, except where a reason says why.
+SHARED_NAMES = {
+    "__init__": "a package's own module",
+    "doctor": "each runtime package has the same parts (hooks, settings, doctor) as the "
+              "registry names them; doors/doctor.py is the clone's own checks",
+    "settings": "each runtime package has the same parts (hooks, settings, doctor)",
+    "hooks": "each runtime package has the same parts; doors/hooks.py and gitstate/hooks.py "
+             "are named by the shims installed in users' repositories (this version's and "
+             "0.1's)",
+}
+
+
+def test_module_names_are_unique_unless_a_reason_says_why():
+    seen: dict[str, list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        seen.setdefault(path.stem, []).append(str(path.relative_to(PACKAGE.parent)))
+    twice = {name: sorted(paths) for name, paths in seen.items()
+             if len(paths) > 1 and name not in SHARED_NAMES}
+    assert twice == {}

@@ -1,4 +1,4 @@
-"""Rule ids have one home, `gitstate/rule_ids.py`: every id the package uses is declared there
+"""Rule ids have one home, `gitstate/law/rule_ids.py`: every id the package uses is declared there
 with its description, no module spells one as a bare string, and the README's table of rules
 lists exactly the declared ones."""
 
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from gitstate.rule_ids import Rule
+from gitstate.law.rule_ids import Rule
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "gitstate"
-HOME = PACKAGE / "rule_ids.py"
+HOME = PACKAGE / "law" / "rule_ids.py"
 ID = re.compile(r"[a-z]+(-[a-z]+)*")
 HYPHENATED = re.compile(r"[a-z]+(-[a-z]+)+")
 
@@ -23,7 +23,14 @@ HYPHENATED = re.compile(r"[a-z]+(-[a-z]+)+")
 NOT_RULES = {
     ("git/push.py", "non-fast-forward"): "git's own words for a push that lost a race",
     ("law/society.py", "freeze-state"): "the name a freeze-state file is parsed under",
+    ("errors.py", "unreadable"): "errors.py is below law/, where Rule lives: Rule.UNREADABLE "
+                                 "(test_an_unreadable_file_is_refused_by_its_rule)",
 }
+
+
+def test_an_unreadable_file_is_refused_by_its_rule():
+    from gitstate.errors import InvalidFile
+    assert InvalidFile("x").rule == Rule.UNREADABLE
 
 
 def _trees():
@@ -112,13 +119,13 @@ def test_no_module_spells_a_rule_id():
              if isinstance(node, ast.Constant) and isinstance(node.value, str)
              and node.value in declared and HYPHENATED.fullmatch(node.value)
              and (name, node.value) not in NOT_RULES]
-    assert found == [], "use the member of gitstate.rule_ids.Rule"
+    assert found == [], "use the member of gitstate.law.rule_ids.Rule"
 
 
 def test_where_a_rule_is_named_it_is_a_member():
     found = [f"{name}:{node.lineno}: {node.value!r}" for name, tree in _trees()
              for node in _spelled(tree)]
-    assert found == [], "a rule is named by a member of gitstate.rule_ids.Rule"
+    assert found == [], "a rule is named by a member of gitstate.law.rule_ids.Rule"
 
 
 def test_every_member_is_used():

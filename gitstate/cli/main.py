@@ -15,16 +15,16 @@ from gitstate.errors import EXIT_REJECTED, EXIT_USAGE, GitstateError
 # and a mistyped name import them all. tests/cli/test_cli.py keeps this in step.
 COMMANDS = {
     **dict.fromkeys(("spawn", "transition", "freeze", "wake", "bury", "handover", "assume",
-                     "logout", "say", "sync"), "moves"),
-    **dict.fromkeys(("await", "sweep", "reap", "watch", "shutdown", "team"), "operations"),
+                     "logout", "say", "sync"), "moving"),
+    **dict.fromkeys(("await", "sweep", "reap", "watch", "shutdown", "team"), "operating"),
     **dict.fromkeys(("init", "presets", "lifecycle", "check", "hook", "doctor", "schema",
                      "hub"),
                     "setup"),
     **dict.fromkeys(("status", "roster", "vacancies", "log", "inbox", "show", "situations",
-                     "verify", "attention"), "views"),
-    "demo": "demo", "mcp": "runtimes", "serve": "web", "site": "web", "worktree": "worktrees",
+                     "verify", "attention"), "reading"),
+    "demo": "demo", "mcp": "runtimes", "serve": "web", "site": "web", "worktree": "worktree",
 }
-FAMILIES = ("demo", "moves", "operations", "runtimes", "setup", "views", "web", "worktrees")
+FAMILIES = ("demo", "moving", "operating", "runtimes", "setup", "reading", "web", "worktree")
 
 
 def register(args: list[str]) -> None:

@@ -24,7 +24,7 @@ from gitstate.law.diagram import describe, to_mermaid
 from gitstate.law.lifecycle import SIGNERS_PATH
 from gitstate.law.load import load_lifecycle
 from gitstate.resources import preset_dir, presets as names
-from gitstate.runtime.doctor import diagnose
+from gitstate.runtime.diagnosis import diagnose
 from gitstate.runtime.registry import RUNTIMES
 
 

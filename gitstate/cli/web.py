@@ -30,7 +30,7 @@ def serve(host, port, open_browser, no_follow):
         raise GitstateError(f"cannot serve at {host}:{port}: {busy}",
                             hint=f"another program listens there; pick another port, e.g. "
                                  f"`gitstate serve --port {port + 1 if port < 65535 else 8765}`")
-    from gitstate.web.app import serve as run
+    from gitstate.web.asgi import serve as run
     run(here, host, port, echo=click.echo, open_browser=open_browser, follow=not no_follow)
 
 

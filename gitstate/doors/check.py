@@ -10,10 +10,10 @@ from gitstate.errors import GitstateError
 from gitstate.git.repo import Managed, read_limited
 from gitstate.law.lifecycle import LIFECYCLE_PATH
 from gitstate.law.load import LifecycleInvalid
+from gitstate.law.rule_ids import Rule
 from gitstate.law.rules import Violation, file_violations
 from gitstate.law.society import society_violations
 from gitstate.law.statefile import MAX_STATE_FILE_BYTES, parse_bytes
-from gitstate.rule_ids import Rule
 
 
 def check_worktree(repo: Managed) -> list[Violation]:

@@ -30,7 +30,7 @@ def finding(status: str, check: str, detail: str, fix: str | None = None) -> dic
 
 def diagnose(repo: Managed) -> list[dict]:
     """The clone's findings: its law, hooks, gitstate, caches, approvals, movers, hub and CI
-    (and each agent runtime's own checks: gitstate.runtime.doctor)."""
+    (and each agent runtime's own checks: gitstate.runtime.diagnosis)."""
     head = repo.git.head()
     try:
         lc = repo.lifecycle(head, index=False, worktree=head is None)

@@ -64,7 +64,7 @@ def _judge_line(git: Git, ref: str, old: str, new: str, base: str | None,
     from gitstate.history.verify import verify
     if not is_zero(old) and git.ok("merge-base", "--is-ancestor", old, new) \
             and not on_first_parent_line(git, old, new):
-        from gitstate.rule_ids import Rule
+        from gitstate.law.rule_ids import Rule
         return [(ref, {"commit": new, "subject": "", "rule": Rule.NON_FAST_FORWARD,
                        "where": None, "message": f"{ref} is the team line: moving it to "
                        f"{new[:10]} would leave its tip {old[:10]} off its first-parent line "

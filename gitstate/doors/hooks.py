@@ -29,8 +29,8 @@ from gitstate.law.grammar import Message, parse_message
 from gitstate.law.judge import Facts, judge
 from gitstate.law.lifecycle import LIFECYCLE_PATH, SIGNERS_PATH, is_law_path
 from gitstate.law.limits import LIFECYCLE_BYTES
+from gitstate.law.rule_ids import Rule
 from gitstate.law.verdict import FileChange, Violation
-from gitstate.rule_ids import Rule
 
 # pre-commit judges the staged files; the message does not exist yet (commit-msg judges it)
 LATER = ("Only the staged files were judged so far: the commit message (its @id: prefix, "

@@ -19,9 +19,9 @@ from gitstate.git.push import QUEUE_PREFIX
 from gitstate.git.repo import team_ref
 from gitstate.git.runner import Git, is_zero
 from gitstate.git.upstream import HUB_MARK_REF
-from gitstate.rule_ids import Rule
+from gitstate.law.rule_ids import Rule
 
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import BinaryIO
 

@@ -36,9 +36,9 @@ from pathlib import Path
 
 from gitstate.git.push import QUEUE_PREFIX
 from gitstate.git.runner import Git
-from gitstate.rule_ids import Rule
+from gitstate.law.rule_ids import Rule
 
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import BinaryIO
 

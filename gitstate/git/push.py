@@ -35,7 +35,7 @@ from gitstate.git.carry import Conflict, carry_work, restore
 from gitstate.git.runner import Git, zero_like
 from gitstate.git.upstream import Upstream, check_in_step, hub_queues, upstream_of
 from gitstate.law.record import Record, field
-from gitstate.rule_ids import Rule
+from gitstate.law.rule_ids import Rule
 
 UNLANDED = "refs/heads/gitstate/unlanded"
 QUEUE_PREFIX = "refs/gitstate/queue/"   # a push there is a move for the hub to land

@@ -15,7 +15,7 @@ from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle
 from gitstate.law.limits import LIFECYCLE_BYTES
 from gitstate.law.rules import Context, FileChange, parse_state
 
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 

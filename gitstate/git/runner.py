@@ -15,7 +15,9 @@ import re
 from gitstate.errors import GitFailure, NotManaged
 from gitstate.law.limits import Oversized
 
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
+# Modules a hook imports say `TYPE_CHECKING = False` rather than import it from typing, which
+# costs a hook ~3 ms (bench/README.md, "Hook latency"); said here once for all of them.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from pathlib import Path

@@ -15,7 +15,7 @@ from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.record import Record, field
 from gitstate.law.times import iso
 
-TYPE_CHECKING = False  # as in git/runner.py: typing is not imported on the hook path
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 

@@ -15,8 +15,8 @@ import os
 
 from gitstate.git.runner import Git
 from gitstate.history.commits import Commit, parse_commit_object
+from gitstate.law.rule_ids import Rule
 from gitstate.law.times import iso
-from gitstate.rule_ids import Rule
 
 FIX = ("fetch the whole history: `git fetch --unshallow` (in CI: `fetch-depth: 0` for "
        "actions/checkout, `GIT_DEPTH: 0` on GitLab)")

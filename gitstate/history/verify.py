@@ -35,17 +35,17 @@ from gitstate.git.cache import load_lifecycle_cached
 from gitstate.git.repo import on_first_parent_line
 from gitstate.git.runner import Git
 from gitstate.history.commits import Commit, parse_commit_object, read_commits
-from gitstate.history.movers import GitProofs
 from gitstate.history.replay import ReplayContext, carry_over
 from gitstate.history.shallow import unjudged, within_reach
+from gitstate.history.signatures import GitProofs
 from gitstate.law.grammar import parse_message
 from gitstate.law.judge import Facts, as_made, judge, line_rule
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle, is_law_path
 from gitstate.law.limits import LIFECYCLE_BYTES, STATE_FILE_BYTES
+from gitstate.law.rule_ids import Rule
 from gitstate.law.timeline import judge_tags
 from gitstate.law.times import iso
 from gitstate.law.verdict import FileChange, Violation
-from gitstate.rule_ids import Rule
 
 CACHE_NAME = "verified.json"
 READ_LIMIT = max(STATE_FILE_BYTES, LIFECYCLE_BYTES)   # a larger blob is refused by its size

@@ -340,7 +340,7 @@ def verified(repo: Managed, revs=(), *, no_cache: bool = False, progress=None) -
     rules; every problem, how many commits were judged, which by their tags alone, and which
     could not be judged (a shallow clone's boundary: `unjudged`)."""
     from gitstate.history.verify import verify  # the views need neither it nor its imports
-    from gitstate.rule_ids import Rule
+    from gitstate.law.rule_ids import Rule
     head = repo.git.head()
     _must_be_managed(repo)
     _known_revs(repo, revs)

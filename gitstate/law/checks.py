@@ -11,7 +11,7 @@ import re
 from gitstate.law import limits
 from gitstate.law.lifecycle import Lifecycle, parse_arrow
 
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -52,7 +52,7 @@ def describe(lc: Lifecycle) -> str:
     from gitstate.law.movers import describe_movers
     out += ["", "who may move whom:"] + describe_movers(lc)
     if lc.runtime:
-        from gitstate.law.events import describe
+        from gitstate.law.runtime_table import describe
         out += ["", "what the runtime's events do (`runtime:`):"] + describe(lc.runtime)
     if lc.state_file != DEFAULT_STATE_FILE:
         out += ["", f"state files: {lc.state_file}"]

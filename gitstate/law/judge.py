@@ -22,11 +22,11 @@ line's tip. A merge made before the law declared the line is read, not judged.
 from __future__ import annotations
 
 from gitstate.law.grammar import Message, subject_tag
+from gitstate.law.rule_ids import Rule
 from gitstate.law.rules import check_law_change, validate
 from gitstate.law.verdict import SYMLINK_MODE, Violation
-from gitstate.rule_ids import Rule
 
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import re
 
-from gitstate.law.events import RuntimeRule
 from gitstate.law.patterns import glob as _glob, parse_arrow, state_path_regex
 from gitstate.law.record import Record, field
+from gitstate.law.runtime_table import RuntimeRule
 from gitstate.law.statekeys import DEFAULTS, KEYS
 
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from gitstate.errors import InvalidFile
-from gitstate.rule_ids import Rule
+from gitstate.law.rule_ids import Rule
 
 STATE_FILE_BYTES = 1 << 20       # a whole `_state.md`, notes included
 FRONT_MATTER_BYTES = 64 << 10    # the YAML between its `---` lines

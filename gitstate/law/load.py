@@ -12,7 +12,6 @@ import re
 from gitstate.errors import InvalidFile
 from gitstate.law import limits
 from gitstate.law.checks import CHECKS, Reader
-from gitstate.law.events import read_runtime
 from gitstate.law.grammar import is_branch_name
 from gitstate.law.lifecycle import (
     DEFAULT_STATE_FILE,
@@ -31,10 +30,11 @@ from gitstate.law.lifecycle import (
     Timeout,
     parse_arrow,
 )
+from gitstate.law.rule_ids import Rule
+from gitstate.law.runtime_table import read_runtime
 from gitstate.law.times import parse_duration
-from gitstate.rule_ids import Rule
 
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -4,10 +4,10 @@ context) and a state's token budget (era's deep_work ends at `max_tokens`). Pure
 from __future__ import annotations
 
 from gitstate.law import statefile
+from gitstate.law.rule_ids import Rule
 from gitstate.law.verdict import Parsed, Violation
-from gitstate.rule_ids import Rule
 
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitstate.law.lifecycle import Lifecycle
 

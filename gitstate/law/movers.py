@@ -9,7 +9,7 @@ trailer; and by a human, for a gated move (its `Approved-by:`). Anyone else's mo
 `not-yours`.
 
 Who is moving is known locally from the session's binding (`GITSTATE_AGENT`); at the hub and
-in `verify` it is proven by signatures (`history/movers.py`).
+in `verify` it is proven by signatures (`history/signatures.py`).
 
 A human's approval typed in an agent's session proves nothing: until `protocols/allowed_signers`
 lets a signature show which human approved, a gated move made from an agent's session (bound,
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from gitstate.law.grammar import Message
 from gitstate.law.lifecycle import Lifecycle, parse_arrow
+from gitstate.law.rule_ids import Rule
 from gitstate.law.verdict import Parsed, Violation
-from gitstate.rule_ids import Rule
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:   # the hooks import this on every state commit: no collections.abc then

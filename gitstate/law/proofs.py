@@ -12,7 +12,7 @@ doors that see a commit as made (the hub, the ref guard, `verify`) ask beyond th
   has `protocols/allowed_signers` (`unsigned-approval`).
 
 Pure: the signatures are checked, and the signers in force read, by the door's `Proofs`
-(`history/movers.py` reads them from git); the signers are always those in force where the
+(`history/signatures.py` reads them from git); the signers are always those in force where the
 commit joins the line (its first parent), so a key removed from the file approves nothing
 after its removal.
 """
@@ -23,9 +23,9 @@ from gitstate.law import statefile
 from gitstate.law.grammar import Message
 from gitstate.law.lifecycle import SIGNERS_PATH, Lifecycle
 from gitstate.law.movers import KEY_FIELD, move_of, op_kind, parsed_changes, team_operation, who_may
+from gitstate.law.rule_ids import Rule
 from gitstate.law.signers import approvers, gated, keys_of, parse_public_key, unsigned
 from gitstate.law.verdict import FileChange, Parsed, Violation
-from gitstate.rule_ids import Rule
 
 _KEY_LINE = f"\n{KEY_FIELD}:".encode()
 

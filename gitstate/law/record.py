@@ -18,7 +18,7 @@ says so with `_plain_type`, the annotation the schema describes it by.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

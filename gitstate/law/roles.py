@@ -5,10 +5,10 @@ rules judge what it says; and the words refusals about roles share. Pure."""
 from __future__ import annotations
 
 from gitstate.law import statefile
+from gitstate.law.rule_ids import Rule
 from gitstate.law.verdict import Parsed, Violation
-from gitstate.rule_ids import Rule
 
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitstate.law.grammar import Message
     from gitstate.law.lifecycle import Lifecycle

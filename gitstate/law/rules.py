@@ -11,11 +11,11 @@ from gitstate.law import statefile
 from gitstate.law.grammar import Message, is_valid_id, parse_message
 from gitstate.law.mortality import check_mortality, check_tokens
 from gitstate.law.roles import assumed_role, is_role_transfer, role_transfer  # noqa: F401  (role_transfer: part of this module's API)
+from gitstate.law.rule_ids import Rule
 from gitstate.law.society import check_society
 from gitstate.law.verdict import SYMLINK_MODE, Context, FileChange, Parsed, Violation  # noqa: F401  (FileChange, Context: part of this module's API)
-from gitstate.rule_ids import Rule
 
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitstate.law.lifecycle import Lifecycle
 
@@ -230,8 +230,8 @@ def _check_content(p: Parsed, data: bytes, lc: Lifecycle, out: list[Violation],
     try:
         p.new = new = _parse(data, ch.path, memo)
     except InvalidFile as exc:
-        out.append(Violation(exc.rule, exc.message + (f" ({exc.hint})" if exc.hint else ""),
-                             exc.where or ch.path))
+        said = exc.message + (f" ({exc.hint})" if exc.hint else "")
+        out.append(Violation(Rule.of(exc.rule), said, exc.where or ch.path))
         p.new_problem = True
         return None
     for key, line, problem in statefile.field_problems(new):

@@ -15,9 +15,9 @@ from __future__ import annotations
 from gitstate.errors import InvalidFile
 from gitstate.law.grammar import Message, parse_message
 from gitstate.law.lifecycle import Lifecycle
+from gitstate.law.rule_ids import Rule
 from gitstate.law.rules import parse_state
 from gitstate.law.verdict import FileChange, Violation
-from gitstate.rule_ids import Rule
 
 KEY_TYPES = ("ssh-ed25519", "ssh-rsa", "ecdsa-sha2-", "sk-ssh-ed25519@openssh.com",
              "sk-ecdsa-sha2-", "ssh-dss")

@@ -11,9 +11,9 @@ from gitstate.law import limits, statefile
 from gitstate.law.grammar import Message, is_valid_id
 from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.roles import NAMED_HOLDERS, article, check_assumed, check_new_role, named, way_out  # noqa: F401  (NAMED_HOLDERS: part of this module's API)
+from gitstate.law.rule_ids import Rule
 from gitstate.law.times import duration
 from gitstate.law.verdict import Context, Violation
-from gitstate.rule_ids import Rule
 
 FREEZE_SECTIONS = ("Key Decisions", "Accumulated Knowledge", "Open Questions", "Files Changed",
                    "Handoff Notes")

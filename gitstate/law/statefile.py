@@ -16,7 +16,7 @@ from gitstate.law.grammar import is_valid_id
 from gitstate.law.record import Record
 from gitstate.law.statekeys import KEYS
 
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

@@ -10,9 +10,9 @@ roles and required fields live in the state files and commit bodies, and are not
 from __future__ import annotations
 
 from gitstate.law.grammar import subject_tag
-from gitstate.rule_ids import Rule
+from gitstate.law.rule_ids import Rule
 
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitstate.law.lifecycle import Lifecycle
 

@@ -1,5 +1,5 @@
 """What a judgement is made of: the changes judged, the violations found (each names its rule,
-declared in `gitstate/rule_ids.py`), and the `Context` through which rules see the rest of the
+declared in `gitstate/law/rule_ids.py`), and the `Context` through which rules see the rest of the
 repository. Shared by the per-agent rules (`rules`) and the rules about the whole society
 (`society`).
 """
@@ -7,7 +7,7 @@ repository. Shared by the per-agent rules (`rules`) and the rules about the whol
 from __future__ import annotations
 
 from gitstate.law.record import Record
-from gitstate.rule_ids import Rule
+from gitstate.law.rule_ids import Rule
 
 TYPE_CHECKING = False  # statefile is imported by the rules that need it, not by every verdict
 if TYPE_CHECKING:

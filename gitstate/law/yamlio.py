@@ -15,9 +15,9 @@ import yaml
 
 from gitstate.errors import InvalidFile
 from gitstate.law import limits
-from gitstate.rule_ids import Rule
+from gitstate.law.rule_ids import Rule
 
-TYPE_CHECKING = False  # typing costs a hook ~3 ms to import (bench/README.md, "Hook latency")
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from gitstate.errors import Rejected
 from gitstate.git.repo import Managed
 from gitstate.law.grammar import canonical_id
+from gitstate.law.rule_ids import Rule
 from gitstate.law.verdict import Violation
-from gitstate.rule_ids import Rule
 
 SESSION_VAR = "CLAUDE_CODE_SESSION_ID"
 

@@ -177,7 +177,7 @@ def _diagnosed(repo: Managed) -> dict:
         from gitstate.doors.hub import diagnose_hub
         findings = diagnose_hub(repo.git)
     else:
-        from gitstate.runtime.doctor import diagnose
+        from gitstate.runtime.diagnosis import diagnose
         findings = diagnose(repo)
     return {"ok": not any(f["status"] == "fail" for f in findings), "findings": findings}
 

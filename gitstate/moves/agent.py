@@ -19,13 +19,13 @@ from gitstate.law.grammar import canonical_id, format_message, parse_message
 from gitstate.law.judge import Facts, judge
 from gitstate.law.lifecycle import SIGNERS_PATH, is_law_path
 from gitstate.law.movers import KEY_FIELD, agent_session
+from gitstate.law.rule_ids import Rule
 from gitstate.law.rules import FileChange, legal_moves
 from gitstate.law.society import freeze_file_problems
 from gitstate.moves.fields import now_iso, parse_sets  # noqa: F401  (the commands' names)
 from gitstate.moves.principals import given_key, must_sign, new_key, session_env, signing_key
 from gitstate.moves.workfile import commit_move, current, kept_edits, staged_version
 from gitstate.resources import read_shipped
-from gitstate.rule_ids import Rule
 
 
 def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | None = None,

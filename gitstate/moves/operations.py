@@ -21,11 +21,11 @@ from gitstate.history.index import Index
 from gitstate.law import statefile
 from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.movers import at_rest
+from gitstate.law.rule_ids import Rule
 from gitstate.law.times import duration, iso
 from gitstate.moves.agent import freeze, spawn, transition
 from gitstate.moves.awaiting import await_agents as await_agents
 from gitstate.moves.processes import STARTED, alive, stop_process
-from gitstate.rule_ids import Rule
 
 SYSTEM = ("gitstate", "gitstate@localhost")
 

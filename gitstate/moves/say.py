@@ -30,11 +30,11 @@ from gitstate.law.grammar import canonical_id, parse_message, subject_tag
 from gitstate.law.judge import Facts, judge
 from gitstate.law.limits import SUBJECT_CHARS
 from gitstate.law.movers import agent_session
+from gitstate.law.rule_ids import Rule
 from gitstate.moves.commands import warn_unknown_mentions
 from gitstate.moves.landing import push_move
 from gitstate.moves.principals import bound_agent, session_env
 from gitstate.moves.workfile import commit_move
-from gitstate.rule_ids import Rule
 
 MESSAGE_BYTES = 64 << 10     # a message's text, all told; a document goes in a file
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")

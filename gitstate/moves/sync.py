@@ -36,6 +36,7 @@ from gitstate.git.threeway import CannotApply, cherry_tree, tree_of
 from gitstate.git.upstream import Upstream, upstream_of
 from gitstate.law import statefile
 from gitstate.law.grammar import parse_message
+from gitstate.law.rule_ids import Rule
 from gitstate.law.statekeys import KEYS, MOVE
 from gitstate.moves import agent as moves
 from gitstate.moves.landing import push_move
@@ -50,7 +51,6 @@ from gitstate.moves.unlanded import (
     reset_keep,
     rule_of,
 )
-from gitstate.rule_ids import Rule
 
 # What git leaves while an operation waits for the user, and how to abort it (back to where
 # the user was before it started).

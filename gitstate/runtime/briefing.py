@@ -244,7 +244,7 @@ def _record_facts(repo, lc, agent: str, state: str | None, front: dict,
     to = _started_to(lc, state, event)
     if not new and not to:
         return None
-    from gitstate.runtime.record import record_facts
+    from gitstate.runtime.system_moves import record_facts
     said = record_facts(repo, agent, to or state, new)
     if to and new and "were not recorded" in said:   # the move refused: the facts alone
         said = record_facts(repo, agent, state, new) + f" (not {state} -> {to}: {said})"
@@ -258,7 +258,7 @@ def _started_to(lc, state: str, event: dict) -> str | None:
     facts and the move are one commit."""
     if not lc.runtime.get("session_start"):
         return None
-    from gitstate.law.events import decide
+    from gitstate.law.runtime_table import decide
     return decide(lc.runtime, "session_start", (str(event.get("source") or "startup"),),
                   state)[0]
 

@@ -1,5 +1,5 @@
-"""The runtime's events as moves: what the lifecycle's `runtime:` table (`gitstate.law.events`)
-says an event does, made and judged like any move.
+"""The runtime's events as moves: what the lifecycle's `runtime:` table
+(`gitstate.law.runtime_table`) says an event does, made and judged like any move.
 
 The session's agent is the subject (the binding SessionStart recorded), or for a sub-agent's
 events the sub-agent, registered as the session's agent's child. A move the law refuses is not
@@ -36,7 +36,7 @@ _INTERRUPTED = "[Request interrupted by user"
 
 def handle(event: str, payload: dict, ticket: int | None = None,
            detach: bool = False, failed: bool = False) -> str | None:
-    """Make the move `event` (a `gitstate.law.events` name) calls for, if any: what the hook
+    """Make the move `event` (a `gitstate.law.runtime_table` name) calls for, if any: what the hook
     says on stderr (None: nothing to say). Each event decided is one line of the events log
     (`memory.log_event`). `detach`: decide it in a process of its own, which outlives the
     runtime's wait (and the runtime itself), and return at once. `failed`:
@@ -122,7 +122,7 @@ def _detached() -> bool:
 
 def _move(event: str, payload: dict, gdir: str, agent: str) -> str | None:
     from gitstate.git.repo import open_managed
-    from gitstate.law.events import decide
+    from gitstate.law.runtime_table import decide
     repo = open_managed(payload.get("cwd"))
     head = repo.head()
     lc = repo.lifecycle(head)
@@ -180,7 +180,7 @@ def _moved(repo, lc, event: str, payload: dict, subject: str, state: str, target
     """`subject` moved `state` -> `target` by the system (a logout where the target keeps a
     log), the last message as its `summary` key's value: what the hook says."""
     from gitstate.errors import GitstateError
-    from gitstate.runtime.record import commit_as_system
+    from gitstate.runtime.system_moves import commit_as_system
     said = _said(event, payload)
     last = last_message(payload)
     # the last message as the summary; none written (a turn without text): what happened
@@ -204,7 +204,7 @@ def _moved(repo, lc, event: str, payload: dict, subject: str, state: str, target
 def _register(repo, lc, payload: dict, gdir: str, parent: str) -> str | None:
     """SubagentStart under `spawn: true`: the sub-agent registered as `parent`'s child."""
     from gitstate.errors import GitstateError
-    from gitstate.runtime.record import commit_as_system
+    from gitstate.runtime.system_moves import commit_as_system
     agent_id = str(payload.get("agent_id") or "")
     kind = str(payload.get("agent_type") or "general-purpose")
     if not agent_id:

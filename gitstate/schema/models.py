@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, RootModel, TypeAdapter
 
 from gitstate.schema.described import LifecycleDoc, Pushed
-from gitstate.schema.moves import (
+from gitstate.schema.move_output import (
     AwaitResult,
     Burial,
     DrainResult,
@@ -36,7 +36,7 @@ from gitstate.schema.moves import (
     WorktreeRemoved,
 )
 from gitstate.schema.records import AgentStatus, AgentStatusAt, Attention, Record, RosterRow
-from gitstate.schema.setup import InitReport, PresetList
+from gitstate.schema.setup_output import InitReport, PresetList
 
 __all__ = ["LifecycleDoc", "Pushed", "Move", "Burial", "Said", "SyncResult", "SweepResult",
            "WatchRound", "AwaitResult", "OperationResult", "OperationLog", "DrainResult",

@@ -130,7 +130,7 @@ def diff_page(viewer: Viewer, links: Links, sha: str, agent: str) -> Safe:
 
 def agent_page(viewer: Viewer, links: Links, agent: str, *, live: bool = True,
                data: dict | None = None) -> Safe:
-    from gitstate.web.agent import agent_body
+    from gitstate.web.agent_page import agent_body
     data = data or viewer.agent(agent, links.at)
     lc = viewer.lifecycle(data["commit"])
     end = now_of(viewer, links, data["commit"])

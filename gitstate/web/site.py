@@ -37,7 +37,7 @@ def build(repo: Managed, out: str | Path, at: str | None = None, *,
     from gitstate.history.views import inboxes
     from gitstate.law.times import iso
     from gitstate.web import documents as d
-    from gitstate.web.app import dumps, static_text
+    from gitstate.web.asgi import dumps, static_text
 
     out = Path(out)
     _check_out(out, force)
@@ -74,7 +74,7 @@ def build(repo: Managed, out: str | Path, at: str | None = None, *,
     pages["api/roster.json"] = dumps(view)
     pages["api/vacancies.json"] = dumps(d.vacancies_of(viewer, view))
     if commit:
-        from gitstate.web.app import team_json
+        from gitstate.web.asgi import team_json
         pages["api/feed.json"] = dumps(viewer.feed(commit))
         pages["api/team.json"] = dumps(team_json(viewer, commit))
     made: set = set()

@@ -343,7 +343,7 @@ def test_a_runtime_table_that_cannot_be_followed_is_refused_with_its_line(runtim
 
 def test_the_readmes_runtime_tables_are_the_lifecycles_own_lines():
     """The documentation's table of each preset comes from its declaration."""
-    from gitstate.law.events import describe
+    from gitstate.law.runtime_table import describe
     from gitstate.law.load import load_lifecycle
     from gitstate.resources import shipped
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()

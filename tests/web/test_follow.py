@@ -25,7 +25,7 @@ DEADLINE = 60      # seconds; polled for, never waited out
 def app_client(reading, follows):
     from starlette.testclient import TestClient
 
-    from gitstate.web.app import LOCAL_HOSTS, create_app
+    from gitstate.web.asgi import LOCAL_HOSTS, create_app
     return TestClient(create_app(reading, hosts=LOCAL_HOSTS + ["testserver"], follows=follows))
 
 

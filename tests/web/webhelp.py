@@ -29,8 +29,8 @@ def client(repo: Path):
     pytest.importorskip("starlette", reason="pip install 'gitstate-agents[web]' to test the server")
     from starlette.testclient import TestClient
     from gitstate.git.repo import open_managed
-    from gitstate.web.app import create_app
-    from gitstate.web.app import LOCAL_HOSTS
+    from gitstate.web.asgi import create_app
+    from gitstate.web.asgi import LOCAL_HOSTS
     return TestClient(create_app(open_managed(str(repo)), hosts=LOCAL_HOSTS + ["testserver"]))
 
 
@@ -58,7 +58,7 @@ class LiveServer:
     def __init__(self, repo: Path):
         import uvicorn
         from gitstate.git.repo import open_managed
-        from gitstate.web.app import create_app
+        from gitstate.web.asgi import create_app
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(create_app(open_managed(str(repo))), host="127.0.0.1",

@@ -42,7 +42,7 @@ from gitstate.runtime.memory import bound_agent
 from gitstate.runtime.registry import RUNTIMES
 from gitstate.runtime.replies import context_reply
 
-# hook -> the event of the lifecycle's `runtime:` table it reports (gitstate.law.events)
+# hook -> the event of the lifecycle's `runtime:` table it reports (gitstate.law.runtime_table)
 EVENT_HOOKS = {"prompt": "prompt", "stop": "stop", "pre-compact": "pre_compact",
                "session-end": "session_end", "subagent-stop": "subagent_stop"}
 # decided in a process the runtime never waits for (a hub that answers slowly never holds a
@@ -239,7 +239,7 @@ def record_crossing(cwd: str | None, gdir: str, agent: str, pct: float, marks: l
         phase = crossing(gdir, agent, pct, marks) if mine else None
         if phase is None:
             return None
-        from gitstate.runtime.record import record_context
+        from gitstate.runtime.system_moves import record_context
         text = record_context(cwd, agent, pct, phase, tokens, window)
         memory.remember_phase(gdir, agent, phase, pct)   # only once recorded: else tried again
         return text
@@ -305,7 +305,7 @@ def spawn_guard(event: dict) -> dict | None:
     if not isinstance(tool_input, dict):
         tool_input = {}
     kind = tool_input.get("subagent_type") or "general-purpose"
-    from gitstate.runtime.record import judge_spawn
+    from gitstate.runtime.system_moves import judge_spawn
     reason, depth = judge_spawn(event.get("cwd"), agent, str(kind))
     if reason:
         return {"hookSpecificOutput": {

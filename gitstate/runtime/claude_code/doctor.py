@@ -7,6 +7,6 @@ from gitstate.git.repo import Managed
 
 
 def findings(repo: Managed) -> list[dict]:
-    from gitstate.runtime.claude_code.checks import findings as runtime_findings
     from gitstate.runtime.claude_code.plugin_check import findings as plugin_findings
+    from gitstate.runtime.claude_code.setup_checks import findings as runtime_findings
     return runtime_findings(repo) + plugin_findings(repo)

@@ -20,7 +20,7 @@ from gitstate.doors.shims import (
     runs_our_mcp,
 )
 from gitstate.git.repo import Managed
-from gitstate.runtime.claude_code.checks import _json, _python, plugin_enabled
+from gitstate.runtime.claude_code.setup_checks import _json, _python, plugin_enabled
 from gitstate.runtime.shared import finding as found
 
 

@@ -205,7 +205,7 @@ def install(top: Path, user: Path | None = None) -> list[dict]:
         write_json(top / MCP_CONFIG, servers)
     hooks = {"kind": "runtime", "name": "claude-code", "path": SETTINGS,
              "changed": bool(changed) or shim, "added": changed, "kept": kept}
-    from gitstate.runtime.claude_code.checks import plugin_enabled
+    from gitstate.runtime.claude_code.setup_checks import plugin_enabled
     plugin = plugin_enabled(top)
     if plugin:    # never both: the plugin's shim leaves these to the project's settings
         hooks["then"] = (f"gitstate's Claude Code plugin is enabled ({plugin[0]} in "

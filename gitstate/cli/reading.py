@@ -42,7 +42,7 @@ def roster(at, watch, count, no_follow, as_json):
         if at is not None:
             raise UsageError("--watch follows the team line as it moves; --at is a moment "
                              "past", hint="`gitstate roster --at REV` for that moment")
-        from gitstate.cli.watch import watch as watching
+        from gitstate.cli.roster_watch import watch as watching
         return watching(repo(bare_ok=True), as_json=as_json, count=count,
                         follow=not no_follow)
     if count is not None or no_follow:

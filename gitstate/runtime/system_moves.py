@@ -10,8 +10,8 @@ from gitstate.git.repo import GitContext, open_managed
 from gitstate.law import statefile
 from gitstate.law.grammar import parse_message
 from gitstate.law.judge import Facts, judge
+from gitstate.law.rule_ids import Rule
 from gitstate.law.verdict import FileChange
-from gitstate.rule_ids import Rule
 from gitstate.runtime.replies import phase_asks
 
 # The rules about a birth: what a spawn guard refuses before the sub-agent exists.

@@ -26,6 +26,13 @@ class Rule(StrEnum):
         rule.description = description
         return rule
 
+    @classmethod
+    def of(cls, rule_id: str) -> Rule:
+        """The rule whose id is `rule_id` (KeyError: there is none)."""
+        found = cls._value2member_map_[rule_id]
+        assert isinstance(found, Rule)
+        return found
+
     # a state file, read on its own
     INVALID_ID = "invalid-id", "the agent id in a state file's path is not a valid id"
     UNREADABLE = "unreadable", "a state file that cannot be parsed"
