@@ -11,7 +11,7 @@ from pydantic import Field
 from gitstate.doors import install
 from gitstate.git import push
 from gitstate.law import record as law_record
-from gitstate.schema.records import Record
+from gitstate.schema.records import JsonModel
 
 
 def described(record: type[law_record.Record], names: dict[type[law_record.Record], str]) -> Any:
@@ -36,7 +36,7 @@ def described(record: type[law_record.Record], names: dict[type[law_record.Recor
         fields: dict[str, Any] = {
             f: (resolve(hints[f]), Field(..., description=about.get(f)))
             for f in record._fields if f not in record._plain_skip}
-        model = create_model(names[record], __base__=Record, __doc__=record.__doc__, **fields)
+        model = create_model(names[record], __base__=JsonModel, __doc__=record.__doc__, **fields)
         _DESCRIBED[record] = model
         if record._plain_type:   # written in another form too (a timeout: a bare duration)
             _DESCRIBED[record] = eval(record._plain_type, {record.__name__: model})
@@ -46,7 +46,7 @@ def described(record: type[law_record.Record], names: dict[type[law_record.Recor
 _DESCRIBED: dict[type, Any] = {}
 
 
-def _lifecycle_doc() -> type[Record]:
+def _lifecycle_doc() -> type[JsonModel]:
     from gitstate.law import lifecycle as law
     names: dict[type[law_record.Record], str] = {
         law.State: "StateSpec", law.Role: "RoleSpec", law.Mortality: "Mortality",
@@ -58,9 +58,9 @@ def _lifecycle_doc() -> type[Record]:
 
 # Models described at run time; mypy, which cannot follow them, checks them as the base model.
 if TYPE_CHECKING:
-    LifecycleDoc = Record
-    _InitReport = Record
-    Pushed = Record
+    LifecycleDoc = JsonModel
+    _InitReport = JsonModel
+    Pushed = JsonModel
 else:
     LifecycleDoc = _lifecycle_doc()
     _InitReport = described(install.InitReport, {install.InitReport: "InitReport"})

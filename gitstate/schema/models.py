@@ -35,7 +35,7 @@ from gitstate.schema.move_output import (
     WorktreeAdded,
     WorktreeRemoved,
 )
-from gitstate.schema.records import AgentStatus, AgentStatusAt, Attention, Record, RosterRow
+from gitstate.schema.records import AgentStatus, AgentStatusAt, Attention, JsonModel, RosterRow
 from gitstate.schema.setup_output import InitReport, PresetList
 
 __all__ = ["LifecycleDoc", "Pushed", "Move", "Burial", "Said", "SyncResult", "SweepResult",
@@ -46,7 +46,7 @@ __all__ = ["LifecycleDoc", "Pushed", "Move", "Burial", "Said", "SyncResult", "Sw
 # -- setup (init's and presets' models are in `setup.py`) ----------------------------------
 
 
-class Problem(Record):
+class Problem(JsonModel):
     """A problem `check` found."""
     file: str
     """the file"""
@@ -58,7 +58,7 @@ class Problem(Record):
     """what is wrong, and what would be right"""
 
 
-class CheckResult(Record):
+class CheckResult(JsonModel):
     """`gitstate check`: the lifecycle and the state files in the work tree."""
     ok: bool
     """true when nothing is wrong"""
@@ -66,7 +66,7 @@ class CheckResult(Record):
     """every problem found"""
 
 
-class Finding(Record):
+class Finding(JsonModel):
     """One thing `doctor` looked at."""
     check: str
     """what was looked at"""
@@ -78,7 +78,7 @@ class Finding(Record):
     """the command that mends it"""
 
 
-class DoctorResult(Record):
+class DoctorResult(JsonModel):
     """`gitstate doctor`: whether this clone's doors are shut."""
     ok: bool
     """true when nothing failed"""
@@ -89,7 +89,7 @@ class DoctorResult(Record):
 # -- views ----------------------------------------------------------------------------------
 
 
-class StatusAll(Record):
+class StatusAll(JsonModel):
     """`gitstate status`: every agent's status."""
     commit: str | None
     """the commit read (HEAD, or `--at`)"""
@@ -104,7 +104,7 @@ class Status(RootModel[AgentStatusAt | StatusAll]):
     model_config = ConfigDict(json_schema_extra={"type": "object"})
 
 
-class Roster(Record):
+class Roster(JsonModel):
     """`gitstate roster`: living, freezer and cemetery."""
     commit: str | None
     """the commit read (HEAD, or `--at`)"""
@@ -120,7 +120,7 @@ class Roster(Record):
     """agents whose state could not be read (only when there are some)"""
 
 
-class Vacancy(Record):
+class Vacancy(JsonModel):
     """A role without a living holder."""
     role: str
     """the role"""
@@ -140,7 +140,7 @@ class Vacancy(Record):
     """holders that are frozen (may be woken)"""
 
 
-class Vacancies(Record):
+class Vacancies(JsonModel):
     """`gitstate vacancies`."""
     commit: str | None
     """the commit read (HEAD, or `--at`)"""
@@ -148,7 +148,7 @@ class Vacancies(Record):
     """every role without a living holder"""
 
 
-class Transition(Record):
+class Transition(JsonModel):
     """One move in history."""
     agent: str
     """the agent that moved"""
@@ -165,7 +165,7 @@ class Transition(Record):
     """the commit subject's text after its tag"""
 
 
-class TransitionLog(Record):
+class TransitionLog(JsonModel):
     """`gitstate log`: the moves, oldest first unless --newest-first."""
     commit: str | None
     """the commit read (HEAD, or `--at`)"""
@@ -175,7 +175,7 @@ class TransitionLog(Record):
     """the moves"""
 
 
-class Message(Record):
+class Message(JsonModel):
     """A commit that speaks to the agent (@AGENT or @ALL)."""
     commit: str
     """the commit"""
@@ -193,7 +193,7 @@ class Message(Record):
     """true when it speaks to @ALL, not to the agent by name"""
 
 
-class MarkedRead(Record):
+class MarkedRead(JsonModel):
     """The checkpoint `--mark-read` committed."""
     commit: str
     """the commit that moved the checkpoint"""
@@ -201,7 +201,7 @@ class MarkedRead(Record):
     """the agent's last_read_commit now"""
 
 
-class Inbox(Record):
+class Inbox(JsonModel):
     """`gitstate inbox AGENT`: messages since its last_read_commit."""
     commit: str | None
     """the commit read up to (HEAD, or `--at`)"""
@@ -217,7 +217,7 @@ class Inbox(Record):
                                                   "checkpoint landed")
 
 
-class Entity(Record):
+class Entity(JsonModel):
     """An entity of the graph."""
     id: str
     """its id (`situation:session-alice`, `role:architect`, ...)"""
@@ -233,7 +233,7 @@ class Entity(Record):
     """live, frozen or dead (sessions)"""
 
 
-class Belonging(Record):
+class Belonging(JsonModel):
     """An entity belonging to another."""
     member: str
     """the entity that belongs"""
@@ -245,7 +245,7 @@ class Belonging(Record):
     """the text (descriptions)"""
 
 
-class SqliteWritten(Record):
+class SqliteWritten(JsonModel):
     """Where the graph was upserted."""
     path: str
     """the SQLite file"""
@@ -255,7 +255,7 @@ class SqliteWritten(Record):
     """belongings written"""
 
 
-class Situations(Record):
+class Situations(JsonModel):
     """`gitstate situations`: the entity graph of agent sessions."""
     commit: str | None
     """the commit read (HEAD, or `--at`)"""
@@ -267,7 +267,7 @@ class Situations(Record):
     """where it was written (absent with --no-sqlite)"""
 
 
-class VerifyProblem(Record):
+class VerifyProblem(JsonModel):
     """A commit that broke a rule."""
     commit: str
     """the commit"""
@@ -285,7 +285,7 @@ class VerifyProblem(Record):
     """the file, when one"""
 
 
-class VerifyResult(Record):
+class VerifyResult(JsonModel):
     """`gitstate verify`."""
     commit: str | None
     """the commit whose history was judged (HEAD; null in an empty repository)"""
@@ -310,7 +310,7 @@ class VerifyResult(Record):
     are not in it, nor anything before them; `git fetch --unshallow` fetches them)"""
 
 
-class FreezeState(Record):
+class FreezeState(JsonModel):
     """`gitstate show AGENT`: its committed freeze-state."""
     commit: str | None
     """the commit read (HEAD, or `--at`)"""

@@ -7,10 +7,10 @@ from typing import Literal
 from pydantic import Field
 
 from gitstate.schema.described import Pushed
-from gitstate.schema.records import Record
+from gitstate.schema.records import JsonModel
 
 
-class Move(Record):
+class Move(JsonModel):
     """A move committed here (with `--push`: landed on the team line, exit 0, or not, exit
     1; `push` says how)."""
     commit: str
@@ -42,7 +42,7 @@ class Burial(Move):
     """notices of roles left without a living holder"""
 
 
-class Said(Record):
+class Said(JsonModel):
     """`gitstate say`: a message committed here (with `--push`: landed on the team line, exit
     0, or not, exit 1; `push` says how). It changes no file and moves no agent."""
     commit: str
@@ -61,7 +61,7 @@ class Said(Record):
                                                   "(landed, illegal or gave-up), and where")
 
 
-class Replayed(Record):
+class Replayed(JsonModel):
     """One unlanded commit, and what `gitstate sync` did with it."""
     commit: str
     """the commit as it was found"""
@@ -85,7 +85,7 @@ class Replayed(Record):
     """the side branch that holds it"""
 
 
-class SyncResult(Record):
+class SyncResult(JsonModel):
     """What `gitstate sync` did: exit 0 when every commit landed or was replayed."""
     upstream: str
     """the branch it lands on"""
@@ -112,7 +112,7 @@ class SyncResult(Record):
     """true when every commit landed or was replayed"""
 
 
-class Queued(Record):
+class Queued(JsonModel):
     """How the hub's landing queue took one move."""
     outcome: str
     """landed or refused"""
@@ -130,7 +130,7 @@ class Queued(Record):
     """why it was refused"""
 
 
-class DrainResult(Record):
+class DrainResult(JsonModel):
     """`gitstate hub drain`."""
     landed: int
     """moves landed"""
@@ -140,7 +140,7 @@ class DrainResult(Record):
     """each move"""
 
 
-class Due(Record):
+class Due(JsonModel):
     """A timed move that is due."""
     agent: str
     """the agent"""
@@ -157,7 +157,7 @@ class Due(Record):
     """which timeout: a timed move's, or the role's cap"""
 
 
-class SweepResult(Record):
+class SweepResult(JsonModel):
     """`gitstate sweep`."""
     commit: str | None
     """HEAD when it looked"""
@@ -167,7 +167,7 @@ class SweepResult(Record):
     """whether they were committed (false with --dry-run)"""
 
 
-class OperationMove(Record):
+class OperationMove(JsonModel):
     """One move an operation committed."""
     agent: str
     """the agent moved"""
@@ -180,7 +180,7 @@ class OperationMove(Record):
     """the commit's subject"""
 
 
-class OperationResult(Record):
+class OperationResult(JsonModel):
     """`gitstate reap` or `shutdown`: what it moved, and what it said."""
     commit: str | None
     """HEAD afterwards"""
@@ -192,7 +192,7 @@ class OperationResult(Record):
     """false when an agent could not be brought to rest (shutdown: exit 1)"""
 
 
-class WatchDue(Record):
+class WatchDue(JsonModel):
     """A move a round of `gitstate watch` found due."""
     by: Literal["sweep", "reap"]
     """which found it: sweep (a timeout) or reap (a process gone, a heartbeat stopped)"""
@@ -208,7 +208,7 @@ class WatchDue(Record):
     commit); null for a process that is gone"""
 
 
-class WatchRound(Record):
+class WatchRound(JsonModel):
     """One round of `gitstate watch --json` (one JSON line per round)."""
     round: int
     """its number, from 1"""
@@ -230,7 +230,7 @@ class WatchRound(Record):
     """that error"""
 
 
-class AwaitedAgent(Record):
+class AwaitedAgent(JsonModel):
     """An awaited agent at the end."""
     agent: str
     """the agent"""
@@ -242,7 +242,7 @@ class AwaitedAgent(Record):
     """success or failure, once ended"""
 
 
-class AwaitResult(Record):
+class AwaitResult(JsonModel):
     """`gitstate await`: exit 0 all succeeded, 1 any failed, 124 timed out."""
     commit: str | None
     """HEAD when it stopped waiting"""
@@ -252,7 +252,7 @@ class AwaitResult(Record):
     """each awaited agent"""
 
 
-class SiteResult(Record):
+class SiteResult(JsonModel):
     """`gitstate site`: the static pages written."""
     out: str
     """the folder written"""
@@ -264,7 +264,7 @@ class SiteResult(Record):
     """agents with a page"""
 
 
-class OperationLog(Record):
+class OperationLog(JsonModel):
     """What an operation on the fleet did, line by line as the command prints it (MCP)."""
     exit_code: int
     """the command's exit code"""
@@ -272,7 +272,7 @@ class OperationLog(Record):
     """what it printed"""
 
 
-class Violation(Record):
+class Violation(JsonModel):
     """A rule a refused move broke."""
     rule: str
     """the rule"""
@@ -282,7 +282,7 @@ class Violation(Record):
     """the file"""
 
 
-class Error(Record):
+class Error(JsonModel):
     """What any command prints under `--json` when it refuses (exit 1) or is misused (2)."""
     error: str
     """the kind of error"""
@@ -298,7 +298,7 @@ class Error(Record):
     """each rule a refused move broke"""
 
 
-class WorktreeAdded(Record):
+class WorktreeAdded(JsonModel):
     """`gitstate worktree add`: the agent spawned (bound to a new session) and its worktree."""
     agent: str
     """the agent"""
@@ -318,7 +318,7 @@ class WorktreeAdded(Record):
     """what is missing for the runtime to be bound, when something is"""
 
 
-class WorktreeRemoved(Record):
+class WorktreeRemoved(JsonModel):
     """`gitstate worktree remove`: the agent ended as the lifecycle ends one, its worktree
     removed (its branch kept)."""
     agent: str

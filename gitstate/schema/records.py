@@ -15,14 +15,14 @@ from gitstate.history import fold
 from gitstate.law import record as law_record
 
 
-class Record(BaseModel):
+class JsonModel(BaseModel):
     """A `--json` record: exactly its fields (an unknown key is a bug, caught by the tests)."""
     model_config = ConfigDict(extra="forbid", populate_by_name=True,
                               use_attribute_docstrings=True)
 
 
 def declared(record: type[law_record.Record], name: str, fields: tuple[str, ...], *,
-             base: type[Record] = Record, doc: str | None = None) -> Any:
+             base: type[JsonModel] = JsonModel, doc: str | None = None) -> Any:
     """The pydantic model of `fields` of a law record (`gitstate.law.record`), each with the
     default and the description it is declared with (a field without a default is
     required)."""
@@ -36,8 +36,8 @@ def declared(record: type[law_record.Record], name: str, fields: tuple[str, ...]
 
 # Described from the roster row as history/fold.py declares it; mypy checks them as the base.
 if TYPE_CHECKING:
-    Agent = Record
-    RosterRow = Record
+    Agent = JsonModel
+    RosterRow = JsonModel
 else:
     _AGENT = fold.RosterRow._fields[:8]   # agent, path, state, ... phase: status's too
     Agent = declared(fold.RosterRow, "Agent", _AGENT,
@@ -66,7 +66,7 @@ class AgentStatusAt(AgentStatus):
     """the commit the status was read at (HEAD, or `--at`)"""
 
 
-class Waiting(Record):
+class Waiting(JsonModel):
     """An agent that waits for a person (Claude Code's `Notification`)."""
     agent: str
     """the agent's id (the one its runtime session is bound to)"""
@@ -87,7 +87,7 @@ class Waiting(Record):
     """when the notice came (ISO 8601, UTC)"""
 
 
-class Attention(Record):
+class Attention(JsonModel):
     """`gitstate attention`: who waits for a person now."""
     commit: str | None
     """the commit whose history cleared the notices (an agent's state commit since clears

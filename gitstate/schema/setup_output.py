@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Literal
 
 from gitstate.schema.described import _InitReport
-from gitstate.schema.records import Record
+from gitstate.schema.records import JsonModel
 
 
-class Integration(Record):
+class Integration(JsonModel):
     """What `init --runtime NAME`, `--ci NAME` or `--watch` did to its file."""
     kind: Literal["runtime", "ci", "watch"]
     """runtime, ci or watch"""
@@ -28,7 +28,7 @@ class Integration(Record):
     of the user's own: how to chain gitstate's after it)"""
 
 
-class Preset(Record):
+class Preset(JsonModel):
     """A shipped lifecycle."""
     name: str
     """its name (`init --lifecycle NAME`)"""
@@ -42,7 +42,7 @@ class Preset(Record):
     """whether `init` takes it when none is named"""
 
 
-class PresetList(Record):
+class PresetList(JsonModel):
     """`gitstate presets`: the shipped lifecycles."""
     presets: list[Preset]
     """every shipped preset"""
