@@ -1,4 +1,4 @@
-"""#8 item 8: caches under .git/gitstate only ever make gitstate faster. A forged, well-formed
+"""Caches under .git/gitstate only ever make gitstate faster. A forged, well-formed
 cache file (a verified.json with no problems, a relaxed cached lifecycle) is detected and
 rebuilt; `verify --no-cache` and the hub never read one.
 

@@ -1,4 +1,4 @@
-"""#8 items 3 and 10: a state is a declared state name; fields fixed at birth stay fixed; a key
+"""A state is a declared state name; fields fixed at birth stay fixed; a key
 given twice is refused. At the hook, `transition`, `check`, verify and the hub."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""#8 item 9 (and the local door of item 2): every git command that can move a branch is
+"""Every git command that can move a branch is
 judged before the branch moves. An illegal result fails the command, names the rule, and
 leaves the branch where it was. One test per command."""
 

@@ -1,4 +1,4 @@
-"""#8 item 7: the hub refuses rewrites of protected branches (its default branch, and any ref
+"""The hub refuses rewrites of protected branches (its default branch, and any ref
 named by `git config gitstate.protect`): force pushes and deletions."""
 
 from __future__ import annotations

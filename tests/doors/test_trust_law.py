@@ -1,4 +1,4 @@
-"""#8 items 4 and 5: once managed, always managed; the law changes only with a human's
+"""Once managed, always managed; the law changes only with a human's
 approval; what runs as a hook on a clone is what that clone installed, not what it pulled."""
 
 from __future__ import annotations

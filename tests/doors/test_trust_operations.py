@@ -1,4 +1,4 @@
-"""#8 items 11 and 12: `gitstate transition` in the middle of an unfinished git operation
+"""`gitstate transition` in the middle of an unfinished git operation
 refuses and touches nothing; on a detached HEAD it commits and warns; two legal updates in
 the same second both land."""
 

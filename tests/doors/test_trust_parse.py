@@ -1,4 +1,4 @@
-"""#8 item 1: free text (messages, author names) cannot change how a commit is read.
+"""Free text (messages, author names) cannot change how a commit is read.
 
 verify and the hub must read commits unambiguously: a control character in an author name or a
 body must neither hide a commit nor forge the files it changed.

@@ -1,4 +1,4 @@
-"""#8 item 6: a timed transition is due by the hub's clock and the hub's own record of when it
+"""A timed transition is due by the hub's clock and the hub's own record of when it
 received the commit that started the wait, never by dates a clone wrote into its commits.
 
 squad: `idle -> suspended` after 30 minutes. Dates are set two hours away from now, far beyond

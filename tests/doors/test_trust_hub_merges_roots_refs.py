@@ -1,4 +1,4 @@
-"""#18: the hub holds against merges, roots and refs. Every illegal history here is made by a
+"""The hub holds against merges, roots and refs. Every illegal history here is made by a
 clone without hooks (or by plumbing) and pushed to a real hub (`init --server`); `verify
 --no-cache` is asked the same question, and the local doors where they apply."""
 
