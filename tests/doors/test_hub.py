@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from conftest import UNHOOKED, git, gitstate, make_repo, moves_on_this_branch, set_state_line, walk
 
 
@@ -59,3 +61,32 @@ def test_the_hub_records_when_it_received_each_state_commit_without_python(tmp_p
     stamps = {git(hub, "notes", "--ref=refs/notes/gitstate-received", "show", sha).stdout
               .split()[0] for sha in tagged}
     assert stamps == {"received"}
+
+
+def test_pushes_landing_at_once_each_keep_their_received_record(tmp_path):
+    """Sixteen post-receives at the same moment, each for a state commit of its own: every
+    commit's reception is recorded (`git notes add` alone would keep only the last writer's)."""
+    import subprocess
+
+    from hubs import hub_and_clones
+    hub, _ = hub_and_clones(tmp_path, 1)
+    tip = git(hub, "rev-parse", "main").stdout.strip()
+    tree = git(hub, "rev-parse", "main^{tree}").stdout.strip()
+    commits = [git(hub, "commit-tree", tree, "-p", tip, "-m",
+                   f"@a{i}: [STATE:bootstrap] spawned").stdout.strip() for i in range(16)]
+    zero = "0" * len(tip)
+    # as git runs a hook: no identity of the pusher's, none configured on the hub
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    runs = [subprocess.Popen([str(hub / "hooks" / "post-receive")], cwd=hub, env=env,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+            for _ in commits]
+    for run, commit in zip(runs, commits):
+        run.stdin.write(f"{zero} {commit} refs/heads/b-{commit[:8]}\n".encode())
+        run.stdin.close()
+    assert all(run.wait(timeout=120) == 0 for run in runs)
+    for commit in commits:
+        said = git(hub, "notes", "--ref=refs/notes/gitstate-received", "show", commit,
+                   check=False)
+        assert said.returncode == 0 and said.stdout.startswith("received "), commit
+    assert git(hub, "for-each-ref", "refs/notes/").stdout.count("\n") == 1
