@@ -4,15 +4,13 @@ A move is committed locally, then the current branch is pushed to its upstream. 
 refuses because another agent got there first (a non-fast-forward, or a lost race for the ref
 at the hub), the upstream tip is fetched, the move is replayed on it — the work committed with
 it is staged again on the new tip and the move itself is re-decided from the new state — and
-pushed again, with jittered backoff, within a bounded number of attempts and time.
-
-Exactly one outcome:
+pushed again, with jittered backoff, within a bounded number of attempts and time. Exactly
+one outcome:
 - `landed`: the move is on the upstream branch;
-- `illegal`: the move is no longer legal on the new tip, or the hub's law refused it; the local
-  branch is back in step with upstream, the agent's work is staged in the index and kept on a
-  side branch `gitstate/unlanded/<agent>-<n>`;
-- `gave-up`: attempts or time ran out, or the hub could not be reached; the move stays
-  committed on the local branch (nothing lost), the reason is said.
+- `illegal`: no longer legal on the new tip, or the hub's law refused it; the branch is back in
+  step with upstream, the work staged and kept on a side branch `gitstate/unlanded/<agent>-<n>`;
+- `gave-up`: attempts or time ran out (a hub that does not answer included), or the hub
+  could not be reached; the move stays committed here (nothing lost), the reason is said.
 
 A hub made by `gitstate init --server` says so with the ref `refs/gitstate/hub`, and keeps a
 landing queue (`doors/queue.py`): the move is pushed to `refs/gitstate/queue/<branch>`, which
@@ -33,6 +31,7 @@ from gitstate.errors import GitFailure, GitstateError, Rejected
 from gitstate.git.atomic import Result
 from gitstate.git.carry import Conflict, carry_work, restore
 from gitstate.git.runner import Git, zero_like
+from gitstate.git.spawning import bounded
 from gitstate.git.upstream import Upstream, check_in_step, hub_queues, upstream_of
 from gitstate.law.record import Record, field
 from gitstate.law.rule_ids import Rule
@@ -116,13 +115,14 @@ def land(git: Git, top: Path, move: Callable[[], Result], *, agent: str,
     tip) and returns a reason to stop, or None. `queue=False`: pushed to the branch even where
     the hub keeps a landing queue (a message, which moves no agent: the queue takes moves)."""
     policy = policy or PushPolicy()
-    up = upstream_of(git, line)
-    check_in_step(git, up)
-    queued = queue and hub_queues(git, up)
-    result = move()
-    if queued:
-        return _land_queued(git, top, up, move, result, agent, policy, judge_fetched)
-    return _land_pushed(git, top, up, move, result, agent, policy, judge_fetched, on_attempt)
+    with bounded(git, policy.seconds):   # no talk with the hub outlasts the policy's time
+        up = upstream_of(git, line)
+        check_in_step(git, up)
+        queued = queue and hub_queues(git, up)
+        result = move()
+        if queued:
+            return _land_queued(git, top, up, move, result, agent, policy, judge_fetched)
+        return _land_pushed(git, top, up, move, result, agent, policy, judge_fetched, on_attempt)
 
 
 def _land_pushed(git: Git, top: Path, up: Upstream, move: Callable[[], Result], result: Result,

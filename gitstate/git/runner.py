@@ -58,6 +58,7 @@ class Git:
         self.cwd = str(cwd) if cwd is not None else None
         self.env = env
         self._format: str | None = None
+        self.deadline: float | None = None   # git/spawning.py `bounded`
 
     def _env(self, extra: dict[str, str] | None) -> dict[str, str]:
         env = dict(os.environ if self.env is None else self.env)
@@ -73,6 +74,10 @@ class Git:
         argv = ["git", *_GLOBAL_OPTIONS, *(_READ_OPTIONS if long_read else ())] \
             + (["-C", self.cwd] if self.cwd else []) + list(args)
         full_env = self._env(env)
+        if self.deadline is not None:
+            from gitstate.git.spawning import remote_command, spawn_bounded
+            if remote_command(args):
+                return spawn_bounded(argv, input, full_env, self.deadline)
         if _can_spawn_light(input):
             return _spawn_light(argv, input, full_env)
         if long_read:

@@ -96,6 +96,32 @@ def test_gave_up_keeps_the_move_committed(tmp_path):
     git(b, "config", "gitstate.pushAttempts", "8")
 
 
+def test_a_hub_that_does_not_answer_costs_the_landing_not_a_hang(tmp_path):
+    """The hub's receive waits forever (its hook blocks on a pipe nobody writes): the move
+    gives up within its time (`gitstate.pushSeconds`), committed here, the reason said."""
+    import os
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    gate = tmp_path / "gate"
+    os.mkfifo(gate)
+    hook = hub / "hooks" / "pre-receive"
+    hook.rename(hook.with_name("pre-receive.real"))
+    hook.write_text(f"#!/bin/sh\nread line < {gate}\nexec \"$0.real\"\n")
+    hook.chmod(0o755)
+    git(a, "config", "gitstate.pushSeconds", "2")
+    try:
+        code, out = pushed(a, "spawn", "alice")
+    finally:
+        try:   # let the waiting hook go
+            fd = os.open(gate, os.O_WRONLY | os.O_NONBLOCK)
+            os.write(fd, b"go\n")
+            os.close(fd)
+        except OSError:
+            pass
+    assert code == 1 and out["outcome"] == "gave-up", out
+    assert "got no answer in time" in out["reason"], out
+    assert git(a, "log", "-1", "--format=%s").stdout.startswith("@alice: [STATE:bootstrap]")
+
+
 def test_push_needs_an_upstream_and_commits_nothing_without_one(repo):
     before = git(repo, "rev-parse", "HEAD").stdout
     res = gitstate(repo, "spawn", "alice", "--push")
