@@ -56,14 +56,34 @@ def test_the_generated_pages_are_what_the_declarations_make():
 
 
 def test_the_commands_page_is_each_commands_help():
-    """The reference says what `gitstate CMD --help` says: both are made from one declaration."""
+    """The reference says what `gitstate CMD --help` says in a terminal 80 columns wide: both
+    are made from one declaration."""
     page = (DOCS / "reference" / "commands.md").read_text(encoding="utf-8")
     env = {**os.environ, "COLUMNS": "80"}
-    for argv in (["--help"], ["roster", "--help"], ["transition", "--help"],
-                 ["worktree", "add", "--help"], ["schema", "--help"]):
+    for argv in (["--help"], ["roster", "--help"], ["worktree", "add", "--help"]):
         shown = subprocess.run([sys.executable, "-m", "gitstate", *argv], capture_output=True,
                                text=True, env=env).stdout.rstrip()
         assert f"```text\n{shown}\n```" in page, argv
+
+
+def test_every_command_on_the_commands_page_is_its_help(monkeypatch, capsys):
+    """Every command and subcommand, through the command line's own entry point."""
+    from gitstate.cli.main import main
+    monkeypatch.setenv("COLUMNS", "80")
+    page = (DOCS / "reference" / "commands.md").read_text(encoding="utf-8")
+    shown = dict(re.findall(r"(?m)^#{2,3} gitstate ?([^\n]*)\n\n(?:[^\n]*\n\n)?```text\n(.*?)\n```",
+                            page, re.S))
+    assert len(shown) > 30 and {"", "roster", "worktree add", "hook"} <= set(shown)
+    wrong = []
+    for command, text in shown.items():
+        try:
+            code = main([*command.split(), "--help"])
+        except SystemExit as done:
+            code = done.code
+        printed = capsys.readouterr().out.rstrip()
+        if code not in (0, None) or printed != text:
+            wrong.append(command or "gitstate")
+    assert wrong == []
 
 
 def test_the_rules_page_lists_every_rule_with_its_description():
