@@ -11,7 +11,9 @@ is not what the declarations make, which the suite runs).
   prints it;
 - in `reference/runtime-hooks.md`, between `<!-- gen: runtime-hooks -->` and
   `<!-- /gen: runtime-hooks -->`: which event of each agent runtime runs which gitstate hook,
-  from `gitstate/runtime/registry.py`.
+  from `gitstate/runtime/registry.py`;
+- in `how-to/claude-code.md`, between `<!-- gen: runtime-tables -->` and its end: each
+  preset's `runtime:` table, from the shipped lifecycles (`gitstate/law/events.py` says it).
 """
 
 from __future__ import annotations
@@ -107,6 +109,19 @@ def runtime_hooks() -> str:
     return "\n".join(hooks_table()) + "\n"
 
 
+def runtime_tables() -> str:
+    """Each preset's `runtime:` table, as `describe` says it (the presets in the order the page
+    introduces them)."""
+    from gitstate.law.events import describe
+    from gitstate.law.load import load_lifecycle
+    from gitstate.resources import shipped
+    lines = []
+    for name in ("registry", "squad", "maos", "haak", "era"):
+        law = load_lifecycle(shipped("protocols", name, "lifecycle.yaml").read_text())
+        lines += [name, *describe(law.runtime)]
+    return "```text\n" + "".join(line + "\n" for line in lines) + "```\n"
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
@@ -119,6 +134,7 @@ PAGES: dict[str, Callable[[], str]] = {
 }
 PARTS: dict[tuple[str, str], Callable[[], str]] = {
     ("reference/runtime-hooks.md", "runtime-hooks"): runtime_hooks,
+    ("how-to/claude-code.md", "runtime-tables"): runtime_tables,
 }
 
 

@@ -349,7 +349,7 @@ def test_the_documented_runtime_tables_are_the_lifecycles_own_lines():
     from gitstate.resources import shipped
     page = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "claude-code.md"
     readme = page.read_text()
-    shown = readme.split("<!-- runtime-tables -->\n```text\n", 1)[1].split("```", 1)[0]
+    shown = readme.split("<!-- gen: runtime-tables -->\n```text\n", 1)[1].split("```", 1)[0]
     made = "".join(
         f"{name}\n" + "".join(line + "\n" for line in describe(load_lifecycle(
             shipped("protocols", name, "lifecycle.yaml").read_text()).runtime))
