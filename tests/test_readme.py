@@ -1,15 +1,16 @@
-"""The README's console examples are run and compared with what the commands really print, so
-they cannot drift from the product.
+"""The console examples of the README and of the documentation site (docs/**/*.md) are run and
+compared with what the commands really print, so they cannot drift from the product.
 
-Every ```console block of README.md is preceded by a marker:
+Every ```console block of README.md and of each page is preceded by a marker:
 
-    <!-- example: SESSION -->            run its `$ ` commands in SESSION, in README order
+    <!-- example: SESSION -->            run its `$ ` commands in SESSION, in the page's order
     <!-- example: SESSION file PATH -->  (before any block) PATH's content in SESSION now
     <!-- example: skip REASON -->        not run, and why
 
-Commands of one session share a folder (shown as /home/zach) and the folder they `cd` into.
+A session belongs to its page: each page's sessions start afresh. Commands of one session share
+a folder (shown as /home/zach) and the folder they `cd` into.
 Compared after normalising what changes from run to run: commit ids, dates, durations, runs
-of spaces. A line `...` in the README stands for any number of lines.
+of spaces. A line `...` in a block stands for any number of lines.
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+# The README, then every page of the site (the reference pages docs/gen.py writes included).
+DOCUMENTS = [README] + sorted((ROOT / "docs").rglob("*.md"))
 SHOWN_ROOT = "/home/zach"
 
 # Hidden set-up of a session, run before its first block.
@@ -42,8 +46,12 @@ _NORMAL = (
 )
 
 
-def _blocks() -> list[dict]:
-    text = README.read_text(encoding="utf-8")
+def _name(doc: Path) -> str:
+    return doc.relative_to(ROOT).as_posix()
+
+
+def _blocks(doc: Path = README) -> list[dict]:
+    text = doc.read_text(encoding="utf-8")
     found = []
     for m in _MARKED.finditer(text):
         kind, _, rest = m["spec"].partition(" ")
@@ -52,15 +60,21 @@ def _blocks() -> list[dict]:
     return found
 
 
-def test_every_console_block_is_marked():
-    text = README.read_text(encoding="utf-8")
-    marked = {b["line"] for b in _blocks()}
+@pytest.mark.parametrize("doc", DOCUMENTS, ids=_name)
+def test_every_console_block_is_marked(doc):
+    text = doc.read_text(encoding="utf-8")
+    marked = {b["line"] for b in _blocks(doc)}
     unmarked = [text.count("\n", 0, m.start()) + 1
                 for m in re.finditer(r"^```console\n", text, re.M)
                 if text.count("\n", 0, m.start()) + 1 not in marked]
-    assert not unmarked, (f"README.md lines {unmarked}: a console block needs a marker "
+    assert not unmarked, (f"{_name(doc)} lines {unmarked}: a console block needs a marker "
                           "'<!-- example: SESSION -->' (or 'skip REASON') before it")
-    assert all(b["rest"] for b in _blocks() if b["session"] == "skip"), "a skip says why"
+    assert all(b["rest"] for b in _blocks(doc) if b["session"] == "skip"), "a skip says why"
+
+
+def test_the_site_has_examples_that_run():
+    """The harness reads the site: the pages that moved out of the README keep their examples."""
+    assert len(_sessions()) > 4, _sessions()
 
 
 def normal(text: str) -> list[str]:
@@ -128,17 +142,20 @@ def as_zach(monkeypatch) -> None:
 
 
 def _sessions() -> list[str]:
-    return sorted({b["session"] for b in _blocks() if b["session"] != "skip"})
+    """Each session as `PAGE:SESSION`, the pages in the order of DOCUMENTS."""
+    return list(dict.fromkeys(f"{_name(doc)}:{b['session']}" for doc in DOCUMENTS
+                              for b in _blocks(doc) if b["session"] != "skip"))
 
 
 @pytest.mark.parametrize("name", _sessions())
 def test_readme_examples_are_what_the_commands_print(name, tmp_path, zach):
+    page, _, name = name.rpartition(":")
     session = Session(tmp_path)
     if name in SETUPS:
         session.run(SETUPS[name])
     problems, skipped = [], []
-    for block in (b for b in _blocks() if b["session"] == name):
-        where = f"README.md:{block['line']}"
+    for block in (b for b in _blocks(ROOT / page) if b["session"] == name):
+        where = f"{page}:{block['line']}"
         if block["rest"].startswith("file "):
             path = session.cwd / block["rest"][5:]
             if not matches(normal(block["body"]), normal(path.read_text(encoding="utf-8"))):
@@ -152,7 +169,7 @@ def test_readme_examples_are_what_the_commands_print(name, tmp_path, zach):
                 continue
             got = session.run(command)
             if not matches(normal(shown), normal(got)):
-                problems.append(f"{where}: $ {command}\n--- README shows:\n{shown}"
+                problems.append(f"{where}: $ {command}\n--- {page} shows:\n{shown}"
                                 f"--- the command printed:\n{got}")
     assert not problems, "\n\n".join(problems)
     if skipped:

@@ -189,8 +189,8 @@ def test_mortality_is_said_when_a_threshold_is_crossed(tmp_path):
     assert "mortality: legacy" in ok(repo, "status", "bob").stdout
 
 
-def test_readme_says_where_the_haak_preset_differs_from_its_seed():
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
+def test_the_presets_page_says_where_the_haak_preset_differs_from_its_seed():
+    readme = (Path(__file__).parents[2] / "docs" / "how-to" / "presets.md").read_text()
     assert "`gitstate handover ROLE --to ID`" in readme
     assert "max: 1" in readme and "convention" in readme
 

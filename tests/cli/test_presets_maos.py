@@ -90,9 +90,9 @@ def test_reap_by_heartbeat_and_as_a_loop(tmp_path):
     assert ok(repo, "verify").returncode == 0
 
 
-def test_readme_and_shipped_docs_agree_on_shutdown():
+def test_the_presets_page_and_shipped_docs_agree_on_shutdown():
     root = Path(__file__).parents[2]
-    readme = (root / "README.md").read_text()
+    readme = (root / "docs" / "how-to" / "presets.md").read_text()
     assert "work it interrupts ends `cancelled`" in readme
     assert "`cancelled`" in (root / "protocols" / "maos" / "running.md").read_text()
     assert "failure" in (root / "protocols" / "maos" / "cancelled.md").read_text()

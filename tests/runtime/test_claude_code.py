@@ -776,9 +776,11 @@ def test_every_runtime_hook_is_dispatched_before_click_is_imported():
     assert set(NAMES) <= _runtime_hooks()
 
 
-def test_the_readmes_table_of_runtime_hooks_is_made_from_the_registry():
-    """A column per runtime, a row per gitstate hook: the README shows the declaration."""
+def test_the_documented_table_of_runtime_hooks_is_made_from_the_registry():
+    """A column per runtime, a row per gitstate hook: the reference page (filled in by
+    docs/gen.py) shows the declaration."""
     from gitstate.runtime.registry import hooks_table
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    shown = readme.split("<!-- runtime-hooks -->\n", 1)[1].split("\n\n", 1)[0]
+    page = (Path(__file__).resolve().parents[2] / "docs" / "reference" / "runtime-hooks.md")
+    shown = page.read_text().split("<!-- gen: runtime-hooks -->\n", 1)[1].split(
+        "\n<!-- /gen: runtime-hooks -->", 1)[0]
     assert shown.splitlines() == hooks_table()

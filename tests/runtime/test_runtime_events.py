@@ -341,13 +341,15 @@ def test_a_runtime_table_that_cannot_be_followed_is_refused_with_its_line(runtim
     assert "protocols/lifecycle.yaml:" in str(err.value)     # with the line it is on
 
 
-def test_the_readmes_runtime_tables_are_the_lifecycles_own_lines():
-    """The documentation's table of each preset comes from its declaration."""
+def test_the_documented_runtime_tables_are_the_lifecycles_own_lines():
+    """The documentation's table of each preset (docs/how-to/claude-code.md) comes from its
+    declaration."""
     from gitstate.law.runtime_table import describe
     from gitstate.law.load import load_lifecycle
     from gitstate.resources import shipped
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    shown = readme.split("<!-- runtime-tables -->\n```text\n", 1)[1].split("```", 1)[0]
+    page = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "claude-code.md"
+    readme = page.read_text()
+    shown = readme.split("<!-- gen: runtime-tables -->\n```text\n", 1)[1].split("```", 1)[0]
     made = "".join(
         f"{name}\n" + "".join(line + "\n" for line in describe(load_lifecycle(
             shipped("protocols", name, "lifecycle.yaml").read_text()).runtime))
