@@ -170,8 +170,12 @@ def init(lifecycle, force, no_commit, server, humans, approved_by, signing_key, 
         raise UsageError("a hub is watched through a clone of it: run `gitstate init --watch` "
                          "in that clone")
     if ci:   # a SPEC that cannot install gitstate is refused before anything is written
-        from gitstate.runtime.ci import job
+        from gitstate.runtime.ci import RELEASE, job
         job(ci, install_spec)
+        if install_spec is None:
+            click.echo(f"gitstate: note: the job installs {RELEASE} from the package index; "
+                       "until that release is published there, give --install (a git URL at "
+                       "a tag, or a wheel's URL)", err=True)
     if server:
         from gitstate.doors.hub import init_server
         report = init_server(directory(), lifecycle)

@@ -152,8 +152,10 @@ def _message_lets(lc: Lifecycle, msg: Message | None, old: str, new: str,
         return None if lc.needs_approval(old, new) or old != new else False
     if lc.needs_approval(old, new) and lc.policies.approved(msg):
         return True
-    op = team_operation(msg)
-    return op is not None and op_kind(lc, op, old, new, role)
+    # Of the team operations' trailers only sweep's counts here: its moves are due by the
+    # clock. A reap or a shutdown acts on what only an operator's clone sees (a pid, a stop);
+    # typed in an agent's session its trailer proves nothing, as a typed approval does not.
+    return team_operation(msg) == "sweep" and op_kind(lc, "sweep", old, new, role)
 
 
 def who_may(lc: Lifecycle, agent: str, front: dict, old: str | None, new: str | None) -> str:
@@ -171,8 +173,9 @@ def who_may(lc: Lifecycle, agent: str, front: dict, old: str | None, new: str | 
     if lc.needs_approval(old, new):
         out.append("a human's approval (Approved-by:)")
     ops = [op for op in TEAM_OPERATIONS if op_kind(lc, op, old, new, _text(front.get("role")))]
-    if ops:
-        out.append(" or ".join(f"`gitstate {op}`" for op in ops))
+    if ops:   # reap and shutdown: run from a terminal of one's own, not an agent's session
+        out.append(" or ".join(f"`gitstate {op}`" + ("" if op == "sweep" else " from a "
+                               "terminal no agent is bound to") for op in ops))
     return ", ".join(out[:-1]) + f" or {out[-1]}" if len(out) > 1 else out[0]
 
 

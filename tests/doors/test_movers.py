@@ -107,6 +107,26 @@ def test_a_shutdown_trailer_carries_only_moves_towards_rest(haak, monkeypatch):
     git(haak, "reset", "-q", "--hard")
 
 
+def test_a_typed_reap_or_shutdown_trailer_is_no_proof_in_an_agents_session(haak, monkeypatch):
+    """alice's session writes bob dead and types `Moved-by: gitstate shutdown` (or reap): the
+    trailer proves nothing there, as a typed approval does not; sweep's is proven by time."""
+    monkeypatch.setenv("GITSTATE_AGENT", "alice")
+    set_state_line(haak, "bob", "state", "dead")
+    set_state_line(haak, "bob", "final_summary", "killed by alice")
+    git(haak, "add", "-A")
+    for op in ("shutdown", "reap"):
+        res = git(haak, "commit", "-q", "-m",
+                  f"@bob: [STATE:dead] bye\n\nMoved-by: gitstate {op}", check=False)
+        assert res.returncode != 0 and "[not-yours]" in res.stderr, res.stderr
+        assert "from a terminal no agent is bound to" in res.stderr
+        res = git(haak, "commit", "-q", "--no-verify", "-m",
+                  f"@bob: [STATE:dead] bye\n\nMoved-by: gitstate {op}", check=False)
+        assert res.returncode != 0 and "not-yours" in res.stderr       # the ref guard too
+    git(haak, "reset", "-q", "--hard")
+    monkeypatch.delenv("GITSTATE_AGENT")
+    assert gitstate(haak, "shutdown").returncode == 0        # a lead's terminal: as before
+
+
 def test_without_a_binding_nothing_changes(haak):
     assert gitstate(haak, "bury", "bob", "--summary", "done").returncode == 0
     assert verify(haak) == []

@@ -52,6 +52,7 @@ def _illegal_commit(repo):
 def test_github_workflow(repo):
     res = gitstate(repo, "init", "--ci", "github", "--json")
     assert res.returncode == 0, res.stderr
+    assert "until that release is published there, give --install" in res.stderr
     entry = json.loads(res.stdout)["integrations"][0]
     assert entry == {"kind": "ci", "name": "github", "path": ".github/workflows/gitstate.yml",
                      "changed": True, "added": ["verify"], "kept": []}
