@@ -177,6 +177,12 @@ def _check_transfer(role: str, to: str, giver: Parsed, taker: Parsed,
         out.append(Violation(Rule.MULTIPLE_AGENTS, f"{giver.agent} hands over '{role}' but keeps "
                              "it; set its role to null in the same commit", "commit message"))
         return
+    held = statefile.as_text(taker.old.get("role"))
+    if held and held != role:   # its own role would vanish with no hand-over of it
+        out.append(Violation(Rule.ASSUME_ROLE, f"{to} holds role '{held}'; an agent holds one "
+                             f"role at a time (have {to} hand '{held}' on first)",
+                             f"{taker.change.path}:{taker.new.line_of('role')}"))
+        return
     before = {k: v for k, v in taker.old.front.items() if k not in ("role", "updated")}
     after = {k: v for k, v in taker.new.front.items() if k not in ("role", "updated")}
     if before != after or statefile.as_text(taker.new.get("role")) != role:

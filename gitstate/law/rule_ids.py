@@ -92,8 +92,9 @@ class Rule(StrEnum):
     UNKNOWN_ROLE = ("unknown-role", "a role the lifecycle does not declare, where custom roles "
                     "are not allowed, or taken without a 'New-role:' trailer where they are")
     ROLE_MAX = "role-max", "more living holders of a role than its max"
-    ASSUME_ROLE = ("assume-role", "a role taken ('Assumes-role:') that is not vacant, or by an "
-                   "agent that holds another or is not living")
+    ASSUME_ROLE = ("assume-role", "a role taken ('Assumes-role:', or handed over with "
+                   "'Role-transfer:') that is not vacant, or by an agent that holds another or "
+                   "is not living")
     ROLE_FORBIDS = ("role-forbids", "an agent entering a state its role forbids (squad: a core "
                     "session suspended)")
     MAX_LIVING = "max-living", "more living agents than the lifecycle's max_living"

@@ -365,3 +365,21 @@ def test_a_living_agent_assumes_a_vacant_role(tmp_path):
         "-m", "Assumes-role: architect")
     res = gitstate(repo, "verify")
     assert res.returncode == 1 and "[assume-role]" in res.stdout and "bob holds it" in res.stdout
+
+
+def test_a_role_is_not_handed_to_an_agent_that_holds_another(tmp_path):
+    """A `Role-transfer:` whose taker holds a role of its own would make that role vanish
+    unhanded: refused by the hook, and by verify when committed with the hooks off."""
+    repo = managed(tmp_path, "haak")
+    ok(repo, "spawn", "alice", "--role", "architect")
+    ok(repo, "spawn", "frank", "--role", "steward")
+    set_state_line(repo, "alice", "role", "null")
+    set_state_line(repo, "frank", "role", "architect")
+    git(repo, "add", "-A")
+    message = "@alice: [STATE:bootstrap] hands architect to frank\n\n" \
+              "Role-transfer: architect -> frank"
+    refused_commit(repo, message, "assume-role")
+    git(repo, *UNHOOKED, "commit", "-qm", message)
+    res = gitstate(repo, "verify", "--no-cache")
+    assert res.returncode == 1 and "[assume-role]" in res.stdout + res.stderr
+    assert "frank holds role 'steward'" in res.stdout + res.stderr
