@@ -55,6 +55,28 @@ def pytest_xdist_auto_num_workers(config):
     return len(os.sched_getaffinity(0)) + 1
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist's worksteal, each worker is first given a contiguous share of the
+    list and an idle one takes from the end of another's: the end-to-end tests (the long ones)
+    go first in every worker's share, dealt in turn, so that none of them starts last while the
+    short ones are shared out at the end. The same order on every worker (as xdist requires)."""
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 0))
+    slow = [item for item in items if item.get_closest_marker("e2e")]
+    if workers < 2 or not slow or len(slow) == len(items):
+        return
+    fast = [item for item in items if not item.get_closest_marker("e2e")]
+    ordered, left = [], len(items)
+    for k in range(workers):          # the shares worksteal hands out: left // workers left
+        size = left // (workers - k)
+        mine = slow[k::workers][:size]
+        ordered += mine + fast[:size - len(mine)]
+        del fast[:size - len(mine)]
+        left -= size
+    dealt = set(ordered)
+    items[:] = ordered + [item for item in slow if item not in dealt] + fast
+
+
 @pytest.fixture(autouse=True)
 def _serial_runs_alone(request, tmp_path_factory):
     """Under pytest-xdist, a test marked `serial` runs while no other test runs (and waits
@@ -73,12 +95,62 @@ def _serial_runs_alone(request, tmp_path_factory):
         finally:
             if not serial:
                 fcntl.flock(gate, fcntl.LOCK_UN)
+        _RUNNING[:] = [] if serial else [gate, lock]
         try:
             yield
         finally:
+            _RUNNING[:] = []
             fcntl.flock(lock, fcntl.LOCK_UN)
             if serial:
                 fcntl.flock(gate, fcntl.LOCK_UN)
+
+
+# The gate and the lock of the test running in this worker (see `_serial_runs_alone`).
+_RUNNING: list = []
+
+
+@contextlib.contextmanager
+def alone():
+    """While inside, no other test of the session runs (under pytest-xdist; the running ones
+    finish first): the part of a test that needs the whole machine, as the swarm's burst does,
+    while its setup and its checks run beside other tests. Outside pytest-xdist, or in a test
+    marked `serial`, nothing else runs anyway."""
+    if not _RUNNING:
+        yield
+        return
+    gate, lock = _RUNNING
+    fcntl.flock(lock, fcntl.LOCK_UN)         # never wait for the gate holding the lock
+    fcntl.flock(gate, fcntl.LOCK_EX)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_SH)    # no one else may take it: the gate is ours
+    finally:
+        fcntl.flock(gate, fcntl.LOCK_UN)
+
+
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str,
+               build: Callable[[Path], object]) -> Path:
+    """A folder `build(folder)` filled once per session, however many pytest-xdist workers ask
+    for it: the first to ask builds it while the others wait for it (a file lock in the
+    session's folder), then every one uses it. A build that failed is tried again by the next
+    to ask (and fails its test again, with its own message)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    where, done = shared / f"built-{name}", shared / f"built-{name}.done"
+    with open(shared / f"built-{name}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not done.exists():
+                shutil.rmtree(where, ignore_errors=True)
+                where.mkdir()
+                build(where)
+                done.touch()
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return where
 
 
 # Keep the user's git configuration and environment out of every test.
@@ -113,9 +185,12 @@ def isolated_env(tmp_path_factory, monkeypatch):
     # The Python processes a test starts (git's hooks, a hub's, `python -m gitstate`) keep
     # their bytecode for the session, in a folder of the session's own (never beside the
     # sources), even where the environment asks for none (PYTHONDONTWRITEBYTECODE): else
-    # each of them compiles every module of gitstate it imports, again.
+    # each of them compiles every module of gitstate it imports, again. One folder for all
+    # pytest-xdist workers (a .pyc is written whole, then renamed into place).
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
-    monkeypatch.setenv("PYTHONPYCACHEPREFIX", str(tmp_path_factory.getbasetemp() / "pycache"))
+    monkeypatch.setenv("PYTHONPYCACHEPREFIX", str(shared / "pycache"))
     yield
 
 
