@@ -17,6 +17,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import fcntl
+import hashlib
 import io
 import os
 import shutil
@@ -55,6 +56,93 @@ def pytest_xdist_auto_num_workers(config):
     return len(os.sched_getaffinity(0)) + 1
 
 
+def pytest_collection(session):
+    """Every pytest-xdist worker imports every test module, and pytest rewrites each one's
+    asserts (about 6 s of CPU for the suite) unless it finds the rewritten code cached: each
+    worker first rewrites and caches its share of the modules, then collects, finding the
+    others' shares cached. Where the environment forbids bytecode beside the sources
+    (PYTHONDONTWRITEBYTECODE), the cache is the session's folder. Only a speed-up: a module
+    not cached yet is rewritten as before."""
+    config = session.config
+    given = getattr(config, "workerinput", None)
+    try:
+        from _pytest.assertion import rewrite
+        state = config.stash[rewrite.assertstate_key]
+        index, count = int(given["workerid"][2:]), int(given["workercount"])
+        tail, read, make, write = (rewrite.PYC_TAIL, rewrite._read_pyc, rewrite._rewrite_test,
+                                   rewrite._write_pyc)
+    except (ImportError, AttributeError, KeyError, TypeError, ValueError):
+        return
+    if sys.dont_write_bytecode:
+        shared = Path(config.option.basetemp).parent / "rewritten"
+        rewrite.get_cache_dir = lambda path: shared.joinpath(*path.parts[1:-1])
+    files: set[Path] = set()
+    for arg in config.args:
+        path = Path(config.invocation_params.dir, arg.split("::")[0])
+        files.update(path.rglob("test_*.py") if path.is_dir() else
+                     [path] if path.name.startswith("test_") and path.suffix == ".py" else [])
+    for path in sorted(files)[index::count]:
+        path = path.resolve()
+        pyc = rewrite.get_cache_dir(path) / (path.name[:-3] + tail)
+        if read(path, pyc, state.trace) is None and rewrite.try_makedirs(pyc.parent):
+            source, code = make(path, config)
+            write(state, code, source, pyc)
+
+
+# Seconds each test took in the last runs (setup, call and teardown), kept in pytest's cache
+# (.pytest_cache) for the tests that took a second or more: the long ones start first.
+_DURATIONS = "gitstate/durations"
+_MEASURED: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report):
+    _MEASURED[report.nodeid] = _MEASURED.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session):
+    cache = getattr(session.config, "cache", None)
+    if cache is None or hasattr(session.config, "workerinput") or not _MEASURED:
+        return              # a worker's reports reach the controller, which keeps them
+    kept = {**cache.get(_DURATIONS, {}), **_MEASURED}
+    cache.set(_DURATIONS, {k: round(v, 2) for k, v in kept.items() if v >= 1})
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """Every pytest-xdist worker orders the tests by the same durations: read once, here."""
+    cache = getattr(node.config, "cache", None)
+    node.workerinput["gitstate_durations"] = cache.get(_DURATIONS, {}) if cache else {}
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist's worksteal, each worker is first given a contiguous share of the
+    list and an idle one takes from the end of another's: the long tests go first in every
+    worker's share, the longest first, dealt in turn, so that none of them starts last while
+    the short ones are shared out at the end. Long: 2 s or more in the last runs (pytest's
+    cache), else end to end (`e2e`). The same order on every worker, as xdist requires."""
+    given = getattr(config, "workerinput", {})
+    workers = int(given.get("workercount", 0))
+    seconds = given.get("gitstate_durations") or {}
+
+    def weight(item) -> float:
+        return seconds.get(item.nodeid, 30.0 if item.get_closest_marker("e2e") else 0.0)
+    slow = sorted((item for item in items if weight(item) >= 2), key=weight, reverse=True)
+    if workers < 2 or not slow or len(slow) == len(items):
+        return
+    chosen = set(slow)
+    fast = [item for item in items if item not in chosen]
+    ordered, left = [], len(items)
+    for k in range(workers):          # the shares worksteal hands out: left // workers left
+        size = left // (workers - k)
+        mine = slow[k::workers][:size]
+        ordered += mine + fast[:size - len(mine)]
+        del fast[:size - len(mine)]
+        left -= size
+    dealt = set(ordered)
+    items[:] = ordered + [item for item in slow if item not in dealt] + fast
+
+
 @pytest.fixture(autouse=True)
 def _serial_runs_alone(request, tmp_path_factory):
     """Under pytest-xdist, a test marked `serial` runs while no other test runs (and waits
@@ -73,12 +161,62 @@ def _serial_runs_alone(request, tmp_path_factory):
         finally:
             if not serial:
                 fcntl.flock(gate, fcntl.LOCK_UN)
+        _RUNNING[:] = [] if serial else [gate, lock]
         try:
             yield
         finally:
+            _RUNNING[:] = []
             fcntl.flock(lock, fcntl.LOCK_UN)
             if serial:
                 fcntl.flock(gate, fcntl.LOCK_UN)
+
+
+# The gate and the lock of the test running in this worker (see `_serial_runs_alone`).
+_RUNNING: list = []
+
+
+@contextlib.contextmanager
+def alone():
+    """While inside, no other test of the session runs (under pytest-xdist; the running ones
+    finish first): the part of a test that needs the whole machine, as the swarm's burst does,
+    while its setup and its checks run beside other tests. Outside pytest-xdist, or in a test
+    marked `serial`, nothing else runs anyway."""
+    if not _RUNNING:
+        yield
+        return
+    gate, lock = _RUNNING
+    fcntl.flock(lock, fcntl.LOCK_UN)         # never wait for the gate holding the lock
+    fcntl.flock(gate, fcntl.LOCK_EX)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_SH)    # no one else may take it: the gate is ours
+    finally:
+        fcntl.flock(gate, fcntl.LOCK_UN)
+
+
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str,
+               build: Callable[[Path], object]) -> Path:
+    """A folder `build(folder)` filled once per session, however many pytest-xdist workers ask
+    for it: the first to ask builds it while the others wait for it (a file lock in the
+    session's folder), then every one uses it. A build that failed is tried again by the next
+    to ask (and fails its test again, with its own message)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    where, done = shared / f"built-{name}", shared / f"built-{name}.done"
+    with open(shared / f"built-{name}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not done.exists():
+                shutil.rmtree(where, ignore_errors=True)
+                where.mkdir()
+                build(where)
+                done.touch()
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return where
 
 
 # Keep the user's git configuration and environment out of every test.
@@ -113,9 +251,12 @@ def isolated_env(tmp_path_factory, monkeypatch):
     # The Python processes a test starts (git's hooks, a hub's, `python -m gitstate`) keep
     # their bytecode for the session, in a folder of the session's own (never beside the
     # sources), even where the environment asks for none (PYTHONDONTWRITEBYTECODE): else
-    # each of them compiles every module of gitstate it imports, again.
+    # each of them compiles every module of gitstate it imports, again. One folder for all
+    # pytest-xdist workers (a .pyc is written whole, then renamed into place).
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
-    monkeypatch.setenv("PYTHONPYCACHEPREFIX", str(tmp_path_factory.getbasetemp() / "pycache"))
+    monkeypatch.setenv("PYTHONPYCACHEPREFIX", str(shared / "pycache"))
     yield
 
 
@@ -279,16 +420,7 @@ def from_template(dest: Path, key: object, build: Callable[[Path], object]) -> P
     changed), and what the build left in its HOME (gitstate's cache key, a git configuration)
     copied into this test's HOME. Returns `dest`."""
     if key not in _TEMPLATES:
-        if not _TEMPLATE_ROOT:
-            _TEMPLATE_ROOT.append(Path(tempfile.mkdtemp(prefix="gitstate-templates-")))
-            atexit.register(shutil.rmtree, _TEMPLATE_ROOT[0], True)
-        where = Path(tempfile.mkdtemp(prefix="t", dir=_TEMPLATE_ROOT[0]))   # builds may nest
-        (where / "home").mkdir()
-        (where / "root").mkdir()
-        with pytest.MonkeyPatch.context() as mp:
-            isolate(mp, where / "home")
-            build(where / "root")
-        _TEMPLATES[key] = where
+        _TEMPLATES[key] = _template(key, build)
     where = _TEMPLATES[key]
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copytree(where / "root", dest, symlinks=True, dirs_exist_ok=True)
@@ -298,6 +430,55 @@ def from_template(dest: Path, key: object, build: Callable[[Path], object]) -> P
                         copy_function=_copy_new)
     _move_git_paths(dest, str(where / "root"), str(dest))
     return dest
+
+
+def _template(key: object, build: Callable[[Path], object]) -> Path:
+    """The folder where `build` made the starting point `key` (its `root`, and the `home` it
+    ran with): built once per session, whichever pytest-xdist worker asks first (the others
+    wait for it), where the key names it the same in every worker; else once per worker."""
+    if not _TEMPLATE_ROOT:
+        _TEMPLATE_ROOT.append(Path(tempfile.mkdtemp(prefix="gitstate-templates-")))
+        atexit.register(shutil.rmtree, _TEMPLATE_ROOT[0], True)
+    name = repr(key)
+    if _SESSION_DIR and " at 0x" not in name:    # no object's address: the same everywhere
+        shared = _SESSION_DIR[0] / "templates"
+        shared.mkdir(exist_ok=True)
+        digest = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        where, done = shared / digest, shared / f"{digest}.done"
+        with open(shared / f"{digest}.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)     # builds may nest: each key has its own lock
+            try:
+                if not done.exists():
+                    shutil.rmtree(where, ignore_errors=True)
+                    where.mkdir()
+                    _build_template(where, build)
+                    done.touch()
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+        return where
+    where = Path(tempfile.mkdtemp(prefix="t", dir=_TEMPLATE_ROOT[0]))   # builds may nest
+    _build_template(where, build)
+    return where
+
+
+def _build_template(where: Path, build: Callable[[Path], object]) -> None:
+    (where / "home").mkdir()
+    (where / "root").mkdir()
+    with pytest.MonkeyPatch.context() as mp:
+        isolate(mp, where / "home")
+        build(where / "root")
+
+
+# The folder of the session that every pytest-xdist worker shares (the session's own folder
+# without xdist), once the session has started.
+_SESSION_DIR: list[Path] = []
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _session_dir(tmp_path_factory):
+    base = tmp_path_factory.getbasetemp()
+    _SESSION_DIR[:] = [base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base]
+    yield
 
 
 def _move_git_paths(dest: Path, old: str, new: str) -> None:

@@ -12,20 +12,25 @@ from pathlib import Path
 
 import pytest
 
+from conftest import built_once
+
 ROOT = Path(__file__).resolve().parents[1]
 
 # build and pip fetch from the package index (hatchling; the wheel's dependencies): e2e
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture(scope="module")
-def dist(tmp_path_factory) -> Path:
-    """The release as users get it: `python -m build` makes the sdist, and the wheel from it."""
-    out = tmp_path_factory.mktemp("dist")
+def _build(out: Path) -> None:
     res = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
-    return out
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory) -> Path:
+    """The release as users get it: `python -m build` makes the sdist, and the wheel from it
+    (once per session, whichever pytest-xdist workers run these tests)."""
+    return built_once(tmp_path_factory, "dist", _build)
 
 
 @pytest.fixture(scope="module")
@@ -37,13 +42,14 @@ def wheel(dist) -> Path:
 @pytest.fixture(scope="module")
 def installed(wheel, tmp_path_factory) -> Path:
     """A fresh virtual environment with only the wheel (and its dependencies from the
-    package index) installed: its bin folder."""
-    venv = tmp_path_factory.mktemp("venv") / "v"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    res = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
-                          str(wheel)], capture_output=True, text=True)
-    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
-    return venv / "bin"
+    package index) installed: its bin folder (made once per session)."""
+    def install(where: Path) -> None:
+        venv = where / "v"
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        res = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
+                              str(wheel)], capture_output=True, text=True)
+        assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    return built_once(tmp_path_factory, "venv", install) / "v" / "bin"
 
 
 def test_the_release_metadata_passes_twine_check(dist):

@@ -49,7 +49,8 @@ def keyed(tmp_path, tmp_path_factory):
     """A managed repo whose humans are zach and ana, with their keys in allowed_signers, and
     alice frozen (a copy of one built once per session)."""
     zach, ana = key(tmp_path_factory, "zach"), key(tmp_path_factory, "ana")
-    from_template(tmp_path, "signing-keyed", lambda root: _keyed(root / "repo", zach, ana))
+    from_template(tmp_path, ("signing-keyed", str(zach), str(ana)),    # this worker's keys
+                  lambda root: _keyed(root / "repo", zach, ana))
     return tmp_path / "repo", {"zach": zach, "ana": ana, "mallory": key(tmp_path_factory, "mallory")}
 
 

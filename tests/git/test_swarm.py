@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import git, gitstate
+from conftest import alone, git, gitstate
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("gitstate_bench_swarm", ROOT / "bench" / "swarm.py")
@@ -28,7 +28,9 @@ _spec.loader.exec_module(swarm)
 # the full soak.
 MOVES = int(os.environ.get("GITSTATE_SWARM_MOVES", "3"))
 
-pytestmark = [pytest.mark.e2e, pytest.mark.serial]   # a burst: the whole machine
+pytestmark = pytest.mark.e2e
+# A burst needs the whole machine: each runs `alone()` (no other test meanwhile); the clones
+# are made and the outcome checked beside other tests.
 
 
 def _has_daemon() -> bool:
@@ -62,7 +64,8 @@ def expected_state(moves: int) -> str:
 def test_sixteen_clones_and_four_worktrees_in_a_burst_lose_nothing(tmp_path, served_hub):
     hub, daemon = served_hub
     places = swarm.make_clones(tmp_path, daemon.url("hub.git"), 16, 4)
-    results, _ = swarm.run_swarm(places, MOVES, tmp_path)        # no pause between moves
+    with alone():
+        results, _ = swarm.run_swarm(places, MOVES, tmp_path)    # no pause between moves
     rows = [r for rs in results for r in rs]
     assert [r for r in rows if r["outcome"] != "landed"] == []        # 0 illegal, 0 gave up
     # in order of arrival: each move lands with its first push to the queue
@@ -92,7 +95,8 @@ def test_a_burst_at_a_hub_without_hooks_lands_every_move_at_the_defaults(tmp_pat
     daemon = swarm.Daemon(tmp_path)
     try:
         places = swarm.make_clones(tmp_path, daemon.url("hub.git"), 8, 0)
-        results, _ = swarm.run_swarm(places, 2, tmp_path)
+        with alone():
+            results, _ = swarm.run_swarm(places, 2, tmp_path)
     finally:
         daemon.stop()
     rows = [r for rs in results for r in rs]
@@ -107,7 +111,8 @@ def test_six_clones_racing_for_the_architect_role_one_lands(tmp_path, served_hub
     hub, daemon = served_hub
     places = swarm.make_clones(tmp_path, daemon.url("hub.git"), 6, 0)
     agents = [f"arch-{i}" for i in range(6)]
-    results, _ = swarm.run_swarm(places, 1, tmp_path, role="architect", agents=agents)
+    with alone():
+        results, _ = swarm.run_swarm(places, 1, tmp_path, role="architect", agents=agents)
     outcomes = [rs[0]["outcome"] for rs in results]
     assert outcomes.count("landed") == 1, results
     assert all(o in ("illegal", "refused") for o in outcomes if o != "landed")

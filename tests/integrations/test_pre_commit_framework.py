@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import UNHOOKED, git, gitstate, make_repo
+from conftest import UNHOOKED, built_once, git, gitstate, make_repo
 
 SOURCE = Path(__file__).resolve().parents[2]
 
@@ -48,8 +48,9 @@ def _source_rev() -> str:
 
 @pytest.fixture(scope="session")
 def pre_commit_home(tmp_path_factory):
-    """One cache of pre-commit's environments for the tests of this file."""
-    return tmp_path_factory.mktemp("pre-commit-home")
+    """One cache of pre-commit's environments for the tests of this file, whichever
+    pytest-xdist workers run them (pre-commit locks its own store while it installs)."""
+    return built_once(tmp_path_factory, "pre-commit-home", lambda where: None)
 
 
 def _install(tool, repo, env, *extra):

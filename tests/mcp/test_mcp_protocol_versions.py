@@ -6,6 +6,7 @@ agent id, and a listing), and the briefing is a prompt."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -16,11 +17,13 @@ from conftest import git, gitstate, walk
 
 pytestmark = pytest.mark.e2e       # a real client and server process per test
 
-pytest.importorskip("mcp")
+# the SDK's client is imported by the tests that use it (every worker of pytest-xdist imports
+# this module, and the SDK takes about a second of CPU to import)
+if importlib.util.find_spec("mcp") is None:
+    pytest.skip("could not import 'mcp'", allow_module_level=True)
 anyio = pytest.importorskip("anyio")
 jsonschema = pytest.importorskip("jsonschema")
 
-from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 from mcp_types.version import (  # noqa: E402
     KNOWN_PROTOCOL_VERSIONS, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSIONS)
 
@@ -33,6 +36,7 @@ def run(repo, version: str, steps, *, agent: str | None = None):
     """`steps(session)` against `gitstate mcp` started in `repo`, the session on `version`."""
     env = {**os.environ, **({"GITSTATE_AGENT": agent} if agent else {})}
     env.pop("CLAUDE_CODE_SESSION_ID", None)
+    from mcp import ClientSession, StdioServerParameters, stdio_client
     params = StdioServerParameters(command=sys.executable, args=["-m", "gitstate", "mcp"],
                                    cwd=str(repo), env=env)
 

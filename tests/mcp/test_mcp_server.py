@@ -3,6 +3,7 @@ spawned as `python -m gitstate mcp` in a temporary repository."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 
@@ -12,16 +13,17 @@ from conftest import fill_freeze_state, git, gitstate, walk
 
 pytestmark = pytest.mark.e2e       # a real client and server process per test
 
-pytest.importorskip("mcp")
+# the SDK's client is imported by the tests that use it (every worker of pytest-xdist imports
+# this module, and the SDK takes about a second of CPU to import)
+if importlib.util.find_spec("mcp") is None:
+    pytest.skip("could not import 'mcp'", allow_module_level=True)
 anyio = pytest.importorskip("anyio")
-
-from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
 
 async def _session_run(repo, steps, roots=None, env=None, args=(), command=None):
     import os
 
-    from mcp import types
+    from mcp import ClientSession, StdioServerParameters, stdio_client, types
     command = command or [sys.executable, "-m", "gitstate", "mcp", *args]
     params = StdioServerParameters(command=command[0], args=command[1:],
                                    cwd=str(repo), env={**os.environ, **(env or {})})
