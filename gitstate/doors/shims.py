@@ -47,16 +47,16 @@ PROJECT_HOOK_MARKS = (f"/{RUNTIME_SHIM} ", f'"{BARE_COMMAND}')
 PROJECT_MCP_MARK = f"/{RUNTIME_SHIM}"
 
 
-def runs_our_mcp(server: object) -> bool:
-    """Does an `.mcp.json` server run gitstate's MCP server, in any of its forms (the shim,
-    `gitstate mcp`, `python -m gitstate mcp`)?"""
+def runs_our_mcp(server: object, shim: str = RUNTIME_SHIM) -> bool:
+    """Does a runtime's MCP server entry run gitstate's MCP server, in any of its forms (the
+    shim at `shim`, `gitstate mcp`, `python -m gitstate mcp`)?"""
     if not isinstance(server, dict) or not isinstance(server.get("command"), str):
         return False
     args = server.get("args") or []
     if not isinstance(args, list):
         return False
     words = [server["command"], *(str(a) for a in args)]
-    if any(RUNTIME_SHIM in w for w in words):
+    if any(shim in w for w in words):
         return any("mcp" in w.split() or w == "mcp" for w in words)
     name = os.path.basename(words[0])
     return (name == "gitstate" and words[1:2] == ["mcp"]) or any(

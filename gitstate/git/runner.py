@@ -75,9 +75,9 @@ class Git:
             + (["-C", self.cwd] if self.cwd else []) + list(args)
         full_env = self._env(env)
         if self.deadline is not None:
-            from gitstate.git.spawning import remote_command, spawn_bounded
+            from gitstate.git.spawning import remote_command
             if remote_command(args):
-                return spawn_bounded(argv, input, full_env, self.deadline)
+                return _spawn_to_files(argv, input, full_env, self.deadline)
         if _can_spawn_light(input):
             return _spawn_light(argv, input, full_env)
         if long_read:
@@ -295,12 +295,13 @@ def _spawn_light(argv: list[str], input: bytes | None,
     return os.waitstatus_to_exitcode(status), out, err
 
 
-def _spawn_to_files(argv: list[str], input: bytes | None,
-                    env: dict[str, str]) -> tuple[int, bytes, bytes]:
+def _spawn_to_files(argv: list[str], input: bytes | None, env: dict[str, str],
+                    deadline: float | None = None) -> tuple[int, bytes, bytes]:
     """A long read: git reads its input from a file and writes its output to files. A thread
     waiting on pipes takes Python's lock back after every read and write (32 KiB out, 4 KiB
     in), up to 5 ms each while another thread judges (`sys.getswitchinterval`); waiting
-    on the process alone takes it back once (bench/README.md, "Near the floor")."""
+    on the process alone takes it back once (bench/README.md, "Near the floor"). With a
+    `deadline` (git/spawning.py), git is ended (SIGKILL, git alone) when it passes: 124."""
     import subprocess
     import tempfile
     with tempfile.TemporaryFile() as fin, tempfile.TemporaryFile() as fout, \
@@ -309,10 +310,17 @@ def _spawn_to_files(argv: list[str], input: bytes | None,
             fin.write(input)
             fin.seek(0)
         try:
-            code = subprocess.run(argv, stdin=fin, stdout=fout, stderr=ferr, env=env).returncode
+            proc = subprocess.Popen(argv, stdin=fin, stdout=fout, stderr=ferr, env=env)
         except OSError as exc:
             raise GitFailure(f"cannot run git: {exc.strerror}",
                              hint="install git and make sure it is on PATH") from None
+        if deadline is None:
+            code = proc.wait()
+        else:
+            from gitstate.git.spawning import waited
+            code, said = waited(proc, deadline, argv)
+            if said:
+                return code, b"", said
         fout.seek(0)
         ferr.seek(0)
         return code, fout.read(), ferr.read()

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
-import tempfile
 import time
-
-from gitstate.errors import GitFailure
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,29 +37,15 @@ def remote_command(args: tuple[str, ...] | list[str]) -> str | None:
     return args[i] if i < len(args) and args[i] in NETWORK else None
 
 
-def spawn_bounded(argv: list[str], input: bytes | None, env: dict[str, str],
-                  deadline: float) -> tuple[int, bytes, bytes]:
-    """git talking to a remote, ended when `deadline` (time.monotonic()) passes: SIGKILL to git
-    alone (a local hub's receive-pack then ends on its own, releasing its locks), exit code 124
-    and why. Its output goes to files, so nothing git leaves running holds a pipe open."""
-    with tempfile.TemporaryFile() as fin, tempfile.TemporaryFile() as fout, \
-            tempfile.TemporaryFile() as ferr:
-        if input:
-            fin.write(input)
-            fin.seek(0)
-        try:
-            proc = subprocess.Popen(argv, stdin=fin, stdout=fout, stderr=ferr, env=env)
-        except OSError as exc:
-            raise GitFailure(f"cannot run git: {exc.strerror}",
-                             hint="install git and make sure it is on PATH") from None
-        try:
-            code = proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            said = f"git {remote_command(argv[1:])} got no answer in time: the hub or the " \
-                   "network did not answer"
-            return 124, b"", said.encode()
-        fout.seek(0)
-        ferr.seek(0)
-        return code, fout.read(), ferr.read()
+def waited(proc: subprocess.Popen, deadline: float, argv: list[str]) -> tuple[int, bytes]:
+    """(exit code, b"") of git talking to a remote, or (124, why) when `deadline`
+    (time.monotonic()) passed first: then git alone is killed (a local hub's receive-pack
+    ends on its own, releasing its locks)."""
+    try:
+        return proc.wait(timeout=max(0.0, deadline - time.monotonic())), b""
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        said = f"git {remote_command(argv[1:])} got no answer in time: the hub or the " \
+               "network did not answer"
+        return 124, said.encode()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from gitstate.doors.shims import runs_our_mcp  # noqa: F401  (one test for every runtime)
 from gitstate.errors import InvalidFile
 
 BY_HAND = "fix it by hand; gitstate will not replace it"
@@ -68,20 +69,6 @@ def write_json(path: Path, data: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
-
-def runs_our_mcp(server: object, shim: str) -> bool:
-    """Is an MCP server's entry gitstate's server (the shim at `shim`, `gitstate mcp`,
-    `python -m gitstate mcp`)?"""
-    if not isinstance(server, dict) or not isinstance(server.get("command"), str):
-        return False
-    args = server.get("args") or []
-    if not isinstance(args, list):
-        return False
-    words = [server["command"], *(str(a) for a in args)]
-    if any(shim in w for w in words):
-        return any("mcp" in w.split() or w == "mcp" for w in words)
-    return (Path(words[0]).name == "gitstate" and words[1:2] == ["mcp"]) or any(
-        words[i:i + 3] == ["-m", "gitstate", "mcp"] for i in range(len(words)))
 
 
 def merge_servers(config: dict, where: str, name: str, server: dict, is_ours,
