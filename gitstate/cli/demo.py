@@ -314,9 +314,10 @@ def _squad_story(s: _Story, roles: list[str]) -> None:
     s.gitstate("transition", "ben", "active", text="resumed")
     s.say("Core sessions are made at team load, idle at once, and never suspended nor\n"
           "# reaped for silence; a full pool queues a spawn (`--wait`, bounded).")
-    s.gitstate("team", "load", ["keaton", "ripley"])
+    s.gitstate("team", "load", ["keaton", "ripley", "dallas", "hockney", "scribe"])
     s.gitstate("transition", "keaton", "suspended", expect=1)
-    s.gitstate("spawn", "dallas", role="specialist", wait=2)
+    s.say("Specialists get a session per task, spawned on demand.")
+    s.gitstate("spawn", "fenster", role="specialist", wait=2)
     s.say("A session is cleaned up with a summary of its history (`bury --summary`).")
     s.gitstate("transition", "ben", "idle")
     s.gitstate("transition", "ben", "cleanup", expect=1)

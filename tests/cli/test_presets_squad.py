@@ -137,3 +137,16 @@ def test_an_idle_session_is_suspended_not_recorded_as_a_crash(tmp_path):
     assert "napper: idle -> suspended" in ok(repo, "sweep").stdout
     states = {r["agent"]: r["state"] for r in roster(repo)["freezer"]}
     assert states == {"napper": "suspended", "worker": "error"}
+
+
+def test_the_demo_loads_the_seeds_core_agents_and_spawns_a_specialist_on_demand(tmp_path):
+    """Seed 002: "Core agents get persistent sessions created at team load" — keaton, ripley,
+    dallas, hockney and scribe — "Specialized agents get on-demand sessions created per
+    task". The demo's squad story keeps them apart: no core agent is spawned a specialist."""
+    res = gitstate(tmp_path, "demo", "--preset", "squad", "--dir", str(tmp_path / "story"))
+    assert res.returncode == 0, res.stdout + res.stderr
+    roles = {r["agent"]: r["role"] for r in roster(tmp_path / "story")["living"]}
+    core = ["keaton", "ripley", "dallas", "hockney", "scribe"]
+    assert {a: roles.get(a) for a in core} == dict.fromkeys(core, "core")
+    specialists = [a for a, role in roles.items() if role == "specialist"]
+    assert specialists and not set(specialists) & set(core)

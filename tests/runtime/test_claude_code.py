@@ -784,3 +784,28 @@ def test_the_documented_table_of_runtime_hooks_is_made_from_the_registry():
     shown = page.read_text().split("<!-- gen: runtime-hooks -->\n", 1)[1].split(
         "\n<!-- /gen: runtime-hooks -->", 1)[0]
     assert shown.splitlines() == hooks_table()
+
+
+def test_a_resumed_squad_session_rereads_the_teams_newest_decisions(tmp_path):
+    """Seed 002: "`onSessionStart` re-reads decisions.md on resume", so a persistent session
+    does not answer from outdated decisions: the briefing of a resumed session names the
+    lifecycle's decisions file (`policies.decisions`) and its newest entries, those committed
+    while it was away included."""
+    repo = make_repo(tmp_path / "squad")
+    assert gitstate(repo, "init", "--lifecycle", "squad", "--runtime", "claude-code") \
+        .returncode == 0
+    gitstate(repo, "spawn", "keaton", "--session", "s-k")
+    assert "decisions.md): none committed yet" in said(start(repo, "s-k"))
+    decided = [f"- 2026-01-0{i}: decision {i}" for i in range(1, 10)]
+    (repo / "decisions.md").write_text("\n".join(decided[:3]) + "\n")
+    git(repo, "add", "decisions.md")
+    git(repo, "commit", "-qm", "decisions: the first three")
+    resumed = said(start(repo, "s-k", "resume"))
+    assert "The team's decisions (decisions.md, newest 3 lines of 3):" in resumed
+    assert all(d in resumed for d in decided[:3])
+    (repo / "decisions.md").write_text("\n".join(decided) + "\n")   # decided while away
+    git(repo, "commit", "-qam", "decisions: six more")
+    resumed = said(start(repo, "s-k", "resume"))
+    assert "(resumed) keaton:" in resumed
+    assert "The team's decisions (decisions.md, newest 8 lines of 9):" in resumed
+    assert decided[-1] in resumed and decided[0] not in resumed
