@@ -136,7 +136,7 @@ def _unbound(repo, lc, head, parent: str | None, session: str | None) -> str:
 FRESH = ("startup", "clear", "compact")   # sources of a new context: its clock restarts
 
 
-def _bind(repo, lc, agent: str, event: dict) -> None:
+def _bind(repo, lc, agent: str, event: dict, front: dict | None = None) -> None:
     """Remember the session's binding (what the hooks read without git) and export it to the
     session's Bash."""
     gdir = os.path.dirname(repo.cache_dir) if repo.cache_dir else None
@@ -157,7 +157,7 @@ def _bind(repo, lc, agent: str, event: dict) -> None:
         "pid": _runtime_pid(event)})
     if (event.get("source") or "startup") in FRESH:
         memory.remember_phase(gdir, agent, "fresh", 0)   # a new context: its clock restarts
-    _export(agent, session)
+    _export(agent, session, _depth(lc, front or {}))
 
 
 def _briefed(repo, lc, head, agent: str, front: dict, event: dict) -> str:
@@ -166,7 +166,7 @@ def _briefed(repo, lc, head, agent: str, front: dict, event: dict) -> str:
     state = front.get("state") if isinstance(front.get("state"), str) else None
     pct = front.get("context_pct")
     pct = pct if isinstance(pct, (int, float)) and not isinstance(pct, bool) else None
-    _bind(repo, lc, agent, event)
+    _bind(repo, lc, agent, event, front)
     recorded = _record_facts(repo, lc, agent, state, front, event)
     nxt = ", ".join(lc.open_moves(state, role=statefile.as_text(front.get("role")),
                                   context_pct=pct)) if state in lc.states else "?"
@@ -264,23 +264,42 @@ def _started_to(lc, state: str, event: dict) -> str | None:
 
 
 def _depth_note(repo, lc, head, parent: str) -> str:
-    """", so you are at depth N" from the parent's committed state file."""
+    """", so you are at depth N" from the parent's committed state file; where the lifecycle
+    limits depth, the session's Bash is given it (`CLAUDE_AGENT_DEPTH`, the seed's: the
+    parent's depth plus one)."""
     data = repo.git.cat_files([f"{head}:{lc.state_path(parent)}"])[0] if head else None
     if data is None:
         return ""
-    depth = statefile.parse_bytes(data, lc.state_path(parent)).front.get("depth")
-    depth = depth if isinstance(depth, int) and not isinstance(depth, bool) else 0
+    depth = _depth(lc, statefile.parse_bytes(data, lc.state_path(parent)).front) or 0
     limit = lc.policies.max_depth
+    if limit is not None:
+        from gitstate.runtime.bash_env import export
+        export([f"export {DEPTH_VARIABLE}={depth + 1}"])
     note = f", so you are at depth {depth + 1}"
     if limit is not None and depth + 1 > limit:
         note += f", past this lifecycle's max_depth {limit}: you may not register"
     return note
 
 
-def _export(agent: str, session: str) -> None:
-    """Bash calls of this session know who they are (`$CLAUDE_ENV_FILE`, SessionStart only)."""
+DEPTH_VARIABLE = "CLAUDE_AGENT_DEPTH"   # the seed's (001): the agent's depth, in its Bash
+
+
+def _depth(lc, front: dict) -> int | None:
+    """The agent's depth where it has one: its `depth:`, else 0 where the lifecycle limits
+    depth (`max_depth`); None elsewhere (nothing to export)."""
+    depth = front.get("depth")
+    if isinstance(depth, int) and not isinstance(depth, bool):
+        return depth
+    return 0 if lc.policies.max_depth is not None else None
+
+
+def _export(agent: str, session: str, depth: int | None = None) -> None:
+    """Bash calls of this session know who they are, and at which depth where it counts
+    (`$CLAUDE_ENV_FILE`, SessionStart only): a runtime started from that Bash inherits them,
+    so its own SessionStart knows its parent."""
     from gitstate.runtime.bash_env import export
-    export([f"export GITSTATE_AGENT={agent}", f"export GITSTATE_SESSION={session}"])
+    export([f"export GITSTATE_AGENT={agent}", f"export GITSTATE_SESSION={session}"]
+           + ([f"export {DEPTH_VARIABLE}={depth}"] if depth is not None else []))
 
 
 def _protocol(repo, state: str | None, short: bool) -> list[str]:

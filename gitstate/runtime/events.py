@@ -216,8 +216,7 @@ def _register(repo, lc, payload: dict, gdir: str, parent: str) -> str | None:
     task, prompt = (told.get("description"), told.get("prompt")) if isinstance(told, dict) \
         else (None, None)
     # the seed's registry: the instructions as given, with how to report progress appended
-    update = (f"[UPDATE] Report progress as you go: `gitstate transition {child} "
-              f"{lc.initial} -m \"<what is done>\"` (GITSTATE_AGENT={child}).")
+    update = update_instruction(child, lc.initial)
 
     def born(system):
         from gitstate.moves.agent import spawn
@@ -231,8 +230,16 @@ def _register(repo, lc, payload: dict, gdir: str, parent: str) -> str | None:
     except GitstateError as exc:
         return f"gitstate: subagent_start: {kind} sub-agent of {parent} not registered: " \
                f"{exc.message}"
-    memory.remember_subagent(gdir, agent_id, child)
+    memory.remember_subagent(gdir, agent_id, child, update=update)
     return f"gitstate: subagent_start: registered {child}, child of {parent}.{note}"
+
+
+def update_instruction(child: str, state: str) -> str:
+    """The seed's `[UPDATE]` instruction, appended to a registered sub-agent's instructions
+    (its state file's `instructions`) and said to it when it starts: how it reports progress,
+    a commit that stays in its state, which `gitstate await` streams to its parent."""
+    return (f"[UPDATE] Report progress as you go: `gitstate transition {child} {state} "
+            f"-m \"<what is done>\"` (GITSTATE_AGENT={child}).")
 
 
 def _child_id(kind: str, agent_id: str) -> str:

@@ -203,15 +203,23 @@ class EventOrder:
         os.close(self.fd)   # and with it the lock
 
 
-def remember_subagent(gdir: str, agent_id: str, agent: str) -> None:
-    """The gitstate agent a runtime's sub-agent (its `agent_id`) was registered as."""
-    _write(os.path.join(_folder(gdir), "subagents", _key(agent_id) + ".json"), {"agent": agent})
+def remember_subagent(gdir: str, agent_id: str, agent: str, **said: str) -> None:
+    """The gitstate agent a runtime's sub-agent (its `agent_id`) was registered as, and what
+    it is to be told (`update`: the instruction appended to its instructions)."""
+    _write(os.path.join(_folder(gdir), "subagents", _key(agent_id) + ".json"),
+           {"agent": agent, **said})
+
+
+def subagent_record(gdir: str, agent_id: str) -> dict:
+    """What `remember_subagent` kept of a runtime's sub-agent ({} when nothing)."""
+    found = _read(os.path.join(_folder(gdir), "subagents", _key(agent_id) + ".json")) \
+        if agent_id else None
+    return found if isinstance(found, dict) else {}
 
 
 def subagent(gdir: str, agent_id: str) -> str | None:
-    found = _read(os.path.join(_folder(gdir), "subagents", _key(agent_id) + ".json")) \
-        if agent_id else None
-    return found.get("agent") if found and isinstance(found.get("agent"), str) else None
+    found = subagent_record(gdir, agent_id).get("agent")
+    return found if isinstance(found, str) else None
 
 
 EVENTS_LOG_BYTES = 1 << 20   # the events log is kept to about this size (one older copy)

@@ -604,9 +604,9 @@ def test_session_start_gives_the_sessions_bash_the_gitstate_the_hooks_run(claude
     said(start(repo, "s-new", "resume", env={"CLAUDE_ENV_FILE": str(env_file), **bare_path}))
     assert env_file.read_text().splitlines()[3:] == [
         f'export PATH={folder}:"$PATH"', "export GITSTATE_AGENT=newbie",
-        "export GITSTATE_SESSION=s-new"]
+        "export GITSTATE_SESSION=s-new", "export CLAUDE_AGENT_DEPTH=0"]   # haak's max_depth
     said(start(repo, "s-new", "compact", env={"CLAUDE_ENV_FILE": str(env_file)}))
-    assert len(env_file.read_text().splitlines()) == 6          # nothing written twice
+    assert len(env_file.read_text().splitlines()) == 7          # nothing written twice
     ran = agent_bash(repo, env_file, 'gitstate transition "$GITSTATE_AGENT" inbox -m ready')
     assert ran.returncode == 0, ran.stderr
     assert git(repo, "log", "-1", "--format=%s").stdout.strip() == \

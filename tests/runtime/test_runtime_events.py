@@ -230,6 +230,46 @@ def test_maos_the_session_runs_from_its_start_and_ends_complete_or_failed(tmp_pa
     assert state(repo, "bob") == "failed"
 
 
+def test_a_registry_child_is_given_the_update_instruction_and_its_depth(tmp_path):
+    """Seed 001: a child's instructions are its "Full prompt with [UPDATE] instruction
+    appended", and its depth is in its environment: "`CLAUDE_AGENT_DEPTH`: Current depth + 1
+    for child". A sub-agent is told the instruction its state file's instructions end with,
+    and its depth; a session's Bash is given its agent's depth, and a runtime started from
+    that Bash (a child process) the parent's depth plus one."""
+    repo = repo_of(tmp_path, "registry")
+    lead_env = tmp_path / "lead.env"
+    lead_env.write_text("")
+    session = str(uuid.uuid4())
+    assert gitstate(repo, "spawn", "lead", "--role", "general", "--session", session) \
+        .returncode == 0
+    assert start(repo, session, env={"CLAUDE_ENV_FILE": str(lead_env)}).returncode == 0
+    assert "export CLAUDE_AGENT_DEPTH=0" in lead_env.read_text().splitlines()
+    tool = {**base(repo, session, "PreToolUse"), "tool_name": "Agent", "tool_use_id": "t1",
+            "tool_input": {"description": "find the bug", "prompt": "read the parser",
+                           "subagent_type": "researcher"}}
+    assert hook(repo, "spawn-guard", tool).returncode == 0
+    res = hook(repo, "subagent-start", {**base(repo, session, "SubagentStart"),
+                                        "agent_id": "a1b2c3d4e5", "agent_type": "researcher"})
+    told = json.loads(res.stdout)["hookSpecificOutput"]["additionalContext"]
+    update = ("[UPDATE] Report progress as you go: `gitstate transition researcher-a1b2c3d4e5 "
+              "in-progress -m \"<what is done>\"` (GITSTATE_AGENT=researcher-a1b2c3d4e5).")
+    assert told.endswith(update), told
+    assert "at depth 1" in told and "CLAUDE_AGENT_DEPTH=1" in told
+    front = git(repo, "show", "HEAD:agent/researcher-a1b2c3d4e5/_state.md").stdout
+    assert "read the parser" in front and "depth: 1" in front
+    # the instructions as recorded: the prompt, then the same [UPDATE] line
+    assert re.search(r"read the parser\s+\[UPDATE\] Report progress", front), front
+    # a runtime started from lead's Bash inherits its environment: its SessionStart sees a
+    # session that is not lead's, so it is lead's child, one deeper
+    child_env = tmp_path / "child.env"
+    child_env.write_text("")
+    briefed = start(repo, "s-child", env={"CLAUDE_ENV_FILE": str(child_env),
+                                          "GITSTATE_AGENT": "lead", "GITSTATE_SESSION": session,
+                                          "CLAUDE_AGENT_DEPTH": "0"})
+    assert "started by lead, so you are at depth 1" in briefed.stdout
+    assert "export CLAUDE_AGENT_DEPTH=1" in child_env.read_text().splitlines()
+
+
 def test_registry_sub_agents_are_registered_at_start_and_ended_done_or_failed(tmp_path):
     repo = repo_of(tmp_path, "registry")
     session = bound(repo, "lead", "--role", "general")

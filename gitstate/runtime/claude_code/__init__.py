@@ -342,18 +342,24 @@ def subagent_start(event: dict) -> dict | None:
     from gitstate.runtime.events import handle, say
     # registered, where the lifecycle says so, with its task and instructions
     say(handle("subagent_start", {**event, "child": child or {}}))
-    registered = memory.subagent(gdir, str(event.get("agent_id") or ""))
+    kept = memory.subagent_record(gdir, str(event.get("agent_id") or ""))
     if child is None:
         return None
-    return context_reply("SubagentStart", child_briefing(child, registered))
+    return context_reply("SubagentStart", child_briefing(
+        child, kept.get("agent"), kept.get("update")))
 
 
-def child_briefing(child: dict, registered: str | None = None) -> str:
+def child_briefing(child: dict, registered: str | None = None,
+                   update: str | None = None) -> str:
+    """What a new sub-agent is told: its parent and depth (a sub-agent shares its session's
+    Bash, whose CLAUDE_AGENT_DEPTH is the session's agent's), and once registered, its id and
+    the `[UPDATE]` instruction appended to its instructions (runtime/events.py)."""
     parent, depth, kind = child["parent"], child["depth"], child["kind"]
     if registered:
         return (f"gitstate: you are a sub-agent ({kind}) of {parent}, at depth {depth}, "
-                f"registered as {registered}: set GITSTATE_AGENT={registered} for your "
-                "gitstate commands. Your end is recorded when you stop.")
+                f"registered as {registered}: set GITSTATE_AGENT={registered} "
+                f"CLAUDE_AGENT_DEPTH={depth} for your gitstate commands. Your end is recorded "
+                "when you stop." + (f"\n{update}" if isinstance(update, str) else ""))
     return (f"gitstate: you are a sub-agent ({kind}) of {parent}, at depth {depth}. To keep "
             f"your own state, register once: `gitstate spawn <your-id> --parent {parent} "
             f"--role {kind}` (adding `--new-role` where the lifecycle does not declare "
