@@ -252,8 +252,12 @@ DECLARED = {c.name: c for c in (
             examples=("gitstate handover architect --to dave -m 'going on leave'",)),
     Command("assume", "AGENT, living and without a role, takes the vacant ROLE in one commit "
             "(trailer `Assumes-role: ROLE`); refused while another living agent holds it.",
-            AGENT, ROLE.but(flags=(), required=True), MESSAGE, PUSH, model="Move",
-            hint="move", faces="cli",
+            AGENT, ROLE.but(flags=(), required=True),
+            Param("new_role", "The role is a new one, not declared by the lifecycle (where "
+                  "custom roles are allowed): trailer `New-role: ROLE`, as at a spawn. "
+                  "Without it a role the lifecycle does not declare is refused, so a typo "
+                  "never becomes a role.", "--new-role", kind=bool),
+            MESSAGE, PUSH, model="Move", hint="move", faces="cli",
             examples=("gitstate assume dave architect -m 'the architect role was vacant'",)),
     Command("logout", "Log AGENT out: append its note to the lifecycle's log (era: "
             "logout.log) and move to the logout state, in one commit.", AGENT,

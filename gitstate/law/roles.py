@@ -69,11 +69,23 @@ def check_assumed(p, lc: Lifecycle, holders: list[str], msg: Message, role: str 
 NEW_ROLE = "new-role"   # the trailer that says a role not declared is meant (`spawn --new-role`)
 
 
+def assumes_undeclared(p, msg: Message | None, role: str, old_role: str | None) -> bool:
+    """Does this commit take `role` after birth by assuming it (`Assumes-role:`)? Then a role
+    the lifecycle does not declare needs the commit's `New-role: ROLE` as a birth does, or an
+    `Assumes-role: architcet` would make a typo a role for good. (A role handed over with
+    `Role-transfer:` was its giver's already.)"""
+    return p.old is not None and role != old_role and msg is not None \
+        and msg.prefix == p.agent and bool(msg.trailer(ASSUMES))
+
+
 def check_new_role(p, lc: Lifecycle, role: str, msg: Message | None,
-                    where: str, out: list[Violation]) -> None:
-    """A role the lifecycle does not declare is taken only where custom roles are allowed,
-    and only when the commit says so (`New-role: ROLE`): a typo (`stewrad`) would otherwise
-    become a role for good, fixed at birth and vacant forever."""
+                    where: str, out: list[Violation], old_role: str | None = None) -> None:
+    """A role the lifecycle does not declare is held only where custom roles are allowed,
+    and taken (at birth, or assumed later) only when the commit says so (`New-role: ROLE`):
+    a typo (`stewrad`) would otherwise become a role for good, fixed and vacant forever."""
+    if p.old is not None and lc.policies.custom_roles \
+            and not assumes_undeclared(p, msg, role, old_role):
+        return    # held since its birth, or handed over by its holder
     from gitstate.law.suggest import did_you_mean
     near = did_you_mean(role, lc.roles)
     declared = f"({', '.join(lc.roles) or 'none'})"

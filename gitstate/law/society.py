@@ -160,8 +160,8 @@ class _Move:
 def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Violation],
                  msg: Message | None = None) -> None:
     m = _Move(p, lc)
-    if m.role and m.role not in lc.roles and (p.old is None or not lc.policies.custom_roles):
-        check_new_role(p, lc, m.role, msg, m.role_at, out)
+    if m.role and m.role not in lc.roles:
+        check_new_role(p, lc, m.role, msg, m.role_at, out, old_role=m.old_role)
     _check_role_forbids(p, lc, m, out)
     if msg is not None and msg.prefix == p.agent and msg.trailer("assumes-role"):
         check_assumed(p, lc, census.holders(m.role) if m.role else [], msg, m.role, m.old_role,

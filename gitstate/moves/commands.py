@@ -153,9 +153,14 @@ def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
 
 
 def assume(repo: Managed, agent: str, role: str, *, text: str | None = None,
-           push: bool = False, warn: Callable[[str], None] = _stderr) -> dict:
-    """A living agent without a role takes a vacant one (trailer `Assumes-role:`)."""
-    return committed(repo, agent, lambda: succession.assume(repo, agent, role, text=text),
+           push: bool = False, warn: Callable[[str], None] = _stderr,
+           new_role: bool = False) -> dict:
+    """A living agent without a role takes a vacant one (trailer `Assumes-role:`; with
+    `new_role`, one the lifecycle does not declare: `New-role:`)."""
+    if new_role:
+        _note_near_role(repo, role, warn)
+    return committed(repo, agent, lambda: succession.assume(repo, agent, role, text=text,
+                                                            new_role=new_role),
                      push=push, warn=warn)
 
 

@@ -41,12 +41,16 @@ def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
                       trailers=[("Role-transfer", moved)])
 
 
-def assume(repo: Managed, agent: str, role: str, *, text: str | None = None) -> Result:
+def assume(repo: Managed, agent: str, role: str, *, text: str | None = None,
+           new_role: bool = False) -> Result:
     """A living agent without a role takes a vacant one, in one commit of its own (trailer
-    `Assumes-role: ROLE`): the seed's "any agent can choose to assume a vacant role"."""
+    `Assumes-role: ROLE`): the seed's "any agent can choose to assume a vacant role".
+    `new_role`: `role` is meant though the lifecycle does not declare it (trailer `New-role:`,
+    as at a birth)."""
     _lc, state, _front = current_state(repo, agent)
     return transition(repo, agent, state, text=text or f"assumes {role}", sets={"role": role},
-                      action="assume", trailers=[("Assumes-role", role)])
+                      action="assume", trailers=[("Assumes-role", role)]
+                      + ([("New-role", role)] if new_role else []))
 
 
 def _holds(data: bytes, lc, agent: str, role: str, *, living: bool) -> bool:

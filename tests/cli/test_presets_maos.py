@@ -165,3 +165,41 @@ def test_shutdown_stops_the_processes_it_can_and_says_which_it_cannot(tmp_path):
     assert {r["agent"]: r["state"] for r in roster(repo)["cemetery"]} == {
         "e1": "cancelled", "e2": "cancelled", "e3": "cancelled"}
     assert ok(repo, "verify").returncode == 0
+
+
+def test_assuming_an_undeclared_role_needs_new_role_at_every_door(tmp_path):
+    """maos allows custom roles, but only said so (`New-role:`): an agent that assumes a role
+    after birth (`Assumes-role: architcet`, a typo) is held to the same — refused by the
+    command, the commit hooks, the hub and verify, naming the nearest declared role — and
+    takes a new role only with `New-role:` on that same commit."""
+    from hubs import make_hub
+    repo = managed(tmp_path, "maos")
+    hub = make_hub(tmp_path / "hub.git")
+    git(repo, "remote", "add", "origin", str(hub))
+    ok(repo, "spawn", "a1")
+    ok(repo, "spawn", "a2")
+    git(repo, "push", "-q", "-u", "origin", "main")
+    res = gitstate(repo, "assume", "a1", "architcet")
+    assert res.returncode == 1 and "[unknown-role]" in res.stderr, res.stderr
+    assert "(did you mean 'architect'?)" in res.stderr
+    assert "`--new-role` (trailer 'New-role: architcet')" in res.stderr
+    # the commit hooks
+    set_state_line(repo, "a1", "role", "architcet")
+    refused_commit(repo, "@a1: [STATE:pending] assumes architcet\n\nAssumes-role: architcet",
+                   "unknown-role")
+    # hooks off: the hub refuses the push, verify names it
+    git(repo, *UNHOOKED, "commit", "-qm", "@a1: [STATE:pending] assumes architcet",
+        "-m", "Assumes-role: architcet")
+    res = git(repo, "push", "origin", "main", check=False)
+    assert res.returncode != 0 and "[unknown-role]" in res.stderr, res.stderr
+    res = gitstate(repo, "verify")
+    assert res.returncode == 1 and "[unknown-role]" in res.stdout
+    assert "did you mean 'architect'?" in res.stdout
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    # a declared role, or a new one said so on the same commit
+    ok(repo, "assume", "a1", "architect")
+    ok(repo, "assume", "a2", "chemist", "--new-role")
+    trailers = git(repo, "log", "-1", "--format=%(trailers:only,unfold)").stdout.split("\n")
+    assert trailers[:2] == ["Assumes-role: chemist", "New-role: chemist"]
+    git(repo, "push", "-q", "origin", "main")
+    assert ok(repo, "verify").returncode == 0
