@@ -240,6 +240,25 @@ def _check_heartbeat(lc: Lifecycle, r) -> None:
                   f"{limits.shorten(living) or 'none'})")
 
 
+def _check_retry(lc: Lifecycle, r) -> None:
+    """A retry leaves terminal states and enters living ones, all declared; it exempts
+    declared roles only."""
+    spec = lc.policies.retry
+    if spec is None:
+        return
+    where = ("policies", "retry")
+    for key, names, ok, what in (
+            ("states", spec.states, lambda s: lc.states[s].terminal, "a terminal"),
+            ("to", spec.to, lambda s: lc.states[s].roster == "living", "a living")):
+        for s in names:
+            if s not in lc.states or not ok(s):
+                r.bad(where + (key,), f"retry.{key} names '{s}', which is not {what} state")
+    for role in spec.except_roles:
+        if role not in lc.roles:
+            r.bad(where + ("except_roles",), f"retry exempts undeclared role '{role}' (roles: "
+                  f"{limits.shorten(lc.roles) or 'none'})")
+
+
 def _check_role_states(lc: Lifecycle, r) -> None:
     """A role forbids and is loaded into declared states, and is never loaded into one it
     forbids."""
@@ -336,5 +355,5 @@ def _check_movers(lc: Lifecycle, r) -> None:
 CHECKS = (_check_has_states, _check_one_initial, _check_transitions_name_states,
           _check_no_exit_from_terminal, _check_reachable, _check_no_trap, _check_can_end,
           _check_requires, _check_approval, _check_timeouts, _check_timeout_roles,
-          _check_heartbeat, _check_role_states, _check_urgent_forbids, _check_layout,
+          _check_heartbeat, _check_retry, _check_role_states, _check_urgent_forbids, _check_layout,
           _check_accept, _check_movers)

@@ -9,6 +9,7 @@ import re
 
 from gitstate.law.patterns import glob as _glob, parse_arrow, state_path_regex
 from gitstate.law.record import Record, field
+from gitstate.law.retry import Retry
 from gitstate.law.runtime_table import RuntimeRule
 from gitstate.law.statekeys import DEFAULTS, KEYS
 
@@ -178,6 +179,8 @@ class Policies(Record):
     decisions: str | None = field(
         None, about="the team's decisions file: a resumed session's briefing shows its newest "
                     "entries")
+    retry: Retry | None = field(
+        None, about="how often, and how soon, a failed agent may be retried")
     _private = ("_pairs",)
     _pairs: tuple[tuple[str, str], ...] | None   # approval's 'from -> to' pairs, read once
 

@@ -25,6 +25,7 @@ from gitstate.law.lifecycle import (
     Mortality,
     Movers,
     Policies,
+    Retry,
     Role,
     State,
     Timeout,
@@ -246,7 +247,7 @@ def read_policies(r, raw: Any) -> Policies:
         role_timeout=duration(r, p, "role_timeout", ("policies",), "policies.role_timeout"),
         heartbeat=heartbeat, custom_roles=custom_roles,
         decisions=_log_path(r, p.get("decisions"), ("policies", "decisions")),
-        atomic_commits=atomic,
+        retry=_read_retry(r, p.get("retry")), atomic_commits=atomic,
         context_window=r.integer(p.get("context_window"), ("policies", "context_window"),
                                  "context_window", 1000),
         movers=_read_movers(r, p.get("movers")))
@@ -322,6 +323,22 @@ def _timed(r, value: Any, where: tuple, what: str, kind: type = Timeout) -> Any:
         r.bad(where, f"{what} {value!r} must be a duration such as 45s, 30m, 2h or 1d")
         return None
     return kind(seconds, roles, **options)
+
+
+def _read_retry(r, raw: Any) -> Retry | None:
+    """`policies.retry: {max: 3, backoff: 30s}` (and `states`, `to`, `except_roles`)."""
+    if raw is None:
+        return None
+    where = ("policies", "retry")
+    m = r.mapping(raw, where, "policies.retry")
+    r.unknown_keys(m, file_keys(Retry), where, "retry")
+    most = r.integer(m.get("max"), where + ("max",), "retry.max", 1)
+    backoff = duration(r, m, "backoff", where, "retry.backoff")
+    if most is None or backoff is None:
+        r.bad(where, "policies.retry needs 'max: <count>' and 'backoff: <duration>'")
+        return None
+    return Retry(max=most, backoff=backoff, **{k: tuple(r.names(
+        m.get(k), where + (k,), f"retry.{k}")) for k in ("states", "to", "except_roles")})
 
 
 def _read_movers(r, raw: Any) -> Movers:

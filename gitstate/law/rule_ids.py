@@ -70,6 +70,8 @@ class Rule(StrEnum):
                      "by that key or by a key of someone the law lets move it")
     URGENT = "urgent", "entering a state the mortality policy forbids at urgent context"
     TIMEOUT = "timeout", "a timed transition taken before it is due"
+    RETRY = ("retry", "a failed agent retried beyond `policies.retry`: more than its max, before "
+             "its backoff, or with a wrong `retries` count")
     LOG = "log", "entering a state with a `log` without appending to that file in the commit"
     TOKEN_LIMIT = ("token-limit", "staying in (or entering) a state with a `token_limit` once "
                    "the agent's tokens reached its max_tokens")

@@ -10,6 +10,7 @@ from gitstate.errors import InvalidFile
 from gitstate.law import statefile
 from gitstate.law.grammar import Message, is_valid_id, parse_message
 from gitstate.law.mortality import check_mortality, check_tokens
+from gitstate.law.retry import check_retries, is_retry
 from gitstate.law.roles import assumed_role, is_role_transfer, role_transfer  # noqa: F401  (role_transfer: part of this module's API)
 from gitstate.law.rule_ids import Rule
 from gitstate.law.society import check_society
@@ -32,6 +33,7 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
         _check_message(parsed, msg, lc, out)
     if context is not None:
         out += check_society(parsed, lc, context, msg)
+    out += check_retries(parsed, lc, context)
     transfer = _check_one_agent(parsed, msg, out)
     assumed = assumed_role(parsed, msg)
     several = msg is None and len({p.agent for p in parsed}) > 1
@@ -214,6 +216,8 @@ def _check_transition(p: Parsed, lc: Lifecycle, state: str, where: str,
         out.append(Violation(Rule.ILLEGAL_TRANSITION, f"{p.agent}'s state before this commit "
                              f"({old_state!r}) is not a state name, so no move from it is "
                              "legal; restore its last valid state file", where))
+    elif is_retry(lc, old_state, state, statefile.as_text(p.old.get("role"))):
+        return   # out of a failure state, as policies.retry allows: law/retry.py judges it
     elif old_state in lc.states and lc.states[old_state].terminal:
         out.append(Violation(Rule.TERMINAL, f"{p.agent} is {old_state}, a terminal state; its "
                              "state file is final and may not change", where))

@@ -47,6 +47,8 @@ KEYS = (
     Key("final_summary", "text", ANYONE),
     Key("updated", "text", (SPAWN, MOVE, SET)),
     Key("ended", None, (MOVE,) + ANYONE),           # the move into a terminal state
+    Key("retries", "count", (MOVE,), "a retry counts itself (`policies.retry`: "
+        "`gitstate transition ID STATE` from a failure state)"),
     Key("pid", "count", ANYONE),
     Key("pid_started", None, ANYONE),               # written with `pid` (moves/processes.py)
     Key("host", "text", ANYONE),

@@ -52,6 +52,9 @@ def _judge_move(lc: Lifecycle, agent: str, before: str | None,
             return (Rule.NOT_INITIAL, f"{agent} is born in {state}; a new agent starts in "
                     f"{lc.initial}")
         return None
+    from gitstate.law.retry import is_retry
+    if is_retry(lc, before, state, None):
+        return None   # a retry: its count and backoff are judged with the state files
     if lc.states[before].terminal:
         return (Rule.TERMINAL, f"{agent} ended in {before} (terminal) and moves again, to {state}")
     if state not in lc.allowed_from(before):

@@ -19,6 +19,7 @@ from gitstate.law.grammar import canonical_id, format_message, parse_message
 from gitstate.law.judge import Facts, judge
 from gitstate.law.lifecycle import SIGNERS_PATH, is_law_path
 from gitstate.law.movers import KEY_FIELD, agent_session
+from gitstate.law.retry import fields as retried
 from gitstate.law.rule_ids import Rule
 from gitstate.law.rules import FileChange, legal_moves
 from gitstate.law.society import freeze_file_problems
@@ -159,6 +160,8 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
         base_bytes = staged if staged is not None else old
         base = statefile.parse_bytes(base_bytes, path)
         old_state = _state_or_none(old, path)
+        sets.update({k: v for k, v in retried(lc, base.front, old_state, state).items()  # a retry
+                     if k not in sets})
         if state in lc.states and lc.states[state].terminal and old_state != state:
             sets.setdefault("ended", now_iso())          # the log's end stamp
         stamp = lc.states[state].stamp if state in lc.states else None

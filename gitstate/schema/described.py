@@ -51,7 +51,8 @@ def _lifecycle_doc() -> type[JsonModel]:
     names: dict[type[law_record.Record], str] = {
         law.State: "StateSpec", law.Role: "RoleSpec", law.Mortality: "Mortality",
         law.Timeout: "TimeoutSpec", law.Heartbeat: "HeartbeatSpec", law.Policies: "Policies",
-        law.Movers: "Movers", law.Layout: "Layout", law.RuntimeRule: "RuntimeRule",
+        law.Movers: "Movers", law.Retry: "RetrySpec", law.Layout: "Layout",
+        law.RuntimeRule: "RuntimeRule",
         law.Grammar: "Grammar", law.Lifecycle: "LifecycleDoc"}
     return described(law.Lifecycle, names)
 

@@ -203,3 +203,57 @@ def test_assuming_an_undeclared_role_needs_new_role_at_every_door(tmp_path):
     assert trailers[:2] == ["Assumes-role: chemist", "New-role: chemist"]
     git(repo, "push", "-q", "origin", "main")
     assert ok(repo, "verify").returncode == 0
+
+
+def test_a_failed_agent_is_retried_with_exponential_backoff_up_to_max(tmp_path):
+    """Seed 003's mitigation: "Simple retry policies with exponential backoff". maos declares
+    `policies.retry: {max: 3, backoff: 1m}`: a failed agent goes back to work, the n-th retry
+    no sooner than 1m * 2^(n-1) after the failure, at most 3 times; each retry counts itself
+    (`retries`). Early, over the max, or miscounted, it is refused at every door."""
+    from hubs import make_hub
+    repo = managed(tmp_path, "maos")
+    hub = make_hub(tmp_path / "hub.git")
+    git(repo, "remote", "add", "origin", str(hub))
+    ok(repo, "spawn", "e1", "--role", "engineer")
+    ok(repo, "transition", "e1", "running")
+    ok(repo, "transition", "e1", "failed", "-m", "crashed")
+    git(repo, "push", "-q", "-u", "origin", "main")
+    res = gitstate(repo, "transition", "e1", "pending", "-m", "retry")    # the 1st waits 1m
+    assert res.returncode == 1 and "[retry]" in res.stderr, res.stderr
+    assert "retry 1 of 3 of e1 waits 1m after it entered failed (backoff 1m, doubled for " \
+        "each retry made); due in" in res.stderr
+    # by hand: the hooks refuse it; hooks off, the hub refuses it and verify names it
+    set_state_line(repo, "e1", "state", "pending")
+    set_state_line(repo, "e1", "retries", "1")
+    refused_commit(repo, "@e1: [STATE:pending] early retry", "retry")
+    git(repo, *UNHOOKED, "commit", "-qm", "@e1: [STATE:pending] early retry")
+    res = git(repo, "push", "origin", "main", check=False)
+    assert res.returncode != 0 and "[retry]" in res.stderr, res.stderr
+    res = gitstate(repo, "verify")
+    assert res.returncode == 1 and "[retry]" in res.stdout
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    # a history of retries, each once due (1m, 2m, 4m after its failure; `retries` written by
+    # the move): the fourth is refused, saying how many were used
+    at(repo, ago(60), "spawn", "e2", "--role", "engineer")
+    for minutes, state in ((59, "running"), (58, "failed"), (50, "pending"), (49, "running"),
+                           (48, "failed"), (40, "running"), (39, "failed"), (30, "running"),
+                           (29, "failed")):
+        at(repo, ago(minutes), "transition", "e2", state)
+    assert "retries: 3" in (repo / "agent" / "e2" / "_state.md").read_text()
+    res = gitstate(repo, "transition", "e2", "pending")
+    assert res.returncode == 1 and "[retry]" in res.stderr, res.stderr
+    assert "e2 was retried 3 times already, the most policies.retry allows (3): it stays " \
+        "failed. Spawn a new agent for its task instead (`gitstate spawn ID --role " \
+        "engineer`)" in res.stderr
+    # the count is the retries' own: no other commit changes it
+    ok(repo, "spawn", "e3", "--role", "engineer")
+    res = gitstate(repo, "transition", "e3", "running", "--set", "retries=0")
+    assert res.returncode == 2 and "a retry counts itself" in res.stderr, res.stderr   # usage
+    set_state_line(repo, "e3", "retries", "1")
+    refused_commit(repo, "@e3: [STATE:pending] a count by hand", "retry")
+    git(repo, "reset", "-q", "--hard")
+    # cancelled work is not retried (retry.states: [failed])
+    ok(repo, "transition", "e3", "cancelled")
+    res = gitstate(repo, "transition", "e3", "pending")
+    assert res.returncode == 1 and "[terminal]" in res.stderr
+    assert ok(repo, "verify").returncode == 0

@@ -323,3 +323,28 @@ def test_a_record_declared_by_its_fields():
                                                     "sooner": True}
     with pytest.raises(TypeError):
         State()
+
+
+def test_a_retry_policy_is_read_and_its_states_and_roles_checked_with_their_lines():
+    """`policies.retry: {max, backoff}` (maos's seed: retries with exponential backoff): its
+    durations read as any, its states and roles declared ones, each refusal at its line."""
+    from gitstate.law.retry import Retry, from_states, is_retry, to_states, wait
+    failing = GOOD.replace("  done: {roster: dead, terminal: true, requires: [final_summary]}",
+                           "  done: {roster: dead, terminal: true}\n"
+                           "  failed: {roster: dead, terminal: true, outcome: failure}") \
+        .replace("  work: [done]", "  work: [done, failed]")
+    lc = load_lifecycle(failing + "policies:\n  retry: {max: 2, backoff: 30s}\n")
+    assert lc.policies.retry == Retry(max=2, backoff=30)
+    assert (from_states(lc), to_states(lc)) == (("failed",), ("start",))
+    assert is_retry(lc, "failed", "start", None) and not is_retry(lc, "failed", "work", None)
+    assert not is_retry(lc, "done", "start", None)       # a success is never retried
+    assert [wait(lc, n) for n in range(3)] == [30, 60, 120]
+    found = problems(failing + "policies:\n  retry: {max: 0, backoff: soon}\n")
+    assert any("retry.max must be a whole number >= 1" in m for _, m in found), found
+    assert any("retry.backoff 'soon' must be a duration" in m for _, m in found), found
+    found = problems(failing + "policies:\n  retry:\n    max: 2\n    backoff: 1m\n"
+                     "    states: [work]\n    to: [done]\n    except_roles: [ghost]\n")
+    said = {m: line for line, m in found}
+    assert said["retry.states names 'work', which is not a terminal state"] == 15
+    assert said["retry.to names 'done', which is not a living state"] == 16
+    assert any("retry exempts undeclared role 'ghost'" in m for m in said), found
