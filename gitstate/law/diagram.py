@@ -119,6 +119,12 @@ def _policy_lines(pol) -> list[str]:
               for a, b, spec in pol.timed_moves()]
     if pol.heartbeat is not None:
         lines.append(_heartbeat_line(pol.heartbeat))
+    if pol.retry is not None:
+        r = pol.retry
+        lines.append(f"  retry: a failed agent up to {r.max} times, backoff "
+                     f"{duration(r.backoff, exact=True)} doubled each time"
+                     + (f" (from {', '.join(r.states)})" if r.states else "")
+                     + (f" (not {', '.join(r.except_roles)})" if r.except_roles else ""))
     lines.append(_custom_roles_line(pol))
     if pol.atomic_commits:
         lines.append("  atomic commits: an agent's every commit carries its state file")

@@ -67,9 +67,12 @@ def count(front: dict) -> int:
 
 
 def fields(lc: Lifecycle, front: dict, old: str | None, new: str) -> dict:
-    """What a move writes of its own when it is a retry: the count, one more."""
+    """What a move writes of its own when it is a retry: the count, one more, and no end
+    (`ended: null`: the agent works again)."""
     role = statefile.as_text(front.get("role"))
-    return {RETRIES: count(front) + 1} if is_retry(lc, old, new, role) else {}
+    if not is_retry(lc, old, new, role):
+        return {}
+    return {RETRIES: count(front) + 1, **({"ended": None} if "ended" in front else {})}
 
 
 def wait(lc: Lifecycle, made: int) -> int:

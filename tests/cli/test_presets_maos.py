@@ -236,10 +236,13 @@ def test_a_failed_agent_is_retried_with_exponential_backoff_up_to_max(tmp_path):
     # the move): the fourth is refused, saying how many were used
     at(repo, ago(60), "spawn", "e2", "--role", "engineer")
     for minutes, state in ((59, "running"), (58, "failed"), (50, "pending"), (49, "running"),
-                           (48, "failed"), (40, "running"), (39, "failed"), (30, "running"),
-                           (29, "failed")):
+                           (48, "failed"), (40, "running"), (39, "failed")):
         at(repo, ago(minutes), "transition", "e2", state)
-    assert "retries: 3" in (repo / "agent" / "e2" / "_state.md").read_text()
+    assert "retries: 2" in (repo / "agent" / "e2" / "_state.md").read_text()
+    at(repo, ago(20), "transition", "e2", "pending")                 # the third retry, living
+    assert [(r["agent"], r.get("ended")) for r in roster(repo)["living"]
+            if r["agent"] == "e2"] == [("e2", None)]
+    at(repo, ago(19), "transition", "e2", "failed")
     res = gitstate(repo, "transition", "e2", "pending")
     assert res.returncode == 1 and "[retry]" in res.stderr, res.stderr
     assert "e2 was retried 3 times already, the most policies.retry allows (3): it stays " \

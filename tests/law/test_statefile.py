@@ -178,10 +178,13 @@ def test_the_lists_of_keys_are_read_from_the_one_table():
     assert list(statefile.FIELDS) == [
         "agent", "state", "role", "model", "person", "project", "parent", "depth", "thread",
         "context_pct", "summary", "last_read_commit", "freeze_state", "final_summary",
-        "updated", "pid", "host", "worktree", "max_tokens", "tokens", "stopped", "key"]
+        "updated", "retries", "pid", "host", "worktree", "max_tokens", "tokens", "stopped",
+        "key"]
     assert statefile.FIELDS["depth"](-1) and not statefile.FIELDS["context_pct"](42.5)
     assert PROTECTED_KEYS == {"agent": "it is the agent's id",
-                              "state": "name the state as the STATE argument"}
-    assert NUMERIC_KEYS == {"context_pct", "depth", "pid", "max_tokens", "tokens"}
-    assert NOT_DEFAULTS == ("agent", "state", "parent", "depth", "updated", "key")
-    assert _KEYS_THE_MOVE_SETS == ("state", "updated", "ended")
+                              "state": "name the state as the STATE argument",
+                              "retries": "a retry counts itself (`policies.retry`: `gitstate "
+                                         "transition ID STATE` from a failure state)"}
+    assert NUMERIC_KEYS == {"context_pct", "depth", "pid", "max_tokens", "tokens", "retries"}
+    assert NOT_DEFAULTS == ("agent", "state", "parent", "depth", "updated", "retries", "key")
+    assert _KEYS_THE_MOVE_SETS == ("state", "updated", "ended", "retries")
