@@ -13,8 +13,7 @@ from gitstate.law.times import duration
 from gitstate.law.verdict import Violation
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from gitstate.law.lifecycle import Lifecycle
+if TYPE_CHECKING:   # (the lifecycle, `lc`, is not named: gitstate.law.lifecycle imports Retry)
     from gitstate.law.verdict import Context, Parsed
 
 RETRIES = "retries"   # the state file's count of the retries made
@@ -37,7 +36,7 @@ class Retry(Record):
     except_roles: tuple[str, ...] = field((), about="roles whose holders are never retried")
 
 
-def from_states(lc: Lifecycle) -> tuple[str, ...]:
+def from_states(lc) -> tuple[str, ...]:
     """The failure states a retry leaves: those `policies.retry.states` lists, else every
     terminal state whose outcome is failure."""
     spec = lc.policies.retry
@@ -47,14 +46,14 @@ def from_states(lc: Lifecycle) -> tuple[str, ...]:
                                 if s.terminal and s.outcome == "failure")
 
 
-def to_states(lc: Lifecycle) -> tuple[str, ...]:
+def to_states(lc) -> tuple[str, ...]:
     spec = lc.policies.retry
     if spec is None:
         return ()
     return spec.to or ((lc.initial,) if lc.initial else ())
 
 
-def is_retry(lc: Lifecycle, old: str | None, new: str | None, role: str | None) -> bool:
+def is_retry(lc, old: str | None, new: str | None, role: str | None) -> bool:
     """Is `old -> new` a retry that `policies.retry` allows a holder of `role`?"""
     spec = lc.policies.retry
     return spec is not None and old in from_states(lc) and new in to_states(lc) \
@@ -66,7 +65,7 @@ def count(front: dict) -> int:
     return n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else 0
 
 
-def fields(lc: Lifecycle, front: dict, old: str | None, new: str) -> dict:
+def fields(lc, front: dict, old: str | None, new: str) -> dict:
     """What a move writes of its own when it is a retry: the count, one more, and no end
     (`ended: null`: the agent works again)."""
     role = statefile.as_text(front.get("role"))
@@ -75,13 +74,13 @@ def fields(lc: Lifecycle, front: dict, old: str | None, new: str) -> dict:
     return {RETRIES: count(front) + 1, **({"ended": None} if "ended" in front else {})}
 
 
-def wait(lc: Lifecycle, made: int) -> int:
+def wait(lc, made: int) -> int:
     """Seconds the retry after `made` retries waits after the failure."""
     spec = lc.policies.retry
     return spec.backoff * 2 ** made if spec is not None else 0
 
 
-def check_retries(parsed: list[Parsed], lc: Lifecycle, ctx: Context | None) -> list[Violation]:
+def check_retries(parsed: list[Parsed], lc, ctx: Context | None) -> list[Violation]:
     """Every retry of the commit within its policy, and `retries` changed by retries only."""
     out: list[Violation] = []
     for p in parsed:
@@ -90,7 +89,7 @@ def check_retries(parsed: list[Parsed], lc: Lifecycle, ctx: Context | None) -> l
     return out
 
 
-def _check(p: Parsed, lc: Lifecycle, ctx: Context | None, out: list[Violation]) -> None:
+def _check(p: Parsed, lc, ctx: Context | None, out: list[Violation]) -> None:
     assert p.old is not None and p.new is not None
     old, new = p.old.state, p.new.state
     before, after = count(p.old.front), count(p.new.front)
