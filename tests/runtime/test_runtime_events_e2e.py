@@ -113,6 +113,9 @@ def test_registry_a_sub_agent_is_registered_when_it_starts_and_ended_when_it_sto
     settled(repo, session, "subagent_stop", before)
     child_said = everything(model.requests("registry-ok-child")[0])
     assert "registered as general-purpose-" in child_said, child_said
+    # seed 001: the sub-agent's model is told the [UPDATE] instruction and its depth
+    assert "[UPDATE] Report progress as you go: `gitstate transition general-purpose-" \
+        in child_said and "at depth 1" in child_said, child_said
     log = moves(repo, since)
     born = next(line for line in log if "runtime: sub-agent" in line)
     child = born.split("@", 1)[1].split(":", 1)[0]
