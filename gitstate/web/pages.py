@@ -288,9 +288,8 @@ def vacancies_body(links: Links, view: dict) -> Safe:
 
 def _gated(lc, src: str, dst: str) -> str:
     """A move's target, with what it waits for: `frozen (approval)`, `inbox (after 10m)`."""
-    bits = ["approval"] if lc.needs_approval(src, dst) else []
-    if (timed := lc.policies.timeout(src, dst)) is not None:
-        bits.append(f"after {duration(timed.after, exact=True)}")
+    from gitstate.law.diagram import gates
+    bits = gates(lc, src, dst)
     return f"{dst} ({', '.join(bits)})" if bits else dst
 
 
