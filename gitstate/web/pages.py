@@ -27,6 +27,12 @@ def _phase(r: dict) -> str:
     return f"{r.get('phase') or '?'} ({pct:g}%)"
 
 
+def badge(r: dict) -> Safe:
+    """The agent's state, in its roster's colours."""
+    return render('<span class="badge {c}">{s}</span>', c=r.get("roster") or "unknown",
+                  s=r.get("state") or "?")
+
+
 def agent_link(links: Links, agent: str) -> Safe:
     return render('<a href="{href}">{agent}</a>', href=links.agent(agent), agent=agent)
 
@@ -160,14 +166,13 @@ def _row(links: Links, cols: tuple, last: tuple, r: dict, flags: list,
     seconds = r.get("seconds_in_state")
     return render(
         '<tr{cls}><th scope="row" data-label="{c0}">{link}</th>'
-        '<td data-label="{c1}"><span class="badge {roster}">{state}</span>{flags}</td>'
+        '<td data-label="{c1}">{badge}{flags}</td>'
         '<td data-label="{c2}">{role}</td><td data-label="{c3}">{phase}</td>'
         '<td data-label="{c4}"><span title="since {since}">{dur}</span></td>'
         '<td data-label="{c5}" class="text">{text}</td></tr>',
         cls=Safe(' class="trouble"') if flags else Safe(""),
         **{f"c{i}": c for i, c in enumerate(cols)},
-        link=agent_link(links, r["agent"]), roster=r.get("roster") or "unknown",
-        state=r.get("state") or "?", flags=flags_html(flags), role=_role(r),
+        link=agent_link(links, r["agent"]), badge=badge(r), flags=flags_html(flags), role=_role(r),
         phase=_phase(r), since=(sha_of(r.get("in_state_since_commit")) or "?")[:10],
         dur=duration(seconds) if seconds is not None else "—",
         text=summary_cell(next((r[k] for k in last if r.get(k)), ""), words.get(r["agent"])))
