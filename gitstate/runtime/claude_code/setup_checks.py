@@ -27,6 +27,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from gitstate.doors.doctor import finding
 from gitstate.doors.shims import (
     BARE_COMMAND,
     MCP_CONFIG,
@@ -37,7 +38,6 @@ from gitstate.doors.shims import (
     runs_our_mcp,
 )
 from gitstate.git.repo import Managed
-from gitstate.runtime.shared import finding
 
 BARE_PATH = "/usr/bin:/bin"   # what an agent's Bash is sure to have
 WAIT = 60                     # seconds for the hook, and for Bash

@@ -16,9 +16,10 @@ import json
 import os
 from pathlib import Path
 
+from gitstate.doors.doctor import finding
 from gitstate.git.repo import Managed
 from gitstate.runtime.gemini.settings import COMMAND, HOOKS, SETTINGS, SHIM, SUFFIX
-from gitstate.runtime.shared import HooksFile, finding
+from gitstate.runtime.shared import HooksFile
 
 FIX_TRUST = "run `gemini` in the project and trust the folder"
 FILE = HooksFile("gemini", "Gemini CLI", SETTINGS, SHIM, COMMAND, SUFFIX, HOOKS, "bash",
