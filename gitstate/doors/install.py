@@ -69,11 +69,7 @@ def _source(lifecycle: str | None) -> tuple[str, dict[str, str], Lifecycle]:
     if not f.is_file():
         raise UsageError(f"--lifecycle {lifecycle!r} is neither a lifecycle file nor a shipped "
                          f"preset; shipped presets: {', '.join(presets())}")
-    # refused whole (too large, not UTF-8, invalid) before anything is written or committed
-    with open(f, "rb") as fh:
-        data = fh.read(LIFECYCLE_BYTES + 1)
-    lc = read_lifecycle(data, str(f))
-    text = data.decode("utf-8")
+    text, lc = _read_law(f, str(f))
     docs = {}
     for state in lc.states:
         doc = f.parent / f"{state}.md"
@@ -81,6 +77,15 @@ def _source(lifecycle: str | None) -> tuple[str, dict[str, str], Lifecycle]:
             with open(doc, "rb") as fh:
                 docs[doc.name] = decode(fh.read(MAX_STATE_FILE_BYTES + 1), str(doc))
     return text, docs, lc
+
+
+def _read_law(path: Path, name: str) -> tuple[str, Lifecycle]:
+    """A lifecycle file's text and lifecycle: refused whole (too large, not UTF-8, invalid)
+    before anything is written or committed."""
+    with open(path, "rb") as fh:
+        data = fh.read(LIFECYCLE_BYTES + 1)
+    lc = read_lifecycle(data, name)
+    return data.decode("utf-8"), lc
 
 
 def init(path: str | None = None, lifecycle: str | None = None, *, force: bool = False,
@@ -128,10 +133,7 @@ def _law_kept(top: Path, current: Path, humans: tuple[str, ...], actions: list[s
               ) -> tuple[str, dict[str, str], Lifecycle, list[str] | None]:
     """A managed repository's own lifecycle (its preset's docs when it is one), with the humans
     a `--human` names instead of its own: (text, docs, lifecycle, the humans it replaced)."""
-    with open(current, "rb") as fh:
-        data = fh.read(LIFECYCLE_BYTES + 1)
-    lc = read_lifecycle(data, LIFECYCLE_PATH)
-    text = data.decode("utf-8")
+    text, lc = _read_law(current, LIFECYCLE_PATH)
     docs: dict[str, str] = {}
     if (top / "protocols").is_dir() and lc.name in presets():
         _, docs, _ = _source(lc.name)
@@ -237,8 +239,7 @@ def _drop_stale_docs(top: Path, current: Path, docs: dict[str, str],
     """`init --force --lifecycle NEW` over a preset: the protocol docs the old preset shipped
     and NEW does not are removed where they are as shipped, kept (and said) where edited."""
     try:
-        with open(current, "rb") as fh:
-            old = read_lifecycle(fh.read(LIFECYCLE_BYTES + 1), LIFECYCLE_PATH)
+        _, old = _read_law(current, LIFECYCLE_PATH)
     except (OSError, GitstateError):
         return
     if old.name not in presets():
