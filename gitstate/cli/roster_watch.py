@@ -48,14 +48,13 @@ def troubles(repo: Managed, view: dict, now: int) -> list[tuple[str, list[tuple[
         _laws.clear()
         lc = _laws[view["commit"]] = repo.lifecycle(view["commit"], index=False,
                                                     worktree=False)
-    from gitstate.runtime.attention import waiting, what
+    from gitstate.runtime.attention import waits_of
     records = [r for key in ("living", "freezer", "cemetery", "unknown")
                for r in view.get(key, [])]
-    waits: dict[str, list[tuple[str, str]]] = {}
-    for w in waiting(repo, records, view["commit"])["waiting"]:   # no git: the runtime's notes
-        waits.setdefault(w["agent"], []).append(("waiting", what(w, now)))
+    waits = waits_of(repo, records, view["commit"], now)   # no git: the runtime's notes
     found = [(r["agent"], kinds) for r in records
-             if (kinds := waits.get(r["agent"], []) + trouble(r, lc, now))]
+             if (kinds := [("waiting", w) for w in waits.get(r["agent"], [])]
+                 + trouble(r, lc, now))]
     return sorted(found, key=lambda x: (-worst(x[1]), x[0]))
 
 
