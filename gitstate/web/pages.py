@@ -4,6 +4,7 @@ drawn with its counts. Each takes the views' plain dicts; every value is escaped
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from gitstate.law.times import duration
 from gitstate.web.clock import sha_of
@@ -194,7 +195,7 @@ def roster_body(links: Links, view: dict, vacancies: dict, lc, now: int | None, 
     groups = shown_groups(lc, view) if lc is not None else \
         [g for g in GROUPS if g[0] in view]
     total = sum(len(view.get(key, [])) for key, _, _ in GROUPS)
-    flagged = _flagged(view, groups, lc, now, waiting)
+    flagged = flagged_agents(view, groups, lc, now, waiting)
     shown = [_group(links, view, g, f, flagged, words) for g in groups]
     head = [_lead(view, groups, total)]
     if not links.static:
@@ -225,8 +226,8 @@ def _lead(view: dict, groups: list[tuple[str, str, str]], total: int) -> Safe:
                   lc=view.get("lifecycle") or "?")
 
 
-def _flagged(view: dict, groups: list[tuple[str, str, str]], lc, now: int | None,
-             waiting: dict[str, list[str]]) -> dict[str, list]:
+def flagged_agents(view: dict, groups: Sequence[tuple[str, str, str]], lc, now: int | None,
+                   waiting: dict[str, list[str]]) -> dict[str, list]:
     """agent -> its troubles, in words: what it waits for a person for first."""
     from gitstate.web.trouble import trouble
     flagged: dict[str, list] = {} if lc is None or now is None else {
