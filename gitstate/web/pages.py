@@ -69,7 +69,8 @@ class Filters:
     def matches(self, r: dict, flags: list, words: str = "") -> bool:
         """Does record `r` (with its troubles `flags`, and the text of its last move shown
         in place of a summary, `words`) pass this filter?"""
-        if any(getattr(self, k) not in ("", r.get(k)) for k in ("state", "role", "phase")):
+        if any(getattr(self, k) and r.get(k) != getattr(self, k)
+               for k in ("state", "role", "phase")):
             return False
         hay = " ".join([*(str(r.get(k) or "") for k in ("agent", "state", "role", "summary",
                                                        "thread", "final_summary", "problem")),
