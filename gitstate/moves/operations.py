@@ -132,6 +132,13 @@ def committed(agent: str, move: Callable[[], Any]) -> Any:
     return move()
 
 
+def move_record(agent: str, result) -> dict:
+    """A move an operation made (`result`, for `agent`), as its `--json` lists it."""
+    info = result.plan.info
+    return {"agent": info.get("agent", agent), "from": info.get("from"), "to": info.get("to"),
+            "commit": result.sha, "subject": result.plan.message.split("\n", 1)[0]}
+
+
 class NotMade(GitstateError):
     """A move an operation's `commit` did not make (`watch --push`: it no longer lands on the
     hub): said, and the operation goes on with the other agents."""

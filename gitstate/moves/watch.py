@@ -22,7 +22,7 @@ from gitstate.errors import GitstateError, Rejected
 from gitstate.git.atomic import Result
 from gitstate.git.repo import Managed
 from gitstate.law.times import iso
-from gitstate.moves.operations import NotMade, due_reaps, due_timeouts, reap, sweep
+from gitstate.moves.operations import NotMade, due_reaps, due_timeouts, move_record, reap, sweep
 
 EVERY = 30.0   # seconds between two rounds (`--every`)
 
@@ -97,12 +97,9 @@ class _Round:
             result = self.landed(agent, move) if self.push else move()
         except Rejected as exc:   # the law here refuses it (e.g. an unproven reap)
             raise NotMade("refused: " + "; ".join(str(v) for v in exc.violations)) from None
-        info = result.plan.info
-        self.moved.add(info.get("agent", agent))
-        self.record["moves"].append({"agent": info.get("agent", agent),
-                                     "from": info.get("from"), "to": info.get("to"),
-                                     "commit": result.sha,
-                                     "subject": result.plan.message.split("\n", 1)[0]})
+        made = move_record(agent, result)
+        self.moved.add(made["agent"])
+        self.record["moves"].append(made)
         return result
 
     def landed(self, agent: str, move: Callable[[], Result]) -> Result:
