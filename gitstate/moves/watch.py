@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 
 from gitstate.errors import GitstateError, Rejected
 from gitstate.git.atomic import Result
@@ -80,15 +81,17 @@ class _Round:
     def make_due(self, by: str, host: str | None, refused: set) -> set[tuple]:
         """The moves `by` (sweep or reap) finds due, made; those not made are remembered in
         `refused`, and one refused before is not said again. The keys of those due."""
-        found = due_timeouts(self.repo) if by == "sweep" else due_reaps(self.repo, host)
+        if by == "sweep":
+            found = due_timeouts(self.repo)
+            make = partial(sweep, self.repo, self.said, self.commit, due=found)
+        else:
+            found = due_reaps(self.repo, host)
+            make = partial(reap, self.repo, self.said, host, commit=self.commit, due=found)
         self.record["due"] += [{"by": by, "agent": d["agent"], "from": d["from"],
                                 "to": d["to"], "why": d["why"],
                                 "since_commit": d.get("since_commit")} for d in found]
         self.quiet |= {d["agent"] for d in found if _key(by, d) in refused}
-        if by == "sweep":
-            sweep(self.repo, self.said, self.commit, due=found)
-        else:
-            reap(self.repo, self.said, host, commit=self.commit, due=found)
+        make()
         refused |= {_key(by, d) for d in found if d["agent"] not in self.moved}
         return {_key(by, d) for d in found}
 
