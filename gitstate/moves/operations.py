@@ -98,9 +98,7 @@ def _timed_move(lc: Lifecycle, agent: str, state, role: str | None, track,
         if a == state and lc.timeout_applies(a, b, role) \
                 and now - track.entered[1] >= seconds:
             after = duration(seconds, exact=True)
-            return {"agent": agent, "from": a, "to": b, "after": after,
-                    "since": iso(track.entered[1]), "since_commit": track.entered[0],
-                    "why": f"timeout {after}"}
+            return _due(agent, a, b, after, track.entered, f"timeout {after}")
     return None
 
 
@@ -112,9 +110,13 @@ def _role_timeout(lc: Lifecycle, agent: str, state, role: str | None, track,
     if not (limit and end and now - track.first[1] >= limit):
         return None
     after = duration(limit, exact=True)
-    return {"agent": agent, "from": state, "to": end, "after": after,
-            "since": iso(track.first[1]), "since_commit": track.first[0],
-            "why": f"role {role} may live {after}"}
+    return _due(agent, state, end, after, track.first, f"role {role} may live {after}")
+
+
+def _due(agent: str, frm: str, to: str, after: str, since: tuple, why: str) -> dict:
+    """A timed move that is due `after` the (commit, time) `since`, and why."""
+    return {"agent": agent, "from": frm, "to": to, "after": after, "since": iso(since[1]),
+            "since_commit": since[0], "why": why}
 
 
 def _failure_end(lc: Lifecycle, state: str) -> str | None:
