@@ -30,6 +30,7 @@ from gitstate.moves.chain import committer
 from gitstate.moves.commands import sweep as swept
 from gitstate.moves.operations import (
     await_agents,
+    move_record,
     reap as reap_once,
     shutdown as shut_down,
     sweep as commit_due,
@@ -57,10 +58,7 @@ class Collected:
 
     def __call__(self, agent: str, move):
         result = self.commit(agent, move)
-        info = result.plan.info
-        self.moves.append({"agent": info.get("agent", agent), "from": info.get("from"),
-                           "to": info.get("to"), "commit": result.sha,
-                           "subject": result.plan.message.split("\n", 1)[0]})
+        self.moves.append(move_record(agent, result))
         return result
 
     def say(self, line: str) -> None:

@@ -40,7 +40,8 @@ _laws: dict = {}    # the law of the roster drawn last, by its commit
 def troubles(repo: Managed, view: dict, now: int) -> list[tuple[str, list[tuple[str, str]]]]:
     """(agent, [(kind, words)]) of every agent of `view` in trouble as of `now`, the worst
     first: the viewer's "Needs attention"."""
-    from gitstate.web.trouble import trouble, worst
+    from gitstate.web.pages import GROUPS, flagged_agents
+    from gitstate.web.trouble import worst
     if view.get("commit") is None:
         return []
     lc = _laws.get(view["commit"])
@@ -48,15 +49,11 @@ def troubles(repo: Managed, view: dict, now: int) -> list[tuple[str, list[tuple[
         _laws.clear()
         lc = _laws[view["commit"]] = repo.lifecycle(view["commit"], index=False,
                                                     worktree=False)
-    from gitstate.runtime.attention import waiting, what
-    records = [r for key in ("living", "freezer", "cemetery", "unknown")
-               for r in view.get(key, [])]
-    waits: dict[str, list[tuple[str, str]]] = {}
-    for w in waiting(repo, records, view["commit"])["waiting"]:   # no git: the runtime's notes
-        waits.setdefault(w["agent"], []).append(("waiting", what(w, now)))
-    found = [(r["agent"], kinds) for r in records
-             if (kinds := waits.get(r["agent"], []) + trouble(r, lc, now))]
-    return sorted(found, key=lambda x: (-worst(x[1]), x[0]))
+    from gitstate.runtime.attention import waits_of
+    records = [r for key, _, _ in GROUPS for r in view.get(key, [])]
+    waits = waits_of(repo, records, view["commit"], now)   # no git: the runtime's notes
+    found = flagged_agents(view, GROUPS, lc, now, waits)
+    return sorted(found.items(), key=lambda x: (-worst(x[1]), x[0]))
 
 
 def _kinds(found: list[tuple[str, list[tuple[str, str]]]]) -> set[tuple[str, str]]:

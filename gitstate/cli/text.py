@@ -148,10 +148,9 @@ def print_status(r: dict, detailed: bool) -> None:
         bits.append(f"context {r['context_pct']:g}% {r['phase']}")
     echo("  ".join(bits))
     if detailed:
-        if r['thread']:
-            echo(f"  thread: {r['thread']}")
-        if r['summary']:
-            echo(f"  summary: {r['summary']}")
+        for key in ("thread", "summary"):
+            if r[key]:
+                echo(f"  {key}: {r[key]}")
         echo(f"  next: {', '.join(r['next']) if r['next'] else 'nothing (terminal)'}")
     if r['advice'] and r['roster'] == "living":   # a crossed threshold is said wherever status is
         echo(f"  mortality: {r['advice']}")
@@ -164,11 +163,11 @@ ROSTER_GROUPS = (("living", "living"), ("freezer", "freezer"), ("cemetery", "cem
 
 
 def print_roster(view: dict) -> None:
-    everyone = [r for key, _ in ROSTER_GROUPS for r in view.get(key) or []]
+    groups = [(key, title, view.get(key) or []) for key, title in ROSTER_GROUPS]
+    everyone = [r for _, _, rows in groups for r in rows]
     width = max((len(r["agent"]) for r in everyone), default=0)
     foreign = _foreign(everyone)
-    for key, title in ROSTER_GROUPS:
-        rows = view.get(key) or []
+    for key, title, rows in groups:
         if rows:
             echo(f"{title} ({len(rows)})")
         for r in rows:

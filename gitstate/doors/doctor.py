@@ -25,6 +25,7 @@ from gitstate.law.signers import principals_of
 
 
 def finding(status: str, check: str, detail: str, fix: str | None = None) -> dict:
+    """One line of `gitstate doctor`: the clone's checks here, each runtime's in runtime/."""
     return {"status": status, "check": check, "detail": detail, "fix": fix}
 
 

@@ -40,15 +40,22 @@ def human_of(git: Git) -> str:
     return made
 
 
+def read_law_file(path: Path, name: str) -> tuple[str, Lifecycle]:
+    """A lifecycle file's text and lifecycle: refused whole (too large, not UTF-8, invalid)
+    before anything is written or committed."""
+    with open(path, "rb") as fh:
+        data = fh.read(LIFECYCLE_BYTES + 1)
+    lc = read_lifecycle(data, name)
+    return data.decode("utf-8"), lc
+
+
 def kept_humans(current: Path) -> tuple[str, ...]:
     """The humans of the lifecycle a repository has (`init --force --lifecycle NEW` keeps
     them), or none."""
     if not current.is_file():
         return ()
     try:
-        with open(current, "rb") as fh:
-            return tuple(read_lifecycle(fh.read(LIFECYCLE_BYTES + 1),
-                                        LIFECYCLE_PATH).policies.humans)
+        return tuple(read_law_file(current, LIFECYCLE_PATH)[1].policies.humans)
     except (OSError, GitstateError):
         return ()
 

@@ -15,13 +15,19 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from gitstate.doors.humans import approved_change, human_of, kept_humans, record_key, with_humans
+from gitstate.doors.humans import (
+    approved_change,
+    human_of,
+    kept_humans,
+    read_law_file,
+    record_key,
+    with_humans,
+)
 from gitstate.doors.shims import HOOK_NAMES, install_into, is_ours, render_shim, write_executable
 from gitstate.errors import GitstateError, NotManaged, UsageError
 from gitstate.git.atomic import Plan, commit_atomically
 from gitstate.git.runner import Git
 from gitstate.law.lifecycle import LIFECYCLE_PATH, SIGNERS_PATH, Lifecycle, is_law_path
-from gitstate.law.limits import LIFECYCLE_BYTES
 from gitstate.law.load import load_lifecycle, read_lifecycle
 from gitstate.law.record import Record, field
 from gitstate.law.statefile import MAX_STATE_FILE_BYTES, decode
@@ -69,11 +75,7 @@ def _source(lifecycle: str | None) -> tuple[str, dict[str, str], Lifecycle]:
     if not f.is_file():
         raise UsageError(f"--lifecycle {lifecycle!r} is neither a lifecycle file nor a shipped "
                          f"preset; shipped presets: {', '.join(presets())}")
-    # refused whole (too large, not UTF-8, invalid) before anything is written or committed
-    with open(f, "rb") as fh:
-        data = fh.read(LIFECYCLE_BYTES + 1)
-    lc = read_lifecycle(data, str(f))
-    text = data.decode("utf-8")
+    text, lc = read_law_file(f, str(f))
     docs = {}
     for state in lc.states:
         doc = f.parent / f"{state}.md"
@@ -128,10 +130,7 @@ def _law_kept(top: Path, current: Path, humans: tuple[str, ...], actions: list[s
               ) -> tuple[str, dict[str, str], Lifecycle, list[str] | None]:
     """A managed repository's own lifecycle (its preset's docs when it is one), with the humans
     a `--human` names instead of its own: (text, docs, lifecycle, the humans it replaced)."""
-    with open(current, "rb") as fh:
-        data = fh.read(LIFECYCLE_BYTES + 1)
-    lc = read_lifecycle(data, LIFECYCLE_PATH)
-    text = data.decode("utf-8")
+    text, lc = read_law_file(current, LIFECYCLE_PATH)
     docs: dict[str, str] = {}
     if (top / "protocols").is_dir() and lc.name in presets():
         _, docs, _ = _source(lc.name)
@@ -237,8 +236,7 @@ def _drop_stale_docs(top: Path, current: Path, docs: dict[str, str],
     """`init --force --lifecycle NEW` over a preset: the protocol docs the old preset shipped
     and NEW does not are removed where they are as shipped, kept (and said) where edited."""
     try:
-        with open(current, "rb") as fh:
-            old = read_lifecycle(fh.read(LIFECYCLE_BYTES + 1), LIFECYCLE_PATH)
+        _, old = read_law_file(current, LIFECYCLE_PATH)
     except (OSError, GitstateError):
         return
     if old.name not in presets():

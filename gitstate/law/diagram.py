@@ -32,14 +32,17 @@ def to_mermaid(lc: Lifecycle) -> str:
     return "\n".join(out) + "\n"
 
 
+def gates(lc: Lifecycle, src: str, dst: str) -> list[str]:
+    """What the move `src -> dst` waits for, in words: `approval`, `after 10m`, or both."""
+    timed = lc.policies.timeout(src, dst)
+    return (["approval"] if lc.needs_approval(src, dst) else []) \
+        + ([f"after {duration(timed.after, exact=True)}"] if timed is not None else [])
+
+
 def _edge_label(lc: Lifecycle, src: str, dst: str) -> str:
     """` : approval, after 1h` for a gated or timed move, else nothing."""
-    labels = []
-    if lc.needs_approval(src, dst):
-        labels.append("approval")
-    if (timed := lc.policies.timeout(src, dst)) is not None:
-        labels.append(f"after {duration(timed.after, exact=True)}")
-    return f" : {', '.join(labels)}" if labels else ""
+    said = gates(lc, src, dst)
+    return f" : {', '.join(said)}" if said else ""
 
 
 def describe(lc: Lifecycle) -> str:
@@ -72,17 +75,11 @@ def _state_lines(lc: Lifecycle) -> list[str]:
 
 def _state_flags(s) -> list[str]:
     """What a state is, besides its name: its roster, whether it ends, what it asks."""
-    flags = [s.roster] + (["terminal"] if s.terminal else []) + (
-        ["failure"] if s.outcome == "failure" else [])
-    if s.requires:
-        flags.append("requires " + ", ".join(s.requires))
-    if s.log:
-        flags.append(f"appends to {s.log}")
-    if s.token_limit:
-        flags.append(f"to {s.token_limit} at max_tokens")
-    if s.stamp:
-        flags.append(f"stamps {s.stamp}")
-    return flags
+    return [s.roster] + [text for on, text in (
+        (s.terminal, "terminal"), (s.outcome == "failure", "failure"),
+        (s.requires, "requires " + ", ".join(s.requires)), (s.log, f"appends to {s.log}"),
+        (s.token_limit, f"to {s.token_limit} at max_tokens"), (s.stamp, f"stamps {s.stamp}"),
+    ) if on]
 
 
 def _role_lines(lc: Lifecycle) -> list[str]:
@@ -90,13 +87,10 @@ def _role_lines(lc: Lifecycle) -> list[str]:
     out = []
     for name, role in lc.roles.items():
         most = lc.max_of(name)
-        bits = [f"max {most}" if most else "any number"]
-        if role.forbids:
-            bits.append(f"never {', '.join(role.forbids)}")
-        if role.load:
-            bits.append(f"`team load` makes it {role.load}")
-        if role.mandate:
-            bits.append(f"mandate {role.mandate}")
+        bits = [f"max {most}" if most else "any number"] + [text for on, text in (
+            (role.forbids, f"never {', '.join(role.forbids)}"),
+            (role.load, f"`team load` makes it {role.load}"),
+            (role.mandate, f"mandate {role.mandate}")) if on]
         out.append(f"  {name}: {'; '.join(bits)}")
     return out
 

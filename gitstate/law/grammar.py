@@ -221,11 +221,8 @@ def subject_tag(subject: str, accept: tuple = ()):
         if state and ident.lower() not in RESERVED_IDS:
             return ident.lower(), state, m.group("text")
         return None
-    for pattern in accept if len(subject) <= SUBJECT_CHARS else ():
-        am = pattern.search(subject)
-        if am and is_valid_id(am.group("id") or "") and am.group("state"):
-            return am.group("id").lower(), am.group("state"), subject[am.end():].strip()
-    return None
+    found = _accepted_subject(subject, accept)
+    return found[:3] if found is not None else None
 
 
 def parse_trailers(body: str) -> dict[str, list[str]]:

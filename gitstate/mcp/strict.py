@@ -63,7 +63,7 @@ def problem(tool: str, model: type[BaseModel], arguments: dict) -> str | None:
 def _unknown(tool: str, key: str, takes: list[str]) -> str:
     """An argument `tool` does not take, and the one meant where it can be told."""
     near = difflib.get_close_matches(key, takes, n=1)
-    alias = {"text": "message", "sets": "set", "giver": "from"}.get(key)
+    alias = {"text": "message", **RENAMED}.get(key)
     guess = alias if alias in takes else (near[0] if near else None)
     return (f"{tool}: unknown argument '{key}'"
             + (f" (did you mean '{guess}'?)" if guess else "")

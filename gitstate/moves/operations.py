@@ -79,11 +79,10 @@ def due_timeouts(repo: Managed, now: float | None = None) -> list[dict]:
     index.save()
     due = []
     for agent, (_path, front, _problem) in sorted(fronts.items()):
-        state = (front or {}).get("state")
-        track = tracks.get(agent)
-        if track is None or track.tag != state:
+        front, track = front or {}, tracks.get(agent)
+        if track is None or track.tag != front.get("state"):
             continue
-        role = statefile.as_text((front or {}).get("role"))
+        state, role = front["state"], statefile.as_text(front.get("role"))
         found = _timed_move(lc, agent, state, role, track, now) \
             or _role_timeout(lc, agent, state, role, track, now)
         if found:
@@ -99,9 +98,7 @@ def _timed_move(lc: Lifecycle, agent: str, state, role: str | None, track,
         if a == state and lc.timeout_applies(a, b, role) \
                 and now - track.entered[1] >= seconds:
             after = duration(seconds, exact=True)
-            return {"agent": agent, "from": a, "to": b, "after": after,
-                    "since": iso(track.entered[1]), "since_commit": track.entered[0],
-                    "why": f"timeout {after}"}
+            return _due(agent, a, b, after, track.entered, f"timeout {after}")
     return None
 
 
@@ -113,9 +110,13 @@ def _role_timeout(lc: Lifecycle, agent: str, state, role: str | None, track,
     if not (limit and end and now - track.first[1] >= limit):
         return None
     after = duration(limit, exact=True)
-    return {"agent": agent, "from": state, "to": end, "after": after,
-            "since": iso(track.first[1]), "since_commit": track.first[0],
-            "why": f"role {role} may live {after}"}
+    return _due(agent, state, end, after, track.first, f"role {role} may live {after}")
+
+
+def _due(agent: str, frm: str, to: str, after: str, since: tuple, why: str) -> dict:
+    """A timed move that is due `after` the (commit, time) `since`, and why."""
+    return {"agent": agent, "from": frm, "to": to, "after": after, "since": iso(since[1]),
+            "since_commit": since[0], "why": why}
 
 
 def _failure_end(lc: Lifecycle, state: str) -> str | None:
@@ -133,6 +134,13 @@ def committed(agent: str, move: Callable[[], Any]) -> Any:
     return move()
 
 
+def move_record(agent: str, result) -> dict:
+    """A move an operation made (`result`, for `agent`), as its `--json` lists it."""
+    info = result.plan.info
+    return {"agent": info.get("agent", agent), "from": info.get("from"), "to": info.get("to"),
+            "commit": result.sha, "subject": result.plan.message.split("\n", 1)[0]}
+
+
 class NotMade(GitstateError):
     """A move an operation's `commit` did not make (`watch --push`: it no longer lands on the
     hub): said, and the operation goes on with the other agents."""
@@ -146,21 +154,33 @@ def sweep(repo: Managed, say: Callable[[str], None], commit=committed,
     with as_system(repo) as repo:
         for d in due_timeouts(repo) if due is None else due:
             role_cap = d["why"].startswith("role ")
-            sets = {"summary": f"timed out: {d['why']}"} if role_cap else {}
-            if role_cap and "final_summary" in lc_of(repo).states[d["to"]].requires:
-                sets["final_summary"] = sets["summary"]
-            try:
-                r = commit(d["agent"], partial(
-                    transition, repo, d["agent"], d["to"], sets=sets, moved_by="sweep",
-                    text=f"timeout: {d['from']} -> {d['to']} after {d['after']}"))
-            except NotMade as exc:
-                say(f"{d['agent']}: {d['from']} -> {d['to']} was not made: {exc.message}")
-                continue
-            since = "born" if role_cap else f"in {d['from']} since"
-            say(f"{d['agent']}: {d['from']} -> {d['to']} ({since} {d['since_commit'][:10]}, "
-                f"{d['why']})  ({r.sha[:10]})")
-            results.append(r)
+            sets = _summary_sets(lc_of(repo), d["to"], f"timed out: {d['why']}") \
+                if role_cap else {}
+            r = _made(commit, say, d, partial(
+                transition, repo, d["agent"], d["to"], sets=sets, moved_by="sweep",
+                text=f"timeout: {d['from']} -> {d['to']} after {d['after']}"))
+            if r is not None:
+                since = "born" if role_cap else f"in {d['from']} since"
+                say(f"{d['agent']}: {d['from']} -> {d['to']} ({since} "
+                    f"{d['since_commit'][:10]}, {d['why']})  ({r.sha[:10]})")
+                results.append(r)
     return results
+
+
+def _summary_sets(lc: Lifecycle, target: str, summary: str) -> dict[str, str]:
+    """`summary` as the summary, and as the final summary where `target` requires one."""
+    keys = ("summary", "final_summary") if "final_summary" in lc.states[target].requires \
+        else ("summary",)
+    return dict.fromkeys(keys, summary)
+
+
+def _made(commit, say: Callable[[str], None], d: dict, move: Callable[[], Any]) -> Any:
+    """The due move `d` committed through `commit`; None (said) when it was not made."""
+    try:
+        return commit(d["agent"], move)
+    except NotMade as exc:
+        say(f"{d['agent']}: {d['from']} -> {d['to']} was not made: {exc.message}")
+        return None
 
 
 def lc_of(repo: Managed) -> Lifecycle:
@@ -246,17 +266,12 @@ def reap(repo: Managed, say: Callable[[str], None], host: str | None = None,
                 say(f"{agent}: {why}, but from {state} no failure state is one move away; "
                     "left as it is")
                 continue
-            sets = {"summary": d["summary"]}
-            if "final_summary" in lc.states[target].requires:
-                sets["final_summary"] = d["summary"]
-            try:
-                r = commit(agent, partial(transition, repo, agent, target,
-                                          text=f"reaped: {why}", sets=sets, moved_by="reap"))
-            except NotMade as exc:
-                say(f"{agent}: {state} -> {target} was not made: {exc.message}")
-                continue
-            say(f"{agent}: {state} -> {target} ({why})  ({r.sha[:10]})")
-            results.append(r)
+            r = _made(commit, say, d, partial(
+                transition, repo, agent, target, text=f"reaped: {why}", moved_by="reap",
+                sets=_summary_sets(lc, target, d["summary"])))
+            if r is not None:
+                say(f"{agent}: {state} -> {target} ({why})  ({r.sha[:10]})")
+                results.append(r)
     return results
 
 

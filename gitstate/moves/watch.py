@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 
 from gitstate.errors import GitstateError, Rejected
 from gitstate.git.atomic import Result
 from gitstate.git.repo import Managed
 from gitstate.law.times import iso
-from gitstate.moves.operations import NotMade, due_reaps, due_timeouts, reap, sweep
+from gitstate.moves.operations import NotMade, due_reaps, due_timeouts, move_record, reap, sweep
 
 EVERY = 30.0   # seconds between two rounds (`--every`)
 
@@ -80,15 +81,17 @@ class _Round:
     def make_due(self, by: str, host: str | None, refused: set) -> set[tuple]:
         """The moves `by` (sweep or reap) finds due, made; those not made are remembered in
         `refused`, and one refused before is not said again. The keys of those due."""
-        found = due_timeouts(self.repo) if by == "sweep" else due_reaps(self.repo, host)
+        if by == "sweep":
+            found = due_timeouts(self.repo)
+            make = partial(sweep, self.repo, self.said, self.commit, due=found)
+        else:
+            found = due_reaps(self.repo, host)
+            make = partial(reap, self.repo, self.said, host, commit=self.commit, due=found)
         self.record["due"] += [{"by": by, "agent": d["agent"], "from": d["from"],
                                 "to": d["to"], "why": d["why"],
                                 "since_commit": d.get("since_commit")} for d in found]
         self.quiet |= {d["agent"] for d in found if _key(by, d) in refused}
-        if by == "sweep":
-            sweep(self.repo, self.said, self.commit, due=found)
-        else:
-            reap(self.repo, self.said, host, commit=self.commit, due=found)
+        make()
         refused |= {_key(by, d) for d in found if d["agent"] not in self.moved}
         return {_key(by, d) for d in found}
 
@@ -97,12 +100,9 @@ class _Round:
             result = self.landed(agent, move) if self.push else move()
         except Rejected as exc:   # the law here refuses it (e.g. an unproven reap)
             raise NotMade("refused: " + "; ".join(str(v) for v in exc.violations)) from None
-        info = result.plan.info
-        self.moved.add(info.get("agent", agent))
-        self.record["moves"].append({"agent": info.get("agent", agent),
-                                     "from": info.get("from"), "to": info.get("to"),
-                                     "commit": result.sha,
-                                     "subject": result.plan.message.split("\n", 1)[0]})
+        made = move_record(agent, result)
+        self.moved.add(made["agent"])
+        self.record["moves"].append(made)
         return result
 
     def landed(self, agent: str, move: Callable[[], Result]) -> Result:

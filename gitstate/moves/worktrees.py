@@ -15,7 +15,6 @@ from pathlib import Path
 
 from gitstate.errors import GitstateError, UsageError
 from gitstate.git.repo import Managed
-from gitstate.law import statefile
 from gitstate.law.grammar import canonical_id, is_branch_name
 from gitstate.moves import commands
 
@@ -168,11 +167,7 @@ def _uncommitted(where: Path) -> list[str]:
 
 
 def _living_or_frozen(repo: Managed, agent: str) -> bool:
-    head = repo.head()
-    lc = repo.lifecycle(head)
-    data = repo.git.cat_files([f"{head}:{lc.state_path(agent)}"])[0] if head else None
-    if data is None:
-        raise repo.unknown_agent(agent, head, lc)
-    state = statefile.parse_bytes(data, lc.state_path(agent)).state
+    lc, _path, doc = repo.agent_doc(agent, repo.head())
+    state = doc.state
     spec = lc.states.get(state) if isinstance(state, str) else None
     return spec is None or spec.roster != "dead"

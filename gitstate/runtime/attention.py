@@ -128,6 +128,17 @@ def waiting(repo, records: list[dict] | None = None, commit: str | None = None) 
     return {"commit": commit, "waiting": pending(notices, records)}
 
 
+def waits_of(repo, records: list[dict], commit: str | None, now: int) -> dict[str, list[str]]:
+    """Agent (of the roster `records`, read at `commit`) -> what it waits for a person for, in
+    words (`what`), as of `now`."""
+    known = {r["agent"] for r in records}
+    found: dict[str, list[str]] = {}
+    for w in waiting(repo, records, commit)["waiting"]:
+        if w["agent"] in known:
+            found.setdefault(w["agent"], []).append(what(w, now))
+    return found
+
+
 def what(w: dict, now: int | None = None) -> str:
     """What one agent waits for, how long, and what Claude Code said: `waits for permission to
     use a tool, 3m: Claude needs your permission to use Bash`."""

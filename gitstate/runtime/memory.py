@@ -49,6 +49,11 @@ def _key(text: str) -> str:
     return _SAFE.sub("_", text)[:128] or "_"
 
 
+def _file(gdir: str, kind: str, name: str, ext: str = ".json") -> str:
+    """Where `name`'s record of `kind` (sessions, phases, status, ...) is kept."""
+    return os.path.join(_folder(gdir), kind, _key(name) + ext)
+
+
 def _read(path: str) -> dict | None:
     try:
         with open(path, encoding="utf-8") as fh:
@@ -68,16 +73,16 @@ def _write(path: str, data: dict) -> None:
 
 def binding(gdir: str, session: str) -> dict | None:
     """{agent, window, mortality: [midlife, legacy, urgent]} of a bound session."""
-    return _read(os.path.join(_folder(gdir), "sessions", _key(session) + ".json"))
+    return _read(_file(gdir, "sessions", session))
 
 
 def bind(gdir: str, session: str, data: dict) -> None:
-    _write(os.path.join(_folder(gdir), "sessions", _key(session) + ".json"), data)
+    _write(_file(gdir, "sessions", session), data)
 
 
 def unbind(gdir: str, session: str) -> None:
     try:
-        os.remove(os.path.join(_folder(gdir), "sessions", _key(session) + ".json"))
+        os.remove(_file(gdir, "sessions", session))
     except OSError:
         pass
 
@@ -97,27 +102,26 @@ def bound_agent(event: dict, gdir: str | None) -> tuple[str | None, dict | None]
 
 
 def last_phase(gdir: str, agent: str) -> str | None:
-    found = _read(os.path.join(_folder(gdir), "phases", _key(agent) + ".json"))
+    found = phase_record(gdir, agent)
     return found.get("phase") if found else None
 
 
 def remember_phase(gdir: str, agent: str, phase: str, pct: float) -> None:
-    _write(os.path.join(_folder(gdir), "phases", _key(agent) + ".json"),
-           {"phase": phase, "context_pct": pct})
+    _write(_file(gdir, "phases", agent), {"phase": phase, "context_pct": pct})
 
 
 def phase_record(gdir: str, agent: str) -> dict | None:
     """{phase, context_pct} last measured for `agent`."""
-    return _read(os.path.join(_folder(gdir), "phases", _key(agent) + ".json"))
+    return _read(_file(gdir, "phases", agent))
 
 
 def kept_status(gdir: str, agent: str) -> dict | None:
     """What the status line read of `agent` last, with the refs it read it at."""
-    return _read(os.path.join(_folder(gdir), "status", _key(agent) + ".json"))
+    return _read(_file(gdir, "status", agent))
 
 
 def keep_status(gdir: str, agent: str, data: dict) -> None:
-    _write(os.path.join(_folder(gdir), "status", _key(agent) + ".json"), data)
+    _write(_file(gdir, "status", agent), data)
 
 
 class Recording:
@@ -126,7 +130,7 @@ class Recording:
     holds it. The lock goes with the process that held it, however it ends."""
 
     def __init__(self, gdir: str, agent: str):
-        self.path = os.path.join(_folder(gdir), "phases", _key(agent) + ".lock")
+        self.path = _file(gdir, "phases", agent, ".lock")
         self.fd: int | None = None
 
     def __enter__(self) -> bool:
@@ -148,7 +152,7 @@ class Recording:
 
 def record_child(gdir: str, session: str, child: dict) -> None:
     """A sub-agent about to be spawned by the session's agent (what SubagentStart tells it)."""
-    path = os.path.join(_folder(gdir), "children", _key(session) + ".json")
+    path = _file(gdir, "children", session)
     found = _read(path) or {"pending": []}
     found["pending"] = (found.get("pending") or [])[-20:] + [child]
     _write(path, found)
@@ -156,7 +160,7 @@ def record_child(gdir: str, session: str, child: dict) -> None:
 
 def take_child(gdir: str, session: str, kind: str | None) -> dict | None:
     """The oldest pending sub-agent of this kind (any kind when `kind` is None)."""
-    path = os.path.join(_folder(gdir), "children", _key(session) + ".json")
+    path = _file(gdir, "children", session)
     found = _read(path)
     if not found:
         return None
@@ -171,7 +175,7 @@ def take_child(gdir: str, session: str, kind: str | None) -> dict | None:
 
 def count_call(gdir: str, session: str) -> int:
     """One more tool call of the session; how many so far."""
-    path = os.path.join(_folder(gdir), "calls", _key(session) + ".json")
+    path = _file(gdir, "calls", session)
     found = _read(path)
     calls = found.get("calls") if found else None
     n = (calls if isinstance(calls, int) else 0) + 1
@@ -185,7 +189,7 @@ class EventOrder:
     `ticket`, the time its hook started) than one of the session already decided."""
 
     def __init__(self, gdir: str, session: str, ticket: int):
-        self.path = os.path.join(_folder(gdir), "events", _key(session))
+        self.path = _file(gdir, "events", session, "")
         self.ticket, self.fd = ticket, -1
 
     def __enter__(self) -> bool:
@@ -206,14 +210,12 @@ class EventOrder:
 def remember_subagent(gdir: str, agent_id: str, agent: str, **said: str) -> None:
     """The gitstate agent a runtime's sub-agent (its `agent_id`) was registered as, and what
     it is to be told (`update`: the instruction appended to its instructions)."""
-    _write(os.path.join(_folder(gdir), "subagents", _key(agent_id) + ".json"),
-           {"agent": agent, **said})
+    _write(_file(gdir, "subagents", agent_id), {"agent": agent, **said})
 
 
 def subagent_record(gdir: str, agent_id: str) -> dict:
     """What `remember_subagent` kept of a runtime's sub-agent ({} when nothing)."""
-    found = _read(os.path.join(_folder(gdir), "subagents", _key(agent_id) + ".json")) \
-        if agent_id else None
+    found = _read(_file(gdir, "subagents", agent_id)) if agent_id else None
     return found if isinstance(found, dict) else {}
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from gitstate.doors.doctor import finding
 from gitstate.doors.shims import runs_our_mcp  # noqa: F401  (one test for every runtime)
 from gitstate.errors import InvalidFile
 
@@ -96,11 +97,6 @@ def merge_servers(config: dict, where: str, name: str, server: dict, is_ours,
         return [], kept
     servers[mine] = want
     return [mine], kept
-
-
-def finding(status: str, check: str, detail: str, fix: str | None = None) -> dict:
-    """One line of `gitstate doctor`."""
-    return {"status": status, "check": check, "detail": detail, "fix": fix}
 
 
 class HooksFile:

@@ -19,14 +19,21 @@ SPAWN_RULES = (Rule.MAX_DEPTH, Rule.SELF_SPAWN, Rule.MAX_LIVING, Rule.ROLE_MAX, 
                Rule.PARENT)
 
 
-def record_context(cwd: str | None, agent: str, pct: float, phase: str, tokens: int,
-                   window: int) -> str:
-    """One progress commit, authored by gitstate, that records the measured `context_pct`;
-    returns what the agent is told."""
+def _committed(cwd: str | None, agent: str):
+    """(the clone at `cwd`, its HEAD, its lifecycle, `agent`'s state file as committed at HEAD
+    or None)."""
     repo = open_managed(cwd)
     head = repo.head()
     lc = repo.lifecycle(head)
     data = repo.git.cat_files([f"{head}:{lc.state_path(agent)}"])[0] if head else None
+    return repo, head, lc, data
+
+
+def record_context(cwd: str | None, agent: str, pct: float, phase: str, tokens: int,
+                   window: int) -> str:
+    """One progress commit, authored by gitstate, that records the measured `context_pct`;
+    returns what the agent is told."""
+    repo, _head, lc, data = _committed(cwd, agent)
     if data is None:
         return f"gitstate: {agent} is not registered here; context is {pct:g}% ({phase})."
     doc = statefile.parse_bytes(data, lc.state_path(agent))
@@ -38,7 +45,7 @@ def record_context(cwd: str | None, agent: str, pct: float, phase: str, tokens: 
         budget = doc.get("max_tokens")
         leave = lc.states[state].token_limit
         over = leave and isinstance(budget, int) and tokens >= budget
-        note = record_as_system(repo, agent, leave if over and leave else state,
+        note = record_as_system(repo, agent, leave if over else state,
                                 {"context_pct": pct, "tokens": tokens},
                                 f"{measured}: {phase}" + (
                                     f"; token limit {budget:,}: {state} ends" if over else ""))
@@ -132,10 +139,7 @@ def land_measurement(repo, agent: str, move) -> str:
 def judge_spawn(cwd: str | None, parent: str, kind: str) -> tuple[str | None, int]:
     """(why the spawn is refused or None, the child's depth): the child as `gitstate spawn
     CHILD --parent PARENT --role KIND` would write it, judged at HEAD."""
-    repo = open_managed(cwd)
-    head = repo.head()
-    lc = repo.lifecycle(head)
-    data = repo.git.cat_files([f"{head}:{lc.state_path(parent)}"])[0] if head else None
+    repo, head, lc, data = _committed(cwd, parent)
     if data is None:
         return None, 1
     front = statefile.parse_bytes(data, lc.state_path(parent)).front

@@ -7,14 +7,12 @@ from gitstate.law.times import duration
 from gitstate.web.clock import epoch, sha_of
 from gitstate.web.html import Safe, join, render, time_tag
 from gitstate.web.layout import Links
-from gitstate.web.pages import _phase, _role, agent_link, flags_html
+from gitstate.web.pages import _phase, _role, agent_link, badge, flags_html
 
 
 def _details(links: Links, r: dict) -> Safe:
     seconds = r.get("seconds_in_state")
-    rows = [("State", render('<span class="badge {c}">{s}</span> ({roster})',
-                             c=r.get("roster") or "unknown", s=r.get("state") or "?",
-                             roster=r.get("roster") or "unknown")),
+    rows = [("State", render('{b} ({roster})', b=badge(r), roster=r.get("roster") or "unknown")),
             ("Role", _role(r)), ("Model", r.get("model") or "—"), ("Phase", _phase(r)),
             ("In state for", render("{d} (since {t}, commit {sha})",
                                     d=duration(seconds) if seconds is not None else "—",
@@ -37,15 +35,10 @@ def _known(links: Links, r: dict) -> list[tuple[str, object]]:
         rows.append(("Parent", agent_link(links, r["parent"])))
     if r.get("depth") is not None:
         rows.append(("Depth", str(r["depth"])))
-    first, last = r.get("first_commit"), r.get("last_commit")
-    if first:
-        rows.append(("Born", render("{t}, commit {sha}", t=time_tag(r.get("first_commit_at")),
-                                    sha=links.commit(sha_of(first)))))
-    if last:
-        rows.append(("Last state commit", render("{t}, commit {sha}",
-                                                 t=time_tag(r.get("last_commit_at")),
-                                                 sha=links.commit(sha_of(last)))))
-    return rows
+    return rows + [(label, render("{t}, commit {sha}", t=time_tag(r.get(f"{key}_at")),
+                                  sha=links.commit(sha_of(r[key]))))
+                   for key, label in (("first_commit", "Born"),
+                                      ("last_commit", "Last state commit")) if r.get(key)]
 
 
 def _timeline(links: Links, agent: str, moves: list[dict], transfers: list[dict],
@@ -154,10 +147,10 @@ def agent_body(links: Links, data: dict, lc, end: int, waits: list[str] | None =
     from gitstate.web.charts import timeline_svg
     from gitstate.web.trouble import trouble
     r = data["record"]
+    transfers, context = data.get("transfers") or [], data.get("context") or []
     flags = [("waiting", w) for w in waits or []] + trouble(r, lc, end)
     parts = [render('<h1><span class="sr-only">Agent </span>{agent} '
-                    '<span class="badge {c}">{state}</span></h1>{flags}', agent=r["agent"],
-                    c=r.get("roster") or "unknown", state=r.get("state") or "?",
+                    '{badge}</h1>{flags}', agent=r["agent"], badge=badge(r),
                     flags=render('<p class="attention-line">{f}</p>', f=flags_html(flags))
                     if flags else Safe("")),
              _details(links, r)]
@@ -169,12 +162,10 @@ def agent_body(links: Links, data: dict, lc, end: int, waits: list[str] | None =
                             'class="freeze"><h2 id="h-freeze">Freeze-state</h2>{f}</section>',
                             f=_freeze(r["agent"], data["freeze"], data["freeze_error"],
                                       list(lc.policies.humans))))
-    chart = timeline_svg(r["agent"], data["timeline"], data.get("context") or [],
-                         data.get("transfers") or [], lc, end)
+    chart = timeline_svg(r["agent"], data["timeline"], context, transfers, lc, end)
     parts.append(render('<section aria-labelledby="h-timeline"><h2 id="h-timeline">Timeline'
                         '</h2>{c}{t}</section>', c=chart,
-                        t=_timeline(links, r["agent"], data["timeline"],
-                                    data.get("transfers") or [], data.get("context") or [])))
+                        t=_timeline(links, r["agent"], data["timeline"], transfers, context)))
     parts.append(render('<section aria-labelledby="h-inbox"><h2 id="h-inbox">Inbox</h2>{i}'
                         '</section>', i=_inbox(links, data["inbox"], data["inbox_error"])))
     return join(parts)

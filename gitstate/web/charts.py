@@ -4,6 +4,8 @@ picture is paired with words: a legend in HTML, and a table of the same numbers.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from gitstate.law.lifecycle import Lifecycle
 from gitstate.web.clock import epoch
 from gitstate.web.html import Safe, join, render, when
@@ -209,8 +211,8 @@ def _context_chart(sc: _Scale, context: list[tuple], lc: Lifecycle) -> Safe:
 
     def yv(p: float) -> float:
         return bottom - (bottom - top) * min(p, 100) / 100
-    pts = " ".join(f"{sc.x_move(c[0], c[2] if len(c) > 2 else None):.1f},{yv(c[1]):.1f}"
-                   for c in context)
+    at = [(sc.x_move(c[0], c[2] if len(c) > 2 else None), yv(c[1]), c) for c in context]
+    pts = " ".join(f"{x:.1f},{y:.1f}" for x, y, _ in at)
     mort = lc.mortality
     lines = join(render('<path class="mark {k}" d="M{l},{y:.1f} L{r},{y:.1f}"/>'
                         '<text class="tick" x="{r}" y="{ty:.1f}" text-anchor="end">{k} '
@@ -218,9 +220,8 @@ def _context_chart(sc: _Scale, context: list[tuple], lc: Lifecycle) -> Safe:
                         ty=yv(v) + (12 if k == "legacy" else -3))
                  for k, v in (("legacy", mort.legacy), ("urgent", mort.urgent)))
     dots = join(render('<circle cx="{x:.1f}" cy="{y:.1f}" r="3"><title>{p:g}% at {w} UTC'
-                       '</title></circle>', x=sc.x_move(c[0], c[2] if len(c) > 2 else None),
-                       y=yv(c[1]), p=c[1], w=when(c[0]))
-                for c in context)
+                       '</title></circle>', x=x, y=y, p=c[1], w=when(c[0]))
+                for x, y, c in at)
     return render('<g class="context"><rect class="frame" x="{l}" y="{t}" width="{w}" '
                   'height="{h}"/>{lines}<polyline points="{pts}"/>{dots}'
                   '<text class="tick" x="{l2}" y="{t2}">context %</text></g>',
@@ -236,22 +237,21 @@ def team_series(moves: list[dict], lc: Lifecycle, end: int, samples: int = SAMPL
     t0 = epoch(moves[0]["time"]) or 0
     t1 = max(end, t0 + 1)
     times = [t0 + (t1 - t0) * (i + 1) // samples for i in range(samples)]
-    where: dict[str, str] = {}
-    now: dict[str, int] = {}
+    where: dict[str, str] = {}     # agent -> its state
+    now: Counter[str] = Counter()  # state -> its agents
     counts: dict[str, list[int]] = {s: [] for s in lc.states}
     i = 0
-    for t in times:
+    for k, t in enumerate(times):
         while i < len(moves) and (epoch(moves[i]["time"]) or 0) <= t:
             m = moves[i]
-            before = where.get(m["agent"])
-            if before is not None:
-                now[before] -= 1
+            if m["agent"] in where:
+                now[where[m["agent"]]] -= 1
             where[m["agent"]] = m["to"]
-            now[m["to"]] = now.get(m["to"], 0) + 1
-            counts.setdefault(m["to"], [0] * len(counts[next(iter(counts))]))
+            now[m["to"]] += 1
+            counts.setdefault(m["to"], [0] * k)    # a state the lifecycle lacks
             i += 1
         for s in counts:
-            counts[s].append(now.get(s, 0))
+            counts[s].append(now[s])
     return {"start": t0, "times": times, "counts": counts, "states": list(counts)}
 
 

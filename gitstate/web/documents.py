@@ -53,14 +53,8 @@ def waiting_of(viewer: Viewer, links: Links, view: dict, now: int) -> dict[str, 
     the notices are the runtime's, not history's)."""
     if links.at or not view["commit"]:
         return {}
-    from gitstate.runtime.attention import waiting, what
-    records = rows(view)
-    known = {r["agent"] for r in records}     # a page for each agent flagged
-    found: dict[str, list[str]] = {}
-    for w in waiting(viewer.repo, records, view["commit"])["waiting"]:
-        if w["agent"] in known:
-            found.setdefault(w["agent"], []).append(what(w, now))
-    return found
+    from gitstate.runtime.attention import waits_of
+    return waits_of(viewer.repo, rows(view), view["commit"], now)
 
 
 def roster_page(viewer: Viewer, links: Links, *, live: bool = True, params=None,

@@ -3,6 +3,9 @@ drawn with its counts. Each takes the views' plain dicts; every value is escaped
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
+
 from gitstate.law.times import duration
 from gitstate.web.clock import sha_of
 from gitstate.web.html import Safe, join, render, time_tag
@@ -23,6 +26,12 @@ def _phase(r: dict) -> str:
     if pct is None:
         return r.get("phase") or "—"
     return f"{r.get('phase') or '?'} ({pct:g}%)"
+
+
+def badge(r: dict) -> Safe:
+    """The agent's state, in its roster's colours."""
+    return render('<span class="badge {c}">{s}</span>', c=r.get("roster") or "unknown",
+                  s=r.get("state") or "?")
 
 
 def agent_link(links: Links, agent: str) -> Safe:
@@ -60,18 +69,13 @@ class Filters:
     def matches(self, r: dict, flags: list, words: str = "") -> bool:
         """Does record `r` (with its troubles `flags`, and the text of its last move shown
         in place of a summary, `words`) pass this filter?"""
-        if self.state and r.get("state") != self.state:
+        if any(getattr(self, k) and r.get(k) != getattr(self, k)
+               for k in ("state", "role", "phase")):
             return False
-        if self.role and r.get("role") != self.role:
-            return False
-        if self.phase and r.get("phase") != self.phase:
-            return False
-        if self.q:
-            hay = " ".join(str(r.get(k) or "") for k in ("agent", "state", "role", "summary",
-                                                         "thread", "final_summary", "problem"))
-            hay += " " + " ".join(w for _, w in flags) + " " + words
-            return all(word in hay.lower() for word in self.q.lower().split())
-        return True
+        hay = " ".join([*(str(r.get(k) or "") for k in ("agent", "state", "role", "summary",
+                                                       "thread", "final_summary", "problem")),
+                        *(w for _, w in flags), words]).lower()
+        return all(word in hay for word in self.q.lower().split())
 
     def order(self, rows: list[tuple[dict, list]]) -> list[tuple[dict, list]]:
         from gitstate.web.trouble import worst
@@ -133,17 +137,18 @@ def summary_cell(text: str, words: str | None) -> Safe:
     return Safe("—")
 
 
+# A table's columns, and the keys its last column shows (the first one set).
+TABLES = {"cemetery": (("Agent", "Last state", "Role", "Phase", "Dead for", "Final summary"),
+                       ("final_summary", "summary"))}
+LIVING_TABLE = (("Agent", "State", "Role", "Phase", "In state for", "Summary"), ("summary",))
+
+
 def roster_table(links: Links, key: str, label: str, rows: list[tuple[dict, list]],
-                 f: Filters | None = None, words: dict[str, str] | None = None) -> Safe:
-    if key == "cemetery":
-        cols, last = ("Agent", "Last state", "Role", "Phase", "Dead for", "Final summary"), \
-            lambda r: r.get("final_summary") or r.get("summary") or ""
-    else:
-        cols, last = ("Agent", "State", "Role", "Phase", "In state for", "Summary"), \
-            lambda r: r.get("summary") or ""
+                 f: Filters, words: dict[str, str]) -> Safe:
+    cols, last = TABLES.get(key, LIVING_TABLE)
 
     def header(c: str, sort: str | None) -> Safe:
-        if f is None or sort is None or links.static:
+        if sort is None or links.static:
             return render('<th scope="col">{c}</th>', c=c)
         here = f.sort == sort
         return render('<th scope="col"{cur}><a href="{h}" title="order by {c}">{c}</a></th>',
@@ -151,25 +156,28 @@ def roster_table(links: Links, key: str, label: str, rows: list[tuple[dict, list
                       cur=Safe(' aria-sort="ascending"' if sort in ("agent", "state", "role")
                                else ' aria-sort="descending"') if here else Safe(""))
     head = join(header(c, s) for c, s in zip(cols, COL_SORTS))
-    body = []
-    for r, flags in rows:
-        seconds = r.get("seconds_in_state")
-        body.append(render(
-            '<tr{cls}><th scope="row" data-label="{c0}">{link}</th>'
-            '<td data-label="{c1}"><span class="badge {roster}">{state}</span>{flags}</td>'
-            '<td data-label="{c2}">{role}</td><td data-label="{c3}">{phase}</td>'
-            '<td data-label="{c4}"><span title="since {since}">{dur}</span></td>'
-            '<td data-label="{c5}" class="text">{text}</td></tr>',
-            cls=Safe(' class="trouble"') if flags else Safe(""),
-            c0=cols[0], c1=cols[1], c2=cols[2], c3=cols[3], c4=cols[4], c5=cols[5],
-            link=agent_link(links, r["agent"]), roster=r.get("roster") or "unknown",
-            state=r.get("state") or "?", flags=flags_html(flags), role=_role(r),
-            phase=_phase(r), since=(sha_of(r.get("in_state_since_commit")) or "?")[:10],
-            dur=duration(seconds) if seconds is not None else "—",
-            text=summary_cell(last(r), (words or {}).get(r["agent"]))))
+    body = [_row(links, cols, last, r, flags, words) for r, flags in rows]
     return render('<table class="roster cards" id="table-{key}"><caption class="sr-only">{label}'
                   '</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>',
                   key=key, label=label, head=head, body=join(body))
+
+
+def _row(links: Links, cols: tuple, last: tuple, r: dict, flags: list,
+         words: dict[str, str]) -> Safe:
+    """One agent's row: `last` names the keys its last column shows, the first one set."""
+    seconds = r.get("seconds_in_state")
+    return render(
+        '<tr{cls}><th scope="row" data-label="{c0}">{link}</th>'
+        '<td data-label="{c1}">{badge}{flags}</td>'
+        '<td data-label="{c2}">{role}</td><td data-label="{c3}">{phase}</td>'
+        '<td data-label="{c4}"><span title="since {since}">{dur}</span></td>'
+        '<td data-label="{c5}" class="text">{text}</td></tr>',
+        cls=Safe(' class="trouble"') if flags else Safe(""),
+        **{f"c{i}": c for i, c in enumerate(cols)},
+        link=agent_link(links, r["agent"]), badge=badge(r), flags=flags_html(flags), role=_role(r),
+        phase=_phase(r), since=(sha_of(r.get("in_state_since_commit")) or "?")[:10],
+        dur=duration(seconds) if seconds is not None else "—",
+        text=summary_cell(next((r[k] for k in last if r.get(k)), ""), words.get(r["agent"])))
 
 
 def shown_groups(lc, view: dict) -> list[tuple[str, str, str]]:
@@ -180,18 +188,16 @@ def shown_groups(lc, view: dict) -> list[tuple[str, str, str]]:
             if key in view and (roster in kinds or roster == "unknown" or view.get(key))]
 
 
-def roster_body(links: Links, view: dict, vacancies: dict, lc=None, now: int | None = None,
-                f: Filters | None = None, words: dict[str, str] | None = None,
-                waiting: dict[str, list[str]] | None = None) -> Safe:
+def roster_body(links: Links, view: dict, vacancies: dict, lc, now: int | None, f: Filters,
+                words: dict[str, str], waiting: dict[str, list[str]]) -> Safe:
     """The roster page's body. `words`: agent -> the text of its last move, shown (and
     searched) where it set no summary (`Viewer.last_words`). `waiting`: agent -> what it
     waits for a person for, in words (runtime/attention.py), first in "Needs attention"."""
-    f = f or Filters()
     groups = shown_groups(lc, view) if lc is not None else \
         [g for g in GROUPS if g[0] in view]
     total = sum(len(view.get(key, [])) for key, _, _ in GROUPS)
-    flagged = _flagged(view, groups, lc, now, waiting or {})
-    shown = [_group(links, view, g, f, flagged, words or {}) for g in groups]
+    flagged = flagged_agents(view, groups, lc, now, waiting)
+    shown = [_group(links, view, g, f, flagged, words) for g in groups]
     head = [_lead(view, groups, total)]
     if not links.static:
         head.append(_filter_form(links, f, lc, view, groups))
@@ -221,17 +227,13 @@ def _lead(view: dict, groups: list[tuple[str, str, str]], total: int) -> Safe:
                   lc=view.get("lifecycle") or "?")
 
 
-def _flagged(view: dict, groups: list[tuple[str, str, str]], lc, now: int | None,
-             waiting: dict[str, list[str]]) -> dict[str, list]:
+def flagged_agents(view: dict, groups: Sequence[tuple[str, str, str]], lc, now: int | None,
+                   waiting: dict[str, list[str]]) -> dict[str, list]:
     """agent -> its troubles, in words: what it waits for a person for first."""
     from gitstate.web.trouble import trouble
-    flagged: dict[str, list] = {}
-    if lc is not None and now is not None:
-        for key, _, _ in groups:
-            for r in view.get(key, []):
-                found = trouble(r, lc, now)
-                if found:
-                    flagged[r["agent"]] = found
+    flagged: dict[str, list] = {} if lc is None or now is None else {
+        r["agent"]: found for key, _, _ in groups for r in view.get(key, [])
+        if (found := trouble(r, lc, now))}
     for agent, said in waiting.items():
         flagged[agent] = [("waiting", w) for w in said] + flagged.get(agent, [])
     return flagged
@@ -293,20 +295,16 @@ def vacancies_body(links: Links, view: dict) -> Safe:
 
 def _gated(lc, src: str, dst: str) -> str:
     """A move's target, with what it waits for: `frozen (approval)`, `inbox (after 10m)`."""
-    bits = ["approval"] if lc.needs_approval(src, dst) else []
-    if (timed := lc.policies.timeout(src, dst)) is not None:
-        bits.append(f"after {duration(timed.after, exact=True)}")
+    from gitstate.law.diagram import gates
+    bits = gates(lc, src, dst)
     return f"{dst} ({', '.join(bits)})" if bits else dst
 
 
 def lifecycle_body(lc, view: dict) -> Safe:
     from gitstate.law.diagram import describe, to_mermaid
     from gitstate.web.svg import lifecycle_svg
-    counts: dict[str, int] = {}
-    for key, _, _ in GROUPS:
-        for r in view.get(key, []):
-            if r.get("state"):
-                counts[r["state"]] = counts.get(r["state"], 0) + 1
+    counts = Counter(r["state"] for key, _, _ in GROUPS for r in view.get(key, [])
+                     if r.get("state"))
     rows = []
     for name, spec in lc.states.items():
         flags = [spec.roster] + (["terminal"] if spec.terminal else []) + \

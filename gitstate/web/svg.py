@@ -12,8 +12,8 @@ the drawing stays narrow: a preset fits a 390 px phone without hiding a state.
 
 from __future__ import annotations
 
+from gitstate.law.diagram import gates
 from gitstate.law.lifecycle import Lifecycle
-from gitstate.law.times import duration
 from gitstate.web.html import Safe, join, render
 
 BOX_H, ROW_GAP, LANE, MARGIN, CHAR_W, TOP = 44, 30, 11, 8, 8.2, 30
@@ -153,11 +153,7 @@ def lifecycle_svg(lc: Lifecycle, counts: dict[str, int]) -> Safe:
     boxes = drawn["boxes"]
     edges = []
     for src, dst, path in drawn["edges"]:
-        bits = []
-        if lc.needs_approval(src, dst):
-            bits.append("approval")
-        if (timed := lc.policies.timeout(src, dst)) is not None:
-            bits.append(f"after {duration(timed.after, exact=True)}")
+        bits = gates(lc, src, dst)
         edges.append(render('<path class="{kind}" d="{d}" marker-end="url(#arrow)">'
                             '<title>{src} to {dst}{note}</title></path>',
                             kind="edge gated" if bits else "edge", d=path, src=src, dst=dst,

@@ -278,14 +278,11 @@ def _ran_gitstate(event: dict) -> bool:
 
 
 def phase_of(pct: float, marks: list) -> str:
-    midlife, legacy, urgent = (list(marks) + [50, 75, 90])[:3]
-    if pct >= urgent:
-        return "urgent"
-    if pct >= legacy:
-        return "legacy"
-    if pct >= midlife:
-        return "midlife"
-    return "fresh"
+    """The latest phase whose mark (midlife, legacy, urgent; 50, 75, 90 where not given)
+    `pct` has reached, else fresh."""
+    reached = [name for name, mark in zip(PHASES[1:], (list(marks) + [50, 75, 90])[:3])
+               if pct >= mark]
+    return reached[-1] if reached else "fresh"
 
 
 # -- sub-agents -------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from gitstate.doors.doctor import finding as found
 from gitstate.doors.shims import (
     BARE_COMMAND,
     MCP_CONFIG,
@@ -21,7 +22,6 @@ from gitstate.doors.shims import (
 )
 from gitstate.git.repo import Managed
 from gitstate.runtime.claude_code.setup_checks import _json, _python, plugin_enabled
-from gitstate.runtime.shared import finding as found
 
 
 def project_parts(top: Path) -> dict[str, tuple[bool, bool]]:

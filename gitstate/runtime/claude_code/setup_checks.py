@@ -27,6 +27,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from gitstate.doors.doctor import finding
 from gitstate.doors.shims import (
     BARE_COMMAND,
     MCP_CONFIG,
@@ -37,7 +38,6 @@ from gitstate.doors.shims import (
     runs_our_mcp,
 )
 from gitstate.git.repo import Managed
-from gitstate.runtime.shared import finding
 
 BARE_PATH = "/usr/bin:/bin"   # what an agent's Bash is sure to have
 WAIT = 60                     # seconds for the hook, and for Bash
@@ -64,8 +64,7 @@ def _runtime(repo: Managed, top: Path) -> dict | None:
         return finding("warn", "runtime", ".claude/settings.json cannot be read as Claude "
                        "Code settings", "fix it, then run `gitstate init --runtime claude-code`")
     want = ("session-start", "context", "spawn-guard")
-    missing = [n for n in want if not any(
-        c.startswith((f"{RUNTIME_COMMAND}{n}", f"{BARE_COMMAND}{n}")) for c in ours)]
+    missing = [n for n in want if not _running(ours, n)]
     if missing and not ours and plugin_enabled(top):
         return None        # the plugin runs them: its own check says so
     if missing:
@@ -76,9 +75,7 @@ def _runtime(repo: Managed, top: Path) -> dict | None:
         return finding("fail", "runtime", f"Claude Code's gitstate hooks cannot run: {broken}",
                        "`gitstate init --runtime claude-code` in this clone (the hooks then "
                        f"run {RUNTIME_SHIM}, which finds gitstate as the git hooks do)")
-    start = sorted(c for c in ours if c.startswith((f"{RUNTIME_COMMAND}session-start",
-                                                   f"{BARE_COMMAND}session-start")))[0]
-    ran, why = agent_bash(top, start)
+    ran, why = agent_bash(top, _running(ours, "session-start")[0])
     if why:
         return finding("fail", "runtime", "an agent's Bash cannot run the commands its "
                        f"briefing gives: {why}", "run `gitstate init --runtime claude-code` "
@@ -89,6 +86,12 @@ def _runtime(repo: Managed, top: Path) -> dict | None:
     return finding("ok", "runtime", "Claude Code briefs agents, measures their context and "
                    "guards their spawns (.claude/settings.json); an agent's Bash runs the "
                    f"briefing's {ran} with a PATH of {BARE_PATH} and what SessionStart exports")
+
+
+def _running(commands: list[str], hook: str) -> list[str]:
+    """The commands (sorted) that run gitstate's hook `hook`."""
+    return sorted(c for c in commands
+                  if c.startswith((f"{RUNTIME_COMMAND}{hook}", f"{BARE_COMMAND}{hook}")))
 
 
 def _our_commands(settings: Path) -> list[str] | None:
@@ -203,7 +206,7 @@ def _mcp(repo: Managed, top: Path) -> dict | None:
         return finding("fail", "mcp", f"gitstate's MCP server ({MCP_CONFIG} '{name}') cannot "
                        f"start in this clone: {broken[0]}", broken[1])
     project = _claude_project(top)
-    local = (project.get("mcpServers") or {}) if isinstance(project, dict) else {}
+    local = project.get("mcpServers") or {}
     if isinstance(local, dict) and name in local:
         return finding("warn", "mcp", f"a server '{name}' added with `claude mcp add` (local "
                        f"scope, {_tilde(_global_config())}) takes the place of {MCP_CONFIG}'s: "
@@ -212,7 +215,7 @@ def _mcp(repo: Managed, top: Path) -> dict | None:
     return _approved(top, name, project)
 
 
-def _approved(top: Path, name: str, project) -> dict:
+def _approved(top: Path, name: str, project: dict) -> dict:
     """Whether Claude Code may start gitstate's server `name`: approved, rejected, waiting."""
     state, where = approval(top, name, project)
     if state == "approved":
@@ -310,21 +313,22 @@ def approval(top: Path, name: str, project: dict | None = None) -> tuple[str, st
     """("approved" | "rejected" | "pending", the file that says so) for a project server."""
     project = _claude_project(top) if project is None else project
     trusted = project.get("hasTrustDialogAccepted") is True
-    user = (_tilde(_config_dir() / "settings.json"), _json(_config_dir() / "settings.json"))
-    local = (".claude/settings.local.json", _json(top / ".claude" / "settings.local.json"))
-    shared = (".claude/settings.json", _json(top / ".claude" / "settings.json"))
+    user, shared, local = _settings_files(top)
     legacy = (_tilde(_global_config()), project)
     for where, said in (user, local, legacy):
         if _names(said, "disabledMcpjsonServers", name):
             return "rejected", where
     for where, said in [user] + ([local, shared, legacy] if trusted else []):
-        if said.get("enableAllProjectMcpServers") is True or \
-                _names(said, "enabledMcpjsonServers", name):
+        if _enables(said, name):
             return "approved", where
-    untrusted = [where for where, said in (local, shared)
-                 if said.get("enableAllProjectMcpServers") is True
-                 or _names(said, "enabledMcpjsonServers", name)]
-    return "pending", (untrusted[0] if untrusted else None)
+    return "pending", next((where for where, said in (local, shared) if _enables(said, name)),
+                           None)
+
+
+def _enables(settings: dict, name: str) -> bool:
+    """Do these settings approve the project's server `name` (or every project server)?"""
+    return settings.get("enableAllProjectMcpServers") is True \
+        or _names(settings, "enabledMcpjsonServers", name)
 
 
 def _names(settings: dict, key: str, name: str) -> bool:

@@ -32,8 +32,13 @@ def window_of(model: str | None, policy: int | None = None) -> int | None:
         return None
     if LONG_CONTEXT_MARK in model.lower():
         return 1_000_000
-    best = max((p for p in KNOWN_WINDOWS if model.startswith(p)), key=len, default=None)
-    return KNOWN_WINDOWS[best] if best else None
+    return known_window(model, KNOWN_WINDOWS)
+
+
+def known_window(model: str | None, windows: dict[str, int]) -> int | None:
+    """The window of the longest beginning of `model`'s name that `windows` knows."""
+    best = max((p for p in windows if model and model.startswith(p)), key=len, default=None)
+    return windows[best] if best else None
 
 
 def latest_usage(path: str, tool_use_id: str | None = None) -> tuple[int, str | None] | None:

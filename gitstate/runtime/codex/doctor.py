@@ -21,9 +21,10 @@ import subprocess
 import tomllib
 from pathlib import Path
 
+from gitstate.doors.doctor import finding
 from gitstate.git.repo import Managed
 from gitstate.runtime.codex.settings import COMMAND, HOOKS, HOOKS_FILE, SHIM, SUFFIX
-from gitstate.runtime.shared import HooksFile, finding
+from gitstate.runtime.shared import HooksFile
 
 ASK = 15           # seconds for Codex's app-server
 FIX_TRUST = "run `codex` in the project and accept it and its hooks (/hooks)"

@@ -98,8 +98,7 @@ def _table() -> str:
 
 
 HEADER = re.compile(r"^\s*\[\s*mcp_servers\s*\.\s*(\"gitstate\"|gitstate)\s*\]\s*(#.*)?$", re.M)
-ANY_HEADER = re.compile(r"^\s*\[", re.M)
-FIRST_TABLE = re.compile(r"^\s*\[", re.M)
+ANY_HEADER = re.compile(r"^\s*\[", re.M)   # a table begins (or an array of tables)
 
 
 def merge_config(text: str) -> tuple[str, list[str]]:
@@ -135,7 +134,7 @@ def merge_config(text: str) -> tuple[str, list[str]]:
 
 def _login_shell(text: str) -> str:
     """`text` with `allow_login_shell = false` above its first table."""
-    first = FIRST_TABLE.search(text)
+    first = ANY_HEADER.search(text)
     line = "allow_login_shell = false   # gitstate: the model's shell keeps codex's PATH\n"
     at = first.start() if first else len(text)
     return text[:at] + line + ("\n" if first else "") + text[at:]

@@ -16,9 +16,10 @@ import json
 import os
 from pathlib import Path
 
+from gitstate.doors.doctor import finding
 from gitstate.git.repo import Managed
 from gitstate.runtime.gemini.settings import COMMAND, HOOKS, SETTINGS, SHIM, SUFFIX
-from gitstate.runtime.shared import HooksFile, finding
+from gitstate.runtime.shared import HooksFile
 
 FIX_TRUST = "run `gemini` in the project and trust the folder"
 FILE = HooksFile("gemini", "Gemini CLI", SETTINGS, SHIM, COMMAND, SUFFIX, HOOKS, "bash",
@@ -34,16 +35,17 @@ def trusted_folders() -> Path:
                 or Path.home() / ".gemini" / "trustedFolders.json")
 
 
+# a trust rule's level -> whether it trusts its folder (TRUST_PARENT: the folder's parent)
+TRUSTS = {"TRUST_FOLDER": True, "TRUST_PARENT": True, "DO_NOT_TRUST": False}
+
+
 def trust_of(top: Path, rules: dict) -> bool | None:
     """Whether the rules trust `top` (None: no rule says), the nearest rule deciding."""
     for folder in (top, *top.parents):
         for path, level in rules.items():
-            if level == "TRUST_FOLDER" and Path(path) == folder:
-                return True
-            if level == "TRUST_PARENT" and Path(path).parent == folder:
-                return True
-            if level == "DO_NOT_TRUST" and Path(path) == folder:
-                return False
+            at = Path(path).parent if level == "TRUST_PARENT" else Path(path)
+            if at == folder and level in TRUSTS:
+                return TRUSTS[level]
     return None
 
 

@@ -19,7 +19,7 @@ import io
 import json
 import sys
 
-from gitstate.runtime.claude_code.transcript import TAIL as TAIL, share, tail_lines
+from gitstate.runtime.claude_code.transcript import TAIL as TAIL, known_window, share, tail_lines
 
 SUBAGENT_TOOL = "invoke_agent"
 SHELL_TOOL = "run_shell_command"
@@ -89,10 +89,7 @@ def latest_usage(path: str | None) -> tuple[int, str | None] | None:
 
 
 def window_of(model: str | None, policy_window: int | None) -> int | None:
-    if policy_window:
-        return int(policy_window)
-    best = max((p for p in WINDOWS if model and model.startswith(p)), key=len, default=None)
-    return WINDOWS[best] if best else None
+    return int(policy_window) if policy_window else known_window(model, WINDOWS)
 
 
 def measure(path: str | None, policy_window: int | None = None, model: str | None = None,
