@@ -514,7 +514,8 @@ def test_era_deep_work_ends_when_a_measured_phase_finds_the_budget_spent(tmp_pat
         .returncode == 0
     gitstate(repo, "spawn", "era-1", "--session", "s1")
     walk(repo, "era-1", "inbox", "distill")
-    assert gitstate(repo, "transition", "era-1", "deep_work", "--set", "max_tokens=100000") \
+    assert gitstate(repo, "transition", "era-1", "deep_work", "--set", "max_tokens=100000",
+                    "--approved-by", "zach") \
         .returncode == 0
     said(start(repo, "s1"))
     tr = tmp_path / "s1.jsonl"
