@@ -84,14 +84,20 @@ def _gated_move(lc: Lifecycle, ch: FileChange, rx) -> str | None:
     if ch.old is None or ch.new is None or ch.old == ch.new:
         return None
     try:
-        old = parse_state(ch.old, ch.path, None).state
-        new = parse_state(ch.new, ch.path, None).state
+        before, after = parse_state(ch.old, ch.path, None), parse_state(ch.new, ch.path, None)
     except InvalidFile:
         return None
-    if not (isinstance(old, str) and isinstance(new, str) and lc.gated(old, new)):
-        return None
+    old, new = before.state, after.state
     m = rx.match(ch.path)
-    return f"{m.group('id') if m else ch.path} {old} -> {new}"
+    agent = m.group('id') if m else ch.path
+    if isinstance(old, str) and isinstance(new, str) and lc.gated(old, new):
+        return f"{agent} {old} -> {new}"
+    if lc.policies.fourth_wall:   # the system's keys and moves, set by a human (law/wall.py)
+        from gitstate.law.verdict import Parsed
+        from gitstate.law.wall import system_changes
+        what = system_changes(lc, Parsed(ch, agent, before, after))
+        return f"{agent}'s {', '.join(what)}" if what else None
+    return None
 
 
 def unsigned(what: list[str], names: list[str], why: str) -> Violation:

@@ -69,6 +69,12 @@ def systems(lc: Lifecycle, msg: Message) -> bool:
     return runtime_move(msg) or team_operation(msg) is not None or lc.policies.approved(msg)
 
 
+def waits_for_message(lc: Lifecycle, changes: list, memo: dict | None) -> bool:
+    """Does the verdict on these changes wait for the message (its trailers tell whose the
+    system's changes are)?"""
+    return any(system_changes(lc, p) for p in parsed_changes(lc, changes, memo))
+
+
 def check_walls(lc: Lifecycle, changes: list, msg: Message | None,
                 memo: dict | None) -> list[Violation]:
     """`fourth-wall` and `changes-in` of a commit's state-file changes (the fourth wall waits
