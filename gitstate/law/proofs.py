@@ -26,7 +26,7 @@ from gitstate.law.movers import KEY_FIELD, move_of, op_kind, parsed_changes, tea
 from gitstate.law.rule_ids import Rule
 from gitstate.law.signers import approvers, gated, keys_of, parse_public_key, unsigned
 from gitstate.law.verdict import FileChange, Parsed, Violation
-from gitstate.law.wall import RUNTIME, runtime_move, system_changes
+from gitstate.law.wall import RUNTIME, runtime_move, system_changes, walled
 
 _KEY_LINE = f"\n{KEY_FIELD}:".encode()
 
@@ -75,7 +75,7 @@ def unsigned_approvals(lc: Lifecycle, changes: list[FileChange], changed_law: li
                        msg: Message, proofs: Proofs) -> list[Violation]:
     """A gated move approved by a human must be signed by that human's key, where the law in
     force has protocols/allowed_signers."""
-    what = gated(lc, changes, changed_law)
+    what = gated(lc, changes, changed_law) + walled(lc, changes)
     names = approvers(lc, msg) if what else []
     if not names or proofs.signers() is None:
         return []   # keys not known: the trailer alone counts (doctor says so)

@@ -84,20 +84,14 @@ def _gated_move(lc: Lifecycle, ch: FileChange, rx) -> str | None:
     if ch.old is None or ch.new is None or ch.old == ch.new:
         return None
     try:
-        before, after = parse_state(ch.old, ch.path, None), parse_state(ch.new, ch.path, None)
+        old = parse_state(ch.old, ch.path, None).state
+        new = parse_state(ch.new, ch.path, None).state
     except InvalidFile:
         return None
-    old, new = before.state, after.state
+    if not (isinstance(old, str) and isinstance(new, str) and lc.gated(old, new)):
+        return None
     m = rx.match(ch.path)
-    agent = m.group('id') if m else ch.path
-    if isinstance(old, str) and isinstance(new, str) and lc.gated(old, new):
-        return f"{agent} {old} -> {new}"
-    if lc.policies.fourth_wall:   # the system's keys and moves, set by a human (law/wall.py)
-        from gitstate.law.verdict import Parsed
-        from gitstate.law.wall import system_changes
-        what = system_changes(lc, Parsed(ch, agent, before, after))
-        return f"{agent}'s {', '.join(what)}" if what else None
-    return None
+    return f"{m.group('id') if m else ch.path} {old} -> {new}"
 
 
 def unsigned(what: list[str], names: list[str], why: str) -> Violation:

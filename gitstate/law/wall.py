@@ -20,9 +20,9 @@ wall, keys that change only in some states, and work commits that name their age
 
 from __future__ import annotations
 
+from gitstate.law.changed import move_of, parsed_changes, team_operation
 from gitstate.law.grammar import Message
 from gitstate.law.lifecycle import Lifecycle
-from gitstate.law.movers import move_of, parsed_changes, team_operation
 from gitstate.law.patterns import glob, parse_arrow
 from gitstate.law.rule_ids import Rule
 from gitstate.law.statekeys import MEASURED
@@ -67,6 +67,16 @@ def system_changes(lc: Lifecycle, p: Parsed) -> list[str]:
 def systems(lc: Lifecycle, msg: Message) -> bool:
     """Does the commit say it is the system's: the runtime's, a team operation's, a human's?"""
     return runtime_move(msg) or team_operation(msg) is not None or lc.policies.approved(msg)
+
+
+def walled(lc: Lifecycle, changes: list, memo: dict | None = None) -> list[str]:
+    """What of a commit the fourth wall keeps for the system, as a human's approval of it reads
+    ("era-1's context_pct"): approved like a gated move (`agent-approval`,
+    `unsigned-approval`)."""
+    if not lc.policies.fourth_wall:
+        return []
+    return [f"{p.agent}'s {', '.join(what)}" for p in parsed_changes(lc, changes, memo)
+            if (what := system_changes(lc, p))]
 
 
 def waits_for_message(lc: Lifecycle, changes: list, memo: dict | None) -> bool:
