@@ -60,7 +60,7 @@ def system_changes(lc: Lifecycle, p: Parsed) -> list[str]:
     before, after = p.old.front, p.new.front
     out = sorted(k for k in keys - written if before.get(k) != after.get(k))
     if system_move(lc, old, new):
-        out.append(f"the move {old} -> {new}")
+        out.append(f"move {old} -> {new}")
     return out
 
 
@@ -99,7 +99,7 @@ def check_walls(lc: Lifecycle, changes: list, msg: Message | None,
 
 
 def _fourth_wall(lc: Lifecycle, p: Parsed, what: list[str]) -> Violation:
-    keys = [w for w in what if not w.startswith("the move ")]
+    keys = [w for w in what if not w.startswith("move ")]
     human = lc.policies.humans[0] if lc.policies.humans else "HUMAN"
     instead = f"leave {', '.join(keys)} as {'they are' if len(keys) > 1 else 'it is'} " \
               f"(no `--set {keys[0]}=...`)" if keys else "make another move"

@@ -271,3 +271,54 @@ def test_a_state_file_without_a_budget_has_the_lifecycles_default(tmp_path):
     set_state_line(repo, "era-1", "tokens", "99999")
     git(repo, *UNHOOKED, "commit", "-qam", "@era-1: [STATE:deep_work] over\n\nApproved-by: zach")
     assert verify(repo) == ["token-limit"]
+
+
+# -- the lifecycle's words ----------------------------------------------------------------------
+
+
+def test_the_walls_are_checked_when_the_lifecycle_is_loaded():
+    from gitstate.errors import InvalidFile
+    from gitstate.law.load import load_lifecycle
+    from gitstate.resources import preset_dir
+    era = (preset_dir("era") / "lifecycle.yaml").read_text()
+    lc = load_lifecycle(era)
+    assert lc.policies.fourth_wall and lc.policies.changes_in == {"thread": ("distill",)}
+    assert not lc.policies.work_commits_name_agent
+    for bad, said in (("fourth_wall: true", "fourth_wall: maybe"),
+                      ("thread: [distill]", "thread: [dstill]"),
+                      ("thread: [distill]", "updated: [distill]"),
+                      ("atomic_commits: true", "atomic_commits: true\n  movers: {system: "
+                                               "['logout -> nowhere']}")):
+        with pytest.raises(InvalidFile) as err:
+            load_lifecycle(era.replace(bad, said, 1))
+        assert "lifecycle.yaml:" in str(err.value)
+    assert "dstill" in _problem(era.replace("thread: [distill]", "thread: [dstill]", 1))
+
+
+def _problem(text: str) -> str:
+    from gitstate.errors import InvalidFile
+    from gitstate.law.load import load_lifecycle
+    try:
+        load_lifecycle(text)
+    except InvalidFile as exc:
+        return str(exc)
+    return ""
+
+
+def test_a_move_the_lifecycle_names_as_the_systems_is_the_runtimes_or_a_humans(tmp_path):
+    repo = managed(tmp_path, "era")
+    lifecycle = repo / "protocols" / "lifecycle.yaml"
+    lifecycle.write_text(lifecycle.read_text().replace(
+        "  atomic_commits: true", "  movers: {system: ['logout -> bootstrap']}\n"
+        "  atomic_commits: true"))
+    git(repo, "commit", "-qam", "law: the cold start is the system's", "-m", "Approved-by: zach")
+    assert "makes logout -> bootstrap" in ok(repo, "lifecycle").stdout
+    ok(repo, "spawn", "era-1")
+    walk(repo, "era-1", "inbox", "distill")
+    ok(repo, "logout", "era-1", "--note", "bye")
+    res = bound(repo, "era-1", sys.executable, "-m", "gitstate", "transition", "era-1",
+                "bootstrap")
+    assert res.returncode == 1 and "[fourth-wall]" in res.stderr
+    assert "era-1's move logout -> bootstrap is the system's" in res.stderr
+    ok(repo, "transition", "era-1", "bootstrap", "--approved-by", "zach")
+    assert verify(repo) == []
