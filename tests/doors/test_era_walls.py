@@ -322,3 +322,22 @@ def test_a_move_the_lifecycle_names_as_the_systems_is_the_runtimes_or_a_humans(t
     assert "era-1's move logout -> bootstrap is the system's" in res.stderr
     ok(repo, "transition", "era-1", "bootstrap", "--approved-by", "zach")
     assert verify(repo) == []
+
+
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is missing")
+def test_with_allowed_signers_a_humans_unnamed_commit_is_proven_by_the_signature(tmp_path):
+    repo = era_naming_agents(tmp_path)
+    zach = tmp_path / "zach"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "zach", "-f",
+                    str(zach)], check=True, capture_output=True)
+    (repo / "protocols" / "allowed_signers").write_text(f"zach {Path(f'{zach}.pub').read_text()}")
+    git(repo, "add", "protocols/allowed_signers")
+    git(repo, "-c", "gpg.format=ssh", "-c", f"user.signingkey={zach}", "commit", "-q", "-S",
+        "-m", "law: zach's key", "-m", "Approved-by: zach")
+    (repo / "mywork.py").write_text("x = 1\n")
+    git(repo, "add", "mywork.py")
+    git(repo, "commit", "-qm", "Updated feature", "-m", "Approved-by: zach")   # typed: no proof
+    assert verify(repo) == ["unnamed-work"]
+    git(repo, "-c", "gpg.format=ssh", "-c", f"user.signingkey={zach}", "commit", "-q",
+        "--amend", "-S", "-m", "Updated feature")                            # signed by zach
+    assert verify(repo) == []
