@@ -92,7 +92,7 @@ def check_walls(lc: Lifecycle, changes: list, msg: Message | None,
     out: list[Violation] = []
     for p in parsed_changes(lc, changes, memo):
         what = system_changes(lc, p) if msg is not None else []
-        if what and not systems(lc, msg):   # type: ignore[arg-type]
+        if what and msg is not None and not systems(lc, msg):
             out.append(_fourth_wall(lc, p, what))
         out += _changes_in(lc, p)
     return out
