@@ -83,14 +83,17 @@ def rules() -> str:
 def state_keys() -> str:
     from gitstate.law.statekeys import KEYS
     rows = "".join(f"| `{k.name}` | {k.type or 'any'} | {', '.join(f'`{b}`' for b in k.by)} | "
-                   f"{_cell(k.refused or '')} |\n" for k in KEYS)
+                   f"{'yes' if k.measured else ''} | {_cell(k.refused or '')} |\n" for k in KEYS)
     return (HEAD.format(source="gitstate/law/statekeys.py") + "# State-file keys\n\n"
             "The keys of `agent/<id>/_state.md`'s front matter that gitstate knows: what each "
             "value must be, and who may set it (`spawn`: gitstate when the agent is born; "
             "`move`: gitstate at every move; `--set`: whoever moves the agent, with `--set "
-            "KEY=VALUE`; `defaults`: the lifecycle's `defaults:` for a newborn). A key not "
+            "KEY=VALUE`; `defaults`: the lifecycle's `defaults:` for a newborn). A key the system "
+            "measures is, under `policies.fourth_wall`, changed only by the runtime's hooks or "
+            "a human ([the fourth wall](../explanation/movers.md#the-fourth-wall)). A key not "
             "listed is the team's own: any value, set by anyone, kept byte for byte.\n\n"
-            "| key | value | set by | why `--set` may not set it |\n|---|---|---|---|\n" + rows)
+            "| key | value | set by | measured | why `--set` may not set it |\n"
+            "|---|---|---|---|---|\n" + rows)
 
 
 def schemas() -> str:

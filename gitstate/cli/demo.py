@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -259,10 +260,19 @@ def _era_story(s: _Story, roles: list[str]) -> None:
             expect=1)
     s.shell("git", "commit", "-q", "-am", "@ben: [STATE:inbox] Restored from abc123")
     s.gitstate("transition", "ben", "distill")
-    s.gitstate("transition", "ben", "deep_work", sets=["max_tokens=50000"])
+    s.gitstate("transition", "ben", "deep_work", sets=["thread=parser"])
+    s.say("Thread transitions happen in distill: changed anywhere else, refused.")
+    s.gitstate("transition", "ben", "deep_work", sets=["thread=other"], expect=1)
+    s.say("The fourth wall: what the system measures (context, tokens, the budget) is written\n"
+          "# by the runtime's hooks or a human, never by the agent's own session.")
+    s.shell("env", "GITSTATE_AGENT=ben", sys.executable, "-m", "gitstate", "transition", "ben",
+            "deep_work", "--set", "max_tokens=999999", expect=1)
+    s.gitstate("transition", "ben", "deep_work", sets=["max_tokens=50000"], approved_by="zach")
     s.say("deep_work ends at the token limit: past max_tokens, staying is refused.")
-    s.gitstate("transition", "ben", "deep_work", sets=["tokens=50000"], expect=1)
-    s.gitstate("transition", "ben", "inbox", sets=["tokens=50000"], text="budget spent")
+    s.gitstate("transition", "ben", "deep_work", sets=["tokens=50000"], approved_by="zach",
+               expect=1)
+    s.gitstate("transition", "ben", "inbox", sets=["tokens=50000"], text="budget spent",
+               approved_by="zach")
     s.gitstate("transition", "ben", "distill")
     s.gitstate("logout", "ben", note="parser half done")
     s.gitstate("transition", "ben", "bootstrap")

@@ -291,10 +291,15 @@ def _law_in_force(git: Git, found, base: str | None, paths: list[str],
 
 
 def _judged_in_full(f: Facts) -> bool:
-    """Must commit-msg judge the message in full: a merge, a change of the law, or a bound
-    session's move of another agent, whose verdict waits for its trailers?"""
+    """Must commit-msg judge the message in full: a merge, a change of the law, a change the
+    fourth wall keeps for the system, or a bound session's move of another agent, whose
+    verdict waits for its trailers?"""
     if f.merge or f.law_changed:
         return True
+    if f.changes and f.message is None and f.lc.policies.fourth_wall:
+        from gitstate.law.wall import waits_for_message
+        if waits_for_message(f.lc, f.changes, f.memo):
+            return True
     if not f.bound or not f.changes or f.message is not None:
         return False
     from gitstate.law.movers import judge_binding

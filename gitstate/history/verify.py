@@ -311,7 +311,7 @@ def _facts(git: Git, c: Commit, lc: Lifecycle, had_law: bool, law_problem: Viola
                  if had_law else [],
                  law_problem=law_problem, line=state["line"], context=ctx, bound=agent,
                  mark=mark, encoding=c.encoding, ahead=ahead,
-                 proofs=GitProofs(git, c, law_from, ctx), memo=parsed)
+                 proofs=GitProofs(git, c, law_from, ctx), memo=parsed, brings_law=not had_law)
 
 
 def _law_before(law: dict, parent: str | None, state: dict) -> tuple:

@@ -346,6 +346,12 @@ def _check_movers(lc: Lifecycle, r) -> None:
             r.bad(where, f"movers.roles names role '{role}', which the lifecycle does not "
                          "declare")
         named += [(where, m) for m in moves]
+    named += [(("policies", "movers", "system"), m) for m in movers.system]
+    for key, states in lc.policies.changes_in.items():
+        for s in states:
+            if s not in lc.states:
+                r.bad(("policies", "changes_in", key), f"changes_in.{key} names undeclared "
+                                                       f"state '{s}'")
     for where, move in named:
         for side in move.split(" -> "):
             if side != "*" and "*" not in side and side not in lc.states:

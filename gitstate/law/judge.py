@@ -51,11 +51,12 @@ class Facts:
     `signers_known()`: whether the law in force has protocols/allowed_signers (asked only of an
     approval made from an agent's session); `encoding`: its `encoding` header; `ahead`:
     seconds it is dated ahead of the door's clock; `proofs`: its signatures, where the door
-    sees them; `memo`: state files parsed already."""
+    sees them; `memo`: state files parsed already; `brings_law`: the commit brings the first
+    law (judged by it, as its own)."""
 
     __slots__ = ("lc", "changes", "law_changed", "law_problem", "message", "merge", "line",
                  "context", "bound", "mark", "signers_known", "encoding", "ahead", "proofs",
-                 "memo")
+                 "memo", "brings_law")
 
     def __init__(self, lc: Lifecycle, changes: list[FileChange], *,
                  message: Message | None = None, law_changed: list[str] | None = None,
@@ -63,7 +64,8 @@ class Facts:
                  context: Context | None = None, bound: str | None = None,
                  mark: str | None = None, signers_known: Callable[[], bool] | None = None,
                  encoding: str | None = None, ahead: float | None = None,
-                 proofs: Proofs | None = None, memo: dict | None = None):
+                 proofs: Proofs | None = None, memo: dict | None = None,
+                 brings_law: bool = False):
         self.lc, self.changes, self.message = lc, changes, message
         self.law_changed = law_changed or []
         self.law_problem, self.merge, self.line = law_problem, merge, line
@@ -71,6 +73,7 @@ class Facts:
         self.signers_known = signers_known or (
             (lambda: proofs.signers() is not None) if proofs is not None else (lambda: False))
         self.ahead, self.proofs, self.memo = ahead, proofs, memo
+        self.brings_law = brings_law
 
 
 def judge(f: Facts) -> list[Violation]:
@@ -87,7 +90,21 @@ def judge(f: Facts) -> list[Violation]:
         out += validate(f.changes, f.lc, msg, context=f.context, memo=f.memo)
         out += _tag_form(f.lc, msg)
         out += _movers(f)
+        out += _walls(f)
+    if f.proofs is not None and f.line and msg is not None and not f.brings_law \
+            and f.lc.policies.work_commits_name_agent:
+        from gitstate.law.wall import unnamed_work
+        out += unnamed_work(f.lc, msg, f.proofs)
     return out + _approvals(f, out)
+
+
+def _walls(f: Facts) -> list[Violation]:
+    """The fourth wall and `changes_in` (law/wall.py), where the lifecycle has them."""
+    pol = f.lc.policies
+    if not f.changes or not (pol.fourth_wall or pol.changes_in or pol.movers.system):
+        return []
+    from gitstate.law.wall import check_walls
+    return check_walls(f.lc, f.changes, f.message, f.memo)
 
 
 def _approvals(f: Facts, so_far: list[Violation]) -> list[Violation]:

@@ -139,7 +139,8 @@ class Movers(Record):
     roles: dict[str, tuple[str, ...]] = field(
         {}, about="for each role, the moves its living holders may make of any agent")
     operators: tuple[str, ...] = field(
-        (), about="principals whose signature proves `reap` and `shutdown`")
+        (), about="principals whose signature proves `reap`, `shutdown` and the runtime's moves")
+    system: tuple[str, ...] = field((), about="moves only the runtime or a human makes")
 
     def parent_may(self, old: str, new: str) -> bool:
         return _matches(self.parent, old, new)
@@ -173,14 +174,18 @@ class Policies(Record):
         True, about="whether agents may hold roles the lifecycle does not declare")
     atomic_commits: bool = field(
         False, about="whether a state commit must hold the agent's state file alone")
-    context_window: int | None = field(
-        None, about="tokens of the agents' model window, when not known otherwise")
+    fourth_wall: bool = field(False, about="whether only the runtime or a human changes the "
+                                           "keys the system measures, and makes movers.system")
+    changes_in: dict[str, tuple[str, ...]] = field({}, about="key -> the states a move leaves "
+                                                            "when it may change that key")
+    work_commits_name_agent: bool = field(False, about="whether every commit on the team line "
+                                                       "speaks as @id (or is a human's)")
+    context_window: int | None = field(None, about="tokens of the agents' model window, if unknown")
     movers: Movers = field(Movers(), about="who may move an agent besides itself")
     decisions: str | None = field(
         None, about="the team's decisions file: a resumed session's briefing shows its newest "
                     "entries")
-    retry: Retry | None = field(
-        None, about="how often, and how soon, a failed agent may be retried")
+    retry: Retry | None = field(None, about="how often, and how soon, a failed agent may retry")
     _private = ("_pairs",)
     _pairs: tuple[tuple[str, str], ...] | None   # approval's 'from -> to' pairs, read once
 

@@ -237,6 +237,8 @@ def read_policies(r, raw: Any) -> Policies:
                           "custom_roles", True)
     atomic = r.flag(p.get("atomic_commits", False), ("policies", "atomic_commits"),
                     "atomic_commits")
+    flags = {k: r.flag(p.get(k, False), ("policies", k), k)
+             for k in ("fourth_wall", "work_commits_name_agent")}
     return Policies(
         humans=tuple(r.names(p.get("humans"), ("policies", "humans"), "policies.humans")),
         approval=approval, mortality=mortality,
@@ -250,7 +252,20 @@ def read_policies(r, raw: Any) -> Policies:
         retry=_read_retry(r, p.get("retry")), atomic_commits=atomic,
         context_window=r.integer(p.get("context_window"), ("policies", "context_window"),
                                  "context_window", 1000),
-        movers=_read_movers(r, p.get("movers")))
+        movers=_read_movers(r, p.get("movers")), changes_in=_read_changes_in(r, p), **flags)
+
+
+def _read_changes_in(r, p: dict) -> dict[str, tuple[str, ...]]:
+    """`policies.changes_in`: a front-matter key -> the states a move that changes it leaves
+    (era: `thread: [distill]`); never a key gitstate writes at every move."""
+    where = ("policies", "changes_in")
+    out = {}
+    for key, states in r.mapping(p.get("changes_in"), where, "policies.changes_in").items():
+        if key in ("agent", "state", "updated"):
+            r.bad(where + (key,), f"changes_in: '{key}' is written by gitstate at every move")
+            continue
+        out[str(key)] = tuple(r.names(states, where + (key,), f"changes_in.{key}"))
+    return out
 
 
 def _read_approval(r, p: dict) -> tuple[str, ...]:
@@ -357,6 +372,7 @@ def _read_movers(r, raw: Any) -> Movers:
              for role, moves in r.mapping(m.get("roles"), where + ("roles",),
                                           "movers.roles").items()}
     return Movers(parent=arrows(m.get("parent"), where + ("parent",), "movers.parent"),
+                  system=arrows(m.get("system"), where + ("system",), "movers.system"),
                   roles=roles, operators=tuple(
                       r.names(m.get("operators"), where + ("operators",), "movers.operators")))
 

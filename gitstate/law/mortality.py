@@ -36,17 +36,30 @@ def _urgent_ways(p: Parsed, lc: Lifecycle, old_state: str | None, pct: float) ->
     return advice + allowed
 
 
+def _count(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def token_budget(lc: Lifecycle, max_tokens) -> int | None:
+    """An agent's token budget: its `max_tokens`; where its state file has none (absent, or
+    `null`), the lifecycle's `defaults: max_tokens`, as a newborn gets it; neither: no budget
+    is declared, and no token limit holds."""
+    own = _count(max_tokens)
+    return own if own is not None else _count(lc.defaults.get("max_tokens"))
+
+
 def check_tokens(p: Parsed, lc: Lifecycle, state: str, out: list[Violation]) -> None:
     """A state with a `token_limit` (era's deep_work) ends once the agent's `tokens` reach its
-    `max_tokens`: it may not stay there, nor enter it, past its budget."""
+    budget (`token_budget`): it may not stay there, nor enter it, past its budget."""
     leave = lc.states[state].token_limit
     if not leave or p.new is None:
         return
-    used, most = p.new.get("tokens"), p.new.get("max_tokens")
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (used, most)) \
-            or used < most:
+    used, most = _count(p.new.get("tokens")), token_budget(lc, p.new.get("max_tokens"))
+    if used is None or most is None or used < most:
         return
-    out.append(Violation(Rule.TOKEN_LIMIT, f"{p.agent} has used {used:,} tokens of its "
-                         f"max_tokens {most:,}: {state} ends at the token limit; go to "
+    whose = "its max_tokens" if _count(p.new.get("max_tokens")) is not None else \
+        "the lifecycle's default max_tokens (its own is not set)"
+    out.append(Violation(Rule.TOKEN_LIMIT, f"{p.agent} has used {used:,} tokens of "
+                         f"{whose} {most:,}: {state} ends at the token limit; go to "
                          f"{leave} (or raise max_tokens)",
                          f"{p.change.path}:{p.new.line_of('tokens')}"))

@@ -19,6 +19,12 @@ or run by an agent runtime, which marks what it runs in its environment) is refu
 
 from __future__ import annotations
 
+from gitstate.law.changed import (  # noqa: F401  (TEAM_OPERATIONS: part of this module's API)
+    TEAM_OPERATIONS,
+    move_of,
+    parsed_changes,
+    team_operation,
+)
 from gitstate.law.grammar import Message
 from gitstate.law.lifecycle import Lifecycle, parse_arrow
 from gitstate.law.rule_ids import Rule
@@ -28,7 +34,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:   # the hooks import this on every state commit: no collections.abc then
     from collections.abc import Callable, Mapping
 
-TEAM_OPERATIONS = ("sweep", "reap", "shutdown")
 KEY_FIELD = "key"   # an agent's public key, recorded at birth (fixed, like `parent`)
 
 # What an agent runtime leaves in the environment of what it runs (its tools' commands, its
@@ -46,27 +51,8 @@ def agent_session(env: Mapping[str, str]) -> tuple[str | None, str | None]:
     return agent, next((m for m in RUNTIME_MARKS if env.get(m)), None)
 
 
-def team_operation(msg: Message | None) -> str | None:
-    """`sweep` of a commit whose `Moved-by:` trailer says `gitstate sweep`; else None."""
-    if msg is None:
-        return None
-    for value in msg.trailer("moved-by"):
-        words = value.split()
-        if len(words) == 2 and words[0].lower() == "gitstate" \
-                and words[1].lower() in TEAM_OPERATIONS:
-            return words[1].lower()
-    return None
-
-
 def _text(value) -> str | None:
     return value.strip().lower() if isinstance(value, str) and value.strip() else None
-
-
-def move_of(p: Parsed) -> tuple[str | None, str | None]:
-    """(from, to) states of a parsed change (from None: a birth)."""
-    old = p.old.state if p.old is not None else None
-    new = p.new.state if p.new is not None else None
-    return (old if isinstance(old, str) else None), (new if isinstance(new, str) else None)
 
 
 def op_kind(lc: Lifecycle, op: str, old: str | None, new: str | None,
@@ -223,32 +209,17 @@ def describe_movers(lc: Lifecycle) -> list[str]:
         out.append("  a human may make the gated moves (Approved-by:)")
     signers = ", ".join(("the humans",) + movers.operators)
     out.append(f"  reap and shutdown are proven by a signature of {signers}")
+    if lc.policies.fourth_wall:
+        system = f", and makes {', '.join(_arrows(movers.system))}" if movers.system else ""
+        out.append("  the fourth wall: only the runtime's hooks (Moved-by: gitstate runtime) or a "
+                   f"human change what the system measures{system}")
+    for key, states in lc.policies.changes_in.items():
+        out.append(f"  {key} changes only in a move that leaves {' or '.join(states)}")
     return out
 
 
 def _arrows(moves: tuple[str, ...]) -> list[str]:
     return [f"{a[0]} -> {a[1]}" for m in moves if (a := parse_arrow(m)) is not None]
-
-
-def parsed_changes(lc: Lifecycle, changes: list, memo: dict | None) -> list[Parsed]:
-    """The state-file changes of a commit, both sides parsed (a side that does not parse is
-    left out: other rules refuse it)."""
-    from gitstate.errors import InvalidFile
-    from gitstate.law.rules import parse_state
-    rx = lc.state_path_regex()
-    out = []
-    for ch in changes:
-        m = rx.match(ch.path)
-        if m is None or ch.old == ch.new:
-            continue
-        p = Parsed(ch, m.group("id"))
-        try:
-            p.old = parse_state(ch.old, ch.path, None) if ch.old is not None else None
-            p.new = parse_state(ch.new, ch.path, memo) if ch.new is not None else None
-        except InvalidFile:
-            continue
-        out.append(p)
-    return out
 
 
 def agent_approval(lc: Lifecycle, agent: str | None, mark: str | None, changes: list,
@@ -263,7 +234,11 @@ def agent_approval(lc: Lifecycle, agent: str | None, mark: str | None, changes: 
         return []
     from gitstate.law.signers import approvers, gated
     names = approvers(lc, msg)
-    what = gated(lc, changes, list(law)) if names else []
+    if names:
+        from gitstate.law.wall import walled  # the fourth wall's keys, set by a human
+        what = gated(lc, changes, list(law)) + walled(lc, changes)
+    else:
+        what = []
     if not what or signers():
         return []
     human = names[0]

@@ -26,6 +26,7 @@ from gitstate.law.movers import KEY_FIELD, move_of, op_kind, parsed_changes, tea
 from gitstate.law.rule_ids import Rule
 from gitstate.law.signers import approvers, gated, keys_of, parse_public_key, unsigned
 from gitstate.law.verdict import FileChange, Parsed, Violation
+from gitstate.law.wall import RUNTIME, runtime_move, system_changes, walled
 
 _KEY_LINE = f"\n{KEY_FIELD}:".encode()
 
@@ -74,7 +75,7 @@ def unsigned_approvals(lc: Lifecycle, changes: list[FileChange], changed_law: li
                        msg: Message, proofs: Proofs) -> list[Violation]:
     """A gated move approved by a human must be signed by that human's key, where the law in
     force has protocols/allowed_signers."""
-    what = gated(lc, changes, changed_law)
+    what = gated(lc, changes, changed_law) + walled(lc, changes)
     names = approvers(lc, msg) if what else []
     if not names or proofs.signers() is None:
         return []   # keys not known: the trailer alone counts (doctor says so)
@@ -111,12 +112,14 @@ def _unproven_move(lc: Lifecycle, p: Parsed, msg: Message, ctx, proofs: Proofs, 
     own = _key(front)
     if own is None or new is None:
         return None
-    if lc.gated(old, new) and approvers(lc, msg):
+    if (lc.gated(old, new) or system_changes(lc, p)) and approvers(lc, msg):
         return None   # a human's move: proven by `unsigned-approval`
     op = team_operation(msg)
     role = statefile.as_text(front.get("role"))
     if op is not None and op_kind(lc, op, old, new, role):
         return _team_move(lc, p, op, old, new, role, ctx, proofs)
+    if lc.policies.fourth_wall and runtime_move(msg):   # the runtime's, not the agent's key
+        return _team_move(lc, p, RUNTIME, old, new, role, ctx, proofs)
     keys = [own] + _movers_keys(lc, p, old, new, parent_key, ctx, proofs)
     return _not_signed(p, proofs, keys, who_may(lc, p.agent, front, old, new), old, new)
 
@@ -170,6 +173,8 @@ def _team_move(lc: Lifecycle, p: Parsed, op: str, old: str, new: str, role: str 
     why = proofs.signed_by_any(keys)
     if why is None:
         return None
-    return (f"{p.agent} has a key, and `gitstate {op}` moved it ({old} -> {new}): {op} acts on "
-            f"what only its clone can see, so it must be signed by a key {SIGNERS_PATH} lists "
-            f"for {' or '.join(names) or 'a human or an operator'}, but {why}")
+    acts = "records what the agent may not write of itself (policies.fourth_wall)" \
+        if op == RUNTIME else "acts on what only its clone can see"
+    return (f"{p.agent} has a key, and `gitstate {op}` moved it ({old} -> {new}): {op} {acts}, "
+            f"so it must be signed by a key {SIGNERS_PATH} lists for "
+            f"{' or '.join(names) or 'a human or an operator'}, but {why}")

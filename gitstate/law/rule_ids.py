@@ -68,6 +68,13 @@ class Rule(StrEnum):
                      "agent")
     UNSIGNED_MOVE = ("unsigned-move", "a move of an agent with a key whose commit is not signed "
                      "by that key or by a key of someone the law lets move it")
+    FOURTH_WALL = ("fourth-wall", "under policies.fourth_wall, a change of a key the system "
+                   "measures, or a move of movers.system, made neither by the runtime's hooks "
+                   "nor with a human's approval")
+    CHANGES_IN = ("changes-in", "a change of a key that policies.changes_in allows only in "
+                  "moves that leave other states")
+    UNNAMED_WORK = ("unnamed-work", "under policies.work_commits_name_agent, a commit on the "
+                    "team line that does not speak as @id and is no human's")
     URGENT = "urgent", "entering a state the mortality policy forbids at urgent context"
     TIMEOUT = "timeout", "a timed transition taken before it is due"
     RETRY = ("retry", "a failed agent retried beyond `policies.retry`: more than its max, before "

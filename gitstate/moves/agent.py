@@ -145,7 +145,8 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
     """Move `agent` to `state` in one commit, together with whatever is staged and `files`.
     Without `with_work` (a measurement the system records), only the committed state file
     changes: nothing staged and no edit in the work tree comes along. `moved_by`: the team
-    operation making the move (`sweep`, `reap`, `shutdown`; trailer `Moved-by:`)."""
+    operation making the move (`sweep`, `reap`, `shutdown`), or the runtime's hooks
+    (`runtime`); trailer `Moved-by:`."""
     agent = canonical_id(agent)
     sets = dict(sets or {})
     files = dict(files or {})

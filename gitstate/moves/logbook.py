@@ -21,7 +21,8 @@ def log_tail(repo: Managed, log: str, count: int = 3) -> list[str]:
 
 
 def logout(repo: Managed, agent: str, note: str, *, text: str | None = None,
-           sets: dict[str, Any] | None = None, with_work: bool = True) -> tuple[Result, str]:
+           sets: dict[str, Any] | None = None, with_work: bool = True,
+           moved_by: str | None = None) -> tuple[Result, str]:
     """Move `agent` to the state (one move away) that keeps a log, appending its note to that
     log in the same commit. Returns the move and the log's path. Without `with_work` (the
     runtime's move), nothing staged or edited here comes along."""
@@ -43,5 +44,5 @@ def logout(repo: Managed, agent: str, note: str, *, text: str | None = None,
     entry = f"{now_iso()}  {agent}  context {pct}%  {note.strip()}\n"
     result = transition(repo, agent, target, text=text or f"Context: {pct}%, see {log}",
                         sets=sets, files={log: old + entry.encode()}, action="logout",
-                        with_work=with_work)
+                        with_work=with_work, moved_by=moved_by)
     return result, log

@@ -143,13 +143,16 @@ def must_sign(repo: Managed, lc: Lifecycle, head: str | None, agent: str, old: s
               keyed: bool = False) -> bool:
     """A gated move approved by a human is signed with that human's key where the law lists
     keys (protocols/allowed_signers); refused, naming who must run it, without such a key.
-    `reap` and `shutdown` sign with this clone's key where it is listed for a human or an
-    operator; of a `keyed` agent they must (the hub and verify refuse them unsigned), so they
-    are refused here, before anything is committed, when this clone cannot."""
+    `reap` and `shutdown` (and, under `policies.fourth_wall`, the runtime's moves) sign with
+    this clone's key where it is listed for a human or an operator; of a `keyed` agent they
+    must (the hub and verify refuse them unsigned), so they are refused here, before anything
+    is committed, when this clone cannot."""
     if head is None or old is None:
         return False
-    gated = approved_by and lc.gated(old, new)
-    operation = moved_by in ("reap", "shutdown")
+    # under the fourth wall an approval may be of the system's keys (law/wall.py): signed too
+    gated = approved_by and (lc.gated(old, new) or lc.policies.fourth_wall)
+    operation = moved_by in ("reap", "shutdown") or (
+        moved_by == "runtime" and lc.policies.fourth_wall)   # law/wall.py: not the agent's key
     if not gated and not operation:
         return False
     signers = repo.git.cat_files([f"{head}:{SIGNERS_PATH}"])[0]

@@ -190,9 +190,11 @@ def _moved(repo, lc, event: str, payload: dict, subject: str, state: str, target
         if lc.states[target].log:    # era's logout: its note appended in the same commit
             from gitstate.moves.logbook import logout
             note = (last.splitlines() or [""])[0][:200].strip() or said
-            return logout(system, subject, note, text=said, sets=sets, with_work=False)[0]
+            return logout(system, subject, note, text=said, sets=sets, with_work=False,
+                          moved_by="runtime")[0]
         from gitstate.moves.agent import transition
-        return transition(system, subject, target, sets=sets, text=said, with_work=False)
+        return transition(system, subject, target, sets=sets, text=said, with_work=False,
+                          moved_by="runtime")
     try:
         note = commit_as_system(repo, subject, made)
     except GitstateError as exc:

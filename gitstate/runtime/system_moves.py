@@ -42,7 +42,8 @@ def record_context(cwd: str | None, agent: str, pct: float, phase: str, tokens: 
     note = ""
     if isinstance(state, str) and state in lc.states and not lc.states[state].terminal:
         # a state with a token limit (era's deep_work) ends once `tokens` reach `max_tokens`
-        budget = doc.get("max_tokens")
+        from gitstate.law.mortality import token_budget
+        budget = token_budget(lc, doc.get("max_tokens"))
         leave = lc.states[state].token_limit
         over = leave and isinstance(budget, int) and tokens >= budget
         note = record_as_system(repo, agent, leave if over else state,
@@ -63,7 +64,7 @@ def record_as_system(repo, agent: str, state: str, sets: dict, text: str) -> str
     from gitstate.moves.agent import transition
     os.environ["GITSTATE_AGENT"] = agent   # the agent's own move: signed by its key, if it has one
     return commit_as_system(repo, agent, lambda system: transition(
-        system, agent, state, sets=sets, text=text, with_work=False))
+        system, agent, state, sets=sets, text=text, with_work=False, moved_by="runtime"))
 
 
 def commit_as_system(repo, agent: str, move) -> str:

@@ -133,7 +133,7 @@ def test_era_loop_and_atomic_commits(tmp_path):
     walk(repo, "era-1", "bootstrap")                     # the next cold start
     (repo / "notes.md").write_text("thinking\n")
     refused_commit(repo, "@ERA-1: notes", "atomic", "notes.md")
-    set_state_line(repo, "era-1", "thread", "notes")
+    set_state_line(repo, "era-1", "summary", "notes")
     git(repo, "add", "-A")
     assert git(repo, "commit", "-qm", "@era-1: [STATE:bootstrap] notes", check=False).returncode == 0
     git(repo, *UNHOOKED, "commit", "-q", "--allow-empty", "-m", "@era-1: sneaky")

@@ -33,7 +33,7 @@ def test_a_working_agents_bare_work_commit_is_refused(tmp_path):
     assert "GITSTATE_AGENT says this commit is era-1's" in res.stderr
     assert "'@era-1: [STATE:deep_work] <text>'" in res.stderr
     # the seed's GOOD: work and state in one commit
-    set_state_line(repo, "era-1", "thread", "feature")
+    set_state_line(repo, "era-1", "summary", "feature")
     git(repo, "add", "-A")
     res = as_agent(repo, "era-1", "git", "commit", "-qm", "@era-1: [STATE:deep_work] Feature: X")
     assert res.returncode == 0, res.stderr
@@ -60,8 +60,9 @@ def test_logout_appends_to_the_shared_log_in_the_logout_commit(tmp_path):
     for agent in ("era-1", "era-2"):
         ok(repo, "spawn", agent)
         walk(repo, agent, "inbox", "distill")
-    out = ok(repo, "logout", "era-1", "--note", "parser half done", "--set",
-             "context_pct=62").stdout
+    # the context is the system's (policies.fourth_wall): measured, here set by the human
+    ok(repo, "transition", "era-1", "distill", "--set", "context_pct=62", "--approved-by", "zach")
+    out = ok(repo, "logout", "era-1", "--note", "parser half done").stdout
     assert "era-1: distill -> logout" in out
     assert git(repo, "log", "-1", "--format=%s").stdout.strip() == \
         "@era-1: [STATE:logout] Context: 62%, see logout.log"
@@ -120,7 +121,7 @@ def test_era_declares_no_mortality_clock_so_its_agents_get_no_advice(tmp_path):
     repo = managed(tmp_path, "era")
     ok(repo, "spawn", "era-1")
     res = json.loads(ok(repo, "transition", "era-1", "inbox", "--set", "context_pct=92",
-                        "--json").stdout)
+                        "--approved-by", "zach", "--json").stdout)
     assert "advice" not in res
     status = json.loads(ok(repo, "status", "era-1", "--json").stdout)
     assert status["context_pct"] == 92 and status["advice"] is None
@@ -147,10 +148,11 @@ def test_the_seeds_commits_and_what_an_era_agent_writes_instead(tmp_path):
         "inbox'" in err
     git(repo, "commit", "-qam", "@era-1: [STATE:inbox] Restored from abc123")
     # inbox: the seed's progress commit is accepted as it is
-    set_state_line(repo, "era-1", "thread", "parser")
+    set_state_line(repo, "era-1", "summary", "2 messages")
     git(repo, "commit", "-qam", "@era-1: [STATE:inbox] Processed 2 messages, 1 queued")
     walk(repo, "era-1", "distill")
     set_state_line(repo, "era-1", "state", "deep_work")
+    set_state_line(repo, "era-1", "thread", "parser")     # chosen in distill, as it leaves
     refused_commit(repo, "@era-1: [STATE:distill] Thread: parser, next: deep_work",
                    "tag-mismatch")
     git(repo, "commit", "-qam", "@era-1: [STATE:deep_work] thread: parser")
@@ -166,7 +168,8 @@ def test_the_seeds_commits_and_what_an_era_agent_writes_instead(tmp_path):
                          "unknown-state")
     git(repo, "reset", "-q", "--hard")
     git(repo, "clean", "-qfd")
-    ok(repo, "logout", "era-1", "--note", "bye", "--set", "context_pct=62")
+    ok(repo, "transition", "era-1", "distill", "--set", "context_pct=62", "--approved-by", "zach")
+    ok(repo, "logout", "era-1", "--note", "bye")
     assert git(repo, "log", "-1", "--format=%s").stdout.strip() == \
         "@era-1: [STATE:logout] Context: 62%, see logout.log"
     assert ok(repo, "verify").returncode == 0
@@ -210,9 +213,10 @@ def test_deep_work_ends_at_the_token_limit(tmp_path):
     repo = managed(tmp_path, "era")
     ok(repo, "spawn", "era-1")
     walk(repo, "era-1", "inbox", "distill")
-    ok(repo, "transition", "era-1", "deep_work", "--set", "thread=parser",
-       "--set", "max_tokens=50000", "--set", "tokens=1000")
-    res = gitstate(repo, "transition", "era-1", "deep_work", "--set", "tokens=50000")
+    ok(repo, "transition", "era-1", "deep_work", "--set", "thread=parser",    # the human's
+       "--set", "max_tokens=50000", "--set", "tokens=1000", "--approved-by", "zach")
+    res = gitstate(repo, "transition", "era-1", "deep_work", "--set", "tokens=50000",
+                   "--approved-by", "zach")
     assert res.returncode == 1 and "[token-limit]" in res.stderr
     assert "deep_work ends at the token limit; go to inbox" in res.stderr
     set_state_line(repo, "era-1", "tokens", "61000")
@@ -221,5 +225,6 @@ def test_deep_work_ends_at_the_token_limit(tmp_path):
     res = gitstate(repo, "verify")
     assert res.returncode == 1 and "[token-limit]" in res.stdout
     git(repo, "reset", "-q", "--hard", "HEAD~1")
-    ok(repo, "transition", "era-1", "inbox", "--set", "tokens=50000", "-m", "budget spent")
+    ok(repo, "transition", "era-1", "inbox", "--set", "tokens=50000", "-m", "budget spent",
+       "--approved-by", "zach")
     assert ok(repo, "verify").returncode == 0

@@ -44,7 +44,7 @@ CASES = [(p, s, c) for p in PRESETS for s, c in commands(p)]
 
 def test_the_docs_have_commands_to_run():
     assert {p for p, _, _ in CASES} == set(PRESETS)
-    assert ("era", "distill", 'gitstate logout <you> --note "..." --set context_pct=<n>') \
+    assert ("era", "distill", 'gitstate logout <you> --note "..."') \
         in CASES
 
 

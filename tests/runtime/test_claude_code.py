@@ -514,7 +514,8 @@ def test_era_deep_work_ends_when_a_measured_phase_finds_the_budget_spent(tmp_pat
         .returncode == 0
     gitstate(repo, "spawn", "era-1", "--session", "s1")
     walk(repo, "era-1", "inbox", "distill")
-    assert gitstate(repo, "transition", "era-1", "deep_work", "--set", "max_tokens=100000") \
+    assert gitstate(repo, "transition", "era-1", "deep_work", "--set", "max_tokens=100000",
+                    "--approved-by", "zach") \
         .returncode == 0
     said(start(repo, "s1"))
     tr = tmp_path / "s1.jsonl"
@@ -523,7 +524,22 @@ def test_era_deep_work_ends_when_a_measured_phase_finds_the_budget_spent(tmp_pat
     assert git(repo, "log", "-1", "--format=%s").stdout.startswith("@era-1: [STATE:inbox]")
     front = git(repo, "show", "HEAD:agent/era-1/_state.md").stdout
     assert "tokens: 110000" in front and "state: inbox" in front
+    # the system's measurement, across era's fourth wall: the runtime's commit says so
+    assert "Moved-by: gitstate runtime" in git(repo, "log", "-1", "--format=%B").stdout
     assert gitstate(repo, "verify").returncode == 0
+
+
+def test_an_era_agent_in_bootstrap_is_told_to_load_agent_claude_and_system_md_first(tmp_path):
+    """Seed 004's bootstrap: "Load @AGENT.md, CLAUDE.md, SYSTEM.md", then its state file."""
+    repo = make_repo(tmp_path / "era")
+    assert gitstate(repo, "init", "--lifecycle", "era", "--runtime", "claude-code") \
+        .returncode == 0
+    gitstate(repo, "spawn", "era-1", "--session", "s1")
+    told = said(start(repo, "s1"))
+    assert "What bootstrap asks (protocols/bootstrap.md):" in told
+    at = [told.index(name) for name in ("`AGENT.md`", "`CLAUDE.md`", "`SYSTEM.md`",
+                                        "Read `agent/<you>/_state.md`")]
+    assert at == sorted(at)
 
 
 def test_a_squad_session_crossing_context_phases_gets_no_mortality_advice(tmp_path):
