@@ -166,18 +166,19 @@ def print_roster(view: dict) -> None:
     groups = [(key, title, view.get(key) or []) for key, title in ROSTER_GROUPS]
     everyone = [r for _, _, rows in groups for r in rows]
     width = max((len(r["agent"]) for r in everyone), default=0)
+    roles = max((len(_role(r)) for r in everyone), default=0)
     foreign = _foreign(everyone)
     for key, title, rows in groups:
         if rows:
             echo(f"{title} ({len(rows)})")
         for r in rows:
             bits = [f"  {r['agent']:<{width}}  {r['state'] or '?':<10}",
-                    *_roster_who(r, key == "living"), *_roster_when(r)]
+                    *_roster_who(r, key == "living", roles), *_roster_when(r)]
             if r in foreign:
                 bits.append("state from its last tag")
             elif r.get("problem"):
                 bits.append(f"problem: {r['problem']}")
-            echo("  ".join(bits))
+            echo("  ".join(bits).rstrip())
     if foreign:
         _note_foreign(foreign)
     if not everyone:
@@ -199,11 +200,14 @@ def _note_foreign(foreign: list[dict]) -> None:
          "`gitstate roster --json` has each file's problem.")
 
 
-def _roster_who(r: dict, living: bool) -> list[str]:
-    """A roster row's role, context, thread (of the living) and task."""
-    bits = []
-    if r.get("role"):
-        bits.append(f"{r['role']} #{r.get('instance', 1)}")
+def _role(r: dict) -> str:
+    return f"{r['role']} #{r.get('instance', 1)}" if r.get("role") else ""
+
+
+def _roster_who(r: dict, living: bool, width: int) -> list[str]:
+    """A roster row's role (a column as wide as the widest, `-` for none, when any agent holds
+    one), context, thread (of the living) and task."""
+    bits = [f"{_role(r) or '-':<{width}}"] if width else []
     if r.get("context_pct") is not None:
         bits.append(f"{r['context_pct']:g}% {r['phase']}")
     if living and r.get("thread"):

@@ -18,7 +18,10 @@ from gitstate.doors.shims import is_ours
 from gitstate.errors import GitstateError
 from gitstate.git.cache import key
 from gitstate.git.repo import Managed
+from gitstate.git.runner import Git
 from gitstate.git.signing import signing_key
+from gitstate.git.spawning import bounded
+from gitstate.git.upstream import HUB_MARK_REF
 from gitstate.law import statefile
 from gitstate.law.lifecycle import LIFECYCLE_PATH, SIGNERS_PATH
 from gitstate.law.signers import principals_of
@@ -241,21 +244,37 @@ def _cachefinding(repo: Managed) -> dict:
                     "--no-cache` and the hub never read them")
 
 
+HUB_ASK_SECONDS = 5   # `doctor` asks each remote whether it is a hub for at most this long
+
+
 def _hub_and_ci(repo: Managed) -> list[dict]:
     return [_hubfinding(repo), *_cifindings(repo)]
 
 
 def _hubfinding(repo: Managed) -> dict:
-    """The remotes: whether one judges pushes cannot be seen from here."""
+    """The remotes, and whether one is a hub that judges pushes: a hub made by `gitstate init
+    --server` says so with its mark (`refs/gitstate/hub`), asked for a few seconds at most."""
     remotes = repo.git.text("remote").split()
     if not remotes:
         return finding("warn", "hub", "no remote: this clone is the only door",
                        "set up a hub: `git init --bare hub.git && gitstate -C hub.git "
                        "init --server`, then `git remote add origin hub.git`")
-    urls = ", ".join(f"{r} {repo.git.config(f'remote.{r}.url') or '?'}" for r in remotes)
-    return finding("ok", "hub", f"remotes: {urls}. Whether a hub judges pushes cannot "
-                   "be seen from here: it does if `gitstate init --server` ran there, "
-                   "or CI runs `gitstate verify --no-cache`")
+    said = {r: _hub_mark(repo.git, r) for r in remotes}
+    urls = ", ".join(f"{r} {repo.git.config(f'remote.{r}.url') or '?'} ({said[r]})"
+                     for r in remotes)
+    if "a gitstate hub" in said.values():
+        return finding("ok", "hub", f"remotes: {urls}")
+    return finding("warn", "hub", f"remotes: {urls}. No remote says it judges pushes",
+                   "run `gitstate init --server` in the hub, or have CI run "
+                   "`gitstate verify --no-cache` on every push")
+
+
+def _hub_mark(git: Git, remote: str) -> str:
+    with bounded(git, HUB_ASK_SECONDS):
+        code, out, _ = git.call("ls-remote", remote, HUB_MARK_REF)
+    if code != 0:
+        return "not reached"
+    return "a gitstate hub" if out.strip() else "judges nothing: no gitstate hub mark"
 
 
 def _cifindings(repo: Managed) -> list[dict]:

@@ -117,12 +117,11 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
 
     report = InitReport(lifecycle=lc.name, hooks_dir=hooks_dir, actions=actions)
     if commit:
-        subject = None if humans_were is None else \
-            f"gitstate: the humans of the law are {', '.join(humans)}"
+        subject = f"gitstate: manage this repository with lifecycle '{lc.name}'" \
+            if humans_were is None else f"gitstate: the humans of the law are {', '.join(humans)}"
         report.commit = _commit(git, top, files, lc, approved_by, sign, subject)
         if report.commit:
-            actions.append(f"committed {report.commit[:10]} ("
-                           + (subject or f"gitstate: manage with lifecycle '{lc.name}'") + ")")
+            actions.append(f"committed {report.commit[:10]} ({subject})")
     return report
 
 
@@ -378,8 +377,7 @@ def _signs_approval(git: Git, approved_by: str) -> bool:
 
 
 def _commit(git: Git, top: Path, files: dict[str, bytes | None], lc: Lifecycle,
-            approved_by: str | None = None, sign: bool = False,
-            subject: str | None = None) -> str | None:
+            approved_by: str | None, sign: bool, subject: str) -> str | None:
     head = git.head()
     paths = sorted(files)
     committed = git.cat_files(f"{head}:{p}" for p in paths) if head else [None] * len(paths)
@@ -389,8 +387,7 @@ def _commit(git: Git, top: Path, files: dict[str, bytes | None], lc: Lifecycle,
 
     def prepare(parent: str | None) -> Plan:
         trailer = f"\nApproved-by: {approved_by}\n" if approved_by else ""
-        return Plan(changed, (subject or f"gitstate: manage this repository with lifecycle "
-                               f"'{lc.name}'") + "\n" + trailer,
+        return Plan(changed, subject + "\n" + trailer,
                     executable=frozenset(p for p in changed if p.startswith(SHIM_DIR + "/")),
                     with_staged=False, sign=sign)
 

@@ -33,7 +33,9 @@ def test_init_in_a_repo_without_commits(empty_repo):
     assert git(empty_repo, "config", "core.hooksPath", check=False).stdout == ""
     for name in ("pre-commit", "commit-msg", "reference-transaction"):
         assert "gitstate-shim" in (empty_repo / ".git" / "hooks" / name).read_text()
-    assert git(empty_repo, "log", "--format=%s").stdout.startswith("gitstate: manage")
+    subject = git(empty_repo, "log", "-1", "--format=%s").stdout.strip()
+    assert subject.startswith("gitstate: manage")
+    assert f"committed {head(empty_repo)[:10]} ({subject})" in res.stdout   # as git says it
     modes = git(empty_repo, "ls-files", "-s", ".githooks").stdout
     assert modes.count("100755") == 3
     assert git(empty_repo, "status", "--porcelain").stdout == ""
@@ -502,3 +504,13 @@ def test_every_command_help_ends_with_examples_that_parse():
             sub.make_context(name, rest, parent=ctx)   # raises on an unknown option
             seen += 1
     assert seen > 40
+
+
+def test_the_roster_keeps_its_role_column_when_an_agent_holds_no_role(repo):
+    ok(repo, "spawn", "plain")
+    ok(repo, "spawn", "keeper", "--role", "librarian")
+    rows = {line.split()[0]: line for line in ok(repo, "roster").stdout.splitlines()
+            if line.startswith("  ")}
+    plain, keeper = rows["plain"], rows["keeper"]
+    assert plain.split()[2] == "-" and keeper.split()[2:4] == ["librarian", "#1"]
+    assert plain.index("% ") == keeper.index("% ")      # the context column lines up

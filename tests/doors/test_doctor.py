@@ -46,7 +46,22 @@ def test_a_missing_hook_and_a_hub(repo, tmp_path):
     git(tmp_path, "init", "-q", "--bare", str(hub))
     git(repo, "remote", "add", "origin", str(hub))
     code, found = findings(repo)
-    assert code == 1 and ("hooks", "fail") in found and ("hub", "ok") in found
+    assert code == 1 and ("hooks", "fail") in found and ("hub", "warn") in found
+
+
+def test_doctor_asks_each_remote_whether_it_is_a_hub_that_judges_pushes(repo, tmp_path):
+    hub = tmp_path / "hub.git"
+    git(tmp_path, "init", "-q", "--bare", str(hub))
+    git(repo, "remote", "add", "origin", str(hub))
+    git(repo, "remote", "add", "gone", str(tmp_path / "nowhere.git"))
+    assert ("hub", "warn") in findings(repo)[1]
+    said = gitstate(repo, "doctor").stdout
+    assert "origin" in said and "judges nothing" in said and "not reached" in said
+    assert "gitstate init --server" in said
+    assert gitstate(hub, "init", "--server").returncode == 0
+    assert ("hub", "ok") in findings(repo)[1]
+    assert "origin " in gitstate(repo, "doctor").stdout
+    assert "(a gitstate hub)" in gitstate(repo, "doctor").stdout
 
 
 # The pre-commit shim gitstate 0.1 installed: it hands a state commit to `gitstate.hooks`.
