@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gitstate.doors.pipes import Commits, Objects, Reach, is_oid, parents_of
-from gitstate.git.runner import Git
+from gitstate.doors.pipes import Reach, Store, Unsure, edited_tree, is_oid, parents_of
+from gitstate.git.runner import Git, is_zero
 from gitstate.law.lifecycle import LIFECYCLE_PATH
 from gitstate.law.limits import LIFECYCLE_BYTES
 from gitstate.law.rule_ids import Rule
@@ -54,13 +54,17 @@ class Lander:
 
     def __init__(self, git: Git, scratch: Path, max_bytes: int, outcome_of, laws: dict):
         self.git, self.max_bytes, self.outcome_of, self.laws = git, max_bytes, outcome_of, laws
-        self.objects = Objects(git)
-        self.commits = Commits(git, scratch)
-        self.changed: dict[str, dict[str, str | None]] = {}
+        self.store = Store(git, scratch)
+        self.objects = self.store.objects
+        # move -> path -> (its mode before, after, its blob after: None if deleted)
+        self.changed: dict[str, dict[str, tuple[str, str, str | None]]] = {}
+        # a commit the pass made or took -> (its parent, the blobs it changed): what it holds
+        # is known without asking git ("" for a file it deleted)
+        self.derived: dict[str, tuple[str, dict[str, str]]] = {}
+        self.blobs: dict[tuple[str, str], str] = {}
 
     def close(self) -> None:
-        self.objects.close()
-        self.commits.close()
+        self.store.close()
 
     def land(self, branch: str, requests: list[tuple[str, dict]], arrived, record) -> list[Step]:
         """Every request's step, in order: `arrived(seen names)` gives requests filed since,
@@ -71,6 +75,7 @@ class Lander:
             if tip is None:
                 return self._refuse_all(requests, Rule.QUEUE_MOVE, f"{branch} does not exist "
                                         "on the hub: push it first")
+            self.store.sha256 = len(tip) == 64
             reach = Reach(self.git, self.objects, tip)
             steps = self._plan(requests, tip, reach, [])
             for _round in range(ROUNDS):
@@ -82,6 +87,7 @@ class Lander:
             top = next((s.new for s in reversed(steps) if s.new), None)
             if top is None:
                 return steps
+            self.store.flush()
             record(steps)
             if self.git.ok("update-ref", "-m", f"gitstate: {sum(1 for s in steps if s.new)} "
                            "queued moves landed", branch, top, tip):
@@ -111,6 +117,7 @@ class Lander:
             for step in todo:
                 tip = self._build(step, tip, reach, steps + built)
                 built.append(step)
+            self.store.flush()
             bad = self._judge([s for s in built if s.new], start)
             if bad is None:
                 return steps + built
@@ -159,7 +166,7 @@ class Lander:
 
     def _on_tip(self, move: str, tip: str, reach: Reach, chain: set[str]) -> str:
         """The commit that lands `move` on `tip`: itself, or (unsigned) replayed onto it."""
-        got = self.objects.read(move)
+        got = self.store.read(move)
         if got is None or got[1] != "commit":
             raise Refused(Rule.QUEUE_MOVE, f"{move[:40]} is not a commit")
         raw = got[2]
@@ -185,6 +192,7 @@ class Lander:
         self._refuse_stale(moved, parent, tip)
         self._refuse_large(move, changes)
         if parent == tip:
+            self.derived[move] = (parent, {p: new or "" for p, (_o, _m, new) in changes.items()})
             return move
         if _is_signed(raw):
             raise Refused(Rule.QUEUE_STALE, f"{move[:10]} is signed on {parent[:10]}, and the "
@@ -192,26 +200,62 @@ class Lander:
                           "the tip it was signed on, judged by the signers in force there. Make "
                           "it again on the tip: gitstate signs it again where this clone holds "
                           "the key, and an approval made on an older tip is asked for again")
-        return self.commits.write(_replayed(raw, tip, self._merged_tree(tip, move, lc)))
+        tree, edited = self._tree_on(tip, parent, move, lc)
+        landed = self.store.put("commit", _replayed(raw, tip, tree))
+        if edited:
+            self.derived[landed] = (tip, edited)
+        return landed
+
+    def _tree_on(self, tip: str, parent: str, move: str, lc) -> tuple[str, dict[str, str]]:
+        """The tree of `move` replayed on `tip`: where the move only changes files' contents
+        and the hub left each of them as the move found it, `tip`'s tree with those files
+        (what git's three-way merge makes of it), without a process; else git's merge."""
+        changes = self.changed.get(move, {})
+        blobs = {p: new for p, (old_mode, new_mode, new) in changes.items()
+                 if new and old_mode == new_mode and not is_zero(old_mode)}
+        tip_commit = self.store.read(tip)
+        if blobs and len(blobs) == len(changes) and tip_commit and all(
+                self._blob(parent, p) == self._blob(tip, p) for p in blobs):
+            try:
+                return edited_tree(self.store, _tree_of(tip_commit[2]), blobs), blobs
+            except Unsure:
+                pass
+        self.store.flush()   # git's merge reads the tip
+        return self._merged_tree(tip, move, lc), {}
+
+    def _blob(self, rev: str, path: str) -> str:
+        """The blob at `path` in `rev` ("" if none): known for a commit of the pass, else
+        asked once."""
+        while rev in self.derived:
+            parent, blobs = self.derived[rev]
+            if path in blobs:
+                return blobs[path]
+            rev = parent
+        if (rev, path) not in self.blobs:
+            if rev in self.store.made:
+                self.store.flush()   # (a merge's result: git reads it)
+            got = self.objects.info(f"{rev}:{path}")
+            self.blobs[rev, path] = got[0] if got else ""
+        return self.blobs[rev, path]
 
     def _read_changes(self, moves: list[str]) -> None:
-        """path -> new blob (None: deleted) of what each move changed from its parent, for
-        every move of the pass in one `git diff-tree --stdin`."""
-        from gitstate.git.runner import is_zero
+        """What each move changed from its parent (`self.changed`), for every move of the
+        pass in one `git diff-tree --stdin`."""
         todo = sorted({m for m in moves if is_oid(m) and m not in self.changed})
         if not todo:
             return
         code, out, _err = self.git.call("diff-tree", "--stdin", "-r", "-z", "--no-renames",
                                         input="".join(m + "\n" for m in todo).encode())
         tokens = out.decode("utf-8", "surrogateescape").split("\0") if code == 0 else []
-        current: dict[str, str | None] | None = None
+        current: dict[str, tuple[str, str, str | None]] | None = None
         i = 0
         while i < len(tokens):
             token = tokens[i]
             if token.startswith(":") and current is not None and i + 1 < len(tokens):
-                fields = token.split()
-                if len(fields) >= 5:
-                    current[tokens[i + 1]] = None if is_zero(fields[3]) else fields[3]
+                fields = token[1:].split()
+                if len(fields) >= 4:
+                    current[tokens[i + 1]] = (fields[0], fields[1],
+                                              None if is_zero(fields[3]) else fields[3])
                 i += 2
                 continue
             if is_oid(token.strip()):
@@ -222,17 +266,15 @@ class Lander:
 
     def _refuse_stale(self, moved: list[str], parent: str, tip: str) -> None:
         """Refused when a state file the move changes changed on the hub since its parent."""
-        def blob(rev: str, path: str) -> str:
-            got = self.objects.info(f"{rev}:{path}")
-            return got[0] if got else ""
-        stale = [path for path in moved if blob(parent, path) != blob(tip, path)]
+        stale = [path for path in moved if self._blob(parent, path) != self._blob(tip, path)]
         if stale:
             raise Refused(Rule.QUEUE_STALE, f"{', '.join(stale[:3])} changed on the hub since "
                           "the move was decided: decide it again from the new state")
 
-    def _refuse_large(self, move: str, changes: dict[str, str | None]) -> None:
+    def _refuse_large(self, move: str, changes: dict[str, tuple[str, str, str | None]]
+                      ) -> None:
         """Refused when the move carries a file over `gitstate.queueMaxBytes`."""
-        for blob in sorted({b for b in changes.values() if b}):
+        for blob in sorted({new for _o, _m, new in changes.values() if new}):
             got = self.objects.info(blob)
             size = got[2] if got else 0
             if size > self.max_bytes:
@@ -244,17 +286,17 @@ class Lander:
         """The valid lifecycle at `tip`, read once per blob."""
         from gitstate.errors import GitstateError
         from gitstate.git.cache import load_lifecycle_cached
-        got = self.objects.info(f"{tip}:{LIFECYCLE_PATH}")
-        if got is None or got[1] != "blob" or got[2] > LIFECYCLE_BYTES:
-            return None
-        if got[0] not in self.laws:
-            data = self.objects.read(got[0])
+        blob = self._blob(tip, LIFECYCLE_PATH)
+        if blob not in self.laws:
+            got = self.objects.info(blob) if blob else None
+            data = self.objects.read(blob) if got and got[1] == "blob" \
+                and got[2] <= LIFECYCLE_BYTES else None
             try:
-                self.laws[got[0]] = load_lifecycle_cached(data[2] if data else b"", got[0],
-                                                          LIFECYCLE_PATH, None)
+                self.laws[blob] = None if data is None else load_lifecycle_cached(
+                    data[2], blob, LIFECYCLE_PATH, None)
             except GitstateError:
-                self.laws[got[0]] = None
-        return self.laws[got[0]]
+                self.laws[blob] = None
+        return self.laws[blob]
 
     def _merged_tree(self, tip: str, move: str, lc) -> str:
         code, out, err = self.git.call("merge-tree", "--write-tree", "-z", "--name-only",
@@ -300,6 +342,10 @@ class Lander:
         bad.outcome = _refused(bad.move, found[0]["rule"], describe_problem(found[0]) + more)
         bad.new = None
         return bad
+
+
+def _tree_of(raw: bytes) -> str:
+    return raw[5:raw.index(b"\n")].decode()
 
 
 def _replayed(raw: bytes, tip: str, tree: str) -> bytes:

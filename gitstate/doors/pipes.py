@@ -56,41 +56,117 @@ class Objects:
         self.proc.wait()
 
 
-class Commits:
-    """One long-lived `git hash-object -w -t commit --stdin-paths`: each replayed commit
-    written without a process of its own."""
+class Store:
+    """The pass's objects: read through one `Objects`, and the ones the pass makes (trees and
+    commits) named in-process by git's own hash of them, kept in memory and written to git
+    together (`flush`, before any git process reads them) by one long-lived
+    `git hash-object -w -t KIND --stdin-paths` per kind, through files in `scratch`."""
 
     def __init__(self, git: Git, scratch: Path):
         self.git, self.scratch = git, scratch
-        self.proc: subprocess.Popen | None = None
-        self.count = 0
+        self.objects = Objects(git)
+        self.made: dict[str, tuple[str, bytes]] = {}
+        self.trees: dict[str, bytes] = {}   # trees read: the same ones again and again
+        self.pending: list[str] = []
+        self.writers: dict[str, subprocess.Popen] = {}
+        self.sha256 = False
 
-    def write(self, body: bytes) -> str:
-        if self.proc is None:
-            argv = ["git", "--no-replace-objects"] + (["-C", self.git.cwd] if self.git.cwd
-                                                      else []) \
-                + ["hash-object", "-w", "-t", "commit", "--no-filters", "--stdin-paths"]
-            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         env=self.git._env(None))
-        self.count += 1
-        path = self.scratch / f".commit.{os.getpid()}.{self.count}"
-        path.write_bytes(body)
-        try:
-            assert self.proc.stdin is not None and self.proc.stdout is not None
-            self.proc.stdin.write(str(path).encode() + b"\n")
-            self.proc.stdin.flush()
-            oid = self.proc.stdout.readline().decode().strip()
-        finally:
-            path.unlink(missing_ok=True)
-        if not is_oid(oid):
-            raise RuntimeError("git hash-object did not write the replayed commit")
+    def read(self, oid: str) -> tuple[str, str, bytes] | None:
+        if oid in self.made:
+            return oid, *self.made[oid]
+        if oid in self.trees:
+            return oid, "tree", self.trees[oid]
+        got = self.objects.read(oid)
+        if got is not None and got[1] == "tree" and got[0] == oid:
+            self.trees[oid] = got[2]
+        return got
+
+    def put(self, kind: str, body: bytes) -> str:
+        import hashlib
+        data = f"{kind} {len(body)}\0".encode() + body
+        oid = (hashlib.sha256 if self.sha256 else hashlib.sha1)(data).hexdigest()
+        if oid not in self.made:
+            self.made[oid] = (kind, body)
+            self.pending.append(oid)
         return oid
 
+    def flush(self) -> None:
+        """Every object made so far written to git: trees first, then the commits."""
+        for kind in ("tree", "commit"):
+            todo = [oid for oid in self.pending if self.made[oid][0] == kind]
+            for start in range(0, len(todo), 256):   # within the pipes' buffers
+                self._write(kind, todo[start:start + 256])
+        self.pending = []
+
+    def _write(self, kind: str, oids: list[str]) -> None:
+        proc = self.writers.get(kind)
+        if proc is None:
+            argv = ["git", "--no-replace-objects"] + (["-C", self.git.cwd] if self.git.cwd
+                                                      else []) \
+                + ["hash-object", "-w", "-t", kind, "--no-filters", "--stdin-paths"]
+            proc = self.writers[kind] = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=self.git._env(None))
+        assert proc.stdin is not None and proc.stdout is not None
+        paths = []
+        for oid in oids:
+            path = self.scratch / f".{kind}.{os.getpid()}.{oid}"
+            path.write_bytes(self.made[oid][1])
+            paths.append(path)
+        try:
+            proc.stdin.write(b"".join(str(path).encode() + b"\n" for path in paths))
+            proc.stdin.flush()
+            written = [proc.stdout.readline().decode().strip() for _ in paths]
+        finally:
+            for path in paths:
+                path.unlink(missing_ok=True)
+        if written != oids:
+            raise RuntimeError(f"git hash-object wrote {kind}s other than the hub made")
+
     def close(self) -> None:
-        if self.proc is not None:
-            assert self.proc.stdin is not None
-            self.proc.stdin.close()
-            self.proc.wait()
+        self.objects.close()
+        for proc in self.writers.values():
+            assert proc.stdin is not None
+            proc.stdin.close()
+            proc.wait()
+
+
+class Unsure(Exception):
+    """The tree cannot be edited in place: git's three-way merge decides."""
+
+
+def edited_tree(store: Store, tree: str, blobs: dict[str, str]) -> str:
+    """`tree` with the files at `blobs`' paths (each one there already, as a file) holding
+    those blobs, their modes kept: the trees along each path read and written again, no
+    other object touched. Unsure where a path is not a file of `tree`."""
+    got = store.read(tree)
+    if got is None or got[1] != "tree":
+        raise Unsure(tree)
+    width = len(tree) // 2
+    entries, pos, data = [], 0, got[2]
+    while pos < len(data):
+        nul = data.index(b"\0", pos)
+        mode, _, name = data[pos:nul].partition(b" ")
+        entries.append([mode, name, data[nul + 1:nul + 1 + width]])
+        pos = nul + 1 + width
+    groups: dict[bytes, dict[str, str]] = {}
+    for path, blob in blobs.items():
+        head, _, rest = path.partition("/")
+        groups.setdefault(head.encode("utf-8", "surrogateescape"), {})[rest] = blob
+    by_name = {e[1]: e for e in entries}
+    for name, inner in groups.items():
+        entry = by_name.get(name)
+        if entry is None:
+            raise Unsure(name)
+        is_tree = entry[0] == b"40000"
+        if "" in inner:             # the file itself
+            if is_tree or len(inner) > 1:
+                raise Unsure(name)
+            entry[2] = bytes.fromhex(inner[""])
+        else:
+            if not is_tree:
+                raise Unsure(name)
+            entry[2] = bytes.fromhex(edited_tree(store, entry[2].hex(), inner))
+    return store.put("tree", b"".join(m + b" " + n + b"\0" + oid for m, n, oid in entries))
 
 
 class Reach:
