@@ -8,11 +8,14 @@ after it build on the last good tip, so one refusal never holds the others.
 
 What a pass starts, for any number of requests: one `git cat-file --batch-command` that reads
 every object and size it needs, one `git diff-tree --stdin` for what each move changes, one
-`git hash-object --stdin-paths` that writes the replayed commits, one `verify` of the chain
-(the same judge as every door: `history/verify.py` and `gitstate/law/`), and the
-`update-ref`. A move made on an older tip is replayed on the new one through
-`git merge-tree --write-tree`, one process per such merge (git 2.39 merges one pair at a
-time). A request the judge refuses costs one more `verify` of the chain after it.
+`verify` of the chain (the same judge as every door: `history/verify.py` and
+`gitstate/law/`), one `git unpack-objects` that writes the trees and commits it made, and
+the `update-ref`. A move made on an older tip is replayed on the new one: where it only
+changes files' contents and the hub left those files as the move found them, by editing the
+tip's tree in-process (what git's three-way merge makes of it, read from git's objects and
+named by git's own hash); else through `git merge-tree --write-tree`, one process per such
+merge (git 2.39 merges one pair at a time). A request the judge refuses costs one more
+`verify`, of the chain after it.
 
 Nothing lands twice, whatever is killed when: before the branch moves, each request's file
 says which commit it lands (doors/queue.py reads it again after a crash), and a move already
@@ -20,8 +23,6 @@ on the branch is answered as landed, never replayed again.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from gitstate.doors.pipes import Reach, Store, Unsure, edited_tree, is_oid, parents_of
 from gitstate.git.runner import Git, is_zero
@@ -52,9 +53,9 @@ class Step:
 class Lander:
     """A pass over one branch's requests: planned on its tip, judged, landed at once."""
 
-    def __init__(self, git: Git, scratch: Path, max_bytes: int, outcome_of, laws: dict):
+    def __init__(self, git: Git, max_bytes: int, outcome_of, laws: dict):
         self.git, self.max_bytes, self.outcome_of, self.laws = git, max_bytes, outcome_of, laws
-        self.store = Store(git, scratch)
+        self.store = Store(git)
         self.objects = self.store.objects
         # move -> path -> (its mode before, after, its blob after: None if deleted)
         self.changed: dict[str, dict[str, tuple[str, str, str | None]]] = {}

@@ -3,10 +3,8 @@ this commit on the branch?" answered, each without a process per question (doors
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections import deque
-from pathlib import Path
 
 from gitstate.git.runner import Git
 
@@ -58,17 +56,16 @@ class Objects:
 
 class Store:
     """The pass's objects: read through one `Objects`, and the ones the pass makes (trees and
-    commits) named in-process by git's own hash of them, kept in memory and written to git
-    together (`flush`, before any git process reads them) by one long-lived
-    `git hash-object -w -t KIND --stdin-paths` per kind, through files in `scratch`."""
+    commits) named in-process by git's own hash of them, kept in memory and handed to git
+    together (`flush`, before any git process reads them) as one pack, which
+    `git unpack-objects` writes as it writes a small push's objects."""
 
-    def __init__(self, git: Git, scratch: Path):
-        self.git, self.scratch = git, scratch
+    def __init__(self, git: Git):
+        self.git = git
         self.objects = Objects(git)
         self.made: dict[str, tuple[str, bytes]] = {}
         self.trees: dict[str, bytes] = {}   # trees read: the same ones again and again
         self.pending: list[str] = []
-        self.writers: dict[str, subprocess.Popen] = {}
         self.sha256 = False
 
     def read(self, oid: str) -> tuple[str, str, bytes] | None:
@@ -82,52 +79,39 @@ class Store:
         return got
 
     def put(self, kind: str, body: bytes) -> str:
-        import hashlib
-        data = f"{kind} {len(body)}\0".encode() + body
-        oid = (hashlib.sha256 if self.sha256 else hashlib.sha1)(data).hexdigest()
+        oid = self._hash(f"{kind} {len(body)}\0".encode() + body).hexdigest()
         if oid not in self.made:
             self.made[oid] = (kind, body)
             self.pending.append(oid)
         return oid
 
-    def flush(self) -> None:
-        """Every object made so far written to git: trees first, then the commits."""
-        for kind in ("tree", "commit"):
-            todo = [oid for oid in self.pending if self.made[oid][0] == kind]
-            for start in range(0, len(todo), 256):   # within the pipes' buffers
-                self._write(kind, todo[start:start + 256])
-        self.pending = []
+    def _hash(self, data: bytes):
+        import hashlib
+        return (hashlib.sha256 if self.sha256 else hashlib.sha1)(data)
 
-    def _write(self, kind: str, oids: list[str]) -> None:
-        proc = self.writers.get(kind)
-        if proc is None:
-            argv = ["git", "--no-replace-objects"] + (["-C", self.git.cwd] if self.git.cwd
-                                                      else []) \
-                + ["hash-object", "-w", "-t", kind, "--no-filters", "--stdin-paths"]
-            proc = self.writers[kind] = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=self.git._env(None))
-        assert proc.stdin is not None and proc.stdout is not None
-        paths = []
-        for oid in oids:
-            path = self.scratch / f".{kind}.{os.getpid()}.{oid}"
-            path.write_bytes(self.made[oid][1])
-            paths.append(path)
-        try:
-            proc.stdin.write(b"".join(str(path).encode() + b"\n" for path in paths))
-            proc.stdin.flush()
-            written = [proc.stdout.readline().decode().strip() for _ in paths]
-        finally:
-            for path in paths:
-                path.unlink(missing_ok=True)
-        if written != oids:
-            raise RuntimeError(f"git hash-object wrote {kind}s other than the hub made")
+    def flush(self) -> None:
+        """Every object made so far written to git, in one `git unpack-objects`."""
+        if not self.pending:
+            return
+        import zlib
+        kinds = {"commit": 1, "tree": 2}
+        parts = [b"PACK", (2).to_bytes(4, "big"), len(self.pending).to_bytes(4, "big")]
+        for oid in self.pending:
+            kind, body = self.made[oid]
+            size = len(body)
+            head = [(kinds[kind] << 4) | (size & 15)]
+            size >>= 4
+            while size:
+                head[-1] |= 0x80
+                head.append(size & 0x7F)
+                size >>= 7
+            parts += [bytes(head), zlib.compress(body)]
+        pack = b"".join(parts)
+        self.git.run("unpack-objects", "-q", input=pack + self._hash(pack).digest())
+        self.pending = []
 
     def close(self) -> None:
         self.objects.close()
-        for proc in self.writers.values():
-            assert proc.stdin is not None
-            proc.stdin.close()
-            proc.wait()
 
 
 class Unsure(Exception):

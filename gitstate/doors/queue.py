@@ -179,7 +179,7 @@ class Queue:
         requests = self._pending(set())
         if not requests:
             return []
-        lander = Lander(self.git, self.dir, self.max_bytes, self.outcome, self.laws)
+        lander = Lander(self.git, self.max_bytes, self.outcome, self.laws)
         outcomes = []
         try:
             for branch in sorted({r["branch"] for _n, r in requests}):
