@@ -3,27 +3,34 @@
 `--push` sends a move to `refs/gitstate/queue/<branch>` of a hub made by `gitstate init
 --server`. git hands such a push to the hub's `proc-receive` hook instead of writing the ref
 (`receive.procReceiveRefs`), so a push never races another. The hook files the move as a
-request named by its time of arrival, takes the landing lock, lands every request up to its
-own in that order, and tells the pusher how its move landed in git's own push report: `ok`,
+request named by its time of arrival and waits for its outcome. When no lander is at work,
+its own process becomes the lander: it takes the landing lock and lands every request
+waiting, its own and any filed after it while it works, in one pass (doors/batch.py: in
+order of arrival, each on the tip the ones before made, one `update-ref` for the batch). A
+pusher whose request a lander at work will land does not take the landing lock: it waits
+for that lander's pass to end (the lander's lock, `queue/lander`, held shared for an
+instant) and reads its outcome in `done/`; filed too late for that pass, it lands the next
+one itself. Each pusher is told how its own move landed in git's own push report: `ok`,
 naming the branch and the landed commit, or `ng` with `gitstate:<rule>` and the hub's words.
 
 A move M (one commit, not a merge, built on the branch's history, changing a state file and
 carrying at most `gitstate.queueMaxBytes` of new blobs) lands on the branch's tip T:
 - as itself, when its parent is T (a fast-forward);
 - unsigned, as a commit with M's message, author and committer on top of T, whose tree is the
-  three-way merge of T and M (`git merge-tree --write-tree`);
+  three-way merge of T and M (what `git merge-tree --write-tree` makes of it);
 - signed (an approval, a law change, a keyed agent's move), only as itself: its signature
   holds for the tip it was made on, and the signers in force are those of the line where it
   joins; signed on an older tip, it is refused (`queue-stale`) and made again on the tip;
 and the result is judged by `verify`, as every push is. A change the hub's side made to the
 same lines refuses it: `queue-stale` when that is the mover's own state file (the move was
-decided from an older state; the pusher decides it again), else `queue-conflict`.
+decided from an older state; the pusher decides it again), else `queue-conflict`. A refused
+move is left out of its batch; the ones after it land on the last good tip.
 
-Nothing is landed twice, whatever is killed when: a request says which commit it is landing
-before the branch moves (a compare-and-swap), and a request found again after a crash is
-landed if that commit is on the branch, else judged again. Each outcome is kept for a day
-under the move's id, so a pusher whose connection broke, pushing the same move again, is told
-how it landed.
+Nothing is landed twice, whatever is killed when: each request of a batch says which commit
+it lands before the branch moves (one compare-and-swap for the batch), and a request found
+again after a crash is landed if that commit is on the branch, else judged again. Each
+outcome is kept for a day under the move's id, so a pusher whose connection broke, pushing
+the same move again, is told how it landed.
 """
 
 from __future__ import annotations
