@@ -77,13 +77,15 @@ class Lander:
                 return self._refuse_all(requests, Rule.QUEUE_MOVE, f"{branch} does not exist "
                                         "on the hub: push it first")
             self.store.sha256 = len(tip) == 64
-            reach = Reach(self.git, self.objects, tip)
+            reach = Reach(self.git, self.objects, tip, [r["move"] for _n, r in requests])
             steps = self._plan(requests, tip, reach, [])
             for _round in range(ROUNDS):
                 more = arrived({s.name for s in steps})
                 if not more:
                     break
                 requests = requests + more
+                if reach.moves is not None:
+                    reach.moves += [r["move"] for _n, r in more]
                 steps = self._plan(more, tip, reach, steps)
             top = next((s.new for s in reversed(steps) if s.new), None)
             if top is None:

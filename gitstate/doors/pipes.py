@@ -155,12 +155,17 @@ def edited_tree(store: Store, tree: str, blobs: dict[str, str]) -> str:
 
 class Reach:
     """Is a commit on the branch's history at `tip` (or on the chain the pass adds to it)?
-    The newest `WALK` commits are read in-process; git is asked only beyond them."""
+    The newest `WALK` commits are read in-process. Beyond them, the pass's moves that no
+    other commit given reaches are found with one `git merge-base --independent` (a new move
+    is on no branch: the common answer, settled without a process per move); git is asked
+    one by one only what that leaves open."""
 
-    def __init__(self, git: Git, objects: Objects, tip: str):
+    def __init__(self, git: Git, objects: Objects, tip: str, moves: list[str]):
         self.git, self.objects, self.tip = git, objects, tip
         self.seen = {tip}
         self.frontier = deque([tip])
+        self.moves: list[str] | None = moves
+        self.off: set[str] = set()
 
     def holds(self, sha: str, chain: set[str]) -> bool:
         if sha in chain or sha in self.seen:
@@ -175,7 +180,20 @@ class Reach:
                 return True
         if not self.frontier:
             return False   # the whole history read
+        if self.moves is not None:
+            self._rule_out(self.moves)
+            self.moves = None
+        if sha in self.off:
+            return False
         return self.git.ok("merge-base", "--is-ancestor", sha, self.tip)
+
+    def _rule_out(self, moves: list[str]) -> None:
+        """The moves no other commit of these, the tip included, reaches: not on the branch."""
+        known = sorted({m for m in moves if m != self.tip and (self.objects.info(m) or
+                                                               ("", ""))[1] == "commit"})
+        if known:
+            code, out, _ = self.git.call("merge-base", "--independent", self.tip, *known)
+            self.off = set(out.decode().split()) - {self.tip} if code == 0 else set()
 
 
 def parents_of(raw: bytes) -> list[str]:

@@ -523,3 +523,35 @@ def test_a_lander_killed_after_the_batch_landed_lands_nothing_twice(tmp_path):
             assert code == 0, lines
     assert hub_subjects(hub) == subjects            # nothing landed twice
     assert_queue_empty(hub)
+
+
+def test_beyond_the_history_read_in_process_a_move_on_the_branch_is_not_landed_again(
+        tmp_path, monkeypatch):
+    """The lander reads the newest commits of the branch itself; beyond them git says which
+    moves are new (all at once) and whether the rest are on the branch."""
+    monkeypatch.setattr("gitstate.doors.pipes.WALK", 1)   # only the tip read in-process
+    hub, (a, b) = hub_and_clones(tmp_path)
+    for agent in ("alice", "bob"):
+        assert pushed(a, "spawn", agent)[0] == 0
+    git(b, "pull", "-q", "--ff-only")
+    start = hub_tip(hub)
+    state_edit(a, "alice", "inbox")
+    new = git(a, "rev-parse", "HEAD").stdout.strip()
+    git(a, "push", "-q", "origin", "HEAD:refs/heads/objects")    # the hub has its objects
+    state_edit(b, "bob", "inbox")
+    on_branch = git(b, "rev-parse", "HEAD").stdout.strip()
+    git(b, "push", "-q", "origin", "HEAD:main")                  # pushed straight to main...
+    assert pushed(b, "spawn", "carol")[0] == 0                   # ...and buried under another
+    tip = hub_tip(hub)
+    queue = hub / "gitstate" / "queue"
+    queue.mkdir(parents=True, exist_ok=True)
+    for move in (new, on_branch):                                # ...then queued as well
+        (queue / f"{time.time_ns():020d}-1-{move[:12]}").write_text(json.dumps(
+            {"branch": "refs/heads/main", "move": move}))
+    data = json.loads(gitstate(hub, "hub", "drain", "--json").stdout)
+    assert data["landed"] == 2
+    landed = {m["move"]: m["landed"] for m in data["moves"]}
+    assert git(hub, "rev-parse", "main~1").stdout.strip() == tip  # alice's replayed on it
+    assert landed[new] == landed[on_branch] == hub_tip(hub)      # bob's there already
+    assert git(hub, "rev-list", "--count", f"{start}..main").stdout.strip() == "3"
+    assert_queue_empty(hub)
