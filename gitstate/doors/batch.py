@@ -333,8 +333,15 @@ class Lander:
         pushed = {s.new for s in chain if s.new} | {s.move for s in chain}
         top = chain[-1].new
         assert top is not None
-        problems, _ = verify(self.git, [top, "--not", base], None, root=base,
-                             clock=HubClock(self.git, pushed), line=True)
+        try:
+            problems, _ = verify(self.git, [top, "--not", base], None, root=base,
+                                 clock=HubClock(self.git, pushed), line=True)
+        except Exception as exc:   # the first is refused and the rest judged again: the
+            bad = chain[0]         # queue goes on
+            bad.outcome = _refused(bad.move, Rule.QUEUE_MOVE, f"the hub could not judge it: "
+                                   f"{exc}")
+            bad.new = None
+            return bad
         if not problems:
             return None
         by_commit = {s.new: s for s in chain}
