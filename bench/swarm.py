@@ -9,11 +9,15 @@ queue), or with `--hub retry` the same hub without its queue (`--push` fetches, 
 pushes again), or with `--hub plain` a bare repository with no hooks at all (as GitHub). With
 default settings (no `gitstate.push*` config) unless `--attempts` says otherwise. Reports moves
 landed per second, time from command start to landed (median, p99, longest), the worst
-agent's p99 against the median agent's (fairness), attempts, and the hub's cost per landing.
-Run from the repository root:
+agent's p99 against the median agent's (fairness), attempts, the hub's cost per landing on
+an idle hub, and the hub's own rate: moves filed in its queue at once and landed by one
+drain, timed apart from any client (`--hub-rate N`). `--against PYTHON` measures another
+install's gitstate too (e.g. one from before a change), each figure just before this one's,
+so that a before/after pair shares the run and its load; each figure says the load average
+at its start and end. Run from the repository root:
 
     .venv/bin/python bench/swarm.py [--clones 1,4,16] [--worktrees 0] [--moves 10] [--hub queue]
-                                    [--transport daemon|http]
+                                    [--transport daemon|http] [--hub-rate 16] [--against PY]
 
 The swarm test (tests/git/test_swarm.py) uses the same set-up.
 """
@@ -32,6 +36,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# the gitstate every hub, clone and agent of a measurement runs: this one, or (`--against`)
+# another install's, for a before/after pair measured in the same run
+PYTHON = sys.executable
 # one agent's walk through haak: born, then round the work loop
 LOOP = ["inbox", "distill", "deep_work", "inbox", "distill", "idle"]
 
@@ -44,7 +51,7 @@ def sh(cwd: Path, *args: str, env: dict | None = None) -> str:
 
 
 def gitstate(cwd: Path, *args: str) -> str:
-    return sh(cwd, sys.executable, "-m", "gitstate", *args)
+    return sh(cwd, PYTHON, "-m", "gitstate", *args)
 
 
 def free_port() -> int:
@@ -320,12 +327,13 @@ def run_swarm(places: list[Path], moves: int, out: Path, *, role: str = "",
               think: float = 0.0) -> tuple[list[list[dict]], float]:
     """Start one worker process per place; (each worker's rows, wall seconds)."""
     agents = agents or [f"agent-{i:02d}" for i in range(len(places))]
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=str(ROOT)) if PYTHON == sys.executable else \
+        {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     procs = []
     start = time.monotonic()
     for i, (place, agent) in enumerate(zip(places, agents)):
         dest = out / f"rows-{i}.json"
-        procs.append((subprocess.Popen([sys.executable, "-c", WORKER, str(place), agent,
+        procs.append((subprocess.Popen([PYTHON, "-c", WORKER, str(place), agent,
                                         str(moves), str(dest), role, str(think)], env=env,
                                        stderr=subprocess.PIPE), dest))
     results = []
@@ -360,6 +368,71 @@ def landing_seconds(hub: Path, clone: Path, agent: str, landings: int = 5) -> fl
             raise RuntimeError(proc.stdout + proc.stderr)
     sh(hub, "git", "update-ref", "-d", "refs/heads/bench-objects")
     return statistics.median(times)
+
+
+DRAIN = r"""
+import json, resource, sys, time
+from gitstate.doors.queue import drain
+from gitstate.git.runner import Git
+def cpu():
+    return sum(u.ru_utime + u.ru_stime for u in (resource.getrusage(resource.RUSAGE_SELF),
+                                                 resource.getrusage(resource.RUSAGE_CHILDREN)))
+t, c = time.perf_counter(), cpu()
+outcomes = drain(Git(sys.argv[1]))
+print(json.dumps({"seconds": time.perf_counter() - t, "cpu": cpu() - c,
+                  "landed": sum(1 for o in outcomes if o["outcome"] == "landed")}))
+"""
+
+
+def hub_rate(n: int, pythons: list[str]) -> list[dict]:
+    """The hub's own rate, its clients timed apart from it: `n` moves, each made by its own
+    agent on the same tip (as a burst of clones makes them), filed in the landing queue as
+    `n` pushers file them, then landed by one `drain`, timed in its process (without the
+    interpreter's start; its CPU time with its git processes' too, the figure a loaded
+    machine does not inflate). One copy of the same hub for each Python in `pythons`."""
+    with tempfile.TemporaryDirectory(prefix="gitstate-hub-rate-") as tmp:
+        where = Path(tmp)
+        hub = make_hub(where)
+        clone = where / "clone"
+        sh(where, "git", "clone", "-q", str(hub), str(clone))
+        gitstate(clone, "init")
+        agents = [f"agent-{i:02d}" for i in range(n)]
+        for agent in agents:
+            gitstate(clone, "spawn", agent)
+        sh(clone, "git", "push", "-q", "origin", "HEAD:main")
+        tip = sh(clone, "git", "rev-parse", "HEAD").strip()
+        moves = []
+        for i, agent in enumerate(agents):   # (gitstate itself would land each on main)
+            sh(clone, "git", "switch", "-q", "--detach", tip)
+            path = clone / "agent" / agent / "_state.md"
+            path.write_text(path.read_text().replace("state: bootstrap", "state: inbox", 1))
+            sh(clone, "git", "add", str(path))
+            sh(clone, "git", "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m",
+               f"@{agent}: [STATE:inbox] bootstrap -> inbox")
+            moves.append(sh(clone, "git", "rev-parse", "HEAD").strip())
+            sh(clone, "git", "branch", "-q", "-f", f"rate-{i}", "HEAD")
+        sh(clone, "git", "push", "-q", "origin", *(f"rate-{i}" for i in range(n)))
+        results = []
+        for k, python in enumerate(pythons):
+            copy = where / f"hub-{k}.git"
+            shutil.copytree(hub, copy)
+            queue = copy / "gitstate" / "queue"
+            queue.mkdir(parents=True, exist_ok=True)
+            for move in moves:
+                (queue / f"{time.time_ns():020d}-1-{move[:12]}").write_text(json.dumps(
+                    {"branch": "refs/heads/main", "move": move}))
+            proc = subprocess.run([python, "-c", DRAIN, str(copy)], cwd=where,
+                                  capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise RuntimeError(f"drain failed: {proc.stderr}")
+            got = json.loads(proc.stdout)
+            count = int(sh(copy, "git", "rev-list", "--count", f"{tip}..main"))
+            results.append({"python": python, "requests": n, "landed": got["landed"],
+                             "commits": count, "seconds": round(got["seconds"], 3),
+                             "cpu_seconds": round(got["cpu"], 3),
+                             "landings_per_second": round(got["landed"] / got["seconds"], 1),
+                             "landings_per_cpu_second": round(got["landed"] / got["cpu"], 1)})
+        return results
 
 
 def _pkt(line: str | None) -> str:
@@ -440,26 +513,57 @@ def main() -> None:
     ap.add_argument("--transport", choices=("daemon", "http"), default="daemon",
                     help="daemon: git daemon (git://); http: nginx + fcgiwrap + git "
                          "http-backend (smart HTTP)")
+    ap.add_argument("--against", metavar="PYTHON",
+                    help="measure the gitstate of this Python too (e.g. an install from "
+                         "before a change), each figure just before this one's: a pair from "
+                         "the same run, under the same load")
+    ap.add_argument("--hub-rate", type=int, default=16, metavar="N",
+                    help="the hub's own rate: N moves made on one tip, filed in its queue at "
+                         "once and landed by one drain, timed apart from any client "
+                         "(default 16; 0: not measured)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if args.transport == "http" and http_missing():
         ap.error(f"--transport http: {http_missing()}")
+    global PYTHON
+    pythons = ([args.against] if args.against else []) + [sys.executable]
     for n in (int(x) for x in args.clones.split(",")):
-        r = measure(n, args.worktrees, args.moves, kind=args.hub, backoff=args.backoff_max,
-                    attempts=args.attempts, think=args.think, transport=args.transport)
-        if args.json:
-            print(json.dumps(r))
-        else:
-            print(f"{args.hub} hub over {args.transport}, {n:>2} clones +{r['worktrees']} "
-                  f"worktrees x {r['moves']} moves: {r['landed']} landed ({r['lost']} lost, {r['not_landed']} not "
-                  f"landed) in {r['seconds']} s = {r['landed_per_second']} moves/s; command "
-                  f"to landed p50 {r['p50']} s, p99 {r['p99']} s, longest {r['longest']} s; "
-                  f"worst agent's p99 / median agent's {r['worst_agent_p99_over_median']}; "
-                  f"attempts max {r['attempts_max']}"
-                  + (f"; a landing costs the hub {r['landing_ms']} ms" if "landing_ms" in r
-                     else ""))
-            for reason in r["reasons"]:
-                print(f"    not landed: {reason}")
+        for python in pythons:
+            PYTHON = python
+            load = os.getloadavg()[0]
+            r = measure(n, args.worktrees, args.moves, kind=args.hub,
+                        backoff=args.backoff_max, attempts=args.attempts, think=args.think,
+                        transport=args.transport)
+            r.update(python=python, load=[round(load, 1), round(os.getloadavg()[0], 1)])
+            _show(r, args.json)
+    PYTHON = sys.executable
+    if args.hub_rate and args.hub == "queue":
+        load = os.getloadavg()[0]
+        for r in hub_rate(args.hub_rate, pythons):
+            r["load"] = [round(load, 1), round(os.getloadavg()[0], 1)]
+            print(json.dumps(r) if args.json else
+                  f"the hub's own rate ({r['python']}): {r['requests']} moves filed at once, "
+                  f"{r['landed']} landed ({r['commits']} commits on the branch) in "
+                  f"{r['seconds']} s = {r['landings_per_second']} landings/s ("
+                  f"{r['cpu_seconds']} s of CPU, its processes' and git's: "
+                  f"{r['landings_per_cpu_second']} landings per CPU-second); load average "
+                  f"{r['load'][0]} -> {r['load'][1]}")
+
+
+def _show(r: dict, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(r))
+        return
+    print(f"{r['hub']} hub over {r['transport']} ({r['python']}), {r['clones']:>2} clones "
+          f"+{r['worktrees']} worktrees x {r['moves']} moves: {r['landed']} landed ({r['lost']} "
+          f"lost, {r['not_landed']} not landed) in {r['seconds']} s = "
+          f"{r['landed_per_second']} moves/s; command to landed p50 {r['p50']} s, p99 "
+          f"{r['p99']} s, longest {r['longest']} s; worst agent's p99 / median agent's "
+          f"{r['worst_agent_p99_over_median']}; attempts max {r['attempts_max']}"
+          + (f"; a landing costs the hub {r['landing_ms']} ms" if "landing_ms" in r else "")
+          + f"; load average {r['load'][0]} -> {r['load'][1]}")
+    for reason in r["reasons"]:
+        print(f"    not landed: {reason}")
 
 
 if __name__ == "__main__":

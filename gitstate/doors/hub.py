@@ -231,31 +231,18 @@ def _refusal(rule: Rule, message: str) -> dict:
 
 
 def post_receive(git: Git, stdin: BinaryIO) -> int:
-    """Record when the hub received each state commit of a push that landed. (The shim
-    does this in plain git now; this entry stays for shims installed before.)"""
-    stamp = str(int(time.time()))
-    updates = _updates(stdin)
-    tips = sorted({new for _old, new, _ref in updates if not is_zero(new)})
-    if not tips:
-        return 0
-    out = git.run("log", "--format=%H", "-i", "--grep=\\[state:", "--stdin", "--",
-                  input="\n".join(tips + _known(git, updates)).encode() + b"\n")
-    for sha in sorted(set(out.decode().split())):
-        git.ok("notes", f"--ref={NOTES_REF}", "add", "-f", "-m", f"received {stamp}", sha)
-    return 0
+    """Record when the hub received each state commit of a push that landed. The shim does
+    this in plain git now; a shim installed before runs this entry, which runs the shipped
+    shim's own script (`.githooks/post-receive`): the same records, added on a notes ref of
+    the run's own and swapped in by compare-and-swap, so that pushes landing at once each
+    keep theirs. (The old shim runs the hub's own chained hook itself.)"""
+    import subprocess
 
-
-def _known(git: Git, updates: list[list[str]]) -> list[str]:
-    """What the hub held before the push, as revisions to exclude: the pushed refs' old tips
-    and every other branch, tag and gitstate ref."""
-    pushed = {ref for _old, _new, ref in updates}
-    others = [line for line in git.text("for-each-ref", "--format=%(objectname) %(refname) "
-                                        "%(objecttype)", "refs/heads", "refs/tags",
-                                        "refs/gitstate").splitlines()
-              if line.endswith((" commit", " tag"))]
-    excluded = [f"^{old}" for old, _new, _ref in updates if not is_zero(old)]
-    return excluded + [f"^{line.split(' ')[0]}" for line in others
-                       if line.split(" ")[1] not in pushed]
+    from gitstate.resources import read_shipped
+    script = read_shipped("githooks", "post-receive")
+    # $0 names no hook: the chained `<hook>.pre-gitstate` is not run a second time
+    return subprocess.run(["sh", "-c", script, "gitstate-post-receive"], input=stdin.read(),
+                          cwd=git.cwd).returncode
 
 
 def init_server(path: str | None, lifecycle: str | None) -> InitReport:

@@ -90,3 +90,42 @@ def test_pushes_landing_at_once_each_keep_their_received_record(tmp_path):
                    check=False)
         assert said.returncode == 0 and said.stdout.startswith("received "), commit
     assert git(hub, "for-each-ref", "refs/notes/").stdout.count("\n") == 1
+
+
+LEGACY_SHIM = """#!/bin/sh
+# gitstate-shim: post-receive -- as `gitstate init --server` wrote it before the plain-git one
+exec "{python}" -m gitstate hook post-receive
+"""
+
+
+def test_a_post_receive_shim_from_before_records_by_compare_and_swap(tmp_path):
+    """A hub whose post-receive still runs gitstate's Python entry: pushes landing at once
+    each keep their received record (it once added notes without compare-and-swap), written
+    as the hub, as the plain-git shim writes them."""
+    import subprocess
+    import sys
+
+    from hubs import hub_and_clones
+    hub, _ = hub_and_clones(tmp_path, 1)
+    hook = hub / "hooks" / "post-receive"
+    hook.write_text(LEGACY_SHIM.format(python=sys.executable))
+    tip = git(hub, "rev-parse", "main").stdout.strip()
+    tree = git(hub, "rev-parse", "main^{tree}").stdout.strip()
+    commits = [git(hub, "commit-tree", tree, "-p", tip, "-m",
+                   f"@a{i}: [STATE:bootstrap] spawned").stdout.strip() for i in range(8)]
+    zero = "0" * len(tip)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    runs = [subprocess.Popen([str(hook)], cwd=hub, env=env, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            for _ in commits]
+    for run, commit in zip(runs, commits):
+        run.stdin.write(f"{zero} {commit} refs/heads/b-{commit[:8]}\n".encode())
+        run.stdin.close()
+    assert all(run.wait(timeout=120) == 0 for run in runs)
+    for commit in commits:
+        said = git(hub, "notes", "--ref=refs/notes/gitstate-received", "show", commit,
+                   check=False)
+        assert said.returncode == 0 and said.stdout.startswith("received "), commit
+    assert git(hub, "log", "-1", "--format=%an", "refs/notes/gitstate-received").stdout \
+        .strip() == "gitstate hub"
+    assert git(hub, "for-each-ref", "refs/notes/").stdout.count("\n") == 1

@@ -391,3 +391,167 @@ def test_a_hub_that_reports_a_landing_it_did_not_make_is_not_believed(tmp_path):
     head = git(a, "rev-parse", "HEAD").stdout.strip()
     assert head != tip and git(a, "log", "-1", "--format=%s").stdout.startswith(
         "@alice: [STATE:inbox]")                       # the move stays here, nothing lost
+
+
+# -- a batch: every waiting request landed in one pass -------------------------------------
+
+def _queued_push_later(clone: Path) -> subprocess.Popen:
+    """`queued_push`, left running: its outcome read when the hub answers."""
+    return subprocess.Popen(["git", "-c", "core.abbrev=no", "push", "--porcelain", "origin",
+                             "HEAD:refs/gitstate/queue/main"], cwd=clone,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _answer(proc: subprocess.Popen) -> tuple[int, str]:
+    """(exit code, the push's porcelain line for its queued ref)."""
+    out, _err = proc.communicate()
+    return proc.returncode, next((ln for ln in out.splitlines() if "\t" in ln), "")
+
+
+def _branch_moves(hub: Path) -> int:
+    """How many times the hub's main has moved (its reflog, kept from here on)."""
+    return len(git(hub, "reflog", "show", "--format=%H", "refs/heads/main",
+                   check=False).stdout.split())
+
+
+def _waiting_batch(tmp_path: Path, agents: list[list[str]]):
+    """A hub whose three clones each queue one move made on the same tip (clone i moves
+    `agents[i]` to inbox, in one commit), pushed in that order while the landing lock is
+    held: (hub, the pushes, each clone's move, the tip they were made on)."""
+    hub, clones = hub_and_clones(tmp_path, 3)
+    everyone = sorted({a for names in agents for a in names})
+    for agent in everyone:
+        assert pushed(clones[0], "spawn", agent)[0] == 0
+    for clone in clones[1:]:
+        git(clone, "pull", "-q", "--ff-only")
+    git(hub, "config", "core.logAllRefUpdates", "always")
+    tip = hub_tip(hub)
+    moves = []
+    for clone, names in zip(clones, agents):
+        for agent in names:
+            path = clone / "agent" / agent / "_state.md"
+            path.write_text(path.read_text().replace("state: bootstrap", "state: inbox", 1))
+            git(clone, "add", str(path))
+        git(clone, *UNHOOKED, "commit", "-q", "-m", f"@{names[0]}: [STATE:inbox] "
+            "bootstrap -> inbox")
+        moves.append(git(clone, "rev-parse", "HEAD").stdout.strip())
+    lock = _hold_the_landing_lock(hub)
+    try:
+        procs = []
+        for i, clone in enumerate(clones):
+            procs.append(_queued_push_later(clone))
+            _wait_for_requests(hub, i + 1)          # each arrives before the next is sent
+    finally:
+        lock.close()                                # one lander takes them all now
+    return hub, procs, moves, tip
+
+
+def test_waiting_moves_land_in_one_pass_with_one_ref_update_each_pusher_told_its_own(tmp_path):
+    hub, procs, moves, tip = _waiting_batch(tmp_path, [["alice"], ["bob"], ["carol"]])
+    before = _branch_moves(hub)
+    answers = [_answer(p) for p in procs]
+    assert [code for code, _line in answers] == [0, 0, 0], answers
+    # in order of arrival, each on the tip the one before made
+    chain = git(hub, "rev-list", "--reverse", f"{tip}..main").stdout.split()
+    assert len(chain) == 3 and chain[0] == moves[0]        # the first on the tip: itself
+    assert hub_subjects(hub)[:3] == [f"@{a}: [STATE:inbox] bootstrap -> inbox"
+                                     for a in ("carol", "bob", "alice")]
+    # each pusher is told its own landing: the commit before it, and its own
+    olds = [tip, *chain[:-1]]
+    assert [line.split("\t")[2] for _code, line in answers] == \
+        [f"{old}..{new}" for old, new in zip(olds, chain)]
+    assert _branch_moves(hub) - before == 1                # the branch moved once
+    assert_queue_empty(hub)
+
+
+def test_a_move_refused_in_the_middle_of_a_batch_holds_none_of_the_others(tmp_path):
+    hub, procs, moves, tip = _waiting_batch(tmp_path, [["alice"], ["bob", "carol"], ["dave"]])
+    before = _branch_moves(hub)
+    answers = [_answer(p) for p in procs]
+    assert [code != 0 for code, _line in answers] == [False, True, False], answers
+    assert answers[1][1].startswith("!") and "(gitstate:multiple-agents " in answers[1][1]
+    # the one after it built on the last good tip
+    chain = git(hub, "rev-list", "--reverse", f"{tip}..main").stdout.split()
+    assert len(chain) == 2 and chain[0] == moves[0]
+    assert answers[2][1].split("\t")[2] == f"{chain[0]}..{chain[1]}"
+    assert hub_subjects(hub)[:2] == ["@dave: [STATE:inbox] bootstrap -> inbox",
+                                     "@alice: [STATE:inbox] bootstrap -> inbox"]
+    assert _branch_moves(hub) - before == 1
+    assert_queue_empty(hub)
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "clone", "-q", str(hub), str(fresh))
+    assert gitstate(fresh, "verify", "--no-cache").returncode == 0
+
+
+KILL_THE_LANDER = """#!/bin/sh
+# Once, right after the branch moved: the lander (the parent of this hook's git update-ref)
+# is killed before it writes any outcome.
+input=$(cat)
+[ "$1" = committed ] || exit 0
+case "$input" in *" refs/heads/main"*) ;; *) exit 0 ;; esac
+rm -f "$0"
+kill -9 "$(awk '{ print $4 }' /proc/$PPID/stat)"
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc")
+def test_a_lander_killed_after_the_batch_landed_lands_nothing_twice(tmp_path):
+    hub, clones = hub_and_clones(tmp_path, 3)
+    hook = hub / "hooks" / "reference-transaction"
+    hook.write_text(KILL_THE_LANDER)
+    hook.chmod(0o755)
+    lock = _hold_the_landing_lock(hub)
+    try:
+        procs = [_background_push(clone, "spawn", f"agent-{i}")
+                 for i, clone in enumerate(clones)]
+        _wait_for_requests(hub, 3)
+    finally:
+        lock.close()
+    outs = [json.loads(p.communicate()[0])["push"] for p in procs]
+    assert not hook.exists()                        # the lander was killed mid-batch
+    # the pushers still waiting learn that their moves landed; the lander's own pusher
+    # cannot know
+    assert sorted(o["outcome"] for o in outs).count("landed") >= 2, outs
+    subjects = hub_subjects(hub)
+    for i in range(3):
+        assert subjects.count(f"@agent-{i}: [STATE:bootstrap] spawned") == 1
+    res = gitstate(hub, "hub", "drain")
+    assert res.returncode == 0 and "the landing queue is empty" in res.stdout
+    for clone, out in zip(clones, outs):            # pushed again: told how it landed
+        if out["outcome"] != "landed":
+            code, lines = queued_push(clone)
+            assert code == 0, lines
+    assert hub_subjects(hub) == subjects            # nothing landed twice
+    assert_queue_empty(hub)
+
+
+def test_beyond_the_history_read_in_process_a_move_on_the_branch_is_not_landed_again(
+        tmp_path, monkeypatch):
+    """The lander reads the newest commits of the branch itself; beyond them git says which
+    moves are new (all at once) and whether the rest are on the branch."""
+    monkeypatch.setattr("gitstate.doors.pipes.WALK", 1)   # only the tip read in-process
+    hub, (a, b) = hub_and_clones(tmp_path)
+    for agent in ("alice", "bob"):
+        assert pushed(a, "spawn", agent)[0] == 0
+    git(b, "pull", "-q", "--ff-only")
+    start = hub_tip(hub)
+    state_edit(a, "alice", "inbox")
+    new = git(a, "rev-parse", "HEAD").stdout.strip()
+    git(a, "push", "-q", "origin", "HEAD:refs/heads/objects")    # the hub has its objects
+    state_edit(b, "bob", "inbox")
+    on_branch = git(b, "rev-parse", "HEAD").stdout.strip()
+    git(b, "push", "-q", "origin", "HEAD:main")                  # pushed straight to main...
+    assert pushed(b, "spawn", "carol")[0] == 0                   # ...and buried under another
+    tip = hub_tip(hub)
+    queue = hub / "gitstate" / "queue"
+    queue.mkdir(parents=True, exist_ok=True)
+    for move in (new, on_branch):                                # ...then queued as well
+        (queue / f"{time.time_ns():020d}-1-{move[:12]}").write_text(json.dumps(
+            {"branch": "refs/heads/main", "move": move}))
+    data = json.loads(gitstate(hub, "hub", "drain", "--json").stdout)
+    assert data["landed"] == 2
+    landed = {m["move"]: m["landed"] for m in data["moves"]}
+    assert git(hub, "rev-parse", "main~1").stdout.strip() == tip  # alice's replayed on it
+    assert landed[new] == landed[on_branch] == hub_tip(hub)      # bob's there already
+    assert git(hub, "rev-list", "--count", f"{start}..main").stdout.strip() == "3"
+    assert_queue_empty(hub)
