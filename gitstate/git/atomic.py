@@ -62,7 +62,10 @@ class Result:
 
 
 def git_dir(git: Git) -> Path:
-    return Path(git.text("rev-parse", "--absolute-git-dir"))
+    """The absolute git dir: as the command found its repository, else asked of git."""
+    if git.known_git_dir is None:
+        git.known_git_dir = git.text("rev-parse", "--absolute-git-dir")
+    return Path(git.known_git_dir)
 
 
 class IndexLocked(GitFailure):
