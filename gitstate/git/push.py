@@ -21,7 +21,6 @@ meanwhile (`queue-stale`) is decided again here and queued again.
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -63,6 +62,7 @@ class PushPolicy:
 
     def pause(self, attempt: int) -> float:
         # full jitter: racing agents spread out instead of colliding again in step
+        import random
         return random.uniform(0, min(self.cap, self.base * 2 ** attempt))
 
 
@@ -380,6 +380,7 @@ def _fetch(git: Git, up: Upstream) -> str:
         words = err.decode("utf-8", "replace")
         if "lock" not in words or attempt == 19:
             raise GitFailure(words.strip() or "git fetch failed")
+        import random
         time.sleep(random.uniform(0.01, 0.05 * (attempt + 1)))
     tip = git.rev(up.tracking)
     if tip is None:
