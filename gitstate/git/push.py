@@ -61,8 +61,7 @@ class PushPolicy:
             or time.monotonic() - start >= self.seconds
 
     def pause(self, attempt: int) -> float:
-        # full jitter: racing agents spread out instead of colliding again in step
-        import random
+        import random  # full jitter: racing agents spread out instead of colliding in step
         return random.uniform(0, min(self.cap, self.base * 2 ** attempt))
 
 
