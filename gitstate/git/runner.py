@@ -61,6 +61,7 @@ class Git:
         self.deadline: float | None = None   # git/spawning.py `bounded`
         self.known_git_dir: str | None = None   # the absolute git dir, where found already
         self._config: tuple | None = None   # git/configured.py: (files, stamp, values)
+        self.hubs_queueing: set[str] = set()   # remotes that said they keep a landing queue
 
     def _env(self, extra: dict[str, str] | None) -> dict[str, str]:
         env = dict(os.environ if self.env is None else self.env)
