@@ -6,6 +6,10 @@ medians. Run from the repository root with the project's Python:
 
     .venv/bin/python bench/hooks.py [--runs 30]
 
+Beside its figures it prints `python -c pass` of the same interpreter (the floor under any hook
+that starts Python), the load average, and the git processes one commit of each kind starts
+(from git's trace, GIT_TRACE2_EVENT).
+
 Targets: <= 10 ms for a commit touching no state file (commit hooks and the ref guard
 together), <= 40 ms for a state commit, and a `git fetch` that the ref guard sees but need not
 judge (it moves remote-tracking refs only): <= 10 ms.
@@ -18,6 +22,7 @@ gitstate again (~25 ms), which no installed gitstate pays.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
@@ -35,16 +40,17 @@ def sh(repo: Path, *args: str) -> None:
 
 
 def timed(repo: Path, args: list[str], hooks_off: str | None,
-          env: dict | None = None) -> tuple[float, float]:
+          env: dict | None = None, trace: Path | None = None) -> tuple[float, float]:
     """Milliseconds of one `git ARGS`, on the clock and of CPU (git and every process it
     started, user and system: what a busy machine does not inflate as much), with gitstate's
     hooks or with hooks switched off (or, with `env`, the hooks of another folder run by
-    another gitstate)."""
+    another gitstate). `trace`: git's trace of every git process is written there."""
     cmd = ["git"] + (["-c", f"core.hooksPath={hooks_off}"] if hooks_off else []) + args
+    env = {**(env or {}), **({"GIT_TRACE2_EVENT": str(trace)} if trace else {})}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=repo, capture_output=True, text=True,
-                          env=None if env is None else {**os.environ, **env})
+                          env={**os.environ, **env} if env else None)
     elapsed = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
@@ -81,6 +87,26 @@ def other_hooks(root: Path, python: str) -> Path:
     return other / ".git" / "hooks"
 
 
+def git_processes(trace: Path) -> int:
+    """The git processes a GIT_TRACE2_EVENT file names, but git's own housekeeping
+    (`maintenance run --auto`, `gc --auto`), which runs now and then with or without hooks."""
+    starts = [e["argv"] for e in map(json.loads, trace.read_text().splitlines())
+              if e["event"] == "start"]
+    return sum(not ({"maintenance", "gc"} & set(argv[1:3])) for argv in starts)
+
+
+def python_pass(python: str) -> tuple[float, float]:
+    """Milliseconds of `python -c pass`, on the clock and of CPU: the floor under any hook
+    that starts Python."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run([python, "-c", "pass"], check=True)
+    elapsed = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return elapsed * 1000, 1000 * (after.ru_utime - before.ru_utime
+                                   + after.ru_stime - before.ru_stime)
+
+
 def compile_gitstate(python: str) -> None:
     """Write the bytecode of the gitstate that `python` imports, as its installer would."""
     subprocess.run([python, "-c", "import compileall, os, gitstate; compileall.compile_dir("
@@ -98,7 +124,7 @@ def measure(runs: int, against: str | None = None) -> dict[str, dict[str, float]
         off.mkdir()
         modes = ("hooks", "bare") + (("against",) if against else ())
         samples: dict[str, dict[str, list[tuple[float, float]]]] = {
-            k: {m: [] for m in modes} for k in TARGETS_MS}
+            k: {m: [] for m in modes} for k in (*TARGETS_MS, "python -c pass")}
         theirs = str(other_hooks(root, against)) if against else None
 
         def hooks_of(mode: str) -> str | None:
@@ -111,27 +137,43 @@ def measure(runs: int, against: str | None = None) -> dict[str, dict[str, float]
         state_file = repo / "agent" / "alice" / "_state.md"
         text = state_file.read_text()
         n = 0
-        for i in range(runs):
-            for mode in modes:
-                n += 1
+
+        def one(kind: str, mode: str, trace: Path | None = None) -> tuple[float, float]:
+            nonlocal n
+            n += 1
+            if kind == "ordinary":
                 (repo / "work.txt").write_text(f"{n}\n")
                 sh(repo, "git", "add", "work.txt")
-                samples["ordinary"][mode].append(
-                    timed(repo, ["commit", "-q", "-m", f"ordinary work {n}"], hooks_of(mode),
-                          env_of.get(mode)))
-                n += 1
+                args = ["commit", "-q", "-m", f"ordinary work {n}"]
+            elif kind == "state":
                 state_file.write_text(text.replace("summary: null", f"summary: step {n}"))
                 (repo / "work.txt").write_text(f"{n}\n")
                 sh(repo, "git", "add", "work.txt", str(state_file))
-                samples["state"][mode].append(
-                    timed(repo, ["commit", "-q", "-m", f"@alice: [STATE:deep_work] step {n}"],
-                          hooks_of(mode), env_of.get(mode)))
+                args = ["commit", "-q", "-m", f"@alice: [STATE:deep_work] step {n}"]
+            else:
                 (upstream / "up.txt").write_text(f"{n}\n")
                 sh(upstream, "git", "add", "up.txt")
                 sh(upstream, "git", "-c", f"core.hooksPath={off}", "commit", "-qm", f"up {n}")
-                samples["fetch"][mode].append(
-                    timed(repo, ["fetch", "-q", "upstream"], hooks_of(mode), env_of.get(mode)))
-        out = {}
+                args = ["fetch", "-q", "upstream"]
+            return timed(repo, args, hooks_of(mode), env_of.get(mode), trace)
+
+        for _ in range(runs):
+            for mode in modes:
+                for kind in TARGETS_MS:
+                    samples[kind][mode].append(one(kind, mode))
+            samples["python -c pass"]["hooks"].append(python_pass(sys.executable))
+            if against:
+                samples["python -c pass"]["against"].append(python_pass(against))
+        gits = {}   # git processes of one commit of each kind, its own `git` included
+        for kind in TARGETS_MS:
+            for mode in modes:
+                trace = root / f"trace-{kind}-{mode}.json"
+                one(kind, mode, trace)
+                gits[kind, mode] = git_processes(trace)
+        pass_ = samples.pop("python -c pass")
+        out: dict = {"python -c pass": {
+            m: (statistics.median(x[0] for x in xs), statistics.median(x[1] for x in xs))
+            for m, xs in pass_.items() if xs}}
         for kind, s in samples.items():
             def med(mode: str, which: int) -> float:
                 return statistics.median(x[which] for x in s[mode])
@@ -141,7 +183,8 @@ def measure(runs: int, against: str | None = None) -> dict[str, dict[str, float]
                          "cpu_added_ms": med("hooks", 1) - med("bare", 1),
                          "against_added_ms": med("against", 0) - bare if against else None,
                          "against_cpu_added_ms": med("against", 1) - med("bare", 1)
-                         if against else None}
+                         if against else None,
+                         "git": {m: gits[kind, m] for m in modes}}
         return out
 
 
@@ -152,20 +195,29 @@ def main() -> int:
                         help="also time the hooks of the gitstate of this Python (A/B)")
     args = parser.parse_args()
     results = measure(args.runs, args.against)
+    floor = results.pop("python -c pass")
     print(f"python {sys.version.split()[0]}, git "
           f"{subprocess.run(['git', '--version'], capture_output=True, text=True).stdout.split()[-1]}"
-          f", {os.cpu_count()} cores, median of {args.runs} runs each")
+          f", {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}, median of {args.runs} "
+          "runs each")
+    print(f"python -c pass: {floor['hooks'][0]:.1f} ms, CPU {floor['hooks'][1]:.1f} ms"
+          + (f"   against: {floor['against'][0]:.1f} ms, CPU {floor['against'][1]:.1f} ms"
+             if "against" in floor else ""))
     print(f"{'commit':<10}{'with hooks':>12}{'without':>10}{'added':>9}{'target':>9}"
-          f"{'':>8}{'CPU added':>10}")
+          f"{'':>8}{'CPU added':>10}{'git':>6}")
     worst = 0
     for kind, r in results.items():
         verdict = "ok" if r["added_ms"] <= r["target_ms"] else "OVER"
         worst |= verdict != "ok"
+        git = r["git"]
         print(f"{kind:<10}{r['with_hooks_ms']:>10.1f}ms{r['without_ms']:>8.1f}ms"
               f"{r['added_ms']:>7.1f}ms{r['target_ms']:>7.0f}ms  {verdict:<4}"
-              f"{r['cpu_added_ms']:>8.1f}ms"
+              f"{r['cpu_added_ms']:>8.1f}ms{git['hooks']:>4}/{git['bare']}"
               + (f"   against: {r['against_added_ms']:.1f}ms added, "
-                 f"{r['against_cpu_added_ms']:.1f}ms CPU" if args.against else ""))
+                 f"{r['against_cpu_added_ms']:.1f}ms CPU, git {git['against']}"
+                 if args.against else ""))
+    print("git: git processes of one such commit with the hooks / without (its own included, "
+          "git's `maintenance --auto` not)")
     return 1 if worst else 0
 
 

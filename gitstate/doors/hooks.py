@@ -55,10 +55,14 @@ def run_hook(name: str, args: list[str]) -> int:
 
 
 def _run(name: str, args: list[str]) -> int:
+    # the encoding git will declare in the commit, as the pre-commit shim read it with the
+    # hook's Python (no second `git config`); absent, the door asks git
+    given = [a.partition("=")[2] for a in args if a.startswith("--commit-encoding=")]
+    args = [a for a in args if not a.startswith("--commit-encoding=")]
     expect = args[args.index("--expect") + 1] if "--expect" in args[:-1] else None
     cache = os.path.join(os.path.dirname(expect), "gitstate") if expect else None
     if name == "pre-commit":
-        return pre_commit(Git(), _stdin_text(), expect, cache)
+        return pre_commit(Git(), _stdin_text(), expect, cache, given[-1] if given else None)
     if name == "commit-msg":
         return _commit_msg(args, cache)
     if name == "pre-receive":
@@ -113,10 +117,11 @@ def _stdin_text() -> str:
     return sys.stdin.read()
 
 
-def pre_commit(git: Git, raw: str, expect: str | None, cache: str | None = None) -> int:
+def pre_commit(git: Git, raw: str, expect: str | None, cache: str | None = None,
+               encoding: str | None = None) -> int:
     if expect:
         _remove(expect)   # a verdict is only ever for the commit being made now
-    violations, verdict = _judge_staged(git, raw, None, cache)
+    violations, verdict = _judge_staged(git, raw, None, cache, encoding)
     if violations:
         return _report(violations, LATER)
     if expect and verdict:
@@ -186,7 +191,7 @@ def _listing(pairs) -> tuple[list[str], dict[str, str], dict[str, str]]:
 
 
 def _judge_staged(git: Git, raw: str, message: str | Message | None,
-                  cache: str | None = None):
+                  cache: str | None = None, encoding: str | None = None):
     """(violations, verdict) for the commit being made from the index: its facts gathered
     (`_staged`), judged by the one judge.
 
@@ -202,7 +207,7 @@ def _judge_staged(git: Git, raw: str, message: str | Message | None,
     if lc is None:
         found = law_problem or refused
         return ([found] if found is not None else []), None
-    facts = _facts(git, lc, base, paths, modes, got, message, law_problem)
+    facts = _facts(git, lc, base, paths, modes, got, message, law_problem, encoding)
     out = judge(facts)
     if out or _judged_in_full(facts):
         return out, None
@@ -210,7 +215,8 @@ def _judge_staged(git: Git, raw: str, message: str | Message | None,
 
 
 def _facts(git: Git, lc, base: str | None, paths: list[str], modes: dict[str, str],
-           got: list, message: str | Message | None, law_problem: Violation | None) -> Facts:
+           got: list, message: str | Message | None, law_problem: Violation | None,
+           encoding: str | None = None) -> Facts:
     """What this door knows of the commit being made, as `_staged` read it."""
     head, merge_head, old_lc = got[:3]
     law_changed = [p for p in paths if is_law_path(p)] if old_lc is not None else []
@@ -223,7 +229,8 @@ def _facts(git: Git, lc, base: str | None, paths: list[str], modes: dict[str, st
     return Facts(lc, _changes(lc, paths, modes, got[4:]), message=msg, law_changed=law_changed,
                  law_problem=law_problem, merge=merge, line=merge and on_team_line(git, lc),
                  context=context, bound=bound, mark=mark, memo=memo,
-                 encoding=_commit_encoding(git), signers_known=lambda: _has_signers(git, base))
+                 encoding=_commit_encoding(git, encoding),
+                 signers_known=lambda: _has_signers(git, base))
 
 
 def _changes(lc, paths: list[str], modes: dict[str, str], contents: list) -> list[FileChange]:
@@ -237,12 +244,13 @@ def _changes(lc, paths: list[str], modes: dict[str, str], contents: list) -> lis
     return out
 
 
-def _commit_encoding(git: Git) -> str | None:
+def _commit_encoding(git: Git, given: str | None = None) -> str | None:
     """The `encoding` header git will write into the commit being made: its
     i18n.commitEncoding, unless that is UTF-8 (then git writes none). The commit-msg hook
     leaves the ref guard a blessing that spares it a second judgement, so this door, and not
-    the guard, must say that the commit would be refused (`encoding`)."""
-    value = git.config("i18n.commitEncoding")
+    the guard, must say that the commit would be refused (`encoding`). `given`: as the
+    shim read it ("" for none)."""
+    value = git.config("i18n.commitEncoding") if given is None else given
     return value if value and value.strip().lower() not in ("utf-8", "utf8") else None
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -41,8 +40,7 @@ class Plan:
     with_staged: bool = True                    # commit what the user staged, too
     sign: bool = False                          # sign with the configured SSH key (approvals)
     key: str | None = None                      # else sign with this SSH key (an agent's)
-    judged: bool = True                         # judged by its maker: the ref guard need not
-                                                # judge it again (False: the guard judges it)
+    judged: bool = True                         # by its maker: the ref guard lets it pass
     # what the work tree gets where it differs from what is committed: the user's unstaged
     # edits of a file the move rewrites, with the move applied (nothing of theirs is lost)
     work: dict[str, bytes] = field(default_factory=dict)
@@ -62,7 +60,9 @@ class Result:
 
 
 def git_dir(git: Git) -> Path:
-    return Path(git.text("rev-parse", "--absolute-git-dir"))
+    """The absolute git dir: as the command found its repository, else asked of git."""
+    git.known_git_dir = git.known_git_dir or git.text("rev-parse", "--absolute-git-dir")
+    return Path(git.known_git_dir)
 
 
 class IndexLocked(GitFailure):
@@ -105,9 +105,9 @@ def commit_atomically(git: Git, top: Path, prepare: Callable[[str | None], Plan]
         wait_for_index(gdir)   # before anything is published: a stale lock is said at once
         recover(git, top, gdir)
         refuse_during_operation(gdir)
-        detached = not git.ok("symbolic-ref", "-q", "HEAD")
-        for _ in range(MAX_ATTEMPTS):
-            parent = git.head()
+        detached, parent = _head_here(git)
+        for attempt in range(MAX_ATTEMPTS):
+            parent = git.head() if attempt else parent   # HEAD moved: read it again
             plan = prepare(parent)
             for path in plan.files:
                 safe_path(top, path)
@@ -124,6 +124,15 @@ def commit_atomically(git: Git, top: Path, prepare: Callable[[str | None], Plan]
             journal.unlink()
         raise GitFailure(f"HEAD kept moving while committing ({MAX_ATTEMPTS} attempts); "
                          "nothing was committed", hint="try again")
+
+
+def _head_here(git: Git) -> tuple[bool, str | None]:
+    """(HEAD names no branch, its commit): one git process, two on an unborn branch."""
+    code, out, _ = git.call("rev-parse", "HEAD^{commit}", "--symbolic-full-name", "HEAD")
+    lines = out.decode("utf-8", "surrogateescape").split()
+    if code == 0 and len(lines) == 2:
+        return not lines[1].startswith("refs/"), lines[0]
+    return not git.ok("symbolic-ref", "-q", "HEAD"), git.head()
 
 
 def _riders(git: Git, parent: str | None, sha: str, plan: Plan) -> list[str]:
@@ -230,7 +239,7 @@ def build_commit(git: Git, gdir: Path, parent: str | None, plan: Plan, entries: 
     try:
         env = {"GIT_INDEX_FILE": str(tmp)}
         if plan.with_staged and real.exists():
-            shutil.copyfile(real, tmp)
+            _copy(real, tmp)
         elif parent is not None:
             git.run("read-tree", parent, env=env)
         else:
@@ -250,6 +259,13 @@ def build_commit(git: Git, gdir: Path, parent: str | None, plan: Plan, entries: 
             tmp.unlink()
 
 
+def _copy(src: Path, dst: Path) -> None:
+    """`shutil.copyfile`, without importing shutil (and its compression modules) on a move."""
+    with open(src, "rb") as fin, open(dst, "wb") as fout:
+        while chunk := fin.read(1 << 20):
+            fout.write(chunk)
+
+
 def _commit_tree(git: Git, plan: Plan, tree: str, parent: str | None) -> list[str]:
     """The `git commit-tree` arguments for `tree` on `parent`, signed as the plan says."""
     args = [tree] + (["-p", parent] if parent else []) + ["-F", "-"]
@@ -262,12 +278,10 @@ def _commit_tree(git: Git, plan: Plan, tree: str, parent: str | None) -> list[st
     return ["commit-tree"] + args
 
 
-# A commit is published by the swap of HEAD; the index and work tree follow a moment later.
-# A journal written before the swap lets the next gitstate command finish that second step
-# if the process was killed in between, so the index never silently lags behind HEAD.
-
-
 def _journal_path(gdir: Path) -> Path:
+    """A commit is published by the swap of HEAD; the index and work tree follow a moment
+    later. The journal written here before the swap lets the next gitstate command finish that
+    step if the process was killed in between: the index never silently lags behind HEAD."""
     return gdir / "gitstate" / "pending.json"
 
 

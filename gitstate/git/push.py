@@ -21,7 +21,6 @@ meanwhile (`queue-stale`) is decided again here and queued again.
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -62,7 +61,7 @@ class PushPolicy:
             or time.monotonic() - start >= self.seconds
 
     def pause(self, attempt: int) -> float:
-        # full jitter: racing agents spread out instead of colliding again in step
+        import random  # full jitter: racing agents spread out instead of colliding in step
         return random.uniform(0, min(self.cap, self.base * 2 ** attempt))
 
 
@@ -106,18 +105,21 @@ def land(git: Git, top: Path, move: Callable[[], Result], *, agent: str,
          policy: PushPolicy | None = None,
          judge_fetched: Callable[[str | None, str], str | None] | None = None,
          on_attempt: Callable[[int, str], None] | None = None,
-         queue: bool = True, line: str | None = None) -> tuple[Landing, Result]:
+         queue: bool = True, line: str | None = None,
+         in_step: Upstream | None = None) -> tuple[Landing, Result]:
     """Commit `move()` and land it on the upstream branch; see the module's docstring. Returns
     how it landed and the last local commit of the move.
 
     `move` commits on HEAD (re-deciding from HEAD each time it is called). `judge_fetched`
     judges commits fetched from the hub before the local branch takes them (old tip, new
     tip) and returns a reason to stop, or None. `queue=False`: pushed to the branch even where
-    the hub keeps a landing queue (a message, which moves no agent: the queue takes moves)."""
+    the hub keeps a landing queue (a message, which moves no agent: the queue takes moves).
+    `in_step`: the upstream the caller has just found the branch in step with."""
     policy = policy or PushPolicy()
     with bounded(git, policy.seconds):   # no talk with the hub outlasts the policy's time
-        up = upstream_of(git, line)
-        check_in_step(git, up)
+        up = in_step or upstream_of(git, line)
+        if in_step is None:
+            check_in_step(git, up)
         queued = queue and hub_queues(git, up)
         result = move()
         if queued:
@@ -220,11 +222,13 @@ def _decide_again(git: Git, top: Path, up: Upstream, move: Callable[[], Result],
         return None, move()
     except (Rejected, GitstateError) as exc:
         moved = [p for p in work if p == result.plan.info.get("path") or p in result.plan.files]
+        said = getattr(exc, "violations", None)   # the first rule that refused it
         if not up.line:
             restore(git, top, tip, moved)   # the refused state file goes back to the tip's
         return _set_aside(git, top, up, result, agent, attempt,
                           f"now illegal on {tip[:10]}: {exc}", fetch=False,
-                          staged=[p for p in work if p not in moved], rule=_first_rule(exc))
+                          staged=[p for p in work if p not in moved],
+                          rule=str(said[0].rule) if said else None)
 
 
 def _onto(git: Git, top: Path, up: Upstream, result: Result, agent: str, attempt: int,
@@ -243,11 +247,6 @@ def _onto(git: Git, top: Path, up: Upstream, result: Result, agent: str, attempt
     except GitFailure as exc:
         return _gave_up(up, result, attempt, f"could not move onto {up.name}: "
                         f"{exc.message}")
-
-
-def _first_rule(exc: Exception) -> str | None:
-    violations = getattr(exc, "violations", None)
-    return str(violations[0].rule) if violations else None
 
 
 def _push_queued(git: Git, up: Upstream, sha: str,
@@ -343,8 +342,8 @@ def _follow(git: Git, up: Upstream, result: Result, landed: str) -> str | None:
 
 
 def _stays(result: Result, landed: str, why: str) -> str:
-    return (f"landed as {landed[:10]}, but this branch stays at {result.sha[:10]} ({why}); "
-            "`gitstate sync` brings it in step")
+    return f"landed as {landed[:10]}, but this branch stays at {result.sha[:10]} ({why}); " \
+        "`gitstate sync` brings it in step"
 
 
 def _push(git: Git, up: Upstream, sha: str) -> tuple[str, str]:
@@ -380,6 +379,7 @@ def _fetch(git: Git, up: Upstream) -> str:
         words = err.decode("utf-8", "replace")
         if "lock" not in words or attempt == 19:
             raise GitFailure(words.strip() or "git fetch failed")
+        import random
         time.sleep(random.uniform(0.01, 0.05 * (attempt + 1)))
     tip = git.rev(up.tracking)
     if tip is None:

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
-
 class Managed:
     """A repository under gitstate: `top` is its work tree (None for a bare repository)."""
 
@@ -148,10 +147,12 @@ class Managed:
                              hint=hint or f"spawn it first: `gitstate spawn {agent}`")
 
     def staged_state_changes(self, lc: Lifecycle, base: str | None,
-                             skip: frozenset[str] | set[str] = frozenset()) -> list[FileChange]:
-        """State files whose staged content differs from `base`."""
+                             skip: frozenset[str] | set[str] = frozenset(),
+                             staged: list[str] | None = None) -> list[FileChange]:
+        """State files whose staged content differs from `base` (`staged`: git's list)."""
         rx = lc.state_path_regex()
-        paths = [p for p in self.git.staged_changes(base) if rx.match(p) and p not in skip]
+        staged = self.git.staged_changes(base) if staged is None else staged
+        paths = [p for p in staged if rx.match(p) and p not in skip]
         return self.changes_between(paths, base, None)
 
     def changes_between(self, paths: list[str], base: str | None,

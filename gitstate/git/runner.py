@@ -59,6 +59,9 @@ class Git:
         self.env = env
         self._format: str | None = None
         self.deadline: float | None = None   # git/spawning.py `bounded`
+        self.known_git_dir: str | None = None   # the absolute git dir, where found already
+        self._config: tuple | None = None   # git/configured.py: (files, stamp, values)
+        self.hubs_queueing: set[str] = set()   # remotes that said they keep a landing queue
 
     def _env(self, extra: dict[str, str] | None) -> dict[str, str]:
         env = dict(os.environ if self.env is None else self.env)
@@ -74,14 +77,17 @@ class Git:
         argv = ["git", *_GLOBAL_OPTIONS, *(_READ_OPTIONS if long_read else ())] \
             + (["-C", self.cwd] if self.cwd else []) + list(args)
         full_env = self._env(env)
+        if args and args[0] == "config":
+            self._config = None   # it may be a write: read it all again when next asked
         if self.deadline is not None:
-            from gitstate.git.spawning import remote_command
+            from gitstate.git.spawning import remote_command, spawn_to_files
             if remote_command(args):
-                return _spawn_to_files(argv, input, full_env, self.deadline)
+                return spawn_to_files(argv, input, full_env, self.deadline)
         if _can_spawn_light(input):
             return _spawn_light(argv, input, full_env)
         if long_read:
-            return _spawn_to_files(argv, input, full_env)
+            from gitstate.git.spawning import spawn_to_files
+            return spawn_to_files(argv, input, full_env)
         import subprocess
         proc = subprocess.run(argv, input=input, capture_output=True, env=full_env)
         return proc.returncode, proc.stdout, proc.stderr
@@ -249,8 +255,19 @@ class Git:
         return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
     def config(self, key: str) -> str | None:
-        code, out, _ = self.call("config", "--get", key)
-        return out.decode().strip() if code == 0 else None
+        """`git config --get KEY`, answered from one `git config --list` per command: its
+        values are read again when a file it came from (or one git would read) changed, or
+        the environment that names them did."""
+        from gitstate.git.configured import config_name, read_config, stamp
+        name = config_name(key)
+        found = self._config
+        if name is not None and (found is None or found[1] != stamp(self, found[0])):
+            found = self._config = read_config(self)
+        if name is None or found is None:
+            code, out, _ = self.call("config", "--get", key)
+            return out.decode().strip() if code == 0 else None
+        value = found[2].get(name)
+        return value.strip() if value is not None else None
 
 
 # Running git without the `subprocess` module: it is the largest import left on the hook path.
@@ -293,37 +310,6 @@ def _spawn_light(argv: list[str], input: bytes | None,
     out, err = _read_both(out_r, err_r)
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status), out, err
-
-
-def _spawn_to_files(argv: list[str], input: bytes | None, env: dict[str, str],
-                    deadline: float | None = None) -> tuple[int, bytes, bytes]:
-    """A long read: git reads its input from a file and writes its output to files. A thread
-    waiting on pipes takes Python's lock back after every read and write (32 KiB out, 4 KiB
-    in), up to 5 ms each while another thread judges (`sys.getswitchinterval`); waiting
-    on the process alone takes it back once (bench/README.md, "Near the floor"). With a
-    `deadline` (git/spawning.py), git is ended (SIGKILL, git alone) when it passes: 124."""
-    import subprocess
-    import tempfile
-    with tempfile.TemporaryFile() as fin, tempfile.TemporaryFile() as fout, \
-            tempfile.TemporaryFile() as ferr:
-        if input:
-            fin.write(input)
-            fin.seek(0)
-        try:
-            proc = subprocess.Popen(argv, stdin=fin, stdout=fout, stderr=ferr, env=env)
-        except OSError as exc:
-            raise GitFailure(f"cannot run git: {exc.strerror}",
-                             hint="install git and make sure it is on PATH") from None
-        if deadline is None:
-            code = proc.wait()
-        else:
-            from gitstate.git.spawning import waited
-            code, said = waited(proc, deadline, argv)
-            if said:
-                return code, b"", said
-        fout.seek(0)
-        ferr.seek(0)
-        return code, fout.read(), ferr.read()
 
 
 def _widen(fd: int) -> None:
@@ -416,4 +402,6 @@ def locate_repo(path: str | os.PathLike | None = None) -> tuple[Git, str, str]:
         where = os.path.abspath(path or ".")
         raise NotManaged(f"not inside a git work tree: {where}",
                          hint="run `git init` first, then `gitstate init`")
-    return Git(lines[0]), lines[0], lines[1]
+    found = Git(lines[0])
+    found.known_git_dir = lines[1]
+    return found, lines[0], lines[1]

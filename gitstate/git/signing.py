@@ -5,8 +5,6 @@ the law in force, never on the hook path of an ordinary commit (imported lazily)
 from __future__ import annotations
 
 import os
-import subprocess
-import tempfile
 from pathlib import Path
 
 from gitstate.git.runner import Git
@@ -42,6 +40,8 @@ def signed_by(raw: bytes, signers: bytes, principal: str) -> str | None:
     payload, sig = parts
     if b"BEGIN SSH SIGNATURE" not in sig:
         return "the commit is signed, but not with SSH (gpg.format ssh)"
+    import subprocess  # (only for a signature: an unsigned move imports neither)
+    import tempfile
     with tempfile.TemporaryDirectory(prefix="gitstate-sig-") as tmp:
         allowed, sigfile = Path(tmp) / "allowed_signers", Path(tmp) / "commit.sig"
         allowed.write_bytes(signers)
@@ -84,6 +84,7 @@ def signing_key(git: Git) -> tuple[tuple[str, str] | None, str]:
             if key:
                 return key, str(candidate)
     if path.is_file():
+        import subprocess
         proc = subprocess.run(["ssh-keygen", "-y", "-f", str(path)], capture_output=True,
                               text=True, stdin=subprocess.DEVNULL)
         key = parse_public_key(proc.stdout) if proc.returncode == 0 else None

@@ -70,9 +70,15 @@ HUB_MARK_REF = "refs/gitstate/hub"      # a hub with a landing queue has this re
 
 
 def hub_queues(git: Git, up: Upstream) -> bool:
-    """Whether the hub keeps a landing queue: it says so itself, with `HUB_MARK_REF`."""
+    """Whether the hub keeps a landing queue: it says so itself, with `HUB_MARK_REF` (once
+    per command that lands several moves, `sync` or a chain; a hub that did not say so is
+    asked again)."""
+    if up.remote in git.hubs_queueing:
+        return True
     code, out, _ = git.call("ls-remote", up.remote, HUB_MARK_REF)
-    return code == 0 and bool(out.strip())
+    if code == 0 and out.strip():
+        git.hubs_queueing.add(up.remote)
+    return up.remote in git.hubs_queueing
 
 
 def upstream_of(git: Git, line: str | None = None) -> Upstream:

@@ -197,3 +197,32 @@ def _split_quote(text: str):
         out.append(ch)
         i += 1
     return None, ""
+
+
+# What `yamlio.dump_entry` (PyYAML) writes for the values a move sets, written without it: a
+# name plain, a time stamp single-quoted (YAML 1.1 would read it as a date), an integer, a
+# boolean, null. Anything else is None: PyYAML writes it (tests/law/test_flatyaml.py checks
+# that both write the same text).
+_NAME = r"[A-Za-z_][A-Za-z0-9_-]*\Z"
+_STAMP = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?Z\Z"
+_YAML11_WORDS = frozenset(w for word in ("yes", "no", "true", "false", "on", "off", "null")
+                          for w in (word, word.capitalize(), word.upper()))
+
+
+def dump_flat_entry(key: str, value) -> str | None:
+    """The `key: value` line PyYAML writes for a flat value, or None where it is not one."""
+    if not re.match(_NAME, key) or key in _YAML11_WORDS:
+        return None
+    if value is None:
+        return f"{key}: null\n"
+    if isinstance(value, bool):
+        return f"{key}: {'true' if value else 'false'}\n"
+    if type(value) is int:
+        return f"{key}: {value}\n"
+    if type(value) is not str:
+        return None
+    if re.match(_NAME, value) and value not in _YAML11_WORDS:
+        return f"{key}: {value}\n"
+    if re.match(_STAMP, value):
+        return f"{key}: '{value}'\n"
+    return None

@@ -242,13 +242,18 @@ def as_text(value: Any) -> str | None:
 
 
 def with_fields(doc: StateDoc, updates: dict[str, Any]) -> str:
-    """The file's text with `updates` applied to the front matter; all else unchanged."""
-    from gitstate.law import yamlio
+    """The file's text with `updates` applied to the front matter; all else unchanged.
+    (Flat values in flat front matter are written and read back without PyYAML, whose import
+    costs a move more than the rest of its writing.)"""
+    from gitstate.law.flatyaml import dump_flat_entry
     lines = doc.front_text.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
     for key, value in updates.items():
-        entry = yamlio.dump_entry(key, value)
+        entry = dump_flat_entry(key, value)
+        if entry is None:
+            from gitstate.law import yamlio
+            entry = yamlio.dump_entry(key, value)
         span = _key_span(lines, key)
         if span is None:
             lines.append(entry)
@@ -258,7 +263,11 @@ def with_fields(doc: StateDoc, updates: dict[str, Any]) -> str:
     expected = dict(doc.front)
     expected.update(updates)
     try:
-        reread, _ = yamlio.load(front_text, where=doc.path)
+        flat = load_flat(front_text, where=doc.path)
+        if flat is None:
+            from gitstate.law import yamlio
+            flat = yamlio.load(front_text, where=doc.path)
+        reread = flat[0]
     except InvalidFile:
         reread = None
     if reread != expected:

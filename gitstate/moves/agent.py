@@ -240,8 +240,9 @@ def _changes(repo: Managed, lc, head: str | None, change: FileChange, files: dic
     changes = [change] + [FileChange(p, o, files[p]) for p, o in zip(extra, olds)]
     law = [p for p in files if is_law_path(p)]
     if staged and not repo.line_ref():   # a move onto the line takes nothing staged here
-        changes += repo.staged_state_changes(lc, head, skip={change.path, *extra})
-        law += [p for p in repo.git.staged_changes(head) if is_law_path(p) and p not in law]
+        staged_paths = repo.git.staged_changes(head)
+        changes += repo.staged_state_changes(lc, head, {change.path, *extra}, staged_paths)
+        law += [p for p in staged_paths if is_law_path(p) and p not in law]
     return changes, law
 
 

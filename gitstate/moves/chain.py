@@ -54,7 +54,7 @@ def land_move(repo: Managed, agent: str, move: Callable[[], Result],
     up = upstream_of(repo.git)
     if ahead_of(repo.git, up):
         return land_chain(repo, up, agent, move, policy, with_work=with_work)
-    return push_move(repo, agent, move, policy)
+    return push_move(repo, agent, move, policy, in_step=up)
 
 
 def _from_elsewhere(repo: Managed, line: str, agent: str, move: Callable[[], Result],

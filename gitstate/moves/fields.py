@@ -8,7 +8,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from gitstate.errors import InvalidFile, UsageError
-from gitstate.law import yamlio
 from gitstate.law.statekeys import KEYS, NUMBERS, SET
 
 _SET_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
@@ -53,6 +52,7 @@ def _read_value(raw: str, key: str) -> Any:
         return None
     if key not in NUMERIC_KEYS:
         return raw
+    from gitstate.law import yamlio  # PyYAML for a number given: a move imports it no more
     try:
         value, _ = yamlio.load(raw, where=f"--set {key}")
     except InvalidFile:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from gitstate.git.atomic import Result
 from gitstate.git.push import Landing, PushPolicy, land
 from gitstate.git.repo import Managed
-from gitstate.git.upstream import local_upstream
+from gitstate.git.upstream import Upstream, local_upstream
 from gitstate.history.problems import describe_problem
 from gitstate.history.verify import verify
 from gitstate.law.grammar import canonical_id
@@ -38,12 +38,13 @@ def policy_of(repo: Managed) -> PushPolicy:
 
 
 def push_move(repo: Managed, agent: str, move: Callable[[], Result],
-              policy: PushPolicy | None = None, *, queue: bool = True
-              ) -> tuple[Landing, Result]:
+              policy: PushPolicy | None = None, *, queue: bool = True,
+              in_step: Upstream | None = None) -> tuple[Landing, Result]:
     """Commit `move()` and land it on the upstream branch: landed, illegal or gave up; and the
     last local commit of the move (`queue=False`: pushed past a hub's landing queue, for a
     commit that moves no agent). Refused, nothing done, when the branch holds commits the
-    hub has not got (`chain.land_move` lands those first)."""
+    hub has not got (`chain.land_move` lands those first; `in_step`: the upstream it has
+    just found this branch in step with)."""
     git = repo.git
 
     def judge_fetched(old: str | None, new: str) -> str | None:
@@ -64,4 +65,5 @@ def push_move(repo: Managed, agent: str, move: Callable[[], Result],
                         policy=policy or policy_of(repo), judge_fetched=judge_fetched,
                         queue=queue, line=line)
     return land(git, repo.work_tree, move, agent=canonical_id(agent),
-                policy=policy or policy_of(repo), judge_fetched=judge_fetched, queue=queue)
+                policy=policy or policy_of(repo), judge_fetched=judge_fetched, queue=queue,
+                in_step=in_step)

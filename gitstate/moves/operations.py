@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -200,6 +199,7 @@ def due_reaps(repo: Managed, host: str | None = None, now: float | None = None) 
     if head is None:
         return []
     lc = repo.lifecycle(head)
+    import socket  # (a move that records no process imports none of it)
     host = host or socket.gethostname()
     now = time.time() if now is None else now
     watched = lc.policies.heartbeat is not None
@@ -329,6 +329,7 @@ def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None 
     fronts = {a: f or {} for a, (_p, f, _e) in index.fronts(head).items()}
     living = [a for a, f in fronts.items() if lc.roster_of(f.get("state", "")) == "living"]
     order = sorted(living, key=lambda a: (-(fronts[a].get("depth") or 0), a))
+    import socket
     host = socket.gethostname()
     with as_system(repo) as repo:
         return sum(not _put_to_rest(repo, lc, agent, fronts[agent], approved_by, commit,

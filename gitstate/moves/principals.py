@@ -12,8 +12,6 @@ that key; never with the moved agent's key because the key folder happens to hol
 from __future__ import annotations
 
 import os
-import secrets
-import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -67,6 +65,8 @@ def new_key(agent: str) -> str:
     """Make a key pair for `agent` in the keys directory; its public key line."""
     where = keys_dir()
     where.mkdir(parents=True, exist_ok=True, mode=0o700)
+    import secrets  # (only where a key is made: a move imports neither)
+    import subprocess
     path = where / f"{agent}-{secrets.token_hex(4)}"
     try:
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C",

@@ -430,6 +430,24 @@ def test_a_legal_state_commit_starts_python_once(team, tmp_path):
     assert marker.read_text().split() == ["pre-commit"]
 
 
+def test_a_legal_state_commit_asks_git_s_config_once_and_head_never_again(team, tmp_path,
+                                                                          monkeypatch):
+    """The pre-commit shim reads gitstate's Python and the commit's encoding in one `git
+    config`, which the judge takes instead of asking again; commit-msg takes HEAD and the git
+    dir from the verdict pre-commit left (the ref guard still matches the blessing with the
+    commit's parent)."""
+    set_state_line(team, "alice", "state", "inbox")
+    trace = tmp_path / "trace.json"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    assert commit(team, "@alice: [STATE:inbox] read", "agent/alice/_state.md").returncode == 0
+    monkeypatch.delenv("GIT_TRACE2_EVENT")
+    started = [e["argv"] for e in map(json.loads, trace.read_text().splitlines())
+               if e["event"] == "start"]
+    assert sum("config" in argv for argv in started) == 1, started
+    assert not any("rev-parse" in argv for argv in started), started
+    assert git(team, "log", "-1", "--format=%s").stdout.strip() == "@alice: [STATE:inbox] read"
+
+
 def test_a_judgement_is_good_for_the_commit_judged_only(team):
     """commit-msg judged a legal move, then the commit was aborted (here by the user's own
     commit-msg hook): another command's commit with the same parent and tree but another

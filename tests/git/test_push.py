@@ -248,3 +248,25 @@ def test_a_handover_lands_with_push(tmp_path):
     assert git(hub, "rev-parse", "main").stdout.strip() == out["commit"]
     assert "Role-transfer: architect -> bob" in git(hub, "log", "-1", "--format=%B",
                                                     "main").stdout
+
+
+def test_a_move_in_step_with_its_hub_asks_this_clone_s_facts_once(tmp_path, monkeypatch):
+    """A `--push` of a branch in step with its hub: git's config is listed once, the upstream
+    and how far ahead the branch is are asked once, and the landed move is not fetched back
+    (the hub's report names it). The hub's own processes (under receive-pack and
+    upload-pack) are not this clone's."""
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    trace = tmp_path / "trace.json"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    code, out = pushed(a, "spawn", "carol")
+    monkeypatch.delenv("GIT_TRACE2_EVENT")
+    assert code == 0 and out["outcome"] == "landed", out
+    starts = [e for e in map(json.loads, trace.read_text().splitlines())
+              if e["event"] == "start"]
+    hub_sids = [e["sid"] for e in starts
+                if any(w in " ".join(e["argv"][:2]) for w in ("receive-pack", "upload-pack"))]
+    mine = [e["argv"] for e in starts if not any(e["sid"].startswith(s) for s in hub_sids)
+            and "--no-replace-objects" in e["argv"]]
+    assert sum("config" in argv for argv in mine) == 1, mine
+    assert sum("rev-list" in argv for argv in mine) == 1, mine   # how far ahead: once
+    assert not any("fetch" in argv for argv in mine), mine

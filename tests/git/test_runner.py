@@ -74,3 +74,66 @@ def test_history_is_read_without_replace_objects_or_grafts(tmp_path):
     assert g.text("rev-list", "HEAD").split() == shas
     assert g.cat_files([f"{shas[1]}:two"]) == [b"two"]
     assert [s.decode() for s in g.stream("rev-list", "HEAD")] == shas
+
+
+def _git_processes(trace) -> list[list[str]]:
+    """The git processes git's trace (GIT_TRACE2_EVENT) names, each by its arguments."""
+    import json
+    if not trace.exists():
+        return []
+    return [e["argv"][1:] for e in map(json.loads, trace.read_text().splitlines())
+            if e["event"] == "start"]
+
+
+def test_config_is_listed_once_for_every_key_a_command_asks(tmp_path, monkeypatch):
+    repo = make_repo(tmp_path / "r")
+    git(repo, "config", "gitstate.pushSeconds", "7")
+    git(repo, "config", "branch.Main.remote", "upper")    # a subsection keeps its case
+    git(repo, "config", "branch.main.remote", "lower")
+    git(repo, "config", "--add", "x.many", "first")
+    git(repo, "config", "--add", "x.many", "last")
+    trace = tmp_path / "trace.json"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    g = Git(repo)
+    answers = [g.config(k) for k in ("gitstate.pushseconds", "GITSTATE.PUSHSECONDS",
+                                     "branch.Main.remote", "branch.main.remote", "x.many",
+                                     "x.none", "nokey")]
+    assert answers == ["7", "7", "upper", "lower", "last", None, None]
+    asked = [a for a in _git_processes(trace) if "config" in a]
+    assert len(asked) == 2, asked   # one listing; `nokey` is no key: git says so itself
+
+
+def test_config_changed_by_another_process_is_read_again(tmp_path):
+    """A long-running command (the viewer, the MCP server) sees a `git config` made meanwhile,
+    by itself or by anyone, and one the environment makes."""
+    repo = make_repo(tmp_path / "r")
+    g = Git(repo)
+    assert g.config("gitstate.teamBranch") is None
+    git(repo, "config", "gitstate.teamBranch", "team")
+    assert g.config("gitstate.teamBranch") == "team"
+    g.run("config", "gitstate.teamBranch", "line")
+    assert g.config("gitstate.teamBranch") == "line"
+    made_later = tmp_path / "global.gitconfig"   # a file git reads once it is there
+    g.env = {**os.environ, "GIT_CONFIG_GLOBAL": str(made_later)}
+    assert g.config("user.nickname") is None
+    made_later.write_text("[user]\n\tnickname = zed\n")
+    assert g.config("user.nickname") == "zed"
+    g.env = {**g.env, "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "user.nickname",
+             "GIT_CONFIG_VALUE_0": "from-env"}
+    assert g.config("user.nickname") == "from-env"
+
+
+def test_a_local_move_starts_one_config_and_no_second_repository_lookup(tmp_path, monkeypatch):
+    """The repository's facts are asked once per command: its config in one listing, its git
+    dir as the command found the repository."""
+    from conftest import gitstate, managed_repo
+    repo = managed_repo(tmp_path / "r")
+    assert gitstate(repo, "spawn", "ann").returncode == 0
+    trace = tmp_path / "trace.json"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    assert gitstate(repo, "transition", "ann", "inbox").returncode == 0
+    ran = _git_processes(trace)
+    mine = [a for a in ran if "--no-replace-objects" in a]   # gitstate's, not the hooks'
+    assert sum("config" in a for a in mine) <= 1, mine
+    assert sum("--absolute-git-dir" in a for a in mine) == 1, mine
+    assert sum("diff-index" in a for a in mine) == 1, mine

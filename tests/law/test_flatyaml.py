@@ -80,3 +80,34 @@ def test_the_common_state_file_is_read_without_pyyaml():
     data, lines = load_flat(text, 1)
     assert data["state"] == "deep_work" and data["context_pct"] == 62
     assert data["updated"] == "2026-11-22T10:04:00Z" and lines[("role",)] == 4
+
+
+@settings(max_examples=800, deadline=None)
+@given(keys, st.one_of(values, st.none(), st.booleans(), st.integers(), st.floats(),
+                       st.from_regex(r"[A-Za-z_][A-Za-z0-9_-]{0,8}", fullmatch=True),
+                       st.datetimes().map(lambda d: d.isoformat() + "Z")))
+@example("state", "deep_work")
+@example("updated", "2026-11-22T10:04:00Z")
+@example("updated", "2026-11-22T10:04:00.123456Z")
+def test_a_flat_entry_is_written_as_pyyaml_writes_it(key, value):
+    """A move's values are written without PyYAML exactly as it would write them (a time
+    stamp quoted, a YAML 1.1 word quoted), or left to it."""
+    from gitstate.law.flatyaml import dump_flat_entry
+    flat = dump_flat_entry(key, value)
+    if flat is not None:
+        assert flat == yamlio.dump_entry(key, value)
+
+
+def test_a_move_writes_a_common_state_file_without_pyyaml():
+    import subprocess
+    import sys
+    script = ("import sys\nfrom gitstate.law import statefile\n"
+              "doc = statefile.parse_bytes(b'---\\nagent: alice\\nstate: inbox\\n"
+              "updated: \\'2026-11-22T10:04:00Z\\'\\n---\\nnotes\\n', 'agent/alice/_state.md')\n"
+              "out = statefile.with_fields(doc, {'state': 'deep_work', 'updated': "
+              "'2026-11-23T08:00:00Z', 'idle_since': None})\n"
+              "print(out, end='')\nprint('yaml' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True).stdout
+    assert out == ("---\nagent: alice\nstate: deep_work\nupdated: '2026-11-23T08:00:00Z'\n"
+                   "idle_since: null\n---\nnotes\nFalse\n")

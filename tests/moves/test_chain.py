@@ -172,3 +172,21 @@ def test_the_new_move_is_decided_again_where_its_agent_moved_on_the_hub(tmp_path
     assert "Assumes-role: architect" in git(hub, "log", "-1", "--format=%B", "main").stdout
     assert rev(b, "HEAD") == rev(hub, "main") == out["commit"]
     assert gitstate(hub, "verify", "--no-cache").returncode == 0
+
+
+def test_a_chain_asks_the_hub_once_whether_it_keeps_a_landing_queue(tmp_path, monkeypatch):
+    """Two moves landed by one `--push` (the one made here before, then the new one): the
+    hub is asked whether it keeps a landing queue once, not once per move."""
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "alice")[0] == 0
+    local_move(a, "transition", "alice", "inbox", "-m", "reading")
+    trace = tmp_path / "trace.json"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    code, out = pushed(a, "transition", "alice", "distill", "-m", "planning")
+    monkeypatch.delenv("GIT_TRACE2_EVENT")
+    assert code == 0 and out["outcome"] == "landed" and len(out["earlier"]) == 1, out
+    asked = [e for e in map(json.loads, trace.read_text().splitlines())
+             if e["event"] == "start" and "ls-remote" in e["argv"]]
+    assert len(asked) == 1, asked
+    assert hub_subjects(hub)[:2] == ["@alice: [STATE:distill] planning",
+                                     "@alice: [STATE:inbox] reading"]
