@@ -62,7 +62,7 @@ def society_violations(lc: Lifecycle, fronts: dict[str, dict]) -> list[Violation
             holders.setdefault(role, []).append(path)
     for role, paths in sorted(holders.items()):
         most = lc.max_of(role)
-        if most and len(paths) > most:
+        if most and len(paths) > most and not lc.max_advisory(role):
             out.append(Violation(Rule.ROLE_MAX, f"role '{role}' may have {most} living "
                                  f"holder{'s' if most != 1 else ''}, but {len(paths)} hold "
                                  f"it ({', '.join(paths)})", paths[-1]))
@@ -185,7 +185,8 @@ def _check_role_max(p, lc: Lifecycle, census: Census, m: _Move, out: list[Violat
     """An agent that comes to hold a role while living (born, woken, or taking it) finds room
     under the role's max."""
     most = lc.max_of(m.role)
-    if not (m.living and m.role and most) or (m.was_living and m.role == m.old_role):
+    if not (m.living and m.role and most) or (m.was_living and m.role == m.old_role) \
+            or lc.max_advisory(m.role):
         return
     holders = census.holders(m.role)
     if len(holders) <= most:
