@@ -81,9 +81,16 @@ def _front_findings(text: str) -> list[tuple[str, int | None]]:
 def is_moment(value: object) -> bool:
     """An ISO-8601 date and time with its zone (as text, or as YAML read a timestamp)."""
     import datetime
-    if isinstance(value, datetime.datetime):
-        return True
-    return isinstance(value, str) and _ISO_TIME.fullmatch(value.strip()) is not None
+    if not isinstance(value, str):
+        return isinstance(value, datetime.datetime)
+    text = value.strip()
+    if _ISO_TIME.fullmatch(text) is None:
+        return False
+    try:   # a real date and time, not 2026-13-45T99:00:00Z
+        datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
 
 
 def _section_names(names: list[str]) -> str:

@@ -228,3 +228,19 @@ def test_every_change_to_a_frozen_agent_needs_approval():
                     "@c: [STATE:frozen] x\n\nApproved-by: zach\n") == []
     assert HAAK.held("frozen") and not HAAK.held("inbox") and not SQUAD.held("suspended")
     assert HAAK.gated("frozen", "frozen") and HAAK.gated("frozen", "dead")
+
+
+def test_frozen_at_is_judged_as_a_moment_with_its_line():
+    """The seed's template: `frozen_at: <ISO timestamp>`."""
+    from gitstate.law.freezestate import freeze_file_findings, is_moment
+    for good in ("2026-11-22T10:00:00Z", "2026-11-22T10:00:00.5+01:00", "2026-11-22 10:00:00Z"):
+        assert is_moment(good), good
+    for bad in ("now", "", "2026-11-22", "2026-13-45T10:00:00Z", "10:00", None, 1764000000):
+        assert not is_moment(bad), bad
+    text = WRITTEN.decode().replace("frozen_at: '2026-11-22T10:00:00Z'", "frozen_at: now")
+    [(problem, line)] = freeze_file_findings(text)
+    assert line == 3 and problem.startswith("frozen_at 'now' is not an ISO-8601 time")
+    [(problem, line)] = freeze_file_findings(text.replace("frozen_at: now\n", "frozen_at: "
+                                                          "'2026-11-22T10:00:00Z'\n")
+                                             .replace("wake_if: the hub is back\n", ""))
+    assert line is None and "says no `wake_if`" in problem
