@@ -19,11 +19,11 @@ WRITTEN_BY = "written_by:"   # a freeze-state gitstate wrote for the agent (shut
 # Headings of a freeze-state file (the caller strips them): linear, where `(.+?)[ \t]*$`
 # backtracked quadratically on a long line of blanks.
 _HEADING = re.compile(r"^##[ \t]+([^\n]*)", re.MULTILINE)
-_STAMP = re.compile(rb"^frozen_at:[^\n]*\n", re.MULTILINE)   # what every freeze rewrites
+_STAMP = rb"^frozen_at:[^\n]*\n"   # what every freeze rewrites (compiled by `re` when used)
 _PLACEHOLDER = re.compile(r"^(?:-[ \t]*)?\(.*\)$")
 # ISO 8601 as the law reads a moment: a date, a time to the second at least, and its zone
-_ISO_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?"
-                       r"(?:Z|[+-]\d{2}:?\d{2})")
+_ISO_TIME = (r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?"
+             r"(?:Z|[+-]\d{2}:?\d{2})")
 
 
 def freeze_state_path(agent: str) -> str:
@@ -84,7 +84,7 @@ def is_moment(value: object) -> bool:
     if not isinstance(value, str):
         return isinstance(value, datetime.datetime)
     text = value.strip()
-    if _ISO_TIME.fullmatch(text) is None:
+    if re.fullmatch(_ISO_TIME, text) is None:
         return False
     try:   # a real date and time, not 2026-13-45T99:00:00Z
         datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -143,7 +143,7 @@ def check_freeze_file(p, ctx: Context, out: list[Violation]) -> None:
     base = ctx.base_file(target)
     before = statefile.as_text(p.old.get("freeze_state")) if p.old is not None else None
     if before and base is not None and WRITTEN_BY not in text.split("\n---", 1)[0] \
-            and _STAMP.sub(b"", base, 1) == _STAMP.sub(b"", data, 1):
+            and _unstamped(base) == _unstamped(data):
         out.append(Violation(Rule.FREEZE_STATE, f"{p.agent} froze before and was woken; its "
                              f"freeze-state {target} is the one of that freeze (but its "
                              "frozen_at): update it (what it learned since, what is open now) "
@@ -153,6 +153,11 @@ def check_freeze_file(p, ctx: Context, out: list[Violation]) -> None:
                              "freeze writes its freeze-state in the freeze commit (at least "
                              "frozen_at, the time of the freeze; `gitstate freeze "
                              f"{p.agent}` stamps it)", where))
+
+
+def _unstamped(data: bytes) -> bytes:
+    """A freeze-state without its `frozen_at` line: what a re-freeze must change."""
+    return re.sub(_STAMP, b"", data, count=1, flags=re.MULTILINE)
 
 
 def freeze_notice(pct: object, path: str, situation: object, wake_if: object) -> str:
