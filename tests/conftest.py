@@ -533,9 +533,15 @@ def walk(repo: Path, agent: str, *states: str) -> None:
 
 
 def fill_freeze_state(path: Path) -> None:
-    """Write something real under every section of a freeze-state template."""
+    """Write something real under every section of a freeze-state template, a condition to
+    wake on (`wake_if`) and the time of the freeze (`frozen_at`), where the template left
+    them null."""
+    import time
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     lines = path.read_text().splitlines(keepends=True)
     path.write_text("".join("- written by hand\n" if ln.strip().startswith(("(", "- ("))
+                            else "wake_if: the test asks\n" if ln == "wake_if: null\n"
+                            else f"frozen_at: '{now}'\n" if ln == "frozen_at: null\n"
                             else ln for ln in lines))
 
 

@@ -22,7 +22,7 @@ HYPHENATED = re.compile(r"[a-z]+(-[a-z]+)+")
 # Strings that happen to spell a rule id but are not one.
 NOT_RULES = {
     ("git/push.py", "non-fast-forward"): "git's own words for a push that lost a race",
-    ("law/society.py", "freeze-state"): "the name a freeze-state file is parsed under",
+    ("law/freezestate.py", "freeze-state"): "the name a freeze-state file is parsed under",
     ("errors.py", "unreadable"): "errors.py is below law/, where Rule lives: Rule.UNREADABLE "
                                  "(test_an_unreadable_file_is_refused_by_its_rule)",
 }

@@ -124,6 +124,17 @@ DECLARED = {c.name: c for c in (
           printed=("since", "limit"),
           examples=("gitstate log alice", "gitstate log -n 20 --newest-first",
                     "gitstate log --since yesterday --json", "gitstate log --at v1.0")),
+    _view("board", "The board: notices derived from history (freezes with their wake "
+          "condition, wakes, deaths, roles handed over, assumed or left vacant), oldest "
+          "first.", SOME_AGENT,
+          Param("limit", "Only the N newest notices.", "--limit", "-n", kind=int, least=0,
+                metavar="N"),
+          Param("since", "Only notices committed since DATE, as git reads one (2026-11-01, "
+                "'2 days ago', yesterday).", "--since", metavar="DATE"),
+          AT, model="Board", data="gitstate.history.board:board", printer="print_board",
+          printed=("since", "limit"),
+          examples=("gitstate board", "gitstate board -n 10 --json",
+                    "gitstate board carol --since yesterday")),
     _view("show", "Print a frozen AGENT's freeze-state: ask it without waking it.", AGENT, AT,
           model="FreezeState", data=f"{VIEWS}:freeze_state", printer="print_freeze_state",
           printed=("repo",),
@@ -214,13 +225,20 @@ DECLARED = {c.name: c for c in (
                       "gitstate transition alice deep_work --set context_pct=40 --body "
                       "'@bob review please'")),
     Command("freeze", "Freeze AGENT: write (or check) data/freeze-states/AGENT.md and freeze, "
-            "in one commit.\n\nIf the file exists it must have all its sections; if not, the "
-            "template is written with the agent's role and thread filled in (edit it and "
-            "commit it as a progress update later).", AGENT, MESSAGE,
+            "in one commit.\n\nIf the file exists it must have all its sections and a "
+            "`wake_if`; if not, the template is written with the agent's role and thread "
+            "filled in (edit it and commit it as a progress update later). The freeze stamps "
+            "`frozen_at` and posts the seed's line in the commit's body: 'Frozen at X% "
+            "context. Freeze-state at PATH. Working on SITUATION. Wake me if CONDITION.'",
+            AGENT, MESSAGE,
             Param("situation", "primary_situation for a new freeze-state.", "--situation"),
+            Param("wake_if", "The condition to wake AGENT on, written as the freeze-state's "
+                  "`wake_if` (required to freeze: given here or in the file).", "--wake-if",
+                  metavar="TEXT"),
             SETS, PUSH, model="Move", hint="move",
             examples=("gitstate freeze alice       # writes data/freeze-states/alice.md to "
-                      "fill in first", "gitstate freeze alice -m 'paused for the night'")),
+                      "fill in first", "gitstate freeze alice -m 'paused for the night' "
+                      "--wake-if 'the hub is back'")),
     Command("wake", "Resume a frozen AGENT; a human's decision (Approved-by).", AGENT,
             APPROVED.but(help="The human (one of the lifecycle's `humans`) who decided to "
                          "wake it.", required=True),

@@ -148,8 +148,9 @@ def _haak_freeze(s: _Story) -> None:
     s.gitstate("transition", "carol", "deep_work", text="migrating", sets=["context_pct=60"])
     s.gitstate("transition", "carol", "deep_work", text="still migrating", sets=["context_pct=91"])
     s.say("A freeze-state of placeholders would answer nobody: the first `freeze` writes the\n"
-          "# template and refuses; carol writes what she knows, then freezes.")
-    s.gitstate("freeze", "carol", expect=1)
+          "# template and refuses; carol writes what she knows, then freezes, saying when to\n"
+          "# wake her (the commit's body carries her board post).")
+    s.gitstate("freeze", "carol", expect=1, situation="the schema migration")
     fs = s.repo / "data" / "freeze-states" / "carol.md"
     written = iter(["- migrate in place, not by copy: the store is too big to copy",
                     "The old schema's dates are local time; the new one's are UTC.",
@@ -158,7 +159,7 @@ def _haak_freeze(s: _Story) -> None:
     s.write("data/freeze-states/carol.md", "".join(
         next(written) + "\n" if ln.startswith(("(", "- (")) else ln
         for ln in fs.read_text(encoding="utf-8").splitlines(keepends=True)))
-    s.gitstate("freeze", "carol")
+    s.gitstate("freeze", "carol", wake_if="someone owns the archive tables")
     s.gitstate("show", "carol")
     s.say("Waking a frozen agent is a human's call: without approval it is refused.")
     s.gitstate("transition", "carol", "bootstrap", text="waking myself", expect=1)
@@ -173,9 +174,10 @@ def _haak_endings(s: _Story) -> None:
     s.gitstate("bury", "alice", summary="Designed the roster fold; see docs/design.md")
 
     s.say("Everything else is derived from git log: the roster (living, freezer, cemetery),\n"
-          "# the roles that fell vacant, and what is waiting in bob's inbox.")
+          "# the roles that fell vacant, the board's notices, and what is waiting in bob's inbox.")
     s.gitstate("roster")
     s.gitstate("vacancies")
+    s.gitstate("board")
     s.gitstate("situations", no_sqlite=True)
     s.gitstate("inbox", "bob")
     s.say("And every commit in the history followed the law (hooks or not):")

@@ -1,7 +1,7 @@
-"""The read commands — `status`, `roster`, `vacancies`, `inbox`, `log`, `show`, `situations`,
-in text and with `--json` — answered without loading click: starting click costs more than a
-warm view takes (measured with bench/reads.py's history: ~60 ms of CPU per call, a third of
-`roster --json`).
+"""The read commands — `status`, `roster`, `vacancies`, `inbox`, `log`, `board`, `show`,
+`situations`, in text and with `--json` — answered without loading click: starting click
+costs more than a warm view takes (measured with bench/reads.py's history: ~60 ms of CPU per
+call, a third of `roster --json`).
 
 Only the plain forms are taken here: `[-C DIR] COMMAND [AGENT] [--json]` with the options in
 FORMS (made from the views' declarations, cli/declared.py), spelled as click reads them; the
@@ -80,7 +80,7 @@ def _write(answer: str | list[bytes]) -> None:
     sys.stdout.flush()
 
 
-NOTED = ("status", "roster", "vacancies", "log", "inbox")   # the views that say it
+NOTED = ("status", "roster", "vacancies", "log", "board", "inbox")   # the views that say it
 
 
 def noted(command: str, at: str | None, as_json: bool, directory: str | None) -> None:

@@ -20,8 +20,8 @@ COMMANDS = {
     **dict.fromkeys(("init", "presets", "lifecycle", "check", "hook", "doctor", "schema",
                      "hub"),
                     "setup"),
-    **dict.fromkeys(("status", "roster", "vacancies", "log", "inbox", "show", "situations",
-                     "verify", "attention"), "reading"),
+    **dict.fromkeys(("status", "roster", "vacancies", "log", "board", "inbox", "show",
+                     "situations", "verify", "attention"), "reading"),
     "demo": "demo", "mcp": "runtimes", "serve": "web", "site": "web", "worktree": "worktree",
 }
 FAMILIES = ("demo", "moving", "operating", "runtimes", "setup", "reading", "web", "worktree")

@@ -1,4 +1,4 @@
-"""Reading: status, roster, vacancies, log, inbox, show, situations, verify, attention. Each
+"""Reading: status, roster, vacancies, log, board, inbox, show, situations, verify, attention. Each
 has `--json`: the record of a function of gitstate/history/ (which the MCP tools call too;
 for attention, of gitstate/runtime/attention.py), here printed; the views declared in
 cli/declared.py are made from their declaration."""
@@ -32,7 +32,7 @@ def _view(name: str) -> None:
         noted(name, params["at"], as_json, directory())
 
 
-for _name in ("status", "vacancies", "log", "show", "situations"):
+for _name in ("status", "vacancies", "log", "board", "show", "situations"):
     _view(_name)
 
 

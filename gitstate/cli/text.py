@@ -262,6 +262,15 @@ def print_log(data: dict, since: str | None = None, limit: int | None = None) ->
              "no moves asked for (--limit 0)" if limit == 0 else "no state commits yet")
 
 
+def print_board(data: dict, since: str | None = None, limit: int | None = None) -> None:
+    """`board`: a line per notice, oldest first."""
+    for n in data["notices"]:
+        echo(f"{when(n['time'])}  {n['commit'][:10]}  {n['agent']}: {n['text']}")
+    if not data["notices"]:
+        echo(f"no notices since {since}" if since is not None else
+             "no notices asked for (--limit 0)" if limit == 0 else "no notices yet")
+
+
 def print_inbox(view: dict) -> None:
     pushed = view.get("push")
     if pushed and pushed["outcome"] != "landed":

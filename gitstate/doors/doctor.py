@@ -46,6 +46,7 @@ def diagnose(repo: Managed) -> list[dict]:
     out.append(_cachefinding(repo))
     out.append(_approvalsfinding(repo, lc, head))
     out += _moversfindings(repo, lc, head)
+    out += _rolefindings(repo, lc, head)
     out += _hub_and_ci(repo)
     return out
 
@@ -163,6 +164,22 @@ def _living(repo: Managed, lc, head: str) -> dict[str, dict]:
             continue
     return {a: f for a, f in fronts.items()
             if isinstance(f.get("state"), str) and lc.roster_of(f["state"]) != "dead"}
+
+
+def _rolefindings(repo: Managed, lc, head: str | None) -> list[dict]:
+    """A warning for each role whose max is a convention (`max_advisory`) and that more living
+    agents hold: the law lets it be, the team should know."""
+    advisory = {r for r in lc.roles if lc.max_advisory(r)}
+    holders: dict[str, list[str]] = {}
+    for agent, front in (_living(repo, lc, head).items() if advisory and head else ()):
+        role = statefile.as_text(front.get("role"))
+        if role and role in advisory and lc.roster_of(front["state"]) == "living":
+            holders.setdefault(role, []).append(agent)
+    return [finding("warn", "roles", f"role '{role}' has {len(held)} living holders "
+                    f"({', '.join(sorted(held))}); its max of {lc.max_of(role)} is a convention "
+                    "(max_advisory: true), warned of, not refused",
+                    f"coordinate, or hand it on: `gitstate handover {role} --from ID --to ID2`")
+            for role, held in sorted(holders.items()) if len(held) > (lc.max_of(role) or 0)]
 
 
 def _keyfindings(living: dict[str, dict]) -> list[dict]:

@@ -11,6 +11,7 @@ from gitstate.git.repo import Managed
 from gitstate.history.fold import agent_record, roster_view, tag_events, vacancies
 from gitstate.history.index import Index
 from gitstate.law import statefile
+from gitstate.law.freezestate import freeze_state_path
 from gitstate.law.grammar import canonical_id, parse_message
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle
 from gitstate.law.times import iso
@@ -297,11 +298,6 @@ def _addressed(mentions: list) -> tuple[list[int], dict[str, list[int]]]:
         for who in set(m[3].mentions):
             (to_all if who == "all" else to_one.setdefault(who, [])).append(i)
     return to_all, to_one
-
-
-def freeze_state_path(agent: str) -> str:
-    """Where an agent's freeze-state file lives unless its state file names another."""
-    return f"data/freeze-states/{agent}.md"
 
 
 def freeze_state(repo: Managed, agent: str, at: str | None = None, *,

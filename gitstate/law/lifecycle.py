@@ -62,6 +62,8 @@ class Role(Record):
     name: str
     mandate: str | None = field(None, about="what a holder of the role is for")
     max: int | None = field(None, about="how many living holders the role may have")
+    max_advisory: bool = field(False, about="the max is a convention, not law (seed 000's one "
+                               "holder per role): more holders are warned of, never refused")
     description: str = field("", about="what the role is")
     spawns: tuple[str, ...] | None = field(None, about="the roles a holder may spawn (null: any)")
     never_spawns: tuple[str, ...] = field((), about="the roles a holder must never spawn")
@@ -306,6 +308,11 @@ class Lifecycle(Record):
         if spec is not None and spec.max:
             return spec.max
         return self.policies.role_max
+
+    def max_advisory(self, role: str | None) -> bool:
+        """Whether `role`'s max is a convention (warned of), not law (refused)."""
+        spec = self.roles.get(role) if role else None
+        return spec is not None and spec.max_advisory
 
     def forbidden_by_role(self, role: str | None, state: str) -> bool:
         """Does holding `role` keep an agent out of `state` (`roles.R.forbids`)?"""

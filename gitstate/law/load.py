@@ -205,8 +205,12 @@ def _read_roles(r: Reader, raw: Any) -> dict[str, Role]:
         if not isinstance(self_spawn, bool):
             r.bad(path + ("self_spawn",), f"role '{name}': self_spawn must be true or false")
             self_spawn = False
+        advisory = spec.get("max_advisory", False)
+        if not isinstance(advisory, bool):
+            r.bad(path + ("max_advisory",), f"role '{name}': max_advisory must be true or false")
+            advisory = False
         roles[name] = Role(
-            name=name,
+            name=name, max_advisory=advisory,
             mandate=None if spec.get("mandate") is None else str(spec.get("mandate")),
             max=r.integer(spec.get("max"), path + ("max",), f"role '{name}': max", lo=1),
             description=str(spec.get("description") or ""),

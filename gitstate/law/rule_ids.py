@@ -82,8 +82,8 @@ class Rule(StrEnum):
     LOG = "log", "entering a state with a `log` without appending to that file in the commit"
     TOKEN_LIMIT = ("token-limit", "staying in (or entering) a state with a `token_limit` once "
                    "the agent's tokens reached its max_tokens")
-    FREEZE_STATE = ("freeze-state", "a freeze without its complete freeze-state file in the same "
-                    "commit")
+    FREEZE_STATE = ("freeze-state", "a freeze without its own complete freeze-state file "
+                    "(a `wake_if`, a `frozen_at` that is a time) written in the same commit")
     INBOX_CHECKPOINT = ("inbox-checkpoint", "last_read_commit moved backwards or to a commit "
                         "outside the history")
 

@@ -5,21 +5,14 @@ spawn whom, freeze-state files, and atomic commits. Pure: the repository is seen
 
 from __future__ import annotations
 
-import re
-
-from gitstate.law import limits, statefile
+from gitstate.law import statefile
+from gitstate.law.freezestate import check_freeze_file, freeze_file_problems  # noqa: F401  (freeze_file_problems: part of this module's API)
 from gitstate.law.grammar import Message, is_valid_id
 from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.roles import NAMED_HOLDERS, article, check_assumed, check_new_role, named, way_out  # noqa: F401  (NAMED_HOLDERS: part of this module's API)
 from gitstate.law.rule_ids import Rule
 from gitstate.law.times import duration
 from gitstate.law.verdict import Context, Violation
-
-FREEZE_SECTIONS = ("Key Decisions", "Accumulated Knowledge", "Open Questions", "Files Changed",
-                   "Handoff Notes")
-# Headings of a freeze-state file (the caller strips them): linear, where `(.+?)[ \t]*$`
-# backtracked quadratically on a long line of blanks.
-_HEADING = re.compile(r"^##[ \t]+([^\n]*)", re.MULTILINE)
 
 
 def _int(value) -> int | None:
@@ -69,7 +62,7 @@ def society_violations(lc: Lifecycle, fronts: dict[str, dict]) -> list[Violation
             holders.setdefault(role, []).append(path)
     for role, paths in sorted(holders.items()):
         most = lc.max_of(role)
-        if most and len(paths) > most:
+        if most and len(paths) > most and not lc.max_advisory(role):
             out.append(Violation(Rule.ROLE_MAX, f"role '{role}' may have {most} living "
                                  f"holder{'s' if most != 1 else ''}, but {len(paths)} hold "
                                  f"it ({', '.join(paths)})", paths[-1]))
@@ -192,7 +185,8 @@ def _check_role_max(p, lc: Lifecycle, census: Census, m: _Move, out: list[Violat
     """An agent that comes to hold a role while living (born, woken, or taking it) finds room
     under the role's max."""
     most = lc.max_of(m.role)
-    if not (m.living and m.role and most) or (m.was_living and m.role == m.old_role):
+    if not (m.living and m.role and most) or (m.was_living and m.role == m.old_role) \
+            or lc.max_advisory(m.role):
         return
     holders = census.holders(m.role)
     if len(holders) <= most:
@@ -226,7 +220,7 @@ def _check_entering(p, lc: Lifecycle, ctx: Context, m: _Move, out: list[Violatio
     state, old_state = m.state, m.old_state
     if state != old_state:
         if lc.roster_of(state) == "frozen" and "freeze_state" in lc.states[state].requires:
-            _check_freeze_file(p, ctx, out)
+            check_freeze_file(p, ctx, out)
         log = lc.states[state].log
         if log:
             _check_log(p, ctx, log, out)
@@ -328,82 +322,3 @@ def _check_spawn(p, lc: Lifecycle, role: str | None, parent: str, pf: dict,
 def _spawns(spec, role: str) -> bool:
     """Whether a role's `spawns` and `never_spawns` let it spawn `role`."""
     return role not in spec.never_spawns and (spec.spawns is None or role in spec.spawns)
-
-
-FREEZE_KEYS = ("session_id", "frozen_at", "role", "primary_situation")
-WRITTEN_BY = "written_by:"   # a freeze-state gitstate wrote for the agent (shutdown), not the agent
-
-
-def freeze_file_problems(text: str) -> list[str]:
-    """What a freeze-state file lacks: its front matter keys, or any of the sections."""
-    bodies = _sections(text)
-    missing = [s for s in FREEZE_SECTIONS if s.lower() not in bodies]
-    # A freeze-state is read instead of waking its agent: the template's placeholders would
-    # answer nothing, so a section still holding only them counts as not written.
-    blank = [s for s in FREEZE_SECTIONS if s.lower() in bodies and _unwritten(bodies[s.lower()])]
-    problems = _freeze_front_problems(text)
-    if missing:
-        problems.append(f"it lacks the {_section_names(missing)}")
-    if blank:
-        problems.append(f"the {_section_names(blank)} {'are' if len(blank) > 1 else 'is'} "
-                        "still the template's placeholder; write what a questioner needs")
-    return problems
-
-
-def _freeze_front_problems(text: str) -> list[str]:
-    """What a freeze-state file's front matter lacks."""
-    try:
-        front = statefile.parse(text, "freeze-state").front
-    except Exception:  # InvalidFile: no or broken front matter
-        front = None
-    if front is None:
-        return ["it has no readable front matter (" + ", ".join(FREEZE_KEYS) + ")"]
-    missing_keys = [k for k in FREEZE_KEYS if k not in front]
-    return ["its front matter lacks " + ", ".join(missing_keys)] if missing_keys else []
-
-
-def _section_names(names: list[str]) -> str:
-    """`section '## A'` or `sections '## A', '## B'`."""
-    return "section" + ("s " if len(names) > 1 else " ") + ", ".join(f"'## {n}'" for n in names)
-
-
-_PLACEHOLDER = re.compile(r"^(?:-[ \t]*)?\(.*\)$")
-
-
-def _sections(text: str) -> dict[str, str]:
-    """Each `## Heading` (lower case) -> the text under it."""
-    parts = _HEADING.split(text)
-    return {parts[i].strip().lower(): parts[i + 1] for i in range(1, len(parts) - 1, 2)}
-
-
-def _unwritten(body: str) -> bool:
-    """Empty, or only the template's bracketed placeholders (`- (decision, and why)`)."""
-    lines = [ln.strip() for ln in body.splitlines() if ln.strip()]
-    return all(_PLACEHOLDER.match(ln) for ln in lines)
-
-
-def _check_freeze_file(p, ctx: Context, out: list[Violation]) -> None:
-    new = p.new
-    target = statefile.as_text(new.get("freeze_state"))
-    where = f"{p.change.path}:{new.line_of('freeze_state')}"
-    if not target or statefile.FIELDS["freeze_state"](target):
-        return  # missing-field / bad-field already say so
-    data = ctx.tree_file(target)
-    if data is None:
-        out.append(Violation(Rule.FREEZE_STATE, f"{target} is not in this commit: write the "
-                             "freeze-state file and commit it with the freeze "
-                             f"(`gitstate freeze {p.agent}` does both)", where))
-        return
-    if limits.byte_size(data) > limits.STATE_FILE_BYTES:
-        out.append(Violation(Rule.TOO_LARGE, f"{target} is {limits.byte_size(data):,} bytes; a "
-                             f"freeze-state file has at most {limits.STATE_FILE_BYTES:,}", where))
-        return
-    for problem in freeze_file_problems(data.decode("utf-8", "replace")):
-        out.append(Violation(Rule.FREEZE_STATE, f"{target}: {problem}", where))
-    before = statefile.as_text(p.old.get("freeze_state")) if p.old is not None else None
-    if before and ctx.base_file(target) == data and WRITTEN_BY not in data.decode(
-            "utf-8", "replace").split("\n---", 1)[0]:
-        out.append(Violation(Rule.FREEZE_STATE, f"{p.agent} froze before and was woken; its "
-                             f"freeze-state {target} is the one of that freeze: update it "
-                             "(what it learned since, what is open now) in the same commit",
-                             where))

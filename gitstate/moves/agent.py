@@ -7,13 +7,11 @@ anything is written, so an illegal move is refused with the same words either wa
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 from gitstate.errors import GitstateError, InvalidFile
 from gitstate.git.atomic import Plan, Result, reject_if
 from gitstate.git.repo import GitContext, Managed
-from gitstate.history.views import freeze_state_path
 from gitstate.law import statefile
 from gitstate.law.grammar import canonical_id, format_message, parse_message
 from gitstate.law.judge import Facts, judge
@@ -22,11 +20,9 @@ from gitstate.law.movers import KEY_FIELD, agent_session
 from gitstate.law.retry import fields as retried
 from gitstate.law.rule_ids import Rule
 from gitstate.law.rules import FileChange, legal_moves
-from gitstate.law.society import freeze_file_problems
 from gitstate.moves.fields import now_iso, parse_sets  # noqa: F401  (the commands' names)
 from gitstate.moves.principals import given_key, must_sign, new_key, session_env, signing_key
 from gitstate.moves.workfile import commit_move, current, kept_edits, staged_version
-from gitstate.resources import read_shipped
 
 
 def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | None = None,
@@ -273,7 +269,7 @@ def mark_read(repo: Managed, agent: str, head: str, count: int) -> Result:
 
 
 # ---------------------------------------------------------------------------------------
-# The named moves of the lifecycle: freeze, wake, bury
+# The named moves of the lifecycle: wake, bury (freeze: moves/freezer.py)
 
 
 def current_state(repo: Managed, agent: str) -> tuple[Any, str, Any]:
@@ -292,70 +288,6 @@ def move_to_roster(lc, state: str, roster: str, *, terminal: bool | None = None,
             return target
     raise GitstateError(f"cannot {verb} from {state}: no {roster} state is one move away; "
                         f"{legal_moves(lc, state)}")
-
-
-def freeze(repo: Managed, agent: str, *, text: str | None = None,
-           situation: str | None = None, sets: dict[str, Any] | None = None,
-           unwritten: str | None = None, moved_by: str | None = None) -> Result:
-    """Freeze with the agent's freeze-state file, in one commit. Without the file, write the
-    template and refuse — unless `unwritten` is given (a shutdown): then every section says
-    that text, so a questioner learns that the agent never wrote it."""
-    agent = canonical_id(agent)
-    lc, state, front = current_state(repo, agent)
-    target = move_to_roster(lc, state, "frozen", verb="freeze")
-    rel = freeze_state_path(agent)
-    existing = repo.top / rel if repo.top is not None else None
-    if existing is None or not existing.is_file():
-        data = _unwritten(agent, rel, existing, front, situation, unwritten, moved_by)
-    else:
-        data = existing.read_bytes()
-        if unwritten:   # a woken agent stopped before it wrote an updated one
-            data = _written_by(data, rel, moved_by, frozen_at=now_iso())
-    problems = freeze_file_problems(statefile.decode(data, rel))
-    if problems:
-        raise GitstateError(f"{rel} is not a complete freeze-state: " + "; ".join(problems),
-                            hint="fill it in from the template (delete it to have "
-                                 "gitstate write the template)")
-    pct = front.get("context_pct")
-    default = f"frozen at {pct}%" if isinstance(pct, (int, float)) else "frozen"
-    return transition(repo, agent, target, text=text or default,
-                      sets={**(sets or {}), "freeze_state": rel}, files={rel: data},
-                      action="freeze", moved_by=moved_by)
-
-
-def _unwritten(agent: str, rel: str, existing: Path | None, front: dict,
-               situation: str | None, unwritten: str | None, moved_by: str | None) -> bytes:
-    """An agent without a freeze-state: the template, filled in where gitstate knows the
-    answer (a freeze-state of placeholders answers no question). Written for the agent to
-    finish, and refused; with `unwritten` (a shutdown), each section says that text."""
-    template = statefile.parse(read_shipped("data", "freeze-state.md"), rel)
-    data = statefile.with_fields(template, {
-        "session_id": agent, "frozen_at": now_iso(),
-        "role": statefile.as_text(front.get("role")),
-        "primary_situation": situation or statefile.as_text(front.get("thread"))
-        or statefile.as_text(front.get("summary"))}).encode()
-    if existing is None:
-        raise GitstateError(f"{rel} does not exist and there is no work tree to write it in")
-    if not unwritten:
-        existing.parent.mkdir(parents=True, exist_ok=True)
-        existing.write_bytes(data)
-        raise GitstateError(f"{agent} is not frozen yet: {rel} was written from the "
-                            "template; its sections are placeholders",
-                            hint=f"write the sections of {rel} (key decisions, knowledge, "
-                                 f"open questions, files, handoff), then run `gitstate "
-                                 f"freeze {agent}` again")
-    data = b"".join((unwritten.encode() + b"\n") if ln.strip().startswith((b"(", b"- ("))
-                    else ln for ln in data.splitlines(keepends=True))
-    return _written_by(data, rel, moved_by)
-
-
-def _written_by(data: bytes, rel: str, by: str | None, frozen_at: str | None = None) -> bytes:
-    """A freeze-state marked as written by gitstate (`written_by:`), not by its agent: `show`
-    says so, so that nobody takes its boilerplate for what the agent knew."""
-    fields = {"written_by": f"gitstate {by or 'shutdown'}"}
-    if frozen_at:
-        fields["frozen_at"] = frozen_at
-    return statefile.with_fields(statefile.parse_bytes(data, rel), fields).encode()
 
 
 def wake(repo: Managed, agent: str, approved_by: str, *, text: str | None = None,

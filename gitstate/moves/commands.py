@@ -22,6 +22,7 @@ from gitstate.law.suggest import closest
 from gitstate.moves import agent as moves, succession
 from gitstate.moves.chain import committer, land_move
 from gitstate.moves.fields import parse_sets
+from gitstate.moves.freezer import freeze as frozen
 from gitstate.moves.logbook import logout as log_out
 from gitstate.moves.operations import due_timeouts, sweep as commit_due
 
@@ -92,11 +93,12 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
 
 
 def freeze(repo: Managed, agent: str, *, text: str | None = None, situation: str | None = None,
-           sets=(), push: bool = False, warn: Callable[[str], None] = _stderr) -> dict:
+           wake_if: str | None = None, sets=(), push: bool = False,
+           warn: Callable[[str], None] = _stderr) -> dict:
     """Freeze `agent` with its freeze-state file, in one commit."""
     values = parse_sets(sets)
-    return committed(repo, agent, lambda: moves.freeze(repo, agent, text=text,
-                                                       situation=situation, sets=values),
+    return committed(repo, agent, lambda: frozen(repo, agent, text=text, situation=situation,
+                                                 wake_if=wake_if, sets=values),
                      push=push, warn=warn)
 
 

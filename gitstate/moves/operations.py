@@ -22,8 +22,9 @@ from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.movers import at_rest
 from gitstate.law.rule_ids import Rule
 from gitstate.law.times import duration, iso
-from gitstate.moves.agent import freeze, spawn, transition
+from gitstate.moves.agent import spawn, transition
 from gitstate.moves.awaiting import await_agents as await_agents
+from gitstate.moves.freezer import freeze
 from gitstate.moves.processes import STARTED, alive, stop_process
 
 SYSTEM = ("gitstate", "gitstate@localhost")

@@ -175,6 +175,35 @@ class TransitionLog(JsonModel):
     """the moves"""
 
 
+class Notice(JsonModel):
+    """One notice of the board (seed 000's board posts), derived from a commit."""
+    commit: str
+    """the commit that posts it"""
+    time: str
+    """when it was committed (ISO 8601, UTC)"""
+    author: str
+    """the commit's author"""
+    agent: str
+    """the agent it is about"""
+    kind: Literal["freeze", "wake", "death", "vacancy", "handover", "assume"]
+    """what happened"""
+    role: str | None
+    """the role concerned, or the agent's role (null: none)"""
+    text: str
+    """the notice in the seed's words ('Frozen at 85% context. Freeze-state at ... Wake me
+    if ...'; "Role 'architect' is now vacant. ...")"""
+
+
+class Board(JsonModel):
+    """`gitstate board`: the notices, oldest first."""
+    commit: str | None
+    """the commit read (HEAD, or `--at`)"""
+    agent: str | None
+    """whose notices (null: everyone's)"""
+    notices: list[Notice]
+    """the notices"""
+
+
 class Message(JsonModel):
     """A commit that speaks to the agent (@AGENT or @ALL)."""
     commit: str
@@ -341,6 +370,7 @@ COMMANDS: dict[str, Any] = {
     "roster": Roster,
     "vacancies": Vacancies,
     "log": TransitionLog,
+    "board": Board,
     "inbox": Inbox,
     "situations": Situations,
     "attention": Attention,

@@ -41,6 +41,22 @@ def feed_body(links: Links, moves: list[dict], page_no: int, more: bool) -> Safe
                   else Safe(""))
 
 
+def board_body(links: Links, notices: list[dict]) -> Safe:
+    """The board: seed 000's notices (freezes and when to wake, wakes, deaths, roles handed
+    over, assumed or left vacant), newest first."""
+    items = [render('<li class="notice {kind}"><p class="meta">{t} · {commit} · {kind}</p>'
+                    '<p><strong>{who}</strong> {text}</p></li>', t=time_tag(n["time"]),
+                    commit=links.commit(n["commit"]), kind=n["kind"],
+                    who=agent_link(links, n["agent"]), text=n["text"])
+             for n in reversed(notices)]
+    listing = render('<ol class="feed board" id="board">{i}</ol>', i=join(items)) if items \
+        else render('<p class="empty">No notices yet.</p>')
+    return render('<h1>Board</h1><p class="lead">What the team was told, newest first: who '
+                  'froze and when to wake them, who woke or died, which roles changed hands '
+                  'or fell vacant. Derived from history (<code>gitstate board</code>).</p>'
+                  '{l}', l=listing)
+
+
 def team_body(series: dict, lc) -> Safe:
     from gitstate.web.charts import team_svg, team_table
     if lc is None:

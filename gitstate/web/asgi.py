@@ -79,6 +79,7 @@ def _routes(viewer: Viewer) -> list:
     return [
         Route("/", html(lambda rq, ln: d.roster_page(viewer, ln, params=rq.query_params))),
         Route("/feed", html(lambda rq, ln: d.feed_page(viewer, ln, page_no=_page_of(rq)))),
+        Route("/board", html(lambda rq, ln: d.board_page(viewer, ln))),
         Route("/team", html(lambda rq, ln: d.team_page(viewer, ln))),
         Route("/tree", html(lambda rq, ln: d.tree_page(viewer, ln))),
         Route("/diff/{sha}/{agent}", html(lambda rq, ln: d.diff_page(
@@ -91,6 +92,7 @@ def _routes(viewer: Viewer) -> list:
         Route("/api/roster", api(lambda rq, at: viewer.roster(at))),
         Route("/api/vacancies", api(lambda rq, at: viewer.vacancies(at))),
         Route("/api/log", api(lambda rq, at: viewer.log(None, at))),
+        Route("/api/board", api(lambda rq, at: viewer.board(at))),
         Route("/api/log/{agent}", api(lambda rq, at: viewer.log(_agent_of(rq), at))),
         Route("/api/inbox/{agent}", api(lambda rq, at: viewer.inbox(_agent_of(rq), at))),
         Route("/api/show/{agent}", api(lambda rq, at: viewer.show(_agent_of(rq), at))),

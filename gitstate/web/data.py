@@ -118,6 +118,11 @@ class Viewer:
         with self._lock:
             return views.vacant_roles(self.repo, at)
 
+    def board(self, at: str | None = None) -> dict:
+        from gitstate.history.board import board
+        with self._lock:
+            return board(self.repo, at=at)
+
     def log(self, agent: str | None = None, at: str | None = None) -> dict:
         with self._lock:
             return views.log_rows(self.repo, agent, at=at)

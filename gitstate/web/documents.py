@@ -97,6 +97,14 @@ def feed_page(viewer: Viewer, links: Links, *, live: bool = True, page_no: int =
                   current="feed", body=feed_body(links, moves, page_no, more), live=live)
 
 
+def board_page(viewer: Viewer, links: Links, *, live: bool = True) -> Safe:
+    from gitstate.web.activity import board_body
+    view = viewer.board(links.at)
+    lc = viewer.lifecycle(view["commit"]) if view["commit"] else None
+    return _frame(viewer, links, view["commit"], lc.name if lc else None, title="Board",
+                  current="board", body=board_body(links, view["notices"]), live=live)
+
+
 def team_page(viewer: Viewer, links: Links, *, live: bool = True) -> Safe:
     from gitstate.web.activity import team_body
     commit = viewer.commit_at(links.at)

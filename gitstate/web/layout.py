@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from gitstate.web.html import Safe, join, render, url
 
-NAV = (("roster", "Roster"), ("feed", "Activity"), ("team", "Team"), ("tree", "Tree"),
-       ("lifecycle", "Lifecycle"), ("vacancies", "Vacant roles"))
+NAV = (("roster", "Roster"), ("feed", "Activity"), ("board", "Board"), ("team", "Team"),
+       ("tree", "Tree"), ("lifecycle", "Lifecycle"), ("vacancies", "Vacant roles"))
 
 
 class Links:

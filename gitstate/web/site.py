@@ -56,6 +56,7 @@ def build(repo: Managed, out: str | Path, at: str | None = None, *,
         "lifecycle.html": d.lifecycle_page(viewer, top, live=False, view=view),
         "vacancies.html": d.vacancies_page(viewer, top, live=False, view=view),
         "feed.html": d.feed_page(viewer, top, live=False),
+        "board.html": d.board_page(viewer, top, live=False),
         "team.html": d.team_page(viewer, top, live=False),
     }
     records = rows(view)
@@ -76,6 +77,7 @@ def build(repo: Managed, out: str | Path, at: str | None = None, *,
     if commit:
         from gitstate.web.asgi import team_json
         pages["api/feed.json"] = dumps(viewer.feed(commit))
+        pages["api/board.json"] = dumps(viewer.board(at))
         pages["api/team.json"] = dumps(team_json(viewer, commit))
     made: set = set()
     for rel, text in pages.items():

@@ -297,6 +297,10 @@ def test_demo_tells_its_story(tmp_path):
     log = git(story, "log", "--format=%s").stdout
     assert "@alice: [STATE:dead] died" in log
     assert "skipping the distill step" not in log
+    # the board: carol's freeze as the seed posts it, alice's hand-over and death
+    assert "carol: Frozen at 91% context. Freeze-state at data/freeze-states/carol.md. " \
+           "Working on the schema migration. " in told and "Wake me if someone owns the archive tables." in told
+    assert "alice: Handed role 'architect' to dan." in told
     status = json.loads(gitstate(story, "status", "--json").stdout)
     assert {r["agent"]: r["state"] for r in status["agents"]} == {
         "alice": "dead", "bob": "distill", "carol": "frozen", "dan": "bootstrap"}

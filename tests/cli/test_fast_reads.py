@@ -252,6 +252,8 @@ ALPHABETS = {
     "inbox": ["alice", "bob", "--json", "--mark-read", "--push", "-m", "--at"],
     "log": ["alice", "-n", "2", "--limit=3", "--since", "yesterday", "--newest-first",
             "--reverse", "--json", "-1", "--at=v1"],
+    "board": ["carol", "bob", "-n", "2", "--limit=3", "--since", "yesterday", "--json",
+              "--at=v1", "--newest-first"],
     "show": ["carol", "bob", "--json", "--at", "HEAD~1", "-x"],
     "situations": ["--no-sqlite", "--sqlite", "x.db", "--json", "--at=HEAD", "alice"],
 }

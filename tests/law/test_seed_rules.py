@@ -179,7 +179,8 @@ def test_a_vacant_role_is_assumed_by_a_living_agent_without_one():
 
 
 FS = "data/freeze-states/a.md"
-WRITTEN = ("---\nsession_id: a\nfrozen_at: x\nrole: null\nprimary_situation: y\n---\n"
+WRITTEN = ("---\nsession_id: a\nfrozen_at: '2026-11-22T10:00:00Z'\nrole: null\n"
+           "primary_situation: y\nwake_if: the hub is back\n---\n"
            + "".join(f"## {s}\n- written\n" for s in ("Key Decisions", "Accumulated Knowledge",
                                                       "Open Questions", "Files Changed",
                                                       "Handoff Notes"))).encode()
@@ -204,13 +205,18 @@ def test_a_woken_agent_refreezes_with_an_updated_freeze_state():
     updated = WRITTEN.replace(b"- written\n## Files", b"- asked since\n## Files")
     assert validate([FileChange("agent/a/_state.md", woken, frozen)], HAAK, msg,
                     context=Files(WRITTEN, updated)) == []
+    # a new frozen_at alone is no update
+    stamped = WRITTEN.replace(b"10:00:00Z", b"11:00:00Z")
+    [v] = validate([FileChange("agent/a/_state.md", woken, frozen)], HAAK, msg,
+                   context=Files(WRITTEN, stamped))
+    assert "but its frozen_at" in v.message
     # a first freeze, and one gitstate wrote for the agent (marked), are not re-freezes
     assert validate([FileChange("agent/a/_state.md", doc("a", "inbox"), frozen)], HAAK, msg,
-                    context=Files(WRITTEN, WRITTEN)) == []
+                    context=Files(None, WRITTEN)) == []
     marked = WRITTEN.replace(b"---\nsession_id", b"---\nwritten_by: gitstate shutdown\n"
                                                  b"session_id")
     assert validate([FileChange("agent/a/_state.md", woken, frozen)], HAAK, msg,
-                    context=Files(marked, marked)) == []
+                    context=Files(marked, marked.replace(b"10:00:00Z", b"11:00:00Z"))) == []
 
 
 def test_every_change_to_a_frozen_agent_needs_approval():
@@ -222,3 +228,19 @@ def test_every_change_to_a_frozen_agent_needs_approval():
                     "@c: [STATE:frozen] x\n\nApproved-by: zach\n") == []
     assert HAAK.held("frozen") and not HAAK.held("inbox") and not SQUAD.held("suspended")
     assert HAAK.gated("frozen", "frozen") and HAAK.gated("frozen", "dead")
+
+
+def test_frozen_at_is_judged_as_a_moment_with_its_line():
+    """The seed's template: `frozen_at: <ISO timestamp>`."""
+    from gitstate.law.freezestate import freeze_file_findings, is_moment
+    for good in ("2026-11-22T10:00:00Z", "2026-11-22T10:00:00.5+01:00", "2026-11-22 10:00:00Z"):
+        assert is_moment(good), good
+    for bad in ("now", "", "2026-11-22", "2026-13-45T10:00:00Z", "10:00", None, 1764000000):
+        assert not is_moment(bad), bad
+    text = WRITTEN.decode().replace("frozen_at: '2026-11-22T10:00:00Z'", "frozen_at: now")
+    [(problem, line)] = freeze_file_findings(text)
+    assert line == 3 and problem.startswith("frozen_at 'now' is not an ISO-8601 time")
+    [(problem, line)] = freeze_file_findings(text.replace("frozen_at: now\n", "frozen_at: "
+                                                          "'2026-11-22T10:00:00Z'\n")
+                                             .replace("wake_if: the hub is back\n", ""))
+    assert line is None and "says no `wake_if`" in problem

@@ -195,7 +195,7 @@ def test_a_move_the_law_refuses_is_said_and_the_session_starts(tmp_path):
     sheet.write_text("\n".join("- done" if line.startswith("- (") else
                                "Written." if line.startswith("(") else line
                                for line in sheet.read_text().splitlines()) + "\n")
-    res = gitstate(repo, "freeze", "alice", "-m", "pause")
+    res = gitstate(repo, "freeze", "alice", "-m", "pause", "--wake-if", "a human asks")
     assert res.returncode == 0, res.stdout + res.stderr
     tip = git(repo, "rev-parse", "HEAD").stdout.strip()
     proc, told = session_start(repo, "s1")

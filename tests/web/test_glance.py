@@ -220,13 +220,14 @@ def test_every_new_field_shows_markup_as_text(tmp_path):
             f"{EVIL} [click](javascript:alert(1)) <a href=\"javascript:alert(2)\">x</a>\n"
             if ln.startswith(("(", "- (")) else ln
             for ln in fs.read_text(encoding="utf-8").splitlines(keepends=True)))
-        res = gitstate(repo, "freeze", "eve", "-m", f"cold {EVIL}")
+        res = gitstate(repo, "freeze", "eve", "-m", f"cold {EVIL}", "--wake-if", EVIL)
         assert res.returncode == 0, res.stderr
     repo = repo_with(tmp_path, "evil-glance", setup)
     git(repo, "config", "gitstate.commitUrl", 'https://e.org/"><script>x</script>/{sha}')
     with client(repo) as web:
         pages = {p: web.get(p).text for p in
-                 ("/", "/?q=" + EVIL, "/feed", "/team", "/agent/eve", "/lifecycle")}
+                 ("/", "/?q=" + EVIL, "/feed", "/board", "/team", "/agent/eve",
+                  "/lifecycle")}
         sha = git(repo, "log", "-1", "--format=%H", "--grep=eve: \\[STATE:").stdout.strip()
         pages["diff"] = web.get(f"/diff/{sha}/eve").text
         for name, page in pages.items():
@@ -235,6 +236,7 @@ def test_every_new_field_shows_markup_as_text(tmp_path):
             assert 'href="javascript:' not in page, name
             assert "<script>x</script>" not in page, name
         assert "&lt;script&gt;window.pwned=1&lt;/script&gt;" in pages["/feed"]
+        assert "Wake me if &lt;script&gt;window.pwned=1&lt;/script&gt;" in pages["/board"]
         assert 'value="&lt;script&gt;' in pages["/?q=" + EVIL]
         assert 'href="https://e.org/&quot;&gt;&lt;script&gt;' in pages["/"]
         freeze = pages["/agent/eve"]
