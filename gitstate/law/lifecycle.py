@@ -1,7 +1,5 @@
-"""Lifecycles as data: the model of `protocols/lifecycle.yaml` and the questions rules ask it.
-
-Reading and checking a lifecycle file is `gitstate.law.load`.
-"""
+"""Lifecycles as data: the model of `protocols/lifecycle.yaml` and the questions rules ask it
+(reading and checking a lifecycle file is `gitstate.law.load`)."""
 
 from __future__ import annotations
 
@@ -77,6 +75,9 @@ class Role(Record):
     _plain_skip = ("name",)
 
 
+NO_ROLE = Role(name="")   # what an undeclared role (or none) is held to
+
+
 class Mortality(Record):
     midlife: int = field(50, about="context_pct from which an agent is in midlife")
     legacy: int = field(
@@ -85,15 +86,11 @@ class Mortality(Record):
     urgent_forbids: tuple[str, ...] = field((), about="states an urgent agent may not move to")
 
     def phase(self, context_pct: float | None) -> str:
+        """The phase of an agent whose context is `context_pct` full: the last mark reached."""
+        marks = (("urgent", self.urgent), ("legacy", self.legacy), ("midlife", self.midlife))
         if context_pct is None:
             return "unknown"
-        if context_pct >= self.urgent:
-            return "urgent"
-        if context_pct >= self.legacy:
-            return "legacy"
-        if context_pct >= self.midlife:
-            return "midlife"
-        return "fresh"
+        return next((name for name, mark in marks if context_pct >= mark), "fresh")
 
 
 class _Lasting(Record):
@@ -131,7 +128,7 @@ class Heartbeat(_Lasting):
 
 
 class Movers(Record):
-    """Who may move an agent besides itself (README "Who may move whom"): its `parent` may
+    """Who may move an agent besides itself (explanation/movers.md): its `parent` may
     make these moves of it (beyond spawning it); a living holder of a role in `roles` may
     make its moves of any agent; `operators` are principals of `protocols/allowed_signers`
     (besides the humans) whose signature proves `gitstate reap` and `gitstate shutdown`.
@@ -299,25 +296,22 @@ class Lifecycle(Record):
         spec = self.policies.timeout(old, new)
         return self.timeout_applies(old, new, role) and spec is not None and not spec.sooner
 
+    def _role(self, role: str | None) -> Role:
+        """`role`'s declaration (an undeclared role, or none, has the defaults)."""
+        return (self.roles.get(role) if role else None) or NO_ROLE
+
     def max_of(self, role: str | None) -> int | None:
         """How many living holders `role` may have: its own `max`, else `policies.role_max`
         (custom roles included; the seed's default_max_per_role)."""
-        if not role:
-            return None
-        spec = self.roles.get(role)
-        if spec is not None and spec.max:
-            return spec.max
-        return self.policies.role_max
+        return (self._role(role).max or self.policies.role_max) if role else None
 
     def max_advisory(self, role: str | None) -> bool:
         """Whether `role`'s max is a convention (warned of), not law (refused)."""
-        spec = self.roles.get(role) if role else None
-        return spec is not None and spec.max_advisory
+        return self._role(role).max_advisory
 
     def forbidden_by_role(self, role: str | None, state: str) -> bool:
         """Does holding `role` keep an agent out of `state` (`roles.R.forbids`)?"""
-        spec = self.roles.get(role) if role else None
-        return spec is not None and state in spec.forbids
+        return state in self._role(role).forbids
 
     def heartbeat_for(self, role: str | None, state: str | None = None) -> int | None:
         """How long an agent of `role` in `state` may be silent before `reap` fails it (None:
@@ -395,10 +389,8 @@ class Lifecycle(Record):
 
     def role_timeout(self, role: str | None) -> int | None:
         """How long an agent of `role` may live (its role's own, else the default cap)."""
-        spec = self.roles.get(role) if role else None
-        if spec is not None and spec.timeout is not None:
-            return spec.timeout
-        return self.policies.role_timeout if role else None
+        own = self._role(role).timeout
+        return own if own is not None or not role else self.policies.role_timeout
 
     def roster_of(self, state: str) -> str | None:
         s = self.states.get(state)
