@@ -307,6 +307,11 @@ def bury(repo: Managed, agent: str, summary: str, *, text: str | None = None,
     goes to that agent in the same commit: never vacant, never held twice."""
     lc, current, front = current_state(repo, agent)
     target = move_to_roster(lc, current, "dead", terminal=True, verb="die")
+    if not (summary or "").strip() and "final_summary" in lc.states[target].requires:
+        who = canonical_id(agent)
+        raise GitstateError(f"{who} dies with a final summary ('{target}' requires one), and "
+                            "none was given; nothing was done",
+                            hint=f"`gitstate bury {who} --summary TEXT`")
     sets: dict[str, Any] = {"final_summary": summary}
     files: dict[str, bytes] = {}
     body = ""

@@ -518,3 +518,12 @@ def test_the_roster_keeps_its_role_column_when_an_agent_holds_no_role(repo):
     plain, keeper = rows["plain"], rows["keeper"]
     assert plain.split()[2] == "-" and keeper.split()[2:4] == ["librarian", "#1"]
     assert plain.index("% ") == keeper.index("% ")      # the context column lines up
+
+
+def test_bury_without_a_summary_names_the_option_that_gives_one(repo):
+    ok(repo, "spawn", "brief")
+    before = head(repo)
+    res = gitstate(repo, "bury", "brief")
+    assert res.returncode == 1 and "--summary" in res.stderr and "final_summary:" not in res.stderr
+    assert head(repo) == before
+    ok(repo, "bury", "brief", "--summary", "done")
