@@ -108,7 +108,8 @@ def test_every_page_is_in_the_navigation():
 
 def test_the_glossary_defines_the_words_a_newcomer_meets():
     glossary = (DOCS / "glossary.md").read_text(encoding="utf-8")
-    for word in ("Preset", "Seed", "Law", "Hub", "Team line", "Mover"):
+    for word in ("Preset", "Seed", "Law", "Hub", "Team line", "Mover", "Ref guard",
+                 "Mortality phases", "Board"):
         assert f"\n## {word}\n" in glossary, word
 
 
