@@ -109,12 +109,26 @@ def filled(pieces: list[str], since: list[int], as_json: bool) -> str:
         return pieces[0]
     import time
     now = int(time.time())
-    if as_json:
-        said = [str(max(0, now - s)) for s in since]
-    else:
-        from gitstate.law.times import duration
-        said = [duration(max(0, now - s)) for s in since]
+    said = [str(max(0, now - s)) for s in since] if as_json else \
+        [durations(max(0, now - s)) for s in since]
     out = [pieces[0]]
     for text, piece in zip(said, pieces[1:]):
         out += (text, piece)
     return "".join(out)
+
+
+def durations(seconds: int) -> str:
+    """`law.times.duration` (the largest unit and, when not zero, the one below it), said
+    for 10,000 rows at a time: one division and one format each."""
+    if seconds >= 86400:
+        big, rest = divmod(seconds, 86400)
+        small, units = rest // 3600, "dh"
+    elif seconds >= 3600:
+        big, rest = divmod(seconds, 3600)
+        small, units = rest // 60, "hm"
+    elif seconds >= 60:
+        big, small = divmod(seconds, 60)
+        units = "ms"
+    else:
+        return f"{seconds}s"
+    return f"{big}{units[0]}{small}{units[1]}" if small else f"{big}{units[0]}"

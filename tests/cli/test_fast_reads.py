@@ -451,3 +451,11 @@ def test_a_kept_roster_says_each_time_in_state_as_of_now(team, monkeypatch, caps
         assert re.findall(r"(\S+) in state", kept) and all(
             d.startswith("1d") for d in re.findall(r"(\S+) in state", kept))
         assert masked(made) == masked(kept)
+
+
+def test_a_kept_roster_says_each_time_in_state_as_the_printer_says_it():
+    from gitstate.cli.shown import durations
+    from gitstate.law.times import duration
+    for seconds in (*range(0, 90000, 7), 86399, 86400, 86401, 90000, 3 * 86400 + 4 * 3600,
+                    10 ** 9 + 12345):
+        assert durations(seconds) == duration(seconds), seconds
