@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 FORMAT = 3                  # 3: the moves of the first-parent line alone
 FOLD = 32                   # parts added on a kept log before they are written as one
-CHUNK = 1 << 16             # moves laid out at a time when the whole log is printed anew
+CHUNK = 1 << 14             # moves laid out at a time when the whole log is printed anew
 _JSON_OPEN = '{"moves":['   # what json_text writes before the rows of {"moves": rows}...
 _JSON_CLOSE = "]}\n"        # ...and after them
 

@@ -75,9 +75,10 @@ def _windows(kept: dict, cache_dir: str | None,
         for i, n in Counter(order[w:w + size]).items():
             where.setdefault(i, []).append((w // size, n))
     windows: list[dict] = [{} for _ in range(0, len(order), size)]
-    names = kept["names"]
+    names, held = kept["names"], kept.get("blobs") or {}
     for i, spans in where.items():
         rows = _rows(kept, cache_dir, names[i]) if i < len(names) else None
+        held.pop(names[i] if i < len(names) else None, None)   # a part this read wrote: let go
         if rows is None or len(rows) != sum(n for _, n in spans):
             return None
         at = 0
