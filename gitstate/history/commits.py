@@ -60,16 +60,17 @@ def _line(git: Git, revs: list[str]) -> tuple[bytearray, int]:
     return ids, width
 
 
-SHOWN = 20_000   # commits named to each `git log --no-walk` (their ids: 820 KB of arguments)
+SHOWN = 800_000   # bytes of ids named to each `git log --no-walk` (20,000 SHA-1 ids)
 
 
 def _shown(git: Git, raw: list[str], ids: bytearray, width: int):
-    """`git log --raw`'s tokens for the commits `ids` names, oldest first: SHOWN at a time,
-    named to a `git log --no-walk=unsorted`, which shows them in the order named, each with
-    what it changed against its first parent, as `git log --first-parent --raw` does."""
-    at = len(ids)
+    """`git log --raw`'s tokens for the commits `ids` names, oldest first: SHOWN bytes of
+    ids at a time (within any system's limit on a command's arguments), named to a `git log
+    --no-walk=unsorted`, which shows them in the order named, each with what it changed
+    against its first parent, as `git log --first-parent --raw` does."""
+    at, step = len(ids), width * max(1, SHOWN // (width + 1))
     while at > 0:
-        start = max(0, at - width * SHOWN)
+        start = max(0, at - step)
         named = [ids[i:i + width].decode("ascii") for i in range(at - width, start - width,
                                                                     -width)]
         yield from git.stream_batches("log", "--no-walk=unsorted", *raw, *named, "--",
