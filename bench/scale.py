@@ -11,7 +11,11 @@ the kernel reports it (`wait4`: the larger of gitstate's own Python and its larg
 child), with Python's own peak beside it.
 
 `--against DIR`: a tree holding another `gitstate` package, run through PYTHONPATH on its own
-copy of the repository, each run right after this tree's, so that both see the same load.
+copy of the repository, each run right after this tree's, so that both see the same load; or
+the Python of another install (a venv's `bin/python`), run as it is.
+
+"together MB": the largest sum, sampled every 50 ms, of the resident memory of the command and
+every process under it (Python and its git processes at once).
 """
 
 from __future__ import annotations
@@ -41,27 +45,68 @@ _PEAK = ("import os, resource, sys\n"
 
 
 def run(cmd: list[str], repo: Path,
-        tree: str | None = None) -> tuple[float, float, float, float | None]:
+        tree: str | None = None) -> tuple[float, float, float, float | None, float]:
     """(seconds, CPU seconds, peak MB of the process and what it waited for, peak MB of
-    Python itself) of `cmd` (gitstate's: of the package in `tree`, when given)."""
+    Python itself, peak MB of it and its children together) of `cmd` (gitstate's: of the
+    package in `tree`, or run by the Python `tree`, when given)."""
     gitstate = cmd[:len(GITSTATE)] == GITSTATE
+    python = tree if tree and os.path.isfile(tree) else sys.executable
     if gitstate:
-        cmd = [sys.executable, "-c", _PEAK, *cmd[len(GITSTATE):]]
+        cmd = [python, "-c", _PEAK, *cmd[len(GITSTATE):]]
     r, w = os.pipe()
-    env = {**ENV, "PEAK_FD": str(w), **({"PYTHONPATH": tree} if tree else {})}
+    env = {**ENV, "PEAK_FD": str(w),
+           **({"PYTHONPATH": tree} if tree and python == sys.executable else {})}
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=repo, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, pass_fds=(w,) if gitstate else ())
     os.close(w)
+    together = _Together(proc.pid)
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - t0
+    together.done = True
     own = os.read(r, 64)
     os.close(r)
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(cmd)} failed")
     return (elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
-            int(own) / 1024 if own else None)
+            int(own) / 1024 if own else None, together.peak / 2 ** 20)
+
+
+class _Together:
+    """The largest sum of resident memory of a process and its descendants, sampled by a
+    thread every 50 ms (Linux: /proc) until `done`."""
+
+    def __init__(self, pid: int) -> None:
+        import threading
+        self.pid, self.peak, self.done = pid, 0, False
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def _watch(self) -> None:
+        page = os.sysconf("SC_PAGE_SIZE")
+        while not self.done:
+            total = 0
+            for pid in _tree(self.pid):
+                try:
+                    with open(f"/proc/{pid}/statm") as fh:
+                        total += int(fh.read().split()[1]) * page
+                except (OSError, ValueError, IndexError):
+                    pass
+            self.peak = max(self.peak, total)
+            time.sleep(0.05)
+
+
+def _tree(pid: int) -> list[int]:
+    """`pid` and every process under it."""
+    out = [pid]
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as fh:
+                for child in fh.read().split():
+                    out += _tree(int(child))
+    except OSError:
+        pass
+    return out
 
 
 def _row(label: str, cold: tuple, warm: list | None = None) -> None:
@@ -69,9 +114,9 @@ def _row(label: str, cold: tuple, warm: list | None = None) -> None:
     if warm is not None:
         cells.append(f"{statistics.median(w[0] for w in warm) * 1000:.0f} "
                      f"({statistics.median(w[1] for w in warm) * 1000:.0f})ms")
-    own = f"{cold[3] or 0:>10.0f}" if cold[3] is not None else ""
-    print(f"{label:<30} {cells[0]:>17} {cells[1] if warm else '':>15} {cold[2]:>8.0f} {own}",
-          flush=True)
+    own = f"{cold[3] or 0:>10.0f}" if cold[3] is not None else f"{'':>10}"
+    print(f"{label:<30} {cells[0]:>17} {cells[1] if warm else '':>15} {cold[2]:>8.0f} {own} "
+          f"{cold[4]:>11.0f}", flush=True)
 
 
 def _views(trees: list, repos: dict, runs: int) -> None:
@@ -79,7 +124,8 @@ def _views(trees: list, repos: dict, runs: int) -> None:
     agent = "agent-0001"
     for cmd in (["roster"], ["status"], ["status", agent], ["vacancies"], ["inbox", agent],
                 ["log", agent, "-n", "20"], ["log", "-n", "20"],
-                ["situations", "--no-sqlite"], ["log"], ["log", "--json"]):
+                ["situations", "--no-sqlite"], ["show", agent], ["status", "nobody"],
+                ["log"], ["log", "--json"]):
         cold = {}
         for tree in trees:
             if cmd == ["roster"]:
@@ -103,17 +149,22 @@ def main() -> int:
     parser.add_argument("--no-verify", action="store_true",
                         help="leave out verify and its floor (at 1,000,000 commits and 10,000 "
                              "agents the floor alone, `git log --raw`, takes minutes)")
-    parser.add_argument("--against", metavar="DIR",
-                        help="a tree holding another gitstate package, measured beside")
+    parser.add_argument("--against", metavar="DIR|PYTHON",
+                        help="a tree holding another gitstate package, or the Python of "
+                             "another install, measured beside")
+    parser.add_argument("--only", metavar="WHAT", default="",
+                        help="comma-separated: floors, verify, views (default: all)")
     args = parser.parse_args()
     source = args.out / f"repo-{args.size}"
     if not source.is_dir():
         print(f"generating {source} ...", file=sys.stderr)
         generate(source, args.size, args.agents)
-    trees = [None] + ([str(Path(args.against).resolve())] if args.against else [])
+    trees = [None] + ([str(Path(args.against).absolute())] if args.against else [])
     for tree in trees[1:]:
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(tree) / "gitstate")],
-                       check=True)
+        if not os.path.isfile(tree):
+            subprocess.run([sys.executable, "-m", "compileall", "-q",
+                            str(Path(tree) / "gitstate")], check=True)
+    only = set(filter(None, args.only.split(","))) or {"floors", "verify", "views"}
     with tempfile.TemporaryDirectory(prefix="gitstate-scale-") as tmp:
         repos = {}
         for i, tree in enumerate(trees):
@@ -122,19 +173,23 @@ def main() -> int:
             # writes into them; what the reads write goes to new files under .git/gitstate)
             shutil.copytree(source, repo, symlinks=True, copy_function=os.link)
             subprocess.run(["git", "commit-graph", "write", "--reachable"], cwd=repo, check=True)
+        started = run([sys.executable, "-c", "pass"], repos[None])[0]
         print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.size:,} "
-              f"commits, load {os.getloadavg()[0]:.1f}; wall (CPU)")
-        print(f"{'command':<30} {'cold':>17} {'warm':>15} {'peak MB':>8} {'python MB':>10}")
-        floors = [("floor: git log --grep", FLOOR)]
-        if not args.no_verify:
+              f"commits, load {' '.join(f'{x:.1f}' for x in os.getloadavg())}, python -c "
+              f"pass {started * 1000:.0f} ms; wall (CPU)")
+        print(f"{'command':<30} {'cold':>17} {'warm':>15} {'peak MB':>8} {'python MB':>10} "
+              f"{'together MB':>11}")
+        floors = [("floor: git log --grep", FLOOR)] if "floors" in only else []
+        if not args.no_verify and "floors" in only:
             floors.append(("floor: git log --raw", PATH_FLOOR))
         for name, cmd in floors:
             _row(name, run(cmd, repos[None]))
-        for tree in trees if not args.no_verify else ():
+        for tree in trees if not args.no_verify and "verify" in only else ():
             shutil.rmtree(repos[tree] / ".git" / "gitstate", ignore_errors=True)
             _row("verify --no-cache" if tree is None else "  against",
                  run(GITSTATE + ["verify", "--no-cache"], repos[tree], tree))
-        _views(trees, repos, args.runs)
+        if "views" in only:
+            _views(trees, repos, args.runs)
         print(f"load {os.getloadavg()[0]:.1f}")
     return 0
 

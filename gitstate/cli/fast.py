@@ -39,8 +39,10 @@ def run(args: list[str]) -> int | None:
     try:
         answer = _answer_whole(directory, command, params)
     except Exception as exc:   # noqa: BLE001 - the whole command line says what went wrong
-        _fell_back(exc)
-        return None
+        said = _said(exc, params["as_json"])
+        if said is None:
+            _fell_back(exc)
+        return said
     finally:
         progress.done()
     try:
@@ -49,6 +51,27 @@ def run(args: list[str]) -> int | None:
         return 0
     noted(command, params["at"], params["as_json"], directory)
     return 0
+
+
+def _said(exc: Exception, as_json: bool) -> int | None:
+    """The exit code of gitstate's own error (an unknown agent, a `show` of an agent without
+    a freeze-state), said as the command line says it (`cli/app.py` `report_error`): as JSON
+    on stdout for a program, else on stderr; None for any other error (the command line
+    answers it)."""
+    from gitstate.errors import GitstateError
+    if not isinstance(exc, GitstateError) or "\033" in str(exc):   # click strips colours
+        return None
+    try:
+        if as_json:
+            from gitstate.cli.text import json_text
+            sys.stdout.write(json_text(exc.to_dict()))
+            sys.stdout.flush()
+        else:
+            sys.stderr.write(f"gitstate: {exc}\n")
+            sys.stderr.flush()
+    except BrokenPipeError:
+        return 0
+    return exc.exit_code
 
 
 def _fell_back(exc: Exception) -> None:
@@ -65,9 +88,29 @@ def _answer_whole(directory: str | None, command: str, params: dict) -> str | li
         parts = _whole_log(directory, params)
         if parts is not None:
             return parts
+    from gitstate.cli.shown import keepable
+    if keepable(command, params):
+        shown = _shown(directory, command, params)
+        if shown is not None:
+            return shown
     repo, data = _answer(directory, command, params)
+    return _rendered(command, params, repo, data)
+
+
+def _rendered(command: str, params: dict, repo, data) -> str:
     from gitstate.cli.text import json_text
     return json_text(data) if params["as_json"] else _text(command, params, repo, data)
+
+
+def _shown(directory: str | None, command: str, params: dict) -> str | None:
+    """A view of every agent, from its print kept at the tip (`cli/shown.py`)."""
+    from gitstate.cli.declared import view_data
+    from gitstate.cli.shown import kept_view
+    from gitstate.git.repo import open_managed
+    repo = open_managed(directory, bare_ok=True)
+    mode = "text" if not params["as_json"] else "json-tty" if sys.stdout.isatty() else "json"
+    return kept_view(repo, command, params, lambda: view_data(DECLARED[command], repo, params),
+                     lambda data: _rendered(command, params, repo, data), mode)
 
 
 def _write(answer: str | list[bytes]) -> None:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 FORMAT = 3                  # 3: the moves of the first-parent line alone
 FOLD = 32                   # parts added on a kept log before they are written as one
-CHUNK = 1 << 16             # moves laid out at a time when the whole log is printed anew
+CHUNK = 1 << 14             # moves laid out at a time when the whole log is printed anew
 _JSON_OPEN = '{"moves":['   # what json_text writes before the rows of {"moves": rows}...
 _JSON_CLOSE = "]}\n"        # ...and after them
 
@@ -62,16 +62,17 @@ def _parts(cache_dir: str, name: str, kept: dict) -> list[bytes] | None:
 
 
 def _anew(repo, lc, head: str, as_json: bool) -> dict:
-    """The whole log laid out from the kept moves, CHUNK moves to a part: a history's moves
-    are never all records at once (700,000 of them: several hundred MB)."""
-    from gitstate.history.movelog import all_moves
-    rows = all_moves(repo.git, lc, head, repo.cache_dir)
+    """The whole log laid out from the kept moves, CHUNK moves to a part, unpacked a part at
+    a time: a history's moves are never all rows at once (700,000 of them: several hundred
+    MB)."""
+    from gitstate.history.movelog import moves_in_parts
+    parts = moves_in_parts(repo.git, lc, head, repo.cache_dir, CHUNK)
     made: Iterable[list[dict]]
-    if rows is None:   # the kept moves cannot be had: the log as the command line reads it
+    if parts is None:   # the kept moves cannot be had: the log as the command line reads it
         from gitstate.history.views import log_rows
         made = [log_rows(repo)["moves"]]
     else:
-        made = (_as_logged(rows[at:at + CHUNK]) for at in range(0, len(rows), CHUNK))
+        made = (_as_logged(rows) for rows in parts)
     last: dict[str, str] = {}
     blobs: dict[int, bytes] = {}
     for moves in made:

@@ -34,13 +34,51 @@ def read_commits(git: Git, revs: list[str], *, first_parent: bool = False):
     in them is free text. A thread drains git's output as it comes, so that git keeps walking
     history while the commits already read are being judged. `first_parent`: the line of
     `revs` alone (a merge's other parents are not walked)."""
-    args = ["log", "-z", "--reverse", "--topo-order", "--raw", "--no-abbrev", "--no-renames",
-            "--diff-merges=first-parent", "--format=%H %P",
-            *(["--first-parent"] if first_parent else []), *revs, "--"]
-    return _commits(_drained(git, args))
+    raw = ["-z", "--raw", "--no-abbrev", "--no-renames", "--diff-merges=first-parent",
+           "--format=%H %P"]
+    if first_parent:
+        ids, width = _line(git, revs)   # read whole before the first commit is judged
+        return _commits(_drained(_shown(git, raw, ids, width)))
+    return _commits(_drained(git.stream_batches("log", "--reverse", "--topo-order", *raw, *revs,
+                                                "--", sep=b"\0")))
 
 
-def _drained(git: Git, args: list[str]):
+def _line(git: Git, revs: list[str]) -> tuple[bytearray, int]:
+    """(the ids of the first-parent line of `revs`, newest first, as one run of hex digits;
+    the length of an id).
+
+    `git log --reverse` holds every commit it walked, with its message, before it writes the
+    first one (a million commits: GBs); `rev-list` keeps no messages, and the ids are held
+    here as one run of hex digits (40 MB for a million), not as a million strings."""
+    ids = bytearray()
+    width = 0
+    for batch in git.stream_batches("rev-list", "--topo-order", "--first-parent", *revs, "--"):
+        for line in batch:
+            if line:
+                width = width or len(line)
+                ids += line
+    return ids, width
+
+
+SHOWN = 800_000   # bytes of ids named to each `git log --no-walk` (20,000 SHA-1 ids)
+
+
+def _shown(git: Git, raw: list[str], ids: bytearray, width: int):
+    """`git log --raw`'s tokens for the commits `ids` names, oldest first: SHOWN bytes of
+    ids at a time (within any system's limit on a command's arguments), named to a `git log
+    --no-walk=unsorted`, which shows them in the order named, each with what it changed
+    against its first parent, as `git log --first-parent --raw` does."""
+    at, step = len(ids), width * max(1, SHOWN // (width + 1))
+    while at > 0:
+        start = max(0, at - step)
+        named = [ids[i:i + width].decode("ascii") for i in range(at - width, start - width,
+                                                                    -width)]
+        yield from git.stream_batches("log", "--no-walk=unsorted", *raw, *named, "--",
+                                      sep=b"\0")
+        at = start
+
+
+def _drained(tokens):
     """git's output in batches of NUL-terminated tokens, drained by a thread as it comes."""
     import queue
     import threading
@@ -50,7 +88,7 @@ def _drained(git: Git, args: list[str]):
 
     def pump() -> None:
         try:
-            for batch in git.stream_batches(*args, sep=b"\0"):
+            for batch in tokens:
                 batches.put(batch)
             batches.put(done)
         except BaseException as exc:  # handed to the reading side, raised there

@@ -25,6 +25,10 @@ from gitstate.git.repo import on_first_parent_line
 from gitstate.git.runner import Git
 from gitstate.history.fold import newest_events, tag_events
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 NAME = "moves"
 FORMAT = 4   # 4: the moves of the first-parent line alone
 CHUNK = 1 << 16   # agent numbers in each part of the log's order (256 KiB)
@@ -45,6 +49,51 @@ def all_moves(git: Git, lc, head: str, cache_dir: str | None) -> list[list]:
         except (IndexError, StopIteration):
             return None
     return asked(lambda fresh: _kept(git, lc, head, cache_dir, fresh), ask)
+
+
+def moves_in_parts(git: Git, lc, head: str, cache_dir: str | None,
+                   size: int = CHUNK) -> Iterator[list[list]] | None:
+    """Every move up to `head`, in `log`'s order, `size` at a time (None when the kept moves
+    cannot be had): never every move unpacked at once (700,000 of them as rows are several
+    hundred MB; `marshal`led, a fifth of that)."""
+    found = asked(lambda fresh: _kept(git, lc, head, cache_dir, fresh),
+                  lambda kept: _windows(kept, cache_dir, size))
+    return None if found is None else _unpacked(found[0], found[1], size)
+
+
+def _windows(kept: dict, cache_dir: str | None,
+             size: int) -> tuple[array.array, list[dict]] | None:
+    """(the order of the log, and for each window of `size` moves of it: agent number -> its
+    moves in that window, `marshal`led), each agent's part read once; None if a part does
+    not read back or does not hold the moves the order gives it."""
+    from collections import Counter
+    order = _order(cache_dir, kept, kept["count"])
+    if order is None:
+        return None
+    where: dict[int, list] = {}    # agent number -> (window, how many of its moves) in order
+    for w in range(0, len(order), size):
+        for i, n in Counter(order[w:w + size]).items():
+            where.setdefault(i, []).append((w // size, n))
+    windows: list[dict] = [{} for _ in range(0, len(order), size)]
+    names, held = kept["names"], kept.get("blobs") or {}
+    for i, spans in where.items():
+        rows = _rows(kept, cache_dir, names[i]) if i < len(names) else None
+        held.pop(names[i] if i < len(names) else None, None)   # a part this read wrote: let go
+        if rows is None or len(rows) != sum(n for _, n in spans):
+            return None
+        at = 0
+        for w, n in spans:
+            windows[w][i] = marshal.dumps(rows[at:at + n])
+            at += n
+    return order, windows
+
+
+def _unpacked(order: array.array, windows: list[dict], size: int) -> Iterator[list[list]]:
+    """The moves of each window in order, one window unpacked at a time."""
+    for w, window in enumerate(windows):
+        each = {i: iter(marshal.loads(blob)) for i, blob in window.items()}
+        windows[w] = {}
+        yield [next(each[i]) for i in order[w * size:(w + 1) * size]]
 
 
 def agent_moves(git: Git, lc, head: str, cache_dir: str | None, agent: str) -> list[list]:

@@ -34,6 +34,7 @@ from gitstate.git import cache
 from gitstate.git.cache import load_lifecycle_cached
 from gitstate.git.repo import on_first_parent_line
 from gitstate.git.runner import Git
+from gitstate.history.ahead import forget, read_ahead
 from gitstate.history.commits import Commit, parse_commit_object, read_commits
 from gitstate.history.replay import ReplayContext, carry_over
 from gitstate.history.shallow import unjudged, within_reach
@@ -41,14 +42,13 @@ from gitstate.history.signatures import GitProofs
 from gitstate.law.grammar import parse_message
 from gitstate.law.judge import Facts, as_made, judge, line_rule
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle, is_law_path
-from gitstate.law.limits import LIFECYCLE_BYTES, STATE_FILE_BYTES
+from gitstate.law.limits import LIFECYCLE_BYTES
 from gitstate.law.rule_ids import Rule
 from gitstate.law.timeline import judge_tags
 from gitstate.law.times import iso
 from gitstate.law.verdict import FileChange, Violation
 
 CACHE_NAME = "verified.json"
-READ_LIMIT = max(STATE_FILE_BYTES, LIFECYCLE_BYTES)   # a larger blob is refused by its size
 
 
 def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool = False,
@@ -115,9 +115,6 @@ def _resumed(git: Git, saved: dict | None, head: str | None, revs: list[str]
     return [], _said({}), revs
 
 
-BATCH = 2000
-
-
 def law_at(git: Git, rev: str | None, cache_dir: str | None = None,
            memo: dict | None = None) -> tuple[str, bytes] | None:
     """(blob, content) of the valid lifecycle committed at `rev`, or None."""
@@ -145,95 +142,18 @@ def _judge_all(git: Git, commits, cache_dir: str | None, root: str | None,
     count = 0
     # git reads the objects of the next batches (a process of its own) while Python judges
     # this one: the two cores work at once instead of in turn
+    from collections import deque
     from concurrent.futures import ThreadPoolExecutor  # (and logging: ~10 ms to import)
+    judged: deque = deque()
     with ThreadPoolExecutor(max_workers=1) as pool:
-        for done, fetched in _read_ahead(pool, git, commits, state["law"]):
+        for done, fetched in read_ahead(pool, git, commits, state["law"]):
             problems += _judge_batch(git, done, fetched.result(), cache_dir, state)
             count += len(done)
+            if line:
+                forget(state["law"], judged, done)
             if progress is not None:
                 progress(count)
     return problems, count, {k: state[k] for k in ("by_tag", "line_from", "unjudged_merges")}
-
-
-# Batches whose objects are being read while one is judged: a read waits for Python's lock
-# whenever it has work to do, so it starts early. The first batches are small, so that
-# judging starts while git is still writing the first ones.
-AHEAD, FIRST = 2, 250
-
-
-def _read_ahead(pool, git: Git, commits, law: dict):
-    """(batch, its objects as they will be read) AHEAD batches before they are judged."""
-    from collections import deque
-    pending: deque = deque()
-    kept: dict = {}   # the reading thread's alone
-    for batch in _batches(commits):
-        before = {c.sha for b, _f in pending for c in b}
-        pending.append((batch, pool.submit(_fetch, git, batch, law, before, kept)))
-        if len(pending) > AHEAD:
-            yield pending.popleft()
-    yield from pending
-
-
-def _batches(commits):
-    batch: list[Commit] = []
-    size = min(FIRST, BATCH)
-    for c in commits:
-        batch.append(c)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-            size = min(size * 2, BATCH)
-    if batch:
-        yield batch
-
-
-def _fetch(git: Git, commits: list[Commit], known: dict, before: set[str],
-           kept: dict | None = None) -> tuple:
-    """The objects a batch is judged with: its commits' objects, the lifecycle of each
-    parent outside it (not judged already: `known`, the laws found so far, which grows
-    meanwhile; nor in the batches `before` it, whose laws are being worked out), and the
-    content of every state file its changes name. `kept` (path -> (blob, content) last read,
-    carried from batch to batch): a change's old side, most often read by the batch before,
-    is not read again (contents are named by their blob ids)."""
-    outside = _outside(commits, known, before)
-    contents = {} if kept is None else _kept(commits, kept)
-    blobs = _unread(commits, contents)
-    specs = [c.sha for c in commits] + [f"{p}:{LIFECYCLE_PATH}" for p in outside]
-    found = git.cat_batch(specs)
-    # blobs over the limit are not read: their size alone refuses them
-    for b, got in zip(blobs, git.cat_batch(blobs, READ_LIMIT)):
-        contents[b] = got[2] if got and got[1] == "blob" else None
-    if kept is not None:
-        _keep(commits, contents, kept)
-    return outside, contents, found
-
-
-def _outside(commits: list[Commit], known: dict, before: set[str]) -> list[str]:
-    """The parents outside the batch whose law is not known yet."""
-    shas = {c.sha for c in commits}
-    return sorted(p for p in {p for c in commits for p in c.parents} - shas - before
-                  if p not in known)
-
-
-def _kept(commits: list[Commit], kept: dict) -> dict:
-    """blob -> content of the paths the batch changes, as last read."""
-    return dict(kept[path] for c in commits for path, *_r in c.changes if path in kept)
-
-
-def _unread(commits: list[Commit], contents: dict) -> list[str]:
-    """The blobs the batch's changes name that are not read yet."""
-    return sorted({b for c in commits for _, old, new, _m in c.changes for b in (old, new)
-                   if b and b not in contents})
-
-
-def _keep(commits: list[Commit], contents: dict, kept: dict) -> None:
-    """Each path's last content, for the batches after."""
-    for c in commits:
-        for path, _old, new, _m in c.changes:
-            if new is not None:
-                kept[path] = (new, contents[new])
-    if len(kept) > 100_000:   # (the judgement keeps as many files parsed already)
-        kept.clear()
 
 
 def _judge_batch(git: Git, commits: list[Commit], fetched: tuple, cache_dir: str | None,

@@ -375,4 +375,89 @@ def test_a_fast_path_that_breaks_says_so_under_the_tests(team, monkeypatch, caps
     monkeypatch.delenv(fast.LOUD)
     assert fast.run(["-C", str(team), "roster"]) is None
     monkeypatch.setenv(fast.LOUD, "1")
-    assert fast.run(["-C", str(team), "status", "nobody"]) is None   # gitstate's own refusal
+    assert fast.run(["-C", str(team), "status", "nobody"]) == 1   # gitstate's own refusal
+
+
+ERRORS = [("status", "nobody"), ("log", "nobody"), ("inbox", "nobody"), ("show", "alice"),
+          ("show", "nobody")]
+
+
+@pytest.mark.parametrize("args", ERRORS)
+@pytest.mark.parametrize("as_json", [(), ("--json",)])
+def test_a_views_refusal_is_said_by_the_fast_path_as_the_command_line_says_it(
+        team, args, as_json, capsys):
+    """An unknown agent, or `show` of one without a freeze-state: the same words and exit
+    code, without loading the whole command line."""
+    from gitstate.cli import fast
+    fast_run, slow = both(team, *args, *as_json)
+    assert fast_run.returncode == slow.returncode == 1
+    assert (fast_run.stdout, fast_run.stderr) == (slow.stdout, slow.stderr)
+    assert ("nobody" in slow.stdout + slow.stderr) or "freeze-state" in slow.stdout + slow.stderr
+    capsys.readouterr()
+    assert fast.run(["-C", str(team), *args, *as_json]) == 1     # answered without click
+    assert capsys.readouterr().err == ("" if as_json else slow.stderr)
+
+
+@pytest.mark.parametrize("args", [("roster",), ("roster", "--json"), ("status",),
+                                  ("status", "--json"), ("vacancies",), ("vacancies", "--json"),
+                                  ("situations", "--no-sqlite"),
+                                  ("situations", "--no-sqlite", "--json")])
+def test_the_views_of_every_agent_kept_as_printed_follow_new_commits(team, args):
+    """What `roster`, `status`, `vacancies` and `situations` printed is kept at its tip, and
+    read anew at another (a new move, a rewritten history, a kept file edited)."""
+    as_json = "--json" in args
+    kept = team / ".git" / "gitstate" / f"shown-{args[0]}-{'json' if as_json else 'text'}"
+
+    def read():
+        fast_run, slow = both(team, *args)
+        assert fast_run.returncode == slow.returncode == 0, fast_run.stderr + slow.stderr
+        seen = [timeless(json.loads(r.stdout)) if as_json else masked(r.stdout)
+                for r in (fast_run, slow)]
+        assert seen[0] == seen[1]
+        return seen[0]
+
+    first = read()
+    assert kept.is_file() and read() == first
+    assert gitstate(team, "bury", "bob", "--summary", "indexed").returncode == 0
+    buried = read()
+    assert buried != first
+    kept.write_bytes(kept.read_bytes().replace(b"bob", b"bib"))      # edited: not believed
+    assert read() == buried
+    git(team, "reset", "-q", "--hard", "HEAD~1")
+    assert read() == first
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_kept_roster_says_each_time_in_state_as_of_now(team, monkeypatch, capsys, as_json):
+    """The one thing in a kept view that moves with the clock is said again at each read."""
+    import time
+
+    from gitstate.cli import fast
+
+    def roster_at(moment: float) -> str:
+        monkeypatch.setattr(time, "time", lambda: moment)
+        assert fast.run(["-C", str(team), "roster", *(["--json"] if as_json else [])]) == 0
+        return capsys.readouterr().out
+
+    start = time.time() + 3600
+    made, kept = roster_at(start), roster_at(start + 90000)
+    assert (team / ".git" / "gitstate" / f"shown-roster-{'json' if as_json else 'text'}").is_file()
+    if as_json:
+        rows = [(json.loads(made), json.loads(kept))]
+        pairs = [(a, b) for x, y in rows for g in ("living", "freezer") for a, b in zip(x[g], y[g])]
+        assert pairs and all(b["seconds_in_state"] - a["seconds_in_state"] == 90000
+                             for a, b in pairs)
+        assert timeless(json.loads(made)) == timeless(json.loads(kept))
+    else:
+        import re
+        assert re.findall(r"(\S+) in state", kept) and all(
+            d.startswith("1d") for d in re.findall(r"(\S+) in state", kept))
+        assert masked(made) == masked(kept)
+
+
+def test_a_kept_roster_says_each_time_in_state_as_the_printer_says_it():
+    from gitstate.cli.shown import durations
+    from gitstate.law.times import duration
+    for seconds in (*range(0, 90000, 7), 86399, 86400, 86401, 90000, 3 * 86400 + 4 * 3600,
+                    10 ** 9 + 12345):
+        assert durations(seconds) == duration(seconds), seconds

@@ -206,3 +206,32 @@ def test_the_order_in_many_parts_reads_as_one(team, monkeypatch):
         if agent:
             walk(team, agent, state)
     assert sorted(k for k in parts(team, "moves") if isinstance(k, int)) == [0, 1, 2]  # 7 moves
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 100])
+def test_the_whole_log_laid_out_a_window_at_a_time_equals_a_read_of_history(team, monkeypatch,
+                                                                             size):
+    """The whole log is laid out from the kept moves `CHUNK` at a time, each window's moves
+    unpacked alone: in the same order, with the same "from", as the history says."""
+    import shutil
+
+    from gitstate.cli import printed
+    from gitstate.history import movelog
+    walk(team, "bob", "inbox")
+    walk(team, "alice", "distill")
+    answers(team)                                   # the moves kept; now lay the log out
+    monkeypatch.setattr(printed, "CHUNK", size)
+    for face in ([], ["--json"]):
+        for kept in folder(team, "").glob("log-*"):
+            shutil.rmtree(kept)
+        laid = gitstate(team, "log", *face)
+        read = gitstate(team, "log", "--at", "HEAD", *face)
+        assert laid.returncode == read.returncode == 0 and laid.stdout == read.stdout != ""
+    head = git(team, "rev-parse", "HEAD").stdout.strip()
+    from gitstate.git.repo import open_managed
+    repo = open_managed(str(team))
+    lc = repo.lifecycle(head)
+    windows = list(movelog.moves_in_parts(repo.git, lc, head, repo.cache_dir, size))
+    whole = movelog.all_moves(repo.git, lc, head, repo.cache_dir)
+    assert [row for w in windows for row in w] == whole and len(whole) == 6
+    assert all(len(w) == size for w in windows[:-1])
