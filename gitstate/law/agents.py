@@ -1,0 +1,110 @@
+"""The law read from a tree: the lifecycle, and the runtime's agent files where it says so.
+
+With `policies.agents_from: .claude/agents` the law is the lifecycle plus every
+`<folder>/<name>.md` there: Claude Code's own sub-agent definitions. The front matter of each
+may list the agent types that agent may never spawn (`forbiddenAgents: [programmer]`, seed
+001's forbidden-agents list); they are added to that role's `never_spawns`, so every door that
+judges a spawn refuses them. A change of those files is then a change of the law
+(`is_law_path`), judged as a change of the lifecycle is.
+
+This module is pure: `law_of` is given a way to read the folder at a revision (the reader is
+`gitstate.git.lawfiles`), and every door reads the law through that reader.
+"""
+
+from __future__ import annotations
+
+from gitstate.errors import InvalidFile
+from gitstate.law.lifecycle import Lifecycle, Role, is_law_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+FORBIDDEN_KEY = "forbiddenAgents"   # Claude Code's front matter is camelCase (disallowedTools)
+
+__all__ = ["FORBIDDEN_KEY", "agent_file", "forbidden_of", "is_law_path", "law_of", "merged"]
+
+
+def agent_file(lc: Lifecycle, path: str) -> str | None:
+    """The agent type `path` declares when it is one of the lifecycle's agent files (the
+    file's name without `.md`), else None."""
+    folder, _, name = path.rpartition("/")
+    if not folder or folder != lc.policies.agents_from or not name.endswith(".md"):
+        return None
+    return name[:-3] or None
+
+
+def forbidden_of(path: str, data: bytes) -> tuple[str, tuple[str, ...]]:
+    """(agent type, the types it may never spawn) of one agent file. Its type is its front
+    matter's `name`, else the file's name. InvalidFile names the file and line of a problem."""
+    from gitstate.law import statefile
+    text = statefile.decode(data, path)   # too large, not UTF-8: refused with file and line
+    if not text.startswith("---"):
+        raise InvalidFile("an agent file starts with YAML front matter between '---' lines",
+                          where=f"{path}:1", hint=f"put '---', then '{FORBIDDEN_KEY}: [TYPE]' "
+                          "and the agent's other keys, then '---' at its top")
+    doc = statefile.parse(text, path)
+    name = doc.get("name", path.rsplit("/", 1)[-1][:-3])
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidFile("'name' must be the agent's type, a text",
+                          where=f"{path}:{doc.line_of('name')}")
+    raw = doc.get(FORBIDDEN_KEY)
+    if raw is None:
+        return name.strip(), ()
+    if isinstance(raw, str):
+        raw = [x for x in raw.replace(",", " ").split()]
+    if not isinstance(raw, list) or not all(isinstance(x, str) and x.strip() for x in raw):
+        raise InvalidFile(f"'{FORBIDDEN_KEY}' must be a list of agent types, e.g. "
+                          f"'{FORBIDDEN_KEY}: [programmer, reviewer]'",
+                          where=f"{path}:{doc.line_of(FORBIDDEN_KEY)}")
+    return name.strip(), tuple(x.strip() for x in raw)
+
+
+def merged(lc: Lifecycle, files: Mapping[str, bytes], strict: bool = True) -> Lifecycle:
+    """`lc` with the forbidden lists of its agent files (`files`: path -> content, the folder
+    as read) added to each type's `never_spawns`. A type the lifecycle does not declare is
+    declared by a file that forbids it something, where custom roles are allowed. Not
+    `strict`: a malformed file is left out (it was refused where it was committed)."""
+    lists: dict[str, tuple[str, ...]] = {}
+    for path in sorted(files):
+        if agent_file(lc, path) is None:
+            continue
+        try:
+            name, forbidden = _checked(lc, path, files[path])
+        except InvalidFile:
+            if strict:
+                raise
+            continue
+        if forbidden:
+            lists[name] = lists.get(name, ()) + forbidden
+    if not lists:
+        return lc
+    roles = dict(lc.roles)
+    for name, forbidden in lists.items():
+        old = roles.get(name) or Role(name=name)
+        extra = tuple(t for t in dict.fromkeys(forbidden) if t not in old.never_spawns)
+        plain = old.as_plain()
+        plain["never_spawns"] = list(old.never_spawns + extra)
+        roles[name] = Role.from_plain(plain, name=name)
+    plain = lc.as_plain()
+    plain["roles"] = {n: r.as_plain() for n, r in roles.items()}
+    return Lifecycle.from_plain(plain, source=lc.source)
+
+
+def _checked(lc: Lifecycle, path: str, data: bytes) -> tuple[str, tuple[str, ...]]:
+    """`forbidden_of` one file, refused where the lifecycle allows no undeclared type."""
+    name, forbidden = forbidden_of(path, data)
+    if name not in lc.roles and forbidden and not lc.policies.custom_roles:
+        raise InvalidFile(f"agent type '{name}' is not a role of the lifecycle "
+                          "(custom_roles: false), so it spawns nothing to forbid",
+                          where=f"{path}:1", hint="declare it under roles:")
+    return name, forbidden
+
+
+def law_of(lc: Lifecycle, read_folder: Callable[[str], Mapping[str, bytes]],
+           strict: bool = True) -> Lifecycle:
+    """The law of a tree whose lifecycle is `lc`: the lifecycle itself, or, where it names an
+    agents folder, merged with that folder's files (`read_folder(folder)`: path -> content
+    of the files under it, at the same revision as `lc`)."""
+    folder = lc.policies.agents_from
+    return merged(lc, read_folder(folder), strict) if folder else lc
