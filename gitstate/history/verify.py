@@ -288,7 +288,7 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
         # not managed yet at this point of history: only the hub's clock holds
         return [v.to_dict() for v in as_made(None, ahead)]
     lc, law_problem = judged_law(git, _lifecycle(ruling, lifecycles, cache_dir),
-                                 law_from if before is not None else c.sha, c.changes, law_problem)
+                                 law_from if before is not None else c.sha, c, law_problem)
     merge = len(c.parents) > 1
     if merge and not (state["line"] and line_rule(lc)):
         state["unjudged_merges"] += 1   # before the line rule, or off the line: work

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
 FORBIDDEN_KEY = "forbiddenAgents"   # Claude Code's front matter is camelCase (disallowedTools)
 
-__all__ = ["FORBIDDEN_KEY", "agent_file", "forbidden_of", "is_law_path", "law_of", "merged"]
+__all__ = ["FORBIDDEN_KEY", "agent_file", "forbidden_of", "is_law_path", "law_of", "merged",
+           "merged_parsed", "parsed"]
 
 
 def agent_file(lc: Lifecycle, path: str) -> str | None:
@@ -60,45 +61,54 @@ def forbidden_of(path: str, data: bytes) -> tuple[str, tuple[str, ...]]:
     return name.strip(), tuple(x.strip() for x in raw)
 
 
+def parsed(path: str, data: bytes) -> list:
+    """One agent file in a plain form a cache keeps: ["ok", type, [forbidden...]], or
+    ["bad", message, where, rule] for a malformed one."""
+    try:
+        name, forbidden = forbidden_of(path, data)
+    except InvalidFile as exc:
+        return ["bad", exc.message, exc.where, exc.rule]
+    return ["ok", name, list(forbidden)]
+
+
 def merged(lc: Lifecycle, files: Mapping[str, bytes], strict: bool = True) -> Lifecycle:
     """`lc` with the forbidden lists of its agent files (`files`: path -> content, the folder
-    as read) added to each type's `never_spawns`. A type the lifecycle does not declare is
-    declared by a file that forbids it something, where custom roles are allowed. Not
-    `strict`: a malformed file is left out (it was refused where it was committed)."""
+    as read) added to each type's `never_spawns`; see `merged_parsed`."""
+    return merged_parsed(lc, {p: parsed(p, files[p]) for p in files if agent_file(lc, p)},
+                         strict)
+
+
+def merged_parsed(lc: Lifecycle, files: Mapping[str, list], strict: bool = True) -> Lifecycle:
+    """`lc` with the forbidden lists of its agent files (`files`: path -> `parsed`) added to
+    each type's `never_spawns`. A type the lifecycle does not declare is declared by a file
+    that forbids it something, where custom roles are allowed. Not `strict`: a malformed file
+    is left out (it was refused where it was committed)."""
     lists: dict[str, tuple[str, ...]] = {}
     for path in sorted(files):
-        if agent_file(lc, path) is None:
-            continue
-        try:
-            name, forbidden = _checked(lc, path, files[path])
-        except InvalidFile:
+        kind, *said = files[path]
+        if kind == "ok" and said[1] and said[0] not in lc.roles and not lc.policies.custom_roles:
+            kind, said = "bad", [f"agent type '{said[0]}' is not a role of the lifecycle "
+                                 "(custom_roles: false), so it spawns nothing to forbid",
+                                 f"{path}:1", "unreadable"]
+        if kind != "ok":
             if strict:
-                raise
+                raise InvalidFile(said[0], where=said[1], rule=said[2])
             continue
-        if forbidden:
-            lists[name] = lists.get(name, ()) + forbidden
+        if said[1]:
+            lists[said[0]] = lists.get(said[0], ()) + tuple(said[1])
     if not lists:
         return lc
     roles = dict(lc.roles)
     for name, forbidden in lists.items():
         old = roles.get(name) or Role(name=name)
         extra = tuple(t for t in dict.fromkeys(forbidden) if t not in old.never_spawns)
-        plain = old.as_plain()
-        plain["never_spawns"] = list(old.never_spawns + extra)
-        roles[name] = Role.from_plain(plain, name=name)
-    plain = lc.as_plain()
-    plain["roles"] = {n: r.as_plain() for n, r in roles.items()}
-    return Lifecycle.from_plain(plain, source=lc.source)
+        roles[name] = _with(old, never_spawns=old.never_spawns + extra)
+    return _with(lc, roles=roles)
 
 
-def _checked(lc: Lifecycle, path: str, data: bytes) -> tuple[str, tuple[str, ...]]:
-    """`forbidden_of` one file, refused where the lifecycle allows no undeclared type."""
-    name, forbidden = forbidden_of(path, data)
-    if name not in lc.roles and forbidden and not lc.policies.custom_roles:
-        raise InvalidFile(f"agent type '{name}' is not a role of the lifecycle "
-                          "(custom_roles: false), so it spawns nothing to forbid",
-                          where=f"{path}:1", hint="declare it under roles:")
-    return name, forbidden
+def _with(record, **changed):
+    """A copy of a record with some of its fields changed (a record is never changed)."""
+    return type(record)(**{n: changed.get(n, getattr(record, n)) for n in record._fields})
 
 
 def law_of(lc: Lifecycle, read_folder: Callable[[str], Mapping[str, bytes]],

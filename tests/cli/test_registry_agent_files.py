@@ -90,6 +90,8 @@ def test_a_malformed_agent_file_is_refused_with_its_file_and_line(tmp_path):
     assert res.returncode == 1 and f"{AGENT}:3" in res.stdout and "broken" in res.stdout
     res = gitstate(repo, "spawn", "p1", "--role", "programmer")
     assert res.returncode != 0 and f"{AGENT}:3" in res.stderr and "Traceback" not in res.stderr
+    res = gitstate(repo, "check")   # the work tree's law, as it is now
+    assert res.returncode == 1 and f"[unreadable] {AGENT}:3: 'forbiddenAgents' must be" in res.stdout
 
 
 def test_the_shims_run_the_hooks_for_agent_files(tmp_path):
