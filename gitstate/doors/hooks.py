@@ -21,10 +21,11 @@ import os
 import sys
 
 from gitstate.errors import GitstateError
-from gitstate.git.lawfiles import INDEX, cached_law, with_agents
+from gitstate.git.lawfiles import INDEX, cached_law, read_law
 from gitstate.git.repo import GitContext, on_team_line
 from gitstate.git.runner import Git
 from gitstate.law import statefile
+from gitstate.law.agents import agent_file
 from gitstate.law.grammar import Message, parse_message
 from gitstate.law.judge import Facts, judge
 from gitstate.law.lifecycle import LIFECYCLE_PATH, SIGNERS_PATH, is_law_path
@@ -205,7 +206,7 @@ def _judge_staged(git: Git, raw: str, message: str | Message | None,
     lc, refused = _law_in_force(git, old_lc or new_lc, base, paths, cache,
                                 base if old_lc else INDEX)
     law_problem = _check_new_lifecycle(git, new_lc) if LIFECYCLE_PATH in paths or (
-        lc is not None and any(is_law_path(p, lc) for p in paths)) else None
+        lc is not None and any(agent_file(lc, p) for p in paths)) else None
     if lc is None:
         found = law_problem or refused
         return ([found] if found is not None else []), None
@@ -293,8 +294,7 @@ def _law_in_force(git: Git, found, base: str | None, paths: list[str],
     try:
         if law[0]:   # with its agent files (`rev`: where `found` was read), git/lawfiles.py
             return cached_law(git, law, rev if found else base, cache), None
-        from gitstate.law.load import read_lifecycle  # the work tree's, never committed
-        return with_agents(git, read_lifecycle(law[2], LIFECYCLE_PATH), None), None
+        return read_law(git, law[2], None), None   # the work tree's, never committed
     except GitstateError as exc:
         return None, Violation(getattr(exc, "rule", Rule.LIFECYCLE), exc.message,
                                exc.where or LIFECYCLE_PATH)
@@ -376,9 +376,8 @@ def _check_new_lifecycle(git: Git, staged) -> Violation | None:
     if staged is None:
         return Violation(Rule.LIFECYCLE, "the lifecycle is being deleted; a managed repository "
                          "needs one", LIFECYCLE_PATH)
-    from gitstate.law.load import read_lifecycle
     try:
-        with_agents(git, read_lifecycle(staged[2], LIFECYCLE_PATH), INDEX)
+        read_law(git, staged[2], INDEX)
     except GitstateError as exc:
         return Violation(getattr(exc, "rule", Rule.LIFECYCLE), exc.message,
                          exc.where or LIFECYCLE_PATH)

@@ -50,6 +50,14 @@ def cached_law(git: Git, found: tuple, rev: str | None, cache_dir: str | None) -
                        rev, cache_dir=cache_dir)
 
 
+def read_law(git: Git, data: bytes, rev: str | None, top: str | os.PathLike = ".") -> Lifecycle:
+    """The law whose lifecycle's bytes are `data`, checked in full (never kept: one being
+    committed, or the work tree's of `init --no-commit`), as `rev` holds it (INDEX: staged;
+    None: the work tree at `top`)."""
+    from gitstate.law.load import read_lifecycle  # PyYAML, and every check
+    return with_agents(git, read_lifecycle(data, LIFECYCLE_PATH), rev, top)
+
+
 def judged_law(git: Git, lc: Lifecycle, rev: str, commit, problem: Violation | None
                ) -> tuple[Lifecycle, Violation | None]:
     """For verify: (the law `commit` is judged by, `lc` with its agent files at `rev`, its

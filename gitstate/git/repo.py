@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from gitstate.errors import GitstateError, InvalidFile, NotManaged
-from gitstate.git.lawfiles import INDEX, cached_law, with_agents
+from gitstate.git.lawfiles import INDEX, cached_law, read_law
 from gitstate.git.runner import Git
 from gitstate.law import statefile
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle
@@ -94,9 +94,7 @@ class Managed:
         if worktree and self.top is not None:
             path = self.top / LIFECYCLE_PATH
             if path.is_file():
-                from gitstate.law.load import read_lifecycle
-                return with_agents(self.git, read_lifecycle(read_limited(
-                    path, LIFECYCLE_BYTES), LIFECYCLE_PATH), None, self.top)
+                return read_law(self.git, read_limited(path, LIFECYCLE_BYTES), None, self.top)
         raise NotManaged(f"no {LIFECYCLE_PATH} here: this repository is not managed by gitstate",
                          hint="run `gitstate init` (or `gitstate init --lifecycle PRESET`)")
 

@@ -25,11 +25,9 @@ SHIMS_DIR = ".githooks/"                      # the hook shims, as committed
 
 
 def is_law_path(path: str, lc: Lifecycle | None = None) -> bool:
-    """Is `path` part of the law: the lifecycle, the allowed signers, a hook shim, or (`lc`
-    naming `policies.agents_from`) an agent file there (law/agents.py)?"""
-    folder = lc.policies.agents_from if lc is not None else None
-    return (path in (LIFECYCLE_PATH, SIGNERS_PATH) or path.startswith(SHIMS_DIR)
-            or bool(folder) and path.rpartition("/")[0] == folder and path.endswith(".md"))
+    """Is `path` law: the lifecycle, allowed signers, a shim, an agent file of `lc` (agents.py)?"""
+    return path in (LIFECYCLE_PATH, SIGNERS_PATH) or path.startswith(SHIMS_DIR) or bool(
+        lc and lc.policies.agents_from == path.rpartition("/")[0] and path.endswith(".md"))
 
 # `defaults`: fields a new agent's state file starts with unless `spawn` is told otherwise
 # (e.g. person, project); never the ones gitstate itself sets at birth
@@ -191,8 +189,7 @@ class Policies(Record):
         None, about="the team's decisions file: a resumed session's briefing shows its newest "
                     "entries")
     retry: Retry | None = field(None, about="how often, and how soon, a failed agent may retry")
-    agents_from: str | None = field(None, about="a folder of the runtime's agent files (e.g. "
-                                    ".claude/agents) whose forbiddenAgents lists are law")
+    agents_from: str | None = field(None, about="agent files whose forbiddenAgents lists are law")
     _private = ("_pairs",)
     _pairs: tuple[tuple[str, str], ...] | None   # approval's 'from -> to' pairs, read once
 
