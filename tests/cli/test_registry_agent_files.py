@@ -41,6 +41,10 @@ def test_a_type_an_agent_file_forbids_is_refused_at_every_door(tmp_path):
     # the hooks
     new_state_file(repo, "r1", state="in-progress", parent="p1", depth=2, role="researcher")
     refused_commit(repo, "@r1: [STATE:in-progress] born", "self-spawn")
+    # the ref guard, when the commit hooks are skipped
+    res = git(repo, "commit", "-q", "--no-verify", "-m", "@r1: [STATE:in-progress] born",
+              check=False)
+    assert res.returncode != 0 and "[self-spawn]" in res.stderr
     # verify, and the hub, of a commit that skipped the hooks
     git(repo, *UNHOOKED, "commit", "-qm", "@r1: [STATE:in-progress] born")
     res = gitstate(repo, "verify", "--no-cache")
@@ -57,6 +61,8 @@ def test_unforbidding_in_an_agent_file_is_a_change_of_the_law(tmp_path):
     (repo / AGENT).write_text(FORBIDS.replace("forbiddenAgents: [researcher]\n", ""))
     err = refused_commit(repo, "programmers may spawn researchers", "needs-approval", AGENT)
     assert f"this commit changes the law ({AGENT})" in err
+    res = git(repo, "commit", "-q", "--no-verify", "-m", "unforbid", check=False)
+    assert res.returncode != 0 and "[needs-approval]" in res.stderr   # the ref guard
     # a move cannot carry it in either
     res = gitstate(repo, "spawn", "r1", "--parent", "p1", "--role", "researcher")
     assert res.returncode == 1 and "[needs-approval]" in res.stderr
