@@ -38,6 +38,9 @@ def test_a_type_an_agent_file_forbids_is_refused_at_every_door(tmp_path):
     assert res.returncode == 1 and "[self-spawn]" in res.stderr
     assert "a programmer may not spawn a researcher; it may spawn: general, reviewer" in res.stderr
     ok(repo, "spawn", "v1", "--parent", "p1", "--role", "reviewer")   # what it may spawn
+    shown = ok(repo, "lifecycle").stdout
+    assert "programmer: any number; never spawns researcher" in shown
+    assert "agent files: .claude/agents/*.md (their forbiddenAgents are law)" in shown
     # the hooks
     new_state_file(repo, "r1", state="in-progress", parent="p1", depth=2, role="researcher")
     refused_commit(repo, "@r1: [STATE:in-progress] born", "self-spawn")
