@@ -206,7 +206,7 @@ def _judge_staged(git: Git, raw: str, message: str | Message | None,
     lc, refused = _law_in_force(git, old_lc or new_lc, base, paths, cache,
                                 base if old_lc else INDEX)
     law_problem = _check_new_lifecycle(git, new_lc) if LIFECYCLE_PATH in paths or (
-        lc is not None and any(agent_file(lc, p) for p in paths)) else None
+        lc is not None and new_lc and any(agent_file(lc, p) for p in paths)) else None
     if lc is None:
         found = law_problem or refused
         return ([found] if found is not None else []), None
