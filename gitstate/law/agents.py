@@ -37,19 +37,28 @@ def agent_file(lc: Lifecycle, path: str) -> str | None:
 
 def forbidden_of(path: str, data: bytes) -> tuple[str, tuple[str, ...]]:
     """(agent type, the types it may never spawn) of one agent file. Its type is its front
-    matter's `name`, else the file's name. InvalidFile names the file and line of a problem."""
+    matter's `name`, else the file's name. InvalidFile names the file and line of a problem.
+
+    Only `name` and `forbiddenAgents` are read as YAML: the runtime reads the rest its own
+    way (Claude Code takes a `description: Use it when: ...` that strict YAML refuses)."""
     from gitstate.law import statefile
     text = statefile.decode(data, path)   # too large, not UTF-8: refused with file and line
-    if not text.startswith("---"):
-        raise InvalidFile("an agent file starts with YAML front matter between '---' lines",
-                          where=f"{path}:1", hint=f"put '---', then '{FORBIDDEN_KEY}: [TYPE]' "
-                          "and the agent's other keys, then '---' at its top")
-    doc = statefile.parse(text, path)
-    name = doc.get("name", path.rsplit("/", 1)[-1][:-3])
+    lines = text.split("\n")
+    close = next((n for n, line in enumerate(lines[1:], 1)
+                  if line.rstrip() in ("---", "...")), None)
+    if lines[0].rstrip() != "---" or close is None:
+        what = "is never closed with a '---' line" if lines[0].rstrip() == "---" else \
+            "must start the file: a line '---', its keys, then a line '---'"
+        raise InvalidFile(f"the agent file's YAML front matter {what}", where=f"{path}:1",
+                          hint=f"put '---', then '{FORBIDDEN_KEY}: [TYPE]' and the agent's "
+                          "other keys, then '---' at its top")
+    name = _key(lines[1:close], "name", path)
+    if name is None:
+        name = path.rsplit("/", 1)[-1][:-3]
     if not isinstance(name, str) or not name.strip():
         raise InvalidFile("'name' must be the agent's type, a text",
-                          where=f"{path}:{doc.line_of('name')}")
-    raw = doc.get(FORBIDDEN_KEY)
+                          where=f"{path}:{_line_of(lines, 'name')}")
+    raw = _key(lines[1:close], FORBIDDEN_KEY, path)
     if raw is None:
         return name.strip(), ()
     if isinstance(raw, str):
@@ -57,8 +66,30 @@ def forbidden_of(path: str, data: bytes) -> tuple[str, tuple[str, ...]]:
     if not isinstance(raw, list) or not all(isinstance(x, str) and x.strip() for x in raw):
         raise InvalidFile(f"'{FORBIDDEN_KEY}' must be a list of agent types, e.g. "
                           f"'{FORBIDDEN_KEY}: [programmer, reviewer]'",
-                          where=f"{path}:{doc.line_of(FORBIDDEN_KEY)}")
+                          where=f"{path}:{_line_of(lines, FORBIDDEN_KEY)}")
     return name.strip(), tuple(x.strip() for x in raw)
+
+
+def _key(front: list[str], key: str, path: str):
+    """The YAML value of a top-level `key` of front matter lines (`front`, from the file's
+    line 2): its line and the indented lines under it, read alone; None when absent."""
+    starts = [n for n, line in enumerate(front) if line.split(":", 1)[0] == key and ":" in line]
+    if not starts:
+        return None
+    if len(starts) > 1:
+        raise InvalidFile(f"'{key}' is given twice (lines {starts[0] + 2} and {starts[1] + 2})",
+                          where=f"{path}:{starts[1] + 2}", rule="duplicate-key")
+    end = starts[0] + 1
+    while end < len(front) and (not front[end].strip() or front[end][:1] in " \t#"):
+        end += 1
+    from gitstate.law import yamlio
+    data, _lines = yamlio.load("\n".join(front[starts[0]:end]), where=path,
+                               line_offset=starts[0] + 1)
+    return data.get(key) if isinstance(data, dict) else None
+
+
+def _line_of(lines: list[str], key: str) -> int:
+    return next((n for n, line in enumerate(lines, 1) if line.split(":", 1)[0] == key), 1)
 
 
 def parsed(path: str, data: bytes) -> list:

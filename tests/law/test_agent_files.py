@@ -69,11 +69,13 @@ def test_an_undeclared_type_is_declared_by_its_file_where_custom_roles_are_allow
 
 
 @pytest.mark.parametrize(("text", "where", "says"), [
-    (b"You write code.\n", ".claude/agents/p.md:1", "starts with YAML front matter"),
+    (b"You write code.\n", ".claude/agents/p.md:1", "front matter must start the file"),
     (b"---\nname: p\nforbiddenAgents: [a\n---\n", ".claude/agents/p.md:", ""),
     (b"---\nname: p\ndescription: d\nforbiddenAgents: {a: 1}\n---\n",
      ".claude/agents/p.md:4", "must be a list of agent types"),
     (b"---\nname: [p]\n---\n", ".claude/agents/p.md:2", "'name' must be the agent's type"),
+    (b"---\nforbiddenAgents: [a]\nmodel: x\nforbiddenAgents: [b]\n---\n",
+     ".claude/agents/p.md:4", "'forbiddenAgents' is given twice (lines 2 and 4)"),
     (b"---\nname: p\n", ".claude/agents/p.md:1", "never closed"),
 ])
 def test_malformed_front_matter_is_refused_with_its_file_and_line(text, where, says):
@@ -81,6 +83,17 @@ def test_malformed_front_matter_is_refused_with_its_file_and_line(text, where, s
         merged(lifecycle(), {".claude/agents/p.md": text})
     assert (err.value.where or "").startswith(where) and says in err.value.message
     assert err.value.where != ".claude/agents/p.md:"   # a line number, always
+
+
+def test_only_the_keys_gitstate_reads_must_be_strict_yaml():
+    """Claude Code writes descriptions that strict YAML refuses (`when: ...` inside a plain
+    value, examples on indented lines); the law reads `name` and `forbiddenAgents` alone."""
+    text = (b"---\nname: code-reviewer\ndescription: Use this agent when: the code is done."
+            b" Examples: <example>Context: a PR</example>\ntools: Read, Grep, Glob\n"
+            b"forbiddenAgents:\n  - code-reviewer   # no reviews of reviews\n  - programmer\n"
+            b"model: sonnet\n---\nYou review code.\n")
+    assert forbidden_of(".claude/agents/cr.md", text) == (
+        "code-reviewer", ("code-reviewer", "programmer"))
 
 
 def test_a_malformed_file_is_left_out_where_the_law_is_read_leniently():
