@@ -21,10 +21,11 @@ import os
 import sys
 
 from gitstate.errors import GitstateError
-from gitstate.git.cache import load_lifecycle_cached
+from gitstate.git.lawfiles import INDEX, cached_law, read_law
 from gitstate.git.repo import GitContext, on_team_line
 from gitstate.git.runner import Git
 from gitstate.law import statefile
+from gitstate.law.agents import agent_file
 from gitstate.law.grammar import Message, parse_message
 from gitstate.law.judge import Facts, judge
 from gitstate.law.lifecycle import LIFECYCLE_PATH, SIGNERS_PATH, is_law_path
@@ -202,8 +203,10 @@ def _judge_staged(git: Git, raw: str, message: str | Message | None,
     paths, modes, got = _staged(git, raw, parent)
     head, _, old_lc, new_lc = got[:4]
     base = parent if head else None   # the commit's parent (None: the first commit)
-    law_problem = _check_new_lifecycle(new_lc) if LIFECYCLE_PATH in paths else None
-    lc, refused = _law_in_force(git, old_lc or new_lc, base, paths, cache)
+    lc, refused = _law_in_force(git, old_lc or new_lc, base, paths, cache,
+                                base if old_lc else INDEX)
+    law_problem = _check_new_lifecycle(git, new_lc) if LIFECYCLE_PATH in paths or (
+        lc is not None and new_lc and any(agent_file(lc, p) for p in paths)) else None
     if lc is None:
         found = law_problem or refused
         return ([found] if found is not None else []), None
@@ -219,7 +222,7 @@ def _facts(git: Git, lc, base: str | None, paths: list[str], modes: dict[str, st
            encoding: str | None = None) -> Facts:
     """What this door knows of the commit being made, as `_staged` read it."""
     head, merge_head, old_lc = got[:3]
-    law_changed = [p for p in paths if is_law_path(p)] if old_lc is not None else []
+    law_changed = [p for p in paths if is_law_path(p, lc)] if old_lc is not None else []
     merge = bool(merge_head and head)
     msg = parse_message(message) if isinstance(message, str) else message
     memo: dict = {}   # each state file parsed once, by the rules and for the census alike
@@ -277,7 +280,7 @@ def _staged(git: Git, raw: str, base: str) -> tuple[list[str], dict[str, str], l
 
 
 def _law_in_force(git: Git, found, base: str | None, paths: list[str],
-                  cache: str | None) -> tuple:
+                  cache: str | None, rev: str | None) -> tuple:
     """(the lifecycle the staged commit is judged by, or None; the refusal when there is
     none to judge by, or it is invalid): as committed, else as staged, else once managed,
     always managed (`_fallback_law`)."""
@@ -289,10 +292,9 @@ def _law_in_force(git: Git, found, base: str | None, paths: list[str],
                                    "to judge this commit by", LIFECYCLE_PATH)
         return None, None   # not managed (yet): nothing to enforce
     try:
-        if law[0]:
-            return load_lifecycle_cached(law[2], law[0], LIFECYCLE_PATH, cache), None
-        from gitstate.law.load import read_lifecycle  # the work tree's, never committed
-        return read_lifecycle(law[2], LIFECYCLE_PATH), None
+        if law[0]:   # with its agent files (`rev`: where `found` was read), git/lawfiles.py
+            return cached_law(git, law, rev if found else base, cache), None
+        return read_law(git, law[2], None), None   # the work tree's, never committed
     except GitstateError as exc:
         return None, Violation(getattr(exc, "rule", Rule.LIFECYCLE), exc.message,
                                exc.where or LIFECYCLE_PATH)
@@ -368,14 +370,14 @@ def _needs_trailer(lc, c: FileChange, doc) -> bool:
     return old is not None and role != statefile.as_text(old.get("role"))
 
 
-def _check_new_lifecycle(staged) -> Violation | None:
-    """The problem of the lifecycle being committed: deleted, or invalid."""
+def _check_new_lifecycle(git: Git, staged) -> Violation | None:
+    """The problem of the law being committed: its lifecycle deleted, or invalid, or one of
+    its agent files (law/agents.py)."""
     if staged is None:
         return Violation(Rule.LIFECYCLE, "the lifecycle is being deleted; a managed repository "
                          "needs one", LIFECYCLE_PATH)
-    from gitstate.law.load import read_lifecycle
     try:
-        read_lifecycle(staged[2], LIFECYCLE_PATH)
+        read_law(git, staged[2], INDEX)
     except GitstateError as exc:
         return Violation(getattr(exc, "rule", Rule.LIFECYCLE), exc.message,
                          exc.where or LIFECYCLE_PATH)

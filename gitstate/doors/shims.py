@@ -65,12 +65,13 @@ def runs_our_mcp(server: object, shim: str = RUNTIME_SHIM) -> bool:
 
 def paths_pattern(lc: Lifecycle) -> str:
     """A loose ERE that matches (at least) every state file path and every path of the law
-    (lifecycle, allowed signers, shims), as printed by `git diff --raw` or `--name-only`
-    (which may quote unusual paths)."""
+    (lifecycle, allowed signers, shims, the agent files of `policies.agents_from`), as
+    printed by `git diff --raw` or `--name-only` (which may quote unusual paths)."""
     head, _, tail = lc.state_file.partition("{id}")
     state = f"{_ere(tail)}\"?$" if tail else f"^\"?{_ere(head)}"
+    agents = f"|{_ere(folder)}/.*\"?$" if (folder := lc.policies.agents_from) else ""
     return (f"{state}|{_ere(LIFECYCLE_PATH)}\"?$|{_ere(SIGNERS_PATH)}\"?$"
-            f"|{_ere(SHIMS_DIR)}.*\"?$")
+            f"|{_ere(SHIMS_DIR)}.*\"?${agents}")
 
 
 def pathspecs(lc: Lifecycle) -> list[str]:
@@ -79,8 +80,9 @@ def pathspecs(lc: Lifecycle) -> list[str]:
     paths, so quoting does not matter."""
     head, _, tail = lc.state_file.partition("{id}")
     state = f":(glob)**/*{_glob(tail)}" if tail else f":(glob){_glob(head)}**"
+    agents = [f":(glob){_glob(f)}/*.md"] if (f := lc.policies.agents_from) else []
     return [state, f":(glob)**/{_glob(LIFECYCLE_PATH)}", f":(glob)**/{_glob(SIGNERS_PATH)}",
-            f":(glob)**/{_glob(SHIMS_DIR)}**"]
+            f":(glob)**/{_glob(SHIMS_DIR)}**", *agents]
 
 
 def concerns_glob(lc: Lifecycle) -> str:
@@ -92,7 +94,7 @@ def concerns_glob(lc: Lifecycle) -> str:
     if not (tail or head) or lc.accept:
         return "*"      # layout `{id}`: any path at the top may be a state file; any subject
                         # may read as a move in a `grammar.accept` form
-    parts = [tail or head, LIFECYCLE_PATH, SIGNERS_PATH, SHIMS_DIR]
+    parts = [tail or head, LIFECYCLE_PATH, SIGNERS_PATH, SHIMS_DIR, lc.policies.agents_from]
     alternatives = ["*" + "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c
                                   for c in part) + "*" for part in parts if part]
     # a merge: two parents, of SHA-1 (40 hex digits) or SHA-256 (64)

@@ -386,7 +386,7 @@ def load_lifecycle_cached(data: bytes, blob: str, source: str,
     from gitstate.law.lifecycle import Lifecycle
 
     name = f"lifecycle-{blob}.bin"   # `marshal`: no `json` import on the hook's path
-    identity = [13, __version__]   # 13: the plain form of the one declaration (heartbeat states)
+    identity = [14, __version__]   # 14: the plain form of the one declaration (agents_from)
     saved = load(cache_dir, name, identity, binary=True)
     if saved is not None:
         try:

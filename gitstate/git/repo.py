@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from gitstate.errors import GitstateError, InvalidFile, NotManaged
-from gitstate.git.cache import load_lifecycle_cached
+from gitstate.git.lawfiles import INDEX, cached_law, read_law
 from gitstate.git.runner import Git
 from gitstate.law import statefile
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle
@@ -87,15 +87,14 @@ class Managed:
                  + ([f":{LIFECYCLE_PATH}"] if index else []))
         for n, found in enumerate(self.git.cat_batch(specs)):
             if found is not None and found[1] == "blob":
-                lc = load_lifecycle_cached(found[2], found[0], LIFECYCLE_PATH, self.cache_dir)
+                lc = cached_law(self.git, found, rev if n == 0 else INDEX, self.cache_dir)
                 if n == 0 and rev and _is_commit_id(rev):
                     memo[rev] = lc
                 return lc
         if worktree and self.top is not None:
             path = self.top / LIFECYCLE_PATH
             if path.is_file():
-                from gitstate.law.load import read_lifecycle
-                return read_lifecycle(read_limited(path, LIFECYCLE_BYTES), LIFECYCLE_PATH)
+                return read_law(self.git, read_limited(path, LIFECYCLE_BYTES), None, self.top)
         raise NotManaged(f"no {LIFECYCLE_PATH} here: this repository is not managed by gitstate",
                          hint="run `gitstate init` (or `gitstate init --lifecycle PRESET`)")
 

@@ -32,6 +32,7 @@ from gitstate import __version__
 from gitstate.errors import GitstateError
 from gitstate.git import cache
 from gitstate.git.cache import load_lifecycle_cached
+from gitstate.git.lawfiles import judged_law
 from gitstate.git.repo import on_first_parent_line
 from gitstate.git.runner import Git
 from gitstate.history.ahead import forget, read_ahead
@@ -206,7 +207,8 @@ def _judge_commit(git: Git, c: Commit, law: dict, lifecycles: dict, contents: di
         carry_over(run, c, parent)
         # not managed yet at this point of history: only the hub's clock holds
         return [v.to_dict() for v in as_made(None, ahead)]
-    lc = _lifecycle(ruling, lifecycles, cache_dir)
+    lc, law_problem = judged_law(git, _lifecycle(ruling, lifecycles, cache_dir),
+                                 law_from if before is not None else c.sha, c, law_problem)
     merge = len(c.parents) > 1
     if merge and not (state["line"] and line_rule(lc)):
         state["unjudged_merges"] += 1   # before the line rule, or off the line: work
@@ -227,7 +229,7 @@ def _facts(git: Git, c: Commit, lc: Lifecycle, had_law: bool, law_problem: Viola
                           m) for p, o, n, m in c.changes if rx.match(p)]
     agent, mark = _session_of(state["bound"], c.sha)
     return Facts(lc, changes, message=parse_message(c.message), merge=len(c.parents) > 1,
-                 law_changed=[p for p, _o, _n, _m in c.changes if is_law_path(p)]
+                 law_changed=[p for p, _o, _n, _m in c.changes if is_law_path(p, lc)]
                  if had_law else [],
                  law_problem=law_problem, line=state["line"], context=ctx, bound=agent,
                  mark=mark, encoding=c.encoding, ahead=ahead,

@@ -89,6 +89,7 @@ def _role_lines(lc: Lifecycle) -> list[str]:
         most = lc.max_of(name)
         bits = [f"max {most}" if most else "any number"] + [text for on, text in (
             (role.forbids, f"never {', '.join(role.forbids)}"),
+            (role.never_spawns, f"never spawns {', '.join(role.never_spawns)}"),
             (role.load, f"`team load` makes it {role.load}"),
             (role.mandate, f"mandate {role.mandate}")) if on]
         out.append(f"  {name}: {'; '.join(bits)}")
@@ -120,6 +121,8 @@ def _policy_lines(pol) -> list[str]:
                      + (f" (from {', '.join(r.states)})" if r.states else "")
                      + (f" (not {', '.join(r.except_roles)})" if r.except_roles else ""))
     lines.append(_custom_roles_line(pol))
+    if pol.agents_from:
+        lines.append(f"  agent files: {pol.agents_from}/*.md (their forbiddenAgents are law)")
     if pol.atomic_commits:
         lines.append("  atomic commits: an agent's every commit carries its state file")
     return lines

@@ -10,6 +10,7 @@ from gitstate.law.record import Record, field
 from gitstate.law.retry import Retry
 from gitstate.law.runtime_table import RuntimeRule
 from gitstate.law.statekeys import DEFAULTS, KEYS
+from gitstate.law.timed import Heartbeat, Timeout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,9 +23,10 @@ SIGNERS_PATH = "protocols/allowed_signers"    # the keys of the humans who appro
 SHIMS_DIR = ".githooks/"                      # the hook shims, as committed
 
 
-def is_law_path(path: str) -> bool:
-    """Is `path` part of the law: the lifecycle, the allowed signers, or a hook shim?"""
-    return path in (LIFECYCLE_PATH, SIGNERS_PATH) or path.startswith(SHIMS_DIR)
+def is_law_path(path: str, lc: Lifecycle | None = None) -> bool:
+    """Is `path` law: the lifecycle, allowed signers, a shim, an agent file of `lc` (agents.py)?"""
+    return path in (LIFECYCLE_PATH, SIGNERS_PATH) or path.startswith(SHIMS_DIR) or bool(
+        lc and lc.policies.agents_from == path.rpartition("/")[0] and path.endswith(".md"))
 
 # `defaults`: fields a new agent's state file starts with unless `spawn` is told otherwise
 # (e.g. person, project); never the ones gitstate itself sets at birth
@@ -93,40 +95,6 @@ class Mortality(Record):
         return next((name for name, mark in marks if context_pct >= mark), "fresh")
 
 
-class _Lasting(Record):
-    """A length of time (`after`) with options: written as a bare duration when none is set."""
-    __slots__ = ()
-    after: int   # each kind declares it, with what it means
-
-    def as_plain(self):
-        options = any(getattr(self, n) for n in self._fields if n != "after")
-        return super().as_plain() if options else self.after
-
-    @classmethod
-    def from_plain(cls, data, **extra):
-        return cls(after=data) if isinstance(data, int) else super().from_plain(data)
-
-
-class Timeout(_Lasting):
-    """A timed move: due `after` seconds in its first state; never for `except_roles`; with
-    `sooner`, an agent may also make it before it is due (era's idle -> inbox)."""
-    after: int = field(about="seconds in the first state after which the move is due")
-    except_roles: tuple[str, ...] = field((), about="roles the timeout never applies to")
-    sooner: bool = field(False, about="whether an agent may make the move itself before it is due")
-    _plain_type = "int | Timeout"
-
-
-class Heartbeat(_Lasting):
-    """How long a working agent may be silent before `reap` fails it. In a living state that
-    `states` leaves out, an agent waits by design (squad's idle): its timeout ends the wait."""
-    after: int = field(about="seconds of silence after which `reap` ends a working agent")
-    except_roles: tuple[str, ...] = field((), about="roles never reaped for silence")
-    states: tuple[str, ...] = field(
-        (), about="the living states where an agent works, whose silence is a crash (none "
-                  "listed: every living state)")
-    _plain_type = "int | Heartbeat"
-
-
 class Movers(Record):
     """Who may move an agent besides itself (explanation/movers.md): its `parent` may
     make these moves of it (beyond spawning it); a living holder of a role in `roles` may
@@ -185,6 +153,7 @@ class Policies(Record):
         None, about="the team's decisions file: a resumed session's briefing shows its newest "
                     "entries")
     retry: Retry | None = field(None, about="how often, and how soon, a failed agent may retry")
+    agents_from: str | None = field(None, about="agent files whose forbiddenAgents lists are law")
     _private = ("_pairs",)
     _pairs: tuple[tuple[str, str], ...] | None   # approval's 'from -> to' pairs, read once
 

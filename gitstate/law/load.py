@@ -253,6 +253,8 @@ def read_policies(r, raw: Any) -> Policies:
         role_timeout=duration(r, p, "role_timeout", ("policies",), "policies.role_timeout"),
         heartbeat=heartbeat, custom_roles=custom_roles,
         decisions=_log_path(r, p.get("decisions"), ("policies", "decisions")),
+        agents_from=(_log_path(r, p.get("agents_from"), ("policies", "agents_from")) or "")
+        .strip("/") or None,
         retry=_read_retry(r, p.get("retry")), atomic_commits=atomic,
         context_window=r.integer(p.get("context_window"), ("policies", "context_window"),
                                  "context_window", 1000),

@@ -234,11 +234,11 @@ def _changes(repo: Managed, lc, head: str | None, change: FileChange, files: dic
     extra = [p for p in files if rx.match(p)]
     olds = repo.git.cat_files(f"{head}:{p}" for p in extra) if head else [None] * len(extra)
     changes = [change] + [FileChange(p, o, files[p]) for p, o in zip(extra, olds)]
-    law = [p for p in files if is_law_path(p)]
+    law = [p for p in files if is_law_path(p, lc)]
     if staged and not repo.line_ref():   # a move onto the line takes nothing staged here
         staged_paths = repo.git.staged_changes(head)
         changes += repo.staged_state_changes(lc, head, {change.path, *extra}, staged_paths)
-        law += [p for p in staged_paths if is_law_path(p) and p not in law]
+        law += [p for p in staged_paths if is_law_path(p, lc) and p not in law]
     return changes, law
 
 
