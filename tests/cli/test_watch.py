@@ -76,7 +76,7 @@ def test_the_roster_is_drawn_again_when_the_line_moves_trouble_first(repo):
         # trouble first: the viewer's words, above the roster
         assert second[1:3] == ["Needs attention (1)", "  bob: urgent context (95%)"]
         assert second[3] == "living (2)"
-        assert any(line.split()[:3] == ["bob", "inbox", "95%"] for line in second)
+        assert any(line.split()[:4] == ["bob", "inbox", "-", "95%"] for line in second)
         assert proc.wait(DEADLINE) == 0        # --count 2: two drawings, then it stops
         assert out.lines.get(timeout=DEADLINE) is None and proc.stderr.read() == ""
     finally:
