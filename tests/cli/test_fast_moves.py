@@ -89,6 +89,52 @@ def test_every_move_form_the_fast_path_takes_is_parsed_as_click_parses_it(comman
     assert ours[2] == params, args
 
 
+# each move's arguments and the options it requires: every declared option is then tried
+# in every place among them
+BASES = {"spawn": [["alice"]], "transition": [["alice"], ["inbox"]], "freeze": [["alice"]],
+         "wake": [["carol"], ["--approved-by", "zach"]], "bury": [["bob"], ["--summary", "x"]],
+         "handover": [["architect"], ["--to", "bob"]], "assume": [["dave"], ["architect"]],
+         "logout": [["era-1"], ["--note", "n"]], "say": [["ana"], ["bob"], ["hi there"]]}
+
+
+def _option_forms(command: str) -> list[list[str]]:
+    """Each declared option of `command` as words, in each of the spellings the fast path
+    reads (`--opt VALUE`, `--opt=VALUE`, `-m VALUE`, a flag), `--json` among them."""
+    from gitstate.cli.declared import DECLARED
+    forms = [["--json"]]
+    for p in DECLARED[command].of("cli"):
+        if not p.flags or p.click:
+            continue
+        for flag in p.flags:
+            if p.kind is bool:
+                forms.append([flag])
+                continue
+            value = "2.5" if p.kind is float else "a=b" if p.kind is list else "some text"
+            forms.append([flag, value])
+            if flag.startswith("--"):
+                forms.append([f"{flag}={value}"])
+    return forms
+
+
+@pytest.mark.parametrize("command", sorted(BASES))
+def test_every_declared_option_in_every_place_is_taken_and_read_as_click_reads_it(command):
+    """Not only what the fast path takes is right: it takes every declared option (but one
+    click reads in its own way, `spawn --key`), alone in each place among the arguments and
+    two at a time, and reads each as click does."""
+    from gitstate.cli import fast_moves
+    units, forms = BASES[command], _option_forms(command)
+    base = [word for unit in units for word in unit]
+    tried = [[w for unit in [*units[:at], form, *units[at:]] for w in unit]
+             for form in forms for at in range(len(units) + 1)]
+    tried += [base + a + b for a in forms for b in forms]
+    for words in tried:
+        args = [command, *words]
+        ours = fast_moves.parse(args)
+        assert ours is not None, args
+        assert ours[2] == _click_params(args)[2], args
+    assert len(tried) >= 10
+
+
 @pytest.mark.parametrize("args", [
     ("transition", "alice", "inbox"), ("transition", "alice", "inbox", "--json", "--push"),
     ("-C", ".", "transition", "--set", "a=b", "alice", "--set=c=d", "inbox", "-m", "x"),
