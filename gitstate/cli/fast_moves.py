@@ -1,6 +1,6 @@
 """The moves — `spawn`, `transition`, `freeze`, `wake`, `bury`, `handover`, `assume`,
-`logout`, `say` — made without loading click: a move is what an agent runs most, and starting
-click cost a move a third of its CPU (bench/move_cost.py, issue 39).
+`logout`, `say`, `inbox --mark-read` — made without loading click: a move is what an agent
+runs most, and starting click cost a move a third of its CPU (bench/move_cost.py, issue 39).
 
 A form is taken here only when it is read exactly as click reads it (parsed from the one
 declaration of the command, cli/declared.py: its arguments, options, flags, `--set` given
@@ -22,7 +22,8 @@ import sys
 from gitstate.cli.declared import DECLARED, Command, Param, data_args
 from gitstate.cli.fast import LOUD
 
-MOVES = tuple(c.name for c in DECLARED.values() if c.data and c.hint in ("move", "ends"))
+MOVES = (*(c.name for c in DECLARED.values() if c.data and c.hint in ("move", "ends")),
+         "inbox")   # `inbox --mark-read` (or `--push`) only: a plain inbox is a view (cli/fast.py)
 SAYS = {"handover": "hands {role} to {to}", "assume": "assumes {role}"}
 _NUMBER = re.compile(r"\d+(\.\d+)?")
 _ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")   # what click.echo strips for a pipe
@@ -53,7 +54,8 @@ def _made_and_said(directory: str | None, command: str, params: dict, as_json: b
         here = open_managed(directory)
         push = params.pop("push")
         record = made(command, here, params, push)
-        return said_moved(command, here, record, params, push, as_json, _json)
+        return said_moved(command, here, record, params, push, as_json, _json,
+                          directory=directory)
     except GitstateError as exc:
         return _error(exc, as_json)
     except BrokenPipeError:
@@ -73,6 +75,10 @@ def made(command: str, repo, params: dict, push: bool) -> dict:
     """The move's record, from its declared data function (gitstate/moves/commands.py;
     `say`: gitstate/moves/say.py) given its parameters (not `push`, not `as_json`)."""
     import importlib
+    if command == "inbox":   # read, and marked read with a move
+        from gitstate.moves.commands import inbox
+        return inbox(repo, params["agent"], mark_read=params["mark_read"], push=push,
+                     at=params["at"])
     module, function = (DECLARED[command].data or "").split(":")
     found = getattr(importlib.import_module(module), function)
     if command == "say":
@@ -89,14 +95,22 @@ def _stdin_text() -> str:
 
 
 def said_moved(command: str, repo, record: dict, params: dict, push: bool, as_json: bool,
-               emit) -> int:
+               emit, *, directory: str | None = None) -> int:
     """The record printed (`emit(command, record)` for `--json`, else by the command's
-    printer, cli/text.py); the exit code: 1 when a `--push` did not land."""
+    printer, cli/text.py); the exit code: 1 when a `--push` did not land (`directory`: where
+    the command runs, `-C`, for the note an inbox adds)."""
     from gitstate.cli import text
     from gitstate.errors import EXIT_REJECTED
     landing = record.get("push")
     landed = landing is None or landing["outcome"] == "landed"
-    if as_json:
+    if command == "inbox":
+        from gitstate.cli.fast import noted
+        if as_json:
+            emit(command, record)
+        else:
+            text.print_inbox(record)
+        noted(command, params["at"], as_json, directory)
+    elif as_json:
         emit(command, record)
     elif DECLARED[command].printer == "print_said":
         text.print_said(record)
@@ -152,7 +166,9 @@ def parse(args: list[str]) -> tuple[str | None, str, dict] | None:
     if not rest or rest[0] not in MOVES:
         return None
     params = _params(DECLARED[rest[0]], rest[1:])
-    return None if params is None else (directory, rest[0], params)
+    if params is None or (rest[0] == "inbox" and not (params["mark_read"] or params["push"])):
+        return None
+    return directory, rest[0], params
 
 
 def _params(command: Command, words: list[str]) -> dict | None:
