@@ -9,7 +9,11 @@ hooks) are children of the client's `git push`/`git fetch` too, so their CPU is 
 left is what a client pays wherever its hub is. The git processes are counted from git's own
 trace (GIT_TRACE2_EVENT), the hub's left out. Run from the repository root:
 
-    .venv/bin/python bench/move_cost.py [--runs 10] [--against PYTHON] [--show]
+    .venv/bin/python bench/move_cost.py [--runs 10] [--against [LABEL=]PYTHON ...] [--show]
+
+`--against` may be given several times (e.g. the release before and the branch before a
+change: an interpreter, or a script that runs one with another PYTHONPATH); all are measured
+in the same run, taking turns, so the machine's load falls on each alike.
 
 Target (issue 39): one `--push` move <= 0.2 s of CPU in all the client's processes.
 """
@@ -186,19 +190,23 @@ def measure(runs: int, pythons: dict[str, str]) -> dict[str, dict]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--against", metavar="PYTHON",
-                        help="also measure the gitstate of this Python (before/after)")
+    parser.add_argument("--against", metavar="[LABEL=]PYTHON", action="append", default=[],
+                        help="also measure the gitstate of this Python (before/after); "
+                        "several times for several")
     parser.add_argument("--show", action="store_true",
                         help="list the git processes of each move by command")
     args = parser.parse_args()
     pythons = {"now": sys.executable}
-    if args.against:
-        pythons["against"] = args.against
+    for n, given in enumerate(args.against):
+        label, _, python = given.rpartition("=")
+        pythons[label or ("against" if n == 0 else f"against{n + 1}")] = python
+    load0 = os.getloadavg()[0]
     results = measure(args.runs, pythons)
     git_version = subprocess.run(["git", "--version"], capture_output=True,
                                  text=True).stdout.split()[-1]
     print(f"python {sys.version.split()[0]}, git {git_version}, {os.cpu_count()} cores, "
-          f"load {os.getloadavg()[0]:.2f}, median of {args.runs} runs each")
+          f"load {load0:.2f} at the start, {os.getloadavg()[0]:.2f} at the end, median of "
+          f"{args.runs} runs each")
     print(f"{'':<9}{'move':<16}{'wall':>8}{'CPU':>8}{'git':>6}")
     worst = 0
     for label, kinds in results.items():

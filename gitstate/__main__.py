@@ -19,9 +19,12 @@ def main(argv: list[str] | None = None) -> int:
         return status(args[1 if args[0] == "statusline" else 2:])
     if args[:1] == ["hook"] and len(args) > 1 and args[1] in _runtime_hooks():
         return _runtime_hook(args[1], args[2:])    # an agent runtime's hook: no click either
-    # a view (in text or JSON): answered without click when it can be
+    # a view (in text or JSON), or a move: answered without click when it can be
     from gitstate.cli.fast import run as fast
     code = fast(args)
+    if code is None:
+        from gitstate.cli.fast_moves import run as move
+        code = move(args)
     if code is not None:
         return code
     from gitstate.cli.main import main as cli_main

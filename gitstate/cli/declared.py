@@ -52,7 +52,7 @@ class Command:
     `hint` what a tool tells a client (read, move, once, ends, sweep); a view also declares
     `data` (module:function called with its parameters by name), `printer` (a function of
     cli/text.py, given `printed` of the parameters) and `fast` (the parameters the fast path
-    takes)."""
+    takes); a move its `data` and `printer` (cli/fast_moves.py makes it without click)."""
 
     __slots__ = ("name", "help", "params", "model", "examples", "hint", "data", "printer",
                  "printed", "fast", "faces")
@@ -93,6 +93,7 @@ NO_SQLITE = Param("no_sqlite", "Only print the graph (do not write it to SQLite)
                   "--no-sqlite", kind=bool, faces="cli")
 
 VIEWS = "gitstate.history.views"
+MOVED = "gitstate.moves.commands"   # the moves' data functions (cli/fast_moves.py)
 
 
 def _view(name: str, help: str, *params: Param, model: str, data: str, printer: str,
@@ -210,6 +211,7 @@ DECLARED = {c.name: c for c in (
                   "key or .pub file).", "--key", metavar="PUBKEY",
                   click={"is_flag": False, "flag_value": "new"}),
             SETS, MESSAGE, PUSH, model="Move", hint="move",
+            data=f"{MOVED}:spawn", printer="print_move",
             examples=("gitstate spawn alice --role architect --model opus-4-6",
                       "gitstate spawn bob --parent alice --task 'index the docs' --json")),
     Command("transition", "Move AGENT to STATE: one atomic commit of its state file and "
@@ -221,6 +223,7 @@ DECLARED = {c.name: c for c in (
                   "refused while the index holds changes it does not name.", kind=list,
                   faces="tool"),
             PUSH, model="Move", hint="move",
+            data=f"{MOVED}:transition", printer="print_move",
             examples=("gitstate transition alice inbox -m 'restored from a cold start'",
                       "gitstate transition alice deep_work --set context_pct=40 --body "
                       "'@bob review please'")),
@@ -236,6 +239,7 @@ DECLARED = {c.name: c for c in (
                   "`wake_if` (required to freeze: given here or in the file).", "--wake-if",
                   metavar="TEXT"),
             SETS, PUSH, model="Move", hint="move",
+            data=f"{MOVED}:freeze", printer="print_move",
             examples=("gitstate freeze alice       # writes data/freeze-states/alice.md to "
                       "fill in first", "gitstate freeze alice -m 'paused for the night' "
                       "--wake-if 'the hub is back'")),
@@ -245,6 +249,7 @@ DECLARED = {c.name: c for c in (
             Param("state", "Where to wake it to (default: the first living state the "
                   "lifecycle allows).", "--state"),
             MESSAGE, PUSH, model="Move", hint="move",
+            data=f"{MOVED}:wake", printer="print_move",
             examples=("gitstate wake alice --approved-by zach",)),
     Command("bury", "AGENT dies with a final summary; says so when its role falls vacant.",
             AGENT, Param("summary", "The final summary (required to die).", "--summary",
@@ -253,7 +258,8 @@ DECLARED = {c.name: c for c in (
                          "haak)."),
             Param("transfer_role_to", "Hand the role to this agent in the same commit (no "
                   "vacancy, never two holders).", "--transfer-role-to", metavar="ID2"),
-            MESSAGE, PUSH, model="Burial", hint="ends",
+            MESSAGE, PUSH, model="Burial", hint="ends", data=f"{MOVED}:bury",
+            printer="print_move",
             examples=("gitstate bury bob --summary 'indexed the docs' --approved-by zach",)),
     Command("handover", "A holder of ROLE hands it to another agent in one commit and keeps "
             "working without it (trailer `Role-transfer: ROLE -> ID`): the role is never "
@@ -267,6 +273,7 @@ DECLARED = {c.name: c for c in (
             APPROVED.but(help="Needed when the giver or the taker is frozen (haak): every "
                          "change to a frozen agent is a human's decision.", faces=["cli"]),
             PUSH, model="Move", hint="move",
+            data=f"{MOVED}:handover", printer="print_move",
             examples=("gitstate handover architect --to dave -m 'going on leave'",)),
     Command("assume", "AGENT, living and without a role, takes the vacant ROLE in one commit "
             "(trailer `Assumes-role: ROLE`); refused while another living agent holds it.",
@@ -275,13 +282,15 @@ DECLARED = {c.name: c for c in (
                   "custom roles are allowed): trailer `New-role: ROLE`, as at a spawn. "
                   "Without it a role the lifecycle does not declare is refused, so a typo "
                   "never becomes a role.", "--new-role", kind=bool),
-            MESSAGE, PUSH, model="Move", hint="move", faces="cli",
+            MESSAGE, PUSH, model="Move", hint="move",
+            data=f"{MOVED}:assume", printer="print_move", faces="cli",
             examples=("gitstate assume dave architect -m 'the architect role was vacant'",)),
     Command("logout", "Log AGENT out: append its note to the lifecycle's log (era: "
             "logout.log) and move to the logout state, in one commit.", AGENT,
             Param("note", "One line for the shared log: where you stopped.", "--note",
                   required=True),
             SETS, MESSAGE, PUSH, model="Move", hint="move",
+            data=f"{MOVED}:logout", printer="print_move",
             examples=("gitstate logout era-1 --note 'parser half done; read docs/parser.md'",)),
     Command("say", "Send MESSAGE to each TARGET (an agent's id, several, or ALL) in one commit "
             "that changes no file: `to @ana: MESSAGE`, read by `gitstate inbox ana`. From an "
@@ -294,6 +303,7 @@ DECLARED = {c.name: c for c in (
                   "its body; it may @mention other agents.", required=True,
                   metavar="MESSAGE"),
             PUSH.but(faces=["cli"]), model="Said", hint="move",
+            data="gitstate.moves.say:say", printer="print_said",
             examples=("gitstate say ana 'please rebase on main'",
                       "gitstate say ALL 'the hub moves to a new host at noon' --push",
                       "gitstate say ana bob - < notes.txt      # the first line is the "

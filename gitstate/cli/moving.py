@@ -1,95 +1,35 @@
 """Moving one agent: spawn, transition, freeze, wake, bury, handover, assume, logout; say (a
-message) and sync. Each move's record
-comes from gitstate/moves/commands.py (a message's from gitstate/moves/say.py), which the MCP
-tools call too."""
+message) and sync. Each move's record comes from gitstate/moves/commands.py (a message's from
+gitstate/moves/say.py), which the MCP tools call too, and is made and printed by the same
+functions as without click (cli/fast_moves.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import click
 
-from gitstate.cli.app import (
-    declared,
-    output,
-    repo,
-)
-from gitstate.cli.declared import data_args
-from gitstate.cli.text import print_landing, print_move, print_said
+from gitstate.cli.app import declared, emit, output, repo
+from gitstate.cli.fast_moves import made, said_moved
 from gitstate.errors import EXIT_REJECTED
-from gitstate.moves import commands
-from gitstate.moves.logbook import log_tail
 
 
-def moved(command: str, record: dict, as_json: bool, *, push: bool = False,
-          says: str | None = None) -> int:
-    """Print a move's record (with `push`, as the move landed, then how it landed); the exit
-    code: 1 when it did not land."""
-    if push:
-        output(command, record, as_json, lambda r: print_landing(r, says))
-        return 0 if record["push"]["outcome"] == "landed" else EXIT_REJECTED
-    output(command, record, as_json, lambda r: print_move(r, says))
-    return 0
-
-
-def _move(name: str, says: Callable[[dict], str | None] = lambda args: None) -> None:
-    """The move declared as `name`, as a click command: its function of
-    gitstate/moves/commands.py, its record printed (`says`: what a move that keeps the state
-    says instead of `from -> to`)."""
+def _move(name: str) -> None:
+    """The move declared as `name`, as a click command: its record made and printed as the
+    fast path makes and prints it (cli/fast_moves.py: its function of
+    gitstate/moves/commands.py, the record printed; 1 when a `--push` did not land)."""
     @declared(name)
     def move(push: bool, as_json: bool, **args: Any) -> int:
-        record = getattr(commands, name)(repo(), **data_args(args), push=push)
-        return moved(name, record, as_json, push=push, says=says(args))
+        here = repo()
+        record = made(name, here, args, push)
+        return said_moved(name, here, record, args, push, as_json, emit)
 
 
-for _name in ("spawn", "transition", "freeze", "wake"):
+for _name in ("spawn", "transition", "freeze", "wake", "handover", "assume", "bury", "logout"):
     _move(_name)
-_move("handover", lambda args: f"hands {args['role']} to {args['to']}")
-_move("assume", lambda args: f"assumes {args['role']}")
 
 
-@declared("bury")
-def bury(agent, summary, approved_by, transfer_role_to, message, push, as_json):
-    record = commands.bury(repo(), agent, summary, approved_by=approved_by,
-                           transfer_to=transfer_role_to, text=message, push=push)
-    code = moved("bury", record, as_json, push=push)
-    if not as_json and code == 0:
-        for notice in record["vacancies"]:
-            click.echo(notice)
-    return code
-
-
-@declared("logout")
-def logout(agent, note, sets, message, push, as_json):
-    here = repo()
-    record = commands.logout(here, agent, note, text=message, sets=sets, push=push)
-    code = moved("logout", record, as_json, push=push)
-    if code:
-        return code
-    if not as_json:
-        log = here.lifecycle().states[record["to"]].log
-        click.echo(f"{log}, last entries:")
-        for line in log_tail(here, log):
-            click.echo(f"  {line}")
-
-
-@declared("say")
-def say(to, message, push, as_json):
-    from gitstate.moves.say import say as said
-    if message == "-":
-        message = _stdin_text()
-    record = said(repo(), to, message, push=push)
-    output("say", record, as_json, print_said)
-    landing = record.get("push")
-    return 0 if landing is None or landing["outcome"] == "landed" else EXIT_REJECTED
-
-
-def _stdin_text() -> str:
-    """The message on stdin, as text (bytes that are not UTF-8 kept as `surrogateescape`
-    makes them, for the message's check to name)."""
-    import sys
-    return sys.stdin.buffer.read((64 << 10) + 1).decode("utf-8", "surrogateescape")
+_move("say")
 
 
 @declared("sync")

@@ -10,14 +10,13 @@ from typing import Any
 
 import click
 
-from gitstate.cli.app import cli, declared, directory, example, json_option, output, repo
+from gitstate.cli.app import cli, declared, directory, emit, example, json_option, output, repo
 from gitstate.cli.declared import DECLARED, print_view, view_data
 from gitstate.cli.fast import noted
-from gitstate.cli.text import plural, print_inbox, print_roster
+from gitstate.cli.text import plural, print_roster
 from gitstate.errors import EXIT_REJECTED, UsageError
 from gitstate.history import views as history
 from gitstate.history.problems import describe_lines
-from gitstate.moves.commands import inbox as read
 
 
 def _view(name: str) -> None:
@@ -54,12 +53,13 @@ def roster(at, watch, count, no_follow, as_json):
 
 @declared("inbox")
 def inbox(agent, mark_read, push, at, as_json):
-    view = read(repo(bare_ok=not (mark_read or push)), agent, mark_read=mark_read, push=push,
-                at=at)
-    output("inbox", view, as_json, print_inbox)
-    noted("inbox", at, as_json, directory())
-    pushed = view.get("push")
-    return 0 if pushed is None or pushed["outcome"] == "landed" else EXIT_REJECTED
+    """Read (a view), or marked read with a move: made and said as without click
+    (cli/fast_moves.py)."""
+    from gitstate.cli.fast_moves import made, said_moved
+    here = repo(bare_ok=not (mark_read or push))
+    params = {"agent": agent, "mark_read": mark_read, "at": at}
+    view = made("inbox", here, params, push)
+    return said_moved("inbox", here, view, params, push, as_json, emit, directory=directory())
 
 
 @example('gitstate attention', 'gitstate attention --json')

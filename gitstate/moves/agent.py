@@ -7,7 +7,6 @@ anything is written, so an illegal move is refused with the same words either wa
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from gitstate.errors import GitstateError, InvalidFile
 from gitstate.git.atomic import Plan, Result, reject_if
@@ -23,6 +22,10 @@ from gitstate.law.rules import FileChange, legal_moves
 from gitstate.moves.fields import now_iso, parse_sets  # noqa: F401  (the commands' names)
 from gitstate.moves.principals import given_key, must_sign, new_key, session_env, signing_key
 from gitstate.moves.workfile import commit_move, current, kept_edits, staged_version
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | None = None,

@@ -28,8 +28,6 @@ from gitstate.git.repo import Managed
 from gitstate.git.runner import Git
 from gitstate.git.upstream import Upstream, ahead_of, local_upstream, upstream_of
 from gitstate.moves.landing import policy_of, push_move
-from gitstate.moves.operations import committed
-from gitstate.moves.sync import CannotReplay, replay_commits
 from gitstate.moves.unlanded import (
     Unlanded,
     entry,
@@ -106,6 +104,7 @@ def committer(repo: Managed, push: bool) -> Callable[[str, Callable[[], Result]]
     """How an operation commits each of its moves: here, or with `push` landed on the hub."""
     if push:
         return landed(repo)
+    from gitstate.moves.operations import committed  # an operation commits here
     return committed
 
 
@@ -134,6 +133,7 @@ def land_chain(repo: Managed, up: Upstream, agent: str, move: Callable[[], Resul
             reset_keep(git, tip)
     except GitstateError as exc:
         return _gave_up(git, up, made, exc), made
+    from gitstate.moves.sync import replay_commits  # (a branch ahead of the hub only)
     mine = next(u for u in todo if u.sha == made.sha)
     mine.remake = _decided_again(git, top, made, move)
     try:
@@ -200,6 +200,7 @@ def _decided_again(git: Git, top: Path, made: Result,
         if not first[0]:
             return move()
         first[0] = False
+        from gitstate.moves.sync import CannotReplay
         head = git.head() or ""
         try:
             work = carry_work(git, top, made, head)

@@ -13,23 +13,19 @@ from __future__ import annotations
 import sys
 
 from gitstate.errors import GitstateError, UsageError
-from gitstate.git.atomic import Result
-from gitstate.git.repo import Managed
-from gitstate.history.fold import vacancy_notice
-from gitstate.history.views import inbox as messages, vacant_roles
 from gitstate.law.grammar import canonical_id
-from gitstate.law.suggest import closest
-from gitstate.moves import agent as moves, succession
-from gitstate.moves.chain import committer, land_move
+from gitstate.moves import agent as moves
 from gitstate.moves.fields import parse_sets
-from gitstate.moves.freezer import freeze as frozen
-from gitstate.moves.logbook import logout as log_out
-from gitstate.moves.operations import due_timeouts, sweep as commit_due
 
+# What only some commands need is imported by them: a move is what an agent runs most, and a
+# plain one needs neither the landing (`--push`), nor the views, nor the other commands' moves.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
+
+    from gitstate.git.atomic import Result
+    from gitstate.git.repo import Managed
 
 
 def _stderr(line: str) -> None:
@@ -74,6 +70,7 @@ def _note_near_role(repo: Managed, role: str | None, warn: Callable[[str], None]
         lc = repo.lifecycle(repo.head())
     except GitstateError:
         return
+    from gitstate.law.suggest import closest
     best = closest(role, lc.roles)
     if role not in lc.roles and best and lc.policies.custom_roles:
         warn(f"gitstate: note: '{role}' is not a declared role, so it is a custom one; "
@@ -96,6 +93,7 @@ def freeze(repo: Managed, agent: str, *, text: str | None = None, situation: str
            wake_if: str | None = None, sets=(), push: bool = False,
            warn: Callable[[str], None] = _stderr) -> dict:
     """Freeze `agent` with its freeze-state file, in one commit."""
+    from gitstate.moves.freezer import freeze as frozen
     values = parse_sets(sets)
     return committed(repo, agent, lambda: frozen(repo, agent, text=text, situation=situation,
                                                  wake_if=wake_if, sets=values),
@@ -115,6 +113,8 @@ def bury(repo: Managed, agent: str, summary: str, *, approved_by: str | None = N
          warn: Callable[[str], None] = _stderr) -> dict:
     """`agent` dies with a final summary; `vacancies`: the notices of the roles it left
     vacant, told from the history the move landed in."""
+    from gitstate.history.fold import vacancy_notice
+    from gitstate.history.views import vacant_roles
     who = canonical_id(agent)
     notices: list[str] = []
 
@@ -135,6 +135,8 @@ def _notices_at(repo: Managed, who: str, landed: str, *, result_of: list[str]) -
     """The vacancy notices of the roles `who` left, told from the history its burial landed in
     (naming the landed commit); the ones told here, with the landed commit named, when that
     history cannot be read here (the branch could not fetch it)."""
+    from gitstate.history.fold import vacancy_notice
+    from gitstate.history.views import vacant_roles
     try:
         return [vacancy_notice(v) for v in vacant_roles(repo, landed)["vacancies"]
                 if v.get("last_holder") == who]
@@ -149,6 +151,7 @@ def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
              warn: Callable[[str], None] = _stderr) -> dict:
     """A holder of `role` hands it to `to` in one commit, and stays in its state; a frozen
     giver or taker (haak) needs a human's approval."""
+    from gitstate.moves import succession
     return committed(repo, to, lambda: succession.handover(repo, role, to, giver=giver, text=text,
                                                       approved_by=approved_by),
                      push=push, warn=warn)
@@ -161,6 +164,7 @@ def assume(repo: Managed, agent: str, role: str, *, text: str | None = None,
     `new_role`, one the lifecycle does not declare: `New-role:`)."""
     if new_role:
         _note_near_role(repo, role, warn)
+    from gitstate.moves import succession
     return committed(repo, agent, lambda: succession.assume(repo, agent, role, text=text,
                                                             new_role=new_role),
                      push=push, warn=warn)
@@ -169,6 +173,7 @@ def assume(repo: Managed, agent: str, role: str, *, text: str | None = None,
 def logout(repo: Managed, agent: str, note: str, *, text: str | None = None, sets=(),
            push: bool = False, warn: Callable[[str], None] = _stderr) -> dict:
     """Append `note` to the lifecycle's log and move to the state that keeps it."""
+    from gitstate.moves.logbook import logout as log_out
     values = parse_sets(sets)
     return committed(repo, agent, lambda: log_out(repo, agent, note, text=text,
                                                   sets=values)[0], push=push, warn=warn)
@@ -182,6 +187,7 @@ def inbox(repo: Managed, agent: str, *, mark_read: bool = False, push: bool = Fa
     if at is not None and (mark_read or push):
         raise UsageError("--at reads the inbox as it was; --mark-read moves it on now: "
                          "give one of them")
+    from gitstate.history.views import inbox as messages
     view = messages(repo, agent, at)
     if not (mark_read and view["messages"]):
         return view
@@ -191,6 +197,7 @@ def inbox(repo: Managed, agent: str, *, mark_read: bool = False, push: bool = Fa
     if not push:
         view["marked_read"] = {"commit": move().sha, "last_read_commit": view["commit"]}
         return view
+    from gitstate.moves.chain import land_move
     landing, _result = land_move(repo, view["agent"], move)
     view["push"] = landing.as_plain()
     if landing.outcome == "landed":
@@ -200,6 +207,8 @@ def inbox(repo: Managed, agent: str, *, mark_read: bool = False, push: bool = Fa
 
 def sweep(repo: Managed, *, dry_run: bool = False, push: bool = False) -> dict:
     """The timed transitions that are due, each committed as the system unless `dry_run`."""
+    from gitstate.moves.chain import committer
+    from gitstate.moves.operations import due_timeouts, sweep as commit_due
     head = repo.head()
     due = due_timeouts(repo)
     if not dry_run:
@@ -213,6 +222,7 @@ def committed(repo: Managed, agent: str, move: Callable[[], Result], *, push: bo
     the same record, naming the landed commit when it landed (else the one made here), and
     under `push` how it landed (landed, illegal or gave-up)."""
     if push:
+        from gitstate.moves.chain import land_move
         landing, result = land_move(repo, agent, move)
         record = _record(repo, result, extra, warn)
         if landing.outcome == "landed" and landing.commit:

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Any
 
 from gitstate.errors import InvalidFile, UsageError
 from gitstate.law.statekeys import KEYS, NUMBERS, SET
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _SET_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 PROTECTED_KEYS = {k.name: k.refused for k in KEYS if SET not in k.by}   # key -> why not

@@ -16,8 +16,6 @@ from gitstate.git.atomic import Result
 from gitstate.git.push import Landing, PushPolicy, land
 from gitstate.git.repo import Managed
 from gitstate.git.upstream import Upstream, local_upstream
-from gitstate.history.problems import describe_problem
-from gitstate.history.verify import verify
 from gitstate.law.grammar import canonical_id
 
 
@@ -48,6 +46,9 @@ def push_move(repo: Managed, agent: str, move: Callable[[], Result],
     git = repo.git
 
     def judge_fetched(old: str | None, new: str) -> str | None:
+        # only when the hub's branch moved since this clone last saw it: imported then
+        from gitstate.history.problems import describe_problem
+        from gitstate.history.verify import verify
         problems, _ = verify(git, [new, "--not", "--branches"], repo.cache_dir, root=old)
         if problems:
             return ("the hub's branch holds commits that break the lifecycle (is the hub "

@@ -4,13 +4,16 @@ what the work tree keeps of the user's own unstaged edits once the move is made.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from gitstate.errors import InvalidFile
 from gitstate.git.atomic import Plan, Result, commit_atomically
 from gitstate.git.line import commit_on_line
 from gitstate.git.repo import Managed
 from gitstate.law import statefile
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def commit_move(repo: Managed, prepare: Callable[[str | None], Plan], *,
