@@ -221,7 +221,7 @@ def test_every_tool_describes_itself_refuses_extra_keys_and_says_whether_it_comm
         assert hints.destructive_hint is not None and hints.idempotent_hint is not None
     reads = {n for n, t in tools.items() if t.annotations.read_only_hint}
     assert {"status", "roster", "log", "show", "lifecycle", "check", "verify", "situations",
-            "doctor", "vacancies", "await"} == reads
+            "doctor", "vacancies", "await", "board"} == reads
     assert {n for n, t in tools.items() if t.annotations.destructive_hint} == {
         "bury", "reap", "shutdown", "sweep"}
     props = tools["transition"].input_schema["properties"]
