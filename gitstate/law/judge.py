@@ -104,7 +104,7 @@ def _walls(f: Facts) -> list[Violation]:
     if not f.changes or not (pol.fourth_wall or pol.changes_in or pol.movers.system):
         return []
     from gitstate.law.wall import check_walls
-    return check_walls(f.lc, f.changes, f.message, f.memo)
+    return check_walls(f.lc, f.changes, f.message, f.memo, f.context)
 
 
 def _approvals(f: Facts, so_far: list[Violation]) -> list[Violation]:
