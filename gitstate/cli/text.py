@@ -244,6 +244,8 @@ def print_status_view(data: dict, agent: str | None) -> None:
         echo("no agents yet: `gitstate spawn <id>` registers one")
     for r in rows:
         print_status(r, detailed=bool(agent))
+    for w in data.get("warnings") or () if not agent else ():
+        echo(f"warning: {w}")
 
 
 def print_vacancies(view: dict) -> None:

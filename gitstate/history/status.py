@@ -39,11 +39,22 @@ def status(repo, agent: str | None = None, at: str | None = None) -> dict:
         return _one(repo, canonical_id(agent), head, lc, index if timed else None, waited)
     if head is None:
         return {"commit": None, "agents": []}
+    fronts = index.fronts(head)
     rows = [status_of(a, path, front, lc, waited(a, front)) if front is not None
             else unreadable(a, path, problem, lc)
-            for a, (path, front, problem) in sorted(index.fronts(head).items())]
+            for a, (path, front, problem) in sorted(fronts.items())]
     index.save()
-    return {"commit": head, "agents": rows}
+    return {"commit": head, "agents": rows, "warnings": _warnings(lc, fronts)}
+
+
+def _warnings(lc: Lifecycle, fronts: dict) -> list[str]:
+    """What the law lets be and the team should know: a convention role (`max_advisory`) held
+    by more living agents than its max."""
+    if not any(lc.max_advisory(r) for r in lc.roles):
+        return []
+    from gitstate.law.roles import over_advisory_max
+    return over_advisory_max(lc, ({**f, "agent": a} for a, (_p, f, _x) in fronts.items()
+                                  if f is not None))
 
 
 def _one(repo, agent: str, head: str | None, lc: Lifecycle, index, waited) -> dict:

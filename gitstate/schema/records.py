@@ -46,6 +46,13 @@ else:
         f for f in fold.RosterRow._fields if f not in _AGENT), base=Agent)
 
 
+class Warned(JsonModel):
+    """A read that says what the law lets be and the team should know."""
+    warnings: list[str] = []
+    """each a warning, e.g. a role whose max is a convention (max_advisory) held by more
+    living agents than it says"""
+
+
 class RetryNext(JsonModel):
     """A failed agent's retry (`policies.retry`): a move back to work, legal once its backoff
     has passed."""
