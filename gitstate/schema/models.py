@@ -186,7 +186,7 @@ class Notice(JsonModel):
     """the commit's author"""
     agent: str
     """the agent it is about"""
-    kind: Literal["freeze", "wake", "death", "vacancy", "handover", "assume"]
+    kind: Literal["freeze", "wake", "death", "vacancy", "handover", "assume", "role"]
     """what happened"""
     role: str | None
     """the role concerned, or the agent's role (null: none)"""
