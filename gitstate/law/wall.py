@@ -112,8 +112,7 @@ def check_walls(lc: Lifecycle, changes: list, msg: Message | None,
 def _picked_stamps(lc: Lifecycle, p: Parsed, ctx) -> list[Violation]:
     """A stamp the move writes of its own (era's idle_since, `ended`) that is not the move's
     own time: further from the commit's time than the law's clock tolerance (`SKEW`)."""
-    from gitstate.law.judge import SKEW
-    from gitstate.law.times import iso, parse_iso
+    from gitstate.law.times import SKEW, iso, parse_iso
     if p.old is None or p.new is None:
         return []
     old, new = move_of(p)
