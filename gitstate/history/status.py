@@ -101,13 +101,14 @@ def _retry(lc: Lifecycle, state: str | None, role: str | None, waited: float | N
            front: dict, nxt: list[str]) -> dict:
     """`retry` of a failed agent `policies.retry` lets go back to work: where to, the count,
     and in how many seconds it is legal (0: now; its targets then join `nxt`). None where it
-    may not be retried (a state it does not leave, a role it excepts, its retries used)."""
+    may not be retried (no policy, a state it does not leave, a role it excepts, its
+    retries used)."""
     from gitstate.law import retry
     spec = lc.policies.retry
     made = retry.count(front)
     if spec is None or state not in retry.from_states(lc) or made >= spec.max \
             or (role and role in spec.except_roles):
-        return {"retry": None} if spec is not None else {}
+        return {"retry": None}
     due = max(0, int(retry.wait(lc, made) - waited)) if waited is not None else None
     to = list(retry.to_states(lc))
     if due == 0:

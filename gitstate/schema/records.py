@@ -81,7 +81,7 @@ class AgentStatus(Agent):
     """what the mortality phase asks of the agent"""
     retry: RetryNext | None = None
     """under `policies.retry`, a failed agent's retry, where the policy lets it be retried
-    (null: not; absent: the law has no retry policy)"""
+    (null: not, or the law has no retry policy)"""
 
 
 class AgentStatusAt(AgentStatus):
