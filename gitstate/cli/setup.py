@@ -260,6 +260,8 @@ def print_check(result: dict) -> None:
     for p in result["problems"]:
         where = f"{p['file']}:{p['line']}" if p["line"] else p["file"]
         click.echo(f"[{p['rule']}] {where}: {p['message']}")
+    for w in result.get("warnings") or ():
+        click.echo(f"warning: {w}")
     count = len(result["problems"])
     click.echo("ok: lifecycle and state files are valid" if not count
                else f"{count} problem{'s' if count != 1 else ''}")

@@ -152,6 +152,12 @@ def print_status(r: dict, detailed: bool) -> None:
             if r[key]:
                 echo(f"  {key}: {r[key]}")
         echo(f"  next: {', '.join(r['next']) if r['next'] else 'nothing (terminal)'}")
+        if r.get("retry"):
+            rt, due = r["retry"], r["retry"]["due_in"]
+            legal = "legal now" if due == 0 else "legal once its backoff has passed" \
+                if due is None else f"legal in {duration(due, exact=True)}"
+            echo(f"  retry: {' or '.join(rt['to'])} (retry {rt['retries'] + 1} of {rt['max']}), "
+                 f"{legal}")
     if r['advice'] and r['roster'] == "living":   # a crossed threshold is said wherever status is
         echo(f"  mortality: {r['advice']}")
     if r['problem']:
@@ -238,6 +244,8 @@ def print_status_view(data: dict, agent: str | None) -> None:
         echo("no agents yet: `gitstate spawn <id>` registers one")
     for r in rows:
         print_status(r, detailed=bool(agent))
+    for w in data.get("warnings") or () if not agent else ():
+        echo(f"warning: {w}")
 
 
 def print_vacancies(view: dict) -> None:

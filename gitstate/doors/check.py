@@ -115,9 +115,32 @@ def _outdated(name: str, text: str, current: str) -> str:
 
 
 def check(repo: Managed) -> dict:
-    """`gitstate check`: every problem, each with its file and line apart."""
+    """`gitstate check`: every problem, each with its file and line apart, and what the law
+    lets be that the team should know (warnings)."""
     problems = [_problem(v) for v in check_worktree(repo)]
-    return {"ok": not problems, "problems": problems}
+    return {"ok": not problems, "problems": problems, "warnings": warnings(repo)}
+
+
+def warnings(repo: Managed) -> list[str]:
+    """A convention role (`max_advisory`) held by more living agents in the work tree than
+    its max."""
+    try:
+        lc = repo.lifecycle(rev=None, index=False)
+    except GitstateError:   # (LifecycleInvalid too: a problem `check` names)
+        return []
+    if not any(lc.max_advisory(r) for r in lc.roles):
+        return []
+    from gitstate.law.roles import over_advisory_max
+    rx, fronts = lc.state_path_regex(), []
+    for f in _candidates(repo.work_tree, lc):
+        m = rx.match(f.relative_to(repo.work_tree).as_posix())
+        if m and f.is_file() and not f.is_symlink():
+            try:
+                front = parse_bytes(read_limited(f, MAX_STATE_FILE_BYTES), str(f)).front
+            except GitstateError:
+                continue
+            fronts.append({**front, "agent": m.group("id")})
+    return over_advisory_max(lc, fronts)
 
 
 def _problem(v: Violation) -> dict:

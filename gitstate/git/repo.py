@@ -323,11 +323,8 @@ class GitContext(Context):
                  overrides: dict[str, bytes] | None = None, lc: Lifecycle | None = None,
                  now: float | None = None, memo: dict | None = None):
         self.git = git
-        self._parsed = memo
-        self._now = now
-        self._base_name = base
-        self._resolved = False
-        self._tree = tree
+        self._parsed, self._now = memo, now
+        self._base_name, self._resolved, self._tree = base, False, tree
         self._overrides = overrides or {}
         self._lc = lc
         self._agents: dict | None = None
@@ -359,6 +356,9 @@ class GitContext(Context):
                 import time
                 self._now = time.time()
         return self._now
+
+    def committed(self) -> float:
+        return self.now() if self._tree else self.git.committer_time()
 
     def entered(self, agent: str, state: str) -> float | None:
         found = self.entering_commit(agent, state)

@@ -100,6 +100,17 @@ class Git:
             raise GitFailure(_plain(err, args), where=f"git {args[0]}")
         return out
 
+    def committer_time(self) -> float:
+        """The time a commit made now gets: GIT_COMMITTER_DATE's, as git reads it, where set
+        (a move stamps the commit's own time); else now."""
+        if os.environ.get("GIT_COMMITTER_DATE"):
+            code, out, _ = self.call("var", "GIT_COMMITTER_IDENT")
+            parts = out.decode("utf-8", "replace").split() if code == 0 else []
+            if len(parts) >= 2 and parts[-2].isdigit():
+                return float(parts[-2])
+        import time
+        return time.time()
+
     def text(self, *args: str, **kw) -> str:
         return self.run(*args, **kw).decode("utf-8", "replace").strip()
 

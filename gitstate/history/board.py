@@ -1,6 +1,7 @@
 """The board (seed 000's notices), derived from history: each freeze ("Frozen at X% context.
 Freeze-state at <path>. Working on <situation>. Wake me if <condition>."), each wake, each
-death, each role handed over or assumed, and each role left without a living holder ("Role
+death, each role handed over, assumed, or otherwise taken or dropped by a state commit ("bob now
+holds role 'qa'."), and each role left without a living holder ("Role
 'architect' is now vacant. Last held by X. Mandate: ..."), in the order of history.
 
 Read as `gitstate log` reads moves: one streamed `git log -z` of the line's tagged commits
@@ -26,8 +27,11 @@ from gitstate.law.roles import role_transfer
 from gitstate.law.times import iso
 
 NAME = "board.json"
-FORMAT = 1
-KINDS = ("freeze", "wake", "death", "vacancy", "handover", "assume")
+FORMAT = 2   # 2: a role taken or dropped by any commit that says so
+KINDS = ("freeze", "wake", "death", "vacancy", "handover", "assume", "role")
+# the trailers of a commit that changes a role (the law refuses a role changed without one:
+# `fixed-field`), whose state file the board reads to tell what changed
+ROLE_TRAILERS = ("assumes-role", "role-transfer", "new-role")
 
 
 def board(repo: Managed, agent: str | None = None, *, limit: int | None = None,
@@ -95,13 +99,15 @@ def _roster(lc, state: str | None) -> str | None:
 
 def _reads(lc, events: list, agents: dict) -> list[str]:
     """The `rev:path` of each state file (and freeze-state) a notice of `events` is told
-    from: at an agent's first move (its role), a freeze, a wake and a death."""
+    from: at an agent's first move (its role), a freeze, a wake, a death and a commit that
+    changes a role (it says so in a trailer)."""
     last = {a: v[0] for a, v in agents.items()}
     out: list[str] = []
     for sha, _when, _author, msg in events:
         who, state = msg.prefix, msg.tag
         was, now = _roster(lc, last.get(who)), _roster(lc, state)
-        if who not in last or (was != now and now in ("frozen", "dead", "living")):
+        if who not in last or (was != now and now in ("frozen", "dead", "living")) \
+                or any(msg.trailer(t) for t in ROLE_TRAILERS):
             out.append(f"{sha}:{lc.state_path(who)}")
             if now == "frozen" and was != "frozen":
                 out.append(f"{sha}:{freeze_state_path(who)}")
@@ -140,10 +146,17 @@ def _posts(lc, sha: str, msg, agents: dict, files: dict) -> list[tuple]:
             agents[to][1] = given
         if front is None and role == given:
             role = None
-    assumed = msg.trailer("assumes-role")
-    if assumed and role:
+    old_role = before[1] if before else None
+    if msg.trailer("assumes-role") and role and role != old_role:
         out.append(("assume", who, role, f"Assumed the vacant role '{role}'."))
+    elif before is not None and role and role != old_role:
+        out.append(("role", who, role, f"{who} now holds role '{role}'."))
     agents[who] = [state, role]
+    if old_role and old_role != role and was == "living":   # dropped: said, vacant if last
+        if not handed:
+            out.append(("role", who, old_role, f"{who} no longer holds role '{old_role}'."))
+        if not _held(lc, agents, old_role):
+            out.append(_vacancy(lc, who, old_role))
     if before is None or was == now:
         return out
     if now == "frozen":
@@ -160,10 +173,19 @@ def _posts(lc, sha: str, msg, agents: dict, files: dict) -> list[tuple]:
         summary = statefile.as_text((front or {}).get("final_summary"))
         out.append(("death", who, role, f"Died ({before[0]} -> {state})."
                     + (f" Final summary: {' '.join(summary.split())}" if summary else "")))
-    if role and was == "living" and now in ("frozen", "dead") and not any(
-            v[1] == role and _roster(lc, v[0]) == "living" for v in agents.values()):
-        spec = lc.roles.get(role)
-        mandate = (spec.mandate if spec is not None else None) or "not yet written"
-        out.append(("vacancy", who, role, f"Role '{role}' is now vacant. Last held by {who}. "
-                    f"Mandate: {mandate}."))
+    if role and was == "living" and now in ("frozen", "dead") and not _held(lc, agents, role):
+        out.append(_vacancy(lc, who, role))
     return out
+
+
+def _held(lc, agents: dict, role: str) -> bool:
+    """Does a living agent hold `role`, as the line stands?"""
+    return any(v[1] == role and _roster(lc, v[0]) == "living" for v in agents.values())
+
+
+def _vacancy(lc, who: str, role: str) -> tuple:
+    """The notice of `role` left without a living holder by `who`."""
+    spec = lc.roles.get(role)
+    mandate = (spec.mandate if spec is not None else None) or "not yet written"
+    return ("vacancy", who, role, f"Role '{role}' is now vacant. Last held by {who}. "
+            f"Mandate: {mandate}.")

@@ -20,13 +20,14 @@ from gitstate.history.fold import fold, tag_events, track_from_plain, track_to_p
 from gitstate.law import statefile
 from gitstate.law.lifecycle import Lifecycle
 
-FORMAT = 8   # 7: the tracks of the first-parent line alone; 8: pid_started kept
+FORMAT = 9   # 7: the tracks of the first-parent line alone; 8: pid_started kept; 9: retries
 TRACKS_NAME = "tracks.bin"
 BLOBS_NAME = "fronts.bin"
 # The front-matter keys a view reads, remembered per blob as a list (compact to load).
 KEPT = ("agent", "state", "role", "model", "thread", "summary", "person", "project", "parent",
         "depth", "context_pct", "last_read_commit", "freeze_state", "final_summary", "pid", "host",
-        "past_roles", "task", "instructions", "started", "ended", "heartbeat", "pid_started")
+        "past_roles", "task", "instructions", "started", "ended", "heartbeat", "pid_started",
+        "retries")
 _LINEAR_LIMIT = 5000            # past this many new commits, a rebuild is as cheap
 
 

@@ -30,7 +30,7 @@ class ReplayContext(GitContext):
                  contents: dict, parsed: dict, clock=None):
         super().__init__(git, parent, tree=c.sha, now=c.time if clock is None else clock.now,
                          lc=lc)
-        self._clock = clock
+        self._clock, self._committed = clock, float(c.time)
         linear = run["agents"] is not None and (
             run["at"] == parent if parent else run["at"] is None)
         self._running = run["agents"] if linear else None
@@ -87,6 +87,9 @@ class ReplayContext(GitContext):
     def clock(self):
         """The door's clock (the hub's), or None where a commit's own time counts."""
         return self._clock
+
+    def committed(self) -> float:
+        return self._committed
 
     def entered(self, agent: str, state: str) -> float | None:
         found = self.entering_commit(agent, state)

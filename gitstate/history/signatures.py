@@ -56,3 +56,21 @@ class GitProofs(Proofs):
             return None
         clock = getattr(self.ctx, "clock", None)
         return clock.received(sha, float(ct)) if clock is not None else float(ct)
+
+    def retried(self, path: str) -> float | None:
+        """When the agent of `path` was last retried (its `retries` count last changed), by
+        this door's clock."""
+        found = last_retry(self.git, self.ctx.base, path) if self.ctx.base else None
+        if found is None:
+            return None
+        clock = getattr(self.ctx, "clock", None)
+        return clock.received(*found) if clock is not None else found[1]
+
+
+def last_retry(git: Git, rev: str, path: str) -> tuple[str, float] | None:
+    """(commit, committer time) of the last retry of the agent of `path` on the first-parent
+    line of `rev`: the last commit that changed its `retries` count (only a retry may)."""
+    line = git.text("log", "-1", "--first-parent", "--format=%H %ct", "-G^retries:", rev,
+                    "--", path)
+    sha, _, ct = line.partition(" ")
+    return (sha, float(ct)) if ct.strip().isdigit() else None

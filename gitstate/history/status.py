@@ -26,7 +26,7 @@ def status(repo, agent: str | None = None, at: str | None = None) -> dict:
         head, lc = read_at(repo, at)
         now = float(repo.git.text("log", "-1", "--format=%ct", head)) if head else time.time()
     index = Index(repo.git, lc, repo.cache_dir)
-    timed = bool(lc.policies.timeouts)
+    timed = bool(lc.policies.timeouts) or lc.policies.retry is not None   # (retry: backoff)
     tracks = index.tracks(head) if timed and head else {}
 
     def waited(a: str, front: dict) -> float | None:
@@ -39,11 +39,22 @@ def status(repo, agent: str | None = None, at: str | None = None) -> dict:
         return _one(repo, canonical_id(agent), head, lc, index if timed else None, waited)
     if head is None:
         return {"commit": None, "agents": []}
+    fronts = index.fronts(head)
     rows = [status_of(a, path, front, lc, waited(a, front)) if front is not None
             else unreadable(a, path, problem, lc)
-            for a, (path, front, problem) in sorted(index.fronts(head).items())]
+            for a, (path, front, problem) in sorted(fronts.items())]
     index.save()
-    return {"commit": head, "agents": rows}
+    return {"commit": head, "agents": rows, "warnings": _warnings(lc, fronts)}
+
+
+def _warnings(lc: Lifecycle, fronts: dict) -> list[str]:
+    """What the law lets be and the team should know: a convention role (`max_advisory`) held
+    by more living agents than its max."""
+    if not any(lc.max_advisory(r) for r in lc.roles):
+        return []
+    from gitstate.law.roles import over_advisory_max
+    return over_advisory_max(lc, ({**f, "agent": a} for a, (_p, f, _x) in fronts.items()
+                                  if f is not None))
 
 
 def _one(repo, agent: str, head: str | None, lc: Lifecycle, index, waited) -> dict:
@@ -82,7 +93,27 @@ def status_of(agent: str, path: str, front: dict, lc: Lifecycle,
             "summary": statefile.as_text(front.get("summary")),
             "problem": None if state in lc.states
             else f"'{state}' is not a state of lifecycle {lc.name}",
-            "advice": lc.phase_advice(phase, agent)}
+            "advice": lc.phase_advice(phase, agent),
+            **_retry(lc, state, role, waited, front, nxt)}
+
+
+def _retry(lc: Lifecycle, state: str | None, role: str | None, waited: float | None,
+           front: dict, nxt: list[str]) -> dict:
+    """`retry` of a failed agent `policies.retry` lets go back to work: where to, the count,
+    and in how many seconds it is legal (0: now; its targets then join `nxt`). None where it
+    may not be retried (no policy, a state it does not leave, a role it excepts, its
+    retries used)."""
+    from gitstate.law import retry
+    spec = lc.policies.retry
+    made = retry.count(front)
+    if spec is None or state not in retry.from_states(lc) or made >= spec.max \
+            or (role and role in spec.except_roles):
+        return {"retry": None}
+    due = max(0, int(retry.wait(lc, made) - waited)) if waited is not None else None
+    to = list(retry.to_states(lc))
+    if due == 0:
+        nxt.extend(t for t in to if t not in nxt)
+    return {"retry": {"to": to, "retries": made, "max": spec.max, "due_in": due}}
 
 
 def _next(lc: Lifecycle, state: str | None, role: str | None, pct: float | None,

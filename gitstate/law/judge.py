@@ -24,6 +24,7 @@ from __future__ import annotations
 from gitstate.law.grammar import Message, subject_tag
 from gitstate.law.rule_ids import Rule
 from gitstate.law.rules import check_law_change, validate
+from gitstate.law.times import SKEW as SKEW  # seconds a committer's clock may run ahead
 from gitstate.law.verdict import SYMLINK_MODE, Violation
 
 TYPE_CHECKING = False
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from gitstate.law.proofs import Proofs
     from gitstate.law.verdict import Context, FileChange
 
-SKEW = 300   # seconds a committer's clock may run ahead of the door's
 UTF8 = ("utf-8", "utf8")
 
 
@@ -104,7 +104,7 @@ def _walls(f: Facts) -> list[Violation]:
     if not f.changes or not (pol.fourth_wall or pol.changes_in or pol.movers.system):
         return []
     from gitstate.law.wall import check_walls
-    return check_walls(f.lc, f.changes, f.message, f.memo)
+    return check_walls(f.lc, f.changes, f.message, f.memo, f.context)
 
 
 def _approvals(f: Facts, so_far: list[Violation]) -> list[Violation]:

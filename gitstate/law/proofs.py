@@ -51,6 +51,11 @@ class Proofs:
         """When the agent of `path` was born, by this door's clock."""
         raise NotImplementedError
 
+    def retried(self, path: str) -> float | None:  # pragma: no cover - interface
+        """When the agent of `path` was last retried (`policies.retry`), by this door's
+        clock; None: never."""
+        raise NotImplementedError
+
 
 def unproven_movers(lc: Lifecycle, changes: list[FileChange], msg: Message, ctx,
                     proofs: Proofs, memo: dict | None) -> list[Violation]:
@@ -152,6 +157,15 @@ def _movers_keys(lc: Lifecycle, p: Parsed, old: str, new: str, parent_key, ctx,
     return keys + [k for a in holders for k in keys_of(listed, a)]
 
 
+def _lives_since(p: Parsed, proofs: Proofs) -> float | None:
+    """Whence a role's timeout counts: the agent's last retry (a retried agent works anew,
+    `policies.retry`), else its birth."""
+    from gitstate.law.retry import count
+    doc = p.old or p.new
+    retried = proofs.retried(p.change.path) if doc is not None and count(doc.front) else None
+    return retried if retried is not None else proofs.born(p.change.path)
+
+
 def _team_move(lc: Lifecycle, p: Parsed, op: str, old: str, new: str, role: str | None, ctx,
                proofs: Proofs) -> str | None:
     """`sweep` is proven by time: due by this door's clock. `reap` and `shutdown` by a
@@ -162,7 +176,7 @@ def _team_move(lc: Lifecycle, p: Parsed, op: str, old: str, new: str, role: str 
         if spec is not None and lc.timeout_applies(old, new, role):
             since, limit = ctx.entered(p.agent, old), spec.after
         else:
-            since, limit = proofs.born(p.change.path), lc.role_timeout(role)
+            since, limit = _lives_since(p, proofs), lc.role_timeout(role)
         if since is not None and limit is not None and ctx.now() - since >= limit:
             return None
         return (f"`gitstate sweep` moved {p.agent} ({old} -> {new}) before it was due by this "

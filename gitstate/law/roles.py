@@ -25,6 +25,22 @@ def named(holders: list[str]) -> str:
     return ", ".join(holders[:NAMED_HOLDERS]) + f" and {len(holders) - NAMED_HOLDERS:,} more"
 
 
+def over_advisory_max(lc: Lifecycle, fronts) -> list[str]:
+    """A warning for each role whose max is a convention (`max_advisory`, seed 000) that more
+    living agents hold than it says (`fronts`: the agents' front matters): the law lets it be,
+    the team should know."""
+    advisory = {r for r in lc.roles if lc.max_advisory(r)}
+    holders: dict[str, list[str]] = {}
+    for front in fronts if advisory else ():
+        role, state = statefile.as_text(front.get("role")), front.get("state")
+        if role in advisory and isinstance(state, str) and lc.roster_of(state) == "living":
+            holders.setdefault(role, []).append(str(front.get("agent")))
+    return [f"role '{role}' has {len(held)} living holders ({named(sorted(held))}); its max of "
+            f"{lc.max_of(role)} is a convention (max_advisory: true), warned of, not refused: "
+            f"coordinate, or hand it on (`gitstate handover {role} --from ID --to ID2`)"
+            for role, held in sorted(holders.items()) if len(held) > (lc.max_of(role) or 0)]
+
+
 ASSUMES = "assumes-role"   # the trailer of `gitstate assume ID ROLE`
 
 

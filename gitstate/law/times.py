@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+SKEW = 300   # seconds a committer's clock may run ahead of the door's (the law's tolerance)
 _UNITS = (("d", 86400), ("h", 3600), ("m", 60), ("s", 1))
 
 

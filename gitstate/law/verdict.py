@@ -80,6 +80,11 @@ class Context:
         """When the commit is made (the commit's own time, when replaying history)."""
         raise NotImplementedError
 
+    def committed(self) -> float:
+        """The commit's own time (its committer date; before it is made, now): what the
+        stamps a move writes are (a door's clock, the hub's, may be later)."""
+        return self.now()
+
     def entered(self, agent: str, state: str) -> float | None:  # pragma: no cover
         """When `agent` entered `state`, by the tags of the history before the commit."""
         raise NotImplementedError

@@ -9,7 +9,9 @@ wall, keys that change only in some states, and work commits that name their age
   where keys exist: the runtime's moves of an agent with a key by a signature of a human or an
   operator (`law/proofs.py`), a human's approval by that human's signature
   (`unsigned-approval`); where no keys exist the wall is advisory against an agent that
-  writes the trailer itself.
+  writes the trailer itself. The stamps a move writes of its own (`ended`, a state's `stamp`:
+  era's idle_since) are the move's own time: one hand-picked (`--set idle_since=...`) further
+  from the commit's time than the law's clock tolerance is the system's too.
 - `policies.changes_in` (era: `thread: [distill]`): a key changes only in a move that leaves
   one of the states named (births aside): `changes-in`.
 - `policies.work_commits_name_agent`: a commit the hub or `verify` judges on the team line,
@@ -45,6 +47,15 @@ def system_move(lc: Lifecycle, old: str | None, new: str | None) -> bool:
                if (arrow := parse_arrow(m)) is not None for a, b in [arrow])
 
 
+def written(lc: Lifecycle, old: str | None, new: str | None) -> set[str]:
+    """The stamps the move old -> new writes of its own: `ended` entering a terminal state,
+    the stamp of the state it enters."""
+    if new == old or new not in lc.states:
+        return set()
+    spec = lc.states[new]
+    return ({"ended"} if spec.terminal else set()) | ({spec.stamp} if spec.stamp else set())
+
+
 def system_changes(lc: Lifecycle, p: Parsed) -> list[str]:
     """What of this change of an agent's state file is the system's under the fourth wall: the
     measured keys it changes (a stamp the move itself writes aside), and a move of
@@ -52,13 +63,9 @@ def system_changes(lc: Lifecycle, p: Parsed) -> list[str]:
     if p.old is None or p.new is None or not lc.policies.fourth_wall:
         return []
     old, new = move_of(p)
-    written = set()
-    if new != old and new in lc.states:
-        spec = lc.states[new]
-        written = ({"ended"} if spec.terminal else set()) | ({spec.stamp} if spec.stamp else set())
     keys = set(MEASURED) | {s.stamp for s in lc.states.values() if s.stamp}
     before, after = p.old.front, p.new.front
-    out = sorted(k for k in keys - written if before.get(k) != after.get(k))
+    out = sorted(k for k in keys - written(lc, old, new) if before.get(k) != after.get(k))
     if system_move(lc, old, new):
         out.append(f"move {old} -> {new}")
     return out
@@ -86,15 +93,46 @@ def waits_for_message(lc: Lifecycle, changes: list, memo: dict | None) -> bool:
 
 
 def check_walls(lc: Lifecycle, changes: list, msg: Message | None,
-                memo: dict | None) -> list[Violation]:
+                memo: dict | None, ctx=None) -> list[Violation]:
     """`fourth-wall` and `changes-in` of a commit's state-file changes (the fourth wall waits
-    for the message: the trailers tell)."""
+    for the message: the trailers tell). With the door's context, a stamp the move writes of
+    its own is the commit's time."""
     out: list[Violation] = []
     for p in parsed_changes(lc, changes, memo):
         what = system_changes(lc, p) if msg is not None else []
         if what and msg is not None and not systems(lc, msg):
             out.append(_fourth_wall(lc, p, what))
+        elif ctx is not None and msg is not None and lc.policies.fourth_wall \
+                and not systems(lc, msg):
+            out += _picked_stamps(lc, p, ctx)
         out += _changes_in(lc, p)
+    return out
+
+
+def _picked_stamps(lc: Lifecycle, p: Parsed, ctx) -> list[Violation]:
+    """A stamp the move writes of its own (era's idle_since, `ended`) that is not the move's
+    own time: further from the commit's time than the law's clock tolerance (`SKEW`)."""
+    from gitstate.law.times import SKEW, iso, parse_iso
+    if p.old is None or p.new is None:
+        return []
+    old, new = move_of(p)
+    out = []
+    for key in sorted(written(lc, old, new)):
+        value = p.new.front.get(key)
+        if value is None or value == p.old.front.get(key):
+            continue
+        at = ctx.committed()
+        try:
+            off = abs(parse_iso(str(value)) - at)
+        except (ValueError, OverflowError, OSError):
+            off = None
+        if off is not None and off <= SKEW:
+            continue
+        out.append(Violation(Rule.FOURTH_WALL, f"{p.agent}'s {key} is the time of the move that "
+                             f"writes it ({old} -> {new}, committed {iso(at)}), not {value!s} "
+                             "(policies.fourth_wall: a stamp is the system's measurement); "
+                             f"leave it out (no `--set {key}=...`) and the move writes its "
+                             "own", f"{p.change.path}:{p.new.line_of(key)}"))
     return out
 
 

@@ -162,11 +162,13 @@ def transition(repo: Managed, agent: str, state: str, *, text: str | None = None
         old_state = _state_or_none(old, path)
         sets.update({k: v for k, v in retried(lc, base.front, old_state, state).items()  # a retry
                      if k not in sets})
+        from gitstate.law.times import iso
+        at = iso(repo.git.committer_time())   # the commit's own time: what the law compares
         if state in lc.states and lc.states[state].terminal and old_state != state:
-            sets.setdefault("ended", now_iso())          # the log's end stamp
+            sets.setdefault("ended", at)          # the log's end stamp
         stamp = lc.states[state].stamp if state in lc.states else None
         if stamp and old_state != state:
-            sets.setdefault(stamp, now_iso())            # era: idle_since
+            sets.setdefault(stamp, at)            # era: idle_since
         fields = {"state": state, **sets, "updated": now_iso()}
         new = statefile.with_fields(base, fields).encode()
         if new == old:   # a progress update in the same second as the last: a finer stamp

@@ -20,6 +20,7 @@ from gitstate.history.index import Index
 from gitstate.law import statefile
 from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.movers import at_rest
+from gitstate.law.retry import count as retry_count
 from gitstate.law.rule_ids import Rule
 from gitstate.law.times import duration, iso
 from gitstate.moves.agent import spawn, transition
@@ -84,7 +85,8 @@ def due_timeouts(repo: Managed, now: float | None = None) -> list[dict]:
             continue
         state, role = front["state"], statefile.as_text(front.get("role"))
         found = _timed_move(lc, agent, state, role, track, now) \
-            or _role_timeout(lc, agent, state, role, track, now)
+            or _role_timeout(lc, agent, state, role, _lives_since(repo, head, _path, front,
+                                                                  track), now)
         if found:
             due.append(found)
     return due
@@ -102,15 +104,30 @@ def _timed_move(lc: Lifecycle, agent: str, state, role: str | None, track,
     return None
 
 
-def _role_timeout(lc: Lifecycle, agent: str, state, role: str | None, track,
+def _lives_since(repo: Managed, head: str, path: str, front: dict, track) -> tuple:
+    """(commit, time) whence a role's timeout counts: the agent's last retry (a retried agent
+    works anew, `policies.retry`), else its first state commit (its birth). The law judges
+    a sweep's move by the same (`law.proofs`)."""
+    if not retry_count(front):   # (never retried: no git asked)
+        return tuple(track.first[:2])
+    from gitstate.history.signatures import last_retry
+    found = last_retry(repo.git, head, path)
+    if found is None or found[1] < track.first[1]:
+        return tuple(track.first[:2])
+    return (*found, "retried")
+
+
+def _role_timeout(lc: Lifecycle, agent: str, state, role: str | None, since: tuple,
                   now: float) -> dict | None:
-    """A living agent failed for outliving its role's time, when a failure is one move away."""
+    """A living agent failed for outliving its role's time (from its birth, or its last
+    retry), when a failure is one move away."""
     limit = lc.role_timeout(role)
     end = _failure_end(lc, state) if lc.roster_of(state) == "living" else None
-    if not (limit and end and now - track.first[1] >= limit):
+    if not (limit and end and now - since[1] >= limit):
         return None
     after = duration(limit, exact=True)
-    return _due(agent, state, end, after, track.first, f"role {role} may live {after}")
+    anew = " from its last retry" if len(since) > 2 else ""
+    return _due(agent, state, end, after, since[:2], f"role {role} may live {after}{anew}")
 
 
 def _due(agent: str, frm: str, to: str, after: str, since: tuple, why: str) -> dict:
@@ -160,7 +177,8 @@ def sweep(repo: Managed, say: Callable[[str], None], commit=committed,
                 transition, repo, d["agent"], d["to"], sets=sets, moved_by="sweep",
                 text=f"timeout: {d['from']} -> {d['to']} after {d['after']}"))
             if r is not None:
-                since = "born" if role_cap else f"in {d['from']} since"
+                since = ("retried" if d["why"].endswith("retry") else "born") if role_cap \
+                    else f"in {d['from']} since"
                 say(f"{d['agent']}: {d['from']} -> {d['to']} ({since} "
                     f"{d['since_commit'][:10]}, {d['why']})  ({r.sha[:10]})")
                 results.append(r)

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, RootModel, TypeAdapter
 
+from gitstate.schema import records
 from gitstate.schema.described import LifecycleDoc, Pushed
 from gitstate.schema.move_output import (
     AwaitResult,
@@ -58,7 +59,7 @@ class Problem(JsonModel):
     """what is wrong, and what would be right"""
 
 
-class CheckResult(JsonModel):
+class CheckResult(records.Warned):
     """`gitstate check`: the lifecycle and the state files in the work tree."""
     ok: bool
     """true when nothing is wrong"""
@@ -89,7 +90,7 @@ class DoctorResult(JsonModel):
 # -- views ----------------------------------------------------------------------------------
 
 
-class StatusAll(JsonModel):
+class StatusAll(records.Warned):
     """`gitstate status`: every agent's status."""
     commit: str | None
     """the commit read (HEAD, or `--at`)"""
@@ -185,7 +186,7 @@ class Notice(JsonModel):
     """the commit's author"""
     agent: str
     """the agent it is about"""
-    kind: Literal["freeze", "wake", "death", "vacancy", "handover", "assume"]
+    kind: Literal["freeze", "wake", "death", "vacancy", "handover", "assume", "role"]
     """what happened"""
     role: str | None
     """the role concerned, or the agent's role (null: none)"""

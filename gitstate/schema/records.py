@@ -46,6 +46,27 @@ else:
         f for f in fold.RosterRow._fields if f not in _AGENT), base=Agent)
 
 
+class Warned(JsonModel):
+    """A read that says what the law lets be and the team should know."""
+    warnings: list[str] = []
+    """each a warning, e.g. a role whose max is a convention (max_advisory) held by more
+    living agents than it says"""
+
+
+class RetryNext(JsonModel):
+    """A failed agent's retry (`policies.retry`): a move back to work, legal once its backoff
+    has passed."""
+    to: list[str]
+    """the states the retry may enter"""
+    retries: int
+    """the retries made already"""
+    max: int
+    """the most the policy allows"""
+    due_in: int | None
+    """seconds until it is legal (0: now, and `next` lists its states); null when the time
+    the agent failed is not known"""
+
+
 class AgentStatus(Agent):
     """One agent's status."""
     next: list[str] = []
@@ -58,6 +79,9 @@ class AgentStatus(Agent):
     """why the state file could not be read, or its state is not in the lifecycle"""
     advice: str | None = None
     """what the mortality phase asks of the agent"""
+    retry: RetryNext | None = None
+    """under `policies.retry`, a failed agent's retry, where the policy lets it be retried
+    (null: not, or the law has no retry policy)"""
 
 
 class AgentStatusAt(AgentStatus):

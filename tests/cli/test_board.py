@@ -106,3 +106,57 @@ def test_the_board_has_a_json_schema_and_a_page_in_the_viewer(tmp_path, monkeypa
     assert 'href="board.html"' in (tmp_path / "site" / "index.html").read_text()
     data = json.loads((tmp_path / "site" / "api" / "board.json").read_text())
     assert [n["kind"] for n in data["notices"]][0] == "freeze"
+
+
+def _vacant(repo) -> set[str]:
+    found = json.loads(ok(repo, "vacancies", "--json").stdout)["vacancies"]
+    return {v["role"] for v in found if v["status"] == "vacant"}
+
+
+def test_a_role_taken_by_assume_is_a_notice(tmp_path):
+    """The seed's "any agent may assume a vacant role": the board says who took it, and
+    that a holder who hands it on no longer leaves it vacant."""
+    repo = managed(tmp_path, "haak")
+    ok(repo, "spawn", "alice", "--role", "architect")
+    ok(repo, "spawn", "bob")
+    ok(repo, "bury", "alice", "--summary", "designed the fold")
+    ok(repo, "assume", "bob", "architect")
+    assert [(n["agent"], n["kind"], n["role"]) for n in _board(repo)][-2:] == [
+        ("alice", "vacancy", "architect"), ("bob", "assume", "architect")]
+    assert _board(repo)[-1]["text"] == "Assumed the vacant role 'architect'."
+    assert _vacant(repo) == set()
+
+
+def test_the_board_and_vacancies_agree_over_a_random_sequence_of_moves(tmp_path):
+    """Whatever the moves (spawns with and without a role, deaths, hand-overs, roles
+    assumed), each commit's vacancy notices name exactly the roles `vacancies` finds vacant
+    after it and not before it, and a role taken after birth is a notice of that commit."""
+    import random
+    rng = random.Random(38)
+    repo = managed(tmp_path, "haak")
+    ids, roles = [f"a{i}" for i in range(1, 11)], ["architect", "steward"]
+    vacant, made = _vacant(repo), []
+    for step in range(90):
+        who, other, role = rng.choice(ids), rng.choice(ids), rng.choice(roles)
+        kind = rng.choice(("spawn", "spawn", "bury", "handover", "handover", "assume", "assume"))
+        args = {"spawn": ["spawn", who] + (["--role", role] if rng.random() < 0.6 else []),
+                "bury": ["bury", who, "--summary", f"step {step}"],
+                "handover": ["handover", role, "--to", other],
+                "assume": ["assume", who, role]}[kind]
+        if gitstate(repo, *args).returncode != 0:
+            continue          # refused by the law: nothing committed
+        made.append(kind)
+        head = git(repo, "rev-parse", "HEAD").stdout.strip()
+        now = _vacant(repo)
+        here = [n for n in _board(repo) if n["commit"] == head]
+        posted = {n["role"] for n in here if n["kind"] == "vacancy"}
+        assert posted == now - vacant, (args, here, vacant, now)
+        if kind == "assume":
+            assert ("assume", role) in {(n["kind"], n["role"]) for n in here}, (args, here)
+        vacant = now
+    assert {"spawn", "bury", "handover", "assume"} <= set(made), made   # roles moved about
+    # a fresh read (no kept board) says what the kept one said
+    kept = _board(repo)
+    import shutil
+    shutil.rmtree(repo / ".git" / "gitstate", ignore_errors=True)
+    assert _board(repo) == kept

@@ -303,11 +303,13 @@ def test_haak_role_transfer_in_one_commit(tmp_path):
     assert "may only take the role" in err
 
 
-def at(repo, when: str, *args: str) -> None:
-    """Run gitstate with the commit dated `when` (an agent that acted in the past)."""
+def at(repo, when: str, *args: str, bound: str | None = None) -> None:
+    """Run gitstate with the commit dated `when` (an agent that acted in the past; `bound`:
+    in that agent's own session, GITSTATE_AGENT)."""
     import subprocess
     import sys
-    env = dict(os.environ, GIT_COMMITTER_DATE=when, GIT_AUTHOR_DATE=when)
+    env = dict(os.environ, GIT_COMMITTER_DATE=when, GIT_AUTHOR_DATE=when,
+               **({"GITSTATE_AGENT": bound} if bound else {}))
     res = subprocess.run([sys.executable, "-m", "gitstate", *args], cwd=repo, env=env,
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr

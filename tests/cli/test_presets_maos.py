@@ -260,3 +260,92 @@ def test_a_failed_agent_is_retried_with_exponential_backoff_up_to_max(tmp_path):
     res = gitstate(repo, "transition", "e3", "pending")
     assert res.returncode == 1 and "[terminal]" in res.stderr
     assert ok(repo, "verify").returncode == 0
+
+
+def _retried_engineer(repo, agent: str, *, key: bool = False, hub=None) -> None:
+    """An engineer born 90 minutes ago, failed 80 minutes ago, retried 10 minutes ago: past
+    its role's 60m from birth, 10m from its retry. With `hub`: pushed there before its
+    retry, received as committed (the hub's record of reception says so)."""
+    at(repo, ago(90), "spawn", agent, "--role", "engineer", *(["--key"] if key else []))
+    for minutes, state in ((89, "running"), (80, "failed")):
+        at(repo, ago(minutes), "transition", agent, state, bound=agent if key else None)
+    if hub is not None:
+        git(repo, "push", "-q", "-u", "origin", "main")
+        for line in git(repo, "log", "--format=%H %ct").stdout.split("\n"):
+            if line:
+                sha, ct = line.split()
+                git(hub, "notes", "--ref=refs/notes/gitstate-received", "add", "-f", "-m",
+                    f"received {ct}", sha)
+    at(repo, ago(10), "transition", agent, "pending", bound=agent if key else None)
+
+
+def test_a_retried_agents_role_timeout_counts_from_its_last_retry(tmp_path):
+    """Seed 003: "Agent timeout: 60 minutes" for an engineer, and "simple retry policies
+    with exponential backoff": a retried agent goes back to work, and its role's time counts
+    from that retry, not from its birth."""
+    repo = managed(tmp_path, "maos")
+    _retried_engineer(repo, "e1")
+    at(repo, ago(61), "spawn", "e2", "--role", "engineer")          # never retried: due
+    assert "retries: 1" in (repo / "agent" / "e1" / "_state.md").read_text()
+    out = ok(repo, "sweep").stdout
+    assert "e2: pending -> failed" in out and "e1" not in out, out
+    assert {r["agent"] for r in roster(repo)["living"]} == {"e1"}
+    # its retry's hour over, sweep fails it, saying whence the time counted
+    at(repo, ago(130), "spawn", "e3", "--role", "engineer")
+    for minutes, state in ((129, "failed"), (65, "pending")):
+        at(repo, ago(minutes), "transition", "e3", state)
+    out = ok(repo, "sweep").stdout
+    assert "e3: pending -> failed (retried" in out and "from its last retry" in out, out
+    assert ok(repo, "verify").returncode == 0
+
+
+def test_the_law_judges_a_sweep_of_a_retried_agent_from_its_retry(tmp_path):
+    """The law's own judgement of a sweep's move (proven by time, for an agent with a key):
+    the hub and verify count a retried agent's role timeout from its last retry too."""
+    import shutil
+    if shutil.which("ssh-keygen") is None:
+        import pytest
+        pytest.skip("ssh-keygen is missing")
+    from hubs import make_hub
+    repo = managed(tmp_path, "maos")
+    hub = make_hub(tmp_path / "hub.git")
+    git(repo, "remote", "add", "origin", str(hub))
+    _retried_engineer(repo, "e1", key=True, hub=hub)
+    git(repo, "push", "-q", "origin", "main")
+    assert "nothing is due" in ok(repo, "sweep").stdout
+    # a sweep's end made by hand (hooks off): 90m from birth, 10m from its retry: early
+    set_state_line(repo, "e1", "state", "failed")
+    message = "@e1: [STATE:failed] timed out\n\nMoved-by: gitstate sweep"
+    git(repo, *UNHOOKED, "commit", "-qam", message)
+    res = gitstate(repo, "verify")
+    assert res.returncode == 1 and "[unsigned-move]" in res.stdout, res.stdout
+    assert "before it was due by this door's clock" in res.stdout
+    res = git(repo, "push", "origin", "main", check=False)
+    assert res.returncode != 0 and "unsigned-move" in res.stderr, res.stderr
+
+
+def test_status_of_a_failed_agent_names_its_retry_and_when_it_is_legal(tmp_path):
+    """maos's retry (1m backoff, doubled for each retry made, at most 3): `status ID` of a
+    failed agent lists the retry, legal once its backoff has passed."""
+    import json
+    repo = managed(tmp_path, "maos")
+    ok(repo, "spawn", "e1", "--role", "engineer")
+    ok(repo, "transition", "e1", "failed")                             # just now: waits 1m
+    rec = json.loads(ok(repo, "status", "e1", "--json").stdout)
+    assert rec["next"] == [] and rec["retry"]["to"] == ["pending", "running"]
+    assert rec["retry"]["retries"] == 0 and rec["retry"]["max"] == 3
+    assert 0 < rec["retry"]["due_in"] <= 60
+    assert "retry: pending or running (retry 1 of 3), legal in" in \
+        ok(repo, "status", "e1").stdout
+    at(repo, ago(5), "spawn", "e2", "--role", "engineer")
+    at(repo, ago(3), "transition", "e2", "failed")                     # 3m ago: legal
+    rec = json.loads(ok(repo, "status", "e2", "--json").stdout)
+    assert rec["retry"]["due_in"] == 0 and rec["next"] == ["pending", "running"]
+    assert "retry: pending or running (retry 1 of 3), legal now" in \
+        ok(repo, "status", "e2").stdout
+    ok(repo, "transition", "e2", "pending")            # what status said is legal, is
+    # cancelled work is never retried (retry.states: [failed]): no retry, nothing next
+    ok(repo, "spawn", "e3", "--role", "engineer")
+    ok(repo, "transition", "e3", "cancelled")
+    rec = json.loads(ok(repo, "status", "e3", "--json").stdout)
+    assert rec["retry"] is None and rec["next"] == []

@@ -341,3 +341,31 @@ def test_with_allowed_signers_a_humans_unnamed_commit_is_proven_by_the_signature
     git(repo, "-c", "gpg.format=ssh", "-c", f"user.signingkey={zach}", "commit", "-q",
         "--amend", "-S", "-m", "Updated feature")                            # signed by zach
     assert verify(repo) == []
+
+
+def test_a_hand_picked_idle_stamp_is_refused_by_every_door(tmp_path):
+    """Seed 004: the state file's stamps are "objective measurements agents cannot
+    self-assess": the move into idle writes idle_since as its own time, never one picked."""
+    repo = managed(tmp_path, "era")
+    ok(repo, "spawn", "era-1")
+    walk(repo, "era-1", "inbox", "distill")
+    before = snapshot(repo)
+    res = gitstate(repo, "transition", "era-1", "idle", "--set",
+                   "idle_since=2020-01-01T00:00:00Z")
+    assert res.returncode == 1 and "[fourth-wall]" in res.stderr, res.stderr
+    assert "era-1's idle_since is the time of the move that writes it" in res.stderr
+    assert "no `--set idle_since=...`" in res.stderr            # what is legal instead
+    assert snapshot(repo) == before
+    ok(repo, "transition", "era-1", "idle")                      # its own stamp: accepted
+    assert verify(repo) == []
+    # with the hooks off, the hub and verify refuse the picked stamp
+    hub = with_hub(tmp_path, repo)
+    walk(repo, "era-1", "inbox", "distill")
+    git(repo, "push", "-q", "origin", "main")
+    set_state_line(repo, "era-1", "state", "idle")
+    set_state_line(repo, "era-1", "idle_since", "2020-01-01T00:00:00Z")
+    git(repo, *UNHOOKED, "commit", "-qam", "@era-1: [STATE:idle] waiting since long ago")
+    assert verify(repo) == ["fourth-wall"]
+    res = pushed(repo)
+    assert res.returncode != 0 and "fourth-wall" in res.stderr, res.stderr
+    assert git(hub, "rev-parse", "main").stdout != git(repo, "rev-parse", "HEAD").stdout
