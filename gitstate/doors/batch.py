@@ -32,6 +32,7 @@ from gitstate.law.rule_ids import Rule
 
 ROUNDS = 4        # times a pass takes in requests that arrived while it worked
 CAS_TRIES = 20    # a push straight to the branch moved it during the pass: planned again
+FILE_MODES = ("100644", "100755", "120000")   # what `edited_tree` edits in place
 
 
 class Refused(Exception):
@@ -214,13 +215,16 @@ class Lander:
         and the hub left each of them as the move found it, `tip`'s tree with those files
         (what git's three-way merge makes of it), without a process; else git's merge."""
         changes = self.changed.get(move, {})
-        blobs = {p: new for p, (old_mode, new_mode, new) in changes.items()
-                 if new and old_mode == new_mode and not is_zero(old_mode)}
+        # files and symlinks only: a submodule's commit is no object here (`_blob` reads it
+        # as ""), and a file whose mode the hub changed is git's merge to decide
+        blobs = {p: (old_mode, new) for p, (old_mode, new_mode, new) in changes.items()
+                 if new and old_mode == new_mode and old_mode in FILE_MODES}
         tip_commit = self.store.read(tip)
         if blobs and len(blobs) == len(changes) and tip_commit and all(
                 self._blob(parent, p) == self._blob(tip, p) for p in blobs):
             try:
-                return edited_tree(self.store, _tree_of(tip_commit[2]), blobs), blobs
+                return edited_tree(self.store, _tree_of(tip_commit[2]), blobs), \
+                    {p: new for p, (_mode, new) in blobs.items()}
             except Unsure:
                 pass
         self.store.flush()   # git's merge reads the tip
