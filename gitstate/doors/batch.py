@@ -280,14 +280,17 @@ class Lander:
 
     def _refuse_large(self, move: str, changes: dict[str, tuple[str, str, str | None]]
                       ) -> None:
-        """Refused when the move carries a file over `gitstate.queueMaxBytes`."""
-        for blob in sorted({new for _o, _m, new in changes.values() if new}):
+        """Refused when the files the move writes come to more than
+        `gitstate.queueMaxBytes` (each one counted once)."""
+        total = 0
+        for blob in sorted({new for _o, m, new in changes.values()
+                            if new and m != "160000"}):   # (a submodule's commit: no blob)
             got = self.objects.info(blob)
-            size = got[2] if got else 0
-            if size > self.max_bytes:
-                raise Refused(Rule.QUEUE_MOVE, f"{move[:10]} carries a file of {size:,} bytes; "
-                              f"a queued move carries at most {self.max_bytes:,} "
-                              "(git config gitstate.queueMaxBytes): push large work to a branch")
+            total += got[2] if got else 0
+        if total > self.max_bytes:
+            raise Refused(Rule.QUEUE_MOVE, f"{move[:10]} carries {total:,} bytes of files; a "
+                          f"queued move carries at most {self.max_bytes:,} (git config "
+                          "gitstate.queueMaxBytes): push large work to a branch")
 
     def _law(self, tip: str):
         """The valid lifecycle at `tip`, read once per blob."""
