@@ -219,8 +219,7 @@ def tree_blobs(git: Git, rev: str, prefix: str = "") -> dict[str, str]:
 
 
 def index_blobs(git: Git, prefix: str = "") -> dict[str, str]:
-    """path -> blob id of every file under `prefix` in the index (its merged entries), from
-    one `git ls-files -s`."""
+    """path -> blob id of each file under `prefix` in the index (merged), by `git ls-files -s`."""
     # "<mode> <id> <stage>"; a submodule (160000) is no file
     return _listed(git, ["ls-files", "-s", "-z"], prefix,
                    lambda f: f[1] if f[2] == "0" and f[0] != "160000" else None)
@@ -323,12 +322,8 @@ class GitContext(Context):
     def __init__(self, git: Git, base: str | None, *, tree: str | None = None,
                  overrides: dict[str, bytes] | None = None, lc: Lifecycle | None = None,
                  now: float | None = None, memo: dict | None = None):
-        self.git = git
-        self._parsed = memo
-        self._now = now
-        self._base_name = base
-        self._resolved = False
-        self._tree = tree
+        self.git, self._parsed, self._now = git, memo, now
+        self._base_name, self._resolved, self._tree = base, False, tree
         self._overrides = overrides or {}
         self._lc = lc
         self._agents: dict | None = None
@@ -393,6 +388,11 @@ class GitContext(Context):
         if path in self._overrides:
             return self._overrides[path]
         return self.git.cat_files([f"{self._tree or ''}:{path}"])[0]
+
+    def tree_mode(self, path: str) -> str | None:   # (one process: asked of a freeze-state)
+        args = ["ls-tree", "-r", "-z", self._tree] if self._tree else ["ls-files", "-s", "-z"]
+        return "100644" if path in self._overrides else \
+            _listed(self.git, args, path, lambda f: f[0]).get(path)
 
     def agents(self) -> dict[str, dict]:
         if self._agents is None:
