@@ -215,10 +215,11 @@ class Lander:
         and the hub left each of them as the move found it, `tip`'s tree with those files
         (what git's three-way merge makes of it), without a process; else git's merge."""
         changes = self.changed.get(move, {})
-        # files and symlinks only: a submodule's commit is no object here (`_blob` reads it
-        # as ""), and a file whose mode the hub changed is git's merge to decide
+        # files and symlinks only, named on one line: a submodule's commit is no object here
+        # and `cat-file` cannot be asked of a name with a newline (`_blob` reads either as
+        # absent, on both sides); a file whose mode the hub changed is git's merge to decide
         blobs = {p: (old_mode, new) for p, (old_mode, new_mode, new) in changes.items()
-                 if new and old_mode == new_mode and old_mode in FILE_MODES}
+                 if new and old_mode == new_mode and old_mode in FILE_MODES and "\n" not in p}
         tip_commit = self.store.read(tip)
         if blobs and len(blobs) == len(changes) and tip_commit and all(
                 self._blob(parent, p) == self._blob(tip, p) for p in blobs):

@@ -55,3 +55,22 @@ def test_a_queued_move_editing_a_file_the_hub_made_a_symlink_is_merged_as_git_me
     # git's merge: distinct types on each side, a conflict; never a symlink to b's bytes
     assert code != 0 and "(gitstate:queue-conflict " in lines[0], lines
     assert git(hub, "ls-tree", "main", "f").stdout.split()[:3] == ["120000", "blob", blob]
+
+
+def test_a_queued_move_cannot_undo_the_hubs_change_of_a_file_whose_name_has_a_newline(tmp_path):
+    hub, (a, b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "alice")[0] == 0
+    (a / "odd\nname").write_text("one\n")
+    git(a, "add", "-A")
+    git(a, *UNHOOKED, "commit", "-q", "-m", "an odd name")
+    git(a, "push", "-q", "origin", "main")
+    git(b, "pull", "-q", "--ff-only")
+    (b / "odd\nname").write_text("the move's\n")
+    git(b, "add", "-A")
+    state_edit(b, "alice", "inbox")
+    (a / "odd\nname").write_text("the hub's\n")
+    git(a, *UNHOOKED, "commit", "-qam", "the hub's side")
+    git(a, "push", "-q", "origin", "main")
+    code, lines = queued_push(b)
+    assert git(hub, "show", "main:odd\nname").stdout == "the hub's\n", lines
+    assert code != 0 and "(gitstate:queue-conflict " in lines[0], lines
