@@ -20,7 +20,7 @@ wall, keys that change only in some states, and work commits that name their age
 
 from __future__ import annotations
 
-from gitstate.law.changed import move_of, parsed_changes, team_operation
+from gitstate.law.changed import move_of, op_kind, parsed_changes, team_operation
 from gitstate.law.grammar import Message
 from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.patterns import glob, parse_arrow
@@ -73,7 +73,6 @@ def systems(lc: Lifecycle, msg: Message, p: Parsed) -> bool:
     op = team_operation(msg)
     if op is None:
         return False
-    from gitstate.law.movers import op_kind
     from gitstate.law.statefile import as_text
     old, new = move_of(p)
     doc = p.old or p.new
