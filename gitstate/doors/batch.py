@@ -32,6 +32,7 @@ from gitstate.law.rule_ids import Rule
 
 ROUNDS = 4        # times a pass takes in requests that arrived while it worked
 CAS_TRIES = 20    # a push straight to the branch moved it during the pass: planned again
+FILE_MODES = ("100644", "100755", "120000")   # what `edited_tree` edits in place
 
 
 class Refused(Exception):
@@ -214,13 +215,17 @@ class Lander:
         and the hub left each of them as the move found it, `tip`'s tree with those files
         (what git's three-way merge makes of it), without a process; else git's merge."""
         changes = self.changed.get(move, {})
-        blobs = {p: new for p, (old_mode, new_mode, new) in changes.items()
-                 if new and old_mode == new_mode and not is_zero(old_mode)}
+        # files and symlinks only, named on one line: a submodule's commit is no object here
+        # and `cat-file` cannot be asked of a name with a newline (`_blob` reads either as
+        # absent, on both sides); a file whose mode the hub changed is git's merge to decide
+        blobs = {p: (old_mode, new) for p, (old_mode, new_mode, new) in changes.items()
+                 if new and old_mode == new_mode and old_mode in FILE_MODES and "\n" not in p}
         tip_commit = self.store.read(tip)
         if blobs and len(blobs) == len(changes) and tip_commit and all(
                 self._blob(parent, p) == self._blob(tip, p) for p in blobs):
             try:
-                return edited_tree(self.store, _tree_of(tip_commit[2]), blobs), blobs
+                return edited_tree(self.store, _tree_of(tip_commit[2]), blobs), \
+                    {p: new for p, (_mode, new) in blobs.items()}
             except Unsure:
                 pass
         self.store.flush()   # git's merge reads the tip
@@ -276,14 +281,17 @@ class Lander:
 
     def _refuse_large(self, move: str, changes: dict[str, tuple[str, str, str | None]]
                       ) -> None:
-        """Refused when the move carries a file over `gitstate.queueMaxBytes`."""
-        for blob in sorted({new for _o, _m, new in changes.values() if new}):
+        """Refused when the files the move writes come to more than
+        `gitstate.queueMaxBytes` (each one counted once)."""
+        total = 0
+        for blob in sorted({new for _o, m, new in changes.values()
+                            if new and m != "160000"}):   # (a submodule's commit: no blob)
             got = self.objects.info(blob)
-            size = got[2] if got else 0
-            if size > self.max_bytes:
-                raise Refused(Rule.QUEUE_MOVE, f"{move[:10]} carries a file of {size:,} bytes; "
-                              f"a queued move carries at most {self.max_bytes:,} "
-                              "(git config gitstate.queueMaxBytes): push large work to a branch")
+            total += got[2] if got else 0
+        if total > self.max_bytes:
+            raise Refused(Rule.QUEUE_MOVE, f"{move[:10]} carries {total:,} bytes of files; a "
+                          f"queued move carries at most {self.max_bytes:,} (git config "
+                          "gitstate.queueMaxBytes): push large work to a branch")
 
     def _law(self, tip: str):
         """The valid lifecycle at `tip`, read once per blob."""

@@ -118,10 +118,10 @@ class Unsure(Exception):
     """The tree cannot be edited in place: git's three-way merge decides."""
 
 
-def edited_tree(store: Store, tree: str, blobs: dict[str, str]) -> str:
-    """`tree` with the files at `blobs`' paths (each one there already, as a file) holding
-    those blobs, their modes kept: the trees along each path read and written again, no
-    other object touched. Unsure where a path is not a file of `tree`."""
+def edited_tree(store: Store, tree: str, blobs: dict[str, tuple[str, str]]) -> str:
+    """`tree` with the files at `blobs`' paths (path -> (mode, blob): each one there already,
+    with that mode) holding those blobs: the trees along each path read and written again, no
+    other object touched. Unsure where a path is not a file of `tree` of that mode."""
     got = store.read(tree)
     if got is None or got[1] != "tree":
         raise Unsure(tree)
@@ -132,10 +132,10 @@ def edited_tree(store: Store, tree: str, blobs: dict[str, str]) -> str:
         mode, _, name = data[pos:nul].partition(b" ")
         entries.append([mode, name, data[nul + 1:nul + 1 + width]])
         pos = nul + 1 + width
-    groups: dict[bytes, dict[str, str]] = {}
-    for path, blob in blobs.items():
+    groups: dict[bytes, dict[str, tuple[str, str]]] = {}
+    for path, held in blobs.items():
         head, _, rest = path.partition("/")
-        groups.setdefault(head.encode("utf-8", "surrogateescape"), {})[rest] = blob
+        groups.setdefault(head.encode("utf-8", "surrogateescape"), {})[rest] = held
     by_name = {e[1]: e for e in entries}
     for name, inner in groups.items():
         entry = by_name.get(name)
@@ -143,9 +143,10 @@ def edited_tree(store: Store, tree: str, blobs: dict[str, str]) -> str:
             raise Unsure(name)
         is_tree = entry[0] == b"40000"
         if "" in inner:             # the file itself
-            if is_tree or len(inner) > 1:
+            file_mode, file_blob = inner[""]
+            if is_tree or len(inner) > 1 or entry[0] != file_mode.encode():
                 raise Unsure(name)
-            entry[2] = bytes.fromhex(inner[""])
+            entry[2] = bytes.fromhex(file_blob)
         else:
             if not is_tree:
                 raise Unsure(name)

@@ -218,8 +218,7 @@ def tree_blobs(git: Git, rev: str, prefix: str = "") -> dict[str, str]:
 
 
 def index_blobs(git: Git, prefix: str = "") -> dict[str, str]:
-    """path -> blob id of every file under `prefix` in the index (its merged entries), from
-    one `git ls-files -s`."""
+    """path -> blob id of each file under `prefix` in the index (merged), by `git ls-files -s`."""
     # "<mode> <id> <stage>"; a submodule (160000) is no file
     return _listed(git, ["ls-files", "-s", "-z"], prefix,
                    lambda f: f[1] if f[2] == "0" and f[0] != "160000" else None)
@@ -322,11 +321,9 @@ class GitContext(Context):
     def __init__(self, git: Git, base: str | None, *, tree: str | None = None,
                  overrides: dict[str, bytes] | None = None, lc: Lifecycle | None = None,
                  now: float | None = None, memo: dict | None = None):
-        self.git = git
-        self._parsed, self._now = memo, now
+        self.git, self._parsed, self._now = git, memo, now
         self._base_name, self._resolved, self._tree = base, False, tree
-        self._overrides = overrides or {}
-        self._lc = lc
+        self._overrides, self._lc = overrides or {}, lc
         self._agents: dict | None = None
         self._answers: dict = {}   # what git said about revisions, for this judgement
 
@@ -339,9 +336,8 @@ class GitContext(Context):
 
     def commit(self, rev: str) -> str | None:
         # asked once per changed agent with a checkpoint: the same value is resolved once
-        if rev not in self._answers:
-            self._answers[rev] = self.git.rev(rev)
-        return self._answers[rev]
+        return self._answers[rev] if rev in self._answers else \
+            self._answers.setdefault(rev, self.git.rev(rev))
 
     def is_ancestor(self, a: str, b: str) -> bool:
         if (a, b) not in self._answers:
@@ -392,6 +388,11 @@ class GitContext(Context):
         if path in self._overrides:
             return self._overrides[path]
         return self.git.cat_files([f"{self._tree or ''}:{path}"])[0]
+
+    def tree_mode(self, path: str) -> str | None:   # (one process: asked of a freeze-state)
+        args = ["ls-tree", "-r", "-z", self._tree] if self._tree else ["ls-files", "-s", "-z"]
+        return "100644" if path in self._overrides else \
+            _listed(self.git, args, path, lambda f: f[0]).get(path)
 
     def agents(self) -> dict[str, dict]:
         if self._agents is None:

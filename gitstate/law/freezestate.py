@@ -10,7 +10,7 @@ import re
 
 from gitstate.law import limits, statefile
 from gitstate.law.rule_ids import Rule
-from gitstate.law.verdict import Context, Violation
+from gitstate.law.verdict import SYMLINK_MODE, Context, Violation
 
 FREEZE_SECTIONS = ("Key Decisions", "Accumulated Knowledge", "Open Questions", "Files Changed",
                    "Handoff Notes")
@@ -130,6 +130,12 @@ def check_freeze_file(p, ctx: Context, out: list[Violation]) -> None:
         out.append(Violation(Rule.FREEZE_STATE, f"{target} is not in this commit: write the "
                              "freeze-state file and commit it with the freeze "
                              f"(`gitstate freeze {p.agent}` does both)", where))
+        return
+    if ctx.tree_mode(target) == SYMLINK_MODE:
+        out.append(Violation(Rule.FREEZE_STATE, f"{target} is a symbolic link: its text would "
+                             "be read as the freeze-state here and as a link in every work "
+                             f"tree; commit it as a file (`gitstate freeze {p.agent}` writes "
+                             "one)", where))
         return
     if limits.byte_size(data) > limits.STATE_FILE_BYTES:
         out.append(Violation(Rule.TOO_LARGE, f"{target} is {limits.byte_size(data):,} bytes; "

@@ -19,9 +19,11 @@ or run by an agent runtime, which marks what it runs in its environment) is refu
 
 from __future__ import annotations
 
-from gitstate.law.changed import (  # noqa: F401  (TEAM_OPERATIONS: part of this module's API)
+from gitstate.law.changed import (  # noqa: F401  (TEAM_OPERATIONS, at_rest: this module's API)
     TEAM_OPERATIONS,
+    at_rest,
     move_of,
+    op_kind,
     parsed_changes,
     team_operation,
 )
@@ -53,49 +55,6 @@ def agent_session(env: Mapping[str, str]) -> tuple[str | None, str | None]:
 
 def _text(value) -> str | None:
     return value.strip().lower() if isinstance(value, str) and value.strip() else None
-
-
-def op_kind(lc: Lifecycle, op: str, old: str | None, new: str | None,
-            role: str | None) -> bool:
-    """Is old -> new a move of the kind team operation `op` makes? `sweep`: a timed move, or
-    an end of an agent past its role's timeout; `reap`: an end that reads as a failure;
-    `shutdown`: a move that brings the agent nearer a frozen or terminal state."""
-    if old is None or new is None or new not in lc.states or old == new:
-        return False
-    spec = lc.states[new]
-    if op == "sweep":
-        return lc.timeout_applies(old, new, role) or (
-            lc.role_timeout(role) is not None and spec.outcome == "failure"
-            and spec.roster != "living")
-    if op == "reap":
-        return spec.outcome == "failure" and spec.roster != "living"
-    return op == "shutdown" and _steps_to_rest(lc, new) < _steps_to_rest(lc, old)
-
-
-def at_rest(lc: Lifecycle, state: str) -> bool:
-    """A frozen (resumable) or terminal state; a crash state (frozen, and a failure: squad's
-    error) is no place to rest."""
-    spec = lc.states.get(state)
-    if spec is None:      # a state the law does not declare (a hostile or older file)
-        return False
-    return spec.terminal or (spec.roster == "frozen" and spec.outcome != "failure")
-
-
-def _steps_to_rest(lc: Lifecycle, start: str) -> float:
-    """The fewest moves (timed moves aside: they are sweep's) from `start` to a frozen or
-    terminal state: a shutdown's every move brings its agent nearer."""
-    frontier, seen, steps = [start], {start}, 0
-    while frontier:
-        if any(at_rest(lc, s) for s in frontier):
-            return steps
-        nearer = []
-        for s in frontier:
-            for t in lc.targets(s):
-                if t not in seen and lc.policies.timeout(s, t) is None:
-                    seen.add(t)
-                    nearer.append(t)
-        frontier, steps = nearer, steps + 1
-    return float("inf")
 
 
 def may_move(lc: Lifecycle, mover: str, agent: str, old_front: dict | None,

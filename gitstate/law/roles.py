@@ -201,9 +201,16 @@ def _check_transfer(role: str, to: str, giver: Parsed, taker: Parsed,
         out.append(Violation(Rule.MULTIPLE_AGENTS, f"{giver.agent} cannot hand over role '{role}': "
                              "it does not hold it", "commit message"))
         return
-    if statefile.as_text(giver.new.get("role")) == role:
+    kept = statefile.as_text(giver.new.get("role"))
+    if kept == role:
         out.append(Violation(Rule.MULTIPLE_AGENTS, f"{giver.agent} hands over '{role}' but keeps "
                              "it; set its role to null in the same commit", "commit message"))
+        return
+    if kept:   # a role taken past `Assumes-role:` (a vacancy) and `New-role:` (a typo)
+        out.append(Violation(Rule.ASSUME_ROLE, f"{giver.agent} hands over '{role}' and takes "
+                             f"'{kept}' in the same commit; a giver's role becomes null (then "
+                             f"`gitstate assume {giver.agent} {kept}` takes a vacant one)",
+                             f"{giver.change.path}:{giver.new.line_of('role')}"))
         return
     held = statefile.as_text(taker.old.get("role"))
     if held and held != role:   # its own role would vanish with no hand-over of it

@@ -66,6 +66,10 @@ class Context:
         """A file as it was before the commit (None if absent)."""
         raise NotImplementedError
 
+    def tree_mode(self, path: str) -> str | None:
+        """The mode of a file in the commit (SYMLINK_MODE: a symlink); None if unknown."""
+        return None
+
     def agents(self) -> dict[str, dict]:  # pragma: no cover - interface
         """agent id -> front matter of every readable state file in the commit."""
         raise NotImplementedError

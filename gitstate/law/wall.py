@@ -22,7 +22,7 @@ wall, keys that change only in some states, and work commits that name their age
 
 from __future__ import annotations
 
-from gitstate.law.changed import move_of, parsed_changes, team_operation
+from gitstate.law.changed import move_of, op_kind, parsed_changes, team_operation
 from gitstate.law.grammar import Message
 from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.patterns import glob, parse_arrow
@@ -71,9 +71,20 @@ def system_changes(lc: Lifecycle, p: Parsed) -> list[str]:
     return out
 
 
-def systems(lc: Lifecycle, msg: Message) -> bool:
-    """Does the commit say it is the system's: the runtime's, a team operation's, a human's?"""
-    return runtime_move(msg) or team_operation(msg) is not None or lc.policies.approved(msg)
+def systems(lc: Lifecycle, msg: Message, p: Parsed) -> bool:
+    """Does the commit say this change is the system's: the runtime's, a human's, or a team
+    operation's of a move of the kind that operation makes (a `Moved-by: gitstate sweep` on
+    any other change is the agent's words, which no door could tell from its own)?"""
+    if runtime_move(msg) or lc.policies.approved(msg):
+        return True
+    op = team_operation(msg)
+    if op is None:
+        return False
+    from gitstate.law.statefile import as_text
+    old, new = move_of(p)
+    doc = p.old or p.new
+    front = doc.front if doc is not None else {}
+    return op_kind(lc, op, old, new, as_text(front.get("role")))
 
 
 def walled(lc: Lifecycle, changes: list, memo: dict | None = None) -> list[str]:
@@ -100,10 +111,10 @@ def check_walls(lc: Lifecycle, changes: list, msg: Message | None,
     out: list[Violation] = []
     for p in parsed_changes(lc, changes, memo):
         what = system_changes(lc, p) if msg is not None else []
-        if what and msg is not None and not systems(lc, msg):
+        if what and msg is not None and not systems(lc, msg, p):
             out.append(_fourth_wall(lc, p, what))
         elif ctx is not None and msg is not None and lc.policies.fourth_wall \
-                and not systems(lc, msg):
+                and not systems(lc, msg, p):
             out += _picked_stamps(lc, p, ctx)
         out += _changes_in(lc, p)
     return out

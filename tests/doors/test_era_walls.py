@@ -369,3 +369,28 @@ def test_a_hand_picked_idle_stamp_is_refused_by_every_door(tmp_path):
     res = pushed(repo)
     assert res.returncode != 0 and "fourth-wall" in res.stderr, res.stderr
     assert git(hub, "rev-parse", "main").stdout != git(repo, "rev-parse", "HEAD").stdout
+
+
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is missing")
+@pytest.mark.parametrize("op", ["sweep", "reap", "shutdown"])
+def test_a_team_operations_trailer_on_a_move_not_of_its_kind_does_not_pass_the_wall(
+        tmp_path, monkeypatch, op):
+    repo = managed(tmp_path, "era")
+    ok(repo, "spawn", "era-1", "--key")
+    monkeypatch.setenv("GITSTATE_AGENT", "era-1")
+    walk(repo, "era-1", "inbox")
+    hub = with_hub(tmp_path, repo)
+    # the agent signs a measurement of itself with its own key, naming a team operation
+    set_state_line(repo, "era-1", "context_pct", "20")
+    key = next(p for p in (Path(os.environ["HOME"]) / ".config" / "gitstate" / "keys").glob(
+        "era-1-*") if p.suffix != ".pub")
+    res = git(repo, "-c", "gpg.format=ssh", "-c", f"user.signingkey={key}", "commit", "-q",
+              "-S", "-am", f"@era-1: [STATE:inbox] measured\n\nMoved-by: gitstate {op}",
+              check=False)
+    assert res.returncode != 0 and "fourth-wall" in res.stderr, res.stderr
+    git(repo, *UNHOOKED, "-c", "gpg.format=ssh", "-c", f"user.signingkey={key}", "commit",
+        "-q", "-S", "-am", f"@era-1: [STATE:inbox] measured\n\nMoved-by: gitstate {op}")
+    assert verify(repo) == ["fourth-wall"]
+    res = pushed(repo)
+    assert res.returncode != 0 and "fourth-wall" in res.stderr
+    assert git(hub, "rev-parse", "main").stdout != git(repo, "rev-parse", "HEAD").stdout

@@ -129,3 +129,26 @@ def test_the_freeze_stamps_frozen_at_and_posts_the_seeds_line(tmp_path):
     assert sha(work) != before
     push_lawful(work)
     assert gitstate(work, "verify").returncode == 0
+
+
+def test_a_freeze_state_committed_as_a_symbolic_link_is_refused_at_every_door(tmp_path):
+    """A link's text is a complete freeze-state to a reader of blobs, and a dangling link with
+    a name of many lines in every work tree."""
+    hub, work = cached_hub(tmp_path, "bob-frozen", _bob_frozen)
+    gitstate(work, "freeze", "alice")                        # the template first
+    mine = work / "data" / "freeze-states" / "alice.md"
+    fill_freeze_state(mine)
+    blob = git(work, "hash-object", "-w", str(mine)).stdout.strip()
+    mine.unlink()
+    edit_state(work, "alice", state="frozen", freeze_state="data/freeze-states/alice.md")
+    git(work, "add", "-A")
+    git(work, "update-index", "--add", "--cacheinfo",
+        f"120000,{blob},data/freeze-states/alice.md")
+    res = git(work, "commit", "-q", "-m", "@alice: [STATE:frozen] linked", check=False)
+    assert res.returncode == 1 and "[freeze-state]" in res.stderr, res.stderr
+    assert "data/freeze-states/alice.md is a symbolic link" in res.stderr
+    commit = sneak(work, "@alice: [STATE:frozen] linked", "agent/alice/_state.md")
+    assert git(work, "ls-tree", commit, "data/freeze-states/alice.md").stdout.startswith(
+        "120000 ")
+    assert_push_refused(work, hub, "freeze-state")
+    assert_verify_flags(work, (commit, "freeze-state"))

@@ -79,7 +79,8 @@ def test_a_hub_says_it_queues_and_a_queued_push_reports_the_landed_commit(tmp_pa
 
 
 @pytest.mark.parametrize("what", ["merge", "root", "no state file", "two agents",
-                                  "law without approval", "off the branch", "large file"])
+                                  "law without approval", "off the branch", "large file",
+                                  "large files"])
 def test_what_is_not_one_move_is_refused_with_its_rule_and_lands_nothing(tmp_path, what):
     hub, (a, _b) = hub_and_clones(tmp_path)
     for agent in ("alice", "bob"):
@@ -128,6 +129,13 @@ def test_what_is_not_one_move_is_refused_with_its_rule_and_lands_nothing(tmp_pat
         # 9 MiB of zeros: over the 8 MiB a queued move may carry, and cheap to push
         (a / "big.bin").write_bytes(bytes(9 << 20))
         git(a, "add", "big.bin")
+        state_edit(a, "alice", "inbox")
+        git(a, *UNHOOKED, "commit", "-q", "--amend", "--no-edit")
+    elif what == "large files":
+        # 5 MiB each, 10 MiB in all: over what a queued move may carry, though no file is
+        for i in (1, 2):
+            (a / f"big{i}.bin").write_bytes(bytes([i]) * (5 << 20))
+            git(a, "add", f"big{i}.bin")
         state_edit(a, "alice", "inbox")
         git(a, *UNHOOKED, "commit", "-q", "--amend", "--no-edit")
     code, lines = queued_push(a)

@@ -41,3 +41,29 @@ def test_the_hub_still_refuses_a_second_holder_of_a_role_of_law(tmp_path):
     hub, work = cached_hub(tmp_path, "steward-by-convention", _steward_by_convention)
     _spawn_by_hand(work, "fay", "architect")
     assert_push_refused(work, hub, "role-max")
+
+
+def _pm_and_bob(work) -> None:
+    """A build for `cached_hub`: maos, alice the pm and bob with no role, pushed."""
+    gs(work, "spawn", "alice", "--role", "pm")
+    gs(work, "spawn", "bob")
+    push_lawful(work)
+
+
+def test_a_giver_that_takes_another_role_in_its_hand_over_is_refused_at_every_door(tmp_path):
+    """A hand-over sets the giver's role to null: a role taken there would pass by
+    `Assumes-role:` (a vacancy) and `New-role:` (a role the lifecycle does not declare)."""
+    from conftest import gitstate
+    from trusthelp import assert_verify_flags, edit_state
+    hub, work = cached_hub(tmp_path, "maos-pm-and-bob", _pm_and_bob, preset="maos")
+    edit_state(work, "alice", role="overlord")
+    edit_state(work, "bob", role="pm")
+    git(work, "add", "-A")
+    message = "@alice: [STATE:pending] hand over\n\nRole-transfer: pm -> bob"
+    res = git(work, "commit", "-q", "-m", message, check=False)
+    assert res.returncode == 1 and "[assume-role]" in res.stderr, res.stderr
+    assert "alice hands over 'pm' and takes 'overlord'" in res.stderr
+    commit = sneak(work, message, "agent")
+    assert_push_refused(work, hub, "assume-role")
+    assert_verify_flags(work, (commit, "assume-role"))
+    assert gitstate(work, "verify", "--no-cache").returncode == 1

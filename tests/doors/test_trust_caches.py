@@ -107,3 +107,26 @@ def test_trust_hub_never_reads_a_cache(tmp_path):
     forge_lifecycles(work / ".git")
     shutil.copytree(work / ".git" / "gitstate", hub / "gitstate", dirs_exist_ok=True)
     assert_push_refused(work, hub, "illegal-transition")
+
+
+def test_a_forged_verdict_does_not_bless_a_merge_past_the_ref_guard(tmp_path):
+    from conftest import UNHOOKED, managed_repo, set_state_line, state_path
+    repo = managed_repo(tmp_path / "r")
+    assert gitstate(repo, "spawn", "alice").returncode == 0
+    git(repo, "switch", "-q", "-c", "side")
+    set_state_line(repo, "alice", "state", "inbox")
+    git(repo, *UNHOOKED, "commit", "-qam", "@alice: [STATE:inbox] bootstrap -> inbox")
+    git(repo, "switch", "-q", "main")
+    (repo / "w").write_text("work\n")
+    git(repo, "add", "w")
+    git(repo, "commit", "-qm", "work")
+    before = sha(repo, "main")
+    # `git merge` runs commit-msg but not pre-commit: a verdict left beside the index, naming
+    # both parents and the state file the merge brings, as pre-commit would have written it
+    old = git(repo, "rev-parse", "main:agent/alice/_state.md").stdout.strip()
+    new = git(repo, "rev-parse", "side:agent/alice/_state.md").stdout.strip()
+    raw = f":100644 100644 {old} {new} M\t{state_path(repo, 'alice').relative_to(repo)}"
+    (repo / ".git" / "gitstate-expect").write_text(f"{before} {sha(repo, 'side')}\nmerge\n{raw}\n")
+    res = git(repo, "merge", "--no-ff", "-m", "merge side", "side", check=False)
+    assert res.returncode != 0 and "merge-moves" in res.stdout + res.stderr, res.stderr
+    assert sha(repo, "main") == before
