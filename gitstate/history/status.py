@@ -39,6 +39,11 @@ def status(repo, agent: str | None = None, at: str | None = None) -> dict:
         return _one(repo, canonical_id(agent), head, lc, index if timed else None, waited)
     if head is None:
         return {"commit": None, "agents": []}
+    if at is None and not timed:   # each agent's row kept, carried on agent by agent
+        from gitstate.history.kept_rows import statuses
+        kept = statuses(repo, lc, head)
+        if kept is not None:
+            return {"commit": head, "agents": kept}
     rows = [status_of(a, path, front, lc, waited(a, front)) if front is not None
             else unreadable(a, path, problem, lc)
             for a, (path, front, problem) in sorted(index.fronts(head).items())]
