@@ -24,6 +24,10 @@ from gitstate.history.fold import agent_record, fold_plain, track_from_plain, tr
 from gitstate.law import statefile
 from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 FORMAT = 1
 LIMIT = 1000      # past this many new commits, reading every agent again is as cheap
 
@@ -45,17 +49,19 @@ def records(repo, lc: Lifecycle, head: str, now: int) -> list[dict] | None:
     return out
 
 
-def statuses(repo, lc: Lifecycle, head: str) -> list[dict] | None:
+def statuses(repo, lc: Lifecycle, head: str, make: Callable) -> list[dict] | None:
     """Every agent's status at `head`, sorted by agent (a lifecycle without timed moves: the
-    rows do not move with the clock); None as for `records`."""
-    kept = _rows(repo, lc, head, "status")
+    rows do not move with the clock), each made by `make(agent, path, front, problem)`; None
+    as for `records`."""
+    kept = _rows(repo, lc, head, "status", make)
     if kept is None:
         return None
     rows = kept["rows"]
     return [rows[a] for a in sorted(rows)]
 
 
-def _rows(repo, lc: Lifecycle, head: str, kind: str) -> dict | None:
+def _rows(repo, lc: Lifecycle, head: str, kind: str, make: Callable | None = None
+          ) -> dict | None:
     law = repo.git.cat_batch([f"{head}:{LIFECYCLE_PATH}"])[0] if repo.cache_dir else None
     if law is None or law[1] != "blob":
         return None
@@ -65,9 +71,9 @@ def _rows(repo, lc: Lifecycle, head: str, kind: str) -> dict | None:
         saved = None
     if saved is not None and saved["tip"] == head:
         return saved
-    data = _onward(repo, lc, saved, head, kind) if saved is not None else None
+    data = _onward(repo, lc, saved, head, kind, make) if saved is not None else None
     if data is None:
-        data = _anew(repo, lc, head, kind)
+        data = _anew(repo, lc, head, kind, make)
     data["tip"] = head
     cache.store(repo.cache_dir, name, identity, data, binary=True)
     return data
@@ -79,7 +85,7 @@ def _valid(saved: dict) -> bool:
         and isinstance(saved.get("tracks"), dict) and isinstance(saved.get("seq"), int)
 
 
-def _anew(repo, lc: Lifecycle, head: str, kind: str) -> dict:
+def _anew(repo, lc: Lifecycle, head: str, kind: str, make: Callable | None) -> dict:
     """Every agent's row read whole (through the index of parsed state files)."""
     from gitstate.history.index import Index
     index = Index(repo.git, lc, repo.cache_dir)
@@ -92,18 +98,16 @@ def _anew(repo, lc: Lifecycle, head: str, kind: str) -> dict:
     data = {"rows": {}, "paths": {}, "since": {}, "tracks": plain,
             "seq": sum(t[4] for t in plain.values())}
     for agent, (path, front, problem) in fronts.items():
-        _put(data, kind, lc, agent, path, front, problem)
+        _put(data, lc, agent, path, front, problem, make)
     return data
 
 
-def _put(data: dict, kind: str, lc: Lifecycle, agent: str, path: str, front: dict | None,
-         problem: str | None) -> None:
-    """The row of `agent` made and kept in `data`."""
+def _put(data: dict, lc: Lifecycle, agent: str, path: str, front: dict | None,
+         problem: str | None, make: Callable | None) -> None:
+    """The row of `agent` made (by `make`, else as a roster record) and kept in `data`."""
     data["paths"][agent] = path
-    if kind == "status":
-        from gitstate.history.status import status_of, unreadable
-        data["rows"][agent] = status_of(agent, path, front, lc) if front is not None \
-            else unreadable(agent, path, problem, lc)
+    if make is not None:
+        data["rows"][agent] = make(agent, path, front, problem)
         return
     plain = data["tracks"].get(agent)
     track = track_from_plain(plain) if plain is not None else None
@@ -114,7 +118,8 @@ def _put(data: dict, kind: str, lc: Lifecycle, agent: str, path: str, front: dic
         data["since"][agent] = (track.entered if track.tag == row["state"] else track.last)[1]
 
 
-def _onward(repo, lc: Lifecycle, saved: dict, head: str, kind: str) -> dict | None:
+def _onward(repo, lc: Lifecycle, saved: dict, head: str, kind: str,
+            make: Callable | None) -> dict | None:
     """`saved` carried on to `head`, remaking only the rows the commits since touch; None
     where it cannot be (the caller reads everything again)."""
     found = _range(repo.git, lc, saved["tip"], head)
@@ -149,7 +154,7 @@ def _onward(repo, lc: Lifecycle, saved: dict, head: str, kind: str) -> dict | No
     datas = repo.git.cat_files((f"{head}:{p}" for _, p in redo), statefile.MAX_STATE_FILE_BYTES)
     for (agent, path), blob in zip(redo, datas):
         front, problem = _parsed(blob, path)
-        _put(saved, kind, lc, agent, path, front, problem)
+        _put(saved, lc, agent, path, front, problem, make)
     if fresh:    # in the order `git ls-tree` lists the files, as a cold read has them
         order = sorted(saved["rows"], key=lambda a: saved["paths"][a].encode(
             "utf-8", "surrogateescape"))

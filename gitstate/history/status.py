@@ -41,7 +41,8 @@ def status(repo, agent: str | None = None, at: str | None = None) -> dict:
         return {"commit": None, "agents": []}
     if at is None and not timed:   # each agent's row kept, carried on agent by agent
         from gitstate.history.kept_rows import statuses
-        kept = statuses(repo, lc, head)
+        kept = statuses(repo, lc, head, lambda a, path, front, problem: status_of(
+            a, path, front, lc) if front is not None else unreadable(a, path, problem, lc))
         if kept is not None:
             return {"commit": head, "agents": kept}
     rows = [status_of(a, path, front, lc, waited(a, front)) if front is not None
