@@ -4,6 +4,9 @@ generated repository (bench/gen.py), each beside its git floor.
     .venv/bin/python bench/scale.py --size 1000000 --agents 10000 [--out bench/out]
     .venv/bin/python bench/scale.py --size 10000 --against /tmp/other   # beside another tree
 
+"after": each view warm, then after +1, +10 and +100 new commits (added to the copies): the
+"warm" column is the median of --runs, each after its own new commits.
+
 For each command: wall time cold (nothing under .git/gitstate) and warm (median of --runs, no
 new commits), each with the CPU time of the command and everything it waited for beside it
 (what a loaded machine changes least), and the peak resident memory of the whole process as
@@ -140,6 +143,57 @@ def _views(trees: list, repos: dict, runs: int) -> None:
             _row(label if tree is None else "  against", cold[tree], warm[tree])
 
 
+AFTER = (["roster"], ["roster", "--json"], ["status"], ["vacancies"])
+
+
+def _add_commits(repo: Path, n: int, seed: int) -> None:
+    """`n` commits, each a tagged move of one agent (its state file's summary changed), made
+    with hooks off. The repository's files are hard links to the generated one's: a file is
+    written anew beside and renamed over, never written into."""
+    import random
+    import re
+    rnd = random.Random(seed)
+    logs = repo / ".git" / "logs"
+    if logs.is_dir() and not (repo / ".git" / "logs.own").exists():   # appended to by git
+        shutil.copytree(logs, repo / ".git" / "logs.new")
+        shutil.rmtree(logs)
+        os.replace(repo / ".git" / "logs.new", logs)
+        (repo / ".git" / "logs.own").touch()
+    agents = subprocess.run(["git", "ls-tree", "--name-only", "HEAD", "agent/"], cwd=repo,
+                            capture_output=True, text=True, check=True).stdout.split()
+    for i in range(n):
+        agent = rnd.choice(agents).split("/")[-1]
+        path = repo / "agent" / agent / "_state.md"
+        text = path.read_text()
+        state = re.search(r"^state: (\S+)", text, re.M)
+        text = re.sub(r"^summary: .*$", f"summary: bench step {seed}-{i}", text, flags=re.M)
+        path.with_suffix(".new").write_text(text)
+        os.replace(path.with_suffix(".new"), path)
+        for shared in ("COMMIT_EDITMSG", "ORIG_HEAD"):      # written into, not renamed over
+            (repo / ".git" / shared).unlink(missing_ok=True)
+        subprocess.run(["git", "-c", "core.hooksPath=/dev/null", "-c", "gc.auto=0", "commit",
+                        "-qam", f"@{agent}: [STATE:{state.group(1) if state else 'idle'}] bench {i}"],
+                       cwd=repo, check=True)
+
+
+def _after_commits(trees: list, repos: dict, runs: int) -> None:
+    """Each view warm, then read again after +1, +10, +100 new commits (made on the copies
+    of the repository, never the generated one), tree after tree."""
+    seed = 0
+    for n in (1, 10, 100):
+        for cmd in AFTER:
+            found: dict = {tree: [] for tree in trees}
+            for _ in range(runs):
+                for tree in trees:
+                    run(GITSTATE + cmd, repos[tree], tree)       # kept at the tip
+                    seed += 1
+                    _add_commits(repos[tree], n, seed)
+                    found[tree].append(run(GITSTATE + cmd, repos[tree], tree))
+            label = f"{' '.join(cmd)} after +{n}"
+            for tree in trees:
+                _row(label if tree is None else "  against", found[tree][0], found[tree])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", type=int, default=1_000_000)
@@ -149,22 +203,22 @@ def main() -> int:
     parser.add_argument("--no-verify", action="store_true",
                         help="leave out verify and its floor (at 1,000,000 commits and 10,000 "
                              "agents the floor alone, `git log --raw`, takes minutes)")
-    parser.add_argument("--against", metavar="DIR|PYTHON",
+    parser.add_argument("--against", metavar="DIR|PYTHON", action="append", default=[],
                         help="a tree holding another gitstate package, or the Python of "
-                             "another install, measured beside")
+                             "another install, measured beside (may be given more than once)")
     parser.add_argument("--only", metavar="WHAT", default="",
-                        help="comma-separated: floors, verify, views (default: all)")
+                        help="comma-separated: floors, verify, views, after (default: all)")
     args = parser.parse_args()
     source = args.out / f"repo-{args.size}"
     if not source.is_dir():
         print(f"generating {source} ...", file=sys.stderr)
         generate(source, args.size, args.agents)
-    trees = [None] + ([str(Path(args.against).absolute())] if args.against else [])
+    trees = [None] + [str(Path(a).absolute()) for a in args.against]
     for tree in trees[1:]:
         if not os.path.isfile(tree):
             subprocess.run([sys.executable, "-m", "compileall", "-q",
                             str(Path(tree) / "gitstate")], check=True)
-    only = set(filter(None, args.only.split(","))) or {"floors", "verify", "views"}
+    only = set(filter(None, args.only.split(","))) or {"floors", "verify", "views", "after"}
     with tempfile.TemporaryDirectory(prefix="gitstate-scale-") as tmp:
         repos = {}
         for i, tree in enumerate(trees):
@@ -190,6 +244,8 @@ def main() -> int:
                  run(GITSTATE + ["verify", "--no-cache"], repos[tree], tree))
         if "views" in only:
             _views(trees, repos, args.runs)
+        if "after" in only:
+            _after_commits(trees, repos, args.runs)
         print(f"load {os.getloadavg()[0]:.1f}")
     return 0
 

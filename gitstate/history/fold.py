@@ -124,6 +124,23 @@ def fold(tracks: dict[str, AgentTrack], events) -> dict[str, AgentTrack]:
     return tracks
 
 
+def fold_plain(tracks: dict[str, list], events, seq: int) -> int:
+    """`fold` onto tracks in their plain form (`track_to_plain`), `seq` the events folded
+    so far: only the agents of `events` are touched. Returns the new `seq`."""
+    for sha, when, _author, agent, state, _text in events:
+        p = tracks.get(agent)
+        seq += 1
+        here = [sha, when, seq]
+        if p is None:
+            tracks[agent] = [here, here, state, here, 1, None, len(tracks)]
+            continue
+        if state != p[2]:
+            p[5], p[3], p[2] = p[2], here, state
+        p[1] = here
+        p[4] += 1
+    return seq
+
+
 def track_to_plain(t: AgentTrack) -> list:
     return [list(t.first), list(t.last), t.tag, list(t.entered), t.count, t.previous, t.born]
 

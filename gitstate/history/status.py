@@ -39,6 +39,13 @@ def status(repo, agent: str | None = None, at: str | None = None) -> dict:
         return _one(repo, canonical_id(agent), head, lc, index if timed else None, waited)
     if head is None:
         return {"commit": None, "agents": []}
+    advisory = any(lc.max_advisory(r) for r in lc.roles)   # its warnings read every front
+    if at is None and not timed and not advisory:   # each agent's row kept, carried on
+        from gitstate.history.kept_rows import statuses
+        kept = statuses(repo, lc, head, lambda a, path, front, problem: status_of(
+            a, path, front, lc) if front is not None else unreadable(a, path, problem, lc))
+        if kept is not None:
+            return {"commit": head, "agents": kept, "warnings": []}
     fronts = index.fronts(head)
     rows = [status_of(a, path, front, lc, waited(a, front)) if front is not None
             else unreadable(a, path, problem, lc)

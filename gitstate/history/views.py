@@ -67,6 +67,11 @@ def agent_records(repo: Managed, at: str | None = None) -> tuple[list[dict], str
     rev, now = resolve_at(repo, at)
     # time travel reads the law as it was then, never today's work tree
     lc = repo.lifecycle(rev) if at is None else repo.lifecycle(rev, index=False, worktree=False)
+    if at is None and rev is not None:   # each agent's row kept, carried on agent by agent
+        from gitstate.history.kept_rows import records as kept_records
+        kept = kept_records(repo, lc, rev, now)
+        if kept is not None:
+            return kept, rev, lc
     index = Index(repo.git, lc, repo.cache_dir)
     tracks, fronts = index.tracks_and_fronts(rev, remember=at is None)
     records = [agent_record(a, path, front, problem, tracks.get(a), lc, now)

@@ -108,3 +108,15 @@ def test_a_row_holds_the_fields_its_declaration_names_in_their_place():
     assert list(unread) == always and unread["phase"] == "unknown"
     assert "freeze_state" in frozen and "freeze_state" not in alive
     assert alive["instance"] == 1 and "instance" not in frozen
+
+
+@given(events_st, st.integers(0, 40))
+def test_folding_plain_tracks_from_any_cut_equals_the_whole_fold(events, cut):
+    from gitstate.history.fold import fold_plain
+    first, rest = events[:cut], events[cut:]
+    plain = {a: track_to_plain(t) for a, t in fold({}, first).items()}
+    seq = fold_plain(plain, rest, sum(p[4] for p in plain.values()))
+    whole = fold({}, events)
+    assert seq == len(events)
+    assert {a: track_from_plain(p) for a, p in plain.items()} == whole
+    assert list(plain) == list(whole)      # agents in the order they were born
