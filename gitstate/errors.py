@@ -1,6 +1,6 @@
 """One base error carrying an exit code; the CLI turns any of them into a message and a code.
 
-Exit codes are the README's ("Commands"): 0 done, 1 rejected (illegal move, invalid file,
+Exit codes are docs/reference/commands.md's: 0 done, 1 rejected (illegal move, invalid file,
 failed check), 2 usage error.
 """
 

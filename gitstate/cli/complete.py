@@ -1,6 +1,6 @@
 """Shell completion of the names a command takes: agent ids, states and roles, read from the
 repository as committed (one `git ls-tree`, the lifecycle from its cache). Enabled by the shell
-line of click's completion (README, "Shell completion"); a failure completes nothing."""
+line of click's completion (docs/reference/commands-at-a-glance.md); a failure completes nothing."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The hub: a bare repository whose pre-receive hook holds every pushed ref to the law.
 
-The hub is the boundary (the README's "What gitstate promises"). It accepts only the refs a
+The hub is the boundary (docs/explanation/promises.md). It accepts only the refs a
 team uses — branches, tags and gitstate's own `refs/gitstate/` — and a bounded number of them
 per push; judges every new commit once, with `verify`'s judgement and never a cache; refuses to
 rewrite or delete a protected branch (its default branch, `main` and `master`, and any

@@ -6,8 +6,7 @@ without ever destroying a hook of the user's, and commits what it wrote (one com
 nothing the user staged).
 
 What runs as a hook is what this clone installed from the gitstate it runs, never the tracked
-`.githooks/` files: a pulled change to those never runs as code here (the README's "How the
-hooks work").
+`.githooks/` files: a pulled change to those never runs as code here (docs/explanation/hooks.md).
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 checks: `doctor` counts such a door as shut, and `gitstate init` leaves it as it is.
 
 After `gitstate init`, `pre-commit install -f --hook-type pre-commit --hook-type commit-msg`
-replaces gitstate's pre-commit and commit-msg shims by pre-commit's own hooks (README, "pre-commit
-framework"); those run gitstate's checks when `.pre-commit-config.yaml` lists the hooks of
-`.pre-commit-hooks.yaml` (`gitstate`, `gitstate-commit-msg`), or a local hook whose entry is
+replaces gitstate's pre-commit and commit-msg shims by pre-commit's own hooks
+(docs/how-to/ci.md); those run gitstate's checks when `.pre-commit-config.yaml` lists the hooks
+of `.pre-commit-hooks.yaml` (`gitstate`, `gitstate-commit-msg`), or a local hook whose entry is
 `gitstate hook NAME`. Without `-f` pre-commit keeps the hook it found as `NAME.legacy` and runs
 both ("migration mode"): gitstate's check would run twice.
 """

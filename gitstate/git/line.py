@@ -1,4 +1,4 @@
-"""Moves that land on the local team line from elsewhere (README, "Agents in worktrees").
+"""Moves that land on the local team line from elsewhere (docs/explanation/team-line.md).
 
 A move made in a worktree of the repository on another branch (or on a detached HEAD) is
 committed onto the team line's ref by compare-and-swap (`git update-ref REF new old`): built

@@ -4,7 +4,7 @@ turns git's failures into GitFailure with git's own words.
 
 These are plain `git` processes: the hooks run on every commit, and git's own porcelain and
 plumbing say everything gitstate asks. (GitPython, which starts the same processes under a
-~100 ms import, is not used: see the README's "Dependencies".)
+~100 ms import, is not used: see docs/development.md, "Dependencies".)
 """
 
 from __future__ import annotations

@@ -1,5 +1,4 @@
-"""Situations: the entity graph of agent sessions (the README's "Everything else comes from git
-log"), as JSON and as SQLite.
+"""Situations: the entity graph of agent sessions (docs/how-to/views.md), as JSON and as SQLite.
 
 Each agent session is the entity `situation:session-<id>`. The model (`agent:<model>`) and
 the person (`person:<person>`) belong to it as actors, its role (`role:<role>`) as method, its

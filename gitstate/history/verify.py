@@ -9,7 +9,7 @@ character; none of them can cut a record or forge a change.
 
 Each commit is then judged by `rules.validate` exactly as the hooks would have judged it, so a
 commit made with `git commit --no-verify`, or pushed from a clone without hooks, is caught.
-Beyond the hooks' rules, every door applies the README's "What gitstate promises": once
+Beyond the hooks' rules, every door applies docs/explanation/promises.md: once
 managed, always managed (a commit that deletes the lifecycle or leaves it invalid is a
 violation, and later commits are judged by the last valid law); changes of the law need a
 human's approval, in every commit, merges included; an agent moves on one line of history

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from gitstate.errors import InvalidFile
 from gitstate.law.lifecycle import Lifecycle, Role, is_law_path
+from gitstate.law.rule_ids import Rule
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def _key(front: list[str], key: str, path: str):
         return None
     if len(starts) > 1:
         raise InvalidFile(f"'{key}' is given twice (lines {starts[0] + 2} and {starts[1] + 2})",
-                          where=f"{path}:{starts[1] + 2}", rule="duplicate-key")
+                          where=f"{path}:{starts[1] + 2}", rule=Rule.DUPLICATE_KEY)
     end = starts[0] + 1
     while end < len(front) and (not front[end].strip() or front[end][:1] in " \t#"):
         end += 1

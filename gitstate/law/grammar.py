@@ -1,4 +1,4 @@
-"""The commit grammar (the README's "The rules"): agent ids, `@id: [STATE:x] text` subjects,
+"""The commit grammar (docs/explanation/rules.md): agent ids, `@id: [STATE:x] text` subjects,
 trailers, mentions.
 
 Pure functions over strings; no git, no files.

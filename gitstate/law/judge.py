@@ -12,7 +12,7 @@ doors that see it as made, its `encoding` header, its date against the door's cl
 signatures (`law.proofs`). What needs git beyond that (the other agents, when an agent entered
 a state) is asked through `context`, only when a rule needs it.
 
-The line rule (the README's "What gitstate promises"): where the law in force declares the
+The line rule (docs/explanation/promises.md): where the law in force declares the
 team line (`line:`), a commit of that line with more than one parent carries work only — no
 change to a state file or to the law against its first parent (`merge-moves`), and no subject
 that reads as a move (`tag-on-merge`). Moves reach the line one by one, each judged here on the

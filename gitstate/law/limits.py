@@ -1,4 +1,5 @@
-"""Limits on what gitstate reads from files anyone can commit (the README's "Limits").
+"""Limits on what gitstate reads from files anyone can commit (docs/explanation/promises.md,
+"Limits").
 
 One hostile file committed by one agent must not stop every clone and the hub, so sizes are
 checked on the bytes and text before any YAML parser sees them, and nesting, anchors, tags and

@@ -1,4 +1,4 @@
-"""Who may move whom (the README's "Who may move whom"). Pure: given who is moving and the
+"""Who may move whom (docs/explanation/movers.md). Pure: given who is moving and the
 move, say whether the law lets them.
 
 An agent is moved by itself; by its parent, which spawns it and may make the moves the

@@ -1,4 +1,4 @@
-"""Who moved whom, proven by signatures or by time (the README's "Who may move whom"): what the
+"""Who moved whom, proven by signatures or by time (docs/explanation/movers.md): what the
 doors that see a commit as made (the hub, the ref guard, `verify`) ask beyond the binding.
 
 - An agent with a key (`key:` in its state file, fixed at birth) is moved only by a commit

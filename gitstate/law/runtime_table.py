@@ -110,7 +110,7 @@ def table(runtime: dict[str, tuple[RuntimeRule, ...]]) -> list[dict]:
 
 def describe(runtime: dict[str, tuple[RuntimeRule, ...]]) -> list[str]:
     """The table as `gitstate lifecycle` shows it: a line per rule, in the order they are
-    tried (the README's tables of the presets are these lines)."""
+    tried (the presets' tables in docs/how-to/claude-code.md are these lines)."""
     out = []
     for row in table(runtime):
         when = f" ({', '.join(row['when'])})" if row["when"] else ""

@@ -1,4 +1,4 @@
-"""Signed approvals (the README's "What gitstate promises", and "Keys" in "Many clones"):
+"""Signed approvals (docs/explanation/promises.md and docs/how-to/signing.md):
 `protocols/allowed_signers` binds the humans of `policies.humans` to SSH keys, in git's
 allowed-signers format (`ssh-keygen -Y verify`):
 

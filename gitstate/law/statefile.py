@@ -1,5 +1,5 @@
-"""`_state.md`: YAML front matter (typed known keys) and a free markdown body (the README's "A
-short tour").
+"""`_state.md`: YAML front matter (typed known keys) and a free markdown body
+(docs/reference/state-file.md).
 
 Writing is surgical: setting a key rewrites only that key's lines, so unknown keys, comments,
 key order and the body stay byte-for-byte as they were.

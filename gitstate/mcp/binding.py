@@ -1,4 +1,4 @@
-"""Whom the MCP server moves as (the README's "MCP"). An agent runtime starts a stdio server
+"""Whom the MCP server moves as (docs/how-to/mcp.md). An agent runtime starts a stdio server
 for one session; the server moves only as that session's agent, judged as the commands judge
 a session bound to it (`not-yours`), and signs only with that agent's key:
 

@@ -39,8 +39,8 @@ def spawn(repo: Managed, agent: str, *, role: str | None = None, model: str | No
           warn: Callable[[str], None] = _stderr, key: str | None = None,
           new_role: bool = False) -> dict:
     """Register `agent` in the initial state (one commit); `wait`: seconds to wait for a free
-    slot of a full pool; `key`: its public key, or `new` to make a key pair (README "Who may
-    move whom")."""
+    slot of a full pool; `key`: its public key, or `new` to make a key pair
+    (docs/explanation/movers.md)."""
     values = parse_sets(sets)
     if key:
         from gitstate.law.grammar import canonical_id

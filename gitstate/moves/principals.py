@@ -1,4 +1,4 @@
-"""Principals for gitstate's own commands (the README's "Who may move whom"): the session's
+"""Principals for gitstate's own commands (docs/explanation/movers.md): the session's
 binding, agents' keys, and which key signs a move.
 
 An agent's key is an SSH key pair made by `spawn --key` and kept in the user's config

@@ -1,4 +1,4 @@
-"""`gitstate watch`: timeouts without cron (the README's "Timeouts without cron").
+"""`gitstate watch`: timeouts without cron (docs/how-to/watch.md).
 
 A round does, as the system, what is due: with `--push`, first gets in step with the hub and
 lands what this clone holds that the hub has not got (`gitstate sync`); then commits every

@@ -1,6 +1,6 @@
 """`gitstate init --ci github|gitlab [--install SPEC]`: a job that runs `gitstate verify
---no-cache` on every push and pull (merge) request, for hubs that cannot run pre-receive (the
-README's "What gitstate promises" and "CI").
+--no-cache` on every push and pull (merge) request, for hubs that cannot run pre-receive
+(docs/explanation/promises.md and docs/how-to/ci.md).
 
 The jobs are the shipped templates `data/ci/github-workflow.yml` and `data/ci/gitlab-ci.yml`
 (the GitLab one is also a template to `include:`), with GITSTATE_INSTALL set to what pip

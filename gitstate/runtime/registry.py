@@ -2,8 +2,8 @@
 runs which `gitstate hook NAME`), the module that answers them, the one that writes its
 configuration (`gitstate init --runtime NAME`) and the one whose `findings` `gitstate doctor`
 adds. The entry point, `gitstate hook`, `init --runtime`, `doctor`, the Claude Code plugin and
-the README's table of hooks are made from here: a new runtime is a package of its own under
-`gitstate/runtime/` and an entry in RUNTIMES.
+the table of hooks in docs/reference/runtime-hooks.md are made from here: a new runtime is a
+package of its own under `gitstate/runtime/` and an entry in RUNTIMES.
 
 Pure data, no imports: `python -m gitstate hook NAME` reads it before anything else.
 """
@@ -104,8 +104,8 @@ def runtime_of(args: list[str]) -> Runtime:
 
 
 def hooks_table() -> list[str]:
-    """The README's table of hooks: a row per gitstate hook, a column per runtime (the event
-    that runs it there)."""
+    """The table of hooks in docs/reference/runtime-hooks.md: a row per gitstate hook, a column
+    per runtime (the event that runs it there)."""
     names = list(dict.fromkeys(n for rt in RUNTIMES.values() for n in rt.names()))
     head = "| gitstate hook | " + " | ".join(rt.title for rt in RUNTIMES.values()) + " |"
     rows = [head, "|---|" + "---|" * len(RUNTIMES)]

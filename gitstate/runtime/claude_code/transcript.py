@@ -1,5 +1,5 @@
-"""How full the model's context is, measured from the runtime's own transcript (the README's
-"Agent runtimes", the context hook; era's "fourth wall" in "What each preset keeps of its seed":
+"""How full the model's context is, measured from the runtime's own transcript
+(docs/how-to/claude-code.md, the context hook; era's "fourth wall" in docs/how-to/presets.md:
 the system measures, the agent does not guess).
 
 Claude Code writes the session as JSON lines; each assistant turn carries the API's `usage`.
