@@ -103,9 +103,12 @@ def stuck_repo(tmp_path: Path) -> Path:
 
 
 def watching(repo: Path, *args: str) -> subprocess.Popen:
+    # Ctrl-C as at a terminal: a suite started in the background by a shell without job
+    # control ignores SIGINT, and the watch would inherit that
     return subprocess.Popen([sys.executable, "-m", "gitstate", "watch", *args], cwd=repo,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            stdin=subprocess.DEVNULL)
+                            stdin=subprocess.DEVNULL,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def stopped(proc: subprocess.Popen, how: int) -> tuple[int, str]:

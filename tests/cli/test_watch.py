@@ -22,10 +22,17 @@ from hubs import hub_and_clones, pushed
 DEADLINE = 60     # seconds a line may take to come (a loaded machine); never waited out
 
 
+def at_a_terminal() -> None:
+    """Ctrl-C as at a terminal: a suite started in the background by a shell without job
+    control ignores SIGINT, and a child would inherit that."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def watching(where, *args: str, **kw) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "gitstate", *args], cwd=where,
                             stdin=subprocess.DEVNULL, stdout=kw.pop("stdout", subprocess.PIPE),
-                            stderr=kw.pop("stderr", subprocess.PIPE), text=True, **kw)
+                            stderr=kw.pop("stderr", subprocess.PIPE), text=True,
+                            preexec_fn=at_a_terminal, **kw)
 
 
 class Reader:
