@@ -179,15 +179,20 @@ def _text(command: str, params: dict, repo, data) -> str:
 def parse(args: list[str]) -> tuple[str | None, str, dict] | None:
     """(-C DIR, command, the parameters click would give the command), or None for a form not
     taken here."""
-    directory, rest = None, list(args)
-    if rest[:1] == ["-C"] and len(rest) > 1:
-        directory, rest = rest[1], rest[2:]
-        if not os.path.isdir(directory):
-            return None
-    if not rest or rest[0] not in FORMS:
+    split = directory_and_rest(args)
+    if split is None or not split[1] or split[1][0] not in FORMS:
         return None
+    directory, rest = split
     params = _params(rest[0], rest[1:])
     return None if params is None else (directory, rest[0], params)
+
+
+def directory_and_rest(args: list[str]) -> tuple[str | None, list[str]] | None:
+    """A leading `-C DIR` (None when absent) and the words after it, or None when DIR is no
+    folder (click says so)."""
+    if args[:1] == ["-C"] and len(args) > 1:
+        return (args[1], list(args[2:])) if os.path.isdir(args[1]) else None
+    return None, list(args)
 
 
 def _params(command: str, words: list[str]) -> dict | None:

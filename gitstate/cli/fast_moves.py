@@ -20,7 +20,7 @@ import re
 import sys
 
 from gitstate.cli.declared import DECLARED, Command, Param, data_args
-from gitstate.cli.fast import LOUD
+from gitstate.cli.fast import LOUD, directory_and_rest
 
 MOVES = (*(c.name for c in DECLARED.values() if c.data and c.hint in ("move", "ends")),
          "inbox")   # `inbox --mark-read` (or `--push`) only: a plain inbox is a view (cli/fast.py)
@@ -158,13 +158,10 @@ def _write(stream, text: str) -> None:
 def parse(args: list[str]) -> tuple[str | None, str, dict] | None:
     """(-C DIR, command, the parameters click would give the command, and `as_json`), or None
     for a form not taken here."""
-    directory, rest = None, list(args)
-    if rest[:1] == ["-C"] and len(rest) > 1:
-        directory, rest = rest[1], rest[2:]
-        if not os.path.isdir(directory):
-            return None
-    if not rest or rest[0] not in MOVES:
+    split = directory_and_rest(args)
+    if split is None or not split[1] or split[1][0] not in MOVES:
         return None
+    directory, rest = split
     params = _params(DECLARED[rest[0]], rest[1:])
     if params is None or (rest[0] == "inbox" and not (params["mark_read"] or params["push"])):
         return None
