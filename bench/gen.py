@@ -21,7 +21,7 @@ NEXT = {"bootstrap": ["inbox"], "inbox": ["distill"], "distill": ["deep_work", "
 # Roles without a holder limit, so that the history stays within haak's law; the first agent
 # is the (single) architect.
 ROLES = ["librarian", "auditor", None, None]
-FREEZE = ("---\nsession_id: {a}\nfrozen_at: '2026-11-22T10:00:00Z'\nrole: null\n"
+FREEZE = ("---\nsession_id: {a}\nfrozen_at: '2026-09-01T00:00:00Z'\nrole: null\n"
           "primary_situation: bench\nwake_if: the bench asks\n---\n## Key Decisions\n- x\n"
           "## Accumulated Knowledge\nx\n"
           "## Open Questions\n- x\n## Files Changed\n- x\n## Handoff Notes\nx\n")

@@ -15,7 +15,6 @@ from gitstate.law.verdict import SYMLINK_MODE, Context, Violation
 FREEZE_SECTIONS = ("Key Decisions", "Accumulated Knowledge", "Open Questions", "Files Changed",
                    "Handoff Notes")
 FREEZE_KEYS = ("session_id", "frozen_at", "role", "primary_situation", "wake_if")
-WRITTEN_BY = "written_by:"   # a freeze-state gitstate wrote for the agent (shutdown), not the agent
 # Headings of a freeze-state file (the caller strips them): linear, where `(.+?)[ \t]*$`
 # backtracked quadratically on a long line of blanks.
 _HEADING = re.compile(r"^##[ \t]+([^\n]*)", re.MULTILINE)
@@ -146,10 +145,10 @@ def check_freeze_file(p, ctx: Context, out: list[Violation]) -> None:
     for problem, line in freeze_file_findings(text):
         out.append(Violation(Rule.FREEZE_STATE, f"{target}: {problem}",
                              f"{target}:{line}" if line else where))
+    _future_stamp(text, target, ctx, out)
     base = ctx.base_file(target)
     before = statefile.as_text(p.old.get("freeze_state")) if p.old is not None else None
-    if before and base is not None and WRITTEN_BY not in text.split("\n---", 1)[0] \
-            and _unstamped(base) == _unstamped(data):
+    if before and base is not None and _unstamped(base) == _unstamped(data):
         out.append(Violation(Rule.FREEZE_STATE, f"{p.agent} froze before and was woken; its "
                              f"freeze-state {target} is the one of that freeze (but its "
                              "frozen_at): update it (what it learned since, what is open now) "
@@ -159,6 +158,36 @@ def check_freeze_file(p, ctx: Context, out: list[Violation]) -> None:
                              "freeze writes its freeze-state in the freeze commit (at least "
                              "frozen_at, the time of the freeze; `gitstate freeze "
                              f"{p.agent}` stamps it)", where))
+
+
+def _future_stamp(text: str, target: str, ctx: Context, out: list[Violation]) -> None:
+    """A `frozen_at` later than the freeze commit itself (beyond the clock tolerance): the
+    freeze's time is the commit's, never one to come."""
+    from gitstate.law.times import SKEW, iso
+    try:
+        doc = statefile.parse(text, target)
+    except Exception:  # InvalidFile: the findings above say so
+        return
+    at = _seconds(doc.front.get("frozen_at") if doc.front else None)
+    if at is None:
+        return
+    if at > ctx.committed() + SKEW:
+        out.append(Violation(Rule.FREEZE_STATE, f"{target}: frozen_at {iso(at)} is later than "
+                             f"this freeze ({iso(ctx.committed())}): write the time of the "
+                             "freeze (`gitstate freeze` stamps it)",
+                             f"{target}:{doc.line_of('frozen_at')}"))
+
+
+def _seconds(value: object) -> int | None:
+    """The seconds of a moment (`is_moment`): as text, or as YAML read it, a datetime (UTC
+    where it gives no zone); None for anything else."""
+    import datetime
+    if not is_moment(value):
+        return None
+    if isinstance(value, datetime.datetime):
+        return int((value if value.tzinfo else value.replace(tzinfo=datetime.UTC)).timestamp())
+    from gitstate.law.times import parse_iso
+    return parse_iso(str(value).strip())
 
 
 def _unstamped(data: bytes) -> bytes:

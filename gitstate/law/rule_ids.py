@@ -83,7 +83,8 @@ class Rule(StrEnum):
     TOKEN_LIMIT = ("token-limit", "staying in (or entering) a state with a `token_limit` once "
                    "the agent's tokens reached its max_tokens")
     FREEZE_STATE = ("freeze-state", "a freeze without its own complete freeze-state file "
-                    "(a `wake_if`, a `frozen_at` that is a time) written in the same commit")
+                    "(a `wake_if`, a `frozen_at` that is a time, not later than the freeze) "
+                    "written in the same commit")
     INBOX_CHECKPOINT = ("inbox-checkpoint", "last_read_commit moved backwards or to a commit "
                         "outside the history")
 

@@ -84,7 +84,10 @@ def systems(lc: Lifecycle, msg: Message, p: Parsed) -> bool:
     old, new = move_of(p)
     doc = p.old or p.new
     front = doc.front if doc is not None else {}
-    return op_kind(lc, op, old, new, as_text(front.get("role")))
+    # an operation makes the move and writes the move's own stamps; a measured key it never
+    # writes (an agent's own context_pct) is still the runtime's or a human's
+    return op_kind(lc, op, old, new, as_text(front.get("role"))) \
+        and all(what.startswith("move ") for what in system_changes(lc, p))
 
 
 def walled(lc: Lifecycle, changes: list, memo: dict | None = None) -> list[str]:

@@ -95,7 +95,9 @@ def _unwritten(agent: str, rel: str, existing: Path | None, front: dict,
 
 
 def _written_by(data: bytes, rel: str, by: str | None) -> bytes:
-    """A freeze-state marked as written by gitstate (`written_by:`), not by its agent: `show`
-    says so, so that nobody takes its boilerplate for what the agent knew."""
-    return statefile.with_fields(statefile.parse_bytes(data, rel),
-                                 {"written_by": f"gitstate {by or 'shutdown'}"}).encode()
+    """A freeze-state marked as written by gitstate (`written_by:`, with when), not by its
+    agent: `show` says so, so that nobody takes its boilerplate for what the agent knew. The
+    time is what changes it from the last such freeze (a re-freeze changes more than its
+    `frozen_at`)."""
+    return statefile.with_fields(statefile.parse_bytes(data, rel), {
+        "written_by": f"gitstate {by or 'shutdown'} at {now_iso(precise=True)}"}).encode()

@@ -295,11 +295,15 @@ def test_shutdowns_freeze_states_say_they_are_not_the_agents(tmp_path):
     ok(repo, "shutdown")
     for agent in ("bob", "alice"):
         shown = json.loads(ok(repo, "show", agent, "--json").stdout)
-        assert shown["written_by"] == "gitstate shutdown"
+        assert shown["written_by"].startswith("gitstate shutdown at 20")
         text = ok(repo, "show", agent).stdout
-        assert text.startswith(f"note: data/freeze-states/{agent}.md was written by gitstate "
-                               f"shutdown, not by {agent}")
+        assert text.startswith(f"note: data/freeze-states/{agent}.md was written by "
+                               f"{shown['written_by']}, not by {agent}")
     assert "written by hand" in fs.read_text()               # what alice wrote is kept
+    # woken again and shut down again without a word of hers: the mark's time is what changed
+    ok(repo, "wake", "alice", "--approved-by", "zach")
+    ok(repo, "shutdown")
+    assert json.loads(ok(repo, "show", "alice", "--json").stdout)["state"] == "frozen"
     fresh = _frozen(repo, "carol")
     assert json.loads(ok(repo, "show", "carol", "--json").stdout)["written_by"] is None
     assert "note:" not in ok(repo, "show", "carol").stdout and fresh.exists()

@@ -394,3 +394,37 @@ def test_a_team_operations_trailer_on_a_move_not_of_its_kind_does_not_pass_the_w
     res = pushed(repo)
     assert res.returncode != 0 and "fourth-wall" in res.stderr
     assert git(hub, "rev-parse", "main").stdout != git(repo, "rev-parse", "HEAD").stdout
+
+
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is missing")
+def test_a_team_operations_trailer_covers_its_move_but_not_a_measurement_made_with_it(
+        tmp_path, monkeypatch):
+    """A move of shutdown's own kind (inbox -> distill, nearer logout) may say `Moved-by: gitstate shutdown`;
+    the agent's own context_pct changed in the same commit is still the runtime's."""
+    repo = managed(tmp_path, "era")
+    ok(repo, "spawn", "era-1", "--key")
+    monkeypatch.setenv("GITSTATE_AGENT", "era-1")
+    walk(repo, "era-1", "inbox")
+    hub = with_hub(tmp_path, repo)
+    key = next(p for p in (Path(os.environ["HOME"]) / ".config" / "gitstate" / "keys").glob(
+        "era-1-*") if p.suffix != ".pub")
+    signed = ("-c", "gpg.format=ssh", "-c", f"user.signingkey={key}")
+    set_state_line(repo, "era-1", "state", "distill")
+    set_state_line(repo, "era-1", "context_pct", "5")
+    message = "@era-1: [STATE:distill] shutdown\n\nMoved-by: gitstate shutdown"
+    before = snapshot(repo)
+    res = git(repo, *signed, "commit", "-q", "-S", "-am", message, check=False)
+    assert res.returncode != 0 and "fourth-wall" in res.stderr, res.stderr
+    assert "era-1's context_pct" in res.stderr
+    assert snapshot(repo) == before
+    git(repo, *UNHOOKED, *signed, "commit", "-q", "-S", "-am", message)
+    assert "fourth-wall" in verify(repo)
+    res = pushed(repo)
+    assert res.returncode != 0 and "fourth-wall" in res.stderr
+    assert git(hub, "rev-parse", "main").stdout != git(repo, "rev-parse", "HEAD").stdout
+    # the agent's own move, signed by its key, without the measurement, passes every door
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    set_state_line(repo, "era-1", "state", "distill")
+    git(repo, *signed, "commit", "-q", "-S", "-am", "@era-1: [STATE:distill] done")
+    assert verify(repo) == []
+    assert pushed(repo).returncode == 0

@@ -186,9 +186,12 @@ WRITTEN = ("---\nsession_id: a\nfrozen_at: '2026-11-22T10:00:00Z'\nrole: null\n"
                                                       "Handoff Notes"))).encode()
 
 
+FROZE = 1_795_345_200.0   # 2026-11-22T11:00:00Z: when the freezes judged here are made
+
+
 class Files(Plain):
-    def __init__(self, base: bytes | None, tree: bytes | None):
-        super().__init__({}, {FS: tree})
+    def __init__(self, base: bytes | None, tree: bytes | None, now: float = FROZE):
+        super().__init__({}, {FS: tree}, now=now)
         self._base = base
 
     def base_file(self, path):
@@ -210,13 +213,28 @@ def test_a_woken_agent_refreezes_with_an_updated_freeze_state():
     [v] = validate([FileChange("agent/a/_state.md", woken, frozen)], HAAK, msg,
                    context=Files(WRITTEN, stamped))
     assert "but its frozen_at" in v.message
-    # a first freeze, and one gitstate wrote for the agent (marked), are not re-freezes
+    # a first freeze is no re-freeze
     assert validate([FileChange("agent/a/_state.md", doc("a", "inbox"), frozen)], HAAK, msg,
                     context=Files(None, WRITTEN)) == []
+    # a `written_by:` line the agent types spares it nothing: the file changes or is refused
     marked = WRITTEN.replace(b"---\nsession_id", b"---\nwritten_by: gitstate shutdown\n"
                                                  b"session_id")
-    assert validate([FileChange("agent/a/_state.md", woken, frozen)], HAAK, msg,
-                    context=Files(marked, marked.replace(b"10:00:00Z", b"11:00:00Z"))) == []
+    [v] = validate([FileChange("agent/a/_state.md", woken, frozen)], HAAK, msg,
+                   context=Files(marked, marked.replace(b"10:00:00Z", b"11:00:00Z")))
+    assert "a froze before and was woken" in v.message
+
+
+def test_a_freeze_stamped_later_than_its_commit_is_refused_with_its_line():
+    frozen = doc("a", "frozen", freeze_state=FS)
+    msg = "@a: [STATE:frozen] ok"
+    change = [FileChange("agent/a/_state.md", doc("a", "inbox"), frozen)]
+    assert validate(change, HAAK, msg, context=Files(None, WRITTEN)) == []
+    ahead = WRITTEN.replace(b"2026-11-22T10:00:00Z", b"2099-01-01T00:00:00Z")
+    [v] = validate(change, HAAK, msg, context=Files(None, ahead))
+    assert v.rule == "freeze-state" and v.where == f"{FS}:3"
+    assert "frozen_at 2099-01-01T00:00:00Z is later than this freeze" in v.message
+    # within the clock tolerance of the commit's time: the committer's clock ran a little ahead
+    assert validate(change, HAAK, msg, context=Files(None, WRITTEN, now=FROZE - 3600 - 60)) == []
 
 
 def test_every_change_to_a_frozen_agent_needs_approval():
