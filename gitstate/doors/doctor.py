@@ -168,18 +168,14 @@ def _living(repo: Managed, lc, head: str) -> dict[str, dict]:
 
 def _rolefindings(repo: Managed, lc, head: str | None) -> list[dict]:
     """A warning for each role whose max is a convention (`max_advisory`) and that more living
-    agents hold: the law lets it be, the team should know."""
-    advisory = {r for r in lc.roles if lc.max_advisory(r)}
-    holders: dict[str, list[str]] = {}
-    for agent, front in (_living(repo, lc, head).items() if advisory and head else ()):
-        role = statefile.as_text(front.get("role"))
-        if role and role in advisory and lc.roster_of(front["state"]) == "living":
-            holders.setdefault(role, []).append(agent)
-    return [finding("warn", "roles", f"role '{role}' has {len(held)} living holders "
-                    f"({', '.join(sorted(held))}); its max of {lc.max_of(role)} is a convention "
-                    "(max_advisory: true), warned of, not refused",
-                    f"coordinate, or hand it on: `gitstate handover {role} --from ID --to ID2`")
-            for role, held in sorted(holders.items()) if len(held) > (lc.max_of(role) or 0)]
+    agents hold (`roles.over_advisory_max`, as `status` and `check` warn)."""
+    from gitstate.law.roles import over_advisory_max
+    if not head or not any(lc.max_advisory(r) for r in lc.roles):
+        return []
+    fronts = [{**front, "agent": agent} for agent, front in _living(repo, lc, head).items()]
+    return [finding("warn", "roles", said.split(": coordinate,")[0],
+                    "coordinate, or hand it on: `gitstate handover ROLE --from ID --to ID2`")
+            for said in over_advisory_max(lc, fronts)]
 
 
 def _keyfindings(living: dict[str, dict]) -> list[dict]:
