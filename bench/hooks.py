@@ -10,6 +10,10 @@ Beside its figures it prints `python -c pass` of the same interpreter (the floor
 that starts Python), the load average, and the git processes one commit of each kind starts
 (from git's trace, GIT_TRACE2_EVENT).
 
+A state commit is judged by the resident judge (gitstate/doors/resident.py) once the first one
+started it; each figure is also given without it (GITSTATE_JUDGE=0): what a commit costs when
+no judge is running.
+
 Targets: <= 10 ms for a commit touching no state file (commit hooks and the ref guard
 together), <= 40 ms for a state commit, and a `git fetch` that the ref guard sees but need not
 judge (it moves remote-tracking refs only): <= 10 ms.
@@ -47,7 +51,7 @@ def timed(repo: Path, args: list[str], hooks_off: str | None,
     another gitstate). `trace`: git's trace of every git process is written there."""
     cmd = ["git"] + (["-c", f"core.hooksPath={hooks_off}"] if hooks_off else []) + args
     env = {**(env or {}), **({"GIT_TRACE2_EVENT": str(trace)} if trace else {})}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before, judged = resource.getrusage(resource.RUSAGE_CHILDREN), judge_cpu()
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=repo, capture_output=True, text=True,
                           env={**os.environ, **env} if env else None)
@@ -56,7 +60,24 @@ def timed(repo: Path, args: list[str], hooks_off: str | None,
     if proc.returncode != 0:
         raise SystemExit(f"git {args[0]} failed: {proc.stderr}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return elapsed * 1000, cpu * 1000
+    return elapsed * 1000, cpu * 1000 + max(0.0, judge_cpu() - judged)
+
+
+def judge_cpu() -> float:
+    """Milliseconds of CPU the resident judges running now have used (gitstate/doors/resident.py:
+    a process the hooks talk to, no child of the commit): counted in a commit's CPU."""
+    total = 0
+    for pid in filter(str.isdigit, os.listdir("/proc") if os.path.isdir("/proc") else ()):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                if b"gitstate.doors.resident_server" not in fh.read():
+                    continue
+            with open(f"/proc/{pid}/stat") as fh:
+                fields = fh.read().rpartition(")")[2].split()
+            total += int(fields[11]) + int(fields[12])
+        except OSError:
+            continue
+    return total * 1000 / os.sysconf("SC_CLK_TCK")
 
 
 def setup(root: Path, python: str = sys.executable) -> Path:
@@ -122,15 +143,16 @@ def measure(runs: int, against: str | None = None) -> dict[str, dict[str, float]
         repo = setup(root, against or sys.executable)
         off = root / "no-hooks"
         off.mkdir()
-        modes = ("hooks", "bare") + (("against",) if against else ())
+        modes = ("hooks", "bare", "no-judge") + (("against",) if against else ())
         samples: dict[str, dict[str, list[tuple[float, float]]]] = {
             k: {m: [] for m in modes} for k in (*TARGETS_MS, "python -c pass")}
         theirs = str(other_hooks(root, against)) if against else None
 
         def hooks_of(mode: str) -> str | None:
-            return {"hooks": None, "bare": str(off), "against": theirs}[mode]
+            return {"hooks": None, "bare": str(off), "against": theirs, "no-judge": None}[mode]
 
-        env_of = {"against": {"GITSTATE_PYTHON": against or ""}}
+        env_of = {"against": {"GITSTATE_PYTHON": against or ""},
+                  "no-judge": {"GITSTATE_JUDGE": "0"}}
         upstream = root / "upstream"
         sh(root, "git", "clone", "-q", str(repo), str(upstream))
         sh(repo, "git", "remote", "add", "upstream", str(upstream))
@@ -181,6 +203,8 @@ def measure(runs: int, against: str | None = None) -> dict[str, dict[str, float]
             out[kind] = {"with_hooks_ms": hooks, "without_ms": bare, "added_ms": hooks - bare,
                          "target_ms": TARGETS_MS[kind],
                          "cpu_added_ms": med("hooks", 1) - med("bare", 1),
+                         "no_judge_added_ms": med("no-judge", 0) - bare,
+                         "no_judge_cpu_added_ms": med("no-judge", 1) - med("bare", 1),
                          "against_added_ms": med("against", 0) - bare if against else None,
                          "against_cpu_added_ms": med("against", 1) - med("bare", 1)
                          if against else None,
@@ -213,11 +237,15 @@ def main() -> int:
         print(f"{kind:<10}{r['with_hooks_ms']:>10.1f}ms{r['without_ms']:>8.1f}ms"
               f"{r['added_ms']:>7.1f}ms{r['target_ms']:>7.0f}ms  {verdict:<4}"
               f"{r['cpu_added_ms']:>8.1f}ms{git['hooks']:>4}/{git['bare']}"
+              + f"   no judge: {r['no_judge_added_ms']:.1f}ms added, "
+                f"{r['no_judge_cpu_added_ms']:.1f}ms CPU"
               + (f"   against: {r['against_added_ms']:.1f}ms added, "
                  f"{r['against_cpu_added_ms']:.1f}ms CPU, git {git['against']}"
                  if args.against else ""))
     print("git: git processes of one such commit with the hooks / without (its own included, "
           "git's `maintenance --auto` not)")
+    print("CPU added counts the resident judge's (gitstate/doors/resident.py); no judge: the same "
+          "commit with GITSTATE_JUDGE=0, what a commit costs when no judge is running")
     return 1 if worst else 0
 
 

@@ -235,6 +235,9 @@ def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     # the read commands' fast path raises where it would fall back on a bug of its own
     monkeypatch.setenv("GITSTATE_FAST_LOUD", "1")
+    # no resident judge (gitstate/doors/resident.py): a process that would outlive the test; its
+    # own tests (tests/doors/test_resident_judge.py) start one and stop it
+    monkeypatch.setenv("GITSTATE_JUDGE", "0")
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     for role in ("AUTHOR", "COMMITTER"):

@@ -44,7 +44,12 @@ def main() -> int:
     if len(sys.argv) < 2:
         print("usage: gitstate hook NAME [ARGS...]", file=sys.stderr)
         return 2
-    return run_hook(sys.argv[1], sys.argv[2:])
+    code = run_hook(sys.argv[1], sys.argv[2:])
+    sock = os.environ.get("GITSTATE_JUDGE_START")
+    if sock and sys.argv[1] in ("pre-commit", "commit-msg"):
+        from gitstate.doors.resident import start  # for the next commit (doors/resident.py)
+        start(sock)
+    return code
 
 
 def run_hook(name: str, args: list[str]) -> int:

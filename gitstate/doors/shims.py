@@ -113,13 +113,15 @@ def _glob(text: str) -> str:
 
 
 def render_shim(name: str, lc: Lifecycle) -> str:
+    from gitstate.doors.resident import CLIENT
     from gitstate.resources import read_shipped
     template = read_shipped("githooks", name)
     return (template.replace("@GITSTATE_PATHS@", paths_pattern(lc).replace("'", "'\\''"))
             .replace("@GITSTATE_CONCERNS@", concerns_glob(lc))
             .replace("@GITSTATE_PATHSPECS@", " ".join(shlex.quote(p) for p in pathspecs(lc)))
             .replace("@GITSTATE_ATOMIC@", "1" if lc.policies.atomic_commits else "")
-            .replace("@GITSTATE_ACCEPT@", "1" if lc.accept else ""))
+            .replace("@GITSTATE_ACCEPT@", "1" if lc.accept else "")
+            .replace("@GITSTATE_JUDGE_CLIENT@", CLIENT))
 
 
 def is_ours(path: Path) -> bool:

@@ -1,0 +1,270 @@
+"""The resident judge's server (`doors/resident.py` says what it is and how it is reached):
+one request at a time, each run as the in-process hook would run in the client's place.
+`python -m gitstate.doors.resident_server SOCKET` is how a hook starts it."""
+
+from __future__ import annotations
+
+import io
+import os
+import socket
+import struct
+import sys
+import time
+
+from gitstate.doors.resident import (
+    IDLE,
+    MAX_REQUEST,
+    NOT_SERVED,
+    SERVED,
+    SOCKET,
+    STATUS,
+    TAG,
+    TICK,
+    identity,
+    sources,
+)
+
+
+class Judge:
+    def __init__(self, sock: str, idle: float):
+        self.sock = os.path.abspath(sock)
+        self.folder = os.path.dirname(self.sock)
+        self.idle = idle
+        self.env = dict(os.environb)
+        self.me = identity(self.env)
+        self.sources = sources()
+        self.inode: int | None = None
+        self.served = 0
+        self.since = int(time.time())
+
+    def serve(self) -> int:
+        """Bind, then answer requests until idle, replaced or stale."""
+        server = self._bind()
+        if server is None:
+            return 1
+        from gitstate.doors.hooks import run_hook  # imported now: each request finds it warm
+        last = time.monotonic()
+        try:
+            while True:
+                try:
+                    conn, _ = server.accept()
+                except TimeoutError:
+                    if time.monotonic() - last > self.idle or not self._ours():
+                        return 0
+                    continue
+                with conn:
+                    stale = self.sources != sources()
+                    if self._answer(conn, run_hook, stale):
+                        self.served += 1
+                        self._say()
+                if stale or not self._ours():
+                    return 0
+                last = time.monotonic()
+        finally:
+            server.close()
+            if self._ours():
+                _unlink(self.sock)
+            self._unsay()
+
+    def _bind(self) -> socket.socket | None:
+        """The listening socket, bound by its name inside its folder (a socket's path is
+        limited to ~100 bytes; a repository's is not). A socket left by a judge that died is
+        replaced; a living judge's is not."""
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            os.chdir(self.folder)
+            if os.path.exists(SOCKET):
+                if _answers(SOCKET):
+                    return None
+                _unlink(SOCKET)
+            old = os.umask(0o077)
+            try:
+                server.bind(SOCKET)
+            finally:
+                os.umask(old)
+            server.listen(16)
+            self.inode = os.stat(SOCKET).st_ino
+            self._say()
+        except OSError:
+            server.close()
+            return None
+        server.settimeout(TICK)
+        return server
+
+    def _say(self) -> None:
+        """`judge.json` beside the socket: this judge's pid, since when it runs and how many
+        judgements it gave (`gitstate doctor` reads it)."""
+        import json
+        tmp = f"{STATUS}.{os.getpid()}.tmp"
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                json.dump({"pid": os.getpid(), "since": self.since, "served": self.served,
+                           "socket": self.sock}, fh)
+            os.replace(tmp, STATUS)
+        except OSError:
+            _unlink(tmp)
+
+    def _unsay(self) -> None:
+        """Remove `judge.json` if it is still this judge's."""
+        import json
+        path = os.path.join(self.folder, STATUS)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                mine = json.load(fh).get("pid") == os.getpid()
+        except (OSError, ValueError, AttributeError):
+            return
+        if mine:
+            _unlink(path)
+
+    def _ours(self) -> bool:
+        """Is the socket in place still the one this judge bound?"""
+        try:
+            return os.stat(self.sock).st_ino == self.inode
+        except OSError:
+            return False
+
+    def _answer(self, conn: socket.socket, run_hook, stale: bool) -> bool:
+        """Take one request and answer it; True if it was judged here."""
+        conn.settimeout(5)
+        try:
+            request, fds = _receive(conn)
+        except (OSError, ValueError):
+            return False
+        try:
+            parsed = _parse(request) if not stale and _same_user(conn) else None
+            if parsed is None or identity(parsed[2]) != self.me or len(fds) != 3:
+                conn.sendall(NOT_SERVED)
+                return False
+            cwd, args, env = parsed
+            code = self._run(run_hook, cwd, args, env, fds)
+            conn.sendall(SERVED + bytes([code & 0xFF]))
+            return True
+        except OSError:
+            return False
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+    def _run(self, run_hook, cwd: bytes, args: list[str], env: dict, fds: list[int]) -> int:
+        """`run_hook` as the client's process would run it: its folder, environment and
+        streams; all restored after."""
+        saved = [os.dup(fd) for fd in (0, 1, 2)]
+        streams = (sys.stdin, sys.stdout, sys.stderr, sys.argv)
+        try:
+            for target, fd in enumerate(fds):
+                os.dup2(fd, target)
+            os.environb.clear()
+            os.environb.update(env)
+            os.chdir(cwd)
+            sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False))
+            sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), line_buffering=True)
+            sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False),
+                                          errors="backslashreplace", line_buffering=True)
+            sys.argv = ["-c", *args]
+            try:
+                return _code(run_hook(args[0], args[1:]) if args else 2)
+            except SystemExit as exc:
+                return _code(exc.code)
+            except Exception:   # a bug: said as the in-process hook would say it
+                import traceback
+                traceback.print_exc()
+                return 1
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except (OSError, ValueError):
+                    pass
+            sys.stdin, sys.stdout, sys.stderr, sys.argv = streams
+            for target, fd in enumerate(saved):
+                os.dup2(fd, target)
+                os.close(fd)
+            os.environb.clear()
+            os.environb.update(self.env)
+            os.chdir(self.folder)
+
+
+def _code(value) -> int:
+    if value is None:
+        return 0
+    return value if isinstance(value, int) else 1
+
+
+def _receive(conn: socket.socket) -> tuple[bytes, list[int]]:
+    """The request and the three descriptors that came with its first bytes."""
+    data, fds, _flags, _addr = socket.recv_fds(conn, 65536, 3)
+    while len(data) < 4:
+        more = conn.recv(65536)
+        if not more:
+            raise ValueError("short request")
+        data += more
+    size = int.from_bytes(data[:4], "big")
+    if size > MAX_REQUEST:
+        raise ValueError("request too large")
+    while len(data) < 4 + size:
+        more = conn.recv(min(65536, 4 + size - len(data)))
+        if not more:
+            raise ValueError("short request")
+        data += more
+    return data[4:4 + size], list(fds)
+
+
+def _parse(request: bytes) -> tuple[bytes, list[str], dict[bytes, bytes]] | None:
+    """(folder, hook arguments, environment) of a request; None if it is no client's."""
+    fields = request.split(b"\0")
+    if len(fields) < 3 or fields[0] != TAG or not fields[2].isdigit():
+        return None
+    count = int(fields[2])
+    if len(fields) < 3 + count:
+        return None
+    args = [os.fsdecode(a) for a in fields[3:3 + count]]
+    env = {}
+    for item in fields[3 + count:]:
+        key, sep, value = item.partition(b"=")
+        if sep and key:
+            env[key] = value
+    return fields[1], args, env
+
+
+def _same_user(conn: socket.socket) -> bool:
+    """Is the peer this judge's own user (Linux's SO_PEERCRED; elsewhere the socket's own
+    mode, 0700, keeps others out)?"""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return True
+    _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, option,
+                                                          struct.calcsize("3i")))
+    return uid == os.getuid()
+
+
+def _answers(path: str) -> bool:
+    """Does a judge answer on this socket?"""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.settimeout(1)
+        probe.connect(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def main(argv: list[str]) -> int:
+    """`python -m gitstate.doors.resident_server SOCKET`: serve until idle, replaced or stale."""
+    os.closerange(3, 1024)      # no descriptor of the hook that started it is held open
+    if len(argv) != 1:
+        return 2
+    os.environ.pop("GITSTATE_JUDGE_START", None)
+    return Judge(argv[0], float(os.environ.get("GITSTATE_JUDGE_IDLE") or IDLE)).serve()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
