@@ -165,10 +165,15 @@ def test_era_a_compaction_ends_deep_work_and_a_session_ending_after_distill_logs
         res = gitstate(repo, "transition", "eli", state)
         assert res.returncode == 0, res.stderr
     token = model.script("era-first", Turn(text("working")))
+    before = len(decisions(repo))
     run(repo, model, f"work {token}", session)
+    settled(repo, session, "session_end", before)       # decided after `claude -p` ends
     since, before = tip(repo), len(decisions(repo))
     run(repo, model, "/compact", session, resume=True)
     settled(repo, session, "pre_compact", before)
+    # this session's end is decided in a process of its own: before eli moves on, so that it
+    # is decided where eli stood when the session ended (inbox), not in distill
+    settled(repo, session, "session_end", before)
     log = moves(repo, since)
     assert "gitstate|@eli: [STATE:inbox] runtime: pre compact (manual)" in log, log
 
