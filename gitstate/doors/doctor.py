@@ -44,6 +44,7 @@ def diagnose(repo: Managed) -> list[dict]:
     out = _lawfindings(lc, head) + _hookfindings(repo, lc)
     out.append(_pythonfinding(repo))
     out.append(_cachefinding(repo))
+    out.append(_judgefinding(repo))
     out.append(_approvalsfinding(repo, lc, head))
     out += _moversfindings(repo, lc, head)
     out += _rolefindings(repo, lc, head)
@@ -255,6 +256,32 @@ def _cachefinding(repo: Managed) -> dict:
                         "make $XDG_CACHE_HOME or ~/.cache writable")
     return finding("ok", "cache", "caches are sealed with this user's key; `verify "
                     "--no-cache` and the hub never read them")
+
+
+def _judgefinding(repo: Managed) -> dict:
+    """The resident judge of this work tree (`doors/resident.py`): running, or started by the
+    next state commit, or switched off."""
+    import json
+    import os
+
+    from gitstate.doors.resident import STATUS
+    off = ("0", "false", "no", "off")
+    if os.environ.get("GITSTATE_JUDGE", "").lower() in off \
+            or (repo.git.config("gitstate.judge") or "").lower() in off:
+        return finding("ok", "judge", "the resident judge is off (GITSTATE_JUDGE or "
+                       "gitstate.judge): each state commit starts gitstate's Python")
+    where = Path(repo.git.text("rev-parse", "--absolute-git-dir")) / "gitstate" / STATUS
+    try:
+        said = json.loads(where.read_text(encoding="utf-8"))
+        pid, served, since = int(said["pid"]), int(said["served"]), int(said["since"])
+        os.kill(pid, 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return finding("ok", "judge", "no resident judge runs here: the next state commit "
+                       "starts one (`git config gitstate.judge false` keeps it off)")
+    from gitstate.law.times import when
+    return finding("ok", "judge", f"a resident judge runs (pid {pid}, since {when(since)}, "
+                   f"{served} commit hook{'s' if served != 1 else ''} judged): state commits "
+                   "reach it instead of starting gitstate's Python")
 
 
 HUB_ASK_SECONDS = 5   # `doctor` asks each remote whether it is a hub for at most this long

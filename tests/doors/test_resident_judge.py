@@ -106,6 +106,10 @@ def test_the_first_state_commit_starts_a_judge_and_the_next_are_judged_by_it(rep
     assert git(repo, "log", "-1", "--format=%s").stdout.strip() == \
         "@alice: [STATE:deep_work] on"
     assert gitstate(repo, "verify").returncode == 0
+    [said] = [f for f in json.loads(gitstate(repo, "doctor", "--json").stdout)["findings"]
+              if f["check"] == "judge"]
+    assert f"a resident judge runs (pid {first['pid']}," in said["detail"]
+    assert "2 commit hooks judged" in said["detail"]
     # an ordinary commit never reaches Python, nor the judge
     (repo / "notes.txt").write_text("x\n")
     git(repo, "add", "notes.txt")
@@ -222,3 +226,6 @@ def test_no_judge_where_the_config_says_so(repo, judged):
     assert move(repo, "alice", "distill").returncode == 0
     assert not (repo / ".git" / "gitstate" / "judge.sock").exists()
     assert status(repo) is None
+    [said] = [f for f in json.loads(gitstate(repo, "doctor", "--json").stdout)["findings"]
+              if f["check"] == "judge"]
+    assert said["detail"].startswith("the resident judge is off")
