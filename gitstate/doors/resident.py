@@ -102,7 +102,7 @@ def start(sock: str) -> None:
                            (os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
                            (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
                            (os.POSIX_SPAWN_OPEN, 2, null, os.O_WRONLY, 0)])
-    except OSError:
+    except (OSError, NotImplementedError, AttributeError):   # no posix_spawn(setsid=) here
         pass
 
 
