@@ -1,4 +1,4 @@
-"""The hub's landing queue (docs/tutorials/hub.md).
+"""The hub's landing queue (docs/explanation/landing.md).
 
 `--push` sends a move to `refs/gitstate/queue/<branch>` of a hub made by `gitstate init
 --server`. git hands such a push to the hub's `proc-receive` hook instead of writing the ref

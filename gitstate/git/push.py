@@ -1,4 +1,4 @@
-"""Landing a move on the hub (`--push`, docs/tutorials/hub.md).
+"""Landing a move on the hub (`--push`, docs/explanation/landing.md).
 
 A move is committed locally, then the current branch is pushed to its upstream. When the hub
 refuses because another agent got there first (a non-fast-forward, or a lost race for the ref

@@ -1,4 +1,4 @@
-"""`gitstate sync`: bring a clone back in step with its hub by hand (docs/tutorials/hub.md).
+"""`gitstate sync`: bring a clone back in step with its hub by hand (docs/explanation/landing.md).
 
 The unlanded moves are this branch's commits the upstream has not got (oldest first) and the
 side branches `gitstate/unlanded/*` that `--push` leaves. A rebase, merge or cherry-pick left

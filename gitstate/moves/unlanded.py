@@ -1,4 +1,4 @@
-"""What `gitstate sync` takes (docs/tutorials/hub.md): this branch's commits the upstream has
+"""What `gitstate sync` takes (docs/explanation/landing.md): this branch's commits the upstream has
 not got and the moves kept on the side branches `gitstate/unlanded/*`; and what `--push` left
 uncommitted when a move did not land (its work, staged on the branch's tip), which is that
 move's and goes with it. Any other uncommitted change the replay would touch stops it first.
