@@ -29,14 +29,16 @@ import sys
 
 SOCKET = "judge.sock"
 STATUS = "judge.json"          # beside the socket: its pid, since when, judgements given
-TAG = b"gitstate-judge-1"
+TAG = b"gitstate-judge-2"
 SERVED, NOT_SERVED = b"J", b"N"
 IDLE = 600.0                   # seconds without a request before the judge exits
 TICK = 1.0                     # how often an idle judge looks at its socket
 MAX_REQUEST = 1 << 20         # an environment larger than this is no client of ours
 # What must match between the judge's start and a client for the same gitstate to judge the
-# same way: where Python finds modules, and where the caches and the user's keys live.
-_IDENTITY_ENV = (b"PYTHONPATH", b"PYTHONHOME", b"PYTHONSAFEPATH", b"HOME", b"XDG_CACHE_HOME")
+# same way, besides the Python itself: what Python reads at its start (every PYTHON* variable:
+# where it finds modules, its encodings, warnings, limits), the locale its streams are read
+# and written in, the clock's zone, and where the caches and the user's keys live.
+_IDENTITY_ENV = (b"LANG", b"LC_ALL", b"LC_CTYPE", b"TZ", b"HOME", b"XDG_CACHE_HOME")
 
 # The client, run by the shims as `"$py" -I -S -c "$CLIENT" SOCKET HOOK ARGS...`: it connects,
 # hands over its request with fds 0-2, and exits with the judge's code. Not served (no
@@ -47,14 +49,23 @@ CLIENT = r"""
 import _socket, os, sys
 sock, args, cwd = sys.argv[1], sys.argv[2:], os.getcwd()
 env = [k + b"=" + v for k, v in os.environb.items() if k != b"GITSTATE_JUDGE_START"]
-req = b"\0".join([b"gitstate-judge-1", os.fsencode(cwd), str(len(args)).encode()]
-                 + [os.fsencode(a) for a in args] + env)
+req = b"\0".join([b"gitstate-judge-2", os.fsencode(sys.executable), os.fsencode(cwd),
+                  str(len(args)).encode()] + [os.fsencode(a) for a in args] + env)
 s, sent, said = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM), 0, b"N"
 try:
     s.settimeout(5)
     os.chdir(os.path.dirname(sock) or ".")
     try:
         s.connect(os.path.basename(sock))
+        # only a judge of this user is told anything (another may listen where the index is)
+        if hasattr(_socket, "SO_PEERCRED"):
+            uid = s.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)[4:8]
+            if int.from_bytes(uid, sys.byteorder) != os.getuid():
+                raise OSError
+        else:
+            st = os.stat(".")
+            if st.st_uid != os.getuid() or st.st_mode & 0o022:
+                raise OSError
     finally:
         os.chdir(cwd)
     fds = b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2))
@@ -96,6 +107,8 @@ def start(sock: str) -> None:
     folder = os.path.dirname(sock)
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)
+        if not private(folder):
+            return
         null = os.devnull
         argv = [sys.executable, "-m", "gitstate.doors.resident_server", sock]
         os.posix_spawn(sys.executable, argv, os.environ, setsid=True, file_actions=[
@@ -108,7 +121,20 @@ def start(sock: str) -> None:
 
 def identity(env) -> tuple:
     """What a client's environment must share with the judge's (`_IDENTITY_ENV`)."""
-    return tuple(env.get(k) for k in _IDENTITY_ENV)
+    return (tuple(env.get(k) for k in _IDENTITY_ENV),
+            sorted(item for item in env.items() if item[0].startswith(b"PYTHON")))
+
+
+def private(folder: str) -> bool:
+    """Is `folder` a directory of this user's that no other may write in? A judge lives only
+    in one (its socket, its status file); beside an index kept in a shared folder there is
+    none."""
+    import stat
+    try:
+        st = os.lstat(folder)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022
 
 
 def sources() -> dict[str, int]:

@@ -21,6 +21,7 @@ from gitstate.doors.resident import (
     TAG,
     TICK,
     identity,
+    private,
     sources,
 )
 
@@ -32,6 +33,7 @@ class Judge:
         self.idle = idle
         self.env = dict(os.environb)
         self.me = identity(self.env)
+        self.python = os.fsencode(sys.executable)   # a client of another Python is not served
         self.sources = sources()
         self.inode: int | None = None
         self.served = 0
@@ -72,6 +74,8 @@ class Judge:
         replaced; a living judge's is not."""
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
+            if not private(self.folder):
+                raise OSError("a folder others may write in")
             os.chdir(self.folder)
             if os.path.exists(SOCKET):
                 if _answers(SOCKET):
@@ -132,10 +136,11 @@ class Judge:
             return False
         try:
             parsed = _parse(request) if not stale and _same_user(conn) else None
-            if parsed is None or identity(parsed[2]) != self.me or len(fds) != 3:
+            if parsed is None or parsed[0] != self.python or identity(parsed[3]) != self.me \
+                    or len(fds) != 3:
                 conn.sendall(NOT_SERVED)
                 return False
-            cwd, args, env = parsed
+            _python, cwd, args, env = parsed
             code = self._run(run_hook, cwd, args, env, fds)
             conn.sendall(SERVED + bytes([code & 0xFF]))
             return True
@@ -209,21 +214,22 @@ def _receive(conn: socket.socket) -> tuple[bytes, list[int]]:
     return data[4:4 + size], list(fds)
 
 
-def _parse(request: bytes) -> tuple[bytes, list[str], dict[bytes, bytes]] | None:
-    """(folder, hook arguments, environment) of a request; None if it is no client's."""
+def _parse(request: bytes) -> tuple[bytes, bytes, list[str], dict[bytes, bytes]] | None:
+    """(its Python, folder, hook arguments, environment) of a request; None if it is no
+    client's."""
     fields = request.split(b"\0")
-    if len(fields) < 3 or fields[0] != TAG or not fields[2].isdigit():
+    if len(fields) < 4 or fields[0] != TAG or not fields[3].isdigit():
         return None
-    count = int(fields[2])
-    if len(fields) < 3 + count:
+    count = int(fields[3])
+    if len(fields) < 4 + count:
         return None
-    args = [os.fsdecode(a) for a in fields[3:3 + count]]
+    args = [os.fsdecode(a) for a in fields[4:4 + count]]
     env = {}
-    for item in fields[3 + count:]:
+    for item in fields[4 + count:]:
         key, sep, value = item.partition(b"=")
         if sep and key:
             env[key] = value
-    return fields[1], args, env
+    return fields[1], fields[2], args, env
 
 
 def _same_user(conn: socket.socket) -> bool:
