@@ -49,8 +49,11 @@ CLIENT = r"""
 import _socket, os, sys
 sock, args, cwd = sys.argv[1], sys.argv[2:], os.getcwd()
 env = [k + b"=" + v for k, v in os.environb.items() if k != b"GITSTATE_JUDGE_START"]
+mask = os.umask(0o22)
+os.umask(mask)
 req = b"\0".join([b"gitstate-judge-2", os.fsencode(sys.executable), os.fsencode(cwd),
-                  str(len(args)).encode()] + [os.fsencode(a) for a in args] + env)
+                  b"%d" % os.getppid(), b"%d" % mask, b"%d" % len(args)]
+                 + [os.fsencode(a) for a in args] + env)
 s, sent, said = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM), 0, b"N"
 try:
     s.settimeout(5)

@@ -10,6 +10,7 @@ import socket
 import struct
 import sys
 import time
+from typing import NamedTuple
 
 from gitstate.doors.resident import (
     IDLE,
@@ -136,12 +137,11 @@ class Judge:
             return False
         try:
             parsed = _parse(request) if not stale and _same_user(conn) else None
-            if parsed is None or parsed[0] != self.python or identity(parsed[3]) != self.me \
-                    or len(fds) != 3:
+            if parsed is None or parsed.python != self.python \
+                    or identity(parsed.env) != self.me or len(fds) != 3:
                 conn.sendall(NOT_SERVED)
                 return False
-            _python, cwd, args, env = parsed
-            code = self._run(run_hook, cwd, args, env, fds)
+            code = self._run(run_hook, parsed, fds)
             conn.sendall(SERVED + bytes([code & 0xFF]))
             return True
         except OSError:
@@ -150,17 +150,21 @@ class Judge:
             for fd in fds:
                 os.close(fd)
 
-    def _run(self, run_hook, cwd: bytes, args: list[str], env: dict, fds: list[int]) -> int:
-        """`run_hook` as the client's process would run it: its folder, environment and
-        streams; all restored after."""
+    def _run(self, run_hook, request: Request, fds: list[int]) -> int:
+        """`run_hook` as the client's process would run it: its folder, environment, streams,
+        umask and parent (the hook asks it whether the `git commit` above is an --amend);
+        all restored after."""
+        args = request.args
         saved = [os.dup(fd) for fd in (0, 1, 2)]
         streams = (sys.stdin, sys.stdout, sys.stderr, sys.argv)
+        getppid, mask = os.getppid, os.umask(request.umask)
         try:
             for target, fd in enumerate(fds):
                 os.dup2(fd, target)
             os.environb.clear()
-            os.environb.update(env)
-            os.chdir(cwd)
+            os.environb.update(request.env)
+            os.chdir(request.cwd)
+            os.getppid = lambda: request.parent
             sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False))
             sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), line_buffering=True)
             sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False),
@@ -181,6 +185,8 @@ class Judge:
                 except (OSError, ValueError):
                     pass
             sys.stdin, sys.stdout, sys.stderr, sys.argv = streams
+            os.getppid = getppid
+            os.umask(mask)
             for target, fd in enumerate(saved):
                 os.dup2(fd, target)
                 os.close(fd)
@@ -214,22 +220,30 @@ def _receive(conn: socket.socket) -> tuple[bytes, list[int]]:
     return data[4:4 + size], list(fds)
 
 
-def _parse(request: bytes) -> tuple[bytes, bytes, list[str], dict[bytes, bytes]] | None:
-    """(its Python, folder, hook arguments, environment) of a request; None if it is no
-    client's."""
+class Request(NamedTuple):
+    python: bytes           # the client's interpreter
+    cwd: bytes
+    parent: int             # the client's parent: the shim's shell, under the `git commit`
+    umask: int
+    args: list[str]         # the hook's name and arguments
+    env: dict[bytes, bytes]
+
+
+def _parse(request: bytes) -> Request | None:
+    """A client's request; None if it is no client's."""
     fields = request.split(b"\0")
-    if len(fields) < 4 or fields[0] != TAG or not fields[3].isdigit():
+    if len(fields) < 6 or fields[0] != TAG or not all(f.isdigit() for f in fields[3:6]):
         return None
-    count = int(fields[3])
-    if len(fields) < 4 + count:
+    count = int(fields[5])
+    if len(fields) < 6 + count or int(fields[4]) > 0o777:
         return None
-    args = [os.fsdecode(a) for a in fields[4:4 + count]]
     env = {}
-    for item in fields[4 + count:]:
+    for item in fields[6 + count:]:
         key, sep, value = item.partition(b"=")
         if sep and key:
             env[key] = value
-    return fields[1], fields[2], args, env
+    return Request(fields[1], fields[2], int(fields[3]), int(fields[4]),
+                   [os.fsdecode(a) for a in fields[6:6 + count]], env)
 
 
 def _same_user(conn: socket.socket) -> bool:

@@ -5,7 +5,9 @@ verdict and words."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -151,3 +153,82 @@ def test_no_judge_settles_in_a_folder_another_user_may_write_in(tmp_path, monkey
         assert Judge(str(folder / "judge.sock"), 60).serve() == 1
         assert list(folder.iterdir()) == []
     assert Path.cwd() == tmp_path
+
+
+# Sequences of commands (sh, in the work tree; `st X` writes alice's state) run in two copies
+# of one repository, one with a judge and one without: each says the same, step by step. The
+# first step of each is a legal move, which starts the judge that serves the rest.
+ST = 'st() { sed -i "s/^state: .*/state: $1/" agent/alice/_state.md; }; '
+WARM = "st inbox && git commit -qam '@alice: [STATE:inbox] reading'"
+SEQUENCES = {
+    "partial": [WARM,
+                "echo x > notes && git add notes && st deep_work && "
+                "git commit -qm '@alice: [STATE:deep_work] x' agent/alice/_state.md",
+                "git commit -qm '@alice: [STATE:distill] lies' -- agent/alice/_state.md",
+                "st distill && git commit -qm '@alice: [STATE:distill] y' -- agent/alice",
+                "git commit -qm 'notes only' -- notes", "git log --format=%s"],
+    "all": [WARM, "st distill && echo y > other && git add other && git commit -qam untagged",
+            "git commit -qam '@alice: [STATE:distill] d'", "git log --format=%s"],
+    "amend": [WARM, "st distill && git commit -qam '@alice: [STATE:distill] a'",
+              "st deep_work && git commit -q --amend -am '@alice: [STATE:deep_work] skip'",
+              "git commit -q --amend -m '@alice: [STATE:distill] again'",
+              "git commit -q --amend -am '@alice: [STATE:inbox] back'",
+              "git log --format=%s"],
+    "trailers": [WARM, "st distill && git commit -qam '@alice: [STATE:distill] t\n\n"
+                       "Approved-by: alice'",
+                 "git commit -qam '@alice: [STATE:distill] t\n\nCo-authored-by: x <x@y>'",
+                 "git commit -qam '@alice: [STATE:distill] t\n\nGitstate-Operation: z'",
+                 "git log --format=%s%n%b"],
+    "agent": [WARM, "st distill && GITSTATE_AGENT=bob git commit -qam 'no prefix'",
+              "GITSTATE_AGENT=alice git commit -qam '[STATE:distill] as alice'",
+              "st deep_work && git commit -qam 'by nobody'",
+              "GITSTATE_AGENT=bob git commit -qam '@alice: [STATE:deep_work] bob for alice'",
+              "git log --format=%s"],
+    "git-dir": [WARM, "st distill && GIT_DIR=$PWD/.git GIT_WORK_TREE=$PWD "
+                      "git commit -qam '@alice: [STATE:deep_work] lies'",
+                "cd agent && GIT_DIR=../.git GIT_WORK_TREE=.. "
+                "git commit -qam '@alice: [STATE:distill] from below'", "git log --format=%s"],
+    "worktree": ["git worktree add -q ../wt-${PWD##*/} -b side && cd ../wt-${PWD##*/} && "
+                 + WARM,
+                 "cd ../wt-${PWD##*/} && st deep_work && git commit -qam '@alice: [STATE:x] w'",
+                 "cd ../wt-${PWD##*/} && st distill && git commit -qam '@alice: [STATE:distill] w'",
+                 "cd ../wt-${PWD##*/} && git log --format=%s"],
+    "umask": [WARM, "umask 077 && st distill && git commit -qam '@alice: [STATE:distill] u' "
+                    "&& ls -l .git/gitstate-expect | cut -c1-10"],
+    "merge": [WARM, "git checkout -qb side && st distill && "
+                    "git commit -qam '@alice: [STATE:distill] side'",
+              "git checkout -q - && echo m > m && git add m && git commit -qm ordinary",
+              "git merge -q --no-edit side -m '@alice: [STATE:distill] merged'",
+              "git log --format=%s"],
+}
+
+
+def _same(text: str, tmp_path: Path, judge: str) -> str:
+    """Words as both copies would say them: their folders and commit ids (the commits' times
+    differ) written alike."""
+    text = text.replace(str(tmp_path), "TMP").replace(f"copy-{judge}", "C")
+    return re.sub(r"\b[0-9a-f]{7,64}\b", "H", text)
+
+
+@pytest.mark.parametrize("name", list(SEQUENCES))
+def test_the_judge_says_what_the_in_process_hook_says_step_by_step(tmp_path, judged,  # noqa: F811
+                                                                   monkeypatch, name):
+    base = managed_repo(tmp_path / "base")
+    assert gitstate(base, "spawn", "alice").returncode == 0
+    said = {}
+    for judge in ("1", "0"):
+        copy = tmp_path / f"copy-{judge}"
+        shutil.copytree(base, copy, symlinks=True)
+        judged.append(copy)
+        monkeypatch.setenv("GITSTATE_JUDGE", judge)
+        steps = []
+        for step in SEQUENCES[name]:
+            res = subprocess.run(["sh", "-c", ST + step], cwd=copy, capture_output=True,
+                                 text=True, errors="surrogateescape")
+            steps.append((step, res.returncode, res.stdout, _same(res.stderr, tmp_path, judge)))
+        said[judge] = steps
+    for by_judge, in_process in zip(said["1"], said["0"], strict=True):
+        assert by_judge == in_process, f"\n{by_judge}\n{in_process}"
+    served = [json.loads(p.read_text())["served"]
+              for p in (tmp_path / "copy-1").glob(".git/**/judge.json")]
+    assert served and max(served) >= 1, said["1"]
