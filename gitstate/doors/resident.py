@@ -67,7 +67,7 @@ try:
                 raise OSError
         else:
             st = os.stat(".")
-            if st.st_uid != os.getuid() or st.st_mode & 0o022:
+            if st.st_uid != os.getuid() or st.st_mode & 0o022:   # a folder of this user only
                 raise OSError
     finally:
         os.chdir(cwd)
@@ -129,15 +129,15 @@ def identity(env) -> tuple:
 
 
 def private(folder: str) -> bool:
-    """Is `folder` a directory of this user's that no other may write in? A judge lives only
-    in one (its socket, its status file); beside an index kept in a shared folder there is
-    none."""
+    """Is `folder` a directory of this user's that no other user may write in (a group's
+    members may: a umask of 002 makes gitstate's folders so)? A judge lives only in one (its
+    socket, its status file); beside an index kept in a shared folder there is none."""
     import stat
     try:
         st = os.lstat(folder)
     except OSError:
         return False
-    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o002
 
 
 def sources() -> dict[str, int]:

@@ -101,8 +101,10 @@ class Judge:
         judgements it gave (`gitstate doctor` reads it)."""
         import json
         tmp = f"{STATUS}.{os.getpid()}.tmp"
-        try:
-            with open(tmp, "w", encoding="utf-8") as fh:
+        _unlink(tmp)
+        try:   # a new file, never one planted at its name (a group may write in the folder)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+            with open(os.open(tmp, flags, 0o600), "w", encoding="utf-8") as fh:
                 json.dump({"pid": os.getpid(), "since": self.since, "served": self.served,
                            "socket": self.sock}, fh)
             os.replace(tmp, STATUS)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import git, gitstate, managed_repo, set_state_line, snapshot
-from test_resident_judge import judged, started_judge, status  # noqa: F401  (a fixture)
+from test_resident_judge import judged, move, started_judge, status  # noqa: F401  (a fixture)
 
 pytestmark = pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="needs Unix sockets")
 
@@ -232,3 +232,29 @@ def test_the_judge_says_what_the_in_process_hook_says_step_by_step(tmp_path, jud
     served = [json.loads(p.read_text())["served"]
               for p in (tmp_path / "copy-1").glob(".git/**/judge.json")]
     assert served and max(served) >= 1, said["1"]
+
+
+def test_a_judge_settles_beside_an_index_whose_folder_its_group_may_write_in(repo, judged):  # noqa: F811
+    """A umask of 002 makes gitstate's folders group-writable: the judge still serves there
+    (its clients make sure it is their user's), and writes its status to a file of its own,
+    never through one planted at its name."""
+    folder = repo / ".git" / "gitstate"
+    folder.mkdir(exist_ok=True)
+    folder.chmod(0o775)
+    started_judge(repo, judged)
+    assert move(repo, "alice", "distill").returncode == 0
+    assert status(repo)["served"] == 1
+
+
+def test_the_judges_status_is_never_written_through_a_planted_link(tmp_path, monkeypatch):
+    from gitstate.doors.resident_server import Judge
+    folder = tmp_path / "gitstate"
+    folder.mkdir(mode=0o775)
+    victim = tmp_path / "victim"
+    victim.write_text("mine\n")
+    monkeypatch.chdir(folder)
+    (folder / f"judge.json.{os.getpid()}.tmp").symlink_to(victim)
+    judge = Judge(str(folder / "judge.sock"), 60)
+    judge._say()
+    assert victim.read_text() == "mine\n"
+    assert json.loads((folder / "judge.json").read_text())["pid"] == os.getpid()
