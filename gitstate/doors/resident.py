@@ -44,7 +44,12 @@ _IDENTITY_ENV = (b"LANG", b"LC_ALL", b"LC_CTYPE", b"TZ", b"HOME", b"XDG_CACHE_HO
 # hands over its request with fds 0-2, and exits with the judge's code. Not served (no
 # judge, a stale one, another gitstate): it becomes the in-process hook (FALLBACK). Served
 # but not answered: the commit fails (its stdin may be half read).
-FALLBACK = "import sys; from gitstate.doors.hooks import main; sys.exit(main())"
+# (Python started with -c looks for modules in its folder first: the top of the work tree,
+# where a commit may have put a `gitstate/` of its own. Neither the hook nor the judge does.)
+FALLBACK = ("import sys; sys.path[0] or sys.path.pop(0); from gitstate.doors.hooks import main; "
+            "sys.exit(main())")
+SERVE = ("import sys; sys.path[0] or sys.path.pop(0); "
+         "from gitstate.doors.resident_server import main; sys.exit(main(sys.argv[1:]))")
 CLIENT = r"""
 import _socket, os, sys
 sock, args, cwd = sys.argv[1], sys.argv[2:], os.getcwd()
@@ -113,7 +118,7 @@ def start(sock: str) -> None:
         if not private(folder):
             return
         null = os.devnull
-        argv = [sys.executable, "-m", "gitstate.doors.resident_server", sock]
+        argv = [sys.executable, "-c", SERVE, sock]
         os.posix_spawn(sys.executable, argv, os.environ, setsid=True, file_actions=[
                            (os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
                            (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),

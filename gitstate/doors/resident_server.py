@@ -1,6 +1,7 @@
 """The resident judge's server (`doors/resident.py` says what it is and how it is reached):
 one request at a time, each run as the in-process hook would run in the client's place.
-`python -m gitstate.doors.resident_server SOCKET` is how a hook starts it."""
+`resident.start` starts it (`python -c SERVE SOCKET`, `-m` would look in the work tree first).
+"""
 
 from __future__ import annotations
 
@@ -280,7 +281,7 @@ def _unlink(path: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """`python -m gitstate.doors.resident_server SOCKET`: serve until idle, replaced or stale."""
+    """`main([SOCKET])` (`resident.SERVE`): serve until idle, replaced or stale."""
     os.closerange(3, 1024)      # no descriptor of the hook that started it is held open
     if len(argv) != 1:
         return 2

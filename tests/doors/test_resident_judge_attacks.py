@@ -258,3 +258,27 @@ def test_the_judges_status_is_never_written_through_a_planted_link(tmp_path, mon
     judge._say()
     assert victim.read_text() == "mine\n"
     assert json.loads((folder / "judge.json").read_text())["pid"] == os.getpid()
+
+
+@pytest.mark.parametrize("judge", ["1", "0"])
+def test_a_gitstate_committed_at_the_top_of_the_work_tree_judges_nothing(repo, judged,  # noqa: F811
+                                                                        monkeypatch, judge):
+    """The hooks run at the top of the work tree. A `gitstate/` package committed there (an
+    ordinary commit: no Python runs for it) must not be the gitstate that judges the next
+    state commit, by the judge or in-process: Python's start must not look in that folder."""
+    judged.append(repo)
+    monkeypatch.setenv("GITSTATE_JUDGE", judge)
+    fake = repo / "gitstate" / "doors"
+    fake.mkdir(parents=True)
+    (repo / "gitstate" / "__init__.py").write_text("")
+    (fake / "__init__.py").write_text("")
+    (fake / "hooks.py").write_text("def main():\n    return 0\n")
+    (fake / "resident_server.py").write_text("")
+    git(repo, "add", "gitstate")
+    git(repo, "commit", "-qm", "a helper package")
+    for _ in range(2):                                # in-process, then by a judge if any
+        set_state_line(repo, "alice", "state", "deep_work")          # bootstrap -> deep_work
+        before = snapshot(repo)
+        res = git(repo, "commit", "-qam", "@alice: [STATE:deep_work] skipping", check=False)
+        assert res.returncode == 1 and "[illegal-transition]" in res.stderr, res.stderr
+        assert snapshot(repo) == before
