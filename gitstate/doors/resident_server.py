@@ -132,26 +132,28 @@ class Judge:
             return False
 
     def _answer(self, conn: socket.socket, run_hook, stale: bool) -> bool:
-        """Take one request and answer it; True if it was judged here."""
+        """Take one request and answer it; True if it was judged here. The client's streams
+        are let go before the answer: the client, and git after it, may exit on it, and a
+        caller reading their output to its end must not wait for this judge."""
         conn.settimeout(5)
         try:
             request, fds = _receive(conn)
         except (OSError, ValueError):
             return False
+        code = None
         try:
-            parsed = _parse(request) if not stale and _same_user(conn) else None
-            if parsed is None or parsed.python != self.python \
-                    or identity(parsed.env) != self.me or len(fds) != 3:
-                conn.sendall(NOT_SERVED)
-                return False
-            code = self._run(run_hook, parsed, fds)
-            conn.sendall(SERVED + bytes([code & 0xFF]))
-            return True
-        except OSError:
-            return False
+            parsed = _parse(request) if request and not stale and _same_user(conn) else None
+            if parsed is not None and parsed.python == self.python \
+                    and identity(parsed.env) == self.me and len(fds) == 3:
+                code = self._run(run_hook, parsed, fds)
         finally:
             for fd in fds:
                 os.close(fd)
+        try:
+            conn.sendall(NOT_SERVED if code is None else SERVED + bytes([code & 0xFF]))
+        except OSError:
+            return False
+        return code is not None
 
     def _run(self, run_hook, request: Request, fds: list[int]) -> int:
         """`run_hook` as the client's process would run it: its folder, environment, streams,
@@ -204,23 +206,30 @@ def _code(value) -> int:
     return value if isinstance(value, int) else 1
 
 
-def _receive(conn: socket.socket) -> tuple[bytes, list[int]]:
-    """The request and the three descriptors that came with its first bytes."""
-    data, fds, _flags, _addr = socket.recv_fds(conn, 65536, 3)
-    while len(data) < 4:
-        more = conn.recv(65536)
-        if not more:
-            raise ValueError("short request")
-        data += more
-    size = int.from_bytes(data[:4], "big")
-    if size > MAX_REQUEST:
-        raise ValueError("request too large")
-    while len(data) < 4 + size:
-        more = conn.recv(min(65536, 4 + size - len(data)))
-        if not more:
-            raise ValueError("short request")
-        data += more
-    return data[4:4 + size], list(fds)
+def _receive(conn: socket.socket) -> tuple[bytes | None, list[int]]:
+    """The request (None: too large to be a client's) and the descriptors that came with its
+    first bytes, which the caller closes (here only if the request breaks off)."""
+    data, received, _flags, _addr = socket.recv_fds(conn, 65536, 3)
+    fds = list(received)
+    try:
+        while len(data) < 4:
+            more = conn.recv(65536)
+            if not more:
+                raise ValueError("short request")
+            data += more
+        size = int.from_bytes(data[:4], "big")
+        if size > MAX_REQUEST:
+            return None, fds
+        while len(data) < 4 + size:
+            more = conn.recv(min(65536, 4 + size - len(data)))
+            if not more:
+                raise ValueError("short request")
+            data += more
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
+    return data[4:4 + size], fds
 
 
 class Request(NamedTuple):

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -203,6 +204,14 @@ SEQUENCES = {
 }
 
 
+def _stop_all(folder: Path) -> None:
+    for found in folder.glob("**/.git/**/judge.json"):
+        try:
+            os.kill(json.loads(found.read_text())["pid"], signal.SIGKILL)
+        except (OSError, ValueError):
+            pass
+
+
 def _same(text: str, tmp_path: Path, judge: str) -> str:
     """Words as both copies would say them: their folders and commit ids (the commits' times
     differ) written alike."""
@@ -212,10 +221,11 @@ def _same(text: str, tmp_path: Path, judge: str) -> str:
 
 @pytest.mark.parametrize("name", list(SEQUENCES))
 def test_the_judge_says_what_the_in_process_hook_says_step_by_step(tmp_path, judged,  # noqa: F811
-                                                                   monkeypatch, name):
+                                                                   monkeypatch, request, name):
     base = managed_repo(tmp_path / "base")
     assert gitstate(base, "spawn", "alice").returncode == 0
     said = {}
+    request.addfinalizer(lambda: _stop_all(tmp_path))      # linked worktrees' judges too
     for judge in ("1", "0"):
         copy = tmp_path / f"copy-{judge}"
         shutil.copytree(base, copy, symlinks=True)
@@ -282,3 +292,27 @@ def test_a_gitstate_committed_at_the_top_of_the_work_tree_judges_nothing(repo, j
         res = git(repo, "commit", "-qam", "@alice: [STATE:deep_work] skipping", check=False)
         assert res.returncode == 1 and "[illegal-transition]" in res.stderr, res.stderr
         assert snapshot(repo) == before
+
+
+def test_a_commit_with_an_environment_too_large_for_the_judge_is_judged_in_process(
+        repo, judged, monkeypatch):  # noqa: F811
+    """A request over the judge's limit (an environment of more than 1 MiB) is answered "not
+    served": judged in-process, never failed, and the judge keeps none of the commit's
+    streams (a caller reading git's output to its end does not wait for the judge)."""
+    started_judge(repo, judged)
+    for i in range(10):
+        monkeypatch.setenv(f"GITSTATE_TEST_BULK_{i}", "x" * 120_000)
+    said = []
+    for state in ("deep_work", "distill"):           # illegal from inbox, then legal
+        set_state_line(repo, "alice", "state", state)
+        res = subprocess.run(["git", "commit", "-qam", f"@alice: [STATE:{state}] big"],
+                             cwd=repo, capture_output=True, text=True, timeout=30)
+        said.append(res.returncode)
+        git(repo, "checkout", "-q", "--", ".")
+        if state == "deep_work":
+            assert "[illegal-transition]" in res.stderr, res.stderr
+    assert said == [1, 0] and status(repo)["served"] == 0
+    for i in range(10):
+        monkeypatch.delenv(f"GITSTATE_TEST_BULK_{i}")
+    assert move(repo, "alice", "deep_work").returncode == 0
+    assert status(repo)["served"] == 1
