@@ -36,6 +36,9 @@ class Judge:
         self.env = dict(os.environb)
         self.me = identity(self.env)
         self.python = os.fsencode(sys.executable)   # a client of another Python is not served
+        # the encoding and errors of its start's streams: a client's Python, configured as this
+        # one (`identity`), reads and writes its streams with them
+        self.streams = (sys.__stdin__, sys.__stdout__, sys.__stderr__)
         self.sources = sources()
         self.inode: int | None = None
         self.served = 0
@@ -170,10 +173,8 @@ class Judge:
             os.environb.update(request.env)
             os.chdir(request.cwd)
             os.getppid = lambda: request.parent
-            sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False))
-            sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), line_buffering=True)
-            sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False),
-                                          errors="backslashreplace", line_buffering=True)
+            sys.stdin, sys.stdout, sys.stderr = (_stream(fd, like)
+                                                 for fd, like in enumerate(self.streams))
             sys.argv = ["-c", *args]
             try:
                 return _code(run_hook(args[0], args[1:]) if args else 2)
@@ -198,6 +199,16 @@ class Judge:
             os.environb.clear()
             os.environb.update(self.env)
             os.chdir(self.folder)
+
+
+def _stream(fd: int, like) -> io.TextIOWrapper:
+    """Standard stream `fd` (0, 1, 2) as Python would have made it at its start, with the
+    encoding and errors of `like` (this judge's own): stdout line-buffered on a terminal only,
+    stderr always."""
+    raw = io.FileIO(fd, "r" if fd == 0 else "w", closefd=False)
+    return io.TextIOWrapper(raw, encoding=getattr(like, "encoding", None),
+                            errors=getattr(like, "errors", None),
+                            line_buffering=fd == 2 or (fd == 1 and raw.isatty()))
 
 
 def _code(value) -> int:
