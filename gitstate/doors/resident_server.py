@@ -158,24 +158,27 @@ class Judge:
             return False
         return code is not None
 
-    def _run(self, run_hook, request: Request, fds: list[int]) -> int:
+    def _run(self, run_hook, request: Request, fds: list[int]) -> int | None:
         """`run_hook` as the client's process would run it: its folder, environment, streams,
         umask and parent (the hook asks it whether the `git commit` above is an --amend);
-        all restored after."""
+        all restored after. None if this process could not be made so (nothing was read)."""
         args = request.args
         saved = [os.dup(fd) for fd in (0, 1, 2)]
         streams = (sys.stdin, sys.stdout, sys.stderr, sys.argv)
         getppid, mask = os.getppid, os.umask(request.umask)
         try:
-            for target, fd in enumerate(fds):
-                os.dup2(fd, target)
-            os.environb.clear()
-            os.environb.update(request.env)
-            os.chdir(request.cwd)
-            os.getppid = lambda: request.parent
-            sys.stdin, sys.stdout, sys.stderr = (_stream(fd, like)
-                                                 for fd, like in enumerate(self.streams))
-            sys.argv = ["-c", *args]
+            try:
+                for target, fd in enumerate(fds):
+                    os.dup2(fd, target)
+                os.environb.clear()
+                os.environb.update(request.env)
+                os.chdir(request.cwd)
+                os.getppid = lambda: request.parent
+                sys.stdin, sys.stdout, sys.stderr = (_stream(fd, like)
+                                                     for fd, like in enumerate(self.streams))
+                sys.argv = ["-c", *args]
+            except OSError:
+                return None
             try:
                 return _code(run_hook(args[0], args[1:]) if args else 2)
             except SystemExit as exc:
@@ -198,7 +201,10 @@ class Judge:
                 os.close(fd)
             os.environb.clear()
             os.environb.update(self.env)
-            os.chdir(self.folder)
+            try:
+                os.chdir(self.folder)
+            except OSError:   # gone: so is the socket, and this judge with it
+                pass
 
 
 def _stream(fd: int, like) -> io.TextIOWrapper:
@@ -270,14 +276,26 @@ def _parse(request: bytes) -> Request | None:
 
 
 def _same_user(conn: socket.socket) -> bool:
-    """Is the peer this judge's own user (Linux's SO_PEERCRED; elsewhere the socket's own
-    mode, 0700, keeps others out)?"""
+    """Is the peer this judge's own user, and does it see the files as this judge does (Linux's
+    SO_PEERCRED and /proc: the same mount namespace and root; a container or a sandbox may
+    reach this socket and name other folders by the same paths, or these by others)?
+    Elsewhere the socket's own mode, 0700, keeps others out."""
     option = getattr(socket, "SO_PEERCRED", None)
     if option is None:
         return True
-    _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, option,
-                                                          struct.calcsize("3i")))
-    return uid == os.getuid()
+    pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, option,
+                                                         struct.calcsize("3i")))
+    mine = _place("self")
+    return uid == os.getuid() and mine is not None and _place(str(pid)) == mine
+
+
+def _place(pid: str) -> tuple | None:
+    """The mount namespace and root directory of process `pid` (None: not to be known)."""
+    try:
+        root = os.stat(f"/proc/{pid}/root")
+        return os.readlink(f"/proc/{pid}/ns/mnt"), root.st_dev, root.st_ino
+    except OSError:
+        return None
 
 
 def _answers(path: str) -> bool:

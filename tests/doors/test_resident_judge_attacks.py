@@ -322,3 +322,45 @@ def test_a_commit_with_an_environment_too_large_for_the_judge_is_judged_in_proce
         monkeypatch.delenv(f"GITSTATE_TEST_BULK_{i}")
     assert move(repo, "alice", "deep_work").returncode == 0
     assert status(repo)["served"] == 1
+
+
+@pytest.mark.skipif(not shutil.which("unshare") or not hasattr(os, "geteuid")
+                    or os.geteuid() != 0, reason="needs a mount namespace (run as root)")
+def test_a_commit_made_where_paths_name_other_folders_is_not_judged_by_the_judge(
+        repo, tmp_path, judged, monkeypatch):  # noqa: F811
+    """A commit from another mount namespace (a container, a sandbox) reaches the judge
+    through the same socket, but its folder and its GIT_* paths name other folders there: here
+    `copy` is the repository itself inside, and a copy where alice is further along outside.
+    The judge must not judge it (in `copy` outside, alice's move would be legal)."""
+    started_judge(repo, judged)                                     # alice: inbox
+    copy = tmp_path / "copy"
+    shutil.copytree(repo, copy, symlinks=True, ignore=shutil.ignore_patterns("judge.*"))
+    monkeypatch.setenv("GITSTATE_JUDGE", "0")
+    set_state_line(copy, "alice", "state", "distill")
+    git(copy, "commit", "-qam", "@alice: [STATE:distill] ahead")     # copy's alice: distill
+    monkeypatch.setenv("GITSTATE_JUDGE", "1")
+    set_state_line(repo, "alice", "state", "deep_work")             # inbox -> deep_work
+    script = (f'mount --bind "{repo}" "{copy}" && cd "{copy}" && '
+              "git commit -qam '@alice: [STATE:deep_work] from inside'")
+    res = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
+                         timeout=60)
+    assert res.returncode == 1 and "[illegal-transition]" in res.stderr, res.stderr
+    assert status(repo)["served"] == 0
+
+
+def test_a_request_the_judge_cannot_take_the_place_of_is_answered_not_served(repo, judged,  # noqa: F811
+                                                                             tmp_path):
+    """A client whose folder the judge cannot enter gets "not served" (it then judges
+    in-process), and the judge stays for the next commit."""
+    from gitstate.doors.resident import TAG
+    started_judge(repo, judged)
+    python = git(repo, "config", "gitstate.python").stdout.strip()
+    env = [k + b"=" + v for k, v in os.environb.items()]
+    request = b"\0".join([TAG, os.fsencode(python), os.fsencode(tmp_path / "gone"),
+                          b"%d" % os.getpid(), b"18", b"1", b"pre-commit"] + env)
+    with socket.socket(socket.AF_UNIX) as conn, open(os.devnull, "rb") as null:
+        conn.connect(str(repo / ".git" / "gitstate" / "judge.sock"))
+        socket.send_fds(conn, [len(request).to_bytes(4, "big") + request], [null.fileno()] * 3)
+        assert conn.recv(2) == b"N"
+    assert move(repo, "alice", "distill").returncode == 0
+    assert status(repo)["served"] == 1
