@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import git, gitstate, managed_repo, set_state_line, snapshot
-from test_resident_judge import judged, move, started_judge, status  # noqa: F401  (a fixture)
+from test_resident_judge import judged, move, started_judge, status, until  # noqa: F401  (a fixture)
 
 pytestmark = pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="needs Unix sockets")
 
@@ -242,6 +242,8 @@ def test_the_judge_says_what_the_in_process_hook_says_step_by_step(tmp_path, jud
             res = subprocess.run(["sh", "-c", ST + step], cwd=copy, capture_output=True,
                                  text=True, errors="surrogateescape")
             steps.append((step, res.returncode, res.stdout, _same(res.stderr, tmp_path, judge)))
+            if judge == "1" and len(steps) == 1:        # the judge the first step started
+                assert until(lambda c=copy: list(c.glob(".git/**/judge.json")))
         said[judge] = steps
     for by_judge, in_process in zip(said["1"], said["0"], strict=True):
         assert by_judge == in_process, f"\n{by_judge}\n{in_process}"
