@@ -64,9 +64,10 @@ class Judge:
                     if self._answer(conn, run_hook, stale):
                         self.served += 1
                         self._say()
-                if stale or not self._ours():
+                        last = time.monotonic()   # (only a judgement keeps it: a client
+                        # not served cannot start a judge of its own while this one answers)
+                if stale or not self._ours() or time.monotonic() - last > self.idle:
                     return 0
-                last = time.monotonic()
         finally:
             server.close()
             if self._ours():

@@ -366,3 +366,22 @@ def test_a_request_the_judge_cannot_take_the_place_of_is_answered_not_served(rep
         assert conn.recv(2) == b"N"
     assert move(repo, "alice", "distill").returncode == 0
     assert status(repo)["served"] == 1
+
+
+def test_a_judge_that_serves_none_of_the_commits_it_is_asked_goes_when_idle(repo, judged,  # noqa: F811
+                                                                            monkeypatch):
+    """Its clients judge in-process and cannot start a judge of their own while it answers:
+    only a commit it judged keeps it."""
+    from test_resident_judge import _alive
+    monkeypatch.setenv("GITSTATE_JUDGE_IDLE", "2")
+    pid = started_judge(repo, judged)["pid"]
+    monkeypatch.setenv("LC_ALL", "POSIX")                   # another locale: not served
+    set_state_line(repo, "alice", "state", "deep_work")
+
+    def asked_and_gone() -> bool:
+        res = git(repo, "commit", "-qam", "@alice: [STATE:deep_work] on", check=False)
+        assert res.returncode == 1 and "[illegal-transition]" in res.stderr
+        return not _alive(pid)
+
+    assert until(asked_and_gone, seconds=30)
+    assert status(repo) is None or status(repo)["pid"] != pid
