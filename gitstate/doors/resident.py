@@ -12,9 +12,12 @@ the exit code. The shim's Python client starts with `-I -S` and imports only `_s
   is not false, GITSTATE_JUDGE is not 0) and absent, starts one, detached, for the next
   commit. It exits after `GITSTATE_JUDGE_IDLE` seconds without a request (600), when its
   socket is removed or replaced, and when gitstate's source files change under it.
-- It serves only its own user (the peer's credentials) and only a client whose environment
-  would have run the same gitstate the same way (`identity`); anything else is answered
-  "not served", and the client judges in-process, as without a judge.
+- It serves only its own user (the peer's credentials), seeing the files as it does (the same
+  mount namespace and root), and only a client that would have run the same Python and
+  gitstate the same way (its interpreter, `identity`); anything else is answered "not
+  served", and the client judges in-process, as without a judge. The client tells nothing to
+  a socket another user listens on (an index may be kept in a shared folder), and a judge
+  lives only in a folder no other user may write in (`private`).
 - A request it took and did not answer (it was killed) fails the commit: the client cannot
   tell how much of its standard input was read, so it never judges again on what is left.
 
@@ -137,12 +140,15 @@ def private(folder: str) -> bool:
     """Is `folder` a directory of this user's that no other user may write in (a group's
     members may: a umask of 002 makes gitstate's folders so)? A judge lives only in one (its
     socket, its status file); beside an index kept in a shared folder there is none."""
+    import _socket
     import stat
+    # (where a client cannot ask a socket's user, it trusts a folder only its user may write in)
+    others = 0o002 if hasattr(_socket, "SO_PEERCRED") else 0o022
     try:
         st = os.lstat(folder)
     except OSError:
         return False
-    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o002
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & others
 
 
 def sources() -> dict[str, int]:
