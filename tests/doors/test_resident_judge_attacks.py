@@ -348,6 +348,20 @@ def test_a_commit_made_where_paths_name_other_folders_is_not_judged_by_the_judge
                          timeout=60)
     assert res.returncode == 1 and "[illegal-transition]" in res.stderr, res.stderr
     assert status(repo)["served"] == 0
+    # the judge that commit's hook started inside finds this one answering, and goes
+    assert until(lambda: not _judges_on(copy / ".git" / "gitstate" / "judge.sock"))
+
+
+def _judges_on(sock: Path) -> list[int]:
+    """The processes started to judge on `sock`."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.fsencode(sock) in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0"):
+                found.append(int(pid))
+        except OSError:
+            continue
+    return found
 
 
 def test_a_request_the_judge_cannot_take_the_place_of_is_answered_not_served(repo, judged,  # noqa: F811
