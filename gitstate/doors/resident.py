@@ -12,9 +12,12 @@ the exit code. The shim's Python client starts with `-I -S` and imports only `_s
   is not false, GITSTATE_JUDGE is not 0) and absent, starts one, detached, for the next
   commit. It exits after `GITSTATE_JUDGE_IDLE` seconds without a request (600), when its
   socket is removed or replaced, and when gitstate's source files change under it.
-- It serves only its own user (the peer's credentials) and only a client whose environment
-  would have run the same gitstate the same way (`identity`); anything else is answered
-  "not served", and the client judges in-process, as without a judge.
+- It serves only its own user (the peer's credentials), seeing the files as it does (the same
+  mount namespace and root), and only a client that would have run the same Python and
+  gitstate the same way (its interpreter, `identity`); anything else is answered "not
+  served", and the client judges in-process, as without a judge. The client tells nothing to
+  a socket another user listens on (an index may be kept in a shared folder), and a judge
+  lives only in a folder no other user may write in (`private`).
 - A request it took and did not answer (it was killed) fails the commit: the client cannot
   tell how much of its standard input was read, so it never judges again on what is left.
 
@@ -29,25 +32,35 @@ import sys
 
 SOCKET = "judge.sock"
 STATUS = "judge.json"          # beside the socket: its pid, since when, judgements given
-TAG = b"gitstate-judge-1"
+TAG = b"gitstate-judge-2"
 SERVED, NOT_SERVED = b"J", b"N"
 IDLE = 600.0                   # seconds without a request before the judge exits
 TICK = 1.0                     # how often an idle judge looks at its socket
 MAX_REQUEST = 1 << 20         # an environment larger than this is no client of ours
 # What must match between the judge's start and a client for the same gitstate to judge the
-# same way: where Python finds modules, and where the caches and the user's keys live.
-_IDENTITY_ENV = (b"PYTHONPATH", b"PYTHONHOME", b"PYTHONSAFEPATH", b"HOME", b"XDG_CACHE_HOME")
+# same way, besides the Python itself: what Python reads at its start (every PYTHON* variable:
+# where it finds modules, its encodings, warnings, limits), the locale its streams are read
+# and written in, the clock's zone, and where the caches and the user's keys live.
+_IDENTITY_ENV = (b"LANG", b"LC_ALL", b"LC_CTYPE", b"TZ", b"HOME", b"XDG_CACHE_HOME")
 
 # The client, run by the shims as `"$py" -I -S -c "$CLIENT" SOCKET HOOK ARGS...`: it connects,
 # hands over its request with fds 0-2, and exits with the judge's code. Not served (no
 # judge, a stale one, another gitstate): it becomes the in-process hook (FALLBACK). Served
 # but not answered: the commit fails (its stdin may be half read).
-FALLBACK = "import sys; from gitstate.doors.hooks import main; sys.exit(main())"
+# (Python started with -c looks for modules in its folder first: the top of the work tree,
+# where a commit may have put a `gitstate/` of its own. Neither the hook nor the judge does.)
+FALLBACK = ("import sys; sys.path[0] or sys.path.pop(0); from gitstate.doors.hooks import main; "
+            "sys.exit(main())")
+SERVE = ("import sys; sys.path[0] or sys.path.pop(0); "
+         "from gitstate.doors.resident_server import main; sys.exit(main(sys.argv[1:]))")
 CLIENT = r"""
 import _socket, os, sys
 sock, args, cwd = sys.argv[1], sys.argv[2:], os.getcwd()
 env = [k + b"=" + v for k, v in os.environb.items() if k != b"GITSTATE_JUDGE_START"]
-req = b"\0".join([b"gitstate-judge-1", os.fsencode(cwd), str(len(args)).encode()]
+mask = os.umask(0o22)
+os.umask(mask)
+req = b"\0".join([b"gitstate-judge-2", os.fsencode(sys.executable), os.fsencode(cwd),
+                  b"%d" % os.getppid(), b"%d" % mask, b"%d" % len(args)]
                  + [os.fsencode(a) for a in args] + env)
 s, sent, said = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM), 0, b"N"
 try:
@@ -55,6 +68,15 @@ try:
     os.chdir(os.path.dirname(sock) or ".")
     try:
         s.connect(os.path.basename(sock))
+        # only a judge of this user is told anything (another may listen where the index is)
+        if hasattr(_socket, "SO_PEERCRED"):
+            uid = s.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)[4:8]
+            if int.from_bytes(uid, sys.byteorder) != os.getuid():
+                raise OSError
+        else:
+            st = os.stat(".")
+            if st.st_uid != os.getuid() or st.st_mode & 0o022:   # a folder of this user only
+                raise OSError
     finally:
         os.chdir(cwd)
     fds = b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2))
@@ -96,8 +118,10 @@ def start(sock: str) -> None:
     folder = os.path.dirname(sock)
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)
+        if not private(folder):
+            return
         null = os.devnull
-        argv = [sys.executable, "-m", "gitstate.doors.resident_server", sock]
+        argv = [sys.executable, "-c", SERVE, sock]
         os.posix_spawn(sys.executable, argv, os.environ, setsid=True, file_actions=[
                            (os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
                            (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
@@ -108,7 +132,23 @@ def start(sock: str) -> None:
 
 def identity(env) -> tuple:
     """What a client's environment must share with the judge's (`_IDENTITY_ENV`)."""
-    return tuple(env.get(k) for k in _IDENTITY_ENV)
+    return (tuple(env.get(k) for k in _IDENTITY_ENV),
+            sorted(item for item in env.items() if item[0].startswith(b"PYTHON")))
+
+
+def private(folder: str) -> bool:
+    """Is `folder` a directory of this user's that no other user may write in (a group's
+    members may: a umask of 002 makes gitstate's folders so)? A judge lives only in one (its
+    socket, its status file); beside an index kept in a shared folder there is none."""
+    import _socket
+    import stat
+    # (where a client cannot ask a socket's user, it trusts a folder only its user may write in)
+    others = 0o002 if hasattr(_socket, "SO_PEERCRED") else 0o022
+    try:
+        st = os.lstat(folder)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & others
 
 
 def sources() -> dict[str, int]:

@@ -1,6 +1,7 @@
 """The resident judge's server (`doors/resident.py` says what it is and how it is reached):
 one request at a time, each run as the in-process hook would run in the client's place.
-`python -m gitstate.doors.resident_server SOCKET` is how a hook starts it."""
+`resident.start` starts it (`python -c SERVE SOCKET`, `-m` would look in the work tree first).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import socket
 import struct
 import sys
 import time
+from typing import NamedTuple
 
 from gitstate.doors.resident import (
     IDLE,
@@ -21,6 +23,7 @@ from gitstate.doors.resident import (
     TAG,
     TICK,
     identity,
+    private,
     sources,
 )
 
@@ -32,6 +35,10 @@ class Judge:
         self.idle = idle
         self.env = dict(os.environb)
         self.me = identity(self.env)
+        self.python = os.fsencode(sys.executable)   # a client of another Python is not served
+        # the encoding and errors of its start's streams: a client's Python, configured as this
+        # one (`identity`), reads and writes its streams with them
+        self.streams = (sys.__stdin__, sys.__stdout__, sys.__stderr__)
         self.sources = sources()
         self.inode: int | None = None
         self.served = 0
@@ -57,9 +64,10 @@ class Judge:
                     if self._answer(conn, run_hook, stale):
                         self.served += 1
                         self._say()
-                if stale or not self._ours():
+                        last = time.monotonic()   # (only a judgement keeps it: a client
+                        # not served cannot start a judge of its own while this one answers)
+                if stale or not self._ours() or time.monotonic() - last > self.idle:
                     return 0
-                last = time.monotonic()
         finally:
             server.close()
             if self._ours():
@@ -72,6 +80,8 @@ class Judge:
         replaced; a living judge's is not."""
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
+            if not private(self.folder):
+                raise OSError("a folder others may write in")
             os.chdir(self.folder)
             if os.path.exists(SOCKET):
                 if _answers(SOCKET):
@@ -96,8 +106,10 @@ class Judge:
         judgements it gave (`gitstate doctor` reads it)."""
         import json
         tmp = f"{STATUS}.{os.getpid()}.tmp"
-        try:
-            with open(tmp, "w", encoding="utf-8") as fh:
+        _unlink(tmp)
+        try:   # a new file, never one planted at its name (a group may write in the folder)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+            with open(os.open(tmp, flags, 0o600), "w", encoding="utf-8") as fh:
                 json.dump({"pid": os.getpid(), "since": self.since, "served": self.served,
                            "socket": self.sock}, fh)
             os.replace(tmp, STATUS)
@@ -124,43 +136,50 @@ class Judge:
             return False
 
     def _answer(self, conn: socket.socket, run_hook, stale: bool) -> bool:
-        """Take one request and answer it; True if it was judged here."""
+        """Take one request and answer it; True if it was judged here. The client's streams
+        are let go before the answer: the client, and git after it, may exit on it, and a
+        caller reading their output to its end must not wait for this judge."""
         conn.settimeout(5)
         try:
             request, fds = _receive(conn)
         except (OSError, ValueError):
             return False
+        code = None
         try:
-            parsed = _parse(request) if not stale and _same_user(conn) else None
-            if parsed is None or identity(parsed[2]) != self.me or len(fds) != 3:
-                conn.sendall(NOT_SERVED)
-                return False
-            cwd, args, env = parsed
-            code = self._run(run_hook, cwd, args, env, fds)
-            conn.sendall(SERVED + bytes([code & 0xFF]))
-            return True
-        except OSError:
-            return False
+            parsed = _parse(request) if request and not stale and _same_user(conn) else None
+            if parsed is not None and parsed.python == self.python \
+                    and identity(parsed.env) == self.me and len(fds) == 3:
+                code = self._run(run_hook, parsed, fds)
         finally:
             for fd in fds:
                 os.close(fd)
+        try:
+            conn.sendall(NOT_SERVED if code is None else SERVED + bytes([code & 0xFF]))
+        except OSError:
+            return False
+        return code is not None
 
-    def _run(self, run_hook, cwd: bytes, args: list[str], env: dict, fds: list[int]) -> int:
-        """`run_hook` as the client's process would run it: its folder, environment and
-        streams; all restored after."""
+    def _run(self, run_hook, request: Request, fds: list[int]) -> int | None:
+        """`run_hook` as the client's process would run it: its folder, environment, streams,
+        umask and parent (the hook asks it whether the `git commit` above is an --amend);
+        all restored after. None if this process could not be made so (nothing was read)."""
+        args = request.args
         saved = [os.dup(fd) for fd in (0, 1, 2)]
         streams = (sys.stdin, sys.stdout, sys.stderr, sys.argv)
+        getppid, mask = os.getppid, os.umask(request.umask)
         try:
-            for target, fd in enumerate(fds):
-                os.dup2(fd, target)
-            os.environb.clear()
-            os.environb.update(env)
-            os.chdir(cwd)
-            sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False))
-            sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), line_buffering=True)
-            sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False),
-                                          errors="backslashreplace", line_buffering=True)
-            sys.argv = ["-c", *args]
+            try:
+                for target, fd in enumerate(fds):
+                    os.dup2(fd, target)
+                os.environb.clear()
+                os.environb.update(request.env)
+                os.chdir(request.cwd)
+                os.getppid = lambda: request.parent
+                sys.stdin, sys.stdout, sys.stderr = (_stream(fd, like)
+                                                     for fd, like in enumerate(self.streams))
+                sys.argv = ["-c", *args]
+            except OSError:
+                return None
             try:
                 return _code(run_hook(args[0], args[1:]) if args else 2)
             except SystemExit as exc:
@@ -176,12 +195,27 @@ class Judge:
                 except (OSError, ValueError):
                     pass
             sys.stdin, sys.stdout, sys.stderr, sys.argv = streams
+            os.getppid = getppid
+            os.umask(mask)
             for target, fd in enumerate(saved):
                 os.dup2(fd, target)
                 os.close(fd)
             os.environb.clear()
             os.environb.update(self.env)
-            os.chdir(self.folder)
+            try:
+                os.chdir(self.folder)
+            except OSError:   # gone: so is the socket, and this judge with it
+                pass
+
+
+def _stream(fd: int, like) -> io.TextIOWrapper:
+    """Standard stream `fd` (0, 1, 2) as Python would have made it at its start, with the
+    encoding and errors of `like` (this judge's own): stdout line-buffered on a terminal only,
+    stderr always."""
+    raw = io.FileIO(fd, "r" if fd == 0 else "w", closefd=False)
+    return io.TextIOWrapper(raw, encoding=getattr(like, "encoding", None),
+                            errors=getattr(like, "errors", None),
+                            line_buffering=fd == 2 or (fd == 1 and raw.isatty()))
 
 
 def _code(value) -> int:
@@ -190,51 +224,79 @@ def _code(value) -> int:
     return value if isinstance(value, int) else 1
 
 
-def _receive(conn: socket.socket) -> tuple[bytes, list[int]]:
-    """The request and the three descriptors that came with its first bytes."""
-    data, fds, _flags, _addr = socket.recv_fds(conn, 65536, 3)
-    while len(data) < 4:
-        more = conn.recv(65536)
-        if not more:
-            raise ValueError("short request")
-        data += more
-    size = int.from_bytes(data[:4], "big")
-    if size > MAX_REQUEST:
-        raise ValueError("request too large")
-    while len(data) < 4 + size:
-        more = conn.recv(min(65536, 4 + size - len(data)))
-        if not more:
-            raise ValueError("short request")
-        data += more
-    return data[4:4 + size], list(fds)
+def _receive(conn: socket.socket) -> tuple[bytes | None, list[int]]:
+    """The request (None: too large to be a client's) and the descriptors that came with its
+    first bytes, which the caller closes (here only if the request breaks off)."""
+    data, received, _flags, _addr = socket.recv_fds(conn, 65536, 3)
+    fds = list(received)
+    try:
+        while len(data) < 4:
+            more = conn.recv(65536)
+            if not more:
+                raise ValueError("short request")
+            data += more
+        size = int.from_bytes(data[:4], "big")
+        if size > MAX_REQUEST:
+            return None, fds
+        while len(data) < 4 + size:
+            more = conn.recv(min(65536, 4 + size - len(data)))
+            if not more:
+                raise ValueError("short request")
+            data += more
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
+    return data[4:4 + size], fds
 
 
-def _parse(request: bytes) -> tuple[bytes, list[str], dict[bytes, bytes]] | None:
-    """(folder, hook arguments, environment) of a request; None if it is no client's."""
+class Request(NamedTuple):
+    python: bytes           # the client's interpreter
+    cwd: bytes
+    parent: int             # the client's parent: the shim's shell, under the `git commit`
+    umask: int
+    args: list[str]         # the hook's name and arguments
+    env: dict[bytes, bytes]
+
+
+def _parse(request: bytes) -> Request | None:
+    """A client's request; None if it is no client's."""
     fields = request.split(b"\0")
-    if len(fields) < 3 or fields[0] != TAG or not fields[2].isdigit():
+    if len(fields) < 6 or fields[0] != TAG or not all(f.isdigit() for f in fields[3:6]):
         return None
-    count = int(fields[2])
-    if len(fields) < 3 + count:
+    count = int(fields[5])
+    if len(fields) < 6 + count or int(fields[4]) > 0o777:
         return None
-    args = [os.fsdecode(a) for a in fields[3:3 + count]]
     env = {}
-    for item in fields[3 + count:]:
+    for item in fields[6 + count:]:
         key, sep, value = item.partition(b"=")
         if sep and key:
             env[key] = value
-    return fields[1], args, env
+    return Request(fields[1], fields[2], int(fields[3]), int(fields[4]),
+                   [os.fsdecode(a) for a in fields[6:6 + count]], env)
 
 
 def _same_user(conn: socket.socket) -> bool:
-    """Is the peer this judge's own user (Linux's SO_PEERCRED; elsewhere the socket's own
-    mode, 0700, keeps others out)?"""
+    """Is the peer this judge's own user, and does it see the files as this judge does (Linux's
+    SO_PEERCRED and /proc: the same mount namespace and root; a container or a sandbox may
+    reach this socket and name other folders by the same paths, or these by others)?
+    Elsewhere the socket's own mode, 0700, keeps others out."""
     option = getattr(socket, "SO_PEERCRED", None)
     if option is None:
         return True
-    _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, option,
-                                                          struct.calcsize("3i")))
-    return uid == os.getuid()
+    pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, option,
+                                                         struct.calcsize("3i")))
+    mine = _place("self")
+    return uid == os.getuid() and mine is not None and _place(str(pid)) == mine
+
+
+def _place(pid: str) -> tuple | None:
+    """The mount namespace and root directory of process `pid` (None: not to be known)."""
+    try:
+        root = os.stat(f"/proc/{pid}/root")
+        return os.readlink(f"/proc/{pid}/ns/mnt"), root.st_dev, root.st_ino
+    except OSError:
+        return None
 
 
 def _answers(path: str) -> bool:
@@ -258,7 +320,7 @@ def _unlink(path: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """`python -m gitstate.doors.resident_server SOCKET`: serve until idle, replaced or stale."""
+    """`main([SOCKET])` (`resident.SERVE`): serve until idle, replaced or stale."""
     os.closerange(3, 1024)      # no descriptor of the hook that started it is held open
     if len(argv) != 1:
         return 2
