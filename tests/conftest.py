@@ -33,6 +33,11 @@ import pytest
 
 from gitstate.law.movers import RUNTIME_MARKS
 
+# No resident judge (gitstate/doors/resident.py) for what the session's own fixtures commit
+# either (the viewer's demo, built once): a process that would outlive them. Each test's
+# environment says the same (`isolate`); the judge's own tests switch it on.
+os.environ["GITSTATE_JUDGE"] = "0"
+
 
 def pytest_addoption(parser, pluginmanager):
     """The suite runs on every core through pytest-xdist (`-n auto` in pyproject's addopts).

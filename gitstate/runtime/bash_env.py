@@ -26,7 +26,7 @@ SCRIPT = """#!/bin/sh
 # Written by gitstate's SessionStart hook (Claude Code): the gitstate this clone's hooks run,
 # for the agents' Bash calls, whose PATH the hook starts with this folder. Rewritten by the
 # next session's start when it differs; safe to delete.
-exec {python} -m gitstate "$@"
+exec {python} -P -m gitstate "$@"
 """
 
 

@@ -23,14 +23,14 @@ SHIM = r"""#!/bin/sh
 esac
 dir=@DIR@
 py=${GITSTATE_PYTHON:-$(git -C "$dir" config --get gitstate.python 2>/dev/null)}
-if [ -n "$py" ] && [ -x "$py" ]; then exec "$py" -m gitstate "$@"; fi
+if [ -n "$py" ] && [ -x "$py" ]; then exec "$py" -P -m gitstate "$@"; fi
 if command -v gitstate >/dev/null 2>&1; then exec gitstate "$@"; fi
 @LAST@@EXIT@
 """
 # a shim's last resort: a Python that imports gitstate, else why it cannot run (exit 1)
 LAST = r"""for py in python3 python; do
-    if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import gitstate' 2>/dev/null; then
-        exec "$py" -m gitstate "$@"
+    if command -v "$py" >/dev/null 2>&1 && "$py" -P -c 'import gitstate' 2>/dev/null; then
+        exec "$py" -P -m gitstate "$@"
     fi
 done
 echo "gitstate: $what cannot run: gitstate is not found (no gitstate.python in this" \

@@ -300,6 +300,11 @@ def test_a_gitstate_committed_at_the_top_of_the_work_tree_judges_nothing(repo, j
         res = git(repo, "commit", "-qam", "@alice: [STATE:deep_work] skipping", check=False)
         assert res.returncode == 1 and "[illegal-transition]" in res.stderr, res.stderr
         assert snapshot(repo) == before
+    # nor the ref guard's, which judges a commit the commit hooks never saw
+    res = git(repo, "commit", "--no-verify", "-qam", "@alice: [STATE:deep_work] skipping",
+              check=False)
+    assert res.returncode != 0 and "illegal-transition" in res.stderr, res.stderr
+    assert snapshot(repo) == before
 
 
 def test_a_commit_with_an_environment_too_large_for_the_judge_is_judged_in_process(

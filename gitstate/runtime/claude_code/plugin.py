@@ -64,7 +64,7 @@ case $1 in
     *) what="gitstate" ;;
 esac
 py=${GITSTATE_PYTHON:-$(git -C "$top" config --get gitstate.python 2>/dev/null)}
-if [ -n "$py" ] && [ -x "$py" ]; then exec "$py" -m gitstate "$@"; fi
+if [ -n "$py" ] && [ -x "$py" ]; then exec "$py" -P -m gitstate "$@"; fi
 if [ "$1" = hook ] && [ -z "$py" ] && ! [ -f "$top/@LIFECYCLE@" ]; then
     exit 0   # a project gitstate does not manage (the plugin may be on for every project)
 fi
