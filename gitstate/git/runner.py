@@ -203,8 +203,8 @@ class Git:
                 raise GitFailure(f"a path with a newline cannot be read: {s!r}")
         if max_size is not None:
             return self._cat_bounded(specs, max_size)
-        out = self.run("cat-file", "--batch", input="".join(s + "\n" for s in specs).encode(),
-                       long_read=True)
+        out = self.run("cat-file", "--batch", input="".join(s + "\n" for s in specs).encode(
+            "utf-8", "surrogateescape"), long_read=True)     # a path as git gave it, byte for byte
         results: list[tuple[str, str, bytes] | None] = []
         pos = 0
         for _ in specs:
@@ -221,7 +221,8 @@ class Git:
 
     def _cat_bounded(self, specs: list[str], max_size: int) -> list:
         out = self.run("cat-file", "--batch-check",
-                       input="".join(s + "\n" for s in specs).encode(), long_read=True)
+                       input="".join(s + "\n" for s in specs).encode("utf-8", "surrogateescape"),
+                       long_read=True)
         found: list = []
         small: list[tuple[int, str]] = []
         for i, header in enumerate(out.split(b"\n")[:len(specs)]):

@@ -557,3 +557,27 @@ def test_a_root_commit_is_judged_whatever_log_showroot_says(team):
     res = git(team, "commit", "-q", "--no-verify", "-m", "a new start", check=False)
     assert res.returncode != 0 and "[not-initial]" in res.stderr, res.stderr
     assert git(team, "rev-parse", "-q", "--verify", "fresh", check=False).stdout == ""
+
+
+@pytest.mark.parametrize("judge", ["0", "1"])
+def test_a_state_file_path_of_odd_bytes_is_refused_by_name_not_by_a_traceback(repo, monkeypatch,
+                                                                              judge):
+    """With `core.quotePath=false` git hands the hooks a path as its bytes: one that is not
+    UTF-8 names an agent no id can be, refused as such (in-process, and by the resident
+    judge, which the first commit starts)."""
+    monkeypatch.setenv("GITSTATE_JUDGE", judge)
+    monkeypatch.setenv("GITSTATE_JUDGE_IDLE", "5")     # a judge this test starts goes soon
+    git(repo, "config", "core.quotePath", "false")
+    odd = os.fsencode(repo) + b"/agent/b\xff"
+    for attempt in range(2):
+        os.makedirs(odd, exist_ok=True)
+        with open(odd + b"/_state.md", "wb") as fh:
+            fh.write(b"---\nagent: b\nstate: bootstrap\n---\n")
+        git(repo, "add", "-A")
+        before = snapshot(repo)
+        res = git(repo, "commit", "-qm", "@b: [STATE:bootstrap] odd", check=False)
+        assert res.returncode == 1 and "[invalid-id]" in res.stderr, res.stderr
+        assert "Traceback" not in res.stderr and snapshot(repo) == before
+    status = repo / ".git" / "gitstate" / "judge.json"
+    if status.exists():
+        os.kill(json.loads(status.read_text())["pid"], 9)
