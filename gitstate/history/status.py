@@ -25,8 +25,10 @@ def status(repo, agent: str | None = None, at: str | None = None) -> dict:
         from gitstate.history.views import read_at
         head, lc = read_at(repo, at)
         now = float(repo.git.text("log", "-1", "--format=%ct", head)) if head else time.time()
-    index = Index(repo.git, lc, repo.cache_dir)
     timed = bool(lc.policies.timeouts) or lc.policies.retry is not None   # (retry: backoff)
+    if agent and not timed:    # one state file, and no time in state to tell: no index read
+        return _one(repo, canonical_id(agent), head, lc, None, lambda a, front: None)
+    index = Index(repo.git, lc, repo.cache_dir)
     tracks = index.tracks(head) if timed and head else {}
 
     def waited(a: str, front: dict) -> float | None:
