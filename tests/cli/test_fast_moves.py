@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import fill_freeze_state, gitstate, repo_with, walk
 from hubs import hub_and_clones
+from test_fast_reads import click_params
 
 # the words each move's forms are made of: its arguments, every spelling of its options, values,
 # and forms the fast path leaves to click (`--help`, `-mX`, `--`, `-`, `--push=1`, `--key`)
@@ -42,24 +43,6 @@ ALPHABETS = {
 }
 
 
-def _click_params(args: list[str]):
-    """(-C DIR, command, parameters) as click parses `args`, or None where it refuses them."""
-    import click
-
-    from gitstate.cli import main
-    from gitstate.cli.app import cli
-    main.register(args)
-    try:
-        ctx = cli.make_context("gitstate", list(args))
-        name, command, rest = cli.resolve_command(ctx, ctx._protected_args + ctx.args)
-        sub = command.make_context(name, rest, parent=ctx)
-    except click.exceptions.ClickException:
-        return None
-    except click.exceptions.Exit:   # --help
-        return None
-    return ctx.params["directory"], name, sub.params
-
-
 def test_every_declared_move_is_taken_without_click():
     from gitstate.cli import fast_moves
     assert set(fast_moves.MOVES) == set(ALPHABETS)
@@ -83,9 +66,9 @@ def test_every_move_form_the_fast_path_takes_is_parsed_as_click_parses_it(comman
     ours = fast_moves.parse(args)
     if ours is None:
         return
-    theirs = _click_params(args)
+    theirs = click_params(args)
     assert theirs is not None, args
-    directory, name, params = theirs
+    directory, _command, name, params, _defaults = theirs
     assert (ours[0], ours[1]) == (directory, name), args
     assert ours[2] == params, args
 
@@ -133,7 +116,7 @@ def test_every_declared_option_in_every_place_is_taken_and_read_as_click_reads_i
         args = [command, *words]
         ours = fast_moves.parse(args)
         assert ours is not None, args
-        assert ours[2] == _click_params(args)[2], args
+        assert ours[2] == click_params(args)[3], args
     assert len(tried) >= 10
 
 
@@ -151,7 +134,7 @@ def test_the_plain_forms_of_each_move_are_taken(args):
     from gitstate.cli import fast_moves
     ours = fast_moves.parse(list(args))
     assert ours is not None, args
-    assert ours[2] == _click_params(list(args))[2]
+    assert ours[2] == click_params(list(args))[3]
 
 
 @pytest.mark.parametrize("args", [

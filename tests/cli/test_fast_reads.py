@@ -228,8 +228,10 @@ def test_the_kept_log_folds_its_parts_and_says_the_same(team, monkeypatch):
     assert fast.stdout == slow.stdout and len(json.loads(fast.stdout)["moves"]) > 4
 
 
-def _click_params(args: list[str]):
-    """(-C DIR, command, parameters) as click parses `args`, or None where it refuses them."""
+def click_params(args: list[str]):
+    """(-C DIR, the click command, its name, parameters, their defaults) as click parses
+    `args`, or None where it refuses them or only says something (`--help`). The fast paths'
+    tests (reads here, moves in test_fast_moves.py) hold their parses to it."""
     import click
 
     from gitstate.cli import main
@@ -239,7 +241,7 @@ def _click_params(args: list[str]):
         ctx = cli.make_context("gitstate", list(args))
         name, command, rest = cli.resolve_command(ctx, ctx._protected_args + ctx.args)
         sub = command.make_context(name, rest, parent=ctx)
-    except click.exceptions.ClickException:
+    except (click.exceptions.ClickException, click.exceptions.Exit):
         return None
     defaults = {p.name: p.get_default(sub) for p in command.params}
     return ctx.params["directory"], command, name, sub.params, defaults
@@ -276,7 +278,7 @@ def test_every_form_the_fast_path_takes_is_parsed_as_click_parses_it(tmp_path):
                     ours = fast.parse(args)
                     if ours is None:
                         continue
-                    theirs = _click_params(args)
+                    theirs = click_params(args)
                     assert theirs is not None, args
                     directory, cmd, name, params, defaults = theirs
                     assert (ours[0], ours[1]) == (directory, name), args

@@ -16,6 +16,14 @@ def _gitlink(clone: Path, path: str, commit: str, subject: str) -> None:
     git(clone, *UNHOOKED, "commit", "-q", "-m", subject)
 
 
+def _landed_by_a(a: Path, subject: str, b: Path | None = None) -> None:
+    """a commits what it staged (hooks off), pushes it to the hub; b, if given, pulls it."""
+    git(a, *UNHOOKED, "commit", "-q", "-m", subject)
+    git(a, "push", "-q", "origin", "main")
+    if b is not None:
+        git(b, "pull", "-q", "--ff-only")
+
+
 def test_a_queued_move_cannot_undo_the_hubs_change_of_a_submodule_it_also_changes(tmp_path):
     hub, (a, b) = hub_and_clones(tmp_path)
     assert pushed(a, "spawn", "alice")[0] == 0
@@ -40,17 +48,14 @@ def test_a_queued_move_editing_a_file_the_hub_made_a_symlink_is_merged_as_git_me
     assert pushed(a, "spawn", "alice")[0] == 0
     (a / "f").write_text("x")
     git(a, "add", "f")
-    git(a, *UNHOOKED, "commit", "-q", "-m", "a file")
-    git(a, "push", "-q", "origin", "main")
-    git(b, "pull", "-q", "--ff-only")
+    _landed_by_a(a, "a file", b)
     (b / "f").write_text("../../outside")
     git(b, "add", "f")
     state_edit(b, "alice", "inbox")
     # the hub's side: the same bytes, now a symlink
     blob = git(a, "rev-parse", "HEAD:f").stdout.strip()
     git(a, "update-index", "--cacheinfo", f"120000,{blob},f")
-    git(a, *UNHOOKED, "commit", "-q", "-m", "f is a link")
-    git(a, "push", "-q", "origin", "main")
+    _landed_by_a(a, "f is a link")
     code, lines = queued_push(b)
     # git's merge: distinct types on each side, a conflict; never a symlink to b's bytes
     assert code != 0 and "(gitstate:queue-conflict " in lines[0], lines
@@ -62,15 +67,13 @@ def test_a_queued_move_cannot_undo_the_hubs_change_of_a_file_whose_name_has_a_ne
     assert pushed(a, "spawn", "alice")[0] == 0
     (a / "odd\nname").write_text("one\n")
     git(a, "add", "-A")
-    git(a, *UNHOOKED, "commit", "-q", "-m", "an odd name")
-    git(a, "push", "-q", "origin", "main")
-    git(b, "pull", "-q", "--ff-only")
+    _landed_by_a(a, "an odd name", b)
     (b / "odd\nname").write_text("the move's\n")
     git(b, "add", "-A")
     state_edit(b, "alice", "inbox")
     (a / "odd\nname").write_text("the hub's\n")
-    git(a, *UNHOOKED, "commit", "-qam", "the hub's side")
-    git(a, "push", "-q", "origin", "main")
+    git(a, "add", "-A")
+    _landed_by_a(a, "the hub's side")
     code, lines = queued_push(b)
     assert git(hub, "show", "main:odd\nname").stdout == "the hub's\n", lines
     assert code != 0 and "(gitstate:queue-conflict " in lines[0], lines
