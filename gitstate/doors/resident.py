@@ -105,12 +105,6 @@ os.execv(sys.executable, [sys.executable, "-c", "FALLBACK"] + args)
 assert "'" not in CLIENT   # it is written inside the shims' single quotes
 
 
-def wanted() -> str | None:
-    """The socket a judge should be started on after this in-process hook (the shim names it
-    when the judge is wanted and none answered), else None."""
-    return os.environ.get("GITSTATE_JUDGE_START") or None
-
-
 def start(sock: str) -> None:
     """Start a judge on `sock`, detached (its own session, no terminal, /dev/null for its
     streams): it outlives this hook. A failure to start costs the next commit nothing but its
