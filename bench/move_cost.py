@@ -131,8 +131,8 @@ def command_of(argv: list[str]) -> str:
 
 
 def timed(cwd: Path, args: list[str], times: Path | None,
-          trace: Path) -> tuple[float, float, collections.Counter]:
-    """(wall s, the client's CPU s, its git processes) of one command."""
+          trace: Path) -> tuple[float, float, collections.Counter, float]:
+    """(wall s, the client's CPU s, its git processes, the hub's CPU s) of one command."""
     trace.unlink(missing_ok=True)
     hub0 = hub_cpu(times) if times else 0.0
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -144,9 +144,8 @@ def timed(cwd: Path, args: list[str], times: Path | None,
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(args)} failed: {proc.stdout}{proc.stderr}")
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    if times:
-        cpu -= hub_cpu(times) - hub0
-    return wall, cpu, git_processes(trace)
+    hub = hub_cpu(times) - hub0 if times else 0.0
+    return wall, cpu - hub, git_processes(trace), hub
 
 
 def compile_gitstate(python: str) -> None:
@@ -181,6 +180,7 @@ def measure(runs: int, pythons: dict[str, str]) -> dict[str, dict]:
         for label in pythons:
             out[label] = {kind: {"wall_s": statistics.median(x[0] for x in xs),
                                  "cpu_s": statistics.median(x[1] for x in xs),
+                                 "hub_cpu_s": statistics.median(x[3] for x in xs),
                                  "git": sum(procs[label].get(kind, {}).values()),
                                  "by_command": dict(procs[label].get(kind, {}))}
                           for kind, xs in samples[label].items()}
@@ -207,7 +207,7 @@ def main() -> int:
     print(f"python {sys.version.split()[0]}, git {git_version}, {os.cpu_count()} cores, "
           f"load {load0:.2f} at the start, {os.getloadavg()[0]:.2f} at the end, median of "
           f"{args.runs} runs each")
-    print(f"{'':<9}{'move':<16}{'wall':>8}{'CPU':>8}{'git':>6}")
+    print(f"{'':<9}{'move':<16}{'wall':>8}{'CPU':>8}{'git':>6}{'hub CPU':>9}")
     worst = 0
     for label, kinds in results.items():
         for kind, r in kinds.items():
@@ -215,8 +215,9 @@ def main() -> int:
             if kind == "push":
                 verdict = "ok" if r["cpu_s"] <= TARGET_PUSH_S else "OVER"
                 worst |= label == "now" and verdict != "ok"
+            hub = f"{r['hub_cpu_s'] * 1000:>7.0f}ms" if kind == "push" else " " * 9
             print(f"{label:<9}{kind:<16}{r['wall_s'] * 1000:>6.0f}ms{r['cpu_s'] * 1000:>6.0f}ms"
-                  f"{r['git']:>6}  {verdict}")
+                  f"{r['git']:>6}{hub}  {verdict}")
             if args.show and r["by_command"]:
                 listed = sorted(r["by_command"].items(), key=lambda kv: (-kv[1], kv[0]))
                 print(" " * 11 + ", ".join(f"{c} {n}" for c, n in listed))

@@ -9,6 +9,9 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args == ["hook", "proc-receive"]:    # a pusher of a burst: most only wait for a pass
+        from gitstate.doors.queue import proc_receive
+        return proc_receive(sys.stdin.buffer, sys.stdout.buffer)
     if args[:1] == ["hook"] and len(args) > 1 and args[1] in _light_hooks():
         from gitstate.doors.hooks import run_hook
         return run_hook(args[1], args[2:])

@@ -76,7 +76,7 @@ def _run(name: str, args: list[str]) -> int:
         return pre_receive(Git(), sys.stdin.buffer)
     if name == "proc-receive":
         from gitstate.doors.queue import proc_receive
-        return proc_receive(Git(), sys.stdin.buffer, sys.stdout.buffer)
+        return proc_receive(sys.stdin.buffer, sys.stdout.buffer)
     if name == "post-receive":
         from gitstate.doors.hub import post_receive
         return post_receive(Git(), sys.stdin.buffer)

@@ -12,10 +12,11 @@ hook, and out of any client's reach).
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
-from gitstate.git.push import QUEUE_PREFIX
+from gitstate.git import QUEUE_PREFIX
 from gitstate.git.repo import team_ref
 from gitstate.git.runner import Git, is_zero
 from gitstate.git.upstream import HUB_MARK_REF
@@ -228,6 +229,30 @@ def _judge_line(git: Git, ref: str, old: str, new: str, root: str | None,
 
 def _refusal(rule: Rule, message: str) -> dict:
     return {"commit": "", "subject": "", "rule": rule, "message": message, "where": None}
+
+
+def record_received(git: Git, landed: list[tuple[str, int]]) -> None:
+    """The hub's record of when it received each commit a pass of its landing queue landed
+    (`(commit, seconds)`), in one notes commit for the pass (`git fast-import`, which lays
+    the notes out as `git notes` does), swapped in by compare-and-swap as the post-receive
+    shim swaps its own: each pusher's post-receive then finds its move noted, and adds
+    nothing. A pass that dies before this leaves them to the post-receives."""
+    if not landed:
+        return
+    mine = f"{NOTES_REF}-lander-{os.getpid()}"
+    notes = "".join(f"N inline {sha}\ndata {len(text)}\n{text}\n"
+                    for sha, text in ((sha, f"received {when}\n") for sha, when in landed))
+    for _try in range(200):
+        old = git.rev(NOTES_REF)
+        stream = (f"commit {mine}\ncommitter gitstate hub <hub@gitstate.invalid> "
+                  f"{int(time.time())} +0000\ndata 0\n" + (f"from {old}\n" if old else "")
+                  + notes)
+        if git.call("fast-import", "--quiet", "--force", input=stream.encode())[0] != 0:
+            break
+        swap = f"update {NOTES_REF} {mine} {old}" if old else f"create {NOTES_REF} {mine}"
+        if git.call("update-ref", "--stdin", input=f"{swap}\ndelete {mine}\n".encode())[0] == 0:
+            return
+    git.call("update-ref", "-d", mine)
 
 
 def post_receive(git: Git, stdin: BinaryIO) -> int:

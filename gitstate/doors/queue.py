@@ -40,23 +40,29 @@ import os
 import sys
 import time
 from contextlib import contextmanager
-from pathlib import Path
 
-from gitstate.git.push import QUEUE_PREFIX
-from gitstate.git.runner import Git
-from gitstate.law.rule_ids import Rule
+from gitstate.git import QUEUE_PREFIX
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import BinaryIO
 
+    from gitstate.git.runner import Git
+
 MOVE_BYTES = 8 << 20     # new blobs one queued move may carry (git config gitstate.queueMaxBytes)
 MOVES_PER_PUSH = 16      # queued moves in one push
 KEEP_OUTCOMES = 86400    # seconds an outcome is kept for a pusher that asks again
+# Rule ids, spelled here: a pusher that only waits for a lander's pass imports nothing of
+# the law (tests/doors/test_queue.py holds them equal to law/rule_ids.py's)
+TOO_MANY_REFS, QUEUE_MOVE = "too-many-refs", "queue-move"
 
 
-def proc_receive(git: Git, stdin: BinaryIO, stdout: BinaryIO) -> int:
-    """git's proc-receive protocol (githooks(5)): each queued ref's outcome back to git."""
+def proc_receive(stdin: BinaryIO, stdout: BinaryIO, git_dir: str | None = None) -> int:
+    """git's proc-receive protocol (githooks(5)): each queued ref's outcome back to git.
+
+    Most pushers of a burst only file their move and wait for a lander's pass: that costs
+    the interpreter's start, `json` and the files of the queue, nothing of the law or of
+    git's runner, which only a lander imports."""
     _read_until_flush(stdin)
     _pkt(stdout, b"version=1\0")
     _flush(stdout)
@@ -64,13 +70,13 @@ def proc_receive(git: Git, stdin: BinaryIO, stdout: BinaryIO) -> int:
     commands = [c for c in commands if len(c) == 3]
     for _old, new, ref in commands:
         if len(commands) > MOVES_PER_PUSH:
-            outcome = _refused(new, Rule.TOO_MANY_REFS, f"this push queues {len(commands)} "
+            outcome = _refused(new, TOO_MANY_REFS, f"this push queues {len(commands)} "
                                f"moves; the hub takes at most {MOVES_PER_PUSH} in one push")
         else:
             try:
-                outcome = queue_and_land(git, ref, new)
+                outcome = queue_and_land(Queue(git_dir or _hook_git_dir()), ref, new)
             except Exception as exc:   # every queued ref gets an answer
-                outcome = _refused(new, Rule.QUEUE_MOVE, f"the hub could not queue it: {exc}")
+                outcome = _refused(new, QUEUE_MOVE, f"the hub could not queue it: {exc}")
         _answer(stdout, ref, new, outcome)
     _flush(stdout)
     return 0
@@ -90,50 +96,69 @@ def _answer(stdout: BinaryIO, ref: str, new: str, outcome: dict) -> None:
           f"{outcome['message']}", file=sys.stderr)
 
 
-def queue_and_land(git: Git, ref: str, move: str) -> dict:
+def _hook_git_dir() -> str:
+    """The hub's git dir: git gives its hooks `GIT_DIR` (githooks(5)); else asked of git."""
+    given = os.environ.get("GIT_DIR")
+    if given:
+        return os.path.abspath(given)
+    from gitstate.git.runner import Git
+    return Git().text("rev-parse", "--absolute-git-dir")
+
+
+def queue_and_land(queue: Queue, ref: str, move: str) -> dict:
     """File the move, and wait for its outcome: landed by a pass of another pusher's lander,
     or by this one's, when no lander is at work."""
     branch = "refs/heads/" + ref.removeprefix(QUEUE_PREFIX)
-    queue = Queue(git)
     name = queue.file(branch, move)
-    return queue.wait(name, move) or _refused(move, Rule.QUEUE_MOVE, "the hub lost this move's "
+    return queue.wait(name, move) or _refused(move, QUEUE_MOVE, "the hub lost this move's "
                                              "outcome; push it again")
 
 
 def drain(git: Git) -> list[dict]:
     """`gitstate hub drain`: land every request left in the queue (e.g. after a crash)."""
-    queue = Queue(git)
+    queue = Queue(git.text("rev-parse", "--absolute-git-dir"), git)
     with queue.landing():
         return queue.land_pending()
 
 
 class Queue:
     """Requests in `<git dir>/gitstate/queue/`, their outcomes in `.../done/`; the landing
-    lock (`gitstate/lock`), and the lander's (`queue/lander`), which a pusher waits on."""
+    lock (`gitstate/lock`), and the lander's (`queue/lander`), which a pusher waits on.
+    git's runner is made when a pass needs it (a waiting pusher never does)."""
 
-    def __init__(self, git: Git):
-        self.git = git
-        self.dir = Path(git.text("rev-parse", "--absolute-git-dir")) / "gitstate" / "queue"
-        self.done = self.dir / "done"
-        self.done.mkdir(parents=True, exist_ok=True)
-        limit = git.config("gitstate.queueMaxBytes")
-        self.max_bytes = int(limit) if limit and limit.isdigit() else MOVE_BYTES
+    def __init__(self, git_dir: str, git: Git | None = None):
+        self.git_dir = git_dir
+        self.dir = os.path.join(git_dir, "gitstate", "queue")
+        self.done = os.path.join(self.dir, "done")
+        os.makedirs(self.done, exist_ok=True)
+        self._git = git
         self.laws: dict = {}
+
+    @property
+    def git(self) -> Git:
+        if self._git is None:
+            from gitstate.git.runner import Git
+            self._git = Git()
+        return self._git
 
     def file(self, branch: str, move: str) -> str:
         name = f"{time.time_ns():020d}-{os.getpid()}-{move[:12]}"
-        _write(self.dir / name, {"branch": branch, "move": move})
+        _write(os.path.join(self.dir, name), {"branch": branch, "move": move})
         return name
 
     def locked(self):
+        from pathlib import Path
+
         from gitstate.git.atomic import repo_lock
-        return repo_lock(self.dir.parent.parent)
+        return repo_lock(Path(self.git_dir))
 
     @contextmanager
     def landing(self):
         """The lander's lock, then the landing lock: held for a pass."""
+        from pathlib import Path
+
         from gitstate.git.atomic import repo_lock
-        with repo_lock(self.dir.parent.parent, "queue/lander"), self.locked():
+        with repo_lock(Path(self.git_dir), "queue/lander"), self.locked():
             yield
 
     def wait(self, name: str, move: str) -> dict | None:
@@ -146,7 +171,7 @@ class Queue:
             with self.landing():
                 self.land_pending()
             return self.answer(name, move)
-        with open(self.dir / "lander", "a+") as lander:
+        with open(os.path.join(self.dir, "lander"), "a+") as lander:
             while True:
                 answered = self.answer(name, move)
                 if answered is not None:
@@ -167,7 +192,7 @@ class Queue:
     def answer(self, name: str, move: str) -> dict | None:
         """The request's outcome, once it has one: the request is gone (its outcome was
         written first), or the outcome names it."""
-        filed = (self.dir / name).exists()
+        filed = os.path.exists(os.path.join(self.dir, name))
         outcome = self.outcome(move)
         if outcome is not None and (not filed or outcome.get("request") == name):
             return outcome
@@ -175,7 +200,8 @@ class Queue:
 
     def outcome(self, move: str) -> dict | None:
         try:
-            return json.loads((self.done / move).read_text("utf-8"))
+            with open(os.path.join(self.done, move), encoding="utf-8") as fh:
+                return json.load(fh)
         except (OSError, ValueError):
             return None
 
@@ -183,11 +209,15 @@ class Queue:
         """Every request waiting, in order of arrival, each branch's in one pass (the lock
         is held)."""
         from gitstate.doors.batch import Lander
+        from gitstate.doors.hub import record_received
+        from gitstate.law.rule_ids import Rule
         requests = self._pending(set())
         if not requests:
             return []
-        lander = Lander(self.git, self.max_bytes, self.outcome, self.laws)
-        outcomes = []
+        limit = self.git.config("gitstate.queueMaxBytes")
+        max_bytes = int(limit) if limit and limit.isdigit() else MOVE_BYTES
+        lander = Lander(self.git, max_bytes, self.outcome, self.laws)
+        outcomes: list[dict] = []
         try:
             for branch in sorted({r["branch"] for _n, r in requests}):
                 mine = [(n, r) for n, r in requests if r["branch"] == branch]
@@ -196,12 +226,15 @@ class Queue:
                                                             self._pending(seen) if
                                                             r["branch"] == b],
                                     self._record)
+                record_received(self.git, [(s.new, int(s.name[:20]) // 10**9) for s in steps
+                                           if s.new and s.outcome
+                                           and s.outcome.get("outcome") == "landed"])
                 for step in steps:
                     outcome = {**(step.outcome or _refused(step.move, Rule.QUEUE_MOVE, "the "
                                                            "hub could not land it")),
                                "branch": branch, "request": step.name}
-                    _write(self.done / step.move, outcome)
-                    (self.dir / step.name).unlink(missing_ok=True)
+                    _write(os.path.join(self.done, step.move), outcome)
+                    _unlink(os.path.join(self.dir, step.name))
                     outcomes.append(outcome)
         finally:
             lander.close()
@@ -216,7 +249,7 @@ class Queue:
         for name in names:
             request = self._request(name)
             if request is None:
-                (self.dir / name).unlink(missing_ok=True)   # nothing this hub filed
+                _unlink(os.path.join(self.dir, name))   # nothing this hub filed
                 continue
             found.append((name, request))
         return found
@@ -225,13 +258,14 @@ class Queue:
         """Before the branch moves: each request landing a commit says which, on which tip."""
         for step in steps:
             if step.new:
-                _write(self.dir / step.name, {**step.request,
+                _write(os.path.join(self.dir, step.name), {**step.request,
                                               "landing": {"commit": step.new, "old": step.old}})
 
     def _request(self, name: str) -> dict | None:
         """The request filed as `name`, if it is one this hub filed."""
         try:
-            request = json.loads((self.dir / name).read_text("utf-8"))
+            with open(os.path.join(self.dir, name), encoding="utf-8") as fh:
+                request = json.load(fh)
         except (OSError, ValueError):
             return None
         if not (isinstance(request, dict) and _is_oid(str(request.get("move")))
@@ -258,10 +292,19 @@ def _is_oid(text: str) -> bool:
     return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
 
 
-def _write(path: Path, data: dict) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data), encoding="utf-8")
+def _write(path: str, data: dict) -> None:
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(data))
     os.replace(tmp, path)
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def _read_until_flush(stream: BinaryIO) -> list[bytes]:

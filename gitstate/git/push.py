@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gitstate.errors import GitFailure, GitstateError, Rejected
+from gitstate.git import QUEUE_PREFIX
 from gitstate.git.atomic import Result
 from gitstate.git.carry import Conflict, carry_work, restore
 from gitstate.git.runner import Git, zero_like
@@ -36,7 +37,6 @@ from gitstate.law.record import Record, field
 from gitstate.law.rule_ids import Rule
 
 UNLANDED = "refs/heads/gitstate/unlanded"
-QUEUE_PREFIX = "refs/gitstate/queue/"   # a push there is a move for the hub to land
 
 # git's words for a push that lost a race: refused before sending (the tip moved since our
 # fetch), or at the hub's ref update (another push won between its check and ours).

@@ -11,6 +11,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -470,6 +471,32 @@ def test_waiting_moves_land_in_one_pass_with_one_ref_update_each_pusher_told_its
         [f"{old}..{new}" for old, new in zip(olds, chain)]
     assert _branch_moves(hub) - before == 1                # the branch moved once
     assert_queue_empty(hub)
+    # the hub's clock: the pass noted when each move arrived, in one notes commit, and the
+    # pushers' post-receives found them noted and added none
+    notes = "refs/notes/gitstate-received"
+    added = git(hub, "diff-tree", "-r", "--name-only", "--no-commit-id", f"{notes}^",
+                notes).stdout.split()
+    assert sorted(p.replace("/", "") for p in added) == sorted(chain)
+    stamps = [int(git(hub, "notes", f"--ref={notes}", "show", c).stdout.split()[-1])
+              for c in chain]
+    assert stamps == sorted(stamps) and stamps[-1] <= time.time()
+    assert git(hub, "log", "-1", "--format=%an <%ae>", notes).stdout.strip() == \
+        "gitstate hub <hub@gitstate.invalid>"
+
+
+def test_a_pusher_waiting_for_a_pass_imports_nothing_of_the_law_or_gits_runner():
+    """Most pushers of a burst only file their move and wait for a lander's pass: the hook's
+    process then costs the interpreter and the queue's files, and the law's rule ids it may
+    answer with are the law's own."""
+    from gitstate.doors import queue
+    from gitstate.law.rule_ids import Rule
+    assert (queue.TOO_MANY_REFS, queue.QUEUE_MOVE) == (Rule.TOO_MANY_REFS, Rule.QUEUE_MOVE)
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, gitstate.doors.queue; "
+         "print(' '.join(m for m in sys.modules if m.startswith('gitstate')))"],
+        capture_output=True, text=True, check=True).stdout.split()
+    assert sorted(loaded) == ["gitstate", "gitstate.doors", "gitstate.doors.queue",
+                              "gitstate.git"]
 
 
 def test_a_move_refused_in_the_middle_of_a_batch_holds_none_of_the_others(tmp_path):
