@@ -473,6 +473,13 @@ def _latencies(seconds: list[float], results: list[list[dict]]) -> dict:
             if median_p99 else None}
 
 
+def _children_cpu() -> float:
+    """CPU seconds of every process this one started and waited for, and theirs."""
+    import resource
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def measure(n: int, worktrees: int, moves: int, *, kind: str = "queue",
             backoff: float | None = None, attempts: int | None = None,
             think: float = 0.0, transport: str = "daemon") -> dict:
@@ -482,12 +489,17 @@ def measure(n: int, worktrees: int, moves: int, *, kind: str = "queue",
         daemon = serve(where, transport)
         try:
             places = make_clones(where, daemon.url("hub.git"), n, worktrees, backoff, attempts)
+            cpu0 = _children_cpu()
             results, wall = run_swarm(places, moves, where, think=think)
         finally:
             daemon.stop()
+        cpu = _children_cpu() - cpu0
         out = {"hub": kind, "transport": transport, "clones": n, "worktrees": worktrees,
                "moves": moves,
                **summarise(results, wall, hub)}
+        # the burst's CPU in all its processes (clients, git daemon, the hub's), what a
+        # loaded machine does not inflate as it does the clock
+        out["cpu_ms_per_move"] = round(cpu * 1000 / max(1, out["landed"]))
         if kind == "queue":
             out["landing_ms"] = round(landing_seconds(hub, places[0], "agent-00") * 1000)
         return out
@@ -560,6 +572,7 @@ def _show(r: dict, as_json: bool) -> None:
           f"{r['landed_per_second']} moves/s; command to landed p50 {r['p50']} s, p99 "
           f"{r['p99']} s, longest {r['longest']} s; worst agent's p99 / median agent's "
           f"{r['worst_agent_p99_over_median']}; attempts max {r['attempts_max']}"
+          + f"; {r['cpu_ms_per_move']} ms of CPU per move in all its processes"
           + (f"; a landing costs the hub {r['landing_ms']} ms" if "landing_ms" in r else "")
           + f"; load average {r['load'][0]} -> {r['load'][1]}")
     for reason in r["reasons"]:

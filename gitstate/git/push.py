@@ -12,7 +12,8 @@ one outcome:
 - `gave-up`: attempts or time ran out (a hub that does not answer included), or the hub
   could not be reached; the move stays committed here (nothing lost), the reason is said.
 
-A hub made by `gitstate init --server` says so with the ref `refs/gitstate/hub`, and keeps a
+A hub made by `gitstate init --server` says so with the ref `refs/gitstate/hub` (asked once
+and remembered: one that stops queueing is asked again, and pushed to as any other), and keeps a
 landing queue (`doors/queue.py`): the move is pushed to `refs/gitstate/queue/<branch>`, which
 never loses a race; the hub lands it in order of arrival and says how in git's push report
 (the landed commit, or the rule that refused it). Only a move whose agent moved on the hub
@@ -30,6 +31,7 @@ from gitstate.errors import GitFailure, GitstateError, Rejected
 from gitstate.git import QUEUE_PREFIX
 from gitstate.git.atomic import Result
 from gitstate.git.carry import Conflict, carry_work, restore
+from gitstate.git.hub_report import RACE_WORDS, push_queued, push_to
 from gitstate.git.runner import Git, zero_like
 from gitstate.git.spawning import bounded
 from gitstate.git.upstream import Upstream, check_in_step, hub_queues, upstream_of
@@ -37,12 +39,6 @@ from gitstate.law.record import Record, field
 from gitstate.law.rule_ids import Rule
 
 UNLANDED = "refs/heads/gitstate/unlanded"
-
-# git's words for a push that lost a race: refused before sending (the tip moved since our
-# fetch), or at the hub's ref update (another push won between its check and ours).
-_RACE_WORDS = ("fetch first", "non-fast-forward", "stale info", "failed to update ref",
-               "failed to lock", "cannot lock ref", "incorrect old value", "but expected",
-               "reference already exists")
 
 
 @dataclass
@@ -136,7 +132,7 @@ def _land_pushed(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
     attempt = 0
     while True:
         attempt += 1
-        status, words = _push(git, up, result.sha)
+        status, words = push_to(git, up, result.sha)
         if on_attempt:
             on_attempt(attempt, status)
         if status == "landed":
@@ -173,7 +169,13 @@ def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
     attempt = 0
     while True:
         attempt += 1
-        status, landed, rule, words = _push_queued(git, up, result.sha, queue)
+        status, landed, rule, words = push_queued(git, up, result.sha, queue)
+        if status != "landed" and rule is None and attempt == 1 \
+                and not hub_queues(git, up, ask=True):
+            # the hub no longer keeps a queue (it said so before): pushed to the branch
+            if status == "unqueued":
+                git.call("push", "--quiet", up.remote, f":{queue}")
+            return _land_pushed(git, top, up, move, result, agent, policy, judge_fetched, None)
         if status == "landed":
             held, note = _take_landed(git, up, result, landed, judge_fetched)
             if not held:
@@ -200,7 +202,7 @@ def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
 
 def _busy(words: str, policy: PushPolicy, attempt: int, start: float) -> bool:
     """Did the queued push fail on the hub's busy ref, with time and attempts left?"""
-    return any(w in words.lower() for w in _RACE_WORDS) \
+    return any(w in words.lower() for w in RACE_WORDS) \
         and time.monotonic() - start < policy.seconds \
         and (policy.attempts is None or attempt < policy.attempts)
 
@@ -247,52 +249,6 @@ def _onto(git: Git, top: Path, up: Upstream, result: Result, agent: str, attempt
     except GitFailure as exc:
         return _gave_up(up, result, attempt, f"could not move onto {up.name}: "
                         f"{exc.message}")
-
-
-def _push_queued(git: Git, up: Upstream, sha: str,
-                 queue: str) -> tuple[str, str, str | None, str]:
-    """(landed | refused | error, the landed commit, the rule, the hub's words), from git's
-    push report: the hub answers for the queued ref with the branch and the landed commit, or
-    with `gitstate:<rule> <words>`."""
-    code, out, err = git.call("-c", "core.abbrev=no", "push", "--porcelain", up.remote,
-                              f"{sha}:{queue}")
-    errs = err.decode("utf-8", "replace")
-    for line in out.decode("utf-8", "replace").splitlines():
-        fields = line.split("\t")
-        if len(fields) < 3:
-            continue
-        flag, target, summary = fields[0], fields[1].rpartition(":")[2], fields[2]
-        if target == up.ref and flag in (" ", "+", "*"):
-            landed = summary.rpartition(".")[2].strip()
-            if len(landed) in (40, 64):
-                return "landed", landed, None, ""
-        if target == queue and flag == "!":
-            return _queue_refusal(summary, errs)
-    return "error", "", None, _plain(errs, ("hint:", "error: update_ref")) \
-        or f"git push exited with {code}"
-
-
-def _queue_refusal(summary: str, errs: str) -> tuple[str, str, str | None, str]:
-    """The hub's answer for a queued ref it did not land (its rule, else its hook's words)."""
-    inner = summary.partition("(")[2].rpartition(")")[0]
-    if inner.startswith("gitstate:"):
-        rule, _, words = inner.removeprefix("gitstate:").partition(" ")
-        return "refused", "", rule, words
-    # the law refuses in its own words; anything else is a hub that failed to answer
-    status = "refused" if "pre-receive hook declined" in summary else "error"
-    return status, "", None, _hub_words(errs) or summary
-
-
-def _hub_words(errs: str) -> str:
-    """What the hub said (git's `remote:` lines), one line each."""
-    return "\n".join(ln.removeprefix("remote:").strip() for ln in errs.splitlines()
-                     if ln.startswith("remote:") and ln.removeprefix("remote:").strip())
-
-
-def _plain(errs: str, skip: tuple[str, ...]) -> str:
-    """git's error output on one line, without its hints (and lines starting with `skip`)."""
-    return "; ".join(ln.strip() for ln in errs.splitlines()
-                     if ln.strip() and not ln.startswith(skip))
 
 
 def _take_landed(git: Git, up: Upstream, result: Result, landed: str,
@@ -344,29 +300,6 @@ def _follow(git: Git, up: Upstream, result: Result, landed: str) -> str | None:
 def _stays(result: Result, landed: str, why: str) -> str:
     return f"landed as {landed[:10]}, but this branch stays at {result.sha[:10]} ({why}); " \
         "`gitstate sync` brings it in step"
-
-
-def _push(git: Git, up: Upstream, sha: str) -> tuple[str, str]:
-    """(landed | race | refused | error, git's or the hub's words)."""
-    code, out, err = git.call("push", "--porcelain", up.remote, f"{sha}:{up.ref}")
-    errs = err.decode("utf-8", "replace")
-    ours = [ln for ln in out.decode("utf-8", "replace").splitlines() if ln.count("\t") >= 2
-            and ln.split("\t")[1].endswith(f":{up.ref}")]
-    # the hub took it even if this clone could not record that (e.g. its tracking ref was
-    # locked by a fetch in another worktree of this repository)
-    if code == 0 or (ours and ours[0][0] in " +*="):
-        return "landed", ""
-    return _push_failure(ours[0] if ours and ours[0].startswith("!") else "", errs)
-
-
-def _push_failure(line: str, errs: str) -> tuple[str, str]:
-    """(race | refused | error, the words) of a push the hub did not take (`line`: git's)."""
-    # the hub's own words (its refusals) are not searched: a rule may mention these words
-    if any(w in line for w in _RACE_WORDS) or (not line and "lock" in errs):
-        return "race", line
-    if "[remote rejected]" in line:
-        return "refused", _hub_words(errs) or line
-    return "error", _plain(errs, ("hint:",)) or line or "git push failed"
 
 
 def _fetch(git: Git, up: Upstream) -> str:

@@ -10,6 +10,7 @@ counts nothing.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from gitstate.errors import GitstateError
@@ -69,16 +70,56 @@ class Upstream:
 HUB_MARK_REF = "refs/gitstate/hub"      # a hub with a landing queue has this ref
 
 
-def hub_queues(git: Git, up: Upstream) -> bool:
-    """Whether the hub keeps a landing queue: it says so itself, with `HUB_MARK_REF` (once
-    per command that lands several moves, `sync` or a chain; a hub that did not say so is
-    asked again)."""
-    if up.remote in git.hubs_queueing:
+def hub_queues(git: Git, up: Upstream, *, ask: bool = False) -> bool:
+    """Whether the hub keeps a landing queue: it says so itself, with `HUB_MARK_REF`. A hub
+    that said so is remembered (`<git dir>/gitstate/queueing-hubs`, by its URL), so a move
+    costs no extra talk with it; one that did not is asked again. `ask`: ask it now, and
+    remember its answer (a move whose queued push was not answered as a queue's asks)."""
+    if not ask and (up.remote in git.hubs_queueing or _url(git, up) in _remembered(git)):
+        git.hubs_queueing.add(up.remote)
         return True
     code, out, _ = git.call("ls-remote", up.remote, HUB_MARK_REF)
-    if code == 0 and out.strip():
+    queueing = code == 0 and bool(out.strip())
+    if queueing:
         git.hubs_queueing.add(up.remote)
-    return up.remote in git.hubs_queueing
+    else:
+        git.hubs_queueing.discard(up.remote)
+    _remember(git, up, queueing)
+    return queueing
+
+
+def _memory(git: Git) -> str:
+    git.known_git_dir = git.known_git_dir or git.text("rev-parse", "--absolute-git-dir")
+    return os.path.join(git.known_git_dir, "gitstate", "queueing-hubs")
+
+
+def _url(git: Git, up: Upstream) -> str:
+    return git.config(f"remote.{up.remote}.url") or up.remote
+
+
+def _remembered(git: Git) -> set[str]:
+    try:
+        with open(_memory(git), encoding="utf-8") as fh:
+            return set(fh.read().splitlines())
+    except (OSError, UnicodeDecodeError):
+        return set()
+
+
+def _remember(git: Git, up: Upstream, queueing: bool) -> None:
+    """Keep (or forget) that the hub at `up`'s URL queues; written whole, then renamed."""
+    known, url = _remembered(git), _url(git, up)
+    if (url in known) == queueing or "\n" in url:
+        return
+    path = _memory(git)
+    known = (known | {url}) if queueing else (known - {url})
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write("".join(f"{u}\n" for u in sorted(known)))
+        os.replace(tmp, path)
+    except OSError:
+        pass   # only a memory: the hub is asked again next time
 
 
 def upstream_of(git: Git, line: str | None = None) -> Upstream:

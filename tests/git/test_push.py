@@ -11,7 +11,7 @@ import json
 
 import pytest
 from conftest import fill_freeze_state, git, gitstate
-from hubs import hub_and_clones, hub_subjects, pushed
+from hubs import hub_and_clones, hub_subjects, pushed, without_queue
 
 
 @pytest.fixture(params=["queue", "retry"])
@@ -261,12 +261,50 @@ def test_a_move_in_step_with_its_hub_asks_this_clone_s_facts_once(tmp_path, monk
     code, out = pushed(a, "spawn", "carol")
     monkeypatch.delenv("GIT_TRACE2_EVENT")
     assert code == 0 and out["outcome"] == "landed", out
+    mine = _my_git(trace)
+    assert sum("config" in argv for argv in mine) == 1, mine
+    assert sum("rev-list" in argv for argv in mine) == 1, mine   # how far ahead: once
+    assert not any("fetch" in argv for argv in mine), mine
+
+
+def _my_git(trace) -> list[list[str]]:
     starts = [e for e in map(json.loads, trace.read_text().splitlines())
               if e["event"] == "start"]
     hub_sids = [e["sid"] for e in starts
                 if any(w in " ".join(e["argv"][:2]) for w in ("receive-pack", "upload-pack"))]
-    mine = [e["argv"] for e in starts if not any(e["sid"].startswith(s) for s in hub_sids)
+    return [e["argv"] for e in starts if not any(e["sid"].startswith(s) for s in hub_sids)
             and "--no-replace-objects" in e["argv"]]
-    assert sum("config" in argv for argv in mine) == 1, mine
-    assert sum("rev-list" in argv for argv in mine) == 1, mine   # how far ahead: once
-    assert not any("fetch" in argv for argv in mine), mine
+
+
+@pytest.mark.parametrize("hub_now", ["judging", "plain"])
+def test_a_hub_remembered_as_queueing_that_no_longer_queues_is_pushed_to(tmp_path, hub_now,
+                                                                          monkeypatch):
+    """A clone remembers that its hub keeps a landing queue, and asks no more; when the hub no
+    longer does (made again without one, or a bare repository with no hooks at all), the move
+    is pushed to the branch as to any hub, lands, and the clone forgets; nothing stray is left
+    on the hub."""
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "alice")[0] == 0
+    memory = a / ".git" / "gitstate" / "queueing-hubs"
+    url = git(a, "config", "remote.origin.url").stdout.strip()
+    assert memory.read_text().splitlines() == [url]
+    trace = tmp_path / "trace.json"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    assert pushed(a, "spawn", "bob")[0] == 0
+    monkeypatch.delenv("GIT_TRACE2_EVENT")
+    assert not any("ls-remote" in argv for argv in _my_git(trace))   # remembered: not asked
+    trace.unlink()
+    without_queue(hub)
+    if hub_now == "plain":
+        for name in ("pre-receive", "proc-receive", "post-receive"):
+            (hub / "hooks" / name).unlink()
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    code, out = pushed(a, "transition", "alice", "inbox")
+    monkeypatch.delenv("GIT_TRACE2_EVENT")
+    assert code == 0 and out["outcome"] == "landed", out
+    assert hub_subjects(hub)[0] == "@alice: [STATE:inbox] bootstrap -> inbox"
+    assert sum("ls-remote" in argv for argv in _my_git(trace)) == 1   # asked again, once
+    assert memory.read_text() == ""
+    assert git(hub, "for-each-ref", "refs/gitstate/").stdout == ""
+    code, out = pushed(a, "transition", "alice", "distill")   # and pushed to from now on
+    assert code == 0 and out["outcome"] == "landed" and out["attempts"] == 1, out

@@ -176,9 +176,11 @@ def test_the_new_move_is_decided_again_where_its_agent_moved_on_the_hub(tmp_path
 
 def test_a_chain_asks_the_hub_once_whether_it_keeps_a_landing_queue(tmp_path, monkeypatch):
     """Two moves landed by one `--push` (the one made here before, then the new one): the
-    hub is asked whether it keeps a landing queue once, not once per move."""
+    hub is asked whether it keeps a landing queue once, not once per move (a clone that
+    remembers its answer, as after its first push, does not ask at all)."""
     hub, (a, _b) = hub_and_clones(tmp_path)
     assert pushed(a, "spawn", "alice")[0] == 0
+    (a / ".git" / "gitstate" / "queueing-hubs").unlink()     # forgotten: asked again
     local_move(a, "transition", "alice", "inbox", "-m", "reading")
     trace = tmp_path / "trace.json"
     monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
