@@ -231,7 +231,7 @@ def _refusal(rule: Rule, message: str) -> dict:
     return {"commit": "", "subject": "", "rule": rule, "message": message, "where": None}
 
 
-def record_received(git: Git, landed: list[tuple[str, int]]) -> None:
+def record_received(git: Git, git_dir: str, landed: list[tuple[str, int]]) -> None:
     """The hub's record of when it received each commit a pass of its landing queue landed
     (`(commit, seconds)`), in one notes commit for the pass (`git fast-import`, which lays
     the notes out as `git notes` does), swapped in by compare-and-swap as the post-receive
@@ -251,8 +251,18 @@ def record_received(git: Git, landed: list[tuple[str, int]]) -> None:
             break
         swap = f"update {NOTES_REF} {mine} {old}" if old else f"create {NOTES_REF} {mine}"
         if git.call("update-ref", "--stdin", input=f"{swap}\ndelete {mine}\n".encode())[0] == 0:
+            _mark_noted(git_dir, [sha for sha, _when in landed])
             return
     git.call("update-ref", "-d", mine)
+
+
+def _mark_noted(git_dir: str, landed: list[str]) -> None:
+    """Say to the post-receive shim that these commits are noted (`queue/landed/<commit>`,
+    an empty file each, kept a day): it then starts nothing for them."""
+    folder = os.path.join(git_dir, "gitstate", "queue", "landed")
+    os.makedirs(folder, exist_ok=True)
+    for sha in landed:
+        open(os.path.join(folder, sha), "w").close()
 
 
 def post_receive(git: Git, stdin: BinaryIO) -> int:

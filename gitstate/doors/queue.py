@@ -226,9 +226,7 @@ class Queue:
                                                             self._pending(seen) if
                                                             r["branch"] == b],
                                     self._record)
-                record_received(self.git, [(s.new, int(s.name[:20]) // 10**9) for s in steps
-                                           if s.new and s.outcome
-                                           and s.outcome.get("outcome") == "landed"])
+                record_received(self.git, self.git_dir, _arrivals(steps))
                 for step in steps:
                     outcome = {**(step.outcome or _refused(step.move, Rule.QUEUE_MOVE, "the "
                                                            "hub could not land it")),
@@ -274,14 +272,22 @@ class Queue:
         return request
 
     def _forget_old(self) -> None:
+        """Outcomes, and the marks of moves noted (doors/hub.py), older than a day."""
         cutoff = time.time() - KEEP_OUTCOMES
-        with os.scandir(self.done) as entries:
-            for entry in entries:
-                try:
-                    if entry.stat().st_mtime < cutoff:
-                        os.unlink(entry.path)
-                except OSError:
-                    pass
+        for folder in (self.done, os.path.join(self.dir, "landed")):
+            try:
+                with os.scandir(folder) as entries:
+                    old = [e.path for e in entries if e.stat().st_mtime < cutoff]
+            except OSError:
+                continue
+            for path in old:
+                _unlink(path)
+
+
+def _arrivals(steps) -> list[tuple[str, int]]:
+    """(the commit landed, when its request arrived) of each move a pass landed."""
+    return [(s.new, int(s.name[:20]) // 10**9) for s in steps
+            if s.new and s.outcome and s.outcome.get("outcome") == "landed"]
 
 
 def _refused(move: str, rule: str, message: str) -> dict:
