@@ -29,6 +29,10 @@ def _phase(r: dict) -> str:
     return f"{r.get('phase') or '?'} ({pct:g}%)"
 
 
+def _dur(seconds: int | None) -> str:
+    return "—" if seconds is None else duration(seconds)
+
+
 def badge(r: dict) -> Safe:
     """The agent's state, in its roster's colours."""
     return render('<span class="badge {c}">{s}</span>', c=r.get("roster") or "unknown",
@@ -214,7 +218,7 @@ def _row(links: Links, cols: tuple, last: tuple, r: dict, flags: list,
         **{f"c{i}": c for i, c in enumerate(cols)},
         link=agent_link(links, r["agent"]), badge=badge(r), flags=flags_html(flags), role=_role(r),
         phase=_phase(r), since=(sha_of(r.get("in_state_since_commit")) or "?")[:10],
-        dur="—" if seconds is None else duration(seconds),
+        dur=_dur(seconds),
         text=summary_cell(next((r[k] for k in last if r.get(k)), ""), words.get(r["agent"])))
 
 
