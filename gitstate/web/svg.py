@@ -78,19 +78,28 @@ def layout(lc: Lifecycle) -> dict:
     return {"boxes": plan.boxes, "edges": edges, "width": plan.width, "height": height}
 
 
+def _column_order(lc: Lifecycle) -> list[str]:
+    depth = {s: i for i, row in enumerate(layers(lc)) for s in row}
+    declared = list(lc.states)
+    return sorted(lc.states, key=lambda n: (
+        _ROSTER_ORDER.get(lc.states[n].roster, 3), depth[n], declared.index(n)))
+
+
+def _moves_between(lc: Lifecycle, row: dict[str, int]) -> list[tuple[str, str]]:
+    """The lifecycle's moves whose both ends are drawn."""
+    return [(a, b) for a, targets in lc.transitions.items() for b in targets
+            if a in row and b in row]
+
+
 class _Column:
     """The states in one column, and the lanes beside it that the moves run in."""
 
     def __init__(self, lc: Lifecycle):
         # living states first, by their distance from the initial state, then frozen, then
         # dead: the work loop reads downwards and every way out of it goes down too
-        depth = {s: i for i, row in enumerate(layers(lc)) for s in row}
-        declared = list(lc.states)
-        self.order = sorted(lc.states, key=lambda n: (
-            _ROSTER_ORDER.get(lc.states[n].roster, 3), depth[n], declared.index(n)))
+        self.order = _column_order(lc)
         row = self.row = {s: i for i, s in enumerate(self.order)}
-        self.moves = [(a, b) for a, targets in lc.transitions.items() for b in targets
-                      if a in row and b in row]
+        self.moves = _moves_between(lc, row)
         self.straight = {(a, b) for a, b in self.moves if row[b] == row[a] + 1}
         self.lanes = self._lanes()
         box_w = max(120.0, max(len(n) for n in self.order) * CHAR_W + 24)
