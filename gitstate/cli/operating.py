@@ -148,10 +148,7 @@ def watch(once, every, systemd, push, as_json):
     SIGTERM, once the round ends) stops it."""
     period = _period(every) if every else None
     if systemd:
-        if once or as_json:
-            raise UsageError("--systemd writes units that run `watch --once`; --once and "
-                             "--json do not go with it")
-        return _write_units(period or WATCH_EVERY, push)
+        return _systemd_units(once or as_json, period, push)
     if once and period is not None:
         raise UsageError("--once runs one round; --every is the time between rounds: give one")
     here = _watched()
@@ -227,6 +224,13 @@ def _say_if_tracked(here) -> None:
     if code == 0 and out.strip():
         click.echo(f"gitstate: watch: the moves stay in this clone; {out.decode().strip()} "
                    "gets them with --push", err=True)
+
+
+def _systemd_units(one_round: bool, period: float | None, push: bool) -> int:
+    if one_round:
+        raise UsageError("--systemd writes units that run `watch --once`; --once and "
+                         "--json do not go with it")
+    return _write_units(period or WATCH_EVERY, push)
 
 
 def _write_units(every: float, push: bool) -> int:
