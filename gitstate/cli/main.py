@@ -31,18 +31,23 @@ def register(args: list[str]) -> None:
     """Import the command modules `args` need (they register themselves on the group)."""
     import importlib
     import os
-    name, i = None, 0
+    name = _command_name(args)
+    family = COMMANDS.get(name) if name and "_GITSTATE_COMPLETE" not in os.environ else None
+    for module in (family,) if family else FAMILIES:
+        importlib.import_module(f"gitstate.cli.{module}")
+
+
+def _command_name(args: list[str]) -> str | None:
+    """The command `args` run: the first word that is neither an option nor `-C`'s path."""
+    i = 0
     while i < len(args):
         if args[i] == "-C":
             i += 2
         elif args[i].startswith("-"):
             i += 1
         else:
-            name = args[i]
-            break
-    family = COMMANDS.get(name) if name and "_GITSTATE_COMPLETE" not in os.environ else None
-    for module in (family,) if family else FAMILIES:
-        importlib.import_module(f"gitstate.cli.{module}")
+            return args[i]
+    return None
 
 
 def main(args: list[str] | None = None) -> int:
@@ -65,12 +70,7 @@ def _run(args: list[str], as_json: bool) -> int:
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.ClickException as exc:
-        if as_json:   # a program asked for JSON: it gets JSON, whatever went wrong
-            json_out({"error": "UsageError", "message": exc.format_message(), "where": None,
-                      "hint": "see `gitstate --help`"})
-        else:
-            exc.show()
-        return EXIT_USAGE
+        return _usage_error(exc, as_json)
     except click.Abort:
         return EXIT_REJECTED
     except GitstateError as exc:
@@ -86,3 +86,12 @@ def _run(args: list[str], as_json: bool) -> int:
         click.echo(f"gitstate: internal error: {type(exc).__name__}: {exc}\n"
                    "  (set GITSTATE_DEBUG=1 to see the traceback; please report it)", err=True)
         return EXIT_REJECTED
+
+
+def _usage_error(exc: click.ClickException, as_json: bool) -> int:
+    if as_json:   # a program asked for JSON: it gets JSON, whatever went wrong
+        json_out({"error": "UsageError", "message": exc.format_message(), "where": None,
+                  "hint": "see `gitstate --help`"})
+    else:
+        exc.show()
+    return EXIT_USAGE

@@ -65,10 +65,14 @@ def _print_synced(m: dict, branch: str, upstream: str) -> None:
         kept = f"; kept on branch {m['kept']}" if m["kept"] else ""
         click.echo(f"gitstate: {m['outcome']}: {head}\n  {m['reason']}{kept}", err=True)
         return
-    how = {"already": f"already on {upstream}",
-           "re-decided": "decided again from the new state"}.get(m["how"] or "", m["how"] or "")
     new = f" as {m['new'][:10]}" if m["new"] else ""
     place = f" on {upstream}" if m["outcome"] == "landed" else " here"
-    click.echo(f"{m['outcome']}{new}{place} ({how}): {head}")
+    click.echo(f"{m['outcome']}{new}{place} ({_how(m['how'], upstream)}): {head}")
     if m["reason"] and m["how"] != "already":
         click.echo(f"  {m['reason']}")
+
+
+def _how(how: str | None, upstream: str) -> str:
+    """How a commit was replayed, in words."""
+    return {"already": f"already on {upstream}",
+            "re-decided": "decided again from the new state"}.get(how or "", how or "")

@@ -102,12 +102,20 @@ def reap(host, every, count, push, as_json):
     if as_json:
         if every is not None:
             raise UsageError("--json answers one round; --every keeps reaping: give one")
-        here = repo()
-        got = Collected(committer(here, push))
-        reap_once(here, got.say, host, commit=got)
-        emit("reap", got.record(here))
-        return 0
-    period = _period(every) if every else None
+        return _reap_json(host, push)
+    return _reap_rounds(host, _period(every) if every else None, count, push)
+
+
+def _reap_json(host, push: bool) -> int:
+    here = repo()
+    got = Collected(committer(here, push))
+    reap_once(here, got.say, host, commit=got)
+    emit("reap", got.record(here))
+    return 0
+
+
+def _reap_rounds(host, period: float | None, count: int | None, push: bool) -> int:
+    """Reap once, or every `period` seconds (`count` times, or for ever)."""
     rounds = 0
     while True:
         here = repo()
@@ -140,10 +148,7 @@ def watch(once, every, systemd, push, as_json):
     SIGTERM, once the round ends) stops it."""
     period = _period(every) if every else None
     if systemd:
-        if once or as_json:
-            raise UsageError("--systemd writes units that run `watch --once`; --once and "
-                             "--json do not go with it")
-        return _write_units(period or WATCH_EVERY, push)
+        return _systemd_units(once or as_json, period, push)
     if once and period is not None:
         raise UsageError("--once runs one round; --every is the time between rounds: give one")
     here = _watched()
@@ -181,10 +186,7 @@ def _rounds(here, *, push: bool, once: bool, period: float, as_json: bool,
             number += 1
             record = watch_round(here, push=push, number=number, refused=refused,
                                  say=(lambda line: None) if as_json else click.echo)
-            if as_json:
-                emit_line("watch", record)
-            elif record["error"] and (once or record["error"] != last_error):
-                click.echo(f"gitstate: watch: {record['error']}", err=True)
+            _said_round(record, as_json, once or record["error"] != last_error)
             last_error = record["error"]
             if once:
                 return 0 if record["ok"] else EXIT_REJECTED
@@ -193,6 +195,14 @@ def _rounds(here, *, push: bool, once: bool, period: float, as_json: bool,
             here = _watched()
     except KeyboardInterrupt:
         return 0
+
+
+def _said_round(record: dict, as_json: bool, new: bool) -> None:
+    """A round as one line of JSON; else its error, when it is `new`."""
+    if as_json:
+        emit_line("watch", record)
+    elif record["error"] and new:
+        click.echo(f"gitstate: watch: {record['error']}", err=True)
 
 
 def _watched():
@@ -214,6 +224,13 @@ def _say_if_tracked(here) -> None:
     if code == 0 and out.strip():
         click.echo(f"gitstate: watch: the moves stay in this clone; {out.decode().strip()} "
                    "gets them with --push", err=True)
+
+
+def _systemd_units(one_round: bool, period: float | None, push: bool) -> int:
+    if one_round:
+        raise UsageError("--systemd writes units that run `watch --once`; --once and "
+                         "--json do not go with it")
+    return _write_units(period or WATCH_EVERY, push)
 
 
 def _write_units(every: float, push: bool) -> int:

@@ -71,19 +71,24 @@ def draw(view: dict, found: list, *, as_json: bool, tty: bool,
     else:
         if tty:
             click.echo(CLEAR, nl=False)
-        from gitstate.law.times import iso
-        sha = (view.get("commit") or "none")[:10]
-        click.echo(f"roster at {sha} (lifecycle {view.get('lifecycle')}) as of "
-                   f"{iso(int(time.time()))}" + (f", following {follows}" if follows else "")
-                   + ("; Ctrl-C stops" if tty else ""))
-        if found:
-            click.echo(f"Needs attention ({len(found)})")
-            for agent, kinds in found:
-                click.echo(f"  {agent}: {'; '.join(words for _, words in kinds)}")
+        _print_heading(view, found, tty, follows)
         print_roster(view)
         if not tty:
             click.echo("")
     sys.stdout.flush()
+
+
+def _print_heading(view: dict, found: list, tty: bool, follows: str | None) -> None:
+    """Which roster this is, as of when, and who needs attention."""
+    from gitstate.law.times import iso
+    sha = (view.get("commit") or "none")[:10]
+    click.echo(f"roster at {sha} (lifecycle {view.get('lifecycle')}) as of "
+               f"{iso(int(time.time()))}" + (f", following {follows}" if follows else "")
+               + ("; Ctrl-C stops" if tty else ""))
+    if found:
+        click.echo(f"Needs attention ({len(found)})")
+    for agent, kinds in found:
+        click.echo(f"  {agent}: {'; '.join(words for _, words in kinds)}")
 
 
 def watch(repo: Managed, *, as_json: bool, count: int | None = None,
@@ -114,9 +119,7 @@ def _redraws(repo: Managed, follower, count: int | None, every: float,
     view: dict = {}
     fetched = time.monotonic()
     while True:
-        if follower is not None and time.monotonic() - fetched >= follower.every:
-            follower.step()
-            fetched = time.monotonic()
+        fetched = _fetched(follower, fetched)
         now_tip = tip(repo)
         if shown is None or now_tip != shown \
                 or _kinds(troubles(repo, view, int(time.time()))) != seen:
@@ -130,6 +133,14 @@ def _redraws(repo: Managed, follower, count: int | None, every: float,
                 if count is not None and drawn >= count:
                     return
         time.sleep(every)
+
+
+def _fetched(follower, fetched: float) -> float:
+    """When `follower` last fetched: now, if it was due and has."""
+    if follower is None or time.monotonic() - fetched < follower.every:
+        return fetched
+    follower.step()
+    return time.monotonic()
 
 
 def _roster(repo: Managed, drawn: int) -> dict | None:

@@ -37,11 +37,7 @@ def print_init(data: dict) -> None:
     for line in data["actions"]:
         click.echo(f"  {line}")
     for i in data.get("integrations", []):
-        what = (", ".join(i["added"]) or "updated") if i["changed"] else "nothing to change"
-        kept = f"; kept {', '.join(i['kept'])}" if i["kept"] else ""
-        click.echo(f"  {i['path']} ({i['kind']} {i['name']}): {what}{kept}")
-        if i.get("then"):
-            click.echo(f"    {i['then']}")
+        _print_integration(i)
     unchanged = "" if data["actions"] else " (nothing to change)"
     if data["lifecycle"] is None:   # a hub
         click.echo(f"hub guarded: each push is judged by the lifecycle committed in its own "
@@ -49,6 +45,15 @@ def print_init(data: dict) -> None:
     else:
         click.echo(f"managed with lifecycle '{data['lifecycle']}'; hooks in "
                    f"{data['hooks_dir']}{unchanged}")
+
+
+def _print_integration(i: dict) -> None:
+    """A file init wrote for a runtime, a CI or systemd: what changed, what was kept."""
+    what = (", ".join(i["added"]) or "updated") if i["changed"] else "nothing to change"
+    kept = f"; kept {', '.join(i['kept'])}" if i["kept"] else ""
+    click.echo(f"  {i['path']} ({i['kind']} {i['name']}): {what}{kept}")
+    if i.get("then"):
+        click.echo(f"    {i['then']}")
 
 
 def _explain_keys() -> None:
@@ -61,10 +66,7 @@ def _explain_keys() -> None:
     except GitstateError:
         return
     git, head = here.git, here.git.head()
-    try:
-        human = here.lifecycle(head).policies.humans[0]
-    except (GitstateError, IndexError):
-        human = "<human>"
+    human = _first_human(here, head)
     signed = bool(head and git.cat_files([f"{head}:{SIGNERS_PATH}"])[0] is not None)
     found = None if signed else _key_at_hand(git)
     if not _news(here.cache_dir, "signed" if signed else f"trailer {human} {found}"):
@@ -72,6 +74,18 @@ def _explain_keys() -> None:
     if signed:
         click.echo(f"approvals: signed with the keys in {SIGNERS_PATH}")
         return
+    _print_unsigned(human, found)
+
+
+def _first_human(here, head: str | None) -> str:
+    try:
+        return here.lifecycle(head).policies.humans[0]
+    except (GitstateError, IndexError):
+        return "<human>"
+
+
+def _print_unsigned(human: str, found: tuple[str, str, bool] | None) -> None:
+    """How approvals become signed: the key at hand to record, or how to record one."""
     said = (f"approvals: an Approved-by: trailer is taken at its word until {SIGNERS_PATH} "
             "lists the humans' SSH keys")
     if found is None:
@@ -164,18 +178,9 @@ def _news(cache_dir: str | None, said: str) -> bool:
 def init(lifecycle, force, no_commit, server, humans, approved_by, signing_key, runtime, ci,
          install_spec, watch, as_json):
     """Make this repository managed (idempotent)."""
-    if install_spec is not None and not ci:
-        raise UsageError("--install says what a CI job installs: give --ci github|gitlab too")
-    if watch and server:
-        raise UsageError("a hub is watched through a clone of it: run `gitstate init --watch` "
-                         "in that clone")
+    _refuse_misuse(install_spec, ci, watch, server)
     if ci:   # a SPEC that cannot install gitstate is refused before anything is written
-        from gitstate.runtime.ci import RELEASE, job
-        job(ci, install_spec)
-        if install_spec is None:
-            click.echo(f"gitstate: note: the job installs {RELEASE} from the package index; "
-                       "until that release is published there, give --install (a git URL at "
-                       "a tag, or a wheel's URL)", err=True)
+        _check_ci_job(ci, install_spec)
     if server:
         from gitstate.doors.hub import init_server
         report = init_server(directory(), lifecycle)
@@ -192,6 +197,23 @@ def init(lifecycle, force, no_commit, server, humans, approved_by, signing_key, 
     output("init", data, as_json, print_init)
     if not server and not as_json:
         _explain_keys()
+
+
+def _refuse_misuse(install_spec: str | None, ci: str | None, watch: bool, server: bool) -> None:
+    if install_spec is not None and not ci:
+        raise UsageError("--install says what a CI job installs: give --ci github|gitlab too")
+    if watch and server:
+        raise UsageError("a hub is watched through a clone of it: run `gitstate init --watch` "
+                         "in that clone")
+
+
+def _check_ci_job(ci: str, install_spec: str | None) -> None:
+    from gitstate.runtime.ci import RELEASE, job
+    job(ci, install_spec)
+    if install_spec is None:
+        click.echo(f"gitstate: note: the job installs {RELEASE} from the package index; "
+                   "until that release is published there, give --install (a git URL at "
+                   "a tag, or a wheel's URL)", err=True)
 
 
 def _watch_units() -> dict:

@@ -86,12 +86,16 @@ def _laid_out(data: dict, render: Callable[[dict], str],
     rows = [r for key in ("living", "freezer", "cemetery", "unknown")
             for r in data.get(key) or () if r.get("seconds_in_state") is not None]
     base = 10 ** 8 + int.from_bytes(os.urandom(4), "big") % 10 ** 8
-    since, marks = [], []
+    since = [parse_iso(row["in_state_since"]) for row in rows]
     for i, row in enumerate(rows):
-        since.append(parse_iso(row["in_state_since"]))
         row["seconds_in_state"] = (base + i) * _DAY
-        marks.append(str((base + i) * _DAY) if as_json else f"{base + i}d")
-    text = render(data)
+    marks = [str((base + i) * _DAY) if as_json else f"{base + i}d" for i in range(len(rows))]
+    pieces = _cut(render(data), marks)
+    return None if pieces is None else (pieces, since)
+
+
+def _cut(text: str, marks: list[str]) -> list[str] | None:
+    """`text` cut at each of `marks` in turn, the marks left out; None if one is missing."""
     pieces, at = [], 0
     for mark in marks:
         found = text.find(mark, at)
@@ -100,7 +104,7 @@ def _laid_out(data: dict, render: Callable[[dict], str],
         pieces.append(text[at:found])
         at = found + len(mark)
     pieces.append(text[at:])
-    return pieces, since
+    return pieces
 
 
 def filled(pieces: list[str], since: list[int], as_json: bool) -> str:
@@ -109,8 +113,8 @@ def filled(pieces: list[str], since: list[int], as_json: bool) -> str:
         return pieces[0]
     import time
     now = int(time.time())
-    said = [str(max(0, now - s)) for s in since] if as_json else \
-        [durations(max(0, now - s)) for s in since]
+    say = str if as_json else durations
+    said = [say(max(0, now - s)) for s in since]
     out = [pieces[0]]
     for text, piece in zip(said, pieces[1:]):
         out += (text, piece)
@@ -120,15 +124,13 @@ def filled(pieces: list[str], since: list[int], as_json: bool) -> str:
 def durations(seconds: int) -> str:
     """`law.times.duration` (the largest unit and, when not zero, the one below it), said
     for 10,000 rows at a time: one division and one format each."""
-    if seconds >= 86400:
-        big, rest = divmod(seconds, 86400)
-        small, units = rest // 3600, "dh"
-    elif seconds >= 3600:
-        big, rest = divmod(seconds, 3600)
-        small, units = rest // 60, "hm"
-    elif seconds >= 60:
-        big, small = divmod(seconds, 60)
-        units = "ms"
-    else:
-        return f"{seconds}s"
-    return f"{big}{units[0]}{small}{units[1]}" if small else f"{big}{units[0]}"
+    for size, below, units in _STEPS:
+        if seconds >= size:
+            big, rest = divmod(seconds, size)
+            small = rest // below
+            return f"{big}{units[0]}{small}{units[1]}" if small else f"{big}{units[0]}"
+    return f"{seconds}s"
+
+
+# (a unit's seconds, the next unit's, their letters), the largest first
+_STEPS = ((86400, 3600, "dh"), (3600, 60, "hm"), (60, 1, "ms"))

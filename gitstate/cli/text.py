@@ -70,8 +70,7 @@ def _print_earlier(e: dict, up: str) -> None:
                                                      if e["reason"] else ""))
     else:
         echo(f"gitstate: did not land ({e['outcome']}): {e['subject']}  "
-             f"({e['commit'][:10]})\n  {e['reason']}"
-             + (f"; kept on branch {e['kept']}" if e["kept"] else ""), err=True)
+             f"({e['commit'][:10]})\n  {e['reason']}" + _kept_on(e), err=True)
 
 
 def _print_landed(landing: dict) -> None:
@@ -141,27 +140,39 @@ def print_status(r: dict, detailed: bool) -> None:
     if r['problem'] and r['state'] is None:
         echo(f"{r['agent']}: unreadable state file: {r['problem']}")
         return
+    echo("  ".join(_status_bits(r)))
+    if detailed:
+        _print_status_details(r)
+    if r['advice'] and r['roster'] == "living":   # a crossed threshold is said wherever status is
+        echo(f"  mortality: {r['advice']}")
+    if r['problem']:
+        echo(f"  problem: {r['problem']}")
+
+
+def _status_bits(r: dict) -> list[str]:
     bits = [f"{r['agent']}: {r['state']} ({r['roster']})"]
     if r['role']:
         bits.append(f"role {r['role']}")
     if r['context_pct'] is not None:
         bits.append(f"context {r['context_pct']:g}% {r['phase']}")
-    echo("  ".join(bits))
-    if detailed:
-        for key in ("thread", "summary"):
-            if r[key]:
-                echo(f"  {key}: {r[key]}")
-        echo(f"  next: {', '.join(r['next']) if r['next'] else 'nothing (terminal)'}")
-        if r.get("retry"):
-            rt, due = r["retry"], r["retry"]["due_in"]
-            legal = "legal now" if due == 0 else "legal once its backoff has passed" \
-                if due is None else f"legal in {duration(due, exact=True)}"
-            echo(f"  retry: {' or '.join(rt['to'])} (retry {rt['retries'] + 1} of {rt['max']}), "
-                 f"{legal}")
-    if r['advice'] and r['roster'] == "living":   # a crossed threshold is said wherever status is
-        echo(f"  mortality: {r['advice']}")
-    if r['problem']:
-        echo(f"  problem: {r['problem']}")
+    return bits
+
+
+def _print_status_details(r: dict) -> None:
+    for key in ("thread", "summary"):
+        if r[key]:
+            echo(f"  {key}: {r[key]}")
+    echo(f"  next: {', '.join(r['next']) if r['next'] else 'nothing (terminal)'}")
+    if r.get("retry"):
+        rt = r["retry"]
+        echo(f"  retry: {' or '.join(rt['to'])} (retry {rt['retries'] + 1} of {rt['max']}), "
+             f"{_retry_legal(rt['due_in'])}")
+
+
+def _retry_legal(due: int | None) -> str:
+    if due is None:
+        return "legal once its backoff has passed"
+    return "legal now" if due == 0 else f"legal in {duration(due, exact=True)}"
 
 
 ROSTER_GROUPS = (("living", "living"), ("freezer", "freezer"), ("cemetery", "cemetery"),
@@ -171,24 +182,34 @@ ROSTER_GROUPS = (("living", "living"), ("freezer", "freezer"), ("cemetery", "cem
 def print_roster(view: dict) -> None:
     groups = [(key, title, view.get(key) or []) for key, title in ROSTER_GROUPS]
     everyone = [r for _, _, rows in groups for r in rows]
-    width = max((len(r["agent"]) for r in everyone), default=0)
-    roles = max((len(_role(r)) for r in everyone), default=0)
-    foreign = _foreign(everyone)
+    columns = _roster_columns(everyone)
     for key, title, rows in groups:
-        if rows:
-            echo(f"{title} ({len(rows)})")
-        for r in rows:
-            bits = [f"  {r['agent']:<{width}}  {r['state'] or '?':<10}",
-                    *_roster_who(r, key == "living", roles), *_roster_when(r)]
-            if r in foreign:
-                bits.append("state from its last tag")
-            elif r.get("problem"):
-                bits.append(f"problem: {r['problem']}")
-            echo("  ".join(bits).rstrip())
-    if foreign:
-        _note_foreign(foreign)
+        _print_roster_group(title, rows, key == "living", columns)
+    if columns[2]:
+        _note_foreign(columns[2])
     if not everyone:
         echo("no agents yet: `gitstate spawn <id>` registers one")
+
+
+def _roster_columns(everyone: list[dict]) -> tuple[int, int, list[dict]]:
+    return (max((len(r["agent"]) for r in everyone), default=0),
+            max((len(_role(r)) for r in everyone), default=0), _foreign(everyone))
+
+
+def _print_roster_group(title: str, rows: list[dict], living: bool, columns: tuple) -> None:
+    """A roster group's title and its rows, in columns (agent and role as wide as their
+    widest), the rows read from another format (an adopted history) said as such."""
+    width, roles, foreign = columns
+    if rows:
+        echo(f"{title} ({len(rows)})")
+    for r in rows:
+        bits = [f"  {r['agent']:<{width}}  {r['state'] or '?':<10}",
+                *_roster_who(r, living, roles), *_roster_when(r)]
+        if r in foreign:
+            bits.append("state from its last tag")
+        elif r.get("problem"):
+            bits.append(f"problem: {r['problem']}")
+        echo("  ".join(bits).rstrip())
 
 
 def _foreign(rows: list[dict]) -> list[dict]:
@@ -258,16 +279,18 @@ def print_vacancies(view: dict) -> None:
 
 def print_log(data: dict, since: str | None = None, limit: int | None = None) -> None:
     """`log`: a line per move, oldest first unless asked otherwise."""
-    rows = data["moves"]
-    for r in rows:
-        move = f"{r['from']} -> {r['to']}" if r["from"] else f"born in {r['to']}"
-        # a move made without -m has the move itself as its text: said once
-        text = r["text"] if r["text"] and r["text"] != f"{r['from']} -> {r['to']}" else ""
-        echo(f"{when(r['time'])}  {r['commit'][:10]}  {r['agent']}: {move}"
-             + (f"  {text}" if text else "") + f"  ({r['author']})")
-    if not rows:
-        echo(f"no moves since {since}" if since is not None else
-             "no moves asked for (--limit 0)" if limit == 0 else "no state commits yet")
+    for r in data["moves"]:
+        echo(_log_line(r))
+    if not data["moves"]:
+        echo(_none_asked("moves", since, limit, "no state commits yet"))
+
+
+def _log_line(r: dict) -> str:
+    plain = f"{r['from']} -> {r['to']}"
+    move = plain if r["from"] else f"born in {r['to']}"
+    # a move made without -m has the move itself as its text: said once
+    text = f"  {r['text']}" if r["text"] not in ("", None, plain) else ""
+    return f"{when(r['time'])}  {r['commit'][:10]}  {r['agent']}: {move}{text}  ({r['author']})"
 
 
 def print_board(data: dict, since: str | None = None, limit: int | None = None) -> None:
@@ -275,44 +298,59 @@ def print_board(data: dict, since: str | None = None, limit: int | None = None) 
     for n in data["notices"]:
         echo(f"{when(n['time'])}  {n['commit'][:10]}  {n['agent']}: {n['text']}")
     if not data["notices"]:
-        echo(f"no notices since {since}" if since is not None else
-             "no notices asked for (--limit 0)" if limit == 0 else "no notices yet")
+        echo(_none_asked("notices", since, limit, "no notices yet"))
+
+
+def _none_asked(what: str, since: str | None, limit: int | None, never: str) -> str:
+    """What a log or the board says when it has nothing to list."""
+    if since is not None:
+        return f"no {what} since {since}"
+    return f"no {what} asked for (--limit 0)" if limit == 0 else never
 
 
 def print_inbox(view: dict) -> None:
     pushed = view.get("push")
     if pushed and pushed["outcome"] != "landed":
         echo(f"gitstate: the checkpoint did not land ({pushed['outcome']}): "
-             f"{pushed['reason']}" + (f"; kept on branch {pushed['kept']}"
-                                      if pushed["kept"] else ""), err=True)
+             f"{pushed['reason']}" + _kept_on(pushed), err=True)
     since = f"since {view['last_read_commit'][:10]}" if view["last_read_commit"] \
         else "from the beginning"
     echo(f"{view['agent']}: {plural(len(view['messages']), 'message')} {since}")
     for m in view["messages"]:
-        echo(f"  {m['commit'][:10]}  {when(m['time'])}  {m['subject']}")
-        for line in m["body"].splitlines():
-            if "@" in line:  # the lines that speak to someone
-                echo(f"      {line.strip()}")
+        _print_message(m)
     if view.get("marked_read"):
-        marked = view["marked_read"]
         echo(f"marked read up to {view['commit'][:10]}: `gitstate inbox "
              f"{view['agent']}` now lists only newer messages (commit "
-             f"{marked['commit'][:10]})")
+             f"{view['marked_read']['commit'][:10]})")
+
+
+def _kept_on(landing: dict) -> str:
+    return f"; kept on branch {landing['kept']}" if landing["kept"] else ""
+
+
+def _print_message(m: dict) -> None:
+    echo(f"  {m['commit'][:10]}  {when(m['time'])}  {m['subject']}")
+    for line in m["body"].splitlines():
+        if "@" in line:  # the lines that speak to someone
+            echo(f"      {line.strip()}")
 
 
 def print_situations(data: dict) -> None:
-    sessions = [e for e in data["entities"] if e["id"].startswith("situation:session-")]
     owned: dict[str, list[dict]] = {}   # by owner: one pass, not one per session
     for b in data["belongings"]:
         owned.setdefault(b["owner"], []).append(b)
-    for e in sessions:
-        links = owned.get(e["id"], [])
-        bits = [f"{b['quality']} {b['member']}" for b in links if b["quality"] != "description"]
-        echo(f"{e['id']}  [{e['quality'] or '?'}]  {e['started_at'] or '?'} .. "
-             f"{e['ended_at'] or '?'}" + (f"  ({', '.join(bits)})" if bits else ""))
+    for e in data["entities"]:
+        if e["id"].startswith("situation:session-"):
+            echo(_situation_line(e, owned.get(e["id"], [])))
     if "sqlite" in data:
         s = data["sqlite"]
         echo(f"wrote {s['path']}: {s['entities']} entities, {s['belongings']} belongings")
+
+
+def _situation_line(e: dict, links: list[dict]) -> str:
+    bits = [f"{b['quality']} {b['member']}" for b in links if b["quality"] != "description"]
+    return (f"{e['id']}  [{e['quality'] or '?'}]  {e['started_at'] or '?'} .. "
+            f"{e['ended_at'] or '?'}" + (f"  ({', '.join(bits)})" if bits else ""))
 
 
 def print_freeze_state(view: dict, repo) -> None:

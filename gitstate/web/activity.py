@@ -15,23 +15,8 @@ def move_words(m: dict) -> Safe:
 
 
 def feed_body(links: Links, moves: list[dict], page_no: int, more: bool) -> Safe:
-    items = []
-    for m in moves:
-        diff = links.diff(m["commit"], m["agent"])
-        items.append(render(
-            '<li><p class="meta">{t} · {commit}{diff} · {author}</p><p><strong>{who}</strong> '
-            '<span class="move">{move}</span></p>{text}</li>', t=time_tag(m["time"]),
-            commit=links.commit(m["commit"]),
-            diff=render(' · <a href="{h}">diff</a>', h=diff) if diff else Safe(""),
-            author=m.get("author") or "", who=agent_link(links, m["agent"]), move=move_words(m),
-            text=render('<p class="text">{x}</p>', x=m["text"]) if m.get("text") else Safe("")))
-    nav = []
-    if page_no > 0 and not links.static:
-        nav.append(render('<a href="{h}" rel="prev">Newer</a>',
-                          h=links.with_query("feed", page=page_no - 1 or None)))
-    if more and not links.static:
-        nav.append(render('<a href="{h}" rel="next">Older</a>',
-                          h=links.with_query("feed", page=page_no + 1)))
+    items = [_feed_item(links, m) for m in moves]
+    nav = _pager(links, page_no, more)
     listing = render('<ol class="feed" id="feed">{i}</ol>', i=join(items)) if items else \
         render('<p class="empty">No moves yet.</p>')
     return render('<h1>Activity</h1><p class="lead">Every move of every agent, newest first; '
@@ -39,6 +24,29 @@ def feed_body(links: Links, moves: list[dict], page_no: int, more: bool) -> Safe
                   d="" if links.static else " and to what it changed in the state file",
                   nav=render('<p class="pager">{n}</p>', n=join(nav, " · ")) if nav
                   else Safe(""))
+
+
+def _feed_item(links: Links, m: dict) -> Safe:
+    diff = links.diff(m["commit"], m["agent"])
+    return render(
+        '<li><p class="meta">{t} · {commit}{diff} · {author}</p><p><strong>{who}</strong> '
+        '<span class="move">{move}</span></p>{text}</li>', t=time_tag(m["time"]),
+        commit=links.commit(m["commit"]),
+        diff=render(' · <a href="{h}">diff</a>', h=diff) if diff else Safe(""),
+        author=m.get("author") or "", who=agent_link(links, m["agent"]), move=move_words(m),
+        text=render('<p class="text">{x}</p>', x=m["text"]) if m.get("text") else Safe(""))
+
+
+def _pager(links: Links, page_no: int, more: bool) -> list[Safe]:
+    """Links to the newer and the older page of the feed (none on a static site)."""
+    if links.static:
+        return []
+    nav = [render('<a href="{h}" rel="prev">Newer</a>',
+                  h=links.with_query("feed", page=page_no - 1 or None))] if page_no > 0 else []
+    if more:
+        nav.append(render('<a href="{h}" rel="next">Older</a>',
+                          h=links.with_query("feed", page=page_no + 1)))
+    return nav
 
 
 def board_body(links: Links, notices: list[dict]) -> Safe:
@@ -94,16 +102,20 @@ def tree_body(links: Links, view: dict) -> Safe:
                   '</p><ul class="tree">{t}</ul>', t=join(tops))
 
 
+# A diff line's kind, by how it begins (the first that matches): file names are plain
+DIFF_KINDS = (("+++", ""), ("---", ""), ("+", "add"), ("-", "del"), ("@@", "hunk"))
+
+
 def diff_body(links: Links, data: dict) -> Safe:
-    lines = []
-    for line in data["diff"].splitlines():
-        kind = "add" if line.startswith("+") and not line.startswith("+++") else \
-            "del" if line.startswith("-") and not line.startswith("---") else \
-            "hunk" if line.startswith("@@") else ""
-        lines.append(render('<span class="{k}">{t}</span>', k=kind, t=line))
+    lines = [render('<span class="{k}">{t}</span>', k=_diff_kind(line), t=line)
+             for line in data["diff"].splitlines()]
     return render('<h1>{agent} at {commit}</h1><p class="lead">What this commit changed in '
                   '<code>{path}</code>. <a href="{back}">Back to {agent}</a></p>'
                   '<pre class="diff">{d}</pre>', agent=data["agent"],
                   commit=links.commit(data["commit"]), path=data["path"],
                   back=links.agent(data["agent"]),
                   d=join(lines, "\n") if lines else Safe("(no change to the state file)"))
+
+
+def _diff_kind(line: str) -> str:
+    return next((kind for prefix, kind in DIFF_KINDS if line.startswith(prefix)), "")

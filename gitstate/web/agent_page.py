@@ -3,11 +3,10 @@ freeze-state (ask it without waking it) with the command a human runs to wake it
 
 from __future__ import annotations
 
-from gitstate.law.times import duration
 from gitstate.web.clock import epoch, sha_of
 from gitstate.web.html import Safe, join, render, time_tag
 from gitstate.web.layout import Links
-from gitstate.web.pages import _phase, _role, agent_link, badge, flags_html
+from gitstate.web.pages import _dur, _phase, _role, agent_link, badge, flags_html
 
 
 def _details(links: Links, r: dict) -> Safe:
@@ -15,7 +14,7 @@ def _details(links: Links, r: dict) -> Safe:
     rows = [("State", render('{b} ({roster})', b=badge(r), roster=r.get("roster") or "unknown")),
             ("Role", _role(r)), ("Model", r.get("model") or "—"), ("Phase", _phase(r)),
             ("In state for", render("{d} (since {t}, commit {sha})",
-                                    d=duration(seconds) if seconds is not None else "—",
+                                    d=_dur(seconds),
                                     t=time_tag(r.get("in_state_since")),
                                     sha=links.commit(sha_of(r.get("in_state_since_commit")))))]
     rows += _known(links, r)
@@ -84,20 +83,24 @@ def _received(links: Links, agent: str, moves: list[dict],
               transfers: list[dict]) -> list[tuple[int, Safe]]:
     """Each role the agent received (the giver's commit, not this agent's move), with the
     place among its moves where it happened."""
-    received = []
-    for t in transfers:
-        if t["to"] == agent and t["from"] != agent:
-            when = epoch(t["time"]) or 0
-            place = sum(1 for m in moves if (epoch(m["time"]) or 0) <= when)
-            received.append((place, render(
-                '<tr class="handover"><td data-label="When">{w}</td>'
-                '<th scope="row" data-label="Move">received role {r}</th>'
-                '<td data-label="Text" class="text">handed over by {f}</td>'
-                '<td data-label="Context">—</td>'
-                '<td data-label="Commit">{sha}</td><td data-label="Author"></td></tr>',
-                w=time_tag(t["time"]), r=t["role"], f=agent_link(links, t["from"]),
-                sha=links.commit(t["commit"]))))
-    return received
+    return [(_place(moves, t), _received_row(links, t)) for t in transfers
+            if t["to"] == agent and t["from"] != agent]
+
+
+def _place(moves: list[dict], t: dict) -> int:
+    """How many of the moves came no later than the hand-over `t`."""
+    when = epoch(t["time"]) or 0
+    return sum(1 for m in moves if (epoch(m["time"]) or 0) <= when)
+
+
+def _received_row(links: Links, t: dict) -> Safe:
+    return render('<tr class="handover"><td data-label="When">{w}</td>'
+                  '<th scope="row" data-label="Move">received role {r}</th>'
+                  '<td data-label="Text" class="text">handed over by {f}</td>'
+                  '<td data-label="Context">—</td>'
+                  '<td data-label="Commit">{sha}</td><td data-label="Author"></td></tr>',
+                  w=time_tag(t["time"]), r=t["role"], f=agent_link(links, t["from"]),
+                  sha=links.commit(t["commit"]))
 
 
 def _inbox(links: Links, box: dict | None, error: str | None) -> Safe:
@@ -108,26 +111,22 @@ def _inbox(links: Links, box: dict | None, error: str | None) -> Safe:
         else Safe("from the beginning")
     n = len(box["messages"])
     head = render('<p>{n} message{s} {since}.</p>', n=n, s="" if n == 1 else "s", since=since)
-    items = []
-    for m in box["messages"]:
-        sender = agent_link(links, m["from"]) if m["from"] else render("{a}", a=m["author"])
-        items.append(render('<li><p class="meta">{t} · from {who}{all} · commit {sha}'
-                            '</p><p class="subject">{subject}</p>{body}</li>',
-                            t=time_tag(m["time"]), who=sender, sha=links.commit(m["commit"]),
-                            all=" to @ALL" if m["to_all"] else "", subject=m["subject"],
-                            body=render('<pre class="body">{b}</pre>', b=m["body"])
-                            if m["body"] else Safe("")))
+    items = [_message(links, m) for m in box["messages"]]
     return join([head, render('<ol class="inbox">{i}</ol>', i=join(items)) if items else Safe("")])
 
 
+def _message(links: Links, m: dict) -> Safe:
+    sender = agent_link(links, m["from"]) if m["from"] else render("{a}", a=m["author"])
+    return render('<li><p class="meta">{t} · from {who}{all} · commit {sha}'
+                  '</p><p class="subject">{subject}</p>{body}</li>',
+                  t=time_tag(m["time"]), who=sender, sha=links.commit(m["commit"]),
+                  all=" to @ALL" if m["to_all"] else "", subject=m["subject"],
+                  body=render('<pre class="body">{b}</pre>', b=m["body"])
+                  if m["body"] else Safe(""))
+
+
 def _freeze(agent: str, shown: dict | None, error: str | None, humans: list[str]) -> Safe:
-    human = humans[0] if humans else "HUMAN"
-    who = (f"one of: {', '.join(humans)}" if len(humans) > 1 else human) if humans \
-        else "a human named in the lifecycle's policies.humans"
-    wake = render('<div class="wake"><h3>Wake it</h3><p>Waking a frozen agent is a human\'s '
-                  'decision ({who}). This viewer never writes; in a clone of the repository, '
-                  'run:</p><pre><code class="command">gitstate wake {agent} --approved-by '
-                  '{human}</code></pre></div>', who=who, agent=agent, human=human)
+    wake = _wake(agent, humans)
     if error or shown is None:
         return join([render('<p class="error">{e}</p>', e=error), wake])
     front = join(render('<div><dt>{k}</dt><dd>{v}</dd></div>', k=k, v="—" if v is None else v)
@@ -142,18 +141,47 @@ def _freeze(agent: str, shown: dict | None, error: str | None, humans: list[str]
                   front=front, sections=sections, wake=wake)
 
 
+def _wake(agent: str, humans: list[str]) -> Safe:
+    """The command a human runs to wake it, and who may."""
+    if not humans:
+        who, human = "a human named in the lifecycle's policies.humans", "HUMAN"
+    else:
+        who = f"one of: {', '.join(humans)}" if len(humans) > 1 else humans[0]
+        human = humans[0]
+    return render('<div class="wake"><h3>Wake it</h3><p>Waking a frozen agent is a human\'s '
+                  'decision ({who}). This viewer never writes; in a clone of the repository, '
+                  'run:</p><pre><code class="command">gitstate wake {agent} --approved-by '
+                  '{human}</code></pre></div>', who=who, agent=agent, human=human)
+
+
 def agent_body(links: Links, data: dict, lc, end: int, waits: list[str] | None = None) -> Safe:
     """An agent's page; `waits`: what it waits for a person for, in words (first)."""
     from gitstate.web.charts import timeline_svg
-    from gitstate.web.trouble import trouble
     r = data["record"]
     transfers, context = data.get("transfers") or [], data.get("context") or []
+    parts = [_heading(r, lc, end, waits), _details(links, r), *_family(links, r, data, lc)]
+    chart = timeline_svg(r["agent"], data["timeline"], context, transfers, lc, end)
+    parts.append(render('<section aria-labelledby="h-timeline"><h2 id="h-timeline">Timeline'
+                        '</h2>{c}{t}</section>', c=chart,
+                        t=_timeline(links, r["agent"], data["timeline"], transfers, context)))
+    parts.append(render('<section aria-labelledby="h-inbox"><h2 id="h-inbox">Inbox</h2>{i}'
+                        '</section>', i=_inbox(links, data["inbox"], data["inbox_error"])))
+    return join(parts)
+
+
+def _heading(r: dict, lc, end: int, waits: list[str] | None) -> Safe:
+    """The agent, its state, and its troubles in words."""
+    from gitstate.web.trouble import trouble
     flags = [("waiting", w) for w in waits or []] + trouble(r, lc, end)
-    parts = [render('<h1><span class="sr-only">Agent </span>{agent} '
-                    '{badge}</h1>{flags}', agent=r["agent"], badge=badge(r),
-                    flags=render('<p class="attention-line">{f}</p>', f=flags_html(flags))
-                    if flags else Safe("")),
-             _details(links, r)]
+    return render('<h1><span class="sr-only">Agent </span>{agent} '
+                  '{badge}</h1>{flags}', agent=r["agent"], badge=badge(r),
+                  flags=render('<p class="attention-line">{f}</p>', f=flags_html(flags))
+                  if flags else Safe(""))
+
+
+def _family(links: Links, r: dict, data: dict, lc) -> list[Safe]:
+    """The agents it spawned, and its freeze-state when frozen."""
+    parts = []
     if data.get("children"):
         parts.append(render('<p class="children">Spawned: {c}</p>',
                             c=join((agent_link(links, c) for c in data["children"]), ", ")))
@@ -162,10 +190,4 @@ def agent_body(links: Links, data: dict, lc, end: int, waits: list[str] | None =
                             'class="freeze"><h2 id="h-freeze">Freeze-state</h2>{f}</section>',
                             f=_freeze(r["agent"], data["freeze"], data["freeze_error"],
                                       list(lc.policies.humans))))
-    chart = timeline_svg(r["agent"], data["timeline"], context, transfers, lc, end)
-    parts.append(render('<section aria-labelledby="h-timeline"><h2 id="h-timeline">Timeline'
-                        '</h2>{c}{t}</section>', c=chart,
-                        t=_timeline(links, r["agent"], data["timeline"], transfers, context)))
-    parts.append(render('<section aria-labelledby="h-inbox"><h2 id="h-inbox">Inbox</h2>{i}'
-                        '</section>', i=_inbox(links, data["inbox"], data["inbox_error"])))
-    return join(parts)
+    return parts

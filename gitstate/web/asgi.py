@@ -191,6 +191,24 @@ def listen(host: str, port: int):
     return sock
 
 
+def _address(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/"
+
+
+def _open_in_browser(address: str, opener, echo) -> None:
+    """Open `address` with `opener` (else the `webbrowser` module's choice), in a thread."""
+    import threading
+    if opener is None:
+        import webbrowser
+        opener = webbrowser.open
+
+    def start() -> None:   # a browser command may not return until it is closed
+        if not opener(address):
+            echo(f"gitstate: no browser could be opened here; open {address} yourself")
+    threading.Thread(target=start, name="gitstate-open", daemon=True).start()
+
+
 def serve(repo: Managed, host: str, port: int, *, echo=print, open_browser: bool = False,
           opener=None, follow: bool = True) -> None:
     """Run the server until interrupted. `port` 0 picks a free one; the address served is
@@ -211,9 +229,7 @@ def serve(repo: Managed, host: str, port: int, *, echo=print, open_browser: bool
         repo, follower, follows = following(repo, echo=said.append)
     app = create_app(repo, hosts=hosts, follows=follows)
     sock = listen(host, port)
-    port = sock.getsockname()[1]
-    shown = f"[{host}]" if ":" in host else host
-    address = f"http://{shown}:{port}/"
+    address = _address(host, sock.getsockname()[1])
     echo(f"gitstate: serving {repo.top or repo.git.cwd} at {address} "
          "(read-only; Ctrl-C stops it)")
     for line in said:
@@ -226,15 +242,7 @@ def serve(repo: Managed, host: str, port: int, *, echo=print, open_browser: bool
     if not local:
         echo(f"gitstate: warning: bound to {host}, so other machines can read this roster")
     if open_browser:   # the socket already listens: the browser's request waits for us
-        import threading
-        if opener is None:
-            import webbrowser
-            opener = webbrowser.open
-
-        def start() -> None:   # a browser command may not return until it is closed
-            if not opener(address):
-                echo(f"gitstate: no browser could be opened here; open {address} yourself")
-        threading.Thread(target=start, name="gitstate-open", daemon=True).start()
+        _open_in_browser(address, opener, echo)
     config = uvicorn.Config(app, log_level="warning", access_log=False)
     try:
         uvicorn.Server(config).run(sockets=[sock])

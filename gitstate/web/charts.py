@@ -108,11 +108,7 @@ class _Scale:
     def __init__(self, moves: list[dict], times: list[int], t1: int, left: float,
                  right: float):
         self.t0, self.t1, self.left, self.right = times[0], t1, left, right
-        self.runs: list[tuple[int, int]] = []     # (first move, next run's first move)
-        for i in range(len(moves)):
-            if i == 0 or moves[i]["to"] != moves[i - 1]["to"]:
-                self.runs.append((i, i))
-            self.runs[-1] = (self.runs[-1][0], i + 1)
+        self.runs = _runs(moves)
         self.edges = [times[a] for a, _ in self.runs] + [t1]
         self.scaled = all((self.edges[k + 1] - self.edges[k]) / (t1 - self.t0)
                           * (right - left) >= 3 for k in range(len(self.runs)))
@@ -150,6 +146,16 @@ class _Scale:
         return self.at(self.edges[k], None if self.scaled else float(k))
 
 
+def _runs(moves: list[dict]) -> list[tuple[int, int]]:
+    """(first move, next run's first move) of each run of moves to one state."""
+    runs: list[tuple[int, int]] = []
+    for i in range(len(moves)):
+        if i == 0 or moves[i]["to"] != moves[i - 1]["to"]:
+            runs.append((i, i))
+        runs[-1] = (runs[-1][0], i + 1)
+    return runs
+
+
 def timeline_svg(agent: str, moves: list[dict], context: list[tuple],
                  transfers: list[dict], lc: Lifecycle, end: int) -> Safe:
     """The agent's states as bands from each move to the next (the last to `end`, or to its
@@ -159,28 +165,39 @@ def timeline_svg(agent: str, moves: list[dict], context: list[tuple],
     if not moves:
         return Safe("")
     defs, fills = fill_defs(lc, [m["to"] for m in moves], "tl")
-    times = [epoch(m["time"]) or 0 for m in moves]
-    over = lc.states.get(moves[-1]["to"])
-    last_end = times[-1] + 1 if over is not None and over.terminal else end
-    sc = _Scale(moves, times, max(last_end, times[-1], times[0] + 1), 4.0, W - 4.0)
+    sc = _timeline_scale(moves, lc, end)
     ctx, height = (_context_chart(sc, context, lc), 150) if context else (Safe(""), 66)
     states = list(dict.fromkeys(m["to"] for m in moves))
     desc = "; ".join(f"{m['to']} from {when(epoch(m['time']) or 0)}" for m in moves[-12:])
-    scale = "" if sc.scaled else "one band per change of state, evenly spaced (the moves " \
-        "came too close together to draw to scale); "
     return render(
         '<figure class="chart"><svg class="timeline-chart" role="img" '
         'aria-labelledby="tl-title tl-desc" viewBox="0 0 {w} {h}" '
         'xmlns="http://www.w3.org/2000/svg"><title id="tl-title">States of {agent} over '
         'time</title><desc id="tl-desc">{desc}</desc>{defs}{bands}{marks}{ctx}{axis}</svg>'
         '<figcaption>{legend}<span class="note">Bands: the state from each move to the next, '
-        '{scale}{ctxnote}{hand}the table below has the same moves in words.</span>'
+        '{notes}the table below has the same moves in words.</span>'
         '</figcaption></figure>', w=W, h=height, agent=agent, desc=desc, defs=defs,
         bands=_bands(sc, moves, fills), marks=_handovers(sc, transfers), ctx=ctx,
         axis=_axis(sc.t0, sc.t1, height - 4, sc.left, sc.right),
-        legend=legend(lc, states, prefix="tl-key"), scale=scale,
-        ctxnote="the line: context used (% of the window) at each move; " if context else "",
-        hand="▼: a role handed over; " if transfers else "")
+        legend=legend(lc, states, prefix="tl-key"), notes=_notes(sc, context, transfers))
+
+
+def _timeline_scale(moves: list[dict], lc: Lifecycle, end: int) -> _Scale:
+    """The timeline's scale: from the first move to `end`, or to just after a move to a
+    terminal state."""
+    times = [epoch(m["time"]) or 0 for m in moves]
+    over = lc.states.get(moves[-1]["to"])
+    last_end = times[-1] + 1 if over is not None and over.terminal else end
+    return _Scale(moves, times, max(last_end, times[-1], times[0] + 1), 4.0, W - 4.0)
+
+
+def _notes(sc: _Scale, context: list[tuple], transfers: list[dict]) -> str:
+    """What the caption says of the drawing: evenly spaced bands, the context line, the
+    hand-over marks, when it has them."""
+    scale = "" if sc.scaled else "one band per change of state, evenly spaced (the moves " \
+        "came too close together to draw to scale); "
+    ctxnote = "the line: context used (% of the window) at each move; " if context else ""
+    return scale + ctxnote + ("▼: a role handed over; " if transfers else "")
 
 
 def _bands(sc: _Scale, moves: list[dict], fills: dict[str, str]) -> Safe:
@@ -237,37 +254,45 @@ def team_series(moves: list[dict], lc: Lifecycle, end: int, samples: int = SAMPL
     t0 = epoch(moves[0]["time"]) or 0
     t1 = max(end, t0 + 1)
     times = [t0 + (t1 - t0) * (i + 1) // samples for i in range(samples)]
+    counts = _counted(moves, times, {s: [] for s in lc.states})
+    return {"start": t0, "times": times, "counts": counts, "states": list(counts)}
+
+
+def _counted(moves: list[dict], times: list[int],
+             counts: dict[str, list[int]]) -> dict[str, list[int]]:
+    """`counts` (state -> its agents at each of `times`), states the lifecycle lacks added."""
     where: dict[str, str] = {}     # agent -> its state
     now: Counter[str] = Counter()  # state -> its agents
-    counts: dict[str, list[int]] = {s: [] for s in lc.states}
     i = 0
     for k, t in enumerate(times):
         while i < len(moves) and (epoch(moves[i]["time"]) or 0) <= t:
-            m = moves[i]
-            if m["agent"] in where:
-                now[where[m["agent"]]] -= 1
-            where[m["agent"]] = m["to"]
-            now[m["to"]] += 1
-            counts.setdefault(m["to"], [0] * k)    # a state the lifecycle lacks
+            _move(moves[i], where, now)
+            counts.setdefault(moves[i]["to"], [0] * k)    # a state the lifecycle lacks
             i += 1
         for s in counts:
             counts[s].append(now[s])
-    return {"start": t0, "times": times, "counts": counts, "states": list(counts)}
+    return counts
+
+
+def _move(m: dict, where: dict[str, str], now: Counter[str]) -> None:
+    if m["agent"] in where:
+        now[where[m["agent"]]] -= 1
+    where[m["agent"]] = m["to"]
+    now[m["to"]] += 1
 
 
 def team_svg(series: dict, lc: Lifecycle) -> Safe:
     """Living and frozen agents stacked by state over time (the dead only grow, so they are
     counted in the table, not stacked)."""
     times, counts = series["times"], series["counts"]
-    shown = [s for s in series["states"] if lc.roster_of(s) in ("living", "frozen")
-             and any(counts[s])]
+    shown = [s for s in series["states"] if _stacks(lc, s, counts)]
     if not times or not shown:
         return render('<p class="empty">No agent has lived here yet.</p>')
     defs, fills = fill_defs(lc, shown, "tc")
     left, right, top, bottom = 30.0, W - 6.0, 8.0, 180.0
     t1 = times[-1]
     start = series.get("start", times[0])
-    peak = max(max(sum(counts[s][k] for s in shown) for k in range(len(times))), 1)
+    peak = _peak(counts, shown, len(times))
     # steps: each sample's count holds from the moment before it up to it
     xs = [_x(t, start, t1, left, right) for t in [start] + times]
 
@@ -292,6 +317,16 @@ def team_svg(series: dict, lc: Lifecycle) -> Safe:
         axis=_axis(start, t1, 200, left, right), legend=legend(lc, shown, last, prefix="tc-key"))
 
 
+def _stacks(lc: Lifecycle, s: str, counts: dict[str, list[int]]) -> bool:
+    """Is state `s` drawn in the team chart: living or frozen, and ever held?"""
+    return lc.roster_of(s) in ("living", "frozen") and any(counts[s])
+
+
+def _peak(counts: dict[str, list[int]], shown: list[str], n: int) -> int:
+    """The most agents stacked at any of the `n` moments (at least 1)."""
+    return max(max(sum(counts[s][k] for s in shown) for k in range(n)), 1)
+
+
 def _stacked(shown: list[str], counts: dict[str, list[int]], fills: dict[str, str],
              xs: list[float], y) -> tuple[list[Safe], list[Safe]]:
     """Each state's area stacked on those below it (steps: each sample's count holds from the
@@ -300,11 +335,8 @@ def _stacked(shown: list[str], counts: dict[str, list[int]], fills: dict[str, st
     areas, labels = [], []
     for s in shown:
         upper = [b + n for b, n in zip(base, counts[s])]
-        top_pts = [f"{xs[k + d]:.1f},{y(v):.1f}" for k, v in enumerate(upper) for d in (0, 1)]
-        low_pts = [f"{xs[k + d]:.1f},{y(v):.1f}" for k, v in reversed(list(enumerate(base)))
-                   for d in (1, 0)]
         areas.append(render('<polygon points="{p}" fill="{c}" data-state="{s}"><title>{s}: up '
-                            'to {m} agents</title></polygon>', p=" ".join(top_pts + low_pts),
+                            'to {m} agents</title></polygon>', p=_outline(xs, upper, base, y),
                             c=fills[s], s=s, m=max(counts[s])))
         spot = label_spot(xs, [y(v) for v in upper], [y(v) for v in base], len(s) * 6.6 + 6)
         if spot is not None:
@@ -313,6 +345,14 @@ def _stacked(shown: list[str], counts: dict[str, list[int]], fills: dict[str, st
                                  x=spot[0], y=spot[1], s=s))
         base = upper
     return areas, labels
+
+
+def _outline(xs: list[float], upper: list[int], base: list[int], y) -> str:
+    """A stacked area's points, in steps: along its top, then back along its bottom."""
+    top_pts = [f"{xs[k + d]:.1f},{y(v):.1f}" for k, v in enumerate(upper) for d in (0, 1)]
+    low_pts = [f"{xs[k + d]:.1f},{y(v):.1f}" for k, v in reversed(list(enumerate(base)))
+               for d in (1, 0)]
+    return " ".join(top_pts + low_pts)
 
 
 def label_spot(xs: list[float], tops: list[float], bottoms: list[float],

@@ -17,14 +17,19 @@ def epoch(value) -> int | None:
     if isinstance(value, (int, float)):
         return int(value)
     if isinstance(value, str):
-        try:
-            moment = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return int(value) if value.isdigit() else None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=datetime.UTC)
-        return int(moment.timestamp())
+        return _epoch_of_text(value)
     return None
+
+
+def _epoch_of_text(value: str) -> int | None:
+    """An ISO 8601 moment (in UTC when it names no zone), or digits."""
+    try:
+        moment = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return int(value) if value.isdigit() else None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=datetime.UTC)
+    return int(moment.timestamp())
 
 
 _HEX = frozenset("0123456789abcdef")

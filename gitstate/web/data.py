@@ -11,6 +11,7 @@ from gitstate.git.repo import Managed, on_first_parent_line
 from gitstate.history import views
 from gitstate.law.times import iso
 from gitstate.web.clock import epoch
+from gitstate.web.rows import children_of, move_texts, rows, unsummed
 
 _KEEP = 8   # commits whose lifecycles are remembered
 
@@ -95,22 +96,14 @@ class Viewer:
         with self._lock:
             if commit is None or self._words[0] == commit:
                 return self._words[1] if commit else {}
-            wanted = {r["last_commit"]: r["agent"] for r in rows(view)
-                      if r.get("last_commit") and not (r.get("summary")
-                                                       or r.get("final_summary"))}
+            wanted = {r["last_commit"]: r["agent"] for r in rows(view) if unsummed(r)}
             words: dict[str, str] = {}
             if wanted:
-                from gitstate.law.grammar import subject_tag
-                accept = self.lifecycle(commit).accept_patterns()
                 out = self.repo.git.run("log", "--no-walk=unsorted", "--stdin",
                                         "--format=%H%x00%s",
                                         input="".join(f"{s}\n" for s in wanted).encode(),
                                         check=False).decode("utf-8", "replace")
-                for line in out.splitlines():
-                    sha, _, subject = line.partition("\0")
-                    tag = subject_tag(subject, accept)
-                    if tag is not None and wanted.get(sha) == tag[0] and tag[2].strip():
-                        words[tag[0]] = tag[2].strip()
+                words = move_texts(out, wanted, self.lifecycle(commit).accept_patterns())
             self._words = (commit, words)
             return words
 
@@ -206,8 +199,6 @@ class Viewer:
     def _carried(self, commit: str) -> dict | None:
         """The last tip's index carried on to `commit` by reading only the commits between,
         when they are a line without merges under the same law; None otherwise."""
-        from gitstate.history.contexts import contexts_since
-        from gitstate.history.handovers import handovers_since
         from gitstate.history.mentions import messages_since
         from gitstate.history.movelog import moves_since
         prev = self._tip_index
@@ -215,9 +206,7 @@ class Viewer:
             return None
         old, git = prev["commit"], self.repo.git
         lc = self.lifecycle(None)
-        if self._law_key(lc) != prev["law"] or not git.ok("merge-base", "--is-ancestor", old,
-                                                          commit) \
-                or not on_first_parent_line(git, old, commit):
+        if not self._carries_on(prev, lc, commit):
             return None
         last = {a: ms[-1]["to"] for a, ms in prev["by_agent"].items() if ms}
         new = [{**views.move_of(row), "time": iso(row[1])}   # as `transitions` says them
@@ -226,6 +215,21 @@ class Viewer:
         for m in new:
             by_agent[m["agent"]] = by_agent.get(m["agent"], []) + [m]
         msgs = messages_since(git, lc, old, commit) + prev["messages"]
+        return self._indexed(commit, lc, prev["moves"] + new, by_agent, msgs,
+                             **self._read_since(prev, lc, commit))
+
+    def _carries_on(self, prev: dict, lc, commit: str) -> bool:
+        """Is `commit` the last tip's under the same law, on a line without merges?"""
+        old, git = prev["commit"], self.repo.git
+        return self._law_key(lc) == prev["law"] \
+            and git.ok("merge-base", "--is-ancestor", old, commit) \
+            and on_first_parent_line(git, old, commit)
+
+    def _read_since(self, prev: dict, lc, commit: str) -> dict:
+        """What the last tip's index had read of contexts and hand-overs, carried on."""
+        from gitstate.history.contexts import contexts_since
+        from gitstate.history.handovers import handovers_since
+        old, git = prev["commit"], self.repo.git
         kept: dict = {}
         if prev["context_all"] and prev["context"] is not None:
             ctx = dict(prev["context"])
@@ -235,7 +239,7 @@ class Viewer:
         if prev["transfer_items"] is not None:
             kept["transfer_items"] = prev["transfer_items"] + handovers_since(git, lc, old,
                                                                               commit)
-        return self._indexed(commit, lc, prev["moves"] + new, by_agent, msgs, **kept)
+        return kept
 
     def timeline(self, agent: str, commit: str) -> list[dict]:
         """The agent's moves up to `commit` (a resolved sha), as `log AGENT` gives them."""
@@ -252,24 +256,29 @@ class Viewer:
         agent's state file. From every agent's, kept under .git/gitstate (history/contexts.py)
         when that can be had cheaply; else from this agent's state file at each of its moves
         (one batch), while every agent's is read once in the background for next time."""
-        from gitstate.history.contexts import contexts
         idx = self.index(commit)
         with self._lock:
             if idx["context"] is None:
-                at_tip = commit == self.tip()
-                lc = self.lifecycle(commit)
-                idx["context"] = contexts(self.repo.git, lc, commit,
-                                          self.repo.cache_dir if at_tip else None,
-                                          build=not self.lazy) or {}
-                idx["context_all"] = bool(idx["context"]) or not self.lazy
-                if not idx["context_all"] and at_tip and self.repo.cache_dir:
-                    self._read_contexts_later(lc, commit)
+                self._read_contexts(idx, commit)
             if idx["context_all"]:
                 return [(ct, pct, sha) for sha, ct, pct in idx["context"].get(agent, [])]
             one = idx.setdefault("context_one", {})
             if agent not in one:
                 one[agent] = self._context_at_moves(agent, commit, idx)
             return one[agent]
+
+    def _read_contexts(self, idx: dict, commit: str) -> None:
+        """Every agent's context, into the index of `commit`, where it can be had cheaply (or
+        always, on the static site); else read later, in the background (at the tip)."""
+        from gitstate.history.contexts import contexts
+        at_tip = commit == self.tip()
+        lc = self.lifecycle(commit)
+        idx["context"] = contexts(self.repo.git, lc, commit,
+                                  self.repo.cache_dir if at_tip else None,
+                                  build=not self.lazy) or {}
+        idx["context_all"] = bool(idx["context"]) or not self.lazy
+        if not idx["context_all"] and at_tip and self.repo.cache_dir:
+            self._read_contexts_later(lc, commit)
 
     def _context_at_moves(self, agent: str, commit: str, idx: dict) -> list[tuple]:
         """The agent's context read from its state file at each of its last 400 moves."""
@@ -400,20 +409,3 @@ class Viewer:
             except GitstateError as exc:
                 out["freeze_error"] = str(exc)
         return out
-
-
-GROUPS = ("living", "freezer", "cemetery", "unknown")   # a roster view's groups, in order
-
-
-def rows(view: dict) -> list[dict]:
-    """Every row of a roster view, group after group."""
-    return [r for key in GROUPS for r in view.get(key, [])]
-
-
-def children_of(view: dict) -> dict[str, list[str]]:
-    """agent -> the agents of the roster `view` it spawned."""
-    children: dict[str, list[str]] = {}
-    for r in rows(view):
-        if r.get("parent"):
-            children.setdefault(r["parent"], []).append(r["agent"])
-    return children

@@ -27,22 +27,29 @@ def hub_upstream(repo: Managed) -> Upstream | None:
     bare repository or where neither has one."""
     if repo.top is None:
         return None
-    git = repo.git
-    try:
-        team = team_branch(git, repo.lifecycle())
-    except GitstateError:
-        team = None
+    git, team = repo.git, _team_of(repo)
     code, out, _ = git.call("symbolic-ref", "-q", "--short", "HEAD")
     current = out.decode("utf-8", "replace").strip() if code == 0 else None
-    for short in dict.fromkeys(b for b in (team, current) if b):
-        remote = git.config(f"branch.{short}.remote")
-        merge = git.config(f"branch.{short}.merge") or ""
-        if not remote or remote == "." or not merge.startswith("refs/heads/") \
-                or git.config(f"remote.{remote}.url") is None:
-            continue
-        return Upstream(remote, merge, f"refs/remotes/{remote}/{merge[len('refs/heads/'):]}",
-                        f"refs/heads/{short}")
-    return None
+    found = (_upstream_of(git, b) for b in dict.fromkeys((team, current)) if b)
+    return next((up for up in found if up is not None), None)
+
+
+def _team_of(repo: Managed) -> str | None:
+    try:
+        return team_branch(repo.git, repo.lifecycle())
+    except GitstateError:
+        return None
+
+
+def _upstream_of(git: Git, short: str) -> Upstream | None:
+    """Branch `short`'s upstream, when it is a branch of another repository."""
+    remote = git.config(f"branch.{short}.remote")
+    merge = git.config(f"branch.{short}.merge") or ""
+    if not remote or remote == "." or not merge.startswith("refs/heads/") \
+            or git.config(f"remote.{remote}.url") is None:
+        return None
+    return Upstream(remote, merge, f"refs/remotes/{remote}/{merge[len('refs/heads/'):]}",
+                    f"refs/heads/{short}")
 
 
 def where(git: Git, up: Upstream) -> str:
@@ -61,8 +68,11 @@ def fetch(git: Git, up: Upstream) -> str | None:
     code, _, err = git.call("-c", "maintenance.auto=false", "-c", "gc.auto=0", "fetch",
                             "--quiet", "--no-tags", "--no-write-fetch-head", up.remote,
                             f"+{up.ref}:{up.tracking}", env=env)
-    if code == 0:
-        return None
+    return None if code == 0 else _git_said(code, err)
+
+
+def _git_said(code: int, err: bytes) -> str:
+    """What a failed git command said first, in a line: its error, else its first line."""
     said = [line.strip() for line in err.decode("utf-8", "replace").splitlines()
             if line.strip()]
     first = next((line for line in said if line.startswith(("fatal:", "error:"))),

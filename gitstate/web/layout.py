@@ -81,9 +81,7 @@ def page(*, title: str, current: str, links: Links, body: Safe, commit: str | No
          built: str | None = None) -> Safe:
     """A whole HTML document. `live`: the served page of now, which polls for new commits and
     replaces its data region in place (#live), keeping the reader's place."""
-    nav = join(render('<li><a href="{href}"{cur}>{label}</a></li>', href=links.page(key),
-                      label=label, cur=Safe(' aria-current="page"') if key == current else Safe(""))
-               for key, label in NAV if key != "tree" or links.tree)
+    nav = _nav(links, current)
     script = render('<script src="{src}" defer></script>', src=links.static_file("live.js")) \
         if live else Safe("")
     moment, status = _moment(links, commit, when, built), _status(links, live)
@@ -102,6 +100,14 @@ def page(*, title: str, current: str, links: Links, body: Safe, commit: str | No
         title=title, css=links.static_file("style.css"), tip=commit or "",
         live="1" if live else "0", home=links.page("roster"), nav=nav, form=links.at_form(),
         moment=moment, status=status, body=body, foot=foot, script=script)
+
+
+def _nav(links: Links, current: str) -> Safe:
+    """The pages' menu, the page shown marked current (the tree only where there is one)."""
+    return join(render('<li><a href="{href}"{cur}>{label}</a></li>', href=links.page(key),
+                       label=label, cur=Safe(' aria-current="page"') if key == current
+                       else Safe(""))
+                for key, label in NAV if key != "tree" or links.tree)
 
 
 def _moment(links: Links, commit: str | None, when: str | None, built: str | None) -> Safe:

@@ -4,7 +4,8 @@ drawn with its counts. Each takes the views' plain dicts; every value is escaped
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from gitstate.law.times import duration
 from gitstate.web.clock import sha_of
@@ -28,6 +29,10 @@ def _phase(r: dict) -> str:
     return f"{r.get('phase') or '?'} ({pct:g}%)"
 
 
+def _dur(seconds: int | None) -> str:
+    return "—" if seconds is None else duration(seconds)
+
+
 def badge(r: dict) -> Safe:
     """The agent's state, in its roster's colours."""
     return render('<span class="badge {c}">{s}</span>', c=r.get("roster") or "unknown",
@@ -49,11 +54,9 @@ class Filters:
 
     def __init__(self, params=None):
         params = params or {}
-        self.state = (params.get("state") or "").strip()
-        self.role = (params.get("role") or "").strip()
-        self.phase = (params.get("phase") or "").strip()
-        self.q = (params.get("q") or "").strip()[:200]
-        sort = (params.get("sort") or "trouble").strip()
+        self.state, self.role, self.phase = (_param(params, k) for k in ("state", "role", "phase"))
+        self.q = _param(params, "q")[:200]
+        sort = _param(params, "sort")
         self.sort = sort if sort in SORTS else "trouble"
 
     def query(self, **changes) -> dict:
@@ -69,35 +72,58 @@ class Filters:
     def matches(self, r: dict, flags: list, words: str = "") -> bool:
         """Does record `r` (with its troubles `flags`, and the text of its last move shown
         in place of a summary, `words`) pass this filter?"""
-        if any(getattr(self, k) and r.get(k) != getattr(self, k)
-               for k in ("state", "role", "phase")):
+        if any(getattr(self, k) not in ("", r.get(k)) for k in ("state", "role", "phase")):
             return False
-        hay = " ".join([*(str(r.get(k) or "") for k in ("agent", "state", "role", "summary",
-                                                       "thread", "final_summary", "problem")),
-                        *(w for _, w in flags), words]).lower()
+        hay = _haystack(r, flags, words)
         return all(word in hay for word in self.q.lower().split())
 
     def order(self, rows: list[tuple[dict, list]]) -> list[tuple[dict, list]]:
-        from gitstate.web.trouble import worst
-        key = {"trouble": lambda x: (-worst(x[1]), x[0]["agent"]),
-               "agent": lambda x: x[0]["agent"],
-               "state": lambda x: (x[0].get("state") or "", x[0]["agent"]),
-               "role": lambda x: (x[0].get("role") or "~", x[0].get("instance") or 0,
-                                  x[0]["agent"]),
-               "phase": lambda x: (-(x[0].get("context_pct") or -1), x[0]["agent"]),
-               "age": lambda x: (-(x[0].get("seconds_in_state") or -1), x[0]["agent"])}
-        return sorted(rows, key=key[self.sort])
+        return sorted(rows, key=ORDERS[self.sort])
+
+
+def _param(params, key: str) -> str:
+    return (params.get(key) or "").strip()
+
+
+def _haystack(r: dict, flags: list, words: str) -> str:
+    """What a search looks in: the record's words, its troubles and its last move's text."""
+    return " ".join([*(str(r.get(k) or "") for k in ("agent", "state", "role", "summary",
+                                                    "thread", "final_summary", "problem")),
+                     *(w for _, w in flags), words]).lower()
+
+
+def _by_trouble(x: tuple[dict, list]) -> tuple:
+    from gitstate.web.trouble import worst
+    return -worst(x[1]), x[0]["agent"]
+
+
+def _by_agent(x: tuple[dict, list]) -> str:
+    return x[0]["agent"]
+
+
+def _by_state(x: tuple[dict, list]) -> tuple:
+    return x[0].get("state") or "", x[0]["agent"]
+
+
+def _by_role(x: tuple[dict, list]) -> tuple:
+    return x[0].get("role") or "~", x[0].get("instance") or 0, x[0]["agent"]
+
+
+def _by_phase(x: tuple[dict, list]) -> tuple:
+    return -(x[0].get("context_pct") or -1), x[0]["agent"]
+
+
+def _by_age(x: tuple[dict, list]) -> tuple:
+    return -(x[0].get("seconds_in_state") or -1), x[0]["agent"]
+
+
+ORDERS: dict[str, Callable[[tuple[dict, list]], Any]] = {
+    "trouble": _by_trouble, "agent": _by_agent, "state": _by_state, "role": _by_role,
+    "phase": _by_phase, "age": _by_age}
 
 
 def filter_form(links: Links, f: Filters, states: list[str], roles: list[str]) -> Safe:
     """A plain GET form: works without script, and its result is a URL."""
-    def options(name: str, values, chosen: str, everything: str) -> Safe:
-        opts = [render('<option value="">{e}</option>', e=everything)]
-        opts += [render('<option value="{v}"{sel}>{label}</option>', v=v, label=label,
-                        sel=Safe(" selected") if v == chosen else Safe(""))
-                 for v, label in values]
-        return render('<label>{n} <select name="{k}" id="f-{k}">{o}</select></label>',
-                      n=name.capitalize(), k=name, o=join(opts))
     at = render('<input type="hidden" name="at" value="{a}">', a=links.at) if links.at \
         else Safe("")
     clear = render(' <a href="{h}">Clear</a>', h=links.page("roster")) if f.active \
@@ -107,14 +133,25 @@ def filter_form(links: Links, f: Filters, states: list[str], roles: list[str]) -
         '{at}<label>Search <input type="search" name="q" id="f-q" value="{q}" size="14" '
         'autocomplete="off"></label>{state}{role}{phase}{sort}<button type="submit">Show'
         '</button>{clear}</form>', at=at, q=f.q,
-        state=options("state", [(s, s) for s in states], f.state, "any"),
-        role=options("role", [(r, r) for r in roles], f.role, "any"),
-        phase=options("phase", [(p, p) for p in PHASES], f.phase, "any"),
+        state=_options("state", states, f.state), role=_options("role", roles, f.role),
+        phase=_options("phase", PHASES, f.phase),
         sort=render('<label>Order <select name="sort" id="f-sort">{o}</select></label>',
                     o=join(render('<option value="{k}"{sel}>{v}</option>', k=k, v=v,
-                                  sel=Safe(" selected") if k == f.sort else Safe(""))
-                           for k, v in SORTS.items())),
+                                  sel=_selected(k == f.sort)) for k, v in SORTS.items())),
         clear=clear)
+
+
+def _options(name: str, values: Sequence[str], chosen: str) -> Safe:
+    """A filter's menu: any, or one of `values`."""
+    opts = [render('<option value="">{e}</option>', e="any")]
+    opts += [render('<option value="{v}"{sel}>{label}</option>', v=v, label=v,
+                    sel=_selected(v == chosen)) for v in values]
+    return render('<label>{n} <select name="{k}" id="f-{k}">{o}</select></label>',
+                  n=name.capitalize(), k=name, o=join(opts))
+
+
+def _selected(chosen: bool) -> Safe:
+    return Safe(" selected") if chosen else Safe("")
 
 
 def flags_html(flags: list[tuple[str, str]]) -> Safe:
@@ -146,20 +183,25 @@ LIVING_TABLE = (("Agent", "State", "Role", "Phase", "In state for", "Summary"), 
 def roster_table(links: Links, key: str, label: str, rows: list[tuple[dict, list]],
                  f: Filters, words: dict[str, str]) -> Safe:
     cols, last = TABLES.get(key, LIVING_TABLE)
-
-    def header(c: str, sort: str | None) -> Safe:
-        if sort is None or links.static:
-            return render('<th scope="col">{c}</th>', c=c)
-        here = f.sort == sort
-        return render('<th scope="col"{cur}><a href="{h}" title="order by {c}">{c}</a></th>',
-                      c=c, h=links.with_query("roster", **f.query(sort=sort)),
-                      cur=Safe(' aria-sort="ascending"' if sort in ("agent", "state", "role")
-                               else ' aria-sort="descending"') if here else Safe(""))
-    head = join(header(c, s) for c, s in zip(cols, COL_SORTS))
+    head = join(_header(links, f, c, s) for c, s in zip(cols, COL_SORTS))
     body = [_row(links, cols, last, r, flags, words) for r, flags in rows]
     return render('<table class="roster cards" id="table-{key}"><caption class="sr-only">{label}'
                   '</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>',
                   key=key, label=label, head=head, body=join(body))
+
+
+def _header(links: Links, f: Filters, c: str, sort: str | None) -> Safe:
+    """A column's header: a link that orders the roster by it, where it can."""
+    if sort is None or links.static:
+        return render('<th scope="col">{c}</th>', c=c)
+    return render('<th scope="col"{cur}><a href="{h}" title="order by {c}">{c}</a></th>',
+                  c=c, h=links.with_query("roster", **f.query(sort=sort)),
+                  cur=_aria_sort(sort) if f.sort == sort else Safe(""))
+
+
+def _aria_sort(sort: str) -> Safe:
+    return Safe(' aria-sort="ascending"' if sort in ("agent", "state", "role")
+                else ' aria-sort="descending"')
 
 
 def _row(links: Links, cols: tuple, last: tuple, r: dict, flags: list,
@@ -176,7 +218,7 @@ def _row(links: Links, cols: tuple, last: tuple, r: dict, flags: list,
         **{f"c{i}": c for i, c in enumerate(cols)},
         link=agent_link(links, r["agent"]), badge=badge(r), flags=flags_html(flags), role=_role(r),
         phase=_phase(r), since=(sha_of(r.get("in_state_since_commit")) or "?")[:10],
-        dur=duration(seconds) if seconds is not None else "—",
+        dur=_dur(seconds),
         text=summary_cell(next((r[k] for k in last if r.get(k)), ""), words.get(r["agent"])))
 
 
@@ -198,15 +240,20 @@ def roster_body(links: Links, view: dict, vacancies: dict, lc, now: int | None, 
     total = sum(len(view.get(key, [])) for key, _, _ in GROUPS)
     flagged = flagged_agents(view, groups, lc, now, waiting)
     shown = [_group(links, view, g, f, flagged, words) for g in groups]
-    head = [_lead(view, groups, total)]
-    if not links.static:
-        head.append(_filter_form(links, f, lc, view, groups))
-    if f.active:
-        head.append(render('<p class="filtered" role="status">Showing {n} of {t} agents.</p>',
-                           n=sum(n for _, n in shown), t=total))
+    head = [_lead(view, groups, total), *_roster_controls(links, f, lc, view, groups, shown, total)]
     attention = [_attention(links, flagged)] if flagged else []
     return join(head + attention + [section for section, _ in shown]
                 + [vacancy_section(links, vacancies, level=2)])
+
+
+def _roster_controls(links: Links, f: Filters, lc, view: dict, groups: list[tuple[str, str, str]],
+                     shown: list[tuple[Safe, int]], total: int) -> list[Safe]:
+    """The filter form (on live pages), and how many agents pass it (when one is set)."""
+    controls = [] if links.static else [_filter_form(links, f, lc, view, groups)]
+    if f.active:
+        controls.append(render('<p class="filtered" role="status">Showing {n} of {t} agents.'
+                               '</p>', n=sum(n for _, n in shown), t=total))
+    return controls
 
 
 def _filter_form(links: Links, f: Filters, lc, view: dict,
@@ -265,24 +312,27 @@ def _group(links: Links, view: dict, group: tuple[str, str, str], f: Filters,
 
 
 def vacancy_section(links: Links, view: dict, *, level: int) -> Safe:
-    from gitstate.history.fold import vacancy_notice
-    items = []
-    for v in view["vacancies"]:
-        names = ([v["last_holder"]] if v.get("last_holder") else []) + v["frozen_holders"]
-        holders = [agent_link(links, a) for a in dict.fromkeys(names)]
-        who = render(" <span class=\"holders\">See {h}.</span>", h=join(holders, ", ")) \
-            if holders else Safe("")
-        since = render(" since {t}", t=time_tag(v["since"])) if v.get("since") else ""
-        items.append(render('<li class="vacancy {status}"><p><strong>{role}</strong> — {status}'
-                            '{since}</p><p class="notice">{notice}</p>{who}</li>',
-                            status=v["status"], role=v["role"], since=since,
-                            notice=vacancy_notice(v), who=who))
+    items = [_vacancy(links, v) for v in view["vacancies"]]
     listing = render('<ul class="vacancies">{i}</ul>', i=join(items)) if items else \
         render('<p class="empty">Every role has a living holder.</p>')
     tag = f"h{level}"
     return render('<section aria-labelledby="h-vacant"><{tag} id="h-vacant">Vacant roles '
                   '<span class="count">({n})</span></{tag}>{listing}</section>',
                   tag=Safe(tag), n=len(items), listing=listing)
+
+
+def _vacancy(links: Links, v: dict) -> Safe:
+    """A vacant role: its status, since when, what it means, and its holders to see."""
+    from gitstate.history.fold import vacancy_notice
+    names = ([v["last_holder"]] if v.get("last_holder") else []) + v["frozen_holders"]
+    holders = [agent_link(links, a) for a in dict.fromkeys(names)]
+    who = render(" <span class=\"holders\">See {h}.</span>", h=join(holders, ", ")) \
+        if holders else Safe("")
+    since = render(" since {t}", t=time_tag(v["since"])) if v.get("since") else ""
+    return render('<li class="vacancy {status}"><p><strong>{role}</strong> — {status}'
+                  '{since}</p><p class="notice">{notice}</p>{who}</li>',
+                  status=v["status"], role=v["role"], since=since,
+                  notice=vacancy_notice(v), who=who)
 
 
 def vacancies_body(links: Links, view: dict) -> Safe:
@@ -305,18 +355,7 @@ def lifecycle_body(lc, view: dict) -> Safe:
     from gitstate.web.svg import lifecycle_svg
     counts = Counter(r["state"] for key, _, _ in GROUPS for r in view.get(key, [])
                      if r.get("state"))
-    rows = []
-    for name, spec in lc.states.items():
-        flags = [spec.roster] + (["terminal"] if spec.terminal else []) + \
-            ([f"requires {', '.join(spec.requires)}"] if spec.requires else [])
-        rows.append(render('<tr><th scope="row" data-label="State">{name}</th>'
-                           '<td data-label="Agents">{n}</td><td data-label="Kind">{flags}</td>'
-                           '<td data-label="Next">{next}</td>'
-                           '<td data-label="What an agent does there" class="text">{desc}</td>'
-                           '</tr>', name=name,
-                           n=counts.get(name, 0), flags="; ".join(flags),
-                           next=", ".join(_gated(lc, name, t) for t in lc.targets(name)) or "—",
-                           desc=getattr(spec, "description", None) or ""))
+    rows = [_state_row(lc, name, spec, counts.get(name, 0)) for name, spec in lc.states.items()]
     return render(
         '<h1>Lifecycle <code>{name}</code></h1><p class="lead">{desc}</p>'
         '<figure class="diagram" tabindex="0" aria-label="The lifecycle drawn">{svg}'
@@ -331,6 +370,19 @@ def lifecycle_body(lc, view: dict) -> Safe:
         '<details><summary>As a Mermaid diagram</summary><pre>{mermaid}</pre></details>',
         name=lc.name, desc=lc.description or "", svg=lifecycle_svg(lc, counts),
         rows=join(rows), text=describe(lc), mermaid=to_mermaid(lc))
+
+
+def _state_row(lc, name: str, spec, n: int) -> Safe:
+    """A state's row: how many agents stand in it, its kind, its moves, what is done there."""
+    flags = [spec.roster] + (["terminal"] if spec.terminal else []) + \
+        ([f"requires {', '.join(spec.requires)}"] if spec.requires else [])
+    return render('<tr><th scope="row" data-label="State">{name}</th>'
+                  '<td data-label="Agents">{n}</td><td data-label="Kind">{flags}</td>'
+                  '<td data-label="Next">{next}</td>'
+                  '<td data-label="What an agent does there" class="text">{desc}</td>'
+                  '</tr>', name=name, n=n, flags="; ".join(flags),
+                  next=", ".join(_gated(lc, name, t) for t in lc.targets(name)) or "—",
+                  desc=getattr(spec, "description", None) or "")
 
 
 def error_body(status: int, message: str, hint: str | None = None) -> Safe:

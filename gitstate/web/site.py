@@ -31,10 +31,31 @@ def _check_out(out: Path, force: bool) -> None:
                          hint="name a new or empty folder, or add --force to write into it")
 
 
+def _tree_and_inboxes(viewer: Viewer, top: Links, view: dict, pages: dict[str, str]) -> dict:
+    """The tree's page (where the lifecycle has one) added to `pages`; every agent's inbox at
+    the roster's commit, read at once."""
+    from gitstate.history.views import inboxes
+    from gitstate.web import documents as d
+    commit = view["commit"]
+    if d.has_tree(viewer.lifecycle(commit), view):
+        pages["tree.html"] = d.tree_page(viewer, top, live=False, view=view)
+    return inboxes(viewer.repo, commit, mentions=viewer.index(commit)["messages"])
+
+
+def _agent_pages(viewer: Viewer, deep: Links, view: dict, boxes: dict,
+                 pages: dict[str, str]) -> None:
+    """Each agent's page, added to `pages`."""
+    from gitstate.web import documents as d
+    children = children_of(view)
+    for r in rows(view):
+        data = viewer.page_data(view, r, boxes.get(r["agent"]), children)
+        pages[f"agents/{r['agent']}.html"] = d.agent_page(viewer, deep, r["agent"], live=False,
+                                                          data=data)
+
+
 def build(repo: Managed, out: str | Path, at: str | None = None, *,
           force: bool = False) -> dict:
     """Write the site into `out`; returns what was written (pages, agents, commit, built)."""
-    from gitstate.history.views import inboxes
     from gitstate.law.times import iso
     from gitstate.web import documents as d
     from gitstate.web.asgi import dumps, static_text
@@ -60,18 +81,9 @@ def build(repo: Managed, out: str | Path, at: str | None = None, *,
         "team.html": d.team_page(viewer, top, live=False),
     }
     records = rows(view)
-    boxes: dict = {}
-    if commit:
-        if d.has_tree(viewer.lifecycle(commit), view):
-            pages["tree.html"] = d.tree_page(viewer, top, live=False, view=view)
-        boxes = inboxes(repo, commit, mentions=viewer.index(commit)["messages"])
-    children = children_of(view)
-    for r in records:
-        data = viewer.page_data(view, r, boxes.get(r["agent"]), children)
-        pages[f"agents/{r['agent']}.html"] = d.agent_page(viewer, deep, r["agent"], live=False,
-                                                          data=data)
-    for name in ("style.css",):
-        pages[name] = static_text(name)
+    boxes = _tree_and_inboxes(viewer, top, view, pages) if commit else {}
+    _agent_pages(viewer, deep, view, boxes, pages)
+    pages["style.css"] = static_text("style.css")
     pages["api/roster.json"] = dumps(view)
     pages["api/vacancies.json"] = dumps(d.vacancies_of(viewer, view))
     if commit:

@@ -24,6 +24,18 @@ _ROSTER_ORDER = {"living": 0, "frozen": 1, "dead": 2}
 def layers(lc: Lifecycle) -> list[list[str]]:
     """States by their distance from the initial state (breadth first); within a layer,
     living before frozen before dead, then in the order the lifecycle declares them."""
+    depth = _depths(lc)
+    order = list(lc.states)
+    rows: list[list[str]] = [[] for _ in range(max(depth.values()) + 1)]
+    for name in sorted(lc.states, key=lambda n: (_ROSTER_ORDER.get(lc.states[n].roster, 3),
+                                                 order.index(n))):
+        rows[depth[name]].append(name)
+    return [r for r in rows if r]
+
+
+def _depths(lc: Lifecycle) -> dict[str, int]:
+    """state -> its distance from the initial state; the unreachable (a lifecycle would be
+    refused) one further than the furthest."""
     assert lc.initial is not None   # a loaded lifecycle has one (law/checks.py)
     depth = {lc.initial: 0}
     queue = [lc.initial]
@@ -34,14 +46,9 @@ def layers(lc: Lifecycle) -> list[list[str]]:
                 depth[nxt] = depth[state] + 1
                 queue.append(nxt)
     last = max(depth.values(), default=0)
-    for name in lc.states:                       # unreachable (a lifecycle would be refused)
+    for name in lc.states:
         depth.setdefault(name, last + 1)
-    order = list(lc.states)
-    rows: list[list[str]] = [[] for _ in range(max(depth.values()) + 1)]
-    for name in sorted(lc.states, key=lambda n: (_ROSTER_ORDER.get(lc.states[n].roster, 3),
-                                                 order.index(n))):
-        rows[depth[name]].append(name)
-    return [r for r in rows if r]
+    return depth
 
 
 def _lanes(spans: list[tuple[int, int, int]]) -> dict[int, int]:
@@ -71,29 +78,43 @@ def layout(lc: Lifecycle) -> dict:
     return {"boxes": plan.boxes, "edges": edges, "width": plan.width, "height": height}
 
 
+def _column_order(lc: Lifecycle) -> list[str]:
+    depth = {s: i for i, row in enumerate(layers(lc)) for s in row}
+    declared = list(lc.states)
+    return sorted(lc.states, key=lambda n: (
+        _ROSTER_ORDER.get(lc.states[n].roster, 3), depth[n], declared.index(n)))
+
+
+def _moves_between(lc: Lifecycle, row: dict[str, int]) -> list[tuple[str, str]]:
+    """The lifecycle's moves whose both ends are drawn."""
+    return [(a, b) for a, targets in lc.transitions.items() for b in targets
+            if a in row and b in row]
+
+
 class _Column:
     """The states in one column, and the lanes beside it that the moves run in."""
 
     def __init__(self, lc: Lifecycle):
         # living states first, by their distance from the initial state, then frozen, then
         # dead: the work loop reads downwards and every way out of it goes down too
-        depth = {s: i for i, row in enumerate(layers(lc)) for s in row}
-        declared = list(lc.states)
-        self.order = sorted(lc.states, key=lambda n: (
-            _ROSTER_ORDER.get(lc.states[n].roster, 3), depth[n], declared.index(n)))
+        self.order = _column_order(lc)
         row = self.row = {s: i for i, s in enumerate(self.order)}
-        self.moves = [(a, b) for a, targets in lc.transitions.items() for b in targets
-                      if a in row and b in row]
+        self.moves = _moves_between(lc, row)
         self.straight = {(a, b) for a, b in self.moves if row[b] == row[a] + 1}
         self.lanes = self._lanes()
         box_w = max(120.0, max(len(n) for n in self.order) * CHAR_W + 24)
-        x0 = MARGIN + 14 + (max(self.lanes["l"].values(), default=-1) + 1) * LANE
-        right = (max(self.lanes["r"].values(), default=-1) + 1) * LANE
-        loops = any(a == b for a, b in self.moves)
-        self.width = x0 + box_w + 14 + max(right, 24 if loops else 0) + MARGIN
+        x0 = MARGIN + 14 + self._lanes_wide("l")
+        self.width = x0 + box_w + 14 + max(self._lanes_wide("r"), self._loop_room()) + MARGIN
         self.boxes = {s: (x0, TOP + i * (BOX_H + ROW_GAP), box_w)
                       for i, s in enumerate(self.order)}
         self.ports = self._ports()
+
+    def _lanes_wide(self, side: str) -> int:
+        return (max(self.lanes[side].values(), default=-1) + 1) * LANE
+
+    def _loop_room(self) -> int:
+        """Room on the right for the loop of a move from a state to itself, if any."""
+        return 24 if any(a == b for a, b in self.moves) else 0
 
     def _side(self, a: str, b: str) -> str | None:
         """The side of the column a move runs along: "r" forward, "l" back; None for a move
@@ -151,27 +172,9 @@ def lifecycle_svg(lc: Lifecycle, counts: dict[str, int]) -> Safe:
     """The lifecycle with `counts[state]` agents in each state, as an accessible <svg>."""
     drawn = layout(lc)
     boxes = drawn["boxes"]
-    edges = []
-    for src, dst, path in drawn["edges"]:
-        bits = gates(lc, src, dst)
-        edges.append(render('<path class="{kind}" d="{d}" marker-end="url(#arrow)">'
-                            '<title>{src} to {dst}{note}</title></path>',
-                            kind="edge gated" if bits else "edge", d=path, src=src, dst=dst,
-                            note=f" ({', '.join(bits)})" if bits else ""))
-    nodes = []
-    for name, (x, y, w) in boxes.items():
-        spec = lc.states[name]
-        n = counts.get(name, 0)
-        who = f"{n} agent{'s' if n != 1 else ''}"
-        extra = render('<rect class="inner" x="{x}" y="{y}" width="{w}" height="{h}" rx="6"/>',
-                       x=x + 3, y=y + 3, w=w - 6, h=BOX_H - 6) if spec.terminal else Safe("")
-        nodes.append(render(
-            '<g class="state {roster}{busy}"><title>{name}: {who} ({roster})</title>'
-            '<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="9"/>{extra}'
-            '<text class="name" x="{cx}" y="{ty}" text-anchor="middle">{name}</text>'
-            '<text class="count" x="{cx}" y="{cy}" text-anchor="middle">{who}</text></g>',
-            roster=spec.roster, busy=" busy" if n else "", name=name, who=who, x=x, y=y, w=w,
-            h=BOX_H, extra=extra, cx=x + w / 2, ty=y + 19, cy=y + 36))
+    edges = [_edge(lc, src, dst, path) for src, dst, path in drawn["edges"]]
+    nodes = [_node(name, box, lc.states[name], counts.get(name, 0))
+             for name, box in boxes.items()]
     assert lc.initial is not None   # a loaded lifecycle has one (law/checks.py)
     ix, iy, iw = boxes[lc.initial]
     start = render('<circle class="start" cx="{cx}" cy="{cy}" r="6"/>'
@@ -191,3 +194,27 @@ def lifecycle_svg(lc: Lifecycle, counts: dict[str, int]) -> Safe:
         w=drawn["width"], h=drawn["height"], sw=drawn["width"] * SCALE,
         sh=drawn["height"] * SCALE, name=lc.name, total=total, desc=desc, start=start,
         edges=join(edges), nodes=join(nodes))
+
+
+def _edge(lc: Lifecycle, src: str, dst: str, path: str) -> Safe:
+    """A move's arrow, marked as gated (a human's approval, a time) when it waits for one."""
+    bits = gates(lc, src, dst)
+    return render('<path class="{kind}" d="{d}" marker-end="url(#arrow)">'
+                  '<title>{src} to {dst}{note}</title></path>',
+                  kind="edge gated" if bits else "edge", d=path, src=src, dst=dst,
+                  note=f" ({', '.join(bits)})" if bits else "")
+
+
+def _node(name: str, box: tuple, spec, n: int) -> Safe:
+    """A state's box, with how many agents stand in it (a terminal state: a double border)."""
+    x, y, w = box
+    who = f"{n} agent{'s' if n != 1 else ''}"
+    extra = render('<rect class="inner" x="{x}" y="{y}" width="{w}" height="{h}" rx="6"/>',
+                   x=x + 3, y=y + 3, w=w - 6, h=BOX_H - 6) if spec.terminal else Safe("")
+    return render(
+        '<g class="state {roster}{busy}"><title>{name}: {who} ({roster})</title>'
+        '<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="9"/>{extra}'
+        '<text class="name" x="{cx}" y="{ty}" text-anchor="middle">{name}</text>'
+        '<text class="count" x="{cx}" y="{cy}" text-anchor="middle">{who}</text></g>',
+        roster=spec.roster, busy=" busy" if n else "", name=name, who=who, x=x, y=y, w=w,
+        h=BOX_H, extra=extra, cx=x + w / 2, ty=y + 19, cy=y + 36)

@@ -20,11 +20,17 @@ def trouble(r: dict, lc: Lifecycle, now: int) -> list[tuple[str, str]]:
         out.append(("problem", str(r["problem"])))
     if r.get("roster") in ("dead", None):
         return out
-    if r.get("phase") in ("urgent", "legacy") and r.get("context_pct") is not None:
-        out.append((r["phase"], f"{r['phase']} context ({r['context_pct']:g}%)"))
+    found = [_late_in_life(r)]
     if r.get("roster") == "living":
-        out += [found for found in (_silent(r, lc, now), _overdue(r, lc, now)) if found]
-    return out
+        found += [_silent(r, lc, now), _overdue(r, lc, now)]
+    return out + [f for f in found if f]
+
+
+def _late_in_life(r: dict) -> tuple[str, str] | None:
+    """An agent at urgent or legacy context."""
+    if r.get("phase") in ("urgent", "legacy") and r.get("context_pct") is not None:
+        return (r["phase"], f"{r['phase']} context ({r['context_pct']:g}%)")
+    return None
 
 
 def _silent(r: dict, lc: Lifecycle, now: int) -> tuple[str, str] | None:
