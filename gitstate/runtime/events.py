@@ -51,16 +51,18 @@ def handle(event: str, payload: dict, ticket: int | None = None,
     ticket = ticket or time.time_ns()
     if detach and _detached():
         return None    # the runtime goes on; the child decides
-    said = _logged(event, {**payload, "outcome": "failure"} if failed else payload, gdir,
-                   agent, ticket)
+    said = _logged(event, payload, gdir, agent, ticket, failed)
     if detach:
         os._exit(0)    # the detached child ends here
     return said
 
 
-def _logged(event: str, payload: dict, gdir: str, agent: str, ticket: int) -> str | None:
-    """The move decided (`_decided`), and said in one line of the events log."""
-    said = _decided(event, payload, gdir, agent, ticket)
+def _logged(event: str, payload: dict, gdir: str, agent: str, ticket: int,
+            failed: bool) -> str | None:
+    """The move decided (`_decided`; `failed`: the turn's outcome is a failure), and said in
+    one line of the events log."""
+    said = _decided(event, {**payload, "outcome": "failure"} if failed else payload, gdir,
+                    agent, ticket)
     memory.log_event(gdir, {"session": payload["session_id"], "event": event,
                             "ticket": ticket, "said": said or ""})
     return said

@@ -312,8 +312,10 @@ def spawn_guard(event: dict) -> dict | None:
     if event.get("tool_name") not in SUBAGENT_TOOLS:
         return None
     gdir = memory.git_dir(event.get("cwd"))
-    agent = _parent(event, gdir) if gdir else None
-    if gdir is None or agent is None:
+    if gdir is None:
+        return None
+    agent = _parent(event, gdir)
+    if agent is None:
         return None
     found = event.get("tool_input")
     tool_input = found if isinstance(found, dict) else {}

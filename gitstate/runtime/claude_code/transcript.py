@@ -93,14 +93,18 @@ def _turn(raw: bytes) -> tuple[int, str | None] | None:
         entry = json.loads(raw)
     except ValueError:
         return None
-    if not isinstance(entry, dict) or entry.get("type") != "assistant" \
-            or entry.get("isSidechain"):
+    if not _main_turn(entry):
         return None
     message = entry.get("message") or {}
     usage = message.get("usage") if isinstance(message, dict) else None
     if not isinstance(usage, dict):
         return None
     return _prompt_tokens(usage), message.get("model")
+
+
+def _main_turn(entry) -> bool:
+    return isinstance(entry, dict) and entry.get("type") == "assistant" \
+        and not entry.get("isSidechain")
 
 
 def _prompt_tokens(usage: dict) -> int:
