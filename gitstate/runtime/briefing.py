@@ -90,11 +90,15 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
     claimed = _session_agents(repo, lc, head, session) if agent is None and session else []
     if len(claimed) > 1:
         return _claimed_twice(repo, session, claimed)
-    agent = agent or (claimed[0] if claimed else None)
-    agent, parent = (agent, None) if agent else _from_environment(session)
+    agent, parent = _named(agent or (claimed[0] if claimed else None), session)
     if agent is None:
         return _unbound(repo, lc, head, parent, session)
     return _registered(repo, lc, head, agent, event)
+
+
+def _named(agent: str | None, session: str | None) -> tuple[str | None, str | None]:
+    """(the agent named, else the environment's; the parent that started the session)."""
+    return (agent, None) if agent else _from_environment(session)
 
 
 def _registered(repo, lc, head, agent: str, event: dict) -> str:
@@ -258,10 +262,7 @@ def _record_facts(repo, lc, agent: str, state: str | None, front: dict,
     to = _started_to(lc, state, event)
     if not new and not to:
         return None
-    said = _facts_recorded(repo, agent, state, to, new)
-    if "were not recorded" in said or "Not recorded" in said:
-        print(said, file=sys.stderr)
-    return said
+    return _facts_recorded(repo, agent, state, to, new)
 
 
 def _living(lc, state: str) -> bool:
@@ -270,11 +271,13 @@ def _living(lc, state: str) -> bool:
 
 def _facts_recorded(repo, agent: str, state: str, to: str | None, new: dict) -> str:
     """The facts and the move the session's start makes (`to`), one commit; the facts alone
-    where the move is refused."""
+    where the move is refused. What was not recorded is said on stderr too."""
     from gitstate.runtime.system_moves import record_facts
     said = record_facts(repo, agent, to or state, new)
     if to and new and "were not recorded" in said:   # the move refused: the facts alone
         said = record_facts(repo, agent, state, new) + f" (not {state} -> {to}: {said})"
+    if "were not recorded" in said or "Not recorded" in said:
+        print(said, file=sys.stderr)
     return said
 
 
