@@ -68,15 +68,7 @@ def notice(event: dict, agent_of) -> None:
     session's agent as the other hooks do (`claude_code.session_agent`)."""
     kind = event.get("notification_type")
     session = event.get("session_id")
-    if not isinstance(kind, str) or not kind:
-        print("gitstate: notification hook: the event has no notification_type; nothing "
-              "recorded", file=sys.stderr)
-        return None
-    if kind not in WANTED:
-        return None          # nothing a person must act on
-    if not isinstance(session, str) or not session:
-        print("gitstate: notification hook: the event names no session_id; nothing recorded",
-              file=sys.stderr)
+    if _passed_over(kind, session):
         return None
     cwd = event.get("cwd")
     gdir = memory.git_dir(cwd if isinstance(cwd, str) else None)
@@ -85,33 +77,61 @@ def notice(event: dict, agent_of) -> None:
     agent = agent_of(event, gdir)
     if agent is None:
         return None
-    memory.note_attention(gdir, session, {
+    memory.note_attention(gdir, str(session), {
         "agent": agent, "session": session, "kind": kind, "message": _text(event.get("message")),
         "title": _text(event.get("title")), "at": time.time()})
     return None
 
 
+def _passed_over(kind, session) -> bool:
+    """Whether a notification records nothing: it has no type or no session (said on
+    stderr), or nothing a person must act on."""
+    if not isinstance(kind, str) or not kind:
+        print("gitstate: notification hook: the event has no notification_type; nothing "
+              "recorded", file=sys.stderr)
+        return True
+    if kind not in WANTED:
+        return True          # nothing a person must act on
+    if not isinstance(session, str) or not session:
+        print("gitstate: notification hook: the event names no session_id; nothing recorded",
+              file=sys.stderr)
+        return True
+    return False
+
+
 def pending(notices: list[dict], records: list[dict]) -> list[dict]:
     """The notices that still wait, given the roster's records (a state commit of the agent
-    at or after the notice's second, or its death, clears one), oldest first."""
-    from gitstate.law.times import iso, parse_iso
+    at or after the notice's second, or its death, clears one), oldest first. A notice not
+    of ours (a hand-made or damaged file) is skipped."""
     by_agent = {r["agent"]: r for r in records}
     out = []
-    for n in notices:
-        at, agent, kind = n.get("at"), n.get("agent"), n.get("kind")
-        if not isinstance(at, (int, float)) or isinstance(at, bool) or not 0 <= at < 1e11 \
-                or not isinstance(agent, str) or kind not in WANTED:
-            continue    # not a notice of ours (a hand-made or damaged file): skipped
-        r = by_agent.get(agent) or {}
-        if r.get("roster") == "dead":
-            continue
-        last = r.get("last_commit_at")
-        if isinstance(last, str) and parse_iso(last) >= int(at):
-            continue
-        out.append({"agent": agent, "state": r.get("state"), "session": str(n.get("session")),
-                    "kind": kind, "waits_for": WANTED[kind], "message": _text(n.get("message")),
-                    "title": _text(n.get("title")), "since": iso(int(at))})
+    for n in filter(_ours, notices):
+        r = by_agent.get(n["agent"]) or {}
+        if not _cleared(n, r):
+            out.append(_waits(n, r))
     return out
+
+
+def _ours(n: dict) -> bool:
+    at = n.get("at")
+    return isinstance(at, (int, float)) and not isinstance(at, bool) and 0 <= at < 1e11 \
+        and isinstance(n.get("agent"), str) and n.get("kind") in WANTED
+
+
+def _cleared(n: dict, r: dict) -> bool:
+    """Whether the agent died, or made a state commit since (in the notice's second, too)."""
+    from gitstate.law.times import parse_iso
+    last = r.get("last_commit_at")
+    return r.get("roster") == "dead" or (isinstance(last, str)
+                                         and parse_iso(last) >= int(n["at"]))
+
+
+def _waits(n: dict, r: dict) -> dict:
+    from gitstate.law.times import iso
+    return {"agent": n["agent"], "state": r.get("state"), "session": str(n.get("session")),
+            "kind": n["kind"], "waits_for": WANTED[n["kind"]],
+            "message": _text(n.get("message")), "title": _text(n.get("title")),
+            "since": iso(int(n["at"]))}
 
 
 def waiting(repo, records: list[dict] | None = None, commit: str | None = None) -> dict:

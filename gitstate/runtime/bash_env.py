@@ -65,8 +65,11 @@ def export(lines: list[str]) -> None:
     except OSError:
         have = []
     new = [line for line in lines if not _holds(have, line)]
-    if not new:
-        return
+    if new:
+        _append(env_file, new)
+
+
+def _append(env_file: str, new: list[str]) -> None:
     with open(env_file, "a+", encoding="utf-8") as fh:
         fh.seek(0, os.SEEK_END)
         if fh.tell():     # a file whose last line has no newline: ours starts on its own

@@ -22,9 +22,7 @@ from gitstate.git.repo import open_managed
 from gitstate.law import statefile
 from gitstate.runtime import memory
 from gitstate.runtime.replies import context_reply, phase_asks
-
-NEWEST = 3            # messages shown in full
-PROTOCOL_CHARS = 1500  # of the state's protocol doc
+from gitstate.runtime.surroundings import decisions, reading, society
 
 
 def session_start(event: dict, agent_arg: str | None = None) -> dict | str:
@@ -43,18 +41,24 @@ def _session_agents(repo, lc, head, session: str) -> list[str]:
     found: list[str] = []
     ended: list[str] = []
     for agent, data in sorted(repo.agents_at(lc, head).items()):
-        if b"session:" not in data:
-            continue
-        try:
-            front = statefile.parse_bytes(data, lc.state_path(agent)).front
-        except GitstateError:
-            continue
-        if statefile.as_text(front.get("session")) != session:
-            continue
-        state = front.get("state")
-        over = isinstance(state, str) and state in lc.states and lc.states[state].terminal
-        (ended if over else found).append(agent)
+        recorded = _recorded_session(lc, agent, data)
+        if recorded and recorded[0] == session:
+            (ended if recorded[1] else found).append(agent)
     return found or ended
+
+
+def _recorded_session(lc, agent: str, data: bytes) -> tuple[str | None, bool] | None:
+    """(the `session:` the agent's state file records, whether its state is an end); None
+    when it records none, or cannot be read."""
+    if b"session:" not in data:
+        return None
+    try:
+        front = statefile.parse_bytes(data, lc.state_path(agent)).front
+    except GitstateError:
+        return None
+    state = front.get("state")
+    ended = isinstance(state, str) and state in lc.states and lc.states[state].terminal
+    return statefile.as_text(front.get("session")), ended
 
 
 def _find_by_session(repo, lc, head, session: str) -> str | None:
@@ -64,8 +68,21 @@ def _find_by_session(repo, lc, head, session: str) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
+def _session(event: dict) -> str | None:
+    session = event.get("session_id")
+    return session if isinstance(session, str) else None
+
+
+def _git_dir(repo) -> str | None:
+    return os.path.dirname(repo.cache_dir) if repo.cache_dir else None
+
+
+def _at_head(repo, head, path: str) -> bytes | None:
+    return repo.git.cat_files([f"{head}:{path}"])[0] if head else None
+
+
 def briefing(event: dict, agent_arg: str | None = None) -> str:
-    session = event.get("session_id") if isinstance(event.get("session_id"), str) else None
+    session = _session(event)
     repo = open_managed(event.get("cwd"))
     head = repo.head()
     lc = repo.lifecycle(head)
@@ -73,15 +90,22 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
     claimed = _session_agents(repo, lc, head, session) if agent is None and session else []
     if len(claimed) > 1:
         return _claimed_twice(repo, session, claimed)
-    agent = agent or (claimed[0] if claimed else None)
-    parent = None
-    if agent is None:
-        agent, parent = _from_environment(session)
+    agent, parent = _named(agent or (claimed[0] if claimed else None), session)
     if agent is None:
         return _unbound(repo, lc, head, parent, session)
+    return _registered(repo, lc, head, agent, event)
+
+
+def _named(agent: str | None, session: str | None) -> tuple[str | None, str | None]:
+    """(the agent named, else the environment's; the parent that started the session)."""
+    return (agent, None) if agent else _from_environment(session)
+
+
+def _registered(repo, lc, head, agent: str, event: dict) -> str:
     path = lc.state_path(agent)
-    data = repo.git.cat_files([f"{head}:{path}"])[0] if head else None
+    data = _at_head(repo, head, path)
     if data is None:
+        session = _session(event)
         return (f"gitstate: agent '{agent}' is not registered here ({path} is not committed). "
                 f"Register with `gitstate spawn {agent}"
                 + (f" --session {session}`." if session else "`."))
@@ -90,7 +114,7 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
 
 def _claimed_twice(repo, session: str | None, claimed: list[str]) -> str:
     """A session two agents record is bound to neither: what it is told."""
-    gdir = os.path.dirname(repo.cache_dir) if repo.cache_dir else None
+    gdir = _git_dir(repo)
     if gdir:
         memory.unbind(gdir, session or "")
     return (f"gitstate: this session ({session}) is recorded by more than one agent "
@@ -129,7 +153,7 @@ def _unbound(repo, lc, head, parent: str | None, session: str | None) -> str:
     else:
         lines.append("Register with `gitstate spawn <your-id>` and set GITSTATE_AGENT to "
                      "it for your gitstate commands.")
-    lines += _society(repo, None, vacancies=True)
+    lines += society(repo, None, vacancies=True)
     return "\n".join(lines)
 
 
@@ -139,12 +163,21 @@ FRESH = ("startup", "clear", "compact")   # sources of a new context: its clock 
 def _bind(repo, lc, agent: str, event: dict, front: dict | None = None) -> None:
     """Remember the session's binding (what the hooks read without git) and export it to the
     session's Bash."""
-    gdir = os.path.dirname(repo.cache_dir) if repo.cache_dir else None
-    session = event.get("session_id") if isinstance(event.get("session_id"), str) else None
+    gdir = _git_dir(repo)
+    session = _session(event)
     if not (gdir and session):
         return
+    memory.bind(gdir, session, _binding(lc, agent, event))
+    if (event.get("source") or "startup") in FRESH:
+        memory.remember_phase(gdir, agent, "fresh", 0)   # a new context: its clock restarts
+    _export(agent, session, _depth(lc, front or {}))
+
+
+def _binding(lc, agent: str, event: dict) -> dict:
+    """What the hooks keep of the session's binding: its agent and what they need of the
+    law (no git read)."""
     mort = lc.mortality
-    memory.bind(gdir, session, {
+    return {
         "agent": agent, "window": lc.policies.context_window,
         "mortality": [mort.midlife, mort.legacy, mort.urgent], "model": event.get("model"),
         # what each phase asks, in this lifecycle's own ways out (the reminder reads no git)
@@ -154,36 +187,47 @@ def _bind(repo, lc, agent: str, event: dict, front: dict | None = None) -> None:
         # the events the law gives rules (the others start no git: runtime/events.py)
         "events": sorted(lc.runtime),
         # the runtime's process: only its hooks report the session's events
-        "pid": _runtime_pid(event)})
-    if (event.get("source") or "startup") in FRESH:
-        memory.remember_phase(gdir, agent, "fresh", 0)   # a new context: its clock restarts
-    _export(agent, session, _depth(lc, front or {}))
+        "pid": _runtime_pid(event)}
+
+
+TITLES = {"resume": "resumed", "compact": "after compaction", "clear": "cleared"}
 
 
 def _briefed(repo, lc, head, agent: str, front: dict, event: dict) -> str:
     """The briefing of a bound agent: where it stands, what it carries, what it should read."""
     source = event.get("source") or "startup"
     state = front.get("state") if isinstance(front.get("state"), str) else None
-    pct = front.get("context_pct")
-    pct = pct if isinstance(pct, (int, float)) and not isinstance(pct, bool) else None
+    pct = _pct(front)
     _bind(repo, lc, agent, event, front)
     recorded = _record_facts(repo, lc, agent, state, front, event)
-    nxt = ", ".join(lc.open_moves(state, role=statefile.as_text(front.get("role")),
-                                  context_pct=pct)) if state in lc.states else "?"
-    title = {"resume": "resumed", "compact": "after compaction", "clear": "cleared"}.get(
-        source, "started")
-    lines = [f"gitstate briefing ({title}) {agent}: {state} "
-             f"({lc.roster_of(state) if state else '?'}); next: {nxt}."]
-    if recorded:
-        lines.append(recorded)
+    lines = [f"gitstate briefing ({TITLES.get(source, 'started')}) {agent}: {state} "
+             f"({lc.roster_of(state) if state else '?'}); "
+             f"next: {_next_moves(lc, state, front, pct)}."]
+    lines += [recorded] if recorded else []
     lines += _carried(front, pct)
-    lines += _reading(repo, agent, state, source)
-    lines += _decisions(repo, lc, head)
-    phase = "fresh" if source in FRESH else lc.mortality.phase(pct)
-    if phase_asks(lc, phase, agent):
-        lines.append(phase_asks(lc, phase, agent))
-    lines += _society(repo, agent, vacancies=source != "compact")
+    lines += reading(repo, agent, state, source)
+    lines += decisions(repo, lc, head)
+    lines += _phase_asks(lc, agent, source, pct)
+    lines += society(repo, agent, vacancies=source != "compact")
     return "\n".join(lines)
+
+
+def _pct(front: dict) -> int | float | None:
+    pct = front.get("context_pct")
+    return pct if isinstance(pct, (int, float)) and not isinstance(pct, bool) else None
+
+
+def _next_moves(lc, state: str | None, front: dict, pct) -> str:
+    if state not in lc.states:
+        return "?"
+    return ", ".join(lc.open_moves(state, role=statefile.as_text(front.get("role")),
+                                   context_pct=pct))
+
+
+def _phase_asks(lc, agent: str, source: str, pct) -> list[str]:
+    """What the agent's mortality phase asks of it (a new context is fresh)."""
+    asks = phase_asks(lc, "fresh" if source in FRESH else lc.mortality.phase(pct), agent)
+    return [asks] if asks else []
 
 
 def _carried(front: dict, pct: float | None) -> list[str]:
@@ -195,31 +239,6 @@ def _carried(front: dict, pct: float | None) -> list[str]:
                      "this session's transcript and records each phase crossing.")
     return lines
 
-
-def _reading(repo, agent: str, state: str | None, source: str) -> list[str]:
-    """The inbox and the state's protocol: a resumed session's newest messages first and the
-    protocol short, else the whole protocol and then the inbox."""
-    if source == "resume":
-        return _inbox(repo, agent, newest_first=True) + _protocol(repo, state, short=True)
-    return _protocol(repo, state, short=False) + _inbox(repo, agent)
-
-
-DECISIONS_LINES = 8   # of the team's decisions file, its newest, in the briefing
-
-
-def _decisions(repo, lc, head) -> list[str]:
-    """The newest entries of the team's decisions file (`policies.decisions`), read anew at
-    every start and resume (squad's seed re-reads decisions.md on resume)."""
-    path = lc.policies.decisions
-    if not path or not head:
-        return []
-    data = repo.git.cat_files([f"{head}:{path}"])[0]
-    lines = [ln.rstrip() for ln in (data or b"").decode("utf-8", "replace").splitlines()
-             if ln.strip()]
-    if not lines:
-        return [f"The team's decisions ({path}): none committed yet."]
-    return [f"The team's decisions ({path}, newest {min(len(lines), DECISIONS_LINES)} "
-            f"lines of {len(lines)}):"] + [f"  {ln[:300]}" for ln in lines[-DECISIONS_LINES:]]
 
 
 def _runtime_pid(event: dict) -> int | None:
@@ -236,14 +255,23 @@ def _record_facts(repo, lc, agent: str, state: str | None, front: dict,
     once in the agent's state file: a commit only when a fact differs from the recorded one.
     None when nothing was to be recorded (run by hand, or no session: nothing is known of a
     runtime, and a briefing asked for as an MCP prompt only reads)."""
-    if not event.get("session_id") or state is None or state not in lc.states \
-            or lc.states[state].terminal:
+    if not event.get("session_id") or state is None or not _living(lc, state):
         return None
     from gitstate.runtime.facts import changed, of_session
     new = changed(front, of_session(event, str(repo.top) if repo.top else None))
     to = _started_to(lc, state, event)
     if not new and not to:
         return None
+    return _facts_recorded(repo, agent, state, to, new)
+
+
+def _living(lc, state: str) -> bool:
+    return state in lc.states and not lc.states[state].terminal
+
+
+def _facts_recorded(repo, agent: str, state: str, to: str | None, new: dict) -> str:
+    """The facts and the move the session's start makes (`to`), one commit; the facts alone
+    where the move is refused. What was not recorded is said on stderr too."""
     from gitstate.runtime.system_moves import record_facts
     said = record_facts(repo, agent, to or state, new)
     if to and new and "were not recorded" in said:   # the move refused: the facts alone
@@ -267,18 +295,17 @@ def _depth_note(repo, lc, head, parent: str) -> str:
     """", so you are at depth N" from the parent's committed state file; where the lifecycle
     limits depth, the session's Bash is given it (`CLAUDE_AGENT_DEPTH`, the seed's: the
     parent's depth plus one)."""
-    data = repo.git.cat_files([f"{head}:{lc.state_path(parent)}"])[0] if head else None
+    data = _at_head(repo, head, lc.state_path(parent))
     if data is None:
         return ""
-    depth = _depth(lc, statefile.parse_bytes(data, lc.state_path(parent)).front) or 0
+    depth = (_depth(lc, statefile.parse_bytes(data, lc.state_path(parent)).front) or 0) + 1
     limit = lc.policies.max_depth
-    if limit is not None:
-        from gitstate.runtime.bash_env import export
-        export([f"export {DEPTH_VARIABLE}={depth + 1}"])
-    note = f", so you are at depth {depth + 1}"
-    if limit is not None and depth + 1 > limit:
-        note += f", past this lifecycle's max_depth {limit}: you may not register"
-    return note
+    if limit is None:
+        return f", so you are at depth {depth}"
+    from gitstate.runtime.bash_env import export
+    export([f"export {DEPTH_VARIABLE}={depth}"])
+    past = f", past this lifecycle's max_depth {limit}: you may not register"
+    return f", so you are at depth {depth}" + (past if depth > limit else "")
 
 
 DEPTH_VARIABLE = "CLAUDE_AGENT_DEPTH"   # the seed's (001): the agent's depth, in its Bash
@@ -300,82 +327,6 @@ def _export(agent: str, session: str, depth: int | None = None) -> None:
     from gitstate.runtime.bash_env import export
     export([f"export GITSTATE_AGENT={agent}", f"export GITSTATE_SESSION={session}"]
            + ([f"export {DEPTH_VARIABLE}={depth}"] if depth is not None else []))
-
-
-def _protocol(repo, state: str | None, short: bool) -> list[str]:
-    if not state or repo.top is None:
-        return []
-    doc = repo.top / "protocols" / f"{state}.md"
-    if not doc.is_file():
-        return []
-    text = doc.read_text(encoding="utf-8", errors="replace").strip()
-    if short:
-        text = text.split("\n\n", 2)[1] if text.count("\n\n") >= 1 else text
-    elif len(text) > PROTOCOL_CHARS:
-        text = text[:PROTOCOL_CHARS].rsplit("\n", 1)[0] + "\n(...)"
-    return [f"What {state} asks (protocols/{state}.md):", text]
-
-
-def _inbox(repo, agent: str, newest_first: bool = False) -> list[str]:
-    from gitstate.history.views import inbox
-    try:
-        messages = inbox(repo, agent)["messages"]
-    except GitstateError as exc:
-        return [f"Inbox: unreadable ({exc.message})"]
-    n = len(messages)
-    out = [f"Inbox: {n} message{'s' if n != 1 else ''} waiting"
-           + (f" (`gitstate inbox {agent}`; `--mark-read` when done)" if n else ".")]
-    for m in list(reversed(messages))[:NEWEST]:
-        body = " ".join(line.strip() for line in m["body"].splitlines() if "@" in line)
-        out.append(f"  {m['commit'][:10]} {m['subject']}" + (f" | {body}" if body else ""))
-    return out
-
-
-ROSTER_NAMES = 12   # living agents named in the briefing's roster line
-
-
-def _society(repo, agent: str | None, vacancies: bool) -> list[str]:
-    """The roster (who else lives, who froze, how many ended) and the vacant roles, from one
-    reading of history."""
-    from gitstate.history.fold import roster_view, vacancies as vacant, vacancy_notice
-    from gitstate.history.views import agent_records
-    records, _rev, lc = agent_records(repo)
-    view = roster_view(records)
-    living = [f"{r['agent']}{' (you)' if r['agent'] == agent else ''}: {r['state']}"
-              + (f" ({r['role']})" if r.get("role") else "") for r in view["living"]]
-    more = len(living) - ROSTER_NAMES
-    line = (f"Roster: {len(living)} living" + (": " + ", ".join(living[:ROSTER_NAMES])
-                                                + (f", and {more} more" if more > 0 else "")
-                                                if living else ""))
-    if view["freezer"]:
-        line += (f"; {len(view['freezer'])} frozen: "
-                 + ", ".join(r["agent"] for r in view["freezer"][:ROSTER_NAMES]))
-    if view["cemetery"]:
-        line += f"; {len(view['cemetery'])} ended"
-    out = [line + " (`gitstate roster`)."] + _waiting(repo, records, _rev, agent)
-    found = vacant(records, lc) if vacancies else []
-    if found:
-        who = agent or "<id>"
-        out += [f"Vacant roles (take one with `gitstate assume {who} ROLE` if you hold none, "
-                "or spawn a holder with `gitstate spawn <id> --role ROLE`):"]
-        out += [f"  {vacancy_notice(v)}" for v in found]
-    return out
-
-
-WAITING_NAMES = 3   # agents waiting for a person, named in the briefing
-
-
-def _waiting(repo, records: list[dict], rev: str | None, agent: str | None) -> list[str]:
-    """Who else waits for a person now (runtime/attention.py), in one short line: a lead
-    started here sees it first thing."""
-    from gitstate.runtime.attention import waiting, words
-    waits = [w for w in waiting(repo, records, rev)["waiting"] if w["agent"] != agent]
-    if not waits:
-        return []
-    said = [words(w)[:120] for w in waits[:WAITING_NAMES]]
-    more = len(waits) - len(said)
-    return [f"Waiting for a person ({len(waits)}): " + "; ".join(said)
-            + (f"; and {more} more" if more > 0 else "") + " (`gitstate attention`)."]
 
 
 def agent_of_session(repo, session: str) -> str | None:

@@ -45,6 +45,18 @@ def job(forge: str, install: str | None = None) -> str:
                   text, count=1, flags=re.M)
 
 
+def _beside(current: str, forge: str, text: str, report: dict) -> str | None:
+    """The file that holds the job beside what `current` holds (`report` says what is kept);
+    None where nothing is written."""
+    if COMMAND in current or current == text:
+        return None   # there already (perhaps edited by the user): theirs to keep
+    if forge == "github":
+        report["kept"] = [GITHUB_PATH]
+        return None   # a file of the user's with the same name: never overwritten
+    report["kept"] = ["the jobs already in .gitlab-ci.yml"]
+    return current + ("" if current.endswith("\n") else "\n") + "\n" + text
+
+
 def install(top: Path, forge: str, spec: str | None = None) -> dict:
     if forge not in TEMPLATES:
         raise UsageError(f"--ci {forge!r}: gitstate writes CI for github or gitlab")
@@ -53,17 +65,12 @@ def install(top: Path, forge: str, spec: str | None = None) -> dict:
     path = top / rel
     report = {"kind": "ci", "name": forge, "path": rel, "changed": False, "added": [],
               "kept": []}
-    if path.is_file():
-        current = path.read_text(encoding="utf-8", errors="replace")
-        if COMMAND in current or current == text:
-            return report   # there already (perhaps edited by the user): theirs to keep
-        if forge == "github":
-            report["kept"] = [rel]
-            return report   # a file of the user's with the same name: never overwritten
-        report["kept"] = ["the jobs already in .gitlab-ci.yml"]
-        text = current + ("" if current.endswith("\n") else "\n") + "\n" + text
+    found = _beside(path.read_text(encoding="utf-8", errors="replace"), forge, text,
+                    report) if path.is_file() else text
+    if found is None:
+        return report
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    path.write_text(found, encoding="utf-8")
     report["changed"] = True
     report["added"] = ["verify" if forge == "github" else GITLAB_JOB]
     return report

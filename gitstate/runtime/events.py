@@ -51,12 +51,20 @@ def handle(event: str, payload: dict, ticket: int | None = None,
     ticket = ticket or time.time_ns()
     if detach and _detached():
         return None    # the runtime goes on; the child decides
-    said = _decided(event, {**payload, "outcome": "failure"} if failed else payload, gdir,
-                    agent, ticket)
-    memory.log_event(gdir, {"session": session, "event": event, "ticket": ticket,
-                            "said": said or ""})
+    said = _logged(event, payload, gdir, agent, ticket, failed)
     if detach:
         os._exit(0)    # the detached child ends here
+    return said
+
+
+def _logged(event: str, payload: dict, gdir: str, agent: str, ticket: int,
+            failed: bool) -> str | None:
+    """The move decided (`_decided`; `failed`: the turn's outcome is a failure), and said in
+    one line of the events log."""
+    said = _decided(event, {**payload, "outcome": "failure"} if failed else payload, gdir,
+                    agent, ticket)
+    memory.log_event(gdir, {"session": payload["session_id"], "event": event,
+                            "ticket": ticket, "said": said or ""})
     return said
 
 
@@ -122,7 +130,6 @@ def _detached() -> bool:
 
 def _move(event: str, payload: dict, gdir: str, agent: str) -> str | None:
     from gitstate.git.repo import open_managed
-    from gitstate.law.runtime_table import decide
     repo = open_managed(payload.get("cwd"))
     head = repo.head()
     lc = repo.lifecycle(head)
@@ -132,20 +139,38 @@ def _move(event: str, payload: dict, gdir: str, agent: str) -> str | None:
     if subject is None and event == "subagent_stop":
         return None    # a sub-agent gitstate did not register
     found, state = _state_of(repo, lc, head, subject)
+    decided = _rule(lc, event, payload, found, state)
+    if decided is None:
+        return None
+    target, summary = decided
+    if target == "":
+        return _register(repo, lc, payload, gdir, agent)
+    if not found or subject is None or state is None:
+        return None
+    return _made(repo, lc, event, payload, agent, subject, state, target, summary)
+
+
+def _rule(lc, event: str, payload: dict, found: bool,
+          state: str | None) -> tuple[str, str | None] | None:
+    """(the target the lifecycle's rule for the event gives, its summary key), or None: no
+    rule applies (or the state file records no state)."""
+    from gitstate.law.runtime_table import decide
     if found and state is None:
         return None
     target, rule = decide(lc.runtime, event, kinds(event, payload), state)
     if target is None or rule is None:
         return None
-    if target == "":
-        return _register(repo, lc, payload, gdir, agent)
-    if not found or subject is None or state is None:
-        return None
+    return target, rule.summary
+
+
+def _made(repo, lc, event: str, payload: dict, agent: str, subject: str, state: str,
+          target: str, summary: str | None) -> str:
+    """The move `subject` `state` -> `target`, unless it needs a human's approval."""
     if lc.needs_approval(state, target):
         return (f"gitstate: {event} would move {subject} {state} -> {target}, which needs a "
                 "human's approval: not made from an agent's session")
     os.environ["GITSTATE_AGENT"] = agent    # the session's agent moves itself, or its child
-    return _moved(repo, lc, event, payload, subject, state, target, rule.summary)
+    return _moved(repo, lc, event, payload, subject, state, target, summary)
 
 
 def _subject(event: str, payload: dict, gdir: str, agent: str) -> str | None:
@@ -185,22 +210,25 @@ def _moved(repo, lc, event: str, payload: dict, subject: str, state: str, target
     last = last_message(payload)
     # the last message as the summary; none written (a turn without text): what happened
     sets = {summary: (last or said)[:SUMMARY_CHARS]} if summary else {}
-
-    def made(system):
-        if lc.states[target].log:    # era's logout: its note appended in the same commit
-            from gitstate.moves.logbook import logout
-            note = (last.splitlines() or [""])[0][:200].strip() or said
-            return logout(system, subject, note, text=said, sets=sets, with_work=False,
-                          moved_by="runtime")[0]
-        from gitstate.moves.agent import transition
-        return transition(system, subject, target, sets=sets, text=said, with_work=False,
-                          moved_by="runtime")
     try:
-        note = commit_as_system(repo, subject, made)
+        note = commit_as_system(repo, subject, lambda system: _runtime_move(
+            system, lc, subject, target, sets, said, last))
     except GitstateError as exc:
         return f"gitstate: {event}: {subject} stays {state}: {exc.message}"
     move = f"{state} -> {target}" if target != state else f"recorded in {state}"
     return f"gitstate: {event}: {subject} {move}.{note}"
+
+
+def _runtime_move(system, lc, subject: str, target: str, sets: dict, said: str, last: str):
+    """The commit of `_moved`: a logout where the target keeps a log, else a transition."""
+    if lc.states[target].log:    # era's logout: its note appended in the same commit
+        from gitstate.moves.logbook import logout
+        note = (last.splitlines() or [""])[0][:200].strip() or said
+        return logout(system, subject, note, text=said, sets=sets, with_work=False,
+                      moved_by="runtime")[0]
+    from gitstate.moves.agent import transition
+    return transition(system, subject, target, sets=sets, text=said, with_work=False,
+                      moved_by="runtime")
 
 
 def _register(repo, lc, payload: dict, gdir: str, parent: str) -> str | None:
@@ -214,26 +242,29 @@ def _register(repo, lc, payload: dict, gdir: str, parent: str) -> str | None:
     child = _child_id(kind, agent_id)
     os.environ["GITSTATE_AGENT"] = parent
 
-    told = payload.get("child")
-    task, prompt = (told.get("description"), told.get("prompt")) if isinstance(told, dict) \
-        else (None, None)
     # the seed's registry: the instructions as given, with how to report progress appended
     update = update_instruction(child, lc.initial)
-
-    def born(system):
-        from gitstate.moves.agent import spawn
-        return spawn(system, child, role=kind, parent_agent=parent,
-                     new_role=kind not in lc.roles, text=f"runtime: sub-agent {agent_id}",
-                     task=task if isinstance(task, str) else None,
-                     instructions=f"{prompt}\n\n{update}" if isinstance(prompt, str)
-                     else update)
     try:
-        note = commit_as_system(repo, child, born)
+        note = commit_as_system(repo, child, lambda system: _spawned(
+            system, lc, child, kind, parent, agent_id, payload.get("child"), update))
     except GitstateError as exc:
         return f"gitstate: subagent_start: {kind} sub-agent of {parent} not registered: " \
                f"{exc.message}"
     memory.remember_subagent(gdir, agent_id, child, update=update)
     return f"gitstate: subagent_start: registered {child}, child of {parent}.{note}"
+
+
+def _spawned(system, lc, child: str, kind: str, parent: str, agent_id: str, told,
+             update: str):
+    """The commit of `_register`: the sub-agent's spawn, with the task and instructions it
+    was `told`."""
+    from gitstate.moves.agent import spawn
+    told = told if isinstance(told, dict) else {}
+    task, prompt = told.get("description"), told.get("prompt")
+    return spawn(system, child, role=kind, parent_agent=parent,
+                 new_role=kind not in lc.roles, text=f"runtime: sub-agent {agent_id}",
+                 task=task if isinstance(task, str) else None,
+                 instructions=f"{prompt}\n\n{update}" if isinstance(prompt, str) else update)
 
 
 def update_instruction(child: str, state: str) -> str:
@@ -244,29 +275,33 @@ def update_instruction(child: str, state: str) -> str:
             f"-m \"<what is done>\"` (GITSTATE_AGENT={child}).")
 
 
+def _plain(c: str) -> bool:
+    return c.isascii() and c.isalnum()
+
+
 def _child_id(kind: str, agent_id: str) -> str:
     """The sub-agent's gitstate id: its kind, then its runtime id's letters and digits (its
     digest, when it has fewer than four)."""
     from gitstate.law.grammar import canonical_id
-    stem = "".join(c if c.isascii() and c.isalnum() else "-" for c in kind)[:40].strip("-")
-    tail = "".join(c for c in agent_id if c.isascii() and c.isalnum())[:16]
+    stem = "".join(c if _plain(c) else "-" for c in kind)[:40].strip("-")
+    tail = "".join(filter(_plain, agent_id))[:16]
     if len(tail) < 4:    # an id of other characters: named by its digest
         import hashlib
         tail = hashlib.sha1(agent_id.encode("utf-8", "replace")).hexdigest()[:8]
     return canonical_id(f"{stem or 'agent'}-{tail}")
 
 
+# event -> (the payload's key that names its kind, the kind when it names none)
+NAMED_KINDS = {"session_start": ("source", "startup"), "pre_compact": ("trigger", "auto"),
+               "session_end": ("reason", "other")}
+WITH_OUTCOME = ("session_end", "subagent_stop", "stop")   # and their outcome, last
+
+
 def kinds(event: str, payload: dict) -> tuple[str, ...]:
     """The kinds of this event a rule's `when` may name."""
-    if event == "session_start":
-        return (str(payload.get("source") or "startup"),)
-    if event == "pre_compact":
-        return (str(payload.get("trigger") or "auto"),)
-    if event == "session_end":
-        return (str(payload.get("reason") or "other"), outcome(payload))
-    if event in ("subagent_stop", "stop"):
-        return (outcome(payload),)
-    return ()
+    key, default = NAMED_KINDS.get(event, (None, ""))
+    named = (str(payload.get(key) or default),) if key else ()
+    return named + ((outcome(payload),) if event in WITH_OUTCOME else ())
 
 
 def outcome(payload: dict) -> str:
@@ -274,18 +309,24 @@ def outcome(payload: dict) -> str:
     was interrupted."""
     if payload.get("outcome") == "failure":
         return "failure"
-    path = payload.get("agent_transcript_path") or payload.get("transcript_path")
-    for entry in reversed(_tail(path) if isinstance(path, str) else []):
-        kind = entry.get("type")
-        message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
-        if kind == "assistant":
-            return "failure" if entry.get("isApiErrorMessage") or entry.get("error") \
-                else "success"
-        if kind == "user" and _INTERRUPTED in _text(message.get("content")):
-            return "failure"
-        if kind == "user":
-            return "success"
+    for entry in _newest_first(payload):
+        failed = _FAILED.get(str(entry.get("type")))
+        if failed:
+            return "failure" if failed(entry) else "success"
     return "success"
+
+
+def _api_error(entry: dict) -> bool:
+    return bool(entry.get("isApiErrorMessage") or entry.get("error"))
+
+
+def _interrupted(entry: dict) -> bool:
+    message = entry.get("message")
+    return isinstance(message, dict) and _INTERRUPTED in _text(message.get("content"))
+
+
+# a turn's kind -> whether that turn, the transcript's last, failed
+_FAILED = {"assistant": _api_error, "user": _interrupted}
 
 
 def last_message(payload: dict) -> str:
@@ -293,22 +334,31 @@ def last_message(payload: dict) -> str:
     said = payload.get("last_assistant_message")
     if isinstance(said, str) and said.strip():
         return said.strip()
+    return next(filter(None, map(_assistant_text, _newest_first(payload))), "")
+
+
+def _assistant_text(entry: dict) -> str:
+    message = entry.get("message")
+    if entry.get("type") != "assistant" or not isinstance(message, dict):
+        return ""
+    return _text(message.get("content")).strip()
+
+
+def _newest_first(payload: dict) -> list[dict]:
+    """The transcript's last entries (the sub-agent's, for its events), newest first."""
     path = payload.get("agent_transcript_path") or payload.get("transcript_path")
-    for entry in reversed(_tail(path) if isinstance(path, str) else []):
-        if entry.get("type") == "assistant" and isinstance(entry.get("message"), dict):
-            text = _text(entry["message"].get("content")).strip()
-            if text:
-                return text
-    return ""
+    return list(reversed(_tail(path))) if isinstance(path, str) else []
+
+
+def _is_text(part) -> bool:
+    return isinstance(part, dict) and part.get("type") == "text"
 
 
 def _text(content) -> str:
     if isinstance(content, str):
         return content
-    if isinstance(content, list):
-        return "\n".join(str(c.get("text") or "") for c in content
-                         if isinstance(c, dict) and c.get("type") == "text")
-    return ""
+    parts = content if isinstance(content, list) else []
+    return "\n".join(str(c.get("text") or "") for c in filter(_is_text, parts))
 
 
 def _tail(path: str) -> list[dict]:

@@ -28,17 +28,22 @@ def git_dir(cwd: str | None) -> str | None:
         if os.path.isdir(dot):
             return dot
         if os.path.isfile(dot):
-            with open(dot, encoding="utf-8", errors="replace") as fh:
-                line = fh.readline().strip()
-            if line.startswith("gitdir:"):
-                target = os.path.normpath(os.path.join(here, line[len("gitdir:"):].strip()))
-                # a git folder, or nothing: the hooks write nowhere a .git file merely points
-                return target if os.path.isfile(os.path.join(target, "HEAD")) else None
-            return None
+            return _linked(here, dot)
         parent = os.path.dirname(here)
         if parent == here:
             return None
         here = parent
+
+
+def _linked(here: str, dot: str) -> str | None:
+    """The git folder a `.git` file names (`gitdir: PATH`, a worktree's or a submodule's)."""
+    with open(dot, encoding="utf-8", errors="replace") as fh:
+        line = fh.readline().strip()
+    if not line.startswith("gitdir:"):
+        return None
+    target = os.path.normpath(os.path.join(here, line[len("gitdir:"):].strip()))
+    # a git folder, or nothing: the hooks write nowhere a .git file merely points
+    return target if os.path.isfile(os.path.join(target, "HEAD")) else None
 
 
 def _folder(gdir: str) -> str:
@@ -94,11 +99,14 @@ def bound_agent(event: dict, gdir: str | None) -> tuple[str | None, dict | None]
     found = binding(gdir, session) if gdir and isinstance(session, str) else None
     if found and found.get("agent"):
         return found["agent"], found
+    return _named_agent(session), found
+
+
+def _named_agent(session) -> str | None:
+    """`$GITSTATE_AGENT`, when set for this very session (or for none in particular)."""
     env = os.environ.get("GITSTATE_AGENT")
     env_session = os.environ.get("GITSTATE_SESSION")
-    if env and (not env_session or env_session == session):
-        return env.lower(), found
-    return None, found
+    return env.lower() if env and (not env_session or env_session == session) else None
 
 
 def last_phase(gdir: str, agent: str) -> str | None:

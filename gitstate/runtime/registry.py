@@ -94,13 +94,14 @@ def hook_names() -> frozenset[str]:
     return frozenset(name for rt in RUNTIMES.values() for name in rt.names())
 
 
+def option(args: list[str], name: str) -> str | None:
+    """The value of the option `name` in a hook's arguments (`--runtime NAME`)."""
+    return args[args.index(name) + 1] if name in args[:-1] else None
+
+
 def runtime_of(args: list[str]) -> Runtime:
     """The runtime a hook's arguments name (`--runtime NAME`), else the default one."""
-    if "--runtime" in args[:-1]:
-        found = RUNTIMES.get(args[args.index("--runtime") + 1])
-        if found is not None:
-            return found
-    return RUNTIMES[DEFAULT]
+    return RUNTIMES.get(option(args, "--runtime") or "", RUNTIMES[DEFAULT])
 
 
 def hooks_table() -> list[str]:
@@ -108,13 +109,17 @@ def hooks_table() -> list[str]:
     per runtime (the event that runs it there)."""
     names = list(dict.fromkeys(n for rt in RUNTIMES.values() for n in rt.names()))
     head = "| gitstate hook | " + " | ".join(rt.title for rt in RUNTIMES.values()) + " |"
-    rows = [head, "|---|" + "---|" * len(RUNTIMES)]
-    for name in names:
-        cells = []
-        for rt in RUNTIMES.values():
-            events = [f"`{event}`" + (f" (`{spec[0]}`)".replace("|", "\\|")
-                                      if spec[0] and spec[0] != "*" else "")
-                      for event, spec in rt.hooks.items() if spec[1] == name]
-            cells.append(", ".join(events) or "—")
-        rows.append(f"| `{name}` | " + " | ".join(cells) + " |")
-    return rows
+    return [head, "|---|" + "---|" * len(RUNTIMES)] + [
+        f"| `{name}` | " + " | ".join(_cell(rt, name) for rt in RUNTIMES.values()) + " |"
+        for name in names]
+
+
+def _cell(rt: Runtime, name: str) -> str:
+    """The events of `rt` that run gitstate's hook `name`, with their matchers."""
+    return ", ".join(_event(event, spec[0]) for event, spec in rt.hooks.items()
+                     if spec[1] == name) or "—"
+
+
+def _event(event: str, matcher: str | None) -> str:
+    shown = f" (`{matcher}`)".replace("|", "\\|") if matcher and matcher != "*" else ""
+    return f"`{event}`{shown}"

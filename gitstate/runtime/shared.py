@@ -84,19 +84,27 @@ def merge_servers(config: dict, where: str, name: str, server: dict, is_ours,
     ours = [key for key, found in servers.items() if is_ours(found)]
     kept = [key for key in servers if key not in ours]
     if not ours:
-        if name in servers:
-            raise InvalidFile(f"{where}: the server '{name}' is not gitstate's MCP "
-                              "server", hint="rename it; gitstate will not replace it")
-        servers[name] = dict(server)
-        return [name], kept
-    mine = name if name in ours else ours[0]
+        return _added(servers, where, name, server), kept
+    return _updated(servers, name if name in ours else ours[0], server, stdio), kept
+
+
+def _added(servers: dict, where: str, name: str, server: dict) -> list[str]:
+    if name in servers:
+        raise InvalidFile(f"{where}: the server '{name}' is not gitstate's MCP "
+                          "server", hint="rename it; gitstate will not replace it")
+    servers[name] = dict(server)
+    return [name]
+
+
+def _updated(servers: dict, mine: str, server: dict, stdio: bool) -> list[str]:
+    """gitstate's server `mine` given `server`'s keys where it stands: [mine] if it changed."""
     want = {**servers[mine], **server}
     if stdio and want.get("type") not in (None, "stdio"):
         want["type"] = "stdio"
     if servers[mine] == want:
-        return [], kept
+        return []
     servers[mine] = want
-    return [mine], kept
+    return [mine]
 
 
 class HooksFile:

@@ -41,18 +41,24 @@ def record_context(cwd: str | None, agent: str, pct: float, phase: str, tokens: 
     measured = f"context {pct:g}% ({tokens:,} of {window:,} tokens)"
     note = ""
     if isinstance(state, str) and state in lc.states and not lc.states[state].terminal:
-        # a state with a token limit (era's deep_work) ends once `tokens` reach `max_tokens`
-        from gitstate.law.mortality import token_budget
-        budget = token_budget(lc, doc.get("max_tokens"))
-        leave = lc.states[state].token_limit
-        over = leave and isinstance(budget, int) and tokens >= budget
-        note = record_as_system(repo, agent, leave if over else state,
-                                {"context_pct": pct, "tokens": tokens},
-                                f"{measured}: {phase}" + (
-                                    f"; token limit {budget:,}: {state} ends" if over else ""))
-        note += f" Your max_tokens ({budget:,}) is spent: you are in {leave} now." if over else ""
+        note = _context_recorded(repo, lc, doc, agent, state, pct, tokens,
+                                 f"{measured}: {phase}")
     asks = phase_asks(lc, phase, agent)
     return f"gitstate: {agent}: {measured}, mortality phase {phase}.{note} {asks}".strip()
+
+
+def _context_recorded(repo, lc, doc, agent: str, state: str, pct: float, tokens: int,
+                      text: str) -> str:
+    """The progress commit of a measured context; a state with a token limit (era's
+    deep_work) ends once `tokens` reach `max_tokens`."""
+    from gitstate.law.mortality import token_budget
+    budget = token_budget(lc, doc.get("max_tokens"))
+    leave = lc.states[state].token_limit
+    if not (leave and isinstance(budget, int) and tokens >= budget):
+        return record_as_system(repo, agent, state, {"context_pct": pct, "tokens": tokens}, text)
+    return record_as_system(repo, agent, leave, {"context_pct": pct, "tokens": tokens},
+                            f"{text}; token limit {budget:,}: {state} ends") + (
+        f" Your max_tokens ({budget:,}) is spent: you are in {leave} now.")
 
 
 def record_as_system(repo, agent: str, state: str, sets: dict, text: str) -> str:
@@ -147,21 +153,25 @@ def judge_spawn(cwd: str | None, parent: str, kind: str) -> tuple[str | None, in
     depth = front.get("depth")
     depth = (depth if isinstance(depth, int) and not isinstance(depth, bool) else 0) + 1
     child = _unused_id(repo, lc, head, f"{parent}-sub")
+    found = _birth_verdicts(repo, head, lc, child, kind, parent, depth)
+    if not found:
+        return None, depth
+    return " ".join(_sentence(v.rule, v.message, parent, child) for v in found), depth
+
+
+def _birth_verdicts(repo, head, lc, child: str, kind: str, parent: str, depth: int) -> list:
+    """The verdicts of SPAWN_RULES on the commit that would register `child`."""
     path = lc.state_path(child)
-    text = (f"---\nagent: {child}\nstate: {lc.initial}\nrole: {kind}\nparent: {parent}\n"
-            f"depth: {depth}\n---\n")
-    new = text.encode()
+    new = (f"---\nagent: {child}\nstate: {lc.initial}\nrole: {kind}\nparent: {parent}\n"
+           f"depth: {depth}\n---\n").encode()
     # the runtime names the kind itself: a kind the lifecycle does not declare is a new role
     # said explicitly (`New-role:`), taken where custom roles are allowed
     message = f"@{child}: [STATE:{lc.initial}] spawned as {kind} by {parent}" + (
         f"\n\nNew-role: {kind}\n" if kind not in lc.roles else "")
     context = GitContext(repo.git, head, tree=head, overrides={path: new}, lc=lc)
-    found = [v for v in judge(Facts(lc, [FileChange(path, None, new)],
-                                    message=parse_message(message), context=context))
-             if v.rule in SPAWN_RULES]
-    if not found:
-        return None, depth
-    return " ".join(_sentence(v.rule, v.message, parent, child) for v in found), depth
+    return [v for v in judge(Facts(lc, [FileChange(path, None, new)],
+                                   message=parse_message(message), context=context))
+            if v.rule in SPAWN_RULES]
 
 
 def _sentence(rule: str, message: str, parent: str, child: str) -> str:

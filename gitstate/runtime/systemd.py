@@ -61,13 +61,15 @@ def units(top: Path, every: float, push: bool, python: str | None = None) -> dic
     seconds = f"{every:g}"
     values = {"@DIR@": _escape(str(top)), "@NAME@": name, "@EVERY@": seconds,
               "@COMMAND@": " ".join(_arg(w) for w in command)}
-    out = {}
-    for kind in ("service", "timer"):
-        text = read_shipped("data", "systemd", f"gitstate-watch.{kind}")
-        for key, value in values.items():
-            text = text.replace(key, value)
-        out[f"{name}.{kind}"] = text
-    return out
+    return {f"{name}.{kind}": _filled(f"gitstate-watch.{kind}", values)
+            for kind in ("service", "timer")}
+
+
+def _filled(template: str, values: dict[str, str]) -> str:
+    text = read_shipped("data", "systemd", template)
+    for key, value in values.items():
+        text = text.replace(key, value)
+    return text
 
 
 def install(top: Path, every: float, push: bool) -> dict:

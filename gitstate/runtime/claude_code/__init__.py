@@ -39,7 +39,7 @@ import sys
 
 from gitstate.runtime import memory
 from gitstate.runtime.memory import bound_agent
-from gitstate.runtime.registry import RUNTIMES
+from gitstate.runtime.registry import RUNTIMES, option
 from gitstate.runtime.replies import context_reply
 
 # hook -> the event of the lifecycle's `runtime:` table it reports (gitstate.law.runtime_table)
@@ -59,7 +59,7 @@ def run(name: str, args: list[str], event: dict | None = None, measure=None) -> 
     import time
     ticket = time.time_ns()    # when the runtime sent the event: its place in the session's
     event = _stdin_json() if event is None else event
-    agent_arg = args[args.index("--agent") + 1] if "--agent" in args[:-1] else None
+    agent_arg = option(args, "--agent")
     try:
         code = _answer(name, event, agent_arg, measure) if name in _ANSWERS \
             else _event(name, event, ticket)
@@ -144,12 +144,17 @@ def session_agent(event: dict, gdir: str) -> str | None:
     """The session's agent: `bound_agent`, else (no SessionStart recorded, or it failed: git
     is read) the agent whose committed state file names the session."""
     agent, bound = bound_agent(event, gdir)
+    return _committed_agent(event) if agent is None and bound is None else agent
+
+
+def _committed_agent(event: dict) -> str | None:
+    """The agent whose committed state file names the session (git is read)."""
     session = event.get("session_id")
-    if agent is None and bound is None and isinstance(session, str):
-        from gitstate.git.repo import open_managed
-        from gitstate.runtime.briefing import agent_of_session
-        agent = agent_of_session(open_managed(event.get("cwd")), session)
-    return agent
+    if not isinstance(session, str):
+        return None
+    from gitstate.git.repo import open_managed
+    from gitstate.runtime.briefing import agent_of_session
+    return agent_of_session(open_managed(event.get("cwd")), session)
 
 
 # -- measured context -------------------------------------------------------------------------
@@ -162,26 +167,42 @@ def context(event: dict, measure=None) -> dict | None:
     phase is crossed upwards; then one progress commit by gitstate records `context_pct`, and
     the agent is told what the new phase asks of it."""
     gdir = memory.git_dir(event.get("cwd"))
-    if gdir is None:
-        return None
-    if event.get("agent_id"):
-        return None    # a sub-agent's call: its context is not the session's
+    if gdir is None or event.get("agent_id"):
+        return None    # not in a clone, or a sub-agent's call: its context is not the session's
     agent, bound = bound_agent(event, gdir)
     if agent is None or bound is None:
         return _bound_late(event)
     measured = _measured(event, gdir, bound, measure)
-    if measured is None:
-        return None
-    pct = measured[0]
-    marks = bound.get("mortality") or [50, 75, 90]
+    return None if measured is None else _context_said(event, gdir, agent, bound, measured)
+
+
+def _context_said(event: dict, gdir: str, agent: str, bound: dict,
+                  measured: tuple) -> dict | None:
+    """The measured context: a crossing recorded and said, else perhaps a reminder."""
+    marks = marks_of(bound)
     calls = memory.count_call(gdir, event.get("session_id") or "")
-    if crossing(gdir, agent, pct, marks) is None:
-        if calls % REMIND_EVERY == 0 and bound.get("remind", True):
-            return context_reply("PostToolUse", reminder(
-                agent, calls, measured, phase_of(pct, marks), marks, bound.get("asks") or {}))
-        return None
-    text = record_crossing(event.get("cwd"), gdir, agent, pct, marks, measured[1], measured[2])
+    if crossing(gdir, agent, measured[0], marks) is None:
+        return _reminded(agent, calls, measured, marks, bound)
+    return _told(record_crossing(event.get("cwd"), gdir, agent, measured[0], marks,
+                                 measured[1], measured[2]))
+
+
+def marks_of(bound: dict | None) -> list:
+    """The mortality marks SessionStart kept of the law (midlife, legacy, urgent)."""
+    return (bound or {}).get("mortality") or [50, 75, 90]
+
+
+def _told(text: str | None) -> dict | None:
     return context_reply("PostToolUse", text) if text else None
+
+
+def _reminded(agent: str, calls: int, measured: tuple, marks: list, bound: dict) -> dict | None:
+    """The reminder of the mortality clock, every REMIND_EVERY-th call where the lifecycle
+    declares one."""
+    if calls % REMIND_EVERY or not bound.get("remind", True):
+        return None
+    return _told(reminder(agent, calls, measured, phase_of(measured[0], marks), marks,
+                          bound.get("asks") or {}))
 
 
 def _bound_late(event: dict) -> dict | None:
@@ -191,8 +212,7 @@ def _bound_late(event: dict) -> dict | None:
     if not _ran_gitstate(event):
         return None
     from gitstate.runtime.briefing import bind_late
-    text = bind_late(event)
-    return context_reply("PostToolUse", text) if text else None
+    return _told(bind_late(event))
 
 
 def _measured(event: dict, gdir: str, bound: dict, measure=None) -> tuple | None:
@@ -221,8 +241,7 @@ def crossing(gdir: str, agent: str, pct: float, marks: list) -> str | None:
     than the last (fewer tokens: a compaction) is remembered at once. No git either way."""
     phase = phase_of(pct, marks)
     last = memory.last_phase(gdir, agent)
-    if last == phase or (last is not None and PHASES.index(phase) <= PHASES.index(last)) \
-            or (last is None and phase == "fresh"):
+    if PHASES.index(phase) <= (PHASES.index(last) if last is not None else 0):
         if last != phase:
             memory.remember_phase(gdir, agent, phase, pct)
         return None
@@ -298,9 +317,8 @@ def spawn_guard(event: dict) -> dict | None:
     agent = _parent(event, gdir)
     if agent is None:
         return None
-    tool_input = event.get("tool_input")
-    if not isinstance(tool_input, dict):
-        tool_input = {}
+    found = event.get("tool_input")
+    tool_input = found if isinstance(found, dict) else {}
     kind = tool_input.get("subagent_type") or "general-purpose"
     from gitstate.runtime.system_moves import judge_spawn
     reason, depth = judge_spawn(event.get("cwd"), agent, str(kind))
@@ -308,24 +326,23 @@ def spawn_guard(event: dict) -> dict | None:
         return {"hookSpecificOutput": {
             "hookEventName": "PreToolUse", "permissionDecision": "deny",
             "permissionDecisionReason": f"gitstate refuses this sub-agent: {reason}"}}
-    said = {k: v[:TASK_CHARS] for k in ("description", "prompt")
-            if isinstance(v := tool_input.get(k), str) and v.strip()}
     memory.record_child(gdir, event.get("session_id") or "", {
         "parent": agent, "depth": depth, "kind": kind,
-        "tool_use_id": event.get("tool_use_id"), **said})
+        "tool_use_id": event.get("tool_use_id"), **_task(tool_input)})
     return None
+
+
+def _task(tool_input: dict) -> dict:
+    """The sub-agent's description and prompt, as given (each cut to TASK_CHARS)."""
+    return {k: v[:TASK_CHARS] for k in ("description", "prompt")
+            if isinstance(v := tool_input.get(k), str) and v.strip()}
 
 
 def _parent(event: dict, gdir: str) -> str | None:
     """The session's agent; without a SessionStart recorded (or it failed), the agent whose
     state file names the session."""
     agent, bound = bound_agent(event, gdir)
-    session = event.get("session_id")
-    if bound is None and isinstance(session, str):
-        from gitstate.git.repo import open_managed
-        from gitstate.runtime.briefing import agent_of_session
-        agent = agent_of_session(open_managed(event.get("cwd")), session) or agent
-    return agent
+    return (_committed_agent(event) or agent) if bound is None else agent
 
 
 def subagent_start(event: dict) -> dict | None:

@@ -12,32 +12,34 @@ from pathlib import Path
 
 from gitstate.doors.doctor import finding as found
 from gitstate.doors.shims import (
-    BARE_COMMAND,
     MCP_CONFIG,
     PROJECT_HOOK_MARKS,
     PROJECT_MCP_MARK,
-    RUNTIME_COMMAND,
     RUNTIME_SHIM,
     runs_our_mcp,
 )
 from gitstate.git.repo import Managed
-from gitstate.runtime.claude_code.setup_checks import _json, _python, plugin_enabled
+from gitstate.runtime.claude_code.setup_checks import _json, _ours, _python, plugin_enabled
 
 
 def project_parts(top: Path) -> dict[str, tuple[bool, bool]]:
     """{"hooks" | "MCP server": (the project's settings run gitstate's, the plugin's shim sees
     so and stands down)}."""
     settings, servers = top / ".claude" / "settings.json", top / MCP_CONFIG
-    hooks = _json(settings).get("hooks")
-    commands = [h.get("command") for groups in hooks.values() if isinstance(groups, list)
-                for g in groups if isinstance(g, dict) for h in g.get("hooks") or []
-                if isinstance(h, dict)] if isinstance(hooks, dict) else []
-    runs = any(isinstance(c, str) and c.startswith((RUNTIME_COMMAND, BARE_COMMAND))
-               for c in commands)
     mcp = _json(servers).get("mcpServers")
-    serves = isinstance(mcp, dict) and any(runs_our_mcp(s) for s in mcp.values())
-    return {"hooks": (runs, any(m in _text(settings) for m in PROJECT_HOOK_MARKS)),
+    serves = isinstance(mcp, dict) and any(map(runs_our_mcp, mcp.values()))
+    return {"hooks": (any(map(_ours, _commands(settings))),
+                      any(m in _text(settings) for m in PROJECT_HOOK_MARKS)),
             "MCP server": (serves, PROJECT_MCP_MARK in _text(servers))}
+
+
+def _commands(settings: Path) -> list:
+    """The commands of the hooks in Claude Code's settings, whatever they are."""
+    hooks = _json(settings).get("hooks")
+    groups = [g for found in hooks.values() if isinstance(found, list) for g in found
+              if isinstance(g, dict)] if isinstance(hooks, dict) else []
+    return [h.get("command") for g in groups for h in g.get("hooks") or []
+            if isinstance(h, dict)]
 
 
 def _text(path: Path) -> str:
@@ -65,21 +67,30 @@ def finding(repo: Managed, top: Path) -> dict | None:
                      f"{' and '.join(mine)} (`init --runtime claude-code`); gitstate's "
                      "Claude Code plugin is not enabled") if mine else None
     plugin, where = enabled
-    twice = [part for part, (runs, seen) in parts.items() if runs and not seen]
-    if twice:
-        return found("warn", "plugin", f"gitstate's {' and '.join(twice)} run twice: from "
-                     f"the plugin {plugin} (enabled in {where}) and from this project's "
-                     "settings, in an older form the plugin does not recognise",
-                     "`gitstate init --runtime claude-code` (it rewrites them to run "
-                     f"{RUNTIME_SHIM}, and the plugin then leaves them to the project), or "
-                     f"`claude plugin disable {plugin}`")
     theirs = [part for part in parts if part not in mine]
-    if theirs and _python(repo) is None and shutil.which("gitstate") is None:
-        return found("fail", "plugin", f"the plugin {plugin} (enabled in {where}) finds no "
-                     "gitstate in this clone (no gitstate.python in its git config, none on "
-                     f"PATH): its {' and '.join(theirs)} cannot run",
-                     "`gitstate init` in this clone (it records the gitstate it runs)")
-    return found("ok", "plugin", _who_runs(plugin, where, theirs, mine))
+    return _twice(parts, plugin, where) or _unfound(repo, plugin, where, theirs) \
+        or found("ok", "plugin", _who_runs(plugin, where, theirs, mine))
+
+
+def _twice(parts: dict, plugin: str, where: str) -> dict | None:
+    """The parts both run: the project's settings, in a form the plugin does not see."""
+    twice = [part for part, (runs, seen) in parts.items() if runs and not seen]
+    return found("warn", "plugin", f"gitstate's {' and '.join(twice)} run twice: from "
+                 f"the plugin {plugin} (enabled in {where}) and from this project's "
+                 "settings, in an older form the plugin does not recognise",
+                 "`gitstate init --runtime claude-code` (it rewrites them to run "
+                 f"{RUNTIME_SHIM}, and the plugin then leaves them to the project), or "
+                 f"`claude plugin disable {plugin}`") if twice else None
+
+
+def _unfound(repo: Managed, plugin: str, where: str, theirs: list[str]) -> dict | None:
+    """The plugin's parts, when it finds no gitstate to run them."""
+    if not theirs or _python(repo) is not None or shutil.which("gitstate") is not None:
+        return None
+    return found("fail", "plugin", f"the plugin {plugin} (enabled in {where}) finds no "
+                 "gitstate in this clone (no gitstate.python in its git config, none on "
+                 f"PATH): its {' and '.join(theirs)} cannot run",
+                 "`gitstate init` in this clone (it records the gitstate it runs)")
 
 
 def _who_runs(plugin: str, where: str, theirs: list[str], mine: list[str]) -> str:

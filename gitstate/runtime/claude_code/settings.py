@@ -109,9 +109,7 @@ def merge(settings: dict, hooks_of: dict[str, tuple] = HOOKS, where: str = SETTI
 def _put(groups: list, want: dict, name: str, ours: tuple[str, ...]) -> bool:
     """gitstate's group of the hook `name` made `want` where it stands, else appended:
     whether that changed anything."""
-    mine = [i for i, g in enumerate(groups) if _is_ours(g, ours)
-            and any(runs(str(h.get("command", "")), name, ours)
-                    for h in g.get("hooks") or [] if isinstance(h, dict))]
+    mine = [i for i, g in enumerate(groups) if _runs_hook(g, name, ours)]
     if not mine:
         groups.append(want)
         return True
@@ -119,6 +117,12 @@ def _put(groups: list, want: dict, name: str, ours: tuple[str, ...]) -> bool:
         return False
     groups[mine[0]] = want
     return True
+
+
+def _runs_hook(g, name: str, ours: tuple[str, ...]) -> bool:
+    """Is `g` a group of gitstate's that runs its hook `name`?"""
+    return _is_ours(g, ours) and any(runs(str(h.get("command", "")), name, ours)
+                                     for h in g.get("hooks") or [] if isinstance(h, dict))
 
 
 def merge_mcp(config: dict) -> tuple[dict, list[str], list[str]]:
@@ -160,14 +164,7 @@ def install_statusline(top: Path, user: Path) -> dict:
               (LOCAL_SETTINGS, local)]
     theirs = [(where, s["statusLine"]) for where, s in scopes if runs_our_statusline(s) is False]
     if theirs:
-        where, line = theirs[0]
-        command = line.get("command") if isinstance(line, dict) else None
-        ours = f"printf '%s' \"$input\" | {STATUSLINE_COMMAND}"
-        chain = (f'input=$(cat); echo "$(printf \'%s\' \"$input\" | {command}) | $({ours})"'
-                 if isinstance(command, str) else STATUSLINE_COMMAND)
-        return {**entry, "kept": [f"statusLine ({where})"],
-                "then": f"your statusLine ({where}) is kept; to show gitstate's after it, set "
-                        f"its command to: {chain}"}
+        return _theirs_kept(entry, *theirs[0])
     want = {"type": "command", "command": STATUSLINE_COMMAND, "padding": 0}
     if local.get("statusLine") == want:
         return entry
@@ -175,6 +172,17 @@ def install_statusline(top: Path, user: Path) -> dict:
     write_json(top / LOCAL_SETTINGS, local)
     _exclude(top, LOCAL_SETTINGS)
     return {**entry, "changed": True, "added": ["statusLine"]}
+
+
+def _theirs_kept(entry: dict, where: str, line) -> dict:
+    """The status line of the user's (in `where`) kept, and how to show gitstate's after it."""
+    command = line.get("command") if isinstance(line, dict) else None
+    ours = f"printf '%s' \"$input\" | {STATUSLINE_COMMAND}"
+    chain = (f'input=$(cat); echo "$(printf \'%s\' \"$input\" | {command}) | $({ours})"'
+             if isinstance(command, str) else STATUSLINE_COMMAND)
+    return {**entry, "kept": [f"statusLine ({where})"],
+            "then": f"your statusLine ({where}) is kept; to show gitstate's after it, set "
+                    f"its command to: {chain}"}
 
 
 def _exclude(top: Path, rel: str) -> None:

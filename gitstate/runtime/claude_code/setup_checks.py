@@ -63,18 +63,29 @@ def _runtime(repo: Managed, top: Path) -> dict | None:
     if ours is None:
         return finding("warn", "runtime", ".claude/settings.json cannot be read as Claude "
                        "Code settings", "fix it, then run `gitstate init --runtime claude-code`")
-    want = ("session-start", "context", "spawn-guard")
-    missing = [n for n in want if not _running(ours, n)]
-    if missing and not ours and plugin_enabled(top):
-        return None        # the plugin runs them: its own check says so
+    missing = [n for n in ("session-start", "context", "spawn-guard") if not _running(ours, n)]
     if missing:
-        return finding("warn", "runtime", "Claude Code runs without gitstate's hooks "
-                       f"({', '.join(missing)})", "`gitstate init --runtime claude-code`")
+        return _missing(top, ours, missing)
+    return _broken(repo, top, ours) or _bash_runs(top, ours)
+
+
+def _missing(top: Path, ours: list[str], missing: list[str]) -> dict | None:
+    if not ours and plugin_enabled(top):
+        return None        # the plugin runs them: its own check says so
+    return finding("warn", "runtime", "Claude Code runs without gitstate's hooks "
+                   f"({', '.join(missing)})", "`gitstate init --runtime claude-code`")
+
+
+def _broken(repo: Managed, top: Path, ours: list[str]) -> dict | None:
     broken = _cannot_run(repo, top, ours)
-    if broken:
-        return finding("fail", "runtime", f"Claude Code's gitstate hooks cannot run: {broken}",
-                       "`gitstate init --runtime claude-code` in this clone (the hooks then "
-                       f"run {RUNTIME_SHIM}, which finds gitstate as the git hooks do)")
+    return finding("fail", "runtime", f"Claude Code's gitstate hooks cannot run: {broken}",
+                   "`gitstate init --runtime claude-code` in this clone (the hooks then "
+                   f"run {RUNTIME_SHIM}, which finds gitstate as the git hooks do)") \
+        if broken else None
+
+
+def _bash_runs(top: Path, ours: list[str]) -> dict:
+    """Whether an agent's Bash runs what the briefing gives."""
     ran, why = agent_bash(top, _running(ours, "session-start")[0])
     if why:
         return finding("fail", "runtime", "an agent's Bash cannot run the commands its "
@@ -102,23 +113,31 @@ def _our_commands(settings: Path) -> list[str] | None:
                     for h in g.get("hooks") or []}
     except (ValueError, AttributeError, TypeError):
         return None
-    return [c for c in commands if isinstance(c, str)
-            and c.startswith((RUNTIME_COMMAND, BARE_COMMAND))]
+    return list(filter(_ours, commands))
+
+
+def _ours(command) -> bool:
+    """Does this hook command run gitstate's hook (the shim's, or by bare name)?"""
+    return isinstance(command, str) and command.startswith((RUNTIME_COMMAND, BARE_COMMAND))
 
 
 def _cannot_run(repo: Managed, top: Path, commands: list[str]) -> str | None:
     """Why a hook command of gitstate's in Claude Code's settings would fail, or None: the
     shim (or `gitstate` by bare name) must be found, and the shim must find gitstate."""
-    on_path = shutil.which("gitstate") is not None
-    if any(c.startswith(BARE_COMMAND) for c in commands) and not on_path:
+    if any(c.startswith(BARE_COMMAND) for c in commands) and shutil.which("gitstate") is None:
         return ("they run `gitstate hook ...` by bare name, and `gitstate` is not on PATH "
                 "(every hook fails)")
     if any(c.startswith(RUNTIME_COMMAND) for c in commands):
-        if _shim_missing(top):
-            return f"{RUNTIME_SHIM} is missing or not executable"
-        if _python(repo) is None and not on_path:
-            return (f"{RUNTIME_SHIM} finds no gitstate (no gitstate.python in this clone's git "
-                    "config, none on PATH)")
+        return _shim_fails(repo, top)
+    return None
+
+
+def _shim_fails(repo: Managed, top: Path) -> str | None:
+    if _shim_missing(top):
+        return f"{RUNTIME_SHIM} is missing or not executable"
+    if _python(repo) is None and shutil.which("gitstate") is None:
+        return (f"{RUNTIME_SHIM} finds no gitstate (no gitstate.python in this clone's git "
+                "config, none on PATH)")
     return None
 
 
@@ -147,19 +166,11 @@ def agent_bash(top: Path, start: str) -> tuple[str, str | None]:
     with tempfile.TemporaryDirectory(prefix="gitstate-doctor-") as tmp:
         env_file = Path(tmp) / "session-env.sh"
         env_file.write_text("", encoding="utf-8")
-        event = {"hook_event_name": "SessionStart", "source": "startup", "cwd": str(top)}
-        try:
-            hook = subprocess.run(["sh", "-c", start], cwd=top, input=json.dumps(event),
-                                  capture_output=True, text=True, timeout=WAIT,
-                                  env={**keep, "CLAUDE_PROJECT_DIR": str(top),
-                                       "CLAUDE_ENV_FILE": str(env_file)})
-        except subprocess.TimeoutExpired:
-            return "", f"the SessionStart hook did not end within {WAIT} s"
-        try:
-            said = json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
-        except (ValueError, KeyError, TypeError):
-            said = ""
-        programs = sorted(set(_NAMED.findall(said))) or ["gitstate"]
+        hook = _session_start(top, start, {**keep, "CLAUDE_PROJECT_DIR": str(top),
+                                            "CLAUDE_ENV_FILE": str(env_file)})
+        if isinstance(hook, str):
+            return "", hook
+        programs = sorted(set(_NAMED.findall(_context_of(hook.stdout)))) or ["gitstate"]
         exported = env_file.read_text(encoding="utf-8", errors="replace")
         script = " && ".join(f"{p} --version" for p in programs)
         try:
@@ -172,6 +183,24 @@ def agent_bash(top: Path, start: str) -> tuple[str, str | None]:
     return _bash_said(programs, ran, hook, exported)
 
 
+def _session_start(top: Path, start: str, env: dict):
+    """The SessionStart command `start` run as Claude Code runs it (or why it did not end)."""
+    event = {"hook_event_name": "SessionStart", "source": "startup", "cwd": str(top)}
+    try:
+        return subprocess.run(["sh", "-c", start], cwd=top, input=json.dumps(event),
+                              capture_output=True, text=True, timeout=WAIT, env=env)
+    except subprocess.TimeoutExpired:
+        return f"the SessionStart hook did not end within {WAIT} s"
+
+
+def _context_of(reply: str) -> str:
+    """What a hook's JSON reply tells the model."""
+    try:
+        return json.loads(reply)["hookSpecificOutput"]["additionalContext"]
+    except (ValueError, KeyError, TypeError):
+        return ""
+
+
 def _bash_said(programs: list[str], ran, hook, exported: str) -> tuple[str, str | None]:
     """`agent_bash`'s answer from the Bash run (`ran`), the hook's and what it exported."""
     shown = " and ".join(f"`{p}`" for p in programs)
@@ -179,11 +208,16 @@ def _bash_said(programs: list[str], ran, hook, exported: str) -> tuple[str, str 
         version = (ran.stdout.strip().splitlines() or ["?"])[-1].rpartition(" ")[2]
         return f"{shown} ({version})", None
     err = (ran.stderr.strip().splitlines() or ["exit code " + str(ran.returncode)])[-1]
-    hook_err = hook.stderr.strip().splitlines()[-1:] if hook.stderr.strip() else []
-    what = ("and the SessionStart hook exported nothing for it through $CLAUDE_ENV_FILE"
-            + (f" (the hook said: {hook_err[0]})" if hook_err else "")
-            if not exported.strip() else "after what the SessionStart hook exported")
-    return "", f"{shown} fails ({err}) in a Bash whose PATH is {BARE_PATH}, {what}"
+    return "", (f"{shown} fails ({err}) in a Bash whose PATH is {BARE_PATH}, "
+                f"{_exported(hook, exported)}")
+
+
+def _exported(hook, exported: str) -> str:
+    if exported.strip():
+        return "after what the SessionStart hook exported"
+    hook_err = hook.stderr.strip().splitlines()[-1:]
+    return ("and the SessionStart hook exported nothing for it through $CLAUDE_ENV_FILE"
+            + (f" (the hook said: {hook_err[0]})" if hook_err else ""))
 
 
 # -- the MCP server ---------------------------------------------------------------------------
@@ -191,17 +225,11 @@ def _bash_said(programs: list[str], ran, hook, exported: str) -> tuple[str, str 
 
 def _mcp(repo: Managed, top: Path) -> dict | None:
     """gitstate's server in `.mcp.json`: can it start here, and may Claude Code start it?"""
-    path = top / MCP_CONFIG
-    if not path.is_file():
+    found = _our_server(top)
+    if found is None:
         return None
-    servers = _json(path).get("mcpServers")
-    if not isinstance(servers, dict):
-        return None
-    ours = [n for n, s in servers.items() if runs_our_mcp(s)]
-    if not ours:
-        return None
-    name = MCP_NAME if MCP_NAME in ours else ours[0]
-    broken = _mcp_cannot_start(repo, top, servers[name])
+    name, server = found
+    broken = _mcp_cannot_start(repo, top, server)
     if broken:
         return finding("fail", "mcp", f"gitstate's MCP server ({MCP_CONFIG} '{name}') cannot "
                        f"start in this clone: {broken[0]}", broken[1])
@@ -213,6 +241,19 @@ def _mcp(repo: Managed, top: Path) -> dict | None:
                        f"Claude Code runs `{_shown(local[name])}`",
                        f"`claude mcp remove {name} -s local`")
     return _approved(top, name, project)
+
+
+def _our_server(top: Path) -> tuple[str, dict] | None:
+    """(the name, the entry) of gitstate's server in `.mcp.json`, if there is one."""
+    path = top / MCP_CONFIG
+    servers = _json(path).get("mcpServers") if path.is_file() else None
+    if not isinstance(servers, dict):
+        return None
+    ours = [n for n, s in servers.items() if runs_our_mcp(s)]
+    if not ours:
+        return None
+    name = MCP_NAME if MCP_NAME in ours else ours[0]
+    return name, servers[name]
 
 
 def _approved(top: Path, name: str, project: dict) -> dict:
@@ -242,27 +283,34 @@ def _mcp_cannot_start(repo: Managed, top: Path, server: dict) -> tuple[str, str]
         f"`{RUNTIME_SHIM} mcp`, which finds gitstate as the hooks do)"
     words = [server["command"], *(str(a) for a in server.get("args") or [])]
     if any(RUNTIME_SHIM in w for w in words):
-        if _shim_missing(top):
-            return f"{RUNTIME_SHIM} is missing or not executable", init
-        python = _python(repo)
-        if python is None:
-            if shutil.which("gitstate") is None:
-                return (f"{RUNTIME_SHIM} finds no gitstate (no gitstate.python in this "
-                        "clone's git config, none on PATH)", init)
-            return None
-        has_sdk = subprocess.run([python, "-c", "import importlib.util as u, sys; "
-                                  "sys.exit(u.find_spec('mcp') is None)"],
-                                 capture_output=True, timeout=WAIT).returncode == 0
-        if not has_sdk:
-            return (f"the gitstate it runs ({python}) has no MCP Python SDK",
-                    f"`{python} -m pip install 'gitstate-agents[mcp]'`")
-        return None
-    program = words[0]
-    if not (os.path.isabs(program) and os.access(program, os.X_OK)) and \
-            shutil.which(program) is None:
-        return (f"it runs `{_shown(server)}`, and `{program}` is not found (the PATH Claude "
+        return _shim_cannot_serve(repo, top, init)
+    if not _found(words[0]):
+        return (f"it runs `{_shown(server)}`, and `{words[0]}` is not found (the PATH Claude "
                 "Code starts with need not hold it)", init)
     return None
+
+
+def _shim_cannot_serve(repo: Managed, top: Path, init: str) -> tuple[str, str] | None:
+    """Why the shim would not start gitstate's MCP server (the fix), or None."""
+    failed = _shim_fails(repo, top)
+    if failed:
+        return failed, init
+    python = _python(repo)
+    if python is None or _has_sdk(python):
+        return None
+    return (f"the gitstate it runs ({python}) has no MCP Python SDK",
+            f"`{python} -m pip install 'gitstate-agents[mcp]'`")
+
+
+def _has_sdk(python: str) -> bool:
+    return subprocess.run([python, "-c", "import importlib.util as u, sys; "
+                           "sys.exit(u.find_spec('mcp') is None)"],
+                          capture_output=True, timeout=WAIT).returncode == 0
+
+
+def _found(program: str) -> bool:
+    return (os.path.isabs(program) and os.access(program, os.X_OK)) \
+        or shutil.which(program) is not None
 
 
 def _shown(server: object) -> str:
@@ -315,14 +363,22 @@ def approval(top: Path, name: str, project: dict | None = None) -> tuple[str, st
     trusted = project.get("hasTrustDialogAccepted") is True
     user, shared, local = _settings_files(top)
     legacy = (_tilde(_global_config()), project)
-    for where, said in (user, local, legacy):
-        if _names(said, "disabledMcpjsonServers", name):
-            return "rejected", where
-    for where, said in [user] + ([local, shared, legacy] if trusted else []):
-        if _enables(said, name):
-            return "approved", where
-    return "pending", next((where for where, said in (local, shared) if _enables(said, name)),
-                           None)
+    rejected = _first((user, local, legacy), name, _rejects)
+    if rejected is not None:
+        return "rejected", rejected
+    approved = _first([user] + ([local, shared, legacy] if trusted else []), name, _enables)
+    if approved is not None:
+        return "approved", approved
+    return "pending", _first((local, shared), name, _enables)
+
+
+def _first(files, name: str, says) -> str | None:
+    """The first of the settings `files` (where, settings) that `says(settings, name)`."""
+    return next((where for where, said in files if says(said, name)), None)
+
+
+def _rejects(settings: dict, name: str) -> bool:
+    return _names(settings, "disabledMcpjsonServers", name)
 
 
 def _enables(settings: dict, name: str) -> bool:

@@ -27,7 +27,7 @@ import os
 import sys
 
 from gitstate.runtime import memory
-from gitstate.runtime.claude_code import _stdin_json, phase_of, record_crossing
+from gitstate.runtime.claude_code import _stdin_json, marks_of, phase_of, record_crossing
 from gitstate.runtime.memory import bound_agent
 
 
@@ -65,17 +65,21 @@ def status_line(event: dict) -> str:
         return _unbound(event.get("session_id"))
     window = _mapping(event.get("context_window"))
     pct = _number(window.get("used_percentage"))
-    marks = (bound or {}).get("mortality") or [50, 75, 90]
+    marks = marks_of(bound)
     recorded = None
     if pct is not None and bound is not None:   # the law's marks are known: SessionStart's
         recorded = _record(cwd, gdir, agent, window, pct, marks, bound)
-    if pct is None:   # before the session's first answer: the last figure measured
-        last = memory.phase_record(gdir, agent) or {}
-        pct = _number(last.get("context_pct"))
+    return f"gitstate {agent}: " + " · ".join(_parts(gdir, cwd, agent, pct, marks)) + (
+        " (recorded)" if recorded else "")
+
+
+def _parts(gdir: str, cwd, agent: str, pct: float | None, marks: list) -> list[str]:
+    """The agent's state, phase and context (before the session's first answer: the last
+    figure measured)."""
+    if pct is None:
+        pct = _number((memory.phase_record(gdir, agent) or {}).get("context_pct"))
     parts = [state_of(gdir, cwd, agent)]
-    if pct is not None:
-        parts += [phase_of(pct, marks), f"context {pct:.0f}%"]
-    return f"gitstate {agent}: " + " · ".join(parts) + (" (recorded)" if recorded else "")
+    return parts + ([phase_of(pct, marks), f"context {pct:.0f}%"] if pct is not None else [])
 
 
 def _unbound(session) -> str:
@@ -94,12 +98,10 @@ def _record(cwd, gdir: str, agent: str, window: dict, pct: float, marks: list,
 def _tokens(usage, pct: float, size: int) -> int:
     """The context's tokens: the latest answer's input as Claude Code reports it (fresh, cache
     read, cache creation), else the share of the window."""
-    if isinstance(usage, dict):
-        found = [_number(usage.get(k)) for k in
-                 ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")]
-        if any(n is not None for n in found):
-            return int(sum(n or 0 for n in found))
-    return round(pct * size / 100)
+    found = [n for k in ("input_tokens", "cache_read_input_tokens",
+                         "cache_creation_input_tokens")
+             if (n := _number(_mapping(usage).get(k))) is not None]
+    return int(sum(found)) if found else round(pct * size / 100)
 
 
 # -- the agent's state, read with git only when the refs moved --------------------------------
@@ -124,6 +126,11 @@ def _refs_key(gdir: str, ref: str | None) -> list:
     return key
 
 
+def _branch(repo) -> str | None:
+    code, out, _ = repo.git.call("symbolic-ref", "-q", "HEAD")
+    return out.decode().strip() if code == 0 else None
+
+
 def state_of(gdir: str, cwd: str | None, agent: str) -> str:
     """The agent's state on the team line (as `status` reads it), from what was kept while the
     refs stay where they were; else read with git, and kept."""
@@ -133,10 +140,7 @@ def state_of(gdir: str, cwd: str | None, agent: str) -> str:
     from gitstate.git.repo import open_managed
     from gitstate.law import statefile
     repo = open_managed(cwd)
-    ref = repo.line_ref()
-    if ref is None:
-        code, out, _ = repo.git.call("symbolic-ref", "-q", "HEAD")
-        ref = out.decode().strip() if code == 0 else None
+    ref = repo.line_ref() or _branch(repo)
     key = _refs_key(gdir, ref)   # taken before reading: a commit meanwhile is read next time
     head = repo.head()
     lc = repo.lifecycle(head)

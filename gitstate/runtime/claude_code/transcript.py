@@ -69,16 +69,22 @@ _BEHIND = (-1, None)
 def _usage(path: str, tool_use_id: str | None):
     mark = json.dumps(tool_use_id).encode() if tool_use_id else None
     for raw in reversed(tail_lines(path)):
-        if b'"usage"' not in raw or b'"assistant"' not in raw:
-            continue
-        if mark is not None and mark not in raw:
-            if b'"isSidechain":true' in raw.replace(b" ", b""):
-                continue
-            return _BEHIND   # the main thread's latest turn is not the call's yet
-        found = _turn(raw)
+        found = _line_usage(raw, mark)
         if found is not None:
             return found
     return None
+
+
+def _line_usage(raw: bytes, mark: bytes | None):
+    """(prompt tokens, model) of a line that is a main-thread assistant turn that made the
+    call `mark` names (or any, without a mark); _BEHIND for one that did not; else None."""
+    if b'"usage"' not in raw or b'"assistant"' not in raw:
+        return None
+    if mark is not None and mark not in raw:
+        if b'"isSidechain":true' in raw.replace(b" ", b""):
+            return None
+        return _BEHIND   # the main thread's latest turn is not the call's yet
+    return _turn(raw)
 
 
 def _turn(raw: bytes) -> tuple[int, str | None] | None:
@@ -87,16 +93,23 @@ def _turn(raw: bytes) -> tuple[int, str | None] | None:
         entry = json.loads(raw)
     except ValueError:
         return None
-    if not isinstance(entry, dict) or entry.get("type") != "assistant" \
-            or entry.get("isSidechain"):
+    if not _main_turn(entry):
         return None
     message = entry.get("message") or {}
     usage = message.get("usage") if isinstance(message, dict) else None
     if not isinstance(usage, dict):
         return None
-    tokens = sum(int(usage.get(k) or 0) for k in (
+    return _prompt_tokens(usage), message.get("model")
+
+
+def _main_turn(entry) -> bool:
+    return isinstance(entry, dict) and entry.get("type") == "assistant" \
+        and not entry.get("isSidechain")
+
+
+def _prompt_tokens(usage: dict) -> int:
+    return sum(int(usage.get(k) or 0) for k in (
         "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
-    return tokens, message.get("model")
 
 
 def tail_lines(path: str | None) -> list[bytes]:

@@ -49,11 +49,21 @@ def _trust(top: Path, found: list[tuple[str, str, int, int]]) -> dict:
         config = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     except (OSError, tomllib.TOMLDecodeError) as exc:
         return finding("warn", "codex-trust", f"{path} cannot be read: {exc}", FIX_TRUST)
-    projects = config.get("projects") or {}
-    if not any((projects.get(str(p)) or {}).get("trust_level") == "trusted"
-               for p in (top, *top.parents)):
+    if not _project_trusted(config, top):
         return finding("warn", "codex-trust", f"Codex does not trust {top}: it ignores "
                        f"{HOOKS_FILE} and .codex/config.toml there", FIX_TRUST)
+    return _hooks_trusted(config, top, found)
+
+
+def _project_trusted(config: dict, top: Path) -> bool:
+    projects = config.get("projects") or {}
+    return any((projects.get(str(p)) or {}).get("trust_level") == "trusted"
+               for p in (top, *top.parents))
+
+
+def _hooks_trusted(config: dict, top: Path, found: list[tuple[str, str, int, int]]) -> dict:
+    """Whether gitstate's hooks (`found`) are trusted: as Codex's app-server says, else as
+    the user's config records."""
     source = top / HOOKS_FILE
     keys = {f"{source}:{snake(e)}:{g}:{h}" for e, _n, g, h in found}
     listed = _listed(top)
@@ -140,13 +150,20 @@ def _answer(proc: subprocess.Popen, lines: list[dict]) -> dict[str, str] | None:
 def _hooks_listed(lines: list[bytes]) -> dict[str, str] | None:
     """{hook key: trust status} from the answer to `hooks/list` among `lines`, if there."""
     for line in lines:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(message, dict) and message.get("id") == 2 and "method" not in message:
-            result = message.get("result") or {}
+        result = _list_result(line)
+        if result is not None:
             return {hook.get("key"): hook.get("trustStatus")
                     for entry in result.get("data") or []
                     for hook in entry.get("hooks") or []}
+    return None
+
+
+def _list_result(line: bytes):
+    """The result of the answer to `hooks/list` (the request of id 2) when `line` is it."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if isinstance(message, dict) and message.get("id") == 2 and "method" not in message:
+        return message.get("result") or {}
     return None

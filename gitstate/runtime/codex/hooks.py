@@ -38,10 +38,10 @@ def as_claude_code(event: dict) -> dict:
     name = event.get("tool_name")
     if isinstance(name, str) and name.rsplit(".", 1)[-1] == SUBAGENT_TOOL:
         given = event.get("tool_input")
-        task = given.get("message") if isinstance(given, dict) else None
+        task = (given.get("message") if isinstance(given, dict) else None) or ""
         out["tool_name"] = "Agent"
-        out["tool_input"] = {"subagent_type": "general-purpose", "prompt": task or "",
-                             "description": task or ""}
+        out["tool_input"] = {"subagent_type": "general-purpose", "prompt": task,
+                             "description": task}
     return out
 
 
@@ -51,20 +51,36 @@ def latest_usage(path: str | None) -> tuple[int, int | None] | None:
     newest `model_context_window`, of a `token_count` event or, before the first of those
     (which follows a call's output), of the turn's `task_started`; None before the first
     response."""
-    tokens: int | None = None
-    window: int | None = None
+    found: dict[str, int] = {}
     for raw in reversed(tail_lines(path)):
-        if tokens is not None and window is not None:
+        if len(found) == len(_READ):
             break
-        if b"token_usage_record" not in raw and b"model_context_window" not in raw:
-            continue
-        kind, payload = _entry(raw)
-        if tokens is None and kind == "token_usage_record":
-            tokens = _int(payload.get("usage"), "input_tokens")
-        elif window is None and kind == "event_msg":
-            info = payload.get("info")    # token_count's, or task_started's own field
-            window = _int(info if isinstance(info, dict) else payload, "model_context_window")
-    return None if tokens is None else (tokens, window)
+        if b"token_usage_record" in raw or b"model_context_window" in raw:
+            _read(raw, found)
+    tokens = found.get("token_usage_record")
+    return None if tokens is None else (tokens, found.get("event_msg"))
+
+
+def _read(raw: bytes, found: dict[str, int]) -> None:
+    """What a rollout's line gives (`_READ`), kept in `found` unless a newer line gave it."""
+    kind, payload = _entry(raw)
+    read = _READ.get(str(kind)) if str(kind) not in found else None
+    value = read(payload) if read else None
+    if value is not None:
+        found[str(kind)] = value
+
+
+def _tokens(payload: dict) -> int | None:
+    return _int(payload.get("usage"), "input_tokens")
+
+
+def _window(payload: dict) -> int | None:
+    info = payload.get("info")    # token_count's, or task_started's own field
+    return _int(info if isinstance(info, dict) else payload, "model_context_window")
+
+
+# a rollout line's type -> what it gives: the response's input tokens, the context window
+_READ = {"token_usage_record": _tokens, "event_msg": _window}
 
 
 def _entry(raw: bytes) -> tuple[object, dict]:

@@ -109,27 +109,36 @@ def merge_config(text: str) -> tuple[str, list[str]]:
     except tomllib.TOMLDecodeError as exc:
         raise InvalidFile(f"{CONFIG}: not valid TOML ({exc})",
                           hint="fix it; gitstate merges, it never replaces") from exc
-    servers = data.get("mcp_servers") or {}
-    if not isinstance(servers, dict):
-        raise InvalidFile(f"{CONFIG}: 'mcp_servers' must be a table",
-                          hint="fix it by hand; gitstate will not replace it")
+    server = _our_server(data)
     changed: list[str] = []
-    server = servers.get(MCP_NAME)
-    if server is not None and not runs_our_mcp(server):
-        raise InvalidFile(f"{CONFIG}: the MCP server '{MCP_NAME}' is not gitstate's MCP "
-                          "server", hint="rename it; gitstate will not replace it")
-    if server is None:
-        text = text + ("" if not text or text.endswith("\n") else "\n") + \
-            ("\n" if text.strip() else "") + _table()
-        changed.append(f"mcp_servers.{MCP_NAME}")
-    elif {k: server.get(k) for k in MCP_SERVER} != MCP_SERVER:
-        text = _rewrite_table(text, server)
+    if server is None or {k: server.get(k) for k in MCP_SERVER} != MCP_SERVER:
+        text = _appended(text) if server is None else _rewrite_table(text, server)
         changed.append(f"mcp_servers.{MCP_NAME}")
     if "allow_login_shell" not in data:
         text = _login_shell(text)
         changed.append("allow_login_shell")
     tomllib.loads(text)    # what is written always reads
     return text, changed
+
+
+def _our_server(data: dict) -> dict | None:
+    """The config's `[mcp_servers.gitstate]` (None: there is none); refused when it is not
+    gitstate's."""
+    servers = data.get("mcp_servers") or {}
+    if not isinstance(servers, dict):
+        raise InvalidFile(f"{CONFIG}: 'mcp_servers' must be a table",
+                          hint="fix it by hand; gitstate will not replace it")
+    server = servers.get(MCP_NAME)
+    if server is not None and not runs_our_mcp(server):
+        raise InvalidFile(f"{CONFIG}: the MCP server '{MCP_NAME}' is not gitstate's MCP "
+                          "server", hint="rename it; gitstate will not replace it")
+    return server
+
+
+def _appended(text: str) -> str:
+    """`text` with gitstate's table at its end, after a blank line."""
+    return text + ("" if not text or text.endswith("\n") else "\n") + \
+        ("\n" if text.strip() else "") + _table()
 
 
 def _login_shell(text: str) -> str:
@@ -150,18 +159,28 @@ def _rewrite_table(text: str, server: dict) -> str:
                           hint="make it one, or remove it and run init again")
     end = ANY_HEADER.search(text, found.end())
     rest = text[end.start():] if end else ""
-    kept = {k: v for k, v in server.items() if k not in MCP_SERVER
-            and not (isinstance(v, dict) and re.search(
-                rf"^\s*\[\s*mcp_servers\s*\.\s*\"?{MCP_NAME}\"?\s*\.\s*\"?"
-                rf"{re.escape(k)}\"?\s*\]", text, re.M))}   # its own tables stay
+    body = _table() + "".join(f"{k} = {_toml(v)}\n" for k, v in _kept(text, server).items())
+    return text[:found.start()] + body + ("\n" if rest else "") + rest.lstrip("\n")
+
+
+def _kept(text: str, server: dict) -> dict:
+    """The keys of gitstate's server that are not gitstate's (its own sub-tables stay where
+    they are); refused where one is not a plain value."""
+    kept = {k: v for k, v in server.items()
+            if k not in MCP_SERVER and not _sub_table(text, k, v)}
     odd = [k for k, v in kept.items() if not _plain(v)]
     if odd:
         raise InvalidFile(f"{CONFIG}: gitstate's MCP server has keys gitstate cannot "
                           f"rewrite ({', '.join(odd)})",
                           hint="set command and args as `gitstate init --runtime codex` "
                                "writes them, by hand")
-    body = _table() + "".join(f"{k} = {_toml(v)}\n" for k, v in kept.items())
-    return text[:found.start()] + body + ("\n" if rest else "") + rest.lstrip("\n")
+    return kept
+
+
+def _sub_table(text: str, key: str, value) -> bool:
+    return isinstance(value, dict) and re.search(
+        rf"^\s*\[\s*mcp_servers\s*\.\s*\"?{MCP_NAME}\"?\s*\.\s*\"?"
+        rf"{re.escape(key)}\"?\s*\]", text, re.M) is not None
 
 
 def install(top: Path) -> list[dict]:
@@ -177,8 +196,7 @@ def install(top: Path) -> list[dict]:
     shim = write_executable(top / SHIM, SHIM_TEXT)
     if after != before:
         config_path.write_text(after, encoding="utf-8")
-    theirs = sorted(k for k in (tomllib.loads(after).get("mcp_servers") or {})
-                    if k != MCP_NAME)
+    theirs = sorted(set(tomllib.loads(after).get("mcp_servers") or {}) - {MCP_NAME})
     return [{"kind": "runtime", "name": "codex", "path": HOOKS_FILE,
              "changed": bool(changed) or shim, "added": changed, "kept": kept},
             {"kind": "runtime", "name": "codex", "path": CONFIG, "changed": bool(added),

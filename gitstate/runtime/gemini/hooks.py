@@ -34,11 +34,7 @@ def as_claude_code(event: dict) -> dict:
     found = event.get("tool_input")
     given: dict = found if isinstance(found, dict) else {}
     if name == SUBAGENT_TOOL:
-        task = str(given.get("prompt") or "")
-        out["tool_name"] = "Agent"
-        out["tool_input"] = {"subagent_type": str(given.get("agent_name") or
-                                                  "general-purpose"),
-                             "prompt": task, "description": task}
+        out["tool_name"], out["tool_input"] = "Agent", _agent_input(given)
     elif name == SHELL_TOOL:
         out["tool_name"] = "Bash"
     if isinstance(event.get("prompt_response"), str):
@@ -47,6 +43,13 @@ def as_claude_code(event: dict) -> dict:
     if isinstance(kind, str) and kind in NOTICES:
         out["notification_type"] = NOTICES[kind]
     return out
+
+
+def _agent_input(given: dict) -> dict:
+    """`invoke_agent`'s input as the spawn guard reads Claude Code's `Agent`."""
+    task = str(given.get("prompt") or "")
+    return {"subagent_type": str(given.get("agent_name") or "general-purpose"),
+            "prompt": task, "description": task}
 
 
 def reply(text: str) -> str:
@@ -60,32 +63,45 @@ def reply(text: str) -> str:
         return text
     specific = data.get("hookSpecificOutput")
     if isinstance(specific, dict) and specific.get("permissionDecision") == "deny":
-        data = dict(data, decision="deny",
-                    reason=specific.get("permissionDecisionReason") or "refused by gitstate")
-        rest = {k: v for k, v in specific.items()
-                if k not in ("permissionDecision", "permissionDecisionReason")}
-        if set(rest) - {"hookEventName"}:
-            data["hookSpecificOutput"] = rest
-        else:
-            data.pop("hookSpecificOutput")
+        data = _denied(data, specific)
     return json.dumps(data) + "\n"
+
+
+def _denied(data: dict, specific: dict) -> dict:
+    """A refusal as Gemini CLI reads it: `decision` and `reason`, and whatever else the
+    answer said."""
+    data = dict(data, decision="deny",
+                reason=specific.get("permissionDecisionReason") or "refused by gitstate")
+    rest = {k: v for k, v in specific.items()
+            if k not in ("permissionDecision", "permissionDecisionReason")}
+    if set(rest) - {"hookEventName"}:
+        data["hookSpecificOutput"] = rest
+    else:
+        data.pop("hookSpecificOutput")
+    return data
 
 
 def latest_usage(path: str | None) -> tuple[int, str | None] | None:
     """(input tokens, model) of the newest model response in a Gemini transcript, or None."""
     for raw in reversed(tail_lines(path)):
-        if b'"gemini"' not in raw or b'"tokens"' not in raw:
-            continue
-        try:
-            line = json.loads(raw)
-        except ValueError:
-            continue
-        tokens = line.get("tokens") if isinstance(line, dict) else None
-        found = tokens.get("input") if isinstance(tokens, dict) else None
-        if line.get("type") == "gemini" and isinstance(found, int):
-            model = line.get("model")
-            return found, model if isinstance(model, str) else None
+        found = _response(raw) if b'"gemini"' in raw and b'"tokens"' in raw else None
+        if found is not None:
+            return found
     return None
+
+
+def _response(raw: bytes) -> tuple[int, str | None] | None:
+    """(input tokens, model) of a transcript's line that is a model response, else None."""
+    try:
+        line = json.loads(raw)
+    except ValueError:
+        return None
+    tokens = line.get("tokens") if isinstance(line, dict) else None
+    found = tokens.get("input") if isinstance(tokens, dict) else None
+    if line.get("type") != "gemini" or not isinstance(found, int):
+        return None
+    model = line.get("model")
+    return found, model if isinstance(model, str) else None
 
 
 def window_of(model: str | None, policy_window: int | None) -> int | None:
