@@ -45,30 +45,45 @@ def forbidden_of(path: str, data: bytes) -> tuple[str, tuple[str, ...]]:
     from gitstate.law import statefile
     text = statefile.decode(data, path)   # too large, not UTF-8: refused with file and line
     lines = text.split("\n")
+    front = lines[1:_front_end(lines, path)]
+    name = _agent_type(front, lines, path)
+    raw = _key(front, FORBIDDEN_KEY, path)
+    return name, () if raw is None else _agent_types(raw, lines, path)
+
+
+def _front_end(lines: list[str], path: str) -> int:
+    """The line that closes the front matter; InvalidFile where there is none."""
     close = next((n for n, line in enumerate(lines[1:], 1)
                   if line.rstrip() in ("---", "...")), None)
-    if lines[0].rstrip() != "---" or close is None:
-        what = "is never closed with a '---' line" if lines[0].rstrip() == "---" else \
-            "must start the file: a line '---', its keys, then a line '---'"
-        raise InvalidFile(f"the agent file's YAML front matter {what}", where=f"{path}:1",
-                          hint=f"put '---', then '{FORBIDDEN_KEY}: [TYPE]' and the agent's "
-                          "other keys, then '---' at its top")
-    name = _key(lines[1:close], "name", path)
+    if lines[0].rstrip() == "---" and close is not None:
+        return close
+    what = "is never closed with a '---' line" if lines[0].rstrip() == "---" else \
+        "must start the file: a line '---', its keys, then a line '---'"
+    raise InvalidFile(f"the agent file's YAML front matter {what}", where=f"{path}:1",
+                      hint=f"put '---', then '{FORBIDDEN_KEY}: [TYPE]' and the agent's "
+                      "other keys, then '---' at its top")
+
+
+def _agent_type(front: list[str], lines: list[str], path: str) -> str:
+    """The front matter's `name`, else the file's name."""
+    name = _key(front, "name", path)
     if name is None:
         name = path.rsplit("/", 1)[-1][:-3]
     if not isinstance(name, str) or not name.strip():
         raise InvalidFile("'name' must be the agent's type, a text",
                           where=f"{path}:{_line_of(lines, 'name')}")
-    raw = _key(lines[1:close], FORBIDDEN_KEY, path)
-    if raw is None:
-        return name.strip(), ()
+    return name.strip()
+
+
+def _agent_types(raw, lines: list[str], path: str) -> tuple[str, ...]:
+    """The types a `forbiddenAgents` value lists (a list, or a text of names)."""
     if isinstance(raw, str):
-        raw = [x for x in raw.replace(",", " ").split()]
+        raw = raw.replace(",", " ").split()
     if not isinstance(raw, list) or not all(isinstance(x, str) and x.strip() for x in raw):
         raise InvalidFile(f"'{FORBIDDEN_KEY}' must be a list of agent types, e.g. "
                           f"'{FORBIDDEN_KEY}: [programmer, reviewer]'",
                           where=f"{path}:{_line_of(lines, FORBIDDEN_KEY)}")
-    return name.strip(), tuple(x.strip() for x in raw)
+    return tuple(x.strip() for x in raw)
 
 
 def _key(front: list[str], key: str, path: str):
@@ -80,13 +95,18 @@ def _key(front: list[str], key: str, path: str):
     if len(starts) > 1:
         raise InvalidFile(f"'{key}' is given twice (lines {starts[0] + 2} and {starts[1] + 2})",
                           where=f"{path}:{starts[1] + 2}", rule=Rule.DUPLICATE_KEY)
-    end = starts[0] + 1
-    while end < len(front) and (not front[end].strip() or front[end][:1] in " \t#"):
-        end += 1
+    end = _block_end(front, starts[0] + 1)
     from gitstate.law import yamlio
     data, _lines = yamlio.load("\n".join(front[starts[0]:end]), where=path,
                                line_offset=starts[0] + 1)
     return data.get(key) if isinstance(data, dict) else None
+
+
+def _block_end(front: list[str], end: int) -> int:
+    """The end of the block from `end`: its blank, indented and comment lines."""
+    while end < len(front) and (not front[end].strip() or front[end][:1] in " \t#"):
+        end += 1
+    return end
 
 
 def _line_of(lines: list[str], key: str) -> int:
@@ -117,19 +137,26 @@ def merged_parsed(lc: Lifecycle, files: Mapping[str, list], strict: bool = True)
     is left out (it was refused where it was committed)."""
     lists: dict[str, tuple[str, ...]] = {}
     for path in sorted(files):
-        kind, *said = files[path]
-        if kind == "ok" and said[1] and said[0] not in lc.roles and not lc.policies.custom_roles:
-            kind, said = "bad", [f"agent type '{said[0]}' is not a role of the lifecycle "
-                                 "(custom_roles: false), so it spawns nothing to forbid",
-                                 f"{path}:1", "unreadable"]
-        if kind != "ok":
-            if strict:
-                raise InvalidFile(said[0], where=said[1], rule=said[2])
-            continue
-        if said[1]:
+        kind, *said = _admitted(lc, path, files[path])
+        if kind == "ok" and said[1]:
             lists[said[0]] = lists.get(said[0], ()) + tuple(said[1])
-    if not lists:
-        return lc
+        elif kind != "ok" and strict:
+            raise InvalidFile(said[0], where=said[1], rule=said[2])
+    return _with_never_spawns(lc, lists) if lists else lc
+
+
+def _admitted(lc: Lifecycle, path: str, entry: list) -> list:
+    """A parsed agent file, or why it is bad: a type that forbids something must be a role
+    the lifecycle declares, where it allows no custom roles."""
+    kind, *said = entry
+    if kind == "ok" and said[1] and said[0] not in lc.roles and not lc.policies.custom_roles:
+        return ["bad", f"agent type '{said[0]}' is not a role of the lifecycle "
+                "(custom_roles: false), so it spawns nothing to forbid", f"{path}:1",
+                "unreadable"]
+    return entry
+
+
+def _with_never_spawns(lc: Lifecycle, lists: dict[str, tuple[str, ...]]) -> Lifecycle:
     roles = dict(lc.roles)
     for name, forbidden in lists.items():
         old = roles.get(name) or Role(name=name)

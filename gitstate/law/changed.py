@@ -58,14 +58,29 @@ def op_kind(lc: Lifecycle, op: str, old: str | None, new: str | None,
     `shutdown`: a move that brings the agent nearer a frozen or terminal state."""
     if old is None or new is None or new not in lc.states or old == new:
         return False
+    kind = _KINDS.get(op)
+    return kind is not None and kind(lc, old, new, role)
+
+
+def _ends_failed(lc: Lifecycle, new: str) -> bool:
     spec = lc.states[new]
-    if op == "sweep":
-        return lc.timeout_applies(old, new, role) or (
-            lc.role_timeout(role) is not None and spec.outcome == "failure"
-            and spec.roster != "living")
-    if op == "reap":
-        return spec.outcome == "failure" and spec.roster != "living"
-    return op == "shutdown" and _steps_to_rest(lc, new) < _steps_to_rest(lc, old)
+    return spec.outcome == "failure" and spec.roster != "living"
+
+
+def _swept(lc: Lifecycle, old: str, new: str, role: str | None) -> bool:
+    return lc.timeout_applies(old, new, role) or (
+        lc.role_timeout(role) is not None and _ends_failed(lc, new))
+
+
+def _reaped(lc: Lifecycle, old: str, new: str, role: str | None) -> bool:
+    return _ends_failed(lc, new)
+
+
+def _shut_down(lc: Lifecycle, old: str, new: str, role: str | None) -> bool:
+    return _steps_to_rest(lc, new) < _steps_to_rest(lc, old)
+
+
+_KINDS = {"sweep": _swept, "reap": _reaped, "shutdown": _shut_down}
 
 
 def at_rest(lc: Lifecycle, state: str) -> bool:
@@ -84,11 +99,16 @@ def _steps_to_rest(lc: Lifecycle, start: str) -> float:
     while frontier:
         if any(at_rest(lc, s) for s in frontier):
             return steps
-        nearer = []
-        for s in frontier:
-            for t in lc.targets(s):
-                if t not in seen and lc.policies.timeout(s, t) is None:
-                    seen.add(t)
-                    nearer.append(t)
-        frontier, steps = nearer, steps + 1
+        frontier, steps = _nearer(lc, frontier, seen), steps + 1
     return float("inf")
+
+
+def _nearer(lc: Lifecycle, frontier: list[str], seen: set[str]) -> list[str]:
+    """The states one move (not a timed one) from `frontier` not seen yet (now seen)."""
+    nearer = []
+    for s in frontier:
+        for t in lc.targets(s):
+            if t not in seen and lc.policies.timeout(s, t) is None:
+                seen.add(t)
+                nearer.append(t)
+    return nearer

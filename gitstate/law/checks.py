@@ -162,16 +162,40 @@ def _check_can_end(lc: Lifecycle, r) -> None:
         return
     # One search backwards from the ends finds every state that can reach one: linear in the
     # size of the lifecycle (a search forwards from each state would be quadratic).
-    sources: dict[str, list[str]] = {}
-    for src, targets in lc.transitions.items():
-        if src in lc.states:
-            for dst in targets:
-                sources.setdefault(dst, []).append(src)
+    sources = _sources(lc)
     can_end = _closure(ends, lambda s: sources.get(s, ()), lc.states)
     stuck = [n for n in lc.states if n not in can_end]
     if stuck:
         r.bad(("states", stuck[0]), "no terminal or frozen state can be reached from: "
               + limits.shorten(stuck))
+
+
+def _sources(lc: Lifecycle) -> dict[str, list[str]]:
+    """Each state -> the declared states with a transition into it."""
+    sources: dict[str, list[str]] = {}
+    for src, targets in lc.transitions.items():
+        if src in lc.states:
+            for dst in targets:
+                sources.setdefault(dst, []).append(src)
+    return sources
+
+
+def _names_state(lc: Lifecycle, side: str) -> bool:
+    """A side of a 'from -> to' rule: a declared state, or a pattern ('*')."""
+    return "*" in side or side in lc.states
+
+
+def _undeclared_states(lc: Lifecycle, r, names, where: tuple, said: str) -> None:
+    for s in names:
+        if s not in lc.states:
+            r.bad(where, f"{said} undeclared state '{s}'")
+
+
+def _undeclared_roles(lc: Lifecycle, r, roles, where: tuple, said: str) -> None:
+    for role in roles:
+        if role not in lc.roles:
+            r.bad(where, f"{said} undeclared role '{role}' (roles: "
+                  f"{limits.shorten(lc.roles) or 'none'})")
 
 
 def _check_requires(lc: Lifecycle, r) -> None:
@@ -192,7 +216,7 @@ def _check_approval(lc: Lifecycle, r) -> None:
     for i, rule in enumerate(lc.policies.approval):
         a, _, b = rule.partition(" -> ")
         for s in (a, b) if b else ():
-            if s != "*" and s not in lc.states and "*" not in s:
+            if not _names_state(lc, s):
                 r.bad(("policies", "approval", i), f"approval rule '{a} -> {b}' names "
                                                    f"undeclared state '{s}'")
     if lc.policies.approval and not lc.policies.humans:
@@ -203,10 +227,8 @@ def _check_timeouts(lc: Lifecycle, r) -> None:
     """A timeout is a declared transition between declared states."""
     for a, b, _spec in lc.policies.timed_moves():
         key = f"{a} -> {b}"
-        for s in (a, b):
-            if s not in lc.states:
-                r.bad(("policies", "timeouts", key),
-                      f"timeout '{key}' names undeclared state '{s}'")
+        _undeclared_states(lc, r, (a, b), ("policies", "timeouts", key),
+                           f"timeout '{key}' names")
         if a in lc.states and b in lc.states and b not in lc.transitions.get(a, ()):
             allowed = limits.shorten(lc.transitions.get(a, ())) or "nothing"
             r.bad(("policies", "timeouts", key), f"timeout '{key}' is not a declared transition "
@@ -216,11 +238,9 @@ def _check_timeouts(lc: Lifecycle, r) -> None:
 def _check_timeout_roles(lc: Lifecycle, r) -> None:
     """A timeout exempts declared roles only."""
     for a, b, spec in lc.policies.timed_moves():
-        for role in spec.except_roles:
-            if role not in lc.roles:
-                r.bad(("policies", "timeouts", f"{a} -> {b}", "except_roles"),
-                      f"timeout '{a} -> {b}' exempts undeclared role '{role}' (roles: "
-                      f"{limits.shorten(lc.roles) or 'none'})")
+        _undeclared_roles(lc, r, spec.except_roles,
+                          ("policies", "timeouts", f"{a} -> {b}", "except_roles"),
+                          f"timeout '{a} -> {b}' exempts")
 
 
 def _check_heartbeat(lc: Lifecycle, r) -> None:
@@ -228,10 +248,8 @@ def _check_heartbeat(lc: Lifecycle, r) -> None:
     beat = lc.policies.heartbeat
     if beat is None:
         return
-    for role in beat.except_roles:
-        if role not in lc.roles:
-            r.bad(("policies", "heartbeat", "except_roles"), f"the heartbeat exempts undeclared "
-                  f"role '{role}' (roles: {limits.shorten(lc.roles) or 'none'})")
+    _undeclared_roles(lc, r, beat.except_roles, ("policies", "heartbeat", "except_roles"),
+                      "the heartbeat exempts")
     living = [n for n, spec in lc.states.items() if spec.roster == "living"]
     for s in beat.states:
         if s not in living:
@@ -253,30 +271,26 @@ def _check_retry(lc: Lifecycle, r) -> None:
         for s in names:
             if s not in lc.states or not ok(s):
                 r.bad(where + (key,), f"retry.{key} names '{s}', which is not {what} state")
-    for role in spec.except_roles:
-        if role not in lc.roles:
-            r.bad(where + ("except_roles",), f"retry exempts undeclared role '{role}' (roles: "
-                  f"{limits.shorten(lc.roles) or 'none'})")
+    _undeclared_roles(lc, r, spec.except_roles, where + ("except_roles",), "retry exempts")
 
 
 def _check_role_states(lc: Lifecycle, r) -> None:
     """A role forbids and is loaded into declared states, and is never loaded into one it
     forbids."""
     for name, spec in lc.roles.items():
-        for s in spec.forbids + ((spec.load,) if spec.load else ()):
-            if s not in lc.states:
-                key = "forbids" if s in spec.forbids else "load"
-                r.bad(("roles", name, key), f"role '{name}': {key} names undeclared state '{s}'")
+        _undeclared_states(lc, r, spec.forbids, ("roles", name, "forbids"),
+                           f"role '{name}': forbids names")
+        key = "forbids" if spec.load in spec.forbids else "load"
+        _undeclared_states(lc, r, (spec.load,) if spec.load else (), ("roles", name, key),
+                           f"role '{name}': {key} names")
         if spec.load in spec.forbids:
             r.bad(("roles", name, "load"), f"role '{name}' is loaded into '{spec.load}', a "
                   "state it forbids")
 
 
 def _check_urgent_forbids(lc: Lifecycle, r) -> None:
-    for s in lc.mortality.urgent_forbids:
-        if s not in lc.states:
-            r.bad(("policies", "mortality", "urgent_forbids"), f"urgent_forbids names "
-                                                               f"undeclared state '{s}'")
+    _undeclared_states(lc, r, lc.mortality.urgent_forbids,
+                       ("policies", "mortality", "urgent_forbids"), "urgent_forbids names")
 
 
 _LAYOUT_PART = re.compile(r"^[A-Za-z0-9._-]*(?:\{id\}[A-Za-z0-9._-]*)?$")
@@ -337,6 +351,15 @@ def _check_accept(lc: Lifecycle, r) -> None:
 def _check_movers(lc: Lifecycle, r) -> None:
     """`policies.movers` names declared states, and declared roles where custom roles are not
     allowed."""
+    for where, move in _moves_named(lc, r):
+        for side in move.split(" -> "):
+            if not _names_state(lc, side):
+                r.bad(where, f"movers: '{move}' names '{side}', which is not a state")
+
+
+def _moves_named(lc: Lifecycle, r) -> list[tuple[tuple, str]]:
+    """(where, move) of each move `policies.movers` names; its roles, and the states of
+    `changes_in`, checked on the way."""
     movers = lc.policies.movers
     named: list[tuple[tuple, str]] = [(("policies", "movers", "parent"), m)
                                       for m in movers.parent]
@@ -348,14 +371,9 @@ def _check_movers(lc: Lifecycle, r) -> None:
         named += [(where, m) for m in moves]
     named += [(("policies", "movers", "system"), m) for m in movers.system]
     for key, states in lc.policies.changes_in.items():
-        for s in states:
-            if s not in lc.states:
-                r.bad(("policies", "changes_in", key), f"changes_in.{key} names undeclared "
-                                                       f"state '{s}'")
-    for where, move in named:
-        for side in move.split(" -> "):
-            if side != "*" and "*" not in side and side not in lc.states:
-                r.bad(where, f"movers: '{move}' names '{side}', which is not a state")
+        _undeclared_states(lc, r, states, ("policies", "changes_in", key),
+                           f"changes_in.{key} names")
+    return named
 
 
 CHECKS = (_check_has_states, _check_one_initial, _check_transitions_name_states,

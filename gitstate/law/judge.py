@@ -91,11 +91,19 @@ def judge(f: Facts) -> list[Violation]:
         out += _tag_form(f.lc, msg)
         out += _movers(f)
         out += _walls(f)
-    if f.proofs is not None and f.line and msg is not None and not f.brings_law \
-            and f.lc.policies.work_commits_name_agent:
-        from gitstate.law.wall import unnamed_work
-        out += unnamed_work(f.lc, msg, f.proofs)
+    out += _unnamed_work(f)
     return out + _approvals(f, out)
+
+
+def _unnamed_work(f: Facts) -> list[Violation]:
+    """A work commit on the line names its agent, where the law says so and the door sees
+    its signatures (law/wall.py)."""
+    msg = f.message
+    if f.proofs is None or not f.line or msg is None or f.brings_law \
+            or not f.lc.policies.work_commits_name_agent:
+        return []
+    from gitstate.law.wall import unnamed_work
+    return unnamed_work(f.lc, msg, f.proofs)
 
 
 def _walls(f: Facts) -> list[Violation]:
@@ -135,25 +143,29 @@ def judge_merge(f: Facts) -> list[Violation]:
     declared the line, a merge is work on a branch: not judged."""
     if not f.line or not line_rule(f.lc):
         return []
-    out = []
-    # the same bytes made a symbolic link are a change too
-    changed = sorted({ch.path for ch in f.changes
-                      if ch.old != ch.new or ch.new_mode == SYMLINK_MODE} | set(f.law_changed))
-    if changed:
-        named = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5
-                                          else "")
-        out.append(Violation(Rule.MERGE_MOVES, f"a merge on the team line carries work only, "
-                             f"but this one changes {named} against its first parent; land "
-                             "each move on the line by itself (`gitstate transition ... --push`"
-                             ", `gitstate sync`) and merge work: keep the line's version of "
-                             "those files in the merge (`git checkout HEAD -- PATH`)",
-                             changed[0]))
+    out = _merge_changes(f)
     msg = f.message
     if msg is not None and (msg.has_tag or subject_tag(msg.subject, f.lc.accept_patterns())):
         out.append(Violation(Rule.TAG_ON_MERGE, f"a merge is not a move, but its subject reads "
                              f"as one ({msg.subject[:80]!r}); say what the merge brings without "
                              "a state tag", "commit message"))
     return out
+
+
+def _merge_changes(f: Facts) -> list[Violation]:
+    """`merge-moves`: a merge on the line changes no state file and no file of the law."""
+    # the same bytes made a symbolic link are a change too
+    changed = sorted({ch.path for ch in f.changes
+                      if ch.old != ch.new or ch.new_mode == SYMLINK_MODE} | set(f.law_changed))
+    if not changed:
+        return []
+    named = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5
+                                      else "")
+    return [Violation(Rule.MERGE_MOVES, f"a merge on the team line carries work only, "
+                      f"but this one changes {named} against its first parent; land "
+                      "each move on the line by itself (`gitstate transition ... --push`"
+                      ", `gitstate sync`) and merge work: keep the line's version of "
+                      "those files in the merge (`git checkout HEAD -- PATH`)", changed[0])]
 
 
 def as_made(encoding: str | None, ahead: float | None) -> list[Violation]:
@@ -201,20 +213,27 @@ def _tag_form(lc: Lifecycle, msg: Message | None) -> list[Violation]:
 def _movers(f: Facts) -> list[Violation]:
     """Who moved whom: the session's binding (`not-yours`) and the committer's own work
     (`atomic`), then signatures where the door sees them (`unsigned-move`)."""
-    out: list[Violation] = []
+    out = _binding(f, f.bound) if f.bound else []
     msg = f.message
-    if f.bound:
-        from gitstate.law.movers import judge_binding
-        agents = f.context.agents if f.context is not None else dict
-        out += judge_binding(f.lc, f.bound, f.changes, msg, agents, f.memo)[0] \
-            if f.changes else []
-        if msg is not None and f.lc.policies.atomic_commits:
-            from gitstate.law.society import working_agent_violations
-            rx = f.lc.state_path_regex()
-            changed = {m.group("id") for c in f.changes if (m := rx.match(c.path))}
-            front = f.context.agents().get(f.bound) if f.context is not None else None
-            out += working_agent_violations(f.lc, f.bound, msg, changed, front)
     if f.proofs is not None and msg is not None and f.changes:
         from gitstate.law.proofs import unproven_movers
         out += unproven_movers(f.lc, f.changes, msg, f.context, f.proofs, f.memo)
+    return out
+
+
+def _binding(f: Facts, bound: str) -> list[Violation]:
+    """The session's binding: whom `bound` may move (`not-yours`), and its own work carried
+    with its state (`atomic`)."""
+    out: list[Violation] = []
+    msg = f.message
+    from gitstate.law.movers import judge_binding
+    if f.changes:
+        agents = f.context.agents if f.context is not None else dict
+        out += judge_binding(f.lc, bound, f.changes, msg, agents, f.memo)[0]
+    if msg is not None and f.lc.policies.atomic_commits:
+        from gitstate.law.society import working_agent_violations
+        rx = f.lc.state_path_regex()
+        changed = {m.group("id") for c in f.changes if (m := rx.match(c.path))}
+        front = f.context.agents().get(bound) if f.context is not None else None
+        out += working_agent_violations(f.lc, bound, msg, changed, front)
     return out

@@ -105,23 +105,35 @@ def _message_lets(lc: Lifecycle, msg: Message | None, old: str, new: str,
 
 def who_may(lc: Lifecycle, agent: str, front: dict, old: str | None, new: str | None) -> str:
     """Who the law lets make this move: 'bob itself, its parent root, ...'."""
-    out = [f"{agent} itself"]
     parent = _text(front.get("parent"))
-    movers = lc.policies.movers
     if old is None:
         return f"{agent} itself or its parent {parent}" if parent else "anyone"
     if new is None:
-        return out[0]
-    if parent and movers.parent_may(old, new):
-        out.append(f"its parent {parent}")
+        return f"{agent} itself"
+    out = [f"{agent} itself"] + _others_who_may(lc, front, parent, old, new)
+    return ", ".join(out[:-1]) + f" or {out[-1]}" if len(out) > 1 else out[0]
+
+
+def _others_who_may(lc: Lifecycle, front: dict, parent: str | None, old: str,
+                    new: str) -> list[str]:
+    """Who besides the agent may make a move: its parent, living holders of roles, a human,
+    team operations."""
+    movers = lc.policies.movers
+    out = [f"its parent {parent}"] if parent and movers.parent_may(old, new) else []
     out += [f"a living {r}" for r in movers.roles_for(old, new)]
     if lc.needs_approval(old, new):
         out.append("a human's approval (Approved-by:)")
+    return out + _operations(lc, front, old, new)
+
+
+def _operations(lc: Lifecycle, front: dict, old: str, new: str) -> list[str]:
+    """The team operations that may make a move, as one alternative (or none)."""
     ops = [op for op in TEAM_OPERATIONS if op_kind(lc, op, old, new, _text(front.get("role")))]
-    if ops:   # reap and shutdown: run from a terminal of one's own, not an agent's session
-        out.append(" or ".join(f"`gitstate {op}`" + ("" if op == "sweep" else " from a "
-                               "terminal no agent is bound to") for op in ops))
-    return ", ".join(out[:-1]) + f" or {out[-1]}" if len(out) > 1 else out[0]
+    if not ops:
+        return []
+    # reap and shutdown: run from a terminal of one's own, not an agent's session
+    return [" or ".join(f"`gitstate {op}`" + ("" if op == "sweep" else " from a terminal no "
+                                              "agent is bound to") for op in ops)]
 
 
 def not_yours(lc: Lifecycle, mover: str, p: Parsed, agents: dict[str, dict],
@@ -131,11 +143,9 @@ def not_yours(lc: Lifecycle, mover: str, p: Parsed, agents: dict[str, dict],
     `Role-transfer:`, who writes the taker's file."""
     if p.new is None and p.old is None:
         return None
-    if transfer_from is not None and p.agent != transfer_from:
-        if transfer_from == mover:
-            return None
-    old_front = p.old.front if p.old is not None else None
-    new_front = p.new.front if p.new is not None else None
+    if transfer_from == mover and p.agent != mover:
+        return None
+    old_front, new_front = _fronts(p)
     move = move_of(p)
     if may_move(lc, mover, p.agent, old_front, new_front, move, agents, msg) is not False:
         return None
@@ -145,6 +155,12 @@ def not_yours(lc: Lifecycle, mover: str, p: Parsed, agents: dict[str, dict],
                      f"{mover} may not move {p.agent} ({what}); the law lets "
                      f"{who_may(lc, p.agent, old_front or new_front or {}, old, new)} make "
                      "this move", p.change.path)
+
+
+def _fronts(p: Parsed) -> tuple[dict | None, dict | None]:
+    """The front matter of both sides of a change (None: that side is not parsed)."""
+    return (p.old.front if p.old is not None else None,
+            p.new.front if p.new is not None else None)
 
 
 def check_bound(lc: Lifecycle, mover: str, parsed: list[Parsed], agents: dict[str, dict],
@@ -191,13 +207,9 @@ def agent_approval(lc: Lifecycle, agent: str | None, mark: str | None, changes: 
     signature decides (`unsigned-approval`)."""
     if msg is None or (agent is None and mark is None):
         return []
-    from gitstate.law.signers import approvers, gated
+    from gitstate.law.signers import approvers
     names = approvers(lc, msg)
-    if names:
-        from gitstate.law.wall import walled  # the fourth wall's keys, set by a human
-        what = gated(lc, changes, list(law)) + walled(lc, changes)
-    else:
-        what = []
+    what = _approved_gated(lc, changes, law) if names else []
     if not what or signers():
         return []
     human = names[0]
@@ -212,6 +224,13 @@ def agent_approval(lc: Lifecycle, agent: str | None, mark: str | None, changes: 
                       f"proven by {human}'s signature", "commit message")]
 
 
+def _approved_gated(lc: Lifecycle, changes: list, law: list[str]) -> list[str]:
+    """What in the commit needs a human's approval: gated moves, the law, the fourth wall."""
+    from gitstate.law.signers import gated
+    from gitstate.law.wall import walled  # the fourth wall's keys, set by a human
+    return gated(lc, changes, list(law)) + walled(lc, changes)
+
+
 def judge_binding(lc: Lifecycle, mover: str, changes: list, msg: Message | None,
                   agents, memo: dict | None = None) -> tuple[list[Violation], bool]:
     """(`not-yours` violations, whether the verdict waits for the message) of a commit made
@@ -222,8 +241,10 @@ def judge_binding(lc: Lifecycle, mover: str, changes: list, msg: Message | None,
         return [], False
     everyone = agents() if lc.policies.movers.roles else {}
     found = check_bound(lc, mover, parsed, everyone, msg)
-    waits = msg is None and any(
-        p.agent != mover and may_move(lc, mover, p.agent, p.old.front if p.old else None,
-                                      p.new.front if p.new else None, move_of(p), everyone,
-                                      None) is None for p in parsed)
-    return found, waits
+    return found, msg is None and _waits(lc, mover, parsed, everyone)
+
+
+def _waits(lc: Lifecycle, mover: str, parsed: list[Parsed], everyone: dict[str, dict]) -> bool:
+    """Only the message could tell whether `mover` may make one of these changes."""
+    return any(p.agent != mover and may_move(lc, mover, p.agent, *_fronts(p), move_of(p),
+                                             everyone, None) is None for p in parsed)

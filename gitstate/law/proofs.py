@@ -61,9 +61,7 @@ def unproven_movers(lc: Lifecycle, changes: list[FileChange], msg: Message, ctx,
                     proofs: Proofs, memo: dict | None) -> list[Violation]:
     """`unsigned-move` of every change of an agent with a key (or the birth of a child of a
     parent with one) whose mover is not proven."""
-    keyed = [ch for ch in changes if ch.old != ch.new and (
-        (ch.old is not None and _KEY_LINE in ch.old)
-        or (ch.old is None and ch.new is not None and b"\nparent:" in ch.new))]
+    keyed = [ch for ch in changes if _may_be_keyed(ch)]
     if not keyed:
         return []
     keyed_ids = {id(ch) for ch in keyed}   # by identity: comparing records is O(fields)
@@ -74,6 +72,15 @@ def unproven_movers(lc: Lifecycle, changes: list[FileChange], msg: Message, ctx,
             if why:
                 out.append(Violation(Rule.UNSIGNED_MOVE, why, p.change.path))
     return out
+
+
+def _may_be_keyed(ch: FileChange) -> bool:
+    """A change of a file that names a key, or the birth of an agent that names a parent."""
+    if ch.old == ch.new:
+        return False
+    if ch.old is not None:
+        return _KEY_LINE in ch.old
+    return ch.new is not None and b"\nparent:" in ch.new
 
 
 def unsigned_approvals(lc: Lifecycle, changes: list[FileChange], changed_law: list[str],
@@ -149,12 +156,17 @@ def _movers_keys(lc: Lifecycle, p: Parsed, old: str, new: str, parent_key, ctx,
     roles = movers.roles_for(old, new)
     if not roles:
         return keys
-    agents = ctx.agents()
-    holders = [a for r in roles for a, f in agents.items()
-               if statefile.as_text(f.get("role")) == r and a != p.agent
-               and lc.roster_of(str(f.get("state"))) == "living"]
+    holders = _living_holders(lc, roles, ctx.agents(), p.agent)
     listed = proofs.signers() or ""
     return keys + [k for a in holders for k in keys_of(listed, a)]
+
+
+def _living_holders(lc: Lifecycle, roles: list[str], agents: dict[str, dict],
+                    but: str) -> list[str]:
+    """The living holders of `roles` other than `but`, role by role."""
+    return [a for r in roles for a, f in agents.items()
+            if statefile.as_text(f.get("role")) == r and a != but
+            and lc.roster_of(str(f.get("state"))) == "living"]
 
 
 def _lives_since(p: Parsed, proofs: Proofs) -> float | None:
@@ -166,21 +178,27 @@ def _lives_since(p: Parsed, proofs: Proofs) -> float | None:
     return retried if retried is not None else proofs.born(p.change.path)
 
 
+def _early_sweep(lc: Lifecycle, p: Parsed, old: str, new: str, role: str | None, ctx,
+                 proofs: Proofs) -> str | None:
+    """`sweep` is proven by time: due by this door's clock."""
+    spec = lc.policies.timeout(old, new)
+    limit: int | None
+    if spec is not None and lc.timeout_applies(old, new, role):
+        since, limit = ctx.entered(p.agent, old), spec.after
+    else:
+        since, limit = _lives_since(p, proofs), lc.role_timeout(role)
+    if since is not None and limit is not None and ctx.now() - since >= limit:
+        return None
+    return (f"`gitstate sweep` moved {p.agent} ({old} -> {new}) before it was due by this "
+            "door's clock; a timed move is proven by time alone")
+
+
 def _team_move(lc: Lifecycle, p: Parsed, op: str, old: str, new: str, role: str | None, ctx,
                proofs: Proofs) -> str | None:
     """`sweep` is proven by time: due by this door's clock. `reap` and `shutdown` by a
     signature of a human or an operator the law names."""
     if op == "sweep":
-        spec = lc.policies.timeout(old, new)
-        limit: int | None
-        if spec is not None and lc.timeout_applies(old, new, role):
-            since, limit = ctx.entered(p.agent, old), spec.after
-        else:
-            since, limit = _lives_since(p, proofs), lc.role_timeout(role)
-        if since is not None and limit is not None and ctx.now() - since >= limit:
-            return None
-        return (f"`gitstate sweep` moved {p.agent} ({old} -> {new}) before it was due by this "
-                "door's clock; a timed move is proven by time alone")
+        return _early_sweep(lc, p, old, new, role, ctx, proofs)
     names = list(lc.policies.humans) + list(lc.policies.movers.operators)
     listed = proofs.signers() or ""
     keys = [k for n in names for k in keys_of(listed, n)]

@@ -92,33 +92,53 @@ def check_retries(parsed: list[Parsed], lc, ctx: Context | None) -> list[Violati
 def _check(p: Parsed, lc, ctx: Context | None, out: list[Violation]) -> None:
     assert p.old is not None and p.new is not None
     old, new = p.old.state, p.new.state
-    before, after = count(p.old.front), count(p.new.front)
-    where = f"{p.change.path}:{p.new.line_of(RETRIES if RETRIES in p.new.front else 'state')}"
     role = statefile.as_text(p.new.get("role")) or statefile.as_text(p.old.get("role"))
-    if not isinstance(old, str) or old == new or not is_retry(lc, old, new, role):
-        if after != before:
-            out.append(Violation(Rule.RETRY, f"'{RETRIES}' counts {p.agent}'s retries ({before}) "
-                                 f"and changes only with a retry, not to {after}", where))
-        return
-    spec = lc.policies.retry
-    assert spec is not None   # is_retry
-    if before >= spec.max:
-        out.append(Violation(Rule.RETRY, f"{p.agent} was retried {before} time"
-                             f"{'' if before == 1 else 's'} already, the most policies.retry "
-                             f"allows ({spec.max}): it stays {old}. Spawn a new agent for its "
-                             f"task instead (`gitstate spawn ID"
-                             + (f" --role {role}`)" if role else "`)"), where))
-        return
+    if isinstance(old, str) and old != new and is_retry(lc, old, new, role):
+        out += _retry(p, lc, ctx, old, role)
+    elif count(p.new.front) != count(p.old.front):
+        out.append(Violation(Rule.RETRY, f"'{RETRIES}' counts {p.agent}'s retries "
+                             f"({count(p.old.front)}) and changes only with a retry, not to "
+                             f"{count(p.new.front)}", _where(p)))
+
+
+def _where(p: Parsed) -> str:
+    assert p.new is not None
+    return f"{p.change.path}:{p.new.line_of(RETRIES if RETRIES in p.new.front else 'state')}"
+
+
+def _retry(p: Parsed, lc, ctx: Context | None, old: str, role: str | None) -> list[Violation]:
+    """A retry: within `max`, counted, and no sooner than its backoff."""
+    assert p.old is not None and p.new is not None
+    before, after, where = count(p.old.front), count(p.new.front), _where(p)
+    if before >= lc.policies.retry.max:
+        return [_spent(p.agent, before, lc.policies.retry.max, old, role, where)]
+    out = []
     if after != before + 1:
         out.append(Violation(Rule.RETRY, f"a retry counts itself: '{RETRIES}: {before + 1}', not "
-                             f"{after} (`gitstate transition {p.agent} {new}` writes it)", where))
-    if ctx is None:
-        return
-    need, since, now = wait(lc, before), ctx.entered(p.agent, old), ctx.now()
+                             f"{after} (`gitstate transition {p.agent} {p.new.state}` writes "
+                             "it)", where))
+    if ctx is not None:
+        out += _too_soon(p.agent, old, before, lc, ctx, where)
+    return out
+
+
+def _spent(agent: str, before: int, most: int, old: str, role: str | None,
+           where: str) -> Violation:
+    spawn = f" --role {role}`)" if role else "`)"
+    return Violation(Rule.RETRY, f"{agent} was retried {before} time"
+                     f"{'' if before == 1 else 's'} already, the most policies.retry "
+                     f"allows ({most}): it stays {old}. Spawn a new agent for its "
+                     f"task instead (`gitstate spawn ID" + spawn, where)
+
+
+def _too_soon(agent: str, old: str, before: int, lc, ctx: Context,
+              where: str) -> list[Violation]:
+    spec = lc.policies.retry
+    need, since, now = wait(lc, before), ctx.entered(agent, old), ctx.now()
     if since is not None and now - since >= need:
-        return
+        return []
     left = f"; due in {int(need - (now - since))}s" if since is not None else ""
-    out.append(Violation(Rule.RETRY, f"retry {before + 1} of {spec.max} of {p.agent} waits "
-                         f"{duration(need, exact=True)} after it entered {old} (backoff "
-                         f"{duration(spec.backoff, exact=True)}, doubled for each retry made)"
-                         f"{left}", where))
+    return [Violation(Rule.RETRY, f"retry {before + 1} of {spec.max} of {agent} waits "
+                      f"{duration(need, exact=True)} after it entered {old} (backoff "
+                      f"{duration(spec.backoff, exact=True)}, doubled for each retry made)"
+                      f"{left}", where)]

@@ -29,16 +29,21 @@ def over_advisory_max(lc: Lifecycle, fronts) -> list[str]:
     """A warning for each role whose max is a convention (`max_advisory`, seed 000) that more
     living agents hold than it says (`fronts`: the agents' front matters): the law lets it be,
     the team should know."""
-    advisory = {r for r in lc.roles if lc.max_advisory(r)}
+    holders = _advisory_holders(lc, fronts, {r for r in lc.roles if lc.max_advisory(r)})
+    return [f"role '{role}' has {len(held)} living holders ({named(sorted(held))}); its max of "
+            f"{lc.max_of(role)} is a convention (max_advisory: true), warned of, not refused: "
+            f"coordinate, or hand it on (`gitstate handover {role} --from ID --to ID2`)"
+            for role, held in sorted(holders.items()) if len(held) > (lc.max_of(role) or 0)]
+
+
+def _advisory_holders(lc: Lifecycle, fronts, advisory: set[str]) -> dict[str, list[str]]:
+    """Each role of `advisory` -> the ids of its living holders."""
     holders: dict[str, list[str]] = {}
     for front in fronts if advisory else ():
         role, state = statefile.as_text(front.get("role")), front.get("state")
         if role in advisory and isinstance(state, str) and lc.roster_of(state) == "living":
             holders.setdefault(role, []).append(str(front.get("agent")))
-    return [f"role '{role}' has {len(held)} living holders ({named(sorted(held))}); its max of "
-            f"{lc.max_of(role)} is a convention (max_advisory: true), warned of, not refused: "
-            f"coordinate, or hand it on (`gitstate handover {role} --from ID --to ID2`)"
-            for role, held in sorted(holders.items()) if len(held) > (lc.max_of(role) or 0)]
+    return holders
 
 
 ASSUMES = "assumes-role"   # the trailer of `gitstate assume ID ROLE`
@@ -60,26 +65,38 @@ def check_assumed(p, lc: Lifecycle, holders: list[str], msg: Message, role: str 
     living agent holds this one."""
     said = msg.trailer("assumes-role")
     wanted = said[0].strip() if len(said) == 1 else None
-    problem = None
-    if wanted is None:
-        problem = "a commit assumes one role ('Assumes-role:' given more than once)"
-    elif p.old is None:
-        problem = f"a new agent is born with its role (`gitstate spawn {p.agent} --role {wanted}`)"
-    elif old_role:
-        problem = (f"{p.agent} holds role '{old_role}'; an agent holds one role at a time "
-                   f"(hand it on first: `gitstate handover {old_role} --to ID`)")
-    elif role != wanted:
-        problem = f"the commit says 'Assumes-role: {wanted}' but writes 'role: {role}'"
-    elif not living:
-        problem = f"{p.agent} is {p.new.state}, not living: only a living agent takes a role"
-    else:
-        others = [h for h in holders if h != p.agent]
-        if others:
-            problem = (f"role '{wanted}' is not vacant: {named(others)} hold"
-                       f"{'s' if len(others) == 1 else ''} it (a hand-over gives it: "
-                       f"`gitstate handover {wanted} --from {others[0]} --to {p.agent}`)")
+    problem = _why_not_assume(p, wanted, role, old_role, living)
+    if problem is None and wanted is not None:
+        problem = _occupied(p.agent, wanted, holders)
     if problem:
         out.append(Violation(Rule.ASSUME_ROLE, problem, where))
+
+
+def _why_not_assume(p, wanted: str | None, role: str | None, old_role: str | None,
+                    living: bool) -> str | None:
+    """What keeps this agent from taking a role, whoever holds it."""
+    if wanted is None:
+        return "a commit assumes one role ('Assumes-role:' given more than once)"
+    if p.old is None:
+        return f"a new agent is born with its role (`gitstate spawn {p.agent} --role {wanted}`)"
+    if old_role:
+        return (f"{p.agent} holds role '{old_role}'; an agent holds one role at a time "
+                f"(hand it on first: `gitstate handover {old_role} --to ID`)")
+    if role != wanted:
+        return f"the commit says 'Assumes-role: {wanted}' but writes 'role: {role}'"
+    if not living:
+        return f"{p.agent} is {p.new.state}, not living: only a living agent takes a role"
+    return None
+
+
+def _occupied(agent: str, wanted: str, holders: list[str]) -> str | None:
+    """The role is held by another living agent."""
+    others = [h for h in holders if h != agent]
+    if not others:
+        return None
+    return (f"role '{wanted}' is not vacant: {named(others)} hold"
+            f"{'s' if len(others) == 1 else ''} it (a hand-over gives it: "
+            f"`gitstate handover {wanted} --from {others[0]} --to {agent}`)")
 
 
 NEW_ROLE = "new-role"   # the trailer that says a role not declared is meant (`spawn --new-role`)
@@ -102,21 +119,20 @@ def check_new_role(p, lc: Lifecycle, role: str, msg: Message | None,
     if p.old is not None and lc.policies.custom_roles \
             and not assumes_undeclared(p, msg, role, old_role):
         return    # held since its birth, or handed over by its holder
-    from gitstate.law.suggest import did_you_mean
-    near = did_you_mean(role, lc.roles)
-    declared = f"({', '.join(lc.roles) or 'none'})"
     if not lc.policies.custom_roles:
-        out.append(Violation(Rule.UNKNOWN_ROLE, f"role '{role}' is not one of this lifecycle's "
-                             f"roles{near} {declared}, and custom roles are not allowed", where))
-        return
-    if msg is None:   # pre-commit has no message yet
-        return
-    said = [v.strip() for v in msg.trailer(NEW_ROLE)]
-    if role in said:
-        return
-    out.append(Violation(Rule.UNKNOWN_ROLE, f"role '{role}' is not one of this lifecycle's "
-                         f"roles{near} {declared}; a new role is taken only when the commit "
-                         f"says so: `--new-role` (trailer 'New-role: {role}')", where))
+        out.append(Violation(Rule.UNKNOWN_ROLE, f"{_not_a_role(lc, role)}, and custom roles are "
+                             "not allowed", where))
+    elif msg is not None and role not in [v.strip() for v in msg.trailer(NEW_ROLE)]:
+        # (pre-commit has no message yet)
+        out.append(Violation(Rule.UNKNOWN_ROLE, f"{_not_a_role(lc, role)}; a new role is taken "
+                             "only when the commit says so: `--new-role` (trailer 'New-role: "
+                             f"{role}')", where))
+
+
+def _not_a_role(lc: Lifecycle, role: str) -> str:
+    from gitstate.law.suggest import did_you_mean
+    return (f"role '{role}' is not one of this lifecycle's roles{did_you_mean(role, lc.roles)} "
+            f"({', '.join(lc.roles) or 'none'})")
 
 
 def article(word: str | None) -> str:
@@ -169,12 +185,16 @@ def _transfer_parties(parsed: list[Parsed], msg: Message | None
     if found is None:
         return None
     role, to = found
-    giver = next((p for p in parsed if p.agent == msg.prefix), None) if msg else None
-    taker = next((p for p in parsed if p.agent == to), None)
+    giver = _party(parsed, msg.prefix) if msg else None
+    taker = _party(parsed, to)
     if giver is None or taker is None or giver is taker or not _both_sides(giver) \
             or not _both_sides(taker):
         return None
     return role, to, giver, taker
+
+
+def _party(parsed: list[Parsed], agent: str | None) -> Parsed | None:
+    return next((p for p in parsed if p.agent == agent), None)
 
 
 def _transfer_trailer(parsed: list[Parsed], msg: Message | None) -> tuple[str, str] | None:
@@ -195,32 +215,46 @@ def _check_transfer(role: str, to: str, giver: Parsed, taker: Parsed,
                     out: list[Violation]) -> None:
     """The giver held the role and lets it go; the receiver takes it and changes nothing
     else."""
+    problem = _giver_problem(role, giver)
+    if problem is None:
+        problem = _taker_problem(role, to, taker)
+    if problem is not None:
+        out.append(problem)
+
+
+def _giver_problem(role: str, giver: Parsed) -> Violation | None:
+    """The giver held the role and holds none after."""
     assert giver.old is not None and giver.new is not None   # _transfer_parties
-    assert taker.old is not None and taker.new is not None
     if statefile.as_text(giver.old.get("role")) != role:
-        out.append(Violation(Rule.MULTIPLE_AGENTS, f"{giver.agent} cannot hand over role '{role}': "
-                             "it does not hold it", "commit message"))
-        return
+        return Violation(Rule.MULTIPLE_AGENTS, f"{giver.agent} cannot hand over role '{role}': "
+                         "it does not hold it", "commit message")
     kept = statefile.as_text(giver.new.get("role"))
     if kept == role:
-        out.append(Violation(Rule.MULTIPLE_AGENTS, f"{giver.agent} hands over '{role}' but keeps "
-                             "it; set its role to null in the same commit", "commit message"))
-        return
+        return Violation(Rule.MULTIPLE_AGENTS, f"{giver.agent} hands over '{role}' but keeps "
+                         "it; set its role to null in the same commit", "commit message")
     if kept:   # a role taken past `Assumes-role:` (a vacancy) and `New-role:` (a typo)
-        out.append(Violation(Rule.ASSUME_ROLE, f"{giver.agent} hands over '{role}' and takes "
-                             f"'{kept}' in the same commit; a giver's role becomes null (then "
-                             f"`gitstate assume {giver.agent} {kept}` takes a vacant one)",
-                             f"{giver.change.path}:{giver.new.line_of('role')}"))
-        return
+        return Violation(Rule.ASSUME_ROLE, f"{giver.agent} hands over '{role}' and takes "
+                         f"'{kept}' in the same commit; a giver's role becomes null (then "
+                         f"`gitstate assume {giver.agent} {kept}` takes a vacant one)",
+                         f"{giver.change.path}:{giver.new.line_of('role')}")
+    return None
+
+
+def _besides_role(front: dict) -> dict:
+    return {k: v for k, v in front.items() if k not in ("role", "updated")}
+
+
+def _taker_problem(role: str, to: str, taker: Parsed) -> Violation | None:
+    """The receiver held no other role, and takes this one changing nothing else."""
+    assert taker.old is not None and taker.new is not None
     held = statefile.as_text(taker.old.get("role"))
     if held and held != role:   # its own role would vanish with no hand-over of it
-        out.append(Violation(Rule.ASSUME_ROLE, f"{to} holds role '{held}'; an agent holds one "
-                             f"role at a time (have {to} hand '{held}' on first)",
-                             f"{taker.change.path}:{taker.new.line_of('role')}"))
-        return
-    before = {k: v for k, v in taker.old.front.items() if k not in ("role", "updated")}
-    after = {k: v for k, v in taker.new.front.items() if k not in ("role", "updated")}
+        return Violation(Rule.ASSUME_ROLE, f"{to} holds role '{held}'; an agent holds one "
+                         f"role at a time (have {to} hand '{held}' on first)",
+                         f"{taker.change.path}:{taker.new.line_of('role')}")
+    before, after = _besides_role(taker.old.front), _besides_role(taker.new.front)
     if before != after or statefile.as_text(taker.new.get("role")) != role:
-        out.append(Violation(Rule.MULTIPLE_AGENTS, f"in a role transfer {to}'s state file may only "
-                             f"take the role ('role: {role}')",
-                             f"{taker.change.path}:{taker.new.line_of('role')}"))
+        return Violation(Rule.MULTIPLE_AGENTS, f"in a role transfer {to}'s state file may only "
+                         f"take the role ('role: {role}')",
+                         f"{taker.change.path}:{taker.new.line_of('role')}")
+    return None

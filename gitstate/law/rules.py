@@ -35,6 +35,12 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
         out += check_society(parsed, lc, context, msg)
     out += check_retries(parsed, lc, context)
     transfer = _check_one_agent(parsed, msg, out)
+    _check_fixed_fields(parsed, msg, transfer, out)
+    return out
+
+
+def _check_fixed_fields(parsed: list[Parsed], msg: Message | None, transfer: bool,
+                        out: list[Violation]) -> None:
     assumed = assumed_role(parsed, msg)
     several = msg is None and len({p.agent for p in parsed}) > 1
     for p in parsed:
@@ -42,7 +48,6 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
         # apart either: judged at commit-msg
         taking = msg is None and p.old is not None and not p.old.get("role")
         _check_fixed(p, out, role_may_change=transfer or several or p.agent == assumed or taking)
-    return out
 
 
 def _parse_changes(changes: list[FileChange], lc: Lifecycle, out: list[Violation],
@@ -204,14 +209,16 @@ def _check_transition(p: Parsed, lc: Lifecycle, state: str, where: str,
                       out: list[Violation]) -> None:
     """A new agent starts in the initial state; an agent moves only as the lifecycle allows,
     and never out of a terminal state."""
-    if p.change.old is None:
-        if state != lc.initial:
-            out.append(Violation(Rule.NOT_INITIAL, f"a new agent starts in '{lc.initial}', not "
-                                 f"'{state}'", where))
-        return
-    if p.old is None:
-        return
-    old_state = p.old.state
+    if p.change.old is None and state != lc.initial:
+        out.append(Violation(Rule.NOT_INITIAL, f"a new agent starts in '{lc.initial}', not "
+                             f"'{state}'", where))
+    elif p.change.old is not None and p.old is not None:
+        _check_move(p, lc, p.old.state, state, where, out)
+
+
+def _check_move(p: Parsed, lc: Lifecycle, old_state, state: str, where: str,
+                out: list[Violation]) -> None:
+    assert p.old is not None
     if not isinstance(old_state, str):
         out.append(Violation(Rule.ILLEGAL_TRANSITION, f"{p.agent}'s state before this commit "
                              f"({old_state!r}) is not a state name, so no move from it is "
@@ -238,15 +245,7 @@ def _check_content(p: Parsed, data: bytes, lc: Lifecycle, out: list[Violation],
         out.append(Violation(Rule.of(exc.rule), said, exc.where or ch.path))
         p.new_problem = True
         return None
-    for key, line, problem in statefile.field_problems(new):
-        out.append(Violation(Rule.BAD_FIELD, problem, f"{ch.path}:{line}"))
-        if key in ("agent", "state"):
-            p.new_problem = True
-    agent_field = new.agent
-    if isinstance(agent_field, str) and agent_field.lower() != p.agent:
-        out.append(Violation(Rule.AGENT_MISMATCH, f"'agent: {agent_field}' but the file belongs to "
-                             f"'{p.agent}' (its directory); they must be the same id",
-                             f"{ch.path}:{new.line_of('agent')}"))
+    _check_fields(p, new, out)
     state = new.state
     if p.new_problem or not isinstance(state, str):
         return None
@@ -259,6 +258,20 @@ def _check_content(p: Parsed, data: bytes, lc: Lifecycle, out: list[Violation],
         p.new_problem = True
         return None
     return new
+
+
+def _check_fields(p: Parsed, new: statefile.StateDoc, out: list[Violation]) -> None:
+    """The known keys' values, and the `agent` key against the file's directory."""
+    path = p.change.path
+    for key, line, problem in statefile.field_problems(new):
+        out.append(Violation(Rule.BAD_FIELD, problem, f"{path}:{line}"))
+        if key in ("agent", "state"):
+            p.new_problem = True
+    agent_field = new.agent
+    if isinstance(agent_field, str) and agent_field.lower() != p.agent:
+        out.append(Violation(Rule.AGENT_MISMATCH, f"'agent: {agent_field}' but the file belongs to "
+                             f"'{p.agent}' (its directory); they must be the same id",
+                             f"{path}:{new.line_of('agent')}"))
 
 
 def _check_requires(new: statefile.StateDoc, path: str, lc: Lifecycle, state: str,
@@ -313,7 +326,13 @@ def _check_checkpoint(p: Parsed, ancestry: Context, out: list[Violation]) -> Non
         out.append(Violation(Rule.INBOX_CHECKPOINT, f"last_read_commit {new} is not a commit in "
                              "this history (it must be the parent of this commit or one of its "
                              "ancestors)", where))
-        return
+    else:
+        _check_forward(ancestry, old, new, new_sha, where, out)
+
+
+def _check_forward(ancestry: Context, old, new, new_sha: str, where: str,
+                   out: list[Violation]) -> None:
+    """A checkpoint moved to a commit of the history descends from the one before it."""
     old_sha = ancestry.commit(str(old)) if old is not None else None
     if old_sha is not None and not ancestry.is_ancestor(old_sha, new_sha):
         out.append(Violation(Rule.INBOX_CHECKPOINT, f"last_read_commit may only move forward: "
@@ -331,11 +350,16 @@ def _check_message(parsed: list[Parsed], msg: Message, lc: Lifecycle,
     elif not msg.has_tag:
         _check_untagged(parsed, out)
     elif msg.tag is not None:   # (else malformed, already reported)
-        _check_held(parsed, msg, lc, out)
-        _check_prefix(parsed, msg, out)
-        for p in parsed:
-            if msg.prefix is None or p.agent == msg.prefix:
-                _check_tag(p, msg, lc, out)
+        _check_tagged(parsed, msg, lc, out)
+
+
+def _check_tagged(parsed: list[Parsed], msg: Message, lc: Lifecycle,
+                  out: list[Violation]) -> None:
+    _check_held(parsed, msg, lc, out)
+    _check_prefix(parsed, msg, out)
+    for p in parsed:
+        if msg.prefix is None or p.agent == msg.prefix:
+            _check_tag(p, msg, lc, out)
 
 
 _MESSAGE = "commit message"
@@ -352,7 +376,7 @@ def _check_tag_without_change(msg: Message, lc: Lifecycle, out: list[Violation])
 
 def _check_untagged(parsed: list[Parsed], out: list[Violation]) -> None:
     for p in parsed:
-        written = p.new.state if p.new is not None else None
+        written = _written(p)
         suggestion = (f"'@{p.agent}: [STATE:{written}] <text>'" if isinstance(written, str)
                       else f"'@{p.agent}: [STATE:<state>] <text>'")
         out.append(Violation(Rule.CHANGE_WITHOUT_TAG, f"{p.change.path} changes but the "
@@ -363,10 +387,9 @@ def _check_held(parsed: list[Parsed], msg: Message, lc: Lifecycle,
                 out: list[Violation]) -> None:
     """A held agent (haak: frozen) is changed only with a human's approval."""
     for p in parsed:
-        if p.new is not None and p.old is not None and not p.new_problem \
-                and isinstance(p.old.state, str) and p.old.state == p.new.state \
-                and lc.held(p.old.state):
-            _check_approval(p, msg, lc, p.old.state, p.old.state, out)
+        old = _judged_old(p)
+        if old is not None and old == _written(p) and lc.held(old):
+            _check_approval(p, msg, lc, old, old, out)
 
 
 def _check_prefix(parsed: list[Parsed], msg: Message, out: list[Violation]) -> None:
@@ -378,14 +401,25 @@ def _check_prefix(parsed: list[Parsed], msg: Message, out: list[Violation]) -> N
 
 def _check_tag(p: Parsed, msg: Message, lc: Lifecycle, out: list[Violation]) -> None:
     """The tag names the state the agent's file writes, and a gated move is approved."""
-    written = p.new.state if p.new is not None else None
+    written = _written(p)
     if isinstance(written, str) and written != msg.tag:
         out.append(Violation(Rule.TAG_MISMATCH, f"the subject says [STATE:{msg.tag}] but "
                              f"{p.change.path} writes 'state: {written}'", _MESSAGE))
-    if p.new is not None and not p.new_problem and p.old is not None \
-            and isinstance(p.old.state, str) and isinstance(written, str) \
-            and lc.needs_approval(p.old.state, written):
-        _check_approval(p, msg, lc, p.old.state, written, out)
+    old = _judged_old(p)
+    if old is not None and isinstance(written, str) and lc.needs_approval(old, written):
+        _check_approval(p, msg, lc, old, written, out)
+
+
+def _judged_old(p: Parsed) -> str | None:
+    """The old state of a change with both sides parsed and the new one sound."""
+    if p.new is None or p.old is None or p.new_problem or not isinstance(p.old.state, str):
+        return None
+    return p.old.state
+
+
+def _written(p: Parsed):
+    """The state the new side writes, if it is parsed."""
+    return p.new.state if p.new is not None else None
 
 
 def _check_approval(p: Parsed, msg: Message, lc: Lifecycle, old: str, new: str,

@@ -24,15 +24,20 @@ def check_society(parsed: list, lc: Lifecycle, ctx: Context, msg: Message | None
     out: list[Violation] = []
     census = Census(ctx, lc)
     for p in parsed:
-        if p.new is None or p.new_problem or p.new.state not in lc.states:
-            continue
-        _check_agent(p, lc, ctx, census, out, msg)
-    if msg is not None and lc.policies.atomic_commits and msg.prefix \
-            and msg.prefix not in {p.agent for p in parsed}:
-        out.append(Violation(Rule.ATOMIC, f"every commit of an agent carries its state file: this "
-                             f"commit speaks as @{msg.prefix} but does not change "
-                             f"{lc.state_path(msg.prefix)}", "commit message"))
+        if p.new is not None and not p.new_problem and p.new.state in lc.states:
+            _check_agent(p, lc, ctx, census, out, msg)
+    if msg is not None and lc.policies.atomic_commits:
+        out += _speaks_without_state(lc, msg, {p.agent for p in parsed})
     return out
+
+
+def _speaks_without_state(lc: Lifecycle, msg: Message, changed: set[str]) -> list[Violation]:
+    """A commit that speaks as an agent carries that agent's state file."""
+    if not msg.prefix or msg.prefix in changed:
+        return []
+    return [Violation(Rule.ATOMIC, f"every commit of an agent carries its state file: this "
+                      f"commit speaks as @{msg.prefix} but does not change "
+                      f"{lc.state_path(msg.prefix)}", "commit message")]
 
 
 def working_agent_violations(lc: Lifecycle, agent: str, msg: Message, changed: set[str],
@@ -54,23 +59,33 @@ def working_agent_violations(lc: Lifecycle, agent: str, msg: Message, changed: s
 def society_violations(lc: Lifecycle, fronts: dict[str, dict]) -> list[Violation]:
     """The limits of the society as a whole, for a set of state files (path -> front matter)
     seen at once, such as a work tree: living holders of each role, and living agents."""
-    out: list[Violation] = []
+    out = _over_role_max(lc, _living_holders(lc, fronts))
+    cap = lc.policies.max_living
+    living = [p for p, f in sorted(fronts.items()) if _living(lc, f)]
+    if cap and len(living) > cap:
+        out.append(Violation(Rule.MAX_LIVING, f"at most {cap} agents may be living at once; "
+                             f"{len(living)} are", living[-1]))
+    return out
+
+
+def _living_holders(lc: Lifecycle, fronts: dict[str, dict]) -> dict[str, list[str]]:
+    """Each role -> the paths of its living holders, sorted."""
     holders: dict[str, list[str]] = {}
     for path, front in sorted(fronts.items()):
         role = statefile.as_text(front.get("role"))
         if role and _living(lc, front):
             holders.setdefault(role, []).append(path)
+    return holders
+
+
+def _over_role_max(lc: Lifecycle, holders: dict[str, list[str]]) -> list[Violation]:
+    out: list[Violation] = []
     for role, paths in sorted(holders.items()):
         most = lc.max_of(role)
         if most and len(paths) > most and not lc.max_advisory(role):
             out.append(Violation(Rule.ROLE_MAX, f"role '{role}' may have {most} living "
                                  f"holder{'s' if most != 1 else ''}, but {len(paths)} hold "
                                  f"it ({', '.join(paths)})", paths[-1]))
-    cap = lc.policies.max_living
-    living = [p for p, f in sorted(fronts.items()) if _living(lc, f)]
-    if cap and len(living) > cap:
-        out.append(Violation(Rule.MAX_LIVING, f"at most {cap} agents may be living at once; "
-                             f"{len(living)} are", living[-1]))
     return out
 
 
@@ -102,18 +117,8 @@ class Census:
     def _count(self) -> dict[str, set[str]]:
         if self._holders is None:
             known = self._ctx.living_roles(self._lc)
-            if known is not None:
-                self._holders, self._living = known
-                return self._holders
-            holders: dict[str, set[str]] = {}
-            living = 0
-            for agent, front in self.agents().items():
-                alive, role = census_entry(self._lc, front)
-                if alive:
-                    living += 1
-                    if role:
-                        holders.setdefault(role, set()).add(agent)
-            self._holders, self._living = holders, living
+            self._holders, self._living = known if known is not None \
+                else _counted(self._lc, self.agents())
         return self._holders
 
     def holders(self, role: str) -> list[str]:
@@ -123,6 +128,19 @@ class Census:
     def living(self) -> int:
         self._count()
         return self._living
+
+
+def _counted(lc: Lifecycle, agents: dict[str, dict]) -> tuple[dict[str, set[str]], int]:
+    """(role -> its living holders, number of living agents) of a set of agents."""
+    holders: dict[str, set[str]] = {}
+    living = 0
+    for agent, front in agents.items():
+        alive, role = census_entry(lc, front)
+        if alive:
+            living += 1
+            if role:
+                holders.setdefault(role, set()).add(agent)
+    return holders, living
 
 
 def census_entry(lc: Lifecycle, front: dict) -> tuple[bool, str | None]:
@@ -157,8 +175,7 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Viola
         check_new_role(p, lc, m.role, msg, m.role_at, out, old_role=m.old_role)
     _check_role_forbids(p, lc, m, out)
     if msg is not None and msg.prefix == p.agent and msg.trailer("assumes-role"):
-        check_assumed(p, lc, census.holders(m.role) if m.role else [], msg, m.role, m.old_role,
-                      m.living, m.role_at, out)
+        _check_assumes(p, lc, census, m, msg, out)
     _check_role_max(p, lc, census, m, out)
     _check_max_living(p, lc, census, m, out)
     if p.old is None:
@@ -166,39 +183,56 @@ def _check_agent(p, lc: Lifecycle, ctx: Context, census: Census, out: list[Viola
     _check_entering(p, lc, ctx, m, out)
 
 
+def _check_assumes(p, lc: Lifecycle, census: Census, m: _Move, msg: Message,
+                   out: list[Violation]) -> None:
+    check_assumed(p, lc, census.holders(m.role) if m.role else [], msg, m.role, m.old_role,
+                  m.living, m.role_at, out)
+
+
 def _check_role_forbids(p, lc: Lifecycle, m: _Move, out: list[Violation]) -> None:
     """An agent never enters a state its role forbids."""
     spec = m.spec
     if spec is None or m.state == m.old_state or m.state not in spec.forbids:
         return
-    instead = ""
-    if isinstance(m.old_state, str):
-        ways = [t for t in lc.allowed_from(m.old_state) if t not in spec.forbids]
-        instead = f"; from {m.old_state} it may go to: {', '.join(ways) or 'nowhere'}"
+    instead = _ways_allowed(lc, m.old_state, spec.forbids)
     why = f" ({spec.description})" if spec.description else ""
     out.append(Violation(Rule.ROLE_FORBIDS, f"{p.agent} holds role '{m.role}', which never "
                          f"enters {m.state}{why}{instead}",
                          f"{p.change.path}:{p.new.line_of('state')}"))
 
 
+def _ways_allowed(lc: Lifecycle, old_state, forbids: tuple[str, ...]) -> str:
+    """"; from idle it may go to: ..." (the moves out of `old_state` a role allows)."""
+    if not isinstance(old_state, str):
+        return ""
+    ways = [t for t in lc.allowed_from(old_state) if t not in forbids]
+    return f"; from {old_state} it may go to: {', '.join(ways) or 'nowhere'}"
+
+
 def _check_role_max(p, lc: Lifecycle, census: Census, m: _Move, out: list[Violation]) -> None:
     """An agent that comes to hold a role while living (born, woken, or taking it) finds room
     under the role's max."""
-    most = lc.max_of(m.role)
-    if not (m.living and m.role and most) or (m.was_living and m.role == m.old_role) \
-            or lc.max_advisory(m.role):
+    role, most = _role_taken(m), lc.max_of(m.role)
+    if not (role and most) or lc.max_advisory(role):
         return
-    holders = census.holders(m.role)
+    holders = census.holders(role)
     if len(holders) <= most:
         return
     # the first holder other than this agent (ids are unique: it is one of the first two)
     giver = next((h for h in holders[:2] if h != p.agent), None)
     default = "" if m.spec is not None and m.spec.max else " (policies.role_max: " \
         "the limit of every role without its own max)"
-    out.append(Violation(Rule.ROLE_MAX, f"role '{m.role}' may have {most} living "
+    out.append(Violation(Rule.ROLE_MAX, f"role '{role}' may have {most} living "
                          f"holder{'s' if most != 1 else ''}{default}; with this commit it "
                          f"would have {len(holders)} ({named(holders)}). "
-                         + way_out(p, m.role, giver, lc), m.role_at))
+                         + way_out(p, role, giver, lc), m.role_at))
+
+
+def _role_taken(m: _Move) -> str | None:
+    """The role the agent comes to hold living (born, woken, or taking it), if any."""
+    if not m.living or (m.was_living and m.role == m.old_role):
+        return None
+    return m.role
 
 
 def _check_max_living(p, lc: Lifecycle, census: Census, m: _Move, out: list[Violation]) -> None:
@@ -276,7 +310,11 @@ def _check_birth(p, lc: Lifecycle, census: Census, role: str | None,
     elif depth not in (None, 0):
         out.append(Violation(Rule.DEPTH, f"an agent without a parent is at depth 0, not {depth}",
                              depth_at))
-    limit = lc.policies.max_depth
+    _check_max_depth(p, lc.policies.max_depth, depth, depth_at, out)
+
+
+def _check_max_depth(p, limit: int | None, depth: int | None, depth_at: str,
+                     out: list[Violation]) -> None:
     if limit is not None and depth is not None and depth > limit:
         out.append(Violation(Rule.MAX_DEPTH, f"{p.agent} would be at depth {depth}; this "
                              f"lifecycle allows depths up to {limit}", depth_at))
@@ -312,11 +350,16 @@ def _check_spawn(p, lc: Lifecycle, role: str | None, parent: str, pf: dict,
                              f"another {prole} ({parent} spawning {p.agent}); only roles "
                              "with 'self_spawn: true' may", at))
     elif pspec is not None and not _spawns(pspec, role):
-        allowed = [r for r in (pspec.spawns or lc.roles)
-                   if r not in pspec.never_spawns and (r != prole or pspec.self_spawn)]
+        allowed = _spawnable(lc, pspec, prole)
         out.append(Violation(Rule.SELF_SPAWN, f"{article(prole)} {prole} may not spawn "
                              f"{article(role)} {role}; it may spawn: "
                              f"{', '.join(allowed) or 'nothing'}", at))
+
+
+def _spawnable(lc: Lifecycle, pspec, prole: str | None) -> list[str]:
+    """The roles a holder of `prole` may spawn."""
+    return [r for r in (pspec.spawns or lc.roles)
+            if r not in pspec.never_spawns and (r != prole or pspec.self_spawn)]
 
 
 def _spawns(spec, role: str) -> bool:

@@ -113,20 +113,25 @@ def check_walls(lc: Lifecycle, changes: list, msg: Message | None,
     its own is the commit's time."""
     out: list[Violation] = []
     for p in parsed_changes(lc, changes, memo):
-        what = system_changes(lc, p) if msg is not None else []
-        if what and msg is not None and not systems(lc, msg, p):
-            out.append(_fourth_wall(lc, p, what))
-        elif ctx is not None and msg is not None and lc.policies.fourth_wall \
-                and not systems(lc, msg, p):
-            out += _picked_stamps(lc, p, ctx)
+        if msg is not None:
+            out += _check_wall(lc, p, msg, ctx)
         out += _changes_in(lc, p)
     return out
+
+
+def _check_wall(lc: Lifecycle, p: Parsed, msg: Message, ctx) -> list[Violation]:
+    what = system_changes(lc, p)
+    if what and not systems(lc, msg, p):
+        return [_fourth_wall(lc, p, what)]
+    if ctx is not None and lc.policies.fourth_wall and not systems(lc, msg, p):
+        return _picked_stamps(lc, p, ctx)
+    return []
 
 
 def _picked_stamps(lc: Lifecycle, p: Parsed, ctx) -> list[Violation]:
     """A stamp the move writes of its own (era's idle_since, `ended`) that is not the move's
     own time: further from the commit's time than the law's clock tolerance (`SKEW`)."""
-    from gitstate.law.times import SKEW, iso, parse_iso
+    from gitstate.law.times import iso
     if p.old is None or p.new is None:
         return []
     old, new = move_of(p)
@@ -136,11 +141,7 @@ def _picked_stamps(lc: Lifecycle, p: Parsed, ctx) -> list[Violation]:
         if value is None or value == p.old.front.get(key):
             continue
         at = ctx.committed()
-        try:
-            off = abs(parse_iso(str(value)) - at)
-        except (ValueError, OverflowError, OSError):
-            off = None
-        if off is not None and off <= SKEW:
+        if _within_skew(value, at):
             continue
         out.append(Violation(Rule.FOURTH_WALL, f"{p.agent}'s {key} is the time of the move that "
                              f"writes it ({old} -> {new}, committed {iso(at)}), not {value!s} "
@@ -148,6 +149,15 @@ def _picked_stamps(lc: Lifecycle, p: Parsed, ctx) -> list[Violation]:
                              f"leave it out (no `--set {key}=...`) and the move writes its "
                              "own", f"{p.change.path}:{p.new.line_of(key)}"))
     return out
+
+
+def _within_skew(value, at: float) -> bool:
+    """Is `value` a time within the law's clock tolerance of `at`?"""
+    from gitstate.law.times import SKEW, parse_iso
+    try:
+        return abs(parse_iso(str(value)) - at) <= SKEW
+    except (ValueError, OverflowError, OSError):
+        return False
 
 
 def _fourth_wall(lc: Lifecycle, p: Parsed, what: list[str]) -> Violation:
@@ -170,18 +180,22 @@ def _changes_in(lc: Lifecycle, p: Parsed) -> list[Violation]:
     old, new = move_of(p)
     out = []
     for key, states in lc.policies.changes_in.items():
-        if old in states or p.old.front.get(key) == p.new.front.get(key):
-            continue
-        where = " or ".join(states) or "no state"
-        was = p.old.front.get(key)
-        kept = f"keep {key} as it was ({was!r})" if was is not None else f"leave {key} unset"
-        how = f"`gitstate transition {p.agent} <next> --set {key}=...` from {states[0]}" \
-            if states else "no move"
-        out.append(Violation(Rule.CHANGES_IN, f"{p.agent}'s {key} changes only in a move that "
-                             f"leaves {where} (policies.changes_in), and this one leaves {old} "
-                             f"({old} -> {new}); {kept}, and change it then: {how}",
-                             f"{p.change.path}:{p.new.line_of(key)}"))
+        if old not in states and p.old.front.get(key) != p.new.front.get(key):
+            out.append(_changed_outside(p, key, states, old, new))
     return out
+
+
+def _changed_outside(p: Parsed, key: str, states: tuple[str, ...], old, new) -> Violation:
+    assert p.old is not None and p.new is not None
+    where = " or ".join(states) or "no state"
+    was = p.old.front.get(key)
+    kept = f"keep {key} as it was ({was!r})" if was is not None else f"leave {key} unset"
+    how = f"`gitstate transition {p.agent} <next> --set {key}=...` from {states[0]}" \
+        if states else "no move"
+    return Violation(Rule.CHANGES_IN, f"{p.agent}'s {key} changes only in a move that "
+                     f"leaves {where} (policies.changes_in), and this one leaves {old} "
+                     f"({old} -> {new}); {kept}, and change it then: {how}",
+                     f"{p.change.path}:{p.new.line_of(key)}")
 
 
 def unnamed_work(lc: Lifecycle, msg: Message, proofs) -> list[Violation]:
@@ -190,21 +204,26 @@ def unnamed_work(lc: Lifecycle, msg: Message, proofs) -> list[Violation]:
     if not lc.policies.work_commits_name_agent or msg.prefix is not None or msg.malformed:
         return []
     human = lc.policies.humans[0] if lc.policies.humans else "HUMAN"
-    listed = proofs.signers()
-    if listed is None:
-        if lc.policies.approved(msg):
-            return []
-        proof = f"a human's `Approved-by: {human}` trailer (the law has no allowed_signers)"
-    else:
-        from gitstate.law.signers import keys_of
-        keys = [k for h in lc.policies.humans for k in keys_of(listed, h)]
-        why = proofs.signed_by_any(keys)
-        if why is None:
-            return []
-        proof = f"a signature by a key allowed_signers lists for a human ({why})"
+    proof = _missing_proof(lc, msg, proofs, human)
+    if proof is None:
+        return []
     return [Violation(Rule.UNNAMED_WORK, f"every work commit names its agent "
                       f"(policies.work_commits_name_agent): {msg.subject[:60]!r} speaks as no "
                       f"agent and has no {proof}; an agent commits its work with its state: "
                       "'@<id>: [STATE:<state>] <text>' (`gitstate transition <id> <state> -m "
                       f"TEXT`); a human signs it, or adds `Approved-by: {human}`",
                       "commit message")]
+
+
+def _missing_proof(lc: Lifecycle, msg: Message, proofs, human: str) -> str | None:
+    """What would show the commit is a human's, where nothing does (None: something does)."""
+    listed = proofs.signers()
+    if listed is None:
+        if lc.policies.approved(msg):
+            return None
+        return f"a human's `Approved-by: {human}` trailer (the law has no allowed_signers)"
+    from gitstate.law.signers import keys_of
+    keys = [k for h in lc.policies.humans for k in keys_of(listed, h)]
+    why = proofs.signed_by_any(keys)
+    return None if why is None else \
+        f"a signature by a key allowed_signers lists for a human ({why})"
