@@ -143,15 +143,20 @@ def _moves(repo: Managed, agent: str | None = None, at: str | None = None, *,
         return []
     want = canonical_id(agent) if agent else None
     if at is None and repo.cache_dir:   # the moves kept under .git/gitstate, read on
-        kept = _kept_moves(repo, lc, head, want, newest if after is None else None)
-        if want and not kept:
-            _no_history(repo, lc, head, want)
-        return [move_of(row) for row in _newest(_since(kept, after), newest)]
+        return _moves_kept(repo, lc, head, want, after, newest)
     out = _transitions(tag_events(repo.git, lc, [head], want, order="--date-order"), want,
                        after)
     if out is None:
         _no_history(repo, lc, head, str(want))
     return _newest(out or [], newest)
+
+
+def _moves_kept(repo: Managed, lc, head: str, want: str | None, after: int | None,
+                newest: int | None) -> list[dict]:
+    kept = _kept_moves(repo, lc, head, want, newest if after is None else None)
+    if want and not kept:
+        _no_history(repo, lc, head, want)
+    return [move_of(row) for row in _newest(_since(kept, after), newest)]
 
 
 def _since(kept: list, after: int | None) -> list:
@@ -248,12 +253,16 @@ def inbox(repo: Managed, agent: str, at: str | None = None, *,
         raise repo.unknown_agent(agent, head, lc)
     since = _last_read(repo, lc, agent, data)
     if mentions is not None or (at is None and repo.cache_dir):
-        if mentions is None:   # the messages to it kept under .git/gitstate, read on
-            from gitstate.history.mentions import messages
-            mentions = messages(repo.git, lc, head, repo.cache_dir, agent)
-        return _inbox_in(repo, agent, since, head, mentions)
+        return _inbox_in(repo, agent, since, head, mentions if mentions is not None
+                         else _kept_messages(repo, lc, head, agent))
     revs = [f"{since}..{head}" if since else head]
     return _inbox_of(agent, since, head, _mentions(repo, lc, revs, agent))
+
+
+def _kept_messages(repo: Managed, lc, head: str, agent: str) -> list:
+    """The messages to `agent` kept under .git/gitstate, read on."""
+    from gitstate.history.mentions import messages
+    return messages(repo.git, lc, head, repo.cache_dir, agent)
 
 
 def _inbox_in(repo: Managed, agent: str, since: str | None, head: str,
@@ -286,12 +295,16 @@ def inboxes(repo: Managed, at: str | None = None, *,
         except GitstateError as exc:
             out[agent] = {"agent": agent, "error": str(exc)}
             continue
-        if since and since not in walks:
-            walks[since] = set(repo.git.run("rev-list", f"{since}..{head}", "--")
-                               .decode().split())
         mine = [mentions[i] for i in sorted(set(to_all).union(to_one.get(agent, ())))]
-        out[agent] = _inbox_of(agent, since, head, mine, walks[since] if since else None)
+        out[agent] = _inbox_of(agent, since, head, mine, _walked(repo, walks, since, head))
     return out
+
+
+def _walked(repo: Managed, walks: dict[str, set], since: str | None, head: str) -> set | None:
+    """The commits of `since..head` (None: no checkpoint), each walk made once."""
+    if since and since not in walks:
+        walks[since] = set(repo.git.run("rev-list", f"{since}..{head}", "--").decode().split())
+    return walks[since] if since else None
 
 
 def _addressed(mentions: list) -> tuple[list[int], dict[str, list[int]]]:
@@ -320,14 +333,21 @@ def freeze_state(repo: Managed, agent: str, at: str | None = None, *,
                             f"(it is in {doc.state})")
     text = statefile.decode(found, rel)
     fdoc = statefile.parse(text, rel) if text.startswith("---") else None
-    parts = re.split(r"^##[ \t]+(.+?)[ \t]*$", fdoc.body if fdoc else text, flags=re.M)
-    titles = {section_key(parts[i]): parts[i].strip() for i in range(1, len(parts) - 1, 2)}
-    sections = {section_key(parts[i]): parts[i + 1].strip()
-                for i in range(1, len(parts) - 1, 2)}
+    titles, sections = _sections(fdoc.body if fdoc else text)
     front = fdoc.front if fdoc else {}
     return {"commit": rev, "agent": agent, "state": doc.state, "path": rel, "front": front,
             "sections": sections, "titles": titles,
             "written_by": statefile.as_text(front.get("written_by"))}
+
+
+def _sections(body: str) -> tuple[dict[str, str], dict[str, str]]:
+    """(key -> title, key -> text) of each `## ` section of a freeze-state's body."""
+    parts = re.split(r"^##[ \t]+(.+?)[ \t]*$", body, flags=re.M)
+    titles, sections = {}, {}
+    for i in range(1, len(parts) - 1, 2):
+        titles[section_key(parts[i])] = parts[i].strip()
+        sections[section_key(parts[i])] = parts[i + 1].strip()
+    return titles, sections
 
 
 def section_key(title: str) -> str:
