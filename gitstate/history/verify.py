@@ -28,8 +28,10 @@ hub never read it.
 
 from __future__ import annotations
 
+import re
+
 from gitstate import __version__
-from gitstate.errors import GitstateError
+from gitstate.errors import GitstateError, InvalidFile, NotManaged, UsageError
 from gitstate.git import cache
 from gitstate.git.cache import load_lifecycle_cached
 from gitstate.git.lawfiles import judged_law
@@ -367,3 +369,43 @@ def _load(cache_dir: str | None) -> dict | None:
 
 def _store(cache_dir: str | None, data: dict) -> None:
     cache.store(cache_dir, CACHE_NAME, _identity(), data)
+
+
+# what `gitstate verify` says beside the problems (`views.verified`)
+
+def must_be_managed(repo) -> None:
+    """A repository whose history never held a lifecycle is not managed: say so (exit 1)."""
+    try:
+        repo.lifecycle()
+        return
+    except InvalidFile:
+        return   # managed, with a lifecycle that is invalid now: verify says which commit
+    except NotManaged:
+        head = repo.git.head()
+        if head and repo.git.text("log", "-1", "--format=%H", head, "--", LIFECYCLE_PATH):
+            return   # it was managed once: verify judges that history
+        raise
+
+
+def known_revs(repo, revs) -> None:
+    """A revision that names nothing is the caller's mistake: exit 2."""
+    for rev in revs:
+        parts = re.split(r"\.\.\.?", rev) if not rev.startswith("-") else []
+        if any(part and repo.git.rev(part) is None for part in parts):
+            raise UsageError(f"unknown revision or range {rev!r}",
+                             hint="e.g. `gitstate verify origin/main..HEAD`")
+
+
+def declared_line(repo, head: str | None) -> str | None:
+    """The team line the law at `head` declares."""
+    try:
+        return repo.lifecycle(head, index=False, worktree=False).line if head else None
+    except GitstateError:
+        return None
+
+
+def law_committed(repo, head: str | None) -> bool:
+    """Does the history of `head` hold a lifecycle, now or before?"""
+    return head is not None and (
+        repo.git.cat_files([f"{head}:{LIFECYCLE_PATH}"])[0] is not None
+        or bool(repo.git.text("log", "-1", "--format=%H", head, "--", LIFECYCLE_PATH)))

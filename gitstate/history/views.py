@@ -6,14 +6,14 @@ from __future__ import annotations
 import re
 import time
 
-from gitstate.errors import GitstateError, InvalidFile, NotManaged, UsageError
+from gitstate.errors import GitstateError, UsageError
 from gitstate.git.repo import Managed
 from gitstate.history.fold import agent_record, roster_view, tag_events, vacancies
 from gitstate.history.index import Index
 from gitstate.law import statefile
 from gitstate.law.freezestate import freeze_state_path
 from gitstate.law.grammar import canonical_id, parse_message
-from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle
+from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.times import iso
 
 
@@ -360,11 +360,17 @@ def verified(repo: Managed, revs=(), *, no_cache: bool = False, progress=None) -
     """`gitstate verify`: HEAD's history (or the ranges `revs`) replayed through the hooks'
     rules; every problem, how many commits were judged, which by their tags alone, and which
     could not be judged (a shallow clone's boundary: `unjudged`)."""
-    from gitstate.history.verify import verify  # the views need neither it nor its imports
-    from gitstate.law.rule_ids import Rule
+    from gitstate.history.shallow import apart  # the views need neither verify nor its imports
+    from gitstate.history.verify import (
+        declared_line,
+        known_revs,
+        law_committed,
+        must_be_managed,
+        verify,
+    )
     head = repo.git.head()
-    _must_be_managed(repo)
-    _known_revs(repo, revs)
+    must_be_managed(repo)
+    known_revs(repo, revs)
     cache_dir = None if no_cache else repo.cache_dir
     report: dict = {"by_tag": [], "line_from": None, "unjudged_merges": 0}
     problems: list[dict] = []
@@ -373,48 +379,9 @@ def verified(repo: Managed, revs=(), *, no_cache: bool = False, progress=None) -
         problems, judged = verify(repo.git, list(revs) or [head], cache_dir,
                                   remember=not revs and not no_cache, report=report,
                                   progress=progress)
-    unjudged = [p["commit"] for p in problems if p["rule"] == Rule.SHALLOW]
-    problems = [p for p in problems if p["rule"] != Rule.SHALLOW]
+    problems, unjudged = apart(problems)
     return {"commit": head, "ok": not problems and not unjudged, "problems": problems,
             "judged": judged, "judged_by_tag": report["by_tag"],
-            "lifecycle_committed": _law_committed(repo, head), "line": _line(repo, head),
+            "lifecycle_committed": law_committed(repo, head), "line": declared_line(repo, head),
             "line_from": report["line_from"],
             "merges_not_judged": report["unjudged_merges"], "unjudged": unjudged}
-
-
-def _known_revs(repo: Managed, revs) -> None:
-    """A revision that names nothing is the caller's mistake: exit 2."""
-    for rev in revs:
-        parts = re.split(r"\.\.\.?", rev) if not rev.startswith("-") else []
-        if any(part and repo.git.rev(part) is None for part in parts):
-            raise UsageError(f"unknown revision or range {rev!r}",
-                             hint="e.g. `gitstate verify origin/main..HEAD`")
-
-
-def _line(repo: Managed, head: str | None) -> str | None:
-    """The team line the law at `head` declares."""
-    try:
-        return repo.lifecycle(head, index=False, worktree=False).line if head else None
-    except GitstateError:
-        return None
-
-
-def _law_committed(repo: Managed, head: str | None) -> bool:
-    """Does the history of `head` hold a lifecycle, now or before?"""
-    return head is not None and (
-        repo.git.cat_files([f"{head}:{LIFECYCLE_PATH}"])[0] is not None
-        or bool(repo.git.text("log", "-1", "--format=%H", head, "--", LIFECYCLE_PATH)))
-
-
-def _must_be_managed(repo: Managed) -> None:
-    """A repository whose history never held a lifecycle is not managed: say so (exit 1)."""
-    try:
-        repo.lifecycle()
-        return
-    except InvalidFile:
-        return   # managed, with a lifecycle that is invalid now: verify says which commit
-    except NotManaged:
-        head = repo.git.head()
-        if head and repo.git.text("log", "-1", "--format=%H", head, "--", LIFECYCLE_PATH):
-            return   # it was managed once: verify judges that history
-        raise
