@@ -190,9 +190,13 @@ def _remake(repo, lc: Lifecycle, saved: dict, head: str, redo: list[tuple[str, s
         front, problem = _parsed(blob, path)
         _put(saved, lc, agent, path, front, problem, make)
     if fresh:
-        order = sorted(saved["rows"], key=lambda a: saved["paths"][a].encode(
-            "utf-8", "surrogateescape"))
-        saved["rows"] = {a: saved["rows"][a] for a in order}
+        _in_tree_order(saved)
+
+
+def _in_tree_order(saved: dict) -> None:
+    order = sorted(saved["rows"], key=lambda a: saved["paths"][a].encode(
+        "utf-8", "surrogateescape"))
+    saved["rows"] = {a: saved["rows"][a] for a in order}
 
 
 def _parsed(data: bytes | None, path: str) -> tuple[dict | None, str | None]:

@@ -21,20 +21,23 @@ def resolve_at(repo: Managed, at: str | None) -> tuple[str | None, int]:
     """(commit, "now") for `--at REV|DATE`; without --at, HEAD and the wall clock."""
     if at is None:
         return repo.head(), int(time.time())
-    sha = repo.git.rev(at)
-    if sha is None:
-        # git reads any text as some date, so only a date that looks like one is asked about;
-        # the line as it stood then (a commit off the first-parent line was never judged as
-        # one of it, and its committer date is anyone's)
-        out = repo.git.run("rev-list", "-1", "--first-parent", f"--before={at}",
-                           repo.head() or "HEAD", check=False) \
-            if _looks_like_date(at) else b""
-        sha = out.decode().strip() or None
-        if sha is None:
-            raise UsageError(f"--at {at!r} is neither a revision nor a date with commits "
-                             "before it", hint="e.g. --at HEAD~10, --at v1.0, --at 2026-11-01")
+    sha = repo.git.rev(at) or _dated(repo, at)
     when = int(repo.git.text("log", "-1", "--format=%ct", sha))
     return sha, when
+
+
+def _dated(repo: Managed, at: str) -> str:
+    """The commit of the line as it stood at the date `at` (a usage error for text that is
+    no date, or a date before every commit). git reads any text as some date, so only a date
+    that looks like one is asked about; a commit off the first-parent line was never judged
+    as one of it, and its committer date is anyone's."""
+    out = repo.git.run("rev-list", "-1", "--first-parent", f"--before={at}",
+                       repo.head() or "HEAD", check=False) if _looks_like_date(at) else b""
+    sha = out.decode().strip()
+    if not sha:
+        raise UsageError(f"--at {at!r} is neither a revision nor a date with commits "
+                         "before it", hint="e.g. --at HEAD~10, --at v1.0, --at 2026-11-01")
+    return sha
 
 
 _RELATIVE = re.compile(r"^(\d+\s+(second|minute|hour|day|week|month|year)s?\s+ago|yesterday"
@@ -252,9 +255,10 @@ def inbox(repo: Managed, agent: str, at: str | None = None, *,
     if data is None:
         raise repo.unknown_agent(agent, head, lc)
     since = _last_read(repo, lc, agent, data)
-    if mentions is not None or (at is None and repo.cache_dir):
-        return _inbox_in(repo, agent, since, head, mentions if mentions is not None
-                         else _kept_messages(repo, lc, head, agent))
+    if mentions is None and at is None and repo.cache_dir:
+        mentions = _kept_messages(repo, lc, head, agent)
+    if mentions is not None:
+        return _inbox_in(repo, agent, since, head, mentions)
     revs = [f"{since}..{head}" if since else head]
     return _inbox_of(agent, since, head, _mentions(repo, lc, revs, agent))
 
