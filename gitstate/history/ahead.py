@@ -67,12 +67,17 @@ def _fetch(git: Git, commits: list[Commit], known: dict, before: set[str],
     blobs = _unread(commits, contents)
     specs = [c.sha for c in commits] + [f"{p}:{LIFECYCLE_PATH}" for p in outside]
     found = git.cat_batch(specs)
-    # blobs over the limit are not read: their size alone refuses them
-    for b, got in zip(blobs, git.cat_batch(blobs, READ_LIMIT)):
-        contents[b] = got[2] if got and got[1] == "blob" else None
+    _read_blobs(git, blobs, contents)
     if kept is not None:
         _keep(commits, contents, kept)
     return outside, contents, found
+
+
+def _read_blobs(git: Git, blobs: list[str], contents: dict) -> None:
+    """Each blob's content into `contents`: None for one over the limit (its size alone
+    refuses it), or no blob."""
+    for b, got in zip(blobs, git.cat_batch(blobs, READ_LIMIT)):
+        contents[b] = got[2] if got and got[1] == "blob" else None
 
 
 def _outside(commits: list[Commit], known: dict, before: set[str]) -> list[str]:

@@ -43,11 +43,21 @@ def board(repo: Managed, agent: str | None = None, *, limit: int | None = None,
     after = since_time(repo, since) if since is not None else None
     items = notices(repo.git, lc, head, repo.cache_dir if at is None else None) \
         if head is not None else []
-    rows = [i for i in items if (want is None or i[3] == want)
-            and (after is None or i[1] >= after)]
-    if limit is not None:
-        rows = rows[-limit:] if limit else []
+    rows = _newest(_chosen(items, want, after), limit)
     return {"commit": head, "agent": want, "notices": [notice_of(r) for r in rows]}
+
+
+def _chosen(items: list[list], want: str | None, after: int | None) -> list[list]:
+    """The notices of agent `want` at or after `after` (None: any)."""
+    return [i for i in items if (want is None or i[3] == want)
+            and (after is None or i[1] >= after)]
+
+
+def _newest(rows: list[list], limit: int | None) -> list[list]:
+    """The last `limit` of `rows` (None: all of them)."""
+    if limit is None:
+        return rows
+    return rows[-limit:] if limit else []
 
 
 def notice_of(row: list) -> dict:
@@ -72,24 +82,30 @@ def notices(git: Git, lc, head: str, cache_dir: str | None) -> list[list]:
 def _read(git: Git, lc, revs: str, saved: dict | None) -> dict:
     """The notices of `revs` after those of `saved` (None: `revs` is the whole line), with
     each agent's [state, role] as the line leaves it."""
-    agents: dict[str, list] = {a: list(v) for a, v in (saved or {}).get("agents", {}).items()}
-    accept = lc.accept_patterns()
-    events = []
-    for sha, ct, author, body in git.log_records(
-            ["%H", "%ct", "%an", "%B"],
-            *log_args(lc, [revs], order=None if saved else "--topo-order")):
-        msg = parse_message(body, accept)
-        if msg.prefix and msg.tag:
-            events.append((sha, int(ct) if ct.isdigit() else 0, author, msg))
-    events.reverse()   # oldest first
+    saved = saved or {}
+    agents: dict[str, list] = {a: list(v) for a, v in saved.get("agents", {}).items()}
+    events = _events(git, lc, revs, whole=not saved)
     reads = _reads(lc, events, agents)
-    found = git.cat_files(spec for spec in reads) if reads else []
-    files = dict(zip(reads, found))
-    items = list((saved or {}).get("items", []))
+    files = dict(zip(reads, git.cat_files(reads))) if reads else {}
+    items = list(saved.get("items", []))
     for sha, when, author, msg in events:
         for kind, who, role, text in _posts(lc, sha, msg, agents, files):
             items.append([sha, when, author, who, kind, role, text])
     return {"items": items, "agents": agents}
+
+
+def _events(git: Git, lc, revs: str, whole: bool) -> list[tuple]:
+    """(sha, time, author, message) of each move of `revs`, oldest first."""
+    accept = lc.accept_patterns()
+    events = []
+    for sha, ct, author, body in git.log_records(
+            ["%H", "%ct", "%an", "%B"],
+            *log_args(lc, [revs], order="--topo-order" if whole else None)):
+        msg = parse_message(body, accept)
+        if msg.prefix and msg.tag:
+            events.append((sha, int(ct) if ct.isdigit() else 0, author, msg))
+    events.reverse()
+    return events
 
 
 def _roster(lc, state: str | None) -> str | None:
@@ -104,15 +120,20 @@ def _reads(lc, events: list, agents: dict) -> list[str]:
     last = {a: v[0] for a, v in agents.items()}
     out: list[str] = []
     for sha, _when, _author, msg in events:
-        who, state = msg.prefix, msg.tag
-        was, now = _roster(lc, last.get(who)), _roster(lc, state)
-        if who not in last or (was != now and now in ("frozen", "dead", "living")) \
-                or any(msg.trailer(t) for t in ROLE_TRAILERS):
+        who = msg.prefix
+        was, now = _roster(lc, last.get(who)), _roster(lc, msg.tag)
+        if who not in last or _tells(msg, was, now):
             out.append(f"{sha}:{lc.state_path(who)}")
             if now == "frozen" and was != "frozen":
                 out.append(f"{sha}:{freeze_state_path(who)}")
-        last[who] = state
+        last[who] = msg.tag
     return out
+
+
+def _tells(msg, was: str | None, now: str | None) -> bool:
+    """Does a move from roster `was` to `now` post a notice told from its state file?"""
+    return (was != now and now in ("frozen", "dead", "living")) \
+        or any(msg.trailer(t) for t in ROLE_TRAILERS)
 
 
 def _front(data: bytes | None, path: str) -> dict:
@@ -127,55 +148,111 @@ def _front(data: bytes | None, path: str) -> dict:
 
 def _posts(lc, sha: str, msg, agents: dict, files: dict) -> list[tuple]:
     """(kind, agent, role, text) of what one commit posts, `agents` carried on."""
-    who, state = msg.prefix, msg.tag
-    path = lc.state_path(who)
+    who, path = msg.prefix, lc.state_path(msg.prefix)
     key = f"{sha}:{path}"
     front = _front(files.get(key), path) if key in files else None
-    before = agents.get(who)
-    was = _roster(lc, before[0]) if before else None
-    now = _roster(lc, state)
-    role = statefile.as_text(front.get("role")) if front is not None else \
-        (before[1] if before else None)
-    out: list[tuple] = []
-    transfers = msg.trailer("role-transfer")
-    handed = role_transfer(transfers[0]) if len(transfers) == 1 else None
-    if handed:
-        given, to = handed[0], handed[1].lower()
-        out.append(("handover", who, given, f"Handed role '{given}' to {to}."))
-        if to in agents:
-            agents[to][1] = given
-        if front is None and role == given:
-            role = None
-    old_role = before[1] if before else None
-    if msg.trailer("assumes-role") and role and role != old_role:
-        out.append(("assume", who, role, f"Assumed the vacant role '{role}'."))
-    elif before is not None and role and role != old_role:
-        out.append(("role", who, role, f"{who} now holds role '{role}'."))
-    agents[who] = [state, role]
-    if old_role and old_role != role and was == "living":   # dropped: said, vacant if last
-        if not handed:
-            out.append(("role", who, old_role, f"{who} no longer holds role '{old_role}'."))
-        if not _held(lc, agents, old_role):
-            out.append(_vacancy(lc, who, old_role))
-    if before is None or was == now:
-        return out
-    if now == "frozen":
-        fs = _front(files.get(f"{sha}:{freeze_state_path(who)}"), freeze_state_path(who))
-        where = statefile.as_text((front or {}).get("freeze_state")) or freeze_state_path(who)
-        out.append(("freeze", who, role, freeze_notice(
-            (front or {}).get("context_pct"), where, fs.get("primary_situation"),
-            fs.get("wake_if"))))
-    elif now == "living" and was == "frozen":
-        approved = msg.trailer("approved-by")
-        out.append(("wake", who, role, f"Woken ({before[0]} -> {state})"
-                    + (f", approved by {approved[0]}." if approved else ".")))
-    elif now == "dead":
-        summary = statefile.as_text((front or {}).get("final_summary"))
-        out.append(("death", who, role, f"Died ({before[0]} -> {state})."
-                    + (f" Final summary: {' '.join(summary.split())}" if summary else "")))
-    if role and was == "living" and now in ("frozen", "dead") and not _held(lc, agents, role):
-        out.append(_vacancy(lc, who, role))
+    known = who in agents
+    before: list = agents[who] if known else [None, None]
+    handed = _handed(msg)
+    role = _role_of(front, before[1], handed)
+    out = _handover(agents, who, handed)
+    was = _roster(lc, before[0])
+    out += _roles(lc, msg, agents, known, role, before[1], was, handed)
+    if known and was != _roster(lc, msg.tag):
+        out += _crossed(lc, sha, msg, front or {}, before[0], role, agents, files)
     return out
+
+
+def _role_of(front: dict | None, old: str | None, handed: tuple | None) -> str | None:
+    """The agent's role after the commit: its state file's where read, else the one it had
+    (none, if it handed that over)."""
+    if front is not None:
+        return statefile.as_text(front.get("role"))
+    return None if handed and old == handed[0] else old
+
+
+def _handed(msg) -> tuple | None:
+    """(role, to whom) of the commit's one `Role-transfer:`, or None."""
+    transfers = msg.trailer("role-transfer")
+    return role_transfer(transfers[0]) if len(transfers) == 1 else None
+
+
+def _handover(agents: dict, who: str, handed: tuple | None) -> list[tuple]:
+    """The notice of a role handed over, the taker's role carried on."""
+    if not handed:
+        return []
+    given, to = handed[0], handed[1].lower()
+    if to in agents:
+        agents[to][1] = given
+    return [("handover", who, given, f"Handed role '{given}' to {to}.")]
+
+
+def _roles(lc, msg, agents: dict, known: bool, role: str | None, old: str | None,
+           was: str | None, handed: tuple | None) -> list[tuple]:
+    """The notices of a role taken or dropped by the commit, `agents` carried on."""
+    who = msg.prefix
+    out: list[tuple] = []
+    if role and role != old:
+        if msg.trailer("assumes-role"):
+            out.append(("assume", who, role, f"Assumed the vacant role '{role}'."))
+        elif known:
+            out.append(("role", who, role, f"{who} now holds role '{role}'."))
+    agents[who] = [msg.tag, role]
+    if old and old != role and was == "living":
+        out += _dropped(lc, agents, who, old, handed)
+    return out
+
+
+def _dropped(lc, agents: dict, who: str, role: str, handed: tuple | None) -> list[tuple]:
+    """The notices of `role` dropped by a living agent: said, unless handed over; vacant if
+    it was the last holder."""
+    out = [] if handed else [("role", who, role, f"{who} no longer holds role '{role}'.")]
+    return out if _held(lc, agents, role) else out + [_vacancy(lc, who, role)]
+
+
+def _crossed(lc, sha: str, msg, front: dict, before: str, role: str | None, agents: dict,
+             files: dict) -> list[tuple]:
+    """The notices of an agent moved from state `before` to another roster: frozen, woken,
+    dead; its role vacant if it left the living as its last holder."""
+    was, now = _roster(lc, before), _roster(lc, msg.tag)
+    told = _told(lc, sha, msg, front, before, role, files)
+    out = [told] if told is not None else []
+    if role and was == "living" and now in ("frozen", "dead") and not _held(lc, agents, role):
+        out.append(_vacancy(lc, msg.prefix, role))
+    return out
+
+
+def _told(lc, sha: str, msg, front: dict, before: str, role: str | None,
+          files: dict) -> tuple | None:
+    """The notice of a freeze, a wake or a death (None: the move is none of them)."""
+    who, now = msg.prefix, _roster(lc, msg.tag)
+    if now == "frozen":
+        return ("freeze", who, role, _freeze_text(front, who, sha, files))
+    if now == "dead":
+        return ("death", who, role, _death_text(front, before, msg.tag))
+    if now == "living" and _roster(lc, before) == "frozen":
+        return ("wake", who, role, _wake_text(msg, before))
+    return None
+
+
+def _wake_text(msg, before: str) -> str:
+    approved = msg.trailer("approved-by")
+    return f"Woken ({before} -> {msg.tag})" \
+        + (f", approved by {approved[0]}." if approved else ".")
+
+
+def _freeze_text(front: dict, who: str, sha: str, files: dict) -> str:
+    """The seed's freeze notice, told from the state file and the freeze-state."""
+    fs = _front(files.get(f"{sha}:{freeze_state_path(who)}"), freeze_state_path(who))
+    where = statefile.as_text(front.get("freeze_state")) or freeze_state_path(who)
+    return freeze_notice(front.get("context_pct"), where, fs.get("primary_situation"),
+                         fs.get("wake_if"))
+
+
+def _death_text(front: dict, before: str, state: str) -> str:
+    summary = statefile.as_text(front.get("final_summary"))
+    return f"Died ({before} -> {state})." \
+        + (f" Final summary: {' '.join(summary.split())}" if summary else "")
 
 
 def _held(lc, agents: dict, role: str) -> bool:

@@ -51,12 +51,15 @@ def _fronts(repo: Managed, lc, head: str, at: str | None) -> tuple[dict, dict]:
     gone = sorted(a for a in tracks if a not in fronts)   # files deleted since
     datas = repo.git.cat_files(f"{tracks[a].last[0]}:{lc.state_path(a)}" for a in gone)
     for agent, data in zip(gone, datas):
-        try:
-            fronts[agent] = (statefile.parse_bytes(data, lc.state_path(agent)).front
-                             if data else None)
-        except InvalidFile:
-            fronts[agent] = None
+        fronts[agent] = _front(data, lc.state_path(agent))
     return tracks, fronts
+
+
+def _front(data: bytes | None, path: str) -> dict | None:
+    try:
+        return statefile.parse_bytes(data, path).front if data else None
+    except InvalidFile:
+        return None
 
 
 class _Graph:
@@ -74,24 +77,32 @@ class _Graph:
 
     def session(self, agent: str, front: dict, track, lc) -> None:
         """An agent's session, and what its front matter says belongs to it."""
-        state = front.get("state") if isinstance(front.get("state"), str) else (
-            track.tag if track else None)
         session = f"situation:session-{agent}"
-        self.entity(session, "situation", f"session-{agent}",
-                    started_at=iso(track.first[1]) if track else None,
-                    ended_at=iso(track.last[1]) if track else None,
-                    quality=QUALITY.get(lc.roster_of(state)) if state else None)
+        self.entity(session, "situation", f"session-{agent}", **_span(front, track, lc))
         for kind, quality, value in _links(front):
             if value:
                 eid = f"{kind}:{value}"
                 self.entity(eid, kind, value)
                 self.belongings.append({"member": eid, "owner": session, "quality": quality,
                                         "value": None})
+        self._texts(session, front)
+
+    def _texts(self, session: str, front: dict) -> None:
+        """The session's summaries, as its descriptions."""
         for key in ("summary", "final_summary"):
             value = statefile.as_text(front.get(key))
             if value:
                 self.belongings.append({"member": f"text:{key}", "owner": session,
                                         "quality": "description", "value": value})
+
+
+def _span(front: dict, track, lc) -> dict:
+    """When a session started and ended, and its quality (the roster of its state)."""
+    state = front.get("state") if isinstance(front.get("state"), str) else (
+        track.tag if track else None)
+    return {"started_at": iso(track.first[1]) if track else None,
+            "ended_at": iso(track.last[1]) if track else None,
+            "quality": QUALITY.get(lc.roster_of(state)) if state else None}
 
 
 def _links(front: dict) -> list[tuple[str, str, str | None]]:

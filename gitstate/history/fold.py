@@ -220,11 +220,7 @@ def agent_record(agent: str, path: str, front: dict | None, problem: str | None,
         rec["born"] = track.born
         rec["last_commit"], rec["last_commit_at"] = track.last[0], iso(track.last[1])
     if front is None:
-        rec["problem"] = problem or f"{path} does not exist at this revision"
-        if track is not None:  # fall back on what the last tag said
-            rec["state"] = track.tag
-            rec["roster"] = lc.roster_of(track.tag)
-        return rec
+        return _unread(rec, problem or f"{path} does not exist at this revision", track, lc)
     _read_front(rec, front, lc)
     if track is not None:
         since = track.entered if track.tag == rec["state"] else track.last
@@ -232,6 +228,19 @@ def agent_record(agent: str, path: str, front: dict | None, problem: str | None,
         rec["entered_order"] = since[2] if len(since) > 2 else None
         rec["seconds_in_state"] = max(0, now - since[1])
     return rec
+
+
+def _unread(rec: dict, problem: str, track: AgentTrack | None, lc: Lifecycle) -> dict:
+    """The row of an agent whose state file is not read: why, and what its last tag said."""
+    rec["problem"] = problem
+    if track is not None:
+        rec["state"] = track.tag
+        rec["roster"] = lc.roster_of(track.tag)
+    return rec
+
+
+# the key a row holds only in a roster, read from the state file
+_ROSTER_KEY = {"frozen": "freeze_state", "dead": "final_summary"}
 
 
 def _read_front(rec: dict, front: dict, lc: Lifecycle) -> None:
@@ -250,10 +259,9 @@ def _read_front(rec: dict, front: dict, lc: Lifecycle) -> None:
     depth = front.get("depth")
     rec["depth"] = depth if isinstance(depth, int) and not isinstance(depth, bool) else None
     rec["last_read_commit"] = statefile.as_text(front.get("last_read_commit"))
-    if rec["roster"] == "frozen":
-        rec["freeze_state"] = statefile.as_text(front.get("freeze_state"))
-    if rec["roster"] == "dead":
-        rec["final_summary"] = statefile.as_text(front.get("final_summary"))
+    only = _ROSTER_KEY.get(rec["roster"])
+    if only is not None:
+        rec[only] = statefile.as_text(front.get(only))
 
 
 def number_instances(records: list[dict]) -> None:
@@ -291,10 +299,16 @@ def vacancies(records: list[dict], lc: Lifecycle) -> list[dict]:
     """Roles with no living holder: vacant after a holder froze or died, or never filled."""
     holders = _by_role(records)
     roles = list(lc.roles) + sorted(r for r in holders if r not in lc.roles)
-    return [_vacancy(role, holders.get(role, []),
-                     lc.roles[role].mandate if role in lc.roles else None)
-            for role in roles
-            if not any(h["roster"] == "living" for h in holders.get(role, []))]
+    return [_vacancy(role, holders.get(role, []), _mandate(lc, role))
+            for role in roles if not _held(holders.get(role, []))]
+
+
+def _held(holders: list[dict]) -> bool:
+    return any(h["roster"] == "living" for h in holders)
+
+
+def _mandate(lc: Lifecycle, role: str) -> str | None:
+    return lc.roles[role].mandate if role in lc.roles else None
 
 
 def _vacancy(role: str, held: list[dict], mandate: str | None) -> dict:

@@ -104,18 +104,23 @@ class Index:
             return {}
         tip = self._saved.get("tip")
         if tip == rev:
-            return {a: track_from_plain(p) for a, p in self._saved["tracks"].items()}
+            return self._kept_tracks()
         new = self._line_since(tip, rev) if tip else None
         if new is not None:
-            tracks = {a: track_from_plain(p) for a, p in self._saved["tracks"].items()}
-            tracks = fold(tracks, new)
+            tracks = fold(self._kept_tracks(), new)
         else:
             tracks = fold({}, tag_events(self.git, self.lc, [rev], meanwhile=meanwhile))
         if remember:
-            self._saved["tip"] = rev
-            self._saved["tracks"] = {a: track_to_plain(t) for a, t in tracks.items()}
-            self._dirty = True
+            self._remember(rev, tracks)
         return tracks
+
+    def _kept_tracks(self) -> dict:
+        return {a: track_from_plain(p) for a, p in self._saved["tracks"].items()}
+
+    def _remember(self, rev: str, tracks: dict) -> None:
+        self._saved["tip"] = rev
+        self._saved["tracks"] = {a: track_to_plain(t) for a, t in tracks.items()}
+        self._dirty = True
 
     def _line_since(self, tip: str, rev: str) -> list | None:
         """Tag events of `tip..rev` if the first-parent line of `rev` goes on from `tip` (one
@@ -125,7 +130,7 @@ class Index:
                                          f"--max-count={_LINEAR_LIMIT + 1}", "--first-parent",
                                          f"{tip}..{rev}",
                                          "--", check=False))
-        if not rows or len(rows) > _LINEAR_LIMIT or not _is_line(rows, tip, rev):
+        if not 0 < len(rows) <= _LINEAR_LIMIT or not _is_line(rows, tip, rev):
             return None
         accept = self.lc.accept_patterns()
         events = []
@@ -141,19 +146,13 @@ class Index:
         """agent -> (path, front matter, problem) for every state file committed at `rev`.
         Front matters are remembered by blob hash: only new blobs are read and parsed."""
         entries = self._entries(rev)
-        known = self._blobs
-        # a problem names the file it was found in: a blob unreadable at another path (two
-        # state files alike) is read again for this one
-        missing = [(a, p, b) for a, p, b in entries
-                   if b not in known or (known[b][0] is None and known[b][2:] != [p])]
-        new = sum(1 for _, _, b in missing if b not in known or len(known[b]) < 3)
+        missing = _missing(entries, self._blobs)
+        new = sum(1 for _, _, b in missing if b not in self._blobs or len(self._blobs[b]) < 3)
         problems = self._read(missing)
         if new:
             self._forget({b for _, _, b in entries})
             self._new_blobs += new
-        known = self._blobs
-        return {a: (p, None if known[b][0] is None else dict(zip(KEPT, known[b][0])),
-                    problems.get(p, known[b][1])) for a, p, b in entries}
+        return _fronts_of(entries, self._blobs, problems)
 
     def _read(self, missing: list[tuple[str, str, str]]) -> dict[str, str]:
         """Each (agent, path, blob) read and parsed into the blobs known: path -> problem."""
@@ -166,8 +165,7 @@ class Index:
                 known[blob] = [[_plain(front.get(k)) for k in KEPT], None]
             except InvalidFile as exc:
                 problems[path] = str(exc)
-                if blob not in known or known[blob][0] is not None or len(known[blob]) < 3:
-                    known[blob] = [None, str(exc), path]
+                _unreadable(known, blob, path, str(exc))
         return problems
 
     def _forget(self, live: set[str]) -> None:
@@ -202,6 +200,26 @@ class Index:
         return entries
 
 
+
+
+def _missing(entries: list[tuple[str, str, str]], known: dict) -> list[tuple[str, str, str]]:
+    """The entries whose blob is not known yet. A problem names the file it was found in: a
+    blob unreadable at another path (two state files alike) is read again for this one."""
+    return [(a, p, b) for a, p, b in entries
+            if b not in known or (known[b][0] is None and known[b][2:] != [p])]
+
+
+def _fronts_of(entries: list[tuple[str, str, str]], known: dict,
+               problems: dict[str, str]) -> dict[str, tuple[str, dict | None, str | None]]:
+    return {a: (p, None if known[b][0] is None else dict(zip(KEPT, known[b][0])),
+                problems.get(p, known[b][1])) for a, p, b in entries}
+
+
+def _unreadable(known: dict, blob: str, path: str, problem: str) -> None:
+    """A blob that does not parse, kept with its problem and the path it was found at
+    (unless kept so already, as found at another path)."""
+    if blob not in known or known[blob][0] is not None or len(known[blob]) < 3:
+        known[blob] = [None, problem, path]
 
 
 def _plain(value):

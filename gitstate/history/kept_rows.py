@@ -62,13 +62,11 @@ def statuses(repo, lc: Lifecycle, head: str, make: Callable) -> list[dict] | Non
 
 def _rows(repo, lc: Lifecycle, head: str, kind: str, make: Callable | None = None
           ) -> dict | None:
-    law = repo.git.cat_batch([f"{head}:{LIFECYCLE_PATH}"])[0] if repo.cache_dir else None
-    if law is None or law[1] != "blob":
+    law = _law_blob(repo, head)
+    if law is None:
         return None
-    name, identity = f"rows-{kind}.bin", [FORMAT, __version__, law[0], list(lc.accept)]
-    saved = cache.load(repo.cache_dir, name, identity, binary=True)
-    if saved is not None and not _valid(saved):
-        saved = None
+    name, identity = f"rows-{kind}.bin", [FORMAT, __version__, law, list(lc.accept)]
+    saved = _saved(repo.cache_dir, name, identity)
     if saved is not None and saved["tip"] == head:
         return saved
     data = _onward(repo, lc, saved, head, kind, make) if saved is not None else None
@@ -79,10 +77,23 @@ def _rows(repo, lc: Lifecycle, head: str, kind: str, make: Callable | None = Non
     return data
 
 
+def _law_blob(repo, head: str) -> str | None:
+    """The blob of the lifecycle committed at `head` (None: none, or nothing is kept)."""
+    law = repo.git.cat_batch([f"{head}:{LIFECYCLE_PATH}"])[0] if repo.cache_dir else None
+    return law[0] if law is not None and law[1] == "blob" else None
+
+
+def _saved(cache_dir: str, name: str, identity: list) -> dict | None:
+    saved = cache.load(cache_dir, name, identity, binary=True)
+    return saved if saved is not None and _valid(saved) else None
+
+
+# what a kept file holds, each of its keys with its type
+KEPT_TYPES = {"tip": str, "rows": dict, "paths": dict, "since": dict, "tracks": dict, "seq": int}
+
+
 def _valid(saved: dict) -> bool:
-    return isinstance(saved.get("tip"), str) and isinstance(saved.get("rows"), dict) \
-        and isinstance(saved.get("paths"), dict) and isinstance(saved.get("since"), dict) \
-        and isinstance(saved.get("tracks"), dict) and isinstance(saved.get("seq"), int)
+    return all(isinstance(saved.get(key), kind) for key, kind in KEPT_TYPES.items())
 
 
 def _anew(repo, lc: Lifecycle, head: str, kind: str, make: Callable | None) -> dict:
@@ -126,8 +137,22 @@ def _onward(repo, lc: Lifecycle, saved: dict, head: str, kind: str,
     if found is None:
         return None
     events, changed = found
+    files = _state_files(lc, saved, changed)
+    if files is None:
+        return None
+    touched = set(files)
+    if kind == "roster" and events:
+        saved["seq"] = fold_plain(saved["tracks"], events, saved["seq"])
+        touched.update(e[3] for e in events)
+    _remake(repo, lc, saved, head, _still_filed(saved, files, touched), make)
+    return saved
+
+
+def _state_files(lc: Lifecycle, saved: dict, changed: dict) -> dict | None:
+    """agent -> (path, blob at head or None) of each state file `changed` holds; None where
+    the lifecycle changed or an agent has two state files (read whole, as a cold read)."""
     rx = lc.state_path_regex()
-    files: dict[str, tuple[str, str | None]] = {}    # agent -> (path, blob at head or None)
+    files: dict[str, tuple[str, str | None]] = {}
     for path, blob in changed.items():
         if path == LIFECYCLE_PATH:
             return None
@@ -136,12 +161,14 @@ def _onward(repo, lc: Lifecycle, saved: dict, head: str, kind: str,
             continue
         agent = m.group("id")
         if agent in files or saved["paths"].get(agent, path) != path:
-            return None   # two state files of one agent: read whole, as a cold read
+            return None
         files[agent] = (path, blob)
-    touched = set(files)
-    if kind == "roster" and events:
-        saved["seq"] = fold_plain(saved["tracks"], events, saved["seq"])
-        touched.update(e[3] for e in events)
+    return files
+
+
+def _still_filed(saved: dict, files: dict, touched: set) -> list[tuple[str, str]]:
+    """(agent, path) of each agent `touched` that still has a state file; the rows of the
+    others dropped."""
     redo = []
     for agent in touched:
         path, blob = files.get(agent) or (saved["paths"].get(agent), "")
@@ -150,16 +177,26 @@ def _onward(repo, lc: Lifecycle, saved: dict, head: str, kind: str,
                 saved[key].pop(agent, None)
         else:
             redo.append((agent, path))
+    return redo
+
+
+def _remake(repo, lc: Lifecycle, saved: dict, head: str, redo: list[tuple[str, str]],
+            make: Callable | None) -> None:
+    """The rows of `redo` made again from their state files at `head`, in the order `git
+    ls-tree` lists the files (as a cold read has them) when one is new."""
     fresh = [a for a, _ in redo if a not in saved["rows"]]
     datas = repo.git.cat_files((f"{head}:{p}" for _, p in redo), statefile.MAX_STATE_FILE_BYTES)
     for (agent, path), blob in zip(redo, datas):
         front, problem = _parsed(blob, path)
         _put(saved, lc, agent, path, front, problem, make)
-    if fresh:    # in the order `git ls-tree` lists the files, as a cold read has them
-        order = sorted(saved["rows"], key=lambda a: saved["paths"][a].encode(
-            "utf-8", "surrogateescape"))
-        saved["rows"] = {a: saved["rows"][a] for a in order}
-    return saved
+    if fresh:
+        _in_tree_order(saved)
+
+
+def _in_tree_order(saved: dict) -> None:
+    order = sorted(saved["rows"], key=lambda a: saved["paths"][a].encode(
+        "utf-8", "surrogateescape"))
+    saved["rows"] = {a: saved["rows"][a] for a in order}
 
 
 def _parsed(data: bytes | None, path: str) -> tuple[dict | None, str | None]:
@@ -178,13 +215,21 @@ def _range(git, lc: Lifecycle, tip: str, head: str) -> tuple[list, dict] | None:
     from `tip` without merges and within `LIMIT` commits; else None. Two gits: the line's
     subjects, and one comparison of the two trees (a file changed and changed back is the
     same file; each commit's own changes would cost a comparison each)."""
-    from gitstate.law.grammar import subject_tag
     out = git.run("log", "--first-parent", f"--max-count={LIMIT + 1}",
                   "--format=%x01%H%x00%P%x00%ct%x00%an%x00%s", f"{tip}..{head}", "--",
                   check=False)
     chunks = out.decode("utf-8", "surrogateescape").split("\x01")[1:]
-    if not chunks or len(chunks) > LIMIT:
+    events = _events(chunks, lc, tip, head) if 0 < len(chunks) <= LIMIT else None
+    if events is None:
         return None
+    changed = _changed(git, tip, head)
+    return None if changed is None else (events, changed)
+
+
+def _events(chunks: list[str], lc: Lifecycle, tip: str, head: str) -> list | None:
+    """The tag events of the line's commits (`chunks`, newest first), oldest first; None
+    where they are not the line from `tip` to `head`, or hold a merge."""
+    from gitstate.law.grammar import subject_tag
     accept = lc.accept_patterns()
     events, expected = [], head
     for chunk in chunks:     # newest first
@@ -199,6 +244,11 @@ def _range(git, lc: Lifecycle, tip: str, head: str) -> tuple[list, dict] | None:
     if expected != tip:
         return None
     events.reverse()
+    return events
+
+
+def _changed(git, tip: str, head: str) -> dict | None:
+    """path -> its blob at `head` (None: gone) of each file that differs from `tip`."""
     raw = git.run("diff-tree", "-r", "--no-renames", "--raw", "-z", tip, head, "--",
                   check=False).decode("utf-8", "surrogateescape").split("\0")
     changed: dict[str, str | None] = {}
@@ -208,4 +258,4 @@ def _range(git, lc: Lifecycle, tip: str, head: str) -> tuple[list, dict] | None:
             return None
         gone = meta[4].startswith("D") or meta[1].startswith("16")   # or a submodule
         changed[path] = None if gone else meta[3]
-    return events, changed
+    return changed

@@ -77,17 +77,25 @@ def _pack(git: Git, lc, revs: str, saved: dict | None, cache_dir: str | None) ->
             grouped.add(who, [n, *item])
         n += 1
     count = saved["count"] if saved else 0
+    blobs = _parts(grouped, count + n - 1, saved, cache_dir)
+    return {"count": count + n, "blobs": blobs} if blobs is not None else None
+
+
+def _parts(grouped: Grouped, last: int, saved: dict | None,
+           cache_dir: str | None) -> dict | None:
+    """id -> its part: the messages kept for it, then its new ones, numbered on to `last`
+    (None if a kept part does not read back)."""
     blobs = {}
     for who in grouped.keys():
         items = grouped.take(who)
         items.reverse()
         for item in items:
-            item[0] = count + n - 1 - item[0]
+            item[0] = last - item[0]
         old = _items(saved, cache_dir, who) if saved else []
         if old is None:
             return None
         blobs[who] = marshal.dumps(old + items)
-    return {"count": count + n, "blobs": blobs}
+    return blobs
 
 
 def _items(kept: dict, cache_dir: str | None, key: str) -> list | None:
@@ -114,18 +122,28 @@ def unknown_mentions(repo, message: str, rev: str | None) -> list[str]:
     """The `@id`s of a commit message that name no agent of the repository at `rev`, each
     with the closest known id where one is near (`@bobb (did you mean @bob?)`): a message to
     nobody, which no inbox will ever show."""
-    from gitstate.law.suggest import closest
     ids = _mentioned(message)
     if not ids or rev is None:
         return []
     lc = repo.lifecycle(rev)
-    datas = repo.git.cat_files(f"{rev}:{lc.state_path(a)}" for a in ids)
-    missing = [a for a, d in zip(ids, datas) if d is None]
+    missing = _without_file(repo, lc, rev, ids)
     if not missing:
         return []
     known = repo.agent_ids(lc, rev)
-    return [f"@{a}" + (f" (did you mean @{near}?)" if (near := closest(a, known)) else "")
-            for a in missing]
+    return [_guessed(a, known) for a in missing]
+
+
+def _without_file(repo, lc, rev: str, ids: list[str]) -> list[str]:
+    """The ids of `ids` with no state file at `rev`."""
+    datas = repo.git.cat_files(f"{rev}:{lc.state_path(a)}" for a in ids)
+    return [a for a, d in zip(ids, datas) if d is None]
+
+
+def _guessed(agent: str, known) -> str:
+    """`@agent`, with the closest known id where one is near."""
+    from gitstate.law.suggest import closest
+    near = closest(agent, known)
+    return f"@{agent}" + (f" (did you mean @{near}?)" if near else "")
 
 
 def _mentioned(message: str) -> list[str]:

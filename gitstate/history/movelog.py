@@ -66,19 +66,12 @@ def _windows(kept: dict, cache_dir: str | None,
     """(the order of the log, and for each window of `size` moves of it: agent number -> its
     moves in that window, `marshal`led), each agent's part read once; None if a part does
     not read back or does not hold the moves the order gives it."""
-    from collections import Counter
     order = _order(cache_dir, kept, kept["count"])
     if order is None:
         return None
-    where: dict[int, list] = {}    # agent number -> (window, how many of its moves) in order
-    for w in range(0, len(order), size):
-        for i, n in Counter(order[w:w + size]).items():
-            where.setdefault(i, []).append((w // size, n))
     windows: list[dict] = [{} for _ in range(0, len(order), size)]
-    names, held = kept["names"], kept.get("blobs") or {}
-    for i, spans in where.items():
-        rows = _rows(kept, cache_dir, names[i]) if i < len(names) else None
-        held.pop(names[i] if i < len(names) else None, None)   # a part this read wrote: let go
+    for i, spans in _where(order, size).items():
+        rows = _part(kept, cache_dir, i)
         if rows is None or len(rows) != sum(n for _, n in spans):
             return None
         at = 0
@@ -86,6 +79,24 @@ def _windows(kept: dict, cache_dir: str | None,
             windows[w][i] = marshal.dumps(rows[at:at + n])
             at += n
     return order, windows
+
+
+def _where(order: array.array, size: int) -> dict[int, list]:
+    """Agent number -> (window, how many of its moves) of each window of `size` of `order`."""
+    from collections import Counter
+    where: dict[int, list] = {}
+    for w in range(0, len(order), size):
+        for i, n in Counter(order[w:w + size]).items():
+            where.setdefault(i, []).append((w // size, n))
+    return where
+
+
+def _part(kept: dict, cache_dir: str | None, i: int) -> list | None:
+    """The moves of agent number `i`, from its part (let go of, where this read wrote it)."""
+    name = kept["names"][i] if i < len(kept["names"]) else None
+    rows = _rows(kept, cache_dir, name) if name is not None else None
+    (kept.get("blobs") or {}).pop(name, None)
+    return rows
 
 
 def _unpacked(order: array.array, windows: list[dict], size: int) -> Iterator[list[list]]:
@@ -158,6 +169,14 @@ def _pack(git: Git, lc, revs: str, saved: dict | None, cache_dir: str | None) ->
     if blobs is None:
         return None
     order.reverse()
+    count = _ordered(order, saved, cache_dir, blobs)
+    return {"names": names, "count": count, "blobs": blobs} if count is not None else None
+
+
+def _ordered(order: array.array, saved: dict | None, cache_dir: str | None,
+             blobs: dict) -> int | None:
+    """The order's last parts put in `blobs`, `order` after the moves of `saved`'s last part;
+    how many moves the order then holds (None if that part does not read back)."""
     count = saved["count"] if saved else 0
     first = count - count % CHUNK
     if count % CHUNK:
@@ -167,7 +186,7 @@ def _pack(git: Git, lc, revs: str, saved: dict | None, cache_dir: str | None) ->
         order = found + order
     for at in range(0, len(order), CHUNK):
         blobs[(first + at) // CHUNK] = order[at:at + CHUNK].tobytes()
-    return {"names": names, "count": first + len(order), "blobs": blobs}
+    return first + len(order)
 
 
 def _grouped(events, names: list[str]) -> tuple[array.array, Grouped]:

@@ -28,10 +28,8 @@ def folded(problems: list, rule_of=lambda p: p["rule"]) -> list:
     """The problems of one commit as they are printed, in their order: the first `SHOWN` of
     each rule, then a `More` counting the rest of that rule (a rule with at most one more than
     `SHOWN` is printed whole: a line saying "1 more" would not be shorter)."""
-    counts: dict[str, int] = {}
-    for p in problems:
-        rule = rule_of(p)
-        counts[rule] = counts.get(rule, 0) + 1
+    from collections import Counter
+    counts = Counter(rule_of(p) for p in problems)
     seen: dict[str, int] = {}
     out: list = []
     for p in problems:
@@ -69,8 +67,7 @@ def print_by_commit(bad: list[tuple[str, dict]], file) -> None:
                 print(f"    {item}", file=file)
                 continue
             p = item[1]
-            where = f"{p['where']}: " if p.get("where") else ""
-            print(f"    [{p['rule']}] {where}{p['message']}", file=file)
+            print(f"    [{p['rule']}] {_where(p)}{p['message']}", file=file)
 
 
 def describe_lines(problems: list[dict]) -> list[str]:
@@ -84,5 +81,8 @@ def describe_lines(problems: list[dict]) -> list[str]:
 
 
 def describe_problem(p: dict) -> str:
-    where = f"{p['where']}: " if p.get("where") else ""
-    return f"{p['commit'][:10]} [{p['rule']}] {where}{p['message']}  ({p['subject'][:60]})"
+    return f"{p['commit'][:10]} [{p['rule']}] {_where(p)}{p['message']}  ({p['subject'][:60]})"
+
+
+def _where(p: dict) -> str:
+    return f"{p['where']}: " if p.get("where") else ""

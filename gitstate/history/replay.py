@@ -77,10 +77,7 @@ class ReplayContext(GitContext):
         agents = self.agents()
         census = self._run.get("census")
         if census is None or census[2] is not agents or census[3] is not lc:
-            census = [{}, 0, agents, lc]
-            for agent, front in agents.items():
-                _count(census, lc, agent, census_entry(lc, front), 1)
-            self._run["census"] = census
+            census = self._run["census"] = _census(lc, agents)
         return census[0], census[1]
 
     @property
@@ -112,6 +109,14 @@ class ReplayContext(GitContext):
         known = self._running if self._running is not None else self._agents
         self._run["agents"] = known
         self._run["at"] = self._sha if known is not None else None
+
+
+def _census(lc: Lifecycle, agents: dict[str, dict]) -> list:
+    """Every agent counted: [role -> living holders, living, `agents`, `lc`]."""
+    census = [{}, 0, agents, lc]
+    for agent, front in agents.items():
+        _count(census, lc, agent, census_entry(lc, front), 1)
+    return census
 
 
 def _recount(census: list, lc: Lifecycle, agent: str, before: dict | None,

@@ -65,3 +65,9 @@ def unjudged(git: Git, boundary: list[Commit]) -> list[dict]:
                                "parents are not here, so it cannot be judged, nor anything "
                                f"before it; {FIX}"})
     return out
+
+
+def apart(problems: list[dict]) -> tuple[list[dict], list[str]]:
+    """(the problems but the `shallow` ones, the commits those say could not be judged)."""
+    return ([p for p in problems if p["rule"] != Rule.SHALLOW],
+            [p["commit"] for p in problems if p["rule"] == Rule.SHALLOW])

@@ -9,6 +9,12 @@ import time
 from gitstate.law import statefile
 from gitstate.law.lifecycle import Lifecycle
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from gitstate.law.retry import Retry
+
 
 def status(repo, agent: str | None = None, at: str | None = None) -> dict:
     """The agent's record with the commit it was read at, or {"commit", "agents"}: every
@@ -17,43 +23,74 @@ def status(repo, agent: str | None = None, at: str | None = None) -> dict:
     timed moves not yet due) comes from the index's tracks."""
     from gitstate.history.index import Index
     from gitstate.law.grammar import canonical_id
-    if at is None:
-        head = repo.head()
-        lc = repo.lifecycle(head)
-        now = time.time()
-    else:
-        from gitstate.history.views import read_at
-        head, lc = read_at(repo, at)
-        now = float(repo.git.text("log", "-1", "--format=%ct", head)) if head else time.time()
+    head, lc, now = _read_point(repo, at)
     timed = bool(lc.policies.timeouts) or lc.policies.retry is not None   # (retry: backoff)
     if agent and not timed:    # one state file, and no time in state to tell: no index read
-        return _one(repo, canonical_id(agent), head, lc, None, lambda a, front: None)
+        return _one(repo, canonical_id(agent), head, lc, None, _untold)
     index = Index(repo.git, lc, repo.cache_dir)
-    tracks = index.tracks(head) if timed and head else {}
+    waited = _waiting(index.tracks(head) if timed and head else {}, now)
+    if agent:
+        return _one(repo, canonical_id(agent), head, lc, index if timed else None, waited)
+    return _every(repo, lc, head, index, waited, keep=at is None and not timed)
 
+
+def _every(repo, lc: Lifecycle, head: str | None, index, waited: Callable, keep: bool) -> dict:
+    """{"commit", "agents", "warnings"}: every agent's status at `head` (`keep`: from the
+    rows kept, where they can be)."""
+    if head is None:
+        return {"commit": None, "agents": []}
+    kept = _kept(repo, lc, head) if keep else None
+    if kept is not None:
+        return {"commit": head, "agents": kept, "warnings": []}
+    fronts = index.fronts(head)
+    rows = [_row(a, path, front, problem, lc, waited)
+            for a, (path, front, problem) in sorted(fronts.items())]
+    index.save()
+    return {"commit": head, "agents": rows, "warnings": _warnings(lc, fronts)}
+
+
+def _read_point(repo, at: str | None) -> tuple:
+    """(the commit read, its law, the time it is read as: now, or the commit's at `at`)."""
+    if at is None:
+        head = repo.head()
+        return head, repo.lifecycle(head), time.time()
+    from gitstate.history.views import read_at
+    head, lc = read_at(repo, at)
+    return head, lc, float(repo.git.text("log", "-1", "--format=%ct", head)) if head \
+        else time.time()
+
+
+def _waiting(tracks: dict, now: float) -> Callable:
+    """waited(agent, front): the seconds it has been in the state its file names, by its
+    track (None where its track is not in that state)."""
     def waited(a: str, front: dict) -> float | None:
         track = tracks.get(a)
         if track is None or track.tag != front.get("state"):
             return None
         return now - track.entered[1]
+    return waited
 
-    if agent:
-        return _one(repo, canonical_id(agent), head, lc, index if timed else None, waited)
-    if head is None:
-        return {"commit": None, "agents": []}
-    advisory = any(lc.max_advisory(r) for r in lc.roles)   # its warnings read every front
-    if at is None and not timed and not advisory:   # each agent's row kept, carried on
-        from gitstate.history.kept_rows import statuses
-        kept = statuses(repo, lc, head, lambda a, path, front, problem: status_of(
-            a, path, front, lc) if front is not None else unreadable(a, path, problem, lc))
-        if kept is not None:
-            return {"commit": head, "agents": kept, "warnings": []}
-    fronts = index.fronts(head)
-    rows = [status_of(a, path, front, lc, waited(a, front)) if front is not None
-            else unreadable(a, path, problem, lc)
-            for a, (path, front, problem) in sorted(fronts.items())]
-    index.save()
-    return {"commit": head, "agents": rows, "warnings": _warnings(lc, fronts)}
+
+def _untold(agent: str, front: dict) -> None:
+    return None
+
+
+def _kept(repo, lc: Lifecycle, head: str) -> list[dict] | None:
+    """Every agent's status from the rows kept and carried on (None: a lifecycle whose
+    warnings read every front, or rows that cannot be kept)."""
+    if any(lc.max_advisory(r) for r in lc.roles):
+        return None
+    from gitstate.history.kept_rows import statuses
+    return statuses(repo, lc, head, lambda a, path, front, problem: _row(
+        a, path, front, problem, lc, _untold))
+
+
+def _row(agent: str, path: str, front: dict | None, problem: str | None, lc: Lifecycle,
+         waited: Callable) -> dict:
+    """An agent's status, or why its state file could not be read."""
+    if front is None:
+        return unreadable(agent, path, problem, lc)
+    return status_of(agent, path, front, lc, waited(agent, front))
 
 
 def _warnings(lc: Lifecycle, fronts: dict) -> list[str]:
@@ -115,8 +152,7 @@ def _retry(lc: Lifecycle, state: str | None, role: str | None, waited: float | N
     from gitstate.law import retry
     spec = lc.policies.retry
     made = retry.count(front)
-    if spec is None or state not in retry.from_states(lc) or made >= spec.max \
-            or (role and role in spec.except_roles):
+    if spec is None or not _retriable(spec, lc, state, role, made):
         return {"retry": None}
     due = max(0, int(retry.wait(lc, made) - waited)) if waited is not None else None
     to = list(retry.to_states(lc))
@@ -125,17 +161,29 @@ def _retry(lc: Lifecycle, state: str | None, role: str | None, waited: float | N
     return {"retry": {"to": to, "retries": made, "max": spec.max, "due_in": due}}
 
 
+def _retriable(spec: Retry, lc: Lifecycle, state: str | None, role: str | None,
+               made: int) -> bool:
+    from gitstate.law import retry
+    return state in retry.from_states(lc) and made < spec.max \
+        and not (role and role in spec.except_roles)
+
+
 def _next(lc: Lifecycle, state: str | None, role: str | None, pct: float | None,
           waited: float | None, front: dict) -> list[str]:
     """The states the hooks would accept next (the state itself not, past its token limit)."""
     if state not in lc.states:
         return []
     nxt = lc.open_moves(state, role=role, context_pct=pct, waited=waited)
-    used, most = front.get("tokens"), front.get("max_tokens")
-    if state in nxt and lc.states[state].token_limit and isinstance(used, int) \
-            and isinstance(most, int) and used >= most:
-        nxt.remove(state)     # the token limit ends the state
+    if state in nxt and _spent(lc, state, front):
+        nxt.remove(state)
     return nxt
+
+
+def _spent(lc: Lifecycle, state: str, front: dict) -> bool:
+    """Has the agent used the tokens its state allows (a state with `token_limit`)?"""
+    used, most = front.get("tokens"), front.get("max_tokens")
+    return bool(lc.states[state].token_limit) and isinstance(used, int) \
+        and isinstance(most, int) and used >= most
 
 
 def unreadable(agent: str, path: str, problem: str | None, lc: Lifecycle) -> dict:

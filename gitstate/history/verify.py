@@ -28,8 +28,10 @@ hub never read it.
 
 from __future__ import annotations
 
+import re
+
 from gitstate import __version__
-from gitstate.errors import GitstateError
+from gitstate.errors import GitstateError, InvalidFile, NotManaged, UsageError
 from gitstate.git import cache
 from gitstate.git.cache import load_lifecycle_cached
 from gitstate.git.lawfiles import judged_law
@@ -48,6 +50,10 @@ from gitstate.law.rule_ids import Rule
 from gitstate.law.timeline import judge_tags
 from gitstate.law.times import iso
 from gitstate.law.verdict import FileChange, Violation
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeGuard
 
 CACHE_NAME = "verified.json"
 
@@ -75,30 +81,44 @@ def verify(git: Git, revs: list[str], cache_dir: str | None, *, remember: bool =
     judged as each batch is done. `bound`: (agent, runtime mark, commits made here) of an
     agent's session (the ref guard): those commits are judged for who moved whom as the
     hooks judge them."""
-    saved = _load(cache_dir) if remember and line else None
+    keep = remember and line
+    saved = _load(cache_dir) if keep else None
     head = revs[0] if len(revs) == 1 else None
-    if saved and head and saved["tip"] == head:
+    if _kept_at(saved, head):
         return _as_kept(saved, report)
     problems, kept, judged_revs = _resumed(git, saved, head, revs)
     boundary: list[Commit] = []   # where a shallow clone's history stops: never judged
     commits = within_reach(git, read_commits(git, judged_revs, first_parent=line), boundary)
     found, judged, said = _judge_all(git, commits, cache_dir, root, clock, progress, bound, line)
     problems += found
-    kept = {"by_tag": kept["by_tag"] + said["by_tag"],
-            "line_from": kept["line_from"] or said["line_from"],
-            "unjudged_merges": kept["unjudged_merges"] + said["unjudged_merges"]}
-    if report is not None:
-        report.update(kept)
-    if remember and head and line and not boundary:   # a shallow clone's: not the whole answer
+    kept = _joined(kept, said)
+    _tell(report, kept)
+    if keep and head and not boundary:   # a shallow clone's: not the whole answer
         _store(cache_dir, {"tip": head, "problems": problems, **kept})
     return problems + unjudged(git, boundary), judged
 
 
+def _kept_at(saved: dict | None, head: str | None) -> TypeGuard[dict]:
+    """Was the answer kept for this very tip `head`?"""
+    return bool(saved and head and saved["tip"] == head)
+
+
 def _as_kept(saved: dict, report: dict | None) -> tuple[list[dict], int]:
     """The answer kept for this very tip: its problems, none judged again."""
-    if report is not None:
-        report.update(_said(saved))
+    _tell(report, _said(saved))
     return saved["problems"], 0
+
+
+def _tell(report: dict | None, said: dict) -> None:
+    if report is not None:
+        report.update(said)
+
+
+def _joined(kept: dict, said: dict) -> dict:
+    """The report of the commits judged before (`kept`) and of those judged now (`said`)."""
+    return {"by_tag": kept["by_tag"] + said["by_tag"],
+            "line_from": kept["line_from"] or said["line_from"],
+            "unjudged_merges": kept["unjudged_merges"] + said["unjudged_merges"]}
 
 
 def _said(saved: dict) -> dict:
@@ -186,6 +206,11 @@ def _take_objects(commits: list[Commit], outside: list[str], found: list, law: d
     for c, obj in zip(commits, found):
         if obj is not None:
             c.time, c.author, c.message, c.encoding = parse_commit_object(obj[2])
+    _parents_laws(laws, law, lifecycles, cache_dir)
+
+
+def _parents_laws(laws: list, law: dict, lifecycles: dict, cache_dir: str | None) -> None:
+    """The valid law of each parent outside the batch, from its lifecycle read (`laws`)."""
     for parent, got in laws:
         entry = (got[0], got[2]) if got and got[1] == "blob" else None
         law[parent] = entry if entry and _lifecycle(entry, lifecycles, cache_dir) else None
@@ -279,12 +304,18 @@ def _law_after(c: Commit, before, contents: dict, lifecycles: dict,
     if new and _lifecycle((new, data), lifecycles, cache_dir) is not None and data is not None:
         return (new, data), None
     if new is None:
-        if before is None:
-            return None, None
-        return before, Violation(Rule.LIFECYCLE, f"this commit deletes {LIFECYCLE_PATH}; a "
-                                 "managed repository keeps its law (later commits are judged "
-                                 "by the last valid one)", LIFECYCLE_PATH)
+        return _deleted(before)
     return before, _left_invalid(lifecycles.get(("error", new)))
+
+
+def _deleted(before) -> tuple[tuple[str, bytes] | None, Violation | None]:
+    """The law after a commit that deletes the lifecycle: the one before, and the problem,
+    where there was one."""
+    if before is None:
+        return None, None
+    return before, Violation(Rule.LIFECYCLE, f"this commit deletes {LIFECYCLE_PATH}; a "
+                             "managed repository keeps its law (later commits are judged by "
+                             "the last valid one)", LIFECYCLE_PATH)
 
 
 def _left_invalid(err: GitstateError | None) -> Violation:
@@ -338,3 +369,43 @@ def _load(cache_dir: str | None) -> dict | None:
 
 def _store(cache_dir: str | None, data: dict) -> None:
     cache.store(cache_dir, CACHE_NAME, _identity(), data)
+
+
+# what `gitstate verify` says beside the problems (`views.verified`)
+
+def must_be_managed(repo) -> None:
+    """A repository whose history never held a lifecycle is not managed: say so (exit 1)."""
+    try:
+        repo.lifecycle()
+        return
+    except InvalidFile:
+        return   # managed, with a lifecycle that is invalid now: verify says which commit
+    except NotManaged:
+        head = repo.git.head()
+        if head and repo.git.text("log", "-1", "--format=%H", head, "--", LIFECYCLE_PATH):
+            return   # it was managed once: verify judges that history
+        raise
+
+
+def known_revs(repo, revs) -> None:
+    """A revision that names nothing is the caller's mistake: exit 2."""
+    for rev in revs:
+        parts = re.split(r"\.\.\.?", rev) if not rev.startswith("-") else []
+        if any(part and repo.git.rev(part) is None for part in parts):
+            raise UsageError(f"unknown revision or range {rev!r}",
+                             hint="e.g. `gitstate verify origin/main..HEAD`")
+
+
+def declared_line(repo, head: str | None) -> str | None:
+    """The team line the law at `head` declares."""
+    try:
+        return repo.lifecycle(head, index=False, worktree=False).line if head else None
+    except GitstateError:
+        return None
+
+
+def law_committed(repo, head: str | None) -> bool:
+    """Does the history of `head` hold a lifecycle, now or before?"""
+    return head is not None and (
+        repo.git.cat_files([f"{head}:{LIFECYCLE_PATH}"])[0] is not None
+        or bool(repo.git.text("log", "-1", "--format=%H", head, "--", LIFECYCLE_PATH)))

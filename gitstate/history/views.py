@@ -6,14 +6,14 @@ from __future__ import annotations
 import re
 import time
 
-from gitstate.errors import GitstateError, InvalidFile, NotManaged, UsageError
+from gitstate.errors import GitstateError, UsageError
 from gitstate.git.repo import Managed
 from gitstate.history.fold import agent_record, roster_view, tag_events, vacancies
 from gitstate.history.index import Index
 from gitstate.law import statefile
 from gitstate.law.freezestate import freeze_state_path
 from gitstate.law.grammar import canonical_id, parse_message
-from gitstate.law.lifecycle import LIFECYCLE_PATH, Lifecycle
+from gitstate.law.lifecycle import Lifecycle
 from gitstate.law.times import iso
 
 
@@ -21,20 +21,23 @@ def resolve_at(repo: Managed, at: str | None) -> tuple[str | None, int]:
     """(commit, "now") for `--at REV|DATE`; without --at, HEAD and the wall clock."""
     if at is None:
         return repo.head(), int(time.time())
-    sha = repo.git.rev(at)
-    if sha is None:
-        # git reads any text as some date, so only a date that looks like one is asked about;
-        # the line as it stood then (a commit off the first-parent line was never judged as
-        # one of it, and its committer date is anyone's)
-        out = repo.git.run("rev-list", "-1", "--first-parent", f"--before={at}",
-                           repo.head() or "HEAD", check=False) \
-            if _looks_like_date(at) else b""
-        sha = out.decode().strip() or None
-        if sha is None:
-            raise UsageError(f"--at {at!r} is neither a revision nor a date with commits "
-                             "before it", hint="e.g. --at HEAD~10, --at v1.0, --at 2026-11-01")
+    sha = repo.git.rev(at) or _dated(repo, at)
     when = int(repo.git.text("log", "-1", "--format=%ct", sha))
     return sha, when
+
+
+def _dated(repo: Managed, at: str) -> str:
+    """The commit of the line as it stood at the date `at` (a usage error for text that is
+    no date, or a date before every commit). git reads any text as some date, so only a date
+    that looks like one is asked about; a commit off the first-parent line was never judged
+    as one of it, and its committer date is anyone's."""
+    out = repo.git.run("rev-list", "-1", "--first-parent", f"--before={at}",
+                       repo.head() or "HEAD", check=False) if _looks_like_date(at) else b""
+    sha = out.decode().strip()
+    if not sha:
+        raise UsageError(f"--at {at!r} is neither a revision nor a date with commits "
+                         "before it", hint="e.g. --at HEAD~10, --at v1.0, --at 2026-11-01")
+    return sha
 
 
 _RELATIVE = re.compile(r"^(\d+\s+(second|minute|hour|day|week|month|year)s?\s+ago|yesterday"
@@ -143,15 +146,20 @@ def _moves(repo: Managed, agent: str | None = None, at: str | None = None, *,
         return []
     want = canonical_id(agent) if agent else None
     if at is None and repo.cache_dir:   # the moves kept under .git/gitstate, read on
-        kept = _kept_moves(repo, lc, head, want, newest if after is None else None)
-        if want and not kept:
-            _no_history(repo, lc, head, want)
-        return [move_of(row) for row in _newest(_since(kept, after), newest)]
+        return _moves_kept(repo, lc, head, want, after, newest)
     out = _transitions(tag_events(repo.git, lc, [head], want, order="--date-order"), want,
                        after)
     if out is None:
         _no_history(repo, lc, head, str(want))
     return _newest(out or [], newest)
+
+
+def _moves_kept(repo: Managed, lc, head: str, want: str | None, after: int | None,
+                newest: int | None) -> list[dict]:
+    kept = _kept_moves(repo, lc, head, want, newest if after is None else None)
+    if want and not kept:
+        _no_history(repo, lc, head, want)
+    return [move_of(row) for row in _newest(_since(kept, after), newest)]
 
 
 def _since(kept: list, after: int | None) -> list:
@@ -247,13 +255,18 @@ def inbox(repo: Managed, agent: str, at: str | None = None, *,
     if data is None:
         raise repo.unknown_agent(agent, head, lc)
     since = _last_read(repo, lc, agent, data)
-    if mentions is not None or (at is None and repo.cache_dir):
-        if mentions is None:   # the messages to it kept under .git/gitstate, read on
-            from gitstate.history.mentions import messages
-            mentions = messages(repo.git, lc, head, repo.cache_dir, agent)
+    if mentions is None and at is None and repo.cache_dir:
+        mentions = _kept_messages(repo, lc, head, agent)
+    if mentions is not None:
         return _inbox_in(repo, agent, since, head, mentions)
     revs = [f"{since}..{head}" if since else head]
     return _inbox_of(agent, since, head, _mentions(repo, lc, revs, agent))
+
+
+def _kept_messages(repo: Managed, lc, head: str, agent: str) -> list:
+    """The messages to `agent` kept under .git/gitstate, read on."""
+    from gitstate.history.mentions import messages
+    return messages(repo.git, lc, head, repo.cache_dir, agent)
 
 
 def _inbox_in(repo: Managed, agent: str, since: str | None, head: str,
@@ -286,12 +299,16 @@ def inboxes(repo: Managed, at: str | None = None, *,
         except GitstateError as exc:
             out[agent] = {"agent": agent, "error": str(exc)}
             continue
-        if since and since not in walks:
-            walks[since] = set(repo.git.run("rev-list", f"{since}..{head}", "--")
-                               .decode().split())
         mine = [mentions[i] for i in sorted(set(to_all).union(to_one.get(agent, ())))]
-        out[agent] = _inbox_of(agent, since, head, mine, walks[since] if since else None)
+        out[agent] = _inbox_of(agent, since, head, mine, _walked(repo, walks, since, head))
     return out
+
+
+def _walked(repo: Managed, walks: dict[str, set], since: str | None, head: str) -> set | None:
+    """The commits of `since..head` (None: no checkpoint), each walk made once."""
+    if since and since not in walks:
+        walks[since] = set(repo.git.run("rev-list", f"{since}..{head}", "--").decode().split())
+    return walks[since] if since else None
 
 
 def _addressed(mentions: list) -> tuple[list[int], dict[str, list[int]]]:
@@ -320,14 +337,21 @@ def freeze_state(repo: Managed, agent: str, at: str | None = None, *,
                             f"(it is in {doc.state})")
     text = statefile.decode(found, rel)
     fdoc = statefile.parse(text, rel) if text.startswith("---") else None
-    parts = re.split(r"^##[ \t]+(.+?)[ \t]*$", fdoc.body if fdoc else text, flags=re.M)
-    titles = {section_key(parts[i]): parts[i].strip() for i in range(1, len(parts) - 1, 2)}
-    sections = {section_key(parts[i]): parts[i + 1].strip()
-                for i in range(1, len(parts) - 1, 2)}
+    titles, sections = _sections(fdoc.body if fdoc else text)
     front = fdoc.front if fdoc else {}
     return {"commit": rev, "agent": agent, "state": doc.state, "path": rel, "front": front,
             "sections": sections, "titles": titles,
             "written_by": statefile.as_text(front.get("written_by"))}
+
+
+def _sections(body: str) -> tuple[dict[str, str], dict[str, str]]:
+    """(key -> title, key -> text) of each `## ` section of a freeze-state's body."""
+    parts = re.split(r"^##[ \t]+(.+?)[ \t]*$", body, flags=re.M)
+    titles, sections = {}, {}
+    for i in range(1, len(parts) - 1, 2):
+        titles[section_key(parts[i])] = parts[i].strip()
+        sections[section_key(parts[i])] = parts[i + 1].strip()
+    return titles, sections
 
 
 def section_key(title: str) -> str:
@@ -340,11 +364,17 @@ def verified(repo: Managed, revs=(), *, no_cache: bool = False, progress=None) -
     """`gitstate verify`: HEAD's history (or the ranges `revs`) replayed through the hooks'
     rules; every problem, how many commits were judged, which by their tags alone, and which
     could not be judged (a shallow clone's boundary: `unjudged`)."""
-    from gitstate.history.verify import verify  # the views need neither it nor its imports
-    from gitstate.law.rule_ids import Rule
+    from gitstate.history.shallow import apart  # the views need neither verify nor its imports
+    from gitstate.history.verify import (
+        declared_line,
+        known_revs,
+        law_committed,
+        must_be_managed,
+        verify,
+    )
     head = repo.git.head()
-    _must_be_managed(repo)
-    _known_revs(repo, revs)
+    must_be_managed(repo)
+    known_revs(repo, revs)
     cache_dir = None if no_cache else repo.cache_dir
     report: dict = {"by_tag": [], "line_from": None, "unjudged_merges": 0}
     problems: list[dict] = []
@@ -353,48 +383,9 @@ def verified(repo: Managed, revs=(), *, no_cache: bool = False, progress=None) -
         problems, judged = verify(repo.git, list(revs) or [head], cache_dir,
                                   remember=not revs and not no_cache, report=report,
                                   progress=progress)
-    unjudged = [p["commit"] for p in problems if p["rule"] == Rule.SHALLOW]
-    problems = [p for p in problems if p["rule"] != Rule.SHALLOW]
+    problems, unjudged = apart(problems)
     return {"commit": head, "ok": not problems and not unjudged, "problems": problems,
             "judged": judged, "judged_by_tag": report["by_tag"],
-            "lifecycle_committed": _law_committed(repo, head), "line": _line(repo, head),
+            "lifecycle_committed": law_committed(repo, head), "line": declared_line(repo, head),
             "line_from": report["line_from"],
             "merges_not_judged": report["unjudged_merges"], "unjudged": unjudged}
-
-
-def _known_revs(repo: Managed, revs) -> None:
-    """A revision that names nothing is the caller's mistake: exit 2."""
-    for rev in revs:
-        parts = re.split(r"\.\.\.?", rev) if not rev.startswith("-") else []
-        if any(part and repo.git.rev(part) is None for part in parts):
-            raise UsageError(f"unknown revision or range {rev!r}",
-                             hint="e.g. `gitstate verify origin/main..HEAD`")
-
-
-def _line(repo: Managed, head: str | None) -> str | None:
-    """The team line the law at `head` declares."""
-    try:
-        return repo.lifecycle(head, index=False, worktree=False).line if head else None
-    except GitstateError:
-        return None
-
-
-def _law_committed(repo: Managed, head: str | None) -> bool:
-    """Does the history of `head` hold a lifecycle, now or before?"""
-    return head is not None and (
-        repo.git.cat_files([f"{head}:{LIFECYCLE_PATH}"])[0] is not None
-        or bool(repo.git.text("log", "-1", "--format=%H", head, "--", LIFECYCLE_PATH)))
-
-
-def _must_be_managed(repo: Managed) -> None:
-    """A repository whose history never held a lifecycle is not managed: say so (exit 1)."""
-    try:
-        repo.lifecycle()
-        return
-    except InvalidFile:
-        return   # managed, with a lifecycle that is invalid now: verify says which commit
-    except NotManaged:
-        head = repo.git.head()
-        if head and repo.git.text("log", "-1", "--format=%H", head, "--", LIFECYCLE_PATH):
-            return   # it was managed once: verify judges that history
-        raise

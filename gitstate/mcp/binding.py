@@ -34,16 +34,35 @@ def bound_to(repo: Managed, flag: str | None,
     """(the agent this server moves as, how it is bound), or (None, why it is bound to none)."""
     if flag:
         return canonical_id(flag), "gitstate mcp --agent"
-    session = (env.get(SESSION_VAR) or "").strip() or None
-    if session:
-        from gitstate.runtime.briefing import agent_of_session
-        found = agent_of_session(repo, session)
-        if found:
-            return found, f"its runtime session {session} (session: in {found}'s state file)"
-    agent = (env.get("GITSTATE_AGENT") or "").strip().lower()
-    exported = (env.get("GITSTATE_SESSION") or "").strip()
-    if agent and not (exported and session and exported != session):
+    session = _var(env, SESSION_VAR) or None
+    found = _agent_of(repo, session)
+    if found:
+        return found, f"its runtime session {session} (session: in {found}'s state file)"
+    agent = _var(env, "GITSTATE_AGENT").lower()
+    exported = _var(env, "GITSTATE_SESSION")
+    if agent and not _for_another(exported, session):
         return agent, "GITSTATE_AGENT"
+    return None, _why_unbound(session, agent, exported)
+
+
+def _for_another(exported: str, session: str | None) -> bool:
+    """Was GITSTATE_AGENT exported for a session other than this server's?"""
+    return bool(exported and session and exported != session)
+
+
+def _var(env: Mapping[str, str], name: str) -> str:
+    return (env.get(name) or "").strip()
+
+
+def _agent_of(repo: Managed, session: str | None) -> str | None:
+    """The agent whose state file records `session` at HEAD."""
+    if not session:
+        return None
+    from gitstate.runtime.briefing import agent_of_session
+    return agent_of_session(repo, session)
+
+
+def _why_unbound(session: str | None, agent: str, exported: str) -> str:
     how = ("register this session as your agent with one command in your Bash tool: "
            f"`gitstate spawn <your-id> --session {session}` (a new agent), or `gitstate "
            f"transition <your-id> <its state> --set session={session}` (an agent you already "
@@ -52,9 +71,9 @@ def bound_to(repo: Managed, flag: str | None,
            "Claude Code 2.1.154 and later)")
     inherited = (f"; GITSTATE_AGENT={agent} was exported for another session "
                  f"({exported}) and binds nothing here" if agent else "")
-    return None, (f"{how}{inherited}; or start the server bound to one agent: `gitstate mcp "
-                  "--agent ID`, or GITSTATE_AGENT=ID in its environment (for a server "
-                  "registered per worktree)")
+    return (f"{how}{inherited}; or start the server bound to one agent: `gitstate mcp "
+            "--agent ID`, or GITSTATE_AGENT=ID in its environment (for a server "
+            "registered per worktree)")
 
 
 def unbound(tool: str, why: str) -> Rejected:

@@ -28,15 +28,23 @@ PUBLISHED = {v: k for k, v in RENAMED.items()}
 def strict(schema: dict) -> dict:
     """The published input schema: no key beyond those declared, each under its published
     name, without the titles the SDK derives from parameter names."""
-    props = {RENAMED.get(k, k): {kk: vv for kk, vv in v.items() if kk != "title"}
-             for k, v in (schema.get("properties") or {}).items()}
+    props = {RENAMED.get(k, k): _untitled(v) for k, v in (schema.get("properties") or {}).items()}
     out = {k: v for k, v in schema.items() if k not in ("properties", "required", "title")}
     out["properties"] = props
-    required = [RENAMED.get(k, k) for k in schema.get("required") or []]
+    required = _published(schema.get("required") or [])
     if required:
         out["required"] = required
     out["additionalProperties"] = False
     return out
+
+
+def _untitled(prop: dict) -> dict:
+    return {k: v for k, v in prop.items() if k != "title"}
+
+
+def _published(names) -> list[str]:
+    """Python parameter names, each under its published name."""
+    return [RENAMED.get(k, k) for k in names]
 
 
 # what a value should have been, by the error of a strict validation (nothing converted)
@@ -47,7 +55,7 @@ WANTED = {"string_type": "a string", "int_type": "an integer", "float_type": "a 
 def problem(tool: str, model: type[BaseModel], arguments: dict) -> str | None:
     """What is wrong with `arguments` (by their published names) for `tool`, whose
     arguments `model` declares, in gitstate's words (never the validation library's)."""
-    takes = [RENAMED.get(k, k) for k in model.model_fields]
+    takes = _published(model.model_fields)
     unknown = next((key for key in arguments if key not in takes), None)
     if unknown is not None:
         return _unknown(tool, unknown, takes)
@@ -104,31 +112,48 @@ class StrictServer(MCPServer):
     async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
         tool = self._tool_manager.get_tool(name)
         if tool is not None:
-            model = tool.fn_metadata.arg_model
-            said = problem(name, model, arguments)
-            if said:
-                raise ToolError(f"Error executing tool {name}: {said}")
-            if "repository" in model.model_fields and arguments.get("repository") is None:
-                root = await _root(context)
-                if root:
-                    arguments = {**arguments, "repository": root}
+            arguments = await _judged(name, tool.fn_metadata.arg_model, arguments, context)
         arguments = {PUBLISHED.get(k, k): v for k, v in arguments.items()}
         return await super().call_tool(name, arguments, context)
+
+
+async def _judged(name: str, model: type[BaseModel], arguments: dict[str, Any],
+                  context) -> dict[str, Any]:
+    """`arguments` of tool `name` judged (a ToolError says what is wrong), the repository
+    taken from the client's roots where none is given."""
+    said = problem(name, model, arguments)
+    if said:
+        raise ToolError(f"Error executing tool {name}: {said}")
+    if "repository" in model.model_fields and arguments.get("repository") is None:
+        root = await _root(context)
+        if root:
+            return {**arguments, "repository": root}
+    return arguments
 
 
 async def _root(context) -> str | None:
     """The first `file://` root the client offers (MCP roots), if it offers any."""
     try:
-        session = context.session if context is not None else None
-        caps = session.client_capabilities if session is not None else None
-        if session is None or caps is None or caps.roots is None:
+        session = _rooted(context)
+        if session is None:
             return None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")   # roots are deprecated in the newest spec
             found = await session.list_roots()
     except Exception:  # noqa: BLE001 — no roots: the server's own directory
         return None
-    for root in found.roots:
+    return _first_file(found.roots)
+
+
+def _rooted(context):
+    """The client's session, if it offers roots (else None)."""
+    session = context.session if context is not None else None
+    caps = session.client_capabilities if session is not None else None
+    return session if caps is not None and caps.roots is not None else None
+
+
+def _first_file(roots) -> str | None:
+    for root in roots:
         uri = urlparse(str(root.uri))
         if uri.scheme == "file":
             return unquote(uri.path)
