@@ -55,7 +55,13 @@ SERVE = ("import sys; sys.path[0] or sys.path.pop(0); "
          "from gitstate.doors.resident_server import main; sys.exit(main(sys.argv[1:]))")
 CLIENT = r"""
 import _socket, os, sys
-sock, args, cwd = sys.argv[1], sys.argv[2:], os.getcwd()
+def stopped(pid):   # the judge is stopped (kill -STOP, a debugger): it answers nobody
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            return pid > 0 and f.read().rpartition(b")")[2].split()[0] in (b"T", b"t")
+    except (OSError, IndexError):
+        return False
+sock, args, cwd, pid = sys.argv[1], sys.argv[2:], os.getcwd(), 0
 env = [k + b"=" + v for k, v in os.environb.items() if k != b"GITSTATE_JUDGE_START"]
 mask = os.umask(0o22)
 os.umask(mask)
@@ -70,8 +76,9 @@ try:
         s.connect(os.path.basename(sock))
         # only a judge of this user is told anything (another may listen where the index is)
         if hasattr(_socket, "SO_PEERCRED"):
-            uid = s.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)[4:8]
-            if int.from_bytes(uid, sys.byteorder) != os.getuid():
+            cred = s.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
+            pid = int.from_bytes(cred[:4], sys.byteorder)
+            if int.from_bytes(cred[4:8], sys.byteorder) != os.getuid() or stopped(pid):
                 raise OSError
         else:
             st = os.stat(".")
@@ -87,11 +94,23 @@ try:
 except OSError:
     pass
 if sent:   # the judge may have read the request (and the fds): its answer, else none
-    try:
-        s.settimeout(None)
-        said = s.recv(2, _socket.MSG_WAITALL)
-    except OSError:
-        said = b""
+    said = b""
+    s.settimeout(1)
+    while len(said) < 2:
+        try:
+            got = s.recv(2 - len(said))
+        except TimeoutError:
+            if not stopped(pid):
+                continue
+            os.write(2, b"gitstate: the resident judge (pid %d) was stopped while it judged this "
+                        b"commit; nothing was committed. Let it go on (kill -CONT %d) or end it "
+                        b"(kill %d), then commit again.\n" % (pid, pid, pid))
+            os._exit(1)
+        except OSError:
+            break
+        if not got:
+            break
+        said += got
 if said[:1] == b"J" and len(said) == 2:
     os._exit(said[1])
 if said != b"N":

@@ -10,6 +10,7 @@ import os
 import shutil
 import signal
 import socket
+import subprocess
 import time
 from pathlib import Path
 
@@ -229,3 +230,26 @@ def test_no_judge_where_the_config_says_so(repo, judged):
     [said] = [f for f in json.loads(gitstate(repo, "doctor", "--json").stdout)["findings"]
               if f["check"] == "judge"]
     assert said["detail"].startswith("the resident judge is off")
+
+
+def _commit_bounded(repo: Path, agent: str, state: str) -> subprocess.CompletedProcess:
+    """`move`, bounded: a commit held by a judge fails the test instead of hanging it."""
+    set_state_line(repo, agent, "state", state)
+    return subprocess.run(["git", "commit", "-qam", f"@{agent}: [STATE:{state}] on"], cwd=repo,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_a_stopped_judge_holds_no_commit(repo, judged):
+    """A judge stopped (`kill -STOP`, a debugger) answers nobody: a commit that finds it so is
+    judged in-process, with the verdict an in-process hook gives, and waits for nothing."""
+    first = started_judge(repo, judged)
+    os.kill(first["pid"], signal.SIGSTOP)
+    try:
+        assert until(lambda: _proc_state(first["pid"]) in ("T", "t"))
+        assert _commit_bounded(repo, "alice", "distill").returncode == 0
+        refused = _commit_bounded(repo, "alice", "dead")           # no final_summary
+        assert refused.returncode == 1 and "final_summary" in refused.stderr, refused.stderr
+    finally:
+        os.kill(first["pid"], signal.SIGCONT)
+    assert git(repo, "log", "-1", "--format=%s").stdout.strip() == "@alice: [STATE:distill] on"
+    assert status(repo)["served"] == 0                              # it judged none of them
