@@ -337,7 +337,6 @@ def spawn_guard(event: dict) -> dict | None:
 
 
 def _task(tool_input: dict) -> dict:
-    """The sub-agent's description and prompt, as given (each cut to TASK_CHARS)."""
     return {k: v[:TASK_CHARS] for k in ("description", "prompt")
             if isinstance(v := tool_input.get(k), str) and v.strip()}
 
