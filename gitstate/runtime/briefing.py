@@ -97,7 +97,6 @@ def briefing(event: dict, agent_arg: str | None = None) -> str:
 
 
 def _named(agent: str | None, session: str | None) -> tuple[str | None, str | None]:
-    """(the agent named, else the environment's; the parent that started the session)."""
     return (agent, None) if agent else _from_environment(session)
 
 
@@ -225,7 +224,6 @@ def _next_moves(lc, state: str | None, front: dict, pct) -> str:
 
 
 def _phase_asks(lc, agent: str, source: str, pct) -> list[str]:
-    """What the agent's mortality phase asks of it (a new context is fresh)."""
     asks = phase_asks(lc, "fresh" if source in FRESH else lc.mortality.phase(pct), agent)
     return [asks] if asks else []
 

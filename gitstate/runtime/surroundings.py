@@ -78,7 +78,6 @@ def _inbox(repo, agent: str, newest_first: bool = False) -> list[str]:
 
 
 def _message_line(m: dict) -> str:
-    """A message's commit and subject, and its lines that name someone."""
     body = " ".join(line.strip() for line in m["body"].splitlines() if "@" in line)
     return f"  {m['commit'][:10]} {m['subject']}" + (f" | {body}" if body else "")
 

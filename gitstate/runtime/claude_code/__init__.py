@@ -133,6 +133,10 @@ def _say(reply: dict | str | None) -> int:
     return 0
 
 
+def _session_id(event: dict) -> str:
+    return event.get("session_id") or ""
+
+
 def _clear_attention(event: dict) -> None:
     """The session waits for nobody now (no git: a file under the common git folder)."""
     gdir = memory.git_dir(event.get("cwd"))
@@ -180,7 +184,7 @@ def _context_said(event: dict, gdir: str, agent: str, bound: dict,
                   measured: tuple) -> dict | None:
     """The measured context: a crossing recorded and said, else perhaps a reminder."""
     marks = marks_of(bound)
-    calls = memory.count_call(gdir, event.get("session_id") or "")
+    calls = memory.count_call(gdir, _session_id(event))
     if crossing(gdir, agent, measured[0], marks) is None:
         return _reminded(agent, calls, measured, marks, bound)
     return _told(record_crossing(event.get("cwd"), gdir, agent, measured[0], marks,
@@ -231,7 +235,7 @@ def _measured(event: dict, gdir: str, bound: dict, measure=None) -> tuple | None
                        wait_for)
     if wait_for and time.monotonic() - started >= WAIT:
         # a transcript that never names its tool calls: measure its latest turn from now on
-        memory.bind(gdir, event.get("session_id") or "", {**bound, "no_ids": True})
+        memory.bind(gdir, _session_id(event), {**bound, "no_ids": True})
     return measured
 
 
@@ -326,14 +330,13 @@ def spawn_guard(event: dict) -> dict | None:
         return {"hookSpecificOutput": {
             "hookEventName": "PreToolUse", "permissionDecision": "deny",
             "permissionDecisionReason": f"gitstate refuses this sub-agent: {reason}"}}
-    memory.record_child(gdir, event.get("session_id") or "", {
+    memory.record_child(gdir, _session_id(event), {
         "parent": agent, "depth": depth, "kind": kind,
         "tool_use_id": event.get("tool_use_id"), **_task(tool_input)})
     return None
 
 
 def _task(tool_input: dict) -> dict:
-    """The sub-agent's description and prompt, as given (each cut to TASK_CHARS)."""
     return {k: v[:TASK_CHARS] for k in ("description", "prompt")
             if isinstance(v := tool_input.get(k), str) and v.strip()}
 
@@ -351,7 +354,7 @@ def subagent_start(event: dict) -> dict | None:
     if gdir is None:
         return None
     kind = event.get("agent_type")
-    child = memory.take_child(gdir, event.get("session_id") or "",
+    child = memory.take_child(gdir, _session_id(event),
                               kind if isinstance(kind, str) else None)
     from gitstate.runtime.events import handle, say
     # registered, where the lifecycle says so, with its task and instructions

@@ -120,7 +120,6 @@ def _put(groups: list, want: dict, name: str, ours: tuple[str, ...]) -> bool:
 
 
 def _runs_hook(g, name: str, ours: tuple[str, ...]) -> bool:
-    """Is `g` a group of gitstate's that runs its hook `name`?"""
     return _is_ours(g, ours) and any(runs(str(h.get("command", "")), name, ours)
                                      for h in g.get("hooks") or [] if isinstance(h, dict))
 

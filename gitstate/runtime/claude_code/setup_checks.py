@@ -85,7 +85,6 @@ def _broken(repo: Managed, top: Path, ours: list[str]) -> dict | None:
 
 
 def _bash_runs(top: Path, ours: list[str]) -> dict:
-    """Whether an agent's Bash runs what the briefing gives."""
     ran, why = agent_bash(top, _running(ours, "session-start")[0])
     if why:
         return finding("fail", "runtime", "an agent's Bash cannot run the commands its "
@@ -117,7 +116,6 @@ def _our_commands(settings: Path) -> list[str] | None:
 
 
 def _ours(command) -> bool:
-    """Does this hook command run gitstate's hook (the shim's, or by bare name)?"""
     return isinstance(command, str) and command.startswith((RUNTIME_COMMAND, BARE_COMMAND))
 
 
@@ -194,7 +192,6 @@ def _session_start(top: Path, start: str, env: dict):
 
 
 def _context_of(reply: str) -> str:
-    """What a hook's JSON reply tells the model."""
     try:
         return json.loads(reply)["hookSpecificOutput"]["additionalContext"]
     except (ValueError, KeyError, TypeError):

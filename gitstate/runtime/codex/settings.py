@@ -136,7 +136,6 @@ def _our_server(data: dict) -> dict | None:
 
 
 def _appended(text: str) -> str:
-    """`text` with gitstate's table at its end, after a blank line."""
     return text + ("" if not text or text.endswith("\n") else "\n") + \
         ("\n" if text.strip() else "") + _table()
 

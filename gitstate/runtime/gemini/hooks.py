@@ -46,7 +46,6 @@ def as_claude_code(event: dict) -> dict:
 
 
 def _agent_input(given: dict) -> dict:
-    """`invoke_agent`'s input as the spawn guard reads Claude Code's `Agent`."""
     task = str(given.get("prompt") or "")
     return {"subagent_type": str(given.get("agent_name") or "general-purpose"),
             "prompt": task, "description": task}
