@@ -113,9 +113,11 @@ def pending(notices: list[dict], records: list[dict]) -> list[dict]:
 
 
 def _ours(n: dict) -> bool:
-    at = n.get("at")
+    if not isinstance(n, dict):
+        return False
+    at, kind = n.get("at"), n.get("kind")
     return isinstance(at, (int, float)) and not isinstance(at, bool) and 0 <= at < 1e11 \
-        and isinstance(n.get("agent"), str) and n.get("kind") in WANTED
+        and isinstance(n.get("agent"), str) and isinstance(kind, str) and kind in WANTED
 
 
 def _cleared(n: dict, r: dict) -> bool:

@@ -175,6 +175,18 @@ def test_a_malformed_notice_never_stops_the_runtime(team, payload, says):
         assert attention(repo)["waiting"] == []
 
 
+@pytest.mark.parametrize("kind", [["permission_prompt"], {"a": 1}, 7])
+def test_a_damaged_notice_file_is_skipped_by_the_readers(team, kind):
+    """A notice file changed by hand (its kind a list, an object, a number) is not one of
+    ours: `attention` shows the others, never a traceback."""
+    assert notification(team, "s-alice").returncode == 0
+    folder = team / ".git" / "gitstate" / "runtime" / "attention"
+    [name] = [p for p in folder.iterdir() if p.suffix == ".json"]
+    notice = json.loads(name.read_text())
+    (folder / "damaged.json").write_text(json.dumps({**notice, "kind": kind}))
+    assert [w["agent"] for w in attention(team)["waiting"]] == ["alice"]
+
+
 def test_a_notice_from_outside_a_repository_records_nothing(team, tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

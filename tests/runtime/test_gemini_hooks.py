@@ -53,3 +53,6 @@ def test_the_context_is_the_newest_responses_input_tokens(tmp_path):
     path.write_text(json.dumps({"id": "2", "type": "gemini", "model": "other-model",
                                 "tokens": {"input": 5}}) + "\n")
     assert measure(str(path)) is None       # no window known, none set
+    # a line that is no response (a list naming both words): read past, never a traceback
+    path.write_text(json.dumps(lines[2]) + "\n" + json.dumps(["gemini", "tokens"]) + "\n")
+    assert latest_usage(str(path)) == (1000, "gemini-2.5-flash")

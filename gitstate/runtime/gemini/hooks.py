@@ -95,7 +95,9 @@ def _response(raw: bytes) -> tuple[int, str | None] | None:
         line = json.loads(raw)
     except ValueError:
         return None
-    tokens = line.get("tokens") if isinstance(line, dict) else None
+    if not isinstance(line, dict):
+        return None
+    tokens = line.get("tokens")
     found = tokens.get("input") if isinstance(tokens, dict) else None
     if line.get("type") != "gemini" or not isinstance(found, int):
         return None
