@@ -107,20 +107,25 @@ def _print_line(report: dict) -> None:
 
 
 def print_verified(report: dict) -> None:
+    _print_problems(report)
+    _print_line(report)
+    if report["problems"]:
+        click.echo(f"{plural(len({p['commit'] for p in report['problems']}), 'commit')} broke "
+                   "the rules")
+    if report.get("unjudged"):
+        _print_unjudged(report)
+    if not (report["problems"] or report.get("unjudged")):
+        _print_verdict(report)
+
+
+def _print_problems(report: dict) -> None:
+    """Each rule broken, and the commits older than the law that were judged by tag alone."""
     for line in describe_lines(report["problems"]):
         click.echo(line)
     if report["judged_by_tag"]:
         click.echo(f"{plural(len(report['judged_by_tag']), 'tagged commit')} older than "
                    "protocols/lifecycle.yaml judged by their tags alone (moves, births and "
                    "ends; not their state files, which that history keeps its own way)")
-    _print_line(report)
-    bad = len({p["commit"] for p in report["problems"]})
-    if report["problems"]:
-        click.echo(f"{plural(bad, 'commit')} broke the rules")
-    if report.get("unjudged"):
-        _print_unjudged(report)
-    if not (report["problems"] or report.get("unjudged")):
-        _print_verdict(report)
 
 
 def _print_unjudged(report: dict) -> None:

@@ -284,9 +284,9 @@ def print_check(result: dict) -> None:
         click.echo(f"[{p['rule']}] {where}: {p['message']}")
     for w in result.get("warnings") or ():
         click.echo(f"warning: {w}")
+    from gitstate.cli.text import plural
     count = len(result["problems"])
-    click.echo("ok: lifecycle and state files are valid" if not count
-               else f"{count} problem{'s' if count != 1 else ''}")
+    click.echo(plural(count, "problem") if count else "ok: lifecycle and state files are valid")
 
 
 @example('gitstate hook pre-commit      # what .git/hooks/pre-commit runs')

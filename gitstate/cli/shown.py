@@ -83,8 +83,7 @@ def _laid_out(data: dict, render: Callable[[dict], str],
     import os
 
     from gitstate.law.times import parse_iso
-    rows = [r for key in ("living", "freezer", "cemetery", "unknown")
-            for r in data.get(key) or () if r.get("seconds_in_state") is not None]
+    rows = _timed_rows(data)
     base = 10 ** 8 + int.from_bytes(os.urandom(4), "big") % 10 ** 8
     since = [parse_iso(row["in_state_since"]) for row in rows]
     for i, row in enumerate(rows):
@@ -92,6 +91,12 @@ def _laid_out(data: dict, render: Callable[[dict], str],
     marks = [str((base + i) * _DAY) if as_json else f"{base + i}d" for i in range(len(rows))]
     pieces = _cut(render(data), marks)
     return None if pieces is None else (pieces, since)
+
+
+def _timed_rows(data: dict) -> list[dict]:
+    """The roster rows that say how long they have been in their state."""
+    return [r for key in ("living", "freezer", "cemetery", "unknown")
+            for r in data.get(key) or () if r.get("seconds_in_state") is not None]
 
 
 def _cut(text: str, marks: list[str]) -> list[str] | None:

@@ -260,12 +260,14 @@ def _roster_when(r: dict) -> list[str]:
 
 def print_status_view(data: dict, agent: str | None) -> None:
     """`status` (of everyone, or of one agent in detail)."""
-    rows = [data] if agent else data["agents"]
-    if not rows:
+    if agent:
+        print_status(data, detailed=True)
+        return
+    if not data["agents"]:
         echo("no agents yet: `gitstate spawn <id>` registers one")
-    for r in rows:
-        print_status(r, detailed=bool(agent))
-    for w in data.get("warnings") or () if not agent else ():
+    for r in data["agents"]:
+        print_status(r, detailed=False)
+    for w in data.get("warnings") or ():
         echo(f"warning: {w}")
 
 

@@ -34,10 +34,15 @@ def _known(links: Links, r: dict) -> list[tuple[str, object]]:
         rows.append(("Parent", agent_link(links, r["parent"])))
     if r.get("depth") is not None:
         rows.append(("Depth", str(r["depth"])))
-    return rows + [(label, render("{t}, commit {sha}", t=time_tag(r.get(f"{key}_at")),
-                                  sha=links.commit(sha_of(r[key]))))
-                   for key, label in (("first_commit", "Born"),
-                                      ("last_commit", "Last state commit")) if r.get(key)]
+    return rows + _commits(links, r)
+
+
+def _commits(links: Links, r: dict) -> list[tuple[str, object]]:
+    """Its first and its last state commit, when the row has them."""
+    return [(label, render("{t}, commit {sha}", t=time_tag(r.get(f"{key}_at")),
+                           sha=links.commit(sha_of(r[key]))))
+            for key, label in (("first_commit", "Born"), ("last_commit", "Last state commit"))
+            if r.get(key)]
 
 
 def _timeline(links: Links, agent: str, moves: list[dict], transfers: list[dict],

@@ -81,11 +81,7 @@ class Viewer:
                 kept = views.roster(self.repo, None)
                 self._roster = kept if kept["commit"] == head else None
                 return kept
-            now = int(time.time())
-            for r in rows(kept):
-                since = epoch(r.get("in_state_since"))
-                if since is not None:
-                    r["seconds_in_state"] = max(0, now - since)
+            _aged(kept, int(time.time()))
             return kept
 
     def last_words(self, view: dict) -> dict[str, str]:
@@ -409,3 +405,11 @@ class Viewer:
             except GitstateError as exc:
                 out["freeze_error"] = str(exc)
         return out
+
+
+def _aged(view: dict, now: int) -> None:
+    """Each row's time in its state, counted again to `now`."""
+    for r in rows(view):
+        since = epoch(r.get("in_state_since"))
+        if since is not None:
+            r["seconds_in_state"] = max(0, now - since)

@@ -277,13 +277,17 @@ def _lead(view: dict, groups: list[tuple[str, str, str]], total: int) -> Safe:
 def flagged_agents(view: dict, groups: Sequence[tuple[str, str, str]], lc, now: int | None,
                    waiting: dict[str, list[str]]) -> dict[str, list]:
     """agent -> its troubles, in words: what it waits for a person for first."""
-    from gitstate.web.trouble import trouble
-    flagged: dict[str, list] = {} if lc is None or now is None else {
-        r["agent"]: found for key, _, _ in groups for r in view.get(key, [])
-        if (found := trouble(r, lc, now))}
+    flagged: dict[str, list] = {} if lc is None or now is None else _troubled(view, groups, lc, now)
     for agent, said in waiting.items():
         flagged[agent] = [("waiting", w) for w in said] + flagged.get(agent, [])
     return flagged
+
+
+def _troubled(view: dict, groups: Sequence[tuple[str, str, str]], lc,
+              now: int) -> dict[str, list]:
+    from gitstate.web.trouble import trouble
+    return {r["agent"]: found for key, _, _ in groups for r in view.get(key, [])
+            if (found := trouble(r, lc, now))}
 
 
 def _attention(links: Links, flagged: dict[str, list]) -> Safe:
