@@ -250,7 +250,7 @@ def team_series(moves: list[dict], lc: Lifecycle, end: int, samples: int = SAMPL
     """Agents in each state at `samples` evenly spaced moments from the first move to `end`
     (each agent counted in the state its last move up to then put it in)."""
     if not moves:
-        return {"times": [], "counts": {}, "states": list(lc.states)}
+        return {"times": [], "counts": {s: [] for s in lc.states}, "states": list(lc.states)}
     t0 = epoch(moves[0]["time"]) or 0
     t1 = max(end, t0 + 1)
     times = [t0 + (t1 - t0) * (i + 1) // samples for i in range(samples)]

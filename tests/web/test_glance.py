@@ -176,6 +176,11 @@ def test_the_new_pages_travel_in_time(web, demo):
     assert team["commit"] == before and team["counts"]["frozen"][-1] == 0
     assert web.get(f"/tree?at={before}").status_code == 200
     assert web.get("/feed?page=x").status_code == 400
+    # as it was before any agent: an empty chart, said so
+    first = git(demo, "rev-list", "--max-parents=0", "HEAD").stdout.split()[0]
+    page = web.get(f"/team?at={first}")
+    assert page.status_code == 200 and "No agent has lived here yet." in page.text
+    assert web.get(f"/api/team?at={first}").json()["times"] == []
 
 
 # -- commits as links ------------------------------------------------------------------------
