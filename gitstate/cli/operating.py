@@ -163,11 +163,14 @@ def watch(once, every, systemd, push, as_json):
 
 @contextlib.contextmanager
 def _stopped_by_sigterm(stop: threading.Event) -> Iterator[None]:
-    """While inside, SIGTERM sets `stop` (in the main thread: signals go there only)."""
+    """While inside, SIGTERM sets `stop` (in the main thread: signals go there only). It is
+    set by a thread of its own: the handler runs in the main thread, which may be holding the
+    lock `stop.wait` takes, and setting it there would wait for that lock for ever."""
     main = threading.current_thread() is threading.main_thread()
     previous = signal.getsignal(signal.SIGTERM)
     if main:
-        signal.signal(signal.SIGTERM, lambda _signum, _frame: stop.set())
+        signal.signal(signal.SIGTERM, lambda _signum, _frame: threading.Thread(
+            target=stop.set, name="gitstate-sigterm", daemon=True).start())
     try:
         yield
     finally:
