@@ -78,14 +78,17 @@ class Reader:
         return f"{arrow[0]} -> {arrow[1]}"
 
     def integer(self, value: Any, path: tuple, what: str, lo: int = 0, hi: int | None = None):
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int) or value < lo \
-                or (hi is not None and value > hi):
-            rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-            self.bad(path, f"{what} must be a whole number {rng}, not {value!r}")
-            return None
-        return value
+        if value is None or _whole_in(value, lo, hi):
+            return value
+        rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+        self.bad(path, f"{what} must be a whole number {rng}, not {value!r}")
+        return None
+
+
+def _whole_in(value: Any, lo: int, hi: int | None) -> bool:
+    """A whole number (not a boolean) from `lo` to `hi` (None: no upper bound)."""
+    return not isinstance(value, bool) and isinstance(value, int) and value >= lo \
+        and (hi is None or value <= hi)
 
 
 def _check_has_states(lc: Lifecycle, r) -> None:

@@ -25,11 +25,17 @@ def to_mermaid(lc: Lifecycle) -> str:
     out.append("    classDef living fill:#e6f4ea,stroke:#2e7d32")
     out.append("    classDef frozen fill:#e3f2fd,stroke:#1565c0")
     out.append("    classDef dead fill:#eeeeee,stroke:#616161")
+    return "\n".join(out + _class_lines(lc)) + "\n"
+
+
+def _class_lines(lc: Lifecycle) -> list[str]:
+    """Each roster's states as a Mermaid class."""
+    out = []
     for roster in ROSTERS:
         members = [_mermaid_id(n) for n, s in lc.states.items() if s.roster == roster]
         if members:
             out.append(f"    class {','.join(members)} {roster}")
-    return "\n".join(out) + "\n"
+    return out
 
 
 def gates(lc: Lifecycle, src: str, dst: str) -> list[str]:
@@ -98,6 +104,17 @@ def _role_lines(lc: Lifecycle) -> list[str]:
 
 def _policy_lines(pol) -> list[str]:
     """The policies that are set, one line each (and always which roles may be held)."""
+    lines = _who_and_how_many(pol) + _timed_lines(pol)
+    lines.append(_custom_roles_line(pol))
+    if pol.agents_from:
+        lines.append(f"  agent files: {pol.agents_from}/*.md (their forbiddenAgents are law)")
+    if pol.atomic_commits:
+        lines.append("  atomic commits: an agent's every commit carries its state file")
+    return lines
+
+
+def _who_and_how_many(pol) -> list[str]:
+    """Who approves what, the mortality clock, how many may live and how deep."""
     lines = []
     if pol.humans:
         lines.append(f"  humans: {', '.join(pol.humans)}")
@@ -110,22 +127,25 @@ def _policy_lines(pol) -> list[str]:
         lines.append(f"  max living agents: {pol.max_living}")
     if pol.max_depth is not None:
         lines.append(f"  max spawn depth: {pol.max_depth}")
-    lines += [f"  timeout: {a} -> {b} after {duration(spec.after, exact=True)}"
-              for a, b, spec in pol.timed_moves()]
+    return lines
+
+
+def _timed_lines(pol) -> list[str]:
+    """Timed moves, the heartbeat, retries."""
+    lines = [f"  timeout: {a} -> {b} after {duration(spec.after, exact=True)}"
+             for a, b, spec in pol.timed_moves()]
     if pol.heartbeat is not None:
         lines.append(_heartbeat_line(pol.heartbeat))
     if pol.retry is not None:
-        r = pol.retry
-        lines.append(f"  retry: a failed agent up to {r.max} times, backoff "
-                     f"{duration(r.backoff, exact=True)} doubled each time"
-                     + (f" (from {', '.join(r.states)})" if r.states else "")
-                     + (f" (not {', '.join(r.except_roles)})" if r.except_roles else ""))
-    lines.append(_custom_roles_line(pol))
-    if pol.agents_from:
-        lines.append(f"  agent files: {pol.agents_from}/*.md (their forbiddenAgents are law)")
-    if pol.atomic_commits:
-        lines.append("  atomic commits: an agent's every commit carries its state file")
+        lines.append(_retry_line(pol.retry))
     return lines
+
+
+def _retry_line(r) -> str:
+    return (f"  retry: a failed agent up to {r.max} times, backoff "
+            f"{duration(r.backoff, exact=True)} doubled each time"
+            + (f" (from {', '.join(r.states)})" if r.states else "")
+            + (f" (not {', '.join(r.except_roles)})" if r.except_roles else ""))
 
 
 def _mortality_line(m) -> str:

@@ -101,6 +101,11 @@ def _read_line(line: str, number: int, where: str, lines: dict) -> tuple | None:
     if not stripped or stripped.startswith("#"):
         # an indented comment may sit inside a block
         return None if line[:1] in (" ", "\t") and stripped else ()
+    return _read_other(line, number, where, lines)
+
+
+def _read_other(line: str, number: int, where: str, lines: dict) -> tuple | None:
+    """A `key: value` line `_COMMON` did not match, if it is in the flat subset."""
     m = re.match(_KEY, line)
     if m is None or m.group(1) in _RESERVED_KEYS:
         return None
@@ -219,8 +224,11 @@ def dump_flat_entry(key: str, value) -> str | None:
         return f"{key}: {'true' if value else 'false'}\n"
     if type(value) is int:
         return f"{key}: {value}\n"
-    if type(value) is not str:
-        return None
+    return _text_entry(key, value) if type(value) is str else None
+
+
+def _text_entry(key: str, value: str) -> str | None:
+    """A name plain, a time stamp single-quoted; None for other text."""
     if re.match(_NAME, value) and value not in _YAML11_WORDS:
         return f"{key}: {value}\n"
     if re.match(_STAMP, value):

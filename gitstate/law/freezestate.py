@@ -60,21 +60,29 @@ def _front_findings(text: str) -> list[tuple[str, int | None]]:
         doc = None
     if doc is None or doc.front is None:
         return [("it has no readable front matter (" + ", ".join(FREEZE_KEYS) + ")", None)]
-    front = doc.front
-    missing = [k for k in FREEZE_KEYS if k not in front and k != "wake_if"]
+    missing = [k for k in FREEZE_KEYS if k not in doc.front and k != "wake_if"]
     found: list[tuple[str, int | None]] = []
     if missing:
         found.append(("its front matter lacks " + ", ".join(missing), None))
-    if not statefile.is_filled(front.get("wake_if")):
-        found.append(("it says no `wake_if`: write the condition to wake this agent on (the "
-                      "seed's 'Wake me if ...'), e.g. `wake_if: the parser's tests pass "
-                      "again` (`gitstate freeze ID --wake-if TEXT` writes it)",
-                      doc.line_of("wake_if") if "wake_if" in front else None))
-    if "frozen_at" in front and not is_moment(front["frozen_at"]):
-        found.append((f"frozen_at {front['frozen_at']!r} is not an ISO-8601 time: write when "
-                      "the agent froze, e.g. `frozen_at: '2026-11-22T10:00:00Z'` (`gitstate "
-                      "freeze` stamps it)", doc.line_of("frozen_at")))
-    return found
+    return found + _wake_if_findings(doc) + _frozen_at_findings(doc)
+
+
+def _wake_if_findings(doc: statefile.StateDoc) -> list[tuple[str, int | None]]:
+    if statefile.is_filled(doc.front.get("wake_if")):
+        return []
+    return [("it says no `wake_if`: write the condition to wake this agent on (the "
+             "seed's 'Wake me if ...'), e.g. `wake_if: the parser's tests pass "
+             "again` (`gitstate freeze ID --wake-if TEXT` writes it)",
+             doc.line_of("wake_if") if "wake_if" in doc.front else None)]
+
+
+def _frozen_at_findings(doc: statefile.StateDoc) -> list[tuple[str, int | None]]:
+    front = doc.front
+    if "frozen_at" not in front or is_moment(front["frozen_at"]):
+        return []
+    return [(f"frozen_at {front['frozen_at']!r} is not an ISO-8601 time: write when "
+             "the agent froze, e.g. `frozen_at: '2026-11-22T10:00:00Z'` (`gitstate "
+             "freeze` stamps it)", doc.line_of("frozen_at"))]
 
 
 def is_moment(value: object) -> bool:
@@ -125,27 +133,41 @@ def check_freeze_file(p, ctx: Context, out: list[Violation]) -> None:
                              where))
         return
     data = ctx.tree_file(target)
-    if data is None:
-        out.append(Violation(Rule.FREEZE_STATE, f"{target} is not in this commit: write the "
-                             "freeze-state file and commit it with the freeze "
-                             f"(`gitstate freeze {p.agent}` does both)", where))
+    unfit = _unfit(p.agent, target, data, ctx, where)
+    if unfit is not None:
+        out.append(unfit)
         return
-    if ctx.tree_mode(target) == SYMLINK_MODE:
-        out.append(Violation(Rule.FREEZE_STATE, f"{target} is a symbolic link: its text would "
-                             "be read as the freeze-state here and as a link in every work "
-                             f"tree; commit it as a file (`gitstate freeze {p.agent}` writes "
-                             "one)", where))
-        return
-    if limits.byte_size(data) > limits.STATE_FILE_BYTES:
-        out.append(Violation(Rule.TOO_LARGE, f"{target} is {limits.byte_size(data):,} bytes; "
-                             "a freeze-state file has at most "
-                             f"{limits.STATE_FILE_BYTES:,}", where))
-        return
+    assert data is not None   # _unfit
     text = data.decode("utf-8", "replace")
     for problem, line in freeze_file_findings(text):
         out.append(Violation(Rule.FREEZE_STATE, f"{target}: {problem}",
                              f"{target}:{line}" if line else where))
     _future_stamp(text, target, ctx, out)
+    _check_rewritten(p, target, data, ctx, where, out)
+
+
+def _unfit(agent: str, target: str, data: bytes | None, ctx: Context,
+           where: str) -> Violation | None:
+    """The freeze-state is missing from the commit, a symbolic link, or too large."""
+    if data is None:
+        return Violation(Rule.FREEZE_STATE, f"{target} is not in this commit: write the "
+                         "freeze-state file and commit it with the freeze "
+                         f"(`gitstate freeze {agent}` does both)", where)
+    if ctx.tree_mode(target) == SYMLINK_MODE:
+        return Violation(Rule.FREEZE_STATE, f"{target} is a symbolic link: its text would "
+                         "be read as the freeze-state here and as a link in every work "
+                         f"tree; commit it as a file (`gitstate freeze {agent}` writes "
+                         "one)", where)
+    if limits.byte_size(data) > limits.STATE_FILE_BYTES:
+        return Violation(Rule.TOO_LARGE, f"{target} is {limits.byte_size(data):,} bytes; "
+                         "a freeze-state file has at most "
+                         f"{limits.STATE_FILE_BYTES:,}", where)
+    return None
+
+
+def _check_rewritten(p, target: str, data: bytes, ctx: Context, where: str,
+                     out: list[Violation]) -> None:
+    """The freeze commit writes the freeze-state anew (a re-freeze: more than its stamp)."""
     base = ctx.base_file(target)
     before = statefile.as_text(p.old.get("freeze_state")) if p.old is not None else None
     if before and base is not None and _unstamped(base) == _unstamped(data):

@@ -228,18 +228,24 @@ def subject_tag(subject: str, accept: tuple = ()):
 def parse_trailers(body: str) -> dict[str, list[str]]:
     """`Key: value` lines of the body's last paragraph (keys lower-cased)."""
     paragraphs = [p for p in body.split("\n\n") if p.strip()]
-    if not paragraphs:
-        return {}
     found: dict[str, list[str]] = {}
-    for line in paragraphs[-1].split("\n"):
+    for line in paragraphs[-1].split("\n") if paragraphs else ():
         if line[:1].isspace() and found:
             continue  # continuation of the previous trailer
-        m = _TRAILER_RE.match(line)
-        value = m.group("value").strip(" \t") if m else ""
-        if not m or value[-1:].isspace():   # a value ends with a visible character
+        trailer = _trailer(line)
+        if trailer is None:
             return {}
-        found.setdefault(m.group("key").lower(), []).append(value.strip())
+        found.setdefault(trailer[0], []).append(trailer[1])
     return found
+
+
+def _trailer(line: str) -> tuple[str, str] | None:
+    """(key lower-cased, value) of a `Key: value` line; None for any other line."""
+    m = _TRAILER_RE.match(line)
+    value = m.group("value").strip(" \t") if m else ""
+    if not m or value[-1:].isspace():   # a value ends with a visible character
+        return None
+    return m.group("key").lower(), value.strip()
 
 
 def find_mentions(subject: str, body: str, prefix: str | None = None) -> frozenset[str]:
@@ -251,15 +257,18 @@ def find_mentions(subject: str, body: str, prefix: str | None = None) -> frozens
             text = subject[pm.end():]
     found: set[str] = set()
     for chunk in (text, body):
-        if "@" not in chunk:
-            continue   # (most messages: no expression run)
-        for m in _MENTION_RE.finditer(chunk):
-            ident = m.group("id").rstrip(".")
-            if ident.lower() == "all":
-                found.add("all")
-            elif is_valid_id(ident):
-                found.add(ident.lower())
+        if "@" in chunk:   # (most messages: no expression run)
+            _add_mentions(chunk, found)
     return frozenset(found)
+
+
+def _add_mentions(chunk: str, found: set[str]) -> None:
+    for m in _MENTION_RE.finditer(chunk):
+        ident = m.group("id").rstrip(".")
+        if ident.lower() == "all":
+            found.add("all")
+        elif is_valid_id(ident):
+            found.add(ident.lower())
 
 
 def format_subject(agent: str, state: str, text: str) -> str:

@@ -190,9 +190,13 @@ def _concerns_agents(f: Facts) -> bool:
     msg = f.message
     if f.changes or msg is None:
         return bool(f.changes)
-    return ("[" in msg.subject or bool(f.lc.accept)
-            or (f.lc.policies.atomic_commits and msg.subject.startswith("@"))
-            or bool(f.bound and f.lc.policies.atomic_commits))
+    return "[" in msg.subject or bool(f.lc.accept) or _atomic_concern(f, msg)
+
+
+def _atomic_concern(f: Facts, msg: Message) -> bool:
+    """Under atomic commits, a subject that speaks as an agent, or a bound session's commit,
+    concerns an agent."""
+    return f.lc.policies.atomic_commits and (msg.subject.startswith("@") or bool(f.bound))
 
 
 def _tag_form(lc: Lifecycle, msg: Message | None) -> list[Violation]:

@@ -297,19 +297,25 @@ class Lifecycle(Record):
         without those the agent's role forbids, those the mortality policy forbids at urgent
         context, and timed moves not yet due after `waited` seconds in `state` (unknown:
         not due)."""
-        mort = self.mortality
-        urgent = context_pct is not None and context_pct >= mort.urgent
-        out = []
-        for t in self.allowed_from(state):
-            if t != state and (self.forbidden_by_role(role, t)
-                               or (urgent and t in mort.urgent_forbids)):
-                continue
-            spec = self.policies.timeout(state, t) if state else None
-            if spec is not None and state and self.timeout_refuses_early(state, t, role) \
-                    and (waited is None or waited < spec.after):
-                continue
-            out.append(t)
-        return out
+        urgent = context_pct is not None and context_pct >= self.mortality.urgent
+        return [t for t in self.allowed_from(state)
+                if (t == state or not self._barred(t, role, urgent))
+                and not self._not_due(state, t, role, waited)]
+
+    def _barred(self, state: str, role: str | None, urgent: bool) -> bool:
+        """Is `state` closed to an agent of `role` by its role, or by urgent context?"""
+        return self.forbidden_by_role(role, state) or (
+            urgent and state in self.mortality.urgent_forbids)
+
+    def _not_due(self, state: str | None, t: str, role: str | None,
+                 waited: float | None) -> bool:
+        """Is `state -> t` a timed move not yet due after `waited` seconds (unknown: not
+        due)?"""
+        if not state:
+            return False
+        spec = self.policies.timeout(state, t)
+        return spec is not None and self.timeout_refuses_early(state, t, role) \
+            and (waited is None or waited < spec.after)
 
     def ways_to_rest(self, agent: str = "ID") -> list[tuple[str, str]]:
         """How an agent of this lifecycle leaves for good or for later, as (verb, command):
@@ -321,14 +327,18 @@ class Lifecycle(Record):
                 ways.append(("freeze", f"gitstate freeze {agent}"))
             elif spec.log:
                 ways.append(("log out", f"gitstate logout {agent} --note TEXT"))
+        return list(dict.fromkeys(ways + self._way_to_end(agent)))
+
+    def _way_to_end(self, agent: str) -> list[tuple[str, str]]:
+        """Die or end: the first terminal state that is not a failure, if any."""
         end = next((n for n, spec in self.states.items()
                     if spec.terminal and spec.outcome != "failure"), None)
-        if end is not None:
-            verb = "die" if end == "dead" else "end"
-            ways.append((verb, f"gitstate bury {agent} --summary TEXT"
-                         if "final_summary" in self.states[end].requires
-                         else f"gitstate transition {agent} {end}"))
-        return list(dict.fromkeys(ways))
+        if end is None:
+            return []
+        verb = "die" if end == "dead" else "end"
+        return [(verb, f"gitstate bury {agent} --summary TEXT"
+                 if "final_summary" in self.states[end].requires
+                 else f"gitstate transition {agent} {end}")]
 
     def phase_advice(self, phase: str | None, agent: str = "ID") -> str | None:
         """What a phase of the mortality clock asks of an agent of this lifecycle (seed 000's
@@ -342,11 +352,16 @@ class Lifecycle(Record):
         if phase == "legacy":
             return "legacy: consolidate; fewer new reads, more writes" + self._legacy_then(agent)
         if phase == "urgent":
-            ways = self.ways_to_rest(agent)
-            then = (" or ".join(v for v, _ in ways) + " ("
-                    + ", ".join(f"`{c}`" for _, c in ways) + ")") if ways else "head for an end"
-            return f"urgent: externalize now, then {then}; no new work"
+            return f"urgent: externalize now, then {self._ways_said(agent)}; no new work"
         return None
+
+    def _ways_said(self, agent: str) -> str:
+        """"freeze or die (`...`, `...`)": the ways to rest, or where there is none, an end."""
+        ways = self.ways_to_rest(agent)
+        if not ways:
+            return "head for an end"
+        return (" or ".join(v for v, _ in ways) + " ("
+                + ", ".join(f"`{c}`" for _, c in ways) + ")")
 
     def _legacy_then(self, agent: str) -> str:
         """What legacy asks an agent to write: its freeze-state, or a draft of its log note."""

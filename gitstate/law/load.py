@@ -150,30 +150,31 @@ def _named(r: Reader, raw: Any, section: str, pattern, allowed: str, keys: set[s
 def _read_states(r: Reader, raw: Any) -> dict[str, State]:
     states: dict[str, State] = {}
     for name, path, spec in _named(r, raw, "states", STATE_NAME_RE, "'_' or '-'", STATE_KEYS):
-        roster = spec.get("roster", "living")
-        if roster not in ROSTERS:
-            r.bad(path + ("roster",), f"state '{name}': roster must be one of "
-                                      f"{', '.join(ROSTERS)}, not {roster!r}")
-            roster = "living"
-        terminal = spec.get("terminal", False)
-        if not isinstance(terminal, bool):
-            r.bad(path + ("terminal",), f"state '{name}': terminal must be true or false")
-            terminal = False
-        outcome = spec.get("outcome", "success")
-        if outcome not in OUTCOMES:
-            r.bad(path + ("outcome",), f"state '{name}': outcome must be one of "
-                                       f"{', '.join(OUTCOMES)}, not {outcome!r}")
-            outcome = "success"
+        roster = _one_of(r, spec, "roster", ROSTERS, path, f"state '{name}'")
+        terminal = r.flag(spec.get("terminal", False), path + ("terminal",),
+                          f"state '{name}': terminal")
+        outcome = _one_of(r, spec, "outcome", OUTCOMES, path, f"state '{name}'")
         states[name] = State(
             name=name, roster=roster, terminal=terminal, outcome=outcome,
             requires=tuple(r.names(spec.get("requires"), path + ("requires",),
                                    f"state '{name}': requires")),
             description=str(spec.get("description") or ""),
             protocol=spec.get("protocol"), log=_log_path(r, spec.get("log"), path + ("log",)),
-            token_limit=None if spec.get("token_limit") is None
-            else str(spec.get("token_limit")),
-            stamp=None if spec.get("stamp") is None else str(spec.get("stamp")))
+            token_limit=_text_or_none(spec, "token_limit"), stamp=_text_or_none(spec, "stamp"))
     return states
+
+
+def _one_of(r, spec: dict, key: str, allowed: tuple[str, ...], path: tuple, what: str) -> str:
+    """`spec[key]`, one of `allowed` (the first of them, where it is not given or not one)."""
+    value = spec.get(key, allowed[0])
+    if value in allowed:
+        return value
+    r.bad(path + (key,), f"{what}: {key} must be one of {', '.join(allowed)}, not {value!r}")
+    return allowed[0]
+
+
+def _text_or_none(spec: dict, key: str) -> str | None:
+    return None if spec.get(key) is None else str(spec.get(key))
 
 
 def _log_path(r, value, path: tuple) -> str | None:
@@ -201,17 +202,13 @@ def _read_roles(r: Reader, raw: Any) -> dict[str, Role]:
     for name, path, spec in _named(r, raw, "roles", ROLE_NAME_RE, "'.', '_' or '-'",
                                    ROLE_KEYS):
         spawns = spec.get("spawns")
-        self_spawn = spec.get("self_spawn", False)   # a role spawns its own kind only if allowed
-        if not isinstance(self_spawn, bool):
-            r.bad(path + ("self_spawn",), f"role '{name}': self_spawn must be true or false")
-            self_spawn = False
-        advisory = spec.get("max_advisory", False)
-        if not isinstance(advisory, bool):
-            r.bad(path + ("max_advisory",), f"role '{name}': max_advisory must be true or false")
-            advisory = False
+        # a role spawns its own kind only if allowed
+        self_spawn = r.flag(spec.get("self_spawn", False), path + ("self_spawn",),
+                            f"role '{name}': self_spawn")
+        advisory = r.flag(spec.get("max_advisory", False), path + ("max_advisory",),
+                          f"role '{name}': max_advisory")
         roles[name] = Role(
-            name=name, max_advisory=advisory,
-            mandate=None if spec.get("mandate") is None else str(spec.get("mandate")),
+            name=name, max_advisory=advisory, mandate=_text_or_none(spec, "mandate"),
             max=r.integer(spec.get("max"), path + ("max",), f"role '{name}': max", lo=1),
             description=str(spec.get("description") or ""),
             spawns=None if spawns is None else tuple(
@@ -222,7 +219,7 @@ def _read_roles(r: Reader, raw: Any) -> dict[str, Role]:
             timeout=duration(r, spec, "timeout", path, f"role '{name}': timeout"),
             forbids=tuple(r.names(spec.get("forbids"), path + ("forbids",),
                                   f"role '{name}': forbids")),
-            load=None if spec.get("load") is None else str(spec.get("load")))
+            load=_text_or_none(spec, "load"))
     return roles
 
 

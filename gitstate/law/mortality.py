@@ -17,11 +17,19 @@ def check_mortality(p: Parsed, lc: Lifecycle, old_state: str | None, state: str,
     mort = lc.policies.mortality
     if mort is None or state == old_state or state not in mort.urgent_forbids:
         return
-    pct = p.new.get("context_pct") if p.new else None
-    if isinstance(pct, (int, float)) and not isinstance(pct, bool) and pct >= mort.urgent:
+    pct = _urgent_pct(p, mort.urgent)
+    if pct is not None:
         out.append(Violation(Rule.URGENT, f"{p.agent} is at {pct}% context (urgent from "
                              f"{mort.urgent}%): entering {state} is refused; "
                              f"{_urgent_ways(p, lc, old_state, pct)}", where))
+
+
+def _urgent_pct(p: Parsed, urgent: int) -> float | None:
+    """The agent's context_pct where it is a number at `urgent` or above."""
+    pct = p.new.get("context_pct") if p.new else None
+    if isinstance(pct, (int, float)) and not isinstance(pct, bool) and pct >= urgent:
+        return pct
+    return None
 
 
 def _urgent_ways(p: Parsed, lc: Lifecycle, old_state: str | None, pct: float) -> str:

@@ -149,12 +149,16 @@ def not_yours(lc: Lifecycle, mover: str, p: Parsed, agents: dict[str, dict],
     move = move_of(p)
     if may_move(lc, mover, p.agent, old_front, new_front, move, agents, msg) is not False:
         return None
+    return _not_yours(lc, mover, p, old_front or new_front or {}, move)
+
+
+def _not_yours(lc: Lifecycle, mover: str, p: Parsed, front: dict,
+               move: tuple[str | None, str | None]) -> Violation:
     old, new = move
     what = f"{old} -> {new}" if old else f"its birth in {new}"
     return Violation(Rule.NOT_YOURS, f"this session is bound to {mover} (GITSTATE_AGENT), and "
                      f"{mover} may not move {p.agent} ({what}); the law lets "
-                     f"{who_may(lc, p.agent, old_front or new_front or {}, old, new)} make "
-                     "this move", p.change.path)
+                     f"{who_may(lc, p.agent, front, old, new)} make this move", p.change.path)
 
 
 def _fronts(p: Parsed) -> tuple[dict | None, dict | None]:

@@ -126,14 +126,23 @@ def _unproven_move(lc: Lifecycle, p: Parsed, msg: Message, ctx, proofs: Proofs, 
         return None
     if (lc.gated(old, new) or system_changes(lc, p)) and approvers(lc, msg):
         return None   # a human's move: proven by `unsigned-approval`
-    op = team_operation(msg)
     role = statefile.as_text(front.get("role"))
-    if op is not None and op_kind(lc, op, old, new, role):
+    op = _operation(lc, msg, old, new, role)
+    if op is not None:
         return _team_move(lc, p, op, old, new, role, ctx, proofs)
-    if lc.policies.fourth_wall and runtime_move(msg):   # the runtime's, not the agent's key
-        return _team_move(lc, p, RUNTIME, old, new, role, ctx, proofs)
     keys = [own] + _movers_keys(lc, p, old, new, parent_key, ctx, proofs)
     return _not_signed(p, proofs, keys, who_may(lc, p.agent, front, old, new), old, new)
+
+
+def _operation(lc: Lifecycle, msg: Message, old: str, new: str, role: str | None) -> str | None:
+    """The team operation that says it made the move (one that makes moves of its kind), or
+    the runtime under the fourth wall; None: the move is the agent's or its movers'."""
+    op = team_operation(msg)
+    if op is not None and op_kind(lc, op, old, new, role):
+        return op
+    if lc.policies.fourth_wall and runtime_move(msg):   # the runtime's, not the agent's key
+        return RUNTIME
+    return None
 
 
 def _not_signed(p: Parsed, proofs: Proofs, keys: list, who: str, old: str | None,

@@ -47,23 +47,32 @@ def field(default=_REQUIRED, *, about: str) -> Any:
 
 class _RecordType(type):
     def __new__(mcls, name, bases, ns):
-        annotations = ns.get("__annotations__", {})
         if "__slots__" not in ns:
-            fields = tuple(k for k in annotations if not k.startswith("_"))
-            about = {}
-            for k in fields:
-                if isinstance(ns.get(k), _Field):
-                    declared = ns.pop(k)
-                    about[k] = declared.about
-                    if declared.default is not _REQUIRED:
-                        ns[k] = declared.default
-            ns["_about"] = about
-            ns["_defaults"] = {k: ns.pop(k) for k in fields if k in ns}
-            ns["__slots__"] = fields + tuple(ns.get("_private", ()))
-            ns["_fields"] = fields
+            _declare(ns, tuple(k for k in ns.get("__annotations__", {}) if not k.startswith("_")))
         cls = super().__new__(mcls, name, bases, ns)
         _RECORDS[name] = cls
         return cls
+
+
+def _declare(ns: dict, fields: tuple[str, ...]) -> None:
+    """A record class's namespace made from its annotated `fields`: what each means, their
+    defaults, its slots."""
+    ns["_about"] = _abouts(ns, fields)
+    ns["_defaults"] = {k: ns.pop(k) for k in fields if k in ns}
+    ns["__slots__"] = fields + tuple(ns.get("_private", ()))
+    ns["_fields"] = fields
+
+
+def _abouts(ns: dict, fields: tuple[str, ...]) -> dict[str, str]:
+    """What each field declared with `field()` means; its default left in its place."""
+    about = {}
+    for k in fields:
+        if isinstance(ns.get(k), _Field):
+            declared = ns.pop(k)
+            about[k] = declared.about
+            if declared.default is not _REQUIRED:
+                ns[k] = declared.default
+    return about
 
 
 class Record(metaclass=_RecordType):
@@ -163,10 +172,13 @@ def build(annotation: str, value):
         inner = kind[len("tuple["):-len(", ...]")]
         return tuple(build(inner, v) for v in value)
     if kind.startswith("dict[str, ") and kind.endswith("]"):
-        inner = kind[len("dict[str, "):-1]
-        keyed = _RECORDS.get(inner)
-        if keyed is not None and "name" in keyed._plain_skip:   # records keyed by their name
-            return {k: keyed.from_plain(v, name=k) for k, v in value.items()}
-        return {k: build(inner, v) for k, v in value.items()}
+        return _build_mapping(kind[len("dict[str, "):-1], value)
     return value
+
+
+def _build_mapping(inner: str, value: dict) -> dict:
+    keyed = _RECORDS.get(inner)
+    if keyed is not None and "name" in keyed._plain_skip:   # records keyed by their name
+        return {k: keyed.from_plain(v, name=k) for k, v in value.items()}
+    return {k: build(inner, v) for k, v in value.items()}
 

@@ -1,6 +1,7 @@
 """Taking a role other than at birth, one the lifecycle does not declare, or handing one over:
 the commit says so with a trailer (`Assumes-role:`, `New-role:`, `Role-transfer:`), and these
-rules judge what it says; and the words refusals about roles share. Pure."""
+rules judge what it says; the fields fixed at birth, a role among them; and the words refusals
+about roles share. Pure."""
 
 from __future__ import annotations
 
@@ -258,3 +259,48 @@ def _taker_problem(role: str, to: str, taker: Parsed) -> Violation | None:
                          f"take the role ('role: {role}')",
                          f"{taker.change.path}:{taker.new.line_of('role')}")
     return None
+
+
+def check_fixed_fields(parsed: list[Parsed], msg: Message | None, transfer: bool,
+                       out: list[Violation]) -> None:
+    """The fields fixed at birth of each changed agent, its role free to change by a transfer
+    or by taking a vacant one."""
+    assumed = assumed_role(parsed, msg)
+    several = msg is None and len({p.agent for p in parsed}) > 1
+    for p in parsed:
+        # without the message (pre-commit) a role taken (`Assumes-role:`) cannot be told
+        # apart either: judged at commit-msg
+        taking = msg is None and p.old is not None and not p.old.get("role")
+        _check_fixed(p, out, role_may_change=transfer or several or p.agent == assumed or taking)
+
+
+FIXED_AT_BIRTH = ("parent", "depth", "role", "key")   # and `agent`: its directory
+
+
+def _check_fixed(p: Parsed, out: list[Violation], role_may_change: bool) -> None:
+    """`parent`, `depth` and `role` are fixed when an agent is born (`agent` is held to its
+    directory by `agent-mismatch`); a role changes hands only by a role transfer (the
+    `Role-transfer:` commit of `bury`)."""
+    if p.old is None or p.new is None or p.new_problem:
+        return
+    for key in FIXED_AT_BIRTH:
+        if key == "role" and role_may_change:
+            continue
+        before, after = p.old.get(key), p.new.get(key)
+        if before != after:
+            out.append(Violation(Rule.FIXED_FIELD, f"'{key}' is fixed when an agent is born "
+                                 f"({before!r}); it may not change{_fixed_ways(key, before)}, "
+                                 f"not to {after!r}", f"{p.change.path}:{p.new.line_of(key)}"))
+
+
+def _fixed_ways(key: str, before) -> str:
+    """How a fixed field may change after all: only a role, by a transfer (or, vacant, by
+    being taken)."""
+    if key != "role":
+        return ""
+    how = " except by a role transfer (`gitstate handover ROLE --to ID2`, or " \
+        "`gitstate bury ID --transfer-role-to ID2`)"
+    if not before:
+        how += " or by taking a vacant role (`gitstate assume ID ROLE`, trailer " \
+            "'Assumes-role: ROLE')"
+    return how

@@ -11,7 +11,7 @@ from gitstate.law import statefile
 from gitstate.law.grammar import Message, is_valid_id, parse_message
 from gitstate.law.mortality import check_mortality, check_tokens
 from gitstate.law.retry import check_retries, is_retry
-from gitstate.law.roles import assumed_role, is_role_transfer, role_transfer  # noqa: F401  (role_transfer: part of this module's API)
+from gitstate.law.roles import check_fixed_fields, is_role_transfer, role_transfer  # noqa: F401  (role_transfer: part of this module's API)
 from gitstate.law.rule_ids import Rule
 from gitstate.law.society import check_society
 from gitstate.law.verdict import SYMLINK_MODE, Context, FileChange, Parsed, Violation  # noqa: F401  (FileChange, Context: part of this module's API)
@@ -35,19 +35,8 @@ def validate(changes: list[FileChange], lc: Lifecycle, message: str | Message | 
         out += check_society(parsed, lc, context, msg)
     out += check_retries(parsed, lc, context)
     transfer = _check_one_agent(parsed, msg, out)
-    _check_fixed_fields(parsed, msg, transfer, out)
+    check_fixed_fields(parsed, msg, transfer, out)
     return out
-
-
-def _check_fixed_fields(parsed: list[Parsed], msg: Message | None, transfer: bool,
-                        out: list[Violation]) -> None:
-    assumed = assumed_role(parsed, msg)
-    several = msg is None and len({p.agent for p in parsed}) > 1
-    for p in parsed:
-        # without the message (pre-commit) a role taken (`Assumes-role:`) cannot be told
-        # apart either: judged at commit-msg
-        taking = msg is None and p.old is not None and not p.old.get("role")
-        _check_fixed(p, out, role_may_change=transfer or several or p.agent == assumed or taking)
 
 
 def _parse_changes(changes: list[FileChange], lc: Lifecycle, out: list[Violation],
@@ -86,38 +75,6 @@ def _check_one_agent(parsed: list[Parsed], msg: Message | None, out: list[Violat
     out.append(Violation(Rule.MULTIPLE_AGENTS, "one commit may change one agent's state; this "
                          f"one changes {', '.join(agents)} (commit each agent separately)"))
     return False
-
-
-FIXED_AT_BIRTH = ("parent", "depth", "role", "key")   # and `agent`: its directory
-
-
-def _check_fixed(p: Parsed, out: list[Violation], role_may_change: bool) -> None:
-    """`parent`, `depth` and `role` are fixed when an agent is born (`agent` is held to its
-    directory by `agent-mismatch`); a role changes hands only by a role transfer (the
-    `Role-transfer:` commit of `bury`)."""
-    if p.old is None or p.new is None or p.new_problem:
-        return
-    for key in FIXED_AT_BIRTH:
-        if key == "role" and role_may_change:
-            continue
-        before, after = p.old.get(key), p.new.get(key)
-        if before != after:
-            out.append(Violation(Rule.FIXED_FIELD, f"'{key}' is fixed when an agent is born "
-                                 f"({before!r}); it may not change{_fixed_ways(key, before)}, "
-                                 f"not to {after!r}", f"{p.change.path}:{p.new.line_of(key)}"))
-
-
-def _fixed_ways(key: str, before) -> str:
-    """How a fixed field may change after all: only a role, by a transfer (or, vacant, by
-    being taken)."""
-    if key != "role":
-        return ""
-    how = " except by a role transfer (`gitstate handover ROLE --to ID2`, or " \
-        "`gitstate bury ID --transfer-role-to ID2`)"
-    if not before:
-        how += " or by taking a vacant role (`gitstate assume ID ROLE`, trailer " \
-            "'Assumes-role: ROLE')"
-    return how
 
 
 def _parse(data: bytes, path: str, memo: dict | None) -> statefile.StateDoc:

@@ -78,16 +78,26 @@ def decide(runtime: dict[str, tuple[RuntimeRule, ...]], event: str, kinds: tuple
     """(the state `event`, of `kinds`, moves an agent in `state` to: "" for a birth in the
     initial state, `state` itself for a recorded event; the rule), or (None, None)."""
     for rule in runtime.get(event, ()):
-        if rule.when and not any(k in rule.when for k in kinds):
-            continue
-        if rule.spawn and state is None:
-            return "", rule    # a birth: the initial state
-        target = _leaving(rule, state)
+        target = _outcome(rule, state) if _for_kinds(rule, kinds) else None
         if target is not None:
             return target, rule
-        if rule.record and state is not None:
-            return state, rule    # recorded where it stands
     return None, None
+
+
+def _for_kinds(rule: RuntimeRule, kinds: tuple[str, ...]) -> bool:
+    """Is the rule for one of the event's kinds (no `when`: for every kind)?"""
+    return not rule.when or any(k in rule.when for k in kinds)
+
+
+def _outcome(rule: RuntimeRule, state: str | None) -> str | None:
+    """Where the rule takes an agent in `state`: "" a birth in the initial state, a move's
+    target, or, recorded, `state` itself; None: nowhere."""
+    if rule.spawn and state is None:
+        return ""    # a birth: the initial state
+    target = _leaving(rule, state)
+    if target is not None:
+        return target
+    return state if rule.record else None    # recorded where it stands
 
 
 def _leaving(rule: RuntimeRule, state: str | None) -> str | None:
@@ -114,13 +124,19 @@ def describe(runtime: dict[str, tuple[RuntimeRule, ...]]) -> list[str]:
     out = []
     for row in table(runtime):
         when = f" ({', '.join(row['when'])})" if row["when"] else ""
-        does = [", ".join(row["moves"])] if row["moves"] else []
-        does += ["registers the sub-agent"] if row["spawn"] else []
-        does += ["else recorded where it stands" if row["moves"] else "recorded where it stands"
-                 ] if row["record"] else []
+        does = _does(row)
         keeps = f"; last message as {row['summary']}" if row["summary"] else ""
         out.append(f"  {row['event']}{when}: {'; '.join(does)}{keeps}")
     return out
+
+
+def _does(row: dict) -> list[str]:
+    """What a rule does: its moves, a sub-agent registered, the event recorded."""
+    does = [", ".join(row["moves"])] if row["moves"] else []
+    does += ["registers the sub-agent"] if row["spawn"] else []
+    does += ["else recorded where it stands" if row["moves"] else "recorded where it stands"
+             ] if row["record"] else []
+    return does
 
 
 def read_runtime(r, raw: Any, states: dict, transitions: dict, initial: str | None

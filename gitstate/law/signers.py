@@ -81,17 +81,22 @@ def gated(lc: Lifecycle, changes: list[FileChange], changed_law: list[str]) -> l
 
 def _gated_move(lc: Lifecycle, ch: FileChange, rx) -> str | None:
     """'alice frozen -> bootstrap' for a change of a state file that needs approval."""
-    if ch.old is None or ch.new is None or ch.old == ch.new:
-        return None
-    try:
-        old = parse_state(ch.old, ch.path, None).state
-        new = parse_state(ch.new, ch.path, None).state
-    except InvalidFile:
-        return None
+    old, new = _states(ch)
     if not (isinstance(old, str) and isinstance(new, str) and lc.gated(old, new)):
         return None
     m = rx.match(ch.path)
     return f"{m.group('id') if m else ch.path} {old} -> {new}"
+
+
+def _states(ch: FileChange) -> tuple:
+    """The states both sides of a change write (None, None: unchanged, or a side absent or
+    unreadable)."""
+    if ch.old is None or ch.new is None or ch.old == ch.new:
+        return None, None
+    try:
+        return parse_state(ch.old, ch.path, None).state, parse_state(ch.new, ch.path, None).state
+    except InvalidFile:
+        return None, None
 
 
 def unsigned(what: list[str], names: list[str], why: str) -> Violation:

@@ -218,14 +218,18 @@ def _check_role_max(p, lc: Lifecycle, census: Census, m: _Move, out: list[Violat
     holders = census.holders(role)
     if len(holders) <= most:
         return
+    out.append(_over_max(p, lc, m, role, most, holders))
+
+
+def _over_max(p, lc: Lifecycle, m: _Move, role: str, most: int, holders: list[str]) -> Violation:
     # the first holder other than this agent (ids are unique: it is one of the first two)
     giver = next((h for h in holders[:2] if h != p.agent), None)
     default = "" if m.spec is not None and m.spec.max else " (policies.role_max: " \
         "the limit of every role without its own max)"
-    out.append(Violation(Rule.ROLE_MAX, f"role '{role}' may have {most} living "
-                         f"holder{'s' if most != 1 else ''}{default}; with this commit it "
-                         f"would have {len(holders)} ({named(holders)}). "
-                         + way_out(p, role, giver, lc), m.role_at))
+    return Violation(Rule.ROLE_MAX, f"role '{role}' may have {most} living "
+                     f"holder{'s' if most != 1 else ''}{default}; with this commit it "
+                     f"would have {len(holders)} ({named(holders)}). "
+                     + way_out(p, role, giver, lc), m.role_at)
 
 
 def _role_taken(m: _Move) -> str | None:

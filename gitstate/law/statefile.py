@@ -81,6 +81,18 @@ def parse(text: str, path: str) -> StateDoc:
     # included): verify parses every state file of a history.
     nl = text.find("\n")
     head = text if nl < 0 else text[:nl + 1]
+    _check_head(head, path)
+    close = _close_line(text, len(head)) if nl >= 0 else None
+    if close is None:
+        raise InvalidFile("front matter opened on line 1 is never closed with a '---' line",
+                          where=f"{path}:1")
+    front_text = text[len(head):close.start()]
+    data, linemap = _front(front_text, path)
+    return StateDoc(path, data, linemap, head, front_text, close.group(), text[close.end():])
+
+
+def _check_head(head: str, path: str) -> None:
+    """The first line opens the front matter: '---', no byte order mark before it."""
     if head.startswith("\ufeff"):
         raise InvalidFile("the file starts with a byte order mark (U+FEFF); save it as UTF-8 "
                           "without one", where=f"{path}:1")
@@ -91,30 +103,28 @@ def parse(text: str, path: str) -> StateDoc:
                           where=f"{path}:1",
                           hint="expected '---', then 'agent: <id>' and 'state: <state>', "
                                "then '---'")
-    close = _close_line(text, len(head)) if nl >= 0 else None
-    if close is None:
-        raise InvalidFile("front matter opened on line 1 is never closed with a '---' line",
-                          where=f"{path}:1")
-    front_text = text[len(head):close.start()]
+
+
+def _front(front_text: str, path: str) -> tuple[dict, dict]:
+    """(mapping, line of each key) of the front matter, within `limits`."""
     limits.check_size(limits.utf8_size(front_text), limits.FRONT_MATTER_BYTES,
                       "the front matter", f"{path}:2")
     limits.check_lines(front_text, path, 1)
     limits.check_breaks(front_text, path, 1)
     flat = load_flat(front_text, line_offset=1, where=path)
     if flat is not None:   # flat lines: a mapping whose keys are names
-        data, linemap = flat
-    else:
-        from gitstate.law import yamlio  # only for front matter beyond flat `key: scalar` lines
-        data, linemap = yamlio.load(front_text, where=path, line_offset=1)
-        if data is None:
-            data = {}
-        if not isinstance(data, dict):
-            raise InvalidFile("front matter must be a mapping of 'key: value' lines",
-                              where=f"{path}:2")
-        bad = [k for k in data if not isinstance(k, str)]
-        if bad:
-            raise InvalidFile(f"front matter key {bad[0]!r} is not text", where=f"{path}:2")
-    return StateDoc(path, data, linemap, head, front_text, close.group(), text[close.end():])
+        return flat
+    from gitstate.law import yamlio  # only for front matter beyond flat `key: scalar` lines
+    data, linemap = yamlio.load(front_text, where=path, line_offset=1)
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise InvalidFile("front matter must be a mapping of 'key: value' lines",
+                          where=f"{path}:2")
+    bad = [k for k in data if not isinstance(k, str)]
+    if bad:
+        raise InvalidFile(f"front matter key {bad[0]!r} is not text", where=f"{path}:2")
+    return data, linemap
 
 
 def _close_line(text: str, start: int) -> re.Match | None:
@@ -199,28 +209,30 @@ REQUIRED = ("agent", "state")
 
 def field_problems(doc: StateDoc) -> list[tuple[str, int, str]]:
     """(key, line, problem) for each known key of the wrong type or a missing required key."""
-    out = []
     front = doc.front
-    for key in REQUIRED:
-        if front.get(key) in (None, ""):
-            out.append((key, 2, f"'{key}:' is required"))
+    out = [(key, 2, f"'{key}:' is required") for key in REQUIRED if front.get(key) in (None, "")]
     for key, value in front.items():
         check = FIELDS.get(key)
         if check is None or value is None or (key in REQUIRED and value == ""):
             continue
-        kind = value.__class__
-        if kind is int or kind is str and len(value) <= 160:   # judged before, most of them
-            seen = (key, kind, value)
-            problem = _JUDGED.get(seen, _UNSEEN)
-            if problem is _UNSEEN:
-                if len(_JUDGED) >= 1 << 14:
-                    _JUDGED.clear()
-                problem = _JUDGED[seen] = check(value)
-        else:
-            problem = check(value)
+        problem = _judged(key, value, check)
         if problem:
             out.append((key, doc.line_of(key), f"'{key}' {problem}, not {value!r}"))
     return out
+
+
+def _judged(key: str, value: Any, check: Callable[[Any], str | None]) -> str | None:
+    """`check(value)`, remembered for short values (judged before, most of them)."""
+    kind = value.__class__
+    if not (kind is int or kind is str and len(value) <= 160):
+        return check(value)
+    seen = (key, kind, value)
+    problem = _JUDGED.get(seen, _UNSEEN)
+    if problem is _UNSEEN:
+        if len(_JUDGED) >= 1 << 14:
+            _JUDGED.clear()
+        problem = _JUDGED[seen] = check(value)
+    return problem
 
 
 # (key, type, value) -> what `FIELDS` says of it: each check depends on the value alone
@@ -245,8 +257,22 @@ def with_fields(doc: StateDoc, updates: dict[str, Any]) -> str:
     """The file's text with `updates` applied to the front matter; all else unchanged.
     (Flat values in flat front matter are written and read back without PyYAML, whose import
     costs a move more than the rest of its writing.)"""
+    front_text = _edited(doc.front_text, updates)
+    expected = dict(doc.front)
+    expected.update(updates)
+    if _reread(front_text, doc.path) != expected:
+        # Unusual YAML (anchors, flow mappings, keys spread over lines): the surgical edit
+        # could not be proven right, so write the whole mapping. Values are kept; layout is not.
+        import yaml
+        front_text = yaml.safe_dump(expected, sort_keys=False, allow_unicode=True,
+                                    default_flow_style=False, width=1 << 16)
+    return doc.head + front_text + doc.close + doc.body
+
+
+def _edited(front_text: str, updates: dict[str, Any]) -> str:
+    """The front matter with each key's lines replaced by its new entry (or one added)."""
     from gitstate.law.flatyaml import dump_flat_entry
-    lines = doc.front_text.splitlines(keepends=True)
+    lines = front_text.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
     for key, value in updates.items():
@@ -259,44 +285,43 @@ def with_fields(doc: StateDoc, updates: dict[str, Any]) -> str:
             lines.append(entry)
         else:
             lines[span[0]:span[1]] = [entry]
-    front_text = "".join(lines)
-    expected = dict(doc.front)
-    expected.update(updates)
+    return "".join(lines)
+
+
+def _reread(front_text: str, path: str) -> Any:
+    """The mapping the front matter reads as (None: it does not read)."""
     try:
-        flat = load_flat(front_text, where=doc.path)
+        flat = load_flat(front_text, where=path)
         if flat is None:
             from gitstate.law import yamlio
-            flat = yamlio.load(front_text, where=doc.path)
-        reread = flat[0]
+            flat = yamlio.load(front_text, where=path)
+        return flat[0]
     except InvalidFile:
-        reread = None
-    if reread != expected:
-        # Unusual YAML (anchors, flow mappings, keys spread over lines): the surgical edit
-        # could not be proven right, so write the whole mapping. Values are kept; layout is not.
-        import yaml
-        front_text = yaml.safe_dump(expected, sort_keys=False, allow_unicode=True,
-                                    default_flow_style=False, width=1 << 16)
-    return doc.head + front_text + doc.close + doc.body
+        return None
 
 
 def _key_span(lines: list[str], key: str) -> tuple[int, int] | None:
     """Line range [start, end) of a top-level key's entry, continuation lines included."""
-    start = None
-    for i, line in enumerate(lines):
-        m = _TOP_KEY.match(line)
-        if m and m.group("key") == key:
-            start = i
-            break
+    start = _key_line(lines, key)
     if start is None:
         return None
     end = start + 1
-    while end < len(lines):
-        line = lines[end]
-        if line.strip() == "" or line[0] in " \t" or line.startswith("- ") or line.rstrip() == "-":
-            end += 1
-            continue
-        break
+    while end < len(lines) and _continues(lines[end]):
+        end += 1
     while end > start + 1 and (lines[end - 1].strip() == ""
                                or lines[end - 1].lstrip().startswith("#")):
         end -= 1  # trailing blank or comment lines belong to what follows
     return start, end
+
+
+def _key_line(lines: list[str], key: str) -> int | None:
+    for i, line in enumerate(lines):
+        m = _TOP_KEY.match(line)
+        if m and m.group("key") == key:
+            return i
+    return None
+
+
+def _continues(line: str) -> bool:
+    """A line that continues the entry above it: blank, indented, or a list item."""
+    return line.strip() == "" or line[0] in " \t" or line.startswith("- ") or line.rstrip() == "-"

@@ -63,12 +63,16 @@ def system_changes(lc: Lifecycle, p: Parsed) -> list[str]:
     if p.old is None or p.new is None or not lc.policies.fourth_wall:
         return []
     old, new = move_of(p)
-    keys = set(MEASURED) | {s.stamp for s in lc.states.values() if s.stamp}
-    before, after = p.old.front, p.new.front
-    out = sorted(k for k in keys - written(lc, old, new) if before.get(k) != after.get(k))
+    out = _measured_changed(lc, p.old.front, p.new.front, written(lc, old, new))
     if system_move(lc, old, new):
         out.append(f"move {old} -> {new}")
     return out
+
+
+def _measured_changed(lc: Lifecycle, before: dict, after: dict, own: set[str]) -> list[str]:
+    """The measured keys and stamps that differ, but those the move writes of its own."""
+    keys = set(MEASURED) | {s.stamp for s in lc.states.values() if s.stamp}
+    return sorted(k for k in keys - own if before.get(k) != after.get(k))
 
 
 def systems(lc: Lifecycle, msg: Message, p: Parsed) -> bool:
@@ -163,14 +167,20 @@ def _within_skew(value, at: float) -> bool:
 def _fourth_wall(lc: Lifecycle, p: Parsed, what: list[str]) -> Violation:
     keys = [w for w in what if not w.startswith("move ")]
     human = lc.policies.humans[0] if lc.policies.humans else "HUMAN"
-    instead = f"leave {', '.join(keys)} as {'they are' if len(keys) > 1 else 'it is'} " \
-              f"(no `--set {keys[0]}=...`)" if keys else "make another move"
+    instead = _leave_as_they_are(keys)
     at = f"{p.change.path}:{p.new.line_of(keys[0])}" if keys and p.new else p.change.path
     return Violation(Rule.FOURTH_WALL, f"{p.agent}'s {', '.join(what)} "
                      f"{'are' if len(what) > 1 else 'is'} the system's (policies.fourth_wall): "
                      "the runtime's hooks record what they measure and make its moves (their "
                      "commits say `Moved-by: gitstate runtime`), or a human does, with "
                      f"`--approved-by {human}` from a terminal of their own; {instead}", at)
+
+
+def _leave_as_they_are(keys: list[str]) -> str:
+    if not keys:
+        return "make another move"
+    return f"leave {', '.join(keys)} as {'they are' if len(keys) > 1 else 'it is'} " \
+        f"(no `--set {keys[0]}=...`)"
 
 
 def _changes_in(lc: Lifecycle, p: Parsed) -> list[Violation]:

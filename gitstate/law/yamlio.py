@@ -236,14 +236,21 @@ class _Builder:
         if tag == _BOOL:
             return value.lower() == "true"
         if tag == _INT or tag == _FLOAT:
-            limits.check_number(value, f"{self.where}:{line}")
-            node = yaml.ScalarNode(tag, value)
-            try:
-                return _SAFE.construct_yaml_int(node) if tag == _INT \
-                    else _SAFE.construct_yaml_float(node)
-            except (ValueError, OverflowError):   # e.g. `0x_`, which PyYAML cannot read either
-                self.fail(f"{value!r} looks like a number but is not one (quote it if it is "
-                          "text)", line, Rule.UNREADABLE)
+            return self.number(value, tag, line)
+        self.refuse(value, tag, line, is_key)
+
+    def number(self, value: str, tag: str, line: int) -> Any:
+        limits.check_number(value, f"{self.where}:{line}")
+        node = yaml.ScalarNode(tag, value)
+        try:
+            return _SAFE.construct_yaml_int(node) if tag == _INT \
+                else _SAFE.construct_yaml_float(node)
+        except (ValueError, OverflowError):   # e.g. `0x_`, which PyYAML cannot read either
+            self.fail(f"{value!r} looks like a number but is not one (quote it if it is "
+                      "text)", line, Rule.UNREADABLE)
+
+    def refuse(self, value: str, tag: str, line: int, is_key: bool) -> None:
+        """A plain scalar YAML reads as something gitstate does not take: a merge key, ..."""
         if tag == _MERGE:
             self.fail("merge keys ('<<') are not allowed: write each key out" if is_key else
                       "'<<' must be quoted to be text", line, Rule.UNREADABLE)
