@@ -191,16 +191,20 @@ def _roles(lc, msg, agents: dict, known: bool, role: str | None, old: str | None
            was: str | None, handed: tuple | None) -> list[tuple]:
     """The notices of a role taken or dropped by the commit, `agents` carried on."""
     who = msg.prefix
-    out: list[tuple] = []
-    if role and role != old:
-        if msg.trailer("assumes-role"):
-            out.append(("assume", who, role, f"Assumed the vacant role '{role}'."))
-        elif known:
-            out.append(("role", who, role, f"{who} now holds role '{role}'."))
+    out = _taken(msg, known, role) if role and role != old else []
     agents[who] = [msg.tag, role]
     if old and old != role and was == "living":
         out += _dropped(lc, agents, who, old, handed)
     return out
+
+
+def _taken(msg, known: bool, role: str) -> list[tuple]:
+    """The notice of a role the commit's agent takes: assumed, or now held (not said of an
+    agent's first move)."""
+    who = msg.prefix
+    if msg.trailer("assumes-role"):
+        return [("assume", who, role, f"Assumed the vacant role '{role}'.")]
+    return [("role", who, role, f"{who} now holds role '{role}'.")] if known else []
 
 
 def _dropped(lc, agents: dict, who: str, role: str, handed: tuple | None) -> list[tuple]:
