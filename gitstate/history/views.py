@@ -147,11 +147,7 @@ def _moves(repo: Managed, agent: str | None = None, at: str | None = None, *,
     want = canonical_id(agent) if agent else None
     if at is None and repo.cache_dir:   # the moves kept under .git/gitstate, read on
         return _moves_kept(repo, lc, head, want, after, newest)
-    out = _transitions(tag_events(repo.git, lc, [head], want, order="--date-order"), want,
-                       after)
-    if out is None:
-        _no_history(repo, lc, head, str(want))
-    return _newest(out or [], newest)
+    return _moves_walked(repo, lc, head, want, after, newest)
 
 
 def _moves_kept(repo: Managed, lc, head: str, want: str | None, after: int | None,
@@ -160,6 +156,15 @@ def _moves_kept(repo: Managed, lc, head: str, want: str | None, after: int | Non
     if want and not kept:
         _no_history(repo, lc, head, want)
     return [move_of(row) for row in _newest(_since(kept, after), newest)]
+
+
+def _moves_walked(repo: Managed, lc, head: str, want: str | None, after: int | None,
+                  newest: int | None) -> list[dict]:
+    out = _transitions(tag_events(repo.git, lc, [head], want, order="--date-order"), want,
+                       after)
+    if out is None:
+        _no_history(repo, lc, head, str(want))
+    return _newest(out or [], newest)
 
 
 def _since(kept: list, after: int | None) -> list:
@@ -251,10 +256,7 @@ def inbox(repo: Managed, agent: str, at: str | None = None, *,
     `mentions.messages` gives them), when the caller already holds them (the viewer)."""
     agent = canonical_id(agent)
     head, lc = read_at(repo, at)
-    data = repo.git.cat_files([f"{head}:{lc.state_path(agent)}"])[0] if head else None
-    if data is None:
-        raise repo.unknown_agent(agent, head, lc)
-    since = _last_read(repo, lc, agent, data)
+    since = _last_read(repo, lc, agent, _state_data(repo, lc, head, agent))
     if mentions is None and at is None and repo.cache_dir:
         mentions = _kept_messages(repo, lc, head, agent)
     if mentions is not None:
@@ -267,6 +269,14 @@ def _kept_messages(repo: Managed, lc, head: str, agent: str) -> list:
     """The messages to `agent` kept under .git/gitstate, read on."""
     from gitstate.history.mentions import messages
     return messages(repo.git, lc, head, repo.cache_dir, agent)
+
+
+def _state_data(repo: Managed, lc, head: str | None, agent: str) -> bytes:
+    """The agent's state file at `head` (an unknown agent: an error)."""
+    data = repo.git.cat_files([f"{head}:{lc.state_path(agent)}"])[0] if head else None
+    if data is None:
+        raise repo.unknown_agent(agent, head, lc)
+    return data
 
 
 def _inbox_in(repo: Managed, agent: str, since: str | None, head: str,
