@@ -345,13 +345,18 @@ def freeze_state(repo: Managed, agent: str, at: str | None = None, *,
     if found is None:
         raise GitstateError(f"{agent} has no freeze-state committed at {rel} "
                             f"(it is in {doc.state})")
-    text = statefile.decode(found, rel)
-    fdoc = statefile.parse(text, rel) if text.startswith("---") else None
-    titles, sections = _sections(fdoc.body if fdoc else text)
-    front = fdoc.front if fdoc else {}
+    front, titles, sections = _freeze_file(found, rel)
     return {"commit": rev, "agent": agent, "state": doc.state, "path": rel, "front": front,
             "sections": sections, "titles": titles,
             "written_by": statefile.as_text(front.get("written_by"))}
+
+
+def _freeze_file(data: bytes, path: str) -> tuple[dict, dict[str, str], dict[str, str]]:
+    """(front matter, section titles, section texts) of a freeze-state's file."""
+    text = statefile.decode(data, path)
+    fdoc = statefile.parse(text, path) if text.startswith("---") else None
+    titles, sections = _sections(fdoc.body if fdoc else text)
+    return (fdoc.front if fdoc else {}), titles, sections
 
 
 def _sections(body: str) -> tuple[dict[str, str], dict[str, str]]:
