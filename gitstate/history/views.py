@@ -155,7 +155,7 @@ def _moves_kept(repo: Managed, lc, head: str, want: str | None, after: int | Non
     kept = _kept_moves(repo, lc, head, want, newest if after is None else None)
     if want and not kept:
         _no_history(repo, lc, head, want)
-    return [move_of(row) for row in _newest(_since(kept, after), newest)]
+    return [move_of(row) for row in newest_of(_since(kept, after), newest)]
 
 
 def _moves_walked(repo: Managed, lc, head: str, want: str | None, after: int | None,
@@ -164,7 +164,7 @@ def _moves_walked(repo: Managed, lc, head: str, want: str | None, after: int | N
                        after)
     if out is None:
         _no_history(repo, lc, head, str(want))
-    return _newest(out or [], newest)
+    return newest_of(out or [], newest)
 
 
 def _since(kept: list, after: int | None) -> list:
@@ -208,7 +208,7 @@ def _no_history(repo: Managed, lc, head: str, want: str) -> None:
                         hint="`gitstate roster` lists the agents this repository knows")
 
 
-def _newest(rows: list, n: int | None) -> list:
+def newest_of(rows: list, n: int | None) -> list:
     """The last `n` of `rows` (all where n is None), as `git log -n` keeps the newest."""
     return rows if n is None else rows[-n:] if n else []
 
