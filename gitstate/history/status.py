@@ -159,11 +159,17 @@ def _retry(lc: Lifecycle, state: str | None, role: str | None, waited: float | N
     made = retry.count(front)
     if spec is None or not _retriable(spec, lc, state, role, made):
         return {"retry": None}
-    due = max(0, int(retry.wait(lc, made) - waited)) if waited is not None else None
+    due = _due(lc, made, waited)
     to = list(retry.to_states(lc))
     if due == 0:
         nxt.extend(t for t in to if t not in nxt)
     return {"retry": {"to": to, "retries": made, "max": spec.max, "due_in": due}}
+
+
+def _due(lc: Lifecycle, made: int, waited: float | None) -> int | None:
+    """Seconds until the next retry is legal (0: now; None: not known)."""
+    from gitstate.law import retry
+    return max(0, int(retry.wait(lc, made) - waited)) if waited is not None else None
 
 
 def _retriable(spec: Retry, lc: Lifecycle, state: str | None, role: str | None,

@@ -111,11 +111,9 @@ def log_rows(repo: Managed, agent: str | None = None, *, limit: int | None = Non
     -n`."""
     law = read_at(repo, at)
     after = since_time(repo, since) or 0 if since is not None else None
-    rows = _moves(repo, agent, at, after=after, newest=limit, law=law)
+    rows = _timed_iso(_moves(repo, agent, at, after=after, newest=limit, law=law))
     if newest_first:
         rows.reverse()
-    for r in rows:   # moments said as every --json says them, for the rows shown only
-        r["time"] = iso(r["time"])
     return {"commit": law[0], "agent": canonical_id(agent) if agent else None, "moves": rows}
 
 
@@ -129,7 +127,11 @@ def move_of(row: list) -> dict:
 
 def transitions(repo: Managed, agent: str | None = None, at: str | None = None) -> list[dict]:
     """Each tagged commit as a move: agent, from, to, commit, author, time, text."""
-    rows = _moves(repo, agent, at)
+    return _timed_iso(_moves(repo, agent, at))
+
+
+def _timed_iso(rows: list[dict]) -> list[dict]:
+    """`rows` with each moment said as every --json says them (for the rows shown only)."""
     for r in rows:
         r["time"] = iso(r["time"])
     return rows
