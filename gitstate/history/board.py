@@ -19,7 +19,7 @@ from gitstate.git.cache import read_on
 from gitstate.git.repo import Managed, on_first_parent_line
 from gitstate.git.runner import Git
 from gitstate.history.fold import log_args
-from gitstate.history.views import read_at, since_time
+from gitstate.history.views import newest_of, read_at, since_time
 from gitstate.law import statefile
 from gitstate.law.freezestate import freeze_notice, freeze_state_path
 from gitstate.law.grammar import canonical_id, parse_message
@@ -43,7 +43,7 @@ def board(repo: Managed, agent: str | None = None, *, limit: int | None = None,
     after = since_time(repo, since) if since is not None else None
     items = notices(repo.git, lc, head, repo.cache_dir if at is None else None) \
         if head is not None else []
-    rows = _newest(_chosen(items, want, after), limit)
+    rows = newest_of(_chosen(items, want, after), limit)
     return {"commit": head, "agent": want, "notices": [notice_of(r) for r in rows]}
 
 
@@ -51,13 +51,6 @@ def _chosen(items: list[list], want: str | None, after: int | None) -> list[list
     """The notices of agent `want` at or after `after` (None: any)."""
     return [i for i in items if (want is None or i[3] == want)
             and (after is None or i[1] >= after)]
-
-
-def _newest(rows: list[list], limit: int | None) -> list[list]:
-    """The last `limit` of `rows` (None: all of them)."""
-    if limit is None:
-        return rows
-    return rows[-limit:] if limit else []
 
 
 def notice_of(row: list) -> dict:
@@ -191,16 +184,20 @@ def _roles(lc, msg, agents: dict, known: bool, role: str | None, old: str | None
            was: str | None, handed: tuple | None) -> list[tuple]:
     """The notices of a role taken or dropped by the commit, `agents` carried on."""
     who = msg.prefix
-    out: list[tuple] = []
-    if role and role != old:
-        if msg.trailer("assumes-role"):
-            out.append(("assume", who, role, f"Assumed the vacant role '{role}'."))
-        elif known:
-            out.append(("role", who, role, f"{who} now holds role '{role}'."))
+    out = _taken(msg, known, role) if role and role != old else []
     agents[who] = [msg.tag, role]
     if old and old != role and was == "living":
         out += _dropped(lc, agents, who, old, handed)
     return out
+
+
+def _taken(msg, known: bool, role: str) -> list[tuple]:
+    """The notice of a role the commit's agent takes: assumed, or now held (not said of an
+    agent's first move)."""
+    who = msg.prefix
+    if msg.trailer("assumes-role"):
+        return [("assume", who, role, f"Assumed the vacant role '{role}'.")]
+    return [("role", who, role, f"{who} now holds role '{role}'.")] if known else []
 
 
 def _dropped(lc, agents: dict, who: str, role: str, handed: tuple | None) -> list[tuple]:

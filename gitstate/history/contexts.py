@@ -84,6 +84,21 @@ def context_of(data: bytes | None) -> float | None:
     from gitstate.errors import GitstateError
     from gitstate.law import statefile
     from gitstate.law.flatyaml import load_flat
+    line = _context_line(data)
+    if data is None or line is None:
+        return None
+    try:
+        found = load_flat(line.decode("utf-8"))
+        value = found[0].get("context_pct") if found is not None else \
+            statefile.parse_bytes(data, "state file").get("context_pct")
+    except (GitstateError, UnicodeDecodeError):
+        return None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+        else None
+
+
+def _context_line(data: bytes | None) -> bytes | None:
+    """The front matter's line `context_pct: ...`, if it has one."""
     if not data or not data.startswith(b"---"):
         return None
     end = data.find(b"\n---", 3)
@@ -92,15 +107,4 @@ def context_of(data: bytes | None) -> float | None:
     if at < 0:
         return None
     stop = front.find(b"\n", at + 1)
-    value = None
-    try:
-        found = load_flat(front[at + 1:stop if stop > 0 else None].decode("utf-8"))
-        if found is not None:
-            value = found[0].get("context_pct")
-        else:
-            value = statefile.parse_bytes(data, "state file").get("context_pct")
-    except (GitstateError, UnicodeDecodeError):
-        return None
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    return None
+    return front[at + 1:stop if stop > 0 else None]

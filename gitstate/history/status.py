@@ -24,7 +24,7 @@ def status(repo, agent: str | None = None, at: str | None = None) -> dict:
     from gitstate.history.index import Index
     from gitstate.law.grammar import canonical_id
     head, lc, now = _read_point(repo, at)
-    timed = bool(lc.policies.timeouts) or lc.policies.retry is not None   # (retry: backoff)
+    timed = _timed(lc)
     if agent and not timed:    # one state file, and no time in state to tell: no index read
         return _one(repo, canonical_id(agent), head, lc, None, _untold)
     index = Index(repo.git, lc, repo.cache_dir)
@@ -47,6 +47,11 @@ def _every(repo, lc: Lifecycle, head: str | None, index, waited: Callable, keep:
             for a, (path, front, problem) in sorted(fronts.items())]
     index.save()
     return {"commit": head, "agents": rows, "warnings": _warnings(lc, fronts)}
+
+
+def _timed(lc: Lifecycle) -> bool:
+    """Do the lifecycle's moves depend on the time in a state (timeouts; retry: backoff)?"""
+    return bool(lc.policies.timeouts) or lc.policies.retry is not None
 
 
 def _read_point(repo, at: str | None) -> tuple:
@@ -154,11 +159,17 @@ def _retry(lc: Lifecycle, state: str | None, role: str | None, waited: float | N
     made = retry.count(front)
     if spec is None or not _retriable(spec, lc, state, role, made):
         return {"retry": None}
-    due = max(0, int(retry.wait(lc, made) - waited)) if waited is not None else None
+    due = _due(lc, made, waited)
     to = list(retry.to_states(lc))
     if due == 0:
         nxt.extend(t for t in to if t not in nxt)
     return {"retry": {"to": to, "retries": made, "max": spec.max, "due_in": due}}
+
+
+def _due(lc: Lifecycle, made: int, waited: float | None) -> int | None:
+    """Seconds until the next retry is legal (0: now; None: not known)."""
+    from gitstate.law import retry
+    return max(0, int(retry.wait(lc, made) - waited)) if waited is not None else None
 
 
 def _retriable(spec: Retry, lc: Lifecycle, state: str | None, role: str | None,

@@ -297,14 +297,18 @@ def _law_after(c: Commit, before, contents: dict, lifecycles: dict,
     invalid): once managed, always managed, and later commits are judged by the last valid
     law."""
     changed = [n for path, _o, n, _m in c.changes if path == LIFECYCLE_PATH]
-    if not changed:
-        return before, None
-    new: str | None = changed[0]
+    return _law_changed(changed[0], before, contents, lifecycles, cache_dir) if changed \
+        else (before, None)
+
+
+def _law_changed(new: str | None, before, contents: dict, lifecycles: dict,
+                 cache_dir: str | None) -> tuple[tuple[str, bytes] | None, Violation | None]:
+    """`_law_after` a commit that writes the lifecycle's blob `new` (None: deletes it)."""
+    if new is None:
+        return _deleted(before)
     data = contents.get(new) if new else None
     if new and _lifecycle((new, data), lifecycles, cache_dir) is not None and data is not None:
         return (new, data), None
-    if new is None:
-        return _deleted(before)
     return before, _left_invalid(lifecycles.get(("error", new)))
 
 

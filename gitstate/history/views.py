@@ -111,11 +111,9 @@ def log_rows(repo: Managed, agent: str | None = None, *, limit: int | None = Non
     -n`."""
     law = read_at(repo, at)
     after = since_time(repo, since) or 0 if since is not None else None
-    rows = _moves(repo, agent, at, after=after, newest=limit, law=law)
+    rows = _timed_iso(_moves(repo, agent, at, after=after, newest=limit, law=law))
     if newest_first:
         rows.reverse()
-    for r in rows:   # moments said as every --json says them, for the rows shown only
-        r["time"] = iso(r["time"])
     return {"commit": law[0], "agent": canonical_id(agent) if agent else None, "moves": rows}
 
 
@@ -129,7 +127,11 @@ def move_of(row: list) -> dict:
 
 def transitions(repo: Managed, agent: str | None = None, at: str | None = None) -> list[dict]:
     """Each tagged commit as a move: agent, from, to, commit, author, time, text."""
-    rows = _moves(repo, agent, at)
+    return _timed_iso(_moves(repo, agent, at))
+
+
+def _timed_iso(rows: list[dict]) -> list[dict]:
+    """`rows` with each moment said as every --json says them (for the rows shown only)."""
     for r in rows:
         r["time"] = iso(r["time"])
     return rows
@@ -147,11 +149,7 @@ def _moves(repo: Managed, agent: str | None = None, at: str | None = None, *,
     want = canonical_id(agent) if agent else None
     if at is None and repo.cache_dir:   # the moves kept under .git/gitstate, read on
         return _moves_kept(repo, lc, head, want, after, newest)
-    out = _transitions(tag_events(repo.git, lc, [head], want, order="--date-order"), want,
-                       after)
-    if out is None:
-        _no_history(repo, lc, head, str(want))
-    return _newest(out or [], newest)
+    return _moves_walked(repo, lc, head, want, after, newest)
 
 
 def _moves_kept(repo: Managed, lc, head: str, want: str | None, after: int | None,
@@ -159,7 +157,16 @@ def _moves_kept(repo: Managed, lc, head: str, want: str | None, after: int | Non
     kept = _kept_moves(repo, lc, head, want, newest if after is None else None)
     if want and not kept:
         _no_history(repo, lc, head, want)
-    return [move_of(row) for row in _newest(_since(kept, after), newest)]
+    return [move_of(row) for row in newest_of(_since(kept, after), newest)]
+
+
+def _moves_walked(repo: Managed, lc, head: str, want: str | None, after: int | None,
+                  newest: int | None) -> list[dict]:
+    out = _transitions(tag_events(repo.git, lc, [head], want, order="--date-order"), want,
+                       after)
+    if out is None:
+        _no_history(repo, lc, head, str(want))
+    return newest_of(out or [], newest)
 
 
 def _since(kept: list, after: int | None) -> list:
@@ -203,7 +210,7 @@ def _no_history(repo: Managed, lc, head: str, want: str) -> None:
                         hint="`gitstate roster` lists the agents this repository knows")
 
 
-def _newest(rows: list, n: int | None) -> list:
+def newest_of(rows: list, n: int | None) -> list:
     """The last `n` of `rows` (all where n is None), as `git log -n` keeps the newest."""
     return rows if n is None else rows[-n:] if n else []
 
@@ -251,10 +258,7 @@ def inbox(repo: Managed, agent: str, at: str | None = None, *,
     `mentions.messages` gives them), when the caller already holds them (the viewer)."""
     agent = canonical_id(agent)
     head, lc = read_at(repo, at)
-    data = repo.git.cat_files([f"{head}:{lc.state_path(agent)}"])[0] if head else None
-    if data is None:
-        raise repo.unknown_agent(agent, head, lc)
-    since = _last_read(repo, lc, agent, data)
+    since = _last_read(repo, lc, agent, _state_data(repo, lc, head, agent))
     if mentions is None and at is None and repo.cache_dir:
         mentions = _kept_messages(repo, lc, head, agent)
     if mentions is not None:
@@ -267,6 +271,14 @@ def _kept_messages(repo: Managed, lc, head: str, agent: str) -> list:
     """The messages to `agent` kept under .git/gitstate, read on."""
     from gitstate.history.mentions import messages
     return messages(repo.git, lc, head, repo.cache_dir, agent)
+
+
+def _state_data(repo: Managed, lc, head: str | None, agent: str) -> bytes:
+    """The agent's state file at `head` (an unknown agent: an error)."""
+    data = repo.git.cat_files([f"{head}:{lc.state_path(agent)}"])[0] if head else None
+    if data is None:
+        raise repo.unknown_agent(agent, head, lc)
+    return data
 
 
 def _inbox_in(repo: Managed, agent: str, since: str | None, head: str,
@@ -335,13 +347,18 @@ def freeze_state(repo: Managed, agent: str, at: str | None = None, *,
     if found is None:
         raise GitstateError(f"{agent} has no freeze-state committed at {rel} "
                             f"(it is in {doc.state})")
-    text = statefile.decode(found, rel)
-    fdoc = statefile.parse(text, rel) if text.startswith("---") else None
-    titles, sections = _sections(fdoc.body if fdoc else text)
-    front = fdoc.front if fdoc else {}
+    front, titles, sections = _freeze_file(found, rel)
     return {"commit": rev, "agent": agent, "state": doc.state, "path": rel, "front": front,
             "sections": sections, "titles": titles,
             "written_by": statefile.as_text(front.get("written_by"))}
+
+
+def _freeze_file(data: bytes, path: str) -> tuple[dict, dict[str, str], dict[str, str]]:
+    """(front matter, section titles, section texts) of a freeze-state's file."""
+    text = statefile.decode(data, path)
+    fdoc = statefile.parse(text, path) if text.startswith("---") else None
+    titles, sections = _sections(fdoc.body if fdoc else text)
+    return (fdoc.front if fdoc else {}), titles, sections
 
 
 def _sections(body: str) -> tuple[dict[str, str], dict[str, str]]:

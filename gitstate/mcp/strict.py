@@ -28,9 +28,8 @@ PUBLISHED = {v: k for k, v in RENAMED.items()}
 def strict(schema: dict) -> dict:
     """The published input schema: no key beyond those declared, each under its published
     name, without the titles the SDK derives from parameter names."""
-    props = {RENAMED.get(k, k): _untitled(v) for k, v in (schema.get("properties") or {}).items()}
     out = {k: v for k, v in schema.items() if k not in ("properties", "required", "title")}
-    out["properties"] = props
+    out["properties"] = _properties(schema)
     required = _published(schema.get("required") or [])
     if required:
         out["required"] = required
@@ -38,8 +37,10 @@ def strict(schema: dict) -> dict:
     return out
 
 
-def _untitled(prop: dict) -> dict:
-    return {k: v for k, v in prop.items() if k != "title"}
+def _properties(schema: dict) -> dict:
+    """The schema's properties, each under its published name and without its title."""
+    return {RENAMED.get(k, k): {kk: vv for kk, vv in v.items() if kk != "title"}
+            for k, v in (schema.get("properties") or {}).items()}
 
 
 def _published(names) -> list[str]:
