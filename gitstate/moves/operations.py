@@ -71,25 +71,30 @@ def due_timeouts(repo: Managed, now: float | None = None) -> list[dict]:
     if head is None:
         return []
     lc = repo.lifecycle(head)
-    if not lc.policies.timeouts and not lc.policies.role_timeout \
-            and not any(r.timeout for r in lc.roles.values()):
+    if not _times_out(lc):
         return []
     now = time.time() if now is None else now
     index = Index(repo.git, lc, repo.cache_dir)
     tracks, fronts = index.tracks_and_fronts(head)
     index.save()
-    due = []
-    for agent, (_path, front, _problem) in sorted(fronts.items()):
-        front, track = front or {}, tracks.get(agent)
-        if track is None or track.tag != front.get("state"):
-            continue
-        state, role = front["state"], statefile.as_text(front.get("role"))
-        found = _timed_move(lc, agent, state, role, track, now) \
-            or _role_timeout(lc, agent, state, role, _lives_since(repo, head, _path, front,
-                                                                  track), now)
-        if found:
-            due.append(found)
-    return due
+    found = (_timed_out(repo, lc, head, agent, path, front or {}, tracks.get(agent), now)
+             for agent, (path, front, _problem) in sorted(fronts.items()))
+    return [d for d in found if d]
+
+
+def _times_out(lc: Lifecycle) -> bool:
+    return bool(lc.policies.timeouts or lc.policies.role_timeout
+                or any(r.timeout for r in lc.roles.values()))
+
+
+def _timed_out(repo: Managed, lc: Lifecycle, head: str, agent: str, path: str, front: dict,
+               track, now: float) -> dict | None:
+    if track is None or track.tag != front.get("state"):
+        return None
+    state, role = front["state"], statefile.as_text(front.get("role"))
+    return _timed_move(lc, agent, state, role, track, now) \
+        or _role_timeout(lc, agent, state, role, _lives_since(repo, head, path, front, track),
+                         now)
 
 
 def _timed_move(lc: Lifecycle, agent: str, state, role: str | None, track,
@@ -177,12 +182,16 @@ def sweep(repo: Managed, say: Callable[[str], None], commit=committed,
                 transition, repo, d["agent"], d["to"], sets=sets, moved_by="sweep",
                 text=f"timeout: {d['from']} -> {d['to']} after {d['after']}"))
             if r is not None:
-                since = ("retried" if d["why"].endswith("retry") else "born") if role_cap \
-                    else f"in {d['from']} since"
-                say(f"{d['agent']}: {d['from']} -> {d['to']} ({since} "
+                say(f"{d['agent']}: {d['from']} -> {d['to']} ({_since_word(d, role_cap)} "
                     f"{d['since_commit'][:10]}, {d['why']})  ({r.sha[:10]})")
                 results.append(r)
     return results
+
+
+def _since_word(d: dict, role_cap: bool) -> str:
+    if not role_cap:
+        return f"in {d['from']} since"
+    return "retried" if d["why"].endswith("retry") else "born"
 
 
 def _summary_sets(lc: Lifecycle, target: str, summary: str) -> dict[str, str]:
@@ -226,19 +235,24 @@ def due_reaps(repo: Managed, host: str | None = None, now: float | None = None) 
     fronts = index.fronts(head)
     tracks = index.tracks(head) if watched else {}
     index.save()
-    due = []
-    for agent, (_path, front, _p) in sorted(fronts.items()):
-        front = front or {}
-        state = front.get("state")
-        if not isinstance(state, str) or lc.roster_of(state) != "living":
-            continue
-        found = _gone(front, host) if _of_host(front, host) \
-            else _silent(lc, front, state, tracks.get(agent), now)
-        if found:
-            why, summary, since = found
-            due.append({"agent": agent, "from": state, "to": _failure_end(lc, state),
-                        "why": why, "summary": summary, "since_commit": since})
-    return due
+    found = (_reaped(lc, agent, front or {}, host, tracks.get(agent), now)
+             for agent, (_path, front, _p) in sorted(fronts.items()))
+    return [d for d in found if d]
+
+
+def _reaped(lc: Lifecycle, agent: str, front: dict, host: str, track,
+            now: float) -> dict | None:
+    """The agent as `due_reaps` lists it, when it is living and gone or silent."""
+    state = front.get("state")
+    if not isinstance(state, str) or lc.roster_of(state) != "living":
+        return None
+    found = _gone(front, host) if _of_host(front, host) \
+        else _silent(lc, front, state, track, now)
+    if not found:
+        return None
+    why, summary, since = found
+    return {"agent": agent, "from": state, "to": _failure_end(lc, state),
+            "why": why, "summary": summary, "since_commit": since}
 
 
 def _of_host(front: dict, host: str) -> bool:
@@ -321,18 +335,25 @@ def _nearest_rests(lc: Lifecycle, start: str) -> tuple[list[str], dict[str, str]
         s = todo.popleft()
         if found and depth[s] > depth[found[0]]:
             break
-        spec = lc.states[s]
-        if s != start and spec.roster == "frozen" and not spec.terminal \
-                and spec.outcome == "failure":
+        if s != start and _crash(lc, s):
             continue     # a crash state (squad's error) is no place to rest, nor a way there
         if s != start and at_rest(lc, s):
             found.append(s)
             continue
-        for t in lc.targets(s):
-            if t not in back and lc.policies.timeout(s, t) is None:  # timed moves are sweep's
-                back[t], depth[t] = s, depth[s] + 1
-                todo.append(t)
+        for t in _untimed_new(lc, s, back):
+            back[t], depth[t] = s, depth[s] + 1
+            todo.append(t)
     return found, back
+
+
+def _crash(lc: Lifecycle, s: str) -> bool:
+    spec = lc.states[s]
+    return spec.roster == "frozen" and not spec.terminal and spec.outcome == "failure"
+
+
+def _untimed_new(lc: Lifecycle, s: str, back: dict[str, str]) -> list[str]:
+    """The states one untimed move (timed ones are sweep's) from `s`, not reached yet."""
+    return [t for t in lc.targets(s) if t not in back and lc.policies.timeout(s, t) is None]
 
 
 def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None = None,
