@@ -128,9 +128,7 @@ def replay_commits(repo: Managed, top: Path, up: Upstream, todo: list[Unlanded],
     failed: Unlanded | None = None
     records = []
     for u in _moves_first(todo) if push else todo:
-        u.record = {"commit": u.sha, "subject": u.subject, "agent": u.agent,
-                    "source": u.source.removeprefix("refs/heads/"), "outcome": "replayed",
-                    "how": None, "new": None, "reason": None, "rule": None, "kept": None}
+        u.record = _first_record(u)
         _one(repo, top, up, u, push=landing_ok and u.kind != "work", policy=policy)
         if push and u.record["outcome"] == "replayed":
             _why_not_landed(u, failed)
@@ -141,8 +139,13 @@ def replay_commits(repo: Managed, top: Path, up: Upstream, todo: list[Unlanded],
     return records
 
 
+def _first_record(u: Unlanded) -> dict:
+    return {"commit": u.sha, "subject": u.subject, "agent": u.agent,
+            "source": u.source.removeprefix("refs/heads/"), "outcome": "replayed",
+            "how": None, "new": None, "reason": None, "rule": None, "kept": None}
+
+
 def _moves_first(todo: list[Unlanded]) -> list[Unlanded]:
-    """`todo` in order, the moves before the work."""
     return sorted(todo, key=lambda u: u.kind == "work")
 
 
@@ -210,22 +213,27 @@ def _replay(repo: Managed, top: Path, up: Upstream, u: Unlanded, head: str | Non
             push: bool, policy: PushPolicy | None):
     """Make `u` again on `head`, and land it with `push`: the landing (None without `push`).
     AlreadyThere, CannotReplay: raised before anything is pushed."""
-    if u.remake is None and u.signed and u.parent != head:
-        raise CannotReplay("a signed commit (an approval, a keyed agent's move) is signed "
-                           f"on its parent, which is no longer the tip of {up.name}; make "
-                           "the move again on the tip (gitstate signs it again where this "
-                           "clone holds the key; an approval is asked for again)")
     if u.remake is None:
-        _applies(repo.git, u, head, conflicts=not u.signed)
+        _replayable(repo.git, up, u, head)
     make = u.remake or _move(repo, top, u)
     if not push:
-        result = make()
-        u.record.update(new=result.sha, how=u.record["how"] or "applied")
-        u.result = result
+        u.result = make()
+        u.record.update(new=u.result.sha, how=u.record["how"] or "applied")
         return None
     landing, result = push_move(repo, u.agent or "", make, policy)
     u.landing, u.result = landing, result
     return landing
+
+
+def _replayable(git: Git, up: Upstream, u: Unlanded, head: str | None) -> None:
+    """Raise CannotReplay when `u` is signed on a parent that is no longer the tip (and what
+    `_applies` raises)."""
+    if u.signed and u.parent != head:
+        raise CannotReplay("a signed commit (an approval, a keyed agent's move) is signed "
+                           f"on its parent, which is no longer the tip of {up.name}; make "
+                           "the move again on the tip (gitstate signs it again where this "
+                           "clone holds the key; an approval is asked for again)")
+    _applies(git, u, head, conflicts=not u.signed)
 
 
 def _landed(git: Git, top: Path, up: Upstream, u: Unlanded, landing) -> None:
@@ -260,7 +268,12 @@ def _applies(git: Git, u: Unlanded, head: str | None, *, conflicts: bool = True)
         raise AlreadyThere()
     if not conflicts:
         return
-    found = _undecided(git, u, tree, head, found)
+    _refuse_conflicts(u, head, _undecided(git, u, tree, head, found))
+
+
+def _refuse_conflicts(u: Unlanded, head: str, found: list[str]) -> None:
+    """CannotReplay when the commit's work conflicts on `head`, or its state file does and it
+    is not a transition (which is decided again)."""
     others = [p for p in found if p != u.path]
     if others:
         raise CannotReplay(f"its work conflicts with {head[:10]} in "

@@ -289,7 +289,6 @@ def refuse_dirty(git: Git, head: str, tip: str, todo: list[Unlanded],
 
 
 def _names(git: Git, *args: str) -> list[str]:
-    """The non-empty names of a `-z` listing."""
     return [p for p in git.text(*args).split("\0") if p]
 
 
@@ -332,13 +331,17 @@ def keep(git: Git, top: Path, u: Unlanded, head: str | None, why: str, rule: str
 
 def _new_side(git: Git, u: Unlanded) -> str:
     """A side branch of its own for `u` (the first free `<agent>-<n>`), pointing at it."""
-    n = 1
-    name = u.agent or "work"
-    while git.rev(f"{UNLANDED}/{name}-{n}"):
-        n += 1
-    side = f"{UNLANDED}/{name}-{n}"
+    side = free_side(git, u.agent or "work")
     git.run("update-ref", side, u.sha, zero_like(u.sha), env={"GITSTATE_JUDGED": u.sha})
     return side
+
+
+def free_side(git: Git, name: str) -> str:
+    """The first side branch `gitstate/unlanded/<name>-<n>` that does not exist."""
+    n = 1
+    while git.rev(f"{UNLANDED}/{name}-{n}"):
+        n += 1
+    return f"{UNLANDED}/{name}-{n}"
 
 
 def rule_of(exc: Rejected) -> str | None:
