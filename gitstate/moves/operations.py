@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
@@ -19,7 +18,6 @@ from gitstate.git.runner import Git
 from gitstate.history.index import Index
 from gitstate.law import statefile
 from gitstate.law.lifecycle import Lifecycle
-from gitstate.law.movers import at_rest
 from gitstate.law.retry import count as retry_count
 from gitstate.law.rule_ids import Rule
 from gitstate.law.times import duration, iso
@@ -27,6 +25,7 @@ from gitstate.moves.agent import spawn, transition
 from gitstate.moves.awaiting import await_agents as await_agents
 from gitstate.moves.freezer import freeze
 from gitstate.moves.processes import STARTED, alive, stop_process
+from gitstate.moves.ways import nearest_rests, way_to
 
 SYSTEM = ("gitstate", "gitstate@localhost")
 
@@ -312,48 +311,14 @@ def _path_to_rest(lc: Lifecycle, start: str, *, interrupted: bool = False) -> li
     """The fewest moves to a frozen or terminal state; among equally near ones a frozen state
     (resumable) first, then a successful ending — or, for work `interrupted` before it was
     done, an ending that reads as a failure (the first the lifecycle declares)."""
-    found, back = _nearest_rests(lc, start)
+    found, back = nearest_rests(lc, start)
     if not found:
         return None
     order = list(lc.states)
     best = min(found, key=lambda s: (lc.states[s].roster != "frozen",
                                      (lc.states[s].outcome == "success") == interrupted,
                                      order.index(s)))
-    path = [best]
-    while back[path[-1]] != start:
-        path.append(back[path[-1]])
-    return path[::-1]
-
-
-def _nearest_rests(lc: Lifecycle, start: str) -> tuple[list[str], dict[str, str]]:
-    """(the states at rest nearest to `start`, the state each state was first reached from),
-    by moves that are not timed (those are sweep's) and not through a crash state."""
-    todo, depth = deque([start]), {start: 0}
-    back = {start: start}   # the state each was first reached from
-    found: list[str] = []
-    while todo:
-        s = todo.popleft()
-        if found and depth[s] > depth[found[0]]:
-            break
-        if s != start and _crash(lc, s):
-            continue     # a crash state (squad's error) is no place to rest, nor a way there
-        if s != start and at_rest(lc, s):
-            found.append(s)
-            continue
-        for t in _untimed_new(lc, s, back):
-            back[t], depth[t] = s, depth[s] + 1
-            todo.append(t)
-    return found, back
-
-
-def _crash(lc: Lifecycle, s: str) -> bool:
-    spec = lc.states[s]
-    return spec.roster == "frozen" and not spec.terminal and spec.outcome == "failure"
-
-
-def _untimed_new(lc: Lifecycle, s: str, back: dict[str, str]) -> list[str]:
-    """The states one untimed move (timed ones are sweep's) from `s`, not reached yet."""
-    return [t for t in lc.targets(s) if t not in back and lc.policies.timeout(s, t) is None]
+    return way_to(back, start, best)
 
 
 def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None = None,
@@ -367,8 +332,7 @@ def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None 
     lc = repo.lifecycle(head)
     index = Index(repo.git, lc, repo.cache_dir)
     fronts = {a: f or {} for a, (_p, f, _e) in index.fronts(head).items()}
-    living = [a for a, f in fronts.items() if lc.roster_of(f.get("state", "")) == "living"]
-    order = sorted(living, key=lambda a: (-(fronts[a].get("depth") or 0), a))
+    order = _living_children_first(lc, fronts)
     import socket
     host = socket.gethostname()
     with as_system(repo) as repo:
@@ -378,6 +342,12 @@ def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None 
                    for agent in order)
 
 
+def _living_children_first(lc: Lifecycle, fronts: dict[str, dict]) -> list[str]:
+    """The living agents, the deepest first (children before parents), then by id."""
+    living = [a for a, f in fronts.items() if lc.roster_of(f.get("state", "")) == "living"]
+    return sorted(living, key=lambda a: (-(fronts[a].get("depth") or 0), a))
+
+
 def _put_to_rest(repo: Managed, lc: Lifecycle, agent: str, front: dict,
                  approved_by: str | None, commit, stop: Callable[[], Any],
                  say: Callable[[str], None]) -> bool:
@@ -385,13 +355,11 @@ def _put_to_rest(repo: Managed, lc: Lifecycle, agent: str, front: dict,
     (said) when no way there can be taken."""
     state = front["state"]
     path = _path_to_rest(lc, state, interrupted=True)
-    if path is None:
-        say(f"{agent}: no frozen or terminal state can be reached from {state}")
+    why_not = _no_way(lc, state, path, approved_by)
+    if why_not:
+        say(f"{agent}: {why_not}")
         return False
-    if any(lc.needs_approval(a, b) for a, b in zip([state] + path, path)) \
-            and not approved_by:
-        say(f"{agent}: the way from {state} needs a human's approval (--approved-by)")
-        return False
+    assert path is not None
     stopped = stop()
     for step in path:
         last = {"stopped": stopped} if stopped and step == path[-1] else {}
@@ -399,6 +367,16 @@ def _put_to_rest(repo: Managed, lc: Lifecycle, agent: str, front: dict,
         state = step
     say(f"{agent}: {front['state']} -> {state}")
     return True
+
+
+def _no_way(lc: Lifecycle, state: str, path: list[str] | None,
+            approved_by: str | None) -> str | None:
+    """Why `shutdown` cannot take the way `path` from `state` to rest (None: it can)."""
+    if path is None:
+        return f"no frozen or terminal state can be reached from {state}"
+    if any(lc.needs_approval(a, b) for a, b in zip([state] + path, path)) and not approved_by:
+        return f"the way from {state} needs a human's approval (--approved-by)"
+    return None
 
 
 def _shutdown_step(repo: Managed, lc: Lifecycle, agent: str, state: str, step: str,
@@ -410,11 +388,18 @@ def _shutdown_step(repo: Managed, lc: Lifecycle, agent: str, state: str, step: s
         return partial(freeze, repo, agent, text="shutdown", situation="stopped by shutdown",
                        moved_by="shutdown", sets=last or None,
                        unwritten="Stopped by `gitstate shutdown` before this was written.")
+    sets = _shutdown_sets(spec, last)
+    gate = approved_by if lc.needs_approval(state, step) else None
+    return partial(transition, repo, agent, step, text="shutdown", sets=sets,
+                   approved_by=gate, moved_by="shutdown")
+
+
+def _shutdown_sets(spec, last: dict) -> dict:
+    """What a move to rest by `shutdown` sets besides `last`: a final summary where the state
+    requires one, a summary saying an ending that reads as a failure was an interruption."""
     sets = {"final_summary": "stopped by `gitstate shutdown`"} \
         if "final_summary" in spec.requires else {}
     sets.update(last)
     if spec.terminal and spec.outcome == "failure":
         sets["summary"] = "interrupted by `gitstate shutdown` before it finished"
-    gate = approved_by if lc.needs_approval(state, step) else None
-    return partial(transition, repo, agent, step, text="shutdown", sets=sets,
-                   approved_by=gate, moved_by="shutdown")
+    return sets
