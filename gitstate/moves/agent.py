@@ -21,7 +21,7 @@ from gitstate.law.rule_ids import Rule
 from gitstate.law.rules import FileChange, legal_moves
 from gitstate.moves.fields import now_iso, parse_sets  # noqa: F401  (the commands' names)
 from gitstate.moves.principals import given_key, must_sign, new_key, session_env, signing_key
-from gitstate.moves.workfile import commit_move, current, kept_edits, staged_version
+from gitstate.moves.workfile import at_commit, commit_move, current, kept_edits, staged_version
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -244,8 +244,8 @@ def _changes(repo: Managed, lc, head: str | None, change: FileChange, files: dic
     `staged`, those staged here) and the law files it changes."""
     rx = lc.state_path_regex()
     extra = [p for p in files if rx.match(p)]
-    olds = repo.git.cat_files(f"{head}:{p}" for p in extra) if head else [None] * len(extra)
-    changes = [change] + [FileChange(p, o, files[p]) for p, o in zip(extra, olds)]
+    changes = [change] + [FileChange(p, o, files[p])
+                          for p, o in zip(extra, at_commit(repo, head, extra))]
     law = [p for p in files if is_law_path(p, lc)]
     if staged and not repo.line_ref():   # a move onto the line takes nothing staged here
         _add_staged(repo, lc, head, {change.path, *extra}, changes, law)
@@ -334,14 +334,19 @@ def bury(repo: Managed, agent: str, summary: str, *, text: str | None = None,
     files: dict[str, bytes] = {}
     body = ""
     if transfer_to:
-        role = statefile.as_text(front.get("role"))
-        if not role:
-            raise GitstateError(f"{canonical_id(agent)} holds no role to hand over")
-        files, more, body = _role_transfer(repo, lc, front, role, transfer_to)
+        files, more, body = _role_transfer(repo, lc, front, _held_role(agent, front),
+                                           transfer_to)
         sets.update(more)
     return transition(repo, agent, target, text=text or "died", sets=sets,
                       approved_by=approved_by, files=files, action="bury",
                       trailers=[("Role-transfer", body)] if body else None)
+
+
+def _held_role(agent: str, front: dict) -> str:
+    role = statefile.as_text(front.get("role"))
+    if not role:
+        raise GitstateError(f"{canonical_id(agent)} holds no role to hand over")
+    return role
 
 
 def _role_transfer(repo: Managed, lc, front: dict, role: str,

@@ -34,7 +34,7 @@ from gitstate.law.rule_ids import Rule
 from gitstate.moves.commands import warn_unknown_mentions
 from gitstate.moves.landing import push_move
 from gitstate.moves.principals import bound_agent, session_env
-from gitstate.moves.workfile import commit_move
+from gitstate.moves.workfile import at_commit, commit_move
 
 MESSAGE_BYTES = 64 << 10     # a message's text, all told; a document goes in a file
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
@@ -115,7 +115,6 @@ def addressees(to: Iterable[str]) -> list[str]:
 
 
 def _ids(to: Iterable[str]) -> Iterator[str]:
-    """Each id named in `to`, as given."""
     for word in to:
         for part in str(word).split(","):
             part = part.strip().removeprefix("@").removesuffix(":")   # `say @ana: ...`
@@ -194,12 +193,9 @@ def _known(repo: Managed, lc, head: str | None, speaker: str | None, targets: li
            warn: Callable[[str], None]) -> None:
     """Every addressee is an agent here (else the closest id is named), and so is the agent
     that speaks; a dead addressee is said (its inbox is read by no one)."""
-    if speaker is not None and speaker in targets:
-        raise UsageError(f"{speaker} speaks here (this session is bound to it), and its own "
-                         "words are no message to it: nothing was committed",
-                         hint="name another agent, or ALL")
+    _refuse_own_words(speaker, targets)
     ids = [t for t in targets if t != "all"] + ([speaker] if speaker else [])
-    for agent, data in zip(ids, _state_files(repo, lc, head, ids)):
+    for agent, data in zip(ids, at_commit(repo, head, [lc.state_path(a) for a in ids])):
         if agent == speaker:
             _refuse_unknown_speaker(lc, speaker, data)
         elif data is None:
@@ -208,10 +204,11 @@ def _known(repo: Managed, lc, head: str | None, speaker: str | None, targets: li
             _dead_note(lc, agent, data, warn)
 
 
-def _state_files(repo: Managed, lc, head: str | None, ids: list[str]) -> list[bytes | None]:
-    if not head:
-        return [None] * len(ids)
-    return repo.git.cat_files(f"{head}:{lc.state_path(a)}" for a in ids)
+def _refuse_own_words(speaker: str | None, targets: list[str]) -> None:
+    if speaker is not None and speaker in targets:
+        raise UsageError(f"{speaker} speaks here (this session is bound to it), and its own "
+                         "words are no message to it: nothing was committed",
+                         hint="name another agent, or ALL")
 
 
 def _refuse_unknown_speaker(lc, speaker: str, data: bytes | None) -> None:
