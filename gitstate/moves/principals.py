@@ -157,8 +157,7 @@ def must_sign(repo: Managed, lc: Lifecycle, head: str | None, agent: str, old: s
     is committed, when this clone cannot."""
     if head is None or old is None:
         return False
-    # under the fourth wall an approval may be of the system's keys (law/wall.py): signed too
-    gated = approved_by and (lc.gated(old, new) or lc.policies.fourth_wall)
+    gated = _gated(lc, old, new, approved_by)
     if not gated and not _operation(lc, moved_by):
         return False
     signers = repo.git.cat_files([f"{head}:{SIGNERS_PATH}"])[0]
@@ -167,6 +166,12 @@ def must_sign(repo: Managed, lc: Lifecycle, head: str | None, agent: str, old: s
     assert approved_by is not None
     return signers is not None and _approver_signs(repo, signers, f"{agent} {old} -> {new}",
                                                    approved_by)
+
+
+def _gated(lc: Lifecycle, old: str, new: str, approved_by: str | None) -> bool:
+    """Whether an approval signs the move: a gated move approved by a human (under the fourth
+    wall any approval, which may be of the system's keys: law/wall.py)."""
+    return bool(approved_by) and bool(lc.gated(old, new) or lc.policies.fourth_wall)
 
 
 def _operation(lc: Lifecycle, moved_by: str | None) -> bool:

@@ -41,7 +41,6 @@ def _a_pid(pid: object) -> TypeGuard[int]:
 
 
 def _elsewhere(host: object) -> bool:
-    """Whether `host` is recorded and is not this one."""
     import socket
     return isinstance(host, str) and bool(host.strip()) and host.strip() != socket.gethostname()
 
