@@ -25,11 +25,7 @@ def team_load(repo: Managed, agents: list[str], say: Callable[[str], None],
     head = repo.head()
     lc = repo.lifecycle(head)
     role = _loaded_role(lc, role)
-    target, initial = lc.roles[role].load, lc.initial
-    assert initial is not None and target is not None
-    path = way(lc, initial, target)
-    if path is None:
-        raise GitstateError(f"'{target}' cannot be reached from '{initial}' without a timed move")
+    steps = _load_way(lc, role)
     ids = [canonical_id(a) for a in agents]
     states = _states(repo, lc, head, ids)
     failed = 0
@@ -39,10 +35,21 @@ def team_load(repo: Managed, agents: list[str], say: Callable[[str], None],
             failed += not _there_already(lc, agent, state, say)
             continue
         r = commit(agent, partial(spawn, repo, agent, role=role, text=f"team load: {role}"))
-        for step in path:
+        for step in steps[1:]:
             r = commit(agent, partial(transition, repo, agent, step, text="team load"))
-        say(f"{agent}: {' -> '.join([initial, *path])} ({role})  ({r.sha[:10]})")
+        say(f"{agent}: {' -> '.join(steps)} ({role})  ({r.sha[:10]})")
     return failed
+
+
+def _load_way(lc: Lifecycle, role: str) -> list[str]:
+    """The states from the initial one to the one `role` is loaded into; refused when a
+    timed move is the only way."""
+    target, initial = lc.roles[role].load, lc.initial
+    assert initial is not None and target is not None
+    path = way(lc, initial, target)
+    if path is None:
+        raise GitstateError(f"'{target}' cannot be reached from '{initial}' without a timed move")
+    return [initial, *path]
 
 
 def _loaded_role(lc: Lifecycle, role: str | None) -> str:
