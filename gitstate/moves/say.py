@@ -139,14 +139,19 @@ def cleaned(text: str) -> tuple[str, str, int, int]:
         lines.pop(0)
     if not lines:
         raise UsageError("the message is empty: nothing was committed")
-    first = " ".join(lines[0].split())
+    body = "\n".join(lines[1:]).strip("\n")
+    return _subject(lines[0]), body, controls, marks
+
+
+def _subject(line: str) -> str:
+    """The first line, its runs of spaces one space; refused when too long for a subject."""
+    first = " ".join(line.split())
     if len(first) > SUBJECT_CHARS:
         raise UsageError(f"the message's first line is {len(first):,} characters; it is the "
                          f"commit's subject, which takes at most {SUBJECT_CHARS:,}: nothing "
                          "was committed", hint="say it shortly on the first line, and the "
                          "rest on the lines after it")
-    body = "\n".join(lines[1:]).strip("\n")
-    return first, body, controls, marks
+    return first
 
 
 def _refuse_not_utf8(text: str) -> None:
