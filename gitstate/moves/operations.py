@@ -52,16 +52,21 @@ def spawn_when_free(repo: Managed, agent: str, wait: float, say: Callable[[str],
         try:
             return spawn(repo, agent, **options)
         except Rejected as exc:
-            if any(v.rule != Rule.MAX_LIVING for v in exc.violations):
-                raise
-            if time.monotonic() >= deadline:
-                raise GitstateError(f"{exc.message}\nthe pool stayed full for {wait:g}s",
-                                    hint="wait longer (--wait), or let an agent end, "
-                                         "freeze or suspend") from None
+            _refuse_unless_waiting(exc, deadline, wait)
             if not told:
                 say(f"{agent}: the pool is full; waiting up to {wait:g}s for a free slot")
                 told = True
         time.sleep(poll)
+
+
+def _refuse_unless_waiting(exc: Rejected, deadline: float, wait: float) -> None:
+    """`exc` again unless only the pool cap refused the spawn; refused once `wait` is over."""
+    if any(v.rule != Rule.MAX_LIVING for v in exc.violations):
+        raise exc
+    if time.monotonic() >= deadline:
+        raise GitstateError(f"{exc.message}\nthe pool stayed full for {wait:g}s",
+                            hint="wait longer (--wait), or let an agent end, "
+                                 "freeze or suspend") from None
 
 
 def due_timeouts(repo: Managed, now: float | None = None) -> list[dict]:
