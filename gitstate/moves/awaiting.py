@@ -98,6 +98,11 @@ def _all_ended(lc: Lifecycle, states: dict[str, str | None], count: int,
     ended = {a: str(s) for a, s in states.items() if _ended(lc, s)}
     if len(ended) != count:
         return None
+    return _failed(lc, ended, say)
+
+
+def _failed(lc: Lifecycle, ended: dict[str, str], say: Callable[[str], None]) -> int:
+    """1 when an ended agent failed (said), else 0."""
     failed = [a for a, s in ended.items() if lc.states[s].outcome == "failure"]
     if failed:
         say(f"failed: {', '.join(failed)}")

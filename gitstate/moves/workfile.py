@@ -65,9 +65,13 @@ def kept_edits(work: bytes | None, base: bytes, fields: dict[str, Any],
         before = statefile.parse_bytes(base, path)
     except InvalidFile:
         return {path: work}   # the user's broken draft stays as it is; the commit is fine
-    if any(draft.get(k) != before.get(k) for k in fields if k != "updated"):
+    if _edits_what_it_sets(draft, before, fields):
         return {path: work}   # edits of the very keys the move sets: kept exactly as they are
     return {path: statefile.with_fields(draft, fields).encode()}
+
+
+def _edits_what_it_sets(draft, before, fields: dict[str, Any]) -> bool:
+    return any(draft.get(k) != before.get(k) for k in fields if k != "updated")
 
 
 def carried(repo: Managed, agent: str, paths=()) -> dict[str, bytes]:
