@@ -21,7 +21,7 @@ from gitstate.law.rule_ids import Rule
 from gitstate.law.rules import FileChange, legal_moves
 from gitstate.moves.fields import now_iso, parse_sets  # noqa: F401  (the commands' names)
 from gitstate.moves.principals import given_key, must_sign, new_key, session_env, signing_key
-from gitstate.moves.workfile import commit_move, current, kept_edits, staged_version
+from gitstate.moves.workfile import at_commit, commit_move, current, kept_edits, staged_version
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -92,15 +92,22 @@ def _exists(lc, agent: str, state: Any) -> GitstateError:
                              hint=f"spawn it under a new id (e.g. `gitstate spawn {agent}-2`); "
                                   f"`gitstate log {agent}` shows what it did")
     if spec is not None and spec.roster == "frozen":
-        back = next((t for t in lc.targets(state) if lc.states[t].roster == "living"), None)
-        how = (f"`gitstate wake {agent} --approved-by HUMAN`" if back and
-               lc.needs_approval(state, back) else
-               f"`gitstate transition {agent} {back}`" if back else "")
+        how = _way_back(lc, agent, state)
         return GitstateError(f"agent '{agent}' already exists and is {state} ({spec.roster})",
                              hint=f"bring it back with {how}" if how else
                              f"{legal_moves(lc, state)}")
     return GitstateError(f"agent '{agent}' already exists (state {state})",
                          hint=f"move it with `gitstate transition {agent} STATE`")
+
+
+def _way_back(lc, agent: str, state: str) -> str:
+    """The command that brings a frozen agent back to life; "" when none is one move away."""
+    back = next((t for t in lc.targets(state) if lc.states[t].roster == "living"), None)
+    if not back:
+        return ""
+    if lc.needs_approval(state, back):
+        return f"`gitstate wake {agent} --approved-by HUMAN`"
+    return f"`gitstate transition {agent} {back}`"
 
 
 def _birth_defaults(repo: Managed, lc) -> dict[str, Any]:
@@ -237,14 +244,20 @@ def _changes(repo: Managed, lc, head: str | None, change: FileChange, files: dic
     `staged`, those staged here) and the law files it changes."""
     rx = lc.state_path_regex()
     extra = [p for p in files if rx.match(p)]
-    olds = repo.git.cat_files(f"{head}:{p}" for p in extra) if head else [None] * len(extra)
-    changes = [change] + [FileChange(p, o, files[p]) for p, o in zip(extra, olds)]
+    changes = [change] + [FileChange(p, o, files[p])
+                          for p, o in zip(extra, at_commit(repo, head, extra))]
     law = [p for p in files if is_law_path(p, lc)]
     if staged and not repo.line_ref():   # a move onto the line takes nothing staged here
-        staged_paths = repo.git.staged_changes(head)
-        changes += repo.staged_state_changes(lc, head, {change.path, *extra}, staged_paths)
-        law += [p for p in staged_paths if is_law_path(p, lc) and p not in law]
+        _add_staged(repo, lc, head, {change.path, *extra}, changes, law)
     return changes, law
+
+
+def _add_staged(repo: Managed, lc, head: str | None, moved: set[str],
+                changes: list[FileChange], law: list[str]) -> None:
+    """The state-file changes and law files staged here, added to the move's."""
+    staged_paths = repo.git.staged_changes(head)
+    changes += repo.staged_state_changes(lc, head, moved, staged_paths)
+    law += [p for p in staged_paths if is_law_path(p, lc) and p not in law]
 
 
 _TRAILER_ADVICE = "add the trailer 'Approved-by: <human>' naming one of "
@@ -321,14 +334,19 @@ def bury(repo: Managed, agent: str, summary: str, *, text: str | None = None,
     files: dict[str, bytes] = {}
     body = ""
     if transfer_to:
-        role = statefile.as_text(front.get("role"))
-        if not role:
-            raise GitstateError(f"{canonical_id(agent)} holds no role to hand over")
-        files, more, body = _role_transfer(repo, lc, front, role, transfer_to)
+        files, more, body = _role_transfer(repo, lc, front, _held_role(agent, front),
+                                           transfer_to)
         sets.update(more)
     return transition(repo, agent, target, text=text or "died", sets=sets,
                       approved_by=approved_by, files=files, action="bury",
                       trailers=[("Role-transfer", body)] if body else None)
+
+
+def _held_role(agent: str, front: dict) -> str:
+    role = statefile.as_text(front.get("role"))
+    if not role:
+        raise GitstateError(f"{canonical_id(agent)} holds no role to hand over")
+    return role
 
 
 def _role_transfer(repo: Managed, lc, front: dict, role: str,
@@ -352,9 +370,14 @@ def _role_transfer(repo: Managed, lc, front: dict, role: str,
     if new_to == old_to:    # already a holder, in the same second: a finer stamp
         new_to = statefile.with_fields(base, {"role": role,
                                               "updated": now_iso(precise=True)}).encode()
+    giver = {"role": None, "past_roles": _past_roles(front, role)}
+    return {to_path: new_to}, giver, f"{role} -> {to}"
+
+
+def _past_roles(front: dict, role: str) -> list[str]:
+    """The giver's `past_roles`, with the `role` it hands over."""
     past = front.get("past_roles")
     past = [str(r) for r in past] if isinstance(past, list) else []
-    giver = {"role": None, "past_roles": past if role in past else past + [role]}
-    return {to_path: new_to}, giver, f"{role} -> {to}"
+    return past if role in past else past + [role]
 
 

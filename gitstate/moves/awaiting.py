@@ -13,14 +13,14 @@ from gitstate.history.fold import tag_events
 from gitstate.law import statefile
 from gitstate.law.grammar import canonical_id
 from gitstate.law.lifecycle import Lifecycle
+from gitstate.moves.workfile import at_commit
 
 
 def _states(repo: Managed, lc: Lifecycle, head: str | None,
             agents: list[str]) -> dict[str, str | None]:
     paths = [lc.state_path(a) for a in agents]
-    datas = repo.git.cat_files(f"{head}:{p}" for p in paths) if head else [None] * len(agents)
     out = {}
-    for agent, path, data in zip(agents, paths, datas):
+    for agent, path, data in zip(agents, paths, at_commit(repo, head, paths)):
         try:
             out[agent] = statefile.parse_bytes(data, path).state if data else None
         except GitstateError:
@@ -47,11 +47,20 @@ def await_agents(repo: Managed, agents: list[str], timeout: float | None,
             code = _all_ended(lc, seen, len(agents), say)
             if code is not None:
                 return _awaited(report, code, head, seen, lc)
-        if deadline is not None and time.monotonic() >= deadline:
-            waiting = [a for a, s in seen.items() if not _ended(lc, s)]
-            say(f"timed out waiting for {', '.join(waiting)}")
-            return _awaited(report, 124, last_head, seen, lc)
+        if _past(deadline):
+            return _timed_out(report, last_head, seen, lc, say)
         time.sleep(poll)
+
+
+def _past(deadline: float | None) -> bool:
+    return deadline is not None and time.monotonic() >= deadline
+
+
+def _timed_out(report: dict | None, head: str | None, seen: dict[str, str | None],
+               lc: Lifecycle, say: Callable[[str], None]) -> int:
+    waiting = [a for a, s in seen.items() if not _ended(lc, s)]
+    say(f"timed out waiting for {', '.join(waiting)}")
+    return _awaited(report, 124, head, seen, lc)
 
 
 def _ended(lc: Lifecycle, state: str | None) -> bool:
@@ -64,17 +73,22 @@ def _look(repo: Managed, lc: Lifecycle, head: str | None, agents: list[str],
     """The agents' states at `head`, each said the first time, then each move of theirs
     since `last_head` as it lands."""
     now = _states(repo, lc, head, agents)
-    unknown = [a for a, s in now.items() if s is None]
-    if unknown and not seen:
-        raise GitstateError(f"unknown agent{'s' if len(unknown) > 1 else ''}: "
-                            f"{', '.join(unknown)}")
     if not seen:
-        for agent, state in now.items():
-            say(f"{agent}: {state}")
+        _first_look(now, say)
     elif head is not None:
         _say_progress(tag_events(repo.git, lc, [f"{last_head}..{head}"]
                                  if last_head else [head]), seen, set(agents), say)
     return now
+
+
+def _first_look(now: dict[str, str | None], say: Callable[[str], None]) -> None:
+    """Each agent's state said; refused when one is unknown."""
+    unknown = [a for a, s in now.items() if s is None]
+    if unknown:
+        raise GitstateError(f"unknown agent{'s' if len(unknown) > 1 else ''}: "
+                            f"{', '.join(unknown)}")
+    for agent, state in now.items():
+        say(f"{agent}: {state}")
 
 
 def _all_ended(lc: Lifecycle, states: dict[str, str | None], count: int,
@@ -84,6 +98,11 @@ def _all_ended(lc: Lifecycle, states: dict[str, str | None], count: int,
     ended = {a: str(s) for a, s in states.items() if _ended(lc, s)}
     if len(ended) != count:
         return None
+    return _failed(lc, ended, say)
+
+
+def _failed(lc: Lifecycle, ended: dict[str, str], say: Callable[[str], None]) -> int:
+    """1 when an ended agent failed (said), else 0."""
     failed = [a for a, s in ended.items() if lc.states[s].outcome == "failure"]
     if failed:
         say(f"failed: {', '.join(failed)}")

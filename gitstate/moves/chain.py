@@ -23,7 +23,7 @@ from pathlib import Path
 from gitstate.errors import GitstateError
 from gitstate.git.atomic import Result
 from gitstate.git.carry import Conflict, carry_work, restore, stage
-from gitstate.git.push import UNLANDED, Earlier, Landing, PushPolicy
+from gitstate.git.push import Earlier, Landing, PushPolicy
 from gitstate.git.repo import Managed
 from gitstate.git.runner import Git
 from gitstate.git.upstream import Upstream, ahead_of, local_upstream, upstream_of
@@ -33,6 +33,7 @@ from gitstate.moves.unlanded import (
     entry,
     fetch_tip,
     find_unlanded,
+    free_side,
     refuse_dirty,
     reset_keep,
 )
@@ -62,20 +63,13 @@ def _from_elsewhere(repo: Managed, line: str, agent: str, move: Callable[[], Res
     `gitstate sync` (in one go, from the line's own worktree): the move stays on the line,
     committed (gave-up, nothing lost)."""
     from gitstate.git.line import landing_lock
-    from gitstate.moves.sync import sync
     git = repo.git
     if local_upstream(git, line):
         return push_move(repo, agent, move, policy)
     with landing_lock(git):
         up = upstream_of(git, line)
         if ahead_of(git, up):   # what waits on the line lands first, as `gitstate sync` lands it
-            try:
-                synced = sync(repo)
-                why = None if synced["ok"] else "; ".join(
-                    f"{m['subject']}: {m['reason']}" for m in synced["moves"]
-                    if m["outcome"] not in ("landed", "replayed"))
-            except GitstateError as exc:
-                why = exc.message
+            why = _not_synced(repo)
             if why:
                 result = move()
                 branch = line.removeprefix("refs/heads/")
@@ -84,6 +78,18 @@ def _from_elsewhere(repo: Managed, line: str, agent: str, move: Callable[[], Res
                     f"committed on {branch} as {result.sha[:10]}: `gitstate sync` lands it "
                     "once that is settled")), result
         return push_move(repo, agent, move, policy)
+
+
+def _not_synced(repo: Managed) -> str | None:
+    """`gitstate sync` of the line: why what it held did not all land (None: it did)."""
+    from gitstate.moves.sync import sync
+    try:
+        synced = sync(repo)
+    except GitstateError as exc:
+        return exc.message
+    return None if synced["ok"] else "; ".join(
+        f"{m['subject']}: {m['reason']}" for m in synced["moves"]
+        if m["outcome"] not in ("landed", "replayed"))
 
 
 def landed(repo: Managed) -> Callable[[str, Callable[[], Result]], Result]:
@@ -121,16 +127,7 @@ def land_chain(repo: Managed, up: Upstream, agent: str, move: Callable[[], Resul
     git, top = repo.git, repo.work_tree
     made = move()
     try:
-        tip = fetch_tip(git, up)
-        todo, _merges = find_unlanded(repo, up, made.sha, [])
-        work = [u for u in todo if u.kind == "work"]
-        if work and not with_work:
-            raise GitstateError(f"this branch holds {len(work)} commit(s) of work that "
-                                f"{up.name} has not got ({work[0].subject}...), which landing "
-                                "would make again after the moves")
-        refuse_dirty(git, made.sha, tip, todo, set())
-        if made.sha != tip:
-            reset_keep(git, tip)
+        todo = _on_the_tip(repo, up, made, with_work)
     except GitstateError as exc:
         return _gave_up(git, up, made, exc), made
     from gitstate.moves.sync import replay_commits  # (a branch ahead of the hub only)
@@ -144,6 +141,23 @@ def land_chain(repo: Managed, up: Upstream, agent: str, move: Callable[[], Resul
     earlier = [Earlier(r["commit"], r["subject"], r["agent"], r["outcome"], r["new"],
                        r["reason"], r["rule"], r["kept"]) for r in records if r is not mine.record]
     return _outcome(git, top, up, made, mine, earlier), _made_again(made, mine)
+
+
+def _on_the_tip(repo: Managed, up: Upstream, made: Result, with_work: bool) -> list[Unlanded]:
+    """The branch's commits the hub has not got (`made` last of them), the branch brought to
+    the hub's tip to make them again there; refused (nothing done) when it cannot be."""
+    git = repo.git
+    tip = fetch_tip(git, up)
+    todo, _merges = find_unlanded(repo, up, made.sha, [])
+    work = [u for u in todo if u.kind == "work"]
+    if work and not with_work:
+        raise GitstateError(f"this branch holds {len(work)} commit(s) of work that "
+                            f"{up.name} has not got ({work[0].subject}...), which landing "
+                            "would make again after the moves")
+    refuse_dirty(git, made.sha, tip, todo, set())
+    if made.sha != tip:
+        reset_keep(git, tip)
+    return todo
 
 
 def _gave_up(git: Git, up: Upstream, made: Result, exc: GitstateError) -> Landing:
@@ -225,8 +239,4 @@ def _made_again(made: Result, mine: Unlanded) -> Result:
 def _park(git: Git, made: Result, agent: str) -> None:
     """Something went wrong mid-replay: the chain (the move and its ancestors) is kept on a
     side branch, so that nothing is lost whatever the branch holds now."""
-    n = 1
-    while git.rev(f"{UNLANDED}/{agent}-{n}"):
-        n += 1
-    git.call("update-ref", f"{UNLANDED}/{agent}-{n}", made.sha,
-             env={"GITSTATE_JUDGED": made.sha})
+    git.call("update-ref", free_side(git, agent), made.sha, env={"GITSTATE_JUDGED": made.sha})

@@ -15,7 +15,7 @@ import sys
 from gitstate.errors import GitstateError, UsageError
 from gitstate.law.grammar import canonical_id
 from gitstate.moves import agent as moves
-from gitstate.moves.fields import parse_sets
+from gitstate.moves.fields import first_few, parse_sets
 
 # What only some commands need is imported by them: a move is what an agent runs most, and a
 # plain one needs neither the landing (`--push`), nor the views, nor the other commands' moves.
@@ -197,6 +197,11 @@ def inbox(repo: Managed, agent: str, *, mark_read: bool = False, push: bool = Fa
     if not push:
         view["marked_read"] = {"commit": move().sha, "last_read_commit": view["commit"]}
         return view
+    return _marked_read_landed(repo, view, move)
+
+
+def _marked_read_landed(repo: Managed, view: dict, move: Callable[[], Result]) -> dict:
+    """The inbox `view` with its checkpoint moved by `move`, landed on the hub."""
     from gitstate.moves.chain import land_move
     landing, _result = land_move(repo, view["agent"], move)
     view["push"] = landing.as_plain()
@@ -255,11 +260,9 @@ def _note_left_staged(repo: Managed, result: Result, warn: Callable[[str], None]
     there: say what stays (it reaches the line with the branch)."""
     staged = repo.git.staged_changes(repo.git.head())
     if staged:
-        shown = ", ".join(staged[:5]) + (f" and {len(staged) - 5} more" if len(staged) > 5
-                                         else "")
         warn(f"gitstate: note: the move is on {result.line}; what is staged here stays on "
-             f"this branch ({shown}): commit it here, and it reaches {result.line} when the "
-             "branch is merged")
+             f"this branch ({first_few(staged, 5)}): commit it here, and it reaches "
+             f"{result.line} when the branch is merged")
 
 
 def warn_unknown_mentions(repo: Managed, message: str, rev: str,

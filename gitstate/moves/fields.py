@@ -17,6 +17,11 @@ _SET_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 PROTECTED_KEYS = {k.name: k.refused for k in KEYS if SET not in k.by}   # key -> why not
 
 
+def first_few(items: list[str], n: int) -> str:
+    """The first `n` of `items`, and how many more there are."""
+    return ", ".join(items[:n]) + (f" and {len(items) - n} more" if len(items) > n else "")
+
+
 def now_iso(precise: bool = False) -> str:
     now = datetime.now(UTC)
     return (now if precise else now.replace(microsecond=0)).isoformat().replace("+00:00", "Z")
@@ -26,23 +31,29 @@ def parse_sets(pairs: tuple[str, ...] | list[str]) -> dict[str, Any]:
     """`--set K=V` pairs: `null` clears K, the numeric keys take numbers, the rest is text.
     A `pid` is recorded with its `host` (this one unless given) and its start
     (`pid_started`), so that no later process with the same pid is taken for it."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        key = key.strip()
-        if not sep or not _SET_KEY.match(key):
-            raise UsageError(f"--set takes KEY=VALUE, got {pair!r}")
-        if key in PROTECTED_KEYS:
-            raise UsageError(f"--set {key}=... is not allowed: {PROTECTED_KEYS[key]}")
-        value = _read_value(raw, key)
-        out[key] = value
-    if "pid" in out:   # a pid means a process of this host unless said otherwise
-        from gitstate.moves.processes import stamp
-        if isinstance(out["pid"], int) and "host" not in out:
-            import socket
-            out["host"] = socket.gethostname()
-        out.setdefault("pid_started", stamp(out["pid"], out.get("host")))
+    out: dict[str, Any] = dict(_read_pair(pair) for pair in pairs)
+    if "pid" in out:
+        _stamp_pid(out)
     return out
+
+
+def _read_pair(pair: str) -> tuple[str, Any]:
+    key, sep, raw = pair.partition("=")
+    key = key.strip()
+    if not sep or not _SET_KEY.match(key):
+        raise UsageError(f"--set takes KEY=VALUE, got {pair!r}")
+    if key in PROTECTED_KEYS:
+        raise UsageError(f"--set {key}=... is not allowed: {PROTECTED_KEYS[key]}")
+    return key, _read_value(raw, key)
+
+
+def _stamp_pid(out: dict[str, Any]) -> None:
+    """A pid means a process of this host unless said otherwise: its `host` and start."""
+    from gitstate.moves.processes import stamp
+    if isinstance(out["pid"], int) and "host" not in out:
+        import socket
+        out["host"] = socket.gethostname()
+    out.setdefault("pid_started", stamp(out["pid"], out.get("host")))
 
 
 NUMERIC_KEYS = frozenset(k.name for k in KEYS if k.type in NUMBERS)

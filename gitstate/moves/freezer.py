@@ -39,22 +39,10 @@ def freeze(repo: Managed, agent: str, *, text: str | None = None,
     if existing is None or not existing.is_file():
         data = _unwritten(agent, rel, existing, front, situation, unwritten, moved_by, wake_if)
     else:
-        data = existing.read_bytes()
-        if unwritten:   # a woken agent stopped before it wrote an updated one
-            data = _written_by(data, rel, moved_by)
+        data = _as_found(existing, rel, unwritten, moved_by)
     doc = statefile.parse(statefile.decode(data, rel), rel)
-    stamp: dict[str, Any] = {"frozen_at": now_iso()}
-    if wake_if is not None:
-        stamp["wake_if"] = wake_if
-    elif unwritten and not statefile.is_filled(doc.get("wake_if")):
-        stamp["wake_if"] = WAKE_UNSAID
-    data = statefile.with_fields(doc, stamp).encode()
-    problems = freeze_file_problems(statefile.decode(data, rel))
-    if problems:
-        raise GitstateError(f"{rel} is not a complete freeze-state: " + "; ".join(problems),
-                            hint="fill it in from the template (delete it to have gitstate "
-                                 "write the template); `--wake-if TEXT` says when to wake "
-                                 f"{agent}")
+    data = statefile.with_fields(doc, _stamp(doc, wake_if, unwritten)).encode()
+    _refuse_incomplete(agent, rel, data)
     new = statefile.parse(data.decode(), rel)
     pct = front.get("context_pct")
     default = f"frozen at {pct}%" if isinstance(pct, (int, float)) else "frozen"
@@ -64,6 +52,33 @@ def freeze(repo: Managed, agent: str, *, text: str | None = None,
                       action="freeze", moved_by=moved_by)
 
 
+def _as_found(existing: Path, rel: str, unwritten: str | None, moved_by: str | None) -> bytes:
+    """The agent's freeze-state; marked as gitstate's when `unwritten` (a woken agent stopped
+    before it wrote an updated one)."""
+    data = existing.read_bytes()
+    return _written_by(data, rel, moved_by) if unwritten else data
+
+
+def _stamp(doc, wake_if: str | None, unwritten: str | None) -> dict[str, Any]:
+    """The fields the freeze sets in the freeze-state: `frozen_at`, and `wake_if` when given
+    (or, unsaid in a file gitstate writes, that a human decides)."""
+    stamp: dict[str, Any] = {"frozen_at": now_iso()}
+    if wake_if is not None:
+        stamp["wake_if"] = wake_if
+    elif unwritten and not statefile.is_filled(doc.get("wake_if")):
+        stamp["wake_if"] = WAKE_UNSAID
+    return stamp
+
+
+def _refuse_incomplete(agent: str, rel: str, data: bytes) -> None:
+    problems = freeze_file_problems(statefile.decode(data, rel))
+    if problems:
+        raise GitstateError(f"{rel} is not a complete freeze-state: " + "; ".join(problems),
+                            hint="fill it in from the template (delete it to have gitstate "
+                                 "write the template); `--wake-if TEXT` says when to wake "
+                                 f"{agent}")
+
+
 def _unwritten(agent: str, rel: str, existing: Path | None, front: dict,
                situation: str | None, unwritten: str | None, moved_by: str | None,
                wake_if: str | None) -> bytes:
@@ -71,13 +86,7 @@ def _unwritten(agent: str, rel: str, existing: Path | None, front: dict,
     answer (a freeze-state of placeholders answers no question). Written for the agent to
     finish, and refused; with `unwritten` (a shutdown), each section says that text. Its
     `frozen_at` is left for the freeze to stamp."""
-    template = statefile.parse(read_shipped("data", "freeze-state.md"), rel)
-    data = statefile.with_fields(template, {
-        "session_id": agent,
-        "role": statefile.as_text(front.get("role")),
-        "primary_situation": situation or statefile.as_text(front.get("thread"))
-        or statefile.as_text(front.get("summary")),
-        **({"wake_if": wake_if} if wake_if is not None else {})}).encode()
+    data = _template(agent, rel, front, situation, wake_if)
     if existing is None:
         raise GitstateError(f"{rel} does not exist and there is no work tree to write it in")
     if not unwritten:
@@ -92,6 +101,18 @@ def _unwritten(agent: str, rel: str, existing: Path | None, front: dict,
     data = b"".join((unwritten.encode() + b"\n") if ln.strip().startswith((b"(", b"- ("))
                     else ln for ln in data.splitlines(keepends=True))
     return _written_by(data, rel, moved_by)
+
+
+def _template(agent: str, rel: str, front: dict, situation: str | None,
+              wake_if: str | None) -> bytes:
+    """The shipped template, filled in where gitstate knows the answer."""
+    template = statefile.parse(read_shipped("data", "freeze-state.md"), rel)
+    return statefile.with_fields(template, {
+        "session_id": agent,
+        "role": statefile.as_text(front.get("role")),
+        "primary_situation": situation or statefile.as_text(front.get("thread"))
+        or statefile.as_text(front.get("summary")),
+        **({"wake_if": wake_if} if wake_if is not None else {})}).encode()
 
 
 def _written_by(data: bytes, rel: str, by: str | None) -> bytes:

@@ -14,10 +14,15 @@ from gitstate.moves.agent import current_state, now_iso, transition
 
 def log_tail(repo: Managed, log: str, count: int = 3) -> list[str]:
     """The last `count` entries of a committed log (what the next one reads first)."""
-    head = repo.head()
-    data = repo.git.cat_files([f"{head}:{log}"])[0] if head else None
-    lines = [ln for ln in (data or b"").decode("utf-8", "replace").splitlines() if ln.strip()]
+    lines = [ln for ln in _committed(repo, log).decode("utf-8", "replace").splitlines()
+             if ln.strip()]
     return lines[-count:]
+
+
+def _committed(repo: Managed, log: str) -> bytes:
+    """The log as HEAD has it (b"" when there is none)."""
+    head = repo.head()
+    return (repo.git.cat_files([f"{head}:{log}"])[0] if head else None) or b""
 
 
 def logout(repo: Managed, agent: str, note: str, *, text: str | None = None,
@@ -26,23 +31,27 @@ def logout(repo: Managed, agent: str, note: str, *, text: str | None = None,
     """Move `agent` to the state (one move away) that keeps a log, appending its note to that
     log in the same commit. Returns the move and the log's path. Without `with_work` (the
     runtime's move), nothing staged or edited here comes along."""
-    from gitstate.law.rules import legal_moves
     agent = canonical_id(agent)
     if not note.strip() or "\n" in note.strip():
         raise GitstateError("--note takes one line of text: what the next session should know")
     lc, state, front = current_state(repo, agent)
-    target = next((t for t in lc.targets(state) if lc.states[t].log), None)
-    if target is None:
-        raise GitstateError(f"{agent} cannot log out from {state}: no state with a log is one "
-                            f"move away; {legal_moves(lc, state)}")
+    target = _logging_state(lc, agent, state)
     log = lc.states[target].log
-    head = repo.head()
-    old = (repo.git.cat_files([f"{head}:{log}"])[0] if head else None) or b""
-    if old and not old.endswith(b"\n"):
-        old += b"\n"
+    old = _committed(repo, log)
+    old += b"\n" if old and not old.endswith(b"\n") else b""
     pct = (sets or {}).get("context_pct", front.get("context_pct"))
     entry = f"{now_iso()}  {agent}  context {pct}%  {note.strip()}\n"
     result = transition(repo, agent, target, text=text or f"Context: {pct}%, see {log}",
                         sets=sets, files={log: old + entry.encode()}, action="logout",
                         with_work=with_work, moved_by=moved_by)
     return result, log
+
+
+def _logging_state(lc, agent: str, state: str) -> str:
+    """The state one move away that keeps a log; refused, with the legal moves, when none."""
+    from gitstate.law.rules import legal_moves
+    target = next((t for t in lc.targets(state) if lc.states[t].log), None)
+    if target is None:
+        raise GitstateError(f"{agent} cannot log out from {state}: no state with a log is one "
+                            f"move away; {legal_moves(lc, state)}")
+    return target

@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
@@ -19,7 +18,6 @@ from gitstate.git.runner import Git
 from gitstate.history.index import Index
 from gitstate.law import statefile
 from gitstate.law.lifecycle import Lifecycle
-from gitstate.law.movers import at_rest
 from gitstate.law.retry import count as retry_count
 from gitstate.law.rule_ids import Rule
 from gitstate.law.times import duration, iso
@@ -27,6 +25,7 @@ from gitstate.moves.agent import spawn, transition
 from gitstate.moves.awaiting import await_agents as await_agents
 from gitstate.moves.freezer import freeze
 from gitstate.moves.processes import STARTED, alive, stop_process
+from gitstate.moves.ways import nearest_rests, way_to
 
 SYSTEM = ("gitstate", "gitstate@localhost")
 
@@ -53,16 +52,21 @@ def spawn_when_free(repo: Managed, agent: str, wait: float, say: Callable[[str],
         try:
             return spawn(repo, agent, **options)
         except Rejected as exc:
-            if any(v.rule != Rule.MAX_LIVING for v in exc.violations):
-                raise
-            if time.monotonic() >= deadline:
-                raise GitstateError(f"{exc.message}\nthe pool stayed full for {wait:g}s",
-                                    hint="wait longer (--wait), or let an agent end, "
-                                         "freeze or suspend") from None
+            _refuse_unless_waiting(exc, deadline, wait)
             if not told:
                 say(f"{agent}: the pool is full; waiting up to {wait:g}s for a free slot")
                 told = True
         time.sleep(poll)
+
+
+def _refuse_unless_waiting(exc: Rejected, deadline: float, wait: float) -> None:
+    """`exc` again unless only the pool cap refused the spawn; refused once `wait` is over."""
+    if any(v.rule != Rule.MAX_LIVING for v in exc.violations):
+        raise exc
+    if time.monotonic() >= deadline:
+        raise GitstateError(f"{exc.message}\nthe pool stayed full for {wait:g}s",
+                            hint="wait longer (--wait), or let an agent end, "
+                                 "freeze or suspend") from None
 
 
 def due_timeouts(repo: Managed, now: float | None = None) -> list[dict]:
@@ -71,25 +75,30 @@ def due_timeouts(repo: Managed, now: float | None = None) -> list[dict]:
     if head is None:
         return []
     lc = repo.lifecycle(head)
-    if not lc.policies.timeouts and not lc.policies.role_timeout \
-            and not any(r.timeout for r in lc.roles.values()):
+    if not _times_out(lc):
         return []
     now = time.time() if now is None else now
     index = Index(repo.git, lc, repo.cache_dir)
     tracks, fronts = index.tracks_and_fronts(head)
     index.save()
-    due = []
-    for agent, (_path, front, _problem) in sorted(fronts.items()):
-        front, track = front or {}, tracks.get(agent)
-        if track is None or track.tag != front.get("state"):
-            continue
-        state, role = front["state"], statefile.as_text(front.get("role"))
-        found = _timed_move(lc, agent, state, role, track, now) \
-            or _role_timeout(lc, agent, state, role, _lives_since(repo, head, _path, front,
-                                                                  track), now)
-        if found:
-            due.append(found)
-    return due
+    found = (_timed_out(repo, lc, head, agent, path, front or {}, tracks.get(agent), now)
+             for agent, (path, front, _problem) in sorted(fronts.items()))
+    return [d for d in found if d]
+
+
+def _times_out(lc: Lifecycle) -> bool:
+    return bool(lc.policies.timeouts or lc.policies.role_timeout
+                or any(r.timeout for r in lc.roles.values()))
+
+
+def _timed_out(repo: Managed, lc: Lifecycle, head: str, agent: str, path: str, front: dict,
+               track, now: float) -> dict | None:
+    if track is None or track.tag != front.get("state"):
+        return None
+    state, role = front["state"], statefile.as_text(front.get("role"))
+    return _timed_move(lc, agent, state, role, track, now) \
+        or _role_timeout(lc, agent, state, role, _lives_since(repo, head, path, front, track),
+                         now)
 
 
 def _timed_move(lc: Lifecycle, agent: str, state, role: str | None, track,
@@ -177,12 +186,16 @@ def sweep(repo: Managed, say: Callable[[str], None], commit=committed,
                 transition, repo, d["agent"], d["to"], sets=sets, moved_by="sweep",
                 text=f"timeout: {d['from']} -> {d['to']} after {d['after']}"))
             if r is not None:
-                since = ("retried" if d["why"].endswith("retry") else "born") if role_cap \
-                    else f"in {d['from']} since"
-                say(f"{d['agent']}: {d['from']} -> {d['to']} ({since} "
+                say(f"{d['agent']}: {d['from']} -> {d['to']} ({_since_word(d, role_cap)} "
                     f"{d['since_commit'][:10]}, {d['why']})  ({r.sha[:10]})")
                 results.append(r)
     return results
+
+
+def _since_word(d: dict, role_cap: bool) -> str:
+    if not role_cap:
+        return f"in {d['from']} since"
+    return "retried" if d["why"].endswith("retry") else "born"
 
 
 def _summary_sets(lc: Lifecycle, target: str, summary: str) -> dict[str, str]:
@@ -226,19 +239,24 @@ def due_reaps(repo: Managed, host: str | None = None, now: float | None = None) 
     fronts = index.fronts(head)
     tracks = index.tracks(head) if watched else {}
     index.save()
-    due = []
-    for agent, (_path, front, _p) in sorted(fronts.items()):
-        front = front or {}
-        state = front.get("state")
-        if not isinstance(state, str) or lc.roster_of(state) != "living":
-            continue
-        found = _gone(front, host) if _of_host(front, host) \
-            else _silent(lc, front, state, tracks.get(agent), now)
-        if found:
-            why, summary, since = found
-            due.append({"agent": agent, "from": state, "to": _failure_end(lc, state),
-                        "why": why, "summary": summary, "since_commit": since})
-    return due
+    found = (_reaped(lc, agent, front or {}, host, tracks.get(agent), now)
+             for agent, (_path, front, _p) in sorted(fronts.items()))
+    return [d for d in found if d]
+
+
+def _reaped(lc: Lifecycle, agent: str, front: dict, host: str, track,
+            now: float) -> dict | None:
+    """The agent as `due_reaps` lists it, when it is living and gone or silent."""
+    state = front.get("state")
+    if not isinstance(state, str) or lc.roster_of(state) != "living":
+        return None
+    found = _gone(front, host) if _of_host(front, host) \
+        else _silent(lc, front, state, track, now)
+    if not found:
+        return None
+    why, summary, since = found
+    return {"agent": agent, "from": state, "to": _failure_end(lc, state),
+            "why": why, "summary": summary, "since_commit": since}
 
 
 def _of_host(front: dict, host: str) -> bool:
@@ -298,41 +316,14 @@ def _path_to_rest(lc: Lifecycle, start: str, *, interrupted: bool = False) -> li
     """The fewest moves to a frozen or terminal state; among equally near ones a frozen state
     (resumable) first, then a successful ending — or, for work `interrupted` before it was
     done, an ending that reads as a failure (the first the lifecycle declares)."""
-    found, back = _nearest_rests(lc, start)
+    found, back = nearest_rests(lc, start)
     if not found:
         return None
     order = list(lc.states)
     best = min(found, key=lambda s: (lc.states[s].roster != "frozen",
                                      (lc.states[s].outcome == "success") == interrupted,
                                      order.index(s)))
-    path = [best]
-    while back[path[-1]] != start:
-        path.append(back[path[-1]])
-    return path[::-1]
-
-
-def _nearest_rests(lc: Lifecycle, start: str) -> tuple[list[str], dict[str, str]]:
-    """(the states at rest nearest to `start`, the state each state was first reached from),
-    by moves that are not timed (those are sweep's) and not through a crash state."""
-    todo, depth = deque([start]), {start: 0}
-    back = {start: start}   # the state each was first reached from
-    found: list[str] = []
-    while todo:
-        s = todo.popleft()
-        if found and depth[s] > depth[found[0]]:
-            break
-        spec = lc.states[s]
-        if s != start and spec.roster == "frozen" and not spec.terminal \
-                and spec.outcome == "failure":
-            continue     # a crash state (squad's error) is no place to rest, nor a way there
-        if s != start and at_rest(lc, s):
-            found.append(s)
-            continue
-        for t in lc.targets(s):
-            if t not in back and lc.policies.timeout(s, t) is None:  # timed moves are sweep's
-                back[t], depth[t] = s, depth[s] + 1
-                todo.append(t)
-    return found, back
+    return way_to(back, start, best)
 
 
 def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None = None,
@@ -346,8 +337,7 @@ def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None 
     lc = repo.lifecycle(head)
     index = Index(repo.git, lc, repo.cache_dir)
     fronts = {a: f or {} for a, (_p, f, _e) in index.fronts(head).items()}
-    living = [a for a, f in fronts.items() if lc.roster_of(f.get("state", "")) == "living"]
-    order = sorted(living, key=lambda a: (-(fronts[a].get("depth") or 0), a))
+    order = _living_children_first(lc, fronts)
     import socket
     host = socket.gethostname()
     with as_system(repo) as repo:
@@ -357,6 +347,12 @@ def shutdown(repo: Managed, say: Callable[[str], None], approved_by: str | None 
                    for agent in order)
 
 
+def _living_children_first(lc: Lifecycle, fronts: dict[str, dict]) -> list[str]:
+    """The living agents, the deepest first (children before parents), then by id."""
+    living = [a for a, f in fronts.items() if lc.roster_of(f.get("state", "")) == "living"]
+    return sorted(living, key=lambda a: (-(fronts[a].get("depth") or 0), a))
+
+
 def _put_to_rest(repo: Managed, lc: Lifecycle, agent: str, front: dict,
                  approved_by: str | None, commit, stop: Callable[[], Any],
                  say: Callable[[str], None]) -> bool:
@@ -364,13 +360,11 @@ def _put_to_rest(repo: Managed, lc: Lifecycle, agent: str, front: dict,
     (said) when no way there can be taken."""
     state = front["state"]
     path = _path_to_rest(lc, state, interrupted=True)
-    if path is None:
-        say(f"{agent}: no frozen or terminal state can be reached from {state}")
+    why_not = _no_way(lc, state, path, approved_by)
+    if why_not:
+        say(f"{agent}: {why_not}")
         return False
-    if any(lc.needs_approval(a, b) for a, b in zip([state] + path, path)) \
-            and not approved_by:
-        say(f"{agent}: the way from {state} needs a human's approval (--approved-by)")
-        return False
+    assert path is not None
     stopped = stop()
     for step in path:
         last = {"stopped": stopped} if stopped and step == path[-1] else {}
@@ -378,6 +372,16 @@ def _put_to_rest(repo: Managed, lc: Lifecycle, agent: str, front: dict,
         state = step
     say(f"{agent}: {front['state']} -> {state}")
     return True
+
+
+def _no_way(lc: Lifecycle, state: str, path: list[str] | None,
+            approved_by: str | None) -> str | None:
+    """Why `shutdown` cannot take the way `path` from `state` to rest (None: it can)."""
+    if path is None:
+        return f"no frozen or terminal state can be reached from {state}"
+    if any(lc.needs_approval(a, b) for a, b in zip([state] + path, path)) and not approved_by:
+        return f"the way from {state} needs a human's approval (--approved-by)"
+    return None
 
 
 def _shutdown_step(repo: Managed, lc: Lifecycle, agent: str, state: str, step: str,
@@ -389,11 +393,18 @@ def _shutdown_step(repo: Managed, lc: Lifecycle, agent: str, state: str, step: s
         return partial(freeze, repo, agent, text="shutdown", situation="stopped by shutdown",
                        moved_by="shutdown", sets=last or None,
                        unwritten="Stopped by `gitstate shutdown` before this was written.")
+    sets = _shutdown_sets(spec, last)
+    gate = approved_by if lc.needs_approval(state, step) else None
+    return partial(transition, repo, agent, step, text="shutdown", sets=sets,
+                   approved_by=gate, moved_by="shutdown")
+
+
+def _shutdown_sets(spec, last: dict) -> dict:
+    """What a move to rest by `shutdown` sets besides `last`: a final summary where the state
+    requires one, a summary saying an ending that reads as a failure was an interruption."""
     sets = {"final_summary": "stopped by `gitstate shutdown`"} \
         if "final_summary" in spec.requires else {}
     sets.update(last)
     if spec.terminal and spec.outcome == "failure":
         sets["summary"] = "interrupted by `gitstate shutdown` before it finished"
-    gate = approved_by if lc.needs_approval(state, step) else None
-    return partial(transition, repo, agent, step, text="shutdown", sets=sets,
-                   approved_by=gate, moved_by="shutdown")
+    return sets

@@ -101,11 +101,15 @@ def held_key(public: object) -> str | None:
     for pub in sorted(where.glob("*.pub")):
         try:
             if parse_public_key(pub.read_text("utf-8", "replace")[:20000]) == key:
-                private = pub.with_suffix("")
-                return str(private) if private.is_file() else None
+                return _private_of(pub)
         except OSError:
             continue
     return None
+
+
+def _private_of(pub: Path) -> str | None:
+    private = pub.with_suffix("")
+    return str(private) if private.is_file() else None
 
 
 def signing_key(repo: Managed, lc: Lifecycle, head: str | None, agent: str,
@@ -118,16 +122,20 @@ def signing_key(repo: Managed, lc: Lifecycle, head: str | None, agent: str,
     it as `unsigned-move`)."""
     if head is None:
         return None
-    bound = bound_agent()
+    bound = bound_agent() or _parent_moving(lc, front, move)
     if bound is None:
-        parent = statefile.as_text((front or {}).get("parent"))
-        old, new = move
-        law_gives_parent = old is None or lc.policies.movers.parent_may(old, new)
-        if not parent or not law_gives_parent:
-            return None
-        bound = parent.lower()
+        return None
     mine = front if bound == agent else _front(repo, lc, head, bound)
     return held_key((mine or {}).get(KEY_FIELD))
+
+
+def _parent_moving(lc: Lifecycle, front: dict | None, move: tuple[str | None, str]) -> str | None:
+    """The parent, for a move the law gives the parent (a birth, `policies.movers.parent`)."""
+    parent = statefile.as_text((front or {}).get("parent"))
+    old, new = move
+    if not parent or not (old is None or lc.policies.movers.parent_may(old, new)):
+        return None
+    return parent.lower()
 
 
 def _front(repo: Managed, lc: Lifecycle, head: str, agent: str) -> dict | None:
@@ -149,22 +157,36 @@ def must_sign(repo: Managed, lc: Lifecycle, head: str | None, agent: str, old: s
     is committed, when this clone cannot."""
     if head is None or old is None:
         return False
-    # under the fourth wall an approval may be of the system's keys (law/wall.py): signed too
-    gated = approved_by and (lc.gated(old, new) or lc.policies.fourth_wall)
-    operation = moved_by in ("reap", "shutdown") or (
-        moved_by == "runtime" and lc.policies.fourth_wall)   # law/wall.py: not the agent's key
-    if not gated and not operation:
+    gated = _gated(lc, old, new, approved_by)
+    if not gated and not _operation(lc, moved_by):
         return False
     signers = repo.git.cat_files([f"{head}:{SIGNERS_PATH}"])[0]
     if not gated:
         return _operation_signs(repo, lc, signers, agent, f"{old} -> {new}", moved_by, keyed)
-    if signers is None:
-        return False
     assert approved_by is not None
+    return signers is not None and _approver_signs(repo, signers, f"{agent} {old} -> {new}",
+                                                   approved_by)
+
+
+def _gated(lc: Lifecycle, old: str, new: str, approved_by: str | None) -> bool:
+    """Whether an approval signs the move: a gated move approved by a human (under the fourth
+    wall any approval, which may be of the system's keys: law/wall.py)."""
+    return bool(approved_by) and bool(lc.gated(old, new) or lc.policies.fourth_wall)
+
+
+def _operation(lc: Lifecycle, moved_by: str | None) -> bool:
+    """Whether the move is an operation's, signed with this clone's key (law/wall.py: not
+    the agent's key)."""
+    return moved_by in ("reap", "shutdown") or (
+        moved_by == "runtime" and bool(lc.policies.fourth_wall))
+
+
+def _approver_signs(repo: Managed, signers: bytes, move: str, approved_by: str) -> bool:
+    """True when this clone signs with a key of `approved_by`; refused otherwise."""
     ok, have = can_sign_as(repo.git, signers, approved_by)
     if not ok:
         raise GitstateError(
-            f"{agent} {old} -> {new} is approved by {approved_by}, and {SIGNERS_PATH} binds "
+            f"{move} is approved by {approved_by}, and {SIGNERS_PATH} binds "
             f"approvals to keys: the commit must be signed by a key of {approved_by}, but this "
             f"clone signs with {have}; nothing was committed",
             hint=f"{approved_by} must run it, with `git config gpg.format ssh` and `git config "

@@ -7,6 +7,7 @@ import contextlib
 import os
 import time
 from collections.abc import Callable
+from typing import TypeGuard
 
 from gitstate.law import statefile
 
@@ -27,10 +28,7 @@ def stamp(pid: object, host: object = None) -> int | None:
     it runs nowhere here (so that a process given that pid later is never taken for it: not
     reaped as alive, never signalled by `shutdown`), None when this host cannot tell (another
     host, no /proc)."""
-    import socket
-    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
-        return None
-    if isinstance(host, str) and host.strip() and host.strip() != socket.gethostname():
+    if not _a_pid(pid) or _elsewhere(host):
         return None
     since = started(pid)
     if since is not None:
@@ -38,26 +36,44 @@ def stamp(pid: object, host: object = None) -> int | None:
     return 0 if os.path.isdir("/proc/self") else None
 
 
+def _a_pid(pid: object) -> TypeGuard[int]:
+    return isinstance(pid, int) and not isinstance(pid, bool) and pid > 0
+
+
+def _elsewhere(host: object) -> bool:
+    import socket
+    return isinstance(host, str) and bool(host.strip()) and host.strip() != socket.gethostname()
+
+
 def alive(pid: int, since: object = None) -> bool:
     """Whether process `pid` runs, and is the one that started at `since` when that was
     recorded (a pid the system gave to another process since is not the recorded one)."""
-    if isinstance(since, str) and since.strip().isdigit():
-        since = int(since)     # as the state file's front matter reads it back
-    if isinstance(since, int) and not isinstance(since, bool):
-        now = started(pid)
-        if now is not None and now != since:
-            return False
+    since = _as_start(since)
+    if since is not None and started(pid) not in (None, since):
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    try:   # a zombie has ended; only its parent has not read its status yet (Linux)
+    return not _zombie(pid)
+
+
+def _as_start(since: object) -> int | None:
+    """A recorded `pid_started` (as the state file's front matter reads it back), or None."""
+    if isinstance(since, str) and since.strip().isdigit():
+        return int(since)
+    return since if isinstance(since, int) and not isinstance(since, bool) else None
+
+
+def _zombie(pid: int) -> bool:
+    """A zombie has ended; only its parent has not read its status yet (Linux)."""
+    try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
-            return fh.read().rsplit(b")", 1)[-1].split()[:1] != [b"Z"]
+            return fh.read().rsplit(b")", 1)[-1].split()[:1] == [b"Z"]
     except OSError:
-        return True
+        return False
 
 
 def stop_process(front: dict, host: str, grace: float, say: Callable[[str], None],
@@ -67,15 +83,10 @@ def stop_process(front: dict, host: str, grace: float, say: Callable[[str], None
     process recorded). A process on another host is not signalled, and said."""
     import signal
     pid = front.get("pid")
-    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+    if not _a_pid(pid):
         return None
-    where = statefile.as_text(front.get("host"))
-    if where != host:
-        said = f"not signalled: process {pid} runs on {where or 'an unrecorded host'}, not {host}"
-        say(f"{agent}: {said}")
-        return said
-    if pid in (os.getpid(), os.getppid()):
-        said = f"not signalled: process {pid} is this gitstate or the process that started it"
+    said = _not_to_signal(pid, statefile.as_text(front.get("host")), host)
+    if said:
         say(f"{agent}: {said}")
         return said
     if not alive(pid, front.get(STARTED)):
@@ -88,6 +99,22 @@ def stop_process(front: dict, host: str, grace: float, say: Callable[[str], None
         said = f"not signalled: process {pid} belongs to another user"
         say(f"{agent}: {said}")
         return said
+    return _after_sigterm(pid, front, grace, say, agent)
+
+
+def _not_to_signal(pid: int, where: str | None, host: str) -> str | None:
+    """Why the process is not signalled from here (another host's, or this gitstate's)."""
+    if where != host:
+        return f"not signalled: process {pid} runs on {where or 'an unrecorded host'}, not {host}"
+    if pid in (os.getpid(), os.getppid()):
+        return f"not signalled: process {pid} is this gitstate or the process that started it"
+    return None
+
+
+def _after_sigterm(pid: int, front: dict, grace: float, say: Callable[[str], None],
+                   agent: str) -> str:
+    """Up to `grace` seconds for the process to end on SIGTERM, then SIGKILL."""
+    import signal
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
         if not alive(pid, front.get(STARTED)):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from gitstate.errors import GitstateError, Rejected, UsageError
 from gitstate.git.atomic import Plan, Result
@@ -34,7 +34,7 @@ from gitstate.law.rule_ids import Rule
 from gitstate.moves.commands import warn_unknown_mentions
 from gitstate.moves.landing import push_move
 from gitstate.moves.principals import bound_agent, session_env
-from gitstate.moves.workfile import commit_move
+from gitstate.moves.workfile import at_commit, commit_move
 
 MESSAGE_BYTES = 64 << 10     # a message's text, all told; a document goes in a file
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
@@ -77,18 +77,27 @@ def say(repo: Managed, to: Iterable[str], text: str, *, push: bool = False,
                   "push": landing.as_plain()}
     else:
         result = made()
-        if result.detached:
-            warn(f"gitstate: warning: detached HEAD: {result.sha[:10]} is on no branch; "
-                 "`git switch -c NAME` keeps it")
+        _detached_note(result, warn)
         record = {"commit": result.sha, **record}
+    _cleaning_notes(controls, marks, warn)
+    warn_unknown_mentions(repo, message, result.sha, warn)
+    return record
+
+
+def _detached_note(result: Result, warn: Callable[[str], None]) -> None:
+    if result.detached:
+        warn(f"gitstate: warning: detached HEAD: {result.sha[:10]} is on no branch; "
+             "`git switch -c NAME` keeps it")
+
+
+def _cleaning_notes(controls: int, marks: int, warn: Callable[[str], None]) -> None:
+    """What `cleaned` changed in the text, said."""
     if controls:
         warn(f"gitstate: note: {_count(controls, 'control character')} of the message "
              f"became {'a space' if controls == 1 else 'spaces'}")
     if marks:
         warn(f"gitstate: note: {_count(marks, 'invisible direction mark')} of the message "
              f"{'was' if marks == 1 else 'were'} left out")
-    warn_unknown_mentions(repo, message, result.sha, warn)
-    return record
 
 
 def _count(n: int, what: str) -> str:
@@ -98,33 +107,26 @@ def _count(n: int, what: str) -> str:
 def addressees(to: Iterable[str]) -> list[str]:
     """The ids a message goes to, as given (`ana`, `@ana`, `@ana:`, `ana,bob`, `ALL`), each
     once and in order; `all` alone when @ALL is among them (it speaks to everyone)."""
-    found: list[str] = []
-    for word in to:
-        for part in str(word).split(","):
-            part = part.strip().removeprefix("@").removesuffix(":")   # `say @ana: ...`
-            if not part:
-                continue
-            ident = "all" if part.lower() == "all" else canonical_id(part)
-            if ident not in found:
-                found.append(ident)
+    found = list(dict.fromkeys(_ids(to)))
     if not found:
         raise UsageError("say needs someone to speak to: an agent's id, several, or ALL",
                          hint="e.g. `gitstate say ana 'please rebase on main'`")
     return ["all"] if "all" in found else found
 
 
+def _ids(to: Iterable[str]) -> Iterator[str]:
+    for word in to:
+        for part in str(word).split(","):
+            part = part.strip().removeprefix("@").removesuffix(":")   # `say @ana: ...`
+            if part:
+                yield "all" if part.lower() == "all" else canonical_id(part)
+
+
 def cleaned(text: str) -> tuple[str, str, int, int]:
     """(the first line, the rest, how many control characters became spaces, how many
     direction marks were left out) of a message's text; a UsageError for text that is empty,
     not UTF-8, or too long."""
-    bad = re.search(r"[\ud800-\udfff]", text)
-    if bad:
-        code = ord(bad.group())
-        what = f"byte 0x{code - 0xdc00:02x}" if 0xdc80 <= code <= 0xdcff \
-            else f"a lone surrogate U+{code:04X}"
-        raise UsageError(f"the message is not UTF-8 ({what} at character {bad.start() + 1}): "
-                         "nothing was committed", hint="a commit message is UTF-8; convert the "
-                         "text first (e.g. `iconv -f latin1 -t utf-8`)")
+    _refuse_not_utf8(text)
     if len(text.encode("utf-8")) > MESSAGE_BYTES:
         raise UsageError(f"the message is longer than a message takes ({MESSAGE_BYTES:,} "
                          "bytes): nothing was committed",
@@ -137,21 +139,41 @@ def cleaned(text: str) -> tuple[str, str, int, int]:
         lines.pop(0)
     if not lines:
         raise UsageError("the message is empty: nothing was committed")
-    first = " ".join(lines[0].split())
+    body = "\n".join(lines[1:]).strip("\n")
+    return _subject(lines[0]), body, controls, marks
+
+
+def _subject(line: str) -> str:
+    """The first line, its runs of spaces one space; refused when too long for a subject."""
+    first = " ".join(line.split())
     if len(first) > SUBJECT_CHARS:
         raise UsageError(f"the message's first line is {len(first):,} characters; it is the "
                          f"commit's subject, which takes at most {SUBJECT_CHARS:,}: nothing "
                          "was committed", hint="say it shortly on the first line, and the "
                          "rest on the lines after it")
-    body = "\n".join(lines[1:]).strip("\n")
-    return first, body, controls, marks
+    return first
+
+
+def _refuse_not_utf8(text: str) -> None:
+    """A UsageError naming the first character of `text` that is no UTF-8 (a surrogate)."""
+    bad = re.search(r"[\ud800-\udfff]", text)
+    if bad:
+        code = ord(bad.group())
+        what = f"byte 0x{code - 0xdc00:02x}" if 0xdc80 <= code <= 0xdcff \
+            else f"a lone surrogate U+{code:04X}"
+        raise UsageError(f"the message is not UTF-8 ({what} at character {bad.start() + 1}): "
+                         "nothing was committed", hint="a commit message is UTF-8; convert the "
+                         "text first (e.g. `iconv -f latin1 -t utf-8`)")
 
 
 def compose(speaker: str | None, targets: list[str], first: str, body: str) -> str:
     """The commit message: `to @ana: TEXT` (a person), `@bob: to @ana: TEXT` (an agent)."""
-    to = " ".join("@ALL" if t == "all" else f"@{t}" for t in targets)
-    subject = f"{f'@{speaker}: ' if speaker else ''}to {to}: {first}"
+    subject = f"{f'@{speaker}: ' if speaker else ''}to {_to_words(targets)}: {first}"
     return subject + (f"\n\n{body}" if body else "") + "\n"
+
+
+def _to_words(targets: list[str]) -> str:
+    return " ".join("@ALL" if t == "all" else f"@{t}" for t in targets)
 
 
 def reads_as_no_move(message: str, lc) -> None:
@@ -176,22 +198,29 @@ def _known(repo: Managed, lc, head: str | None, speaker: str | None, targets: li
            warn: Callable[[str], None]) -> None:
     """Every addressee is an agent here (else the closest id is named), and so is the agent
     that speaks; a dead addressee is said (its inbox is read by no one)."""
+    _refuse_own_words(speaker, targets)
+    ids = [t for t in targets if t != "all"] + ([speaker] if speaker else [])
+    for agent, data in zip(ids, at_commit(repo, head, [lc.state_path(a) for a in ids])):
+        if agent == speaker:
+            _refuse_unknown_speaker(lc, speaker, data)
+        elif data is None:
+            raise repo.unknown_agent(agent, head, lc)
+        else:
+            _dead_note(lc, agent, data, warn)
+
+
+def _refuse_own_words(speaker: str | None, targets: list[str]) -> None:
     if speaker is not None and speaker in targets:
         raise UsageError(f"{speaker} speaks here (this session is bound to it), and its own "
                          "words are no message to it: nothing was committed",
                          hint="name another agent, or ALL")
-    ids = [t for t in targets if t != "all"] + ([speaker] if speaker else [])
-    datas = repo.git.cat_files(f"{head}:{lc.state_path(a)}" for a in ids) if head else \
-        [None] * len(ids)
-    for agent, data in zip(ids, datas):
-        if data is None and agent == speaker:
-            raise GitstateError(f"this session is bound to '{speaker}' (GITSTATE_AGENT), which "
-                                f"is no agent here: {lc.state_path(speaker)} is not committed",
-                                hint="unset GITSTATE_AGENT to speak as yourself")
-        if data is None:
-            raise repo.unknown_agent(agent, head, lc)
-        if agent != speaker:
-            _dead_note(lc, agent, data, warn)
+
+
+def _refuse_unknown_speaker(lc, speaker: str, data: bytes | None) -> None:
+    if data is None:
+        raise GitstateError(f"this session is bound to '{speaker}' (GITSTATE_AGENT), which "
+                            f"is no agent here: {lc.state_path(speaker)} is not committed",
+                            hint="unset GITSTATE_AGENT to speak as yourself")
 
 
 def _dead_note(lc, agent: str, data: bytes, warn: Callable[[str], None]) -> None:
@@ -217,9 +246,13 @@ def _judge(repo: Managed, tip: str | None, message: str, speaker: str | None,
         return
     refused = Rejected(found, action="say")
     if speaker and any(v.rule == Rule.ATOMIC for v in found):
-        state = (context.agents().get(speaker) or {}).get("state")
-        to = " ".join("@ALL" if t == "all" else f"@{t}" for t in targets)
-        refused.hint = (f"this lifecycle keeps an agent's words in its moves: `gitstate "
-                        f"transition {speaker} {state if isinstance(state, str) else 'STATE'}"
-                        f" --body '{to} ...'` says it with a progress update")
+        refused.hint = _in_a_move(context, speaker, targets)
     raise refused
+
+
+def _in_a_move(context: GitContext, speaker: str, targets: list[str]) -> str:
+    """How an agent whose words the lifecycle keeps in its moves says them."""
+    state = (context.agents().get(speaker) or {}).get("state")
+    return (f"this lifecycle keeps an agent's words in its moves: `gitstate "
+            f"transition {speaker} {state if isinstance(state, str) else 'STATE'}"
+            f" --body '{_to_words(targets)} ...'` says it with a progress update")

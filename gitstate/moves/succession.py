@@ -20,15 +20,7 @@ def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
     head = repo.head()
     lc = repo.lifecycle(head)
     to = canonical_id(to)
-    if giver is None:
-        holders = sorted(a for a, data in repo.agents_at(lc, head).items()
-                         if _holds(data, lc, a, role, living=True) and a != to)
-        if len(holders) != 1:
-            who = f"living holders: {', '.join(holders)}" if holders else "no living holder"
-            raise GitstateError(f"role '{role}' has {who}; say which one gives it",
-                                hint=f"`gitstate handover {role} --from HOLDER --to {to}`")
-        giver = holders[0]
-    giver = canonical_id(giver)
+    giver = canonical_id(_the_holder(repo, lc, head, role, to) if giver is None else giver)
     if giver == to:
         raise GitstateError(f"{to} cannot hand '{role}' to itself")
     _lc, state, front = current_state(repo, giver)
@@ -39,6 +31,17 @@ def handover(repo: Managed, role: str, to: str, *, giver: str | None = None,
     return transition(repo, giver, state, text=text or f"hands {role} to {to}", sets=sets,
                       files=files, action="handover", approved_by=approved_by,
                       trailers=[("Role-transfer", moved)])
+
+
+def _the_holder(repo: Managed, lc, head: str | None, role: str, to: str) -> str:
+    """The one living holder of `role` (besides `to`); refused when there is none or several."""
+    holders = sorted(a for a, data in repo.agents_at(lc, head).items()
+                     if _holds(data, lc, a, role, living=True) and a != to)
+    if len(holders) != 1:
+        who = f"living holders: {', '.join(holders)}" if holders else "no living holder"
+        raise GitstateError(f"role '{role}' has {who}; say which one gives it",
+                            hint=f"`gitstate handover {role} --from HOLDER --to {to}`")
+    return holders[0]
 
 
 def assume(repo: Managed, agent: str, role: str, *, text: str | None = None,

@@ -27,21 +27,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from gitstate.errors import GitstateError, Rejected
-from gitstate.git.atomic import Plan, Result, git_dir
+from gitstate.git.atomic import Result, git_dir
 from gitstate.git.carry import restore, stage
 from gitstate.git.push import UNLANDED, PushPolicy
 from gitstate.git.repo import Managed
 from gitstate.git.runner import Git
 from gitstate.git.threeway import CannotApply, cherry_tree, tree_of
 from gitstate.git.upstream import Upstream, upstream_of
-from gitstate.law import statefile
-from gitstate.law.grammar import parse_message
 from gitstate.law.rule_ids import Rule
-from gitstate.law.statekeys import KEYS, MOVE
 from gitstate.moves import agent as moves
 from gitstate.moves.landing import push_move
 from gitstate.moves.unlanded import (
     Unlanded,
+    entries,
     fetch_tip,
     find_unlanded,
     keep,
@@ -60,7 +58,6 @@ _WAITING = (("rebase-merge", "a rebase", ("rebase", "--abort")),
             ("MERGE_HEAD", "a merge", ("merge", "--abort")),
             ("CHERRY_PICK_HEAD", "a cherry-pick", ("cherry-pick", "--abort")),
             ("REVERT_HEAD", "a revert", ("revert", "--abort")))
-_KEYS_THE_MOVE_SETS = tuple(k.name for k in KEYS if MOVE in k.by)   # law/statekeys.py
 
 
 class CannotReplay(Exception):
@@ -92,8 +89,7 @@ def sync(repo: Managed, *, push: bool = True) -> dict:
     tip = fetch_tip(git, up)
     head = git.head()
     assert head is not None
-    sides = [r for r in git.text("for-each-ref", "--format=%(refname)", UNLANDED + "/").split()
-             if r]
+    sides = git.text("for-each-ref", "--format=%(refname)", UNLANDED + "/").split()
     todo, merges = find_unlanded(repo, up, head, sides)
     found = left_by_push(git, top, head, todo)
     refuse_dirty(git, head, tip, todo, set(found))
@@ -107,9 +103,7 @@ def sync(repo: Managed, *, push: bool = True) -> dict:
     record["moves"] = replay_commits(repo, top, up, todo, push=push)
     leave_as_found(git, top, head, todo, found)
     for side in sides:   # a side branch whose moves all landed or were replayed goes
-        if _all_done(m for m in record["moves"]
-                     if m["source"] == side.removeprefix("refs/heads/")):
-            git.call("update-ref", "-d", side)
+        _drop_when_done(git, side, record["moves"])
     record["head"] = git.head()
     record["ok"] = _all_done(record["moves"])
     return record
@@ -117,6 +111,11 @@ def sync(repo: Managed, *, push: bool = True) -> dict:
 
 def _all_done(moves) -> bool:
     return all(m["outcome"] in ("landed", "replayed") for m in moves)
+
+
+def _drop_when_done(git: Git, side: str, moves: list[dict]) -> None:
+    if _all_done(m for m in moves if m["source"] == side.removeprefix("refs/heads/")):
+        git.call("update-ref", "-d", side)
 
 
 def replay_commits(repo: Managed, top: Path, up: Upstream, todo: list[Unlanded], *,
@@ -127,12 +126,9 @@ def replay_commits(repo: Managed, top: Path, up: Upstream, todo: list[Unlanded],
     the rest are only replayed here."""
     landing_ok = push
     failed: Unlanded | None = None
-    later = [u for u in todo if u.kind == "work"] if push else []
     records = []
-    for u in [u for u in todo if u not in later] + later:
-        u.record = {"commit": u.sha, "subject": u.subject, "agent": u.agent,
-                    "source": u.source.removeprefix("refs/heads/"), "outcome": "replayed",
-                    "how": None, "new": None, "reason": None, "rule": None, "kept": None}
+    for u in _moves_first(todo) if push else todo:
+        u.record = _first_record(u)
         _one(repo, top, up, u, push=landing_ok and u.kind != "work", policy=policy)
         if push and u.record["outcome"] == "replayed":
             _why_not_landed(u, failed)
@@ -141,6 +137,16 @@ def replay_commits(repo: Managed, top: Path, up: Upstream, todo: list[Unlanded],
             failed = u
         records.append(u.record)
     return records
+
+
+def _first_record(u: Unlanded) -> dict:
+    return {"commit": u.sha, "subject": u.subject, "agent": u.agent,
+            "source": u.source.removeprefix("refs/heads/"), "outcome": "replayed",
+            "how": None, "new": None, "reason": None, "rule": None, "kept": None}
+
+
+def _moves_first(todo: list[Unlanded]) -> list[Unlanded]:
+    return sorted(todo, key=lambda u: u.kind == "work")
 
 
 def _why_not_landed(u: Unlanded, failed: Unlanded | None) -> None:
@@ -187,42 +193,47 @@ def _one(repo: Managed, top: Path, up: Upstream, u: Unlanded, *, push: bool,
         rec.update(outcome="landed" if push else "replayed", how="already",
                    reason=f"its changes are on {up.name} already")
         return
-    except CannotApply as exc:
-        keep(git, top, u, head, exc.message, None, "kept")
-        return
-    except CannotReplay as exc:
-        keep(git, top, u, head, str(exc), exc.rule, exc.outcome)
-        return
-    except Rejected as exc:
-        keep(git, top, u, head, f"now illegal: {exc}", rule_of(exc), "illegal")
-        return
-    except GitstateError as exc:
-        keep(git, top, u, head, exc.message, None, "illegal")
+    except (CannotReplay, GitstateError) as exc:
+        keep(git, top, u, head, *_why_kept(exc))
         return
     if landing is not None:
         _landed(git, top, up, u, landing)
+
+
+def _why_kept(exc: CannotReplay | GitstateError) -> tuple[str, str | None, str]:
+    """Why a move that could not be made again is kept: the reason, rule and outcome."""
+    if isinstance(exc, CannotReplay):
+        return str(exc), exc.rule, exc.outcome
+    if isinstance(exc, Rejected):
+        return f"now illegal: {exc}", rule_of(exc), "illegal"
+    return exc.message, None, "kept" if isinstance(exc, CannotApply) else "illegal"
 
 
 def _replay(repo: Managed, top: Path, up: Upstream, u: Unlanded, head: str | None,
             push: bool, policy: PushPolicy | None):
     """Make `u` again on `head`, and land it with `push`: the landing (None without `push`).
     AlreadyThere, CannotReplay: raised before anything is pushed."""
-    if u.remake is None and u.signed and u.parent != head:
-        raise CannotReplay("a signed commit (an approval, a keyed agent's move) is signed "
-                           f"on its parent, which is no longer the tip of {up.name}; make "
-                           "the move again on the tip (gitstate signs it again where this "
-                           "clone holds the key; an approval is asked for again)")
     if u.remake is None:
-        _applies(repo.git, u, head, conflicts=not u.signed)
+        _replayable(repo.git, up, u, head)
     make = u.remake or _move(repo, top, u)
     if not push:
-        result = make()
-        u.record.update(new=result.sha, how=u.record["how"] or "applied")
-        u.result = result
+        u.result = make()
+        u.record.update(new=u.result.sha, how=u.record["how"] or "applied")
         return None
     landing, result = push_move(repo, u.agent or "", make, policy)
     u.landing, u.result = landing, result
     return landing
+
+
+def _replayable(git: Git, up: Upstream, u: Unlanded, head: str | None) -> None:
+    """Raise CannotReplay when `u` is signed on a parent that is no longer the tip (and what
+    `_applies` raises)."""
+    if u.signed and u.parent != head:
+        raise CannotReplay("a signed commit (an approval, a keyed agent's move) is signed "
+                           f"on its parent, which is no longer the tip of {up.name}; make "
+                           "the move again on the tip (gitstate signs it again where this "
+                           "clone holds the key; an approval is asked for again)")
+    _applies(git, u, head, conflicts=not u.signed)
 
 
 def _landed(git: Git, top: Path, up: Upstream, u: Unlanded, landing) -> None:
@@ -232,14 +243,19 @@ def _landed(git: Git, top: Path, up: Upstream, u: Unlanded, landing) -> None:
     rec.update(outcome=landing.outcome, new=landing.commit, reason=landing.reason,
                rule=landing.rule, kept=landing.kept, how=rec["how"] or "applied")
     if landing.outcome == "illegal":
-        if landing.staged:   # its work is on the side branch: not staged for the next move
-            restore(git, top, git.head() or "HEAD", landing.staged)
-        if u.source != up.branch and landing.kept:   # the move keeps the branch it came on
-            git.call("update-ref", "-d", f"refs/heads/{landing.kept}")
-            rec["kept"] = u.source.removeprefix("refs/heads/")
+        _kept_illegal(git, top, up, u, landing)
     if landing.outcome == "landed" and u.signed and git.head() != git.rev(up.tracking):
         reset_keep(git, git.rev(up.tracking) or "HEAD")   # the hub merged it: take the merge
         rec["reason"] = None
+
+
+def _kept_illegal(git: Git, top: Path, up: Upstream, u: Unlanded, landing) -> None:
+    """An illegal move's work unstaged, and the branch it came on kept for it."""
+    if landing.staged:   # its work is on the side branch: not staged for the next move
+        restore(git, top, git.head() or "HEAD", landing.staged)
+    if u.source != up.branch and landing.kept:   # the move keeps the branch it came on
+        git.call("update-ref", "-d", f"refs/heads/{landing.kept}")
+        u.record["kept"] = u.source.removeprefix("refs/heads/")
 
 
 def _applies(git: Git, u: Unlanded, head: str | None, *, conflicts: bool = True) -> None:
@@ -248,19 +264,30 @@ def _applies(git: Git, u: Unlanded, head: str | None, *, conflicts: bool = True)
     if head is None or u.parent == head:
         return
     tree, found = cherry_tree(git, u.parent, head, u.sha)
-    if not found and tree == tree_of(git, head) and (u.kind != "transition"
-                                                     or _made_there(git, u, head)):
+    if not found and _there_already(git, u, tree, head):
         raise AlreadyThere()
     if not conflicts:
         return
-    found = _undecided(git, u, tree, head, found)
-    if any(p != u.path for p in found):
+    _refuse_conflicts(u, head, _undecided(git, u, tree, head, found))
+
+
+def _refuse_conflicts(u: Unlanded, head: str, found: list[str]) -> None:
+    """CannotReplay when the commit's work conflicts on `head`, or its state file does and it
+    is not a transition (which is decided again)."""
+    others = [p for p in found if p != u.path]
+    if others:
         raise CannotReplay(f"its work conflicts with {head[:10]} in "
-                           f"{', '.join(p for p in found if p != u.path)}: merge it by hand "
+                           f"{', '.join(others)}: merge it by hand "
                            f"(`git cherry-pick {u.sha[:10]}`)")
     if found and u.kind != "transition":
         raise CannotReplay(f"{u.agent} was moved upstream meanwhile, and this move ({u.kind}) "
                            "cannot be decided again here: make it again from the new state")
+
+
+def _there_already(git: Git, u: Unlanded, tree: str, head: str) -> bool:
+    """Whether the commit's changes, merged on `head`, change nothing there (and a transition
+    is in `head`'s history already)."""
+    return tree == tree_of(git, head) and (u.kind != "transition" or _made_there(git, u, head))
 
 
 def _made_there(git: Git, u: Unlanded, head: str) -> bool:
@@ -297,7 +324,7 @@ def _move(repo: Managed, top: Path, u: Unlanded):
             if u.parent == head:
                 reset_keep(git, u.sha)
             u.record["how"] = "fast-forward"
-            return Result(u.sha, u.parent, _plan(git, u, u.sha))
+            return Result(u.sha, u.parent, u.plan(git, u.sha))
         if u.parent == head:
             _take(git, top, u, u.sha, list(u.paths))
             return _commit(git, top, u, head)
@@ -309,8 +336,8 @@ def _move(repo: Managed, top: Path, u: Unlanded):
             return _commit(git, top, u, head)
         u.record["how"] = "re-decided"
         try:
-            return moves.transition(repo, u.agent or "", u.state or "", text=_text(u),
-                                    body=_body(u), sets=_sets(git, u))
+            return moves.transition(repo, u.agent or "", u.state or "", text=u.text(),
+                                    body=u.body(), sets=u.sets(git))
         except GitstateError:
             restore(git, top, head, others)
             raise
@@ -319,13 +346,7 @@ def _move(repo: Managed, top: Path, u: Unlanded):
 
 def _take(git: Git, top: Path, u: Unlanded, rev: str, paths: list[str]) -> None:
     """Stage (and write) `rev`'s version of the commit's `paths`."""
-    out = git.run("ls-tree", "-z", rev, "--", *paths).decode("utf-8", "surrogateescape") \
-        if paths else ""
-    at: dict[str, tuple[str, str | None]] = {}
-    for rec in filter(None, out.split("\0")):
-        meta, _, path = rec.partition("\t")
-        mode, _kind, blob = meta.split()
-        at[path] = (mode, blob)
+    at = entries(git, paths, "ls-tree", "-z", rev) if paths else {}
     stage(git, top, {p: at.get(p, (u.paths[p][0], None)) for p in paths})
 
 
@@ -341,49 +362,7 @@ def _commit(git: Git, top: Path, u: Unlanded, head: str) -> Result:
                            str(said[0][1]) if said else None, "illegal")
     sha = git.head()
     assert sha is not None
-    return Result(sha, head, _plan(git, u, sha))
-
-
-def _plan(git: Git, u: Unlanded, sha: str) -> Plan:
-    files: dict[str, bytes | None] = {}
-    info: dict = {"agent": u.agent, "to": u.state, "path": u.path, "from": None}
-    if u.path:
-        files[u.path] = git.cat_files([f"{sha}:{u.path}"])[0]
-        old = git.cat_files([f"{u.parent}:{u.path}"])[0] if u.parent else None
-        info["from"] = _state(old, u.path)
-    return Plan(files, u.message, info)
-
-
-def _state(data: bytes | None, path: str) -> str | None:
-    try:
-        s = statefile.parse_bytes(data, path).state if data else None
-    except GitstateError:
-        return None
-    return s if isinstance(s, str) else None
-
-
-def _text(u: Unlanded) -> str | None:
-    marker = f"[STATE:{u.state}]"
-    _, found, text = u.subject.partition(marker)
-    return (text.strip() or None) if found else None
-
-
-def _body(u: Unlanded) -> str:
-    return parse_message(u.message).body
-
-
-def _sets(git: Git, u: Unlanded) -> dict:
-    """The keys the commit set in its state file besides those every move sets."""
-    if not u.path or not u.parent:
-        return {}
-    old, new = git.cat_files([f"{u.parent}:{u.path}", f"{u.sha}:{u.path}"])
-    try:
-        before = statefile.parse_bytes(old, u.path).front if old else {}
-        after = statefile.parse_bytes(new, u.path).front if new else {}
-    except GitstateError:
-        return {}
-    return {k: v for k, v in after.items()
-            if k not in _KEYS_THE_MOVE_SETS and before.get(k) != v}
+    return Result(sha, head, u.plan(git, sha))
 
 
 def _sync_line(repo: Managed, line: str, push: bool) -> dict:

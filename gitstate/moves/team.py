@@ -3,7 +3,6 @@ idle from the start)."""
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from functools import partial
 
@@ -14,6 +13,7 @@ from gitstate.law.lifecycle import Lifecycle
 from gitstate.moves.agent import spawn, transition
 from gitstate.moves.awaiting import _states
 from gitstate.moves.operations import committed
+from gitstate.moves.ways import way
 
 
 def team_load(repo: Managed, agents: list[str], say: Callable[[str], None],
@@ -25,11 +25,7 @@ def team_load(repo: Managed, agents: list[str], say: Callable[[str], None],
     head = repo.head()
     lc = repo.lifecycle(head)
     role = _loaded_role(lc, role)
-    target, initial = lc.roles[role].load, lc.initial
-    assert initial is not None and target is not None
-    path = _path(lc, initial, target)
-    if path is None:
-        raise GitstateError(f"'{target}' cannot be reached from '{initial}' without a timed move")
+    steps = _load_way(lc, role)
     ids = [canonical_id(a) for a in agents]
     states = _states(repo, lc, head, ids)
     failed = 0
@@ -39,10 +35,21 @@ def team_load(repo: Managed, agents: list[str], say: Callable[[str], None],
             failed += not _there_already(lc, agent, state, say)
             continue
         r = commit(agent, partial(spawn, repo, agent, role=role, text=f"team load: {role}"))
-        for step in path:
+        for step in steps[1:]:
             r = commit(agent, partial(transition, repo, agent, step, text="team load"))
-        say(f"{agent}: {' -> '.join([initial, *path])} ({role})  ({r.sha[:10]})")
+        say(f"{agent}: {' -> '.join(steps)} ({role})  ({r.sha[:10]})")
     return failed
+
+
+def _load_way(lc: Lifecycle, role: str) -> list[str]:
+    """The states from the initial one to the one `role` is loaded into; refused when a
+    timed move is the only way."""
+    target, initial = lc.roles[role].load, lc.initial
+    assert initial is not None and target is not None
+    path = way(lc, initial, target)
+    if path is None:
+        raise GitstateError(f"'{target}' cannot be reached from '{initial}' without a timed move")
+    return [initial, *path]
 
 
 def _loaded_role(lc: Lifecycle, role: str | None) -> str:
@@ -51,14 +58,18 @@ def _loaded_role(lc: Lifecycle, role: str | None) -> str:
     which = (f"roles with a `load:` state: {', '.join(loaded)}" if loaded
              else f"no role of lifecycle '{lc.name}' says `load:`")
     if role is None:
-        if len(loaded) != 1:
-            raise GitstateError("say which role to load (--role): " + which)
-        role = loaded[0]
+        role = _the_one(loaded, which)
     spec = lc.roles.get(role)
     if spec is None or not spec.load:
         raise GitstateError(f"role '{role}' is not loaded by `team load`: " + which,
                             hint="spawn it with `gitstate spawn ID --role ROLE`")
     return role
+
+
+def _the_one(loaded: list[str], which: str) -> str:
+    if len(loaded) != 1:
+        raise GitstateError("say which role to load (--role): " + which)
+    return loaded[0]
 
 
 def _there_already(lc: Lifecycle, agent: str, state: str, say: Callable[[str], None]) -> bool:
@@ -71,22 +82,3 @@ def _there_already(lc: Lifecycle, agent: str, state: str, say: Callable[[str], N
         ": a dead id is never reused, load another id" if roster == "dead"
         else f": resume it with `gitstate transition {agent} STATE`"))
     return False
-
-
-def _path(lc: Lifecycle, start: str, goal: str) -> list[str] | None:
-    """The fewest moves from `start` to `goal`, none of them timed (those are sweep's)."""
-    if start == goal:
-        return []
-    todo, back = deque([start]), {start: start}
-    while todo:
-        s = todo.popleft()
-        for t in lc.targets(s):
-            if t not in back and lc.policies.timeout(s, t) is None:
-                back[t] = s
-                if t == goal:
-                    out = [t]
-                    while back[out[-1]] != start:
-                        out.append(back[out[-1]])
-                    return out[::-1]
-                todo.append(t)
-    return None

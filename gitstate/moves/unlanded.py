@@ -14,13 +14,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gitstate.errors import GitstateError, Rejected
-from gitstate.git.atomic import Result, safe_path, write_file
+from gitstate.git.atomic import Plan, Result, safe_path, write_file
 from gitstate.git.carry import changes, stage
 from gitstate.git.push import UNLANDED, Landing
 from gitstate.git.repo import Managed
 from gitstate.git.runner import Git, zero_like
 from gitstate.git.upstream import Upstream
+from gitstate.law import statefile
 from gitstate.law.grammar import parse_message
+from gitstate.law.statekeys import KEYS, MOVE
+
+_KEYS_THE_MOVE_SETS = tuple(k.name for k in KEYS if MOVE in k.by)   # law/statekeys.py
 
 
 @dataclass
@@ -43,6 +47,47 @@ class Unlanded:
     result: Result | None = None      # the commit made again (or landed)
     remake: Callable[[], Result] | None = None   # makes it again on HEAD (else: replayed)
 
+    def plan(self, git: Git, sha: str) -> Plan:
+        """The plan of the move as made again (its commit `sha`), as a move's plan records it."""
+        files: dict[str, bytes | None] = {}
+        info: dict = {"agent": self.agent, "to": self.state, "path": self.path, "from": None}
+        if self.path:
+            files[self.path] = git.cat_files([f"{sha}:{self.path}"])[0]
+            old = git.cat_files([f"{self.parent}:{self.path}"])[0] if self.parent else None
+            info["from"] = _state(old, self.path)
+        return Plan(files, self.message, info)
+
+    def text(self) -> str | None:
+        _, found, text = self.subject.partition(f"[STATE:{self.state}]")
+        return (text.strip() or None) if found else None
+
+    def body(self) -> str:
+        return parse_message(self.message).body
+
+    def sets(self, git: Git) -> dict:
+        """The keys the commit set in its state file besides those every move sets."""
+        if not self.path or not self.parent:
+            return {}
+        old, new = git.cat_files([f"{self.parent}:{self.path}", f"{self.sha}:{self.path}"])
+        try:
+            before, after = _front(old, self.path), _front(new, self.path)
+        except GitstateError:
+            return {}
+        return {k: v for k, v in after.items()
+                if k not in _KEYS_THE_MOVE_SETS and before.get(k) != v}
+
+
+def _state(data: bytes | None, path: str) -> str | None:
+    try:
+        s = statefile.parse_bytes(data, path).state if data else None
+    except GitstateError:
+        return None
+    return s if isinstance(s, str) else None
+
+
+def _front(data: bytes | None, path: str) -> dict:
+    return statefile.parse_bytes(data, path).front if data else {}
+
 
 def find_unlanded(repo: Managed, up: Upstream, head: str,
               sides: list[str]) -> tuple[list[Unlanded], list[str]]:
@@ -54,19 +99,28 @@ def find_unlanded(repo: Managed, up: Upstream, head: str,
     seen: set[str] = set()
     found, merges = [], []
     for source, tipref in [(up.branch, head)] + [(s, s) for s in sides]:
-        # a side branch holds one move, its tip (its parents landed, or are kept elsewhere)
-        limit = ("-n1",) if source != up.branch else ()
-        for sha in git.text("rev-list", "--reverse", "--topo-order", *limit, tipref, "--not",
-                            up.tracking).split():
-            if sha in seen:
-                continue
-            seen.add(sha)
+        for sha in _unseen(_ahead(git, up, source, tipref), seen):
             parents = git.text("rev-list", "--parents", "-n1", sha).split()[1:]
             if len(parents) > 1:
                 merges.append(sha)
                 continue
             found.append(_read(git, rx, sha, parents[0] if parents else None, source))
     return found, merges
+
+
+def _ahead(git: Git, up: Upstream, source: str, tipref: str) -> list[str]:
+    """The commits of `tipref` the upstream has not got, oldest first; of a side branch, its
+    tip only: it holds one move (its parents landed, or are kept elsewhere)."""
+    limit = ("-n1",) if source != up.branch else ()
+    return git.text("rev-list", "--reverse", "--topo-order", *limit, tipref, "--not",
+                    up.tracking).split()
+
+
+def _unseen(shas: list[str], seen: set[str]) -> list[str]:
+    """`shas` not in `seen` (which takes them), in order."""
+    fresh = [sha for sha in dict.fromkeys(shas) if sha not in seen]
+    seen.update(fresh)
+    return fresh
 
 
 def _read(git: Git, rx, sha: str, parent: str | None, source: str) -> Unlanded:
@@ -79,15 +133,23 @@ def _read(git: Git, rx, sha: str, parent: str | None, source: str) -> Unlanded:
                  signed=any(ln.startswith(b"gpgsig") for ln in header.split(b"\n")))
     moved = [p for p in paths if rx.match(p)]
     if msg.tag and msg.prefix and moved:
-        u.agent, u.state = msg.prefix, msg.tag
-        u.path = next((p for p in moved if f"/{u.agent}/" in f"/{p.lower()}"), moved[0])
-        if msg.trailers or u.signed or len(moved) > 1:
-            u.kind = "gated"          # an approval, a hand-over: not decided again here
-        elif parent is None or git.cat_files([f"{parent}:{u.path}"])[0] is None:
-            u.kind = "spawn"
-        else:
-            u.kind = "transition"
+        _as_move(git, u, msg, moved)
     return u
+
+
+def _as_move(git: Git, u: Unlanded, msg, moved: list[str]) -> None:
+    """`u` read as a move of the agent its message names, in the state file it moves."""
+    u.agent, u.state = msg.prefix, msg.tag
+    u.path = next((p for p in moved if f"/{u.agent}/" in f"/{p.lower()}"), moved[0])
+    u.kind = _kind(git, u, bool(msg.trailers) or len(moved) > 1)
+
+
+def _kind(git: Git, u: Unlanded, gated: bool) -> str:
+    if gated or u.signed:
+        return "gated"          # an approval, a hand-over: not decided again here
+    if u.parent is None or git.cat_files([f"{u.parent}:{u.path}"])[0] is None:
+        return "spawn"
+    return "transition"
 
 
 def left_by_push(git: Git, top: Path, head: str,
@@ -98,31 +160,42 @@ def left_by_push(git: Git, top: Path, head: str,
     the move's version of it, and whose index entry is that version or the branch's, is the
     move's, and goes with it. Anything else (a file edited since, a change of another path)
     is the user's."""
-    paths: dict[str, Unlanded] = {}
-    for u in todo:
-        if u.source.startswith(UNLANDED):
-            for p in u.paths:
-                paths.setdefault(p, u)
+    paths = _side_paths(todo)
     if not paths:
         return {}
     names = [f":(literal){p}" for p in paths]
-    at_head = _entries(git, names, "ls-tree", "-z", head)
-    index = _entries(git, names, "ls-files", "-s", "-z")
+    at_head = entries(git, names, "ls-tree", "-z", head)
+    index = entries(git, names, "ls-files", "-s", "-z")
     on_disk = _hashed(git, top, list(paths))
     found: dict[str, tuple[Unlanded, bool]] = {}
     for p, u in paths.items():
         mode, blob = u.paths[p]
         mine = (mode, blob) if blob else None
-        if index.get(p) not in (at_head.get(p), mine):
-            continue                        # staged as something else
-        if on_disk.get(p) != blob or (blob is None and os.path.lexists(top / p)):
-            continue                        # not the move's version in the work tree
-        if index.get(p) != at_head.get(p) or at_head.get(p) != mine:
+        if _as_left(top, p, blob, mine, at_head.get(p), index.get(p), on_disk.get(p)):
             found[p] = (u, index.get(p) != at_head.get(p))   # uncommitted, and the move's
     return found
 
 
-def _entries(git: Git, names: list[str], *args: str) -> dict[str, tuple[str, str]]:
+def _side_paths(todo: list[Unlanded]) -> dict[str, Unlanded]:
+    """path -> the first move from a side branch that changes it."""
+    paths: dict[str, Unlanded] = {}
+    for u in todo:
+        for p in u.paths if u.source.startswith(UNLANDED) else ():
+            paths.setdefault(p, u)
+    return paths
+
+
+def _as_left(top: Path, p: str, blob: str | None, mine: tuple | None, at_head: tuple | None,
+             index: tuple | None, on_disk: str | None) -> bool:
+    """Whether the path is uncommitted and still as the move left it."""
+    if index not in (at_head, mine):
+        return False                        # staged as something else
+    if on_disk != blob or (blob is None and os.path.lexists(top / p)):
+        return False                        # not the move's version in the work tree
+    return index != at_head or at_head != mine
+
+
+def entries(git: Git, names: list[str], *args: str) -> dict[str, tuple[str, str]]:
     """path -> (mode, blob) of `names` as `git ls-tree` or `git ls-files -s` lists them."""
     out = git.run(*args, "--", *names).decode("utf-8", "surrogateescape")
     got = {}
@@ -135,11 +208,16 @@ def _entries(git: Git, names: list[str], *args: str) -> dict[str, tuple[str, str
 
 def _hashed(git: Git, top: Path, paths: list[str]) -> dict[str, str]:
     """path -> the blob of the work tree's file, for each of `paths` that is a regular file."""
-    files = [p for p in paths if (top / p).is_file() and not (top / p).is_symlink()]
+    files = [p for p in paths if _regular(top / p)]
+    if not files or any("\n" in p for p in files):
+        return {}
     hashed = git.text("hash-object", "--stdin-paths",
-                      input="".join(f"{p}\n" for p in files).encode()).split() \
-        if files and not any("\n" in p for p in files) else []
+                      input="".join(f"{p}\n" for p in files).encode()).split()
     return dict(zip(files, hashed))
+
+
+def _regular(path: Path) -> bool:
+    return path.is_file() and not path.is_symlink()
 
 
 def leave_as_found(git: Git, top: Path, before: str, todo: list[Unlanded],
@@ -147,16 +225,28 @@ def leave_as_found(git: Git, top: Path, before: str, todo: list[Unlanded],
     """A kept move's work found uncommitted is left as it was found (staged, as `--push`
     left it, or not), where the branch's new tip has not changed that file; elsewhere it is
     on the move's side branch only."""
-    kept = {id(u) for u in todo if u.record.get("outcome") in ("illegal", "kept")}
-    paths = sorted(p for p, (u, _) in found.items() if id(u) in kept)
+    paths = _kept_paths(todo, found)
     if not paths:
         return
+    same = _unchanged_since(git, before, paths)
+    versions = {p: (found[p][1], found[p][0].paths[p]) for p in same}
+    stage(git, top, {p: v for p, (staged, v) in versions.items() if staged})
+    _write_back(git, top, {p: v for p, (staged, v) in versions.items() if not staged})
+    git.run("update-index", "-q", "--refresh", check=False)
+
+
+def _kept_paths(todo: list[Unlanded], found: dict[str, tuple[Unlanded, bool]]) -> list[str]:
+    """The found paths whose move was kept aside (not landed), sorted."""
+    kept = {id(u) for u in todo if u.record.get("outcome") in ("illegal", "kept")}
+    return sorted(p for p, (u, _) in found.items() if id(u) in kept)
+
+
+def _unchanged_since(git: Git, before: str, paths: list[str]) -> list[str]:
+    """The paths neither dirty nor changed between `before` and the branch's tip."""
     head = git.head() or before
     dirty = set(git.text("diff", "--name-only", "-z", "HEAD").split("\0"))
-    same = [p for p in paths if p not in dirty and entry(git, head, p) == entry(git, before, p)]
-    stage(git, top, {p: found[p][0].paths[p] for p in same if found[p][1]})
-    _write_back(git, top, {p: found[p][0].paths[p] for p in same if not found[p][1]})
-    git.run("update-index", "-q", "--refresh", check=False)
+    return [p for p in paths
+            if p not in dirty and entry(git, head, p) == entry(git, before, p)]
 
 
 def _write_back(git: Git, top: Path, files: dict[str, tuple[str, str | None]]) -> None:
@@ -178,15 +268,13 @@ def refuse_dirty(git: Git, head: str, tip: str, todo: list[Unlanded],
     """Nothing is done when the replay would touch a file with uncommitted changes (or when
     anything is staged: it would ride along with a replayed commit); the `found` work of the
     kept moves is theirs, and goes with them."""
-    staged = git.text("diff", "--cached", "--name-only", "-z", head).split("\0")
-    staged = [p for p in staged if p and p not in found]
-    touched = set(changes(git, head, tip)) if head != tip else set()
-    for u in todo:
-        touched |= set(u.paths)
-    dirty = {p for p in git.text("diff", "--name-only", "-z").split("\0") if p} | set(staged)
+    staged = [p for p in _names(git, "diff", "--cached", "--name-only", "-z", head)
+              if p not in found]
+    touched = _touched(git, head, tip, todo)
+    dirty = set(_names(git, "diff", "--name-only", "-z")) | set(staged)
     if touched:   # untracked (or ignored) files the replay would write over
-        out = git.text("ls-files", "-o", "-z", "--", *(f":(literal){p}" for p in touched))
-        dirty |= {p for p in out.split("\0") if p}
+        dirty |= set(_names(git, "ls-files", "-o", "-z", "--",
+                            *(f":(literal){p}" for p in touched)))
     hit = sorted((dirty & touched) - found)
     if hit:
         raise GitstateError(f"uncommitted changes in {', '.join(hit[:5])}, which the replay "
@@ -198,6 +286,18 @@ def refuse_dirty(git: Git, head: str, tip: str, todo: list[Unlanded],
                             "sync replays commits and would take them along, so nothing was done",
                             hint="commit them (`git commit`) or unstage them (`git restore "
                                  "--staged`), then run `gitstate sync` again")
+
+
+def _names(git: Git, *args: str) -> list[str]:
+    return [p for p in git.text(*args).split("\0") if p]
+
+
+def _touched(git: Git, head: str, tip: str, todo: list[Unlanded]) -> set[str]:
+    """The paths the replay would change: the upstream's since `head`, and the moves'."""
+    touched = set(changes(git, head, tip)) if head != tip else set()
+    for u in todo:
+        touched |= set(u.paths)
+    return touched
 
 
 def fetch_tip(git: Git, up: Upstream) -> str:
@@ -224,16 +324,24 @@ def keep(git: Git, top: Path, u: Unlanded, head: str | None, why: str, rule: str
     """`u` stays on a side branch (its own, when it came on one); nothing is staged."""
     if head and git.head() != head:
         reset_keep(git, head)
-    side = u.source
-    if not u.source.startswith(UNLANDED):
-        n = 1
-        name = u.agent or "work"
-        while git.rev(f"{UNLANDED}/{name}-{n}"):
-            n += 1
-        side = f"{UNLANDED}/{name}-{n}"
-        git.run("update-ref", side, u.sha, zero_like(u.sha), env={"GITSTATE_JUDGED": u.sha})
+    side = u.source if u.source.startswith(UNLANDED) else _new_side(git, u)
     u.record.update(outcome=outcome, reason=why, rule=rule,
                     kept=side.removeprefix("refs/heads/"))
+
+
+def _new_side(git: Git, u: Unlanded) -> str:
+    """A side branch of its own for `u` (the first free `<agent>-<n>`), pointing at it."""
+    side = free_side(git, u.agent or "work")
+    git.run("update-ref", side, u.sha, zero_like(u.sha), env={"GITSTATE_JUDGED": u.sha})
+    return side
+
+
+def free_side(git: Git, name: str) -> str:
+    """The first side branch `gitstate/unlanded/<name>-<n>` that does not exist."""
+    n = 1
+    while git.rev(f"{UNLANDED}/{name}-{n}"):
+        n += 1
+    return f"{UNLANDED}/{name}-{n}"
 
 
 def rule_of(exc: Rejected) -> str | None:

@@ -81,12 +81,7 @@ class _Round:
     def make_due(self, by: str, host: str | None, refused: set) -> set[tuple]:
         """The moves `by` (sweep or reap) finds due, made; those not made are remembered in
         `refused`, and one refused before is not said again. The keys of those due."""
-        if by == "sweep":
-            found = due_timeouts(self.repo)
-            make = partial(sweep, self.repo, self.said, self.commit, due=found)
-        else:
-            found = due_reaps(self.repo, host)
-            make = partial(reap, self.repo, self.said, host, commit=self.commit, due=found)
+        found, make = self._due(by, host)
         self.record["due"] += [{"by": by, "agent": d["agent"], "from": d["from"],
                                 "to": d["to"], "why": d["why"],
                                 "since_commit": d.get("since_commit")} for d in found]
@@ -94,6 +89,14 @@ class _Round:
         make()
         refused |= {_key(by, d) for d in found if d["agent"] not in self.moved}
         return {_key(by, d) for d in found}
+
+    def _due(self, by: str, host: str | None) -> tuple[list[dict], Callable[[], list]]:
+        """The moves `by` finds due, and how to make them."""
+        if by == "sweep":
+            found = due_timeouts(self.repo)
+            return found, partial(sweep, self.repo, self.said, self.commit, due=found)
+        found = due_reaps(self.repo, host)
+        return found, partial(reap, self.repo, self.said, host, commit=self.commit, due=found)
 
     def commit(self, agent: str, move: Callable[[], Result]) -> Result:
         try:

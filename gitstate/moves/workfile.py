@@ -13,7 +13,13 @@ from gitstate.law import statefile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
+
+
+def at_commit(repo: Managed, rev: str | None, paths: list[str]) -> list[bytes | None]:
+    """The content of each of `paths` at `rev` (None: not there, or no commit yet)."""
+    return repo.git.cat_files(f"{rev}:{p}" for p in paths) if rev else [None] * len(paths)
 
 
 def commit_move(repo: Managed, prepare: Callable[[str | None], Plan], *,
@@ -59,9 +65,13 @@ def kept_edits(work: bytes | None, base: bytes, fields: dict[str, Any],
         before = statefile.parse_bytes(base, path)
     except InvalidFile:
         return {path: work}   # the user's broken draft stays as it is; the commit is fine
-    if any(draft.get(k) != before.get(k) for k in fields if k != "updated"):
+    if _edits_what_it_sets(draft, before, fields):
         return {path: work}   # edits of the very keys the move sets: kept exactly as they are
     return {path: statefile.with_fields(draft, fields).encode()}
+
+
+def _edits_what_it_sets(draft, before, fields: dict[str, Any]) -> bool:
+    return any(draft.get(k) != before.get(k) for k in fields if k != "updated")
 
 
 def carried(repo: Managed, agent: str, paths=()) -> dict[str, bytes]:
@@ -71,11 +81,28 @@ def carried(repo: Managed, agent: str, paths=()) -> dict[str, bytes]:
     saying what is staged, rather than committing it."""
     from gitstate.errors import GitstateError
     from gitstate.law.grammar import canonical_id
+    from gitstate.moves.fields import first_few
     head = repo.head()
     own = repo.lifecycle(head).state_path(canonical_id(agent))
     if repo.top is None:
         raise GitstateError("a move needs a work tree (this is a bare repository)")
-    top = repo.top.resolve()
+    named = _named_files(repo.top.resolve(), paths, own)
+    others = [p for p in repo.git.staged_changes(head) if p != own and p not in named]
+    if others:
+        raise GitstateError(
+            f"refused: the index holds {len(others)} staged change"
+            f"{'s' if len(others) != 1 else ''} that {agent}'s move does not name: "
+            f"{first_few(others, 10)}. "
+            f"A move made here commits only {own} and the paths it names",
+            hint="name them in `paths` to commit them with this move, or leave them to "
+                 "whoever staged them (`git restore --staged PATH` unstages)")
+    return named
+
+
+def _named_files(top: Path, paths, own: str) -> dict[str, bytes]:
+    """path -> content of each of `paths`, a file of the work tree at `top` (the agent's own
+    state file is the move's to write); refused for any other."""
+    from gitstate.errors import GitstateError
     named: dict[str, bytes] = {}
     for raw in paths:
         full = (top / str(raw)).resolve()
@@ -83,16 +110,6 @@ def carried(repo: Managed, agent: str, paths=()) -> dict[str, bytes]:
             raise GitstateError(f"'{raw}' is not a file in this work tree",
                                 hint="name files by their path from the repository's top")
         rel = full.relative_to(top).as_posix()
-        if rel != own:    # the agent's own file is the move's to write
+        if rel != own:
             named[rel] = full.read_bytes()
-    others = [p for p in repo.git.staged_changes(head) if p != own and p not in named]
-    if others:
-        shown = ", ".join(others[:10]) + (f" and {len(others) - 10} more" if len(others) > 10
-                                          else "")
-        raise GitstateError(
-            f"refused: the index holds {len(others)} staged change"
-            f"{'s' if len(others) != 1 else ''} that {agent}'s move does not name: {shown}. "
-            f"A move made here commits only {own} and the paths it names",
-            hint="name them in `paths` to commit them with this move, or leave them to "
-                 "whoever staged them (`git restore --staged PATH` unstages)")
     return named

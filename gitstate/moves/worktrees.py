@@ -17,6 +17,7 @@ from gitstate.errors import GitstateError, UsageError
 from gitstate.git.repo import Managed
 from gitstate.law.grammar import canonical_id, is_branch_name
 from gitstate.moves import commands
+from gitstate.moves.fields import first_few
 
 
 class Starter:
@@ -41,7 +42,7 @@ def add(repo: Managed, agent: str, *, role: str | None = None, runtime: Starter 
     _refuse_taken(repo, agent, where)
     session = str(uuid.uuid4())
     move = commands.spawn(repo, agent, role=role, session=session, task=task, push=push)
-    if move.get("push") and move["push"]["outcome"] != "landed":
+    if _not_landed(move):
         return {"agent": agent, "path": None, "branch": None, "upstream": None,
                 "session": session, "move": move, "start": None, "note": None}
     tip = move["commit"]
@@ -52,7 +53,6 @@ def add(repo: Managed, agent: str, *, role: str | None = None, runtime: Starter 
                             hint=f"make it by hand: `git worktree add -b {agent} {where} "
                                  f"{line}`")
     upstream = _track(git, agent, line)
-    note = None
     note = _unset_note(git, tip, runtime) if runtime else None
     return {"agent": agent, "path": str(where), "branch": agent, "upstream": upstream,
             "session": session, "move": move,
@@ -120,24 +120,13 @@ def remove(repo: Managed, agent: str, *, summary: str | None = None,
     WorktreeRemoved); refused, with nothing done, when the worktree holds uncommitted work."""
     git = repo.git
     agent = canonical_id(agent)
-    where = _worktree_of(git, agent)
-    if where is None:
-        raise GitstateError(f"no worktree has the branch '{agent}' checked out; nothing was "
-                            "done", hint="`git worktree list` shows them")
-    if where.resolve() == (repo.top or Path()).resolve():
-        raise GitstateError(f"{where} is this worktree; nothing was done",
-                            hint="run it from another worktree (the lead's)")
-    dirty = _uncommitted(where)
-    if dirty:
-        shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
-        raise GitstateError(f"{where} holds uncommitted work ({shown}); nothing was done",
-                            hint=f"commit it on branch {agent} (or stash it), then remove "
-                                 "the worktree again")
+    where = _another_worktree(repo, agent)
+    _refuse_uncommitted(where, agent)
     move = None
     if _living_or_frozen(repo, agent):
         move = commands.bury(repo, agent, summary or f"worktree {where.name} removed",
                              approved_by=approved_by, push=push)
-        if move.get("push") and move["push"]["outcome"] != "landed":
+        if _not_landed(move):
             return {"agent": agent, "path": str(where), "removed": False, "move": move,
                     "unmerged": None}
     code, _, err = git.call("worktree", "remove", str(where))
@@ -148,6 +137,31 @@ def remove(repo: Managed, agent: str, *, summary: str | None = None,
     unmerged = int(git.text("rev-list", "--count", f"{line}..refs/heads/{agent}") or 0)
     return {"agent": agent, "path": str(where), "removed": True, "move": move,
             "unmerged": unmerged}
+
+
+def _another_worktree(repo: Managed, agent: str) -> Path:
+    """The worktree that has the agent's branch checked out; refused when there is none, or
+    it is this one."""
+    where = _worktree_of(repo.git, agent)
+    if where is None:
+        raise GitstateError(f"no worktree has the branch '{agent}' checked out; nothing was "
+                            "done", hint="`git worktree list` shows them")
+    if where.resolve() == (repo.top or Path()).resolve():
+        raise GitstateError(f"{where} is this worktree; nothing was done",
+                            hint="run it from another worktree (the lead's)")
+    return where
+
+
+def _refuse_uncommitted(where: Path, agent: str) -> None:
+    dirty = _uncommitted(where)
+    if dirty:
+        raise GitstateError(f"{where} holds uncommitted work ({first_few(dirty, 5)}); nothing "
+                            "was done", hint=f"commit it on branch {agent} (or stash it), then "
+                                             "remove the worktree again")
+
+
+def _not_landed(move: dict) -> bool:
+    return bool(move.get("push")) and move["push"]["outcome"] != "landed"
 
 
 def _worktree_of(git, branch: str) -> Path | None:
