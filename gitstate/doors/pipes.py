@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from collections import deque
 
-from gitstate.git.runner import Git
+from gitstate.git.runner import Git, is_zero
 
 WALK = 512        # commits of the branch's history read in-process to answer "is it on it?"
 
@@ -204,3 +204,38 @@ def parents_of(raw: bytes) -> list[str]:
 
 def is_oid(text: str) -> bool:
     return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
+
+
+def read_diff_tree(tokens: list[str], changed: dict) -> None:
+    """`git diff-tree --stdin -r -z` read into `changed` (move -> path -> modes, blob)."""
+    current: dict[str, tuple[str, str, str | None]] | None = None
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.startswith(":") and current is not None and i + 1 < len(tokens):
+            fields = token[1:].split()
+            if len(fields) >= 4:
+                current[tokens[i + 1]] = (fields[0], fields[1],
+                                          None if is_zero(fields[3]) else fields[3])
+            i += 2
+            continue
+        if is_oid(token.strip()):
+            current = changed.setdefault(token.strip(), {})
+        i += 1
+
+
+def tree_of(raw: bytes) -> str:
+    return raw[5:raw.index(b"\n")].decode()
+
+
+def replayed(raw: bytes, tip: str, tree: str) -> bytes:
+    """M's message, author and committer, on top of `tip` with the merged `tree`."""
+    head, _, message = raw.partition(b"\n\n")
+    lines = [b"tree " + tree.encode(), b"parent " + tip.encode()]
+    lines += [ln for ln in head.split(b"\n") if not ln.startswith((b"tree ", b"parent "))]
+    return b"\n".join(lines) + b"\n\n" + message
+
+
+def is_signed(raw: bytes) -> bool:
+    head = raw.partition(b"\n\n")[0]
+    return any(line.startswith((b"gpgsig ", b"gpgsig-sha256 ")) for line in head.split(b"\n"))
