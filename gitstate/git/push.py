@@ -170,18 +170,10 @@ def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
     while True:
         attempt += 1
         status, landed, rule, words = push_queued(git, up, result.sha, queue)
-        if status != "landed" and rule is None and attempt == 1 \
-                and not hub_queues(git, up, ask=True):
-            # the hub no longer keeps a queue (it said so before): pushed to the branch
-            if status == "unqueued":
-                git.call("push", "--quiet", up.remote, f":{queue}")
+        if _queue_gone(git, up, status, rule, attempt, queue):
             return _land_pushed(git, top, up, move, result, agent, policy, judge_fetched, None)
         if status == "landed":
-            held, note = _take_landed(git, up, result, landed, judge_fetched)
-            if not held:
-                return _gave_up(up, result, attempt, f"the hub reported it landed as "
-                                f"{landed[:10]}, but {up.name} has no such commit holding it")
-            return Landing("landed", attempt, landed, up.name, reason=note), result
+            return _answered_landed(git, up, result, landed, attempt, judge_fetched)
         if status == "error":
             if _busy(words, policy, attempt, start):
                 time.sleep(policy.pause(attempt))   # the hub's ref was busy: ask again
@@ -198,6 +190,25 @@ def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
                                        judge_fetched)
         if ending is not None:
             return ending, result
+
+
+def _queue_gone(git: Git, up: Upstream, status: str, rule, attempt: int, queue: str) -> bool:
+    """The hub no longer keeps a queue (it said so before): the move goes to the branch."""
+    if status != "landed" and rule is None and attempt == 1 \
+            and not hub_queues(git, up, ask=True):
+        if status == "unqueued":
+            git.call("push", "--quiet", up.remote, f":{queue}")
+        return True
+    return False
+
+
+def _answered_landed(git: Git, up: Upstream, result: Result, landed: str, attempt: int,
+                     judge_fetched) -> tuple[Landing, Result]:
+    held, note = _take_landed(git, up, result, landed, judge_fetched)
+    if not held:
+        return _gave_up(up, result, attempt, f"the hub reported it landed as "
+                        f"{landed[:10]}, but {up.name} has no such commit holding it")
+    return Landing("landed", attempt, landed, up.name, reason=note), result
 
 
 def _busy(words: str, policy: PushPolicy, attempt: int, start: float) -> bool:
