@@ -29,16 +29,21 @@ def standing(git: Git, ref: str = "HEAD") -> tuple[str, int, int] | None:
         return None
     for line in out.decode("utf-8", "replace").splitlines():
         fields = line.split("\0")
-        if len(fields) != 5:
-            continue
-        current, name, upstream, short, track = fields
-        if (current != "*") if ref == "HEAD" else (name != ref):
-            continue
-        if not upstream.startswith("refs/remotes/"):
-            return None
-        ahead, behind = _track(track)
-        return (short, ahead, behind) if ahead or behind else None
+        if len(fields) == 5 and _is_branch(fields, ref):
+            return _upstream_standing(fields)
     return None
+
+
+def _is_branch(fields: list[str], ref: str) -> bool:
+    return fields[0] == "*" if ref == "HEAD" else fields[1] == ref
+
+
+def _upstream_standing(fields: list[str]) -> tuple[str, int, int] | None:
+    _current, _name, upstream, short, track = fields
+    if not upstream.startswith("refs/remotes/"):
+        return None
+    ahead, behind = _track(track)
+    return (short, ahead, behind) if ahead or behind else None
 
 
 def _track(track: str) -> tuple[int, int]:
