@@ -234,14 +234,21 @@ def _decide_again(git: Git, top: Path, up: Upstream, move: Callable[[], Result],
     try:
         return None, move()
     except (Rejected, GitstateError) as exc:
-        moved = [p for p in work if p == result.plan.info.get("path") or p in result.plan.files]
-        said = getattr(exc, "violations", None)   # the first rule that refused it
-        if not up.line:
-            restore(git, top, tip, moved)   # the refused state file goes back to the tip's
-        return _set_aside(git, top, up, result, agent, attempt,
-                          f"now illegal on {tip[:10]}: {exc}", fetch=False,
-                          staged=[p for p in work if p not in moved],
-                          rule=str(said[0].rule) if said else None)
+        return _now_illegal(git, top, up, result, agent, attempt, tip, work, exc)
+
+
+def _now_illegal(git: Git, top: Path, up: Upstream, result: Result, agent: str, attempt: int,
+                 tip: str, work: list[str], exc: GitstateError) -> tuple[Landing, Result]:
+    """The move decided again on `tip` and refused there: set aside, its state file as the
+    tip has it."""
+    moved = [p for p in work if p == result.plan.info.get("path") or p in result.plan.files]
+    said = getattr(exc, "violations", None)   # the first rule that refused it
+    if not up.line:
+        restore(git, top, tip, moved)   # the refused state file goes back to the tip's
+    return _set_aside(git, top, up, result, agent, attempt,
+                      f"now illegal on {tip[:10]}: {exc}", fetch=False,
+                      staged=[p for p in work if p not in moved],
+                      rule=str(said[0].rule) if said else None)
 
 
 def _onto(git: Git, top: Path, up: Upstream, result: Result, agent: str, attempt: int,
