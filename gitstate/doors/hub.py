@@ -181,14 +181,9 @@ class _Push:
 
     def _rewrite(self, old: str, new: str, ref: str) -> dict | None:
         """A protected ref or the team line deleted, a protected ref rewritten."""
-        if ref in self.protected and is_zero(new):
-            return _refusal(Rule.PROTECTED_REF, f"{ref} is protected on this hub: it "
-                            "cannot be deleted")
-        if is_zero(new) and not is_zero(old) and ref == team_ref(self.git, old, local=False):
-            return _refusal(Rule.PROTECTED_REF, f"{ref} is the team line (`line:` "
-                            "of the law at its tip): it cannot be deleted, nor made "
-                            "again from another history")
-        if is_zero(new) or ref not in self.protected or is_zero(old):
+        if is_zero(new):
+            return self._deleted(old, ref)
+        if ref not in self.protected or is_zero(old):
             return None
         if self.git.ok("merge-base", "--is-ancestor", old, new):
             return None
@@ -196,6 +191,17 @@ class _Push:
                         f"{new[:10]} does not contain its tip {old[:10]}; history "
                         "is never rewritten here (fetch, rebase your commits on "
                         "it, and push again)")
+
+    def _deleted(self, old: str, ref: str) -> dict | None:
+        """A protected ref or the team line deleted."""
+        if ref in self.protected:
+            return _refusal(Rule.PROTECTED_REF, f"{ref} is protected on this hub: it "
+                            "cannot be deleted")
+        if not is_zero(old) and ref == team_ref(self.git, old, local=False):
+            return _refusal(Rule.PROTECTED_REF, f"{ref} is the team line (`line:` "
+                            "of the law at its tip): it cannot be deleted, nor made "
+                            "again from another history")
+        return None
 
     def _judge_group(self, root: str | None, items: list[tuple[str, str]]
                      ) -> list[tuple[str, dict]]:
