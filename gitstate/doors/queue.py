@@ -209,8 +209,6 @@ class Queue:
         """Every request waiting, in order of arrival, each branch's in one pass (the lock
         is held)."""
         from gitstate.doors.batch import Lander
-        from gitstate.doors.hub import record_received
-        from gitstate.law.rule_ids import Rule
         requests = self._pending(set())
         if not requests:
             return []
@@ -220,23 +218,32 @@ class Queue:
         outcomes: list[dict] = []
         try:
             for branch in sorted({r["branch"] for _n, r in requests}):
-                mine = [(n, r) for n, r in requests if r["branch"] == branch]
-                steps = lander.land(branch, mine,
-                                    lambda seen, b=branch: [(n, r) for n, r in
-                                                            self._pending(seen) if
-                                                            r["branch"] == b],
-                                    self._record)
-                record_received(self.git, self.git_dir, _arrivals(steps))
-                for step in steps:
-                    outcome = {**(step.outcome or _refused(step.move, Rule.QUEUE_MOVE, "the "
-                                                           "hub could not land it")),
-                               "branch": branch, "request": step.name}
-                    _write(os.path.join(self.done, step.move), outcome)
-                    _unlink(os.path.join(self.dir, step.name))
-                    outcomes.append(outcome)
+                outcomes += self._land_branch(lander, branch, requests)
         finally:
             lander.close()
         self._forget_old()
+        return outcomes
+
+    def _land_branch(self, lander, branch: str, requests: list[tuple[str, dict]]
+                     ) -> list[dict]:
+        """The requests for `branch` landed in one pass, each answered in its file."""
+        from gitstate.doors.hub import record_received
+        from gitstate.law.rule_ids import Rule
+        mine = [(n, r) for n, r in requests if r["branch"] == branch]
+        steps = lander.land(branch, mine,
+                            lambda seen, b=branch: [(n, r) for n, r in
+                                                    self._pending(seen) if
+                                                    r["branch"] == b],
+                            self._record)
+        record_received(self.git, self.git_dir, _arrivals(steps))
+        outcomes = []
+        for step in steps:
+            outcome = {**(step.outcome or _refused(step.move, Rule.QUEUE_MOVE, "the "
+                                                   "hub could not land it")),
+                       "branch": branch, "request": step.name}
+            _write(os.path.join(self.done, step.move), outcome)
+            _unlink(os.path.join(self.dir, step.name))
+            outcomes.append(outcome)
         return outcomes
 
     def _pending(self, seen: set[str]) -> list[tuple[str, dict]]:
