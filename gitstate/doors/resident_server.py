@@ -56,7 +56,7 @@ class Judge:
                 try:
                     conn, _ = server.accept()
                 except TimeoutError:
-                    if time.monotonic() - last > self.idle or not self._ours():
+                    if self._idle(last):
                         return 0
                     continue
                 with conn:
@@ -66,13 +66,20 @@ class Judge:
                         self._say()
                         last = time.monotonic()   # (only a judgement keeps it: a client
                         # not served cannot start a judge of its own while this one answers)
-                if stale or not self._ours() or time.monotonic() - last > self.idle:
+                if stale or self._idle(last):
                     return 0
         finally:
-            server.close()
-            if self._ours():
-                _unlink(self.sock)
-            self._unsay()
+            self._close(server)
+
+    def _idle(self, last: float) -> bool:
+        """Idle too long since the last judgement, or replaced by another judge."""
+        return time.monotonic() - last > self.idle or not self._ours()
+
+    def _close(self, server: socket.socket) -> None:
+        server.close()
+        if self._ours():
+            _unlink(self.sock)
+        self._unsay()
 
     def _bind(self) -> socket.socket | None:
         """The listening socket, bound by its name inside its folder (a socket's path is
