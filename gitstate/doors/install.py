@@ -66,22 +66,31 @@ def _source(lifecycle: str | None) -> tuple[str, dict[str, str], Lifecycle]:
     """(lifecycle text, {state doc name: text}, checked lifecycle) of a preset name or a
     lifecycle file."""
     if lifecycle is None or lifecycle in presets():
-        d = preset_dir(lifecycle or "haak")
-        docs = {p.name: p.read_text(encoding="utf-8") for p in sorted(d.glob("*.md"))}
-        text = (d / "lifecycle.yaml").read_text(encoding="utf-8")
-        return text, docs, load_lifecycle(text, lifecycle or "haak")
+        return _preset(lifecycle or "haak")
     f = Path(lifecycle)
     if not f.is_file():
         raise UsageError(f"--lifecycle {lifecycle!r} is neither a lifecycle file nor a shipped "
                          f"preset; shipped presets: {', '.join(presets())}")
     text, lc = read_law_file(f, str(f))
+    return text, _state_docs(f, lc), lc
+
+
+def _preset(name: str) -> tuple[str, dict[str, str], Lifecycle]:
+    d = preset_dir(name)
+    docs = {p.name: p.read_text(encoding="utf-8") for p in sorted(d.glob("*.md"))}
+    text = (d / "lifecycle.yaml").read_text(encoding="utf-8")
+    return text, docs, load_lifecycle(text, name)
+
+
+def _state_docs(f: Path, lc: Lifecycle) -> dict[str, str]:
+    """The states' docs beside a lifecycle file (`STATE.md`), those that are files."""
     docs = {}
     for state in lc.states:
         doc = f.parent / f"{state}.md"
         if doc.is_file() and not doc.is_symlink():
             with open(doc, "rb") as fh:
                 docs[doc.name] = decode(fh.read(MAX_STATE_FILE_BYTES + 1), str(doc))
-    return text, docs, lc
+    return docs
 
 
 def init(path: str | None = None, lifecycle: str | None = None, *, force: bool = False,
