@@ -309,14 +309,10 @@ def _law_in_force(git: Git, found, base: str | None, paths: list[str],
                   cache: str | None, rev: str | None) -> tuple:
     """(the lifecycle the staged commit is judged by, or None; the refusal when there is
     none to judge by, or it is invalid): as committed, else as staged, else once managed,
-    always managed (`_fallback_law`)."""
+    always managed (`fallback_law`)."""
     law = found or fallback_law(git, base)
     if law is None:
-        if changes_state_files(paths) and git.config("gitstate.managed") == "true":
-            return None, Violation(Rule.LIFECYCLE, f"this clone is managed by gitstate, but no "
-                                   f"{LIFECYCLE_PATH} is committed, staged or in the work tree "
-                                   "to judge this commit by", LIFECYCLE_PATH)
-        return None, None   # not managed (yet): nothing to enforce
+        return None, _no_law(git, paths)
     try:
         if law[0]:   # with its agent files (`rev`: where `found` was read), git/lawfiles.py
             return cached_law(git, law, rev if found else base, cache), None
@@ -324,6 +320,16 @@ def _law_in_force(git: Git, found, base: str | None, paths: list[str],
     except GitstateError as exc:
         return None, Violation(getattr(exc, "rule", Rule.LIFECYCLE), exc.message,
                                exc.where or LIFECYCLE_PATH)
+
+
+def _no_law(git: Git, paths: list[str]) -> Violation | None:
+    """The refusal of a managed clone's state commit with no law to judge it by (None: not
+    managed yet, nothing to enforce)."""
+    if changes_state_files(paths) and git.config("gitstate.managed") == "true":
+        return Violation(Rule.LIFECYCLE, f"this clone is managed by gitstate, but no "
+                         f"{LIFECYCLE_PATH} is committed, staged or in the work tree "
+                         "to judge this commit by", LIFECYCLE_PATH)
+    return None
 
 
 def _judged_in_full(f: Facts) -> bool:
