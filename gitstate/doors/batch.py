@@ -103,7 +103,7 @@ class Lander:
     def _moved(self, branch: str, steps: list[Step], tip: str, record) -> bool:
         """Whether the pass is over: nothing to land, or the branch moved from `tip` to the
         last landing (each landing recorded first)."""
-        top = next((s.new for s in reversed(steps) if s.new), None)
+        top = _top(steps, None)
         if top is None:
             return True
         self.store.flush()
@@ -127,7 +127,7 @@ class Lander:
         """`done` and then each request built on the tip the ones before made, the chain
         judged; a request the judge refuses is left out and the rest built again."""
         self._read_changes([r["move"] for _n, r in requests])
-        tip = next((s.new for s in reversed(done) if s.new), base)
+        tip = _top(done, base)
         steps, todo = list(done), [Step(n, r) for n, r in requests]
         while todo:
             start = tip
@@ -173,8 +173,7 @@ class Lander:
         pushed again (now or earlier), or on the branch already."""
         move = step.move
         landing = step.request.get("landing")
-        if landing and is_oid(str(landing.get("commit"))) \
-                and reach.holds(landing["commit"], chain):
+        if landing and _holds(reach, landing.get("commit"), chain):
             return _landed(move, landing["old"], landing["commit"])   # landed before a crash
         for s in before:
             if s.move == move and s.new:                               # twice in this pass
@@ -188,8 +187,8 @@ class Lander:
 
     def _landed_earlier(self, move: str, reach: Reach, chain: set[str]) -> dict | None:
         earlier = self.outcome_of(move)
-        if earlier and earlier.get("outcome") == "landed" and is_oid(str(earlier["landed"])) \
-                and reach.holds(earlier["landed"], chain):
+        if earlier and earlier.get("outcome") == "landed" \
+                and _holds(reach, earlier["landed"], chain):
             return {k: earlier[k] for k in ("outcome", "move", "old", "landed")}
         return None
 
@@ -358,6 +357,16 @@ class Lander:
             bad.new = None
             return bad
         return _blame(chain, problems, describe_problem) if problems else None
+
+
+def _top(steps: list[Step], default):
+    """The last commit the steps land (`default` if none lands)."""
+    return next((s.new for s in reversed(steps) if s.new), default)
+
+
+def _holds(reach: Reach, sha, chain: set[str]) -> bool:
+    """Is `sha` (as recorded: any JSON) a commit on the branch or on the pass's chain?"""
+    return is_oid(str(sha)) and reach.holds(sha, chain)
 
 
 def _editable(changes: dict) -> dict[str, tuple[str, str]]:
