@@ -250,16 +250,20 @@ def record_received(git: Git, git_dir: str, landed: list[tuple[str, int]]) -> No
                     for sha, text in ((sha, f"received {when}\n") for sha, when in landed))
     for _try in range(200):
         old = git.rev(NOTES_REF)
-        stream = (f"commit {mine}\ncommitter gitstate hub <hub@gitstate.invalid> "
-                  f"{int(time.time())} +0000\ndata 0\n" + (f"from {old}\n" if old else "")
-                  + notes)
-        if git.call("fast-import", "--quiet", "--force", input=stream.encode())[0] != 0:
+        if git.call("fast-import", "--quiet", "--force",
+                    input=_notes_commit(mine, old, notes).encode())[0] != 0:
             break
         swap = f"update {NOTES_REF} {mine} {old}" if old else f"create {NOTES_REF} {mine}"
         if git.call("update-ref", "--stdin", input=f"{swap}\ndelete {mine}\n".encode())[0] == 0:
             _mark_noted(git_dir, [sha for sha, _when in landed])
             return
     git.call("update-ref", "-d", mine)
+
+
+def _notes_commit(mine: str, old: str | None, notes: str) -> str:
+    """The `fast-import` stream of the notes commit on `old` (None: the first)."""
+    return (f"commit {mine}\ncommitter gitstate hub <hub@gitstate.invalid> "
+            f"{int(time.time())} +0000\ndata 0\n" + (f"from {old}\n" if old else "") + notes)
 
 
 def _mark_noted(git_dir: str, landed: list[str]) -> None:

@@ -105,12 +105,16 @@ def _parsed(git: Git, listing: tuple, tree: str | None = None,
     saved = load(cache_dir, name, identity, binary=True) if tree else None
     files = saved.get("files") if saved else None
     if not isinstance(files, dict):
-        datas = git.cat_files([b for _p, b in listing], STATE_FILE_BYTES)
-        files = {p: parsed(p, d) for (p, _b), d in zip(listing, datas) if d is not None}
+        files = _parse_files(git, listing)
         if tree:
             store(cache_dir, name, identity, {"files": files}, binary=True)
     _PARSED[listing] = files
     return files
+
+
+def _parse_files(git: Git, listing: tuple) -> dict:
+    datas = git.cat_files([b for _p, b in listing], STATE_FILE_BYTES)
+    return {p: parsed(p, d) for (p, _b), d in zip(listing, datas) if d is not None}
 
 
 def _listing(git: Git, folder: str, rev: str) -> tuple[str | None, tuple]:
