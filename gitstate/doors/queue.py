@@ -69,17 +69,20 @@ def proc_receive(stdin: BinaryIO, stdout: BinaryIO, git_dir: str | None = None) 
     commands = [line.decode("utf-8", "replace").split() for line in _read_until_flush(stdin)]
     commands = [c for c in commands if len(c) == 3]
     for _old, new, ref in commands:
-        if len(commands) > MOVES_PER_PUSH:
-            outcome = _refused(new, TOO_MANY_REFS, f"this push queues {len(commands)} "
-                               f"moves; the hub takes at most {MOVES_PER_PUSH} in one push")
-        else:
-            try:
-                outcome = queue_and_land(Queue(git_dir or _hook_git_dir()), ref, new)
-            except Exception as exc:   # every queued ref gets an answer
-                outcome = _refused(new, QUEUE_MOVE, f"the hub could not queue it: {exc}")
-        _answer(stdout, ref, new, outcome)
+        _answer(stdout, ref, new, _queued(len(commands), ref, new, git_dir))
     _flush(stdout)
     return 0
+
+
+def _queued(count: int, ref: str, new: str, git_dir: str | None) -> dict:
+    """The outcome of one of the `count` refs a push queues."""
+    if count > MOVES_PER_PUSH:
+        return _refused(new, TOO_MANY_REFS, f"this push queues {count} "
+                        f"moves; the hub takes at most {MOVES_PER_PUSH} in one push")
+    try:
+        return queue_and_land(Queue(git_dir or _hook_git_dir()), ref, new)
+    except Exception as exc:   # every queued ref gets an answer
+        return _refused(new, QUEUE_MOVE, f"the hub could not queue it: {exc}")
 
 
 def _answer(stdout: BinaryIO, ref: str, new: str, outcome: dict) -> None:
