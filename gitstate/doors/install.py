@@ -128,13 +128,9 @@ def init(path: str | None = None, lifecycle: str | None = None, *, force: bool =
         subject = f"gitstate: manage this repository with lifecycle '{lc.name}'" \
             if humans_were is None else f"gitstate: the humans of the law are {', '.join(humans)}"
         report.commit = _commit(git, top, files, lc, approved_by, sign, subject)
-        _say_committed(report.commit, subject, actions)
+        if report.commit:
+            actions.append(f"committed {report.commit[:10]} ({subject})")
     return report
-
-
-def _say_committed(commit: str | None, subject: str, actions: list[str]) -> None:
-    if commit:
-        actions.append(f"committed {commit[:10]} ({subject})")
 
 
 def _law_kept(top: Path, current: Path, humans: tuple[str, ...], actions: list[str]
