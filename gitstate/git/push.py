@@ -338,6 +338,21 @@ def _fetch(git: Git, up: Upstream) -> str:
     return tip
 
 
+def _stepped_back(git: Git, top: Path, up: Upstream, result: Result, fetch: bool
+                  ) -> list[str]:
+    """The branch back onto upstream from the unlanded commit: the work left staged."""
+    try:
+        tip = _fetch(git, up) if fetch else git.rev(up.tracking)
+        if tip and up.line:
+            from gitstate.git.line import step_line
+            step_line(git, up.branch, result.sha, tip)
+        elif tip and git.rev("HEAD") == result.sha:
+            return carry_work(git, top, result, tip, replay=False)
+    except (GitFailure, Conflict):
+        pass   # the side branch holds everything; the branch stays where it was
+    return []
+
+
 def _gave_up(up: Upstream, result: Result, attempts: int, why: str) -> tuple[Landing, Result]:
     reason = (f"{why}; the move stays committed here as {result.sha[:10]}, not on {up.name}: "
               "land it with `gitstate sync`, or undo it with `git reset --keep HEAD~1`")
@@ -356,16 +371,7 @@ def _set_aside(git: Git, top: Path, up: Upstream, result: Result, agent: str, at
     git.run("update-ref", side, result.sha, zero_like(result.sha),
             env={"GITSTATE_JUDGED": result.sha})
     if staged is None:   # still on the unlanded commit: step back onto upstream
-        staged = []
-        try:
-            tip = _fetch(git, up) if fetch else git.rev(up.tracking)
-            if tip and up.line:
-                from gitstate.git.line import step_line
-                step_line(git, up.branch, result.sha, tip)
-            elif tip and git.rev("HEAD") == result.sha:
-                staged = carry_work(git, top, result, tip, replay=False)
-        except (GitFailure, Conflict):
-            pass   # the side branch holds everything; the branch stays where it was
+        staged = _stepped_back(git, top, up, result, fetch)
     short = side.removeprefix("refs/heads/")
     return Landing("illegal", attempts, None, up.name, reason=why, rule=rule, kept=short,
                    staged=staged), result
