@@ -324,11 +324,7 @@ class Lander:
         if code != 1:
             raise Refused(Rule.QUEUE_CONFLICT, "the hub could not merge it: "
                           + err.decode("utf-8", "replace").strip())
-        conflicted = []
-        for path in fields[1:]:
-            if not path:
-                break
-            conflicted.append(path)
+        conflicted = _conflicted(fields)
         rx = lc.state_path_regex()
         if any(rx.match(p) for p in conflicted):
             raise Refused(Rule.QUEUE_STALE, f"{', '.join(conflicted[:3])} changed on the hub "
@@ -367,6 +363,16 @@ def _top(steps: list[Step], default):
 def _holds(reach: Reach, sha, chain: set[str]) -> bool:
     """Is `sha` (as recorded: any JSON) a commit on the branch or on the pass's chain?"""
     return is_oid(str(sha)) and reach.holds(sha, chain)
+
+
+def _conflicted(fields: list[str]) -> list[str]:
+    """The paths `merge-tree --name-only -z` names as conflicted: up to the empty field."""
+    conflicted = []
+    for path in fields[1:]:
+        if not path:
+            break
+        conflicted.append(path)
+    return conflicted
 
 
 def _editable(changes: dict) -> dict[str, tuple[str, str]]:
