@@ -135,13 +135,9 @@ def _land_pushed(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
         status, words = push_to(git, up, result.sha)
         if on_attempt:
             on_attempt(attempt, status)
-        if status == "landed":
-            return Landing("landed", attempt, result.sha, up.name), result
-        if status == "refused":
-            return _set_aside(git, top, up, result, agent, attempt,
-                              f"the hub refused it: {words}", fetch=True)
-        if status == "error":
-            return _gave_up(up, result, attempt, f"the push failed: {words}")
+        done = _pushed(git, top, up, result, agent, attempt, status, words)
+        if done is not None:
+            return done
         if policy.spent(attempt, start):
             return _gave_up(up, result, attempt, f"the hub kept moving ({attempt} attempts in "
                             f"{time.monotonic() - start:.1f}s)")
@@ -156,6 +152,19 @@ def _land_pushed(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
                                        judge_fetched)
         if ending is not None:
             return ending, result
+
+
+def _pushed(git: Git, top: Path, up: Upstream, result: Result, agent: str, attempt: int,
+            status: str, words: str) -> tuple[Landing, Result] | None:
+    """How a push to the branch ended, unless another push got there first (None)."""
+    if status == "landed":
+        return Landing("landed", attempt, result.sha, up.name), result
+    if status == "refused":
+        return _set_aside(git, top, up, result, agent, attempt,
+                          f"the hub refused it: {words}", fetch=True)
+    if status == "error":
+        return _gave_up(up, result, attempt, f"the push failed: {words}")
+    return None
 
 
 def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], result: Result,

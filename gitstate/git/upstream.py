@@ -131,11 +131,7 @@ def upstream_of(git: Git, line: str | None = None) -> Upstream:
     """The current branch's upstream (or, with `line`, the team line's: moves made in a
     worktree on another branch land there); a clear error (nothing done) when there is
     none."""
-    if line:
-        branch = line
-    else:
-        code, out, _ = git.call("symbolic-ref", "-q", "HEAD")
-        branch = out.decode().strip() if code == 0 else ""
+    branch = line or _head_branch(git)
     if not branch:
         raise GitstateError("--push needs a branch, but HEAD is detached; nothing was done",
                             hint="switch to a branch that tracks the hub (`git switch main`)")
@@ -150,6 +146,11 @@ def upstream_of(git: Git, line: str | None = None) -> Upstream:
     tracking = git.text("rev-parse", "--symbolic-full-name", f"{short}@{{upstream}}",
                         check=False) or f"refs/remotes/{remote}/{ref.removeprefix('refs/heads/')}"
     return Upstream(remote, ref, tracking, branch, line=bool(line))
+
+
+def _head_branch(git: Git) -> str:
+    code, out, _ = git.call("symbolic-ref", "-q", "HEAD")
+    return out.decode().strip() if code == 0 else ""
 
 
 def local_upstream(git: Git, line: str) -> bool:
