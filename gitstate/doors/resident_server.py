@@ -289,14 +289,18 @@ class Request(NamedTuple):
 def _parse(request: bytes) -> Request | None:
     """A client's request; None if it is no client's."""
     fields = request.split(b"\0")
-    if len(fields) < 6 or fields[0] != TAG or not all(f.isdigit() for f in fields[3:6]):
+    if not _well_formed(fields):
         return None
     count = int(fields[5])
-    if len(fields) < 6 + count or int(fields[4]) > 0o777:
-        return None
     env = dict(_pairs(fields[6 + count:]))
     return Request(fields[1], fields[2], int(fields[3]), int(fields[4]),
                    [os.fsdecode(a) for a in fields[6:6 + count]], env)
+
+
+def _well_formed(fields: list[bytes]) -> bool:
+    """The tag, three numbers, the arguments they count, and a umask."""
+    return len(fields) >= 6 and fields[0] == TAG and all(f.isdigit() for f in fields[3:6]) \
+        and len(fields) >= 6 + int(fields[5]) and int(fields[4]) <= 0o777
 
 
 def _pairs(items: list[bytes]):
