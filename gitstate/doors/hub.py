@@ -134,6 +134,14 @@ class _Push:
         self.laws: dict[str | None, bool] = {}
 
     def judge(self, updates: list[list[str]]) -> list[tuple[str, dict]]:
+        bad, groups = self._judge_each(updates)
+        for root, items in groups.items():
+            bad += self._judge_group(root, items)
+        return bad
+
+    def _judge_each(self, updates: list[list[str]]):
+        """(the refusals of each update by itself, and of the team line; the other updates by
+        the law they are under, judged together after)."""
         bad: list[tuple[str, dict]] = []
         groups: dict[str | None, list[tuple[str, str]]] = {}
         for old, new, ref in updates:
@@ -148,9 +156,7 @@ class _Push:
                 bad += _judge_line(self.git, ref, old, new, root, self.now)
                 continue
             groups.setdefault(root, []).append((ref, new))
-        for root, items in groups.items():
-            bad += self._judge_group(root, items)
-        return bad
+        return bad, groups
 
     def _lawful(self, rev: str | None) -> bool:
         from gitstate.history.verify import law_at
