@@ -24,8 +24,9 @@ on the branch is answered as landed, never replayed again.
 
 from __future__ import annotations
 
+from gitstate.doors import pipes
 from gitstate.doors.pipes import Reach, Store, Unsure, edited_tree, is_oid, parents_of
-from gitstate.git.runner import Git, is_zero
+from gitstate.git.runner import Git
 from gitstate.law.lifecycle import LIFECYCLE_PATH
 from gitstate.law.limits import LIFECYCLE_BYTES
 from gitstate.law.rule_ids import Rule
@@ -79,28 +80,41 @@ class Lander:
                                         "on the hub: push it first")
             self.store.sha256 = len(tip) == 64
             reach = Reach(self.git, self.objects, tip, [r["move"] for _n, r in requests])
-            steps = self._plan(requests, tip, reach, [])
-            for _round in range(ROUNDS):
-                more = arrived({s.name for s in steps})
-                if not more:
-                    break
-                requests = requests + more
-                if reach.moves is not None:
-                    reach.moves += [r["move"] for _n, r in more]
-                steps = self._plan(more, tip, reach, steps)
-            top = next((s.new for s in reversed(steps) if s.new), None)
-            if top is None:
-                return steps
-            self.store.flush()
-            record(steps)
-            if self.git.ok("update-ref", "-m", f"gitstate: {sum(1 for s in steps if s.new)} "
-                           "queued moves landed", branch, top, tip):
-                for s in steps:
-                    if s.new and s.old:
-                        s.outcome = _landed(s.move, s.old, s.new)
+            requests, steps = self._take_arrived(requests, tip, reach, arrived)
+            if self._moved(branch, steps, tip, record):
                 return steps
         return self._refuse_all(requests, Rule.QUEUE_CONFLICT, f"{branch} kept moving while "
                                 "the hub landed these moves; push again")
+
+    def _take_arrived(self, requests: list[tuple[str, dict]], tip: str, reach: Reach,
+                      arrived) -> tuple[list[tuple[str, dict]], list[Step]]:
+        """The pass planned on `tip`, with the requests filed while it worked."""
+        steps = self._plan(requests, tip, reach, [])
+        for _round in range(ROUNDS):
+            more = arrived({s.name for s in steps})
+            if not more:
+                break
+            requests = requests + more
+            if reach.moves is not None:
+                reach.moves += [r["move"] for _n, r in more]
+            steps = self._plan(more, tip, reach, steps)
+        return requests, steps
+
+    def _moved(self, branch: str, steps: list[Step], tip: str, record) -> bool:
+        """Whether the pass is over: nothing to land, or the branch moved from `tip` to the
+        last landing (each landing recorded first)."""
+        top = _top(steps, None)
+        if top is None:
+            return True
+        self.store.flush()
+        record(steps)
+        if not self.git.ok("update-ref", "-m", f"gitstate: {sum(1 for s in steps if s.new)} "
+                           "queued moves landed", branch, top, tip):
+            return False
+        for s in steps:
+            if s.new and s.old:
+                s.outcome = _landed(s.move, s.old, s.new)
+        return True
 
     def _refuse_all(self, requests, rule: str, message: str) -> list[Step]:
         steps = [Step(name, request) for name, request in requests]
@@ -113,15 +127,11 @@ class Lander:
         """`done` and then each request built on the tip the ones before made, the chain
         judged; a request the judge refuses is left out and the rest built again."""
         self._read_changes([r["move"] for _n, r in requests])
-        tip = next((s.new for s in reversed(done) if s.new), base)
+        tip = _top(done, base)
         steps, todo = list(done), [Step(n, r) for n, r in requests]
         while todo:
-            built: list[Step] = []
             start = tip
-            for step in todo:
-                tip = self._build(step, tip, reach, steps + built)
-                built.append(step)
-            self.store.flush()
+            tip, built = self._build_all(todo, tip, reach, steps)
             bad = self._judge([s for s in built if s.new], start)
             if bad is None:
                 return steps + built
@@ -130,6 +140,15 @@ class Lander:
             tip = bad.old or start
             todo = [Step(s.name, s.request) for s in built[k + 1:]]
         return steps
+
+    def _build_all(self, todo: list[Step], tip: str, reach: Reach, steps: list[Step]
+                   ) -> tuple[str, list[Step]]:
+        built: list[Step] = []
+        for step in todo:
+            tip = self._build(step, tip, reach, steps + built)
+            built.append(step)
+        self.store.flush()
+        return tip, built
 
     def _build(self, step: Step, tip: str, reach: Reach, before: list[Step]) -> str:
         """Decide `step` on `tip`; the tip after it."""
@@ -154,61 +173,59 @@ class Lander:
         pushed again (now or earlier), or on the branch already."""
         move = step.move
         landing = step.request.get("landing")
-        if landing and is_oid(str(landing.get("commit"))) \
-                and reach.holds(landing["commit"], chain):
+        if landing and _holds(reach, landing.get("commit"), chain):
             return _landed(move, landing["old"], landing["commit"])   # landed before a crash
         for s in before:
             if s.move == move and s.new:                               # twice in this pass
                 return _landed(move, s.old or tip, s.new)
-        earlier = self.outcome_of(move)
-        if earlier and earlier.get("outcome") == "landed" and is_oid(str(earlier["landed"])) \
-                and reach.holds(earlier["landed"], chain):
-            return {k: earlier[k] for k in ("outcome", "move", "old", "landed")}
+        earlier = self._landed_earlier(move, reach, chain)
+        if earlier is not None:
+            return earlier
         if reach.holds(move, chain):
             return _landed(move, tip, tip)
         return None
 
+    def _landed_earlier(self, move: str, reach: Reach, chain: set[str]) -> dict | None:
+        earlier = self.outcome_of(move)
+        if earlier and earlier.get("outcome") == "landed" \
+                and _holds(reach, earlier["landed"], chain):
+            return {k: earlier[k] for k in ("outcome", "move", "old", "landed")}
+        return None
+
     def _on_tip(self, move: str, tip: str, reach: Reach, chain: set[str]) -> str:
         """The commit that lands `move` on `tip`: itself, or (unsigned) replayed onto it."""
-        got = self.store.read(move)
-        if got is None or got[1] != "commit":
-            raise Refused(Rule.QUEUE_MOVE, f"{move[:40]} is not a commit")
-        raw = got[2]
-        parents = parents_of(raw)
-        if len(parents) != 1:
-            raise Refused(Rule.QUEUE_MOVE, f"{move[:10]} is {'a merge' if parents else 'a root'}"
-                          "; the queue takes one move, a commit on the branch's history: push "
-                          "merges to a branch")
-        parent = parents[0]
-        if not reach.holds(parent, chain):
-            raise Refused(Rule.QUEUE_MOVE, f"{move[:10]} is built on {parent[:10]}, which is not "
-                          "on the branch: fetch, move again on its tip")
+        raw, parent = self._one_move(move, reach, chain)
         lc = self._law(tip)
         if lc is None:
             raise Refused(Rule.QUEUE_MOVE, "the branch carries no valid lifecycle: push the law "
                           "first")
-        rx = lc.state_path_regex()
         changes = self.changed.get(move, {})
-        moved = [path for path in changes if rx.match(path)]
-        if not moved:
-            raise Refused(Rule.QUEUE_MOVE, f"{move[:10]} changes no agent's state file; the "
-                          "queue lands moves: push other work to a branch")
-        self._refuse_stale(moved, parent, tip)
+        self._refuse_stale(_state_files(move, changes, lc), parent, tip)
         self._refuse_large(move, changes)
         if parent == tip:
             self.derived[move] = (parent, {p: new or "" for p, (_o, _m, new) in changes.items()})
             return move
-        if _is_signed(raw):
-            raise Refused(Rule.QUEUE_STALE, f"{move[:10]} is signed on {parent[:10]}, and the "
-                          f"branch has moved on to {tip[:10]}: a signed move joins the line on "
-                          "the tip it was signed on, judged by the signers in force there. Make "
-                          "it again on the tip: gitstate signs it again where this clone holds "
-                          "the key, and an approval made on an older tip is asked for again")
+        _refuse_signed(move, raw, parent, tip)
         tree, edited = self._tree_on(tip, parent, move, lc)
-        landed = self.store.put("commit", _replayed(raw, tip, tree))
+        landed = self.store.put("commit", pipes.replayed(raw, tip, tree))
         if edited:
             self.derived[landed] = (tip, edited)
         return landed
+
+    def _one_move(self, move: str, reach: Reach, chain: set[str]) -> tuple[bytes, str]:
+        """`move`'s raw commit and its one parent, on the branch; else refused."""
+        got = self.store.read(move)
+        if got is None or got[1] != "commit":
+            raise Refused(Rule.QUEUE_MOVE, f"{move[:40]} is not a commit")
+        parents = parents_of(got[2])
+        if len(parents) != 1:
+            raise Refused(Rule.QUEUE_MOVE, f"{move[:10]} is {'a merge' if parents else 'a root'}"
+                          "; the queue takes one move, a commit on the branch's history: push "
+                          "merges to a branch")
+        if not reach.holds(parents[0], chain):
+            raise Refused(Rule.QUEUE_MOVE, f"{move[:10]} is built on {parents[0][:10]}, which is "
+                          "not on the branch: fetch, move again on its tip")
+        return got[2], parents[0]
 
     def _tree_on(self, tip: str, parent: str, move: str, lc) -> tuple[str, dict[str, str]]:
         """The tree of `move` replayed on `tip`: where the move only changes files' contents
@@ -218,18 +235,20 @@ class Lander:
         # files and symlinks only, named on one line: a submodule's commit is no object here
         # and `cat-file` cannot be asked of a name with a newline (`_blob` reads either as
         # absent, on both sides); a file whose mode the hub changed is git's merge to decide
-        blobs = {p: (old_mode, new) for p, (old_mode, new_mode, new) in changes.items()
-                 if new and old_mode == new_mode and old_mode in FILE_MODES and "\n" not in p}
+        blobs = _editable(changes)
         tip_commit = self.store.read(tip)
-        if blobs and len(blobs) == len(changes) and tip_commit and all(
-                self._blob(parent, p) == self._blob(tip, p) for p in blobs):
+        if blobs and len(blobs) == len(changes) and tip_commit \
+                and self._unchanged(blobs, parent, tip):
             try:
-                return edited_tree(self.store, _tree_of(tip_commit[2]), blobs), \
+                return edited_tree(self.store, pipes.tree_of(tip_commit[2]), blobs), \
                     {p: new for p, (_mode, new) in blobs.items()}
             except Unsure:
                 pass
         self.store.flush()   # git's merge reads the tip
         return self._merged_tree(tip, move, lc), {}
+
+    def _unchanged(self, paths, parent: str, tip: str) -> bool:
+        return all(self._blob(parent, p) == self._blob(tip, p) for p in paths)
 
     def _blob(self, rev: str, path: str) -> str:
         """The blob at `path` in `rev` ("" if none): known for a commit of the pass, else
@@ -254,21 +273,8 @@ class Lander:
             return
         code, out, _err = self.git.call("diff-tree", "--stdin", "-r", "-z", "--no-renames",
                                         input="".join(m + "\n" for m in todo).encode())
-        tokens = out.decode("utf-8", "surrogateescape").split("\0") if code == 0 else []
-        current: dict[str, tuple[str, str, str | None]] | None = None
-        i = 0
-        while i < len(tokens):
-            token = tokens[i]
-            if token.startswith(":") and current is not None and i + 1 < len(tokens):
-                fields = token[1:].split()
-                if len(fields) >= 4:
-                    current[tokens[i + 1]] = (fields[0], fields[1],
-                                              None if is_zero(fields[3]) else fields[3])
-                i += 2
-                continue
-            if is_oid(token.strip()):
-                current = self.changed.setdefault(token.strip(), {})
-            i += 1
+        if code == 0:
+            pipes.read_diff_tree(out.decode("utf-8", "surrogateescape").split("\0"), self.changed)
         for m in todo:
             self.changed.setdefault(m, {})
 
@@ -318,11 +324,7 @@ class Lander:
         if code != 1:
             raise Refused(Rule.QUEUE_CONFLICT, "the hub could not merge it: "
                           + err.decode("utf-8", "replace").strip())
-        conflicted = []
-        for path in fields[1:]:
-            if not path:
-                break
-            conflicted.append(path)
+        conflicted = _conflicted(fields)
         rx = lc.state_path_regex()
         if any(rx.match(p) for p in conflicted):
             raise Refused(Rule.QUEUE_STALE, f"{', '.join(conflicted[:3])} changed on the hub "
@@ -350,33 +352,63 @@ class Lander:
                                    f"{exc}")
             bad.new = None
             return bad
-        if not problems:
-            return None
-        by_commit = {s.new: s for s in chain}
-        bad = next((by_commit[p["commit"]] for p in problems if p.get("commit") in by_commit),
-                   chain[0])
-        found = [p for p in problems if p.get("commit") == bad.new] or problems
-        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-        bad.outcome = _refused(bad.move, found[0]["rule"], describe_problem(found[0]) + more)
-        bad.new = None
-        return bad
+        return _blame(chain, problems, describe_problem) if problems else None
 
 
-def _tree_of(raw: bytes) -> str:
-    return raw[5:raw.index(b"\n")].decode()
+def _top(steps: list[Step], default):
+    """The last commit the steps land (`default` if none lands)."""
+    return next((s.new for s in reversed(steps) if s.new), default)
 
 
-def _replayed(raw: bytes, tip: str, tree: str) -> bytes:
-    """M's message, author and committer, on top of `tip` with the merged `tree`."""
-    head, _, message = raw.partition(b"\n\n")
-    lines = [b"tree " + tree.encode(), b"parent " + tip.encode()]
-    lines += [ln for ln in head.split(b"\n") if not ln.startswith((b"tree ", b"parent "))]
-    return b"\n".join(lines) + b"\n\n" + message
+def _holds(reach: Reach, sha, chain: set[str]) -> bool:
+    """Is `sha` (as recorded: any JSON) a commit on the branch or on the pass's chain?"""
+    return is_oid(str(sha)) and reach.holds(sha, chain)
 
 
-def _is_signed(raw: bytes) -> bool:
-    head = raw.partition(b"\n\n")[0]
-    return any(line.startswith((b"gpgsig ", b"gpgsig-sha256 ")) for line in head.split(b"\n"))
+def _conflicted(fields: list[str]) -> list[str]:
+    """The paths `merge-tree --name-only -z` names as conflicted: up to the empty field."""
+    conflicted = []
+    for path in fields[1:]:
+        if not path:
+            break
+        conflicted.append(path)
+    return conflicted
+
+
+def _editable(changes: dict) -> dict[str, tuple[str, str]]:
+    return {p: (old_mode, new) for p, (old_mode, new_mode, new) in changes.items()
+            if new and old_mode == new_mode and old_mode in FILE_MODES and "\n" not in p}
+
+
+def _state_files(move: str, changes: dict, lc) -> list[str]:
+    """The agents' state files the move changes; refused if none."""
+    rx = lc.state_path_regex()
+    moved = [path for path in changes if rx.match(path)]
+    if not moved:
+        raise Refused(Rule.QUEUE_MOVE, f"{move[:10]} changes no agent's state file; the "
+                      "queue lands moves: push other work to a branch")
+    return moved
+
+
+def _refuse_signed(move: str, raw: bytes, parent: str, tip: str) -> None:
+    if pipes.is_signed(raw):
+        raise Refused(Rule.QUEUE_STALE, f"{move[:10]} is signed on {parent[:10]}, and the "
+                      f"branch has moved on to {tip[:10]}: a signed move joins the line on "
+                      "the tip it was signed on, judged by the signers in force there. Make "
+                      "it again on the tip: gitstate signs it again where this clone holds "
+                      "the key, and an approval made on an older tip is asked for again")
+
+
+def _blame(chain: list[Step], problems: list[dict], describe_problem) -> Step:
+    """The first step of `chain` the judge refused, refused here with its words."""
+    by_commit = {s.new: s for s in chain}
+    bad = next((by_commit[p["commit"]] for p in problems if p.get("commit") in by_commit),
+               chain[0])
+    found = [p for p in problems if p.get("commit") == bad.new] or problems
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    bad.outcome = _refused(bad.move, found[0]["rule"], describe_problem(found[0]) + more)
+    bad.new = None
+    return bad
 
 
 def _landed(move: str, old: str, landed: str) -> dict:

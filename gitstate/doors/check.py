@@ -28,9 +28,14 @@ def check_worktree(repo: Managed) -> list[Violation]:
         return [Violation(getattr(exc, "rule", Rule.LIFECYCLE), exc.message,
                           exc.where or LIFECYCLE_PATH)]
     out = _check_hooks(repo, lc)
-    top = repo.work_tree
+    return out + _check_files(repo.work_tree, lc)
+
+
+def _check_files(top: Path, lc) -> list[Violation]:
+    """The state files in the work tree, each judged, and the society they make."""
     rx = lc.state_path_regex()
     fronts: dict[str, dict] = {}
+    out: list[Violation] = []
     for f in _candidates(top, lc):
         rel = f.relative_to(top).as_posix()
         if rx.match(rel):
@@ -78,14 +83,9 @@ def _check_hooks(repo: Managed, lc) -> list[Violation]:
 
 def _hook_problem(repo: Managed, lc, path: Path, name: str) -> Violation | None:
     """What keeps the hook at `path` from running gitstate's current shim, if anything."""
-    from gitstate.doors import precommit
     from gitstate.doors.shims import render_shim
-    if precommit.runs_gitstate(path, name, repo.work_tree):
-        return None   # pre-commit's hook, running gitstate's check (doctor says which)
-    kept = precommit.legacy(path)
-    if precommit.managed(path) and kept.is_file() and \
-            kept.read_text(encoding="utf-8", errors="replace") == render_shim(name, lc):
-        return None   # pre-commit's migration mode runs gitstate's shim, kept as NAME.legacy
+    if _framework_runs(repo, lc, path, name):
+        return None
     if not path.is_file():
         return Violation(Rule.HOOKS, f"the {name} hook is not installed, so commits are "
                          "not checked; run `gitstate init`", str(path))
@@ -96,6 +96,18 @@ def _hook_problem(repo: Managed, lc, path: Path, name: str) -> Violation | None:
         return Violation(Rule.HOOKS, f"the {name} hook is not executable, so git skips it; "
                          "run `gitstate init`", str(path))
     return None
+
+
+def _framework_runs(repo: Managed, lc, path: Path, name: str) -> bool:
+    """Does the pre-commit framework's hook at `path` run gitstate's check?"""
+    from gitstate.doors import precommit
+    from gitstate.doors.shims import render_shim
+    if precommit.runs_gitstate(path, name, repo.work_tree):
+        return True   # pre-commit's hook, running gitstate's check (doctor says which)
+    kept = precommit.legacy(path)
+    # pre-commit's migration mode runs gitstate's shim, kept as NAME.legacy
+    return precommit.managed(path) and kept.is_file() and \
+        kept.read_text(encoding="utf-8", errors="replace") == render_shim(name, lc)
 
 
 # the module a shim hands a state commit to: `gitstate.hooks` in gitstate 0.1's shims
@@ -131,16 +143,21 @@ def warnings(repo: Managed) -> list[str]:
     if not any(lc.max_advisory(r) for r in lc.roles):
         return []
     from gitstate.law.roles import over_advisory_max
+    return over_advisory_max(lc, _fronts(repo.work_tree, lc))
+
+
+def _fronts(top: Path, lc) -> list[dict]:
+    """Each state file's front matter in the work tree, with its agent (those that read)."""
     rx, fronts = lc.state_path_regex(), []
-    for f in _candidates(repo.work_tree, lc):
-        m = rx.match(f.relative_to(repo.work_tree).as_posix())
+    for f in _candidates(top, lc):
+        m = rx.match(f.relative_to(top).as_posix())
         if m and f.is_file() and not f.is_symlink():
             try:
                 front = parse_bytes(read_limited(f, MAX_STATE_FILE_BYTES), str(f)).front
             except GitstateError:
                 continue
             fronts.append({**front, "agent": m.group("id")})
-    return over_advisory_max(lc, fronts)
+    return fronts
 
 
 def _problem(v: Violation) -> dict:

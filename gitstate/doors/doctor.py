@@ -66,21 +66,11 @@ def _lawfindings(lc, head: str | None) -> list[dict]:
 def _hookfindings(repo: Managed, lc) -> list[dict]:
     """The hooks git runs: gitstate's (through the pre-commit framework or not), unmodified,
     and out of a pulled commit's reach."""
-    out: list[dict] = []
     where = hooks_dir(repo)
     problems = _check_hooks(repo, lc)
     framework = {name: config for name in precommit.HOOK_IDS
                  if (config := precommit.runs_gitstate(where / name, name, repo.work_tree))}
-    if problems:
-        out += [finding("fail", "hooks", p.message, "run `gitstate init`") for p in problems]
-    elif framework:
-        names = " and ".join(framework)
-        out.append(finding("ok", "hooks", f"{names} run gitstate's checks through the pre-commit "
-                            f"framework ({', '.join(sorted(set(framework.values())))}); the "
-                            f"other hooks in {where} are gitstate's, unmodified"))
-    else:
-        out.append(finding("ok", "hooks", f"pre-commit, commit-msg and the ref guard "
-                            f"(reference-transaction) in {where} are gitstate's, unmodified"))
+    out = _hooks_said(problems, framework, where)
     out += [finding("warn", "hooks", f"pre-commit runs its {name} hook in migration "
                     f"mode: gitstate's check runs from {framework[name]} and again "
                     f"from gitstate's shim kept as {name}.legacy, so every refusal "
@@ -94,6 +84,19 @@ def _hookfindings(repo: Managed, lc) -> list[dict]:
                             "runs here", "`git config --unset core.hooksPath` and run "
                             "`gitstate init`"))
     return out
+
+
+def _hooks_said(problems: list, framework: dict, where: Path) -> list[dict]:
+    """The hooks' problems, else whose hooks run gitstate's checks."""
+    if problems:
+        return [finding("fail", "hooks", p.message, "run `gitstate init`") for p in problems]
+    if framework:
+        names = " and ".join(framework)
+        return [finding("ok", "hooks", f"{names} run gitstate's checks through the pre-commit "
+                        f"framework ({', '.join(sorted(set(framework.values())))}); the "
+                        f"other hooks in {where} are gitstate's, unmodified")]
+    return [finding("ok", "hooks", f"pre-commit, commit-msg and the ref guard "
+                    f"(reference-transaction) in {where} are gitstate's, unmodified")]
 
 
 def _tracked(repo: Managed, where: Path) -> bool:
@@ -319,17 +322,24 @@ def _hub_mark(git: Git, remote: str) -> str:
 
 def _cifindings(repo: Managed) -> list[dict]:
     """Each CI file that runs verify (or gitstate's action), judged; a warning if none."""
-    ci = [repo.work_tree / p for p in (".github/workflows", ".gitlab-ci.yml")]
-    verifying = [f for p in ci if p.exists()
-                 for f in ([p] if p.is_file() else sorted(p.glob("*.y*ml")))
-                 if "gitstate verify" in (text := f.read_text(encoding="utf-8", errors="replace"))
-                 or installable.action_in(text)]
+    verifying = [f for f in _ci_files(repo.work_tree) if _verifies(f)]
     if not verifying:
         return [finding("warn", "ci", "no CI job runs `gitstate verify --no-cache`",
                         "for a hub that cannot run hooks, add one that does: "
                         "`gitstate init --ci github|gitlab`")]
     return [_ci_finding(f.relative_to(repo.work_tree).as_posix(),
                         f.read_text(encoding="utf-8", errors="replace")) for f in verifying]
+
+
+def _ci_files(top: Path) -> list[Path]:
+    ci = [top / p for p in (".github/workflows", ".gitlab-ci.yml")]
+    return [f for p in ci if p.exists() for f in ([p] if p.is_file() else
+                                                  sorted(p.glob("*.y*ml")))]
+
+
+def _verifies(f: Path) -> bool:
+    text = f.read_text(encoding="utf-8", errors="replace")
+    return "gitstate verify" in text or bool(installable.action_in(text))
 
 
 def _ci_finding(rel: str, text: str) -> dict:

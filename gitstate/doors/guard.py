@@ -21,8 +21,6 @@ from gitstate.git.runner import Git, is_zero
 
 
 def guard(git: Git, updates: str) -> int:
-    from gitstate.history.problems import print_by_commit
-
     cache_dir = git.text("rev-parse", "--absolute-git-dir") + "/gitstate"
     bad: list[tuple[str, dict]] = []
     for line in updates.splitlines():
@@ -30,8 +28,12 @@ def guard(git: Git, updates: str) -> int:
         if len(parts) == 3 and not is_zero(parts[1]) and parts[2].startswith("refs/heads/"):
             old, new, ref = parts
             bad += _judge_branch(git, old, new, ref, cache_dir)
-    if not bad:
-        return 0
+    return _refused(bad) if bad else 0
+
+
+def _refused(bad: list[tuple[str, dict]]) -> int:
+    from gitstate.history.problems import print_by_commit
+
     refs = sorted({ref for ref, _ in bad})
     print(f"gitstate: refused to move {', '.join(refs)}: it would take commits that break the "
           "lifecycle:", file=sys.stderr)

@@ -21,7 +21,7 @@ import os
 import sys
 
 from gitstate.errors import GitstateError
-from gitstate.git.lawfiles import INDEX, cached_law, read_law
+from gitstate.git.lawfiles import INDEX, cached_law, fallback_law, read_law
 from gitstate.git.repo import GitContext, on_team_line
 from gitstate.git.runner import Git
 from gitstate.law import statefile
@@ -61,16 +61,27 @@ def run_hook(name: str, args: list[str]) -> int:
 
 
 def _run(name: str, args: list[str]) -> int:
+    args, expect, cache, encoding = _hook_args(args)
+    if name == "pre-commit":
+        return pre_commit(Git(), _stdin_text(), expect, cache, encoding)
+    if name == "commit-msg":
+        return _commit_msg(args, cache)
+    return _other_hook(name)
+
+
+def _hook_args(args: list[str]):
+    """(the arguments, the expect file, the cache folder, the commit's encoding)."""
     # the encoding git will declare in the commit, as the pre-commit shim read it with the
     # hook's Python (no second `git config`); absent, the door asks git
     given = [a.partition("=")[2] for a in args if a.startswith("--commit-encoding=")]
     args = [a for a in args if not a.startswith("--commit-encoding=")]
     expect = args[args.index("--expect") + 1] if "--expect" in args[:-1] else None
     cache = os.path.join(os.path.dirname(expect), "gitstate") if expect else None
-    if name == "pre-commit":
-        return pre_commit(Git(), _stdin_text(), expect, cache, given[-1] if given else None)
-    if name == "commit-msg":
-        return _commit_msg(args, cache)
+    return args, expect, cache, given[-1] if given else None
+
+
+def _other_hook(name: str) -> int:
+    """The hooks but the commit's: the hub's, the ref guard, and `recover`."""
     if name == "pre-receive":
         from gitstate.doors.hub import pre_receive
         return pre_receive(Git(), sys.stdin.buffer)
@@ -210,16 +221,26 @@ def _judge_staged(git: Git, raw: str, message: str | Message | None,
     base = parent if head else None   # the commit's parent (None: the first commit)
     lc, refused = _law_in_force(git, old_lc or new_lc, base, paths, cache,
                                 base if old_lc else INDEX)
-    law_problem = _check_new_lifecycle(git, new_lc) if LIFECYCLE_PATH in paths or (
-        lc is not None and new_lc and any(agent_file(lc, p) for p in paths)) else None
+    law_problem = _new_law_problem(git, lc, new_lc, paths)
     if lc is None:
-        found = law_problem or refused
-        return ([found] if found is not None else []), None
+        return _found(law_problem or refused), None
     facts = _facts(git, lc, base, paths, modes, got, message, law_problem, encoding)
     out = judge(facts)
     if out or _judged_in_full(facts):
         return out, None
     return out, _verdict(lc, facts.changes, head[0] if head else "none")
+
+
+def _new_law_problem(git: Git, lc, new_lc, paths: list[str]) -> Violation | None:
+    """What is wrong with the staged law, when the commit touches it or its agent files."""
+    if LIFECYCLE_PATH in paths or (lc is not None and new_lc
+                                   and any(agent_file(lc, p) for p in paths)):
+        return _check_new_lifecycle(git, new_lc)
+    return None
+
+
+def _found(found: Violation | None) -> list[Violation]:
+    return [found] if found is not None else []
 
 
 def _facts(git: Git, lc, base: str | None, paths: list[str], modes: dict[str, str],
@@ -288,14 +309,10 @@ def _law_in_force(git: Git, found, base: str | None, paths: list[str],
                   cache: str | None, rev: str | None) -> tuple:
     """(the lifecycle the staged commit is judged by, or None; the refusal when there is
     none to judge by, or it is invalid): as committed, else as staged, else once managed,
-    always managed (`_fallback_law`)."""
-    law = found or _fallback_law(git, base)
+    always managed (`fallback_law`)."""
+    law = found or fallback_law(git, base)
     if law is None:
-        if changes_state_files(paths) and git.config("gitstate.managed") == "true":
-            return None, Violation(Rule.LIFECYCLE, f"this clone is managed by gitstate, but no "
-                                   f"{LIFECYCLE_PATH} is committed, staged or in the work tree "
-                                   "to judge this commit by", LIFECYCLE_PATH)
-        return None, None   # not managed (yet): nothing to enforce
+        return None, _no_law(git, paths)
     try:
         if law[0]:   # with its agent files (`rev`: where `found` was read), git/lawfiles.py
             return cached_law(git, law, rev if found else base, cache), None
@@ -305,42 +322,36 @@ def _law_in_force(git: Git, found, base: str | None, paths: list[str],
                                exc.where or LIFECYCLE_PATH)
 
 
+def _no_law(git: Git, paths: list[str]) -> Violation | None:
+    """The refusal of a managed clone's state commit with no law to judge it by (None: not
+    managed yet, nothing to enforce)."""
+    if changes_state_files(paths) and git.config("gitstate.managed") == "true":
+        return Violation(Rule.LIFECYCLE, f"this clone is managed by gitstate, but no "
+                         f"{LIFECYCLE_PATH} is committed, staged or in the work tree "
+                         "to judge this commit by", LIFECYCLE_PATH)
+    return None
+
+
 def _judged_in_full(f: Facts) -> bool:
     """Must commit-msg judge the message in full: a merge, a change of the law, a change the
     fourth wall keeps for the system, or a bound session's move of another agent, whose
     verdict waits for its trailers?"""
-    if f.merge or f.law_changed:
-        return True
+    return bool(f.merge or f.law_changed) or _wall_waits(f) or _binding_waits(f)
+
+
+def _wall_waits(f: Facts) -> bool:
     if f.changes and f.message is None and f.lc.policies.fourth_wall:
         from gitstate.law.wall import waits_for_message
-        if waits_for_message(f.lc, f.changes, f.memo):
-            return True
+        return waits_for_message(f.lc, f.changes, f.memo)
+    return False
+
+
+def _binding_waits(f: Facts) -> bool:
     if not f.bound or not f.changes or f.message is not None:
         return False
     from gitstate.law.movers import judge_binding
     assert f.context is not None and f.memo is not None
     return judge_binding(f.lc, f.bound, f.changes, None, f.context.agents, f.memo)[1]
-
-
-def _fallback_law(git: Git, base: str | None):
-    """Once managed, always managed: the law in force when none is committed or staged — the
-    one in the work tree (`init --no-commit`), or the last one the history had before a
-    commit deleted it. Like a `cat_batch` answer (blob id, "blob", content), or None."""
-    try:
-        with open(LIFECYCLE_PATH, "rb") as fh:   # hooks run at the top of the work tree
-            data = fh.read(1 << 22)
-        return (None, "blob", data)   # not a blob: never cached
-    except OSError:
-        pass
-    if base is None:
-        return None
-    code, out, _ = git.call("log", "-1", "--format=%H", "--diff-filter=D", base, "--",
-                              LIFECYCLE_PATH)
-    deleted = out.decode().strip() if code == 0 else ""
-    if not deleted:
-        return None
-    found = git.cat_batch([f"{deleted}^:{LIFECYCLE_PATH}"])[0]
-    return found if found is not None and found[1] == "blob" else None
 
 
 def changes_state_files(paths: list[str]) -> bool:

@@ -134,6 +134,14 @@ class _Push:
         self.laws: dict[str | None, bool] = {}
 
     def judge(self, updates: list[list[str]]) -> list[tuple[str, dict]]:
+        bad, groups = self._judge_each(updates)
+        for root, items in groups.items():
+            bad += self._judge_group(root, items)
+        return bad
+
+    def _judge_each(self, updates: list[list[str]]):
+        """(the refusals of each update by itself, and of the team line; the other updates by
+        the law they are under, judged together after)."""
         bad: list[tuple[str, dict]] = []
         groups: dict[str | None, list[tuple[str, str]]] = {}
         for old, new, ref in updates:
@@ -148,9 +156,7 @@ class _Push:
                 bad += _judge_line(self.git, ref, old, new, root, self.now)
                 continue
             groups.setdefault(root, []).append((ref, new))
-        for root, items in groups.items():
-            bad += self._judge_group(root, items)
-        return bad
+        return bad, groups
 
     def _lawful(self, rev: str | None) -> bool:
         from gitstate.history.verify import law_at
@@ -181,14 +187,9 @@ class _Push:
 
     def _rewrite(self, old: str, new: str, ref: str) -> dict | None:
         """A protected ref or the team line deleted, a protected ref rewritten."""
-        if ref in self.protected and is_zero(new):
-            return _refusal(Rule.PROTECTED_REF, f"{ref} is protected on this hub: it "
-                            "cannot be deleted")
-        if is_zero(new) and not is_zero(old) and ref == team_ref(self.git, old, local=False):
-            return _refusal(Rule.PROTECTED_REF, f"{ref} is the team line (`line:` "
-                            "of the law at its tip): it cannot be deleted, nor made "
-                            "again from another history")
-        if is_zero(new) or ref not in self.protected or is_zero(old):
+        if is_zero(new):
+            return self._deleted(old, ref)
+        if ref not in self.protected or is_zero(old):
             return None
         if self.git.ok("merge-base", "--is-ancestor", old, new):
             return None
@@ -196,6 +197,17 @@ class _Push:
                         f"{new[:10]} does not contain its tip {old[:10]}; history "
                         "is never rewritten here (fetch, rebase your commits on "
                         "it, and push again)")
+
+    def _deleted(self, old: str, ref: str) -> dict | None:
+        """A protected ref or the team line deleted."""
+        if ref in self.protected:
+            return _refusal(Rule.PROTECTED_REF, f"{ref} is protected on this hub: it "
+                            "cannot be deleted")
+        if not is_zero(old) and ref == team_ref(self.git, old, local=False):
+            return _refusal(Rule.PROTECTED_REF, f"{ref} is the team line (`line:` "
+                            "of the law at its tip): it cannot be deleted, nor made "
+                            "again from another history")
+        return None
 
     def _judge_group(self, root: str | None, items: list[tuple[str, str]]
                      ) -> list[tuple[str, dict]]:
@@ -244,16 +256,20 @@ def record_received(git: Git, git_dir: str, landed: list[tuple[str, int]]) -> No
                     for sha, text in ((sha, f"received {when}\n") for sha, when in landed))
     for _try in range(200):
         old = git.rev(NOTES_REF)
-        stream = (f"commit {mine}\ncommitter gitstate hub <hub@gitstate.invalid> "
-                  f"{int(time.time())} +0000\ndata 0\n" + (f"from {old}\n" if old else "")
-                  + notes)
-        if git.call("fast-import", "--quiet", "--force", input=stream.encode())[0] != 0:
+        if git.call("fast-import", "--quiet", "--force",
+                    input=_notes_commit(mine, old, notes).encode())[0] != 0:
             break
         swap = f"update {NOTES_REF} {mine} {old}" if old else f"create {NOTES_REF} {mine}"
         if git.call("update-ref", "--stdin", input=f"{swap}\ndelete {mine}\n".encode())[0] == 0:
             _mark_noted(git_dir, [sha for sha, _when in landed])
             return
     git.call("update-ref", "-d", mine)
+
+
+def _notes_commit(mine: str, old: str | None, notes: str) -> str:
+    """The `fast-import` stream of the notes commit on `old` (None: the first)."""
+    return (f"commit {mine}\ncommitter gitstate hub <hub@gitstate.invalid> "
+            f"{int(time.time())} +0000\ndata 0\n" + (f"from {old}\n" if old else "") + notes)
 
 
 def _mark_noted(git_dir: str, landed: list[str]) -> None:

@@ -124,19 +124,29 @@ def record_key(top: Path, lc: Lifecycle, value: str, files: dict[str, bytes | No
 def public_key(value: str) -> tuple[str, str]:
     """(type, base64) of an SSH public key given as a line, a .pub file, or a private key file
     with its .pub beside it (as `git config user.signingkey` names one)."""
-    import os
-
     from gitstate.law.signers import parse_public_key
     text = value.strip()
     key = parse_public_key(text) if not text.startswith("key::") else \
         parse_public_key(text[5:])
-    path = Path(os.path.expanduser(text))
-    for candidate in (path, Path(f"{path}.pub")):
-        if key is None and candidate.is_file() and candidate.stat().st_size < 20000:
-            found = candidate.read_text("utf-8", "replace")
-            key = None if found.lstrip().startswith("-----") else parse_public_key(found)
+    if key is None:
+        key = _key_file(text)
     if key is None:
         raise UsageError(f"--signing-key {value!r} is not an SSH public key",
                          hint="give a .pub file (e.g. ~/.ssh/id_ed25519.pub), the private key "
                               "beside it, or the line 'ssh-ed25519 AAAA...'")
     return key
+
+
+def _key_file(text: str) -> tuple[str, str] | None:
+    """The public key in the file `text` names, or in the .pub beside it."""
+    import os
+
+    from gitstate.law.signers import parse_public_key
+    path = Path(os.path.expanduser(text))
+    for candidate in (path, Path(f"{path}.pub")):
+        if candidate.is_file() and candidate.stat().st_size < 20000:
+            found = candidate.read_text("utf-8", "replace")
+            key = None if found.lstrip().startswith("-----") else parse_public_key(found)
+            if key is not None:
+                return key
+    return None

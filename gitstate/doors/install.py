@@ -66,22 +66,31 @@ def _source(lifecycle: str | None) -> tuple[str, dict[str, str], Lifecycle]:
     """(lifecycle text, {state doc name: text}, checked lifecycle) of a preset name or a
     lifecycle file."""
     if lifecycle is None or lifecycle in presets():
-        d = preset_dir(lifecycle or "haak")
-        docs = {p.name: p.read_text(encoding="utf-8") for p in sorted(d.glob("*.md"))}
-        text = (d / "lifecycle.yaml").read_text(encoding="utf-8")
-        return text, docs, load_lifecycle(text, lifecycle or "haak")
+        return _preset(lifecycle or "haak")
     f = Path(lifecycle)
     if not f.is_file():
         raise UsageError(f"--lifecycle {lifecycle!r} is neither a lifecycle file nor a shipped "
                          f"preset; shipped presets: {', '.join(presets())}")
     text, lc = read_law_file(f, str(f))
+    return text, _state_docs(f, lc), lc
+
+
+def _preset(name: str) -> tuple[str, dict[str, str], Lifecycle]:
+    d = preset_dir(name)
+    docs = {p.name: p.read_text(encoding="utf-8") for p in sorted(d.glob("*.md"))}
+    text = (d / "lifecycle.yaml").read_text(encoding="utf-8")
+    return text, docs, load_lifecycle(text, name)
+
+
+def _state_docs(f: Path, lc: Lifecycle) -> dict[str, str]:
+    """The states' docs beside a lifecycle file (`STATE.md`), those that are files."""
     docs = {}
     for state in lc.states:
         doc = f.parent / f"{state}.md"
         if doc.is_file() and not doc.is_symlink():
             with open(doc, "rb") as fh:
                 docs[doc.name] = decode(fh.read(MAX_STATE_FILE_BYTES + 1), str(doc))
-    return text, docs, lc
+    return docs
 
 
 def init(path: str | None = None, lifecycle: str | None = None, *, force: bool = False,
@@ -150,18 +159,25 @@ def _law_chosen(git: Git, current: Path, lifecycle: str | None, humans: tuple[st
     text, docs, lc = _source(lifecycle)
     if not humans and (lifecycle is None or lifecycle in presets()):
         humans = _preset_humans(git, current, actions)
-    if humans:
-        text = with_humans(text, humans)
-    if lc.line is None:
-        text = _with_line(text, _branch(git))
-    if humans or lc.line is None:
-        lc = load_lifecycle(text, lifecycle or "haak")
+    text, lc = _fitted(git, text, lc, humans, lifecycle)
     if current.is_file() and current.read_text(encoding="utf-8", errors="replace") != text \
             and not force:
         raise GitstateError(f"{LIFECYCLE_PATH} exists and differs from "
                             f"'{lifecycle}'; gitstate will not overwrite it",
                             hint="pass --force to replace it")
     return text, docs, lc, humans
+
+
+def _fitted(git: Git, text: str, lc: Lifecycle, humans: tuple[str, ...],
+            lifecycle: str | None) -> tuple[str, Lifecycle]:
+    """The law's text with its humans and a line (this branch, when it names none)."""
+    if humans:
+        text = with_humans(text, humans)
+    if lc.line is None:
+        text = _with_line(text, _branch(git))
+    if humans or lc.line is None:
+        lc = load_lifecycle(text, lifecycle or "haak")
+    return text, lc
 
 
 def _preset_humans(git: Git, current: Path, actions: list[str]) -> tuple[str, ...]:
@@ -262,11 +278,7 @@ def _activate(git: Git, top: Path, lc: Lifecycle, actions: list[str]) -> str:
         git.run("config", "--unset", "core.hooksPath")
         actions.append(f"unset core.hooksPath (it pointed at the tracked {SHIM_DIR}/)")
         configured = None
-    if configured:
-        hook_dir = Path(str(configured)).expanduser()
-    else:
-        hook_dir = Path(git.text("rev-parse", "--git-path", "hooks"))
-    hook_dir = hook_dir if hook_dir.is_absolute() else top / hook_dir
+    hook_dir = _hook_dir(git, top, configured)
     actions += install_into(hook_dir, HOOK_NAMES, lc, top)
     try:
         return hook_dir.relative_to(top).as_posix()
@@ -293,6 +305,14 @@ def _with_line(text: str, branch: str) -> str:
     if at and not lines[at - 1].endswith("\n"):
         lines[at - 1] += "\n"
     return "".join(lines[:at] + [line] + lines[at:])
+
+
+def _hook_dir(git: Git, top: Path, configured) -> Path:
+    if configured:
+        hook_dir = Path(str(configured)).expanduser()
+    else:
+        hook_dir = Path(git.text("rev-parse", "--git-path", "hooks"))
+    return hook_dir if hook_dir.is_absolute() else top / hook_dir
 
 
 def _law_changes(git: Git, files: dict[str, bytes | None]) -> tuple[Lifecycle | None, list[str]]:
@@ -326,8 +346,13 @@ def _unapproved_shims(git: Git, files: dict[str, bytes | None],
         return []
     if all(p.startswith(SHIM_DIR + "/") for p in changed):
         return changed
+    raise _unapproved(current, changed, approved_by)
+
+
+def _unapproved(current: Lifecycle, changed: list[str], approved_by: str | None
+                ) -> GitstateError:
     named = f" ('{approved_by}' is not one of them)" if approved_by else ""
-    raise GitstateError(f"this would change the law ({', '.join(changed)}), which needs a "
+    return GitstateError(f"this would change the law ({', '.join(changed)}), which needs a "
                         f"human's approval{named}",
                         hint=f"run it as `gitstate init --approved-by <human>`, naming one of "
                              f"{', '.join(current.policies.humans)}")

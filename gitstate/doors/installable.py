@@ -78,6 +78,11 @@ def _requirement(spec: str) -> tuple[str, str]:
         return "fail", f"installs {spec}, not {DISTRIBUTION}"
     if req.url:
         return _git_url(req.url) if req.url.startswith("git+") else _archive(req.url)
+    return _pinned(spec, req)
+
+
+def _pinned(spec: str, req) -> tuple[str, str]:
+    """A requirement of gitstate from the package index: its exact version, if it has one."""
     pins = [s for s in req.specifier if s.operator in ("==", "===") and "*" not in s.version]
     if not pins:
         return "warn", f"installs {spec}: no exact version, so CI runs whatever the index " \

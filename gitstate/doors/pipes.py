@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from collections import deque
 
-from gitstate.git.runner import Git
+from gitstate.git.runner import Git, is_zero
 
 WALK = 512        # commits of the branch's history read in-process to answer "is it on it?"
 
@@ -125,19 +125,9 @@ def edited_tree(store: Store, tree: str, blobs: dict[str, tuple[str, str]]) -> s
     got = store.read(tree)
     if got is None or got[1] != "tree":
         raise Unsure(tree)
-    width = len(tree) // 2
-    entries, pos, data = [], 0, got[2]
-    while pos < len(data):
-        nul = data.index(b"\0", pos)
-        mode, _, name = data[pos:nul].partition(b" ")
-        entries.append([mode, name, data[nul + 1:nul + 1 + width]])
-        pos = nul + 1 + width
-    groups: dict[bytes, dict[str, tuple[str, str]]] = {}
-    for path, held in blobs.items():
-        head, _, rest = path.partition("/")
-        groups.setdefault(head.encode("utf-8", "surrogateescape"), {})[rest] = held
+    entries = _entries(got[2], len(tree) // 2)
     by_name = {e[1]: e for e in entries}
-    for name, inner in groups.items():
+    for name, inner in _by_folder(blobs).items():
         entry = by_name.get(name)
         if entry is None:
             raise Unsure(name)
@@ -152,6 +142,26 @@ def edited_tree(store: Store, tree: str, blobs: dict[str, tuple[str, str]]) -> s
                 raise Unsure(name)
             entry[2] = bytes.fromhex(edited_tree(store, entry[2].hex(), inner))
     return store.put("tree", b"".join(m + b" " + n + b"\0" + oid for m, n, oid in entries))
+
+
+def _entries(data: bytes, width: int) -> list[list[bytes]]:
+    """[mode, name, id] of each entry of a raw tree (`width`: an id's bytes)."""
+    entries, pos = [], 0
+    while pos < len(data):
+        nul = data.index(b"\0", pos)
+        mode, _, name = data[pos:nul].partition(b" ")
+        entries.append([mode, name, data[nul + 1:nul + 1 + width]])
+        pos = nul + 1 + width
+    return entries
+
+
+def _by_folder(blobs: dict[str, tuple[str, str]]) -> dict[bytes, dict[str, tuple[str, str]]]:
+    """`blobs` by the first name of their path: the rest of the path -> (mode, blob)."""
+    groups: dict[bytes, dict[str, tuple[str, str]]] = {}
+    for path, held in blobs.items():
+        head, _, rest = path.partition("/")
+        groups.setdefault(head.encode("utf-8", "surrogateescape"), {})[rest] = held
+    return groups
 
 
 class Reach:
@@ -169,8 +179,14 @@ class Reach:
         self.off: set[str] = set()
 
     def holds(self, sha: str, chain: set[str]) -> bool:
-        if sha in chain or sha in self.seen:
+        if sha in chain or sha in self.seen or self._walked_to(sha):
             return True
+        if not self.frontier:
+            return False   # the whole history read
+        return self._asked(sha)
+
+    def _walked_to(self, sha: str) -> bool:
+        """Found by reading the branch's history on, up to `WALK` commits in all."""
         while self.frontier and len(self.seen) < WALK:
             got = self.objects.read(self.frontier.popleft())
             for parent in parents_of(got[2]) if got and got[1] == "commit" else []:
@@ -179,8 +195,9 @@ class Reach:
                     self.frontier.append(parent)
             if sha in self.seen:
                 return True
-        if not self.frontier:
-            return False   # the whole history read
+        return False
+
+    def _asked(self, sha: str) -> bool:
         if self.moves is not None:
             self._rule_out(self.moves)
             self.moves = None
@@ -204,3 +221,38 @@ def parents_of(raw: bytes) -> list[str]:
 
 def is_oid(text: str) -> bool:
     return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
+
+
+def read_diff_tree(tokens: list[str], changed: dict) -> None:
+    """`git diff-tree --stdin -r -z` read into `changed` (move -> path -> modes, blob)."""
+    current: dict[str, tuple[str, str, str | None]] | None = None
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.startswith(":") and current is not None and i + 1 < len(tokens):
+            fields = token[1:].split()
+            if len(fields) >= 4:
+                current[tokens[i + 1]] = (fields[0], fields[1],
+                                          None if is_zero(fields[3]) else fields[3])
+            i += 2
+            continue
+        if is_oid(token.strip()):
+            current = changed.setdefault(token.strip(), {})
+        i += 1
+
+
+def tree_of(raw: bytes) -> str:
+    return raw[5:raw.index(b"\n")].decode()
+
+
+def replayed(raw: bytes, tip: str, tree: str) -> bytes:
+    """M's message, author and committer, on top of `tip` with the merged `tree`."""
+    head, _, message = raw.partition(b"\n\n")
+    lines = [b"tree " + tree.encode(), b"parent " + tip.encode()]
+    lines += [ln for ln in head.split(b"\n") if not ln.startswith((b"tree ", b"parent "))]
+    return b"\n".join(lines) + b"\n\n" + message
+
+
+def is_signed(raw: bytes) -> bool:
+    head = raw.partition(b"\n\n")[0]
+    return any(line.startswith((b"gpgsig ", b"gpgsig-sha256 ")) for line in head.split(b"\n"))

@@ -53,13 +53,17 @@ def _lists_gitstate(config: Path, name: str) -> bool:
         data = yaml.safe_load(config.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError, UnicodeDecodeError):
         return False
+    return any(_is_gitstates(source, hook, name) for source, hook in _hooks(data))
+
+
+def _hooks(data: object):
+    """(its repository, the hook) of each hook a pre-commit config lists."""
     repos = data.get("repos") if isinstance(data, dict) else None
     for repo in repos if isinstance(repos, list) else []:
         hooks = repo.get("hooks") if isinstance(repo, dict) else None
         for hook in hooks if isinstance(hooks, list) else []:
-            if isinstance(hook, dict) and _is_gitstates(repo.get("repo"), hook, name):
-                return True
-    return False
+            if isinstance(hook, dict):
+                yield repo.get("repo"), hook
 
 
 def _is_gitstates(source: object, hook: dict, name: str) -> bool:

@@ -69,17 +69,20 @@ def proc_receive(stdin: BinaryIO, stdout: BinaryIO, git_dir: str | None = None) 
     commands = [line.decode("utf-8", "replace").split() for line in _read_until_flush(stdin)]
     commands = [c for c in commands if len(c) == 3]
     for _old, new, ref in commands:
-        if len(commands) > MOVES_PER_PUSH:
-            outcome = _refused(new, TOO_MANY_REFS, f"this push queues {len(commands)} "
-                               f"moves; the hub takes at most {MOVES_PER_PUSH} in one push")
-        else:
-            try:
-                outcome = queue_and_land(Queue(git_dir or _hook_git_dir()), ref, new)
-            except Exception as exc:   # every queued ref gets an answer
-                outcome = _refused(new, QUEUE_MOVE, f"the hub could not queue it: {exc}")
-        _answer(stdout, ref, new, outcome)
+        _answer(stdout, ref, new, _queued(len(commands), ref, new, git_dir))
     _flush(stdout)
     return 0
+
+
+def _queued(count: int, ref: str, new: str, git_dir: str | None) -> dict:
+    """The outcome of one of the `count` refs a push queues."""
+    if count > MOVES_PER_PUSH:
+        return _refused(new, TOO_MANY_REFS, f"this push queues {count} "
+                        f"moves; the hub takes at most {MOVES_PER_PUSH} in one push")
+    try:
+        return queue_and_land(Queue(git_dir or _hook_git_dir()), ref, new)
+    except Exception as exc:   # every queued ref gets an answer
+        return _refused(new, QUEUE_MOVE, f"the hub could not queue it: {exc}")
 
 
 def _answer(stdout: BinaryIO, ref: str, new: str, outcome: dict) -> None:
@@ -209,8 +212,6 @@ class Queue:
         """Every request waiting, in order of arrival, each branch's in one pass (the lock
         is held)."""
         from gitstate.doors.batch import Lander
-        from gitstate.doors.hub import record_received
-        from gitstate.law.rule_ids import Rule
         requests = self._pending(set())
         if not requests:
             return []
@@ -220,23 +221,32 @@ class Queue:
         outcomes: list[dict] = []
         try:
             for branch in sorted({r["branch"] for _n, r in requests}):
-                mine = [(n, r) for n, r in requests if r["branch"] == branch]
-                steps = lander.land(branch, mine,
-                                    lambda seen, b=branch: [(n, r) for n, r in
-                                                            self._pending(seen) if
-                                                            r["branch"] == b],
-                                    self._record)
-                record_received(self.git, self.git_dir, _arrivals(steps))
-                for step in steps:
-                    outcome = {**(step.outcome or _refused(step.move, Rule.QUEUE_MOVE, "the "
-                                                           "hub could not land it")),
-                               "branch": branch, "request": step.name}
-                    _write(os.path.join(self.done, step.move), outcome)
-                    _unlink(os.path.join(self.dir, step.name))
-                    outcomes.append(outcome)
+                outcomes += self._land_branch(lander, branch, requests)
         finally:
             lander.close()
         self._forget_old()
+        return outcomes
+
+    def _land_branch(self, lander, branch: str, requests: list[tuple[str, dict]]
+                     ) -> list[dict]:
+        """The requests for `branch` landed in one pass, each answered in its file."""
+        from gitstate.doors.hub import record_received
+        from gitstate.law.rule_ids import Rule
+        mine = [(n, r) for n, r in requests if r["branch"] == branch]
+        steps = lander.land(branch, mine,
+                            lambda seen, b=branch: [(n, r) for n, r in
+                                                    self._pending(seen) if
+                                                    r["branch"] == b],
+                            self._record)
+        record_received(self.git, self.git_dir, _arrivals(steps))
+        outcomes = []
+        for step in steps:
+            outcome = {**(step.outcome or _refused(step.move, Rule.QUEUE_MOVE, "the "
+                                                   "hub could not land it")),
+                       "branch": branch, "request": step.name}
+            _write(os.path.join(self.done, step.move), outcome)
+            _unlink(os.path.join(self.dir, step.name))
+            outcomes.append(outcome)
         return outcomes
 
     def _pending(self, seen: set[str]) -> list[tuple[str, dict]]:

@@ -56,7 +56,7 @@ class Judge:
                 try:
                     conn, _ = server.accept()
                 except TimeoutError:
-                    if time.monotonic() - last > self.idle or not self._ours():
+                    if self._idle(last):
                         return 0
                     continue
                 with conn:
@@ -66,13 +66,20 @@ class Judge:
                         self._say()
                         last = time.monotonic()   # (only a judgement keeps it: a client
                         # not served cannot start a judge of its own while this one answers)
-                if stale or not self._ours() or time.monotonic() - last > self.idle:
+                if stale or self._idle(last):
                     return 0
         finally:
-            server.close()
-            if self._ours():
-                _unlink(self.sock)
-            self._unsay()
+            self._close(server)
+
+    def _idle(self, last: float) -> bool:
+        """Idle too long since the last judgement, or replaced by another judge."""
+        return time.monotonic() - last > self.idle or not self._ours()
+
+    def _close(self, server: socket.socket) -> None:
+        server.close()
+        if self._ours():
+            _unlink(self.sock)
+        self._unsay()
 
     def _bind(self) -> socket.socket | None:
         """The listening socket, bound by its name inside its folder (a socket's path is
@@ -146,9 +153,8 @@ class Judge:
             return False
         code = None
         try:
-            parsed = _parse(request) if request and not stale and _same_user(conn) else None
-            if parsed is not None and parsed.python == self.python \
-                    and identity(parsed.env) == self.me and len(fds) == 3:
+            parsed = self._servable(conn, request, stale, fds)
+            if parsed is not None:
                 code = self._run(run_hook, parsed, fds)
         finally:
             for fd in fds:
@@ -158,6 +164,27 @@ class Judge:
         except OSError:
             return False
         return code is not None
+
+    def _become(self, request: Request, fds: list[int]) -> None:
+        """This process made the client's: its streams, environment, folder and parent."""
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        os.environb.clear()
+        os.environb.update(request.env)
+        os.chdir(request.cwd)
+        os.getppid = lambda: request.parent
+        sys.stdin, sys.stdout, sys.stderr = (_stream(fd, like)
+                                             for fd, like in enumerate(self.streams))
+        sys.argv = ["-c", *request.args]
+
+    def _servable(self, conn: socket.socket, request: bytes | None, stale: bool, fds: list[int]
+                  ) -> Request | None:
+        """The request, when this judge may judge it as the client's own process would."""
+        parsed = _parse(request) if request and not stale and _same_user(conn) else None
+        if parsed is not None and parsed.python == self.python \
+                and identity(parsed.env) == self.me and len(fds) == 3:
+            return parsed
+        return None
 
     def _run(self, run_hook, request: Request, fds: list[int]) -> int | None:
         """`run_hook` as the client's process would run it: its folder, environment, streams,
@@ -169,31 +196,12 @@ class Judge:
         getppid, mask = os.getppid, os.umask(request.umask)
         try:
             try:
-                for target, fd in enumerate(fds):
-                    os.dup2(fd, target)
-                os.environb.clear()
-                os.environb.update(request.env)
-                os.chdir(request.cwd)
-                os.getppid = lambda: request.parent
-                sys.stdin, sys.stdout, sys.stderr = (_stream(fd, like)
-                                                     for fd, like in enumerate(self.streams))
-                sys.argv = ["-c", *args]
+                self._become(request, fds)
             except OSError:
                 return None
-            try:
-                return _code(run_hook(args[0], args[1:]) if args else 2)
-            except SystemExit as exc:
-                return _code(exc.code)
-            except Exception:   # a bug: said as the in-process hook would say it
-                import traceback
-                traceback.print_exc()
-                return 1
+            return _judged(run_hook, args)
         finally:
-            for stream in (sys.stdout, sys.stderr):
-                try:
-                    stream.flush()
-                except (OSError, ValueError):
-                    pass
+            _flush()
             sys.stdin, sys.stdout, sys.stderr, sys.argv = streams
             os.getppid = getppid
             os.umask(mask)
@@ -206,6 +214,25 @@ class Judge:
                 os.chdir(self.folder)
             except OSError:   # gone: so is the socket, and this judge with it
                 pass
+
+
+def _judged(run_hook, args: list[str]) -> int:
+    try:
+        return _code(run_hook(args[0], args[1:]) if args else 2)
+    except SystemExit as exc:
+        return _code(exc.code)
+    except Exception:   # a bug: said as the in-process hook would say it
+        import traceback
+        traceback.print_exc()
+        return 1
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
 
 
 def _stream(fd: int, like) -> io.TextIOWrapper:
@@ -262,18 +289,25 @@ class Request(NamedTuple):
 def _parse(request: bytes) -> Request | None:
     """A client's request; None if it is no client's."""
     fields = request.split(b"\0")
-    if len(fields) < 6 or fields[0] != TAG or not all(f.isdigit() for f in fields[3:6]):
+    if not _well_formed(fields):
         return None
     count = int(fields[5])
-    if len(fields) < 6 + count or int(fields[4]) > 0o777:
-        return None
-    env = {}
-    for item in fields[6 + count:]:
-        key, sep, value = item.partition(b"=")
-        if sep and key:
-            env[key] = value
+    env = dict(_pairs(fields[6 + count:]))
     return Request(fields[1], fields[2], int(fields[3]), int(fields[4]),
                    [os.fsdecode(a) for a in fields[6:6 + count]], env)
+
+
+def _well_formed(fields: list[bytes]) -> bool:
+    """The tag, three numbers, the arguments they count, and a umask."""
+    return len(fields) >= 6 and fields[0] == TAG and all(f.isdigit() for f in fields[3:6]) \
+        and len(fields) >= 6 + int(fields[5]) and int(fields[4]) <= 0o777
+
+
+def _pairs(items: list[bytes]):
+    for item in items:
+        key, sep, value = item.partition(b"=")
+        if sep and key:
+            yield key, value
 
 
 def _same_user(conn: socket.socket) -> bool:

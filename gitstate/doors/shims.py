@@ -50,14 +50,25 @@ PROJECT_MCP_MARK = f"/{RUNTIME_SHIM}"
 def runs_our_mcp(server: object, shim: str = RUNTIME_SHIM) -> bool:
     """Does a runtime's MCP server entry run gitstate's MCP server, in any of its forms (the
     shim at `shim`, `gitstate mcp`, `python -m gitstate mcp`)?"""
-    if not isinstance(server, dict) or not isinstance(server.get("command"), str):
+    words = _command_words(server)
+    if words is None:
         return False
-    args = server.get("args") or []
-    if not isinstance(args, list):
-        return False
-    words = [server["command"], *(str(a) for a in args)]
     if any(shim in w for w in words):
         return any("mcp" in w.split() or w == "mcp" for w in words)
+    return _runs_gitstate_mcp(words)
+
+
+def _command_words(server: object) -> list[str] | None:
+    """An MCP server entry's command and arguments, if it has them as JSON should."""
+    if not isinstance(server, dict) or not isinstance(server.get("command"), str):
+        return None
+    args = server.get("args") or []
+    if not isinstance(args, list):
+        return None
+    return [server["command"], *(str(a) for a in args)]
+
+
+def _runs_gitstate_mcp(words: list[str]) -> bool:
     name = os.path.basename(words[0])
     return (name == "gitstate" and words[1:2] == ["mcp"]) or any(
         words[i:i + 3] == ["-m", "gitstate", "mcp"] for i in range(len(words)))
@@ -95,13 +106,16 @@ def concerns_glob(lc: Lifecycle) -> str:
         return "*"      # layout `{id}`: any path at the top may be a state file; any subject
                         # may read as a move in a `grammar.accept` form
     parts = [tail or head, LIFECYCLE_PATH, SIGNERS_PATH, SHIMS_DIR, lc.policies.agents_from]
-    alternatives = ["*" + "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c
-                                  for c in part) + "*" for part in parts if part]
+    alternatives = [_caseless(part) for part in parts if part]
     # a merge: two parents, of SHA-1 (40 hex digits) or SHA-256 (64)
     alternatives += ["*\\[*"] + ["*'>'" + "[0-9a-fA-F]" * n + "' '*" for n in (40, 64)]
     if lc.policies.atomic_commits:
         alternatives.append("*'>@'*")
     return "|".join(alternatives)
+
+
+def _caseless(part: str) -> str:
+    return "*" + "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in part) + "*"
 
 
 def _ere(text: str) -> str:

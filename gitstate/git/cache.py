@@ -95,17 +95,20 @@ def load(cache_dir: str | None, name: str, identity: list,
         body = memoryview(raw)[65:]
         if raw[64:65] != b"\n" or raw[:64].decode("ascii", "replace") != _blake2b(body, secret):
             return None
-        identity = identity + _shallow(cache_dir)
-        if binary:
-            data, identity = marshal.loads(body), identity + _PYTHON
-        else:
-            import json  # not on the hook's path: the lifecycle is kept in `marshal`
-            data = json.loads(bytes(body).decode("utf-8", "surrogatepass"))
+        identity = identity + _shallow(cache_dir) + (_PYTHON if binary else [])
+        data = _decoded(body, binary)
         if isinstance(data, dict) and data.get("identity") == identity:
             return data
     except (OSError, ValueError, EOFError, TypeError):
         pass
     return None
+
+
+def _decoded(body: memoryview, binary: bool):
+    if binary:
+        return marshal.loads(body)
+    import json  # not on the hook's path: the lifecycle is kept in `marshal`
+    return json.loads(bytes(body).decode("utf-8", "surrogatepass"))
 
 
 def store(cache_dir: str | None, name: str, identity: list, data: dict,
@@ -151,13 +154,9 @@ def read_on(git: Git, cache_dir: str | None, name: str, identity: list, head: st
     saved = None if fresh else _saved(cache_dir, name, identity, valid, parted)
     if saved is not None and saved["tip"] == head:
         return saved
-    data = None
-    if saved is not None and _goes_on(git, saved["tip"], head, linear):
-        data = onward(saved, f"{saved['tip']}..{head}")
+    data, saved = _brought(git, saved, head, linear, onward, anew)
     if data is None:
-        data, saved = anew(head) if anew is not None else None, None
-        if data is None:
-            return None
+        return None
     data["tip"] = head
     if parted:
         blobs = data.pop("blobs")
@@ -168,15 +167,28 @@ def read_on(git: Git, cache_dir: str | None, name: str, identity: list, head: st
     return data
 
 
+def _brought(git: Git, saved: dict | None, head: str, linear, onward, anew
+             ) -> tuple[dict | None, dict | None]:
+    """(the data read on from `saved`, `saved`), else (read anew, None)."""
+    if saved is not None and _goes_on(git, saved["tip"], head, linear):
+        data = onward(saved, f"{saved['tip']}..{head}")
+        if data is not None:
+            return data, saved
+    return (anew(head) if anew is not None else None), None
+
+
 def _saved(cache_dir: str | None, name: str, identity: list, valid: Callable[[dict], bool],
            parted: bool) -> dict | None:
     """The file `name` as kept (a folder's index), if it has the shape its reader needs."""
     saved = load(cache_dir, f"{name}/index" if parted else name, identity, binary=parted)
-    if saved is None or not isinstance(saved.get("tip"), str) or parted and not (
-            isinstance(saved.get("parts"), dict) and isinstance(saved.get("packs"), dict)
-            and isinstance(saved.get("gone"), list)):
+    if saved is None or not isinstance(saved.get("tip"), str) or parted and not _indexed(saved):
         return None
     return saved if valid(saved) else None
+
+
+def _indexed(saved: dict) -> bool:
+    return isinstance(saved.get("parts"), dict) and isinstance(saved.get("packs"), dict) \
+        and isinstance(saved.get("gone"), list)
 
 
 def _goes_on(git: Git, tip: str, head: str,
@@ -281,10 +293,7 @@ def _store_parts(cache_dir: str | None, name: str, identity: list, data: dict,
     secret = key() if cache_dir else None
     if not secret or not cache_dir:
         return parts
-    blobs = {k: b for k, b in changed.items() if b is not None}
-    packs = dict(saved["packs"]) if saved else {}
-    if saved:
-        blobs, packs = _compacted(cache_dir, name, parts, blobs, packs)
+    blobs, packs = _to_write(cache_dir, name, parts, changed, saved)
     placed = _write_pack(os.path.join(cache_dir, name), blobs, secret)
     if placed is None:
         return parts
@@ -292,6 +301,15 @@ def _store_parts(cache_dir: str | None, name: str, identity: list, data: dict,
     packs.update({w[0]: w[1] + w[2] for w in placed.values()})
     _write_index(cache_dir, name, identity, {**data, "parts": parts}, packs, saved)
     return parts
+
+
+def _to_write(cache_dir: str, name: str, parts: dict, changed: dict, saved: dict | None
+              ) -> tuple[dict, dict]:
+    """(the parts to write, the packs they go beside)."""
+    blobs = {k: b for k, b in changed.items() if b is not None}
+    if not saved:
+        return blobs, {}
+    return _compacted(cache_dir, name, parts, blobs, dict(saved["packs"]))
 
 
 def _write_index(cache_dir: str, name: str, identity: list, index: dict, packs: dict,

@@ -42,24 +42,31 @@ def carry_work(git: Git, top: Path, result: Result, tip: str, *,
     is a conflict (nothing is moved then)."""
     ours = changes(git, result.parent, result.sha)
     theirs = changes(git, result.parent, tip)
-    state_path = result.plan.info.get("path")
-    keep: dict[str, tuple[str, str | None]] = {}
-    for path, entry in ours.items():
-        if path in theirs:
-            if theirs[path] == entry:
-                continue
-            if path == state_path or path in result.plan.files:
-                continue   # the move writes it again from the new tip
-            raise Conflict(f"{path} was changed on the hub too; the move cannot be replayed "
-                            "without a merge")
-        if replay or (path != state_path and path not in result.plan.files):
-            keep[path] = entry
+    keep = _kept(ours, theirs, result.plan.info.get("path"), result.plan.files, replay)
     # gitstate wrote the index entries without stat data: let git see they are up to date
     git.run("update-index", "-q", "--refresh", check=False)
     # the tip's commits were judged by `judge_fetched`: the ref guard need not judge them again
     git.run("reset", "-q", "--keep", tip, env={"GITSTATE_JUDGED": tip})
     stage(git, top, keep)
     return sorted(keep)
+
+
+def _kept(ours: dict, theirs: dict, state_path, files, replay: bool
+          ) -> dict[str, tuple[str, str | None]]:
+    """The work of our commit to stage again on the tip; Conflict where the hub's side
+    changed a file of it too (but the files the move writes again)."""
+    keep: dict[str, tuple[str, str | None]] = {}
+    for path, entry in ours.items():
+        if path in theirs:
+            if theirs[path] == entry:
+                continue
+            if path == state_path or path in files:
+                continue   # the move writes it again from the new tip
+            raise Conflict(f"{path} was changed on the hub too; the move cannot be replayed "
+                            "without a merge")
+        if replay or (path != state_path and path not in files):
+            keep[path] = entry
+    return keep
 
 
 def stage(git: Git, top: Path, entries: dict[str, tuple[str, str | None]]) -> None:

@@ -22,20 +22,28 @@ def push_queued(git: Git, up: Upstream, sha: str,
                               f"{sha}:{queue}")
     errs = err.decode("utf-8", "replace")
     for line in out.decode("utf-8", "replace").splitlines():
-        fields = line.split("\t")
-        if len(fields) < 3:
-            continue
-        flag, target, summary = fields[0], fields[1].rpartition(":")[2], fields[2]
-        if target == up.ref and flag in (" ", "+", "*"):
-            landed = summary.rpartition(".")[2].strip()
-            if len(landed) in (40, 64):
-                return "landed", landed, None, ""
-        if target == queue and flag == "!":
-            return _queue_refusal(summary, errs)
-        if target == queue:   # written as a ref of its own: a hub with no queue took it
-            return "unqueued", "", None, f"{up.remote} wrote {queue} instead of landing it"
+        answer = _answer(line.split("\t"), up, queue, errs)
+        if answer is not None:
+            return answer
     return "error", "", None, _plain(errs, ("hint:", "error: update_ref")) \
         or f"git push exited with {code}"
+
+
+def _answer(fields: list[str], up: Upstream, queue: str, errs: str
+            ) -> tuple[str, str, str | None, str] | None:
+    """What one line of the push report says of the queued move, if anything."""
+    if len(fields) < 3:
+        return None
+    flag, target, summary = fields[0], fields[1].rpartition(":")[2], fields[2]
+    if target == up.ref and flag in (" ", "+", "*"):
+        landed = summary.rpartition(".")[2].strip()
+        if len(landed) in (40, 64):
+            return "landed", landed, None, ""
+    if target == queue and flag == "!":
+        return _queue_refusal(summary, errs)
+    if target == queue:   # written as a ref of its own: a hub with no queue took it
+        return "unqueued", "", None, f"{up.remote} wrote {queue} instead of landing it"
+    return None
 
 
 def _queue_refusal(summary: str, errs: str) -> tuple[str, str, str | None, str]:

@@ -70,18 +70,28 @@ def judged_law(git: Git, lc: Lifecycle, rev: str, commit, problem: Violation | N
     new = {p: b for p, _o, b, m in commit.changes if agent_file(lc, p) and m != "160000"}
     before = _LISTED.get((rev, folder))
     if before is not None and commit.parents[:1] == [rev]:   # its changes are against `rev`
-        listing = dict(before)
-        listing.update(new)
         if len(_LISTED) > 200_000:   # (a long history: the next commits ask git again)
             _LISTED.clear()
-        _LISTED[(commit.sha, folder)] = tuple(sorted((p, b) for p, b in listing.items() if b))
+        _LISTED[(commit.sha, folder)] = _carried(before, new)
     if problem is None and any(new.values()):
-        try:
-            merged_parsed(lc, _parsed(git, tuple((p, b) for p, b in new.items() if b)))
-        except InvalidFile as exc:
-            problem = Violation(getattr(exc, "rule", Rule.LIFECYCLE), "this commit leaves an "
-                                f"agent file of the law invalid: {exc.message}", exc.where)
+        problem = _agent_problem(git, lc, new)
     return law, problem
+
+
+def _carried(before: tuple, new: dict[str, str]) -> tuple:
+    """A folder's listing at a commit: its parent's with the commit's changes."""
+    listing = dict(before)
+    listing.update(new)
+    return tuple(sorted((p, b) for p, b in listing.items() if b))
+
+
+def _agent_problem(git: Git, lc: Lifecycle, new: dict[str, str]) -> Violation | None:
+    try:
+        merged_parsed(lc, _parsed(git, tuple((p, b) for p, b in new.items() if b)))
+    except InvalidFile as exc:
+        return Violation(getattr(exc, "rule", Rule.LIFECYCLE), "this commit leaves an "
+                         f"agent file of the law invalid: {exc.message}", exc.where)
+    return None
 
 
 def _parsed(git: Git, listing: tuple, tree: str | None = None,
@@ -95,31 +105,39 @@ def _parsed(git: Git, listing: tuple, tree: str | None = None,
     saved = load(cache_dir, name, identity, binary=True) if tree else None
     files = saved.get("files") if saved else None
     if not isinstance(files, dict):
-        datas = git.cat_files([b for _p, b in listing], STATE_FILE_BYTES)
-        files = {p: parsed(p, d) for (p, _b), d in zip(listing, datas) if d is not None}
+        files = _parse_files(git, listing)
         if tree:
             store(cache_dir, name, identity, {"files": files}, binary=True)
     _PARSED[listing] = files
     return files
 
 
+def _parse_files(git: Git, listing: tuple) -> dict:
+    datas = git.cat_files([b for _p, b in listing], STATE_FILE_BYTES)
+    return {p: parsed(p, d) for (p, _b), d in zip(listing, datas) if d is not None}
+
+
 def _listing(git: Git, folder: str, rev: str) -> tuple[str | None, tuple]:
     """(the folder's tree id, its (path, blob id) files, directly in it) at `rev` (INDEX: the
     staged files, from `git ls-files`; a revision: its tree, read in one `cat-file`)."""
     if rev == INDEX:
-        out = git.run("ls-files", "-s", "-z", "--", folder + "/")
-        found = []
-        for entry in out.decode("utf-8", "surrogateescape").split("\0"):
-            meta, tab, path = entry.partition("\t")
-            fields = meta.split()
-            if tab and len(fields) == 3 and fields[2] == "0" and fields[0] != "160000" \
-                    and path.rpartition("/")[0] == folder and path.endswith(".md"):
-                found.append((path, fields[1]))
-        return None, tuple(sorted(found))
+        return None, _index_listing(git, folder)
     got = git.cat_batch([f"{rev}:{folder}"])[0]
     if got is None or got[1] != "tree":
         return None, ()
     return got[0], tuple(sorted(_tree_files(got[2], folder, len(got[0]) // 2)))
+
+
+def _index_listing(git: Git, folder: str) -> tuple:
+    out = git.run("ls-files", "-s", "-z", "--", folder + "/")
+    found = []
+    for entry in out.decode("utf-8", "surrogateescape").split("\0"):
+        meta, tab, path = entry.partition("\t")
+        fields = meta.split()
+        if tab and len(fields) == 3 and fields[2] == "0" and fields[0] != "160000" \
+                and path.rpartition("/")[0] == folder and path.endswith(".md"):
+            found.append((path, fields[1]))
+    return tuple(sorted(found))
 
 
 def _tree_files(data: bytes, folder: str, width: int):
@@ -149,3 +167,24 @@ def _worktree(top: str | os.PathLike, folder: str) -> dict[str, bytes]:
             with open(full, "rb") as fh:
                 found[f"{folder}/{name}"] = fh.read(STATE_FILE_BYTES + 1)
     return found
+
+
+def fallback_law(git: Git, base: str | None):
+    """Once managed, always managed: the law in force when none is committed or staged — the
+    one in the work tree (`init --no-commit`), or the last one the history had before a
+    commit deleted it. Like a `cat_batch` answer (blob id, "blob", content), or None."""
+    try:
+        with open(LIFECYCLE_PATH, "rb") as fh:   # hooks run at the top of the work tree
+            data = fh.read(1 << 22)
+        return (None, "blob", data)   # not a blob: never cached
+    except OSError:
+        pass
+    if base is None:
+        return None
+    code, out, _ = git.call("log", "-1", "--format=%H", "--diff-filter=D", base, "--",
+                              LIFECYCLE_PATH)
+    deleted = out.decode().strip() if code == 0 else ""
+    if not deleted:
+        return None
+    found = git.cat_batch([f"{deleted}^:{LIFECYCLE_PATH}"])[0]
+    return found if found is not None and found[1] == "blob" else None

@@ -147,16 +147,23 @@ def checked_out(git: Git, ref: str) -> list[Follower]:
     found = []
     for record in out.split("\0\0"):
         fields = dict(f.partition(" ")[::2] for f in record.split("\0") if f)
-        path = fields.get("worktree")
-        if not path or "bare" in fields or fields.get("branch") != ref:
-            continue
-        top = Path(path)
-        if not top.is_dir():
+        top = _on_ref(fields, ref)
+        if top is None:
             continue
         code, gdir, _ = Git(top).call("rev-parse", "--absolute-git-dir")
         if code == 0:
             found.append(Follower(top, Path(gdir.decode("utf-8", "surrogateescape").strip())))
     return found
+
+
+def _on_ref(fields: dict[str, str], ref: str) -> Path | None:
+    """The top of a worktree (a `git worktree list --porcelain` record) on `ref`, if it is
+    there."""
+    path = fields.get("worktree")
+    if not path or "bare" in fields or fields.get("branch") != ref:
+        return None
+    top = Path(path)
+    return top if top.is_dir() else None
 
 
 def _read(w: Follower) -> list[dict]:

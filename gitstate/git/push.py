@@ -135,13 +135,9 @@ def _land_pushed(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
         status, words = push_to(git, up, result.sha)
         if on_attempt:
             on_attempt(attempt, status)
-        if status == "landed":
-            return Landing("landed", attempt, result.sha, up.name), result
-        if status == "refused":
-            return _set_aside(git, top, up, result, agent, attempt,
-                              f"the hub refused it: {words}", fetch=True)
-        if status == "error":
-            return _gave_up(up, result, attempt, f"the push failed: {words}")
+        done = _pushed(git, top, up, result, agent, attempt, status, words)
+        if done is not None:
+            return done
         if policy.spent(attempt, start):
             return _gave_up(up, result, attempt, f"the hub kept moving ({attempt} attempts in "
                             f"{time.monotonic() - start:.1f}s)")
@@ -158,6 +154,19 @@ def _land_pushed(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
             return ending, result
 
 
+def _pushed(git: Git, top: Path, up: Upstream, result: Result, agent: str, attempt: int,
+            status: str, words: str) -> tuple[Landing, Result] | None:
+    """How a push to the branch ended, unless another push got there first (None)."""
+    if status == "landed":
+        return Landing("landed", attempt, result.sha, up.name), result
+    if status == "refused":
+        return _set_aside(git, top, up, result, agent, attempt,
+                          f"the hub refused it: {words}", fetch=True)
+    if status == "error":
+        return _gave_up(up, result, attempt, f"the push failed: {words}")
+    return None
+
+
 def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], result: Result,
                  agent: str, policy: PushPolicy,
                  judge_fetched: Callable[[str | None, str], str | None] | None
@@ -170,18 +179,10 @@ def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
     while True:
         attempt += 1
         status, landed, rule, words = push_queued(git, up, result.sha, queue)
-        if status != "landed" and rule is None and attempt == 1 \
-                and not hub_queues(git, up, ask=True):
-            # the hub no longer keeps a queue (it said so before): pushed to the branch
-            if status == "unqueued":
-                git.call("push", "--quiet", up.remote, f":{queue}")
+        if _queue_gone(git, up, status, rule, attempt, queue):
             return _land_pushed(git, top, up, move, result, agent, policy, judge_fetched, None)
         if status == "landed":
-            held, note = _take_landed(git, up, result, landed, judge_fetched)
-            if not held:
-                return _gave_up(up, result, attempt, f"the hub reported it landed as "
-                                f"{landed[:10]}, but {up.name} has no such commit holding it")
-            return Landing("landed", attempt, landed, up.name, reason=note), result
+            return _answered_landed(git, up, result, landed, attempt, judge_fetched)
         if status == "error":
             if _busy(words, policy, attempt, start):
                 time.sleep(policy.pause(attempt))   # the hub's ref was busy: ask again
@@ -198,6 +199,25 @@ def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
                                        judge_fetched)
         if ending is not None:
             return ending, result
+
+
+def _queue_gone(git: Git, up: Upstream, status: str, rule, attempt: int, queue: str) -> bool:
+    """The hub no longer keeps a queue (it said so before): the move goes to the branch."""
+    if status != "landed" and rule is None and attempt == 1 \
+            and not hub_queues(git, up, ask=True):
+        if status == "unqueued":
+            git.call("push", "--quiet", up.remote, f":{queue}")
+        return True
+    return False
+
+
+def _answered_landed(git: Git, up: Upstream, result: Result, landed: str, attempt: int,
+                     judge_fetched) -> tuple[Landing, Result]:
+    held, note = _take_landed(git, up, result, landed, judge_fetched)
+    if not held:
+        return _gave_up(up, result, attempt, f"the hub reported it landed as "
+                        f"{landed[:10]}, but {up.name} has no such commit holding it")
+    return Landing("landed", attempt, landed, up.name, reason=note), result
 
 
 def _busy(words: str, policy: PushPolicy, attempt: int, start: float) -> bool:
@@ -223,14 +243,21 @@ def _decide_again(git: Git, top: Path, up: Upstream, move: Callable[[], Result],
     try:
         return None, move()
     except (Rejected, GitstateError) as exc:
-        moved = [p for p in work if p == result.plan.info.get("path") or p in result.plan.files]
-        said = getattr(exc, "violations", None)   # the first rule that refused it
-        if not up.line:
-            restore(git, top, tip, moved)   # the refused state file goes back to the tip's
-        return _set_aside(git, top, up, result, agent, attempt,
-                          f"now illegal on {tip[:10]}: {exc}", fetch=False,
-                          staged=[p for p in work if p not in moved],
-                          rule=str(said[0].rule) if said else None)
+        return _now_illegal(git, top, up, result, agent, attempt, tip, work, exc)
+
+
+def _now_illegal(git: Git, top: Path, up: Upstream, result: Result, agent: str, attempt: int,
+                 tip: str, work: list[str], exc: GitstateError) -> tuple[Landing, Result]:
+    """The move decided again on `tip` and refused there: set aside, its state file as the
+    tip has it."""
+    moved = [p for p in work if p == result.plan.info.get("path") or p in result.plan.files]
+    said = getattr(exc, "violations", None)   # the first rule that refused it
+    if not up.line:
+        restore(git, top, tip, moved)   # the refused state file goes back to the tip's
+    return _set_aside(git, top, up, result, agent, attempt,
+                      f"now illegal on {tip[:10]}: {exc}", fetch=False,
+                      staged=[p for p in work if p not in moved],
+                      rule=str(said[0].rule) if said else None)
 
 
 def _onto(git: Git, top: Path, up: Upstream, result: Result, agent: str, attempt: int,
@@ -320,6 +347,21 @@ def _fetch(git: Git, up: Upstream) -> str:
     return tip
 
 
+def _stepped_back(git: Git, top: Path, up: Upstream, result: Result, fetch: bool
+                  ) -> list[str]:
+    """The branch back onto upstream from the unlanded commit: the work left staged."""
+    try:
+        tip = _fetch(git, up) if fetch else git.rev(up.tracking)
+        if tip and up.line:
+            from gitstate.git.line import step_line
+            step_line(git, up.branch, result.sha, tip)
+        elif tip and git.rev("HEAD") == result.sha:
+            return carry_work(git, top, result, tip, replay=False)
+    except (GitFailure, Conflict):
+        pass   # the side branch holds everything; the branch stays where it was
+    return []
+
+
 def _gave_up(up: Upstream, result: Result, attempts: int, why: str) -> tuple[Landing, Result]:
     reason = (f"{why}; the move stays committed here as {result.sha[:10]}, not on {up.name}: "
               "land it with `gitstate sync`, or undo it with `git reset --keep HEAD~1`")
@@ -338,16 +380,7 @@ def _set_aside(git: Git, top: Path, up: Upstream, result: Result, agent: str, at
     git.run("update-ref", side, result.sha, zero_like(result.sha),
             env={"GITSTATE_JUDGED": result.sha})
     if staged is None:   # still on the unlanded commit: step back onto upstream
-        staged = []
-        try:
-            tip = _fetch(git, up) if fetch else git.rev(up.tracking)
-            if tip and up.line:
-                from gitstate.git.line import step_line
-                step_line(git, up.branch, result.sha, tip)
-            elif tip and git.rev("HEAD") == result.sha:
-                staged = carry_work(git, top, result, tip, replay=False)
-        except (GitFailure, Conflict):
-            pass   # the side branch holds everything; the branch stays where it was
+        staged = _stepped_back(git, top, up, result, fetch)
     short = side.removeprefix("refs/heads/")
     return Landing("illegal", attempts, None, up.name, reason=why, rule=rule, kept=short,
                    staged=staged), result

@@ -24,8 +24,7 @@ class Managed:
     """A repository under gitstate: `top` is its work tree (None for a bare repository)."""
 
     def __init__(self, git: Git, top: str | os.PathLike | None, cache_dir: str = ""):
-        self.git = git
-        self._top = top
+        self.git, self._top = git, top
         self.cache_dir = cache_dir   # .git/gitstate: caches that are pure speed-ups ("": none)
 
     @property
@@ -134,7 +133,6 @@ class Managed:
                       hint: str | None = None):
         """The error for an agent with no committed state file, naming the closest known id
         (a typo) or else how to spawn it."""
-        from gitstate.errors import GitstateError
         from gitstate.law.suggest import closest
         best = closest(agent, self.agent_ids(lc, rev))
         if best:
@@ -367,8 +365,7 @@ class GitContext(Context):
         if not self.base:
             return None
         out = self.git.text("log", "--first-parent", "--format=%H %ct %s", "-i",
-                            f"--grep=^@{agent}:",
-                            self.base, "--")
+                            f"--grep=^@{agent}:", self.base, "--")
         entered = None
         for line in out.split("\n"):
             sha, _, rest = line.partition(" ")
@@ -399,22 +396,25 @@ class GitContext(Context):
             lc = self._lc or Managed(self.git, None).lifecycle(
                 self._tree or self._base_name, worktree=False)
             rx = lc.state_path_regex()
-            head_dir = lc.state_file.split("{id}")[0].rstrip("/")
-            blobs = (tree_blobs(self.git, self._tree, head_dir) if self._tree
-                     else index_blobs(self.git, head_dir))
-            ids = {p: m.group("id") for p in blobs if (m := rx.match(p))}
-            datas = self.git.cat_files(blobs[p] for p in ids)
-            found = {}
-            for (path, agent), data in zip(ids.items(), datas):
-                data = self._overrides.get(path, data)
-                doc = parse_state_or_none(data, path, self._parsed)
-                if doc is not None:
-                    found[agent] = doc.front
-            for path, data in self._overrides.items():
-                m = rx.match(path)
-                if m and m.group("id") not in found:
-                    doc = parse_state_or_none(data, path)
-                    if doc is not None:
-                        found[m.group("id")] = doc.front
-            self._agents = found
+            self._agents = self._new_agents(rx, self._read_agents(lc, rx))
         return self._agents
+
+    def _read_agents(self, lc: Lifecycle, rx) -> dict[str, dict]:
+        head_dir = lc.state_file.split("{id}")[0].rstrip("/")
+        blobs = (tree_blobs(self.git, self._tree, head_dir) if self._tree
+                 else index_blobs(self.git, head_dir))
+        ids = {p: m.group("id") for p in blobs if (m := rx.match(p))}
+        found = {}
+        for (path, agent), data in zip(ids.items(), self.git.cat_files(blobs[p] for p in ids)):
+            doc = parse_state_or_none(self._overrides.get(path, data), path, self._parsed)
+            if doc is not None:
+                found[agent] = doc.front
+        return found
+
+    def _new_agents(self, rx, found: dict[str, dict]) -> dict[str, dict]:
+        for path, data in self._overrides.items():
+            if (m := rx.match(path)) and m.group("id") not in found:
+                doc = parse_state_or_none(data, path)
+                if doc is not None:
+                    found[m.group("id")] = doc.front
+        return found

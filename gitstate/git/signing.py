@@ -76,21 +76,31 @@ def signing_key(git: Git) -> tuple[tuple[str, str] | None, str]:
         return parse_public_key(configured[5:]), "user.signingkey"
     path = Path(os.path.expanduser(configured))
     for candidate in (path, Path(f"{path}.pub")):
-        if candidate.is_file():
-            try:
-                key = parse_public_key(candidate.read_text("utf-8", "replace")[:20000])
-            except OSError:
-                key = None
-            if key:
-                return key, str(candidate)
-    if path.is_file():
-        import subprocess
-        proc = subprocess.run(["ssh-keygen", "-y", "-f", str(path)], capture_output=True,
-                              text=True, stdin=subprocess.DEVNULL)
-        key = parse_public_key(proc.stdout) if proc.returncode == 0 else None
+        key = _key_in(candidate)
         if key:
-            return key, str(path)
+            return key, str(candidate)
+    key = _public_of(path) if path.is_file() else None
+    if key:
+        return key, str(path)
     return None, f"user.signingkey {configured} is not an SSH key gitstate can read"
+
+
+def _key_in(candidate: Path) -> tuple[str, str] | None:
+    """The public key a file holds (a `.pub`, or a key line configured by path)."""
+    if not candidate.is_file():
+        return None
+    try:
+        return parse_public_key(candidate.read_text("utf-8", "replace")[:20000])
+    except OSError:
+        return None
+
+
+def _public_of(path: Path) -> tuple[str, str] | None:
+    """The public key of the private key at `path`, as `ssh-keygen -y` derives it."""
+    import subprocess
+    proc = subprocess.run(["ssh-keygen", "-y", "-f", str(path)], capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL)
+    return parse_public_key(proc.stdout) if proc.returncode == 0 else None
 
 
 def can_sign_as(git: Git, signers: bytes, principal: str) -> tuple[bool, str]:

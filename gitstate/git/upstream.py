@@ -29,16 +29,21 @@ def standing(git: Git, ref: str = "HEAD") -> tuple[str, int, int] | None:
         return None
     for line in out.decode("utf-8", "replace").splitlines():
         fields = line.split("\0")
-        if len(fields) != 5:
-            continue
-        current, name, upstream, short, track = fields
-        if (current != "*") if ref == "HEAD" else (name != ref):
-            continue
-        if not upstream.startswith("refs/remotes/"):
-            return None
-        ahead, behind = _track(track)
-        return (short, ahead, behind) if ahead or behind else None
+        if len(fields) == 5 and _is_branch(fields, ref):
+            return _upstream_standing(fields)
     return None
+
+
+def _is_branch(fields: list[str], ref: str) -> bool:
+    return fields[0] == "*" if ref == "HEAD" else fields[1] == ref
+
+
+def _upstream_standing(fields: list[str]) -> tuple[str, int, int] | None:
+    _current, _name, upstream, short, track = fields
+    if not upstream.startswith("refs/remotes/"):
+        return None
+    ahead, behind = _track(track)
+    return (short, ahead, behind) if ahead or behind else None
 
 
 def _track(track: str) -> tuple[int, int]:
@@ -126,11 +131,7 @@ def upstream_of(git: Git, line: str | None = None) -> Upstream:
     """The current branch's upstream (or, with `line`, the team line's: moves made in a
     worktree on another branch land there); a clear error (nothing done) when there is
     none."""
-    if line:
-        branch = line
-    else:
-        code, out, _ = git.call("symbolic-ref", "-q", "HEAD")
-        branch = out.decode().strip() if code == 0 else ""
+    branch = line or _head_branch(git)
     if not branch:
         raise GitstateError("--push needs a branch, but HEAD is detached; nothing was done",
                             hint="switch to a branch that tracks the hub (`git switch main`)")
@@ -145,6 +146,11 @@ def upstream_of(git: Git, line: str | None = None) -> Upstream:
     tracking = git.text("rev-parse", "--symbolic-full-name", f"{short}@{{upstream}}",
                         check=False) or f"refs/remotes/{remote}/{ref.removeprefix('refs/heads/')}"
     return Upstream(remote, ref, tracking, branch, line=bool(line))
+
+
+def _head_branch(git: Git) -> str:
+    code, out, _ = git.call("symbolic-ref", "-q", "HEAD")
+    return out.decode().strip() if code == 0 else ""
 
 
 def local_upstream(git: Git, line: str) -> bool:
