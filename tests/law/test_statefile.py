@@ -173,7 +173,7 @@ def test_the_lists_of_keys_are_read_from_the_one_table():
     from gitstate.law.lifecycle import NOT_DEFAULTS
     from gitstate.law.statekeys import KEYS
     from gitstate.moves.fields import NUMERIC_KEYS, PROTECTED_KEYS
-    from gitstate.moves.sync import _KEYS_THE_MOVE_SETS
+    from gitstate.moves.unlanded import _KEYS_THE_MOVE_SETS
     assert len({k.name for k in KEYS}) == len(KEYS)
     assert list(statefile.FIELDS) == [
         "agent", "state", "role", "model", "person", "project", "parent", "depth", "thread",
