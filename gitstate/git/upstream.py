@@ -10,11 +10,14 @@ counts nothing.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from gitstate.errors import GitstateError
 from gitstate.git.runner import Git
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _FORMAT = "%(HEAD)%00%(refname)%00%(upstream)%00%(upstream:short)%00%(upstream:track,nobracket)"
 
@@ -93,9 +96,9 @@ def hub_queues(git: Git, up: Upstream, *, ask: bool = False) -> bool:
     return queueing
 
 
-def _memory(git: Git) -> str:
-    git.known_git_dir = git.known_git_dir or git.text("rev-parse", "--absolute-git-dir")
-    return os.path.join(git.known_git_dir, "gitstate", "queueing-hubs")
+def _memory(git: Git) -> Path:
+    from gitstate.git.atomic import git_dir
+    return git_dir(git) / "gitstate" / "queueing-hubs"
 
 
 def _url(git: Git, up: Upstream) -> str:
@@ -115,14 +118,10 @@ def _remember(git: Git, up: Upstream, queueing: bool) -> None:
     known, url = _remembered(git), _url(git, up)
     if (url in known) == queueing or "\n" in url:
         return
-    path = _memory(git)
+    from gitstate.git.atomic import write_file
     known = (known | {url}) if queueing else (known - {url})
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write("".join(f"{u}\n" for u in sorted(known)))
-        os.replace(tmp, path)
+        write_file(_memory(git), "".join(f"{u}\n" for u in sorted(known)).encode())
     except OSError:
         pass   # only a memory: the hub is asked again next time
 
