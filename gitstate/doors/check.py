@@ -19,16 +19,22 @@ from gitstate.law.statefile import MAX_STATE_FILE_BYTES, parse_bytes
 def check_worktree(repo: Managed) -> list[Violation]:
     """Every problem of the lifecycle, the hook shims and the state files in the work tree,
     judged by the validator's own per-file rules."""
+    return _checked(repo)[1]
+
+
+def _checked(repo: Managed) -> tuple:
+    """(the work tree's lifecycle, or None where it does not load; its problems): the
+    lifecycle read once for all that `check` says."""
     try:
         lc = repo.lifecycle(rev=None, index=False)
     except LifecycleInvalid as exc:
-        return [Violation(Rule.LIFECYCLE, msg, f"{LIFECYCLE_PATH}:{ln}" if ln else LIFECYCLE_PATH)
-                for ln, msg in exc.problems]
+        return None, [Violation(Rule.LIFECYCLE, msg,
+                                f"{LIFECYCLE_PATH}:{ln}" if ln else LIFECYCLE_PATH)
+                      for ln, msg in exc.problems]
     except GitstateError as exc:
-        return [Violation(getattr(exc, "rule", Rule.LIFECYCLE), exc.message,
-                          exc.where or LIFECYCLE_PATH)]
-    out = _check_hooks(repo, lc)
-    return out + _check_files(repo.work_tree, lc)
+        return None, [Violation(getattr(exc, "rule", Rule.LIFECYCLE), exc.message,
+                                exc.where or LIFECYCLE_PATH)]
+    return lc, _check_hooks(repo, lc) + _check_files(repo.work_tree, lc)
 
 
 def _check_files(top: Path, lc) -> list[Violation]:
@@ -129,17 +135,15 @@ def _outdated(name: str, text: str, current: str) -> str:
 def check(repo: Managed) -> dict:
     """`gitstate check`: every problem, each with its file and line apart, and what the law
     lets be that the team should know (warnings)."""
-    problems = [_problem(v) for v in check_worktree(repo)]
-    return {"ok": not problems, "problems": problems, "warnings": warnings(repo)}
+    lc, found = _checked(repo)
+    problems = [_problem(v) for v in found]
+    return {"ok": not problems, "problems": problems,
+            "warnings": warnings(repo, lc) if lc is not None else []}
 
 
-def warnings(repo: Managed) -> list[str]:
+def warnings(repo: Managed, lc) -> list[str]:
     """A convention role (`max_advisory`) held by more living agents in the work tree than
-    its max."""
-    try:
-        lc = repo.lifecycle(rev=None, index=False)
-    except GitstateError:   # (LifecycleInvalid too: a problem `check` names)
-        return []
+    its max (none where the lifecycle does not load: a problem `check` names)."""
     if not any(lc.max_advisory(r) for r in lc.roles):
         return []
     from gitstate.law.roles import over_advisory_max
