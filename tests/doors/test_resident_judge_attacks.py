@@ -404,3 +404,36 @@ def test_a_judge_that_serves_none_of_the_commits_it_is_asked_goes_when_idle(repo
 
     assert until(asked_and_gone, seconds=30)
     assert status(repo) is None or status(repo)["pid"] != pid
+
+
+def test_an_index_in_a_shared_folder_keeps_the_verdicts_in_the_git_dir(repo, tmp_path,
+                                                                       monkeypatch):
+    """With GIT_INDEX_FILE in a folder other users may write in (sticky, as /tmp is), the hooks
+    keep what they leave between them in the git dir: links planted in the shared folder under
+    the names of the verdict files are neither followed nor read, and the commit is judged."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("mine\n")
+    planted = ("gitstate-ordinary", "gitstate-expect")
+    for name in planted:
+        (shared / name).symlink_to(victim)
+    (shared / "gitstate").mkdir()
+    (shared / "gitstate" / "pending.json").write_text("{not a journal of this repository")
+    index = shared / "index"
+    shutil.copy(repo / ".git" / "index", index)
+    monkeypatch.setenv("GIT_INDEX_FILE", str(index))
+    head = git(repo, "rev-parse", "HEAD").stdout
+    set_state_line(repo, "alice", "state", "deep_work")       # bootstrap -> deep_work: illegal
+    res = git(repo, "commit", "-qam", "@alice: [STATE:deep_work] on", check=False)
+    assert res.returncode == 1 and "[illegal-transition]" in res.stderr, res.stderr
+    assert git(repo, "rev-parse", "HEAD").stdout == head
+    set_state_line(repo, "alice", "state", "inbox")            # bootstrap -> inbox: legal
+    res = git(repo, "commit", "-qam", "@alice: [STATE:inbox] to work", check=False)
+    assert res.returncode == 0, res.stderr
+    assert git(repo, "log", "-1", "--format=%s").stdout.strip() == "@alice: [STATE:inbox] to work"
+    assert victim.read_text() == "mine\n"
+    assert all((shared / name).is_symlink() for name in planted)
+    assert sorted(p.name for p in shared.iterdir()) == sorted(
+        [*planted, "gitstate", "index"]), "the hooks left files in the shared folder"
