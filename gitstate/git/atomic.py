@@ -19,7 +19,6 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from gitstate.errors import GitFailure, GitstateError, Rejected
@@ -29,34 +28,41 @@ from gitstate.law.checks import is_git_dir_name
 MAX_ATTEMPTS = 8
 
 
-@dataclass
 class Plan:
-    """What one commit writes: path -> new bytes (None deletes), and its message."""
+    """What one commit writes: path -> new bytes (None deletes), and its message. (Plain
+    classes, not `dataclasses`, which costs every move ~10 ms to import.)"""
+    __slots__ = ("files", "message", "info", "executable", "with_staged", "sign", "key",
+                 "judged", "work")
 
-    files: dict[str, bytes | None]
-    message: str
-    info: dict = field(default_factory=dict)   # handed back to the caller in the result
-    executable: frozenset[str] = frozenset()    # paths committed with mode 100755
-    with_staged: bool = True                    # commit what the user staged, too
-    sign: bool = False                          # sign with the configured SSH key (approvals)
-    key: str | None = None                      # else sign with this SSH key (an agent's)
-    judged: bool = True                         # by its maker: the ref guard lets it pass
-    # what the work tree gets where it differs from what is committed: the user's unstaged
-    # edits of a file the move rewrites, with the move applied (nothing of theirs is lost)
-    work: dict[str, bytes] = field(default_factory=dict)
+    def __init__(self, files: dict[str, bytes | None], message: str, info: dict | None = None,
+                 *, executable: frozenset[str] = frozenset(), with_staged: bool = True,
+                 sign: bool = False, key: str | None = None, judged: bool = True,
+                 work: dict[str, bytes] | None = None) -> None:
+        self.files, self.message = files, message
+        self.info = {} if info is None else info     # handed back to the caller in the result
+        self.executable = executable                 # paths committed with mode 100755
+        self.with_staged = with_staged               # commit what the user staged, too
+        self.sign = sign                             # sign with the configured SSH key (approvals)
+        self.key = key                               # else sign with this SSH key (an agent's)
+        self.judged = judged                         # by its maker: the ref guard lets it pass
+        # what the work tree gets where it differs from what is committed: the user's unstaged
+        # edits of a file the move rewrites, with the move applied (nothing of theirs is lost)
+        self.work = {} if work is None else work
 
     def mode(self, path: str) -> str:
         return "100755" if path in self.executable else "100644"
 
 
-@dataclass
 class Result:
-    sha: str
-    parent: str | None
-    plan: Plan
-    detached: bool = False   # HEAD named no branch: the commit is on no branch either
-    also: list[str] = field(default_factory=list)   # staged files that rode along
-    line: str | None = None   # the team line's branch, for a move made onto it from elsewhere
+    """The commit a plan made: its id, its parent, and where it went."""
+    __slots__ = ("sha", "parent", "plan", "detached", "also", "line")
+
+    def __init__(self, sha: str, parent: str | None, plan: Plan, detached: bool = False,
+                 also: list[str] | None = None, line: str | None = None) -> None:
+        self.sha, self.parent, self.plan = sha, parent, plan
+        self.detached = detached   # HEAD named no branch: the commit is on no branch either
+        self.also = [] if also is None else also   # staged files that rode along
+        self.line = line   # the team line's branch, for a move made onto it from elsewhere
 
 
 def git_dir(git: Git) -> Path:
