@@ -124,6 +124,49 @@ def fold(tracks: dict[str, AgentTrack], events) -> dict[str, AgentTrack]:
     return tracks
 
 
+def folded(git: Git, lc: Lifecycle, revs: list[str], meanwhile=None) -> dict[str, AgentTrack]:
+    """`fold({}, tag_events(git, lc, revs, meanwhile=meanwhile))` with no event held: each
+    is folded as git gives it, newest first (`fold_newest`). A whole history's events held
+    to be turned round took most of a first read's memory (700,000 moves at 1,000,000
+    commits: ~350 MB of tuples)."""
+    events = newest_events(git, lc, revs)
+    if meanwhile is not None:
+        meanwhile()
+    return fold_newest(events)
+
+
+def fold_newest(events) -> dict[str, AgentTrack]:
+    """`fold({}, reversed(events))` of `events` given newest first, in one pass that keeps
+    only each agent's track. Places are counted from the newest while reading (0, 1, ...)
+    and said from the oldest once all are counted; an agent's first move is the oldest read
+    of it, the state it entered the oldest of the run of its last state, and `previous` the
+    state of the move just before that run."""
+    seen: dict[str, list] = {}   # agent -> [first, last, tag, entered, count, previous]
+    n = 0
+    for sha, when, _author, agent, state, _text in events:
+        here = (sha, when, n)
+        n += 1
+        s = seen.get(agent)
+        if s is None:
+            seen[agent] = [here, here, state, here, 1, None]
+            continue
+        s[0] = here
+        s[4] += 1
+        if s[5] is None:          # still in the run of its last state
+            if state == s[2]:
+                s[3] = here
+            else:
+                s[5] = state
+    tracks: dict[str, AgentTrack] = {}
+    for agent, (first, last, tag, entered, count, previous) in sorted(
+            seen.items(), key=lambda item: -item[1][0][2]):     # in order of birth
+        tracks[agent] = AgentTrack((first[0], first[1], n - first[2]),
+                                   (last[0], last[1], n - last[2]), tag,
+                                   (entered[0], entered[1], n - entered[2]), count,
+                                   previous, len(tracks))
+    return tracks
+
+
 def fold_plain(tracks: dict[str, list], events, seq: int) -> int:
     """`fold` onto tracks in their plain form (`track_to_plain`), `seq` the events folded
     so far: only the agents of `events` are touched. Returns the new `seq`."""

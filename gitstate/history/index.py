@@ -16,7 +16,7 @@ from gitstate import __version__
 from gitstate.errors import InvalidFile
 from gitstate.git import cache
 from gitstate.git.runner import Git
-from gitstate.history.fold import fold, tag_events, track_from_plain, track_to_plain
+from gitstate.history.fold import fold, folded, track_from_plain, track_to_plain
 from gitstate.law import statefile
 from gitstate.law.lifecycle import Lifecycle
 
@@ -109,7 +109,7 @@ class Index:
         if new is not None:
             tracks = fold(self._kept_tracks(), new)
         else:
-            tracks = fold({}, tag_events(self.git, self.lc, [rev], meanwhile=meanwhile))
+            tracks = folded(self.git, self.lc, [rev], meanwhile=meanwhile)
         if remember:
             self._remember(rev, tracks)
         return tracks

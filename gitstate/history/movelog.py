@@ -196,12 +196,15 @@ def _grouped(events, names: list[str]) -> tuple[array.array, Grouped]:
     order = array.array("I")
     grouped = Grouped()
     newer: dict[int, list] = {}    # each agent's move read last: the next one says its "from"
+    said: dict[str, str] = {}      # one object for each author and state: `marshal` says it once
     for sha, when, author, who, state, text in events:
         i = number.get(who)
         if i is None:
             i = number[who] = len(names)
             names.append(who)
         order.append(i)
+        who = names[i]
+        author, state = said.setdefault(author, author), said.setdefault(state, state)
         if i in newer:
             newer[i][4] = state
             grouped.add(i, newer.pop(i))

@@ -48,6 +48,16 @@ def test_fold_equals_replaying_step_by_step_and_can_resume_anywhere(events, cut)
     assert fold(resumed, events[cut:]) == whole
 
 
+@settings(max_examples=300, deadline=None)
+@given(events_st)
+def test_folding_the_events_newest_first_equals_the_fold_of_them_oldest_first(events):
+    """A whole history is folded as git gives it, newest first, without holding it."""
+    from gitstate.history.fold import fold_newest
+    newest = fold_newest(reversed(events))
+    assert newest == fold({}, events)
+    assert list(newest) == list(fold({}, events))     # agents in the order they were born
+
+
 def record(agent, state, role=None, entered=100, **front):
     track = AgentTrack(("c0", 1), ("c9", entered), state, (f"e-{agent}", entered), 2, None)
     return agent_record(agent, f"agent/{agent}/_state.md",
