@@ -127,23 +127,8 @@ class Git:
         """`stream`'s records a list at a time, as each read of git's output brings them (a
         thread handing records to another pays its locks once per list, not per record).
         git starts now; its output is read as the caller iterates."""
-        import subprocess
-        import tempfile
-        err = tempfile.TemporaryFile()
-        try:
-            # GIT_FLUSH=0: git log flushes after every commit when writing to a pipe, a
-            # system call per record (a third of the time of a long log); full buffers
-            # still arrive as git walks
-            proc = subprocess.Popen(["git", *_GLOBAL_OPTIONS, *_READ_OPTIONS, *args],
-                                    cwd=self.cwd,
-                                    stdout=subprocess.PIPE, stderr=err,
-                                    env=self._env({"GIT_FLUSH": "0"}))
-        except BaseException:
-            err.close()
-            raise
-        assert proc.stdout is not None
-        _widen(proc.stdout.fileno())
-        return _batches(proc, err, args, sep)
+        from gitstate.git.streamed import started
+        return started(self, args, sep)
 
     def log_records(self, fields: list[str], *args: str,
                     check: bool = True) -> Iterator[list[str]]:
@@ -154,7 +139,8 @@ class Git:
         fmt = "--format=" + "%n".join(fields)
         stream = self.stream("log", "-z", fmt, *args, sep=b"\0") if check else \
             iter(self.run("log", "-z", fmt, *args, check=False).split(b"\0"))
-        return _records(stream, len(fields))
+        from gitstate.git.streamed import records
+        return records(stream, len(fields))
 
     # -- where am I ---------------------------------------------------------------------
 
@@ -324,16 +310,6 @@ def _spawn_light(argv: list[str], input: bytes | None,
     return os.waitstatus_to_exitcode(status), out, err
 
 
-def _widen(fd: int) -> None:
-    """Let git write up to 1 MiB ahead of a reader (Linux pipes hold 64 KiB): a reading thread
-    that waits for Python's lock meanwhile no longer stops git's walk."""
-    try:
-        import fcntl
-        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 1 << 20)
-    except (ImportError, AttributeError, OSError):
-        pass   # the pipe keeps its size: slower, not wrong
-
-
 def _read_both(out_r: int, err_r: int) -> tuple[bytes, bytes]:
     """Everything a child writes to its stdout and stderr, read as it comes on either: a child
     that fills one pipe while the other is being waited on would otherwise never finish."""
@@ -365,37 +341,6 @@ def _plain(stderr: bytes, args: tuple[str, ...]) -> str:
              for ln in lines if not ln.startswith("hint:")]
     text = "; ".join(fatal) or "git failed with no message"
     return text
-
-
-def _batches(proc, err, args: tuple[str, ...], sep: bytes) -> Iterator[list[bytes]]:
-    """A started git's stdout split on `sep`, a read at a time; its exit checked at the end."""
-    with err:
-        fd = proc.stdout.fileno()
-        rest = b""
-        try:
-            while True:
-                chunk = os.read(fd, 1 << 20)
-                if not chunk:
-                    break
-                parts = (rest + chunk).split(sep)
-                rest = parts.pop()
-                if parts:
-                    yield parts
-            if rest:
-                yield [rest]
-        finally:
-            proc.stdout.close()
-            code = proc.wait()
-        if code != 0:
-            err.seek(0)
-            raise GitFailure(_plain(err.read(), args), where=f"git {args[0]}")
-
-
-def _records(stream: Iterator[bytes], n: int) -> Iterator[list[str]]:
-    for raw in stream:
-        parts = raw.decode("utf-8", "replace").lstrip("\n").split("\n", n - 1)
-        if len(parts) == n and _COMMIT_ID(parts[0]):
-            yield parts
 
 
 def find_repo(path: str | os.PathLike | None = None) -> tuple[Git, Path, Path]:
