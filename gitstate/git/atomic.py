@@ -105,10 +105,17 @@ def commit_atomically(git: Git, top: Path, prepare: Callable[[str | None], Plan]
         wait_for_index(gdir)   # before anything is published: a stale lock is said at once
         recover(git, top, gdir)
         refuse_during_operation(gdir)
-        detached, parent = _head_here(git)
+        detached, parent, told = _head_here(git)
         for attempt in range(MAX_ATTEMPTS):
             parent = git.head() if attempt else parent   # HEAD moved: read it again
-            plan = prepare(parent)
+            try:
+                plan = prepare(parent)
+            except GitstateError:   # a refusal stands as decided from HEAD as it is now
+                now = _head_here(git) if told else None
+                if now is None or now[1] == parent:
+                    raise
+                detached, parent, told = now
+                plan = prepare(parent)
             for path in plan.files:
                 safe_path(top, path)
             entries = [(path, plan.mode(path), None if data is None else git.hash_object(data))
@@ -126,17 +133,28 @@ def commit_atomically(git: Git, top: Path, prepare: Callable[[str | None], Plan]
                          "nothing was committed", hint="try again")
 
 
-def _head_here(git: Git) -> tuple[bool, str | None]:
-    """(HEAD names no branch, its commit): one git process, two on an unborn branch."""
-    code, out, _ = git.call("rev-parse", "HEAD^{commit}", "--symbolic-full-name", "HEAD")
+def _head_here(git: Git) -> tuple[bool, str | None, bool]:
+    """(HEAD names no branch, its commit, whether the command read it before the lock was
+    taken: `Git.head_read`, which the compare-and-swap checks): one git process, two on an
+    unborn branch, none where the command read it."""
+    told = git.head_read
+    git.head_read = None   # (read again if asked again)
+    code, out, _ = (0, " ".join(told).encode(), b"") if told else \
+        git.call("rev-parse", "HEAD^{commit}", "--symbolic-full-name", "HEAD")
     lines = out.decode("utf-8", "surrogateescape").split()
     if code == 0 and len(lines) == 2:
-        return not lines[1].startswith("refs/"), lines[0]
-    return not git.ok("symbolic-ref", "-q", "HEAD"), git.head()
+        return not lines[1].startswith("refs/"), lines[0], bool(told)
+    return not git.ok("symbolic-ref", "-q", "HEAD"), git.head(), False
 
 
 def _riders(git: Git, parent: str | None, sha: str, plan: Plan) -> list[str]:
-    """The paths the commit changed besides the plan's own files: what the user had staged."""
+    """The paths the commit changed besides the plan's own files: what the user had staged.
+    No git is asked where the plan's judgement listed them (`Git.staged_read`) from the very
+    index the commit was built on, one that has no entry git leaves out of a tree (an
+    intent-to-add: only an index of version 2 is sure to have none)."""
+    seen, copied, git.index_copied = git.staged_read, git.index_copied, None
+    if seen is not None and copied is not None and seen[:2] == (parent, copied):
+        return [p for p in seen[2] if p not in plan.files]
     args = ("diff-tree", "-r", "-z", "--no-commit-id", "--name-only", "--no-renames")
     out = git.run(*args, parent, sha) if parent else git.run(*args, "--root", sha)
     return [p for p in out.decode("utf-8", "surrogateescape").split("\0")
@@ -239,7 +257,7 @@ def build_commit(git: Git, gdir: Path, parent: str | None, plan: Plan, entries: 
     try:
         env = {"GIT_INDEX_FILE": str(tmp)}
         if plan.with_staged and real.exists():
-            _copy(real, tmp)
+            git.index_copied = _copy(real, tmp)
         elif parent is not None:
             git.run("read-tree", parent, env=env)
         else:
@@ -259,11 +277,16 @@ def build_commit(git: Git, gdir: Path, parent: str | None, plan: Plan, entries: 
             tmp.unlink()
 
 
-def _copy(src: Path, dst: Path) -> None:
-    """`shutil.copyfile`, without importing shutil (and its compression modules) on a move."""
+def _copy(src: Path, dst: Path) -> tuple | None:
+    """`shutil.copyfile`, without importing shutil (and its compression modules) on a move.
+    The index copied, as `catfile.index_stamp` tells it, where it is of version 2."""
     with open(src, "rb") as fin, open(dst, "wb") as fout:
+        st, head = os.fstat(fin.fileno()), fin.read(8)
+        fout.write(head)
         while chunk := fin.read(1 << 20):
             fout.write(chunk)
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) \
+        if head == b"DIRC\0\0\0\2" else None
 
 
 def _commit_tree(git: Git, plan: Plan, tree: str, parent: str | None) -> list[str]:
