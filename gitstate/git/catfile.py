@@ -16,7 +16,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import subprocess
+    from typing import BinaryIO
 
 # Questions are written before any answer is read: kept within what a pipe holds, so that
 # writing never waits on git, which waits on its answers being read. More is asked of a
@@ -39,26 +39,41 @@ def index_stamp(git_dir: str | None, env: dict[str, str]) -> tuple | None:
 
 
 class Kept:
-    """A running `git cat-file --batch` and the index it may have read (`stamp`)."""
+    """A running `git cat-file --batch` and the index it may have read (`stamp`). Started
+    as git/runner.py starts git, without the `subprocess` module (a move imports none)."""
 
     def __init__(self, argv: list[str], env: dict[str, str]):
-        import subprocess
-        self.proc: subprocess.Popen | None = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, env=env)
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        null = os.open(os.devnull, os.O_WRONLY)
+        actions: list[tuple[int, ...]] = [
+            (os.POSIX_SPAWN_DUP2, in_r, 0), (os.POSIX_SPAWN_DUP2, out_w, 1),
+            (os.POSIX_SPAWN_DUP2, null, 2)]
+        actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in (in_r, in_w, out_r, out_w, null)]
+        try:
+            self.pid: int | None = os.posix_spawnp(argv[0], argv, env, file_actions=actions)
+        except OSError:
+            self.pid = None
+            os.close(in_w)
+            os.close(out_r)
+        finally:
+            for fd in (in_r, out_w, null):
+                os.close(fd)
+        self._in = in_w if self.pid else -1
+        self._out: BinaryIO | None = os.fdopen(out_r, "rb") if self.pid else None
         self.stamp: tuple | None = None   # the index as it was when first asked about
 
     def ask(self, asked: bytes, count: int) -> bytes | None:
         """The answers to `count` questions (the raw `--batch` output, each answered whole);
         None when git stopped answering (asked again of a process of its own, which says
         why)."""
-        proc = self.proc
-        if proc is None or proc.stdin is None or proc.stdout is None:
+        if self.pid is None or self._out is None:
             return None
         try:
-            proc.stdin.write(asked)
-            proc.stdin.flush()
-            found = _answers(proc.stdout, count)
+            view = memoryview(asked)
+            while view:
+                view = view[os.write(self._in, view):]
+            found = _answers(self._out, count)
         except (OSError, ValueError):
             found = None
         if found is None:
@@ -66,20 +81,14 @@ class Kept:
         return found
 
     def close(self) -> None:
-        proc, self.proc = self.proc, None
-        if proc is not None:
-            close(proc)
-
-
-def close(proc: subprocess.Popen) -> None:
-    """End a kept process: git stops at the end of its questions."""
-    for pipe in (proc.stdin, proc.stdout):
-        try:
-            if pipe is not None:
-                pipe.close()
-        except OSError:
-            pass
-    proc.wait()
+        """End the kept process: git stops at the end of its questions."""
+        pid, self.pid = self.pid, None
+        if pid is None:
+            return
+        os.close(self._in)
+        if self._out is not None:
+            self._out.close()
+        os.waitpid(pid, 0)
 
 
 def _answers(out, count: int) -> bytes | None:
@@ -102,7 +111,7 @@ def _answers(out, count: int) -> bytes | None:
 def kept_answers(git, asked: bytes, specs: list[str]) -> bytes | None:
     """`cat-file --batch`'s answers to `specs` (`asked`, a line each) from the command's
     kept process; None where a process of their own must answer."""
-    if len(asked) > MAX_ASKED:
+    if len(asked) > MAX_ASKED or not hasattr(os, "posix_spawnp"):
         return None
     stamp = git.index_stamp() if any(s.startswith(":") for s in specs) else False
     if stamp is None:
