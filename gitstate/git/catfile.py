@@ -108,9 +108,10 @@ def _answers(out, count: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def kept_answers(git, asked: bytes, specs: list[str]) -> bytes | None:
+def kept_answers(git, asked: bytes, specs: list[str], argv: list[str]) -> bytes | None:
     """`cat-file --batch`'s answers to `specs` (`asked`, a line each) from the command's
-    kept process; None where a process of their own must answer."""
+    kept process (`argv`: git and its global options); None where a process of their own
+    must answer."""
     if len(asked) > MAX_ASKED or not hasattr(os, "posix_spawnp"):
         return None
     stamp = git.index_stamp() if any(s.startswith(":") for s in specs) else False
@@ -121,9 +122,7 @@ def kept_answers(git, asked: bytes, specs: list[str]) -> bytes | None:
     if git._kept is None:
         import weakref
 
-        from gitstate.git.runner import _GLOBAL_OPTIONS, _READ_OPTIONS
-        git._kept = Kept(["git", *_GLOBAL_OPTIONS, *_READ_OPTIONS,
-                          *(["-C", git.cwd] if git.cwd else []), "cat-file", "--batch"],
+        git._kept = Kept([*argv, *(["-C", git.cwd] if git.cwd else []), "cat-file", "--batch"],
                          git._env(None))
         weakref.finalize(git, git._kept.close)
     if stamp is not False and git._kept.stamp is None:

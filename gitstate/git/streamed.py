@@ -6,35 +6,28 @@ from __future__ import annotations
 import os
 
 from gitstate.errors import GitFailure
-from gitstate.git.runner import _COMMIT_ID, _GLOBAL_OPTIONS, _READ_OPTIONS, _plain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
-    from gitstate.git.runner import Git
+    from collections.abc import Callable, Iterator
 
 
-def started(git: Git, args: tuple[str, ...], sep: bytes) -> Iterator[list[bytes]]:
-    """`git args...` started now; its stdout's records (split on `sep`) a list at a time, read
-    as the caller iterates."""
+def started(argv: list[str], cwd: str | None, env: dict[str, str], args: tuple[str, ...],
+            sep: bytes, plain: Callable[[bytes, tuple[str, ...]], str]
+            ) -> Iterator[list[bytes]]:
+    """git (`argv`, which ends with `args`) started now; its stdout's records (split on
+    `sep`) a list at a time, read as the caller iterates; its failure in `plain` words."""
     import subprocess
     import tempfile
     err = tempfile.TemporaryFile()
     try:
-        # GIT_FLUSH=0: git log flushes after every commit when writing to a pipe, a
-        # system call per record (a third of the time of a long log); full buffers
-        # still arrive as git walks
-        proc = subprocess.Popen(["git", *_GLOBAL_OPTIONS, *_READ_OPTIONS, *args],
-                                cwd=git.cwd,
-                                stdout=subprocess.PIPE, stderr=err,
-                                env=git._env({"GIT_FLUSH": "0"}))
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=err, env=env)
     except BaseException:
         err.close()
         raise
     assert proc.stdout is not None
     _widen(proc.stdout.fileno())
-    return _batches(proc, err, args, sep)
+    return _batches(proc, err, args, sep, plain)
 
 
 def _widen(fd: int) -> None:
@@ -47,7 +40,7 @@ def _widen(fd: int) -> None:
         pass   # the pipe keeps its size: slower, not wrong
 
 
-def _batches(proc, err, args: tuple[str, ...], sep: bytes) -> Iterator[list[bytes]]:
+def _batches(proc, err, args: tuple[str, ...], sep: bytes, plain) -> Iterator[list[bytes]]:
     """A started git's stdout split on `sep`, a read at a time; its exit checked at the end."""
     with err:
         fd = proc.stdout.fileno()
@@ -68,11 +61,11 @@ def _batches(proc, err, args: tuple[str, ...], sep: bytes) -> Iterator[list[byte
             code = proc.wait()
         if code != 0:
             err.seek(0)
-            raise GitFailure(_plain(err.read(), args), where=f"git {args[0]}")
+            raise GitFailure(plain(err.read(), args), where=f"git {args[0]}")
 
 
-def records(stream: Iterator[bytes], n: int) -> Iterator[list[str]]:
+def records(stream: Iterator[bytes], n: int, commit_id) -> Iterator[list[str]]:
     for raw in stream:
         parts = raw.decode("utf-8", "replace").lstrip("\n").split("\n", n - 1)
-        if len(parts) == n and _COMMIT_ID(parts[0]):
+        if len(parts) == n and commit_id(parts[0]):
             yield parts
