@@ -256,6 +256,7 @@ def build_commit(git: Git, gdir: Path, parent: str | None, plan: Plan, entries: 
     real = _index_file(gdir)
     try:
         env = {"GIT_INDEX_FILE": str(tmp)}
+        git.index_copied = None   # (none of an attempt before this one)
         if plan.with_staged and real.exists():
             git.index_copied = _copy(real, tmp)
         elif parent is not None:
