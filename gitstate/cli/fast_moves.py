@@ -51,11 +51,14 @@ def _made_and_said(directory: str | None, command: str, params: dict, as_json: b
     from gitstate.errors import GitstateError
     try:
         from gitstate.git.repo import open_managed
-        here = open_managed(directory)
-        push = params.pop("push")
-        record = made(command, here, params, push)
-        return said_moved(command, here, record, params, push, as_json, _json,
-                          directory=directory)
+        here = open_managed(directory, command=True)
+        try:
+            push = params.pop("push")
+            record = made(command, here, params, push)
+            return said_moved(command, here, record, params, push, as_json, _json,
+                              directory=directory)
+        finally:
+            here.git.close()
     except GitstateError as exc:
         return _error(exc, as_json)
     except BrokenPipeError:

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from gitstate.cli.app import declared, emit, output, repo
+from gitstate.cli.app import declared, directory, emit, output, repo
 from gitstate.cli.fast_moves import made, said_moved
 from gitstate.errors import EXIT_REJECTED
 
@@ -20,9 +20,13 @@ def _move(name: str) -> None:
     gitstate/moves/commands.py, the record printed; 1 when a `--push` did not land)."""
     @declared(name)
     def move(push: bool, as_json: bool, **args: Any) -> int:
-        here = repo()
-        record = made(name, here, args, push)
-        return said_moved(name, here, record, args, push, as_json, emit)
+        from gitstate.git.repo import open_managed
+        here = open_managed(directory(), command=True)   # (its git: one command's)
+        try:
+            record = made(name, here, args, push)
+            return said_moved(name, here, record, args, push, as_json, emit)
+        finally:
+            here.git.close()
 
 
 for _name in ("spawn", "transition", "freeze", "wake", "handover", "assume", "bury", "logout"):

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from gitstate.errors import GitFailure, GitstateError, Rejected
 from gitstate.git.runner import Git, zero_like
-from gitstate.law.checks import is_git_dir_name
+from gitstate.git.writing import safe_path, write_file  # noqa: F401  (the moves' names)
 
 MAX_ATTEMPTS = 8
 
@@ -111,10 +111,17 @@ def commit_atomically(git: Git, top: Path, prepare: Callable[[str | None], Plan]
         wait_for_index(gdir)   # before anything is published: a stale lock is said at once
         recover(git, top, gdir)
         refuse_during_operation(gdir)
-        detached, parent = _head_here(git)
+        detached, parent, told = _head_here(git)
         for attempt in range(MAX_ATTEMPTS):
             parent = git.head() if attempt else parent   # HEAD moved: read it again
-            plan = prepare(parent)
+            try:
+                plan = prepare(parent)
+            except GitstateError:   # a refusal stands as decided from HEAD as it is now
+                now = _head_here(git) if told else None
+                if now is None or now[1] == parent:
+                    raise
+                detached, parent, told = now
+                plan = prepare(parent)
             for path in plan.files:
                 safe_path(top, path)
             entries = [(path, plan.mode(path), None if data is None else git.hash_object(data))
@@ -132,17 +139,28 @@ def commit_atomically(git: Git, top: Path, prepare: Callable[[str | None], Plan]
                          "nothing was committed", hint="try again")
 
 
-def _head_here(git: Git) -> tuple[bool, str | None]:
-    """(HEAD names no branch, its commit): one git process, two on an unborn branch."""
-    code, out, _ = git.call("rev-parse", "HEAD^{commit}", "--symbolic-full-name", "HEAD")
+def _head_here(git: Git) -> tuple[bool, str | None, bool]:
+    """(HEAD names no branch, its commit, whether the command read it before the lock was
+    taken: `Git.head_read`, which the compare-and-swap checks): one git process, two on an
+    unborn branch, none where the command read it."""
+    told = git.head_read
+    git.head_read = None   # (read again if asked again)
+    code, out, _ = (0, " ".join(told).encode(), b"") if told else \
+        git.call("rev-parse", "HEAD^{commit}", "--symbolic-full-name", "HEAD")
     lines = out.decode("utf-8", "surrogateescape").split()
     if code == 0 and len(lines) == 2:
-        return not lines[1].startswith("refs/"), lines[0]
-    return not git.ok("symbolic-ref", "-q", "HEAD"), git.head()
+        return not lines[1].startswith("refs/"), lines[0], bool(told)
+    return not git.ok("symbolic-ref", "-q", "HEAD"), git.head(), False
 
 
 def _riders(git: Git, parent: str | None, sha: str, plan: Plan) -> list[str]:
-    """The paths the commit changed besides the plan's own files: what the user had staged."""
+    """The paths the commit changed besides the plan's own files: what the user had staged.
+    No git is asked where the plan's judgement listed them (`Git.staged_read`) from the very
+    index the commit was built on, one that has no entry git leaves out of a tree (an
+    intent-to-add: only an index of version 2 is sure to have none)."""
+    seen, copied, git.index_copied = git.staged_read, git.index_copied, None
+    if seen is not None and copied is not None and seen[:2] == (parent, copied):
+        return [p for p in seen[2] if p not in plan.files]
     args = ("diff-tree", "-r", "-z", "--no-commit-id", "--name-only", "--no-renames")
     out = git.run(*args, parent, sha) if parent else git.run(*args, "--root", sha)
     return [p for p in out.decode("utf-8", "surrogateescape").split("\0")
@@ -244,8 +262,9 @@ def build_commit(git: Git, gdir: Path, parent: str | None, plan: Plan, entries: 
     real = _index_file(gdir)
     try:
         env = {"GIT_INDEX_FILE": str(tmp)}
+        git.index_copied = None   # (none of an attempt before this one)
         if plan.with_staged and real.exists():
-            _copy(real, tmp)
+            git.index_copied = _copy(real, tmp)
         elif parent is not None:
             git.run("read-tree", parent, env=env)
         else:
@@ -265,11 +284,16 @@ def build_commit(git: Git, gdir: Path, parent: str | None, plan: Plan, entries: 
             tmp.unlink()
 
 
-def _copy(src: Path, dst: Path) -> None:
-    """`shutil.copyfile`, without importing shutil (and its compression modules) on a move."""
+def _copy(src: Path, dst: Path) -> tuple | None:
+    """`shutil.copyfile`, without importing shutil (and its compression modules) on a move.
+    The index copied, as `catfile.index_stamp` tells it, where it is of version 2."""
     with open(src, "rb") as fin, open(dst, "wb") as fout:
+        st, head = os.fstat(fin.fileno()), fin.read(8)
+        fout.write(head)
         while chunk := fin.read(1 << 20):
             fout.write(chunk)
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) \
+        if head == b"DIRC\0\0\0\2" else None
 
 
 def _commit_tree(git: Git, plan: Plan, tree: str, parent: str | None) -> list[str]:
@@ -377,47 +401,6 @@ def _update_index(git: Git, payload: bytes) -> bool:
         if "index.lock" in exc.message:
             return False
         raise
-
-
-def safe_path(top: Path, relpath: str) -> Path:
-    """`top/relpath`, refusing anything that would land outside the work tree or inside
-    `.git` (the last line of defence: lifecycles with such layouts are refused at load)."""
-    parts = _plain_parts(relpath)
-    target = top.joinpath(*parts)
-    real_top = top.resolve()
-    real_parent = target.parent.resolve()
-    if real_parent != real_top and real_top not in real_parent.parents:
-        raise GitstateError(f"refusing to write {relpath!r}: it leads outside the repository "
-                            f"(through a link to {real_parent})")
-    dot_git = real_top / ".git"
-    if real_parent == dot_git or dot_git in real_parent.parents:
-        raise GitstateError(f"refusing to write {relpath!r}: it leads into .git (through a "
-                            f"link to {real_parent})")
-    if target.is_symlink():
-        raise GitstateError(f"refusing to write {relpath!r}: it is a symbolic link")
-    return target
-
-
-def _plain_parts(relpath: str) -> list[str]:
-    """The parts of a plain relative path, outside any '.git' folder; refused otherwise."""
-    parts = relpath.split("/")
-    if relpath.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\\" in relpath:
-        raise GitstateError(f"refusing to write {relpath!r}: not a plain path inside the "
-                            "repository")
-    if any(is_git_dir_name(p) for p in parts):
-        raise GitstateError(f"refusing to write {relpath!r}: it is inside a '.git' folder, "
-                            "which belongs to git")
-    return parts
-
-
-def write_file(target: Path, data: bytes, *, executable: bool = False) -> None:
-    """Write atomically: a reader sees the old file or the new one, never half of it."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    if executable:
-        tmp.chmod(0o755)
-    os.replace(tmp, target)
 
 
 def reject_if(violations: list, action: str = "commit") -> None:

@@ -60,12 +60,14 @@ class Managed:
     @property
     def _here(self) -> tuple[str | None, str | None]:
         """(HEAD's commit, the ref HEAD names: None when detached or unborn), from one git
-        process; asked again after each move (a move changes it)."""
-        code, out, _ = self.git.call("rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
-        lines = out.decode("utf-8", "surrogateescape").split()
-        if code != 0 or len(lines) != 2:
-            return None, None
-        return lines[0], (lines[1] if lines[1].startswith("refs/") else None)
+        process (none where the command read it: `Git.head_read`); asked again after each
+        move (a move changes it)."""
+        lines = list(self.git.head_read or ())
+        if not lines:
+            code, out, _ = self.git.call("rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
+            lines = out.decode("utf-8", "surrogateescape").split() if code == 0 else []
+        named = lines[1] if len(lines) == 2 and lines[1].startswith("refs/") else None
+        return (lines[0] if len(lines) == 2 else None), named
 
     @property
     def work_tree(self) -> Path:
@@ -169,14 +171,15 @@ def read_limited(path: Path, limit: int) -> bytes:
         return fh.read(limit + 1)
 
 
-def open_managed(path: str | None = None, *, bare_ok: bool = False) -> Managed:
+def open_managed(path: str | None = None, *, bare_ok: bool = False,
+                 command: bool = False) -> Managed:
     """The repository around `path`, with any commit interrupted by a crash finished first
     (when git's index lock keeps it from finishing, reading goes on, and a move says so).
     `bare_ok`: a bare repository (a hub, a mirror) will do too, for commands that read only
-    history (`verify`, the views: they read its HEAD, the hub's team line)."""
+    history (`verify`, the views: they read its HEAD, the hub's team line); `command`: a move's."""
     from gitstate.git.runner import locate_repo
     try:
-        git, top, gdir = locate_repo(path)
+        git, top, gdir = locate_repo(path, command=command)
     except NotManaged:
         # asked only where there is no work tree: a view in one pays nothing for it
         git = Git(path)
@@ -210,16 +213,14 @@ def tree_blobs(git: Git, rev: str, prefix: str = "") -> dict[str, str]:
     """path -> blob id of every file under `prefix` in `rev`, from one `git ls-tree -r`.
     (Asking git for `rev:path` of each file instead makes it scan the entries of the file's
     folder once per file: N lookups in a folder of N agents cost N * N.)"""
-    # "<mode> blob <id>"
-    return _listed(git, ["ls-tree", "-r", "-z", rev], prefix,
+    return _listed(git, ["ls-tree", "-r", "-z", rev], prefix,   # "<mode> blob <id>"
                    lambda f: f[2] if f[1] == "blob" else None)
 
 
 def index_blobs(git: Git, prefix: str = "") -> dict[str, str]:
     """path -> blob id of each file under `prefix` in the index (merged), by `git ls-files -s`."""
-    # "<mode> <id> <stage>"; a submodule (160000) is no file
-    return _listed(git, ["ls-files", "-s", "-z"], prefix,
-                   lambda f: f[1] if f[2] == "0" and f[0] != "160000" else None)
+    return _listed(git, ["ls-files", "-s", "-z"], prefix,   # "<mode> <id> <stage>"
+                   lambda f: f[1] if f[2] == "0" and f[0] != "160000" else None)  # 160000: no file
 
 
 def _listed(git: Git, args: list[str], prefix: str, blob_of) -> dict[str, str]:
@@ -332,8 +333,7 @@ class GitContext(Context):
             self._resolved = True
         return self._base
 
-    def commit(self, rev: str) -> str | None:
-        # asked once per changed agent with a checkpoint: the same value is resolved once
+    def commit(self, rev: str) -> str | None:   # (asked per agent with a checkpoint: once)
         return self._answers[rev] if rev in self._answers else \
             self._answers.setdefault(rev, self.git.rev(rev))
 

@@ -13,7 +13,6 @@ import os
 import re
 
 from gitstate.errors import GitFailure, NotManaged
-from gitstate.law.limits import Oversized
 
 # Modules a hook imports say `TYPE_CHECKING = False` rather than import it from typing, which
 # costs a hook ~3 ms (bench/README.md, "Hook latency"); said here once for all of them.
@@ -40,6 +39,20 @@ EMPTY_TREES = {"sha1": "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
                "sha256": "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"}
 
 
+# What these git commands do moves no ref: HEAD as a command read it still holds after them.
+_MOVE_NO_REF = frozenset({"rev-parse", "cat-file", "config", "diff-index", "diff-tree", "log",
+                          "ls-files", "ls-tree", "rev-list", "hash-object", "update-index",
+                          "write-tree", "commit-tree", "merge-base", "var", "for-each-ref"})
+
+
+def _command(args: tuple[str, ...]) -> str:
+    """The git command of `args` (after its `-c NAME=VALUE` options)."""
+    i = 0
+    while i < len(args) and args[i] == "-c":
+        i += 2
+    return args[i] if i < len(args) else ""
+
+
 def is_zero(oid: str) -> bool:
     """Is `oid` git's all-zero id (no object: a ref created or deleted, a file added or
     removed), of either length?"""
@@ -62,6 +75,26 @@ class Git:
         self.known_git_dir: str | None = None   # the absolute git dir, where found already
         self._config: tuple | None = None   # git/configured.py: (files, stamp, values)
         self.hubs_queueing: set[str] = set()   # remotes that said they keep a landing queue
+        # One command's git (`locate_repo(..., command=True)`): its `cat-file --batch` is kept
+        # open (git/catfile.py), and what it read of HEAD is kept while it moves no ref
+        self.command = False
+        self.head_read: tuple[str, str] | None = None   # (commit, `--symbolic-full-name HEAD`)
+        self._kept = None
+        # (base, index, paths) of the last `staged_changes` of one command's git, and the
+        # index a commit was built on (git/atomic.py): the paths that rode along, told
+        self.staged_read: tuple[str | None, tuple, list[str]] | None = None
+        self.index_copied: tuple | None = None
+
+    def index_stamp(self) -> tuple | None:
+        """What tells the index file from any written over it (git/catfile.py)."""
+        from gitstate.git.catfile import index_stamp
+        return index_stamp(self.known_git_dir, self._env(None))
+
+    def close(self) -> None:
+        """End the kept `cat-file --batch`, if any (a command's end; git ends it at exit)."""
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            kept.close()
 
     def _env(self, extra: dict[str, str] | None) -> dict[str, str]:
         env = dict(os.environ if self.env is None else self.env)
@@ -79,6 +112,8 @@ class Git:
         full_env = self._env(env)
         if args and args[0] == "config":
             self._config = None   # it may be a write: read it all again when next asked
+        if self.head_read is not None and _command(args) not in _MOVE_NO_REF:
+            self.head_read = None
         if self.deadline is not None:
             from gitstate.git.spawning import remote_command, spawn_to_files
             if remote_command(args):
@@ -127,23 +162,11 @@ class Git:
         """`stream`'s records a list at a time, as each read of git's output brings them (a
         thread handing records to another pays its locks once per list, not per record).
         git starts now; its output is read as the caller iterates."""
-        import subprocess
-        import tempfile
-        err = tempfile.TemporaryFile()
-        try:
-            # GIT_FLUSH=0: git log flushes after every commit when writing to a pipe, a
-            # system call per record (a third of the time of a long log); full buffers
-            # still arrive as git walks
-            proc = subprocess.Popen(["git", *_GLOBAL_OPTIONS, *_READ_OPTIONS, *args],
-                                    cwd=self.cwd,
-                                    stdout=subprocess.PIPE, stderr=err,
-                                    env=self._env({"GIT_FLUSH": "0"}))
-        except BaseException:
-            err.close()
-            raise
-        assert proc.stdout is not None
-        _widen(proc.stdout.fileno())
-        return _batches(proc, err, args, sep)
+        from gitstate.git.streamed import started
+        # GIT_FLUSH=0: git log flushes after every commit when writing to a pipe, a system
+        # call per record (a third of the time of a long log); full buffers still arrive
+        return started(["git", *_GLOBAL_OPTIONS, *_READ_OPTIONS, *args], self.cwd,
+                       self._env({"GIT_FLUSH": "0"}), args, sep, _plain)
 
     def log_records(self, fields: list[str], *args: str,
                     check: bool = True) -> Iterator[list[str]]:
@@ -154,7 +177,8 @@ class Git:
         fmt = "--format=" + "%n".join(fields)
         stream = self.stream("log", "-z", fmt, *args, sep=b"\0") if check else \
             iter(self.run("log", "-z", fmt, *args, check=False).split(b"\0"))
-        return _records(stream, len(fields))
+        from gitstate.git.streamed import records
+        return records(stream, len(fields), _COMMIT_ID)
 
     # -- where am I ---------------------------------------------------------------------
 
@@ -202,9 +226,15 @@ class Git:
             if "\n" in s:
                 raise GitFailure(f"a path with a newline cannot be read: {s!r}")
         if max_size is not None:
-            return self._cat_bounded(specs, max_size)
-        out = self.run("cat-file", "--batch", input="".join(s + "\n" for s in specs).encode(
-            "utf-8", "surrogateescape"), long_read=True)     # a path as git gave it, byte for byte
+            from gitstate.git.catfile import bounded
+            return bounded(self, specs, max_size)
+        asked = "".join(s + "\n" for s in specs).encode("utf-8", "surrogateescape")
+        out = None
+        if self.command:
+            from gitstate.git.catfile import kept_answers
+            out = kept_answers(self, asked, specs, ["git", *_GLOBAL_OPTIONS, *_READ_OPTIONS])
+        if out is None:   # a path as git gave it, byte for byte
+            out = self.run("cat-file", "--batch", input=asked, long_read=True)
         results: list[tuple[str, str, bytes] | None] = []
         pos = 0
         for _ in specs:
@@ -218,26 +248,6 @@ class Git:
             results.append((sha.decode(), kind.decode(), out[pos:pos + int(size)]))
             pos += int(size) + 1
         return results
-
-    def _cat_bounded(self, specs: list[str], max_size: int) -> list:
-        out = self.run("cat-file", "--batch-check",
-                       input="".join(s + "\n" for s in specs).encode("utf-8", "surrogateescape"),
-                       long_read=True)
-        found: list = []
-        small: list[tuple[int, str]] = []
-        for i, header in enumerate(out.split(b"\n")[:len(specs)]):
-            if header.endswith((b" missing", b" ambiguous")):
-                found.append(None)
-                continue
-            sha, kind, size = header.decode().split()
-            if int(size) <= max_size:
-                found.append(None)   # read below
-                small.append((i, sha))
-            else:
-                found.append((sha, kind, Oversized(sha, int(size))))
-        for (i, _), got in zip(small, self.cat_batch(sha for _, sha in small)):
-            found[i] = got
-        return found
 
     def cat_files(self, specs: Iterable[str], max_size: int | None = None) -> list[bytes | None]:
         """Blob contents of `rev:path` / `:path` in one batch; None if absent or not a blob
@@ -262,9 +272,13 @@ class Git:
 
     def staged_changes(self, base: str | None) -> list[str]:
         """Paths whose index entry differs from `base` (None: nothing committed yet)."""
+        stamp = self.index_stamp() if self.command else None
         out = self.run("diff-index", "--cached", "-z", "--name-only", "--no-renames",
                        base or self.empty_tree())
-        return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+        paths = [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+        if stamp and stamp == self.index_stamp():
+            self.staged_read = (base, stamp, paths)   # git read this very index
+        return paths
 
     def config(self, key: str) -> str | None:
         """`git config --get KEY`, answered from one `git config --list` per command: its
@@ -324,16 +338,6 @@ def _spawn_light(argv: list[str], input: bytes | None,
     return os.waitstatus_to_exitcode(status), out, err
 
 
-def _widen(fd: int) -> None:
-    """Let git write up to 1 MiB ahead of a reader (Linux pipes hold 64 KiB): a reading thread
-    that waits for Python's lock meanwhile no longer stops git's walk."""
-    try:
-        import fcntl
-        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 1 << 20)
-    except (ImportError, AttributeError, OSError):
-        pass   # the pipe keeps its size: slower, not wrong
-
-
 def _read_both(out_r: int, err_r: int) -> tuple[bytes, bytes]:
     """Everything a child writes to its stdout and stderr, read as it comes on either: a child
     that fills one pipe while the other is being waited on would otherwise never finish."""
@@ -367,37 +371,6 @@ def _plain(stderr: bytes, args: tuple[str, ...]) -> str:
     return text
 
 
-def _batches(proc, err, args: tuple[str, ...], sep: bytes) -> Iterator[list[bytes]]:
-    """A started git's stdout split on `sep`, a read at a time; its exit checked at the end."""
-    with err:
-        fd = proc.stdout.fileno()
-        rest = b""
-        try:
-            while True:
-                chunk = os.read(fd, 1 << 20)
-                if not chunk:
-                    break
-                parts = (rest + chunk).split(sep)
-                rest = parts.pop()
-                if parts:
-                    yield parts
-            if rest:
-                yield [rest]
-        finally:
-            proc.stdout.close()
-            code = proc.wait()
-        if code != 0:
-            err.seek(0)
-            raise GitFailure(_plain(err.read(), args), where=f"git {args[0]}")
-
-
-def _records(stream: Iterator[bytes], n: int) -> Iterator[list[str]]:
-    for raw in stream:
-        parts = raw.decode("utf-8", "replace").lstrip("\n").split("\n", n - 1)
-        if len(parts) == n and _COMMIT_ID(parts[0]):
-            yield parts
-
-
 def find_repo(path: str | os.PathLike | None = None) -> tuple[Git, Path, Path]:
     """(git, top of work tree, git dir) of the repository containing `path`."""
     from pathlib import Path
@@ -405,15 +378,22 @@ def find_repo(path: str | os.PathLike | None = None) -> tuple[Git, Path, Path]:
     return git, Path(top), Path(gdir)
 
 
-def locate_repo(path: str | os.PathLike | None = None) -> tuple[Git, str, str]:
-    """`find_repo` in plain strings (the views need no `pathlib`)."""
+def locate_repo(path: str | os.PathLike | None = None, *,
+                command: bool = False) -> tuple[Git, str, str]:
+    """`find_repo` in plain strings (the views need no `pathlib`). `command`: the git of one
+    short command (a move), which keeps its `cat-file --batch` open and HEAD as read here,
+    asked in the same process, while it moves no ref (`Git.head_read`)."""
     git = Git(path)
-    code, out, _ = git.call("rev-parse", "--show-toplevel", "--absolute-git-dir")
+    asked = ("HEAD^{commit}", "--symbolic-full-name", "HEAD") if command else ()
+    code, out, _ = git.call("rev-parse", "--show-toplevel", "--absolute-git-dir", *asked)
     lines = out.decode().splitlines()
-    if code != 0 or len(lines) != 2:
+    if len(lines) < 2 or (code != 0 and not asked):
         where = os.path.abspath(path or ".")
         raise NotManaged(f"not inside a git work tree: {where}",
                          hint="run `git init` first, then `gitstate init`")
     found = Git(lines[0])
     found.known_git_dir = lines[1]
+    found.command = command
+    if command and code == 0 and len(lines) == 4:   # else (unborn HEAD) asked when needed
+        found.head_read = (lines[2], lines[3])
     return found, lines[0], lines[1]

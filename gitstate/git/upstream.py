@@ -148,6 +148,9 @@ def upstream_of(git: Git, line: str | None = None) -> Upstream:
 
 
 def _head_branch(git: Git) -> str:
+    if git.head_read is not None:   # as the command read it, while it moved no ref
+        named = git.head_read[1]
+        return named if named.startswith("refs/") else ""
     code, out, _ = git.call("symbolic-ref", "-q", "HEAD")
     return out.decode().strip() if code == 0 else ""
 
@@ -161,9 +164,12 @@ def local_upstream(git: Git, line: str) -> bool:
 
 def ahead_of(git: Git, up: Upstream) -> int:
     """How many commits the branch holds that its upstream (as last fetched) has not got."""
+    tip = up.branch if up.line else "HEAD"
+    code, out, _ = git.call("rev-list", "--count", f"{up.tracking}..{tip}")
+    if code == 0:   # (one process where the upstream was fetched: the usual case)
+        return int(out.decode().strip() or 0)
     if not git.rev(up.tracking):
         return 0
-    tip = up.branch if up.line else "HEAD"
     return int(git.text("rev-list", "--count", f"{up.tracking}..{tip}") or 0)
 
 
