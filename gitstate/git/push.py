@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from gitstate.errors import GitFailure, GitstateError, Rejected
@@ -41,15 +40,14 @@ from gitstate.law.rule_ids import Rule
 UNLANDED = "refs/heads/gitstate/unlanded"
 
 
-@dataclass
 class PushPolicy:
     """How hard to try: time bounds the loop (and a count, if one is set); backoff doubles
     from `base` up to `cap`."""
+    __slots__ = ("attempts", "seconds", "base", "cap")
 
-    attempts: int | None = None
-    seconds: float = 120.0
-    base: float = 0.05
-    cap: float = 2.0
+    def __init__(self, attempts: int | None = None, seconds: float = 120.0,
+                 base: float = 0.05, cap: float = 2.0) -> None:
+        self.attempts, self.seconds, self.base, self.cap = attempts, seconds, base, cap
 
     def spent(self, attempt: int, start: float) -> bool:
         """Are the attempts (if counted) or the time since `start` used up?"""

@@ -10,8 +10,6 @@ counts nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gitstate.errors import GitstateError
 from gitstate.git.runner import Git
 
@@ -62,13 +60,17 @@ def _track(track: str) -> tuple[int, int]:
 
 # -- the upstream a move lands on (`--push`, `gitstate sync`) -------------------------------
 
-@dataclass
 class Upstream:
-    remote: str
-    ref: str          # the branch on the hub, e.g. refs/heads/main
-    tracking: str     # its remote-tracking ref here, e.g. refs/remotes/origin/main
-    branch: str       # the local branch, e.g. refs/heads/main
-    line: bool = False   # the team line seen from another branch: moves go onto it by ref
+    """The hub's branch a move lands on, and where this clone tracks it."""
+    __slots__ = ("remote", "ref", "tracking", "branch", "line")
+
+    def __init__(self, remote: str, ref: str, tracking: str, branch: str,
+                 line: bool = False) -> None:
+        self.remote = remote
+        self.ref = ref              # the branch on the hub, e.g. refs/heads/main
+        self.tracking = tracking    # its remote-tracking ref here, e.g. refs/remotes/origin/main
+        self.branch = branch        # the local branch, e.g. refs/heads/main
+        self.line = line   # the team line seen from another branch: moves go onto it by ref
 
     @property
     def name(self) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from gitstate.errors import GitstateError, Rejected
@@ -27,25 +26,25 @@ from gitstate.law.statekeys import KEYS, MOVE
 _KEYS_THE_MOVE_SETS = tuple(k.name for k in KEYS if MOVE in k.by)   # law/statekeys.py
 
 
-@dataclass
 class Unlanded:
     """One commit to replay: where it came from, and what it moves."""
+    __slots__ = ("sha", "parent", "source", "subject", "message", "paths", "agent", "state",
+                 "path", "signed", "kind", "record", "landing", "result", "remake")
 
-    sha: str
-    parent: str | None
-    source: str                       # the branch it was found on
-    subject: str
-    message: str
-    paths: dict[str, tuple[str, str | None]]
-    agent: str | None = None          # the agent whose state file it changes (a move)
-    state: str | None = None          # its [STATE:x]
-    path: str | None = None           # that agent's state file
-    signed: bool = False
-    kind: str = "work"                # transition | spawn | gated | work
-    record: dict = field(default_factory=dict)
-    landing: Landing | None = None    # how it landed, when it was pushed
-    result: Result | None = None      # the commit made again (or landed)
-    remake: Callable[[], Result] | None = None   # makes it again on HEAD (else: replayed)
+    def __init__(self, sha: str, parent: str | None, source: str, subject: str, message: str,
+                 paths: dict[str, tuple[str, str | None]], *, signed: bool = False) -> None:
+        self.sha, self.parent, self.subject, self.message = sha, parent, subject, message
+        self.source = source                  # the branch it was found on
+        self.paths = paths
+        self.signed = signed
+        self.agent: str | None = None         # the agent whose state file it changes (a move)
+        self.state: str | None = None         # its [STATE:x]
+        self.path: str | None = None          # that agent's state file
+        self.kind = "work"                    # transition | spawn | gated | work
+        self.record: dict = {}
+        self.landing: Landing | None = None   # how it landed, when it was pushed
+        self.result: Result | None = None     # the commit made again (or landed)
+        self.remake: Callable[[], Result] | None = None   # makes it again on HEAD (else: replayed)
 
     def plan(self, git: Git, sha: str) -> Plan:
         """The plan of the move as made again (its commit `sha`), as a move's plan records it."""
