@@ -295,9 +295,17 @@ class Queue:
 
 
 def _arrivals(steps) -> list[tuple[str, int]]:
-    """(the commit landed, when its request arrived) of each move a pass landed."""
-    return [(s.new, int(s.name[:20]) // 10**9) for s in steps
-            if s.new and s.outcome and s.outcome.get("outcome") == "landed"]
+    """(the commit landed, when its request arrived) of each move a pass landed, and of each
+    one a pass that died after the branch moved had landed (its request says which commit):
+    that pass never noted it, and no post-receive will (its pusher is gone)."""
+    found = []
+    for s in steps:
+        outcome = s.outcome or {}
+        landing = s.request.get("landing")
+        commit = s.new or (landing.get("commit") if isinstance(landing, dict) else None)
+        if commit and outcome.get("outcome") == "landed" and outcome.get("landed") == commit:
+            found.append((commit, int(s.name[:20]) // 10**9))
+    return found
 
 
 def _refused(move: str, rule: str, message: str) -> dict:
