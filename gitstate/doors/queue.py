@@ -14,7 +14,7 @@ one itself. Each pusher is told how its own move landed in git's own push report
 naming the branch and the landed commit, or `ng` with `gitstate:<rule>` and the hub's words.
 
 A move M (one commit, not a merge, built on the branch's history, changing a state file and
-carrying at most `gitstate.queueMaxBytes` of new blobs) lands on the branch's tip T:
+carrying at most `gitstate.queueMaxBytes` of new blobs and message) lands on the branch's tip T:
 - as itself, when its parent is T (a fast-forward);
 - unsigned, as a commit with M's message, author and committer on top of T, whose tree is the
   three-way merge of T and M (what `git merge-tree --write-tree` makes of it);
@@ -66,7 +66,10 @@ def proc_receive(stdin: BinaryIO, stdout: BinaryIO, git_dir: str | None = None) 
     _read_until_flush(stdin)
     _pkt(stdout, b"version=1\0")
     _flush(stdout)
-    commands = [line.decode("utf-8", "replace").split() for line in _read_until_flush(stdin)]
+    # (split on single spaces: git hands this hook a ref named with blanks or odd bytes as it
+    # came, and each one named must be answered, with its very name)
+    commands = [line.decode("utf-8", "surrogateescape").split(" ", 2)
+                for line in _read_until_flush(stdin)]
     commands = [c for c in commands if len(c) == 3]
     for _old, new, ref in commands:
         _answer(stdout, ref, new, _queued(len(commands), ref, new, git_dir))
@@ -79,6 +82,10 @@ def _queued(count: int, ref: str, new: str, git_dir: str | None) -> dict:
     if count > MOVES_PER_PUSH:
         return _refused(new, TOO_MANY_REFS, f"this push queues {count} "
                         f"moves; the hub takes at most {MOVES_PER_PUSH} in one push")
+    if not _is_branch_name(ref.removeprefix(QUEUE_PREFIX)) or not _is_oid(new):
+        return _refused(new, QUEUE_MOVE, f"{ref.removeprefix(QUEUE_PREFIX)!r} is no branch "
+                        f"name git would take (git check-ref-format); push to "
+                        f"{QUEUE_PREFIX}<branch>")
     try:
         return queue_and_land(Queue(git_dir or _hook_git_dir()), ref, new)
     except Exception as exc:   # every queued ref gets an answer
@@ -91,10 +98,11 @@ def _answer(stdout: BinaryIO, ref: str, new: str, outcome: dict) -> None:
     if outcome["outcome"] == "landed":
         for line in (f"ok {ref}", f"option refname {outcome['branch']}",
                      f"option old-oid {outcome['old']}", f"option new-oid {outcome['landed']}"):
-            _pkt(stdout, line.encode())
+            _pkt(stdout, line.encode("utf-8", "surrogateescape"))
         return
     words = " ".join(outcome["message"].split())[:4000]
-    _pkt(stdout, f"ng {ref} gitstate:{outcome['rule']} {words}".encode())
+    _pkt(stdout, f"ng {ref} gitstate:{outcome['rule']} {words}".encode("utf-8",
+                                                                       "surrogateescape"))
     print(f"gitstate: the hub refused the queued move {new[:10]} [{outcome['rule']}]: "
           f"{outcome['message']}", file=sys.stderr)
 
@@ -310,6 +318,17 @@ def _arrivals(steps) -> list[tuple[str, int]]:
 
 def _refused(move: str, rule: str, message: str) -> dict:
     return {"outcome": "refused", "move": move, "rule": str(rule), "message": message}
+
+
+def _is_branch_name(name: str) -> bool:
+    """Is `name` one git takes for a branch (git check-ref-format's rules)? git hands this
+    hook the queue's refs without asking: `main^0` or `main~1` would name a commit to land
+    on, and a branch no update-ref can write."""
+    if not name or name == "@" or name.endswith((".", "/")) or "@{" in name or ".." in name \
+            or any(c in name for c in " ~^:?*[\\\x7f") or any(ord(c) < 32 for c in name):
+        return False
+    return all(part and not part.startswith(".") and not part.endswith(".lock")
+               for part in name.split("/"))
 
 
 def _is_oid(text: str) -> bool:

@@ -5,8 +5,12 @@ pushes."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import subprocess
 import time
+
+import pytest
 
 from conftest import git, gitstate
 from hubs import hub_and_clones
@@ -82,3 +86,53 @@ def test_a_merge_that_brings_an_agents_birth_is_noted_when_the_hub_receives_it(
     assert born == merge
     note = note_of(hub, merge)
     assert note is not None and int(note.split()[-1]) > time.time() - 600
+
+
+def test_a_queued_move_whose_message_is_larger_than_a_move_may_carry_is_refused(tmp_path):
+    """The queue's bound on what one move carries counts the commit itself: a message of
+    many megabytes is read, copied and judged by the lander like any file."""
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    git(hub, "config", "gitstate.queueMaxBytes", "65536")
+    assert gitstate(a, "spawn", "alice").returncode == 0
+    message = tmp_path / "message"
+    message.write_text("@alice: [STATE:bootstrap] spawned\n\n"
+                       + ("padding " * 16 + "\n") * 2000)     # ~260 KB of message, no file
+    git(a, "-c", "core.hooksPath=/dev/null", "commit", "-q", "--amend", "-F", str(message))
+    before = git(hub, "rev-parse", "main").stdout.strip()
+    res = git(a, "push", "--porcelain", "origin", "HEAD:refs/gitstate/queue/main", check=False)
+    assert res.returncode != 0 and "gitstate:queue-move" in res.stdout, res.stdout
+    assert git(hub, "rev-parse", "main").stdout.strip() == before
+
+
+def raw_push(hub, ref: bytes, new: str) -> bytes:
+    """What `git receive-pack` reports for one command naming `ref` as sent, byte for byte, by
+    a client that speaks the protocol itself (git's own client checks the name first)."""
+    proc = subprocess.Popen(["git", "receive-pack", str(hub)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    while (size := int(proc.stdout.read(4), 16)) != 0:   # the refs advertised
+        proc.stdout.read(size - 4)
+    command = b"0" * 40 + b" " + new.encode() + b" " + ref + b"\0report-status"
+    pack = b"PACK" + (2).to_bytes(4, "big") + (0).to_bytes(4, "big")   # no object: the hub has it
+    out, _ = proc.communicate(b"%04x" % (len(command) + 4) + command + b"0000" + pack
+                              + hashlib.sha1(pack).digest())
+    return out
+
+
+@pytest.mark.parametrize("name", [b"main~1", b"main^0", b"main\x0b", b"main@{1}",
+                                  b"main..x", b"main.lock"])
+def test_a_queue_ref_that_names_no_branch_is_refused_by_name(tmp_path, name):
+    """git hands proc-receive the queue's refs without checking their names: one that names
+    a commit (`main~1`) had a pass plan on it twenty times, none of which could move a
+    branch. Each is refused at once, by its name."""
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    assert gitstate(a, "spawn", "alice").returncode == 0
+    move = git(a, "rev-parse", "HEAD").stdout.strip()
+    git(hub, "fetch", "-q", str(a), "HEAD:refs/heads/objects")   # the hub has its objects
+    git(hub, "update-ref", "-d", "refs/heads/objects")
+    before = git(hub, "for-each-ref").stdout
+    ref = b"refs/gitstate/queue/" + name
+    out = raw_push(hub, ref, move)
+    assert b"ng " + ref + b" gitstate:queue-move " in out, out
+    assert b"is no branch name" in out
+    assert git(hub, "for-each-ref").stdout == before
