@@ -201,8 +201,17 @@ class Queue:
                 return self.answer(name, move) or self.outcome(move)
 
     def answer(self, name: str, move: str) -> dict | None:
-        """The request's outcome, once it has one: the request is gone (its outcome was
-        written first), or the outcome names it."""
+        """The request's outcome, once it has one: its own (`done/<request>`, read once), or
+        the move's, when the request is gone (its outcome was written first) or the outcome
+        names it. (The move's alone is the last branch's it was queued for.)"""
+        own = os.path.join(self.done, name)
+        try:
+            with open(own, encoding="utf-8") as fh:
+                outcome = json.load(fh)
+            _unlink(own)
+            return outcome
+        except (OSError, ValueError):
+            pass
         filed = os.path.exists(os.path.join(self.dir, name))
         outcome = self.outcome(move)
         if outcome is not None and (not filed or outcome.get("request") == name):
@@ -252,7 +261,8 @@ class Queue:
             outcome = {**(step.outcome or _refused(step.move, Rule.QUEUE_MOVE, "the "
                                                    "hub could not land it")),
                        "branch": branch, "request": step.name}
-            _write(os.path.join(self.done, step.move), outcome)
+            _write(os.path.join(self.done, step.name), outcome)   # its pusher's to read
+            _write(os.path.join(self.done, step.move), outcome)   # the move's, if pushed again
             _unlink(os.path.join(self.dir, step.name))
             outcomes.append(outcome)
         return outcomes

@@ -136,3 +136,35 @@ def test_a_queue_ref_that_names_no_branch_is_refused_by_name(tmp_path, name):
     assert b"ng " + ref + b" gitstate:queue-move " in out, out
     assert b"is no branch name" in out
     assert git(hub, "for-each-ref").stdout == before
+
+
+def test_one_move_queued_for_two_branches_at_once_each_pusher_is_told_its_own(tmp_path):
+    """The same move queued for `main` and for `other` in one pass: it lands on main and is
+    refused on other (built off it). Each pusher is told how its own request ended: the
+    outcome kept by the move alone was the last branch's, and main's pusher was told
+    `refused` for a move that had landed."""
+    import fcntl
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    first = git(hub, "rev-list", "--max-parents=0", "main").stdout.split()[0]
+    git(hub, "update-ref", "refs/heads/other", first)
+    assert gitstate(a, "spawn", "alice").returncode == 0
+    move = git(a, "rev-parse", "HEAD").stdout.strip()
+    (hub / "gitstate").mkdir(exist_ok=True)
+    queue = hub / "gitstate" / "queue"
+    with open(hub / "gitstate" / "lock", "a+") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)            # no pass until both are filed
+        procs = []
+        for n, branch in enumerate(("main", "other"), 1):
+            procs.append(subprocess.Popen(
+                ["git", "-c", "core.abbrev=no", "push", "--porcelain", "origin",
+                 f"{move}:refs/gitstate/queue/{branch}"], cwd=a, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True))
+            deadline = time.monotonic() + 60
+            while len([p for p in queue.iterdir() if p.name[0].isdigit()]
+                       if queue.is_dir() else []) < n:
+                assert time.monotonic() < deadline, "the request was never filed"
+                time.sleep(0.02)
+    lines = [next(ln for ln in p.communicate()[0].splitlines() if "\t" in ln) for p in procs]
+    assert git(hub, "rev-parse", "main").stdout.strip() == move
+    assert lines[0].startswith(" \t") and lines[0].endswith(f"..{move}"), lines
+    assert lines[1].startswith("!\t") and "gitstate:queue-move" in lines[1], lines
