@@ -144,6 +144,7 @@ class Queue:
         os.makedirs(self.done, exist_ok=True)
         self._git = git
         self.laws: dict = {}
+        self.marked: str | None = None   # the tip a pass is about to set, marked (_record)
 
     @property
     def git(self) -> Git:
@@ -255,7 +256,11 @@ class Queue:
                                                     self._pending(seen) if
                                                     r["branch"] == b],
                             self._record)
-        record_received(self.git, self.git_dir, _arrivals(steps))
+        arrivals = _arrivals(steps)
+        noted = record_received(self.git, self.git_dir, arrivals)
+        if self.marked and not (noted and self.marked in dict(arrivals)):
+            _unlink(os.path.join(self.dir, "landed", self.marked))   # post-receive notes it
+        self.marked = None
         outcomes = []
         for step in steps:
             outcome = {**(step.outcome or _refused(step.move, Rule.QUEUE_MOVE, "the "
@@ -281,11 +286,22 @@ class Queue:
         return found
 
     def _record(self, steps) -> None:
-        """Before the branch moves: each request landing a commit says which, on which tip."""
+        """Before the branch moves: each request landing a commit says which, on which tip;
+        and the tip it moves to is marked noted (`landed/<commit>`), so that the hub's
+        reference-transaction hook (post-receive's script) starts nothing for the pass's own
+        update: the pass notes its moves itself, with when each arrived (the mark is taken
+        back when it does not)."""
         for step in steps:
             if step.new:
                 _write(os.path.join(self.dir, step.name), {**step.request,
                                               "landing": {"commit": step.new, "old": step.old}})
+        top = next((s.new for s in reversed(steps) if s.new), None)
+        if self.marked and self.marked != top:
+            _unlink(os.path.join(self.dir, "landed", self.marked))
+        self.marked = top
+        if top:
+            os.makedirs(os.path.join(self.dir, "landed"), exist_ok=True)
+            open(os.path.join(self.dir, "landed", top), "w").close()
 
     def _request(self, name: str) -> dict | None:
         """The request filed as `name`, if it is one this hub filed."""

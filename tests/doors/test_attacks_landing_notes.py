@@ -46,13 +46,16 @@ def test_a_landing_finished_after_the_lander_died_is_noted_with_its_arrival(tmp_
     hub, (a, _b) = hub_and_clones(tmp_path)
     assert gitstate(a, "spawn", "alice").returncode == 0
     move = git(a, "rev-parse", "HEAD").stdout.strip()
-    git(hub, "fetch", "-q", str(a), "HEAD:refs/heads/objects")   # the hub has its objects
+    git(hub, "-c", "core.hooksPath=/dev/null", "fetch", "-q", str(a),
+        "HEAD:refs/heads/objects")                             # the hub has its objects
     git(hub, "update-ref", "-d", "refs/heads/objects")
     tip = git(hub, "rev-parse", "main").stdout.strip()
-    git(hub, "update-ref", "refs/heads/main", move, tip)   # the lander's one update-ref...
+    # the lander marks the tip it sets (its hooks leave the noting to it), moves the branch...
+    (hub / "gitstate" / "queue" / "landed").mkdir(parents=True, exist_ok=True)
+    (hub / "gitstate" / "queue" / "landed" / move).touch()
+    git(hub, "update-ref", "refs/heads/main", move, tip)
     assert note_of(hub, move) is None                      # ...and then it was killed
     queue = hub / "gitstate" / "queue"
-    queue.mkdir(parents=True, exist_ok=True)
     arrived = time.time_ns()
     (queue / f"{arrived:020d}-1-{move[:12]}").write_text(json.dumps(
         {"branch": "refs/heads/main", "move": move, "landing": {"commit": move, "old": tip}}))
@@ -168,3 +171,30 @@ def test_one_move_queued_for_two_branches_at_once_each_pusher_is_told_its_own(tm
     assert git(hub, "rev-parse", "main").stdout.strip() == move
     assert lines[0].startswith(" \t") and lines[0].endswith(f"..{move}"), lines
     assert lines[1].startswith("!\t") and "gitstate:queue-move" in lines[1], lines
+
+
+
+def test_a_pusher_that_hangs_up_before_the_report_leaves_its_commits_noted(tmp_path):
+    """git's receive-pack tells the pusher how each ref went, then runs post-receive: a
+    pusher that hangs up first kills it there (SIGPIPE), with the refs already moved. Its
+    commits must be noted all the same, or the hub's clock reads their committer dates."""
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    assert gitstate(a, "spawn", "alice").returncode == 0
+    move = git(a, "rev-parse", "HEAD").stdout.strip()
+    old = git(hub, "rev-parse", "main").stdout.strip()
+    pack = subprocess.run(["git", "pack-objects", "--stdout", "--revs", "-q"], cwd=a,
+                          input=f"{move}\n^{old}\n".encode(), capture_output=True,
+                          check=True).stdout
+    proc = subprocess.Popen(["git", "receive-pack", str(hub)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None and proc.stdout is not None
+    while (size := int(proc.stdout.read(4), 16)) != 0:   # the refs advertised
+        proc.stdout.read(size - 4)
+    command = f"{old} {move} refs/heads/main".encode() + b"\0report-status"
+    proc.stdout.close()                          # hung up: the report has nowhere to go
+    proc.stdin.write(b"%04x" % (len(command) + 4) + command + b"0000" + pack)
+    proc.stdin.close()
+    assert proc.wait() != 0                      # receive-pack died before post-receive
+    assert git(hub, "rev-parse", "main").stdout.strip() == move
+    note = note_of(hub, move)
+    assert note is not None and int(note.split()[-1]) > time.time() - 600
