@@ -342,7 +342,12 @@ def diagnose_hub(git: Git) -> list[dict]:
 
     hooks = Path(git.text("rev-parse", "--absolute-git-dir")) / "hooks"
     missing = [n for n in HUB_HOOKS if not is_ours(hooks / n)]
-    out = [finding("fail", "hooks", f"{', '.join(missing)} in {hooks} "
+    late = missing == ["reference-transaction"]   # a hub made before it had one
+    out = [finding("warn", "hooks", f"reference-transaction in {hooks} is not gitstate's: a "
+                   "pusher that hangs up before git's report leaves its commits without the "
+                   "hub's record of when they arrived", "run `gitstate init --server` here")
+           if late else
+           finding("fail", "hooks", f"{', '.join(missing)} in {hooks} "
                    f"{'is' if len(missing) == 1 else 'are'} not gitstate's: pushes "
                    "are not judged", "run `gitstate init --server` here") if missing else
            finding("ok", "hooks", f"pre-receive judges every push; proc-receive lands "

@@ -198,3 +198,18 @@ def test_a_pusher_that_hangs_up_before_the_report_leaves_its_commits_noted(tmp_p
     assert git(hub, "rev-parse", "main").stdout.strip() == move
     note = note_of(hub, move)
     assert note is not None and int(note.split()[-1]) > time.time() - 600
+
+
+def test_doctor_on_a_hub_without_its_reference_transaction_hook_says_what_it_risks(tmp_path):
+    """A hub made before the hook noted as the refs move: pushes are still judged (not a
+    failure), but a pusher may skip the record; `init --server` again installs it."""
+    hub, _clones = hub_and_clones(tmp_path, 1)
+    (hub / "hooks" / "reference-transaction").unlink()
+    found = {f["check"]: f for f in json.loads(gitstate(hub, "doctor", "--json").stdout)
+             ["findings"]}
+    assert found["hooks"]["status"] == "warn" and "hangs up" in found["hooks"]["detail"]
+    assert "init --server" in found["hooks"]["fix"]
+    assert gitstate(hub, "init", "--server").returncode == 0
+    found = {f["check"]: f for f in json.loads(gitstate(hub, "doctor", "--json").stdout)
+             ["findings"]}
+    assert found["hooks"]["status"] == "ok"
