@@ -201,7 +201,7 @@ class Lander:
                           "first")
         changes = self.changed.get(move, {})
         self._refuse_stale(_state_files(move, changes, lc), parent, tip)
-        self._refuse_large(move, changes)
+        self._refuse_large(move, changes, len(raw))
         if parent == tip:
             self.derived[move] = (parent, {p: new or "" for p, (_o, _m, new) in changes.items()})
             return move
@@ -285,18 +285,18 @@ class Lander:
             raise Refused(Rule.QUEUE_STALE, f"{', '.join(stale[:3])} changed on the hub since "
                           "the move was decided: decide it again from the new state")
 
-    def _refuse_large(self, move: str, changes: dict[str, tuple[str, str, str | None]]
-                      ) -> None:
-        """Refused when the files the move writes come to more than
-        `gitstate.queueMaxBytes` (each one counted once)."""
-        total = 0
+    def _refuse_large(self, move: str, changes: dict[str, tuple[str, str, str | None]],
+                      own: int) -> None:
+        """Refused when the commit itself (`own` bytes: its message) and the files it writes
+        come to more than `gitstate.queueMaxBytes` (each one counted once)."""
+        total = own
         for blob in sorted({new for _o, m, new in changes.values()
                             if new and m != "160000"}):   # (a submodule's commit: no blob)
             got = self.objects.info(blob)
             total += got[2] if got else 0
         if total > self.max_bytes:
-            raise Refused(Rule.QUEUE_MOVE, f"{move[:10]} carries {total:,} bytes of files; a "
-                          f"queued move carries at most {self.max_bytes:,} (git config "
+            raise Refused(Rule.QUEUE_MOVE, f"{move[:10]} carries {total:,} bytes of files and "
+                          f"message; a queued move carries at most {self.max_bytes:,} (git config "
                           "gitstate.queueMaxBytes): push large work to a branch")
 
     def _law(self, tip: str):

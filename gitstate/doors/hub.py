@@ -34,7 +34,11 @@ NOTES_REF = "refs/notes/gitstate-received"
 ACCEPTED = ("refs/heads/", "refs/tags/", "refs/gitstate/")
 ALWAYS_PROTECTED = ("refs/heads/main", "refs/heads/master")
 MAX_REFS = 1000   # per push, unless `git config gitstate.maxRefsPerPush` says otherwise
-HUB_HOOKS = ("pre-receive", "proc-receive", "post-receive")
+HUB_HOOKS = ("pre-receive", "proc-receive", "post-receive", "reference-transaction")
+# the hub's reference-transaction is post-receive's own script, run as the refs move: a pusher
+# that hangs up before git's report leaves no post-receive, and its commits are noted all the
+# same (.githooks/post-receive)
+HUB_TEMPLATES = {"reference-transaction": "post-receive"}
 
 
 class HubClock:
@@ -243,14 +247,15 @@ def _refusal(rule: Rule, message: str) -> dict:
     return {"commit": "", "subject": "", "rule": rule, "message": message, "where": None}
 
 
-def record_received(git: Git, git_dir: str, landed: list[tuple[str, int]]) -> None:
+def record_received(git: Git, git_dir: str, landed: list[tuple[str, int]]) -> bool:
     """The hub's record of when it received each commit a pass of its landing queue landed
     (`(commit, seconds)`), in one notes commit for the pass (`git fast-import`, which lays
     the notes out as `git notes` does), swapped in by compare-and-swap as the post-receive
     shim swaps its own: each pusher's post-receive then finds its move noted, and adds
-    nothing. A pass that dies before this leaves them to the post-receives."""
+    nothing. A pass that dies before this leaves them to the post-receives. Whether they
+    were noted."""
     if not landed:
-        return
+        return False
     mine = f"{NOTES_REF}-lander-{os.getpid()}"
     notes = "".join(f"N inline {sha}\ndata {len(text)}\n{text}\n"
                     for sha, text in ((sha, f"received {when}\n") for sha, when in landed))
@@ -262,8 +267,9 @@ def record_received(git: Git, git_dir: str, landed: list[tuple[str, int]]) -> No
         swap = f"update {NOTES_REF} {mine} {old}" if old else f"create {NOTES_REF} {mine}"
         if git.call("update-ref", "--stdin", input=f"{swap}\ndelete {mine}\n".encode())[0] == 0:
             _mark_noted(git_dir, [sha for sha, _when in landed])
-            return
+            return True
     git.call("update-ref", "-d", mine)
+    return False
 
 
 def _notes_commit(mine: str, old: str | None, notes: str) -> str:
@@ -311,7 +317,7 @@ def init_server(path: str | None, lifecycle: str | None) -> InitReport:
         raise UsageError("--server is for a bare hub repository (git init --bare)")
     gdir = Path(git.text("rev-parse", "--absolute-git-dir"))
     lc = load_lifecycle((preset_dir(lifecycle or "haak") / "lifecycle.yaml").read_text("utf-8"))
-    actions = install_into(gdir / "hooks", HUB_HOOKS, lc)
+    actions = install_into(gdir / "hooks", HUB_HOOKS, lc, templates=HUB_TEMPLATES)
     git.run("config", "gitstate.python", sys.executable)
     # git's own guard too: the branch HEAD names is never deleted
     git.run("config", "receive.denyDeleteCurrent", "true")
@@ -336,12 +342,17 @@ def diagnose_hub(git: Git) -> list[dict]:
 
     hooks = Path(git.text("rev-parse", "--absolute-git-dir")) / "hooks"
     missing = [n for n in HUB_HOOKS if not is_ours(hooks / n)]
-    out = [finding("fail", "hooks", f"{', '.join(missing)} in {hooks} "
+    late = missing == ["reference-transaction"]   # a hub made before it had one
+    out = [finding("warn", "hooks", f"reference-transaction in {hooks} is not gitstate's: a "
+                   "pusher that hangs up before git's report leaves its commits without the "
+                   "hub's record of when they arrived", "run `gitstate init --server` here")
+           if late else
+           finding("fail", "hooks", f"{', '.join(missing)} in {hooks} "
                    f"{'is' if len(missing) == 1 else 'are'} not gitstate's: pushes "
                    "are not judged", "run `gitstate init --server` here") if missing else
            finding("ok", "hooks", f"pre-receive judges every push; proc-receive lands "
-                   "queued moves; post-receive records when state commits arrive "
-                   f"({hooks})")]
+                   "queued moves; post-receive and reference-transaction record when state "
+                   f"commits arrive ({hooks})")]
     queue = git.config("receive.procReceiveRefs")
     marked = git.ok("rev-parse", "-q", "--verify", HUB_MARK_REF)
     out.append(finding("ok", "queue", f"moves pushed to {QUEUE_PREFIX}<branch> land in order "

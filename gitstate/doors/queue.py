@@ -14,7 +14,7 @@ one itself. Each pusher is told how its own move landed in git's own push report
 naming the branch and the landed commit, or `ng` with `gitstate:<rule>` and the hub's words.
 
 A move M (one commit, not a merge, built on the branch's history, changing a state file and
-carrying at most `gitstate.queueMaxBytes` of new blobs) lands on the branch's tip T:
+carrying at most `gitstate.queueMaxBytes` of new blobs and message) lands on the branch's tip T:
 - as itself, when its parent is T (a fast-forward);
 - unsigned, as a commit with M's message, author and committer on top of T, whose tree is the
   three-way merge of T and M (what `git merge-tree --write-tree` makes of it);
@@ -66,7 +66,10 @@ def proc_receive(stdin: BinaryIO, stdout: BinaryIO, git_dir: str | None = None) 
     _read_until_flush(stdin)
     _pkt(stdout, b"version=1\0")
     _flush(stdout)
-    commands = [line.decode("utf-8", "replace").split() for line in _read_until_flush(stdin)]
+    # (split on single spaces: git hands this hook a ref named with blanks or odd bytes as it
+    # came, and each one named must be answered, with its very name)
+    commands = [line.decode("utf-8", "surrogateescape").split(" ", 2)
+                for line in _read_until_flush(stdin)]
     commands = [c for c in commands if len(c) == 3]
     for _old, new, ref in commands:
         _answer(stdout, ref, new, _queued(len(commands), ref, new, git_dir))
@@ -79,6 +82,10 @@ def _queued(count: int, ref: str, new: str, git_dir: str | None) -> dict:
     if count > MOVES_PER_PUSH:
         return _refused(new, TOO_MANY_REFS, f"this push queues {count} "
                         f"moves; the hub takes at most {MOVES_PER_PUSH} in one push")
+    if not _is_branch_name(ref.removeprefix(QUEUE_PREFIX)) or not _is_oid(new):
+        return _refused(new, QUEUE_MOVE, f"{ref.removeprefix(QUEUE_PREFIX)!r} is no branch "
+                        f"name git would take (git check-ref-format); push to "
+                        f"{QUEUE_PREFIX}<branch>")
     try:
         return queue_and_land(Queue(git_dir or _hook_git_dir()), ref, new)
     except Exception as exc:   # every queued ref gets an answer
@@ -91,10 +98,11 @@ def _answer(stdout: BinaryIO, ref: str, new: str, outcome: dict) -> None:
     if outcome["outcome"] == "landed":
         for line in (f"ok {ref}", f"option refname {outcome['branch']}",
                      f"option old-oid {outcome['old']}", f"option new-oid {outcome['landed']}"):
-            _pkt(stdout, line.encode())
+            _pkt(stdout, line.encode("utf-8", "surrogateescape"))
         return
     words = " ".join(outcome["message"].split())[:4000]
-    _pkt(stdout, f"ng {ref} gitstate:{outcome['rule']} {words}".encode())
+    _pkt(stdout, f"ng {ref} gitstate:{outcome['rule']} {words}".encode("utf-8",
+                                                                       "surrogateescape"))
     print(f"gitstate: the hub refused the queued move {new[:10]} [{outcome['rule']}]: "
           f"{outcome['message']}", file=sys.stderr)
 
@@ -136,6 +144,7 @@ class Queue:
         os.makedirs(self.done, exist_ok=True)
         self._git = git
         self.laws: dict = {}
+        self.marked: str | None = None   # the tip a pass is about to set, marked (_record)
 
     @property
     def git(self) -> Git:
@@ -193,8 +202,17 @@ class Queue:
                 return self.answer(name, move) or self.outcome(move)
 
     def answer(self, name: str, move: str) -> dict | None:
-        """The request's outcome, once it has one: the request is gone (its outcome was
-        written first), or the outcome names it."""
+        """The request's outcome, once it has one: its own (`done/<request>`, read once), or
+        the move's, when the request is gone (its outcome was written first) or the outcome
+        names it. (The move's alone is the last branch's it was queued for.)"""
+        own = os.path.join(self.done, name)
+        try:
+            with open(own, encoding="utf-8") as fh:
+                outcome = json.load(fh)
+            _unlink(own)
+            return outcome
+        except (OSError, ValueError):
+            pass
         filed = os.path.exists(os.path.join(self.dir, name))
         outcome = self.outcome(move)
         if outcome is not None and (not filed or outcome.get("request") == name):
@@ -238,13 +256,18 @@ class Queue:
                                                     self._pending(seen) if
                                                     r["branch"] == b],
                             self._record)
-        record_received(self.git, self.git_dir, _arrivals(steps))
+        arrivals = _arrivals(steps)
+        noted = record_received(self.git, self.git_dir, arrivals)
+        if self.marked and not (noted and self.marked in dict(arrivals)):
+            _unlink(os.path.join(self.dir, "landed", self.marked))   # post-receive notes it
+        self.marked = None
         outcomes = []
         for step in steps:
             outcome = {**(step.outcome or _refused(step.move, Rule.QUEUE_MOVE, "the "
                                                    "hub could not land it")),
                        "branch": branch, "request": step.name}
-            _write(os.path.join(self.done, step.move), outcome)
+            _write(os.path.join(self.done, step.name), outcome)   # its pusher's to read
+            _write(os.path.join(self.done, step.move), outcome)   # the move's, if pushed again
             _unlink(os.path.join(self.dir, step.name))
             outcomes.append(outcome)
         return outcomes
@@ -263,11 +286,22 @@ class Queue:
         return found
 
     def _record(self, steps) -> None:
-        """Before the branch moves: each request landing a commit says which, on which tip."""
+        """Before the branch moves: each request landing a commit says which, on which tip;
+        and the tip it moves to is marked noted (`landed/<commit>`), so that the hub's
+        reference-transaction hook (post-receive's script) starts nothing for the pass's own
+        update: the pass notes its moves itself, with when each arrived (the mark is taken
+        back when it does not)."""
         for step in steps:
             if step.new:
                 _write(os.path.join(self.dir, step.name), {**step.request,
                                               "landing": {"commit": step.new, "old": step.old}})
+        top = next((s.new for s in reversed(steps) if s.new), None)
+        if self.marked and self.marked != top:
+            _unlink(os.path.join(self.dir, "landed", self.marked))
+        self.marked = top
+        if top:
+            os.makedirs(os.path.join(self.dir, "landed"), exist_ok=True)
+            open(os.path.join(self.dir, "landed", top), "w").close()
 
     def _request(self, name: str) -> dict | None:
         """The request filed as `name`, if it is one this hub filed."""
@@ -295,13 +329,32 @@ class Queue:
 
 
 def _arrivals(steps) -> list[tuple[str, int]]:
-    """(the commit landed, when its request arrived) of each move a pass landed."""
-    return [(s.new, int(s.name[:20]) // 10**9) for s in steps
-            if s.new and s.outcome and s.outcome.get("outcome") == "landed"]
+    """(the commit landed, when its request arrived) of each move a pass landed, and of each
+    one a pass that died after the branch moved had landed (its request says which commit):
+    that pass never noted it, and no post-receive will (its pusher is gone)."""
+    found = []
+    for s in steps:
+        outcome = s.outcome or {}
+        landing = s.request.get("landing")
+        commit = s.new or (landing.get("commit") if isinstance(landing, dict) else None)
+        if commit and outcome.get("outcome") == "landed" and outcome.get("landed") == commit:
+            found.append((commit, int(s.name[:20]) // 10**9))
+    return found
 
 
 def _refused(move: str, rule: str, message: str) -> dict:
     return {"outcome": "refused", "move": move, "rule": str(rule), "message": message}
+
+
+def _is_branch_name(name: str) -> bool:
+    """Is `name` one git takes for a branch (git check-ref-format's rules)? git hands this
+    hook the queue's refs without asking: `main^0` or `main~1` would name a commit to land
+    on, and a branch no update-ref can write."""
+    if not name or name == "@" or name.endswith((".", "/")) or "@{" in name or ".." in name \
+            or any(c in name for c in " ~^:?*[\\\x7f") or any(ord(c) < 32 for c in name):
+        return False
+    return all(part and not part.startswith(".") and not part.endswith(".lock")
+               for part in name.split("/"))
 
 
 def _is_oid(text: str) -> bool:

@@ -155,11 +155,12 @@ def write_executable(path: Path, text: str) -> bool:
 
 
 def install_into(hook_dir: Path, names: tuple[str, ...], lc: Lifecycle,
-                 top: Path | None = None) -> list[str]:
+                 top: Path | None = None, templates: dict[str, str] | None = None) -> list[str]:
     """Put our shims into a live hooks folder, keeping any user hook as `<name>.pre-gitstate`,
     which the shim runs after its own check (before it for commit-msg, which may rewrite the
     message gitstate judges); a hook of the pre-commit framework that runs
-    gitstate's check (its config in the work tree `top`) is left as it is. Returns what was
+    gitstate's check (its config in the work tree `top`) is left as it is. `templates`: the
+    shipped shim a hook is written from, where it is not its own name's. Returns what was
     done, for the user."""
     from gitstate.doors import precommit
     done = []
@@ -178,6 +179,6 @@ def install_into(hook_dir: Path, names: tuple[str, ...], lc: Lifecycle,
                                     hint=f"merge them by hand, or remove {kept}")
             os.replace(target, kept)
             done.append(f"kept your {name} hook as {kept.name}; gitstate runs it after its check")
-        if write_executable(target, render_shim(name, lc)):
+        if write_executable(target, render_shim((templates or {}).get(name, name), lc)):
             done.append(f"installed {target}")
     return done
