@@ -33,7 +33,13 @@ from gitstate.git.carry import Conflict, carry_work, restore
 from gitstate.git.hub_report import RACE_WORDS, push_queued, push_to
 from gitstate.git.runner import Git, zero_like
 from gitstate.git.spawning import bounded
-from gitstate.git.upstream import Upstream, check_in_step, hub_queues, upstream_of
+from gitstate.git.upstream import (
+    Upstream,
+    check_in_step,
+    hub_queues,
+    keeps_no_queue,
+    upstream_of,
+)
 from gitstate.law.record import Record, field
 from gitstate.law.rule_ids import Rule
 
@@ -200,13 +206,14 @@ def _land_queued(git: Git, top: Path, up: Upstream, move: Callable[[], Result], 
 
 
 def _queue_gone(git: Git, up: Upstream, status: str, rule, attempt: int, queue: str) -> bool:
-    """The hub no longer keeps a queue (it said so before): the move goes to the branch."""
-    if status != "landed" and rule is None and attempt == 1 \
-            and not hub_queues(git, up, ask=True):
-        if status == "unqueued":
-            git.call("push", "--quiet", up.remote, f":{queue}")
+    """The hub keeps no queue (it said so before, or it wrote the queued move as a ref of its
+    own, whatever its mark says): the move goes to the branch."""
+    if status == "unqueued":
+        git.call("push", "--quiet", up.remote, f":{queue}")
+        keeps_no_queue(git, up)
         return True
-    return False
+    return status != "landed" and rule is None and attempt == 1 \
+        and not hub_queues(git, up, ask=True)
 
 
 def _answered_landed(git: Git, up: Upstream, result: Result, landed: str, attempt: int,

@@ -78,6 +78,7 @@ class Upstream:
 
 
 HUB_MARK_REF = "refs/gitstate/hub"      # a hub with a landing queue has this ref
+PLAIN = "plain "   # (the memory's line of a hub that took a queued move as a ref of its own)
 
 
 def hub_queues(git: Git, up: Upstream, *, ask: bool = False) -> bool:
@@ -85,9 +86,13 @@ def hub_queues(git: Git, up: Upstream, *, ask: bool = False) -> bool:
     that said so is remembered (`<git dir>/gitstate/queueing-hubs`, by its URL), so a move
     costs no extra talk with it; one that did not is asked again. `ask`: ask it now, and
     remember its answer (a move whose queued push was not answered as a queue's asks)."""
-    if not ask and (up.remote in git.hubs_queueing or _url(git, up) in _remembered(git)):
-        git.hubs_queueing.add(up.remote)
-        return True
+    if not ask:
+        known, url = _remembered(git), _url(git, up)
+        if up.remote in git.hubs_queueing or url in known:
+            git.hubs_queueing.add(up.remote)
+            return True
+        if PLAIN + url in known:    # it wrote a queued move as a ref of its own
+            return False
     code, out, _ = git.call("ls-remote", up.remote, HUB_MARK_REF)
     queueing = code == 0 and bool(out.strip())
     if queueing:
@@ -96,6 +101,14 @@ def hub_queues(git: Git, up: Upstream, *, ask: bool = False) -> bool:
         git.hubs_queueing.discard(up.remote)
     _remember(git, up, queueing)
     return queueing
+
+
+def keeps_no_queue(git: Git, up: Upstream) -> None:
+    """The hub at `up` wrote a queued move as a ref of its own: it keeps no queue, whatever
+    `HUB_MARK_REF` says there (anyone who may push to a plain hub may push that ref). Its
+    moves go to the branch from now on, with no question asked of it first."""
+    git.hubs_queueing.discard(up.remote)
+    _remember(git, up, False, plain=True)
 
 
 def _memory(git: Git) -> Path:
@@ -115,13 +128,18 @@ def _remembered(git: Git) -> set[str]:
         return set()
 
 
-def _remember(git: Git, up: Upstream, queueing: bool) -> None:
-    """Keep (or forget) that the hub at `up`'s URL queues; written whole, then renamed."""
+def _remember(git: Git, up: Upstream, queueing: bool, *, plain: bool = False) -> None:
+    """Keep (or forget) that the hub at `up`'s URL queues, or (`plain`) that it wrote a queued
+    move as a ref of its own; written whole, then renamed."""
     known, url = _remembered(git), _url(git, up)
-    if (url in known) == queueing or "\n" in url:
+    if "\n" in url:
+        return
+    wanted = (known - {url, PLAIN + url}) | ({url} if queueing else set()) \
+        | ({PLAIN + url} if plain else set())
+    if wanted == known:
         return
     from gitstate.git.atomic import write_file
-    known = (known | {url}) if queueing else (known - {url})
+    known = wanted
     try:
         write_file(_memory(git), "".join(f"{u}\n" for u in sorted(known)).encode())
     except OSError:

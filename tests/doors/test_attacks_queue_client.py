@@ -4,15 +4,10 @@ push when the hub does not. Real hubs, real pushes."""
 
 from __future__ import annotations
 
-import pytest
-
 from conftest import git, gitstate, make_repo
 from hubs import pushed
 
 
-@pytest.mark.xfail(strict=True, reason="gitstate/git/push.py (_queue_gone) believes the hub's "
-                   "refs/gitstate/hub over the hub's own answer: a hub that wrote the queue "
-                   "ref itself keeps no queue, whatever that ref says")
 def test_a_plain_hub_on_which_someone_pushed_the_queue_mark_still_takes_moves(tmp_path):
     """A hub with no gitstate hooks (as GitHub is) takes any ref: one push of
     `refs/gitstate/hub` there made every clone queue its moves, the hub wrote each as a ref
@@ -32,3 +27,10 @@ def test_a_plain_hub_on_which_someone_pushed_the_queue_mark_still_takes_moves(tm
     code, out = pushed(seed, "spawn", "alice")
     assert code == 0 and out["outcome"] == "landed", out
     assert git(hub, "for-each-ref", "refs/gitstate/queue").stdout == ""
+    memory = (seed / ".git" / "gitstate" / "queueing-hubs").read_text().splitlines()
+    assert memory == [f"plain {hub}"], memory
+    # remembered: the next move goes to the branch at once, leaving no queue ref either
+    code, out = pushed(seed, "transition", "alice", "inbox")
+    assert code == 0 and out["outcome"] == "landed" and out["attempts"] == 1, out
+    assert git(hub, "for-each-ref", "refs/gitstate/queue").stdout == ""
+    assert git(hub, "log", "-1", "--format=%s", "main").stdout.startswith("@alice: [STATE:inbox]")
