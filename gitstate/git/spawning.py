@@ -12,7 +12,6 @@ from gitstate.errors import GitFailure
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import subprocess
     from collections.abc import Iterator
     from typing import Protocol
 
@@ -46,65 +45,109 @@ def spawn_to_files(argv: list[str], input: bytes | None, env: dict[str, str],
     waiting on pipes takes Python's lock back after every read and write (32 KiB out, 4 KiB
     in), up to 5 ms each while another thread judges (`sys.getswitchinterval`); waiting
     on the process alone takes it back once (bench/README.md, "Near the floor"). With a
-    `deadline`, git is ended (SIGKILL, git alone) when it passes: 124."""
-    import subprocess
-    import tempfile
-    with tempfile.TemporaryFile() as fin, tempfile.TemporaryFile() as fout, \
-            tempfile.TemporaryFile() as ferr:
+    `deadline`, git is ended (SIGKILL, git alone) when it passes: 124. Started with
+    `posix_spawn` and files of no name, as `subprocess` and `tempfile` would start it and
+    make them (a move imports neither: ~8 ms of its start)."""
+    files: list[int] = []
+    try:
+        while len(files) < 3:
+            files.append(_unnamed())
+        fin, fout, ferr = files
         if input:
-            fin.write(input)
-            fin.seek(0)
-        try:
-            proc = subprocess.Popen(argv, stdin=fin, stdout=fout, stderr=ferr, env=env)
-        except OSError as exc:
-            raise GitFailure(f"cannot run git: {exc.strerror}",
-                             hint="install git and make sure it is on PATH") from None
+            view = memoryview(input)
+            while view:
+                view = view[os.write(fin, view):]
+            os.lseek(fin, 0, os.SEEK_SET)
+        pid = _spawned(argv, env, files)
         if deadline is None:
-            code = proc.wait()
+            code = _exit_code(pid)
         else:
-            code, said = waited(proc, deadline, argv)
+            code, said = waited(pid, deadline, argv)
             if said:
                 return code, b"", said
-        fout.seek(0)
-        ferr.seek(0)
-        return code, fout.read(), ferr.read()
+        return code, _read_all(fout), _read_all(ferr)
+    finally:
+        for fd in files:
+            os.close(fd)
 
 
-def waited(proc: subprocess.Popen, deadline: float, argv: list[str]) -> tuple[int, bytes]:
+def _unnamed() -> int:
+    """A file of no name, open for reading and writing, gone when closed."""
+    folder = os.environ.get("TMPDIR") or "/tmp"
+    try:
+        return os.open(folder, os.O_TMPFILE | os.O_RDWR, 0o600)
+    except (AttributeError, OSError):   # no O_TMPFILE (not Linux, or its file system)
+        import tempfile
+        fh = tempfile.TemporaryFile()
+        fd = os.dup(fh.fileno())
+        fh.close()
+        return fd
+
+
+def _spawned(argv: list[str], env: dict[str, str], files: list[int]) -> int:
+    """git started with `files` for its stdin, stdout and stderr, and SIGPIPE as git expects
+    it (this Python ignores it, and exec keeps what is ignored)."""
+    import signal
+    actions: list[tuple[int, ...]] = [(os.POSIX_SPAWN_DUP2, fd, n) for n, fd in enumerate(files)]
+    try:
+        return os.posix_spawnp(argv[0], argv, env, file_actions=actions,
+                               setsigdef=(signal.SIGPIPE, signal.SIGXFSZ))
+    except OSError as exc:
+        raise GitFailure(f"cannot run git: {exc.strerror}",
+                         hint="install git and make sure it is on PATH") from None
+
+
+def _exit_code(pid: int) -> int:
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+def _read_all(fd: int) -> bytes:
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def waited(pid: int, deadline: float, argv: list[str]) -> tuple[int, bytes]:
     """(exit code, b"") of git talking to a remote, or (124, why) when `deadline`
     (time.monotonic()) passed first: then git alone is killed (a local hub's receive-pack
     ends on its own, releasing its locks)."""
-    if _ends_by(proc, deadline):
-        return proc.wait(), b""
-    proc.kill()
-    proc.wait()
+    code = _ended_by(pid, deadline)
+    if code is not None:
+        return code, b""
+    import signal
+    os.kill(pid, signal.SIGKILL)
+    _exit_code(pid)
     said = f"git {remote_command(argv[1:])} got no answer in time: the hub or the " \
            "network did not answer"
     return 124, said.encode()
 
 
-def _ends_by(proc: subprocess.Popen, deadline: float) -> bool:
-    """Does `proc` end before `deadline`? Told by the kernel the moment it ends (a pidfd):
-    `Popen.wait(timeout)` polls with sleeps of up to 50 ms, which a push and the ls-remote
-    before it paid in wall time on every landing."""
+def _ended_by(pid: int, deadline: float) -> int | None:
+    """The exit code of the process `pid` if it ends before `deadline`, else None (it runs
+    on). Told by the kernel the moment it ends (a pidfd): polling with sleeps of up to 50 ms,
+    as `Popen.wait(timeout)` does, cost a push and the ls-remote before it that much wall time
+    on every landing."""
     import select
     try:
-        fd = os.pidfd_open(proc.pid)
+        fd = os.pidfd_open(pid)
     except (AttributeError, OSError):   # no pidfd (not Linux, or before 5.3): poll
-        import subprocess
-        try:
-            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-            return True
-        except subprocess.TimeoutExpired:
-            return False
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return os.waitstatus_to_exitcode(status)
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.005)
     try:
         poller = select.poll()
         poller.register(fd, select.POLLIN)
         while True:
             left = deadline - time.monotonic()
             if poller.poll(max(0, int(left * 1000) + 1)):
-                return True
+                return _exit_code(pid)
             if left <= 0:
-                return False
+                return None
     finally:
         os.close(fd)
