@@ -314,7 +314,9 @@ def _spawn_light(argv: list[str], input: bytes | None,
     actions: list[tuple[int, ...]] = [
         (os.POSIX_SPAWN_DUP2, in_r, 0), (os.POSIX_SPAWN_DUP2, out_w, 1),
         (os.POSIX_SPAWN_DUP2, err_w, 2)]
-    actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in (in_r, in_w, out_r, out_w, err_r, err_w)]
+    # No CLOSE actions: the pipes are close-on-exec already (git gets only what is moved to
+    # 0, 1 and 2), and one of them is itself 0, 1 or 2 where this process started with that
+    # closed: closing it after the moves took git's stdin (or stdout) away
     try:
         pid = os.posix_spawnp(argv[0], argv, os.environ if env is None else env,
                               file_actions=actions)
