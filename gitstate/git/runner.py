@@ -79,6 +79,7 @@ class Git:
         # open (git/catfile.py), and what it read of HEAD is kept while it moves no ref
         self.command = False
         self.head_read: tuple[str, str] | None = None   # (commit, `--symbolic-full-name HEAD`)
+        self.branch_read: str | None = None   # what HEAD named then ("HEAD": detached), kept
         self._kept = None
         # (base, index, paths) of the last `staged_changes` of one command's git, and the
         # index a commit was built on (git/atomic.py): the paths that rode along, told
@@ -89,6 +90,21 @@ class Git:
         """What tells the index file from any written over it (git/catfile.py)."""
         from gitstate.git.catfile import index_stamp
         return index_stamp(self.known_git_dir, self._env(None))
+
+    def head_renamed(self) -> str | None:
+        """What HEAD names now ("HEAD": no branch) where it is not what it named when the
+        command began (`branch_read`), which decided where its move lands: read from the
+        HEAD file, git asked only where that file says nothing (reftable)."""
+        try:
+            with open(os.path.join(self.known_git_dir or "", "HEAD"), "rb") as fh:
+                said = fh.read(4096).decode("utf-8", "surrogateescape")
+        except OSError:
+            return None
+        now = said[5:].strip() if said.startswith("ref: ") else "HEAD"
+        if now.endswith("/.invalid"):
+            code, out, _ = self.call("symbolic-ref", "-q", "HEAD")
+            now = out.decode("utf-8", "surrogateescape").strip() if code == 0 else "HEAD"
+        return now if self.branch_read not in (None, now) else None
 
     def close(self) -> None:
         """End the kept `cat-file --batch`, if any (a command's end; git ends it at exit)."""
@@ -398,4 +414,5 @@ def locate_repo(path: str | os.PathLike | None = None, *,
     found.command = command
     if command and code == 0 and len(lines) == 4:   # else (unborn HEAD) asked when needed
         found.head_read = (lines[2], lines[3])
+        found.branch_read = lines[3]
     return found, lines[0], lines[1]
