@@ -94,17 +94,20 @@ class Git:
     def head_renamed(self) -> str | None:
         """What HEAD names now ("HEAD": no branch) where it is not what it named when the
         command began (`branch_read`), which decided where its move lands: read from the
-        HEAD file, git asked only where that file says nothing (reftable)."""
+        HEAD file; git asked as then where that file says otherwise (a symbolic ref further
+        on, which git follows to its branch; reftable's HEAD, which says nothing)."""
+        if self.branch_read is None:
+            return None
         try:
             with open(os.path.join(self.known_git_dir or "", "HEAD"), "rb") as fh:
                 said = fh.read(4096).decode("utf-8", "surrogateescape")
         except OSError:
             return None
         now = said[5:].strip() if said.startswith("ref: ") else "HEAD"
-        if now.endswith("/.invalid"):
-            code, out, _ = self.call("symbolic-ref", "-q", "HEAD")
-            now = out.decode("utf-8", "surrogateescape").strip() if code == 0 else "HEAD"
-        return now if self.branch_read not in (None, now) else None
+        if now != self.branch_read:
+            code, out, _ = self.call("rev-parse", "--symbolic-full-name", "HEAD")
+            now = out.decode("utf-8", "surrogateescape").strip() if code == 0 else now
+        return now if now != self.branch_read else None
 
     def close(self) -> None:
         """End the kept `cat-file --batch`, if any (a command's end; git ends it at exit)."""
@@ -330,9 +333,8 @@ def _spawn_light(argv: list[str], input: bytes | None,
     actions: list[tuple[int, ...]] = [
         (os.POSIX_SPAWN_DUP2, in_r, 0), (os.POSIX_SPAWN_DUP2, out_w, 1),
         (os.POSIX_SPAWN_DUP2, err_w, 2)]
-    # No CLOSE actions: the pipes are close-on-exec already (git gets only what is moved to
-    # 0, 1 and 2), and one of them is itself 0, 1 or 2 where this process started with that
-    # closed: closing it after the moves took git's stdin (or stdout) away
+    # No CLOSE actions: the pipes are close-on-exec, and one is itself 0, 1 or 2 where this
+    # process started with that closed (closing it after the moves took git's stdin away)
     try:
         pid = os.posix_spawnp(argv[0], argv, os.environ if env is None else env,
                               file_actions=actions)

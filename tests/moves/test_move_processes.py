@@ -173,3 +173,14 @@ def test_a_move_whose_head_was_detached_since_the_command_began_commits_nothing(
     finally:
         here.git.close()
     assert git(repo, "rev-parse", "HEAD", "main").stdout.split() == [tip, tip]
+
+
+def test_a_move_lands_where_head_names_a_branch_through_a_symbolic_ref(repo):
+    """HEAD -> refs/heads/alias -> refs/heads/main: git names HEAD's branch `main`, its
+    HEAD file `alias`; the move is not taken for one whose HEAD was switched."""
+    assert gitstate(repo, "spawn", "a1").returncode == 0
+    git(repo, "symbolic-ref", "refs/heads/alias", "refs/heads/main")
+    git(repo, "symbolic-ref", "HEAD", "refs/heads/alias")
+    res = gitstate(repo, "transition", "a1", "inbox", process=True)
+    assert res.returncode == 0, res.stderr
+    assert git(repo, "log", "-1", "--format=%s", "main").stdout.startswith("@a1: [STATE:inbox]")
