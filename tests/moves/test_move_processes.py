@@ -184,3 +184,22 @@ def test_a_move_lands_where_head_names_a_branch_through_a_symbolic_ref(repo):
     res = gitstate(repo, "transition", "a1", "inbox", process=True)
     assert res.returncode == 0, res.stderr
     assert git(repo, "log", "-1", "--format=%s", "main").stdout.startswith("@a1: [STATE:inbox]")
+
+
+def test_a_push_move_whose_branch_was_switched_since_it_began_lands_nothing(tmp_path):
+    """`--push` takes the upstream of the branch HEAD named when the command began: switched
+    meanwhile to a new branch at the same commit, the move was committed there and pushed to
+    the hub's main, the local main left behind. Refused: nothing committed, nothing pushed."""
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "alice")[0] == 0
+    tip = git(a, "rev-parse", "HEAD").stdout.strip()
+    here = open_managed(str(a), command=True)
+    git(a, "switch", "-q", "-c", "side")                         # meanwhile
+    try:
+        commands.transition(here, "alice", "inbox", push=True)
+    except GitstateError as exc:
+        assert "side" in exc.message
+    finally:
+        here.git.close()
+    assert git(a, "rev-parse", "main", "side").stdout.split() == [tip, tip]
+    assert git(hub, "rev-parse", "main").stdout.strip() == tip
