@@ -128,6 +128,7 @@ def commit_atomically(git: Git, top: Path, prepare: Callable[[str | None], Plan]
                        for path, data in plan.files.items()]
             sha = build_commit(git, gdir, parent, plan, entries)
             subject = plan.message.split("\n", 1)[0]
+            _refuse_if_switched(git)
             journal = _write_journal(gdir, sha, parent, entries)
             if _publish(git, sha, parent, f"{reflog}: {subject}", journal, plan.judged):
                 _finish(git, top, entries, plan.files, gdir, sha, plan.work)
@@ -137,6 +138,17 @@ def commit_atomically(git: Git, top: Path, prepare: Callable[[str | None], Plan]
             journal.unlink()
         raise GitFailure(f"HEAD kept moving while committing ({MAX_ATTEMPTS} attempts); "
                          "nothing was committed", hint="try again")
+
+
+def _refuse_if_switched(git: Git) -> None:
+    """HEAD's branch when the command began decided where its move lands (HEAD, or the team
+    line from elsewhere): switched since, the move is not made (the swap of HEAD would pass
+    on a new branch at the same commit)."""
+    if (named := git.head_renamed()) is not None:
+        named = "a detached HEAD" if named == "HEAD" else named
+        raise GitstateError(f"HEAD was switched to {named} since this command began, which "
+                            "decided where the move lands; nothing was committed",
+                            hint="run the move again: it lands as HEAD is now")
 
 
 def _head_here(git: Git) -> tuple[bool, str | None, bool]:

@@ -48,8 +48,7 @@ class Kept:
         null = os.open(os.devnull, os.O_WRONLY)
         actions: list[tuple[int, ...]] = [
             (os.POSIX_SPAWN_DUP2, in_r, 0), (os.POSIX_SPAWN_DUP2, out_w, 1),
-            (os.POSIX_SPAWN_DUP2, null, 2)]
-        actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in (in_r, in_w, out_r, out_w, null)]
+            (os.POSIX_SPAWN_DUP2, null, 2)]   # (close-on-exec, all: runner.py's _spawn_light)
         try:
             self.pid: int | None = os.posix_spawnp(argv[0], argv, env, file_actions=actions)
         except OSError:

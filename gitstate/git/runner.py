@@ -79,6 +79,7 @@ class Git:
         # open (git/catfile.py), and what it read of HEAD is kept while it moves no ref
         self.command = False
         self.head_read: tuple[str, str] | None = None   # (commit, `--symbolic-full-name HEAD`)
+        self.branch_read: str | None = None   # what HEAD named then ("HEAD": detached), kept
         self._kept = None
         # (base, index, paths) of the last `staged_changes` of one command's git, and the
         # index a commit was built on (git/atomic.py): the paths that rode along, told
@@ -89,6 +90,24 @@ class Git:
         """What tells the index file from any written over it (git/catfile.py)."""
         from gitstate.git.catfile import index_stamp
         return index_stamp(self.known_git_dir, self._env(None))
+
+    def head_renamed(self) -> str | None:
+        """What HEAD names now ("HEAD": no branch) where it is not what it named when the
+        command began (`branch_read`), which decided where its move lands: read from the
+        HEAD file; git asked as then where that file says otherwise (a symbolic ref further
+        on, which git follows to its branch; reftable's HEAD, which says nothing)."""
+        if self.branch_read is None:
+            return None
+        try:
+            with open(os.path.join(self.known_git_dir or "", "HEAD"), "rb") as fh:
+                said = fh.read(4096).decode("utf-8", "surrogateescape")
+        except OSError:
+            return None
+        now = said[5:].strip() if said.startswith("ref: ") else "HEAD"
+        if now != self.branch_read:
+            code, out, _ = self.call("rev-parse", "--symbolic-full-name", "HEAD")
+            now = out.decode("utf-8", "surrogateescape").strip() if code == 0 else now
+        return now if now != self.branch_read else None
 
     def close(self) -> None:
         """End the kept `cat-file --batch`, if any (a command's end; git ends it at exit)."""
@@ -314,7 +333,8 @@ def _spawn_light(argv: list[str], input: bytes | None,
     actions: list[tuple[int, ...]] = [
         (os.POSIX_SPAWN_DUP2, in_r, 0), (os.POSIX_SPAWN_DUP2, out_w, 1),
         (os.POSIX_SPAWN_DUP2, err_w, 2)]
-    actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in (in_r, in_w, out_r, out_w, err_r, err_w)]
+    # No CLOSE actions: the pipes are close-on-exec, and one is itself 0, 1 or 2 where this
+    # process started with that closed (closing it after the moves took git's stdin away)
     try:
         pid = os.posix_spawnp(argv[0], argv, os.environ if env is None else env,
                               file_actions=actions)
@@ -396,4 +416,5 @@ def locate_repo(path: str | os.PathLike | None = None, *,
     found.command = command
     if command and code == 0 and len(lines) == 4:   # else (unborn HEAD) asked when needed
         found.head_read = (lines[2], lines[3])
+        found.branch_read = lines[3]
     return found, lines[0], lines[1]

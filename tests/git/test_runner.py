@@ -7,7 +7,8 @@ import os
 import stat
 import sys
 
-from conftest import git, make_repo
+from conftest import git, gitstate, make_repo
+
 from gitstate.git.runner import Git
 
 
@@ -137,3 +138,21 @@ def test_a_local_move_starts_one_config_and_no_second_repository_lookup(tmp_path
     assert sum("config" in a for a in mine) <= 1, mine
     assert sum("--absolute-git-dir" in a for a in mine) == 1, mine
     assert sum("diff-index" in a for a in mine) == 1, mine
+
+
+def test_git_started_by_a_process_whose_stdin_is_closed_still_reads_its_input(repo, tmp_path):
+    """A command started with its stdin closed (fd 0 free): the pipe made for git's input is
+    then fd 0, and closing it in the child after moving it there left git no stdin at all
+    (cat-file answered nothing, and the move ended in an internal error)."""
+    import subprocess
+    assert gitstate(repo, "spawn", "a1").returncode == 0
+    res = subprocess.run([sys.executable, "-m", "gitstate", "transition", "a1", "inbox"],
+                         cwd=repo, capture_output=True, text=True, preexec_fn=lambda: os.close(0))
+    assert res.returncode == 0, res.stderr
+    assert git(repo, "log", "-1", "--format=%s").stdout.startswith("@a1: [STATE:inbox]")
+    got = subprocess.run([sys.executable, "-c", "import os, sys\n"
+                          "from gitstate.git.runner import Git\n"
+                          "print(Git(sys.argv[1]).run('hash-object', '--stdin', "
+                          "input=b'x\\n').decode().strip())", str(repo)],
+                         capture_output=True, text=True, preexec_fn=lambda: os.close(0))
+    assert got.stdout.strip() == git(repo, "hash-object", "--stdin", input="x\n").stdout.strip()

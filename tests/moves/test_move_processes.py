@@ -11,6 +11,7 @@ from pathlib import Path
 from conftest import git, gitstate
 from hubs import hub_and_clones, pushed
 
+from gitstate.errors import GitstateError
 from gitstate.git.repo import open_managed
 from gitstate.git.runner import Git, locate_repo
 from gitstate.moves import commands
@@ -136,3 +137,69 @@ def test_a_file_only_intended_to_be_added_does_not_ride_along(repo):
     assert json.loads(res.stdout)["also_committed"] == []
     assert "later.txt" not in git(repo, "ls-tree", "-r", "--name-only", "HEAD").stdout
     assert git(repo, "ls-files", "later.txt").stdout.strip() == "later.txt"
+
+
+def test_a_move_whose_branch_was_switched_since_the_command_began_commits_nothing(repo):
+    """HEAD's branch read when the command began decides where the move lands (HEAD, or the
+    team line from elsewhere): another process switching to a new branch at the same commit
+    made the compare-and-swap pass, and the move landed on that branch, not the team line
+    (started after the switch, it lands on the team line). Refused: nothing committed."""
+    assert gitstate(repo, "spawn", "a1").returncode == 0
+    tip = git(repo, "rev-parse", "HEAD").stdout.strip()
+    here = open_managed(str(repo), command=True)
+    git(repo, "switch", "-q", "-c", "side")                      # meanwhile
+    try:
+        commands.transition(here, "a1", "inbox")
+    except GitstateError as exc:
+        assert "side" in exc.message and "nothing was committed" in exc.message
+    finally:
+        here.git.close()
+    assert git(repo, "rev-parse", "main", "side").stdout.split() == [tip, tip]
+    assert git(repo, "status", "--porcelain").stdout == ""
+    assert gitstate(repo, "transition", "a1", "inbox").returncode == 0   # again: on main
+    assert git(repo, "rev-parse", "side").stdout.strip() == tip
+    assert git(repo, "rev-parse", "main^").stdout.strip() == tip
+
+
+def test_a_move_whose_head_was_detached_since_the_command_began_commits_nothing(repo):
+    assert gitstate(repo, "spawn", "a1").returncode == 0
+    tip = git(repo, "rev-parse", "HEAD").stdout.strip()
+    here = open_managed(str(repo), command=True)
+    git(repo, "checkout", "-q", "--detach")                      # meanwhile
+    try:
+        commands.transition(here, "a1", "inbox")
+    except GitstateError as exc:
+        assert "detached" in exc.message
+    finally:
+        here.git.close()
+    assert git(repo, "rev-parse", "HEAD", "main").stdout.split() == [tip, tip]
+
+
+def test_a_move_lands_where_head_names_a_branch_through_a_symbolic_ref(repo):
+    """HEAD -> refs/heads/alias -> refs/heads/main: git names HEAD's branch `main`, its
+    HEAD file `alias`; the move is not taken for one whose HEAD was switched."""
+    assert gitstate(repo, "spawn", "a1").returncode == 0
+    git(repo, "symbolic-ref", "refs/heads/alias", "refs/heads/main")
+    git(repo, "symbolic-ref", "HEAD", "refs/heads/alias")
+    res = gitstate(repo, "transition", "a1", "inbox", process=True)
+    assert res.returncode == 0, res.stderr
+    assert git(repo, "log", "-1", "--format=%s", "main").stdout.startswith("@a1: [STATE:inbox]")
+
+
+def test_a_push_move_whose_branch_was_switched_since_it_began_lands_nothing(tmp_path):
+    """`--push` takes the upstream of the branch HEAD named when the command began: switched
+    meanwhile to a new branch at the same commit, the move was committed there and pushed to
+    the hub's main, the local main left behind. Refused: nothing committed, nothing pushed."""
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    assert pushed(a, "spawn", "alice")[0] == 0
+    tip = git(a, "rev-parse", "HEAD").stdout.strip()
+    here = open_managed(str(a), command=True)
+    git(a, "switch", "-q", "-c", "side")                         # meanwhile
+    try:
+        commands.transition(here, "alice", "inbox", push=True)
+    except GitstateError as exc:
+        assert "side" in exc.message
+    finally:
+        here.git.close()
+    assert git(a, "rev-parse", "main", "side").stdout.split() == [tip, tip]
+    assert git(hub, "rev-parse", "main").stdout.strip() == tip
