@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 # Questions are written before any answer is read: kept within what a pipe holds, so that
 # writing never waits on git, which waits on its answers being read. More is asked of a
 # process of its own.
-MAX_ASKED = 16384
+MAX_ASKED = 4096   # one page: the least a pipe holds (git/runner.py `_LIGHT_INPUT_MAX`)
 
 
 def index_stamp(git_dir: str | None, env: dict[str, str]) -> tuple | None:

@@ -317,8 +317,8 @@ class Git:
 
 # Running git without the `subprocess` module: it is the largest import left on the hook path.
 # A small input is written into the pipe before git starts reading, which cannot block while
-# it fits the pipe's buffer; anything larger goes through `subprocess`.
-_LIGHT_INPUT_MAX = 16384
+# it fits the pipe's buffer (one page at least); anything larger goes through `subprocess`.
+_LIGHT_INPUT_MAX = 4096
 
 
 def _can_spawn_light(input: bytes | None) -> bool:
