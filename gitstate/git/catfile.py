@@ -25,17 +25,21 @@ MAX_ASKED = 4096   # one page: the least a pipe holds (git/runner.py `_LIGHT_INP
 
 
 def index_stamp(git_dir: str | None, env: dict[str, str]) -> tuple | None:
-    """What tells this index file from any other written over it; None where it cannot
-    be told (no git dir known, or `GIT_INDEX_FILE` set)."""
+    """What tells this index file from any other written over it: its file's identity and
+    times, and the checksum git ends it with (a new index may reuse the inode within one tick
+    of the clock); None where it cannot be told (no git dir known, or `GIT_INDEX_FILE` set)."""
     if git_dir is None or env.get("GIT_INDEX_FILE"):
         return None
     try:
-        st = os.stat(os.path.join(git_dir, "index"))
+        with open(os.path.join(git_dir, "index"), "rb") as fh:
+            st = os.fstat(fh.fileno())
+            fh.seek(max(0, st.st_size - 32))
+            tail = fh.read(32)
     except FileNotFoundError:
         return ()
     except OSError:
         return None
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, tail)
 
 
 class Kept:

@@ -93,7 +93,9 @@ def hub_queues(git: Git, up: Upstream, *, ask: bool = False) -> bool:
             return True
         if PLAIN + url in known:    # it wrote a queued move as a ref of its own
             return False
-    code, out, _ = git.call("ls-remote", up.remote, HUB_MARK_REF)
+    # (the hub moves are pushed to: its push URL where the remote has one of its own)
+    code, out, _ = git.call("ls-remote", git.config(f"remote.{up.remote}.pushurl") or up.remote,
+                            HUB_MARK_REF)
     queueing = code == 0 and bool(out.strip())
     if queueing:
         git.hubs_queueing.add(up.remote)
@@ -117,7 +119,9 @@ def _memory(git: Git) -> Path:
 
 
 def _url(git: Git, up: Upstream) -> str:
-    return git.config(f"remote.{up.remote}.url") or up.remote
+    """The URL of the hub moves are pushed to."""
+    return git.config(f"remote.{up.remote}.pushurl") or git.config(f"remote.{up.remote}.url") \
+        or up.remote
 
 
 def _remembered(git: Git) -> set[str]:

@@ -312,3 +312,20 @@ def test_a_hub_remembered_as_queueing_that_no_longer_queues_is_pushed_to(tmp_pat
     assert git(hub, "for-each-ref", "refs/gitstate/").stdout == ""
     code, out = pushed(a, "transition", "alice", "distill")   # and pushed to from now on
     assert code == 0 and out["outcome"] == "landed" and out["attempts"] == 1, out
+
+
+def test_a_remote_whose_pushes_go_elsewhere_asks_the_hub_it_pushes_to(tmp_path):
+    """A remote read from a plain mirror (`url`) and pushed to a queueing hub (`pushurl`):
+    the clone asks the hub it pushes to whether it keeps a queue, and remembers that one."""
+    hub, (a, _b) = hub_and_clones(tmp_path)
+    mirror = tmp_path / "mirror.git"
+    git(tmp_path, "clone", "-q", "--bare", str(hub), str(mirror))
+    hub_url = git(a, "config", "remote.origin.url").stdout.strip()
+    git(a, "config", "remote.origin.url", str(mirror))
+    git(a, "config", "remote.origin.pushurl", hub_url)
+    memory = a / ".git" / "gitstate" / "queueing-hubs"
+    memory.unlink(missing_ok=True)
+    code, out = pushed(a, "spawn", "alice")
+    assert code == 0 and out["outcome"] == "landed", out
+    assert hub_subjects(hub)[0].startswith("@alice: [STATE:")
+    assert memory.read_text().splitlines() == [hub_url]
