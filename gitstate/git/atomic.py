@@ -42,8 +42,7 @@ class Plan:
         self.info = {} if info is None else info     # handed back to the caller in the result
         self.executable = executable                 # paths committed with mode 100755
         self.with_staged = with_staged               # commit what the user staged, too
-        self.sign = sign                             # sign with the configured SSH key (approvals)
-        self.key = key                               # else sign with this SSH key (an agent's)
+        self.sign, self.key = sign, key   # sign with the configured SSH key (approvals), or key's
         self.judged = judged                         # by its maker: the ref guard lets it pass
         # what the work tree gets where it differs from what is committed: the user's unstaged
         # edits of a file the move rewrites, with the move applied (nothing of theirs is lost)
@@ -297,14 +296,15 @@ def build_commit(git: Git, gdir: Path, parent: str | None, plan: Plan, entries: 
 
 
 def _copy(src: Path, dst: Path) -> tuple | None:
-    """`shutil.copyfile`, without importing shutil (and its compression modules) on a move.
-    The index copied, as `catfile.index_stamp` tells it, where it is of version 2."""
+    """`shutil.copyfile` without shutil (and its compression modules); the index copied, as
+    `catfile.index_stamp` tells it, where it is of version 2."""
     with open(src, "rb") as fin, open(dst, "wb") as fout:
         st, head = os.fstat(fin.fileno()), fin.read(8)
-        fout.write(head)
+        fout.write(tail := head)
         while chunk := fin.read(1 << 20):
             fout.write(chunk)
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) \
+            tail = (tail + chunk)[-32:]
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, tail[-32:]) \
         if head == b"DIRC\0\0\0\2" else None
 
 
