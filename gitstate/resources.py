@@ -38,3 +38,21 @@ def preset_dir(name: str) -> Path:
         raise UsageError(f"unknown preset '{name}'; shipped presets: {', '.join(known)}",
                          hint="or pass the path of a lifecycle.yaml file")
     return shipped("protocols", name)
+
+
+def install_extra(extra: str) -> str:
+    """What to give `pip install` to add the optional `extra` to this gitstate, as it was
+    installed: from the folder of a clone (`pip install .`, `-e .`: the folder pip recorded),
+    else by its name on the package index."""
+    import json
+    from importlib.metadata import PackageNotFoundError, distribution
+    where = "gitstate-agents"
+    try:
+        found = json.loads(distribution("gitstate-agents").read_text("direct_url.json") or "{}")
+    except (PackageNotFoundError, OSError, ValueError):
+        found = {}
+    url = found.get("url") if isinstance(found, dict) else None
+    if isinstance(url, str) and url.startswith("file://"):
+        from urllib.parse import unquote, urlparse
+        where = unquote(urlparse(url).path)
+    return f"'{where}[{extra}]'"

@@ -152,3 +152,14 @@ def test_the_installed_wheel_runs_the_demo(wheel, tmp_path):
                          cwd=tmp_path, env=env, capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr
     assert "Done." in res.stdout
+
+
+def test_the_extras_are_named_as_this_gitstate_was_installed(tmp_path):
+    """`pip install .` (or `-e .`) in a clone: the hints name that folder, since the package
+    index may not have gitstate; a gitstate with no record of a folder is named as on the
+    index."""
+    from gitstate.resources import install_extra
+    named = install_extra("mcp")
+    assert named.endswith("[mcp]'") and named.startswith("'")
+    where = named[1:-len("[mcp]'")]
+    assert where == "gitstate-agents" or (Path(where) / "pyproject.toml").is_file(), named

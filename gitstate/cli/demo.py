@@ -15,7 +15,7 @@ from gitstate.cli.main import main
 from gitstate.git.runner import Git
 from gitstate.law.load import load_lifecycle
 from gitstate.moves.operations import _path_to_rest
-from gitstate.resources import preset_dir
+from gitstate.resources import install_extra, preset_dir
 
 
 class _Story:
@@ -194,7 +194,7 @@ def _ending(s: _Story, repo: Path) -> int:
         return 1
     click.secho(f"Done. Explore it: cd {repo} && git log --stat", bold=True)
     click.echo(f"See it in a browser: gitstate -C {repo} serve  "
-               f"(pip install 'gitstate-agents[web]'), or as files: gitstate -C {repo} site "
+               f"(pip install {install_extra('web')}), or as files: gitstate -C {repo} site "
                "--out DIR")
     return 0
 

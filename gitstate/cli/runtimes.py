@@ -6,6 +6,7 @@ import click
 
 from gitstate.cli.app import cli, directory, example
 from gitstate.errors import UsageError
+from gitstate.resources import install_extra
 
 
 @example('gitstate init --runtime claude-code   # Claude Code: registered in .mcp.json',
@@ -25,5 +26,5 @@ def mcp(agent):
         if not (exc.name or "").startswith("mcp"):
             raise
         raise UsageError("`gitstate mcp` needs the MCP Python SDK, which is not installed",
-                         hint="pip install 'gitstate-agents[mcp]'") from None
+                         hint=f"pip install {install_extra('mcp')}") from None
     serve(directory(), agent)

@@ -22,8 +22,9 @@ from gitstate.errors import GitstateError, UsageError
                    "default the hub's branch is shown, fetched every 2 s).")
 def serve(host, port, open_browser, no_follow):
     """Show the roster, timelines, freeze-states, vacancies and the lifecycle in a browser,
-    live as commits arrive (read-only; needs `pip install 'gitstate-agents[web]'`). In a clone
-    whose branch tracks a hub, the hub's branch is shown, fetched every two seconds."""
+    live as commits arrive (read-only; needs the `web` extra, `pip install '.[web]'` in a clone
+    of gitstate: without it, this says the command for this install). In a clone whose
+    branch tracks a hub, the hub's branch is shown, fetched every two seconds."""
     here = repo(bare_ok=True)   # a hub is shown as well: its HEAD, the team line
     busy = port_taken(host, port)
     if busy:

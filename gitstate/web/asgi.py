@@ -10,6 +10,7 @@ import json
 
 from gitstate.errors import GitstateError, InvalidId, UsageError
 from gitstate.git.repo import Managed
+from gitstate.resources import install_extra
 from gitstate.web.data import Viewer
 from gitstate.web.layout import Links
 
@@ -28,7 +29,7 @@ HEADERS = {
 
 def missing_web_extra(exc: ImportError) -> GitstateError:
     return GitstateError(f"gitstate serve needs Starlette and uvicorn ({exc.name} is not "
-                         "installed)", hint="pip install 'gitstate-agents[web]'  (or "
+                         "installed)", hint=f"pip install {install_extra('web')}  (or "
                                             "`gitstate site --out DIR`, which needs nothing "
                                             "more)")
 

@@ -202,7 +202,8 @@ def test_mcp_says_what_to_install_when_the_sdk_is_missing(repo, tmp_path):
     env = dict(os.environ, PYTHONPATH=str(blocker))
     res = subprocess.run([sys.executable, "-m", "gitstate", "mcp"], cwd=repo, env=env,
                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    assert res.returncode == 2 and "pip install 'gitstate-agents[mcp]'" in res.stderr
+    from gitstate.resources import install_extra
+    assert res.returncode == 2 and f"pip install {install_extra('mcp')}" in res.stderr
 
 
 def test_every_tool_describes_itself_refuses_extra_keys_and_says_whether_it_commits(repo):

@@ -38,6 +38,7 @@ from gitstate.doors.shims import (
     runs_our_mcp,
 )
 from gitstate.git.repo import Managed
+from gitstate.resources import install_extra
 
 BARE_PATH = "/usr/bin:/bin"   # what an agent's Bash is sure to have
 WAIT = 60                     # seconds for the hook, and for Bash
@@ -296,7 +297,7 @@ def _shim_cannot_serve(repo: Managed, top: Path, init: str) -> tuple[str, str] |
     if python is None or _has_sdk(python):
         return None
     return (f"the gitstate it runs ({python}) has no MCP Python SDK",
-            f"`{python} -m pip install 'gitstate-agents[mcp]'`")
+            f"`{python} -m pip install {install_extra('mcp')}`")
 
 
 def _has_sdk(python: str) -> bool:
