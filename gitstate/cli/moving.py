@@ -53,7 +53,10 @@ def print_sync(r: dict) -> None:
     if r.get("work_found"):
         click.echo(f"took the uncommitted work of the kept moves: {', '.join(r['work_found'])}")
     if not r["moves"]:
-        click.echo(f"{r['branch']} is in step with {r['upstream']}: nothing to replay")
+        moved = r.get("head") and r.get("before") and r["head"] != r["before"]
+        click.echo(f"{r['branch']} moved to {r['upstream']} ({r['before'][:10]} -> "
+                   f"{r['head'][:10]}): nothing to replay" if moved else
+                   f"{r['branch']} is in step with {r['upstream']}: nothing to replay")
     for m in r["moves"]:
         _print_synced(m, r["branch"], r["upstream"])
     if r["skipped_merges"]:

@@ -67,7 +67,14 @@ def test_unlanded_moves_are_replayed_and_landed(tmp_path):
     assert gitstate(a, "verify", "--no-cache").returncode == 0
     # in step now: nothing to do, and the text says so
     res = gitstate(b, "sync")
-    assert res.returncode == 0 and "nothing to replay" in res.stdout
+    assert res.returncode == 0 and "main is in step with origin/main: nothing to replay" \
+        in res.stdout, res.stdout
+    # behind its hub: sync moves the branch there, and says so
+    before = rev(a, "HEAD")
+    res = gitstate(a, "sync")
+    assert res.returncode == 0 and rev(a, "HEAD") == rev(hub, "main") != before
+    assert f"main moved to origin/main ({before[:10]} -> {rev(hub, 'main')[:10]}): nothing " \
+        "to replay" in res.stdout, res.stdout
 
 
 def test_no_push_replays_here_only(tmp_path):
