@@ -236,8 +236,10 @@ def _check_requires(new: statefile.StateDoc, path: str, lc: Lifecycle, state: st
     for req in lc.states[state].requires:
         if not statefile.is_filled(new.get(req)):
             line = new.line_of(req) if req in new.front else 2
+            how = " (`gitstate freeze ID` writes one from the template)" \
+                if req == "freeze_state" else ""
             out.append(Violation(Rule.MISSING_FIELD, f"state '{state}' requires '{req}:' to be "
-                                 "filled in", f"{path}:{line}"))
+                                 f"filled in{how}", f"{path}:{line}"))
 
 
 def check_law_change(lc: Lifecycle, message: str | Message, changed: list[str]) -> list[Violation]:
