@@ -350,6 +350,10 @@ def drain(as_json):
     queue lands them too)."""
     from gitstate.doors.queue import drain as land_all
     here = repo(bare_ok=True)
+    if here.top is not None:   # a clone keeps no landing queue: only a hub does
+        raise UsageError("`gitstate hub drain` is for a hub (a bare repository made with "
+                         "`gitstate init --server`); this is a clone, which keeps no queue",
+                         hint="run it on the hub: `gitstate -C /path/to/hub.git hub drain`")
     moves = land_all(here.git)
     data = {"landed": sum(m["outcome"] == "landed" for m in moves),
             "refused": sum(m["outcome"] != "landed" for m in moves), "moves": moves}

@@ -121,8 +121,9 @@ def pre_receive(git: Git, stdin: BinaryIO, now: float | None = None) -> int:
         return 0
     print("gitstate: push refused by the hub:", file=sys.stderr)
     print_by_commit(bad, sys.stderr)
-    print("Nothing was accepted. Fix these commits (e.g. rebase them) and push again.",
-          file=sys.stderr)
+    fix = " Fix these commits and push again (`gitstate sync` decides moves again on this " \
+        "hub's branch)." if any(v.get("commit") for _, v in bad) else ""
+    print("Nothing was accepted." + fix, file=sys.stderr)
     return 1
 
 

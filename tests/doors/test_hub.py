@@ -27,6 +27,7 @@ def test_hub_refuses_a_push_that_bypassed_the_local_hooks(tmp_path):
     res = git(work, "push", "-q", "origin", "main", check=False)
     assert res.returncode != 0
     assert "push refused by the hub" in res.stderr and "[illegal-transition]" in res.stderr
+    assert "Fix these commits and push again (`gitstate sync`" in res.stderr, res.stderr
     assert "sneaky" not in git(hub, "log", "--format=%s", "main").stdout
 
     git(work, "reset", "-q", "--hard", "HEAD^")               # fix it and push the legal move

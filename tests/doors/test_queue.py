@@ -319,6 +319,9 @@ def test_drain_finishes_a_landing_cut_short_after_the_branch_moved(tmp_path):
     assert_queue_empty(hub)
     res = gitstate(hub, "hub", "drain")
     assert res.returncode == 0 and "the landing queue is empty" in res.stdout
+    res = gitstate(a, "hub", "drain")    # a clone keeps no queue: it says so, not "empty"
+    assert res.returncode == 2 and "is for a hub" in res.stderr and "hub drain" in res.stderr
+    assert "the landing queue is empty" not in res.stdout
 
 
 def test_drain_lands_afresh_a_landing_cut_short_before_the_branch_moved(tmp_path):

@@ -35,8 +35,9 @@ def test_trust_hub_refuses_deleting_its_default_branch(buried):
     # git's own guard against deleting HEAD's branch is a setting a hub admin may relax; the
     # law must not depend on it
     git(hub, "config", "receive.denyDeleteCurrent", "warn")
-    assert_push_refused(work, hub, "protected-ref", ":refs/heads/main")
+    said = assert_push_refused(work, hub, "protected-ref", ":refs/heads/main")
     assert sha(hub, "refs/heads/main") == sha(work, "main")
+    assert "Fix these commits" not in said, said   # a deletion has no commits to fix
 
 
 def test_trust_hub_protects_configured_refs_and_only_those(buried):
