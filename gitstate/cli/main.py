@@ -71,7 +71,11 @@ def _run(args: list[str], as_json: bool) -> int:
         return exc.exit_code
     except click.ClickException as exc:
         return _usage_error(exc, as_json)
-    except click.Abort:
+    except click.Abort as exc:
+        if isinstance(exc.__context__, KeyboardInterrupt):   # Ctrl-C, as click reports it
+            click.echo("gitstate: interrupted (what was committed before stays as it is)",
+                       err=True)
+            return 130
         return EXIT_REJECTED
     except GitstateError as exc:
         return report_error(exc, as_json)

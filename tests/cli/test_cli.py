@@ -527,3 +527,19 @@ def test_bury_without_a_summary_names_the_option_that_gives_one(repo):
     assert res.returncode == 1 and "--summary" in res.stderr and "final_summary:" not in res.stderr
     assert head(repo) == before
     ok(repo, "bury", "brief", "--summary", "done")
+
+
+def test_ctrl_c_says_it_was_interrupted_and_exits_130(repo, monkeypatch):
+    """Ctrl-C while a command waits (here `await`): the shell's 130 and one line that says
+    so, where click alone leaves an empty line and exit code 1."""
+    if os.environ.get("GITSTATE_TESTS_SUBPROCESS") == "1":
+        pytest.skip("patches the command in this process (GITSTATE_TESTS_SUBPROCESS unset)")
+    import gitstate.cli.operating as operating
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(operating, "await_agents", interrupted)
+    assert gitstate(repo, "spawn", "alice").returncode == 0
+    res = gitstate(repo, "await", "alice")
+    assert res.returncode == 130, res
+    assert "gitstate: interrupted" in res.stderr and "Traceback" not in res.stderr
