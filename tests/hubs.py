@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import from_template, git, gitstate, make_repo
+from conftest import from_template, git, gitstate, managed_repo
 
 
 def make_hub(path: Path) -> Path:
@@ -31,15 +31,17 @@ def hub_and_clones(tmp_path: Path, n: int = 2, *,
     return tmp_path / "hub.git", [tmp_path / f"c{i}" for i in range(n)]
 
 
-def _hub_and_clones(tmp_path: Path, n: int) -> None:
-    hub = make_hub(tmp_path / "hub.git")
-    seed = make_repo(tmp_path / "seed")
-    (seed / "README").write_text("hello\n")
-    git(seed, "add", "README")
-    git(seed, "commit", "-q", "-m", "first")
-    assert gitstate(seed, "init").returncode == 0
+def seeded(tmp_path: Path, hub: Path) -> Path:
+    """tmp_path/seed: a managed repository whose main is pushed to `hub` and tracks it."""
+    seed = managed_repo(tmp_path / "seed")
     git(seed, "remote", "add", "origin", str(hub))
     git(seed, "push", "-q", "-u", "origin", "main")
+    return seed
+
+
+def _hub_and_clones(tmp_path: Path, n: int) -> None:
+    hub = make_hub(tmp_path / "hub.git")
+    seeded(tmp_path, hub)
     for i in range(n):
         c = tmp_path / f"c{i}"
         git(tmp_path, "clone", "-q", str(hub), str(c))

@@ -4,8 +4,8 @@ push when the hub does not. Real hubs, real pushes."""
 
 from __future__ import annotations
 
-from conftest import git, gitstate, make_repo
-from hubs import pushed
+from conftest import git
+from hubs import pushed, seeded
 
 
 def test_a_plain_hub_on_which_someone_pushed_the_queue_mark_still_takes_moves(tmp_path):
@@ -15,13 +15,7 @@ def test_a_plain_hub_on_which_someone_pushed_the_queue_mark_still_takes_moves(tm
     left on the hub."""
     hub = tmp_path / "hub.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(hub))
-    seed = make_repo(tmp_path / "seed")
-    (seed / "README").write_text("hello\n")
-    git(seed, "add", "README")
-    git(seed, "commit", "-q", "-m", "first")
-    assert gitstate(seed, "init").returncode == 0
-    git(seed, "remote", "add", "origin", str(hub))
-    git(seed, "push", "-q", "-u", "origin", "main")
+    seed = seeded(tmp_path, hub)
     blob = git(seed, "hash-object", "-w", "--stdin", input="anything\n").stdout.strip()
     git(seed, "push", "-q", "origin", f"{blob}:refs/gitstate/hub")   # anyone with push access
     code, out = pushed(seed, "spawn", "alice")
