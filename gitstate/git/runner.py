@@ -96,10 +96,10 @@ class Git:
         command began (`branch_read`), which decided where its move lands: read from the
         HEAD file; git asked as then where that file says otherwise (a symbolic ref further
         on, which git follows to its branch; reftable's HEAD, which says nothing)."""
-        if self.branch_read is None:
+        if self.branch_read is None or self.known_git_dir is None:
             return None
         try:
-            with open(os.path.join(self.known_git_dir or "", "HEAD"), "rb") as fh:
+            with open(os.path.join(self.known_git_dir, "HEAD"), "rb") as fh:
                 said = fh.read(4096).decode("utf-8", "surrogateescape")
         except OSError:
             return None

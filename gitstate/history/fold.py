@@ -67,15 +67,10 @@ def log_args(lc: Lifecycle, revs: list[str], agent: str | None = None,
 
 
 def tag_events(git: Git, lc: Lifecycle, revs: list[str], agent: str | None = None,
-               order: str | None = "--topo-order", meanwhile=None) -> list[tuple]:
+               order: str | None = "--topo-order") -> list[tuple]:
     """Tag events of `revs` (e.g. ["HEAD"], ["old..HEAD"]), oldest first; with `agent`, git
-    drops most of the other agents' commits before they are parsed. `meanwhile` is called
-    once git has started: in topological order git walks the whole history before its first
-    line, and the caller may use that time."""
-    events = newest_events(git, lc, revs, agent, order)
-    if meanwhile is not None:
-        meanwhile()
-    out = list(events)
+    drops most of the other agents' commits before they are parsed."""
+    out = list(newest_events(git, lc, revs, agent, order))
     out.reverse()   # oldest first
     return out
 
@@ -125,10 +120,11 @@ def fold(tracks: dict[str, AgentTrack], events) -> dict[str, AgentTrack]:
 
 
 def folded(git: Git, lc: Lifecycle, revs: list[str], meanwhile=None) -> dict[str, AgentTrack]:
-    """`fold({}, tag_events(git, lc, revs, meanwhile=meanwhile))` with no event held: each
-    is folded as git gives it, newest first (`fold_newest`). A whole history's events held
-    to be turned round took most of a first read's memory (700,000 moves at 1,000,000
-    commits: ~350 MB of tuples)."""
+    """`fold({}, tag_events(git, lc, revs))` with no event held: each is folded as git gives
+    it, newest first (`fold_newest`). A whole history's events held to be turned round took
+    most of a first read's memory (700,000 moves at 1,000,000 commits: ~350 MB of tuples).
+    `meanwhile` is called once git has started: in topological order git walks the whole
+    history before its first line, and the caller may use that time."""
     events = newest_events(git, lc, revs)
     if meanwhile is not None:
         meanwhile()
